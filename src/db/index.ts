@@ -1,0 +1,5 @@
+export { openDatabase, openEmbedded, type OpenOptions } from './open';
+export { migrate } from './migrate';
+export { DataDirectoryLockedError, lockDataDirectory, LOCK_FILE } from './lock';
+export type { Database, DatabaseHandle, DatabaseKind } from './types';
+export * as schema from './schema';

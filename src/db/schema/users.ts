@@ -1,0 +1,21 @@
+import { sql } from 'drizzle-orm';
+import { pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+
+/** A registry account: a wallet address (checksummed), optionally linked to an identity-provider user. */
+export const users = pgTable(
+  'users',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    walletAddress: text('wallet_address').notNull(),
+    providerUserId: text('provider_user_id'),
+    name: text('name'),
+    avatar: text('avatar'),
+    bio: text('bio'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('users_wallet_address_key').on(sql`lower(${t.walletAddress})`),
+    uniqueIndex('users_provider_user_id_key').on(t.providerUserId),
+  ],
+);

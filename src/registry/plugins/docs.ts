@@ -1,0 +1,18 @@
+import { openapi } from '@elysiajs/openapi';
+import { VERSION } from '../../version';
+
+/** `/openapi.json` generated from the route schemas, and a reference page at `/docs`. */
+export function docs() {
+  return openapi({
+    path: '/docs',
+    specPath: '/openapi.json',
+    exclude: { paths: ['/docs', '/openapi.json'] },
+    documentation: {
+      info: {
+        title: 'Skill Market registry',
+        version: VERSION,
+        description: 'Discover, register and analyse paid HTTP skills paid per call with x402.',
+      },
+    },
+  });
+}

@@ -1,0 +1,36 @@
+import type { RegistryConfig } from '../config';
+import { openDatabase, type DatabaseHandle } from '../db';
+import type { Logger } from '../log';
+import { createRegistry } from './app';
+
+export interface RunningRegistry {
+  url: string;
+  database: DatabaseHandle;
+  /** Stops accepting requests, lets in-flight ones finish, then closes the database. */
+  stop(): Promise<void>;
+}
+
+/** Opens the database (migrating it), builds the app and listens on the configured port. */
+export async function startRegistry(config: RegistryConfig, logger: Logger): Promise<RunningRegistry> {
+  const database = await openDatabase(config.database);
+  let app: ReturnType<typeof createRegistry>;
+  try {
+    app = createRegistry({ database, config, logger });
+    app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: config.bodyLimitBytes });
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  const server = app.server;
+  if (!server) throw new Error('the registry did not start listening');
+  const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${server.port}`;
+  logger.info('registry listening', { url, database: database.kind });
+  return {
+    url,
+    database,
+    stop: async () => {
+      await app.stop();
+      await database.close();
+    },
+  };
+}

@@ -1,0 +1,31 @@
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import type { DatabaseHandle } from '../../src/db';
+import { openTestDatabase } from '../support/database';
+import { testRegistry } from '../support/registry';
+
+let database: DatabaseHandle;
+beforeAll(async () => {
+  database = await openTestDatabase('embedded');
+});
+afterAll(() => database.close());
+
+describe('API documentation', () => {
+  it('serves /openapi.json as a valid OpenAPI 3 document listing the routes', async () => {
+    const res = await testRegistry(database).request('/openapi.json');
+    expect(res.status).toBe(200);
+    const document = (await res.json()) as any;
+    const result = await new Validator().validate(document);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(document.openapi).toMatch(/^3\./);
+    expect(Object.keys(document.paths)).toContain('/health');
+  });
+
+  it('serves a docs page at /docs that loads /openapi.json', async () => {
+    const res = await testRegistry(database).request('/docs');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/html');
+    expect(await res.text()).toContain('"url":"openapi.json"');
+  });
+});

@@ -1,0 +1,59 @@
+import { sql } from 'drizzle-orm';
+import postgres from 'postgres';
+import { migrate, openDatabase, openEmbedded, type DatabaseHandle, type DatabaseKind } from '../../src/db';
+
+/**
+ * The databases every database test runs on: the embedded one always, PostgreSQL as well when
+ * TEST_DATABASE_URL is set (CI sets it). Each test file gets a fresh, migrated database.
+ */
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL?.trim() || undefined;
+export const databaseKinds: DatabaseKind[] = TEST_DATABASE_URL ? ['embedded', 'postgres'] : ['embedded'];
+
+let embeddedTemplate: Promise<Blob> | undefined;
+
+/** A migrated in-memory PGlite; initdb + migrations run once per process, later ones load a dump. */
+async function freshEmbedded(): Promise<DatabaseHandle> {
+  embeddedTemplate ??= (async () => {
+    const first = await openEmbedded(undefined);
+    await migrate(first.db);
+    const dump = await (first.db as unknown as { $client: { dumpDataDir(c: 'none'): Promise<Blob> } }).$client.dumpDataDir('none');
+    await first.close();
+    return dump;
+  })();
+  return openEmbedded(undefined, await embeddedTemplate);
+}
+
+/** A new database on the TEST_DATABASE_URL server, dropped again on close. */
+async function freshPostgres(): Promise<DatabaseHandle> {
+  const admin = postgres(TEST_DATABASE_URL!, { max: 1, onnotice: () => {} });
+  const name = `market_test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  try {
+    await admin.unsafe(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(TEST_DATABASE_URL!);
+  url.pathname = `/${name}`;
+  const handle = await openDatabase({ kind: 'postgres', url: url.toString(), poolSize: 5 });
+  return {
+    ...handle,
+    close: async () => {
+      await handle.close();
+      const dropper = postgres(TEST_DATABASE_URL!, { max: 1, onnotice: () => {} });
+      await dropper.unsafe(`drop database if exists ${name} with (force)`).finally(() => dropper.end());
+    },
+  };
+}
+
+export function openTestDatabase(kind: DatabaseKind): Promise<DatabaseHandle> {
+  return kind === 'embedded' ? freshEmbedded() : freshPostgres();
+}
+
+/** Names of the user tables in the public schema, to check what migrations made. */
+export async function tableNames(handle: DatabaseHandle): Promise<string[]> {
+  const result = await handle.db.execute(
+    sql`select table_name from information_schema.tables where table_schema = 'public' order by table_name`,
+  );
+  const rows = Array.isArray(result) ? result : (result as unknown as { rows: unknown[] }).rows;
+  return (rows as { table_name: string }[]).map((r) => r.table_name);
+}

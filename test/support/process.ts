@@ -1,0 +1,41 @@
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+export const CLI_ENTRY = join(import.meta.dir, '../../src/cli/main.ts');
+
+/** A port that was free a moment ago on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** Runs `market <args>` from source under this Bun, with a controlled environment. */
+export function spawnMarket(args: string[], env: Record<string, string>, cwd?: string) {
+  return Bun.spawn([process.execPath, CLI_ENTRY, ...args], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn', ...env },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+}
+
+/** Polls `url` until it answers 2xx; returns the parsed JSON body. */
+export async function waitForJson(url: string, timeoutMs = 30_000): Promise<unknown> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(url);
+      if (res.ok) return await res.json();
+    } catch {
+      // not listening yet
+    }
+    await Bun.sleep(50);
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+}
