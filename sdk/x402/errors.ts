@@ -1,0 +1,72 @@
+/**
+ * The one error type of the x402 module, plus the reason strings the reference facilitator
+ * (`@x402/evm` exact scheme) answers with, so ours speaks the same vocabulary.
+ */
+
+/** Machine codes carried by {@link X402Error}. */
+export type X402ErrorCode =
+  /** A price could not be turned into an exact positive amount of atomic units. */
+  | "invalid_price"
+  /** A network id is not `eip155:<chainId>` (or a known v1 name), or has no known asset. */
+  | "invalid_network"
+  /** A custom asset description (address, EIP-712 name/version, decimals) is invalid. */
+  | "invalid_asset"
+  /** Payment terms could not be built or parsed (bad payTo, timeout, resource, domain). */
+  | "invalid_requirements"
+  /** A payment proof (X-Payment / PAYMENT-SIGNATURE or a JSON payload) is malformed. */
+  | "malformed_payment"
+  /** A PAYMENT-REQUIRED header or 402 body is malformed. */
+  | "malformed_payment_required"
+  /** A PAYMENT-RESPONSE / X-PAYMENT-RESPONSE receipt (or facilitator answer) is malformed. */
+  | "malformed_settle_response"
+  /** The payment uses a scheme other than `exact`. */
+  | "unsupported_scheme"
+  /** The payment uses an x402Version other than 1 or 2. */
+  | "unsupported_version"
+  /** A signature cannot be split or no signer can be recovered from it. */
+  | "invalid_signature";
+
+/**
+ * The typed error thrown (or returned inside a result union) by every function of this module.
+ *
+ * @example
+ * try { parsePrice("$1,000") } catch (e) { if (e instanceof X402Error) console.log(e.code) } // "invalid_price"
+ */
+export class X402Error extends Error {
+  override readonly name = "X402Error";
+  readonly code: X402ErrorCode;
+
+  constructor(code: X402ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
+/** True when `value` is an {@link X402Error}, optionally with the given code. */
+export function isX402Error(value: unknown, code?: X402ErrorCode): value is X402Error {
+  return value instanceof X402Error && (code === undefined || value.code === code);
+}
+
+/**
+ * Reason strings of the reference exact-EVM facilitator (`invalidReason` of /verify,
+ * `errorReason` of /settle). Clients treat them as opaque strings; use these where they fit.
+ */
+export const FACILITATOR_REASONS = {
+  invalidScheme: "invalid_exact_evm_scheme",
+  networkMismatch: "invalid_exact_evm_network_mismatch",
+  missingEip712Domain: "invalid_exact_evm_missing_eip712_domain",
+  invalidSignature: "invalid_exact_evm_signature",
+  recipientMismatch: "invalid_exact_evm_recipient_mismatch",
+  validBefore: "invalid_exact_evm_payload_authorization_valid_before",
+  validAfter: "invalid_exact_evm_payload_authorization_valid_after",
+  valueMismatch: "invalid_exact_evm_payload_authorization_value_mismatch",
+  nonceAlreadyUsed: "invalid_exact_evm_nonce_already_used",
+  insufficientBalance: "invalid_exact_evm_insufficient_balance",
+  simulationFailed: "invalid_exact_evm_transaction_simulation_failed",
+  transactionFailed: "invalid_exact_evm_transaction_failed",
+  assetNotDeployed: "asset_not_deployed_contract",
+  settlementPending: "settlement_pending",
+} as const;
+
+/** One of the {@link FACILITATOR_REASONS} strings. */
+export type FacilitatorReason = (typeof FACILITATOR_REASONS)[keyof typeof FACILITATOR_REASONS];

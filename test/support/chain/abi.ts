@@ -1,0 +1,73 @@
+/**
+ * Typed ABIs of the test contracts, written by hand so viem infers argument and return types.
+ * test/chain/abi.test.ts checks them item by item against what solc produces.
+ */
+import { parseAbi } from "viem";
+
+export const usdCoinAbi = parseAbi([
+  "constructor()",
+  // ERC-20
+  "function name() view returns (string)",
+  "function symbol() view returns (string)",
+  "function decimals() view returns (uint8)",
+  "function version() view returns (string)",
+  "function owner() view returns (address)",
+  "function totalSupply() view returns (uint256)",
+  "function balanceOf(address account) view returns (uint256)",
+  "function allowance(address holder, address spender) view returns (uint256)",
+  "function approve(address spender, uint256 value) returns (bool)",
+  "function transfer(address to, uint256 value) returns (bool)",
+  "function transferFrom(address from, address to, uint256 value) returns (bool)",
+  "function mint(address to, uint256 amount) returns (bool)",
+  "event Transfer(address indexed from, address indexed to, uint256 value)",
+  "event Approval(address indexed owner, address indexed spender, uint256 value)",
+  // EIP-712 / EIP-3009
+  "function DOMAIN_SEPARATOR() view returns (bytes32)",
+  "function EIP712_DOMAIN_TYPEHASH() view returns (bytes32)",
+  "function TRANSFER_WITH_AUTHORIZATION_TYPEHASH() view returns (bytes32)",
+  "function RECEIVE_WITH_AUTHORIZATION_TYPEHASH() view returns (bytes32)",
+  "function CANCEL_AUTHORIZATION_TYPEHASH() view returns (bytes32)",
+  "function authorizationState(address authorizer, bytes32 nonce) view returns (bool)",
+  "function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)",
+  "function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)",
+  "function receiveWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)",
+  "function receiveWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)",
+  "function cancelAuthorization(address authorizer, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)",
+  "function cancelAuthorization(address authorizer, bytes32 nonce, bytes signature)",
+  "event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)",
+  "event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce)",
+]);
+
+export const testSmartWalletAbi = parseAbi([
+  "constructor(address owner_)",
+  "function owner() view returns (address)",
+  "function isValidSignature(bytes32 hash, bytes signature) view returns (bytes4)",
+  "function execute(address target, uint256 value, bytes data) returns (bytes)",
+  "receive() external payable",
+]);
+
+/** The part of Multicall3 that the fixture installs at its canonical address (see Multicall3.sol). */
+export const multicall3Abi = parseAbi([
+  "struct Call { address target; bytes callData; }",
+  "struct Call3 { address target; bool allowFailure; bytes callData; }",
+  "struct Result { bool success; bytes returnData; }",
+  "function aggregate3(Call3[] calls) payable returns (Result[] returnData)",
+  "function tryAggregate(bool requireSuccess, Call[] calls) payable returns (Result[] returnData)",
+  "function getBlockNumber() view returns (uint256)",
+  "function getCurrentBlockTimestamp() view returns (uint256)",
+]);
+
+/** Multicall3's address on every public chain, and on our local chains. */
+export const MULTICALL3_ADDRESS = "0xcA11bde05977b3631167028862bE2a173976CA11";
+
+/** EIP-712 types of an EIP-3009 transfer authorization, as the x402 `exact` scheme signs them. */
+export const transferWithAuthorizationTypes = {
+  TransferWithAuthorization: [
+    { name: "from", type: "address" },
+    { name: "to", type: "address" },
+    { name: "value", type: "uint256" },
+    { name: "validAfter", type: "uint256" },
+    { name: "validBefore", type: "uint256" },
+    { name: "nonce", type: "bytes32" },
+  ],
+} as const;

@@ -1,0 +1,22 @@
+/**
+ * Local-chain test fixture: anvil + our EIP-3009 USDC + funded accounts + viem clients.
+ * Start one chain per test file with `startChain()` and `stop()` it in `afterAll`.
+ */
+export { type LocalChain, type StartChainOptions, type TestAccount, startChain } from "./anvil";
+export {
+  MULTICALL3_ADDRESS,
+  multicall3Abi,
+  testSmartWalletAbi,
+  transferWithAuthorizationTypes,
+  usdCoinAbi,
+} from "./abi";
+export {
+  type Authorization,
+  type SignedAuthorization,
+  bytesArgs,
+  randomNonce,
+  signAuthorization,
+  vrsArgs,
+} from "./authorization";
+export { type CompiledContracts, compileContracts } from "./compile";
+export { anvilBinary } from "./process";
