@@ -9,5 +9,5 @@ export interface MigrationSource {
 }
 
 export const migrations: MigrationSource[] = [
-  { tag: '0000_init', when: 1795316627608, breakpoints: true, sql: m0 },
+  { tag: '0000_init', when: 1795317105969, breakpoints: true, sql: m0 },
 ];

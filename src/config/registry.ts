@@ -1,5 +1,7 @@
+import { readAuthConfig, type AuthConfig } from './auth';
 import { readDatabaseConfig, type DatabaseConfig } from './database';
-import { type Env, readChoice, readHost, readInteger, readPort } from './env';
+import { ConfigError, type Env, read, readChoice, readHost, readInteger, readPort } from './env';
+import { readRateLimits, readTrustedProxies, type RateLimitConfig } from './limits';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -12,10 +14,18 @@ export interface RegistryConfig {
   mode: RunMode;
   host: string;
   port: number;
+  /** The registry's public base URL (wallet sign-in messages name its host). */
+  publicUrl: URL;
   database: DatabaseConfig;
   logLevel: LogLevel;
   /** Largest request body accepted, in bytes; larger ones are answered 413. */
   bodyLimitBytes: number;
+  auth: AuthConfig;
+  rateLimits: RateLimitConfig;
+  /** Peers whose X-Forwarded-For is believed when finding a client's IP address. */
+  trustedProxies: string[];
+  /** JSON-RPC endpoint for on-chain reads (contract-wallet signatures, balances); optional. */
+  rpcUrl: string | undefined;
 }
 
 export const REGISTRY_DEFAULTS = {
@@ -27,16 +37,36 @@ export const REGISTRY_DEFAULTS = {
 
 /**
  * Reads the registry configuration. Throws `ConfigError` naming the variable on a bad value.
- * `overrides` win over the environment (used by CLI flags and tests).
+ * `overrides` win over the environment (used by tests).
  */
 export function loadRegistryConfig(env: Env, cwd = process.cwd(), overrides: Partial<RegistryConfig> = {}): RegistryConfig {
+  const mode = readChoice(env, 'NODE_ENV', RUN_MODES, 'development');
+  const port = readPort(env, 'PORT', REGISTRY_DEFAULTS.port);
+  const publicUrl = readUrl(env, 'PUBLIC_URL') ?? new URL(`http://localhost:${port}`);
   return {
-    mode: readChoice(env, 'NODE_ENV', RUN_MODES, 'development'),
+    mode,
     host: readHost(env, 'HOST', REGISTRY_DEFAULTS.host),
-    port: readPort(env, 'PORT', REGISTRY_DEFAULTS.port),
+    port,
+    publicUrl,
     database: readDatabaseConfig(env, cwd),
     logLevel: readChoice(env, 'LOG_LEVEL', LOG_LEVELS, REGISTRY_DEFAULTS.logLevel),
     bodyLimitBytes: readInteger(env, 'MARKET_BODY_LIMIT', REGISTRY_DEFAULTS.bodyLimitBytes, 1024, 64 * 1024 * 1024),
+    auth: readAuthConfig(env, mode, publicUrl),
+    rateLimits: readRateLimits(env),
+    trustedProxies: readTrustedProxies(env),
+    rpcUrl: readUrl(env, 'MARKET_RPC_URL')?.toString(),
     ...overrides,
   };
+}
+
+function readUrl(env: Env, name: string): URL | undefined {
+  const raw = read(env, name);
+  if (raw === undefined) return undefined;
+  try {
+    const url = new URL(raw);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return url;
+  } catch {
+    // reported below
+  }
+  throw new ConfigError(name, `must be an http(s) URL, got "${raw}"`);
 }

@@ -2,35 +2,51 @@ import { Elysia } from 'elysia';
 import type { RegistryConfig } from '../config';
 import type { DatabaseHandle } from '../db';
 import { createLogger, type Logger } from '../log';
+import { systemClock, type Clock, type ServiceContext } from './context';
+import { authRoutes } from './modules/auth/routes';
 import { healthRoutes } from './modules/health/routes';
+import { userRoutes } from './modules/users/routes';
 import { docs } from './plugins/docs';
 import { errorHandler } from './plugins/error-handler';
 import { requestContext } from './plugins/request-context';
+import { rateLimiter } from './rate-limit/plugin';
+import { memoryRateLimitStore, postgresRateLimitStore, type RateLimitStore } from './rate-limit/store';
 
-/** A source of the current time, injected so tests control expiry and windows. */
-export interface Clock {
-  now(): Date;
-}
-
-export const systemClock: Clock = { now: () => new Date() };
+export { systemClock, type Clock } from './context';
 
 export interface RegistryDeps {
   database: DatabaseHandle;
   config: RegistryConfig;
   clock?: Clock;
   logger?: Logger;
+  /** Where rate-limit counters live; by default PostgreSQL (shared) or memory (embedded). */
+  rateLimitStore?: RateLimitStore;
 }
 
 /**
  * Builds the registry app without listening, so tests make isolated instances and call
  * `app.handle(request)`. `startRegistry` (server.ts) adds the listener and shutdown.
  */
-export function createRegistry({ database, config, logger = createLogger(config.logLevel) }: RegistryDeps) {
+export function createRegistry(deps: RegistryDeps) {
+  const { database, config, clock = systemClock, logger = createLogger(config.logLevel) } = deps;
+  const ctx: ServiceContext = { db: database.db, clock, config, logger };
+  const store = deps.rateLimitStore ?? (database.kind === 'postgres' ? postgresRateLimitStore(database.db) : memoryRateLimitStore());
   return new Elysia({ name: 'registry' })
     .use(requestContext(logger, config.bodyLimitBytes))
     .use(errorHandler(logger))
+    .use(
+      rateLimiter({
+        rules: config.rateLimits,
+        store,
+        clock,
+        trustedProxies: config.trustedProxies,
+        onStoreError: (error) => logger.warn('rate limit store failed; request let through', { error }),
+      }),
+    )
     .use(docs())
-    .use(healthRoutes(database));
+    .use(healthRoutes(database))
+    .use(authRoutes(ctx))
+    .use(userRoutes(ctx));
 }
 
 export type Registry = ReturnType<typeof createRegistry>;

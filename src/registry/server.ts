@@ -12,6 +12,9 @@ export interface RunningRegistry {
 
 /** Opens the database (migrating it), builds the app and listens on the configured port. */
 export async function startRegistry(config: RegistryConfig, logger: Logger): Promise<RunningRegistry> {
+  if (config.auth.jwtSecretGenerated) {
+    logger.warn('AUTH_JWT_SECRET is not set: using a random secret, so sessions end when the registry restarts');
+  }
   const database = await openDatabase(config.database);
   let app: ReturnType<typeof createRegistry>;
   try {

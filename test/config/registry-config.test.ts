@@ -4,14 +4,28 @@ import { ConfigError, loadRegistryConfig } from '../../src/config';
 describe('registry configuration', () => {
   it('uses the documented defaults when nothing is set', () => {
     const config = loadRegistryConfig({}, '/srv/app');
-    expect(config).toEqual({
+    expect(config).toMatchObject({
       mode: 'development',
       host: '0.0.0.0',
       port: 3000,
       database: { kind: 'embedded', dataDir: '/srv/app/.market/data' },
       logLevel: 'info',
       bodyLimitBytes: 1024 * 1024,
+      trustedProxies: [],
+      rpcUrl: undefined,
+      rateLimits: { auth: { limit: 20, windowSeconds: 60 }, write: { limit: 300, windowSeconds: 60 }, read: { limit: 3000, windowSeconds: 60 } },
     });
+    expect(config.publicUrl.toString()).toBe('http://localhost:3000/');
+    expect(config.auth).toMatchObject({
+      jwtSecretGenerated: true,
+      accessTtlSeconds: 3600,
+      refreshTtlSeconds: 604800,
+      cookiePrefix: 'market',
+      secureCookies: false,
+      provider: undefined,
+      siwe: { domain: 'localhost:3000', uri: 'http://localhost:3000', chainId: 8453, challengeTtlSeconds: 300 },
+    });
+    expect(config.auth.jwtSecret.length).toBe(32);
   });
 
   it('chooses PostgreSQL when DATABASE_URL is set', () => {
@@ -34,6 +48,13 @@ describe('registry configuration', () => {
     ['NODE_ENV', 'staging', /^NODE_ENV must be one of development, production, test/],
     ['MARKET_BODY_LIMIT', '1.5', /^MARKET_BODY_LIMIT must be a whole number/],
     ['HOST', 'a b', /^HOST must be a host name or IP address/],
+    ['PUBLIC_URL', 'ftp://x', /^PUBLIC_URL must be an http\(s\) URL/],
+    ['AUTH_JWT_SECRET', 'short', /^AUTH_JWT_SECRET must be at least 32 characters/],
+    ['AUTH_COOKIE_PREFIX', 'bad prefix', /^AUTH_COOKIE_PREFIX must be/],
+    ['PRIVY_APP_ID', 'app', /^PRIVY_VERIFICATION_KEY must be set when PRIVY_APP_ID is set/],
+    ['RATE_LIMIT_AUTH', '10 per minute', /^RATE_LIMIT_AUTH must be "<requests>\/<seconds>"/],
+    ['TRUSTED_PROXIES', '10.0.0.1,evil host', /^TRUSTED_PROXIES must list IP addresses/],
+    ['SIWE_CHAIN_ID', 'base', /^SIWE_CHAIN_ID must be a whole number/],
   ];
   for (const [variable, value, message] of bad) {
     it(`refuses ${variable}=${value} with an error naming ${variable}`, () => {
@@ -46,10 +67,26 @@ describe('registry configuration', () => {
         caught = error;
       }
       expect(caught).toBeInstanceOf(ConfigError);
-      expect((caught as ConfigError).variable).toBe(variable);
+      expect(message.source).toContain((caught as ConfigError).variable);
       expect((caught as ConfigError).message).toMatch(message);
     });
   }
+
+  it('requires AUTH_JWT_SECRET in production', () => {
+    expect(() => loadRegistryConfig({ NODE_ENV: 'production' }, '/')).toThrow('AUTH_JWT_SECRET must be set in production');
+  });
+
+  it('sets Secure cookies outside development and reads rate limits and proxies', () => {
+    const config = loadRegistryConfig(
+      { NODE_ENV: 'production', AUTH_JWT_SECRET: 'x'.repeat(32), RATE_LIMIT_READ: 'off', RATE_LIMIT_AUTH: '5/10', TRUSTED_PROXIES: '10.0.0.1, ::1' },
+      '/',
+    );
+    expect(config.auth.secureCookies).toBe(true);
+    expect(config.auth.jwtSecretGenerated).toBe(false);
+    expect(config.rateLimits.read).toBeNull();
+    expect(config.rateLimits.auth).toEqual({ limit: 5, windowSeconds: 10 });
+    expect(config.trustedProxies).toEqual(['10.0.0.1', '::1']);
+  });
 
   it('treats a blank variable as unset', () => {
     expect(loadRegistryConfig({ PORT: '  ', LOG_LEVEL: '' }, '/').port).toBe(3000);

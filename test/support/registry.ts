@@ -1,7 +1,7 @@
 import { loadRegistryConfig, type RegistryConfig } from '../../src/config';
 import type { DatabaseHandle } from '../../src/db';
 import { createLogger, type Logger } from '../../src/log';
-import { createRegistry } from '../../src/registry';
+import { createRegistry, type Clock } from '../../src/registry';
 
 /** Log lines written by an app under test, parsed. */
 export function memoryLogger(): { logger: Logger; lines: Record<string, unknown>[] } {
@@ -10,13 +10,28 @@ export function memoryLogger(): { logger: Logger; lines: Record<string, unknown>
 }
 
 export function testConfig(overrides: Partial<RegistryConfig> = {}): RegistryConfig {
-  return loadRegistryConfig({ NODE_ENV: 'test' }, process.cwd(), overrides);
+  return loadRegistryConfig({ NODE_ENV: 'test', RATE_LIMIT_AUTH: 'off', RATE_LIMIT_WRITE: 'off', RATE_LIMIT_READ: 'off' }, process.cwd(), overrides);
+}
+
+/** A clock tests move by hand. */
+export function manualClock(start = new Date()): Clock & { advance(seconds: number): void; set(date: Date): void } {
+  let now = start.getTime();
+  return {
+    now: () => new Date(now),
+    advance: (seconds) => void (now += seconds * 1000),
+    set: (date) => void (now = date.getTime()),
+  };
 }
 
 /** An isolated registry over `database`, answering `request(path, init)` in process. */
-export function testRegistry(database: DatabaseHandle, overrides: Partial<RegistryConfig> = {}) {
+export function testRegistry(database: DatabaseHandle, overrides: Partial<RegistryConfig> = {}, clock?: Clock) {
+  return registryWith(database, testConfig(overrides), clock);
+}
+
+/** Like testRegistry, with a whole configuration. */
+export function registryWith(database: DatabaseHandle, config: RegistryConfig, clock?: Clock) {
   const { logger, lines } = memoryLogger();
-  const app = createRegistry({ database, config: testConfig(overrides), logger });
+  const app = createRegistry({ database, config, logger, ...(clock ? { clock } : {}) });
   const request = (path: string, init?: RequestInit) => app.handle(new Request(`http://localhost${path}`, init));
   return { app, request, logs: lines };
 }

@@ -1,7 +1,9 @@
-import { sql } from 'drizzle-orm';
 import { pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
-/** A registry account: a wallet address (checksummed), optionally linked to an identity-provider user. */
+/**
+ * A registry account: a wallet address, always stored EIP-55 checksummed (so equality is exact),
+ * optionally linked to an identity-provider user.
+ */
 export const users = pgTable(
   'users',
   {
@@ -15,7 +17,7 @@ export const users = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    uniqueIndex('users_wallet_address_key').on(sql`lower(${t.walletAddress})`),
+    uniqueIndex('users_wallet_address_key').on(t.walletAddress),
     uniqueIndex('users_provider_user_id_key').on(t.providerUserId),
   ],
 );

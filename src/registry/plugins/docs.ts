@@ -13,6 +13,12 @@ export function docs() {
         version: VERSION,
         description: 'Discover, register and analyse paid HTTP skills paid per call with x402.',
       },
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'An API key (sk_… creator, ck_… consumer) or an access token (JWT)' },
+          cookie: { type: 'apiKey', in: 'cookie', name: 'market_token', description: 'The access cookie set at sign-in' },
+        },
+      },
     },
   });
 }

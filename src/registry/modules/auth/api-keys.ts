@@ -1,0 +1,85 @@
+import { and, desc, eq } from 'drizzle-orm';
+import { apiKeys, users } from '../../../db/schema';
+import type { ServiceContext } from '../../context';
+import { AppError } from '../../errors';
+import { hashSecret, randomToken } from './secrets';
+
+export type ApiKeyType = 'creator' | 'consumer';
+export type ApiKeyRow = typeof apiKeys.$inferSelect;
+
+export const KEY_PREFIX: Record<ApiKeyType, string> = { creator: 'sk_', consumer: 'ck_' };
+/** Characters of the key shown in listings: the type prefix and 8 of the random part. */
+const VISIBLE = 11;
+/** lastUsedAt is written at most this often per key. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export interface ApiKeyView {
+  id: string;
+  name: string;
+  type: ApiKeyType;
+  keyPrefix: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+export function toApiKeyView(row: ApiKeyRow): ApiKeyView {
+  return {
+    id: row.id,
+    name: row.name,
+    type: row.type,
+    keyPrefix: row.keyPrefix,
+    createdAt: row.createdAt.toISOString(),
+    lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
+    revokedAt: row.revokedAt?.toISOString() ?? null,
+  };
+}
+
+/** Makes a key (32 random bytes after `sk_` or `ck_`), stores its hash, returns it once. */
+export async function createApiKey(ctx: ServiceContext, userId: string, name: string, type: ApiKeyType): Promise<ApiKeyView & { key: string }> {
+  const key = KEY_PREFIX[type] + randomToken(32);
+  const [row] = await ctx.db
+    .insert(apiKeys)
+    .values({ userId, name, type, keyPrefix: key.slice(0, VISIBLE), keyHash: hashSecret(key), createdAt: ctx.clock.now() })
+    .returning();
+  if (!row) throw new Error('api key insert returned nothing');
+  return { ...toApiKeyView(row), key };
+}
+
+export async function listApiKeys(ctx: ServiceContext, userId: string): Promise<ApiKeyView[]> {
+  const rows = await ctx.db.select().from(apiKeys).where(eq(apiKeys.userId, userId)).orderBy(desc(apiKeys.createdAt));
+  return rows.map(toApiKeyView);
+}
+
+/** Revokes one of the caller's keys; someone else's key or an unknown id is 404. Idempotent. */
+export async function revokeApiKey(ctx: ServiceContext, userId: string, id: string): Promise<void> {
+  const [row] = await ctx.db.select().from(apiKeys).where(and(eq(apiKeys.id, id), eq(apiKeys.userId, userId)));
+  if (!row) throw new AppError('NOT_FOUND', 'API key not found');
+  if (row.revokedAt === null) {
+    await ctx.db.update(apiKeys).set({ revokedAt: ctx.clock.now() }).where(eq(apiKeys.id, id));
+  }
+}
+
+/**
+ * The key row for a presented key, or undefined. Also records use, at most once a minute per
+ * key, off the request path.
+ */
+export async function findApiKey(ctx: ServiceContext, presented: string): Promise<(ApiKeyRow & { walletAddress: string }) | undefined> {
+  const [found] = await ctx.db
+    .select({ key: apiKeys, walletAddress: users.walletAddress })
+    .from(apiKeys)
+    .innerJoin(users, eq(users.id, apiKeys.userId))
+    .where(eq(apiKeys.keyHash, hashSecret(presented)));
+  if (!found) return undefined;
+  const row = { ...found.key, walletAddress: found.walletAddress };
+  if (row.revokedAt !== null) return row;
+  const now = ctx.clock.now();
+  if (row.lastUsedAt === null || now.getTime() - row.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
+    ctx.db
+      .update(apiKeys)
+      .set({ lastUsedAt: now })
+      .where(eq(apiKeys.id, row.id))
+      .catch((error: unknown) => ctx.logger.warn('could not record API key use', { keyId: row.id, error }));
+  }
+  return row;
+}

@@ -1,0 +1,21 @@
+import { Elysia } from 'elysia';
+import type { ServiceContext } from '../../context';
+import { accessCookieName } from './cookies';
+import { authenticate, type AccessLevel } from './principal';
+
+/**
+ * `{ auth: 'creator' }` on a route resolves `principal` or answers 401/403 (see principal.ts).
+ * Every protected route uses this and nothing else.
+ */
+export function authPlugin(ctx: ServiceContext) {
+  const cookieName = accessCookieName(ctx.config.auth);
+  return new Elysia({ name: 'auth' }).macro({
+    auth: (level: AccessLevel) => ({
+      detail: { security: [{ bearer: [] }, { cookie: [] }] },
+      async resolve({ headers, cookie }) {
+        const principal = await authenticate(ctx, headers.authorization, cookie[cookieName]?.value as string | undefined, level);
+        return { principal };
+      },
+    }),
+  });
+}

@@ -1,0 +1,34 @@
+import { Elysia } from 'elysia';
+import type { ServiceContext } from '../../context';
+import { authPlugin } from '../auth/plugin';
+import { AddressParam, Creator, ProfileUpdate } from './model';
+import { getCreatorByAddress, getUserById, toCreator, updateProfile } from './service';
+import { AppError } from '../../errors';
+
+const tags = ['Creators'];
+
+/** Public creator profiles, and the signed-in user's own profile. */
+export function userRoutes(ctx: ServiceContext) {
+  return new Elysia({ name: 'user-routes' })
+    .use(authPlugin(ctx))
+    .get(
+      '/creators/me',
+      async ({ principal }) => {
+        const user = await getUserById(ctx, principal.userId);
+        if (!user) throw new AppError('NOT_FOUND', 'Creator not found');
+        return toCreator(user);
+      },
+      { auth: 'consumer', response: Creator, detail: { tags, summary: 'Your own profile' } },
+    )
+    .patch('/creators/me', ({ principal, body }) => updateProfile(ctx, principal.userId, body), {
+      auth: 'account',
+      body: ProfileUpdate,
+      response: Creator,
+      detail: { tags, summary: 'Edit your name, avatar or bio (null clears a field)' },
+    })
+    .get('/creators/:address', ({ params }) => getCreatorByAddress(ctx, params.address), {
+      params: AddressParam,
+      response: Creator,
+      detail: { tags, summary: 'A creator’s public profile' },
+    });
+}
