@@ -4,8 +4,10 @@ import { DataDirectoryLockedError } from '../db';
 import { VERSION } from '../version';
 import { facilitatorCommand } from './commands/facilitator';
 import { healthcheckCommand } from './commands/healthcheck';
+import { loginCommand } from './commands/login';
 import { registryCommand } from './commands/registry';
 import { serveCommand } from './commands/serve';
+import { walletCommand } from './commands/wallet';
 import { NotAvailableError, UsageError } from './errors';
 import { USAGE } from './usage';
 
@@ -14,6 +16,8 @@ const COMMANDS: Record<string, (args: string[]) => Promise<void>> = {
   serve: serveCommand,
   facilitator: facilitatorCommand,
   healthcheck: healthcheckCommand,
+  login: loginCommand,
+  wallet: walletCommand,
 };
 
 /** Runs the command line; returns an exit code, or undefined while a server keeps running. */

@@ -5,13 +5,27 @@ export const USAGE = `market ${VERSION}: a marketplace for paid HTTP skills (x40
 Usage:
   market [registry] [--port N] [--host H]   run the registry (the default command)
   market serve <module.ts> [--port N]       run a creator's paid skill server from a module
-  market facilitator [--port N] [--rpc URL] [--network eip155:ID]
-                                            verify and settle x402 payments
+  market facilitator [--port N] [--host H] [--rpc URL] [--network eip155:ID]
+                                            verify and settle x402 payments (default port 3001;
+                                            relayer key from FACILITATOR_PRIVATE_KEY)
   market healthcheck [--url URL]            exit 0 when the registry's /health is ok (for containers)
+  market login --api-key K [--api-url U]   store a registry URL and API key for the commands below
+  market wallet new [--label L] [--keystore PATH]
+                                            make a spending wallet: key generated and encrypted here
+                                            (passphrase from MARKET_KEYSTORE_PASSPHRASE or a prompt),
+                                            only the address registered; it becomes the active one
+  market wallet list | balance [--json]     your wallets; the active one's live USDC balance
+  market wallet label <address> <label> | --clear
+  market wallet revoke <address>            stop using a wallet (funds and keystore untouched)
+                                            wallet and login take --api-url / --api-key, else
+                                            MARKET_API_URL / MARKET_API_KEY, else the stored login
   market --help | -h                        this text
   market --version | -v                     the version
 
 The registry uses PostgreSQL when DATABASE_URL is set, otherwise an embedded database in
 MARKET_DATA_DIR (default ./.market/data). Configuration is read from the environment:
 PORT, HOST, DATABASE_URL, DATABASE_POOL_SIZE, MARKET_DATA_DIR, LOG_LEVEL, NODE_ENV, MARKET_BODY_LIMIT.
+The facilitator also reads FACILITATOR_PRIVATE_KEY (required), FACILITATOR_RPC_URL,
+FACILITATOR_NETWORK, FACILITATOR_ASSETS, FACILITATOR_RECEIPT_TIMEOUT_MS,
+FACILITATOR_POLL_INTERVAL_MS and FACILITATOR_RECONCILE_INTERVAL_MS.
 `;

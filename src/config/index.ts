@@ -1,6 +1,7 @@
 export { ConfigError, type Env } from './env';
 export { readDatabaseConfig, DEFAULT_DATA_DIR, type DatabaseConfig } from './database';
 export { readAuthConfig, AUTH_DEFAULTS, type AuthConfig } from './auth';
+export { readCatalogueConfig, readBoolean, type CatalogueConfig } from './catalogue';
 export { readRateLimits, RATE_LIMIT_DEFAULTS, type RateLimitConfig, type RateRule } from './limits';
 export {
   loadRegistryConfig,
@@ -11,3 +12,4 @@ export {
   type RegistryConfig,
   type RunMode,
 } from './registry';
+export { loadFacilitatorConfig, FACILITATOR_DEFAULTS, type FacilitatorConfig } from './facilitator';

@@ -1,4 +1,6 @@
 import { readAuthConfig, type AuthConfig } from './auth';
+import { readChainConfig, type ChainConfig } from './chain';
+import { readCatalogueConfig, type CatalogueConfig } from './catalogue';
 import { readDatabaseConfig, type DatabaseConfig } from './database';
 import { ConfigError, type Env, read, readChoice, readHost, readInteger, readPort } from './env';
 import { readRateLimits, readTrustedProxies, type RateLimitConfig } from './limits';
@@ -24,8 +26,9 @@ export interface RegistryConfig {
   rateLimits: RateLimitConfig;
   /** Peers whose X-Forwarded-For is believed when finding a client's IP address. */
   trustedProxies: string[];
-  /** JSON-RPC endpoint for on-chain reads (contract-wallet signatures, balances); optional. */
-  rpcUrl: string | undefined;
+  /** Network, USDC contract and RPC for spending-wallet balances. */
+  chain: ChainConfig;
+  catalogue: CatalogueConfig;
 }
 
 export const REGISTRY_DEFAULTS = {
@@ -54,7 +57,8 @@ export function loadRegistryConfig(env: Env, cwd = process.cwd(), overrides: Par
     auth: readAuthConfig(env, mode, publicUrl),
     rateLimits: readRateLimits(env),
     trustedProxies: readTrustedProxies(env),
-    rpcUrl: readUrl(env, 'MARKET_RPC_URL')?.toString(),
+    chain: readChainConfig(env),
+    catalogue: readCatalogueConfig(env, mode),
     ...overrides,
   };
 }

@@ -3,9 +3,13 @@ import type { RegistryConfig } from '../config';
 import type { DatabaseHandle } from '../db';
 import { createLogger, type Logger } from '../log';
 import { systemClock, type Clock, type ServiceContext } from './context';
+import { analyticsRoutes } from './modules/analytics/routes';
 import { authRoutes } from './modules/auth/routes';
+import { groupRoutes } from './modules/groups/routes';
 import { healthRoutes } from './modules/health/routes';
+import { skillRoutes } from './modules/skills/routes';
 import { userRoutes } from './modules/users/routes';
+import { walletRoutes } from './modules/wallets/routes';
 import { docs } from './plugins/docs';
 import { errorHandler } from './plugins/error-handler';
 import { requestContext } from './plugins/request-context';
@@ -46,7 +50,11 @@ export function createRegistry(deps: RegistryDeps) {
     .use(docs())
     .use(healthRoutes(database))
     .use(authRoutes(ctx))
-    .use(userRoutes(ctx));
+    .use(userRoutes(ctx))
+    .use(walletRoutes(ctx))
+    .use(groupRoutes(ctx))
+    .use(skillRoutes(ctx))
+    .use(analyticsRoutes(ctx));
 }
 
 export type Registry = ReturnType<typeof createRegistry>;

@@ -16,6 +16,25 @@ const PROTECTED: { method: string; path: string; level: 'account' | 'creator' | 
   { method: 'DELETE', path: '/auth/api-keys/00000000-0000-4000-8000-000000000000', level: 'account' },
   { method: 'GET', path: '/creators/me', level: 'consumer' },
   { method: 'PATCH', path: '/creators/me', level: 'account', body: { bio: 'x' } },
+  { method: 'GET', path: '/creators/me/skills', level: 'creator' },
+  { method: 'POST', path: '/wallet/generate', level: 'consumer', body: { address: '0x000000000000000000000000000000000000dEaD' } },
+  { method: 'GET', path: '/wallet', level: 'consumer' },
+  { method: 'GET', path: '/wallet/all', level: 'consumer' },
+  { method: 'PATCH', path: '/wallet/0x000000000000000000000000000000000000dEaD', level: 'consumer', body: { label: 'x' } },
+  { method: 'DELETE', path: '/wallet/0x000000000000000000000000000000000000dEaD', level: 'consumer' },
+  { method: 'POST', path: '/groups', level: 'creator', body: { name: 'g' } },
+  { method: 'PATCH', path: '/groups/some-group', level: 'creator', body: { name: 'g2' } },
+  { method: 'DELETE', path: '/groups/some-group', level: 'creator' },
+  {
+    method: 'POST',
+    path: '/skills',
+    level: 'creator',
+    body: { name: 's', endpoint: 'https://x.test', price: '$0.01', paymentAddress: '0x000000000000000000000000000000000000dEaD', groups: ['g'] },
+  },
+  { method: 'PATCH', path: '/skills/some-skill', level: 'creator', body: { price: '$0.02' } },
+  { method: 'POST', path: '/analytics/call', level: 'creator', body: { skillId: '00000000-0000-4000-8000-000000000000' } },
+  { method: 'POST', path: '/analytics/usage', level: 'consumer', body: { skillId: '00000000-0000-4000-8000-000000000000', amount: 1 } },
+  { method: 'POST', path: '/analytics/favorite', level: 'consumer', body: { skillId: '00000000-0000-4000-8000-000000000000', action: 'add' } },
 ];
 
 for (const kind of databaseKinds) {
@@ -59,7 +78,8 @@ for (const kind of databaseKinds) {
         ['a garbage cookie', () => ({ cookie: 'market_token=abc.def.ghi' }), 401, 'Invalid token'],
         ['a revoked key', () => bearer(credentials.revoked!), 403, 'API key revoked'],
       ];
-      if (route.level !== 'consumer') cases.push(['a consumer key', () => bearer(credentials.consumer!), 403, '']);
+      if (route.level === 'creator') cases.push(['a consumer key', () => bearer(credentials.consumer!), 403, 'A creator API key (sk_) is required']);
+      if (route.level === 'account') cases.push(['a consumer key', () => bearer(credentials.consumer!), 403, '']);
       if (route.level === 'account') cases.push(['a creator key', () => bearer(credentials.creator!), 403, '']);
       for (const [what, headers, status, error] of cases) {
         it(`${name} answers ${status} to ${what}`, async () => {

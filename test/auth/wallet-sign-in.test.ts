@@ -132,7 +132,7 @@ for (const kind of databaseKinds) {
   });
 }
 
-describe('contract-wallet sign-in (ERC-1271) through the configured RPC', () => {
+describe('contract-wallet sign-in (ERC-1271) through the chain RPC', () => {
   let chain: LocalChain;
   let database: DatabaseHandle;
   beforeAll(async () => {
@@ -142,8 +142,9 @@ describe('contract-wallet sign-in (ERC-1271) through the configured RPC', () => 
     await Promise.all([chain.stop(), database.close()]);
   });
 
-  async function signInAs(address: string, signer: PrivateKeyAccount, rpcUrl: string | undefined) {
-    const config = authTestConfig((await providerKeys()).publicKeyPem, { rpcUrl });
+  async function signInAs(address: string, signer: PrivateKeyAccount, rpcUrl: string) {
+    const base = authTestConfig((await providerKeys()).publicKeyPem);
+    const config = { ...base, chain: { ...base.chain, rpcUrl } };
     const registry = registryWith(database, config);
     const { message } = (await (await registry.request('/auth/challenge', jsonPost({ address }))).json()) as { message: string };
     return registry.request('/auth/verify', jsonPost({ message, signature: await signer.signMessage({ message }) }));
@@ -159,7 +160,7 @@ describe('contract-wallet sign-in (ERC-1271) through the configured RPC', () => 
     expect((await signInAs(chain.smartWallet.address, newWallet(), chain.rpcUrl)).status).toBe(401);
   });
 
-  it('refuses the smart wallet without an RPC', async () => {
-    expect((await signInAs(chain.smartWallet.address, chain.smartWallet.owner, undefined)).status).toBe(401);
+  it('refuses the smart wallet when the RPC cannot be reached (fails closed)', async () => {
+    expect((await signInAs(chain.smartWallet.address, chain.smartWallet.owner, 'http://127.0.0.1:1')).status).toBe(401);
   });
 });

@@ -12,7 +12,6 @@ describe('registry configuration', () => {
       logLevel: 'info',
       bodyLimitBytes: 1024 * 1024,
       trustedProxies: [],
-      rpcUrl: undefined,
       rateLimits: { auth: { limit: 20, windowSeconds: 60 }, write: { limit: 300, windowSeconds: 60 }, read: { limit: 3000, windowSeconds: 60 } },
     });
     expect(config.publicUrl.toString()).toBe('http://localhost:3000/');

@@ -3,3 +3,7 @@ export * from './sessions';
 export * from './auth-challenges';
 export * from './api-keys';
 export * from './rate-limits';
+export * from './payments';
+export * from './catalogue';
+export * from './analytics';
+export * from './wallets';

@@ -40,7 +40,8 @@ export function requestContext(logger: Logger, bodyLimitBytes: number) {
       const began = startedAt.get(request);
       logger.info('request', {
         method: request.method,
-        path: new URL(request.url).pathname,
+        // A private key pasted into a path (e.g. DELETE /wallet/<key>) must not reach the log.
+        path: new URL(request.url).pathname.replace(/[0-9a-fA-F]{64}/g, '[redacted]'),
         status: typeof set.status === 'number' ? set.status : 200,
         ms: began === undefined ? undefined : Math.round((performance.now() - began) * 10) / 10,
         requestId: set.headers[REQUEST_ID_HEADER],

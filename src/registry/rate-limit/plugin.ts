@@ -3,7 +3,7 @@ import type { RateLimitConfig, RateRule } from '../../config';
 import type { Clock } from '../context';
 import { AppError } from '../errors';
 import { hashSecret } from '../modules/auth/secrets';
-import { clientIp } from './client-ip';
+import { clientIp } from '../lib/client-ip';
 import type { RateLimitStore } from './store';
 
 type RouteClass = keyof RateLimitConfig;

@@ -15,7 +15,7 @@ const tags = ['Authentication'];
 /** `/auth/*`: provider login, wallet sign-in, refresh, logout, API keys. */
 export function authRoutes(ctx: ServiceContext) {
   const { auth } = ctx.config;
-  const rpc = rpcClientFactory(ctx.config.rpcUrl);
+  const rpc = rpcClientFactory(ctx.config.chain.rpcUrl, ctx.config.chain.rpcTimeoutMs);
   const signedIn = async (user: User, method: 'provider' | 'wallet', cookie: Parameters<typeof setSessionCookies>[0]) => {
     const tokens = await startSession(ctx, user, method);
     setSessionCookies(cookie, auth, tokens);

@@ -37,9 +37,9 @@ export type SignedChallenge = { message: string; signature: Hex } | { address: s
 /**
  * Checks a signed challenge and consumes it. The message must be exactly the one issued (same
  * domain, URI, chain, nonce, expiry), signed by its address (ECDSA, or ERC-1271 through the
- * configured RPC for contract wallets), unexpired and unused. Returns the signer's address.
+ * chain's RPC for contract wallets), unexpired and unused. Returns the signer's address.
  */
-export async function verifyChallenge(ctx: ServiceContext, input: SignedChallenge, rpc: () => PublicClient | undefined): Promise<string> {
+export async function verifyChallenge(ctx: ServiceContext, input: SignedChallenge, rpc: () => PublicClient): Promise<string> {
   const now = ctx.clock.now();
   const challenge = 'message' in input ? await byMessage(ctx, input.message) : await latestFor(ctx, input.address, now);
   const parsed = parseSiweMessage(challenge.message);
@@ -82,21 +82,16 @@ async function latestFor(ctx: ServiceContext, address: string, now: Date) {
   return challenge;
 }
 
-async function signedBy(address: Hex, message: string, signature: Hex, rpc: () => PublicClient | undefined): Promise<boolean> {
+async function signedBy(address: Hex, message: string, signature: Hex, rpc: () => PublicClient): Promise<boolean> {
   const ecdsa = await verifyMessage({ address, message, signature }).catch(() => false);
   if (ecdsa) return true;
-  const client = rpc();
-  if (!client) return false;
-  // Contract wallets (ERC-1271, and ERC-6492 for undeployed ones) answer on chain.
-  return client.verifyMessage({ address, message, signature }).catch(() => false);
+  // Contract wallets (ERC-1271, and ERC-6492 for undeployed ones) answer on chain; an RPC that
+  // cannot be reached fails closed.
+  return rpc().verifyMessage({ address, message, signature }).catch(() => false);
 }
 
-/** A public client on the configured RPC, made once; undefined without an RPC. */
-export function rpcClientFactory(rpcUrl: string | undefined): () => PublicClient | undefined {
+/** A public client on the chain's RPC (MARKET_RPC_URL), made on first use. */
+export function rpcClientFactory(rpcUrl: string, timeoutMs: number): () => PublicClient {
   let client: PublicClient | undefined;
-  return () => {
-    if (!rpcUrl) return undefined;
-    client ??= createPublicClient({ transport: http(rpcUrl, { timeout: 5000 }) });
-    return client;
-  };
+  return () => (client ??= createPublicClient({ transport: http(rpcUrl, { timeout: timeoutMs, retryCount: 0 }) }));
 }

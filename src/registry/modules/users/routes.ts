@@ -1,4 +1,6 @@
-import { Elysia } from 'elysia';
+import { Elysia, t } from 'elysia';
+import { SkillView } from '../skills/model';
+import { listPublicSkillsOf } from '../skills/own';
 import type { ServiceContext } from '../../context';
 import { authPlugin } from '../auth/plugin';
 import { AddressParam, Creator, ProfileUpdate } from './model';
@@ -26,9 +28,13 @@ export function userRoutes(ctx: ServiceContext) {
       response: Creator,
       detail: { tags, summary: 'Edit your name, avatar or bio (null clears a field)' },
     })
-    .get('/creators/:address', ({ params }) => getCreatorByAddress(ctx, params.address), {
-      params: AddressParam,
-      response: Creator,
-      detail: { tags, summary: 'A creator’s public profile' },
-    });
+    .get(
+      '/creators/:address',
+      async ({ params }) => ({ ...(await getCreatorByAddress(ctx, params.address)), skills: await listPublicSkillsOf(ctx, params.address) }),
+      {
+        params: AddressParam,
+        response: t.Composite([Creator, t.Object({ skills: t.Array(SkillView) })]),
+        detail: { tags, summary: 'A creator’s public profile with their active skills' },
+      },
+    );
 }

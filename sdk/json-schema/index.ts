@@ -1,0 +1,61 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+
+/**
+ * JSON Schema checks shared by the registry (schemas are valid at registration), the skill
+ * server and the consumer client (input is valid before any payment). Draft-07 by default;
+ * a schema whose `$schema` names 2020-12 is read as 2020-12.
+ */
+export type JsonSchema = Record<string, unknown>;
+
+/** Largest schema accepted, as JSON text. */
+export const MAX_SCHEMA_BYTES = 64 * 1024;
+
+const draft07 = new Ajv({ strict: false, allErrors: true, validateFormats: false });
+const draft2020 = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+const cache = new WeakMap<object, ValidateFunction>();
+
+function engineFor(schema: JsonSchema): Ajv {
+  return typeof schema.$schema === 'string' && schema.$schema.includes('2020-12') ? draft2020 : draft07;
+}
+
+/** Undefined when `schema` is a usable JSON Schema object, else why not. */
+export function schemaProblem(schema: unknown): string | undefined {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return 'must be a JSON Schema object';
+  if (JSON.stringify(schema).length > MAX_SCHEMA_BYTES) return `must be at most ${MAX_SCHEMA_BYTES} bytes of JSON`;
+  const engine = engineFor(schema as JsonSchema);
+  if (!engine.validateSchema(schema as JsonSchema)) return describe(engine.errors ?? []);
+  try {
+    validatorFor(schema as JsonSchema);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  return undefined;
+}
+
+/** A validation error, as a client reads it. */
+export interface ValueProblem {
+  path: string;
+  message: string;
+}
+
+/** The problems of `value` against `schema` (empty when valid). */
+export function validateAgainst(schema: JsonSchema, value: unknown): ValueProblem[] {
+  const validate = validatorFor(schema);
+  if (validate(value)) return [];
+  return (validate.errors ?? []).map((e) => ({ path: e.instancePath || '/', message: e.message ?? 'is invalid' }));
+}
+
+function validatorFor(schema: JsonSchema): ValidateFunction {
+  let validate = cache.get(schema);
+  if (!validate) {
+    validate = engineFor(schema).compile(schema);
+    cache.set(schema, validate);
+  }
+  return validate;
+}
+
+function describe(errors: ErrorObject[]): string {
+  const first = errors[0];
+  return first ? `${first.instancePath || 'schema'} ${first.message ?? 'is invalid'}`.trim() : 'is not a valid JSON Schema';
+}

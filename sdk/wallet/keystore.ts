@@ -1,0 +1,149 @@
+/**
+ * Web3 Secret Storage v3 keystores (the JSON geth, MetaMask, ethers, Foundry and viem-based tools
+ * import): the key encrypted with aes-128-ctr under a passphrase-derived key, authenticated by
+ * keccak256(derivedKey[16..32] ‖ ciphertext). Written with scrypt; read with scrypt or pbkdf2.
+ */
+import { createCipheriv, createDecipheriv, pbkdf2, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { bytesToHex, hexToBytes, keccak256, type Hex } from 'viem';
+import { privateKeyToAddress } from 'viem/accounts';
+import { checkScryptParams, scrypt } from './scrypt';
+
+/** A v3 keystore as stored on disk. */
+export interface KeystoreV3 {
+  version: 3;
+  id: string;
+  /** Lower-case hex address without 0x, as geth writes it. */
+  address?: string;
+  crypto: {
+    cipher: 'aes-128-ctr';
+    cipherparams: { iv: string };
+    ciphertext: string;
+    kdf: 'scrypt' | 'pbkdf2';
+    kdfparams: ScryptKdfParams | Pbkdf2KdfParams;
+    mac: string;
+  };
+}
+export interface ScryptKdfParams { dklen: number; n: number; r: number; p: number; salt: string }
+export interface Pbkdf2KdfParams { dklen: number; c: number; prf: 'hmac-sha256'; salt: string }
+
+export type KeystoreErrorCode = 'invalid_keystore' | 'unsupported_keystore' | 'wrong_passphrase' | 'address_mismatch';
+
+/** Why a keystore could not be written or opened. Never carries key material. */
+export class KeystoreError extends Error {
+  constructor(readonly code: KeystoreErrorCode, message: string) {
+    super(message);
+    this.name = 'KeystoreError';
+  }
+}
+
+/** scrypt cost written by default: geth's "standard" (2^18, r 8, p 1; about 256 MB and a second). */
+export const DEFAULT_SCRYPT = { n: 2 ** 18, r: 8, p: 1 } as const;
+const MAX_PBKDF2_ITERATIONS = 10_000_000;
+const HEX = /^[0-9a-fA-F]*$/;
+
+export interface EncryptOptions {
+  /** scrypt cost; lower only for tests. Default {@link DEFAULT_SCRYPT}. */
+  scrypt?: { n?: number; r?: number; p?: number };
+}
+
+/**
+ * Encrypts a private key into a v3 keystore.
+ *
+ * @example const keystore = await encryptKeystore(generatePrivateKey(), 'correct horse battery staple');
+ */
+export async function encryptKeystore(privateKey: Hex, passphrase: string, options: EncryptOptions = {}): Promise<KeystoreV3> {
+  const key = hexToBytes(privateKey);
+  if (key.length !== 32) throw new KeystoreError('invalid_keystore', 'A private key is 32 bytes');
+  const kdfparams: ScryptKdfParams = { dklen: 32, n: options.scrypt?.n ?? DEFAULT_SCRYPT.n, r: options.scrypt?.r ?? DEFAULT_SCRYPT.r, p: options.scrypt?.p ?? DEFAULT_SCRYPT.p, salt: randomBytes(32).toString('hex') };
+  const problem = checkScryptParams(kdfparams);
+  if (problem) throw new KeystoreError('unsupported_keystore', `Invalid scrypt parameters: ${problem}`);
+  const derived = await scrypt(passphraseBytes(passphrase), hexToBytes(`0x${kdfparams.salt}`), kdfparams);
+  const iv = randomBytes(16);
+  const cipher = createCipheriv('aes-128-ctr', derived.subarray(0, 16), iv);
+  const ciphertext = Buffer.concat([cipher.update(key), cipher.final()]);
+  return {
+    version: 3,
+    id: randomUUID(),
+    address: privateKeyToAddress(privateKey).slice(2).toLowerCase(),
+    crypto: { cipher: 'aes-128-ctr', cipherparams: { iv: iv.toString('hex') }, ciphertext: ciphertext.toString('hex'), kdf: 'scrypt', kdfparams, mac: mac(derived, ciphertext).slice(2) },
+  };
+}
+
+/**
+ * Opens a v3 keystore (scrypt or pbkdf2-hmac-sha256, aes-128-ctr) and returns the private key.
+ *
+ * @throws KeystoreError `wrong_passphrase` when the MAC does not match; `invalid_keystore` or
+ *   `unsupported_keystore` for malformed or exotic files; `address_mismatch` when the file's
+ *   address is not the key's.
+ */
+export async function decryptKeystore(keystore: unknown, passphrase: string): Promise<Hex> {
+  const file = parseKeystore(keystore);
+  const { crypto } = file;
+  const derived = await deriveKey(crypto.kdf, crypto.kdfparams, passphraseBytes(passphrase));
+  const ciphertext = hexToBytes(`0x${crypto.ciphertext}`);
+  const expected = hexToBytes(`0x${crypto.mac}`);
+  const actual = hexToBytes(mac(derived, ciphertext));
+  if (expected.length !== 32 || !timingSafeEqual(expected, actual)) throw new KeystoreError('wrong_passphrase', 'Wrong passphrase (the keystore MAC does not match)');
+  const decipher = createDecipheriv('aes-128-ctr', derived.subarray(0, 16), hexToBytes(`0x${crypto.cipherparams.iv}`));
+  const plain = Buffer.concat([decipher.update(ciphertext), decipher.final()]);
+  if (plain.length > 32) throw new KeystoreError('invalid_keystore', 'The keystore does not hold a secp256k1 private key');
+  // Some tools stored keys with leading zero bytes dropped.
+  const privateKey = bytesToHex(Buffer.concat([Buffer.alloc(32 - plain.length), plain]));
+  plain.fill(0);
+  if (file.address !== undefined && privateKeyToAddress(privateKey).slice(2).toLowerCase() !== file.address.replace(/^0x/i, '').toLowerCase()) {
+    throw new KeystoreError('address_mismatch', 'The keystore’s address does not belong to its key');
+  }
+  return privateKey;
+}
+
+function mac(derived: Uint8Array, ciphertext: Uint8Array): Hex {
+  return keccak256(Buffer.concat([derived.subarray(16, 32), ciphertext]));
+}
+
+function passphraseBytes(passphrase: string): Uint8Array {
+  if (typeof passphrase !== 'string') throw new TypeError('The passphrase must be a string');
+  return new TextEncoder().encode(passphrase);
+}
+
+async function deriveKey(kdf: string, params: ScryptKdfParams | Pbkdf2KdfParams, passphrase: Uint8Array): Promise<Uint8Array> {
+  const salt = hexToBytes(`0x${params.salt}`);
+  if (kdf === 'scrypt') {
+    const p = params as ScryptKdfParams;
+    const problem = checkScryptParams(p);
+    if (problem) throw new KeystoreError('unsupported_keystore', `Unsupported scrypt parameters: ${problem}`);
+    return scrypt(passphrase, salt, p);
+  }
+  const p = params as Pbkdf2KdfParams;
+  if (p.prf !== 'hmac-sha256') throw new KeystoreError('unsupported_keystore', `Unsupported pbkdf2 prf: ${String(p.prf).slice(0, 32)}`);
+  if (!Number.isSafeInteger(p.c) || p.c < 1 || p.c > MAX_PBKDF2_ITERATIONS) throw new KeystoreError('unsupported_keystore', 'Unsupported pbkdf2 iteration count');
+  if (p.dklen !== 32) throw new KeystoreError('unsupported_keystore', 'Unsupported pbkdf2 dklen');
+  return new Promise((resolve, reject) => pbkdf2(passphrase, salt, p.c, 32, 'sha256', (error, key) => (error ? reject(error) : resolve(new Uint8Array(key)))));
+}
+
+function parseKeystore(value: unknown): KeystoreV3 {
+  const bad = (what: string): never => {
+    throw new KeystoreError('invalid_keystore', `Not a v3 keystore: ${what}`);
+  };
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      bad('not JSON');
+    }
+  }
+  if (typeof value !== 'object' || value === null) bad('expected an object');
+  const file = value as Record<string, any>;
+  if (file.version !== 3) bad('version must be 3');
+  // geth wrote "Crypto" in early versions.
+  const crypto = file.crypto ?? file.Crypto;
+  if (typeof crypto !== 'object' || crypto === null) bad('missing crypto');
+  if (crypto.cipher !== 'aes-128-ctr') throw new KeystoreError('unsupported_keystore', `Unsupported cipher: ${String(crypto.cipher).slice(0, 32)}`);
+  if (crypto.kdf !== 'scrypt' && crypto.kdf !== 'pbkdf2') throw new KeystoreError('unsupported_keystore', `Unsupported kdf: ${String(crypto.kdf).slice(0, 32)}`);
+  const hex = (v: unknown, bytes?: number) => typeof v === 'string' && HEX.test(v) && v.length % 2 === 0 && v.length > 0 && (bytes === undefined || v.length === bytes * 2);
+  if (!hex(crypto.cipherparams?.iv, 16)) bad('cipherparams.iv must be 16 bytes of hex');
+  if (!hex(crypto.ciphertext) || crypto.ciphertext.length > 128) bad('ciphertext must be hex');
+  if (!hex(crypto.mac, 32)) bad('mac must be 32 bytes of hex');
+  if (typeof crypto.kdfparams !== 'object' || crypto.kdfparams === null || !hex(crypto.kdfparams.salt) || crypto.kdfparams.salt.length > 1024) bad('kdfparams.salt must be hex');
+  if (file.address !== undefined && (typeof file.address !== 'string' || !/^(0x)?[0-9a-fA-F]{40}$/.test(file.address))) bad('address must be 40 hex digits');
+  return { ...file, crypto } as KeystoreV3;
+}

@@ -1,0 +1,34 @@
+import { parseArgs } from 'node:util';
+import { walletApi, WalletApiError } from '../../../sdk/wallet';
+import { checkUrl, CommandFailure, reachable, reportFailures } from '../consumer';
+import { DEFAULT_API_URL, readCredentials, saveCredentials } from '../credentials';
+import { UsageError } from '../errors';
+
+const API_KEY = /^(sk|ck)_[A-Za-z0-9_-]{16,128}$/;
+
+/**
+ * `market login --api-key K [--api-url U]`: checks the key with the registry and stores both in
+ * the config file (mode 0600) for the consumer commands. A registry that cannot be reached does
+ * not stop the login; one that refuses the key does.
+ */
+export async function loginCommand(args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({ args, options: { 'api-key': { type: 'string' }, 'api-url': { type: 'string' } }, strict: true, allowPositionals: true });
+  if (positionals.length > 0) throw new UsageError(`login takes no arguments, got "${positionals[0]}"`);
+  const apiKey = values['api-key'];
+  if (!apiKey) throw new UsageError('login needs --api-key <key> (create one with POST /auth/api-keys or in the dashboard)');
+  await reportFailures(async () => {
+    if (!API_KEY.test(apiKey)) throw new CommandFailure('that is not an API key: keys start with sk_ (creator) or ck_ (consumer)');
+    const stored = await readCredentials();
+    const apiUrl = checkUrl(values['api-url'] ?? stored.apiUrl ?? DEFAULT_API_URL);
+    try {
+      await walletApi({ apiUrl, apiKey, fetch: reachable(apiUrl), timeoutMs: 10_000 }).list();
+    } catch (error) {
+      if (error instanceof WalletApiError && (error.status === 401 || error.status === 403)) {
+        throw new CommandFailure(`the registry at ${apiUrl} refused this key: ${error.message}`);
+      }
+      process.stderr.write(`market: warning: could not check the key: ${(error as Error).message}\n`);
+    }
+    const path = await saveCredentials({ apiUrl, apiKey });
+    process.stdout.write(`Logged in to ${apiUrl} with ${apiKey.slice(0, 11)}…; saved to ${path}\n`);
+  });
+}

@@ -1,0 +1,104 @@
+/**
+ * What the consumer commands (login, wallet) share: finding the registry and the key, a fetch
+ * that turns "cannot connect" into a readable failure, the passphrase, and reporting failures
+ * as `market: <reason>` with exit code 1 instead of a stack.
+ */
+import { KeystoreError, WalletApiError, WalletRegistrationError } from '../../sdk/wallet';
+import { DEFAULT_API_URL, readCredentials, type Env } from './credentials';
+
+/** An expected failure: printed without a stack, exit code 1. */
+export class CommandFailure extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CommandFailure';
+  }
+}
+
+export interface Connection {
+  apiUrl: string;
+  apiKey: string;
+  fetch: typeof fetch;
+}
+
+/** URL: --api-url, MARKET_API_URL, SKILLZ_API_URL, the stored login, http://localhost:3000. Key likewise, with no default. */
+export async function resolveConnection(flags: { 'api-url'?: string; 'api-key'?: string }, env: Env = process.env): Promise<Connection> {
+  const stored = await readCredentials(env);
+  const apiUrl = flags['api-url'] ?? nonEmpty(env.MARKET_API_URL) ?? nonEmpty(env.SKILLZ_API_URL) ?? stored.apiUrl ?? DEFAULT_API_URL;
+  const apiKey = flags['api-key'] ?? nonEmpty(env.MARKET_API_KEY) ?? nonEmpty(env.SKILLZ_API_KEY) ?? stored.apiKey;
+  if (!apiKey) throw new CommandFailure('not logged in: run `market login --api-key <key>` or set MARKET_API_KEY');
+  return { apiUrl: checkUrl(apiUrl), apiKey, fetch: reachable(apiUrl) };
+}
+
+export function checkUrl(raw: string): string {
+  try {
+    const url = new URL(raw);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return raw;
+  } catch {
+    // reported below
+  }
+  throw new CommandFailure(`the registry URL must be http(s), got "${raw}"`);
+}
+
+/** The global fetch, failing with "could not reach the registry at …" when there is no answer. */
+export function reachable(apiUrl: string): typeof fetch {
+  return (async (input: string | URL | Request, init?: RequestInit) => {
+    try {
+      return await fetch(input, init);
+    } catch (error) {
+      const reason = (error as Error)?.name === 'TimeoutError' ? 'no answer in time' : ((error as Error)?.message ?? String(error));
+      throw new CommandFailure(`could not reach the registry at ${apiUrl}: ${reason}`);
+    }
+  }) as typeof fetch;
+}
+
+/** MARKET_KEYSTORE_PASSPHRASE, else a hidden prompt on the terminal (asked twice with `confirm`). */
+export async function readPassphrase(env: Env, options: { confirm: boolean }): Promise<string> {
+  const fromEnv = env.MARKET_KEYSTORE_PASSPHRASE;
+  if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
+  if (!process.stdin.isTTY) throw new CommandFailure('no passphrase: set MARKET_KEYSTORE_PASSPHRASE or run in a terminal to be asked');
+  const passphrase = await promptHidden('Keystore passphrase: ');
+  if (options.confirm && (await promptHidden('Repeat the passphrase: ')) !== passphrase) throw new CommandFailure('the passphrases do not match');
+  return passphrase;
+}
+
+function promptHidden(question: string): Promise<string> {
+  const stdin = process.stdin;
+  process.stderr.write(question);
+  stdin.setRawMode(true);
+  stdin.setEncoding('utf8');
+  stdin.resume();
+  return new Promise((resolve, reject) => {
+    let value = '';
+    const finish = (outcome: () => void) => {
+      stdin.off('data', onData);
+      stdin.setRawMode(false);
+      stdin.pause();
+      process.stderr.write('\n');
+      outcome();
+    };
+    const onData = (chunk: string) => {
+      for (const ch of chunk) {
+        if (ch === '\r' || ch === '\n' || ch === '\u0004') return finish(() => resolve(value));
+        if (ch === '\u0003') return finish(() => reject(new CommandFailure('cancelled')));
+        value = ch === '\u007f' || ch === '\b' ? value.slice(0, -1) : value + ch;
+      }
+    };
+    stdin.on('data', onData);
+  });
+}
+
+/** Runs a consumer command; expected failures print `market: <reason>` and set exit code 1. */
+export async function reportFailures(run: () => Promise<void>): Promise<void> {
+  try {
+    await run();
+  } catch (error) {
+    const expected = error instanceof CommandFailure || error instanceof WalletApiError || error instanceof KeystoreError || error instanceof WalletRegistrationError;
+    const fileError = typeof (error as NodeJS.ErrnoException)?.code === 'string' && (error as NodeJS.ErrnoException).syscall !== undefined;
+    if (!expected && !fileError) throw error;
+    const status = error instanceof WalletApiError && error.status > 0 ? ` (HTTP ${error.status})` : '';
+    process.stderr.write(`market: ${(error as Error).message}${status}\n`);
+    process.exitCode = 1;
+  }
+}
+
+const nonEmpty = (value: string | undefined) => (value === undefined || value.trim() === '' ? undefined : value.trim());

@@ -1,0 +1,84 @@
+import { getAddress, type Address } from 'viem';
+import { getKnownNetwork, isCaip2Network, normalizeNetwork, type Caip2Network } from '../../sdk/x402/index';
+import { ConfigError, type Env, read, readInteger } from './env';
+
+/** The chain the registry reads spending-wallet balances from. */
+export interface ChainConfig {
+  /** CAIP-2 network id, e.g. `eip155:8453`. */
+  network: Caip2Network;
+  /** The USDC (or test token) contract balances are read from, checksummed. */
+  usdcAddress: Address;
+  /** JSON-RPC endpoint balances are read through. */
+  rpcUrl: string;
+  /** Longest wait for one RPC answer before the balance is reported unavailable. */
+  rpcTimeoutMs: number;
+  /** How long a balance read is reused, so a burst of requests costs one RPC call. */
+  balanceCacheMs: number;
+}
+
+/** Public RPC endpoints of the networks with a built-in default. */
+export const PUBLIC_RPC_URLS: Readonly<Record<string, string>> = {
+  'eip155:8453': 'https://mainnet.base.org',
+  'eip155:84532': 'https://sepolia.base.org',
+};
+
+export const CHAIN_DEFAULTS = {
+  network: 'eip155:8453' as Caip2Network,
+  rpcTimeoutMs: 3000,
+  balanceCacheMs: 5000,
+} as const;
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+/**
+ * MARKET_NETWORK, MARKET_USDC_ADDRESS, MARKET_RPC_URL, MARKET_RPC_TIMEOUT_MS and
+ * MARKET_BALANCE_CACHE_MS. A network without built-in defaults needs the token and the RPC set.
+ */
+export function readChainConfig(env: Env): ChainConfig {
+  const network = readNetwork(env);
+  return {
+    network,
+    usdcAddress: readUsdc(env, network),
+    rpcUrl: readRpc(env, network),
+    rpcTimeoutMs: readInteger(env, 'MARKET_RPC_TIMEOUT_MS', CHAIN_DEFAULTS.rpcTimeoutMs, 100, 60_000),
+    balanceCacheMs: readInteger(env, 'MARKET_BALANCE_CACHE_MS', CHAIN_DEFAULTS.balanceCacheMs, 0, 600_000),
+  };
+}
+
+function readNetwork(env: Env): Caip2Network {
+  const raw = read(env, 'MARKET_NETWORK') ?? CHAIN_DEFAULTS.network;
+  try {
+    const network = normalizeNetwork(raw);
+    if (isCaip2Network(network)) return network;
+  } catch {
+    // reported below
+  }
+  throw new ConfigError('MARKET_NETWORK', `must be a CAIP-2 network such as eip155:8453, got "${raw.slice(0, 64)}"`);
+}
+
+function readUsdc(env: Env, network: Caip2Network): Address {
+  const raw = read(env, 'MARKET_USDC_ADDRESS');
+  if (raw === undefined) {
+    const known = getKnownNetwork(network)?.usdc.address;
+    if (!known) throw new ConfigError('MARKET_USDC_ADDRESS', `is required for ${network} (no built-in USDC)`);
+    return known;
+  }
+  if (!ADDRESS.test(raw)) throw new ConfigError('MARKET_USDC_ADDRESS', `must be a token address (0x + 40 hex), got "${raw.slice(0, 64)}"`);
+  return getAddress(raw.toLowerCase());
+}
+
+function readRpc(env: Env, network: Caip2Network): string {
+  const raw = read(env, 'MARKET_RPC_URL');
+  if (raw === undefined) {
+    const fallback = PUBLIC_RPC_URLS[network];
+    if (!fallback) throw new ConfigError('MARKET_RPC_URL', `is required for ${network} (no public default)`);
+    return fallback;
+  }
+  try {
+    const url = new URL(raw);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return url.toString();
+  } catch {
+    // reported below
+  }
+  throw new ConfigError('MARKET_RPC_URL', `must be an http(s) URL, got "${raw}"`);
+}

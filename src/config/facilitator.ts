@@ -1,0 +1,138 @@
+import { getAddress, type Address, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { getKnownNetwork, isCaip2Network, normalizeNetwork, type Caip2Network } from '../../sdk/x402/index';
+import { PUBLIC_RPC_URLS } from './chain';
+import { readDatabaseConfig, type DatabaseConfig } from './database';
+import { ConfigError, type Env, read, readChoice, readHost, readInteger, readPort } from './env';
+import { LOG_LEVELS, RUN_MODES, type LogLevel, type RunMode } from './registry';
+
+/** Everything `market facilitator` reads from its environment, validated once at start. */
+export interface FacilitatorConfig {
+  mode: RunMode;
+  host: string;
+  port: number;
+  database: DatabaseConfig;
+  logLevel: LogLevel;
+  bodyLimitBytes: number;
+  /** The one network this facilitator settles on (CAIP-2). */
+  network: Caip2Network;
+  /** JSON-RPC endpoint of that network. */
+  rpcUrl: string;
+  /** Relayer keys that pay gas and submit transfers (one lane each). Never logged. */
+  relayerPrivateKeys: readonly Hex[];
+  /** Tokens accepted (checksummed): the network's USDC plus FACILITATOR_ASSETS. */
+  assets: readonly Address[];
+  /** How long a settle waits for the receipt before answering `settlement_pending`. */
+  receiptTimeoutMs: number;
+  /** Receipt polling interval. */
+  pollIntervalMs: number;
+  /** How often the reconciler looks at pending transactions. */
+  reconcileIntervalMs: number;
+}
+
+export const FACILITATOR_DEFAULTS = {
+  host: '0.0.0.0',
+  port: 3001,
+  network: 'eip155:8453' as Caip2Network,
+  logLevel: 'info',
+  bodyLimitBytes: 64 * 1024,
+  receiptTimeoutMs: 10_000,
+  pollIntervalMs: 250,
+  reconcileIntervalMs: 5_000,
+} as const;
+
+const PRIVATE_KEY = /^0x[0-9a-fA-F]{64}$/;
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+/**
+ * Reads the facilitator configuration. Throws `ConfigError` naming the variable on a bad value;
+ * a bad private key is reported by position, never echoed. `overrides` win (used by tests).
+ */
+export function loadFacilitatorConfig(env: Env, cwd = process.cwd(), overrides: Partial<FacilitatorConfig> = {}): FacilitatorConfig {
+  const network = readNetwork(env);
+  return {
+    mode: readChoice(env, 'NODE_ENV', RUN_MODES, 'development'),
+    host: readHost(env, 'HOST', FACILITATOR_DEFAULTS.host),
+    port: readPort(env, 'PORT', FACILITATOR_DEFAULTS.port),
+    database: readDatabaseConfig(env, cwd),
+    logLevel: readChoice(env, 'LOG_LEVEL', LOG_LEVELS, FACILITATOR_DEFAULTS.logLevel),
+    bodyLimitBytes: readInteger(env, 'MARKET_BODY_LIMIT', FACILITATOR_DEFAULTS.bodyLimitBytes, 1024, 64 * 1024 * 1024),
+    network,
+    rpcUrl: readRpcUrl(env, network),
+    relayerPrivateKeys: readPrivateKeys(env),
+    assets: readAssets(env, network),
+    receiptTimeoutMs: readInteger(env, 'FACILITATOR_RECEIPT_TIMEOUT_MS', FACILITATOR_DEFAULTS.receiptTimeoutMs, 0, 600_000),
+    pollIntervalMs: readInteger(env, 'FACILITATOR_POLL_INTERVAL_MS', FACILITATOR_DEFAULTS.pollIntervalMs, 10, 60_000),
+    reconcileIntervalMs: readInteger(env, 'FACILITATOR_RECONCILE_INTERVAL_MS', FACILITATOR_DEFAULTS.reconcileIntervalMs, 100, 3_600_000),
+    ...overrides,
+  };
+}
+
+function readNetwork(env: Env): Caip2Network {
+  const raw = read(env, 'FACILITATOR_NETWORK') ?? FACILITATOR_DEFAULTS.network;
+  try {
+    const network = normalizeNetwork(raw);
+    if (isCaip2Network(network)) return network;
+  } catch {
+    // reported below
+  }
+  throw new ConfigError('FACILITATOR_NETWORK', `must be a CAIP-2 network such as eip155:8453, got "${raw.slice(0, 64)}"`);
+}
+
+function readRpcUrl(env: Env, network: Caip2Network): string {
+  const raw = read(env, 'FACILITATOR_RPC_URL');
+  if (raw === undefined) {
+    const fallback = PUBLIC_RPC_URLS[network];
+    if (fallback === undefined) throw new ConfigError('FACILITATOR_RPC_URL', `is required for ${network} (no public default)`);
+    return fallback;
+  }
+  try {
+    const url = new URL(raw);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return url.toString();
+  } catch {
+    // reported below
+  }
+  throw new ConfigError('FACILITATOR_RPC_URL', 'must be an http(s) URL');
+}
+
+function readPrivateKeys(env: Env): Hex[] {
+  const raw = read(env, 'FACILITATOR_PRIVATE_KEY');
+  if (raw === undefined) throw new ConfigError('FACILITATOR_PRIVATE_KEY', 'is required: the relayer key (0x + 64 hex; comma-separated for a pool)');
+  const entries = raw.split(',').map((s) => s.trim());
+  const keys: Hex[] = [];
+  const seen = new Set<string>();
+  for (const [i, entry] of entries.entries()) {
+    const where = entries.length > 1 ? ` (entry ${i + 1} of ${entries.length})` : '';
+    if (!PRIVATE_KEY.test(entry) || !isUsableKey(entry as Hex)) {
+      throw new ConfigError('FACILITATOR_PRIVATE_KEY', `must be a 0x-prefixed 64-hex secp256k1 private key${where}`);
+    }
+    if (seen.has(entry.toLowerCase())) throw new ConfigError('FACILITATOR_PRIVATE_KEY', `lists the same key twice${where}`);
+    seen.add(entry.toLowerCase());
+    keys.push(entry as Hex);
+  }
+  return keys;
+}
+
+function isUsableKey(key: Hex): boolean {
+  try {
+    privateKeyToAccount(key);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function readAssets(env: Env, network: Caip2Network): Address[] {
+  const raw = read(env, 'FACILITATOR_ASSETS');
+  const extra = raw === undefined ? [] : raw.split(',').map((s) => s.trim());
+  const assets: Address[] = [];
+  const known = getKnownNetwork(network)?.usdc.address;
+  if (known) assets.push(known);
+  for (const entry of extra) {
+    if (!ADDRESS.test(entry)) throw new ConfigError('FACILITATOR_ASSETS', `must be comma-separated token addresses (0x + 40 hex), got "${entry.slice(0, 64)}"`);
+    const address = getAddress(entry.toLowerCase());
+    if (!assets.includes(address)) assets.push(address);
+  }
+  if (assets.length === 0) throw new ConfigError('FACILITATOR_ASSETS', `must list at least one token: ${network} has no built-in USDC`);
+  return assets;
+}

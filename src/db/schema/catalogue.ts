@@ -1,0 +1,75 @@
+import { sql } from 'drizzle-orm';
+import { bigint, boolean, customType, index, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { users } from './users';
+
+const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
+
+/** A creator's named group of skills; the slug is global and stable. */
+export const skillGroups = pgTable(
+  'skill_groups',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    creatorId: uuid('creator_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    slug: text('slug').notNull().unique('skill_groups_slug_key'),
+    name: text('name').notNull(),
+    description: text('description'),
+    icon: text('icon'),
+    isActive: boolean('is_active').notNull().default(true),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [uniqueIndex('skill_groups_creator_name_key').on(t.creatorId, sql`lower(${t.name})`)],
+);
+
+/**
+ * A registered skill. `endpoint` is the full call URL. The price is integer micro-USDC
+ * (atomic units), never a float. `search` is the weighted full-text document: the name (A)
+ * ranks above the description (B).
+ */
+export const skills = pgTable(
+  'skills',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    creatorId: uuid('creator_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    slug: text('slug').notNull().unique('skills_slug_key'),
+    description: text('description'),
+    priceAtomic: bigint('price_atomic', { mode: 'bigint' }).notNull(),
+    network: text('network').notNull(),
+    endpoint: text('endpoint').notNull(),
+    paymentAddress: text('payment_address').notNull(),
+    inputSchema: jsonb('input_schema'),
+    outputSchema: jsonb('output_schema'),
+    category: text('category'),
+    isActive: boolean('is_active').notNull().default(true),
+    verified: boolean('verified').notNull().default(false),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
+    search: tsvector('search').generatedAlwaysAs(
+      sql`setweight(to_tsvector('english', coalesce(name, '')), 'A') || setweight(to_tsvector('english', coalesce(description, '')), 'B')`,
+    ),
+  },
+  (t) => [
+    uniqueIndex('skills_creator_name_key').on(t.creatorId, t.name),
+    index('skills_search_idx').using('gin', t.search),
+    index('skills_created_at_idx').on(t.createdAt, t.id),
+    index('skills_price_idx').on(t.priceAtomic, t.id),
+  ],
+);
+
+export const skillGroupMembers = pgTable(
+  'skill_group_members',
+  {
+    skillId: uuid('skill_id')
+      .notNull()
+      .references(() => skills.id, { onDelete: 'cascade' }),
+    groupId: uuid('group_id')
+      .notNull()
+      .references(() => skillGroups.id, { onDelete: 'restrict' }),
+  },
+  (t) => [primaryKey({ columns: [t.skillId, t.groupId] }), index('skill_group_members_group_idx').on(t.groupId)],
+);

@@ -1,0 +1,170 @@
+import {
+  BaseError,
+  encodeFunctionData,
+  parseAbi,
+  type Address,
+  type Hex,
+  type PublicClient,
+} from 'viem';
+import { splitSignature, type AuthorizationTypedData } from '../../sdk/x402/index';
+import { REASONS } from './reasons';
+import type { PaymentRequest } from './request';
+
+/** The EIP-3009 token surface the facilitator uses (FiatToken v2 compatible). */
+export const eip3009Abi = parseAbi([
+  'function name() view returns (string)',
+  'function version() view returns (string)',
+  'function balanceOf(address account) view returns (uint256)',
+  'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
+  'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
+  'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)',
+  'event Transfer(address indexed from, address indexed to, uint256 value)',
+]);
+
+/** How the payer's signature was checked: recovered (EOA) or `isValidSignature` (contract wallet). */
+export type SignerKind = 'ecdsa' | 'erc1271';
+
+/** The token's EIP-712 name and version as read on chain (version undefined when absent). */
+export interface TokenDomain {
+  name: string;
+  version: string | undefined;
+}
+
+/** A `transferWithAuthorization` call, ready to simulate or send. */
+export interface TransferCall {
+  to: Address;
+  data: Hex;
+}
+
+/** A failed check: a facilitator reason plus a short human message. */
+export interface Rejection {
+  reason: string;
+  message: string;
+}
+
+/**
+ * The calldata settling `request`: the `(v, r, s)` overload for ECDSA signatures, the
+ * `bytes signature` overload for contract wallets (FiatToken v2.2 hands those to ERC-1271).
+ */
+export function transferCall(request: PaymentRequest, kind: SignerKind): TransferCall {
+  const a = request.payment.authorization;
+  const head = [a.from, a.to, BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce] as const;
+  const data =
+    kind === 'ecdsa'
+      ? (() => {
+          const { v, r, s } = splitSignature(request.payment.signature);
+          return encodeFunctionData({ abi: eip3009Abi, functionName: 'transferWithAuthorization', args: [...head, v, r, s] });
+        })()
+      : encodeFunctionData({ abi: eip3009Abi, functionName: 'transferWithAuthorization', args: [...head, request.payment.signature] });
+  return { to: request.requirements.asset, data };
+}
+
+/** On-chain reads of verify and settle, over one viem public client. Token domains are cached. */
+export interface ChainReader {
+  /** The token's name()/version(), cached; undefined when the address holds no contract. */
+  tokenDomain(asset: Address): Promise<TokenDomain | undefined>;
+  hasCode(address: Address): Promise<boolean>;
+  /** ERC-1271 (and ERC-6492) check of a contract wallet's signature over typed data. */
+  verifyContractSignature(address: Address, typedData: AuthorizationTypedData, signature: Hex): Promise<boolean>;
+  /** eth_call of the transfer from `from`: undefined when it would succeed, else why not. */
+  simulate(call: TransferCall, from: Address, request: PaymentRequest): Promise<Rejection | undefined>;
+  /** Gas for the transfer from `from`, or why it would revert. */
+  estimateGas(call: TransferCall, from: Address, request: PaymentRequest): Promise<{ gas: bigint } | Rejection>;
+  authorizationUsed(asset: Address, payer: Address, nonce: Hex): Promise<boolean>;
+}
+
+export function createChainReader(client: PublicClient): ChainReader {
+  const domains = new Map<string, Promise<TokenDomain | undefined>>();
+
+  const readDomain = async (asset: Address): Promise<TokenDomain | undefined> => {
+    const code = await client.getCode({ address: asset });
+    if (code === undefined || code === '0x') return undefined;
+    const [name, version] = await Promise.all([
+      client.readContract({ address: asset, abi: eip3009Abi, functionName: 'name' }),
+      client.readContract({ address: asset, abi: eip3009Abi, functionName: 'version' }).catch(() => undefined),
+    ]);
+    return { name, version };
+  };
+
+  const authorizationUsed = (asset: Address, payer: Address, nonce: Hex) =>
+    client.readContract({ address: asset, abi: eip3009Abi, functionName: 'authorizationState', args: [payer, nonce] });
+
+  /** Why a transfer reverts: on-chain state first (as the reference diagnoses), then the revert text. */
+  const diagnose = async (request: PaymentRequest, error: unknown): Promise<Rejection> => {
+    const a = request.payment.authorization;
+    const asset = request.requirements.asset;
+    const text = revertText(error);
+    const [used, balance] = await Promise.all([
+      authorizationUsed(asset, request.payer, a.nonce).catch(() => undefined),
+      client.readContract({ address: asset, abi: eip3009Abi, functionName: 'balanceOf', args: [request.payer] }).catch(() => undefined),
+    ]);
+    if (used === true) return { reason: REASONS.nonceAlreadyUsed, message: 'The authorization was already used on chain' };
+    if (balance !== undefined && balance < BigInt(a.value)) {
+      return { reason: REASONS.insufficientBalance, message: `The payer holds ${balance} of the ${a.value} authorized` };
+    }
+    if (/expired/i.test(text)) return { reason: REASONS.validBefore, message: text };
+    if (/not yet valid/i.test(text)) return { reason: REASONS.validAfter, message: text };
+    if (/invalid signature/i.test(text)) return { reason: REASONS.invalidSignature, message: text };
+    return { reason: REASONS.simulationFailed, message: text };
+  };
+
+  return {
+    tokenDomain(asset) {
+      const key = asset.toLowerCase();
+      let domain = domains.get(key);
+      if (!domain) {
+        domain = readDomain(asset);
+        domains.set(key, domain);
+        // Cache tokens found, not failures or empty addresses: neither may pin an asset as broken.
+        domain.then(
+          (found) => void (found ? undefined : domains.delete(key)),
+          () => void domains.delete(key),
+        );
+      }
+      return domain;
+    },
+    async hasCode(address) {
+      const code = await client.getCode({ address });
+      return code !== undefined && code !== '0x';
+    },
+    verifyContractSignature: (address, typedData, signature) => client.verifyTypedData({ address, ...typedData, signature }),
+    async simulate(call, from, request) {
+      try {
+        await client.call({ account: from, to: call.to, data: call.data });
+        return undefined;
+      } catch (error) {
+        if (!isRevert(error)) throw error;
+        return diagnose(request, error);
+      }
+    },
+    async estimateGas(call, from, request) {
+      try {
+        return { gas: await client.estimateGas({ account: from, to: call.to, data: call.data }) };
+      } catch (error) {
+        if (!isRevert(error)) throw error;
+        return diagnose(request, error);
+      }
+    },
+    authorizationUsed,
+  };
+}
+
+/** The revert reason, or the shortest useful text of an error (never a stack). */
+export function revertText(error: unknown): string {
+  if (error instanceof BaseError) return (error.details || error.shortMessage).slice(0, 300);
+  return (error instanceof Error ? error.message : String(error)).slice(0, 300);
+}
+
+/**
+ * An error fit for a log line: name and short text only. viem's full messages repeat the request
+ * (calldata holding the payer's signature, RPC URLs that may carry API keys), so never log those.
+ */
+export function safeError(error: unknown): { name: string; message: string } {
+  return { name: error instanceof Error ? error.name : typeof error, message: revertText(error) };
+}
+
+/** True when the node executed the call and it reverted (as opposed to the RPC failing). */
+function isRevert(error: unknown): boolean {
+  if (!(error instanceof BaseError)) return false;
+  return /revert/i.test(`${error.shortMessage} ${error.details}`);
+}

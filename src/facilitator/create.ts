@@ -1,0 +1,115 @@
+import { Elysia } from 'elysia';
+import { createPublicClient, http, type Address, type PublicClient } from 'viem';
+import { parseCaip2, type SettleResponse } from '../../sdk/x402/index';
+import { ConfigError, FACILITATOR_DEFAULTS, type FacilitatorConfig } from '../config';
+import type { DatabaseHandle } from '../db';
+import { createLogger, type Logger } from '../log';
+import { healthRoutes } from '../registry/modules/health/routes';
+import { errorHandler } from '../registry/plugins/error-handler';
+import { requestContext } from '../registry/plugins/request-context';
+import { createChainReader, safeError } from './chain';
+import { createReconciler, type ReconcileReport } from './reconciler';
+import { createRelayerPool } from './relayer';
+import { facilitatorRoutes } from './routes';
+import { createFacilitatorService } from './service';
+import { createPaymentStore } from './store';
+import { systemClock, type Clock, type PaymentReceipt, type SupportedResponse, type VerifyResponse } from './types';
+
+/** What the facilitator needs from its configuration; the rest of FacilitatorConfig has defaults. */
+export type FacilitatorSettings = Pick<FacilitatorConfig, 'network' | 'rpcUrl' | 'relayerPrivateKeys' | 'assets'> &
+  Partial<Pick<FacilitatorConfig, 'receiptTimeoutMs' | 'pollIntervalMs' | 'reconcileIntervalMs' | 'bodyLimitBytes' | 'logLevel'>>;
+
+export interface FacilitatorDeps {
+  database: DatabaseHandle;
+  config: FacilitatorSettings;
+  clock?: Clock;
+  logger?: Logger;
+  /** Chain access; default an HTTP client on `config.rpcUrl`. */
+  publicClient?: PublicClient;
+  /** Path prefix of the routes when mounted inside another Elysia app, e.g. `/facilitator`. */
+  prefix?: string;
+}
+
+/**
+ * Builds a facilitator on an open database without listening: call `verify`/`settle` in process,
+ * or serve `app` (`app.listen`, `app.handle`, or `.use(app)` in another Elysia app). `start()`
+ * checks the RPC's chain id and starts the reconciler; `stop()` stops it (the database stays open).
+ *
+ * @example
+ * const facilitator = createFacilitator({ database, config: { network: 'eip155:8453', rpcUrl, relayerPrivateKeys: [key], assets: [usdc] } });
+ * await facilitator.start();
+ * const verdict = await facilitator.verify({ x402Version: 2, paymentPayload, paymentRequirements });
+ */
+export function createFacilitator({ database, config, clock = systemClock, logger, publicClient, prefix = '' }: FacilitatorDeps) {
+  const log = logger ?? createLogger(config.logLevel ?? FACILITATOR_DEFAULTS.logLevel);
+  const chainId = parseCaip2(config.network);
+  const pollIntervalMs = config.pollIntervalMs ?? FACILITATOR_DEFAULTS.pollIntervalMs;
+  const client = publicClient ?? createRpcClient(config.rpcUrl, pollIntervalMs);
+  const store = createPaymentStore(database.db);
+  const chain = createChainReader(client);
+  const relayers = createRelayerPool({ privateKeys: config.relayerPrivateKeys, client, chainId });
+  const service = createFacilitatorService({
+    network: config.network,
+    assets: config.assets,
+    store,
+    chain,
+    client,
+    relayers,
+    clock,
+    logger: log,
+    receiptTimeoutMs: config.receiptTimeoutMs ?? FACILITATOR_DEFAULTS.receiptTimeoutMs,
+    pollIntervalMs,
+  });
+  const reconciler = createReconciler({
+    store,
+    client,
+    chain,
+    relayers,
+    clock,
+    logger: log,
+    intervalMs: config.reconcileIntervalMs ?? FACILITATOR_DEFAULTS.reconcileIntervalMs,
+  });
+  const bodyLimit = config.bodyLimitBytes ?? FACILITATOR_DEFAULTS.bodyLimitBytes;
+  const base = new Elysia({ name: 'facilitator', seed: prefix }).use(requestContext(log, bodyLimit)).use(errorHandler(log));
+  const app = (prefix === '' ? base.use(healthRoutes(database)) : base).use(facilitatorRoutes(service, log, prefix));
+
+  return {
+    app,
+    network: config.network,
+    /** Relayer addresses (the `signers` of /supported). */
+    relayers: relayers.addresses as readonly Address[],
+    verify: (body: unknown): Promise<VerifyResponse> => service.verify(body),
+    settle: (body: unknown): Promise<SettleResponse> => service.settle(body),
+    supported: (): SupportedResponse => service.supported(),
+    receipt: (txHash: string): Promise<PaymentReceipt | undefined> => service.receipt(txHash),
+    /** One reconciliation pass now (the timer runs them every `reconcileIntervalMs` after start). */
+    reconcile: (): Promise<ReconcileReport> => reconciler.runOnce(),
+    /** Checks the RPC's chain id (ConfigError on a mismatch) and starts the reconciler. */
+    async start(): Promise<void> {
+      await checkRpcChain(client, config.network, log);
+      reconciler.start();
+    },
+    stop: (): Promise<void> => reconciler.stop(),
+  };
+}
+
+export type Facilitator = ReturnType<typeof createFacilitator>;
+
+/** A viem public client on `rpcUrl` without caching (receipts and nonces must be current). */
+export function createRpcClient(rpcUrl: string, pollIntervalMs: number = FACILITATOR_DEFAULTS.pollIntervalMs): PublicClient {
+  return createPublicClient({ transport: http(rpcUrl, { timeout: 10_000 }), pollingInterval: pollIntervalMs, cacheTime: 0 });
+}
+
+/**
+ * Fails with a ConfigError naming FACILITATOR_RPC_URL when the RPC serves another chain than
+ * `network`; an RPC that does not answer is only logged (it may come back).
+ */
+export async function checkRpcChain(client: PublicClient, network: string, logger: Logger): Promise<void> {
+  const actual = await client.getChainId().catch((error: unknown) => {
+    logger.warn('the RPC did not answer at start; continuing', { error: safeError(error) });
+    return undefined;
+  });
+  if (actual !== undefined && actual !== parseCaip2(network)) {
+    throw new ConfigError('FACILITATOR_RPC_URL', `serves chain ${actual}, but the facilitator settles on ${network}`);
+  }
+}

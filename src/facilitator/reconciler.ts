@@ -1,0 +1,120 @@
+/**
+ * The background pass that finishes what settle could not see: every pending receipt is looked up
+ * on chain and its final status recorded (confirmed, reverted, or dropped once it can no longer be
+ * mined). Transactions are never re-sent. Safe to run in several instances at once: each final
+ * status is recorded by one conditional update.
+ */
+import type { Address, Hex, PublicClient } from 'viem';
+import type { Logger } from '../log';
+import { safeError, type ChainReader } from './chain';
+import { REASONS } from './reasons';
+import { findReceipt, isKnownTransaction, outcomeOf } from './receipts';
+import type { RelayerPool } from './relayer';
+import type { Outcome, PaymentStore, PendingReceipt } from './store';
+import { unixSeconds, type Clock } from './types';
+
+export interface ReconcileReport {
+  checked: number;
+  confirmed: number;
+  reverted: number;
+  dropped: number;
+  stillPending: number;
+  /** Claimed authorizations that expired without ever getting a transaction. */
+  abandoned: number;
+}
+
+export interface Reconciler {
+  /** One pass now (concurrent calls share the running pass). */
+  runOnce(): Promise<ReconcileReport>;
+  start(): void;
+  /** Stops the timer and waits for a running pass. */
+  stop(): Promise<void>;
+}
+
+export interface ReconcilerDeps {
+  store: PaymentStore;
+  client: PublicClient;
+  chain: ChainReader;
+  relayers: RelayerPool;
+  clock: Clock;
+  logger: Logger;
+  intervalMs: number;
+  /** Receipts looked at per pass; default 100. */
+  batchSize?: number;
+  /**
+   * Seconds after an authorization's validBefore before an unseen transaction counts as dropped
+   * (nodes and clocks disagree a little); default 120.
+   */
+  dropGraceSeconds?: number;
+}
+
+export function createReconciler(deps: ReconcilerDeps): Reconciler {
+  const { store, client, chain, clock, logger } = deps;
+  const batchSize = deps.batchSize ?? 100;
+  const grace = deps.dropGraceSeconds ?? 120;
+  let timer: ReturnType<typeof setInterval> | undefined;
+  let running: Promise<ReconcileReport> | undefined;
+
+  async function inspect(row: PendingReceipt, now: number): Promise<Outcome | undefined> {
+    const hash = row.txHash as Hex;
+    const receipt = await findReceipt(client, hash);
+    if (receipt) {
+      return outcomeOf(receipt, { asset: row.asset as Address, from: row.payer as Address, to: row.payee as Address, value: BigInt(row.amount) });
+    }
+    if (await isKnownTransaction(client, hash)) return undefined; // still waiting in a mempool
+    if (BigInt(now) <= BigInt(row.validBefore) + BigInt(grace)) return undefined; // may still be mined
+    const used = await chain.authorizationUsed(row.asset as Address, row.payer as Address, row.nonce as Hex);
+    return used
+      ? { status: 'dropped', error: 'Never mined; another transaction used the authorization', authorization: { state: 'settled' } }
+      : { status: 'dropped', error: 'Never mined before the authorization expired', authorization: { state: 'failed', reason: REASONS.transactionDropped } };
+  }
+
+  async function pass(): Promise<ReconcileReport> {
+    const report: ReconcileReport = { checked: 0, confirmed: 0, reverted: 0, dropped: 0, stillPending: 0, abandoned: 0 };
+    const now = unixSeconds(clock);
+    report.abandoned = await store.abandonExpired(now - grace, REASONS.unexpectedSettleError, clock.now());
+    for (const row of await store.pending(batchSize)) {
+      report.checked++;
+      try {
+        const outcome = await inspect(row, now);
+        if (!outcome) {
+          report.stillPending++;
+          continue;
+        }
+        if (await store.finalize(row.txHash as Hex, outcome, clock.now())) {
+          report[outcome.status]++;
+          logger.info('settlement reconciled', { tx: row.txHash, status: outcome.status, payer: row.payer, amount: row.amount });
+        }
+        // A dropped transaction leaves a nonce gap: let its lane re-read the nonce.
+        if (outcome.status === 'dropped') deps.relayers.byAddress(row.relayer)?.resync();
+      } catch (error) {
+        report.stillPending++;
+        logger.warn('reconcile failed for a receipt', { tx: row.txHash, error: safeError(error) });
+      }
+    }
+    return report;
+  }
+
+  const runOnce = () => {
+    running ??= pass().finally(() => {
+      running = undefined;
+    });
+    return running;
+  };
+
+  return {
+    runOnce,
+    start() {
+      if (timer) return;
+      timer = setInterval(() => {
+        runOnce().catch((error: unknown) => logger.error('reconcile pass failed', { error: safeError(error) }));
+      }, deps.intervalMs);
+      timer.unref?.();
+    },
+    async stop() {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+      await running?.catch(() => undefined);
+    },
+  };
+}

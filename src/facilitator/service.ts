@@ -1,0 +1,128 @@
+/**
+ * The facilitator's verbs, free of HTTP: verify, settle, supported, receipt.
+ *
+ * Single use: verify records an accepted authorization as `verified` under the token's own key
+ * (network, asset, payer, nonce); the first settle of exactly that payload moves it to `settling`
+ * in one conditional update. A replayed verify, a settle of a different payload for the same key,
+ * or any second settle finds the key taken and is refused `invalid_exact_evm_nonce_already_used`.
+ *
+ * A record left `verified` (the resource server's handler failed, so it never settled; or it
+ * died in between) means: every check passed, no money moved, and none will move through this
+ * facilitator, since the proof is spent here and any later verify or settle of it is a replay.
+ * The client signs a fresh authorization (the reference client does on every retry). The signed
+ * proof itself stays valid on chain until validBefore, so its holder could still submit it
+ * elsewhere: that is EIP-3009's nature, not something a ledger can stop. Such rows are inert and
+ * may be pruned once validBefore has passed (the time-window check refuses them anyway).
+ */
+import type { Address } from 'viem';
+import { toV1Name, type Caip2Network, type SettleResponse } from '../../sdk/x402/index';
+import type { Logger } from '../log';
+import type { ChainReader, Rejection, SignerKind } from './chain';
+import { REASONS } from './reasons';
+import type { RelayerPool } from './relayer';
+import { authorizationKey, parseFacilitatorRequest, payloadHash, type PaymentRequest } from './request';
+import { settleFailure, submitSettlement, type SettleContext } from './settle';
+import { toPaymentReceipt, type NewAuthorization, type PaymentStore } from './store';
+import { unixSeconds, type Clock, type PaymentReceipt, type SupportedResponse, type VerifyResponse } from './types';
+import { checkAuthorization, checkTerms } from './verify';
+
+export interface FacilitatorServiceDeps extends SettleContext {
+  network: Caip2Network;
+  /** Accepted token addresses. */
+  assets: readonly Address[];
+  relayers: RelayerPool;
+  store: PaymentStore;
+  chain: ChainReader;
+  clock: Clock;
+  logger: Logger;
+}
+
+export interface FacilitatorService {
+  /** `POST /verify`: throws FacilitatorRequestError on a malformed body. */
+  verify(body: unknown): Promise<VerifyResponse>;
+  /** `POST /settle`: throws FacilitatorRequestError on a malformed body. */
+  settle(body: unknown): Promise<SettleResponse>;
+  supported(): SupportedResponse;
+  receipt(txHash: string): Promise<PaymentReceipt | undefined>;
+}
+
+const replay: Rejection = { reason: REASONS.nonceAlreadyUsed, message: 'This authorization was already presented' };
+
+export function createFacilitatorService(deps: FacilitatorServiceDeps): FacilitatorService {
+  const { store, chain, clock, network } = deps;
+  const assets = new Set(deps.assets.map((a) => a.toLowerCase()));
+  const simulateFrom = deps.relayers.addresses[0] as Address;
+
+  const invalid = (rejection: Rejection, payer?: Address): VerifyResponse => ({
+    isValid: false,
+    invalidReason: rejection.reason,
+    invalidMessage: rejection.message,
+    ...(payer ? { payer } : {}),
+  });
+  const terms = (request: PaymentRequest) => checkTerms(request, { network, assets, now: unixSeconds(clock) });
+  const record = (request: PaymentRequest, kind: SignerKind): NewAuthorization => {
+    const a = request.payment.authorization;
+    return {
+      key: authorizationKey(request),
+      payee: request.requirements.payTo,
+      amount: a.value,
+      validAfter: a.validAfter,
+      validBefore: a.validBefore,
+      payloadHash: payloadHash(request),
+      signerKind: kind,
+    };
+  };
+
+  const supported: SupportedResponse = {
+    kinds: [
+      { x402Version: 2, scheme: 'exact', network },
+      ...(toV1Name(network) ? [{ x402Version: 1 as const, scheme: 'exact' as const, network: toV1Name(network) as string }] : []),
+    ],
+    extensions: [],
+    signers: { 'eip155:*': [...deps.relayers.addresses] },
+  };
+
+  return {
+    async verify(body) {
+      const parsed = parseFacilitatorRequest(body);
+      if (parsed.type === 'invalid') return invalid(parsed, parsed.payer);
+      const request = parsed.request;
+      const failed = terms(request);
+      if (failed) return invalid(failed, request.payer);
+      // A replay is refused before any chain read; the insert below settles races.
+      if (await store.exists(authorizationKey(request))) return invalid(replay, request.payer);
+      const checked = await checkAuthorization(request, chain, { simulateFrom });
+      if ('reason' in checked) return invalid(checked, request.payer);
+      const row = await store.insert(record(request, checked.kind), 'verified', clock.now());
+      if (!row) return invalid(replay, request.payer);
+      return { isValid: true, payer: request.payer };
+    },
+
+    async settle(body) {
+      const parsed = parseFacilitatorRequest(body);
+      if (parsed.type === 'invalid') return settleFailure(parsed, parsed);
+      const request = parsed.request;
+      const failed = terms(request);
+      if (failed) return settleFailure(request, failed);
+      const key = authorizationKey(request);
+      // The verified payload: reuse verify's signature check, no second recovery.
+      let claimed = await store.claimVerified(key, payloadHash(request), clock.now());
+      if (!claimed) {
+        if (await store.exists(key)) return settleFailure(request, replay);
+        // Settle without verify: check the signature now; estimating gas simulates the rest.
+        const checked = await checkAuthorization(request, chain, {});
+        if ('reason' in checked) return settleFailure(request, checked);
+        claimed = await store.insert(record(request, checked.kind), 'settling', clock.now());
+        if (!claimed) return settleFailure(request, replay);
+      }
+      return submitSettlement(deps, request, claimed);
+    },
+
+    supported: () => structuredClone(supported),
+
+    async receipt(txHash) {
+      const row = await store.receipt(txHash);
+      return row ? toPaymentReceipt(row) : undefined;
+    },
+  };
+}

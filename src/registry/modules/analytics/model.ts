@@ -1,0 +1,33 @@
+import { t } from 'elysia';
+
+const SkillId = t.String({ format: 'uuid', description: 'the skill id (UUID)' });
+const PaymentRef = t.String({ minLength: 1, maxLength: 200, description: 'transaction hash or authorization nonce; counted once' });
+
+export const ViewBody = t.Object({ skillId: SkillId });
+export const CallBody = t.Object({
+  skillId: SkillId,
+  amount: t.Optional(t.Union([t.String({ maxLength: 32 }), t.Number()], { description: 'USDC amount, e.g. "0.001"' })),
+  paymentRef: t.Optional(PaymentRef),
+});
+export const UsageBody = t.Object({
+  skillId: SkillId,
+  amount: t.Integer({ minimum: 1, maximum: 1_000_000_000_000, description: 'micro-USDC (1 = $0.000001)' }),
+  paymentRef: t.Optional(PaymentRef),
+});
+export const FavoriteBody = t.Object({ skillId: SkillId, action: t.Union([t.Literal('add'), t.Literal('remove')]) });
+export const SkillIdParam = t.Object({ skillId: SkillId });
+
+export const Recorded = t.Object({ success: t.Literal(true), recorded: t.Boolean({ description: 'false when already counted' }) });
+export const FavoriteResult = t.Object({ success: t.Literal(true), favorited: t.Boolean(), favoriteCount: t.Number() });
+
+export const Analytics = t.Object({
+  skillId: t.String({ format: 'uuid' }),
+  callCount: t.Number(),
+  viewCount: t.Number(),
+  favoriteCount: t.Number(),
+  totalRevenue: t.String({ description: 'USDC, exact decimal' }),
+  totalRevenueAtomic: t.String({ description: 'micro-USDC' }),
+  lastCalledAt: t.Union([t.String({ format: 'date-time' }), t.Null()]),
+  lastViewedAt: t.Union([t.String({ format: 'date-time' }), t.Null()]),
+  daily: t.Array(t.Object({ date: t.String(), views: t.Number(), calls: t.Number(), revenue: t.String() }), { description: 'the last 30 days, oldest first' }),
+});

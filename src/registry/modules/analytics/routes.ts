@@ -1,0 +1,44 @@
+import { Elysia } from 'elysia';
+import type { ServiceContext } from '../../context';
+import { clientIp } from '../../lib/client-ip';
+import { authPlugin } from '../auth/plugin';
+import { Analytics, CallBody, FavoriteBody, FavoriteResult, Recorded, SkillIdParam, UsageBody, ViewBody } from './model';
+import { getAnalytics, recordCall, recordUsage, recordView, setFavorite } from './service';
+
+const tags = ['Analytics'];
+
+/**
+ * Views are public and deduplicated per IP; calls only from the skill's creator (its skill
+ * server's sk_ key); usage and favorites from any signed-in consumer; reading is public.
+ */
+export function analyticsRoutes(ctx: ServiceContext) {
+  return new Elysia({ name: 'analytics-routes', prefix: '/analytics' })
+    .use(authPlugin(ctx))
+    .post(
+      '/view',
+      async ({ body, request, server }) => ({ success: true as const, recorded: await recordView(ctx, body.skillId, clientIp(request, server, ctx.config.trustedProxies)) }),
+      { body: ViewBody, response: Recorded, detail: { tags, summary: 'Record a page view (once per IP per skill within the window)' } },
+    )
+    .post('/call', async ({ principal, body }) => ({ success: true as const, recorded: await recordCall(ctx, principal.userId, body) }), {
+      auth: 'creator',
+      body: CallBody,
+      response: Recorded,
+      detail: { tags, summary: 'Record an execution (the skill’s creator only; a paymentRef counts once)' },
+    })
+    .post('/usage', async ({ principal, body }) => ({ success: true as const, recorded: await recordUsage(ctx, principal.userId, body) }), {
+      auth: 'consumer',
+      body: UsageBody,
+      response: Recorded,
+      detail: { tags, summary: 'Record paid usage in micro-USDC (a paymentRef counts once)' },
+    })
+    .post(
+      '/favorite',
+      async ({ principal, body }) => ({ success: true as const, ...(await setFavorite(ctx, principal.userId, body.skillId, body.action === 'add')) }),
+      { auth: 'consumer', body: FavoriteBody, response: FavoriteResult, detail: { tags, summary: 'Add or remove a favorite (idempotent)' } },
+    )
+    .get('/:skillId', ({ params }) => getAnalytics(ctx, params.skillId), {
+      params: SkillIdParam,
+      response: Analytics,
+      detail: { tags, summary: 'Counters and a 30-day series of one skill' },
+    });
+}

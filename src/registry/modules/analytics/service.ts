@@ -1,0 +1,135 @@
+import { and, eq, gte, lte, sql } from 'drizzle-orm';
+import { formatPrice } from '../../../../sdk/x402';
+import { favorites, skillCalls, skillDaily, skills, skillStats, usageRecords, viewDedup } from '../../../db/schema';
+import type { ServiceContext } from '../../context';
+import { AppError } from '../../errors';
+import { hashSecret } from '../auth/secrets';
+import { priceToAtomic } from '../skills/validate';
+
+type Tx = Parameters<Parameters<ServiceContext['db']['transaction']>[0]>[0];
+
+async function skillById(ctx: ServiceContext, skillId: string) {
+  const [skill] = await ctx.db.select({ id: skills.id, creatorId: skills.creatorId }).from(skills).where(eq(skills.id, skillId));
+  if (!skill) throw new AppError('NOT_FOUND', 'Skill not found');
+  return skill;
+}
+
+const dayOf = (date: Date) => date.toISOString().slice(0, 10);
+
+async function bumpDaily(tx: Tx, skillId: string, now: Date, delta: { views?: number; calls?: number; revenue?: bigint }) {
+  const views = delta.views ?? 0;
+  const calls = delta.calls ?? 0;
+  const revenue = delta.revenue ?? 0n;
+  await tx
+    .insert(skillDaily)
+    .values({ skillId, day: dayOf(now), views, calls, revenue })
+    .onConflictDoUpdate({
+      target: [skillDaily.skillId, skillDaily.day],
+      set: {
+        views: sql`${skillDaily.views} + ${views}`,
+        calls: sql`${skillDaily.calls} + ${calls}`,
+        revenue: sql`${skillDaily.revenue} + ${revenue}`,
+      },
+    });
+}
+
+/** Counts a view once per client IP per skill within the configured window. */
+export async function recordView(ctx: ServiceContext, skillId: string, ip: string): Promise<boolean> {
+  await skillById(ctx, skillId);
+  const now = ctx.clock.now();
+  const windowStart = new Date(now.getTime() - ctx.config.catalogue.viewWindowSeconds * 1000);
+  const visitor = hashSecret(`view:${ip}`).slice(0, 32);
+  return ctx.db.transaction(async (tx) => {
+    const counted = await tx
+      .insert(viewDedup)
+      .values({ skillId, visitor, countedAt: now })
+      .onConflictDoUpdate({ target: [viewDedup.skillId, viewDedup.visitor], set: { countedAt: now }, setWhere: lte(viewDedup.countedAt, windowStart) })
+      .returning({ skillId: viewDedup.skillId });
+    if (counted.length === 0) return false;
+    await tx.update(skillStats).set({ viewCount: sql`${skillStats.viewCount} + 1`, lastViewedAt: now }).where(eq(skillStats.skillId, skillId));
+    await bumpDaily(tx, skillId, now, { views: 1 });
+    return true;
+  });
+}
+
+/** An execution reported by the skill's own creator; a repeated paymentRef is counted once. */
+export async function recordCall(ctx: ServiceContext, userId: string, input: { skillId: string; amount?: string | number; paymentRef?: string }): Promise<boolean> {
+  const skill = await skillById(ctx, input.skillId);
+  if (skill.creatorId !== userId) throw new AppError('FORBIDDEN', 'Only the skill’s creator can record its calls');
+  const amount = input.amount === undefined ? null : priceToAtomic(input.amount);
+  const now = ctx.clock.now();
+  return ctx.db.transaction(async (tx) => {
+    const inserted = await tx
+      .insert(skillCalls)
+      .values({ skillId: skill.id, amount, paymentRef: input.paymentRef ?? null, createdAt: now })
+      .onConflictDoNothing()
+      .returning({ id: skillCalls.id });
+    if (inserted.length === 0) return false;
+    await tx.update(skillStats).set({ callCount: sql`${skillStats.callCount} + 1`, lastCalledAt: now }).where(eq(skillStats.skillId, skill.id));
+    await bumpDaily(tx, skill.id, now, { calls: 1 });
+    return true;
+  });
+}
+
+/** Paid usage by a consumer (micro-USDC); revenue is the sum of these. A repeated paymentRef counts once. */
+export async function recordUsage(ctx: ServiceContext, userId: string, input: { skillId: string; amount: number; paymentRef?: string }): Promise<boolean> {
+  const skill = await skillById(ctx, input.skillId);
+  const amount = BigInt(input.amount);
+  const now = ctx.clock.now();
+  return ctx.db.transaction(async (tx) => {
+    const inserted = await tx
+      .insert(usageRecords)
+      .values({ skillId: skill.id, userId, amount, paymentRef: input.paymentRef ?? null, createdAt: now })
+      .onConflictDoNothing()
+      .returning({ id: usageRecords.id });
+    if (inserted.length === 0) return false;
+    await tx.update(skillStats).set({ totalRevenue: sql`${skillStats.totalRevenue} + ${amount}` }).where(eq(skillStats.skillId, skill.id));
+    await bumpDaily(tx, skill.id, now, { revenue: amount });
+    return true;
+  });
+}
+
+/** Adds or removes the caller's favorite (idempotent); answers the count after the change. */
+export async function setFavorite(ctx: ServiceContext, userId: string, skillId: string, add: boolean): Promise<{ favorited: boolean; favoriteCount: number }> {
+  await skillById(ctx, skillId);
+  return ctx.db.transaction(async (tx) => {
+    const changed = add
+      ? await tx.insert(favorites).values({ userId, skillId, createdAt: ctx.clock.now() }).onConflictDoNothing().returning({ skillId: favorites.skillId })
+      : await tx.delete(favorites).where(and(eq(favorites.userId, userId), eq(favorites.skillId, skillId))).returning({ skillId: favorites.skillId });
+    const delta = changed.length === 0 ? 0 : add ? 1 : -1;
+    const [stats] = await tx
+      .update(skillStats)
+      .set({ favoriteCount: sql`${skillStats.favoriteCount} + ${delta}` })
+      .where(eq(skillStats.skillId, skillId))
+      .returning({ favoriteCount: skillStats.favoriteCount });
+    return { favorited: add, favoriteCount: stats?.favoriteCount ?? 0 };
+  });
+}
+
+/** Counters plus a 30-day daily series (oldest first, empty days included). */
+export async function getAnalytics(ctx: ServiceContext, skillId: string) {
+  await skillById(ctx, skillId);
+  const [stats] = await ctx.db.select().from(skillStats).where(eq(skillStats.skillId, skillId));
+  const today = ctx.clock.now();
+  const days = Array.from({ length: 30 }, (_, i) => dayOf(new Date(today.getTime() - (29 - i) * 86_400_000)));
+  const rows = await ctx.db
+    .select()
+    .from(skillDaily)
+    .where(and(eq(skillDaily.skillId, skillId), gte(skillDaily.day, days[0]!)));
+  const byDay = new Map(rows.map((r) => [r.day, r]));
+  const revenue = BigInt(stats?.totalRevenue ?? 0);
+  return {
+    skillId,
+    callCount: stats?.callCount ?? 0,
+    viewCount: stats?.viewCount ?? 0,
+    favoriteCount: stats?.favoriteCount ?? 0,
+    totalRevenue: formatPrice(revenue),
+    totalRevenueAtomic: revenue.toString(),
+    lastCalledAt: stats?.lastCalledAt?.toISOString() ?? null,
+    lastViewedAt: stats?.lastViewedAt?.toISOString() ?? null,
+    daily: days.map((date) => {
+      const r = byDay.get(date);
+      return { date, views: r?.views ?? 0, calls: r?.calls ?? 0, revenue: formatPrice(BigInt(r?.revenue ?? 0)) };
+    }),
+  };
+}

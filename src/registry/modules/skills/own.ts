@@ -1,0 +1,29 @@
+import { asc, eq } from 'drizzle-orm';
+import { getAddress } from 'viem';
+import { skillGroupMembers, skills, users } from '../../../db/schema';
+import type { ServiceContext } from '../../context';
+import type { SkillView } from './model';
+import { selectSkills, toSkillView } from './view';
+
+/** Every skill of one creator, inactive ones included, by name. */
+export async function listOwnSkills(ctx: ServiceContext, creatorId: string): Promise<SkillView[]> {
+  const rows = await selectSkills(ctx.db).where(eq(skills.creatorId, creatorId)).orderBy(asc(skills.name));
+  return rows.map(toSkillView);
+}
+
+/** The active skills of the creator with this wallet address, by name. */
+export async function listPublicSkillsOf(ctx: ServiceContext, address: string): Promise<SkillView[]> {
+  const rows = await selectSkills(ctx.db)
+    .where(eq(users.walletAddress, getAddress(address.toLowerCase())))
+    .orderBy(asc(skills.name));
+  return rows.filter((r) => r.skill.isActive).map(toSkillView);
+}
+
+/** The active skills in a group, by name. */
+export async function listGroupSkills(ctx: ServiceContext, groupId: string): Promise<SkillView[]> {
+  const rows = await selectSkills(ctx.db)
+    .innerJoin(skillGroupMembers, eq(skillGroupMembers.skillId, skills.id))
+    .where(eq(skillGroupMembers.groupId, groupId))
+    .orderBy(asc(skills.name));
+  return rows.filter((r) => r.skill.isActive).map(toSkillView);
+}

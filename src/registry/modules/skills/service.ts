@@ -1,0 +1,131 @@
+import { and, eq } from 'drizzle-orm';
+import { DEFAULT_NETWORK } from '../../../../sdk/x402';
+import { skillGroupMembers, skills, skillStats } from '../../../db/schema';
+import type { ServiceContext } from '../../context';
+import { AppError } from '../../errors';
+import { slugify, withUniqueSlug } from '../../lib/slug';
+import { resolveOwnedGroups } from '../groups/service';
+import type { RegisterSkill, SkillView, UpdateSkill } from './model';
+import { callUrlOf, paymentAddressOf, priceToAtomic, schemaOf } from './validate';
+import { selectSkills, toSkillView } from './view';
+
+type SkillRow = typeof skills.$inferSelect;
+type Tx = Parameters<Parameters<ServiceContext['db']['transaction']>[0]>[0];
+
+/**
+ * Registers a skill, or updates the caller's skill of that name: `created` tells which. A
+ * re-registration that changes nothing writes nothing (updatedAt stays); `isActive` is never
+ * changed by registration.
+ */
+export async function registerSkill(ctx: ServiceContext, creatorId: string, input: RegisterSkill): Promise<{ created: boolean; skill: SkillView }> {
+  const values = {
+    description: input.description ?? null,
+    priceAtomic: priceToAtomic(input.price),
+    network: input.network ?? DEFAULT_NETWORK,
+    endpoint: callUrlOf(input.endpoint, input.name, ctx.config),
+    paymentAddress: paymentAddressOf(input.paymentAddress),
+    inputSchema: schemaOf('inputSchema', input.inputSchema),
+    outputSchema: schemaOf('outputSchema', input.outputSchema),
+    category: input.category ?? null,
+  };
+  const groups = await resolveOwnedGroups(ctx, creatorId, input.groups);
+  const groupIds = groups.map((g) => g.id);
+  const now = ctx.clock.now();
+
+  const outcome = await ctx.db.transaction(async (tx) => {
+    const byName = () => tx.select().from(skills).where(and(eq(skills.creatorId, creatorId), eq(skills.name, input.name))).for('update');
+    let [existing] = await byName();
+    if (!existing) {
+      // A conflict on insert is either the slug (try another) or a concurrent registration of
+      // the same name, which is then updated like any re-registration.
+      const inserted = await withUniqueSlug(slugify(input.name), async (slug) => {
+        const [row] = await tx
+          .insert(skills)
+          .values({ creatorId, name: input.name, slug, ...values, createdAt: now, updatedAt: now })
+          .onConflictDoNothing()
+          .returning();
+        if (row) return { row };
+        [existing] = await byName();
+        return existing ? { row: undefined } : undefined;
+      });
+      if (inserted.row) {
+        await tx.insert(skillStats).values({ skillId: inserted.row.id });
+        await setGroups(tx, inserted.row.id, groupIds);
+        return { created: true, id: inserted.row.id };
+      }
+    }
+    const current = existing!;
+    const currentGroups = (await tx.select({ id: skillGroupMembers.groupId }).from(skillGroupMembers).where(eq(skillGroupMembers.skillId, current.id))).map((g) => g.id);
+    if (!sameValues(current, values) || !sameSet(currentGroups, groupIds)) {
+      await tx.update(skills).set({ ...values, updatedAt: now }).where(eq(skills.id, current.id));
+      await setGroups(tx, current.id, groupIds);
+    }
+    return { created: false, id: current.id };
+  });
+  return { created: outcome.created, skill: await getSkillById(ctx, outcome.id) };
+}
+
+/** Owner-only partial update; groups replace the whole set and may not be empty. */
+export async function updateSkill(ctx: ServiceContext, creatorId: string, slug: string, input: UpdateSkill): Promise<SkillView> {
+  const existing = await ownedSkill(ctx, creatorId, slug);
+  const set: Partial<typeof skills.$inferInsert> = {};
+  if (input.description !== undefined) set.description = input.description;
+  if (input.price !== undefined) set.priceAtomic = priceToAtomic(input.price);
+  if (input.inputSchema !== undefined) set.inputSchema = schemaOf('inputSchema', input.inputSchema);
+  if (input.outputSchema !== undefined) set.outputSchema = schemaOf('outputSchema', input.outputSchema);
+  if (input.isActive !== undefined) set.isActive = input.isActive;
+  if (input.category !== undefined) set.category = input.category;
+  const groupIds = input.groups ? (await resolveOwnedGroups(ctx, creatorId, input.groups)).map((g) => g.id) : undefined;
+  await ctx.db.transaction(async (tx) => {
+    await tx.update(skills).set({ ...set, updatedAt: ctx.clock.now() }).where(eq(skills.id, existing.id));
+    if (groupIds) await setGroups(tx, existing.id, groupIds);
+  });
+  return getSkillById(ctx, existing.id);
+}
+
+export async function ownedSkill(ctx: ServiceContext, creatorId: string, slug: string): Promise<SkillRow> {
+  const [skill] = await ctx.db.select().from(skills).where(eq(skills.slug, slug));
+  if (!skill) throw new AppError('NOT_FOUND', 'Skill not found');
+  if (skill.creatorId !== creatorId) throw new AppError('FORBIDDEN', 'Only the skill’s creator can change it');
+  return skill;
+}
+
+/** One skill with counters and groups, active or not. */
+export async function getSkillBySlug(ctx: ServiceContext, slug: string): Promise<SkillView> {
+  const [row] = await selectSkills(ctx.db).where(eq(skills.slug, slug));
+  if (!row) throw new AppError('NOT_FOUND', 'Skill not found');
+  return toSkillView(row);
+}
+
+export async function getSkillById(ctx: ServiceContext, id: string): Promise<SkillView> {
+  const [row] = await selectSkills(ctx.db).where(eq(skills.id, id));
+  if (!row) throw new AppError('NOT_FOUND', 'Skill not found');
+  return toSkillView(row);
+}
+
+async function setGroups(tx: Tx, skillId: string, groupIds: string[]): Promise<void> {
+  await tx.delete(skillGroupMembers).where(eq(skillGroupMembers.skillId, skillId));
+  await tx.insert(skillGroupMembers).values(groupIds.map((groupId) => ({ skillId, groupId })));
+}
+
+function sameValues(row: SkillRow, values: Omit<typeof skills.$inferInsert, 'creatorId' | 'name' | 'slug' | 'createdAt' | 'updatedAt'>): boolean {
+  return (
+    row.description === values.description &&
+    row.priceAtomic === values.priceAtomic &&
+    row.network === values.network &&
+    row.endpoint === values.endpoint &&
+    row.paymentAddress === values.paymentAddress &&
+    row.category === values.category &&
+    canonical(row.inputSchema) === canonical(values.inputSchema) &&
+    canonical(row.outputSchema) === canonical(values.outputSchema)
+  );
+}
+
+const sameSet = (a: string[], b: string[]) => a.length === b.length && a.every((x) => b.includes(x));
+
+/** JSON with sorted keys: jsonb does not keep key order, so compare canonical forms. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value ?? null, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+  );
+}

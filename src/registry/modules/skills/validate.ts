@@ -1,0 +1,53 @@
+import { getAddress, isAddress } from 'viem';
+import { schemaProblem } from '../../../../sdk/json-schema';
+import { isX402Error, parsePrice } from '../../../../sdk/x402';
+import type { RegistryConfig } from '../../../config';
+import { AppError } from '../../errors';
+
+const invalid = (field: string, why: string) => new AppError('VALIDATION', `Invalid request: field "${field}": ${why}`);
+
+/** Exact integer micro-USDC from "$0.001", "0.001" or 0.001; at most 6 decimals, > 0. */
+export function priceToAtomic(price: string | number): bigint {
+  try {
+    return parsePrice(price);
+  } catch (error) {
+    if (isX402Error(error)) throw invalid('price', error.message);
+    throw error;
+  }
+}
+
+/** An EIP-55 checksummed address; a mixed-case address with a bad checksum is refused. */
+export function paymentAddressOf(address: string): string {
+  if (!/^0x[0-9a-fA-F]{40}$/.test(address)) throw invalid('paymentAddress', 'must be a 42-character 0x address');
+  if (!isAddress(address, { strict: true }) && address !== address.toLowerCase() && address.slice(2) !== address.slice(2).toUpperCase()) {
+    throw invalid('paymentAddress', 'has an invalid EIP-55 checksum');
+  }
+  return getAddress(address.toLowerCase());
+}
+
+/**
+ * The full call URL: absolute http(s), https unless http endpoints are allowed, no credentials
+ * or fragment; a URL already ending in `/<name>` is kept, otherwise `/<name>` is appended.
+ */
+export function callUrlOf(endpoint: string, name: string, config: RegistryConfig): string {
+  let url: URL;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    throw invalid('endpoint', 'must be an absolute http(s) URL');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw invalid('endpoint', 'must be an http(s) URL');
+  if (url.protocol === 'http:' && !config.catalogue.allowHttpEndpoints) throw invalid('endpoint', 'must use https');
+  if (url.username || url.password) throw invalid('endpoint', 'must not contain credentials');
+  if (url.hash) throw invalid('endpoint', 'must not contain a fragment');
+  const path = url.pathname.replace(/\/+$/, '');
+  url.pathname = path.endsWith(`/${name}`) ? path : `${path}/${name}`;
+  return url.toString();
+}
+
+export function schemaOf(field: 'inputSchema' | 'outputSchema', schema: Record<string, unknown> | null | undefined): Record<string, unknown> | null {
+  if (schema === undefined || schema === null) return null;
+  const problem = schemaProblem(schema);
+  if (problem) throw invalid(field, `is not a valid JSON Schema (${problem})`);
+  return schema;
+}

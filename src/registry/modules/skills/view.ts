@@ -1,0 +1,63 @@
+import { eq, sql, type SQL } from 'drizzle-orm';
+import { formatPrice, formatPriceUsd } from '../../../../sdk/x402';
+import type { Database } from '../../../db';
+import { skillGroupMembers, skillGroups, skills, skillStats, users } from '../../../db/schema';
+import type { SkillView } from './model';
+
+type SkillRow = typeof skills.$inferSelect;
+type StatsRow = typeof skillStats.$inferSelect;
+
+/** The columns every skill listing selects: the skill, its counters, its creator, its group names. */
+export const skillColumns = {
+  skill: skills,
+  stats: skillStats,
+  creatorAddress: users.walletAddress,
+  groups: sql<string[]>`(select coalesce(array_agg(g.name order by g.name), '{}') from ${skillGroupMembers} m join ${skillGroups} g on g.id = m.group_id where m.skill_id = ${skills.id})`,
+};
+
+/** `select … from skills` joined to its counters and creator, ready for filters. */
+export function selectSkills(db: Database, rank: SQL<number> = sql<number>`0`) {
+  return db
+    .select({ ...skillColumns, rank })
+    .from(skills)
+    .innerJoin(skillStats, eq(skillStats.skillId, skills.id))
+    .innerJoin(users, eq(users.id, skills.creatorId));
+}
+
+export function toSkillView(row: { skill: SkillRow; stats: StatsRow; creatorAddress: string; groups: string[] | string }): SkillView {
+  const { skill, stats } = row;
+  return {
+    id: skill.id,
+    slug: skill.slug,
+    name: skill.name,
+    description: skill.description,
+    price: formatPriceUsd(skill.priceAtomic),
+    priceAtomic: skill.priceAtomic.toString(),
+    currency: 'USDC',
+    network: skill.network,
+    endpoint: skill.endpoint,
+    paymentAddress: skill.paymentAddress,
+    inputSchema: (skill.inputSchema as Record<string, unknown> | null) ?? null,
+    outputSchema: (skill.outputSchema as Record<string, unknown> | null) ?? null,
+    category: skill.category,
+    groups: parseTextArray(row.groups),
+    isActive: skill.isActive,
+    verified: skill.verified,
+    creatorId: skill.creatorId,
+    creatorAddress: row.creatorAddress,
+    callCount: stats.callCount,
+    viewCount: stats.viewCount,
+    favoriteCount: stats.favoriteCount,
+    totalRevenue: formatPrice(BigInt(stats.totalRevenue)),
+    createdAt: skill.createdAt.toISOString(),
+    updatedAt: skill.updatedAt.toISOString(),
+  };
+}
+
+/** A text[] from either driver: an array, or PostgreSQL's `{a,"b c"}` text form. */
+function parseTextArray(value: string[] | string): string[] {
+  if (Array.isArray(value)) return value;
+  const inner = value.slice(1, -1);
+  if (inner === '') return [];
+  return (inner.match(/"((?:[^"\\]|\\.)*)"|[^,]+/g) ?? []).map((part) => (part.startsWith('"') ? part.slice(1, -1).replace(/\\(.)/g, '$1') : part));
+}

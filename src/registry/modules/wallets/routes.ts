@@ -1,0 +1,70 @@
+import { Elysia, t } from 'elysia';
+import type { ServiceContext } from '../../context';
+import { authPlugin } from '../auth/plugin';
+import { balanceReader } from './balance';
+import { refusePrivateKeys } from './guard';
+import * as m from './model';
+import { getActiveWalletWithBalance, listWallets, registerWallet, revokeWallet, setWalletLabel } from './service';
+
+const tags = ['Spending wallets'];
+const jsonNull = () => new Response('null', { headers: { 'content-type': 'application/json' } });
+
+/**
+ * `/wallet/*`: spending wallets, self-custody addresses whose keys stay on the client. Every
+ * route needs a session or an API key (401 `Authentication required` without one).
+ */
+export function walletRoutes(ctx: ServiceContext) {
+  const balances = balanceReader(ctx.config.chain, ctx.clock, ctx.logger);
+  return new Elysia({ name: 'wallet-routes', prefix: '/wallet' })
+    .use(authPlugin(ctx))
+    .onTransform(refusePrivateKeys)
+    .post(
+      '/generate',
+      async ({ principal, body, set }) => {
+        const { wallet, created } = await registerWallet(ctx, principal.userId, body);
+        set.status = created ? 201 : 200;
+        return wallet;
+      },
+      {
+        auth: 'consumer',
+        body: m.RegisterWallet,
+        response: { 200: m.WalletView, 201: m.WalletView },
+        detail: { tags, summary: 'Register a spending wallet by its address (never its key); it becomes the active wallet' },
+      },
+    )
+    .get(
+      '',
+      async ({ principal }) => {
+        const wallet = await getActiveWalletWithBalance(ctx, principal.userId, balances);
+        // Elysia sends an empty body for a bare null; clients expect the JSON literal `null`.
+        return wallet ?? (jsonNull() as unknown as null);
+      },
+      {
+        auth: 'consumer',
+        response: t.Union([m.ActiveWallet, t.Null()]),
+        detail: { tags, summary: 'The active wallet with its live USDC balance, or null' },
+      },
+    )
+    .get('/all', ({ principal }) => listWallets(ctx, principal.userId), {
+      auth: 'consumer',
+      response: t.Array(m.WalletView),
+      detail: { tags, summary: 'Every wallet, revoked ones included, newest first' },
+    })
+    .patch('/:address', ({ principal, params, body }) => setWalletLabel(ctx, principal.userId, params.address, body.label), {
+      auth: 'consumer',
+      params: m.AddressParam,
+      body: m.UpdateLabel,
+      response: m.WalletView,
+      detail: { tags, summary: 'Set a wallet’s label (null removes it)' },
+    })
+    .delete(
+      '/:address',
+      async ({ principal, params }) => ({ success: true as const, wallet: await revokeWallet(ctx, principal.userId, params.address) }),
+      {
+        auth: 'consumer',
+        params: m.AddressParam,
+        response: m.RevokedWallet,
+        detail: { tags, summary: 'Revoke a wallet: no longer active, still listed; funds on-chain are untouched' },
+      },
+    );
+}

@@ -1,0 +1,129 @@
+import { beforeAll, describe, expect, it } from 'bun:test';
+import { bearer, jsonPost } from '../support/auth';
+import { catalogueFixture, json, newCreator, skillInput, type Creator } from '../support/catalogue';
+import { databaseKinds } from '../support/database';
+
+for (const kind of databaseKinds) {
+  describe(`GET /skills on ${kind}`, () => {
+    const fx = catalogueFixture(kind);
+    let alice: Creator;
+    let bob: Creator;
+    beforeAll(async () => {
+      alice = await newCreator(fx.request);
+      bob = await newCreator(fx.request);
+      await alice.group('weather');
+      await bob.group('text');
+      const reg = (c: Creator, body: Record<string, unknown>) => {
+        fx.clock.advance(1);
+        return fx.request('/skills', jsonPost(skillInput(body), bearer(c.key)));
+      };
+      await reg(alice, { name: 'forecast-daily', description: 'Tomorrow’s weather for any city', price: '$0.01', groups: ['weather'], category: 'data' });
+      await reg(alice, { name: 'weather-now', description: 'Current conditions', price: '$0.002', groups: ['weather'], category: 'data' });
+      await reg(bob, { name: 'translator', description: 'Translates text between languages', price: '$0.05', groups: ['text'], category: 'language' });
+      await reg(bob, { name: 'summarize', description: 'Summaries of long text', price: '$0.2', groups: ['text'] });
+    });
+
+    const names = async (query: string) => (await json<any[]>(await fx.request(`/skills?${query}`))).map((s) => s.name);
+
+    it('answers a JSON array for the existing client’s query, q always sent', async () => {
+      const res = await fx.request('/skills?q=&category=&minPrice=&maxPrice=&creator=&verified=&group=');
+      expect(res.status).toBe(200);
+      expect(Array.isArray(await res.json())).toBe(true);
+    });
+
+    it('ranks a name match above a description match', async () => {
+      expect(await names('q=weather')).toEqual(['weather-now', 'forecast-daily']);
+    });
+
+    it('matches prefixes and stems', async () => {
+      expect(await names('q=transl')).toEqual(['translator']);
+      expect(await names('q=translations')).toEqual(['translator']);
+      expect(await names('q=summar')).toEqual(['summarize']);
+    });
+
+    it('requires every word to match', async () => {
+      expect(await names('q=weather%20city')).toEqual(['forecast-daily']);
+      expect(await names('q=weather%20languages')).toEqual([]);
+    });
+
+    it('treats punctuation in q as text, not query syntax', async () => {
+      expect((await fx.request(`/skills?q=${encodeURIComponent("weather' | !(:*&")}`)).status).toBe(200);
+      expect(await names(`q=${encodeURIComponent('weather!!!')}`)).toEqual(['weather-now', 'forecast-daily']);
+    });
+
+    it('filters by price range, creator, group and category', async () => {
+      expect((await names('minPrice=0.01&maxPrice=0.05&sort=price'))).toEqual(['forecast-daily', 'translator']);
+      expect((await names(`creator=${bob.address.toLowerCase()}&sort=price`))).toEqual(['translator', 'summarize']);
+      expect((await names('group=weather&sort=price'))).toEqual(['weather-now', 'forecast-daily']);
+      expect((await names('category=language'))).toEqual(['translator']);
+      expect((await names('verified=true'))).toEqual([]);
+    });
+
+    it('sorts by price, newest, popular and revenue', async () => {
+      const byPrice = await names(`sort=price&creator=${alice.address}`);
+      expect(byPrice).toEqual(['weather-now', 'forecast-daily']);
+      expect((await names(`sort=newest&creator=${bob.address}`))).toEqual(['summarize', 'translator']);
+      expect((await fx.request('/skills?sort=popular')).status).toBe(200);
+      expect((await fx.request('/skills?sort=revenue')).status).toBe(200);
+    });
+
+    it('answers 400 for a bad cursor, price filter, creator or sort', async () => {
+      for (const query of ['cursor=garbage', 'minPrice=cheap', 'creator=0x12', 'sort=random', 'limit=0', 'limit=101', 'sort=relevance']) {
+        const res = await fx.request(`/skills?${query}`);
+        expect({ query, status: res.status }).toEqual({ query, status: 400 });
+      }
+    });
+  });
+
+  describe(`paging through 250 skills on ${kind}`, () => {
+    const fx = catalogueFixture(kind);
+    let creator: Creator;
+    beforeAll(async () => {
+      creator = await newCreator(fx.request);
+      const group = await creator.group('bulk');
+      for (let i = 0; i < 250; i++) {
+        fx.clock.advance(i % 3 === 0 ? 0 : 1);
+        const res = await fx.request(
+          '/skills',
+          jsonPost(skillInput({ name: `bulk-${i}`, description: i % 2 ? 'bulk tool' : 'bulk helper tool', price: `$0.00${(i % 9) + 1}`, groups: [group.name] }), bearer(creator.key)),
+        );
+        if (res.status !== 201) throw new Error(await res.text());
+      }
+    }, 120_000);
+
+    async function pageAll(query: string, limit: number): Promise<string[]> {
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      for (let pages = 0; pages < 100; pages++) {
+        const res: Response = await fx.request(`/skills?${query}&limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`);
+        expect(res.status).toBe(200);
+        const page = await json<any[]>(res);
+        seen.push(...page.map((s) => s.name));
+        cursor = res.headers.get('x-next-cursor');
+        if (cursor) expect(res.headers.get('link')).toContain('rel="next"');
+        if (!cursor) return seen;
+        expect(page).toHaveLength(limit);
+      }
+      throw new Error('too many pages');
+    }
+
+    for (const [sort, query] of [
+      ['newest', `creator=${'$creator'}&sort=newest`],
+      ['price', `creator=${'$creator'}&sort=price`],
+      ['relevance', 'q=bulk&sort=relevance'],
+      ['popular', `creator=${'$creator'}&sort=popular`],
+    ] as const) {
+      it(`returns every skill exactly once by ${sort}`, async () => {
+        const names = await pageAll(query.replace('$creator', creator.address), 23);
+        expect(names).toHaveLength(250);
+        expect(new Set(names).size).toBe(250);
+      });
+    }
+
+    it('orders pages by price ascending across page boundaries', async () => {
+      const res = await fx.request(`/skills?creator=${creator.address}&sort=price&limit=100`);
+      const prices = (await json<any[]>(res)).map((s) => BigInt(s.priceAtomic));
+      expect(prices).toEqual([...prices].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+    });
+  });
+}

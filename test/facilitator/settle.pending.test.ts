@@ -1,0 +1,135 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'bun:test';
+import { type Hex, parseGwei } from 'viem';
+import { createPaymentStore } from '../../src/facilitator/store';
+import { type LocalChain, randomNonce, signAuthorization, startChain, usdCoinAbi, vrsArgs } from '../support/chain';
+import { databaseKinds } from '../support/database';
+import {
+  PRICE,
+  type FacilitatorFixture,
+  manualClock,
+  paymentBody,
+  requirementsFor,
+  startFacilitatorFixture,
+  v2Body,
+  wireAuthorization,
+} from '../support/facilitator';
+
+let chain: LocalChain;
+beforeAll(async () => {
+  chain = await startChain({ payers: 2, relayers: 2 });
+}, 30_000);
+afterAll(() => chain.stop());
+afterEach(() => chain.testClient.setAutomine(true));
+
+const pendingNonce = (address: Hex) => chain.publicClient.getTransactionCount({ address, blockTag: 'pending' });
+
+for (const kind of databaseKinds) {
+  describe(`settlements whose receipt is not seen in time (${kind} database)`, () => {
+    let f: FacilitatorFixture;
+    const clock = manualClock();
+    beforeAll(async () => {
+      f = await startFacilitatorFixture(chain, kind, { clock, config: { receiptTimeoutMs: 150 } });
+    }, 30_000);
+    afterAll(() => f.close());
+    const relayer = () => chain.accounts.relayer.address;
+
+    it('answers settlement_pending with the hash, refuses a retry without re-sending, and reconciles to confirmed', async () => {
+      const payee = await chain.createAccount();
+      const body = await paymentBody(chain, chain.accounts.payer, requirementsFor(chain, payee.address));
+      expect((await f.facilitator.verify(body)).isValid).toBe(true);
+      await chain.testClient.setAutomine(false);
+      const nonceBefore = await pendingNonce(relayer());
+
+      const pending = await f.facilitator.settle(body);
+      expect(pending).toMatchObject({ success: false, errorReason: 'settlement_pending', payer: chain.accounts.payer.address, network: chain.network });
+      expect(pending.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+      expect((await (await f.get(`/receipts/${pending.transaction}`)).json()) as object).toMatchObject({ status: 'pending', finalizedAt: null });
+
+      expect(await f.facilitator.settle(body)).toMatchObject({ success: false, errorReason: 'invalid_exact_evm_nonce_already_used', transaction: '' });
+      expect(await pendingNonce(relayer())).toBe(nonceBefore + 1);
+      expect(await f.facilitator.reconcile()).toMatchObject({ checked: 1, stillPending: 1 });
+
+      await chain.testClient.mine({ blocks: 1 });
+      expect(await f.facilitator.reconcile()).toMatchObject({ checked: 1, confirmed: 1 });
+      expect(await f.facilitator.receipt(pending.transaction)).toMatchObject({ status: 'confirmed', blockNumber: expect.any(Number) });
+      expect(await chain.balanceOf(payee.address)).toBe(PRICE);
+      expect(await f.facilitator.reconcile()).toMatchObject({ checked: 0 });
+    });
+
+    it('reconciles a pending transfer that reverts (the authorization was used by another transaction first) to reverted', async () => {
+      const payee = await chain.createAccount();
+      const requirements = requirementsFor(chain, payee.address);
+      const signed = await signAuthorization(chain, chain.accounts.payer, { to: payee.address, value: PRICE });
+      await chain.testClient.setAutomine(false);
+
+      const pending = await f.facilitator.settle(v2Body(requirements, wireAuthorization(signed.authorization), signed.signature));
+      expect(pending.errorReason).toBe('settlement_pending');
+      // Someone else submits the same authorization with a higher tip: it is mined first.
+      await chain.walletClient(chain.accounts.payers[1]!).writeContract({
+        address: chain.token.address,
+        abi: usdCoinAbi,
+        functionName: 'transferWithAuthorization',
+        args: vrsArgs(signed),
+        gas: 200_000n,
+        maxFeePerGas: parseGwei('500'),
+        maxPriorityFeePerGas: parseGwei('100'),
+      });
+      await chain.testClient.mine({ blocks: 1 });
+
+      expect(await f.facilitator.reconcile()).toMatchObject({ reverted: 1 });
+      expect(await f.facilitator.receipt(pending.transaction)).toMatchObject({ status: 'reverted' });
+      expect(await chain.balanceOf(payee.address)).toBe(PRICE); // paid once, by the other transaction
+    });
+
+    it('reconciles a transfer that is never mined to dropped once the authorization expired, and the relayer recovers its nonce', async () => {
+      const payee = await chain.createAccount();
+      const body = await paymentBody(chain, chain.accounts.payer, requirementsFor(chain, payee.address));
+      await chain.testClient.setAutomine(false);
+      const pending = await f.facilitator.settle(body);
+      expect(pending.errorReason).toBe('settlement_pending');
+      await chain.testClient.dropTransaction({ hash: pending.transaction as Hex });
+
+      expect(await f.facilitator.reconcile()).toMatchObject({ stillPending: 1 }); // not expired yet: it may still appear
+      clock.advance(600); // past validBefore (now + 60) and the 120 s grace
+      expect(await f.facilitator.reconcile()).toMatchObject({ dropped: 1 });
+      expect(await f.facilitator.receipt(pending.transaction)).toMatchObject({ status: 'dropped', error: expect.stringContaining('Never mined') });
+
+      await chain.testClient.setAutomine(true);
+      const wallNow = BigInt(Math.floor(Date.now() / 1000));
+      const next = await paymentBody(chain, chain.accounts.payer, requirementsFor(chain, payee.address), { validBefore: wallNow + 3600n });
+      const settled = await f.facilitator.settle(next);
+      expect(settled.success).toBe(true);
+      expect(await chain.balanceOf(payee.address)).toBe(PRICE);
+    });
+
+    it('fails a claim that never got a transaction (the process stopped in between) once its authorization expired', async () => {
+      const store = createPaymentStore(f.database.db);
+      const key = { network: chain.network, asset: chain.token.address, payer: chain.accounts.payer.address, nonce: randomNonce() };
+      const expired = String(Math.floor(clock.now().getTime() / 1000) - 1_000);
+      const entry = { key, payee: chain.accounts.payee.address, amount: '1', validAfter: '0', validBefore: expired, payloadHash: 'h', signerKind: 'ecdsa' as const };
+      await store.insert(entry, 'settling', clock.now());
+      expect(await f.facilitator.reconcile()).toMatchObject({ abandoned: 1 });
+      expect(await store.authorization(key)).toMatchObject({ state: 'failed', reason: 'unexpected_settle_error', txHash: null });
+    });
+
+    it('reconciles in the background once started, without anyone asking', async () => {
+      const background = await startFacilitatorFixture(chain, kind, {
+        database: f.database,
+        relayers: [chain.accounts.relayers[1]!],
+        config: { receiptTimeoutMs: 50, reconcileIntervalMs: 50 },
+      });
+      try {
+        const payee = await chain.createAccount();
+        await chain.testClient.setAutomine(false);
+        const pending = await background.facilitator.settle(await paymentBody(chain, chain.accounts.payers[1]!, requirementsFor(chain, payee.address)));
+        expect(pending.errorReason).toBe('settlement_pending');
+        await chain.testClient.mine({ blocks: 1 });
+        const deadline = Date.now() + 5_000;
+        while ((await background.facilitator.receipt(pending.transaction))?.status === 'pending' && Date.now() < deadline) await Bun.sleep(25);
+        expect(await background.facilitator.receipt(pending.transaction)).toMatchObject({ status: 'confirmed' });
+      } finally {
+        await background.close();
+      }
+    });
+  });
+}

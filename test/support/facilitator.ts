@@ -1,0 +1,115 @@
+/**
+ * Facilitator test fixtures: a facilitator over a fresh test database and a local chain, x402
+ * request bodies signed by the chain's accounts, a log capture and a hand-moved clock.
+ */
+import type { Address, Hex, LocalAccount } from 'viem';
+import type { PaymentRequirements } from '../../sdk/x402/index';
+import type { DatabaseHandle, DatabaseKind } from '../../src/db';
+import { createFacilitator, type Clock, type Facilitator, type FacilitatorSettings } from '../../src/facilitator';
+import { createLogger, type Logger } from '../../src/log';
+import { type Authorization, type LocalChain, type TestAccount, signAuthorization } from './chain';
+import { openTestDatabase } from './database';
+
+export const PRICE = 10_000n; // $0.01
+
+/** Log lines written under test, raw and parsed. */
+export function memoryLogger(): { logger: Logger; lines: string[] } {
+  const lines: string[] = [];
+  return { logger: createLogger('debug', (line) => lines.push(line)), lines };
+}
+
+/** A clock tests move by hand. */
+export function manualClock(start = new Date()): Clock & { advance(seconds: number): void } {
+  let now = start.getTime();
+  return { now: () => new Date(now), advance: (seconds) => void (now += seconds * 1000) };
+}
+
+/** Exact-EVM requirements for the chain's token, paying `payTo` the price. */
+export function requirementsFor(chain: LocalChain, payTo: Address, overrides: Partial<PaymentRequirements> = {}): PaymentRequirements {
+  return {
+    scheme: 'exact',
+    network: chain.network,
+    amount: PRICE.toString(),
+    asset: chain.token.address,
+    payTo,
+    maxTimeoutSeconds: 60,
+    extra: { name: chain.token.name, version: chain.token.version },
+    ...overrides,
+  };
+}
+
+/** The wire form of an authorization: every number as a decimal string. */
+export function wireAuthorization(a: Authorization) {
+  return { ...a, value: `${a.value}`, validAfter: `${a.validAfter}`, validBefore: `${a.validBefore}` };
+}
+
+/**
+ * A v2 facilitator request body: `signer` signs an authorization paying `requirements` (value,
+ * recipient and window overridable, e.g. to make a bad payment), with `accepted` = requirements.
+ */
+export async function paymentBody(
+  chain: LocalChain,
+  signer: LocalAccount,
+  requirements: PaymentRequirements,
+  overrides: Partial<Authorization> = {},
+) {
+  const signed = await signAuthorization(chain, signer, { to: requirements.payTo, value: BigInt(requirements.amount), ...overrides });
+  return v2Body(requirements, wireAuthorization(signed.authorization), signed.signature);
+}
+
+export function v2Body(requirements: PaymentRequirements, authorization: ReturnType<typeof wireAuthorization>, signature: Hex) {
+  return {
+    x402Version: 2,
+    paymentPayload: { x402Version: 2, accepted: requirements, payload: { signature, authorization } },
+    paymentRequirements: requirements,
+  };
+}
+
+export interface FacilitatorFixture {
+  facilitator: Facilitator;
+  database: DatabaseHandle;
+  logs: string[];
+  /** `app.handle` of a JSON request to `path`. */
+  post(path: string, body: unknown): Promise<Response>;
+  get(path: string): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/** A facilitator over a fresh `kind` database, settling on `chain` with the given relayers. */
+export async function startFacilitatorFixture(
+  chain: LocalChain,
+  kind: DatabaseKind,
+  options: { relayers?: readonly TestAccount[]; config?: Partial<FacilitatorSettings>; clock?: Clock; database?: DatabaseHandle } = {},
+): Promise<FacilitatorFixture> {
+  const database = options.database ?? (await openTestDatabase(kind));
+  const { logger, lines } = memoryLogger();
+  const facilitator = createFacilitator({
+    database,
+    logger,
+    publicClient: chain.publicClient,
+    ...(options.clock ? { clock: options.clock } : {}),
+    config: {
+      network: chain.network,
+      rpcUrl: chain.rpcUrl,
+      relayerPrivateKeys: (options.relayers ?? [chain.accounts.relayer]).map((r) => r.privateKey),
+      assets: [chain.token.address],
+      receiptTimeoutMs: 5_000,
+      pollIntervalMs: 20,
+      reconcileIntervalMs: 60_000,
+      ...options.config,
+    },
+  });
+  await facilitator.start();
+  const handle = (path: string, init?: RequestInit) => facilitator.app.handle(new Request(`http://localhost${path}`, init));
+  return {
+    facilitator,
+    database,
+    logs: lines,
+    post: (path, body) => handle(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+    get: (path) => handle(path),
+    async close() {
+      await facilitator.stop();
+      if (!options.database) await database.close();
+    },
+  };
+}
