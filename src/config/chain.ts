@@ -1,6 +1,6 @@
 import { getAddress, type Address } from 'viem';
 import { getKnownNetwork, isCaip2Network, normalizeNetwork, type Caip2Network } from '../../sdk/x402/index';
-import { ConfigError, type Env, read, readInteger } from './env';
+import { ConfigError, type Env, read, readHttpUrl, readInteger } from './env';
 
 /** The chain the registry reads spending-wallet balances from. */
 export interface ChainConfig {
@@ -35,25 +35,26 @@ const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
  * MARKET_BALANCE_CACHE_MS. A network without built-in defaults needs the token and the RPC set.
  */
 export function readChainConfig(env: Env): ChainConfig {
-  const network = readNetwork(env);
+  const network = readNetwork(env, 'MARKET_NETWORK');
   return {
     network,
     usdcAddress: readUsdc(env, network),
-    rpcUrl: readRpc(env, network),
+    rpcUrl: readRpcUrl(env, 'MARKET_RPC_URL', network),
     rpcTimeoutMs: readInteger(env, 'MARKET_RPC_TIMEOUT_MS', CHAIN_DEFAULTS.rpcTimeoutMs, 100, 60_000),
     balanceCacheMs: readInteger(env, 'MARKET_BALANCE_CACHE_MS', CHAIN_DEFAULTS.balanceCacheMs, 0, 600_000),
   };
 }
 
-function readNetwork(env: Env): Caip2Network {
-  const raw = read(env, 'MARKET_NETWORK') ?? CHAIN_DEFAULTS.network;
+/** A CAIP-2 network (or a v1 name such as `base`) from `name`, default Base mainnet. */
+export function readNetwork(env: Env, name: string): Caip2Network {
+  const raw = read(env, name) ?? CHAIN_DEFAULTS.network;
   try {
     const network = normalizeNetwork(raw);
     if (isCaip2Network(network)) return network;
   } catch {
     // reported below
   }
-  throw new ConfigError('MARKET_NETWORK', `must be a CAIP-2 network such as eip155:8453, got "${raw.slice(0, 64)}"`);
+  throw new ConfigError(name, `must be a CAIP-2 network such as eip155:8453, got "${raw.slice(0, 64)}"`);
 }
 
 function readUsdc(env: Env, network: Caip2Network): Address {
@@ -67,18 +68,11 @@ function readUsdc(env: Env, network: Caip2Network): Address {
   return getAddress(raw.toLowerCase());
 }
 
-function readRpc(env: Env, network: Caip2Network): string {
-  const raw = read(env, 'MARKET_RPC_URL');
-  if (raw === undefined) {
-    const fallback = PUBLIC_RPC_URLS[network];
-    if (!fallback) throw new ConfigError('MARKET_RPC_URL', `is required for ${network} (no public default)`);
-    return fallback;
-  }
-  try {
-    const url = new URL(raw);
-    if (url.protocol === 'http:' || url.protocol === 'https:') return url.toString();
-  } catch {
-    // reported below
-  }
-  throw new ConfigError('MARKET_RPC_URL', `must be an http(s) URL, got "${raw}"`);
+/** The RPC URL in `name`, or the network's public RPC; required where there is none. */
+export function readRpcUrl(env: Env, name: string, network: Caip2Network): string {
+  const url = readHttpUrl(env, name);
+  if (url) return url.toString();
+  const fallback = PUBLIC_RPC_URLS[network];
+  if (!fallback) throw new ConfigError(name, `is required for ${network} (no public default)`);
+  return fallback;
 }

@@ -72,3 +72,16 @@ export function readHost(env: Env, name: string, fallback: string): string {
   }
   return raw;
 }
+
+/** An http(s) URL, or undefined when unset. */
+export function readHttpUrl(env: Env, name: string): URL | undefined {
+  const raw = read(env, name);
+  if (raw === undefined) return undefined;
+  try {
+    const url = new URL(raw);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return url;
+  } catch {
+    // reported below
+  }
+  throw new ConfigError(name, `must be an http(s) URL, got "${raw.slice(0, 200)}"`);
+}

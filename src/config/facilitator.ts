@@ -1,7 +1,7 @@
 import { getAddress, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { getKnownNetwork, isCaip2Network, normalizeNetwork, type Caip2Network } from '../../sdk/x402/index';
-import { PUBLIC_RPC_URLS } from './chain';
+import { getKnownNetwork, type Caip2Network } from '../../sdk/x402/index';
+import { readNetwork, readRpcUrl } from './chain';
 import { readDatabaseConfig, type DatabaseConfig } from './database';
 import { ConfigError, type Env, read, readChoice, readHost, readInteger, readPort } from './env';
 import { LOG_LEVELS, RUN_MODES, type LogLevel, type RunMode } from './registry';
@@ -49,7 +49,7 @@ const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
  * a bad private key is reported by position, never echoed. `overrides` win (used by tests).
  */
 export function loadFacilitatorConfig(env: Env, cwd = process.cwd(), overrides: Partial<FacilitatorConfig> = {}): FacilitatorConfig {
-  const network = readNetwork(env);
+  const network = readNetwork(env, 'FACILITATOR_NETWORK');
   return {
     mode: readChoice(env, 'NODE_ENV', RUN_MODES, 'development'),
     host: readHost(env, 'HOST', FACILITATOR_DEFAULTS.host),
@@ -58,7 +58,7 @@ export function loadFacilitatorConfig(env: Env, cwd = process.cwd(), overrides: 
     logLevel: readChoice(env, 'LOG_LEVEL', LOG_LEVELS, FACILITATOR_DEFAULTS.logLevel),
     bodyLimitBytes: readInteger(env, 'MARKET_BODY_LIMIT', FACILITATOR_DEFAULTS.bodyLimitBytes, 1024, 64 * 1024 * 1024),
     network,
-    rpcUrl: readRpcUrl(env, network),
+    rpcUrl: readRpcUrl(env, 'FACILITATOR_RPC_URL', network),
     relayerPrivateKeys: readPrivateKeys(env),
     assets: readAssets(env, network),
     receiptTimeoutMs: readInteger(env, 'FACILITATOR_RECEIPT_TIMEOUT_MS', FACILITATOR_DEFAULTS.receiptTimeoutMs, 0, 600_000),
@@ -66,33 +66,6 @@ export function loadFacilitatorConfig(env: Env, cwd = process.cwd(), overrides: 
     reconcileIntervalMs: readInteger(env, 'FACILITATOR_RECONCILE_INTERVAL_MS', FACILITATOR_DEFAULTS.reconcileIntervalMs, 100, 3_600_000),
     ...overrides,
   };
-}
-
-function readNetwork(env: Env): Caip2Network {
-  const raw = read(env, 'FACILITATOR_NETWORK') ?? FACILITATOR_DEFAULTS.network;
-  try {
-    const network = normalizeNetwork(raw);
-    if (isCaip2Network(network)) return network;
-  } catch {
-    // reported below
-  }
-  throw new ConfigError('FACILITATOR_NETWORK', `must be a CAIP-2 network such as eip155:8453, got "${raw.slice(0, 64)}"`);
-}
-
-function readRpcUrl(env: Env, network: Caip2Network): string {
-  const raw = read(env, 'FACILITATOR_RPC_URL');
-  if (raw === undefined) {
-    const fallback = PUBLIC_RPC_URLS[network];
-    if (fallback === undefined) throw new ConfigError('FACILITATOR_RPC_URL', `is required for ${network} (no public default)`);
-    return fallback;
-  }
-  try {
-    const url = new URL(raw);
-    if (url.protocol === 'http:' || url.protocol === 'https:') return url.toString();
-  } catch {
-    // reported below
-  }
-  throw new ConfigError('FACILITATOR_RPC_URL', 'must be an http(s) URL');
 }
 
 function readPrivateKeys(env: Env): Hex[] {

@@ -2,7 +2,7 @@ import { readAuthConfig, type AuthConfig } from './auth';
 import { readChainConfig, type ChainConfig } from './chain';
 import { readCatalogueConfig, type CatalogueConfig } from './catalogue';
 import { readDatabaseConfig, type DatabaseConfig } from './database';
-import { ConfigError, type Env, read, readChoice, readHost, readInteger, readPort } from './env';
+import { type Env, readChoice, readHost, readHttpUrl, readInteger, readPort } from './env';
 import { readRateLimits, readTrustedProxies, type RateLimitConfig } from './limits';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
@@ -45,7 +45,7 @@ export const REGISTRY_DEFAULTS = {
 export function loadRegistryConfig(env: Env, cwd = process.cwd(), overrides: Partial<RegistryConfig> = {}): RegistryConfig {
   const mode = readChoice(env, 'NODE_ENV', RUN_MODES, 'development');
   const port = readPort(env, 'PORT', REGISTRY_DEFAULTS.port);
-  const publicUrl = readUrl(env, 'PUBLIC_URL') ?? new URL(`http://localhost:${port}`);
+  const publicUrl = readHttpUrl(env, 'PUBLIC_URL') ?? new URL(`http://localhost:${port}`);
   return {
     mode,
     host: readHost(env, 'HOST', REGISTRY_DEFAULTS.host),
@@ -63,14 +63,3 @@ export function loadRegistryConfig(env: Env, cwd = process.cwd(), overrides: Par
   };
 }
 
-function readUrl(env: Env, name: string): URL | undefined {
-  const raw = read(env, name);
-  if (raw === undefined) return undefined;
-  try {
-    const url = new URL(raw);
-    if (url.protocol === 'http:' || url.protocol === 'https:') return url;
-  } catch {
-    // reported below
-  }
-  throw new ConfigError(name, `must be an http(s) URL, got "${raw}"`);
-}

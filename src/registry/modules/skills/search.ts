@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, exists, gte, lte, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, exists, gte, inArray, lte, sql, type SQL } from 'drizzle-orm';
 import { getAddress } from 'viem';
 import { skillGroupMembers, skillGroups, skills, skillStats, users } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
@@ -45,17 +45,32 @@ export async function searchSkills(ctx: ServiceContext, query: SearchQuery): Pro
     filters.push(key.after(value, id));
   }
 
-  const rows = await selectSkills(ctx.db, key.rank)
-    .where(and(...filters))
-    .orderBy(...key.order)
-    .limit(limit + 1);
-  const page = rows.slice(0, limit);
-  const last = page[page.length - 1];
-  const nextCursor = rows.length > limit && last ? encodeCursor(key.valueOf(last), last.skill.id) : undefined;
-  return { skills: page.map(toSkillView), nextCursor };
+  // Page first on the narrow columns, then load the full rows of that page only: the group
+  // names and the creator are computed for 20 rows, not for every match.
+  const needsStats = sort === 'popular' || sort === 'revenue';
+  let pageQuery = ctx.db
+    .select({
+      id: skills.id,
+      createdAt: skills.createdAt,
+      priceAtomic: skills.priceAtomic,
+      callCount: needsStats ? skillStats.callCount : sql<number>`0`,
+      totalRevenue: needsStats ? skillStats.totalRevenue : sql<bigint>`0`,
+      rank: key.rank ?? sql<number>`0`,
+    })
+    .from(skills)
+    .$dynamic();
+  if (needsStats) pageQuery = pageQuery.innerJoin(skillStats, eq(skillStats.skillId, skills.id));
+  if (query.creator) pageQuery = pageQuery.innerJoin(users, eq(users.id, skills.creatorId));
+  const page = await pageQuery.where(and(...filters)).orderBy(...key.order).limit(limit + 1);
+  const shown = page.slice(0, limit);
+  const full = shown.length ? await selectSkills(ctx.db).where(inArray(skills.id, shown.map((r) => r.id))) : [];
+  const byId = new Map(full.map((r) => [r.skill.id, r]));
+  const last = shown[shown.length - 1];
+  const nextCursor = page.length > limit && last ? encodeCursor(key.valueOf(last), last.id) : undefined;
+  return { skills: shown.map((r) => toSkillView(byId.get(r.id)!)), nextCursor };
 }
 
-type Row = Awaited<ReturnType<ReturnType<typeof selectSkills>['execute']>>[number];
+type Row = { id: string; createdAt: Date; priceAtomic: bigint; callCount: number; totalRevenue: bigint; rank: number };
 
 interface SortKey {
   rank?: SQL<number>;
@@ -80,25 +95,25 @@ function sortKey(sort: Sort, match: SQL | undefined): SortKey {
       return {
         order: [desc(skills.createdAt), desc(skills.id)],
         after: (v, id) => sql`(${skills.createdAt}, ${skills.id}) < (${v}::timestamptz, ${id}::uuid)`,
-        valueOf: (row) => row.skill.createdAt.toISOString(),
+        valueOf: (row) => row.createdAt.toISOString(),
       };
     case 'price':
       return {
         order: [asc(skills.priceAtomic), asc(skills.id)],
         after: (v, id) => sql`(${skills.priceAtomic}, ${skills.id}) > (${v}::bigint, ${id}::uuid)`,
-        valueOf: (row) => row.skill.priceAtomic.toString(),
+        valueOf: (row) => row.priceAtomic.toString(),
       };
     case 'popular':
       return {
         order: [desc(skillStats.callCount), desc(skills.id)],
         after: (v, id) => sql`(${skillStats.callCount}, ${skills.id}) < (${v}::int, ${id}::uuid)`,
-        valueOf: (row) => String(row.stats.callCount),
+        valueOf: (row) => String(row.callCount),
       };
     case 'revenue':
       return {
         order: [desc(skillStats.totalRevenue), desc(skills.id)],
         after: (v, id) => sql`(${skillStats.totalRevenue}, ${skills.id}) < (${v}::bigint, ${id}::uuid)`,
-        valueOf: (row) => String(row.stats.totalRevenue),
+        valueOf: (row) => String(row.totalRevenue),
       };
   }
 }

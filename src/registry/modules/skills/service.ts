@@ -7,7 +7,7 @@ import { slugify, withUniqueSlug } from '../../lib/slug';
 import { resolveOwnedGroups } from '../groups/service';
 import type { RegisterSkill, SkillView, UpdateSkill } from './model';
 import { callUrlOf, paymentAddressOf, priceToAtomic, schemaOf } from './validate';
-import { selectSkills, toSkillView } from './view';
+import { findSkillRowBySlug, selectSkills, toSkillView } from './view';
 
 type SkillRow = typeof skills.$inferSelect;
 type Tx = Parameters<Parameters<ServiceContext['db']['transaction']>[0]>[0];
@@ -92,7 +92,7 @@ export async function ownedSkill(ctx: ServiceContext, creatorId: string, slug: s
 
 /** One skill with counters and groups, active or not. */
 export async function getSkillBySlug(ctx: ServiceContext, slug: string): Promise<SkillView> {
-  const [row] = await selectSkills(ctx.db).where(eq(skills.slug, slug));
+  const row = await findSkillRowBySlug(ctx.db, slug);
   if (!row) throw new AppError('NOT_FOUND', 'Skill not found');
   return toSkillView(row);
 }

@@ -1,24 +1,27 @@
-import { eq, sql, type SQL } from 'drizzle-orm';
+import { eq, getTableColumns, sql } from 'drizzle-orm';
 import { formatPrice, formatPriceUsd } from '../../../../sdk/x402';
 import type { Database } from '../../../db';
 import { skillGroupMembers, skillGroups, skills, skillStats, users } from '../../../db/schema';
 import type { SkillView } from './model';
 
-type SkillRow = typeof skills.$inferSelect;
+type SkillRow = Omit<typeof skills.$inferSelect, 'search'>;
 type StatsRow = typeof skillStats.$inferSelect;
+
+/** Every skill column but the full-text document, which only the database needs. */
+const { search: _search, ...skillFields } = getTableColumns(skills);
 
 /** The columns every skill listing selects: the skill, its counters, its creator, its group names. */
 export const skillColumns = {
-  skill: skills,
+  skill: skillFields,
   stats: skillStats,
   creatorAddress: users.walletAddress,
   groups: sql<string[]>`(select coalesce(array_agg(g.name order by g.name), '{}') from ${skillGroupMembers} m join ${skillGroups} g on g.id = m.group_id where m.skill_id = ${skills.id})`,
 };
 
 /** `select … from skills` joined to its counters and creator, ready for filters. */
-export function selectSkills(db: Database, rank: SQL<number> = sql<number>`0`) {
+export function selectSkills(db: Database) {
   return db
-    .select({ ...skillColumns, rank })
+    .select(skillColumns)
     .from(skills)
     .innerJoin(skillStats, eq(skillStats.skillId, skills.id))
     .innerJoin(users, eq(users.id, skills.creatorId));
@@ -60,4 +63,21 @@ function parseTextArray(value: string[] | string): string[] {
   const inner = value.slice(1, -1);
   if (inner === '') return [];
   return (inner.match(/"((?:[^"\\]|\\.)*)"|[^,]+/g) ?? []).map((part) => (part.startsWith('"') ? part.slice(1, -1).replace(/\\(.)/g, '$1') : part));
+}
+
+const bySlug = new WeakMap<Database, ReturnType<typeof prepareBySlug>>();
+
+function prepareBySlug(db: Database) {
+  return selectSkills(db).where(eq(skills.slug, sql.placeholder('slug'))).prepare('skill_by_slug');
+}
+
+/** One skill row by slug through a prepared statement (the hottest read: skill detail). */
+export async function findSkillRowBySlug(db: Database, slug: string) {
+  let statement = bySlug.get(db);
+  if (!statement) {
+    statement = prepareBySlug(db);
+    bySlug.set(db, statement);
+  }
+  const [row] = await statement.execute({ slug });
+  return row;
 }

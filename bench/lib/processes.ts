@@ -1,0 +1,39 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** Starts a server process and resolves once `healthUrl` answers 200, with the time it took. */
+export async function startProcess(command: string[], env: Record<string, string>, healthUrl: string, cwd?: string): Promise<{ child: ChildProcess; startupMs: number; stop(): Promise<void> }> {
+  const began = performance.now();
+  const child = spawn(command[0]!, command.slice(1), { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'], cwd });
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${command.join(' ')} exited ${child.exitCode} before answering`);
+    try {
+      if ((await fetch(healthUrl)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (performance.now() - began > 60_000) throw new Error(`${healthUrl} did not answer in 60 s`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  const startupMs = performance.now() - began;
+  return {
+    child,
+    startupMs,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
