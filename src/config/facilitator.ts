@@ -28,6 +28,8 @@ export interface FacilitatorConfig {
   pollIntervalMs: number;
   /** How often the reconciler looks at pending transactions. */
   reconcileIntervalMs: number;
+  /** When non-empty, /verify and /settle need `Authorization: Bearer <one of these>`. */
+  apiKeys: readonly string[];
 }
 
 export const FACILITATOR_DEFAULTS = {
@@ -64,6 +66,7 @@ export function loadFacilitatorConfig(env: Env, cwd = process.cwd(), overrides: 
     receiptTimeoutMs: readInteger(env, 'FACILITATOR_RECEIPT_TIMEOUT_MS', FACILITATOR_DEFAULTS.receiptTimeoutMs, 0, 600_000),
     pollIntervalMs: readInteger(env, 'FACILITATOR_POLL_INTERVAL_MS', FACILITATOR_DEFAULTS.pollIntervalMs, 10, 60_000),
     reconcileIntervalMs: readInteger(env, 'FACILITATOR_RECONCILE_INTERVAL_MS', FACILITATOR_DEFAULTS.reconcileIntervalMs, 100, 3_600_000),
+    apiKeys: readApiKeys(env),
     ...overrides,
   };
 }
@@ -108,4 +111,15 @@ function readAssets(env: Env, network: Caip2Network): Address[] {
   }
   if (assets.length === 0) throw new ConfigError('FACILITATOR_ASSETS', `must list at least one token: ${network} has no built-in USDC`);
   return assets;
+}
+
+/** FACILITATOR_API_KEYS: comma-separated secrets of at least 16 characters; unset means open. */
+function readApiKeys(env: Env): string[] {
+  const raw = read(env, 'FACILITATOR_API_KEYS');
+  if (raw === undefined) return [];
+  const keys = raw.split(',').map((k) => k.trim());
+  if (keys.some((k) => k.length < 16 || /\s/.test(k))) {
+    throw new ConfigError('FACILITATOR_API_KEYS', 'must be comma-separated keys of at least 16 characters without spaces');
+  }
+  return keys;
 }

@@ -17,7 +17,7 @@ import { systemClock, type Clock, type PaymentReceipt, type SupportedResponse, t
 
 /** What the facilitator needs from its configuration; the rest of FacilitatorConfig has defaults. */
 export type FacilitatorSettings = Pick<FacilitatorConfig, 'network' | 'rpcUrl' | 'relayerPrivateKeys' | 'assets'> &
-  Partial<Pick<FacilitatorConfig, 'receiptTimeoutMs' | 'pollIntervalMs' | 'reconcileIntervalMs' | 'bodyLimitBytes' | 'logLevel'>>;
+  Partial<Pick<FacilitatorConfig, 'receiptTimeoutMs' | 'pollIntervalMs' | 'reconcileIntervalMs' | 'bodyLimitBytes' | 'logLevel' | 'apiKeys'>>;
 
 export interface FacilitatorDeps {
   database: DatabaseHandle;
@@ -71,7 +71,7 @@ export function createFacilitator({ database, config, clock = systemClock, logge
   });
   const bodyLimit = config.bodyLimitBytes ?? FACILITATOR_DEFAULTS.bodyLimitBytes;
   const base = new Elysia({ name: 'facilitator', seed: prefix }).use(requestContext(log, bodyLimit)).use(errorHandler(log));
-  const app = (prefix === '' ? base.use(healthRoutes(database)) : base).use(facilitatorRoutes(service, log, prefix));
+  const app = (prefix === '' ? base.use(healthRoutes(database)) : base).use(facilitatorRoutes(service, log, prefix, config.apiKeys ?? []));
 
   return {
     app,

@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { Elysia } from 'elysia';
 import { BaseError } from 'viem';
 import type { Logger } from '../log';
@@ -31,12 +32,21 @@ function answer(logger: Logger) {
  * The standard facilitator endpoints plus receipts. Valid and invalid payments alike answer 200
  * (the verdict is in the body); only a body that is not a facilitator request answers 400.
  */
-export function facilitatorRoutes(service: FacilitatorService, logger: Logger, prefix = '') {
+export function facilitatorRoutes(service: FacilitatorService, logger: Logger, prefix = '', apiKeys: readonly string[] = []) {
   const guarded = answer(logger);
+  const allowed = apiKeys.map(digest);
+  // With FACILITATOR_API_KEYS set, only holders of a key may spend the relayer's gas.
+  const requireKey = ({ headers }: { headers: Record<string, string | undefined> }) => {
+    if (allowed.length === 0) return;
+    const presented = /^Bearer\s+(\S+)$/i.exec(headers.authorization ?? '')?.[1];
+    if (!presented) throw new AppError('UNAUTHORIZED', 'Authentication required');
+    const hash = digest(presented);
+    if (!allowed.some((key) => timingSafeEqual(key, hash))) throw new AppError('UNAUTHORIZED', 'Invalid token');
+  };
   return new Elysia({ prefix })
     .get('/supported', () => service.supported())
-    .post('/verify', ({ body }) => guarded(() => service.verify(body)))
-    .post('/settle', ({ body }) => guarded(() => service.settle(body)))
+    .post('/verify', ({ body }) => guarded(() => service.verify(body)), { beforeHandle: requireKey })
+    .post('/settle', ({ body }) => guarded(() => service.settle(body)), { beforeHandle: requireKey })
     .get('/receipts/:tx', async ({ params }) => {
       if (!TX_HASH.test(params.tx)) throw new AppError('VALIDATION', 'Invalid request: tx must be a transaction hash (0x + 64 hex)');
       const receipt = await service.receipt(params.tx);
@@ -44,3 +54,5 @@ export function facilitatorRoutes(service: FacilitatorService, logger: Logger, p
       return receipt;
     });
 }
+
+const digest = (key: string) => createHash('sha256').update(key).digest();
