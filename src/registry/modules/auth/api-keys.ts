@@ -1,4 +1,5 @@
-import { and, desc, eq } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
+import { prepared } from '../../lib/prepared';
 import { apiKeys, users } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
 import { AppError } from '../../errors';
@@ -65,11 +66,14 @@ export async function revokeApiKey(ctx: ServiceContext, userId: string, id: stri
  * key, off the request path.
  */
 export async function findApiKey(ctx: ServiceContext, presented: string): Promise<(ApiKeyRow & { walletAddress: string }) | undefined> {
-  const [found] = await ctx.db
-    .select({ key: apiKeys, walletAddress: users.walletAddress })
-    .from(apiKeys)
-    .innerJoin(users, eq(users.id, apiKeys.userId))
-    .where(eq(apiKeys.keyHash, hashSecret(presented)));
+  const [found] = await prepared(ctx.db, 'api_key_by_hash', (db) =>
+    db
+      .select({ key: apiKeys, walletAddress: users.walletAddress })
+      .from(apiKeys)
+      .innerJoin(users, eq(users.id, apiKeys.userId))
+      .where(eq(apiKeys.keyHash, sql.placeholder('hash')))
+      .prepare('api_key_by_hash'),
+  ).execute({ hash: hashSecret(presented) });
   if (!found) return undefined;
   const row = { ...found.key, walletAddress: found.walletAddress };
   if (row.revokedAt !== null) return row;

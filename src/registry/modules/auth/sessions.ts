@@ -1,4 +1,5 @@
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import { prepared } from '../../lib/prepared';
 import { refreshTokens, sessions } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
 import { AppError } from '../../errors';
@@ -88,10 +89,13 @@ export async function revokeSession(ctx: ServiceContext, sessionId: string, reas
 
 /** True while the session exists, is not revoked and has not expired. */
 export async function isSessionActive(ctx: ServiceContext, sessionId: string): Promise<boolean> {
-  const [session] = await ctx.db
-    .select({ revokedAt: sessions.revokedAt, expiresAt: sessions.expiresAt })
-    .from(sessions)
-    .where(eq(sessions.id, sessionId));
+  const [session] = await prepared(ctx.db, 'session_state', (db) =>
+    db
+      .select({ revokedAt: sessions.revokedAt, expiresAt: sessions.expiresAt })
+      .from(sessions)
+      .where(eq(sessions.id, sql.placeholder('id')))
+      .prepare('session_state'),
+  ).execute({ id: sessionId });
   return session !== undefined && session.revokedAt === null && session.expiresAt > ctx.clock.now();
 }
 

@@ -2,6 +2,7 @@ import { eq, getTableColumns, sql } from 'drizzle-orm';
 import { formatPrice, formatPriceUsd } from '../../../../sdk/x402';
 import type { Database } from '../../../db';
 import { skillGroupMembers, skillGroups, skills, skillStats, users } from '../../../db/schema';
+import { prepared } from '../../lib/prepared';
 import type { SkillView } from './model';
 
 type SkillRow = Omit<typeof skills.$inferSelect, 'search'>;
@@ -65,19 +66,9 @@ function parseTextArray(value: string[] | string): string[] {
   return (inner.match(/"((?:[^"\\]|\\.)*)"|[^,]+/g) ?? []).map((part) => (part.startsWith('"') ? part.slice(1, -1).replace(/\\(.)/g, '$1') : part));
 }
 
-const bySlug = new WeakMap<Database, ReturnType<typeof prepareBySlug>>();
-
-function prepareBySlug(db: Database) {
-  return selectSkills(db).where(eq(skills.slug, sql.placeholder('slug'))).prepare('skill_by_slug');
-}
-
 /** One skill row by slug through a prepared statement (the hottest read: skill detail). */
 export async function findSkillRowBySlug(db: Database, slug: string) {
-  let statement = bySlug.get(db);
-  if (!statement) {
-    statement = prepareBySlug(db);
-    bySlug.set(db, statement);
-  }
+  const statement = prepared(db, 'skill_by_slug', (d) => selectSkills(d).where(eq(skills.slug, sql.placeholder('slug'))).prepare('skill_by_slug'));
   const [row] = await statement.execute({ slug });
   return row;
 }
