@@ -1,23 +1,23 @@
 #!/usr/bin/env bun
-import { ConfigError } from '../config';
-import { DataDirectoryLockedError } from '../db';
+import { ConfigError } from '../config/env';
+import { DataDirectoryLockedError } from '../db/lock';
 import { VERSION } from '../version';
-import { facilitatorCommand } from './commands/facilitator';
-import { healthcheckCommand } from './commands/healthcheck';
-import { loginCommand } from './commands/login';
-import { registryCommand } from './commands/registry';
-import { serveCommand } from './commands/serve';
-import { walletCommand } from './commands/wallet';
 import { NotAvailableError, UsageError } from './errors';
 import { USAGE } from './usage';
 
-const COMMANDS: Record<string, (args: string[]) => Promise<void>> = {
-  registry: registryCommand,
-  serve: serveCommand,
-  facilitator: facilitatorCommand,
-  healthcheck: healthcheckCommand,
-  login: loginCommand,
-  wallet: walletCommand,
+type Command = (args: string[]) => Promise<void>;
+
+/** Each command is loaded when it runs, so `market call` does not pay for the registry's imports. */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  registry: async () => (await import('./commands/registry')).registryCommand,
+  serve: async () => (await import('./commands/serve')).serveCommand,
+  facilitator: async () => (await import('./commands/facilitator')).facilitatorCommand,
+  healthcheck: async () => (await import('./commands/healthcheck')).healthcheckCommand,
+  login: async () => (await import('./commands/login')).loginCommand,
+  wallet: async () => (await import('./commands/wallet')).walletCommand,
+  search: async () => (await import('./commands/search')).searchCommand,
+  info: async () => (await import('./commands/info')).infoCommand,
+  call: async () => (await import('./commands/call')).callCommand,
 };
 
 /** Runs the command line; returns an exit code, or undefined while a server keeps running. */
@@ -32,15 +32,15 @@ export async function main(argv: string[]): Promise<number | undefined> {
     return 0;
   }
   const name = first === undefined || first.startsWith('-') ? 'registry' : first;
-  const command = COMMANDS[name];
+  const load = COMMANDS[name];
   const args = first === undefined || first.startsWith('-') ? argv : rest;
   try {
-    if (!command) throw new UsageError(`unknown command "${name}"`);
+    if (!load) throw new UsageError(`unknown command "${name}"`);
     if (args.includes('--help') || args.includes('-h')) {
       process.stdout.write(USAGE);
       return 0;
     }
-    await command(args);
+    await (await load())(args);
     return name === 'healthcheck' ? 0 : undefined;
   } catch (error) {
     return report(error);

@@ -4,7 +4,13 @@ export const USAGE = `market ${VERSION}: a marketplace for paid HTTP skills (x40
 
 Usage:
   market [registry] [--port N] [--host H]   run the registry (the default command)
-  market serve <module.ts> [--port N]       run a creator's paid skill server from a module
+  market serve <module.ts> [--port N] [--host H] [--wallet W] [--endpoint URL] [--groups a,b]
+               [--facilitator URL] [--api-url URL] [--network eip155:ID] [--asset 0x… [--asset-name N] [--asset-version V]] [--no-register]
+                                            run a creator's paid skill server (default port 3002)
+                                            from a module exporting skill(...)s; the SDK is built in.
+                                            Wallet from MARKET_WALLET_ADDRESS / MARKET_WALLET_KEY, key
+                                            from MARKET_API_KEY; MARKET_ENDPOINT, MARKET_FACILITATOR_URL,
+                                            MARKET_NETWORK, MARKET_API_URL as defaults of the flags
   market facilitator [--port N] [--host H] [--rpc URL] [--network eip155:ID]
                                             verify and settle x402 payments (default port 3001;
                                             relayer key from FACILITATOR_PRIVATE_KEY)
@@ -19,6 +25,15 @@ Usage:
   market wallet revoke <address>            stop using a wallet (funds and keystore untouched)
                                             wallet and login take --api-url / --api-key, else
                                             MARKET_API_URL / MARKET_API_KEY, else the stored login
+  market search [query] [--group G] [--max-price P] [--sort S] [--limit N] [--cursor C] [--json]
+                                            find skills (no wallet needed)
+  market info <slug> [--json]               one skill's listing: price, endpoint, schemas
+  market call <slug> '<json>' [--max-price P] [--fast]
+                                            pay and call a skill: result as JSON on stdout, receipt
+                                            on stderr; wallet from MARKET_PRIVATE_KEY (--wallet-key)
+                                            or --keystore PATH + MARKET_KEYSTORE_PASSPHRASE; search,
+                                            info and call take --api-url, --api-key, --network and
+                                            --asset ADDRESS (a token allowed besides USDC)
   market --help | -h                        this text
   market --version | -v                     the version
 

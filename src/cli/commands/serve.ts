@@ -1,6 +1,90 @@
-import { NotAvailableError } from '../errors';
+import { parseArgs } from 'node:util';
+import { RegistrationError, ServeConfigError, SkillDefinitionError, serve, type ServeOptions } from '../../../sdk/creator/index';
+import type { AssetInfo } from '../../../sdk/x402/index';
+import type { LogLevel } from '../../config';
+import { createLogger } from '../../log';
+import { exitOnSignal } from '../../runtime/shutdown';
+import { UsageError } from '../errors';
+import { SkillModuleError, loadSkillModule } from '../skill-module';
 
-/** `market serve <module>`: loads a creator's module and runs the paid skill server. */
-export async function serveCommand(_args: string[]): Promise<void> {
-  throw new NotAvailableError('serve', 'the paid skill server arrives with the creator SDK');
+const LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
+
+/**
+ * `market serve <module.ts> [--port N] [--host H] [--wallet W] [--endpoint URL] [--groups a,b]
+ * [--facilitator URL] [--api-url URL] [--network eip155:ID] [--asset 0x… [--asset-name N] [--asset-version V]]
+ * [--no-register]`: `--asset` is a 6-decimal EIP-3009 token paid instead of the network's USDC (its
+ * EIP-712 domain `USD Coin` version `2` unless named otherwise, e.g. a local test token);
+ * it loads a creator's skills module and runs the paid skill server. Flags win over MARKET_ENDPOINT,
+ * MARKET_FACILITATOR_URL and MARKET_NETWORK; wallet, API key and registry URL follow the SDK's
+ * order (flag, then MARKET_WALLET_ADDRESS / MARKET_WALLET_KEY / MARKET_API_KEY / MARKET_API_URL,
+ * then the SKILLZ_* names). Skills are registered at start when an endpoint is known.
+ */
+export async function serveCommand(args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      wallet: { type: 'string' },
+      endpoint: { type: 'string' },
+      groups: { type: 'string' },
+      facilitator: { type: 'string' },
+      'api-url': { type: 'string' },
+      network: { type: 'string' },
+      asset: { type: 'string' },
+      'asset-name': { type: 'string' },
+      'asset-version': { type: 'string' },
+      'no-register': { type: 'boolean' },
+    },
+  });
+  const [file, ...extra] = positionals;
+  if (!file) throw new UsageError('serve needs a skills module: market serve <module.ts>');
+  if (extra.length > 0) throw new UsageError(`serve takes one module, got also "${extra[0]}"`);
+  const env = process.env;
+  const port = values.port === undefined ? undefined : Number(values.port);
+  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535)) throw new UsageError('--port must be a port number');
+  const level = LEVELS.find((l) => l === env.LOG_LEVEL?.trim().toLowerCase()) ?? 'info';
+  const logger = createLogger(level);
+
+  if (values.wallet !== undefined && values.wallet.trim().length === 66) {
+    logger.warn('--wallet got a private key, which shows in process listings: pass the address, or the key in MARKET_WALLET_KEY');
+  }
+
+  try {
+    const skills = await loadSkillModule(file);
+    const network = values.network ?? nonEmpty(env.MARKET_NETWORK);
+    const endpoint = values.endpoint ?? nonEmpty(env.MARKET_ENDPOINT);
+    const facilitatorUrl = values.facilitator ?? nonEmpty(env.MARKET_FACILITATOR_URL);
+    const options: ServeOptions = {
+      logger,
+      hostname: values.host ?? '0.0.0.0',
+      ...(port !== undefined ? { port } : {}),
+      ...(values.wallet !== undefined ? { wallet: values.wallet } : {}),
+      ...(values['api-url'] !== undefined ? { apiUrl: values['api-url'] } : {}),
+      ...(network !== undefined ? { network } : {}),
+      ...(facilitatorUrl !== undefined ? { facilitatorUrl } : {}),
+      ...(values.asset !== undefined ? { asset: { address: values.asset as AssetInfo['address'], name: values['asset-name'] ?? 'USD Coin', version: values['asset-version'] ?? '2', decimals: 6 } } : {}),
+    };
+    if (endpoint !== undefined && !values['no-register']) {
+      const groups = (values.groups ?? '').split(',').map((g) => g.trim()).filter(Boolean);
+      options.register = { endpoint, ...(groups.length > 0 ? { groups } : {}) };
+    } else {
+      logger.info('registration off: pass --endpoint <public URL> (or set MARKET_ENDPOINT) to register the skills');
+    }
+    // A signal while starting (registration can take a few seconds) simply ends the process.
+    const early = () => process.exit(0);
+    process.once('SIGTERM', early).once('SIGINT', early);
+    const server = await serve(skills, options).finally(() => process.off('SIGTERM', early).off('SIGINT', early));
+    exitOnSignal(server.stop, logger, 5000); // running calls may finish, pending call records go out
+  } catch (error) {
+    if (!(error instanceof SkillModuleError || error instanceof ServeConfigError || error instanceof SkillDefinitionError || error instanceof RegistrationError)) throw error;
+    process.stderr.write(`market: ${error.message}\n`);
+    process.exitCode = 1;
+  }
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
 }

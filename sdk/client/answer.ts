@@ -1,0 +1,92 @@
+/**
+ * What a skill server's answer means for the caller: the handler's result (unwrapped from
+ * `{success, result, timestamp}`), the settlement receipt, or a typed error saying whether money
+ * moved. Accounting follows the protocol: a 2xx after a proof is paid; a 402 or a handler error
+ * is not, unless the server says otherwise with a successful receipt.
+ */
+import { readSettleResponseHeader, sameAddress, type PaymentPayloadV2, type PaymentRequirements } from '../x402/index';
+import { MarketError, SkillCallError, type ChargeState } from './errors';
+import { isRecord, parseJson, type Answer } from './http';
+import type { PaymentReceipt, Skill } from './types';
+
+/** The payment a proof carried, for receipts. */
+export interface SentPayment {
+  requirements: PaymentRequirements;
+  payload: PaymentPayloadV2;
+}
+
+/** The receipt of a paid answer, and whether the server confirmed settlement. */
+export function receiptOf(answer: Answer, skill: Skill, sent: SentPayment): { receipt: PaymentReceipt; settled: boolean } {
+  const { requirements, payload } = sent;
+  const { authorization } = payload.payload;
+  const read = readSettleResponseHeader(answer.headers);
+  const settled =
+    read.type === 'receipt' &&
+    read.receipt.success &&
+    read.receipt.transaction !== '' &&
+    read.receipt.network === requirements.network &&
+    (read.receipt.payer === undefined || sameAddress(read.receipt.payer, authorization.from));
+  return {
+    settled,
+    receipt: {
+      skillId: skill.id,
+      slug: skill.slug,
+      transaction: settled && read.type === 'receipt' ? (read.receipt.transaction as `0x${string}`) : null,
+      amount: requirements.amount,
+      price: skill.price,
+      payTo: requirements.payTo,
+      network: requirements.network,
+      asset: requirements.asset,
+      payer: authorization.from,
+      nonce: authorization.nonce,
+    },
+  };
+}
+
+/** The reason a server gives in a JSON error body (`error`, else `message`), if any. */
+export function reasonOf(answer: Answer): string | undefined {
+  const parsed = parseJson(answer.text);
+  if (!parsed.ok || !isRecord(parsed.value)) return undefined;
+  const { error, message } = parsed.value;
+  const reason = typeof error === 'string' ? error : typeof message === 'string' ? message : undefined;
+  return reason?.slice(0, 500);
+}
+
+/**
+ * The handler's result of a 2xx answer: `result` of the documented success body, otherwise the
+ * whole JSON body (reference x402 servers pass the handler's own JSON through), otherwise the text
+ * when the server did not claim JSON.
+ *
+ * @throws SkillCallError for `{success: false}`; MarketError('invalid_response') for broken JSON
+ */
+export function resultOf(answer: Answer, slug: string, charged: ChargeState, receipt: PaymentReceipt | undefined): unknown {
+  const type = answer.headers.get('content-type') ?? '';
+  const parsed = parseJson(answer.text);
+  if (!parsed.ok) {
+    if (!type.includes('json') && type !== '') return answer.text;
+    throw new MarketError('invalid_response', `${slug} answered ${answer.status} with a body that is not JSON`, withReceipt({ status: answer.status, body: answer.text, slug, charged }, receipt));
+  }
+  const body = parsed.value;
+  if (isRecord(body) && body.success === true && Object.hasOwn(body, 'result')) return body.result;
+  if (isRecord(body) && body.success === false) {
+    const reason = typeof body.error === 'string' ? body.error.slice(0, 500) : 'the skill failed';
+    throw new SkillCallError('skill_failed', reason, withReceipt({ status: answer.status, body: answer.text, slug, charged }, receipt));
+  }
+  return body;
+}
+
+/** The error of a non-2xx, non-402 answer from a skill server. */
+export function failureOf(answer: Answer, slug: string, charged: ChargeState, receipt: PaymentReceipt | undefined): MarketError {
+  const details = withReceipt({ status: answer.status, body: answer.text, slug, charged }, receipt);
+  const reason = reasonOf(answer);
+  if (answer.status === 504) return new SkillCallError('skill_timeout', reason ? `${slug} timed out: ${reason}` : `${slug} timed out (504)`, details);
+  const parsed = parseJson(answer.text);
+  if (answer.status >= 500 && parsed.ok && isRecord(parsed.value) && parsed.value.success === false && reason !== undefined) {
+    return new SkillCallError('skill_failed', reason, details);
+  }
+  return new SkillCallError('skill_error', `${slug} answered ${answer.status}${reason ? `: ${reason}` : ''}`, details);
+}
+
+function withReceipt<T extends object>(details: T, receipt: PaymentReceipt | undefined): T & { receipt?: PaymentReceipt } {
+  return receipt ? { ...details, receipt } : details;
+}

@@ -1,0 +1,108 @@
+/**
+ * One HTTP exchange as the client needs it: a request under a timeout and the caller's signal,
+ * the whole body read (bounded), and no-answer failures retried with the very same request.
+ */
+import { MarketError } from './errors';
+import type { FetchLike } from './types';
+
+/** Largest response body read from any server. */
+export const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+
+/** A response with its body already read. */
+export interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+export interface ExchangeOptions {
+  fetch: FetchLike;
+  timeoutMs: number;
+  retries: number;
+  signal?: AbortSignal | undefined;
+  /** For error messages: `registry` or the skill slug. */
+  what: string;
+}
+
+/** Thrown by {@link exchange} when no answer came after every attempt. */
+export class NoAnswerError extends MarketError {
+  override name = 'NoAnswerError';
+}
+
+async function readBody(response: Response): Promise<string> {
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_RESPONSE_BYTES) {
+      await reader.cancel().catch(() => undefined);
+      throw new MarketError('invalid_response', `The answer is larger than ${MAX_RESPONSE_BYTES} bytes`, { status: response.status });
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Sends `url` + `init` and reads the answer. A failure with no answer (refused, reset, dropped
+ * while reading, timed out) is retried with identical headers and body, `retries` times, after
+ * 50 ms, 100 ms, …: a payment proof is re-sent as is, never re-signed.
+ *
+ * @throws MarketError('aborted') when the caller's signal fires; NoAnswerError('network_error') after the last attempt
+ */
+export async function exchange(url: string, init: RequestInit, options: ExchangeOptions): Promise<Answer> {
+  for (let attempt = 0; ; attempt++) {
+    if (options.signal?.aborted) throw aborted(options);
+    const timeout = AbortSignal.timeout(options.timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    try {
+      const response = await options.fetch(url, { redirect: 'error', ...init, signal });
+      return { status: response.status, headers: response.headers, text: await readBody(response) };
+    } catch (error) {
+      if (error instanceof MarketError) throw error;
+      if (options.signal?.aborted) throw aborted(options, error);
+      if (attempt >= options.retries) {
+        const why = timeout.aborted ? `no answer within ${options.timeoutMs} ms` : describe(error);
+        throw new NoAnswerError('network_error', `${options.what}: ${why} (after ${attempt + 1} attempt${attempt ? 's' : ''})`, { cause: error });
+      }
+      await sleep(50 * 2 ** attempt);
+    }
+  }
+}
+
+function aborted(options: ExchangeOptions, cause?: unknown): MarketError {
+  return new MarketError('aborted', `${options.what}: aborted by the caller`, { cause });
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error.cause as { code?: string } | undefined)?.code ?? (error as { code?: string }).code;
+    return code ? `${error.message} (${code})` : error.message;
+  }
+  return String(error);
+}
+
+/** JSON.parse that reports failure instead of throwing. */
+export function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch {
+    return { ok: false };
+  }
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,191 @@
+/**
+ * SkillMarket: the consumer's one object. Discovery (search, info, groups), favorites, and
+ * `call()`, which pays a skill per call with x402 safely: the listing is the contract, limits are
+ * checked before signing, a lost answer is retried with the same proof, usage is recorded after.
+ */
+import type { Address } from 'viem';
+import { DEFAULT_NETWORK, normalizeNetwork, type Caip2Network, type TypedDataSigner } from '../x402/index';
+import { readAllowedAssets } from './assets';
+import { ListingCache } from './cache';
+import { PaidCall, type CallContext } from './call';
+import { RegistryApi } from './registry';
+import { readAmount, SpendingLedger } from './spending';
+import type { ChosenTerms } from './terms';
+import type { CallOptions, CallResult, Group, PaymentMode, PaymentReceipt, SearchFilters, SearchPage, Skill, SkillMarketOptions, SpendingSnapshot } from './types';
+import { toSigner } from './wallet';
+
+const DEFAULTS = { cacheTtlMs: 30_000, timeoutMs: 60_000, retries: 2, maxTimeoutSeconds: 600, mode: 'standard' as PaymentMode };
+
+/**
+ * A client of the skill marketplace.
+ *
+ * @example
+ * const market = new SkillMarket({ apiUrl: 'https://registry.example', wallet: process.env.MARKET_PRIVATE_KEY, budget: '$1' });
+ * const { skills } = await market.search('translate');
+ * const text = await market.call<{ text: string }>('translate-en-fr', { text: 'hello' }, { maxPrice: '$0.01' });
+ */
+export class SkillMarket {
+  /** The paying address, when a wallet was given. */
+  readonly address: Address | undefined;
+  private readonly registry: RegistryApi;
+  private readonly cache: ListingCache<Skill>;
+  private readonly ledger: SpendingLedger;
+  private readonly context: CallContext;
+  private readonly mode: PaymentMode;
+  private readonly timeoutMs: number;
+  private readonly background = new Set<Promise<void>>();
+
+  /** @throws TypeError naming the option when one is missing or invalid */
+  constructor(options: SkillMarketOptions) {
+    if (typeof options !== 'object' || options === null) throw new TypeError('SkillMarket: options are required, at least { apiUrl }');
+    if (typeof options.apiUrl !== 'string' || !URL.canParse(options.apiUrl) || !/^https?:$/.test(new URL(options.apiUrl).protocol)) {
+      throw new TypeError('SkillMarket: apiUrl must be the registry http(s) URL, e.g. http://localhost:3000');
+    }
+    const fetchImpl = options.fetch ?? globalThis.fetch;
+    if (typeof fetchImpl !== 'function') throw new TypeError('SkillMarket: no fetch available; pass options.fetch');
+    const timeoutMs = positiveInteger(options.timeoutMs, DEFAULTS.timeoutMs, 'timeoutMs');
+    const retries = nonNegativeInteger(options.retries, DEFAULTS.retries, 'retries');
+    let network: Caip2Network;
+    try {
+      network = normalizeNetwork(options.network ?? DEFAULT_NETWORK);
+    } catch {
+      throw new TypeError('SkillMarket: network must be a CAIP-2 id such as eip155:8453');
+    }
+    if (options.mode !== undefined && options.mode !== 'standard' && options.mode !== 'fast') throw new TypeError("SkillMarket: mode must be 'standard' or 'fast'");
+    if (options.apiKey !== undefined && (typeof options.apiKey !== 'string' || options.apiKey.trim() === '')) throw new TypeError('SkillMarket: apiKey must be a non-empty string');
+    const signer: TypedDataSigner | undefined = options.wallet === undefined ? undefined : toSigner(options.wallet);
+
+    this.address = signer?.address;
+    this.mode = options.mode ?? DEFAULTS.mode;
+    this.timeoutMs = timeoutMs;
+    this.registry = new RegistryApi({ apiUrl: options.apiUrl, apiKey: options.apiKey, fetch: fetchImpl, timeoutMs, retries });
+    this.cache = new ListingCache(nonNegativeInteger(options.cacheTtlMs, DEFAULTS.cacheTtlMs, 'cacheTtlMs'));
+    this.ledger = new SpendingLedger(options.budget === undefined ? undefined : readAmount(options.budget, 'SkillMarket: budget'));
+    const recordUsage = options.recordUsage ?? true;
+    const onError = options.onBackgroundError;
+    this.context = {
+      lookup: async (slug, fresh, signal) => {
+        const { value, cached } = await this.cache.get(slug, fresh, () => this.registry.skill(slug, signal));
+        return { skill: value, cached };
+      },
+      signer,
+      ledger: this.ledger,
+      policy: { allowed: readAllowedAssets(options.assets), maxTimeoutSeconds: positiveInteger(options.maxTimeoutSeconds, DEFAULTS.maxTimeoutSeconds, 'maxTimeoutSeconds') },
+      network,
+      maxPrice: options.maxPrice === undefined ? undefined : readAmount(options.maxPrice, 'SkillMarket: maxPrice'),
+      allowHttp: options.allowHttp ?? false,
+      fetch: fetchImpl,
+      retries,
+      learned: new Map<string, ChosenTerms>(),
+      paid: (receipt, skill) => {
+        if (!recordUsage || options.apiKey === undefined) return;
+        this.inBackground(this.recordUsage(receipt, skill), onError);
+      },
+    };
+  }
+
+  /**
+   * Searches active skills. `query` is full text (may be empty); filters narrow it.
+   *
+   * @example
+   * let page = await market.search('weather', { maxPrice: '$0.01', limit: 10 });
+   * while (page.nextCursor) page = await market.search('weather', { limit: 10, cursor: page.nextCursor });
+   */
+  async search(query = '', filters: SearchFilters = {}): Promise<SearchPage> {
+    const page = await this.registry.search(query, filters);
+    for (const skill of page.skills) this.cache.set(skill.slug, skill);
+    return page;
+  }
+
+  /** One skill's listing, always fresh from the registry (inactive ones too). */
+  async info(slug: string): Promise<Skill> {
+    return (await this.cache.get(slug, true, () => this.registry.skill(slug))).value;
+  }
+
+  /** Skill groups, optionally of one creator (wallet address). */
+  groups(filters: { creator?: string } = {}): Promise<Group[]> {
+    return this.registry.groups(filters.creator);
+  }
+
+  /**
+   * Adds (default) or removes a favorite. Needs `apiKey`.
+   *
+   * @example await market.favorite('weather-now'); await market.favorite('weather-now', false);
+   */
+  async favorite(slug: string, add = true): Promise<{ favorited: boolean; favoriteCount: number }> {
+    const { skill } = await this.context.lookup(slug, false);
+    return this.registry.favorite(skill.id, add, slug);
+  }
+
+  /**
+   * Calls a skill and pays for it; returns the handler's result. See {@link callWithReceipt}.
+   *
+   * @example const { text } = await market.call<{ text: string }>('translate', { text: 'hi' });
+   */
+  async call<T = unknown>(slug: string, input: unknown, options: CallOptions = {}): Promise<T> {
+    return (await this.callWithReceipt<T>(slug, input, options)).result;
+  }
+
+  /**
+   * Calls a skill and pays for it: looks the listing up (cached 30 s), validates `input` against
+   * its inputSchema, checks price limits, POSTs to the endpoint, checks the 402 terms against the
+   * listing (payTo, exact price, network, asset), reserves the price from the budget, signs an
+   * EIP-3009 authorization, re-POSTs with the proof, and returns the result with the receipt.
+   * Nothing is signed when a check fails. Usage is recorded in the background when `apiKey` is set.
+   *
+   * @example
+   * const { result, receipt } = await market.callWithReceipt('weather-now', { city: 'Paris' }, { mode: 'fast' });
+   * console.log(receipt?.transaction);
+   * @throws InputValidationError, TermsMismatchError, SpendingLimitError, SkillCallError, RegistryError or MarketError (see `code`)
+   */
+  async callWithReceipt<T = unknown>(slug: string, input: unknown, options: CallOptions = {}): Promise<CallResult<T>> {
+    const mode = options.mode ?? this.mode;
+    if (mode !== 'standard' && mode !== 'fast') throw new TypeError("call: mode must be 'standard' or 'fast'");
+    const call = new PaidCall<T>(this.context, slug, input, {
+      mode,
+      maxPrice: options.maxPrice === undefined ? undefined : readAmount(options.maxPrice, 'call: maxPrice'),
+      timeoutMs: positiveInteger(options.timeoutMs, this.timeoutMs, 'timeoutMs'),
+      signal: options.signal,
+    });
+    return call.run();
+  }
+
+  /** What this instance has spent and holds, in atomic micro-USDC. */
+  get spending(): SpendingSnapshot {
+    return this.ledger.snapshot();
+  }
+
+  /** Waits for background work (usage records) to finish; call before a short-lived process exits. */
+  async flush(): Promise<void> {
+    while (this.background.size > 0) await Promise.allSettled([...this.background]);
+  }
+
+  private async recordUsage(receipt: PaymentReceipt, skill: Skill): Promise<void> {
+    const paymentRef = receipt.transaction ?? receipt.nonce;
+    await this.registry.usage({ skillId: skill.id, amount: Number(skill.priceAtomic), paymentRef }, skill.slug);
+  }
+
+  private inBackground(task: Promise<void>, onError: ((error: unknown) => void) | undefined): void {
+    const tracked = task.catch((error: unknown) => {
+      try {
+        onError?.(error);
+      } catch {
+        // a failing error hook must not surface as an unhandled rejection
+      }
+    });
+    this.background.add(tracked);
+    void tracked.finally(() => this.background.delete(tracked));
+  }
+}
+
+function positiveInteger(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value <= 0) throw new TypeError(`SkillMarket: ${name} must be a positive integer`);
+  return value;
+}
+
+function nonNegativeInteger(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < 0) throw new TypeError(`SkillMarket: ${name} must be a non-negative integer`);
+  return value;
+}

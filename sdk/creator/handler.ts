@@ -1,0 +1,174 @@
+/**
+ * The skill server as one fetch-style function, `(Request) => Promise<Response>`: `GET /health`,
+ * `POST /<skillName>` (validated input, then the paid call), CORS preflights. It runs in any
+ * runtime with the Fetch API; `serve()` puts it on a port, tests call it in process.
+ */
+import { validateAgainst } from '../json-schema/index';
+import { buildPaymentTerms, DEFAULT_MAX_TIMEOUT_SECONDS, parsePrice, resolveAsset, type AssetInfo, type PaymentTerms } from '../x402/index';
+import { ServeConfigError } from './errors';
+import { createFacilitatorClient } from './facilitator-client';
+import { COMMON_HEADERS, PREFLIGHT_HEADERS, failure, jsonAnswer, parseJsonBody, readBodyText, toResponse } from './http';
+import { createProofLedger, type LedgerOptions } from './ledger';
+import { consoleLogger, errorText, type CreatorLogger } from './logger';
+import { paidCall, type PaidCallDeps, type SettledCall, type SkillRoute } from './paid-call';
+import { isProduction, processEnv } from './settings';
+import { isSkill, type Skills } from './skill';
+
+/** Default payment network: Base mainnet. */
+export const DEFAULT_NETWORK = 'eip155:8453';
+/** Default facilitator: `market facilitator` on this machine. */
+export const DEFAULT_FACILITATOR_URL = 'http://localhost:3001';
+/** Default app name, shown by `/health` and sent as the User-Agent. */
+export const DEFAULT_APP_NAME = 'skill-market skill server';
+/** Default largest request body: 1 MiB. */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+const RESERVED = new Set(['health']);
+
+/** Options of {@link createSkillHandler}; `serve()` fills them from its own options and the environment. */
+export interface SkillHandlerOptions {
+  /** Address that receives the payments (payTo). Required. */
+  payTo: string;
+  /** Default `http://localhost:3001`. */
+  facilitatorUrl?: string;
+  /** CAIP-2 payment network; default `eip155:8453` (Base mainnet). */
+  network?: string;
+  /** Token to be paid in; default the network's USDC (required on chains without one, e.g. a local anvil). */
+  asset?: AssetInfo;
+  /** Public base URL, used for the `resource` of the payment terms; default `http://localhost:3002`. */
+  publicUrl?: string;
+  /** Default {@link DEFAULT_APP_NAME}. */
+  appName?: string;
+  /** Called before each handler run with the skill name and input. Errors it throws are logged, never sent. */
+  onCall?: (skillName: string, input: unknown) => unknown;
+  /** Called on each handler error (also timeouts and results failing the outputSchema). */
+  onError?: (skillName: string, error: unknown) => unknown;
+  /** Called after each settled payment (serve() uses it for call tracking). */
+  onSettled?: (call: SettledCall) => void;
+  /** Send handler error messages to clients; default true unless NODE_ENV is `production`. */
+  exposeErrors?: boolean;
+  /** Largest request body in bytes; default 1 MiB (larger: 413). */
+  maxBodyBytes?: number;
+  /** Used for facilitator calls; default the global fetch. */
+  fetch?: typeof fetch;
+  logger?: CreatorLogger;
+  /** Bounds of the single-use and replay memory. */
+  replay?: LedgerOptions;
+  /** Clock in ms; default Date.now. */
+  now?: () => number;
+}
+
+/** The fetch-style skill server. */
+export interface SkillRequestHandler {
+  /** Answers one request; never throws. */
+  fetch(request: Request): Promise<Response>;
+  /** Skill names, in definition order. */
+  readonly names: readonly string[];
+  /** The payment terms of a skill (what its 402 offers). */
+  termsOf(name: string): PaymentTerms | undefined;
+}
+
+/**
+ * Builds the request handler for a map of skills. Throws a {@link ServeConfigError} for an empty
+ * map (`no skills provided`), a name that cannot be a path segment, or a value that is not a skill.
+ *
+ * @example
+ * const app = createSkillHandler({ echo }, { payTo: '0x…', facilitatorUrl: 'http://localhost:3001' });
+ * Bun.serve({ port: 3002, fetch: app.fetch });
+ */
+export function createSkillHandler(skills: Skills, options: SkillHandlerOptions): SkillRequestHandler {
+  const routes = buildRoutes(skills, options);
+  const logger = options.logger ?? consoleLogger;
+  const appName = options.appName ?? DEFAULT_APP_NAME;
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const deps: PaidCallDeps = {
+    facilitator: createFacilitatorClient({
+      url: options.facilitatorUrl ?? DEFAULT_FACILITATOR_URL,
+      userAgent: appName,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    }),
+    ledger: createProofLedger({ ...options.replay, ...(options.now ? { now: options.now } : {}) }),
+    logger,
+    exposeErrors: options.exposeErrors ?? !isProduction(processEnv()),
+    now: options.now ?? Date.now,
+    onCall: options.onCall,
+    onError: options.onError,
+    onSettled: options.onSettled,
+  };
+  const names = [...routes.keys()];
+
+  const handle = async (request: Request): Promise<Response> => {
+    const path = new URL(request.url).pathname.replace(/(.)\/+$/, '$1');
+    if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: { ...COMMON_HEADERS, ...PREFLIGHT_HEADERS } });
+    if (path === '/health') {
+      if (request.method !== 'GET' && request.method !== 'HEAD') return toResponse(failure(405, 'Method not allowed', {}, { Allow: 'GET, HEAD' }));
+      return toResponse(jsonAnswer(200, { status: 'ok', skills: names, app: appName }));
+    }
+    const route = routes.get(path.slice(1));
+    if (!route) return toResponse(failure(404, 'Not found'));
+    if (request.method !== 'POST') return toResponse(failure(405, 'Method not allowed: call a skill with POST', {}, { Allow: 'POST, OPTIONS' }));
+
+    const body = await readBodyText(request, maxBodyBytes);
+    if (body.type === 'too-large') return toResponse(failure(413, `Request body larger than ${maxBodyBytes} bytes`));
+    const parsed = parseJsonBody(body.text);
+    if (parsed.type === 'invalid') return toResponse(failure(400, `Invalid JSON body: ${parsed.message}`));
+    if (route.skill.inputSchema) {
+      const problems = validateAgainst(route.skill.inputSchema, parsed.value);
+      if (problems.length > 0) return toResponse(failure(400, 'Invalid input', { details: problems }));
+    }
+    return paidCall(deps, route, parsed.value, request);
+  };
+
+  return {
+    names,
+    termsOf: (name) => routes.get(name)?.terms,
+    async fetch(request) {
+      try {
+        return await handle(request);
+      } catch (error) {
+        logger.error('request failed', { error: errorText(error) });
+        return toResponse(failure(500, 'Internal server error'));
+      }
+    },
+  };
+}
+
+/** Checks the skills map and builds each skill's payment terms once (deterministic, as x402 requires). */
+function buildRoutes(skills: Skills, options: SkillHandlerOptions): Map<string, SkillRoute> {
+  if (typeof skills !== 'object' || skills === null || Object.keys(skills).length === 0) {
+    throw new ServeConfigError('no skills provided: pass a map of skill name to skill(...)');
+  }
+  const network = options.network ?? DEFAULT_NETWORK;
+  const publicUrl = (options.publicUrl ?? 'http://localhost:3002').replace(/\/+$/, '');
+  let asset: AssetInfo;
+  try {
+    asset = resolveAsset(network, options.asset);
+  } catch (error) {
+    throw new ServeConfigError(`network/asset: ${errorText(error)}`);
+  }
+  const routes = new Map<string, SkillRoute>();
+  for (const [name, definition] of Object.entries(skills)) {
+    if (!NAME_PATTERN.test(name)) throw new ServeConfigError(`skill name "${name.slice(0, 80)}" must be 1-64 letters, digits, _ or - (it becomes the URL path)`);
+    if (RESERVED.has(name)) throw new ServeConfigError(`skill name "${name}" is reserved`);
+    if (!isSkill(definition)) throw new ServeConfigError(`skills.${name} is not a skill: define it with skill(options, handler)`);
+    const amount = parsePrice(definition.price, asset.decimals);
+    let terms: PaymentTerms;
+    try {
+      terms = buildPaymentTerms({
+        amount,
+        payTo: options.payTo,
+        network,
+        asset,
+        resourceUrl: `${publicUrl}/${name}`,
+        description: definition.description ?? '',
+        mimeType: 'application/json',
+        maxTimeoutSeconds: Math.max(DEFAULT_MAX_TIMEOUT_SECONDS, Math.ceil(definition.timeout / 1000) + 30),
+      });
+    } catch (error) {
+      throw new ServeConfigError(`skill "${name}": ${errorText(error)}`);
+    }
+    routes.set(name, { name, skill: definition, terms, amount });
+  }
+  return routes;
+}

@@ -1,0 +1,79 @@
+/**
+ * HTTP details of the skill server shared by every route: the headers every answer carries
+ * (no caching, CORS that lets browsers read the payment headers), JSON answers, bounded body reads.
+ */
+import { PAYMENT_REQUIRED_HEADER, PAYMENT_RESPONSE_HEADER, X_PAYMENT_RESPONSE_HEADER } from '../x402/index';
+
+/** Headers on every answer: payment answers must never be cached, and browsers may read the x402 headers. */
+export const COMMON_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'Cache-Control': 'no-store',
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Expose-Headers': [PAYMENT_REQUIRED_HEADER, PAYMENT_RESPONSE_HEADER, X_PAYMENT_RESPONSE_HEADER, 'X-Payment-Replayed', 'Retry-After'].join(', '),
+  'X-Content-Type-Options': 'nosniff',
+});
+
+/** Extra headers of a CORS preflight answer. */
+export const PREFLIGHT_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
+  'Access-Control-Allow-Headers': 'Content-Type, X-Payment, PAYMENT-SIGNATURE, Authorization',
+  'Access-Control-Max-Age': '600',
+});
+
+/** An answer as the replay cache stores it: enough to send it again byte for byte. */
+export interface StoredResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** A stored answer as a fresh Response (a Response body can only be read once). */
+export function toResponse(stored: StoredResponse, extraHeaders: Record<string, string> = {}): Response {
+  return new Response(stored.body, { status: stored.status, headers: { ...COMMON_HEADERS, ...stored.headers, ...extraHeaders } });
+}
+
+/** A JSON answer with the common headers. */
+export function jsonAnswer(status: number, body: unknown, headers: Record<string, string> = {}): StoredResponse {
+  return { status, headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) };
+}
+
+/** The error body of the skill server: `{ success: false, error, timestamp }` (plus `details` when given). */
+export function failure(status: number, error: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): StoredResponse {
+  return jsonAnswer(status, { success: false, error, ...extra, timestamp: new Date().toISOString() }, headers);
+}
+
+/** The body read as text, or `too-large` once more than `limit` bytes arrived (streams are cut off there). */
+export async function readBodyText(request: Request, limit: number): Promise<{ type: 'text'; text: string } | { type: 'too-large' }> {
+  const declared = Number(request.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > limit) return { type: 'too-large' };
+  if (request.body === null) return { type: 'text', text: '' };
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      return { type: 'too-large' };
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return { type: 'text', text: new TextDecoder().decode(bytes) };
+}
+
+/** Parses a request body: empty means `{}` (a skill without input), anything else must be JSON. */
+export function parseJsonBody(text: string): { type: 'json'; value: unknown } | { type: 'invalid'; message: string } {
+  if (text.trim() === '') return { type: 'json', value: {} };
+  try {
+    return { type: 'json', value: JSON.parse(text) as unknown };
+  } catch (error) {
+    return { type: 'invalid', message: error instanceof Error ? error.message : 'not JSON' };
+  }
+}

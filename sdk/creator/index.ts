@@ -1,0 +1,48 @@
+/**
+ * `skill-market/creator`: sell skills per call for USDC with x402.
+ *
+ * - {@link skill}: define a paid skill (price, schemas, groups, timeout) — checked at once.
+ * - {@link serve}: run the skill server (`POST /<name>` paid, `GET /health`), register the
+ *   skills and report settled calls to the registry.
+ * - {@link register} / {@link updateSkill}: the registry calls on their own.
+ * - {@link createSkillHandler}: the server as a fetch-style `(Request) => Promise<Response>`.
+ *
+ * Runs on Bun and on Node 20+.
+ *
+ * @example
+ * import { serve, skill } from 'skill-market/creator';
+ *
+ * const wordCount = skill(
+ *   { price: '$0.001', description: 'Counts words', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }, groups: ['text'] },
+ *   ({ text }: { text: string }) => ({ words: text.split(/\s+/).filter(Boolean).length }),
+ * );
+ * await serve({ wordCount }, { register: { endpoint: 'https://skills.example.com' } });
+ * // wallet from MARKET_WALLET_ADDRESS, API key from MARKET_API_KEY
+ */
+export { skill, isSkill, DEFAULT_SKILL_TIMEOUT_MS, MAX_SKILL_TIMEOUT_MS, type Skill, type Skills, type SkillOptions, type SkillHandler, type SkillContext } from './skill';
+export { serve, DEFAULT_PORT, type ServeOptions, type RegistrationOptions, type SkillServer } from './serve';
+export {
+  createSkillHandler,
+  DEFAULT_APP_NAME,
+  DEFAULT_FACILITATOR_URL,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_NETWORK,
+  type SkillHandlerOptions,
+  type SkillRequestHandler,
+} from './handler';
+export { register, mergeGroups, DEFAULT_API_URL, DEFAULT_REGISTRATION_CONCURRENCY, type RegisterOptions, type RegistrationResult } from './register';
+export { updateSkill, type SkillUpdate, type UpdateOptions } from './update';
+export type { SettledCall } from './paid-call';
+export type { TrackingOptions } from './tracker';
+export type { LedgerOptions } from './ledger';
+export type { RetryOptions } from './registry-client';
+export type { CreatorLogger } from './logger';
+export type { Env } from './settings';
+export {
+  SkillDefinitionError,
+  ServeConfigError,
+  RegistrationError,
+  RegistryApiError,
+  FacilitatorUnavailableError,
+  SkillTimeoutError,
+} from './errors';

@@ -1,0 +1,128 @@
+/**
+ * One proof, one run. Every authorization (network, token, payer, nonce) is claimed here before
+ * the facilitator is asked, so concurrent copies of a proof never reach the handler twice; the
+ * answer of the one run is kept until the authorization expires, so a client retrying after a
+ * lost response gets that answer again instead of paying twice. Memory is bounded by entry count
+ * and stored bytes; the oldest finished entries go first.
+ */
+import type { StoredResponse } from './http';
+
+/** Outcome of claiming a proof. */
+export type ClaimResult =
+  /** Nobody has used this authorization: go ahead, then `complete` or `release`. */
+  | { type: 'claimed' }
+  /** The same authorization is being processed by another request right now. */
+  | { type: 'busy' }
+  /** This exact call (same proof, skill and input) already ran: here is its answer. */
+  | { type: 'replay'; response: StoredResponse }
+  /** The authorization was already used (for another call, or its answer is no longer kept). */
+  | { type: 'used' }
+  /** Too many proofs are in flight to take one more. */
+  | { type: 'full' };
+
+export interface LedgerOptions {
+  /** Most authorizations remembered at once; default 10 000. */
+  maxEntries?: number;
+  /** Most bytes of stored answers; default 32 MiB. */
+  maxBytes?: number;
+  /** How long past `validBefore` an entry is kept, ms; default 60 000. */
+  graceMs?: number;
+  /** Longest an entry is kept at all, ms; default 15 minutes. */
+  maxRetentionMs?: number;
+  /** Clock in ms; default Date.now. */
+  now?: () => number;
+}
+
+interface Entry {
+  fingerprint: string;
+  running: boolean;
+  expiresAt: number;
+  response?: StoredResponse;
+  bytes: number;
+}
+
+export interface ProofLedger {
+  /** Claims `key` for the call `fingerprint`; `validBefore` is the authorization's (unix seconds). */
+  claim(key: string, fingerprint: string, validBefore: bigint): ClaimResult;
+  /** Finishes a claimed call and keeps its answer for replays. */
+  complete(key: string, response: StoredResponse): void;
+  /** Forgets a claim whose payment was never accepted (the proof may be presented again). */
+  release(key: string): void;
+  /** Entries held (for tests and metrics). */
+  size(): number;
+  /** Bytes of stored answers. */
+  storedBytes(): number;
+}
+
+export function createProofLedger(options: LedgerOptions = {}): ProofLedger {
+  const maxEntries = options.maxEntries ?? 10_000;
+  const maxBytes = options.maxBytes ?? 32 * 1024 * 1024;
+  const graceMs = options.graceMs ?? 60_000;
+  const maxRetentionMs = options.maxRetentionMs ?? 15 * 60_000;
+  const now = options.now ?? Date.now;
+  const entries = new Map<string, Entry>();
+  let bytes = 0;
+  let lastSweep = 0;
+
+  const drop = (key: string, entry: Entry) => {
+    bytes -= entry.bytes;
+    entries.delete(key);
+  };
+  const forgetBody = (entry: Entry) => {
+    bytes -= entry.bytes;
+    entry.bytes = 0;
+    delete entry.response;
+  };
+  const sweep = (at: number) => {
+    if (at - lastSweep < 1000 && entries.size < maxEntries) return;
+    lastSweep = at;
+    for (const [key, entry] of entries) if (!entry.running && entry.expiresAt <= at) drop(key, entry);
+  };
+  /** Frees room by dropping the oldest finished entries (Map order is insertion order). */
+  const makeRoom = () => {
+    for (const [key, entry] of entries) {
+      if (entries.size < maxEntries) return;
+      if (!entry.running) drop(key, entry);
+    }
+  };
+
+  return {
+    claim(key, fingerprint, validBefore) {
+      const at = now();
+      sweep(at);
+      const existing = entries.get(key);
+      if (existing && (existing.running || existing.expiresAt > at)) {
+        if (existing.running) return { type: 'busy' };
+        if (existing.fingerprint === fingerprint && existing.response) return { type: 'replay', response: existing.response };
+        return { type: 'used' };
+      }
+      if (existing) drop(key, existing);
+      if (entries.size >= maxEntries) makeRoom();
+      if (entries.size >= maxEntries) return { type: 'full' };
+      const validUntil = Number(validBefore > BigInt(Number.MAX_SAFE_INTEGER) ? BigInt(Number.MAX_SAFE_INTEGER) : validBefore) * 1000;
+      const expiresAt = Math.min(Math.max(validUntil, at) + graceMs, at + maxRetentionMs);
+      entries.set(key, { fingerprint, running: true, expiresAt, bytes: 0 });
+      return { type: 'claimed' };
+    },
+    complete(key, response) {
+      const entry = entries.get(key);
+      if (!entry) return;
+      entry.running = false;
+      const size = response.body.length * 2 + 512;
+      if (size > maxBytes / 4) return; // too big to keep: a replay is then refused as `used`
+      for (const other of entries.values()) {
+        if (bytes + size <= maxBytes) break;
+        if (!other.running && other.response) forgetBody(other);
+      }
+      entry.response = response;
+      entry.bytes = size;
+      bytes += size;
+    },
+    release(key) {
+      const entry = entries.get(key);
+      if (entry?.running) drop(key, entry);
+    },
+    size: () => entries.size,
+    storedBytes: () => bytes,
+  };
+}

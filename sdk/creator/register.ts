@@ -1,0 +1,147 @@
+/**
+ * Registering skills with the registry: one upsert per skill (`POST /skills`), at most
+ * `batch.concurrency` in flight. Returns one `{ name, success, slug?, error? }` per skill; never throws.
+ */
+import { createRegistryClient, type RetryOptions } from './registry-client';
+import { httpUrl, walletAddress } from './settings';
+import { isSkill, normalizeGroups, type Skill, type Skills } from './skill';
+import { errorText } from './logger';
+
+/** Default registry: `market registry` on this machine. */
+export const DEFAULT_API_URL = 'http://localhost:3000';
+/** Default number of registrations in flight at once. */
+export const DEFAULT_REGISTRATION_CONCURRENCY = 5;
+
+/** Outcome of registering one skill. */
+export interface RegistrationResult {
+  name: string;
+  success: boolean;
+  /** Present on success: the registry's slug of the skill. */
+  slug?: string;
+  /** Present on success when the registry tells it: the skill id (used for call tracking). */
+  skillId?: string;
+  /** Present on failure: why. */
+  error?: string;
+}
+
+/** Options of the manual {@link register} call. */
+export interface RegisterOptions {
+  /** Creator API key (`sk_…`). */
+  apiKey: string;
+  /** Address that receives the payments. */
+  paymentAddress: string;
+  /** Public base URL of the skill server; each skill is called at `{endpoint}/<name>`. */
+  endpoint: string;
+  /** Registry URL; default `http://localhost:3000`. */
+  apiUrl?: string;
+  /** Groups given to every skill, merged with each skill's own (union). */
+  groups?: string[];
+  /** `concurrency`: registrations in flight at once, default 5. */
+  batch?: { concurrency?: number };
+  /** CAIP-2 payment network recorded with the skills; default `eip155:8453`. */
+  network?: string;
+  fetch?: typeof fetch;
+  retry?: RetryOptions;
+  userAgent?: string;
+}
+
+/**
+ * Registers (or updates, by name) every skill with the registry, at most `batch.concurrency` at
+ * once. Each skill ends up with the union of `groups` and its own groups (trimmed, de-duplicated)
+ * and must have at least one. Never throws.
+ *
+ * @example
+ * const results = await register({ echo }, { apiKey: process.env.MARKET_API_KEY!, paymentAddress: '0x…', endpoint: 'https://skills.example.com', groups: ['tools'] });
+ * for (const r of results) console.log(r.name, r.success ? r.slug : r.error);
+ */
+export async function register(skills: Skills, options: RegisterOptions): Promise<RegistrationResult[]> {
+  const entries = Object.entries(skills ?? {});
+  const setup = checkRegisterOptions(options);
+  if (typeof setup === 'string') return entries.map(([name]) => ({ name, success: false, error: setup }));
+  const client = createRegistryClient({
+    apiUrl: setup.apiUrl,
+    apiKey: options.apiKey,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.retry ? { retry: options.retry } : {}),
+    ...(options.userAgent ? { userAgent: options.userAgent } : {}),
+  });
+  return mapWithConcurrency(entries, setup.concurrency, async ([name, definition]): Promise<RegistrationResult> => {
+    if (!isSkill(definition)) return { name, success: false, error: 'not a skill: define it with skill(options, handler)' };
+    const groups = mergeGroups(setup.groups, definition.groups);
+    if (groups.length === 0) return { name, success: false, error: 'no groups: give the skill groups or pass register groups (at least one is required)' };
+    try {
+      const registered = await client.register(registrationBody(name, definition, groups, setup));
+      return { name, success: true, slug: registered.slug, ...(registered.id ? { skillId: registered.id } : {}) };
+    } catch (error) {
+      return { name, success: false, error: errorText(error) };
+    }
+  });
+}
+
+/** Union of group lists, trimmed, empty names dropped, first spelling kept. */
+export function mergeGroups(...lists: readonly (readonly string[] | undefined)[]): string[] {
+  const out: string[] = [];
+  for (const list of lists) for (const group of list ?? []) {
+    const name = typeof group === 'string' ? group.trim() : '';
+    if (name !== '' && !out.includes(name)) out.push(name);
+  }
+  return out;
+}
+
+interface RegisterSetup {
+  apiUrl: string;
+  endpoint: string;
+  paymentAddress: string;
+  network: string;
+  groups: string[];
+  concurrency: number;
+}
+
+function checkRegisterOptions(options: RegisterOptions): RegisterSetup | string {
+  try {
+    if (!options || typeof options.apiKey !== 'string' || options.apiKey.trim() === '') return 'no API key: pass apiKey or set MARKET_API_KEY';
+    const concurrency = options.batch?.concurrency ?? DEFAULT_REGISTRATION_CONCURRENCY;
+    if (!Number.isInteger(concurrency) || concurrency < 1) return 'batch.concurrency must be a positive integer';
+    return {
+      apiUrl: httpUrl(options.apiUrl ?? DEFAULT_API_URL, 'apiUrl'),
+      endpoint: httpUrl(options.endpoint, 'endpoint'),
+      paymentAddress: walletAddress(String(options.paymentAddress ?? ''), 'paymentAddress'),
+      network: options.network ?? 'eip155:8453',
+      // Blank names are dropped here (e.g. from splitting "a,,b"); skill() refuses them outright.
+      groups: normalizeGroups(Array.isArray(options.groups) ? options.groups.filter((g) => typeof g !== 'string' || g.trim() !== '') : options.groups, (message) => {
+        throw new TypeError(`register groups: ${message}`);
+      }),
+      concurrency,
+    };
+  } catch (error) {
+    return errorText(error);
+  }
+}
+
+function registrationBody(name: string, definition: Skill, groups: string[], setup: RegisterSetup): Record<string, unknown> {
+  return {
+    name,
+    endpoint: `${setup.endpoint}/${name}`,
+    price: definition.price,
+    paymentAddress: setup.paymentAddress,
+    groups,
+    network: setup.network,
+    ...(definition.description !== undefined ? { description: definition.description } : {}),
+    ...(definition.inputSchema !== undefined ? { inputSchema: definition.inputSchema } : {}),
+    ...(definition.outputSchema !== undefined ? { outputSchema: definition.outputSchema } : {}),
+  };
+}
+
+/** Runs `fn` over `items` with at most `limit` in flight; results keep the input order. */
+export async function mapWithConcurrency<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await fn(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}

@@ -1,0 +1,234 @@
+/**
+ * `serve(skills, options)`: resolves the wallet and keys, puts the skill handler on a port,
+ * registers the skills and starts call tracking. It starts even when the facilitator or the
+ * registry cannot be reached (with a warning), so a creator's server never depends on them to boot.
+ */
+import { formatPrice, normalizeNetwork, parsePrice, resolveAsset, type Address, type AssetInfo } from '../x402/index';
+import { RegistrationError, ServeConfigError } from './errors';
+import { createFacilitatorClient } from './facilitator-client';
+import { createSkillHandler, DEFAULT_APP_NAME, DEFAULT_FACILITATOR_URL, DEFAULT_MAX_BODY_BYTES, DEFAULT_NETWORK, type SkillHandlerOptions } from './handler';
+import type { LedgerOptions } from './ledger';
+import { listen } from './listen';
+import { consoleLogger, errorText, type CreatorLogger } from './logger';
+import { DEFAULT_API_URL, register, type RegistrationResult } from './register';
+import { createRegistryClient } from './registry-client';
+import { httpUrl, isProduction, processEnv, resolveApiKey, resolveApiUrl, resolveWallet, type Env } from './settings';
+import type { Skills } from './skill';
+import { createCallTracker, type CallTracker, type TrackingOptions } from './tracker';
+
+/** Default port of a skill server. */
+export const DEFAULT_PORT = 3002;
+
+/** Auto-registration at start (`serve({ register })`). */
+export interface RegistrationOptions {
+  /** Public URL of this skill server; each skill is registered as `{endpoint}/<name>`. Required. */
+  endpoint: string;
+  /** Registry URL; default the serve `apiUrl`. */
+  apiUrl?: string;
+  /** Default true; false: nothing is registered. */
+  enabled?: boolean;
+  /** On failure: `'throw'` (serve() rejects), `'warn'` (default: a warning per skill) or `'silent'`. */
+  onError?: 'throw' | 'warn' | 'silent';
+  /** Groups every skill gets, merged with its own. */
+  groups?: string[];
+  /** `concurrency`: registrations in flight at once; default 5. */
+  batch?: { concurrency?: number };
+}
+
+/** Options of {@link serve}; every one is optional. */
+export interface ServeOptions {
+  /** Default 3002; 0 picks a free port. */
+  port?: number;
+  /** Interface to listen on; default `0.0.0.0`. */
+  hostname?: string;
+  /** Payout address (42 chars) or private key (66 chars, address derived). Default: MARKET_WALLET_ADDRESS, MARKET_WALLET_KEY, SKILLZ_WALLET_ADDRESS, SKILLZ_WALLET_KEY. */
+  wallet?: string;
+  /** Creator API key for registration and tracking. Default: MARKET_API_KEY, then SKILLZ_API_KEY. */
+  apiKey?: string;
+  /** Registry URL used for tracking (and registration). Default: MARKET_API_URL, SKILLZ_API_URL, then `http://localhost:3000`. */
+  apiUrl?: string;
+  /** CAIP-2 payment network; default `eip155:8453` (Base mainnet). */
+  network?: string;
+  /** Token paid in; default the network's USDC. Needed on chains without one (a local anvil). */
+  asset?: AssetInfo;
+  /** Payment facilitator; default `http://localhost:3001`. */
+  facilitatorUrl?: string;
+  /** Name shown by /health and sent as User-Agent; default `skill-market skill server`. */
+  appName?: string;
+  /** Called on each skill invocation with its name and input. */
+  onCall?: (skillName: string, input: unknown) => unknown;
+  /** Called when a skill errors (throws, times out, or breaks its outputSchema). */
+  onError?: (skillName: string, error: unknown) => unknown;
+  /** Auto-registration config; none: no registration. */
+  register?: RegistrationOptions;
+  /** Report settled calls to the registry (`POST /analytics/call`); default true. An object tunes the retries. */
+  trackCalls?: boolean | TrackingOptions;
+  /** Public base URL for the payment terms' `resource`; default `register.endpoint`, else `http://localhost:<port>`. */
+  publicUrl?: string;
+  /** Largest request body; default 1 MiB. */
+  maxBodyBytes?: number;
+  /** Bounds of the single-use and replay memory. */
+  replay?: LedgerOptions;
+  /** Used for the facilitator and the registry; default the global fetch. */
+  fetch?: typeof fetch;
+  /** Default: readable lines on the console. */
+  logger?: CreatorLogger;
+  /** Environment to resolve wallet, API key and URL from; default `process.env`. */
+  env?: Env;
+}
+
+/** A running skill server. */
+export interface SkillServer {
+  /** Base URL, e.g. `http://localhost:3002`. */
+  url: string;
+  port: number;
+  /** Address the payments go to. */
+  payTo: Address;
+  /** One result per skill when registration ran; empty otherwise. */
+  registration: RegistrationResult[];
+  /** The same handler in process, without the network. */
+  fetch(request: Request): Promise<Response>;
+  /** Stops listening, lets running calls finish, delivers pending call records (briefly). Idempotent. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a paid skill server: `POST /<name>` for every skill (x402 payment required) and `GET /health`.
+ *
+ * @throws ServeConfigError `no skills provided`, `wallet not found`, or a malformed option
+ * @throws RegistrationError when registration fails with `register.onError: 'throw'`
+ * @example
+ * import { serve, skill } from 'skill-market/creator';
+ * const echo = skill({ price: '$0.001', description: 'Echoes its input', groups: ['tools'] }, (input) => ({ echo: input }));
+ * const server = await serve({ echo }, { register: { endpoint: 'https://skills.example.com' } }); // port 3002
+ */
+export async function serve(skills: Skills, options: ServeOptions = {}): Promise<SkillServer> {
+  if (typeof skills !== 'object' || skills === null || Object.keys(skills).length === 0) throw new ServeConfigError('no skills provided: pass a map of skill name to skill(...)');
+  const env = options.env ?? processEnv();
+  const logger = options.logger ?? consoleLogger;
+  const wallet = resolveWallet(options.wallet, env);
+  const port = options.port ?? DEFAULT_PORT;
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new ServeConfigError('port must be an integer from 0 to 65535');
+  const hostname = options.hostname ?? '0.0.0.0';
+  const apiKey = resolveApiKey(options.apiKey, env);
+  const apiUrl = resolveApiUrl(options.apiUrl, env, DEFAULT_API_URL);
+  const facilitatorUrl = httpUrl(options.facilitatorUrl ?? DEFAULT_FACILITATOR_URL, 'facilitatorUrl');
+  const network = checkedNetwork(options.network ?? DEFAULT_NETWORK);
+  const appName = options.appName ?? DEFAULT_APP_NAME;
+  const fetchOption = options.fetch ? { fetch: options.fetch } : {};
+  const registration = options.register && options.register.enabled !== false ? options.register : undefined;
+
+  let tracker: CallTracker | undefined;
+  const handlerOptions = (publicUrl: string): SkillHandlerOptions => ({
+    payTo: wallet.address,
+    facilitatorUrl,
+    network,
+    publicUrl,
+    appName,
+    logger,
+    exposeErrors: !isProduction(env),
+    ...(options.asset ? { asset: options.asset } : {}),
+    ...(options.onCall ? { onCall: options.onCall } : {}),
+    ...(options.onError ? { onError: options.onError } : {}),
+    ...(options.maxBodyBytes ? { maxBodyBytes: options.maxBodyBytes } : {}),
+    ...(options.replay ? { replay: options.replay } : {}),
+    onSettled: (call) => tracker?.track(call),
+    ...fetchOption,
+  });
+  const fixedUrl = options.publicUrl ?? (registration?.endpoint && URL.canParse(registration.endpoint) ? registration.endpoint : undefined);
+  let app = createSkillHandler(skills, handlerOptions(fixedUrl ?? `http://localhost:${port}`));
+  tracker = startTracking(options, apiKey, apiUrl, appName, logger);
+  const longest = Math.max(...Object.values(skills).map((s) => s.timeout));
+  const listener = await listen((request) => app.fetch(request), {
+    port,
+    hostname,
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    idleTimeoutSeconds: Math.ceil(longest / 1000) + 30,
+  }).catch((error: unknown) => {
+    throw new ServeConfigError(`cannot listen on ${hostname}:${port}: ${errorText(error)}`);
+  });
+  const url = `http://${hostname === '0.0.0.0' || hostname === '::' ? 'localhost' : hostname}:${listener.port}`;
+  if (fixedUrl === undefined && port === 0) app = createSkillHandler(skills, handlerOptions(url));
+
+  const decimals = resolveAsset(network, options.asset).decimals;
+  logger.info(`skill server listening on ${url}`, { network, payTo: wallet.address, wallet: wallet.source, facilitator: facilitatorUrl });
+  for (const [name, s] of Object.entries(skills)) {
+    logger.info(`  POST /${name}  ${formatPrice(parsePrice(s.price, decimals), decimals)} USDC${s.description ? `  ${s.description}` : ''}`);
+  }
+
+  let stopped: Promise<void> | undefined;
+  const stop = () =>
+    (stopped ??= (async () => {
+      await listener.stop();
+      if (tracker) {
+        await tracker.flush(2000);
+        tracker.stop();
+      }
+    })());
+
+  const [results] = await Promise.all([
+    registration ? registerAtStart(skills, registration, { apiKey, apiUrl, payTo: wallet.address, network, appName, logger, fetchOption }) : [],
+    probeFacilitator(facilitatorUrl, network, logger, fetchOption),
+  ]);
+  for (const r of results) if (r.success && r.skillId) tracker?.remember(r.name, r.skillId);
+  if (registration?.onError === 'throw' && results.some((r) => !r.success)) {
+    await stop();
+    const failed = results.filter((r) => !r.success);
+    throw new RegistrationError(`registration failed for ${failed.map((r) => `"${r.name}" (${r.error})`).join(', ')}`, results);
+  }
+  return { url, port: listener.port, payTo: wallet.address, registration: results, fetch: (request) => app.fetch(request), stop };
+}
+
+function startTracking(options: ServeOptions, apiKey: string | undefined, apiUrl: string, appName: string, logger: CreatorLogger): CallTracker | undefined {
+  if (options.trackCalls === false) return undefined;
+  if (!apiKey) {
+    logger.info('call tracking off: no API key (set MARKET_API_KEY)');
+    return undefined;
+  }
+  const client = createRegistryClient({ apiUrl, apiKey, userAgent: appName, retry: { attempts: 2 }, ...(options.fetch ? { fetch: options.fetch } : {}) });
+  return createCallTracker(client, logger, typeof options.trackCalls === 'object' ? options.trackCalls : {});
+}
+
+async function registerAtStart(
+  skills: Skills,
+  registration: RegistrationOptions,
+  context: { apiKey?: string | undefined; apiUrl: string; payTo: Address; network: string; appName: string; logger: CreatorLogger; fetchOption: { fetch?: typeof fetch } },
+): Promise<RegistrationResult[]> {
+  const results = await register(skills, {
+    apiKey: context.apiKey ?? '',
+    paymentAddress: context.payTo,
+    endpoint: registration.endpoint,
+    apiUrl: registration.apiUrl ?? context.apiUrl,
+    network: context.network,
+    userAgent: context.appName,
+    ...(registration.groups ? { groups: registration.groups } : {}),
+    ...(registration.batch ? { batch: registration.batch } : {}),
+    ...context.fetchOption,
+  });
+  const mode = registration.onError ?? 'warn';
+  for (const r of results) {
+    if (r.success) context.logger.info(`registered "${r.name}" as ${r.slug}`);
+    else if (mode === 'warn') context.logger.warn(`registration of "${r.name}" failed: ${r.error}`);
+  }
+  return results;
+}
+
+/** Warns (never fails) when the facilitator cannot be reached or does not settle on our network. */
+async function probeFacilitator(url: string, network: string, logger: CreatorLogger, fetchOption: { fetch?: typeof fetch }): Promise<void> {
+  try {
+    const kinds = await createFacilitatorClient({ url, ...fetchOption }).supported(2000);
+    if (!kinds.some((k) => k.scheme === 'exact' && k.network === network)) {
+      logger.warn(`the facilitator at ${url} does not list exact payments on ${network}; paid calls may fail`);
+    }
+  } catch (error) {
+    logger.warn(`the facilitator cannot be reached now; paid calls fail until it can`, { facilitator: url, error: errorText(error) });
+  }
+}
+
+function checkedNetwork(network: string): string {
+  try {
+    return normalizeNetwork(network);
+  } catch (error) {
+    throw new ServeConfigError(`network: ${errorText(error)}`);
+  }
+}

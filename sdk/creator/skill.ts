@@ -1,0 +1,156 @@
+/**
+ * `skill(options, handler)`: one paid skill, checked when it is defined so that a bad price or
+ * schema fails at start-up instead of at the first paid call.
+ */
+import { schemaProblem, type JsonSchema } from '../json-schema/index';
+import { formatPriceUsd, isX402Error, parsePrice, type Address } from '../x402/index';
+import { SkillDefinitionError } from './errors';
+
+/** Marks the objects `skill()` returns; `Symbol.for` so that two copies of the SDK recognise each other's skills. */
+export const SKILL_BRAND: unique symbol = Symbol.for('skill-market.skill') as never;
+
+/** Default handler timeout: 30 s. */
+export const DEFAULT_SKILL_TIMEOUT_MS = 30_000;
+/**
+ * Longest handler timeout: 200 s. The payment authorization must still be valid when it is
+ * settled, and a connection may stay silent at most 255 s on Bun.
+ */
+export const MAX_SKILL_TIMEOUT_MS = 200_000;
+
+const MAX_DESCRIPTION = 2000;
+const MAX_GROUPS = 20;
+const MAX_GROUP_LENGTH = 60;
+const OPTION_KEYS = new Set(['price', 'description', 'inputSchema', 'outputSchema', 'groups', 'timeout']);
+
+/** What one paid skill is: its price and how it describes itself to the registry. */
+export interface SkillOptions {
+  /** Price per call in USDC, a dollar-prefixed decimal, e.g. `"$0.001"`. Required; at most 6 decimals. */
+  price: string;
+  /** What the skill does; shown in the registry and in the 402 terms. */
+  description?: string;
+  /** JSON Schema of the input; a call whose input does not match is answered 400 before any payment. */
+  inputSchema?: JsonSchema;
+  /** JSON Schema of the result; a result that does not match is answered 500 and not charged. */
+  outputSchema?: JsonSchema;
+  /** Registry groups of this skill (merged with `register.groups`); they must exist in your account. */
+  groups?: string[];
+  /** Milliseconds the handler may run; past it the call is answered 504 and not charged. Default 30 000, at most 200 000. */
+  timeout?: number;
+}
+
+/** What a handler learns about the call besides its input. */
+export interface SkillContext {
+  /** The skill's name (its path segment). */
+  skill: string;
+  /** The address that paid for this call. */
+  payer: Address;
+  /** Aborted when the timeout passes: stop working and let the call end. */
+  signal: AbortSignal;
+  /** The incoming request (its headers, for instance). */
+  request: Request;
+}
+
+/** The skill's work: input in, a JSON-serializable result out (or a promise of it). */
+export type SkillHandler<I = any, O = any> = (input: I, context: SkillContext) => O | Promise<O>;
+
+/** A checked, frozen skill definition, as `skill()` returns it. */
+export interface Skill<I = any, O = any> {
+  readonly [SKILL_BRAND]: true;
+  /** The price as given, normalized: `"$0.001"`. */
+  readonly price: string;
+  readonly description?: string;
+  readonly inputSchema?: JsonSchema;
+  readonly outputSchema?: JsonSchema;
+  /** Trimmed, de-duplicated; may be empty when `register.groups` supplies them. */
+  readonly groups: readonly string[];
+  /** Handler timeout in milliseconds. */
+  readonly timeout: number;
+  readonly handler: SkillHandler<I, O>;
+}
+
+/** A skill server's skills, by name; each name becomes `POST /<name>`. */
+export type Skills = Record<string, Skill>;
+
+/**
+ * Defines a paid skill. Everything is validated now: the price (via the x402 price parser),
+ * both schemas, the groups and the timeout; a mistake throws a {@link SkillDefinitionError}
+ * naming the option.
+ *
+ * @example
+ * export const translate = skill(
+ *   {
+ *     price: '$0.002',
+ *     description: 'Translates text to French',
+ *     inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+ *     groups: ['language'],
+ *     timeout: 10_000, // default 30 000 ms
+ *   },
+ *   async ({ text }, { signal }) => ({ french: await translateToFrench(text, signal) }),
+ * );
+ */
+export function skill<I = any, O = any>(options: SkillOptions, handler: SkillHandler<I, O>): Skill<I, O> {
+  const fail = (message: string): never => {
+    throw new SkillDefinitionError(`skill(): ${message}`);
+  };
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) fail('options must be an object with at least a price');
+  if (typeof handler !== 'function') fail('the second argument must be the handler function');
+  for (const key of Object.keys(options)) if (!OPTION_KEYS.has(key)) fail(`unknown option "${key}"`);
+
+  if (typeof options.price !== 'string') fail('price must be a dollar-prefixed decimal string such as "$0.001"');
+  let atomic = 0n;
+  try {
+    atomic = parsePrice(options.price);
+  } catch (error) {
+    fail(isX402Error(error) ? `price: ${error.message}` : `price ${JSON.stringify(options.price)} is invalid`);
+  }
+  const description = options.description;
+  if (description !== undefined && (typeof description !== 'string' || description.length > MAX_DESCRIPTION)) {
+    fail(`description must be a string of at most ${MAX_DESCRIPTION} characters`);
+  }
+  for (const field of ['inputSchema', 'outputSchema'] as const) {
+    const schema = options[field];
+    if (schema === undefined) continue;
+    const problem = schemaProblem(schema);
+    if (problem !== undefined) fail(`${field} is not a usable JSON Schema: ${problem}`);
+  }
+  const timeout = options.timeout ?? DEFAULT_SKILL_TIMEOUT_MS;
+  if (!Number.isInteger(timeout) || timeout < 1 || timeout > MAX_SKILL_TIMEOUT_MS) {
+    fail(`timeout must be a whole number of milliseconds between 1 and ${MAX_SKILL_TIMEOUT_MS}`);
+  }
+  const groups = normalizeGroups(options.groups, fail);
+
+  const definition: Skill<I, O> = {
+    [SKILL_BRAND]: true,
+    price: formatPriceUsd(atomic),
+    ...(description !== undefined ? { description } : {}),
+    ...(options.inputSchema !== undefined ? { inputSchema: options.inputSchema } : {}),
+    ...(options.outputSchema !== undefined ? { outputSchema: options.outputSchema } : {}),
+    groups: Object.freeze(groups),
+    timeout,
+    handler,
+  };
+  return Object.freeze(definition);
+}
+
+/** True for an object made by `skill()` (from any copy of this SDK). */
+export function isSkill(value: unknown): value is Skill {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[SKILL_BRAND] === true;
+}
+
+/**
+ * Group names trimmed, empty ones refused, duplicates dropped (first spelling kept).
+ * `fail` decides which error a bad list becomes.
+ */
+export function normalizeGroups(groups: unknown, fail: (message: string) => never): string[] {
+  if (groups === undefined) return [];
+  if (!Array.isArray(groups)) fail('groups must be an array of group names');
+  const out: string[] = [];
+  for (const group of groups as unknown[]) {
+    if (typeof group !== 'string') fail('groups must contain only strings');
+    const name = (group as string).trim();
+    if (name === '' || name.length > MAX_GROUP_LENGTH) fail(`each group name must have 1 to ${MAX_GROUP_LENGTH} characters`);
+    if (!out.includes(name)) out.push(name);
+  }
+  if (out.length > MAX_GROUPS) fail(`at most ${MAX_GROUPS} groups`);
+  return out;
+}

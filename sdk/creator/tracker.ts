@@ -1,0 +1,153 @@
+/**
+ * Call tracking off the response path: each settled call becomes one `POST /analytics/call
+ * {skillId, amount, paymentRef}` record, queued in memory and delivered in the background with
+ * exponential back-off. A registry outage never slows a paid call; a record is dropped only
+ * after `maxAttempts` (or when the registry refuses it for good, or the queue overflows), always
+ * with a warning. The transaction hash is the paymentRef, so a repeated delivery counts once.
+ */
+import { RegistryApiError } from './errors';
+import { errorText, type CreatorLogger } from './logger';
+import type { SettledCall } from './paid-call';
+import type { RegistryClient } from './registry-client';
+
+/** Tuning of call tracking (`serve({ trackCalls: { … } })`). */
+export interface TrackingOptions {
+  /** First retry delay in ms, doubled per attempt; default 1000. */
+  baseDelayMs?: number;
+  /** Longest retry delay in ms; default 60 000. */
+  maxDelayMs?: number;
+  /** Deliveries tried per record before it is dropped; default 12 (about 10 minutes of outage). */
+  maxAttempts?: number;
+  /** Records waiting at most; beyond it the oldest is dropped; default 10 000. */
+  maxQueue?: number;
+  /** Records sent at once; default 4. */
+  concurrency?: number;
+}
+
+export interface CallTracker {
+  /** Queues a record; returns at once. */
+  track(call: SettledCall): void;
+  /** Skill ids known from registration, by skill name. */
+  remember(name: string, skillId: string): void;
+  /** Tries everything still queued now and waits up to `timeoutMs`; true when nothing is left. */
+  flush(timeoutMs: number): Promise<boolean>;
+  /** Records queued or in flight. */
+  pending(): number;
+  /** Stops delivering; what is left is dropped with a warning. */
+  stop(): void;
+}
+
+interface Item {
+  call: SettledCall;
+  attempts: number;
+  nextAt: number;
+}
+
+export function createCallTracker(client: RegistryClient, logger: CreatorLogger, options: TrackingOptions = {}): CallTracker {
+  const baseDelayMs = options.baseDelayMs ?? 1000;
+  const maxDelayMs = options.maxDelayMs ?? 60_000;
+  const maxAttempts = options.maxAttempts ?? 12;
+  const maxQueue = options.maxQueue ?? 10_000;
+  const concurrency = options.concurrency ?? 4;
+  const skillIds = new Map<string, string>();
+  const missingUntil = new Map<string, number>();
+  const queue: Item[] = [];
+  const idle = new Set<() => void>();
+  let inFlight = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let lookup: Promise<void> | undefined;
+  let stopped = false;
+
+  /** The id of a skill: from registration, else from the creator's own skill list (one lookup at a time). */
+  const skillIdOf = async (name: string): Promise<string | undefined> => {
+    if (!skillIds.has(name) && (missingUntil.get(name) ?? 0) <= Date.now()) {
+      lookup ??= client
+        .ownSkills()
+        .then((skills) => {
+          for (const s of skills) if (s.name && s.id) skillIds.set(s.name, s.id);
+        })
+        .finally(() => (lookup = undefined));
+      await lookup;
+      // Not among the creator's skills: do not ask again for every call of it.
+      if (!skillIds.has(name)) missingUntil.set(name, Date.now() + 60_000);
+    }
+    return skillIds.get(name);
+  };
+
+  const send = async (item: Item) => {
+    const { call } = item;
+    try {
+      const skillId = await skillIdOf(call.skill);
+      if (!skillId) return logger.warn('call not tracked: the skill is not registered under this API key', { skill: call.skill, transaction: call.transaction });
+      await client.recordCall({ skillId, amount: call.amount, paymentRef: call.transaction });
+    } catch (error) {
+      if (error instanceof RegistryApiError && !error.retryable) {
+        return logger.warn('call record refused by the registry; dropped', { skill: call.skill, transaction: call.transaction, error: error.message });
+      }
+      item.attempts++;
+      if (item.attempts >= maxAttempts) {
+        return logger.warn(`call record dropped after ${item.attempts} attempts`, { skill: call.skill, transaction: call.transaction, error: errorText(error) });
+      }
+      const delay = Math.min(maxDelayMs, baseDelayMs * 2 ** (item.attempts - 1)) * (0.8 + Math.random() * 0.4);
+      item.nextAt = Date.now() + delay;
+      queue.push(item);
+    }
+  };
+
+  const pump = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    if (stopped) return;
+    const now = Date.now();
+    while (inFlight < concurrency) {
+      const index = queue.findIndex((item) => item.nextAt <= now);
+      if (index < 0) break;
+      const [item] = queue.splice(index, 1);
+      inFlight++;
+      void send(item!).finally(() => {
+        inFlight--;
+        pump();
+      });
+    }
+    if (queue.length > 0 && inFlight < concurrency) {
+      const next = Math.min(...queue.map((item) => item.nextAt));
+      timer = setTimeout(pump, Math.max(0, next - now));
+      (timer as { unref?: () => void }).unref?.();
+    }
+    if (queue.length === 0 && inFlight === 0) for (const resolve of idle) resolve();
+  };
+
+  return {
+    track(call) {
+      if (stopped) return;
+      if (queue.length >= maxQueue) {
+        const dropped = queue.shift()!;
+        logger.warn('call tracking queue full; oldest record dropped', { skill: dropped.call.skill, transaction: dropped.call.transaction });
+      }
+      queue.push({ call, attempts: 0, nextAt: 0 });
+      pump();
+    },
+    remember(name, skillId) {
+      skillIds.set(name, skillId);
+    },
+    async flush(timeoutMs) {
+      for (const item of queue) item.nextAt = 0;
+      pump();
+      if (queue.length === 0 && inFlight === 0) return true;
+      let done!: () => void;
+      const emptied = new Promise<void>((resolve) => idle.add((done = resolve)));
+      let expiry: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([emptied, new Promise<void>((resolve) => (expiry = setTimeout(resolve, timeoutMs)))]);
+      clearTimeout(expiry);
+      idle.delete(done);
+      return queue.length === 0 && inFlight === 0;
+    },
+    pending: () => queue.length + inFlight,
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+      if (queue.length > 0) logger.warn(`call tracking stopped; ${queue.length} record(s) not delivered`);
+      queue.length = 0;
+    },
+  };
+}

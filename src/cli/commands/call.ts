@@ -1,0 +1,56 @@
+import { parseArgs } from 'node:util';
+import type { CallOptions } from '../../../sdk/index';
+import { CommandFailure } from '../consumer';
+import { UsageError } from '../errors';
+import { CLIENT_FLAGS, clientFrom, printJson, reportClientFailures, WALLET_FLAGS } from '../market-client';
+
+/**
+ * `market call <slug> '<json>' [--max-price P] [--fast] [--timeout MS] [--json]`: pays and calls
+ * a skill. The handler's result is printed as JSON on stdout, the receipt as one JSON line on
+ * stderr. The input is `-` to read it from stdin, or omitted for `{}`. Nothing is paid when the
+ * input fails the skill's schema, the price is above --max-price, or the server's terms differ
+ * from the listing (exit code 1).
+ */
+export async function callCommand(args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    strict: true,
+    options: { ...CLIENT_FLAGS, ...WALLET_FLAGS, 'max-price': { type: 'string' }, fast: { type: 'boolean' }, timeout: { type: 'string' } },
+  });
+  const [slug, text, ...extra] = positionals;
+  if (!slug) throw new UsageError("call needs a skill slug: market call <slug> '<json>'");
+  if (extra.length > 0) throw new UsageError(`call takes a slug and one JSON input, got also "${extra[0]}" (quote the JSON)`);
+  const options: CallOptions = { mode: values.fast ? 'fast' : 'standard' };
+  if (values['max-price'] !== undefined) options.maxPrice = values['max-price'];
+  if (values.timeout !== undefined) {
+    const timeoutMs = Number(values.timeout);
+    if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0) throw new UsageError('--timeout must be a positive number of milliseconds');
+    options.timeoutMs = timeoutMs;
+  }
+  await reportClientFailures(async () => {
+    const input = parseInput(text === '-' ? await readStdin() : (text ?? '{}'));
+    const market = await clientFrom(values, process.env, true);
+    try {
+      const { result, receipt } = await market.callWithReceipt(slug, input, options);
+      printJson(result, values.json);
+      process.stderr.write(`${JSON.stringify({ receipt })}\n`);
+    } finally {
+      await market.flush();
+    }
+  });
+}
+
+function parseInput(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new CommandFailure(`the input is not JSON: ${text.slice(0, 80)}`);
+  }
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,57 @@
+import { parseArgs } from 'node:util';
+import type { SearchFilters } from '../../../sdk/index';
+import { UsageError } from '../errors';
+import { CLIENT_FLAGS, clientFrom, printJson, reportClientFailures } from '../market-client';
+
+const SORTS = ['relevance', 'popular', 'newest', 'price', 'revenue'] as const;
+
+/**
+ * `market search [query] [--group G] [--category C] [--min-price P] [--max-price P] [--sort S]
+ * [--limit N] [--cursor C] [--json]`: one line per skill (slug, price, name, description); the
+ * next page's `--cursor` on stderr. `--json` prints `{skills, nextCursor}` instead. No wallet needed.
+ */
+export async function searchCommand(args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      ...CLIENT_FLAGS,
+      group: { type: 'string' },
+      category: { type: 'string' },
+      creator: { type: 'string' },
+      'min-price': { type: 'string' },
+      'max-price': { type: 'string' },
+      sort: { type: 'string' },
+      limit: { type: 'string' },
+      cursor: { type: 'string' },
+    },
+  });
+  const filters: SearchFilters = {};
+  if (values.group) filters.group = values.group;
+  if (values.category) filters.category = values.category;
+  if (values.creator) filters.creator = values.creator;
+  if (values['min-price']) filters.minPrice = values['min-price'];
+  if (values['max-price']) filters.maxPrice = values['max-price'];
+  if (values.cursor) filters.cursor = values.cursor;
+  if (values.sort !== undefined) {
+    if (!(SORTS as readonly string[]).includes(values.sort)) throw new UsageError(`--sort must be one of ${SORTS.join(', ')}`);
+    filters.sort = values.sort as SearchFilters['sort'];
+  }
+  if (values.limit !== undefined) {
+    const limit = Number(values.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new UsageError('--limit must be an integer 1..100');
+    filters.limit = limit;
+  }
+  await reportClientFailures(async () => {
+    const market = await clientFrom(values, process.env, false);
+    const page = await market.search(positionals.join(' '), filters);
+    if (values.json) return printJson(page, true);
+    if (page.skills.length === 0) process.stderr.write('no skills found\n');
+    for (const skill of page.skills) {
+      const description = skill.description ? ` — ${skill.description.replace(/\s+/g, ' ').slice(0, 80)}` : '';
+      process.stdout.write(`${skill.slug}\t${skill.price}\t${skill.name}${description}\n`);
+    }
+    if (page.nextCursor) process.stderr.write(`more: --cursor ${page.nextCursor}\n`);
+  });
+}

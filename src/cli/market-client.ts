@@ -1,0 +1,96 @@
+/**
+ * What the calling commands (search, info, call) share: their flags, the SkillMarket client
+ * built from flags, environment and the stored login, and how a client error is reported
+ * (`market: <reason>`, exit code 1, the receipt when money moved).
+ */
+import type { ParseArgsConfig } from 'node:util';
+import { loadSpendingWallet, MarketError, SkillMarket, type AllowedAsset, type SkillMarketOptions } from '../../sdk/index';
+import { checkUrl, CommandFailure, readPassphrase, reportFailures } from './consumer';
+import { DEFAULT_API_URL, readCredentials, type Env } from './credentials';
+import { UsageError } from './errors';
+
+/** Flags every calling command takes. */
+export const CLIENT_FLAGS = {
+  'api-url': { type: 'string' },
+  'api-key': { type: 'string' },
+  network: { type: 'string' },
+  asset: { type: 'string', multiple: true },
+  json: { type: 'boolean' },
+} as const satisfies ParseArgsConfig['options'];
+
+/** Flags of commands that pay. */
+export const WALLET_FLAGS = {
+  'wallet-key': { type: 'string' },
+  keystore: { type: 'string' },
+} as const satisfies ParseArgsConfig['options'];
+
+export interface ClientValues {
+  'api-url'?: string | undefined;
+  'api-key'?: string | undefined;
+  network?: string | undefined;
+  asset?: string[] | undefined;
+  'wallet-key'?: string | undefined;
+  keystore?: string | undefined;
+}
+
+const nonEmpty = (value: string | undefined) => (value === undefined || value.trim() === '' ? undefined : value.trim());
+
+/**
+ * The client for a command. Registry: --api-url, MARKET_API_URL, SKILLZ_API_URL, the stored
+ * login, http://localhost:3000. Key (optional): --api-key, MARKET_API_KEY, the stored login.
+ * Network: --network, MARKET_NETWORK, eip155:8453. Extra tokens: --asset (repeatable),
+ * MARKET_ASSETS (comma-separated), addresses on that network. With `pays`, the wallet:
+ * --wallet-key, MARKET_PRIVATE_KEY, SKILLZ_PRIVATE_KEY, or --keystore PATH opened with
+ * MARKET_KEYSTORE_PASSPHRASE (else a prompt on a terminal).
+ */
+export async function clientFrom(values: ClientValues, env: Env, pays: boolean, extra: Partial<SkillMarketOptions> = {}): Promise<SkillMarket> {
+  const stored = await readCredentials(env);
+  const apiUrl = checkUrl(values['api-url'] ?? nonEmpty(env.MARKET_API_URL) ?? nonEmpty(env.SKILLZ_API_URL) ?? stored.apiUrl ?? DEFAULT_API_URL);
+  const apiKey = values['api-key'] ?? nonEmpty(env.MARKET_API_KEY) ?? stored.apiKey;
+  const network = values.network ?? nonEmpty(env.MARKET_NETWORK);
+  const addresses = values.asset ?? nonEmpty(env.MARKET_ASSETS)?.split(',').map((a) => a.trim()).filter(Boolean) ?? [];
+  const assets: AllowedAsset[] = addresses.map((address) => ({ network: network ?? 'eip155:8453', address }));
+  const options: SkillMarketOptions = { apiUrl, assets, ...extra };
+  if (apiKey) options.apiKey = apiKey;
+  if (network) options.network = network;
+  if (pays) {
+    const wallet = await walletFrom(values, env);
+    if (wallet) options.wallet = wallet;
+  }
+  return new SkillMarket(options);
+}
+
+async function walletFrom(values: ClientValues, env: Env): Promise<SkillMarketOptions['wallet']> {
+  if (values['wallet-key'] !== undefined && values.keystore !== undefined) throw new UsageError('give either --wallet-key or --keystore, not both');
+  if (values.keystore !== undefined) {
+    return loadSpendingWallet({ keystorePath: values.keystore, passphrase: await readPassphrase(env, { confirm: false }) });
+  }
+  return values['wallet-key'] ?? nonEmpty(env.MARKET_PRIVATE_KEY) ?? nonEmpty(env.SKILLZ_PRIVATE_KEY);
+}
+
+/**
+ * Runs a calling command: client errors (refusals, registry and skill failures, bad options)
+ * become `market: <reason>` with exit code 1; when money moved or may have, that is said and the
+ * receipt follows on stderr.
+ */
+export function reportClientFailures(run: () => Promise<void>): Promise<void> {
+  return reportFailures(async () => {
+    try {
+      await run();
+    } catch (error) {
+      if (error instanceof MarketError) {
+        const charged = error.charged === 'no' ? '' : ` (charged: ${error.charged})`;
+        if (error.receipt) process.stderr.write(`${JSON.stringify({ receipt: error.receipt })}\n`);
+        throw new CommandFailure(`${error.message}${charged}`);
+      }
+      if (error instanceof TypeError && error.message.startsWith('SkillMarket:')) throw new CommandFailure(error.message.slice('SkillMarket: '.length));
+      if (error instanceof TypeError && error.message.startsWith('call:')) throw new CommandFailure(error.message.slice('call: '.length));
+      throw error;
+    }
+  });
+}
+
+/** Writes `value` as JSON on stdout: indented for people, one line with --json. */
+export function printJson(value: unknown, compact: boolean | undefined): void {
+  process.stdout.write(`${compact ? JSON.stringify(value) : JSON.stringify(value, null, 2)}\n`);
+}

@@ -1,0 +1,127 @@
+/**
+ * `market serve` from the compiled binary, run in folders without node_modules: the example
+ * module answers /health and a paid call, named exports get registered, and mistakes exit cleanly.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { catalogueFixture, json, newCreator } from '../support/catalogue';
+import { freePort, waitForJson } from '../support/process';
+import { paidPost, postJson, startPaymentStack, type PaymentStack } from '../support/skill-server';
+
+const work = mkdtempSync(join(tmpdir(), 'market-serve-'));
+const binary = join(work, 'market');
+const fx = catalogueFixture('embedded', { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600 } });
+let stack: PaymentStack;
+
+beforeAll(async () => {
+  const build = Bun.spawn([process.execPath, 'build', '--compile', '--minify', join(import.meta.dir, '../../src/cli/main.ts'), '--outfile', binary], { stdout: 'pipe', stderr: 'pipe' });
+  const [code, stderr] = await Promise.all([build.exited, new Response(build.stderr).text()]);
+  if (code !== 0) throw new Error(`build failed: ${stderr}`);
+  stack = await startPaymentStack();
+}, 60_000);
+
+afterAll(async () => {
+  await stack?.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+/** A fresh folder holding only `files`. */
+function folder(name: string, files: Record<string, string>): string {
+  const dir = join(work, name);
+  mkdirSync(dir);
+  for (const [file, text] of Object.entries(files)) writeFileSync(join(dir, file), text);
+  return dir;
+}
+
+function market(args: string[], env: Record<string, string>, cwd: string) {
+  return Bun.spawn([binary, ...args], { cwd, env: { PATH: process.env.PATH ?? '', HOME: work, ...env }, stdout: 'pipe', stderr: 'pipe' });
+}
+
+async function finished(child: ReturnType<typeof market>) {
+  const [code, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()]);
+  return { code, stdout, stderr };
+}
+
+const chainFlags = () => ['--host', '127.0.0.1', '--facilitator', stack.facilitatorUrl, '--network', stack.chain.network, '--asset', stack.chain.token.address];
+
+describe('market serve (compiled binary)', () => {
+  it('runs the example module from an empty folder: /health, input validation, a paid call; stops on SIGTERM', async () => {
+    const dir = join(work, 'example');
+    mkdirSync(dir);
+    copyFileSync(join(import.meta.dir, '../../examples/creator/skills.ts'), join(dir, 'skills.ts'));
+    const payee = await stack.chain.createAccount();
+    const port = await freePort();
+    const child = market(['serve', 'skills.ts', '--port', String(port), ...chainFlags()], { MARKET_WALLET_ADDRESS: payee.address }, dir);
+    try {
+      const url = `http://127.0.0.1:${port}`;
+      expect(await waitForJson(`${url}/health`, 15_000)).toMatchObject({ status: 'ok', skills: ['echo', 'word-count'] });
+      expect((await postJson(`${url}/word-count`, { words: 'no' })).status).toBe(400);
+      const res = await paidPost(`${url}/word-count`, { text: 'one two  three' }, await stack.chain.createAccount({ usdc: 1_000_000n }));
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({ success: true, result: { words: 3, characters: 14 } });
+      expect(await stack.chain.balanceOf(payee.address)).toBe(2_000n);
+      child.kill('SIGTERM');
+      const { code, stdout } = await finished(child);
+      expect(code).toBe(0);
+      expect(stdout).toContain('POST /word-count  0.002 USDC  Counts the words');
+      expect(stdout).toContain('registration off');
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }, 30_000);
+
+  it('registers the named exports of a module at start with --endpoint and --groups', async () => {
+    fx.registry.app.listen({ hostname: '127.0.0.1', port: 0 });
+    const creator = await newCreator(fx.request);
+    await creator.group('cli-tools');
+    const dir = folder('named', {
+      'skills.ts': `import { skill } from 'skill-market/creator';\nexport const shout = skill({ price: '$0.003' }, ({ text }: { text: string }) => text.toUpperCase());\nexport const helper = 42;\n`,
+    });
+    const port = await freePort();
+    const wallet = (await stack.chain.createAccount()).address;
+    const child = market(
+      ['serve', 'skills.ts', '--port', String(port), '--endpoint', `http://127.0.0.1:${port}`, '--groups', 'cli-tools', '--api-url', `http://127.0.0.1:${fx.registry.app.server!.port}`, ...chainFlags()],
+      { MARKET_WALLET_ADDRESS: wallet, MARKET_API_KEY: creator.key },
+      dir,
+    );
+    try {
+      expect(await waitForJson(`http://127.0.0.1:${port}/health`, 15_000)).toMatchObject({ skills: ['shout'] });
+      const deadline = Date.now() + 5000;
+      let listed: { name: string; endpoint: string; groups: string[] }[] = [];
+      while (listed.length === 0 && Date.now() < deadline) {
+        listed = await json(await fx.request('/creators/me/skills', { headers: { authorization: `Bearer ${creator.key}` } }));
+        if (listed.length === 0) await Bun.sleep(50);
+      }
+      expect(listed).toMatchObject([{ name: 'shout', endpoint: `http://127.0.0.1:${port}/shout`, groups: ['cli-tools'], price: '$0.003' }]);
+      child.kill('SIGTERM');
+      expect((await finished(child)).code).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+      await fx.registry.app.stop();
+    }
+  }, 30_000);
+
+  it('exits 1 with a clear message for a missing module, a module without skills, a bad skill or no wallet; 2 without a module', async () => {
+    const dir = folder('mistakes', {
+      'none.ts': 'export const answer = 42;\n',
+      'bad.ts': `import { skill } from 'skill-market/creator';\nexport const s = skill({ price: '$1,000' }, () => 1);\n`,
+      'ok.ts': `import { skill } from 'skill-market/creator';\nexport default { ok: skill({ price: '$0.01' }, () => 1) };\n`,
+    });
+    const cases: [string[], Record<string, string>, number, string][] = [
+      [['serve', 'missing.ts'], {}, 1, 'cannot find the skills module'],
+      [['serve', 'none.ts'], {}, 1, 'no skills found in none.ts'],
+      [['serve', 'bad.ts'], {}, 1, 'skill(): price: Invalid price "$1,000"'],
+      [['serve', 'ok.ts'], {}, 1, 'wallet not found'],
+      [['serve', 'ok.ts'], { MARKET_WALLET_ADDRESS: '0x1234' }, 1, 'MARKET_WALLET_ADDRESS must be a 42-character 0x address'],
+      [['serve'], {}, 2, 'serve needs a skills module'],
+    ];
+    for (const [args, env, expected, message] of cases) {
+      const { code, stderr } = await finished(market(args, env, dir));
+      expect({ args, code }).toEqual({ args, code: expected });
+      expect(stderr).toContain(message);
+      expect(stderr).not.toContain('    at '); // no stack trace
+    }
+  }, 30_000);
+});

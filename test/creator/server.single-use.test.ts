@@ -1,0 +1,155 @@
+/**
+ * One proof, one run: concurrent copies of a proof, retries after a lost response, reuse for
+ * another input or skill, and proofs whose payment never went through (facilitator down).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
+import type { Address } from 'viem';
+import { serve, skill, type ServeOptions, type SkillServer } from '../../sdk/creator/index';
+import { balances, paidPost, postJson, proofFor, recordingLogger, startPaymentStack, type PaymentStack } from '../support/skill-server';
+
+const PRICE = 10_000n;
+let stack: PaymentStack;
+let server: SkillServer;
+let payee: Address;
+const runs: Record<string, number> = {};
+const count = (name: string) => void (runs[name] = (runs[name] ?? 0) + 1);
+
+const skills = {
+  work: skill({ price: '$0.01' }, async (input: { n?: number }) => {
+    count('work');
+    await Bun.sleep(100); // long enough for every concurrent copy to arrive while it runs
+    return { doubled: (input.n ?? 0) * 2, nonce: crypto.randomUUID() };
+  }),
+  other: skill({ price: '$0.01' }, () => (count('other'), { other: true })),
+  fail: skill({ price: '$0.01' }, () => {
+    count('fail');
+    throw new Error('flaky');
+  }),
+};
+
+function options(extra: Partial<ServeOptions> = {}): ServeOptions {
+  return { port: 0, hostname: '127.0.0.1', wallet: payee, facilitatorUrl: stack.facilitatorUrl, network: stack.chain.network, asset: stack.asset, trackCalls: false, logger: recordingLogger(), env: {}, ...extra };
+}
+
+beforeAll(async () => {
+  stack = await startPaymentStack();
+  payee = (await stack.chain.createAccount()).address;
+  server = await serve(skills, options());
+}, 30_000);
+
+afterAll(async () => {
+  await server?.stop();
+  await stack?.close();
+});
+
+const at = (name: string, s: SkillServer = server) => `${s.url}/${name}`;
+const newPayer = () => stack.chain.createAccount({ usdc: 1_000_000n });
+
+describe('one proof, one run', () => {
+  it('runs the handler once and transfers once when one proof arrives 20 times at once; the others are refused', async () => {
+    const payer = await newPayer();
+    const proof = await proofFor(at('work'), { n: 2 }, payer);
+    const [payerBefore, payeeBefore] = await balances(stack.chain, payer.address, payee);
+    const before = runs.work ?? 0;
+    const responses = await Promise.all(Array.from({ length: 20 }, () => postJson(at('work'), { n: 2 }, { 'X-Payment': proof })));
+    const statuses = responses.map((r) => r.status).sort();
+    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 409)).toHaveLength(19);
+    const refused = responses.find((r) => r.status === 409)!;
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(await refused.json()).toMatchObject({ success: false, error: expect.stringContaining('already being processed') });
+    expect((runs.work ?? 0) - before).toBe(1);
+    expect(await balances(stack.chain, payer.address, payee)).toEqual([payerBefore - PRICE, payeeBefore + PRICE]);
+  });
+
+  it('answers a retry with the same proof with the stored response of the first run, not a second charge', async () => {
+    const payer = await newPayer();
+    const proof = await proofFor(at('work'), { n: 21 }, payer);
+    const first = await postJson(at('work'), { n: 21 }, { 'X-Payment': proof });
+    const firstBody = await first.text();
+    expect(first.status).toBe(200);
+    const before = runs.work!;
+    const [payerAfterFirst] = await balances(stack.chain, payer.address);
+
+    const retry = await postJson(at('work'), { n: 21 }, { 'X-Payment': proof });
+    expect(retry.status).toBe(200);
+    expect(await retry.text()).toBe(firstBody); // same result, same timestamp
+    expect(retry.headers.get('PAYMENT-RESPONSE')).toBe(first.headers.get('PAYMENT-RESPONSE'));
+    expect(retry.headers.get('X-Payment-Replayed')).toBe('true');
+    expect(runs.work).toBe(before);
+    expect(await stack.chain.balanceOf(payer.address)).toBe(payerAfterFirst!);
+    expect(payerAfterFirst).toBe(1_000_000n - PRICE);
+  });
+
+  it('refuses a used proof for another input or another skill as already used', async () => {
+    const payer = await newPayer();
+    const proof = await proofFor(at('work'), { n: 1 }, payer);
+    expect((await postJson(at('work'), { n: 1 }, { 'X-Payment': proof })).status).toBe(200);
+    const before = { work: runs.work, other: runs.other ?? 0 };
+    for (const [name, input] of [['work', { n: 99 }], ['other', {}]] as const) {
+      const res = await postJson(at(name), input, { 'X-Payment': proof });
+      expect(res.status).toBe(402);
+      expect(((await res.json()) as { error: string }).error).toBe('invalid_exact_evm_nonce_already_used');
+    }
+    expect({ work: runs.work, other: runs.other ?? 0 }).toEqual(before);
+    expect(await stack.chain.balanceOf(payer.address)).toBe(1_000_000n - PRICE);
+  });
+
+  it('answers a retry after a handler failure with the same 500, without running the handler again', async () => {
+    const payer = await newPayer();
+    const proof = await proofFor(at('fail'), {}, payer);
+    const first = await postJson(at('fail'), {}, { 'X-Payment': proof });
+    expect(first.status).toBe(500);
+    const body = await first.text();
+    const retry = await postJson(at('fail'), {}, { 'X-Payment': proof });
+    expect(retry.status).toBe(500);
+    expect(await retry.text()).toBe(body);
+    expect(runs.fail).toBe(1);
+    expect(await stack.chain.balanceOf(payer.address)).toBe(1_000_000n);
+  });
+});
+
+describe('when the facilitator cannot be reached', () => {
+  it('answers 503 without running the handler when /verify is unreachable, and the same proof works once it is back', async () => {
+    let down = true;
+    const flaky = (async (input: string | URL | Request, init?: RequestInit) => {
+      if (down && String(input).endsWith('/verify')) throw new TypeError('fetch failed: connection refused');
+      return fetch(input, init);
+    }) as typeof fetch;
+    const s = await serve({ other: skills.other }, options({ fetch: flaky }));
+    try {
+      const payer = await newPayer();
+      const proof = await proofFor(at('other', s), {}, payer);
+      const before = runs.other ?? 0;
+      const refused = await postJson(at('other', s), {}, { 'X-Payment': proof });
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('2');
+      expect(await refused.json()).toMatchObject({ success: false, error: 'Payment facilitator unavailable; nothing was charged' });
+      expect(runs.other ?? 0).toBe(before);
+      down = false;
+      expect((await postJson(at('other', s), {}, { 'X-Payment': proof })).status).toBe(200);
+      expect(await stack.chain.balanceOf(payer.address)).toBe(1_000_000n - PRICE);
+    } finally {
+      await s.stop();
+    }
+  });
+
+  it('withholds the result with 402 when /settle is unreachable after the handler ran; nothing moves', async () => {
+    const flaky = (async (input: string | URL | Request, init?: RequestInit) => {
+      if (String(input).endsWith('/settle')) throw new TypeError('fetch failed: connection reset');
+      return fetch(input, init);
+    }) as typeof fetch;
+    const logger = recordingLogger();
+    const s = await serve({ other: skills.other }, options({ fetch: flaky, logger }));
+    try {
+      const payer = await newPayer();
+      const res = await paidPost(at('other', s), {}, payer);
+      expect(res.status).toBe(402);
+      expect(await res.json()).toMatchObject({ error: 'settlement_failed', accepts: { scheme: 'exact' } });
+      expect(await stack.chain.balanceOf(payer.address)).toBe(1_000_000n);
+      expect(logger.has('warn', 'settlement failed: facilitator unavailable; result withheld')).toBe(true);
+    } finally {
+      await s.stop();
+    }
+  });
+});

@@ -1,0 +1,82 @@
+/**
+ * Skill-server test fixtures: a local chain with our facilitator listening on a free port, the
+ * chain's token as a payment asset, a paying client built on the SDK's x402 codec, and a logger
+ * that records what the server says.
+ */
+import type { Address, LocalAccount } from 'viem';
+import type { CreatorLogger } from '../../sdk/creator/index';
+import { decodePaymentRequired, encodePaymentPayload, parsePaymentRequirements, signAuthorization, type AssetInfo } from '../../sdk/x402/index';
+import { type LocalChain, startChain } from './chain';
+import { type FacilitatorFixture, startFacilitatorFixture } from './facilitator';
+
+export interface PaymentStack {
+  chain: LocalChain;
+  facilitator: FacilitatorFixture;
+  facilitatorUrl: string;
+  /** The chain's EIP-3009 token, for `serve({ asset })`. */
+  asset: AssetInfo;
+  close(): Promise<void>;
+}
+
+/** anvil + our token + our facilitator (embedded ledger) served over HTTP on a free port. */
+export async function startPaymentStack(options: { payers?: number } = {}): Promise<PaymentStack> {
+  const chain = await startChain({ payers: options.payers ?? 3, relayers: 1 });
+  const facilitator = await startFacilitatorFixture(chain, 'embedded');
+  facilitator.facilitator.app.listen({ hostname: '127.0.0.1', port: 0 });
+  const facilitatorUrl = `http://127.0.0.1:${facilitator.facilitator.app.server!.port}`;
+  return {
+    chain,
+    facilitator,
+    facilitatorUrl,
+    asset: { address: chain.token.address, name: chain.token.name, version: chain.token.version, decimals: chain.token.decimals },
+    async close() {
+      await facilitator.facilitator.app.stop();
+      await facilitator.close();
+      await chain.stop();
+    },
+  };
+}
+
+/** Log lines a skill server wrote, as `level message` strings. */
+export function recordingLogger(): CreatorLogger & { lines: string[]; has(level: string, text: string): boolean } {
+  const lines: string[] = [];
+  const write = (level: string) => (message: string, fields?: Record<string, unknown>) => void lines.push(`${level} ${message}${fields ? ` ${JSON.stringify(fields)}` : ''}`);
+  return {
+    lines,
+    info: write('info'),
+    warn: write('warn'),
+    error: write('error'),
+    has: (level, text) => lines.some((l) => l.startsWith(`${level} `) && l.includes(text)),
+  };
+}
+
+type Send = (url: string, init: RequestInit) => Promise<Response>;
+const overHttp: Send = (url, init) => fetch(url, init);
+
+export const postJson = (url: string, body: unknown, headers: Record<string, string> = {}, send: Send = overHttp) =>
+  send(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+
+/**
+ * Asks `url` for its terms (an unpaid POST answered 402, read from the PAYMENT-REQUIRED header)
+ * and returns a signed proof for them, ready for the X-Payment header.
+ */
+export async function proofFor(url: string, input: unknown, payer: LocalAccount, send: Send = overHttp): Promise<string> {
+  const unpaid = await postJson(url, input, {}, send);
+  if (unpaid.status !== 402) throw new Error(`expected 402 from ${url}, got ${unpaid.status}: ${await unpaid.text()}`);
+  const header = unpaid.headers.get('PAYMENT-REQUIRED');
+  if (!header) throw new Error('402 without PAYMENT-REQUIRED');
+  const required = decodePaymentRequired(header);
+  const payload = await signAuthorization(payer, parsePaymentRequirements(required.accepts[0]), { resource: required.resource });
+  return encodePaymentPayload(payload);
+}
+
+/** The whole paid call: terms, proof, paid request. */
+export async function paidPost(url: string, input: unknown, payer: LocalAccount, send: Send = overHttp): Promise<Response> {
+  const proof = await proofFor(url, input, payer, send);
+  return postJson(url, input, { 'X-Payment': proof }, send);
+}
+
+/** Balances of several addresses at once. */
+export async function balances<const A extends Address[]>(chain: LocalChain, ...addresses: A): Promise<{ [K in keyof A]: bigint }> {
+  return (await Promise.all(addresses.map((a) => chain.balanceOf(a)))) as { [K in keyof A]: bigint };
+}
