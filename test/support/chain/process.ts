@@ -95,9 +95,12 @@ export function spawnAnvil(args: readonly string[], timeoutMs = 10_000): Promise
     child.stdout?.on("data", onData);
     child.stderr?.on("data", onData);
     child.on("error", (error) => fail(error.message));
-    child.on("exit", (code, signal) => {
+    child.on("exit", (code, signalName) => {
+      // The watchdog killed from outside while anvil runs (bun test reaps a timed-out test's
+      // child processes, this shell among them): take anvil along instead of orphaning it.
+      if (settled && watched && anvilPid !== undefined && live.has(hardKill)) signal(anvilPid, "SIGKILL");
       live.delete(hardKill);
-      fail(`exited with ${signal ?? `code ${code}`}`);
+      fail(`exited with ${signalName ?? `code ${code}`}`);
     });
   });
 }

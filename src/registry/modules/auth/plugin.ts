@@ -12,7 +12,10 @@ export function authPlugin(ctx: ServiceContext) {
   return new Elysia({ name: 'auth' }).macro({
     auth: (level: AccessLevel) => ({
       detail: { security: [{ bearer: [] }, { cookie: [] }] },
-      async resolve({ headers, cookie }) {
+      // An arrow function, not a method: Elysia reads the handler's source to learn which context
+      // fields it uses, and cannot parse a minified one-line method (the compiled binary's), so
+      // `headers` would arrive undefined and every protected route answer 500.
+      resolve: async ({ headers, cookie }) => {
         const principal = await authenticate(ctx, headers.authorization, cookie[cookieName]?.value as string | undefined, level);
         return { principal };
       },

@@ -1,0 +1,98 @@
+import { spawn } from 'node:child_process';
+import { copyFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { LocalChain } from '../../test/support/chain';
+import { freePort, startProcess } from './processes';
+
+const ROOT = join(import.meta.dir, '..', '..');
+export const BINARY = join(ROOT, 'dist/market');
+
+export interface OurStack {
+  registryUrl: string;
+  facilitatorUrl: string;
+  skillUrl: string;
+  slug: string;
+  payTo: string;
+  stop(): Promise<void>;
+}
+
+type Request = (path: string, init?: RequestInit) => Promise<Response>;
+
+/**
+ * Our product as separate processes of the compiled binary: registry and facilitator on
+ * PostgreSQL, and `market serve` of the echo skill, auto-registered with a creator key.
+ */
+export async function startOurStack(chain: LocalChain, databaseUrl: string, relayerKeys: string[]): Promise<OurStack> {
+  const { walletSignIn, createKey, jsonPost, bearer } = await import('../../test/support/auth');
+  const stops: (() => Promise<void>)[] = [];
+  const [registryPort, facilitatorPort, skillPort] = [await freePort(), await freePort(), await freePort()];
+  const common = { DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', NODE_ENV: 'production' };
+  const registry = await startProcess([BINARY, 'registry', '--port', String(registryPort), '--host', '127.0.0.1'], {
+    ...common,
+    AUTH_JWT_SECRET: 'bench-secret-bench-secret-bench-secret!',
+    MARKET_ALLOW_HTTP_ENDPOINTS: 'true',
+    RATE_LIMIT_AUTH: 'off',
+    RATE_LIMIT_WRITE: 'off',
+    RATE_LIMIT_READ: 'off',
+  }, `http://127.0.0.1:${registryPort}/health`);
+  stops.push(registry.stop);
+  const facilitator = await startProcess([BINARY, 'facilitator', '--port', String(facilitatorPort), '--host', '127.0.0.1'], {
+    ...common,
+    FACILITATOR_PRIVATE_KEY: relayerKeys.join(','),
+    FACILITATOR_RPC_URL: chain.rpcUrl,
+    FACILITATOR_NETWORK: chain.network,
+    FACILITATOR_ASSETS: chain.token.address,
+    FACILITATOR_POLL_INTERVAL_MS: '20',
+  }, `http://127.0.0.1:${facilitatorPort}/health`);
+  stops.push(facilitator.stop);
+
+  const registryUrl = `http://127.0.0.1:${registryPort}`;
+  const request: Request = (path, init) => fetch(registryUrl + path, init);
+  const creator = await walletSignIn(request);
+  const { key } = await createKey(request, creator.token, 'creator');
+  await request('/groups', jsonPost({ name: 'bench' }, bearer(key)));
+  const payTo = (await chain.createAccount()).address;
+  const dir = mkdtempSync(join(tmpdir(), 'market-bench-skill-'));
+  copyFileSync(join(import.meta.dir, '..', 'fixtures', 'echo-skill.ts'), join(dir, 'skills.ts'));
+  const skillUrl = `http://127.0.0.1:${skillPort}`;
+  const server = await startProcess(
+    [BINARY, 'serve', 'skills.ts', '--port', String(skillPort), '--host', '127.0.0.1', '--endpoint', skillUrl, '--facilitator', `http://127.0.0.1:${facilitatorPort}`, '--api-url', registryUrl, '--network', chain.network, '--asset', chain.token.address, '--wallet', payTo],
+    { LOG_LEVEL: 'warn', MARKET_API_KEY: key },
+    `${skillUrl}/health`,
+    dir,
+  );
+  stops.push(server.stop);
+  let slug: string | undefined;
+  for (let i = 0; i < 200 && !slug; i++) {
+    const listed = (await (await request('/creators/me/skills', { headers: bearer(key) })).json()) as { slug: string }[];
+    slug = listed[0]?.slug;
+    if (!slug) await new Promise((r) => setTimeout(r, 50));
+  }
+  if (!slug) throw new Error('the echo skill did not register');
+  return {
+    registryUrl,
+    facilitatorUrl: `http://127.0.0.1:${facilitatorPort}`,
+    skillUrl: `${skillUrl}/echo`,
+    slug,
+    payTo,
+    stop: async () => {
+      for (const stop of stops.reverse()) await stop().catch(() => {});
+    },
+  };
+}
+
+/** The x402 reference stack (bench/reference/stack.ts) in its own process. */
+export async function startReferenceStack(chain: LocalChain, relayerKey: string, nonceManager: boolean): Promise<{ resourceUrl: string; payTo: string; stop(): Promise<void> }> {
+  const payTo = (await chain.createAccount()).address;
+  const child = spawn('bun', [join(import.meta.dir, '..', 'reference', 'stack.ts')], {
+    env: { ...process.env, RPC_URL: chain.rpcUrl, CHAIN_ID: String(chain.chainId), TOKEN: chain.token.address, RELAYER_KEY: relayerKey, PAY_TO: payTo, AMOUNT: '1000', REFERENCE_NONCE_MANAGER: nonceManager ? 'on' : 'off' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const urls = await new Promise<{ resourceUrl: string }>((resolve, reject) => {
+    child.stdout!.once('data', (d) => resolve(JSON.parse(String(d))));
+    child.once('exit', (code) => reject(new Error(`reference stack exited ${code}`)));
+  });
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  return { resourceUrl: urls.resourceUrl, payTo, stop: async () => void (child.kill('SIGTERM'), await exited) };
+}
