@@ -23,6 +23,8 @@ export interface FacilitatorClientOptions {
   /** Per /settle request (it waits for the transaction); default 30 s. */
   settleTimeoutMs?: number;
   userAgent?: string;
+  /** Sent as `Authorization: Bearer <apiKey>` to facilitators that require a key. */
+  apiKey?: string;
 }
 
 export interface FacilitatorClient {
@@ -43,6 +45,7 @@ export function createFacilitatorClient(options: FacilitatorClientOptions): Faci
   const doFetch = options.fetch ?? globalThis.fetch;
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
   if (options.userAgent) headers['user-agent'] = options.userAgent;
+  if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
 
   const post = async (path: string, body: unknown, timeoutMs: number): Promise<{ status: number; json: unknown; text: string }> => {
     let res: Response;

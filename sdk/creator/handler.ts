@@ -32,6 +32,8 @@ export interface SkillHandlerOptions {
   payTo: string;
   /** Default `http://localhost:3001`. */
   facilitatorUrl?: string;
+  /** Key for a facilitator that requires one (our `FACILITATOR_API_KEYS`). */
+  facilitatorApiKey?: string;
   /** CAIP-2 payment network; default `eip155:8453` (Base mainnet). */
   network?: string;
   /** Token to be paid in; default the network's USDC (required on chains without one, e.g. a local anvil). */
@@ -86,6 +88,7 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
     facilitator: createFacilitatorClient({
       url: options.facilitatorUrl ?? DEFAULT_FACILITATOR_URL,
       userAgent: appName,
+      ...(options.facilitatorApiKey ? { apiKey: options.facilitatorApiKey } : {}),
       ...(options.fetch ? { fetch: options.fetch } : {}),
     }),
     ledger: createProofLedger({ ...options.replay, ...(options.now ? { now: options.now } : {}) }),

@@ -53,6 +53,8 @@ export interface ServeOptions {
   asset?: AssetInfo;
   /** Payment facilitator; default `http://localhost:3001`. */
   facilitatorUrl?: string;
+  /** Key for a facilitator that requires one (sent as a Bearer token); default none. */
+  facilitatorApiKey?: string;
   /** Name shown by /health and sent as User-Agent; default `skill-market skill server`. */
   appName?: string;
   /** Called on each skill invocation with its name and input. */
@@ -122,6 +124,7 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
   const handlerOptions = (publicUrl: string): SkillHandlerOptions => ({
     payTo: wallet.address,
     facilitatorUrl,
+    ...(options.facilitatorApiKey ? { facilitatorApiKey: options.facilitatorApiKey } : {}),
     network,
     publicUrl,
     appName,

@@ -65,6 +65,7 @@ export async function serveCommand(args: string[]): Promise<void> {
       ...(values['api-url'] !== undefined ? { apiUrl: values['api-url'] } : {}),
       ...(network !== undefined ? { network } : {}),
       ...(facilitatorUrl !== undefined ? { facilitatorUrl } : {}),
+      ...(nonEmpty(env.MARKET_FACILITATOR_API_KEY) !== undefined ? { facilitatorApiKey: nonEmpty(env.MARKET_FACILITATOR_API_KEY) } : {}),
       ...(values.asset !== undefined ? { asset: { address: values.asset as AssetInfo['address'], name: values['asset-name'] ?? 'USD Coin', version: values['asset-version'] ?? '2', decimals: 6 } } : {}),
     };
     if (endpoint !== undefined && !values['no-register']) {
