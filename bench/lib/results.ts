@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +9,11 @@ const FILE = join(import.meta.dir, '..', 'results.json');
 export function saveSection(name: string, data: unknown): void {
   const all = existsSync(FILE) ? (JSON.parse(readFileSync(FILE, 'utf8')) as Record<string, unknown>) : {};
   all.machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGiB: Math.round(totalmem() / 2 ** 30), platform: process.platform };
-  all.versions = { bun: typeof Bun === 'undefined' ? undefined : Bun.version, node: process.versions.node };
+  all.versions = {
+    bun: typeof Bun === 'undefined' ? undefined : Bun.version,
+    node: execFileSync('node', ['--version']).toString().trim(),
+    postgres: execFileSync('psql', ['--version']).toString().trim(),
+  };
   all[name] = { date: new Date().toISOString(), ...(data as object) };
   writeFileSync(FILE, JSON.stringify(all, null, 2) + '\n');
 }
