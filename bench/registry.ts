@@ -103,7 +103,7 @@ async function main() {
         o.non2xx,
       ]),
     );
-    console.log(`views counted for the deduplicated skill: ${counted} (one per distinct visitor)`);
+    console.log(`views counted: ${counted} (new-visitor requests completed: ${rows['POST /analytics/view (new visitor each)']!.ours.total}, plus requests in flight at the end, plus 1 deduplicated visitor)`);
     printTable('Startup of dist/market to first /health', ['database', 'ms (median of 3)'], Object.entries(startup).map(([k, v]) => [k, fmt(v)]));
     saveSection('registry', { skills: SKILLS, connections: CONNECTIONS, seconds: SECONDS, endpoints: rows, viewsCounted: counted, startupMs: startup });
   } finally {
