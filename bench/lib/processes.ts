@@ -1,16 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
+export { freePort } from '../../test/support/process';
 
 /** Starts a server process and resolves once `healthUrl` answers 200, with the time it took. */
 export async function startProcess(command: string[], env: Record<string, string>, healthUrl: string, cwd?: string): Promise<{ child: ChildProcess; startupMs: number; stop(): Promise<void> }> {

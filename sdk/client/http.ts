@@ -4,6 +4,7 @@
  */
 import { MarketError } from './errors';
 import type { FetchLike } from './types';
+import { readLimited } from '../shared/read-limited';
 
 /** Largest response body read from any server. */
 export const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
@@ -30,27 +31,9 @@ export class NoAnswerError extends MarketError {
 }
 
 async function readBody(response: Response): Promise<string> {
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_RESPONSE_BYTES) {
-      await reader.cancel().catch(() => undefined);
-      throw new MarketError('invalid_response', `The answer is larger than ${MAX_RESPONSE_BYTES} bytes`, { status: response.status });
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return new TextDecoder().decode(bytes);
+  const text = await readLimited(response.body, MAX_RESPONSE_BYTES);
+  if (text === undefined) throw new MarketError('invalid_response', `The answer is larger than ${MAX_RESPONSE_BYTES} bytes`, { status: response.status });
+  return text;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -3,6 +3,7 @@
  * (no caching, CORS that lets browsers read the payment headers), JSON answers, bounded body reads.
  */
 import { PAYMENT_REQUIRED_HEADER, PAYMENT_RESPONSE_HEADER, X_PAYMENT_RESPONSE_HEADER } from '../x402/index';
+import { readLimited } from '../shared/read-limited';
 
 /** Headers on every answer: payment answers must never be cached, and browsers may read the x402 headers. */
 export const COMMON_HEADERS: Readonly<Record<string, string>> = Object.freeze({
@@ -45,27 +46,8 @@ export function failure(status: number, error: string, extra: Record<string, unk
 export async function readBodyText(request: Request, limit: number): Promise<{ type: 'text'; text: string } | { type: 'too-large' }> {
   const declared = Number(request.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > limit) return { type: 'too-large' };
-  if (request.body === null) return { type: 'text', text: '' };
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      return { type: 'too-large' };
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return { type: 'text', text: new TextDecoder().decode(bytes) };
+  const text = await readLimited(request.body, limit);
+  return text === undefined ? { type: 'too-large' } : { type: 'text', text };
 }
 
 /** Parses a request body: empty means `{}` (a skill without input), anything else must be JSON. */
