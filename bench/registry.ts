@@ -62,6 +62,7 @@ async function main() {
       TRUSTED_PROXIES: '127.0.0.1',
       NODE_ENV: 'production',
       AUTH_JWT_SECRET: 'bench-secret-bench-secret-bench-secret!',
+      MARKET_RPC_URL: 'http://127.0.0.1:9',
     }, `http://127.0.0.1:${registryPort}/health`);
     stops.push(registry.stop);
     const ceiling = await startProcess(['bun', join(import.meta.dir, 'ceiling-server.ts')], { DATABASE_URL: databaseUrl, PORT: String(ceilingPort) }, `http://127.0.0.1:${ceilingPort}/health`);

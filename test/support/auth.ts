@@ -40,6 +40,10 @@ export function authTestConfig(publicKeyPem: string, overrides: Partial<Registry
       RATE_LIMIT_AUTH: 'off',
       RATE_LIMIT_WRITE: 'off',
       RATE_LIMIT_READ: 'off',
+      // Tests never reach a public chain: a failed ECDSA check's ERC-1271 fallback meets a
+      // refused loopback port unless a test points the RPC at its own anvil.
+      MARKET_RPC_URL: 'http://127.0.0.1:9',
+      MARKET_RPC_TIMEOUT_MS: '500',
     },
     process.cwd(),
     overrides,
