@@ -60,14 +60,5 @@ export const multicall3Abi = parseAbi([
 /** Multicall3's address on every public chain, and on our local chains. */
 export const MULTICALL3_ADDRESS = "0xcA11bde05977b3631167028862bE2a173976CA11";
 
-/** EIP-712 types of an EIP-3009 transfer authorization, as the x402 `exact` scheme signs them. */
-export const transferWithAuthorizationTypes = {
-  TransferWithAuthorization: [
-    { name: "from", type: "address" },
-    { name: "to", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "validAfter", type: "uint256" },
-    { name: "validBefore", type: "uint256" },
-    { name: "nonce", type: "bytes32" },
-  ],
-} as const;
+/** EIP-712 types of an EIP-3009 transfer authorization: the SDK's own, so tests sign what it signs. */
+export { TRANSFER_WITH_AUTHORIZATION_TYPES as transferWithAuthorizationTypes } from "../../../sdk/x402/index";
