@@ -1,26 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
+import { describe, expect, it } from 'bun:test';
 import { sql } from 'drizzle-orm';
-import type { DatabaseHandle } from '../../src/db';
-import { authTestConfig, bearer, createKey, jsonPost, providerKeys, walletSignIn } from '../support/auth';
-import { databaseKinds, openTestDatabase } from '../support/database';
-import { manualClock, registryWith } from '../support/registry';
+import { bearer, createKey, jsonPost, walletSignIn } from '../support/auth';
+import { databaseKinds } from '../support/database';
+import { registryFixture } from '../support/registry';
 
 for (const kind of databaseKinds) {
   describe(`API keys on ${kind}`, () => {
-    let database: DatabaseHandle;
-    let registry: ReturnType<typeof registryWith>;
-    const clock = manualClock();
-    beforeAll(async () => {
-      database = await openTestDatabase(kind);
-      registry = registryWith(database, authTestConfig((await providerKeys()).publicKeyPem), clock);
-    });
-    afterAll(() => database.close());
+    const fx = registryFixture(kind);
 
-    const list = async (token: string) => (await (await registry.request('/auth/api-keys', { headers: bearer(token) })).json()) as any[];
+    const list = async (token: string) => (await (await fx.request('/auth/api-keys', { headers: bearer(token) })).json()) as any[];
 
     it('shows a creator key once, sk_ with 32 random bytes, and lists it without the secret', async () => {
-      const { token } = await walletSignIn(registry.request);
-      const res = await registry.request('/auth/api-keys', jsonPost({ name: 'ci', type: 'creator' }, bearer(token)));
+      const { token } = await walletSignIn(fx.request);
+      const res = await fx.request('/auth/api-keys', jsonPost({ name: 'ci', type: 'creator' }, bearer(token)));
       expect(res.status).toBe(201);
       const created = (await res.json()) as any;
       expect(created.key).toMatch(/^sk_[A-Za-z0-9_-]{43}$/);
@@ -33,73 +25,73 @@ for (const kind of databaseKinds) {
     });
 
     it('makes ck_ consumer keys and defaults to a creator key', async () => {
-      const { token } = await walletSignIn(registry.request);
-      expect((await createKey(registry.request, token, 'consumer')).key).toStartWith('ck_');
-      const res = await registry.request('/auth/api-keys', jsonPost({ name: 'default' }, bearer(token)));
+      const { token } = await walletSignIn(fx.request);
+      expect((await createKey(fx.request, token, 'consumer')).key).toStartWith('ck_');
+      const res = await fx.request('/auth/api-keys', jsonPost({ name: 'default' }, bearer(token)));
       expect(((await res.json()) as any).key).toStartWith('sk_');
     });
 
     it('stores only a hash of the key', async () => {
-      const { token } = await walletSignIn(registry.request);
-      const { key, id } = await createKey(registry.request, token);
-      const result = await database.db.execute(sql`select * from api_keys where id = ${id}`);
+      const { token } = await walletSignIn(fx.request);
+      const { key, id } = await createKey(fx.request, token);
+      const result = await fx.database.db.execute(sql`select * from api_keys where id = ${id}`);
       const rows = Array.isArray(result) ? result : (result as any).rows;
       expect(JSON.stringify(rows)).not.toContain(key);
       expect(JSON.stringify(rows)).not.toContain(key.slice(11));
     });
 
     it('authenticates with the key and records lastUsedAt, at most once a minute', async () => {
-      const { token } = await walletSignIn(registry.request);
-      const { key, id } = await createKey(registry.request, token);
-      expect((await registry.request('/creators/me', { headers: bearer(key) })).status).toBe(200);
+      const { token } = await walletSignIn(fx.request);
+      const { key, id } = await createKey(fx.request, token);
+      expect((await fx.request('/creators/me', { headers: bearer(key) })).status).toBe(200);
       await Bun.sleep(20);
       const first = (await list(token)).find((k) => k.id === id).lastUsedAt;
-      expect(first).toBe(clock.now().toISOString());
-      clock.advance(10);
-      await registry.request('/creators/me', { headers: bearer(key) });
+      expect(first).toBe(fx.clock.now().toISOString());
+      fx.clock.advance(10);
+      await fx.request('/creators/me', { headers: bearer(key) });
       await Bun.sleep(20);
       expect((await list(token)).find((k) => k.id === id).lastUsedAt).toBe(first);
-      clock.advance(60);
-      await registry.request('/creators/me', { headers: bearer(key) });
+      fx.clock.advance(60);
+      await fx.request('/creators/me', { headers: bearer(key) });
       await Bun.sleep(20);
-      expect((await list(token)).find((k) => k.id === id).lastUsedAt).toBe(clock.now().toISOString());
+      expect((await list(token)).find((k) => k.id === id).lastUsedAt).toBe(fx.clock.now().toISOString());
     });
 
     it('answers 403 API key revoked on the next request after DELETE', async () => {
-      const { token } = await walletSignIn(registry.request);
-      const { key, id } = await createKey(registry.request, token);
-      const del = await registry.request(`/auth/api-keys/${id}`, { method: 'DELETE', headers: bearer(token) });
+      const { token } = await walletSignIn(fx.request);
+      const { key, id } = await createKey(fx.request, token);
+      const del = await fx.request(`/auth/api-keys/${id}`, { method: 'DELETE', headers: bearer(token) });
       expect(del.status).toBe(200);
       expect(await del.json()).toEqual({ success: true });
-      const res = await registry.request('/creators/me', { headers: bearer(key) });
+      const res = await fx.request('/creators/me', { headers: bearer(key) });
       expect(res.status).toBe(403);
       expect(((await res.json()) as any).error).toBe('API key revoked');
       expect((await list(token)).find((k) => k.id === id).revokedAt).not.toBeNull();
     });
 
     it("answers 404 when revoking another user's key, which keeps working", async () => {
-      const alice = await walletSignIn(registry.request);
-      const bob = await walletSignIn(registry.request);
-      const { key, id } = await createKey(registry.request, alice.token);
-      const res = await registry.request(`/auth/api-keys/${id}`, { method: 'DELETE', headers: bearer(bob.token) });
+      const alice = await walletSignIn(fx.request);
+      const bob = await walletSignIn(fx.request);
+      const { key, id } = await createKey(fx.request, alice.token);
+      const res = await fx.request(`/auth/api-keys/${id}`, { method: 'DELETE', headers: bearer(bob.token) });
       expect(res.status).toBe(404);
-      expect((await registry.request('/creators/me', { headers: bearer(key) })).status).toBe(200);
+      expect((await fx.request('/creators/me', { headers: bearer(key) })).status).toBe(200);
     });
 
     it('answers 400 naming the field for a bad name or type', async () => {
-      const { token } = await walletSignIn(registry.request);
-      const bad = await registry.request('/auth/api-keys', jsonPost({ name: '', type: 'creator' }, bearer(token)));
+      const { token } = await walletSignIn(fx.request);
+      const bad = await fx.request('/auth/api-keys', jsonPost({ name: '', type: 'creator' }, bearer(token)));
       expect(bad.status).toBe(400);
       expect(((await bad.json()) as any).error).toContain('"name"');
-      const badType = await registry.request('/auth/api-keys', jsonPost({ name: 'x', type: 'admin' }, bearer(token)));
+      const badType = await fx.request('/auth/api-keys', jsonPost({ name: 'x', type: 'admin' }, bearer(token)));
       expect(badType.status).toBe(400);
     });
 
     it('does not let an API key create or list keys (a session is required)', async () => {
-      const { token } = await walletSignIn(registry.request);
-      const { key } = await createKey(registry.request, token);
-      expect((await registry.request('/auth/api-keys', jsonPost({ name: 'x' }, bearer(key)))).status).toBe(403);
-      expect((await registry.request('/auth/api-keys', { headers: bearer(key) })).status).toBe(403);
+      const { token } = await walletSignIn(fx.request);
+      const { key } = await createKey(fx.request, token);
+      expect((await fx.request('/auth/api-keys', jsonPost({ name: 'x' }, bearer(key)))).status).toBe(403);
+      expect((await fx.request('/auth/api-keys', { headers: bearer(key) })).status).toBe(403);
     });
   });
 }

@@ -1,27 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
+import { describe, expect, it } from 'bun:test';
 import { SignJWT } from 'jose';
-import type { DatabaseHandle } from '../../src/db';
-import { authTestConfig, bearer, jsonPost, parseSetCookies, providerKeys, walletSignIn } from '../support/auth';
-import { databaseKinds, openTestDatabase } from '../support/database';
-import { manualClock, registryWith } from '../support/registry';
+import { bearer, jsonPost, parseSetCookies, walletSignIn } from '../support/auth';
+import { databaseKinds } from '../support/database';
+import { registryFixture } from '../support/registry';
 
 for (const kind of databaseKinds) {
   describe(`sessions on ${kind}`, () => {
-    let database: DatabaseHandle;
-    let registry: ReturnType<typeof registryWith>;
-    const clock = manualClock();
-    beforeAll(async () => {
-      database = await openTestDatabase(kind);
-      registry = registryWith(database, authTestConfig((await providerKeys()).publicKeyPem), clock);
-    });
-    afterAll(() => database.close());
+    const fx = registryFixture(kind);
 
-    const me = (token: string) => registry.request('/creators/me', { headers: bearer(token) });
-    const refreshWithCookie = (refreshToken: string) => registry.request('/auth/refresh', { method: 'POST', headers: { cookie: `market_refresh=${refreshToken}` } });
+    const me = (token: string) => fx.request('/creators/me', { headers: bearer(token) });
+    const refreshWithCookie = (refreshToken: string) => fx.request('/auth/refresh', { method: 'POST', headers: { cookie: `market_refresh=${refreshToken}` } });
 
     it('rotates the refresh token from the cookie and issues a working access token', async () => {
-      const session = await walletSignIn(registry.request);
-      clock.advance(5);
+      const session = await walletSignIn(fx.request);
+      fx.clock.advance(5);
       const res = await refreshWithCookie(session.refreshToken);
       expect(res.status).toBe(200);
       const body = (await res.json()) as any;
@@ -35,13 +27,13 @@ for (const kind of databaseKinds) {
     });
 
     it('accepts {refreshToken} in the body, as older clients send it', async () => {
-      const session = await walletSignIn(registry.request);
-      const res = await registry.request('/auth/refresh', jsonPost({ refreshToken: session.refreshToken }));
+      const session = await walletSignIn(fx.request);
+      const res = await fx.request('/auth/refresh', jsonPost({ refreshToken: session.refreshToken }));
       expect(res.status).toBe(200);
     });
 
     it('revokes the whole session when an old refresh token is used again', async () => {
-      const session = await walletSignIn(registry.request);
+      const session = await walletSignIn(fx.request);
       const rotated = (await (await refreshWithCookie(session.refreshToken)).json()) as any;
       const replay = await refreshWithCookie(session.refreshToken);
       expect(replay.status).toBe(401);
@@ -53,15 +45,15 @@ for (const kind of databaseKinds) {
 
     it('answers 401 for an unknown refresh token and for none', async () => {
       expect((await refreshWithCookie('not-a-token')).status).toBe(401);
-      const none = await registry.request('/auth/refresh', { method: 'POST' });
+      const none = await fx.request('/auth/refresh', { method: 'POST' });
       expect(none.status).toBe(401);
       expect(((await none.json()) as any).error).toBe('Authentication required');
     });
 
     it('logs out: the session stops working at once and both cookies are cleared', async () => {
-      const session = await walletSignIn(registry.request);
+      const session = await walletSignIn(fx.request);
       expect((await me(session.token)).status).toBe(200);
-      const res = await registry.request('/auth/logout', { method: 'POST', headers: bearer(session.token) });
+      const res = await fx.request('/auth/logout', { method: 'POST', headers: bearer(session.token) });
       expect(res.status).toBe(200);
       expect(await res.json()).toEqual({ success: true });
       const cookies = parseSetCookies(res);
@@ -74,25 +66,25 @@ for (const kind of databaseKinds) {
     });
 
     it('accepts the access cookie in place of the Authorization header', async () => {
-      const session = await walletSignIn(registry.request);
-      const res = await registry.request('/creators/me', { headers: { cookie: `market_token=${session.token}` } });
+      const session = await walletSignIn(fx.request);
+      const res = await fx.request('/creators/me', { headers: { cookie: `market_token=${session.token}` } });
       expect(res.status).toBe(200);
     });
 
     it('answers 401 Invalid token for an expired access token', async () => {
-      const session = await walletSignIn(registry.request);
-      clock.advance(3601);
+      const session = await walletSignIn(fx.request);
+      fx.clock.advance(3601);
       try {
         const res = await me(session.token);
         expect(res.status).toBe(401);
         expect(((await res.json()) as any).error).toBe('Invalid token');
       } finally {
-        clock.advance(-3601);
+        fx.clock.advance(-3601);
       }
     });
 
     it('refuses an access token signed with another secret or another algorithm', async () => {
-      const session = await walletSignIn(registry.request);
+      const session = await walletSignIn(fx.request);
       const [, payload] = session.token.split('.');
       const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString());
       const forged = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode('another-secret-of-at-least-32-chars!!'));

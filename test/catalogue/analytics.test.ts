@@ -1,11 +1,12 @@
 import { beforeAll, describe, expect, it } from 'bun:test';
 import { bearer, createKey, jsonPost, walletSignIn } from '../support/auth';
-import { catalogueFixture, json, newCreator, type Creator } from '../support/catalogue';
+import { registryFixture } from '../support/registry';
+import { json, newCreator, type Creator } from '../support/catalogue';
 import { databaseKinds } from '../support/database';
 
 for (const kind of databaseKinds) {
   describe(`analytics on ${kind}`, () => {
-    const fx = catalogueFixture(kind, { trustedProxies: ['127.0.0.1'] });
+    const fx = registryFixture(kind, { trustedProxies: ['127.0.0.1'] });
     let creator: Creator;
     let creatorsConsumerKey: string;
     beforeAll(async () => {

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'bun:test';
 import { bearer, createKey, jsonPost } from '../support/auth';
-import { catalogueFixture, json, newCreator } from '../support/catalogue';
+import { registryFixture } from '../support/registry';
+import { json, newCreator } from '../support/catalogue';
 import { databaseKinds } from '../support/database';
 
 for (const kind of databaseKinds) {
   describe(`groups on ${kind}`, () => {
-    const fx = catalogueFixture(kind);
+    const fx = registryFixture(kind);
     const send = (method: string, path: string, key: string, body?: unknown) =>
       fx.request(path, { method, headers: { ...bearer(key), 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
 

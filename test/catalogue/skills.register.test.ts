@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'bun:test';
 import { sql } from 'drizzle-orm';
 import { bearer, jsonPost, newWallet } from '../support/auth';
-import { catalogueFixture, json, newCreator, skillInput } from '../support/catalogue';
+import { registryFixture } from '../support/registry';
+import { json, newCreator, skillInput } from '../support/catalogue';
 import { databaseKinds } from '../support/database';
 
 for (const kind of databaseKinds) {
   describe(`POST /skills on ${kind}`, () => {
-    const fx = catalogueFixture(kind);
+    const fx = registryFixture(kind);
 
     it('creates with 201 then updates with 200, keeping the slug', async () => {
       const creator = await newCreator(fx.request);
@@ -137,7 +138,7 @@ for (const kind of databaseKinds) {
   });
 
   describe(`POST /skills with http endpoints allowed on ${kind}`, () => {
-    const fx = catalogueFixture(kind);
+    const fx = registryFixture(kind);
     it('accepts an http endpoint when configured for development', async () => {
       fx.registry = (await import('../support/registry')).registryWith(fx.database, { ...fx.config, catalogue: { ...fx.config.catalogue, allowHttpEndpoints: true } });
       const creator = await newCreator(fx.registry.request);

@@ -1,11 +1,12 @@
 import { beforeAll, describe, expect, it } from 'bun:test';
 import { bearer, jsonPost } from '../support/auth';
-import { catalogueFixture, json, newCreator, skillInput, type Creator } from '../support/catalogue';
+import { registryFixture } from '../support/registry';
+import { json, newCreator, skillInput, type Creator } from '../support/catalogue';
 import { databaseKinds } from '../support/database';
 
 for (const kind of databaseKinds) {
   describe(`GET /skills on ${kind}`, () => {
-    const fx = catalogueFixture(kind);
+    const fx = registryFixture(kind);
     let alice: Creator;
     let bob: Creator;
     beforeAll(async () => {
@@ -76,7 +77,7 @@ for (const kind of databaseKinds) {
   });
 
   describe(`paging through 250 skills on ${kind}`, () => {
-    const fx = catalogueFixture(kind);
+    const fx = registryFixture(kind);
     let creator: Creator;
     beforeAll(async () => {
       creator = await newCreator(fx.request);

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'bun:test';
 import { bearer } from '../support/auth';
-import { catalogueFixture, json, newCreator } from '../support/catalogue';
+import { registryFixture } from '../support/registry';
+import { json, newCreator } from '../support/catalogue';
 import { databaseKinds } from '../support/database';
 
 for (const kind of databaseKinds) {
   describe(`PATCH /skills/:slug on ${kind}`, () => {
-    const fx = catalogueFixture(kind);
+    const fx = registryFixture(kind);
     const patch = (slug: string, key: string, body: unknown) =>
       fx.request(`/skills/${slug}`, { method: 'PATCH', headers: { ...bearer(key), 'content-type': 'application/json' }, body: JSON.stringify(body) });
 

@@ -6,13 +6,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { catalogueFixture, json, newCreator } from '../support/catalogue';
+import { registryFixture } from '../support/registry';
+import { json, newCreator } from '../support/catalogue';
 import { freePort, waitForJson } from '../support/process';
 import { paidPost, postJson, startPaymentStack, type PaymentStack } from '../support/skill-server';
 
 const work = mkdtempSync(join(tmpdir(), 'market-serve-'));
 const binary = join(work, 'market');
-const fx = catalogueFixture('embedded', { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600 } });
+const fx = registryFixture('embedded', { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600 } });
 let stack: PaymentStack;
 
 beforeAll(async () => {

@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { register, serve, skill, updateSkill, type ServeOptions, type Skills } from '../../sdk/creator/index';
-import { catalogueFixture, json, newCreator, type Creator } from '../support/catalogue';
+import { registryFixture } from '../support/registry';
+import { json, newCreator, type Creator } from '../support/catalogue';
 import { databaseKinds } from '../support/database';
 import { freePort } from '../support/process';
 import { recordingLogger } from '../support/skill-server';
@@ -32,7 +33,7 @@ function concurrencyMeter() {
 
 for (const kind of databaseKinds) {
   describe(`registration against the registry (${kind})`, () => {
-    const fx = catalogueFixture(kind, { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600 } });
+    const fx = registryFixture(kind, { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600 } });
     let apiUrl: string;
     let creator: Creator;
     let facilitatorUrl: string;

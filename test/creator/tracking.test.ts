@@ -5,11 +5,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import type { Address } from 'viem';
 import { serve, skill, type ServeOptions, type SkillServer } from '../../sdk/creator/index';
-import { catalogueFixture, json, newCreator, type Creator } from '../support/catalogue';
+import { registryFixture } from '../support/registry';
+import { json, newCreator, type Creator } from '../support/catalogue';
 import { freePort } from '../support/process';
 import { paidPost, recordingLogger, startPaymentStack, type PaymentStack } from '../support/skill-server';
 
-const fx = catalogueFixture('embedded', { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600 } });
+const fx = registryFixture('embedded', { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600 } });
 let stack: PaymentStack;
 let creator: Creator;
 let payee: Address;

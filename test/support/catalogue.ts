@@ -51,18 +51,4 @@ export function skillInput(overrides: Record<string, unknown> = {}): Record<stri
   };
 }
 
-/** A registry over a fresh database for one test file, with an injected clock. */
-export function catalogueFixture(kind: DatabaseKind, overrides: Partial<RegistryConfig> = {}) {
-  const clock = manualClock(new Date('2026-11-22T12:00:00Z'));
-  const fx = { clock } as { clock: typeof clock; database: DatabaseHandle; registry: ReturnType<typeof registryWith>; request: Request; config: RegistryConfig };
-  beforeAll(async () => {
-    fx.database = await openTestDatabase(kind);
-    fx.config = authTestConfig((await providerKeys()).publicKeyPem, overrides);
-    fx.registry = registryWith(fx.database, fx.config, clock);
-    fx.request = fx.registry.request;
-  });
-  afterAll(() => fx.database.close());
-  return fx;
-}
-
 export const json = async <T = any>(res: Response): Promise<T> => (await res.json()) as T;

@@ -1,5 +1,8 @@
 import { loadRegistryConfig, type RegistryConfig } from '../../src/config';
-import type { DatabaseHandle } from '../../src/db';
+import { afterAll, beforeAll } from 'bun:test';
+import type { DatabaseHandle, DatabaseKind } from '../../src/db';
+import { authTestConfig, providerKeys } from './auth';
+import { openTestDatabase } from './database';
 import { createLogger, type Logger } from '../../src/log';
 import { createRegistry, type Clock } from '../../src/registry';
 
@@ -38,4 +41,27 @@ export function registryWith(database: DatabaseHandle, config: RegistryConfig, c
   const app = createRegistry({ database, config, logger, ...(clock ? { clock } : {}) });
   const request = (path: string, init?: RequestInit) => app.handle(new Request(`http://localhost${path}`, init));
   return { app, request, logs: lines };
+}
+
+/**
+ * A registry with provider login on, over a fresh database for one test file, with a clock the
+ * test moves: `fx.request`, `fx.clock`, `fx.database`, `fx.config` (filled in beforeAll).
+ */
+export function registryFixture(kind: DatabaseKind, overrides: Partial<RegistryConfig> = {}) {
+  const clock = manualClock(new Date('2026-11-22T12:00:00Z'));
+  const fx = { clock } as {
+    clock: typeof clock;
+    database: DatabaseHandle;
+    registry: ReturnType<typeof registryWith>;
+    request: (path: string, init?: RequestInit) => Promise<Response>;
+    config: RegistryConfig;
+  };
+  beforeAll(async () => {
+    fx.database = await openTestDatabase(kind);
+    fx.config = authTestConfig((await providerKeys()).publicKeyPem, overrides);
+    fx.registry = registryWith(fx.database, fx.config, clock);
+    fx.request = fx.registry.request;
+  });
+  afterAll(() => fx.database.close());
+  return fx;
 }

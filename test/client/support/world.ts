@@ -10,7 +10,8 @@ import { SkillMarket, type Skill, type SkillMarketOptions } from '../../../sdk/i
 import { formatPriceUsd, type AssetInfo } from '../../../sdk/x402/index';
 import { usageRecords } from '../../../src/db/schema';
 import { createKey, newWallet, walletSignIn } from '../../support/auth';
-import { catalogueFixture, newCreator, type Creator } from '../../support/catalogue';
+import { registryFixture } from '../../support/registry';
+import { newCreator, type Creator } from '../../support/catalogue';
 import { type LocalChain, type TestAccount, startChain } from '../../support/chain';
 import { startFacilitatorFixture, type FacilitatorFixture } from '../../support/facilitator';
 import { startSkillServer, type TestSkill, type TestSkillServer } from './skill-server';
@@ -50,7 +51,7 @@ export function countingAccount(account: LocalAccount): LocalAccount & { signatu
 
 /** Registers the world's hooks; fields are filled in beforeAll. */
 export function useWorld(options: { chain: boolean }): World {
-  const fx = catalogueFixture('embedded', { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600 } });
+  const fx = registryFixture('embedded', { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600 } });
   const world = {} as World;
   let facilitator: FacilitatorFixture | undefined;
   let registryServer: ReturnType<typeof Bun.serve> | undefined;
