@@ -1,7 +1,7 @@
 import { Elysia, ValidationError } from 'elysia';
 import type { Logger } from '../../log';
 import { AppError, type ErrorBody } from '../errors';
-import { requestPath } from '../lib/request-path';
+import { requestPath } from '../../../sdk/shared/request-path';
 import { requestIdOf } from './request-context';
 
 /**

@@ -3,7 +3,7 @@ import { parseGuardedJson } from '../../../sdk/shared/json-guard';
 import { readLimitedBytes } from '../../../sdk/shared/read-limited';
 import type { Logger } from '../../log';
 import { AppError } from '../errors';
-import { requestPath } from '../lib/request-path';
+import { requestPath } from '../../../sdk/shared/request-path';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 const INCOMING_ID = /^[A-Za-z0-9._:-]{8,128}$/;
@@ -61,6 +61,11 @@ export function requestContext(logger: Logger, bodyLimitBytes: number) {
       if (parsed.type === 'too-deep') throw malformed(parsed.message);
       if (parsed.type === 'invalid') throw malformed();
       if (parsed.nul) throw nulRefused('body');
+      // Every JSON body we take is an object; Elysia turns `[]`, `1` or `"x"` into `{}` for a schema
+      // whose fields are all optional, so a wrong-typed body would pass as an empty update.
+      if (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value)) {
+        throw new AppError('VALIDATION', 'Invalid request: the body must be a JSON object');
+      }
       if (parsed.loneSurrogate) throw new AppError('VALIDATION', 'Invalid request: the body must not contain unpaired UTF-16 surrogates (\\ud800 without its pair)');
       return parsed.value;
     })

@@ -5,7 +5,7 @@ import { RegisterSkill, SearchQuery, SkillView, SlugParam, UpdateSkill } from '.
 import { searchSkills } from './search';
 import { getSkillBySlug, registerSkill, updateSkill } from './service';
 import { listOwnSkills } from './own';
-import { requestPathAndQuery } from '../../lib/request-path';
+import { requestPathAndQuery } from '../../../../sdk/shared/request-path';
 
 const tags = ['Skills'];
 
