@@ -13,6 +13,7 @@ import { consoleLogger, errorText, type CreatorLogger } from './logger';
 import { paidCall, type PaidCallDeps, type SettledCall, type SkillRoute } from './paid-call';
 import { isProduction, processEnv } from './settings';
 import { isSkill, type Skills } from './skill';
+import { requestPath } from '../shared/request-path';
 
 /** Default payment network: Base mainnet. */
 export const DEFAULT_NETWORK = 'eip155:8453';
@@ -102,7 +103,7 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
   const names = [...routes.keys()];
 
   const handle = async (request: Request): Promise<Response> => {
-    const path = new URL(request.url).pathname.replace(/(.)\/+$/, '$1');
+    const path = requestPath(request.url).replace(/(.)\/+$/, '$1');
     if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: { ...COMMON_HEADERS, ...PREFLIGHT_HEADERS } });
     if (path === '/health') {
       if (request.method !== 'GET' && request.method !== 'HEAD') return toResponse(failure(405, 'Method not allowed', {}, { Allow: 'GET, HEAD' }));

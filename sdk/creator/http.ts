@@ -3,6 +3,7 @@
  * (no caching, CORS that lets browsers read the payment headers), JSON answers, bounded body reads.
  */
 import { PAYMENT_REQUIRED_HEADER, PAYMENT_RESPONSE_HEADER, X_PAYMENT_RESPONSE_HEADER } from '../x402/index';
+import { parseGuardedJson } from '../shared/json-guard';
 import { readLimited } from '../shared/read-limited';
 
 /** Headers on every answer: payment answers must never be cached, and browsers may read the x402 headers. */
@@ -50,12 +51,9 @@ export async function readBodyText(request: Request, limit: number): Promise<{ t
   return text === undefined ? { type: 'too-large' } : { type: 'text', text };
 }
 
-/** Parses a request body: empty means `{}` (a skill without input), anything else must be JSON. */
+/** Parses a request body: empty means `{}` (a skill without input), anything else must be JSON nested at most MAX_JSON_DEPTH deep. */
 export function parseJsonBody(text: string): { type: 'json'; value: unknown } | { type: 'invalid'; message: string } {
   if (text.trim() === '') return { type: 'json', value: {} };
-  try {
-    return { type: 'json', value: JSON.parse(text) as unknown };
-  } catch (error) {
-    return { type: 'invalid', message: error instanceof Error ? error.message : 'not JSON' };
-  }
+  const parsed = parseGuardedJson(text);
+  return parsed.type === 'json' ? { type: 'json', value: parsed.value } : { type: 'invalid', message: parsed.message };
 }

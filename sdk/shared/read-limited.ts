@@ -1,10 +1,10 @@
 /**
- * Reads a body stream as UTF-8 text, stopping (and cancelling the stream) once more than `limit`
- * bytes arrived: undefined then. Used for requests the skill server accepts and for answers the
- * client reads, so neither can be made to buffer an unbounded body.
+ * Reads a body stream, stopping (and cancelling the stream) once more than `limit` bytes arrived:
+ * undefined then. Used for requests the servers accept and for answers the client reads, so none
+ * can be made to buffer an unbounded body.
  */
-export async function readLimited(body: ReadableStream<Uint8Array> | null, limit: number): Promise<string | undefined> {
-  if (body === null) return '';
+export async function readLimitedBytes(body: ReadableStream<Uint8Array> | null, limit: number): Promise<Uint8Array | undefined> {
+  if (body === null) return new Uint8Array(0);
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -24,5 +24,11 @@ export async function readLimited(body: ReadableStream<Uint8Array> | null, limit
     bytes.set(chunk, offset);
     offset += chunk.byteLength;
   }
-  return new TextDecoder().decode(bytes);
+  return bytes;
+}
+
+/** readLimitedBytes as UTF-8 text; a fatal `decoder` throws on bytes that are not UTF-8 instead of replacing them. */
+export async function readLimited(body: ReadableStream<Uint8Array> | null, limit: number, decoder = new TextDecoder()): Promise<string | undefined> {
+  const bytes = await readLimitedBytes(body, limit);
+  return bytes === undefined ? undefined : decoder.decode(bytes);
 }

@@ -1,3 +1,4 @@
+import { parseGuardedJson } from "../shared/json-guard";
 /**
  * base64(UTF-8 JSON) as x402 headers carry it: standard alphabet (`+/`), `=` padding required.
  * Web APIs only (btoa/atob, TextEncoder/TextDecoder) so it runs on Node 20+, Bun and browsers.
@@ -43,9 +44,7 @@ export function decodeBase64Json(text: unknown, code: X402ErrorCode, what: strin
   } catch (cause) {
     throw new X402Error(code, `Malformed ${what}: base64 does not decode to UTF-8 text`, { cause });
   }
-  try {
-    return JSON.parse(json) as unknown;
-  } catch (cause) {
-    throw new X402Error(code, `Malformed ${what}: not valid JSON`, { cause });
-  }
+  const parsed = parseGuardedJson(json);
+  if (parsed.type === 'json') return parsed.value;
+  throw new X402Error(code, parsed.type === 'too-deep' ? `Malformed ${what}: ${parsed.message}` : `Malformed ${what}: not valid JSON`);
 }

@@ -4,6 +4,7 @@ import type { DatabaseHandle } from '../db';
 import { createLogger, type Logger } from '../log';
 import { systemClock, type Clock, type ServiceContext } from './context';
 import { analyticsRoutes } from './modules/analytics/routes';
+import { credentialIdentity } from './modules/auth/identity';
 import { authRoutes } from './modules/auth/routes';
 import { groupRoutes } from './modules/groups/routes';
 import { healthRoutes } from './modules/health/routes';
@@ -44,6 +45,7 @@ export function createRegistry(deps: RegistryDeps) {
         store,
         clock,
         trustedProxies: config.trustedProxies,
+        identify: credentialIdentity(ctx),
         onStoreError: (error) => logger.warn('rate limit store failed; request let through', { error }),
       }),
     )

@@ -2,6 +2,7 @@ import type { RegistryConfig } from '../config';
 import { openDatabase, type DatabaseHandle } from '../db';
 import type { Logger } from '../log';
 import { createRegistry } from './app';
+import { LISTENER_BODY_LIMIT } from './plugins/request-context';
 
 export interface RunningRegistry {
   url: string;
@@ -19,7 +20,7 @@ export async function startRegistry(config: RegistryConfig, logger: Logger): Pro
   let app: ReturnType<typeof createRegistry>;
   try {
     app = createRegistry({ database, config, logger });
-    app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: config.bodyLimitBytes });
+    app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: LISTENER_BODY_LIMIT });
   } catch (error) {
     await database.close();
     throw error;

@@ -1,9 +1,10 @@
 import { openapi } from '@elysiajs/openapi';
+import { Elysia } from 'elysia';
 import { VERSION } from '../../version';
 
 /** `/openapi.json` generated from the route schemas, and a reference page at `/docs`. */
 export function docs() {
-  return openapi({
+  const plugin = openapi({
     path: '/docs',
     specPath: '/openapi.json',
     exclude: { paths: ['/docs', '/openapi.json'] },
@@ -21,4 +22,13 @@ export function docs() {
       },
     },
   });
+  // The generator lists a request body's content types from the route's named parsers, and
+  // request-context's guarded parser is a function, so every body came out as `content: {}`
+  // (no schema at all). Bodies are JSON: show the generator a JSON parser instead. (Elysia
+  // points a used plugin's getGlobalRoutes at its parent's, so the wrapper is where to look.)
+  const wrapper = new Elysia({ name: 'docs' }).use(plugin);
+  type Routes = { getGlobalRoutes(): { hooks?: { parse?: unknown } }[] };
+  (plugin as unknown as Routes).getGlobalRoutes = () =>
+    (wrapper as unknown as Routes).getGlobalRoutes().map((route) => (route.hooks?.parse ? { ...route, hooks: { ...route.hooks, parse: [{ fn: 'json' }] } } : route));
+  return wrapper;
 }

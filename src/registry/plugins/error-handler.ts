@@ -1,6 +1,7 @@
 import { Elysia, ValidationError } from 'elysia';
 import type { Logger } from '../../log';
 import { AppError, type ErrorBody } from '../errors';
+import { requestPath } from '../../../sdk/shared/request-path';
 import { requestIdOf } from './request-context';
 
 /**
@@ -32,7 +33,7 @@ export function errorHandler(logger: Logger) {
     }
     const status = 'status' in error && typeof error.status === 'number' ? error.status : 500;
     if (status === 413) return reply(413, { error: 'Request body too large', code: 'PAYLOAD_TOO_LARGE' });
-    logger.error('unhandled error', { requestId, method: request.method, path: new URL(request.url).pathname, error });
+    logger.error('unhandled error', { requestId, method: request.method, path: requestPath(request.url), error });
     return reply(500, { error: 'Internal server error', code: 'INTERNAL' });
   });
 }

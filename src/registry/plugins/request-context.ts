@@ -1,17 +1,31 @@
 import { Elysia } from 'elysia';
+import { parseGuardedJson } from '../../../sdk/shared/json-guard';
+import { readLimitedBytes } from '../../../sdk/shared/read-limited';
 import type { Logger } from '../../log';
 import { AppError } from '../errors';
+import { requestPath } from '../../../sdk/shared/request-path';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 const INCOMING_ID = /^[A-Za-z0-9._:-]{8,128}$/;
+/** A NUL in the path or query, raw or percent-encoded: PostgreSQL refuses it in text. */
+const NUL_IN_URL = /%00|\0/i;
+const JSON_TYPE = /^application\/([a-z.+-]*\+)?json$/i;
 const startedAt = new WeakMap<Request, number>();
+
+const tooLarge = (limit: number) => new AppError('PAYLOAD_TOO_LARGE', `Request body too large: the limit is ${limit} bytes`);
+const malformed = (why = 'expected valid JSON') => new AppError('MALFORMED_BODY', `Malformed request body: ${why}`);
+const nulRefused = (where: string) => new AppError('VALIDATION', `Invalid request: the ${where} must not contain NUL characters`);
 
 /**
  * Gives every request an id (a sane incoming `X-Request-Id` is kept, otherwise a new UUID),
- * echoes it on the response, refuses bodies over the limit (by Content-Length before reading,
- * and again while parsing JSON, which must be valid: an empty or broken body is never `{}`), and writes one
- * access-log line per request: method, path (never the query, which may carry tokens), status,
- * duration, request id.
+ * echoes it on the response, refuses what no route can take before any route sees it (bodies over
+ * the limit, by Content-Length before reading and again while reading; NUL characters in the URL
+ * or a JSON body, and lone surrogate escapes, which PostgreSQL cannot store; JSON nested deeper than the guard allows; JSON that is not valid — an empty or
+ * broken body is never `{}`), and writes one access-log line per request: method, path (never
+ * the query, which may carry tokens), status, duration, request id.
+ *
+ * Every body is read here, bounded, whatever its type, so the listener's own body limit can stay
+ * above ours and every 413 is answered in the error shape.
  */
 export function requestContext(logger: Logger, bodyLimitBytes: number) {
   return new Elysia({ name: 'request-context' })
@@ -20,28 +34,47 @@ export function requestContext(logger: Logger, bodyLimitBytes: number) {
       const incoming = request.headers.get(REQUEST_ID_HEADER);
       set.headers[REQUEST_ID_HEADER] = incoming && INCOMING_ID.test(incoming) ? incoming : crypto.randomUUID();
       const length = Number(request.headers.get('content-length') ?? 0);
-      if (length > bodyLimitBytes) {
-        throw new AppError('PAYLOAD_TOO_LARGE', `Request body too large: the limit is ${bodyLimitBytes} bytes`);
-      }
+      if (length > bodyLimitBytes) throw tooLarge(bodyLimitBytes);
+      if (NUL_IN_URL.test(request.url)) throw nulRefused('URL');
     })
     .onParse({ as: 'global' }, async ({ request, contentType }) => {
-      if (!/^application\/([a-z.+-]*\+)?json/i.test(contentType)) return;
-      const raw = await request.arrayBuffer();
-      if (raw.byteLength > bodyLimitBytes) {
-        throw new AppError('PAYLOAD_TOO_LARGE', `Request body too large: the limit is ${bodyLimitBytes} bytes`);
+      if (!contentType) return; // no declared type: no route reads the body
+      const bytes = await readLimitedBytes(request.body, bodyLimitBytes);
+      if (bytes === undefined) throw tooLarge(bodyLimitBytes);
+      if (/^multipart\/form-data$/i.test(contentType)) {
+        return new Response(bytes, { headers: { 'content-type': request.headers.get('content-type') ?? '' } }).formData().catch(() => {
+          throw malformed('expected valid multipart form data');
+        });
       }
+      let text: string;
       try {
-        return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(raw)) as unknown;
+        text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
       } catch {
-        throw new AppError('MALFORMED_BODY', 'Malformed request body: expected valid JSON');
+        throw malformed('expected UTF-8 text');
       }
+      if (/^application\/x-www-form-urlencoded$/i.test(contentType)) {
+        if (NUL_IN_URL.test(text)) throw nulRefused('body');
+        return Object.fromEntries(new URLSearchParams(text));
+      }
+      if (!JSON_TYPE.test(contentType)) return text;
+      const parsed = parseGuardedJson(text);
+      if (parsed.type === 'too-deep') throw malformed(parsed.message);
+      if (parsed.type === 'invalid') throw malformed();
+      if (parsed.nul) throw nulRefused('body');
+      // Every JSON body we take is an object; Elysia turns `[]`, `1` or `"x"` into `{}` for a schema
+      // whose fields are all optional, so a wrong-typed body would pass as an empty update.
+      if (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value)) {
+        throw new AppError('VALIDATION', 'Invalid request: the body must be a JSON object');
+      }
+      if (parsed.loneSurrogate) throw new AppError('VALIDATION', 'Invalid request: the body must not contain unpaired UTF-16 surrogates (\\ud800 without its pair)');
+      return parsed.value;
     })
     .onAfterResponse({ as: 'global' }, ({ request, set }) => {
       const began = startedAt.get(request);
       logger.info('request', {
         method: request.method,
         // A private key pasted into a path (e.g. DELETE /wallet/<key>) must not reach the log.
-        path: new URL(request.url).pathname.replace(/[0-9a-fA-F]{64}/g, '[redacted]'),
+        path: requestPath(request.url).replace(/[0-9a-fA-F]{64}/g, '[redacted]'),
         status: typeof set.status === 'number' ? set.status : 200,
         ms: began === undefined ? undefined : Math.round((performance.now() - began) * 10) / 10,
         requestId: set.headers[REQUEST_ID_HEADER],
@@ -54,3 +87,10 @@ export function requestIdOf(headers: Record<string, unknown>): string {
   const id = headers[REQUEST_ID_HEADER];
   return typeof id === 'string' ? id : 'unknown';
 }
+
+/**
+ * The body limit to give the listener (Bun.serve): none of its own. Bun answers bodies over its
+ * limit itself with an empty 413 (no error shape, no request id); request-context refuses them
+ * instead, by Content-Length before reading and by counting while reading, so nothing is buffered.
+ */
+export const LISTENER_BODY_LIMIT = Number.MAX_SAFE_INTEGER;

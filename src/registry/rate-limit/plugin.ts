@@ -2,8 +2,8 @@ import { Elysia } from 'elysia';
 import type { RateLimitConfig, RateRule } from '../../config';
 import type { Clock } from '../context';
 import { AppError } from '../errors';
-import { hashSecret } from '../modules/auth/secrets';
 import { clientIp } from '../lib/client-ip';
+import { requestPath } from '../../../sdk/shared/request-path';
 import type { RateLimitStore } from './store';
 
 type RouteClass = keyof RateLimitConfig;
@@ -21,19 +21,28 @@ function classify(method: string, path: string): RouteClass | undefined {
 
 /**
  * Fixed-window rate limits by route class: sign-in endpoints per IP; other requests per
- * credential when one is presented (a key or token, hashed), else per IP. Answers 429
+ * credential when one is presented and verifies (`identify`: a real key, a well-signed token),
+ * else per IP — an unverified credential counts as none. Answers 429
  * `Rate limit exceeded` with Retry-After; every limited response carries RateLimit-* headers.
  * A store failure lets the request through (logged): limits protect capacity, not money.
  */
-export function rateLimiter(options: { rules: RateLimitConfig; store: RateLimitStore; clock: Clock; trustedProxies: readonly string[]; onStoreError: (error: unknown) => void }) {
+export function rateLimiter(options: {
+  rules: RateLimitConfig;
+  store: RateLimitStore;
+  clock: Clock;
+  trustedProxies: readonly string[];
+  /** A stable name for the request's credential when it verifies, else undefined. */
+  identify: (request: Request) => Promise<string | undefined>;
+  onStoreError: (error: unknown) => void;
+}) {
   const { rules, store, clock, trustedProxies } = options;
   return new Elysia({ name: 'rate-limit' }).onRequest(async ({ request, server, set }) => {
-    const path = new URL(request.url).pathname;
+    const path = requestPath(request.url);
     const routeClass = classify(request.method, path);
     const rule: RateRule = routeClass ? rules[routeClass] : null;
     if (!routeClass || !rule) return;
-    const credential = routeClass === 'auth' ? undefined : presentedCredential(request);
-    const who = credential ? `c:${hashSecret(credential).slice(0, 32)}` : `ip:${clientIp(request, server, trustedProxies)}`;
+    const credential = routeClass === 'auth' ? undefined : await options.identify(request);
+    const who = credential ? `c:${credential}` : `ip:${clientIp(request, server, trustedProxies)}`;
     const now = clock.now().getTime();
     let hit;
     try {
@@ -51,11 +60,4 @@ export function rateLimiter(options: { rules: RateLimitConfig; store: RateLimitS
       throw new AppError('RATE_LIMITED', 'Rate limit exceeded');
     }
   });
-}
-
-function presentedCredential(request: Request): string | undefined {
-  const header = request.headers.get('authorization');
-  if (header) return header;
-  const cookie = request.headers.get('cookie');
-  return cookie && /_token=/.test(cookie) ? cookie : undefined;
 }

@@ -9,9 +9,17 @@ export const CallBody = t.Object({
   amount: t.Optional(t.Union([t.String({ maxLength: 32 }), t.Number()], { description: 'USDC amount, e.g. "0.001"' })),
   paymentRef: t.Optional(PaymentRef),
 });
+/** Largest usage amount: $1,000,000 in micro-USDC. */
+export const MAX_USAGE_AMOUNT = 1_000_000_000_000;
+
 export const UsageBody = t.Object({
   skillId: SkillId,
-  amount: t.Integer({ minimum: 1, maximum: 1_000_000_000_000, description: 'micro-USDC (1 = $0.000001)' }),
+  // A JSON integer, or the same in decimal digits (how bigint amounts travel). t.Number, not
+  // Elysia's t.Integer, which coerces any string through Number() and so took "0x10" as 16.
+  amount: t.Union(
+    [t.Number({ minimum: 1, maximum: MAX_USAGE_AMOUNT, multipleOf: 1 }), t.String({ pattern: '^[1-9][0-9]{0,12}$' })],
+    { description: 'micro-USDC (1 = $0.000001), a positive integer up to 10^12, as a number or a decimal-digit string' },
+  ),
   paymentRef: t.Optional(PaymentRef),
 });
 export const FavoriteBody = t.Object({ skillId: SkillId, action: t.Union([t.Literal('add'), t.Literal('remove')]) });

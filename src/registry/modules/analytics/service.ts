@@ -5,6 +5,7 @@ import type { ServiceContext } from '../../context';
 import { AppError } from '../../errors';
 import { hashSecret } from '../auth/secrets';
 import { priceToAtomic } from '../skills/validate';
+import { MAX_USAGE_AMOUNT } from './model';
 
 type Tx = Parameters<Parameters<ServiceContext['db']['transaction']>[0]>[0];
 
@@ -72,9 +73,12 @@ export async function recordCall(ctx: ServiceContext, userId: string, input: { s
 }
 
 /** Paid usage by a consumer (micro-USDC); revenue is the sum of these. A repeated paymentRef counts once. */
-export async function recordUsage(ctx: ServiceContext, userId: string, input: { skillId: string; amount: number; paymentRef?: string }): Promise<boolean> {
-  const skill = await skillById(ctx, input.skillId);
+export async function recordUsage(ctx: ServiceContext, userId: string, input: { skillId: string; amount: number | string; paymentRef?: string }): Promise<boolean> {
   const amount = BigInt(input.amount);
+  if (amount < 1n || amount > BigInt(MAX_USAGE_AMOUNT)) {
+    throw new AppError('VALIDATION', `Invalid request: field "amount": must be a positive integer of micro-USDC up to ${MAX_USAGE_AMOUNT}`);
+  }
+  const skill = await skillById(ctx, input.skillId);
   const now = ctx.clock.now();
   return ctx.db.transaction(async (tx) => {
     const inserted = await tx

@@ -1,5 +1,6 @@
 import type { Cookie } from 'elysia';
 import type { AuthConfig } from '../../../config';
+import { AppError } from '../../errors';
 
 export const accessCookieName = (auth: AuthConfig) => `${auth.cookiePrefix}_token`;
 export const refreshCookieName = (auth: AuthConfig) => `${auth.cookiePrefix}_refresh`;
@@ -19,4 +20,16 @@ export function clearSessionCookies(jar: Jar, auth: AuthConfig): void {
   for (const name of [accessCookieName(auth), refreshCookieName(auth)]) {
     jar[name]!.set({ ...base(auth), value: '', maxAge: 0, expires: new Date(0) });
   }
+}
+
+/**
+ * The text of a credential cookie, undefined when absent. Elysia hands over `null` for a value
+ * whose percent-encoding is broken (`%ZZ`) and an object for one that looks like JSON: either is
+ * a bad credential, 401 `Invalid token`.
+ */
+export function credentialCookie(jar: Jar, name: string): string | undefined {
+  const value = jar[name]?.value;
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw new AppError('UNAUTHORIZED', 'Invalid token');
+  return value;
 }

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia';
 import type { ServiceContext } from '../../context';
-import { accessCookieName } from './cookies';
+import { accessCookieName, credentialCookie } from './cookies';
 import { authenticate, type AccessLevel } from './principal';
 
 /**
@@ -16,7 +16,7 @@ export function authPlugin(ctx: ServiceContext) {
       // fields it uses, and cannot parse a minified one-line method (the compiled binary's), so
       // `headers` would arrive undefined and every protected route answer 500.
       resolve: async ({ headers, cookie }) => {
-        const principal = await authenticate(ctx, headers.authorization, cookie[cookieName]?.value as string | undefined, level);
+        const principal = await authenticate(ctx, headers.authorization, credentialCookie(cookie, cookieName), level);
         return { principal };
       },
     }),

@@ -3,7 +3,7 @@ import type { ServiceContext } from '../../context';
 import { AppError } from '../../errors';
 import { findOrCreateByProvider, findOrCreateByWallet, getUserById, toCreator, type User } from '../users/service';
 import { createApiKey, listApiKeys, revokeApiKey } from './api-keys';
-import { clearSessionCookies, refreshCookieName, setSessionCookies } from './cookies';
+import { clearSessionCookies, credentialCookie, refreshCookieName, setSessionCookies } from './cookies';
 import * as m from './model';
 import { authPlugin } from './plugin';
 import { verifyProviderToken } from './provider';
@@ -51,7 +51,7 @@ export function authRoutes(ctx: ServiceContext) {
     .post(
       '/refresh',
       async ({ body, cookie }) => {
-        const presented = body?.refreshToken ?? (cookie[refreshCookieName(auth)]?.value as string | undefined);
+        const presented = body?.refreshToken ?? credentialCookie(cookie, refreshCookieName(auth));
         if (!presented) throw new AppError('UNAUTHORIZED', 'Authentication required');
         const tokens = await refreshSession(ctx, presented, async (userId) => (await getUserById(ctx, userId))!.walletAddress);
         setSessionCookies(cookie, auth, tokens);

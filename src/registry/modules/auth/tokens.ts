@@ -1,6 +1,7 @@
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import type { AuthConfig } from '../../../config';
 import { AppError } from '../../errors';
+import { isUuid } from '../../lib/uuid';
 
 const ISSUER = 'skill-market';
 const AUDIENCE = 'skill-market';
@@ -38,7 +39,8 @@ export async function verifyAccessToken(auth: AuthConfig, token: string, now: Da
       currentDate: now,
       requiredClaims: ['sub', 'exp', 'iat'],
     });
-    if (typeof payload.sub !== 'string' || typeof payload.sid !== 'string' || typeof payload.addr !== 'string') {
+    // Well signed is not well formed: ids go into uuid columns, so anything else is refused here.
+    if (!isUuid(payload.sub) || !isUuid(payload.sid) || typeof payload.addr !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(payload.addr)) {
       throw new AppError('UNAUTHORIZED', 'Invalid token');
     }
     return { userId: payload.sub, sessionId: payload.sid, walletAddress: payload.addr };

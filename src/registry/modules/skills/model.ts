@@ -3,7 +3,9 @@ import { t, type Static } from 'elysia';
 export const SKILL_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$';
 
 const Price = t.Union([t.String({ minLength: 1, maxLength: 32 }), t.Number()], { description: '"$0.001", "0.001" or 0.001 (USDC)' });
-const Schema = t.Record(t.String(), t.Unknown(), { description: 'a JSON Schema object' });
+// Unknown, not t.Record: Elysia coerces a string into a record ("-1" became {"0":"-","1":"1"}).
+// The service checks it is a JSON object and a valid JSON Schema (schemaOf).
+const Schema = t.Unknown({ description: 'a JSON Schema object, or null' });
 const GroupNames = t.Array(t.String({ minLength: 1, maxLength: 60 }), { minItems: 1, maxItems: 20, description: 'names (or slugs) of your groups' });
 
 export const RegisterSkill = t.Object({
@@ -12,8 +14,8 @@ export const RegisterSkill = t.Object({
   price: Price,
   paymentAddress: t.String({ description: '0x address that receives payments' }),
   description: t.Optional(t.String({ maxLength: 2000 })),
-  inputSchema: t.Optional(t.Union([Schema, t.Null()])),
-  outputSchema: t.Optional(t.Union([Schema, t.Null()])),
+  inputSchema: t.Optional(Schema),
+  outputSchema: t.Optional(Schema),
   groups: GroupNames,
   network: t.Optional(t.String({ pattern: '^eip155:[0-9]{1,12}$', description: 'CAIP-2 payment network, default eip155:8453' })),
   category: t.Optional(t.String({ minLength: 1, maxLength: 40 })),
@@ -24,8 +26,8 @@ export const UpdateSkill = t.Object({
   description: t.Optional(t.Union([t.String({ maxLength: 2000 }), t.Null()])),
   price: t.Optional(Price),
   groups: t.Optional(GroupNames),
-  inputSchema: t.Optional(t.Union([Schema, t.Null()])),
-  outputSchema: t.Optional(t.Union([Schema, t.Null()])),
+  inputSchema: t.Optional(Schema),
+  outputSchema: t.Optional(Schema),
   isActive: t.Optional(t.Boolean()),
   category: t.Optional(t.Union([t.String({ minLength: 1, maxLength: 40 }), t.Null()])),
 });
@@ -70,7 +72,7 @@ export const SearchQuery = t.Object({
   creator: t.Optional(t.String({ maxLength: 42 })),
   verified: t.Optional(t.String({ maxLength: 5 })),
   group: t.Optional(t.String({ maxLength: 80 })),
-  limit: t.Optional(t.Numeric({ minimum: 1, maximum: 100 })),
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100 })),
   cursor: t.Optional(t.String({ maxLength: 512 })),
   sort: t.Optional(t.Union(SORTS.map((s) => t.Literal(s)))),
 });

@@ -3,6 +3,7 @@ import { getAddress } from 'viem';
 import { skillGroupMembers, skillGroups, skills, skillStats, users } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
 import { AppError } from '../../errors';
+import { isUuid } from '../../lib/uuid';
 import type { SearchQuery, SkillView, Sort } from './model';
 import { selectSkills, toSkillView } from './view';
 import { priceToAtomic } from './validate';
@@ -41,7 +42,7 @@ export async function searchSkills(ctx: ServiceContext, query: SearchQuery): Pro
     );
   }
   if (query.cursor) {
-    const [value, id] = decodeCursor(query.cursor);
+    const [value, id] = decodeCursor(query.cursor, key);
     filters.push(key.after(value, id));
   }
 
@@ -75,6 +76,8 @@ type Row = { id: string; createdAt: Date; priceAtomic: bigint; callCount: number
 interface SortKey {
   rank?: SQL<number>;
   order: SQL[];
+  /** Whether a cursor's value casts to this order's type (a forged one must not reach the database). */
+  accepts(value: string): boolean;
   after(value: string, id: string): SQL;
   valueOf(row: Row): string;
 }
@@ -87,6 +90,7 @@ function sortKey(sort: Sort, match: SQL | undefined): SortKey {
       return {
         rank,
         order: [desc(rank), desc(skills.id)],
+        accepts: (v) => /^-?\d+(\.\d+)?(e[-+]?\d+)?$/i.test(v) && fitsReal(Number(v)),
         after: (v, id) => sql`(${rank}, ${skills.id}) < (${v}::real, ${id}::uuid)`,
         valueOf: (row) => String(row.rank),
       };
@@ -94,24 +98,28 @@ function sortKey(sort: Sort, match: SQL | undefined): SortKey {
     case 'newest':
       return {
         order: [desc(skills.createdAt), desc(skills.id)],
+        accepts: (v) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(v) && !Number.isNaN(Date.parse(v)) && new Date(v).toISOString() === v,
         after: (v, id) => sql`(${skills.createdAt}, ${skills.id}) < (${v}::timestamptz, ${id}::uuid)`,
         valueOf: (row) => row.createdAt.toISOString(),
       };
     case 'price':
       return {
         order: [asc(skills.priceAtomic), asc(skills.id)],
+        accepts: (v) => fitsInteger(v, 63),
         after: (v, id) => sql`(${skills.priceAtomic}, ${skills.id}) > (${v}::bigint, ${id}::uuid)`,
         valueOf: (row) => row.priceAtomic.toString(),
       };
     case 'popular':
       return {
         order: [desc(skillStats.callCount), desc(skills.id)],
+        accepts: (v) => fitsInteger(v, 31),
         after: (v, id) => sql`(${skillStats.callCount}, ${skills.id}) < (${v}::int, ${id}::uuid)`,
         valueOf: (row) => String(row.callCount),
       };
     case 'revenue':
       return {
         order: [desc(skillStats.totalRevenue), desc(skills.id)],
+        accepts: (v) => fitsInteger(v, 63),
         after: (v, id) => sql`(${skillStats.totalRevenue}, ${skills.id}) < (${v}::bigint, ${id}::uuid)`,
         valueOf: (row) => String(row.totalRevenue),
       };
@@ -128,10 +136,22 @@ function encodeCursor(value: string, id: string): string {
   return Buffer.from(JSON.stringify([value, id])).toString('base64url');
 }
 
-function decodeCursor(cursor: string): [string, string] {
+/** A number PostgreSQL's `real` holds (no overflow, no underflow error). */
+function fitsReal(n: number): boolean {
+  return n === 0 || (Number.isFinite(n) && Math.abs(n) >= 1e-37 && Math.abs(n) <= 1e37);
+}
+
+/** A signed integer that fits `bits` bits plus sign (int4: 31, int8: 63). */
+function fitsInteger(value: string, bits: number): boolean {
+  if (!/^-?\d{1,20}$/.test(value)) return false;
+  const n = BigInt(value);
+  return n >= -(2n ** BigInt(bits)) && n < 2n ** BigInt(bits);
+}
+
+function decodeCursor(cursor: string, key: SortKey): [string, string] {
   try {
     const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(parsed) && parsed.length === 2 && typeof parsed[0] === 'string' && typeof parsed[1] === 'string' && /^[0-9a-f-]{36}$/.test(parsed[1])) {
+    if (Array.isArray(parsed) && parsed.length === 2 && typeof parsed[0] === 'string' && typeof parsed[1] === 'string' && isUuid(parsed[1]) && key.accepts(parsed[0])) {
       return [parsed[0], parsed[1]];
     }
   } catch {

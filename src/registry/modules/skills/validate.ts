@@ -45,9 +45,10 @@ export function callUrlOf(endpoint: string, name: string, config: RegistryConfig
   return url.toString();
 }
 
-export function schemaOf(field: 'inputSchema' | 'outputSchema', schema: Record<string, unknown> | null | undefined): Record<string, unknown> | null {
+/** A JSON object that is a valid JSON Schema, or null; a string, array, number or boolean is refused, never stored. */
+export function schemaOf(field: 'inputSchema' | 'outputSchema', schema: unknown): Record<string, unknown> | null {
   if (schema === undefined || schema === null) return null;
   const problem = schemaProblem(schema);
   if (problem) throw invalid(field, `is not a valid JSON Schema (${problem})`);
-  return schema;
+  return schema as Record<string, unknown>;
 }

@@ -1,0 +1,245 @@
+/**
+ * Hostile requests generated from an OpenAPI document: for every operation, bad path parameters,
+ * query values, bodies (whole and field by field) and headers. Each case says what it must get:
+ * `4xx` when the input can never be acceptable (NUL, deep nesting, a wrong type, a broken
+ * credential on a protected route, …), `no-5xx` when a route may legitimately take it (a long
+ * search text, a huge description without a length limit) — then any answer but a 5xx.
+ */
+import { deepArray, deepObject } from './support';
+
+export type Outcome = '4xx' | 'no-5xx';
+export interface HostileCase {
+  label: string;
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+  expect: Outcome;
+}
+
+type Schema = Record<string, any>;
+interface Operation {
+  parameters?: { name: string; in: string; schema?: Schema }[];
+  requestBody?: { content?: Record<string, { schema?: Schema }> };
+  security?: unknown[];
+}
+
+/** Credentials a case can carry: a real session, a real creator key, or none. */
+export interface Credentials {
+  session: string;
+  creatorKey: string;
+  /** A JWT signed with the registry's own secret whose `sid` is not a UUID. */
+  forgedSid: string;
+}
+
+/** Plausible values for path parameters, so one hostile change at a time reaches the route. */
+export interface Plausible {
+  [param: string]: string;
+}
+
+const ZERO_ID = '00000000-0000-0000-0000-000000000000';
+const HUGE = 'a'.repeat(300_000);
+const cursorOf = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+/** The JSON types a schema admits; undefined when it admits anything. */
+function typesOf(schema: Schema | undefined): Set<string> | undefined {
+  if (!schema) return undefined;
+  if (typeof schema.type === 'string') return new Set([schema.type === 'integer' ? 'number' : schema.type]);
+  if (Array.isArray(schema.type)) return new Set(schema.type.map((t: string) => (t === 'integer' ? 'number' : t)));
+  const alternatives = schema.anyOf ?? schema.oneOf;
+  if (Array.isArray(alternatives)) {
+    const all = new Set<string>();
+    for (const alternative of alternatives) {
+      const types = typesOf(alternative);
+      if (!types) return undefined;
+      for (const t of types) all.add(t);
+    }
+    return all;
+  }
+  if ('const' in schema) return new Set([schema.const === null ? 'null' : typeof schema.const]);
+  return undefined;
+}
+
+function jsonType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}
+
+/** A value that fits the schema's type, to fill the fields a case does not attack. */
+function plausible(schema: Schema | undefined): unknown {
+  const first = schema?.anyOf?.[0] ?? schema;
+  if (first && 'const' in first) return first.const;
+  if (first?.enum) return first.enum[0];
+  switch (first?.type) {
+    case 'string':
+      return first.format === 'uuid' ? ZERO_ID : 'x';
+    case 'number':
+    case 'integer':
+      return 1;
+    case 'boolean':
+      return true;
+    case 'array':
+      return [];
+    case 'object':
+      return {};
+    default:
+      return 'x';
+  }
+}
+
+/** Every hostile case for one operation. */
+export function casesFor(method: string, template: string, op: Operation, creds: Credentials, values: Plausible): HostileCase[] {
+  const cases: HostileCase[] = [];
+  const secured = Array.isArray(op.security) && op.security.length > 0;
+  const pathParams = (op.parameters ?? []).filter((p) => p.in === 'path');
+  const queryParams = (op.parameters ?? []).filter((p) => p.in === 'query');
+  const bodySchema = op.requestBody?.content?.['application/json']?.schema;
+  const fill = (overrides: Record<string, string> = {}) =>
+    template.replace(/\{([^}]+)\}/g, (_, name: string) => overrides[name] ?? encodeURIComponent(values[name] ?? 'x'));
+  const basePath = fill();
+  const baseBody = bodySchema ? Object.fromEntries((bodySchema.required ?? []).map((k: string) => [k, plausible(bodySchema.properties?.[k])])) : undefined;
+  const json = { 'content-type': 'application/json' };
+  const withBody = (text: string | undefined) => (text === undefined ? {} : { body: text });
+  const baseText = baseBody ? JSON.stringify(baseBody) : undefined;
+  const auths: [string, Record<string, string>][] = [
+    ['session', { authorization: `Bearer ${creds.session}` }],
+    ['creator key', { authorization: `Bearer ${creds.creatorKey}` }],
+    ['anonymous', {}],
+  ];
+
+  for (const [who, auth] of auths) {
+    const add = (label: string, path: string, expect: Outcome, body = baseText, headers: Record<string, string> = {}) =>
+      cases.push({ label: `${method} ${template} [${who}] ${label}`, method, path, headers: { ...(body !== undefined ? json : {}), ...auth, ...headers }, ...withBody(body), expect });
+
+    for (const param of pathParams) {
+      const bad: [string, string][] = [
+        ['NUL', '%00'],
+        ['NUL inside', 'ab%00cd'],
+        ['bad UUID', 'not-a-uuid'],
+        ['dashes as UUID', '------------------------------------'],
+        ['broken percent-encoding', '%ZZ'],
+        ['overlong UTF-8', '%C0%AF'],
+        ['truncated UTF-8', '%F0%9F'],
+        ['traversal', '..%2F..%2Fetc%2Fpasswd'],
+        ['huge', 'z'.repeat(4000)],
+        ['emoji', encodeURIComponent('😀')],
+        ['lone surrogate escape', '%ED%A0%80'],
+      ];
+      for (const [what, value] of bad) add(`path ${param.name}: ${what}`, fill({ [param.name]: value }), '4xx');
+    }
+
+    for (const param of queryParams) {
+      const q = (value: string) => `${basePath}?${param.name}=${value}`;
+      add(`query ${param.name}: NUL`, q('%00'), '4xx');
+      add(`query ${param.name}: NUL inside`, q('a%00b'), '4xx');
+      for (const [what, value] of [
+        ['huge', 'q'.repeat(6000)],
+        ['broken percent-encoding', '%ZZ'],
+        ['array syntax', '[]'],
+        ['negative', '-1'],
+        ['fraction', '1.5'],
+        ['overflow', '1e999'],
+        ['repeated', `a&${param.name}=b`],
+        ['prototype', `x&__proto__=1&constructor=2`],
+      ] as const) {
+        add(`query ${param.name}: ${what}`, q(value), 'no-5xx');
+      }
+      if (param.name === 'cursor') {
+        for (const [what, value] of [
+          ['not base64', '***'],
+          ['uncastable value', cursorOf(['x', ZERO_ID])],
+          ['bad id', cursorOf(['2026-01-01T00:00:00.000Z', 'nope'])],
+          ['object', cursorOf({ a: 1 })],
+          ['deep', Buffer.from(deepArray(5000)).toString('base64url')],
+        ] as const) {
+          add(`query cursor: ${what}`, q(value), '4xx');
+        }
+      }
+    }
+
+    if (bodySchema) {
+      const wholeBodies: [string, string][] = [
+        ['array', '[]'],
+        ['string', '"x"'],
+        ['number', '1'],
+        ['false', 'false'],
+        ['truncated', '{"a":'],
+        ['empty', ''],
+        ['not JSON', 'hello'],
+        ['deep objects', deepObject(20_000)],
+        ['deep arrays', deepArray(20_000)],
+        ['NUL key', '{"a\\u0000":1}'],
+        ['lone surrogate key', '{"\\ud800":1}'],
+        ['over the body limit', JSON.stringify({ pad: 'p'.repeat(1_100_000) })],
+      ];
+      for (const [what, text] of wholeBodies) add(`body: ${what}`, basePath, '4xx', text);
+      const rest = JSON.stringify(baseBody).slice(1);
+      add('body: prototype keys', basePath, 'no-5xx', `{"__proto__":{"polluted":1},"constructor":{"prototype":{"x":1}}${rest === '}' ? '' : ','}${rest}`);
+
+      for (const [prop, propSchema] of Object.entries<Schema>(bodySchema.properties ?? {})) {
+        const set = (raw: string) => JSON.stringify({ ...baseBody, [prop]: '\u0001HOSTILE\u0001' }).replace('"\\u0001HOSTILE\\u0001"', raw);
+        const types = typesOf(propSchema);
+        if (types) {
+          for (const wrong of [12345, true, {}, [], 'abc', null]) {
+            if (!types.has(jsonType(wrong))) add(`field ${prop}: wrong type ${jsonType(wrong)}`, basePath, '4xx', set(JSON.stringify(wrong)));
+          }
+        }
+        add(`field ${prop}: NUL`, basePath, '4xx', set('"a\\u0000b"'));
+        add(`field ${prop}: lone surrogate`, basePath, '4xx', set('"\\ud800"'));
+        add(`field ${prop}: deep arrays`, basePath, '4xx', set(deepArray(6000)));
+        add(`field ${prop}: deep objects`, basePath, '4xx', set(deepObject(6000)));
+        const limited = typeof propSchema.maxLength === 'number' || types?.has('string') === false;
+        add(`field ${prop}: huge string`, basePath, limited ? '4xx' : 'no-5xx', set(JSON.stringify(HUGE)));
+        if (propSchema.format === 'uuid') add(`field ${prop}: bad UUID`, basePath, '4xx', set('"0000-not-a-uuid"'));
+        if (propSchema.const !== undefined || propSchema.enum) add(`field ${prop}: outside the enum`, basePath, '4xx', set('"nope"'));
+        for (const [what, raw] of [
+          ['emoji', '"😀"'],
+          ['huge number', '1e308'],
+          ['negative', '-1'],
+          ['fraction', '0.5'],
+          ['hex string', '"0x10"'],
+          ['digits string', '"99999999999999999999999"'],
+          ['negative string', '"-5000000"'],
+          ['empty string', '""'],
+        ] as const) {
+          add(`field ${prop}: ${what}`, basePath, 'no-5xx', set(raw));
+        }
+      }
+    }
+  }
+
+  // Headers, with the operation otherwise well formed.
+  const header = (label: string, headers: Record<string, string>, expect: Outcome, body = baseText) =>
+    cases.push({ label: `${method} ${template} header ${label}`, method, path: basePath, headers: { ...(body !== undefined ? json : {}), ...headers }, ...withBody(body), expect });
+  const credentialCase = secured ? '4xx' : 'no-5xx';
+  header('cookie with broken percent-encoding', { cookie: 'market_token=%ZZ' }, credentialCase);
+  header('cookie that looks like JSON', { cookie: 'market_token={"sub":"x"}' }, credentialCase);
+  header('cookie with NUL', { cookie: 'market_token=a%00b' }, credentialCase);
+  header('refresh cookie broken', { cookie: 'market_refresh=%ZZ; market_token=%E0%A4%A' }, credentialCase);
+  header('bearer junk', { authorization: 'Bearer junk' }, credentialCase);
+  header('basic auth', { authorization: 'Basic Zm9vOmJhcg==' }, credentialCase);
+  header('bearer huge', { authorization: `Bearer ${'j'.repeat(8000)}` }, credentialCase);
+  header('bearer fake key', { authorization: `Bearer sk_${'x'.repeat(200)}` }, credentialCase);
+  header('bearer empty', { authorization: 'Bearer ' }, credentialCase);
+  header('JWT with a non-UUID sid', { authorization: `Bearer ${creds.forgedSid}` }, credentialCase);
+  header('JWT alg none', { authorization: `Bearer ${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from('{"sub":"x"}').toString('base64url')}.` }, credentialCase);
+  header('hostile request id', { 'x-request-id': '../../etc/passwd\u00e9', authorization: `Bearer ${creds.session}` }, 'no-5xx');
+  header('garbage forwarded-for', { 'x-forwarded-for': 'not-an-ip, , 999.1.1.1', authorization: `Bearer ${creds.session}` }, 'no-5xx');
+  if (bodySchema) {
+    // Elysia reads a JSON-looking text/plain body as JSON; which content types cookie-authenticated
+    // writes accept is the cross-site request guard's decision, so here only: never a 5xx.
+    header('text/plain body', { 'content-type': 'text/plain', authorization: `Bearer ${creds.session}` }, 'no-5xx', baseText);
+    header('form body with NUL', { 'content-type': 'application/x-www-form-urlencoded', authorization: `Bearer ${creds.session}` }, '4xx', 'a=%00');
+    header('multipart without boundary', { 'content-type': 'multipart/form-data', authorization: `Bearer ${creds.session}` }, '4xx', '--x\r\n');
+    header('JSON body in the wrong charset', { 'content-type': 'application/json', authorization: `Bearer ${creds.session}` }, 'no-5xx', '\ufeff{}');
+  }
+  return cases;
+}
+
+/** Methods no route answers: must be 404/405 in the error shape, never an empty answer. */
+export function unknownMethodCases(template: string, values: Plausible): HostileCase[] {
+  const path = template.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(values[name] ?? 'x'));
+  // Methods Bun's Request keeps as they are (it turns names it does not know into GET).
+  return ['TRACE', 'PROPFIND', 'PURGE', 'MKCOL', 'QUERY'].map((method) => ({ label: `${method} ${template}`, method, path, headers: {}, expect: '4xx' as const }));
+}
