@@ -20,6 +20,7 @@ const PROTECTED: { method: string; path: string; level: 'account' | 'creator' | 
   { method: 'POST', path: '/wallet/generate', level: 'consumer', body: { address: '0x000000000000000000000000000000000000dEaD' } },
   { method: 'GET', path: '/wallet', level: 'consumer' },
   { method: 'GET', path: '/wallet/all', level: 'consumer' },
+  { method: 'GET', path: '/wallet/0x000000000000000000000000000000000000dEaD', level: 'consumer' },
   { method: 'PATCH', path: '/wallet/0x000000000000000000000000000000000000dEaD', level: 'consumer', body: { label: 'x' } },
   { method: 'DELETE', path: '/wallet/0x000000000000000000000000000000000000dEaD', level: 'consumer' },
   { method: 'POST', path: '/groups', level: 'creator', body: { name: 'g' } },
@@ -35,6 +36,8 @@ const PROTECTED: { method: string; path: string; level: 'account' | 'creator' | 
   { method: 'POST', path: '/analytics/call', level: 'creator', body: { skillId: '00000000-0000-4000-8000-000000000000' } },
   { method: 'POST', path: '/analytics/usage', level: 'consumer', body: { skillId: '00000000-0000-4000-8000-000000000000', amount: 1 } },
   { method: 'POST', path: '/analytics/favorite', level: 'consumer', body: { skillId: '00000000-0000-4000-8000-000000000000', action: 'add' } },
+  { method: 'GET', path: '/analytics/usage', level: 'consumer' },
+  { method: 'GET', path: '/analytics/favorites', level: 'consumer' },
 ];
 
 for (const kind of databaseKinds) {
