@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { SignJWT } from 'jose';
 import type { DatabaseHandle } from '../../src/db';
-import { authTestConfig, bearer, createKey, providerKeys, walletSignIn } from '../support/auth';
+import { authTestConfig, bearer, createKey, providerKeys, sameOrigin, walletSignIn } from '../support/auth';
 import { databaseKinds, openTestDatabase } from '../support/database';
 import { registryWith } from '../support/registry';
 
@@ -78,7 +78,7 @@ for (const kind of databaseKinds) {
         ['a malformed Authorization header', () => ({ authorization: 'Basic dXNlcjpwYXNz' }), 401, 'Invalid token'],
         ['an unknown API key', () => bearer('sk_' + 'A'.repeat(43)), 401, 'Invalid token'],
         ['an expired token', () => bearer(credentials.expired!), 401, 'Invalid token'],
-        ['a garbage cookie', () => ({ cookie: 'market_token=abc.def.ghi' }), 401, 'Invalid token'],
+        ['a garbage cookie', () => ({ cookie: 'market_token=abc.def.ghi', ...sameOrigin }), 401, 'Invalid token'],
         ['a revoked key', () => bearer(credentials.revoked!), 403, 'API key revoked'],
       ];
       if (route.level === 'creator') cases.push(['a consumer key', () => bearer(credentials.consumer!), 403, 'A creator API key (sk_) is required']);
