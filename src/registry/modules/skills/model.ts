@@ -54,6 +54,7 @@ export const SkillView = t.Object({
   viewCount: t.Number(),
   favoriteCount: t.Number(),
   totalRevenue: t.String({ description: 'USDC, exact decimal' }),
+  totalRevenueAtomic: t.String({ description: 'micro-USDC, exact integer (for sums across skills)' }),
   createdAt: t.String({ format: 'date-time' }),
   updatedAt: t.String({ format: 'date-time' }),
 });

@@ -53,6 +53,7 @@ export function toSkillView(row: { skill: SkillRow; stats: StatsRow; creatorAddr
     viewCount: stats.viewCount,
     favoriteCount: stats.favoriteCount,
     totalRevenue: formatPrice(BigInt(stats.totalRevenue)),
+    totalRevenueAtomic: BigInt(stats.totalRevenue).toString(),
     createdAt: skill.createdAt.toISOString(),
     updatedAt: skill.updatedAt.toISOString(),
   };
