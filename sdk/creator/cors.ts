@@ -4,8 +4,8 @@
  * every response header not listed in Access-Control-Expose-Headers, PAYMENT-REQUIRED included).
  * Skills are public paid APIs that carry no cookies, so any origin is allowed by default.
  */
-import { PAYMENT_REQUIRED_HEADER, PAYMENT_RESPONSE_HEADER, X_PAYMENT_RESPONSE_HEADER } from '../x402/index';
 import { ServeConfigError } from './errors';
+import { EXPOSED_HEADERS } from './http';
 
 /**
  * The `cors` option of `serve()` / `createSkillHandler()`:
@@ -16,8 +16,7 @@ import { ServeConfigError } from './errors';
  */
 export type CorsOption = boolean | { origins: readonly string[] };
 
-/** Headers page scripts may read: the payment terms, the receipt, replay and retry hints. */
-export const EXPOSED_HEADERS = [PAYMENT_REQUIRED_HEADER, PAYMENT_RESPONSE_HEADER, X_PAYMENT_RESPONSE_HEADER, 'X-Payment-Replayed', 'Retry-After', 'X-Request-Id'].join(', ');
+export { EXPOSED_HEADERS };
 
 /** What a preflight allows: a JSON body and either x402 proof header. */
 const PREFLIGHT_HEADERS: Readonly<Record<string, string>> = Object.freeze({

@@ -1,8 +1,12 @@
 /**
  * HTTP details of the skill server shared by every route: the headers every answer carries
- * (no caching), JSON answers, bounded body reads.
+ * (no caching, CORS that lets browsers read the payment headers), JSON answers, bounded body reads.
  */
+import { PAYMENT_REQUIRED_HEADER, PAYMENT_RESPONSE_HEADER, X_PAYMENT_RESPONSE_HEADER } from '../x402/index';
 import { readLimited } from '../shared/read-limited';
+
+/** Headers a web page may read (CORS exposes them): the payment terms, the receipt, replay and retry hints. */
+export const EXPOSED_HEADERS = [PAYMENT_REQUIRED_HEADER, PAYMENT_RESPONSE_HEADER, X_PAYMENT_RESPONSE_HEADER, 'X-Payment-Replayed', 'Retry-After', 'X-Request-Id'].join(', ');
 
 /** Headers on every answer: payment answers must never be cached. CORS headers are added by cors.ts, per request. */
 export const COMMON_HEADERS: Readonly<Record<string, string>> = Object.freeze({

@@ -121,8 +121,10 @@ for (const kind of databaseKinds) {
 
     it('answers 400 for a cursor it did not issue and a limit outside 1–100', async () => {
       const me = await walletSignIn(fx.request);
-      const forged = Buffer.from(JSON.stringify(['yesterday', '00000000-0000-4000-8000-000000000000'])).toString('base64url');
-      for (const query of ['?cursor=nonsense', `?cursor=${forged}`, '?limit=0', '?limit=101', '?limit=2.5', '?limit=many']) {
+      const forge = (value: unknown, id: unknown) => `?cursor=${Buffer.from(JSON.stringify([value, id])).toString('base64url')}`;
+      const uuid = '00000000-0000-4000-8000-000000000000';
+      const forged = [forge('yesterday', uuid), forge('2026-02-30T00:00:00.000Z', uuid), forge('+275760-09-13T00:00:00.000Z', uuid), forge('2026-11-22', uuid), forge('2026-11-22T12:00:00.000Z', '-'.repeat(36)), forge(1, uuid)];
+      for (const query of ['?cursor=nonsense', ...forged, '?limit=0', '?limit=101', '?limit=2.5', '?limit=many']) {
         const res = await usage(me.token, query);
         expect({ query, status: res.status }).toEqual({ query, status: 400 });
         const body = await json(res);
@@ -130,6 +132,7 @@ for (const kind of databaseKinds) {
         expect(body.requestId).toBeString();
       }
       expect((await usage(me.token, '?limit=100')).status).toBe(200);
+      expect((await usage(me.token, forge('2026-11-22T12:00:00.000Z', uuid))).status).toBe(200);
     });
 
     it('lists favourites most recently favourited first, inactive ones included and flagged', async () => {

@@ -2,9 +2,9 @@ import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
 import { formatPrice } from '../../../../sdk/x402';
 import { favorites, skills, usageRecords } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
-import { AppError } from '../../errors';
+import { decodeCursor, encodeCursor, isIsoInstant } from '../../lib/cursor';
 import type { SkillView } from '../skills/model';
-import { decodeCursor, DEFAULT_LIMIT, encodeCursor } from '../skills/search';
+import { DEFAULT_LIMIT } from '../skills/search';
 import { selectSkills, toSkillView } from '../skills/view';
 import type { UsageQuery, UsageRecordView } from './history-model';
 
@@ -16,8 +16,7 @@ export async function listUsage(ctx: ServiceContext, userId: string, query: Usag
   const limit = query.limit ?? DEFAULT_LIMIT;
   const filters: SQL[] = [eq(usageRecords.userId, userId)];
   if (query.cursor) {
-    const [createdAt, id] = decodeCursor(query.cursor);
-    if (Number.isNaN(Date.parse(createdAt))) throw new AppError('VALIDATION', 'Invalid request: field "cursor": not a cursor this registry issued');
+    const [createdAt, id] = decodeCursor(query.cursor, isIsoInstant);
     filters.push(sql`(${usageRecords.createdAt}, ${usageRecords.id}) < (${createdAt}::timestamptz, ${id}::uuid)`);
   }
   const rows = await ctx.db

@@ -53,8 +53,8 @@ export const SkillView = t.Object({
   callCount: t.Number(),
   viewCount: t.Number(),
   favoriteCount: t.Number(),
-  totalRevenue: t.String({ description: 'USDC, exact decimal' }),
   totalRevenueAtomic: t.String({ description: 'micro-USDC, exact integer (for sums across skills)' }),
+  totalRevenue: t.String({ description: 'USDC, exact decimal' }),
   createdAt: t.String({ format: 'date-time' }),
   updatedAt: t.String({ format: 'date-time' }),
 });

@@ -1,6 +1,5 @@
 import { Elysia, t } from 'elysia';
 import type { ServiceContext } from '../../context';
-import { announceNextPage } from '../../lib/paging';
 import { authPlugin } from '../auth/plugin';
 import { RegisterSkill, SearchQuery, SkillView, SlugParam, UpdateSkill } from './model';
 import { searchSkills } from './search';
@@ -31,7 +30,12 @@ export function skillRoutes(ctx: ServiceContext) {
       '/skills',
       async ({ query, set, request }) => {
         const { skills, nextCursor } = await searchSkills(ctx, query);
-        announceNextPage(set.headers, request.url, nextCursor);
+        if (nextCursor) {
+          set.headers['x-next-cursor'] = nextCursor;
+          const next = new URL(request.url);
+          next.searchParams.set('cursor', nextCursor);
+          set.headers.link = `<${next.pathname}${next.search}>; rel="next"`;
+        }
         return skills;
       },
       {

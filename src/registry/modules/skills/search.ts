@@ -124,12 +124,11 @@ export function toTsQuery(q: string): string | undefined {
   return words.length ? words.map((w) => `${w}:*`).join(' & ') : undefined;
 }
 
-/** A keyset cursor over (sort value, id); opaque to clients. */
-export function encodeCursor(value: string, id: string): string {
+function encodeCursor(value: string, id: string): string {
   return Buffer.from(JSON.stringify([value, id])).toString('base64url');
 }
 
-export function decodeCursor(cursor: string): [string, string] {
+function decodeCursor(cursor: string): [string, string] {
   try {
     const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     if (Array.isArray(parsed) && parsed.length === 2 && typeof parsed[0] === 'string' && typeof parsed[1] === 'string' && /^[0-9a-f-]{36}$/.test(parsed[1])) {
