@@ -139,12 +139,12 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
     appName,
     logger,
     exposeErrors: !isProduction(env),
+    ...(options.cors !== undefined ? { cors: options.cors } : {}),
     ...(options.asset ? { asset: options.asset } : {}),
     ...(options.onCall ? { onCall: options.onCall } : {}),
     ...(options.onError ? { onError: options.onError } : {}),
     ...(options.maxBodyBytes ? { maxBodyBytes: options.maxBodyBytes } : {}),
     ...(options.replay ? { replay: options.replay } : {}),
-    ...(options.cors !== undefined ? { cors: options.cors } : {}),
     onSettled: (call) => tracker?.track(call),
     ...fetchOption,
   });

@@ -56,7 +56,7 @@ beforeAll(async () => {
   // The page's own origin: localhost on another port, so every call to the skill is cross-origin.
   site = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('<!doctype html><title>page</title><p>a page', { headers: { 'content-type': 'text/html' } }) });
   pageOrigin = `http://localhost:${site.port}`;
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: ['--no-sandbox'] });
   page = await browser.newPage();
   await page.goto(`${pageOrigin}/`);
 }, 60_000);
