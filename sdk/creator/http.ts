@@ -6,19 +6,13 @@ import { PAYMENT_REQUIRED_HEADER, PAYMENT_RESPONSE_HEADER, X_PAYMENT_RESPONSE_HE
 import { parseGuardedJson } from '../shared/json-guard';
 import { readLimited } from '../shared/read-limited';
 
-/** Headers on every answer: payment answers must never be cached, and browsers may read the x402 headers. */
+/** Headers a web page may read (CORS exposes them): the payment terms, the receipt, replay and retry hints. */
+export const EXPOSED_HEADERS = [PAYMENT_REQUIRED_HEADER, PAYMENT_RESPONSE_HEADER, X_PAYMENT_RESPONSE_HEADER, 'X-Payment-Replayed', 'Retry-After', 'X-Request-Id'].join(', ');
+
+/** Headers on every answer: payment answers must never be cached. CORS headers are added by cors.ts, per request. */
 export const COMMON_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'Cache-Control': 'no-store',
-  'Access-Control-Allow-Origin': '*',
-  'Access-Control-Expose-Headers': [PAYMENT_REQUIRED_HEADER, PAYMENT_RESPONSE_HEADER, X_PAYMENT_RESPONSE_HEADER, 'X-Payment-Replayed', 'Retry-After'].join(', '),
   'X-Content-Type-Options': 'nosniff',
-});
-
-/** Extra headers of a CORS preflight answer. */
-export const PREFLIGHT_HEADERS: Readonly<Record<string, string>> = Object.freeze({
-  'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
-  'Access-Control-Allow-Headers': 'Content-Type, X-Payment, PAYMENT-SIGNATURE, Authorization',
-  'Access-Control-Max-Age': '600',
 });
 
 /** An answer as the replay cache stores it: enough to send it again byte for byte. */

@@ -6,6 +6,7 @@ import { systemClock, type Clock, type ServiceContext } from './context';
 import { analyticsRoutes } from './modules/analytics/routes';
 import { credentialIdentity } from './modules/auth/identity';
 import { authRoutes } from './modules/auth/routes';
+import { crossSiteGuard } from './modules/auth/cross-site';
 import { groupRoutes } from './modules/groups/routes';
 import { healthRoutes } from './modules/health/routes';
 import { skillRoutes } from './modules/skills/routes';
@@ -39,6 +40,7 @@ export function createRegistry(deps: RegistryDeps) {
   return new Elysia({ name: 'registry' })
     .use(requestContext(logger, config.bodyLimitBytes))
     .use(errorHandler(logger))
+    .use(crossSiteGuard(config))
     .use(
       rateLimiter({
         rules: config.rateLimits,

@@ -55,6 +55,7 @@ export const SkillView = t.Object({
   callCount: t.Number(),
   viewCount: t.Number(),
   favoriteCount: t.Number(),
+  totalRevenueAtomic: t.String({ description: 'micro-USDC, exact integer (for sums across skills)' }),
   totalRevenue: t.String({ description: 'USDC, exact decimal' }),
   createdAt: t.String({ format: 'date-time' }),
   updatedAt: t.String({ format: 'date-time' }),

@@ -52,6 +52,7 @@ export function toSkillView(row: { skill: SkillRow; stats: StatsRow; creatorAddr
     callCount: stats.callCount,
     viewCount: stats.viewCount,
     favoriteCount: stats.favoriteCount,
+    totalRevenueAtomic: BigInt(stats.totalRevenue).toString(),
     totalRevenue: formatPrice(BigInt(stats.totalRevenue)),
     createdAt: skill.createdAt.toISOString(),
     updatedAt: skill.updatedAt.toISOString(),
