@@ -32,12 +32,12 @@ export interface AuthorizationStateReader {
 export interface AuthorizationStateOptions {
   /** Per JSON-RPC request; default 5000 ms. */
   timeoutMs?: number;
-  fetch?: typeof fetch;
+  fetch?: (input: string, init?: RequestInit) => Promise<Response>;
 }
 
 /** A reader over the JSON-RPC endpoint `rpcUrl`. */
 export function createAuthorizationStateReader(rpcUrl: string, options: AuthorizationStateOptions = {}): AuthorizationStateReader {
-  const doFetch = options.fetch ?? globalThis.fetch;
+  const doFetch = options.fetch ?? ((input: string, init?: RequestInit) => globalThis.fetch(input, init));
   const timeoutMs = options.timeoutMs ?? 5000;
   let id = 0;
   const rpc = async (method: string, params: unknown[]): Promise<unknown> => {
