@@ -1,14 +1,18 @@
 /**
  * One paid call, start to end: checks that need no server (active, network, endpoint, input,
  * price limits, wallet), the 402 exchange or the fast path, the terms check, budget reservation,
- * signing, sending the proof (re-sent as is on a lost answer), and reading the outcome.
+ * signing, sending the proof (re-sent as is on a lost answer, and while the server answers
+ * "payment pending"), and reading the outcome. `charged` is never `'no'` when the authorization
+ * may have been used: in doubt the chain is asked (with an RPC URL), else it is `'unknown'`.
  */
 import {
   encodePaymentPayload,
+  FACILITATOR_REASONS,
   PAYMENT_SIGNATURE_HEADER,
   sameAddress,
   signAuthorization,
   X_PAYMENT_HEADER,
+  type AuthorizationStateReader,
   type Caip2Network,
   type Hex,
   type ResourceInfo,
@@ -16,7 +20,7 @@ import {
 } from '../x402/index';
 import { failureOf, reasonOf, receiptOf, resultOf, type SentPayment } from './answer';
 import { MarketError, TermsMismatchError, type ChargeState } from './errors';
-import { exchange, type Answer } from './http';
+import { exchange, isRecord, parseJson, type Answer } from './http';
 import { checkInput, checkSkill } from './preflight';
 import { checkMaxPrice, type Reservation, type SpendingLedger } from './spending';
 import { chooseTerms, listingTerms, readOfferedTerms, type ChosenTerms, type OfferedTerms, type TermsPolicy } from './terms';
@@ -33,6 +37,10 @@ export interface CallContext {
   allowHttp: boolean;
   fetch: FetchLike;
   retries: number;
+  /** How long a proof is re-sent while the server answers "payment pending", ms. */
+  pendingTimeoutMs: number;
+  /** The chain, to tell whether an authorization was used when a server cannot. */
+  chain: AuthorizationStateReader | undefined;
   /** Terms a server asked for before, per slug: fast mode reuses them while the listing agrees. */
   learned: Map<string, ChosenTerms>;
   /** Called once per paid call (usage records). */
@@ -142,15 +150,72 @@ export class PaidCall<T> {
     }
     let answer: Answer;
     try {
-      answer = await this.post(encodePaymentPayload(sent.payload));
+      answer = await this.deliver(encodePaymentPayload(sent.payload));
     } catch (error) {
       // No (whole) answer to a sent proof: it may have been settled, so the money counts as spent.
-      reservation.commit();
+      const charged = await this.chargedOnChain(sent, reservation);
       const code = error instanceof MarketError ? error.code : 'network_error';
-      throw new MarketError(code, `${(error as Error).message}; the payment may have been settled`, { slug: this.slug, charged: 'unknown', cause: error });
+      throw new MarketError(code, `${(error as Error).message}; the payment may have been settled`, { slug: this.slug, charged, cause: error, ...this.maybeReceipt(charged, sent) });
+    }
+    if (isPending(answer) || codeOf(answer) === 'payment_unresolved') {
+      const charged = await this.chargedOnChain(sent, reservation);
+      const why = isPending(answer) ? `its payment was still pending after ${this.ctx.pendingTimeoutMs} ms` : 'the server cannot determine its payment';
+      throw new MarketError('payment_pending', `${this.slug} ran the call but ${why}; retrying the same proof later may still get the result`, {
+        status: answer.status,
+        body: answer.text,
+        slug: this.slug,
+        charged,
+        ...this.maybeReceipt(charged, sent),
+      });
+    }
+    if (answer.status === 402 && MAYBE_SPENT.has(reasonOf(answer) ?? '')) {
+      // The authorization may be spent (a retried proof the server no longer knows, or a transfer
+      // not seen in time): never "not charged" on the server's word alone.
+      const charged = await this.chargedOnChain(sent, reservation);
+      throw new MarketError('payment_rejected', `${this.slug} refused the payment: ${reasonOf(answer)}; the authorization may have been used`, {
+        status: 402,
+        body: answer.text,
+        slug: this.slug,
+        charged,
+        ...this.maybeReceipt(charged, sent),
+      });
     }
     if (answer.status === 402) return this.refused(answer, chosen, sent, reservation);
     return this.outcome(answer, sent, reservation);
+  }
+
+  /** Sends the proof; while the server answers "payment pending", sends the same proof again after Retry-After, within pendingTimeoutMs. */
+  private async deliver(proof: string): Promise<Answer> {
+    const deadline = Date.now() + this.ctx.pendingTimeoutMs;
+    for (;;) {
+      const answer = await this.post(proof);
+      if (!isPending(answer)) return answer;
+      const wait = retryAfterMs(answer);
+      if (Date.now() + wait > deadline) return answer;
+      await sleep(wait, this.settings.signal);
+      if (this.settings.signal?.aborted) throw new MarketError('aborted', `${this.slug}: aborted by the caller while its payment was pending; the payment may have been settled`, { slug: this.slug, charged: 'unknown' });
+    }
+  }
+
+  /**
+   * Settles the reservation of a call whose payment outcome the server did not tell: the chain's
+   * word when there is an RPC (`used`: yes; expired unused: no), else `unknown` (counted as spent).
+   */
+  private async chargedOnChain(sent: SentPayment, reservation: Reservation): Promise<ChargeState> {
+    const a = sent.payload.payload.authorization;
+    const use = await this.ctx.chain
+      ?.read({ asset: sent.requirements.asset, payer: a.from, nonce: a.nonce, validBefore: BigInt(a.validBefore) })
+      .catch(() => undefined);
+    const charged: ChargeState = use === 'used' ? 'yes' : use === 'expired' ? 'no' : 'unknown';
+    if (charged === 'no') reservation.release();
+    else reservation.commit();
+    if (charged === 'yes') this.ctx.paid(receiptOf({ status: 0, headers: new Headers(), text: '' }, this.skill, sent).receipt, this.skill);
+    return charged;
+  }
+
+  /** The receipt (without a transaction hash) of a payment the chain shows spent. */
+  private maybeReceipt(charged: ChargeState, sent: SentPayment): { receipt?: PaymentReceipt } {
+    return charged === 'yes' ? { receipt: receiptOf({ status: 0, headers: new Headers(), text: '' }, this.skill, sent).receipt } : {};
   }
 
   /**
@@ -212,6 +277,40 @@ export class PaidCall<T> {
       return undefined;
     }
   }
+}
+
+/** 402 reasons that do not mean "nothing moved": the authorization may be (or be about to be) spent. */
+const MAYBE_SPENT = new Set<string>([FACILITATOR_REASONS.nonceAlreadyUsed, FACILITATOR_REASONS.settlementPending]);
+
+/** The machine `code` of a JSON error body. */
+function codeOf(answer: Answer): string | undefined {
+  const parsed = parseJson(answer.text);
+  return parsed.ok && isRecord(parsed.value) && typeof parsed.value.code === 'string' ? parsed.value.code : undefined;
+}
+
+/** "Payment pending, retry the same proof": 409 (or 202) `payment_pending`, or a 409 with Retry-After. */
+function isPending(answer: Answer): boolean {
+  if (answer.status !== 409 && answer.status !== 202) return false;
+  return codeOf(answer) === 'payment_pending' || (answer.status === 409 && answer.headers.has('retry-after'));
+}
+
+/** Retry-After (seconds or an HTTP date) in ms, between 100 ms and 10 s; 1 s when absent. */
+function retryAfterMs(answer: Answer): number {
+  const raw = answer.headers.get('retry-after')?.trim() ?? '';
+  const seconds = /^\d+$/.test(raw) ? Number(raw) * 1000 : Number.isNaN(Date.parse(raw)) ? 1000 : Date.parse(raw) - Date.now();
+  return Math.min(10_000, Math.max(100, seconds));
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
 
 function sameTerms(a: ChosenTerms, b: ChosenTerms): boolean {

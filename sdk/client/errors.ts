@@ -34,6 +34,11 @@ export type MarketErrorCode =
   | 'budget_exceeded'
   /** The skill server refused the signed payment (402 after the proof). */
   | 'payment_rejected'
+  /**
+   * The skill ran but its payment was not confirmed in time (`pendingTimeoutMs`), or the server
+   * could not determine it: `charged` is `'unknown'` (or `'yes'` when the chain shows it spent).
+   */
+  | 'payment_pending'
   /** The skill's handler failed (HTTP 500 `{success:false, error}`); the message is the skill's. */
   | 'skill_failed'
   /** The skill server timed out (HTTP 504). */

@@ -4,7 +4,7 @@
  * checked before signing, a lost answer is retried with the same proof, usage is recorded after.
  */
 import type { Address } from 'viem';
-import { DEFAULT_NETWORK, normalizeNetwork, type Caip2Network, type TypedDataSigner } from '../x402/index';
+import { createAuthorizationStateReader, DEFAULT_NETWORK, normalizeNetwork, type Caip2Network, type TypedDataSigner } from '../x402/index';
 import { readAllowedAssets } from './assets';
 import { ListingCache } from './cache';
 import { PaidCall, type CallContext } from './call';
@@ -14,7 +14,7 @@ import type { ChosenTerms } from './terms';
 import type { CallOptions, CallResult, Group, PaymentMode, PaymentReceipt, SearchFilters, SearchPage, Skill, SkillMarketOptions, SpendingSnapshot } from './types';
 import { toSigner } from './wallet';
 
-const DEFAULTS = { cacheTtlMs: 30_000, timeoutMs: 60_000, retries: 2, maxTimeoutSeconds: 600, mode: 'standard' as PaymentMode };
+const DEFAULTS = { cacheTtlMs: 30_000, timeoutMs: 60_000, retries: 2, maxTimeoutSeconds: 600, pendingTimeoutMs: 120_000, mode: 'standard' as PaymentMode };
 
 /**
  * A client of the skill marketplace.
@@ -54,6 +54,9 @@ export class SkillMarket {
     if (options.mode !== undefined && options.mode !== 'standard' && options.mode !== 'fast') throw new TypeError("SkillMarket: mode must be 'standard' or 'fast'");
     if (options.apiKey !== undefined && (typeof options.apiKey !== 'string' || options.apiKey.trim() === '')) throw new TypeError('SkillMarket: apiKey must be a non-empty string');
     const signer: TypedDataSigner | undefined = options.wallet === undefined ? undefined : toSigner(options.wallet);
+    if (options.rpcUrl !== undefined && (typeof options.rpcUrl !== 'string' || !URL.canParse(options.rpcUrl) || !/^https?:$/.test(new URL(options.rpcUrl).protocol))) {
+      throw new TypeError('SkillMarket: rpcUrl must be an http(s) JSON-RPC URL');
+    }
 
     this.address = signer?.address;
     this.mode = options.mode ?? DEFAULTS.mode;
@@ -76,6 +79,8 @@ export class SkillMarket {
       allowHttp: options.allowHttp ?? false,
       fetch: fetchImpl,
       retries,
+      pendingTimeoutMs: nonNegativeInteger(options.pendingTimeoutMs, DEFAULTS.pendingTimeoutMs, 'pendingTimeoutMs'),
+      chain: options.rpcUrl === undefined ? undefined : createAuthorizationStateReader(options.rpcUrl, { fetch: fetchImpl, timeoutMs: Math.min(timeoutMs, 10_000) }),
       learned: new Map<string, ChosenTerms>(),
       paid: (receipt, skill) => {
         if (!recordUsage || options.apiKey === undefined) return;
@@ -131,7 +136,9 @@ export class SkillMarket {
    * its inputSchema, checks price limits, POSTs to the endpoint, checks the 402 terms against the
    * listing (payTo, exact price, network, asset), reserves the price from the budget, signs an
    * EIP-3009 authorization, re-POSTs with the proof, and returns the result with the receipt.
-   * Nothing is signed when a check fails. Usage is recorded in the background when `apiKey` is set.
+   * Nothing is signed when a check fails. When the server answers "payment pending" (409
+   * `payment_pending`: the call ran, the transfer is not confirmed yet), the same proof is sent
+   * again after Retry-After until the result comes, for up to `pendingTimeoutMs`. Usage is recorded in the background when `apiKey` is set.
    *
    * @example
    * const { result, receipt } = await market.callWithReceipt('weather-now', { city: 'Paris' }, { mode: 'fast' });

@@ -172,6 +172,18 @@ export interface SkillMarketOptions {
   retries?: number;
   /** Longest authorization window accepted from a server, seconds; default 600. */
   maxTimeoutSeconds?: number;
+  /**
+   * How long a call keeps re-sending its proof (the same one) while the skill server answers
+   * "payment pending" (409 `payment_pending`, honouring Retry-After), ms; default 120 000. Past
+   * it the call fails with code `payment_pending` and `charged: 'unknown'` (or `'yes'`).
+   */
+  pendingTimeoutMs?: number;
+  /**
+   * JSON-RPC URL of the payment network. Optional: when a call ends without telling whether the
+   * payment went through, the token's `authorizationState` is read so `charged` is `'yes'` (or
+   * `'no'` for an authorization that expired unused) instead of `'unknown'`.
+   */
+  rpcUrl?: string;
   /** Send proofs over plain http to non-loopback hosts; default false (loopback is always allowed). */
   allowHttp?: boolean;
   /** Record paid usage with the registry when `apiKey` is set; default true. */

@@ -1,7 +1,8 @@
 /**
  * The skill server's side of the standard facilitator API: `POST /verify`, `POST /settle`
- * (`{x402Version, paymentPayload, paymentRequirements}`) and `GET /supported`. Answers are
- * validated; anything unexpected becomes a FacilitatorUnavailableError, never a crash.
+ * (`{x402Version, paymentPayload, paymentRequirements}`) and `GET /supported`, plus our
+ * facilitator's `GET /settlements/…` (what became of an authorization whose settle answer was
+ * lost). Answers are validated; anything unexpected becomes a FacilitatorUnavailableError.
  */
 import { X402Error, parseSettleResponse, toV1Name, type DecodedPayment, type PaymentRequirements, type SettleResponse } from '../x402/index';
 import { FacilitatorUnavailableError, excerpt } from './errors';
@@ -27,9 +28,22 @@ export interface FacilitatorClientOptions {
   apiKey?: string;
 }
 
+/**
+ * What a facilitator says became of an authorization: `unsettled` (verified, never settled: settle
+ * may be asked again), `pending`, `settled` (with the transaction), `failed` (with the reason), or
+ * `unknown` (this facilitator has no record of it, or does not answer such questions).
+ */
+export interface SettlementOutcome {
+  status: 'unsettled' | 'pending' | 'settled' | 'failed' | 'unknown';
+  transaction: string;
+  reason?: string;
+}
+
 export interface FacilitatorClient {
   verify(payment: DecodedPayment, requirements: PaymentRequirements, resource: ResourceHint): Promise<VerifyResult>;
   settle(payment: DecodedPayment, requirements: PaymentRequirements, resource: ResourceHint): Promise<SettleResponse>;
+  /** `GET /settlements/:network/:asset/:payer/:nonce`. */
+  settlement(requirements: PaymentRequirements, payer: string, nonce: string): Promise<SettlementOutcome>;
   /** The (x402Version, scheme, network) kinds it supports. */
   supported(timeoutMs?: number): Promise<{ x402Version: number; scheme: string; network: string }[]>;
 }
@@ -46,6 +60,7 @@ export function createFacilitatorClient(options: FacilitatorClientOptions): Faci
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
   if (options.userAgent) headers['user-agent'] = options.userAgent;
   if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
+  const { 'content-type': _, ...getHeaders } = headers;
 
   const post = async (path: string, body: unknown, timeoutMs: number): Promise<{ status: number; json: unknown; text: string }> => {
     let res: Response;
@@ -90,6 +105,26 @@ export function createFacilitatorClient(options: FacilitatorClientOptions): Faci
         if (!(error instanceof X402Error)) throw error;
         throw new FacilitatorUnavailableError(`facilitator /settle answered ${status}: ${excerpt(text)}`);
       }
+    },
+    async settlement(requirements, payer, nonce) {
+      const path = `/settlements/${encodeURIComponent(requirements.network)}/${requirements.asset}/${payer}/${nonce}`;
+      let res: Response;
+      let json: unknown;
+      try {
+        res = await doFetch(`${base}${path}`, { headers: getHeaders, signal: AbortSignal.timeout(options.verifyTimeoutMs ?? 10_000) });
+        json = (await res.json().catch(() => undefined)) as unknown;
+      } catch (error) {
+        throw new FacilitatorUnavailableError(`facilitator ${base} did not answer ${path}: ${(error as Error)?.message ?? String(error)}`);
+      }
+      // 404 (no record, or no such route) and 405: a facilitator that cannot tell.
+      if (res.status === 404 || res.status === 405) return { status: 'unknown', transaction: '' };
+      const status = isRecord(json) ? json.status : undefined;
+      if (res.status !== 200 || !isRecord(json) || (status !== 'unsettled' && status !== 'pending' && status !== 'settled' && status !== 'failed')) {
+        throw new FacilitatorUnavailableError(`facilitator ${path} answered ${res.status}`);
+      }
+      const outcome: SettlementOutcome = { status, transaction: typeof json.transaction === 'string' ? json.transaction : '' };
+      if (typeof json.reason === 'string') outcome.reason = json.reason.slice(0, 200);
+      return outcome;
     },
     async supported(timeoutMs = 3000) {
       let res: Response;

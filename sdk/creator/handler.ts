@@ -4,7 +4,15 @@
  * runtime with the Fetch API; `serve()` puts it on a port, tests call it in process.
  */
 import { validateAgainst } from '../json-schema/index';
-import { buildPaymentTerms, DEFAULT_MAX_TIMEOUT_SECONDS, parsePrice, resolveAsset, type AssetInfo, type PaymentTerms } from '../x402/index';
+import {
+  buildPaymentTerms,
+  createAuthorizationStateReader,
+  DEFAULT_MAX_TIMEOUT_SECONDS,
+  parsePrice,
+  resolveAsset,
+  type AssetInfo,
+  type PaymentTerms,
+} from '../x402/index';
 import { ServeConfigError } from './errors';
 import { createFacilitatorClient } from './facilitator-client';
 import { corsPolicy, type CorsOption } from './cors';
@@ -12,6 +20,7 @@ import { failure, jsonAnswer, parseJsonBody, readBodyText, toResponse } from './
 import { createProofLedger, type LedgerOptions } from './ledger';
 import { consoleLogger, errorText, type CreatorLogger } from './logger';
 import { paidCall, type PaidCallDeps, type SettledCall, type SkillRoute } from './paid-call';
+import { createSettlementWatcher } from './settlement';
 import { isProduction, processEnv } from './settings';
 import { isSkill, type Skills } from './skill';
 import { requestPath } from '../shared/request-path';
@@ -59,6 +68,12 @@ export interface SkillHandlerOptions {
   logger?: CreatorLogger;
   /** Bounds of the single-use and replay memory. */
   replay?: LedgerOptions;
+  /**
+   * JSON-RPC URL of the payment network. Optional: when a settlement's outcome is unknown, the
+   * chain (`authorizationState`) is asked besides the facilitator, so a result is released (or the
+   * proof declared dead) even when the facilitator cannot tell.
+   */
+  rpcUrl?: string;
   /** Clock in ms; default Date.now. */
   now?: () => number;
   /**
@@ -93,14 +108,24 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
   const logger = options.logger ?? consoleLogger;
   const appName = options.appName ?? DEFAULT_APP_NAME;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const facilitator = createFacilitatorClient({
+    url: options.facilitatorUrl ?? DEFAULT_FACILITATOR_URL,
+    userAgent: appName,
+    ...(options.facilitatorApiKey ? { apiKey: options.facilitatorApiKey } : {}),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+  const ledger = createProofLedger({ ...options.replay, ...(options.now ? { now: options.now } : {}) });
   const deps: PaidCallDeps = {
-    facilitator: createFacilitatorClient({
-      url: options.facilitatorUrl ?? DEFAULT_FACILITATOR_URL,
-      userAgent: appName,
-      ...(options.facilitatorApiKey ? { apiKey: options.facilitatorApiKey } : {}),
-      ...(options.fetch ? { fetch: options.fetch } : {}),
+    facilitator,
+    ledger,
+    settlements: createSettlementWatcher({
+      facilitator,
+      ledger,
+      logger,
+      chain: options.rpcUrl ? createAuthorizationStateReader(options.rpcUrl, options.fetch ? { fetch: options.fetch } : {}) : undefined,
+      onSettled: options.onSettled,
+      ...(options.now ? { now: options.now } : {}),
     }),
-    ledger: createProofLedger({ ...options.replay, ...(options.now ? { now: options.now } : {}) }),
     logger,
     exposeErrors: options.exposeErrors ?? !isProduction(processEnv()),
     now: options.now ?? Date.now,

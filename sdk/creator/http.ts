@@ -37,6 +37,18 @@ export function failure(status: number, error: string, extra: Record<string, unk
   return jsonAnswer(status, { success: false, error, ...extra, timestamp: new Date().toISOString() }, headers);
 }
 
+/** Seconds a client is asked to wait before retrying a proof whose payment is still pending. */
+export const PENDING_RETRY_SECONDS = 2;
+
+/**
+ * The answer to a proof whose call ran but whose payment is not confirmed yet: 409 with
+ * `code: 'payment_pending'` and `Retry-After`. Retrying with the same proof (never a new one)
+ * gets the result once the transfer is confirmed, or a 402 if it finally failed.
+ */
+export function pendingAnswer(error: string): StoredResponse {
+  return failure(409, error, { code: 'payment_pending', retryAfter: PENDING_RETRY_SECONDS }, { 'Retry-After': String(PENDING_RETRY_SECONDS) });
+}
+
 /** The body read as text, or `too-large` once more than `limit` bytes arrived (streams are cut off there). */
 export async function readBodyText(request: Request, limit: number): Promise<{ type: 'text'; text: string } | { type: 'too-large' }> {
   const declared = Number(request.headers.get('content-length'));

@@ -1,7 +1,10 @@
 /**
  * One paid call, in the order that protects both sides: claim the proof (one proof, one run),
  * verify it with the facilitator, run the handler under its deadline, and only after a good
- * result settle the payment; the result leaves only with a settled payment.
+ * result settle the payment; the result leaves only with a settled payment. When the settlement's
+ * outcome is unknown (its answer lost, or pending), the result is held, not dropped: the client
+ * gets 409 `payment_pending` and its retries with the same proof get the result once the transfer
+ * is confirmed (see settlement.ts).
  */
 import { createHash } from 'node:crypto';
 import {
@@ -14,13 +17,15 @@ import {
   settleResponseHeaders,
   type DecodedPayment,
   type PaymentTerms,
+  type SettleResponse,
 } from '../x402/index';
 import { SkillTimeoutError } from './errors';
 import type { FacilitatorClient } from './facilitator-client';
-import { failure, jsonAnswer, toResponse, type StoredResponse } from './http';
+import { failure, jsonAnswer, pendingAnswer, toResponse, type StoredResponse } from './http';
 import type { ProofLedger } from './ledger';
 import { callSafely, errorText, type CreatorLogger } from './logger';
 import { runHandler } from './run';
+import type { HeldCall, SettlementWatcher } from './settlement';
 import type { Skill } from './skill';
 
 /** Seconds an authorization must still be valid after the handler, for settlement to go through. */
@@ -49,6 +54,8 @@ export interface SettledCall {
 export interface PaidCallDeps {
   facilitator: FacilitatorClient;
   ledger: ProofLedger;
+  /** Finds out the outcome of held calls. */
+  settlements: SettlementWatcher;
   logger: CreatorLogger;
   exposeErrors: boolean;
   now: () => number;
@@ -61,6 +68,17 @@ export interface PaidCallDeps {
 export function paymentRequired(route: SkillRoute, error?: string): StoredResponse {
   const answer = paymentRequiredResponse(route.terms, error);
   return { status: answer.status, headers: answer.headers, body: JSON.stringify(answer.body) };
+}
+
+/** The call-tracking record of a settled payment. */
+export function settledCall(route: SkillRoute, receipt: SettleResponse, payer: string): SettledCall {
+  return {
+    skill: route.name,
+    amount: formatPrice(route.amount, route.terms.asset.decimals),
+    payer: receipt.payer ?? payer,
+    transaction: receipt.transaction,
+    network: receipt.network,
+  };
 }
 
 /** Handles `POST /<name>` once the input is known to be valid. */
@@ -79,7 +97,9 @@ export async function paidCall(deps: PaidCallDeps, route: SkillRoute, input: unk
   const claim = deps.ledger.claim(key, fingerprint(route.name, payment, input), BigInt(auth.validBefore));
   switch (claim.type) {
     case 'busy':
-      return toResponse(failure(409, 'This payment is already being processed; retry shortly for its result', {}, { 'Retry-After': '1' }));
+      return toResponse(pendingAnswer('This payment is already being processed; retry with the same proof shortly for its result'));
+    case 'pending':
+      return toResponse(pendingAnswer('Payment pending: the transfer is not confirmed yet; retry with the same proof for the result'));
     case 'replay':
       return toResponse(claim.response, { 'X-Payment-Replayed': 'true' });
     case 'used':
@@ -103,15 +123,26 @@ export async function paidCall(deps: PaidCallDeps, route: SkillRoute, input: unk
     return toResponse(failure(503, 'Payment facilitator unavailable; nothing was charged', {}, { 'Retry-After': '2' }));
   }
 
-  let answer: StoredResponse;
+  let answer: StoredResponse | Held;
   try {
     answer = await runAndSettle(deps, route, payment, input, request, resource);
   } catch (error) {
     deps.logger.error('paid call failed', { skill: route.name, error: errorText(error) });
     answer = failure(500, 'Internal server error');
   }
+  if ('held' in answer) {
+    deps.ledger.hold(key, answer.held);
+    deps.settlements.watch({ key, route, payment, resource, transaction: answer.transaction } satisfies HeldCall);
+    return toResponse(pendingAnswer('Payment pending: the settlement was sent but is not confirmed yet; retry with the same proof for the result'));
+  }
   deps.ledger.complete(key, answer);
   return toResponse(answer);
+}
+
+/** A result whose payment outcome is unknown: kept until it is known. */
+interface Held {
+  held: StoredResponse;
+  transaction: string;
 }
 
 async function runAndSettle(
@@ -121,7 +152,7 @@ async function runAndSettle(
   input: unknown,
   request: Request,
   resource: { url: string; description: string },
-): Promise<StoredResponse> {
+): Promise<StoredResponse | Held> {
   const { name, skill } = route;
   const payer = payment.authorization.from;
   const secondsLeft = Number(BigInt(payment.authorization.validBefore) - BigInt(Math.floor(deps.now() / 1000))) - SETTLE_MARGIN_SECONDS;
@@ -148,26 +179,26 @@ async function runAndSettle(
       break;
   }
 
-  let receipt;
+  const result = { success: true, result: outcome.result, timestamp: new Date(deps.now()).toISOString() };
+  let receipt: SettleResponse;
   try {
     receipt = await deps.facilitator.settle(payment, route.terms.requirements, resource);
   } catch (error) {
-    deps.logger.warn('settlement failed: facilitator unavailable; result withheld', { skill: name, error: errorText(error) });
-    return paymentRequired(route, 'settlement_failed');
+    // The settle may have reached the facilitator and moved the money: find out, keep the result.
+    deps.logger.warn('settlement outcome unknown (facilitator unavailable); result held', { skill: name, error: errorText(error) });
+    return { held: jsonAnswer(200, result), transaction: '' };
+  }
+  if (!receipt.success && receipt.errorReason === FACILITATOR_REASONS.settlementPending) {
+    deps.logger.warn('settlement outcome unknown (pending); result held', { skill: name, transaction: receipt.transaction || undefined });
+    return { held: jsonAnswer(200, result), transaction: receipt.transaction };
   }
   if (!receipt.success) {
     deps.logger.warn('settlement refused; result withheld', { skill: name, reason: receipt.errorReason, transaction: receipt.transaction || undefined });
     return paymentRequired(route, receipt.errorReason ?? 'settlement_failed');
   }
-  const settled: SettledCall = {
-    skill: name,
-    amount: formatPrice(route.amount, route.terms.asset.decimals),
-    payer: receipt.payer ?? payer,
-    transaction: receipt.transaction,
-    network: receipt.network,
-  };
+  const settled = settledCall(route, receipt, payer);
   callSafely(deps.logger, 'call tracking', () => deps.onSettled?.(settled));
-  return jsonAnswer(200, { success: true, result: outcome.result, timestamp: new Date(deps.now()).toISOString() }, settleResponseHeaders(receipt));
+  return jsonAnswer(200, result, settleResponseHeaders(receipt));
 }
 
 /** What makes a call "the same call": skill, signed authorization and input. */

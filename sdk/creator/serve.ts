@@ -56,6 +56,8 @@ export interface ServeOptions {
   facilitatorUrl?: string;
   /** Key for a facilitator that requires one (sent as a Bearer token); default none. */
   facilitatorApiKey?: string;
+  /** JSON-RPC URL of the network: also asks the chain when a payment's outcome is unknown. Default none (the facilitator alone). */
+  rpcUrl?: string;
   /** Name shown by /health and sent as User-Agent; default `skill-market skill server`. */
   appName?: string;
   /** Called on each skill invocation with its name and input. */
@@ -145,6 +147,7 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
     ...(options.onError ? { onError: options.onError } : {}),
     ...(options.maxBodyBytes ? { maxBodyBytes: options.maxBodyBytes } : {}),
     ...(options.replay ? { replay: options.replay } : {}),
+    ...(options.rpcUrl ? { rpcUrl: httpUrl(options.rpcUrl, 'rpcUrl') } : {}),
     onSettled: (call) => tracker?.track(call),
     ...fetchOption,
   });

@@ -102,3 +102,10 @@ export {
   type AuthorizationOptions,
   type SignOptions,
 } from "./eip3009";
+export {
+  createAuthorizationStateReader,
+  type AuthorizationUse,
+  type AuthorizationQuery,
+  type AuthorizationStateReader,
+  type AuthorizationStateOptions,
+} from "./authorization-state";

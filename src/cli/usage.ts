@@ -5,7 +5,7 @@ export const USAGE = `market ${VERSION}: a marketplace for paid HTTP skills (x40
 Usage:
   market [registry] [--port N] [--host H]   run the registry (the default command)
   market serve <module.ts> [--port N] [--host H] [--wallet W] [--endpoint URL] [--groups a,b]
-               [--facilitator URL] [--api-url URL] [--network eip155:ID] [--asset 0x… [--asset-name N] [--asset-version V]] [--no-register]
+               [--facilitator URL] [--api-url URL] [--network eip155:ID] [--asset 0x… [--asset-name N] [--asset-version V]] [--rpc-url URL] [--no-register]
                                             run a creator's paid skill server (default port 3002)
                                             from a module exporting skill(...)s; the SDK is built in.
                                             Wallet from MARKET_WALLET_ADDRESS / MARKET_WALLET_KEY, key

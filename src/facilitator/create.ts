@@ -13,7 +13,8 @@ import { createRelayerPool } from './relayer';
 import { facilitatorRoutes } from './routes';
 import { createFacilitatorService } from './service';
 import { createPaymentStore } from './store';
-import { systemClock, type Clock, type PaymentReceipt, type SupportedResponse, type VerifyResponse } from './types';
+import type { AuthorizationKey } from './request';
+import { systemClock, type Clock, type PaymentReceipt, type SettlementStatus, type SupportedResponse, type VerifyResponse } from './types';
 
 /** What the facilitator needs from its configuration; the rest of FacilitatorConfig has defaults. */
 export type FacilitatorSettings = Pick<FacilitatorConfig, 'network' | 'rpcUrl' | 'relayerPrivateKeys' | 'assets'> &
@@ -82,6 +83,7 @@ export function createFacilitator({ database, config, clock = systemClock, logge
     settle: (body: unknown): Promise<SettleResponse> => service.settle(body),
     supported: (): SupportedResponse => service.supported(),
     receipt: (txHash: string): Promise<PaymentReceipt | undefined> => service.receipt(txHash),
+    settlement: (key: AuthorizationKey): Promise<SettlementStatus | undefined> => service.settlement(key),
     /** One reconciliation pass now (the timer runs them every `reconcileIntervalMs` after start). */
     reconcile: (): Promise<ReconcileReport> => reconciler.runOnce(),
     /** Checks the RPC's chain id (ConfigError on a mismatch) and starts the reconciler. */

@@ -1,7 +1,8 @@
 /**
  * The x402 facilitator: verifies and settles `exact` EIP-3009 payments (`/verify`, `/settle`,
- * `/supported`, `/receipts/:tx`), with a database-backed single-use ledger, nonce-managed relayer
- * lanes and a reconciler for settlements whose receipt was not seen in time.
+ * `/supported`, `/receipts/:tx`, `/settlements/:network/:asset/:payer/:nonce`), with a
+ * database-backed single-use ledger, nonce-managed relayer lanes and a reconciler for
+ * settlements whose receipt was not seen in time.
  */
 export { createFacilitator, type Facilitator, type FacilitatorDeps, type FacilitatorSettings } from './create';
 export { startFacilitator, type RunningFacilitator } from './server';
@@ -13,6 +14,7 @@ export {
   type Clock,
   type PaymentReceipt,
   type ReceiptStatus,
+  type SettlementStatus,
   type SettleResponse,
   type SupportedKind,
   type SupportedResponse,

@@ -1,13 +1,15 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Elysia } from 'elysia';
-import { BaseError } from 'viem';
+import { BaseError, getAddress, type Hex } from 'viem';
+import { normalizeNetwork } from '../../sdk/x402/index';
 import type { Logger } from '../log';
 import { AppError } from '../registry/errors';
 import { safeError } from './chain';
-import { FacilitatorRequestError } from './request';
+import { FacilitatorRequestError, type AuthorizationKey } from './request';
 import type { FacilitatorService } from './service';
 
 const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 /**
  * A malformed request body is the caller's fault: 400, as the reference facilitators answer. A
@@ -29,7 +31,7 @@ function answer(logger: Logger) {
 }
 
 /**
- * The standard facilitator endpoints plus receipts. Valid and invalid payments alike answer 200
+ * The standard facilitator endpoints plus receipts and settlement outcomes. Valid and invalid payments alike answer 200
  * (the verdict is in the body); only a body that is not a facilitator request answers 400.
  */
 export function facilitatorRoutes(service: FacilitatorService, logger: Logger, prefix = '', apiKeys: readonly string[] = []) {
@@ -52,7 +54,32 @@ export function facilitatorRoutes(service: FacilitatorService, logger: Logger, p
       const receipt = await service.receipt(params.tx);
       if (!receipt) throw new AppError('NOT_FOUND', 'No settlement with this transaction hash');
       return receipt;
+    })
+    // The outcome of one authorization, for a resource server that lost the answer of /settle.
+    .get('/settlements/:network/:asset/:payer/:nonce', async ({ params }) => {
+      const key = settlementKey(params);
+      const status = await guarded(() => service.settlement(key));
+      if (!status) throw new AppError('NOT_FOUND', 'This facilitator never accepted this authorization');
+      return status;
     });
+}
+
+/** The single-use key named by a settlements path, normalized as the ledger stores it. */
+function settlementKey(params: { network: string; asset: string; payer: string; nonce: string }): AuthorizationKey {
+  let network: string;
+  try {
+    network = normalizeNetwork(decodeURIComponent(params.network));
+  } catch {
+    throw new AppError('VALIDATION', 'Invalid request: network must be a CAIP-2 id such as eip155:8453');
+  }
+  if (!ADDRESS.test(params.asset) || !ADDRESS.test(params.payer)) throw new AppError('VALIDATION', 'Invalid request: asset and payer must be addresses (0x + 40 hex)');
+  if (!TX_HASH.test(params.nonce)) throw new AppError('VALIDATION', 'Invalid request: nonce must be 0x + 64 hex');
+  return {
+    network,
+    asset: getAddress(params.asset.toLowerCase()),
+    payer: getAddress(params.payer.toLowerCase()),
+    nonce: params.nonce.toLowerCase() as Hex,
+  };
 }
 
 const digest = (key: string) => createHash('sha256').update(key).digest();

@@ -20,10 +20,10 @@ import type { Logger } from '../log';
 import type { ChainReader, Rejection, SignerKind } from './chain';
 import { REASONS } from './reasons';
 import type { RelayerPool } from './relayer';
-import { authorizationKey, parseFacilitatorRequest, payloadHash, type PaymentRequest } from './request';
+import { authorizationKey, parseFacilitatorRequest, payloadHash, type AuthorizationKey, type PaymentRequest } from './request';
 import { settleFailure, submitSettlement, type SettleContext } from './settle';
 import { toPaymentReceipt, type NewAuthorization, type PaymentStore } from './store';
-import { unixSeconds, type Clock, type PaymentReceipt, type SupportedResponse, type VerifyResponse } from './types';
+import { unixSeconds, type Clock, type PaymentReceipt, type SettlementStatus, type SupportedResponse, type VerifyResponse } from './types';
 import { checkAuthorization, checkTerms } from './verify';
 
 export interface FacilitatorServiceDeps extends SettleContext {
@@ -44,7 +44,12 @@ export interface FacilitatorService {
   settle(body: unknown): Promise<SettleResponse>;
   supported(): SupportedResponse;
   receipt(txHash: string): Promise<PaymentReceipt | undefined>;
+  /** What became of one authorization; undefined when this facilitator never accepted it. */
+  settlement(key: AuthorizationKey): Promise<SettlementStatus | undefined>;
 }
+
+/** The ledger's states as the outside sees them: `settling` is pending until the reconciler knows. */
+const STATUS_OF_STATE = { verified: 'unsettled', settling: 'pending', settled: 'settled', failed: 'failed' } as const;
 
 const replay: Rejection = { reason: REASONS.nonceAlreadyUsed, message: 'This authorization was already presented' };
 
@@ -123,6 +128,15 @@ export function createFacilitatorService(deps: FacilitatorServiceDeps): Facilita
     async receipt(txHash) {
       const row = await store.receipt(txHash);
       return row ? toPaymentReceipt(row) : undefined;
+    },
+
+    async settlement(key) {
+      const row = await store.authorization(key);
+      if (!row) return undefined;
+      const status = STATUS_OF_STATE[row.state];
+      const answer: SettlementStatus = { status, network: row.network, payer: row.payer as Address, transaction: (row.txHash ?? '') as SettlementStatus['transaction'] };
+      if (status === 'failed' && row.reason) answer.reason = row.reason;
+      return answer;
     },
   };
 }

@@ -44,6 +44,22 @@ export interface PaymentReceipt {
   finalizedAt: string | null;
 }
 
+/**
+ * What became of one authorization, answered by `GET /settlements/:network/:asset/:payer/:nonce`:
+ * `unsettled` (verified, no settlement asked for yet: a settle may still be sent), `pending` (a
+ * settlement is under way or its transaction awaits a final status), `settled` (the transfer is
+ * on chain) or `failed` (it did not and will not happen through this facilitator; `reason` says why).
+ * A resource server that lost the answer of `/settle` asks this to learn the outcome.
+ */
+export interface SettlementStatus {
+  status: 'unsettled' | 'pending' | 'settled' | 'failed';
+  network: string;
+  payer: Address;
+  /** The settlement transaction, when one was sent; `""` otherwise. */
+  transaction: Hex | '';
+  reason?: string;
+}
+
 /** A source of the current time, injected so tests control validity windows. */
 export interface Clock {
   now(): Date;

@@ -183,6 +183,71 @@ describe('retries without double payment', () => {
     expect(error).toMatchObject({ code: 'network_error', charged: 'unknown' });
     expect(payer.signatures).toBe(1);
     expect(market.spending).toMatchObject({ spent: PRICE, reserved: 0n });
+    // With an RPC the chain says the authorization was used: charged yes, not a guess.
+    const withChain = world.market({ wallet: payer, retries: 1, rpcUrl: world.chain.rpcUrl });
+    expect(await withChain.call(skill.slug, { again: true }).catch((e: unknown) => e)).toMatchObject({ code: 'network_error', charged: 'yes', receipt: { payer: payer.address } });
+  });
+});
+
+describe('payments the server reports pending or cannot vouch for', () => {
+  it('re-sends the same proof while the server answers payment pending, then returns the result: one signature, one transfer', async () => {
+    const skill = await world.addSkill({ pending: { answers: 2, settleFirst: true } });
+    const payer = countingAccount(await world.payer());
+    const before = await world.chain.balanceOf(payer.address);
+    const market = world.market({ wallet: payer, budget: '$1' });
+
+    const { result, receipt } = await market.callWithReceipt(skill.slug, { p: 1 });
+
+    expect(result).toEqual({ echo: { p: 1 } });
+    expect(receipt!.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+    const seen = requestsTo(skill.name);
+    expect(seen.map((r) => r.status)).toEqual([402, 409, 409, 200]);
+    expect(new Set(seen.slice(1).map((r) => r.proof)).size).toBe(1);
+    expect(payer.signatures).toBe(1);
+    expect(await world.chain.balanceOf(payer.address)).toBe(before - PRICE);
+    expect(market.spending).toMatchObject({ spent: PRICE, reserved: 0n });
+  });
+
+  it('gives up after pendingTimeoutMs with payment_pending: charged unknown without an RPC, yes with one when the transfer happened; the price stays counted', async () => {
+    const skill = await world.addSkill({ pending: { answers: 1_000, settleFirst: true } });
+    const payer = countingAccount(await world.payer());
+    const before = await world.chain.balanceOf(payer.address);
+    const blind = world.market({ wallet: payer, budget: '$1', pendingTimeoutMs: 300 });
+    const error = await blind.call(skill.slug, { q: 1 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MarketError);
+    expect(error).toMatchObject({ code: 'payment_pending', status: 409, charged: 'unknown' });
+    expect(blind.spending).toMatchObject({ spent: PRICE, reserved: 0n });
+    expect(await world.chain.balanceOf(payer.address)).toBe(before - PRICE);
+
+    const seeing = world.market({ wallet: payer, budget: '$1', pendingTimeoutMs: 300, rpcUrl: world.chain.rpcUrl });
+    expect(await seeing.call(skill.slug, { q: 2 }).catch((e: unknown) => e)).toMatchObject({ code: 'payment_pending', charged: 'yes', receipt: { payer: payer.address, amount: '10000' } });
+    expect(seeing.spending).toMatchObject({ spent: PRICE, reserved: 0n });
+  });
+
+  it('says unknown, not no, for a pending payment the chain has not seen yet', async () => {
+    const skill = await world.addSkill({ pending: { answers: 1_000, settleFirst: false } });
+    const payer = await world.payer();
+    const market = world.market({ wallet: payer, budget: '$1', pendingTimeoutMs: 200, rpcUrl: world.chain.rpcUrl });
+    expect(await market.call(skill.slug, {}).catch((e: unknown) => e)).toMatchObject({ code: 'payment_pending', charged: 'unknown' });
+    expect(market.spending).toMatchObject({ spent: PRICE, reserved: 0n });
+  });
+
+  it('treats "nonce already used" for a re-sent proof (a server without replay memory) as maybe charged: unknown without an RPC, yes with one', async () => {
+    const skill = await world.addSkill({ dropAfterSettle: 2, forgetful: true });
+    const payer = countingAccount(await world.payer());
+    const before = await world.chain.balanceOf(payer.address);
+    const blind = world.market({ wallet: payer, budget: '$1' });
+    const error = await blind.call(skill.slug, { r: 1 }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'payment_rejected', status: 402, charged: 'unknown' });
+    expect((error as MarketError).message).toContain('invalid_exact_evm_nonce_already_used');
+    expect(requestsTo(skill.name).map((r) => r.status)).toEqual([402, 'dropped', 402]);
+    expect(await world.chain.balanceOf(payer.address)).toBe(before - PRICE);
+    expect(blind.spending).toMatchObject({ spent: PRICE, reserved: 0n });
+
+    const seeing = world.market({ wallet: payer, budget: '$1', rpcUrl: world.chain.rpcUrl });
+    expect(await seeing.call(skill.slug, { r: 2 }).catch((e: unknown) => e)).toMatchObject({ code: 'payment_rejected', charged: 'yes' });
+    expect(await world.chain.balanceOf(payer.address)).toBe(before - 2n * PRICE);
+    expect(payer.signatures).toBe(2);
   });
 });
 

@@ -70,4 +70,38 @@ describe('proof ledger', () => {
     advance(5001);
     expect(ledger.claim('k', 'y', seconds() + 60n).type).toBe('claimed');
   });
+
+  it('holds a result whose payment is unknown: pending for the same call, used for another, then the final answer', () => {
+    const { ledger, seconds } = clocked();
+    const validBefore = seconds() + 60n;
+    ledger.claim('k', 'call-a', validBefore);
+    ledger.hold('k', answer('result'));
+    expect(ledger.claim('k', 'call-a', validBefore)).toEqual({ type: 'pending' });
+    expect(ledger.claim('k', 'call-b', validBefore)).toEqual({ type: 'used' });
+    expect(ledger.held('k')).toEqual(answer('result'));
+    ledger.release('k'); // a held call is not released: it may be paid for
+    expect(ledger.claim('k', 'call-a', validBefore)).toEqual({ type: 'pending' });
+    ledger.complete('k', answer('result+receipt'));
+    expect(ledger.held('k')).toBeUndefined();
+    expect(ledger.claim('k', 'call-a', validBefore)).toEqual({ type: 'replay', response: answer('result+receipt') });
+  });
+
+  it('never expires, evicts or forgets a held result, and keeps its final answer a while after a late outcome', () => {
+    const { ledger, advance, seconds } = clocked({ maxEntries: 2, graceMs: 1000, maxRetentionMs: 5000, maxBytes: 40_000, resolvedRetentionMs: 60_000 });
+    ledger.claim('held', 'h', seconds() + 1n);
+    ledger.hold('held', answer('h'.repeat(5_000)));
+    ledger.claim('done', 'd', seconds() + 1n);
+    ledger.complete('done', answer('d'.repeat(5_000)));
+    advance(3_600_000); // an hour: far past validBefore, grace and retention
+    expect(ledger.claim('held', 'h', seconds() + 60n)).toEqual({ type: 'pending' });
+    expect(ledger.claim('new', 'n', seconds() + 60n).type).toBe('claimed'); // 'done' made room, not 'held'
+    expect(ledger.claim('other', 'o', seconds() + 60n)).toEqual({ type: 'full' });
+    expect(ledger.held('held')?.body).toHaveLength(5_000);
+
+    ledger.complete('held', answer('final'));
+    advance(59_000);
+    expect(ledger.claim('held', 'h', seconds() + 60n)).toEqual({ type: 'replay', response: answer('final') });
+    advance(2_000);
+    expect(ledger.claim('held', 'h', seconds() + 60n).type).toBe('claimed');
+  });
 });

@@ -56,8 +56,8 @@ describe('one proof, one run', () => {
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
     expect(statuses.filter((s) => s === 409)).toHaveLength(19);
     const refused = responses.find((r) => r.status === 409)!;
-    expect(refused.headers.get('retry-after')).toBe('1');
-    expect(await refused.json()).toMatchObject({ success: false, error: expect.stringContaining('already being processed') });
+    expect(refused.headers.get('retry-after')).toBe('2');
+    expect(await refused.json()).toMatchObject({ success: false, code: 'payment_pending', error: expect.stringContaining('already being processed') });
     expect((runs.work ?? 0) - before).toBe(1);
     expect(await balances(stack.chain, payer.address, payee)).toEqual([payerBefore - PRICE, payeeBefore + PRICE]);
   });
@@ -134,20 +134,44 @@ describe('when the facilitator cannot be reached', () => {
     }
   });
 
-  it('withholds the result with 402 when /settle is unreachable after the handler ran; nothing moves', async () => {
+  it('holds the result when /settle is unreachable after the handler ran: a retry hears "pending" (409), then gets the result once the settle goes through', async () => {
+    let settleDown = true;
+    let settleAttempts = 0;
     const flaky = (async (input: string | URL | Request, init?: RequestInit) => {
-      if (String(input).endsWith('/settle')) throw new TypeError('fetch failed: connection reset');
+      if (String(input).endsWith('/settle')) settleAttempts++;
+      if (settleDown && String(input).endsWith('/settle')) throw new TypeError('fetch failed: connection reset');
       return fetch(input, init);
     }) as typeof fetch;
     const logger = recordingLogger();
     const s = await serve({ other: skills.other }, options({ fetch: flaky, logger }));
     try {
       const payer = await newPayer();
-      const res = await paidPost(at('other', s), {}, payer);
-      expect(res.status).toBe(402);
-      expect(await res.json()).toMatchObject({ error: 'settlement_failed', accepts: { scheme: 'exact' } });
+      const proof = await proofFor(at('other', s), {}, payer);
+      const before = runs.other ?? 0;
+      const first = await postJson(at('other', s), {}, { 'X-Payment': proof });
+      expect(first.status).toBe(409);
+      expect(first.headers.get('retry-after')).toBe('2');
+      expect(await first.json()).toMatchObject({ success: false, code: 'payment_pending', retryAfter: 2 });
+      expect(logger.has('warn', 'settlement outcome unknown (facilitator unavailable); result held')).toBe(true);
+      // While the facilitator cannot take the settle (the watcher asks it again), the result stays held and nothing moves.
+      for (const deadline = Date.now() + 10_000; settleAttempts < 2 && Date.now() < deadline; ) await Bun.sleep(20);
+      expect(settleAttempts).toBeGreaterThanOrEqual(2);
+      const meanwhile = await postJson(at('other', s), {}, { 'X-Payment': proof });
+      expect(meanwhile.status).toBe(409);
       expect(await stack.chain.balanceOf(payer.address)).toBe(1_000_000n);
-      expect(logger.has('warn', 'settlement failed: facilitator unavailable; result withheld')).toBe(true);
+
+      settleDown = false;
+      let retry = meanwhile;
+      for (const deadline = Date.now() + 15_000; retry.status === 409 && Date.now() < deadline; ) {
+        await Bun.sleep(100);
+        retry = await postJson(at('other', s), {}, { 'X-Payment': proof });
+      }
+      expect(retry.status).toBe(200);
+      expect(await retry.json()).toMatchObject({ success: true, result: { other: true } });
+      expect(retry.headers.get('PAYMENT-RESPONSE')).toBeTruthy();
+      expect(runs.other).toBe(before + 1);
+      expect(await stack.chain.balanceOf(payer.address)).toBe(1_000_000n - PRICE);
+      expect(logger.has('info', 'payment confirmed; result released to the retry')).toBe(true);
     } finally {
       await s.stop();
     }

@@ -56,6 +56,34 @@ for (const kind of databaseKinds) {
       expect(await f.facilitator.reconcile()).toMatchObject({ checked: 0 });
     });
 
+    it('tells a resource server that lost the answer of /settle what became of the authorization, before and after the reconciler', async () => {
+      const payee = await chain.createAccount();
+      const body = await paymentBody(chain, chain.accounts.payer, requirementsFor(chain, payee.address));
+      const a = body.paymentPayload.payload.authorization;
+      const path = `/settlements/${chain.network}/${chain.token.address}/${a.from}/${a.nonce}`;
+      const status = async (p = path) => {
+        const res = await f.get(p);
+        return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+      };
+      expect(await status()).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
+      expect((await f.facilitator.verify(body)).isValid).toBe(true);
+      // Verified but never settled: the resource server may still ask for the settlement.
+      expect(await status()).toMatchObject({ status: 200, body: { status: 'unsettled', transaction: '', payer: chain.accounts.payer.address, network: chain.network } });
+
+      await chain.testClient.setAutomine(false);
+      const pending = await f.facilitator.settle(body);
+      expect(pending.errorReason).toBe('settlement_pending');
+      // Addresses in any case, the nonce in upper case: the same authorization.
+      const shouted = `/settlements/${encodeURIComponent(chain.network)}/${chain.token.address.toLowerCase()}/${a.from.toLowerCase()}/0x${a.nonce.slice(2).toUpperCase()}`;
+      expect(await status(shouted)).toMatchObject({ status: 200, body: { status: 'pending', transaction: pending.transaction } });
+
+      await chain.testClient.mine({ blocks: 1 });
+      expect(await f.facilitator.reconcile()).toMatchObject({ confirmed: 1 });
+      expect(await status()).toMatchObject({ status: 200, body: { status: 'settled', transaction: pending.transaction } });
+      expect((await status(`/settlements/${chain.network}/${chain.token.address}/${a.from}/0x1234`)).status).toBe(400);
+      expect((await status(`/settlements/nowhere/${chain.token.address}/${a.from}/${a.nonce}`)).status).toBe(400);
+    });
+
     it('reconciles a pending transfer that reverts (the authorization was used by another transaction first) to reverted', async () => {
       const payee = await chain.createAccount();
       const requirements = requirementsFor(chain, payee.address);
@@ -93,6 +121,9 @@ for (const kind of databaseKinds) {
       clock.advance(600); // past validBefore (now + 60) and the 120 s grace
       expect(await f.facilitator.reconcile()).toMatchObject({ dropped: 1 });
       expect(await f.facilitator.receipt(pending.transaction)).toMatchObject({ status: 'dropped', error: expect.stringContaining('Never mined') });
+      const a = body.paymentPayload.payload.authorization;
+      const outcome = await f.get(`/settlements/${chain.network}/${chain.token.address}/${a.from}/${a.nonce}`);
+      expect(await outcome.json()).toMatchObject({ status: 'failed', reason: 'invalid_exact_evm_transaction_dropped', transaction: pending.transaction });
 
       await chain.testClient.setAutomine(true);
       const wallNow = BigInt(Math.floor(Date.now() / 1000));

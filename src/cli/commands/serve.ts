@@ -12,10 +12,11 @@ const LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent']
 /**
  * `market serve <module.ts> [--port N] [--host H] [--wallet W] [--endpoint URL] [--groups a,b]
  * [--facilitator URL] [--api-url URL] [--network eip155:ID] [--asset 0x… [--asset-name N] [--asset-version V]]
- * [--no-register]`: `--asset` is a 6-decimal EIP-3009 token paid instead of the network's USDC (its
+ * [--rpc-url URL] [--no-register]`: `--asset` is a 6-decimal EIP-3009 token paid instead of the network's USDC (its
  * EIP-712 domain `USD Coin` version `2` unless named otherwise, e.g. a local test token);
  * it loads a creator's skills module and runs the paid skill server. Flags win over MARKET_ENDPOINT,
- * MARKET_FACILITATOR_URL and MARKET_NETWORK; wallet, API key and registry URL follow the SDK's
+ * MARKET_FACILITATOR_URL, MARKET_RPC_URL (the chain, asked when a payment's outcome is unknown)
+ * and MARKET_NETWORK; wallet, API key and registry URL follow the SDK's
  * order (flag, then MARKET_WALLET_ADDRESS / MARKET_WALLET_KEY / MARKET_API_KEY / MARKET_API_URL,
  * then the SKILLZ_* names). Skills are registered at start when an endpoint is known.
  */
@@ -36,6 +37,7 @@ export async function serveCommand(args: string[]): Promise<void> {
       asset: { type: 'string' },
       'asset-name': { type: 'string' },
       'asset-version': { type: 'string' },
+      'rpc-url': { type: 'string' },
       'no-register': { type: 'boolean' },
     },
   });
@@ -57,6 +59,7 @@ export async function serveCommand(args: string[]): Promise<void> {
     const network = values.network ?? nonEmpty(env.MARKET_NETWORK);
     const endpoint = values.endpoint ?? nonEmpty(env.MARKET_ENDPOINT);
     const facilitatorUrl = values.facilitator ?? nonEmpty(env.MARKET_FACILITATOR_URL);
+    const rpcUrl = values['rpc-url'] ?? nonEmpty(env.MARKET_RPC_URL);
     const options: ServeOptions = {
       logger,
       hostname: values.host ?? '0.0.0.0',
@@ -65,6 +68,7 @@ export async function serveCommand(args: string[]): Promise<void> {
       ...(values['api-url'] !== undefined ? { apiUrl: values['api-url'] } : {}),
       ...(network !== undefined ? { network } : {}),
       ...(facilitatorUrl !== undefined ? { facilitatorUrl } : {}),
+      ...(rpcUrl !== undefined ? { rpcUrl } : {}),
       ...(nonEmpty(env.MARKET_FACILITATOR_API_KEY) !== undefined ? { facilitatorApiKey: nonEmpty(env.MARKET_FACILITATOR_API_KEY) } : {}),
       ...(values.asset !== undefined ? { asset: { address: values.asset as AssetInfo['address'], name: values['asset-name'] ?? 'USD Coin', version: values['asset-version'] ?? '2', decimals: 6 } } : {}),
     };

@@ -30,6 +30,13 @@ export interface TestSkill {
   tamper?: (requirements: PaymentRequirements) => Omit<Partial<PaymentRequirements>, 'asset'> & { price?: bigint; asset?: AssetInfo };
   /** Drop the connection (no answer) after settling the first N paid requests. */
   dropAfterSettle?: number;
+  /** No replay memory (as the reference x402 middleware): a re-sent proof is verified (and refused) anew. */
+  forgetful?: boolean;
+  /**
+   * Answer the first `answers` posts of each proof 409 `payment_pending` (Retry-After 0); with
+   * `settleFirst` the call runs and settles on the first post all the same.
+   */
+  pending?: { answers: number; settleFirst: boolean };
 }
 
 export interface ServedRequest {
@@ -56,8 +63,14 @@ interface Stored {
 }
 
 /** Starts the server on 127.0.0.1; `facilitatorUrl` may be omitted when no call is expected to pay. */
+function pendingAnswer(): Stored {
+  const body = { success: false, code: 'payment_pending', error: 'Payment pending; retry with the same proof', retryAfter: 0, timestamp: new Date().toISOString() };
+  return { status: 409, headers: { 'content-type': 'application/json', 'retry-after': '0' }, body: JSON.stringify(body) };
+}
+
 export async function startSkillServer(facilitatorUrl?: string): Promise<TestSkillServer> {
   const stored = new Map<string, Promise<Stored>>();
+  const posts = new Map<string, number>();
   const state: TestSkillServer = { url: '', skills: new Map(), requests: [], handlerRuns: 0, settlements: [], close: async () => {} };
 
   const facilitator = async (path: '/verify' | '/settle', requirements: PaymentRequirements, paymentPayload: unknown) => {
@@ -97,7 +110,11 @@ export async function startSkillServer(facilitatorUrl?: string): Promise<TestSki
     if (read.type === 'error') return unpaid(read.error.code);
     if (!paymentMatchesRequirements(read.payment, terms.requirements)) return unpaid('accepted_mismatch');
     const key = read.payment.authorization.nonce + read.payment.signature;
-    const work = stored.get(key) ?? (async (): Promise<Stored> => {
+    const post = (posts.get(key) ?? 0) + 1;
+    posts.set(key, post);
+    const pendingNow = skill.pending !== undefined && post <= skill.pending.answers;
+    if (pendingNow && !skill.pending!.settleFirst) return pendingAnswer();
+    const work = (!skill.forgetful && stored.get(key)) || (async (): Promise<Stored> => {
       const verdict = await facilitator('/verify', terms.requirements, read.payment.original);
       if (verdict.isValid !== true) return unpaid(String(verdict.invalidReason));
       state.handlerRuns++;
@@ -117,6 +134,7 @@ export async function startSkillServer(facilitatorUrl?: string): Promise<TestSki
       };
     })();
     stored.set(key, work);
+    if (pendingNow) return (await work, pendingAnswer());
     const answer = await work;
     if (answer.status === 200 && (skill.dropAfterSettle ?? 0) > 0) {
       skill.dropAfterSettle!--;

@@ -1,0 +1,68 @@
+/**
+ * What the chain says about one EIP-3009 authorization, for whoever must know whether a payment
+ * happened without trusting a facilitator's answer (or without one): the token's
+ * `authorizationState(payer, nonce)`, and, while it is unused, whether it can still be used
+ * (the latest block's timestamp against `validBefore`: no later block can be older).
+ * Two JSON-RPC calls over fetch; no client library state.
+ */
+import { decodeFunctionResult, encodeFunctionData, parseAbi } from "viem";
+import type { Address, Hex } from "./patterns";
+
+const abi = parseAbi(["function authorizationState(address authorizer, bytes32 nonce) view returns (bool)"]);
+
+/**
+ * `used`: the nonce is spent on chain (the transfer happened, or the payer cancelled it);
+ * `unused`: not yet, and it still may be; `expired`: unused and no block can use it any more.
+ */
+export type AuthorizationUse = "used" | "unused" | "expired";
+
+export interface AuthorizationQuery {
+  asset: Address;
+  payer: Address;
+  nonce: Hex;
+  /** The authorization's validBefore, unix seconds. */
+  validBefore: bigint;
+}
+
+export interface AuthorizationStateReader {
+  /** @throws Error when the RPC cannot be reached or answers an error */
+  read(query: AuthorizationQuery): Promise<AuthorizationUse>;
+}
+
+export interface AuthorizationStateOptions {
+  /** Per JSON-RPC request; default 5000 ms. */
+  timeoutMs?: number;
+  fetch?: (input: string, init?: RequestInit) => Promise<Response>;
+}
+
+/** A reader over the JSON-RPC endpoint `rpcUrl`. */
+export function createAuthorizationStateReader(rpcUrl: string, options: AuthorizationStateOptions = {}): AuthorizationStateReader {
+  const doFetch = options.fetch ?? ((input: string, init?: RequestInit) => globalThis.fetch(input, init));
+  const timeoutMs = options.timeoutMs ?? 5000;
+  let id = 0;
+  const rpc = async (method: string, params: unknown[]): Promise<unknown> => {
+    const res = await doFetch(rpcUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: ++id, method, params }),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const body = (await res.json().catch(() => undefined)) as { result?: unknown; error?: { message?: string } } | undefined;
+    if (!res.ok || !body || body.error || body.result === undefined) {
+      throw new Error(`RPC ${method} failed: ${body?.error?.message ?? `HTTP ${res.status}`}`);
+    }
+    return body.result;
+  };
+  return {
+    async read({ asset, payer, nonce, validBefore }) {
+      // One block for both reads, so "unused at a block past validBefore" is final.
+      const block = (await rpc("eth_getBlockByNumber", ["latest", false])) as { number?: string; timestamp?: string } | null;
+      if (!block?.number || !block.timestamp) throw new Error("RPC eth_getBlockByNumber answered no block");
+      const data = encodeFunctionData({ abi, functionName: "authorizationState", args: [payer, nonce] });
+      const result = await rpc("eth_call", [{ to: asset, data }, block.number]);
+      if (decodeFunctionResult({ abi, functionName: "authorizationState", data: result as Hex })) return "used";
+      // The token refuses once block.timestamp >= validBefore, and timestamps never go back.
+      return BigInt(block.timestamp) >= validBefore ? "expired" : "unused";
+    },
+  };
+}
