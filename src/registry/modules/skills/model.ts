@@ -37,6 +37,7 @@ export const SkillView = t.Object({
   name: t.String(),
   description: t.Union([t.String(), t.Null()]),
   price: t.String({ description: 'dollar-prefixed USDC, e.g. "$0.001"' }),
+  priceUsdc: t.String({ description: 'plain decimal USDC, e.g. "0.001"' }),
   priceAtomic: t.String({ description: 'integer micro-USDC' }),
   currency: t.Literal('USDC'),
   network: t.String(),

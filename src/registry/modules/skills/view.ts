@@ -36,6 +36,7 @@ export function toSkillView(row: { skill: SkillRow; stats: StatsRow; creatorAddr
     name: skill.name,
     description: skill.description,
     price: formatPriceUsd(skill.priceAtomic),
+    priceUsdc: formatPrice(skill.priceAtomic),
     priceAtomic: skill.priceAtomic.toString(),
     currency: 'USDC',
     network: skill.network,
