@@ -2,6 +2,7 @@ import { readAuthConfig, type AuthConfig } from './auth';
 import { readChainConfig, type ChainConfig } from './chain';
 import { readCatalogueConfig, type CatalogueConfig } from './catalogue';
 import { readDatabaseConfig, type DatabaseConfig } from './database';
+import { readHealthConfig, type HealthConfig } from './health';
 import { type Env, readChoice, readHost, readHttpUrl, readInteger, readPort } from './env';
 import { readRateLimits, readTrustedProxies, type RateLimitConfig } from './limits';
 
@@ -29,6 +30,8 @@ export interface RegistryConfig {
   /** Network, USDC contract and RPC for spending-wallet balances. */
   chain: ChainConfig;
   catalogue: CatalogueConfig;
+  /** Background probes of skill servers. */
+  health: HealthConfig;
 }
 
 export const REGISTRY_DEFAULTS = {
@@ -59,6 +62,7 @@ export function loadRegistryConfig(env: Env, cwd = process.cwd(), overrides: Par
     trustedProxies: readTrustedProxies(env),
     chain: readChainConfig(env),
     catalogue: readCatalogueConfig(env, mode),
+    health: readHealthConfig(env, mode),
     ...overrides,
   };
 }

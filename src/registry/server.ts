@@ -2,6 +2,8 @@ import type { RegistryConfig } from '../config';
 import { openDatabase, type DatabaseHandle } from '../db';
 import type { Logger } from '../log';
 import { createRegistry } from './app';
+import { systemClock } from './context';
+import { createHealthProber } from './modules/skill-health';
 
 export interface RunningRegistry {
   url: string;
@@ -28,10 +30,13 @@ export async function startRegistry(config: RegistryConfig, logger: Logger): Pro
   if (!server) throw new Error('the registry did not start listening');
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${server.port}`;
   logger.info('registry listening', { url, database: database.kind });
+  const prober = config.health.enabled ? createHealthProber({ db: database.db, config: config.health, clock: systemClock, logger }) : undefined;
+  prober?.start();
   return {
     url,
     database,
     stop: async () => {
+      await prober?.stop();
       await app.stop();
       await database.close();
     },

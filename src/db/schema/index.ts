@@ -7,3 +7,4 @@ export * from './payments';
 export * from './catalogue';
 export * from './analytics';
 export * from './wallets';
+export * from './health';

@@ -1,4 +1,5 @@
 import { t, type Static } from 'elysia';
+import { HEALTH_FILTERS } from '../skill-health/filters';
 
 export const SKILL_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$';
 
@@ -55,6 +56,9 @@ export const SkillView = t.Object({
   viewCount: t.Number(),
   favoriteCount: t.Number(),
   totalRevenue: t.String({ description: 'USDC, exact decimal' }),
+  status: t.Union([t.Literal('up'), t.Literal('down'), t.Literal('unknown')], { description: 'the skill server’s last health probe; unknown until one answers' }),
+  latencyMs: t.Union([t.Number(), t.Null()], { description: 'response time of the last successful probe' }),
+  lastUpAt: t.Union([t.String({ format: 'date-time' }), t.Null()], { description: 'when the server last answered a probe' }),
   createdAt: t.String({ format: 'date-time' }),
   updatedAt: t.String({ format: 'date-time' }),
 });
@@ -74,6 +78,7 @@ export const SearchQuery = t.Object({
   limit: t.Optional(t.Numeric({ minimum: 1, maximum: 100 })),
   cursor: t.Optional(t.String({ maxLength: 512 })),
   sort: t.Optional(t.Union(SORTS.map((s) => t.Literal(s)))),
+  status: t.Optional(t.Union(HEALTH_FILTERS.map((s) => t.Literal(s)), { description: 'server health; default: all but skills down for long' })),
 });
 export type SearchQuery = Static<typeof SearchQuery>;
 

@@ -2,6 +2,7 @@ import { and, asc, desc, eq, exists, gte, inArray, lte, sql, type SQL } from 'dr
 import { getAddress } from 'viem';
 import { skillGroupMembers, skillGroups, skills, skillStats, users } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
+import { healthCondition } from '../skill-health/filters';
 import { AppError } from '../../errors';
 import type { SearchQuery, SkillView, Sort } from './model';
 import { selectSkills, toSkillView } from './view';
@@ -40,6 +41,7 @@ export async function searchSkills(ctx: ServiceContext, query: SearchQuery): Pro
       ),
     );
   }
+  filters.push(healthCondition(query.status, new Date(ctx.clock.now().getTime() - ctx.config.health.hideAfterSeconds * 1000)));
   if (query.cursor) {
     const [value, id] = decodeCursor(query.cursor);
     filters.push(key.after(value, id));
