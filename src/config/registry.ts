@@ -3,6 +3,7 @@ import { readChainConfig, type ChainConfig } from './chain';
 import { readCatalogueConfig, type CatalogueConfig } from './catalogue';
 import { readDatabaseConfig, type DatabaseConfig } from './database';
 import { readHealthConfig, type HealthConfig } from './health';
+import { readPaymentVerificationConfig, type PaymentVerificationConfig } from './payments';
 import { type Env, readChoice, readHost, readHttpUrl, readInteger, readPort } from './env';
 import { readRateLimits, readTrustedProxies, type RateLimitConfig } from './limits';
 
@@ -32,6 +33,8 @@ export interface RegistryConfig {
   catalogue: CatalogueConfig;
   /** Background probes of skill servers. */
   health: HealthConfig;
+  /** Background checks of reported payments on chain. */
+  payments: PaymentVerificationConfig;
 }
 
 export const REGISTRY_DEFAULTS = {
@@ -63,6 +66,7 @@ export function loadRegistryConfig(env: Env, cwd = process.cwd(), overrides: Par
     chain: readChainConfig(env),
     catalogue: readCatalogueConfig(env, mode),
     health: readHealthConfig(env, mode),
+    payments: readPaymentVerificationConfig(env, mode),
     ...overrides,
   };
 }

@@ -4,6 +4,7 @@ import type { Logger } from '../log';
 import { createRegistry } from './app';
 import { systemClock } from './context';
 import { createHealthProber } from './modules/skill-health';
+import { createPaymentVerifier } from './modules/payment-verification';
 
 export interface RunningRegistry {
   url: string;
@@ -32,11 +33,14 @@ export async function startRegistry(config: RegistryConfig, logger: Logger): Pro
   logger.info('registry listening', { url, database: database.kind });
   const prober = config.health.enabled ? createHealthProber({ db: database.db, config: config.health, clock: systemClock, logger }) : undefined;
   prober?.start();
+  const verifier = config.payments.enabled ? createPaymentVerifier({ db: database.db, config: config.payments, chain: config.chain, clock: systemClock, logger }) : undefined;
+  verifier?.start();
   return {
     url,
     database,
     stop: async () => {
       await prober?.stop();
+      await verifier?.stop();
       await app.stop();
       await database.close();
     },

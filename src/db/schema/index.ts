@@ -8,3 +8,4 @@ export * from './catalogue';
 export * from './analytics';
 export * from './wallets';
 export * from './health';
+export * from './payment-verifications';

@@ -1,7 +1,10 @@
-import { Elysia } from 'elysia';
+import { Elysia, t } from 'elysia';
 import type { ServiceContext } from '../../context';
 import { clientIp } from '../../lib/client-ip';
 import { authPlugin } from '../auth/plugin';
+import { accessCookieName } from '../auth/cookies';
+import { authenticate } from '../auth/principal';
+import { recordReportedPayment, ReportedPayment } from '../payment-verification';
 import { Analytics, CallBody, FavoriteBody, FavoriteResult, Recorded, SkillIdParam, UsageBody, ViewBody } from './model';
 import { getAnalytics, recordCall, recordUsage, recordView, setFavorite } from './service';
 
@@ -25,12 +28,24 @@ export function analyticsRoutes(ctx: ServiceContext) {
       response: Recorded,
       detail: { tags, summary: 'Record an execution (the skill’s creator only; a paymentRef counts once)' },
     })
-    .post('/usage', async ({ principal, body }) => ({ success: true as const, recorded: await recordUsage(ctx, principal.userId, body) }), {
-      auth: 'consumer',
-      body: UsageBody,
-      response: Recorded,
-      detail: { tags, summary: 'Record paid usage in micro-USDC (a paymentRef counts once)' },
-    })
+    .post(
+      '/usage',
+      async ({ body, headers, cookie }) => {
+        // Another SDK's shape needs no credential: its transaction is verified on chain before it counts.
+        if ('skillSlug' in body) return { success: true as const, recorded: await recordReportedPayment(ctx, body) };
+        const principal = await authenticate(ctx, headers.authorization, cookie[accessCookieName(ctx.config.auth)]?.value as string | undefined, 'consumer');
+        return { success: true as const, recorded: await recordUsage(ctx, principal.userId, body) };
+      },
+      {
+        body: t.Union([UsageBody, ReportedPayment]),
+        response: Recorded,
+        detail: {
+          tags,
+          summary: 'Record usage: {skillId, amount, paymentRef?} with consumer credentials, or {skillSlug, consumerAddress, paymentTxHash, amount} without; a payment counts once verified on chain',
+          security: [{}, { bearer: [] }, { cookie: [] }],
+        },
+      },
+    )
     .post(
       '/favorite',
       async ({ principal, body }) => ({ success: true as const, ...(await setFavorite(ctx, principal.userId, body.skillId, body.action === 'add')) }),

@@ -3,6 +3,7 @@ import type { Database } from '../../../db';
 import type { Logger } from '../../../log';
 import { VERSION } from '../../../version';
 import type { Clock } from '../../context';
+import { backgroundRounds } from '../../lib/background';
 import { resolveWithDns, type Resolve } from './address-guard';
 import { probeServer, type ProbeOutcome } from './probe';
 import { claimServer, dueServers, recordOutcome } from './store';
@@ -90,37 +91,8 @@ export function createHealthProber(deps: HealthProberDeps): HealthProber {
     return result;
   }
 
-  let running: Promise<ProbeRound> | undefined;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let stopped = true;
-  const probeNow = () => (running ??= round().finally(() => (running = undefined)));
-
-  const tick = async () => {
-    try {
-      await probeNow();
-    } catch (error) {
-      logger.warn('skill health round failed', { error });
-    }
-    if (!stopped) schedule(Math.min(TICK_MS, config.intervalSeconds * 1000));
-  };
-  const schedule = (ms: number) => {
-    timer = setTimeout(() => void tick(), ms);
-    timer.unref?.();
-  };
-
-  return {
-    probeNow,
-    start() {
-      if (!stopped) return;
-      stopped = false;
-      schedule(0);
-    },
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running?.catch(() => {});
-    },
-  };
+  const rounds = backgroundRounds(round, () => Math.min(TICK_MS, config.intervalSeconds * 1000), logger, 'skill health');
+  return { probeNow: rounds.now, start: rounds.start, stop: rounds.stop };
 }
 
 function hostOf(serverUrl: string): string {

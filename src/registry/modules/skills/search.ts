@@ -55,7 +55,7 @@ export async function searchSkills(ctx: ServiceContext, query: SearchQuery): Pro
       id: skills.id,
       createdAt: skills.createdAt,
       priceAtomic: skills.priceAtomic,
-      callCount: needsStats ? skillStats.callCount : sql<number>`0`,
+      paidCallCount: needsStats ? skillStats.paidCallCount : sql<number>`0`,
       totalRevenue: needsStats ? skillStats.totalRevenue : sql<bigint>`0`,
       rank: key.rank ?? sql<number>`0`,
     })
@@ -72,7 +72,7 @@ export async function searchSkills(ctx: ServiceContext, query: SearchQuery): Pro
   return { skills: shown.map((r) => toSkillView(byId.get(r.id)!)), nextCursor };
 }
 
-type Row = { id: string; createdAt: Date; priceAtomic: bigint; callCount: number; totalRevenue: bigint; rank: number };
+type Row = { id: string; createdAt: Date; priceAtomic: bigint; paidCallCount: number; totalRevenue: bigint; rank: number };
 
 interface SortKey {
   rank?: SQL<number>;
@@ -105,11 +105,11 @@ function sortKey(sort: Sort, match: SQL | undefined): SortKey {
         after: (v, id) => sql`(${skills.priceAtomic}, ${skills.id}) > (${v}::bigint, ${id}::uuid)`,
         valueOf: (row) => row.priceAtomic.toString(),
       };
-    case 'popular':
+    case 'popular': // verified paid calls: unpaid ones are the creator's word only
       return {
-        order: [desc(skillStats.callCount), desc(skills.id)],
-        after: (v, id) => sql`(${skillStats.callCount}, ${skills.id}) < (${v}::int, ${id}::uuid)`,
-        valueOf: (row) => String(row.callCount),
+        order: [desc(skillStats.paidCallCount), desc(skills.id)],
+        after: (v, id) => sql`(${skillStats.paidCallCount}, ${skills.id}) < (${v}::int, ${id}::uuid)`,
+        valueOf: (row) => String(row.paidCallCount),
       };
     case 'revenue':
       return {

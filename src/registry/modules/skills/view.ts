@@ -54,6 +54,7 @@ export function toSkillView(row: { skill: SkillRow; stats: StatsRow; creatorAddr
     creatorId: skill.creatorId,
     creatorAddress: row.creatorAddress,
     callCount: stats.callCount,
+    paidCallCount: stats.paidCallCount,
     viewCount: stats.viewCount,
     favoriteCount: stats.favoriteCount,
     totalRevenue: formatPrice(BigInt(stats.totalRevenue)),
