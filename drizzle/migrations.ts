@@ -3,6 +3,8 @@ import m0 from './0000_init.sql' with { type: 'text' };
 import m1 from './0001_payments.sql' with { type: 'text' };
 import m2 from './0002_catalogue.sql' with { type: 'text' };
 import m3 from './0003_wallets.sql' with { type: 'text' };
+import m4 from './0004_skill_health.sql' with { type: 'text' };
+import m5 from './0005_verified_payments.sql' with { type: 'text' };
 
 export interface MigrationSource {
   tag: string;
@@ -16,4 +18,6 @@ export const migrations: MigrationSource[] = [
   { tag: '0001_payments', when: 1795317521084, breakpoints: true, sql: m1 },
   { tag: '0002_catalogue', when: 1795317624632, breakpoints: true, sql: m2 },
   { tag: '0003_wallets', when: 1795317826113, breakpoints: true, sql: m3 },
+  { tag: '0004_skill_health', when: 1795391344732, breakpoints: true, sql: m4 },
+  { tag: '0005_verified_payments', when: 1795392186786, breakpoints: true, sql: m5 },
 ];

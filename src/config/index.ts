@@ -1,6 +1,8 @@
 export { ConfigError, type Env } from './env';
 export { readDatabaseConfig, DEFAULT_DATA_DIR, type DatabaseConfig } from './database';
 export { readAuthConfig, AUTH_DEFAULTS, type AuthConfig } from './auth';
+export { readPaymentVerificationConfig, PAYMENT_VERIFICATION_DEFAULTS, type PaymentVerificationConfig } from './payments';
+export { readHealthConfig, HEALTH_DEFAULTS, type HealthConfig } from './health';
 export { readCatalogueConfig, readBoolean, type CatalogueConfig } from './catalogue';
 export { readRateLimits, RATE_LIMIT_DEFAULTS, type RateLimitConfig, type RateRule } from './limits';
 export {

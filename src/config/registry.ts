@@ -2,6 +2,8 @@ import { readAuthConfig, type AuthConfig } from './auth';
 import { readChainConfig, type ChainConfig } from './chain';
 import { readCatalogueConfig, type CatalogueConfig } from './catalogue';
 import { readDatabaseConfig, type DatabaseConfig } from './database';
+import { readHealthConfig, type HealthConfig } from './health';
+import { readPaymentVerificationConfig, type PaymentVerificationConfig } from './payments';
 import { type Env, readChoice, readHost, readHttpUrl, readInteger, readPort } from './env';
 import { readRateLimits, readTrustedProxies, type RateLimitConfig } from './limits';
 
@@ -29,6 +31,10 @@ export interface RegistryConfig {
   /** Network, USDC contract and RPC for spending-wallet balances. */
   chain: ChainConfig;
   catalogue: CatalogueConfig;
+  /** Background probes of skill servers. */
+  health: HealthConfig;
+  /** Background checks of reported payments on chain. */
+  payments: PaymentVerificationConfig;
 }
 
 export const REGISTRY_DEFAULTS = {
@@ -59,6 +65,8 @@ export function loadRegistryConfig(env: Env, cwd = process.cwd(), overrides: Par
     trustedProxies: readTrustedProxies(env),
     chain: readChainConfig(env),
     catalogue: readCatalogueConfig(env, mode),
+    health: readHealthConfig(env, mode),
+    payments: readPaymentVerificationConfig(env, mode),
     ...overrides,
   };
 }

@@ -3,6 +3,9 @@ import { openDatabase, type DatabaseHandle } from '../db';
 import type { Logger } from '../log';
 import { createRegistry } from './app';
 import { LISTENER_BODY_LIMIT } from './plugins/request-context';
+import { systemClock } from './context';
+import { createHealthProber } from './modules/skill-health';
+import { createPaymentVerifier } from './modules/payment-verification';
 
 export interface RunningRegistry {
   url: string;
@@ -29,10 +32,16 @@ export async function startRegistry(config: RegistryConfig, logger: Logger): Pro
   if (!server) throw new Error('the registry did not start listening');
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${server.port}`;
   logger.info('registry listening', { url, database: database.kind });
+  const prober = config.health.enabled ? createHealthProber({ db: database.db, config: config.health, clock: systemClock, logger }) : undefined;
+  prober?.start();
+  const verifier = config.payments.enabled ? createPaymentVerifier({ db: database.db, config: config.payments, chain: config.chain, clock: systemClock, logger }) : undefined;
+  verifier?.start();
   return {
     url,
     database,
     stop: async () => {
+      await prober?.stop();
+      await verifier?.stop();
       await app.stop();
       await database.close();
     },

@@ -55,6 +55,15 @@ for (const kind of databaseKinds) {
       expect((await fx.request(`/groups/${group.slug}?creator=${creator.address}`)).status).toBe(200);
     });
 
+    it('shows a group with its creator’s public profile, as existing clients read it', async () => {
+      const creator = await newCreator(fx.request);
+      await send('PATCH', '/creators/me', creator.token, { name: 'Ada', bio: 'Makes tools' });
+      const group = await creator.group('profiled');
+      const res = await json(await fx.request(`/groups/${group.slug}`));
+      expect(res.creator).toEqual({ id: creator.userId, walletAddress: creator.address, name: 'Ada', avatar: null, bio: 'Makes tools', createdAt: expect.any(String) });
+      expect(res.creator).toEqual(await json(await fx.request(`/creators/${creator.address}`)).then(({ skills: _skills, ...profile }: any) => profile));
+    });
+
     it('renames, describes and sets the icon of the owner’s group; others get 403, unknown 404', async () => {
       const creator = await newCreator(fx.request);
       const group = await creator.group('old');

@@ -32,6 +32,16 @@ for (const kind of databaseKinds) {
       expect(Array.isArray(await res.json())).toBe(true);
     });
 
+    it('gives each listed price as "$0.01" and as the plain decimal priceUsdc', async () => {
+      const listed = await json<any[]>(await fx.request('/skills?sort=price'));
+      expect(listed.map((s) => [s.price, s.priceUsdc, s.priceAtomic])).toEqual([
+        ['$0.002', '0.002', '2000'],
+        ['$0.01', '0.01', '10000'],
+        ['$0.05', '0.05', '50000'],
+        ['$0.2', '0.2', '200000'],
+      ]);
+    });
+
     it('ranks a name match above a description match', async () => {
       expect(await names('q=weather')).toEqual(['weather-now', 'forecast-daily']);
     });

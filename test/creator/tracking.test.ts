@@ -5,7 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import type { Address } from 'viem';
 import { serve, skill, type ServeOptions, type SkillServer } from '../../sdk/creator/index';
-import { registryFixture } from '../support/registry';
+import { PAYMENT_VERIFICATION_DEFAULTS } from '../../src/config';
+import { createPaymentVerifier, type PaymentVerifier } from '../../src/registry/modules/payment-verification';
+import { memoryLogger, registryFixture } from '../support/registry';
 import { json, newCreator, type Creator } from '../support/catalogue';
 import { freePort } from '../support/process';
 import { paidPost, recordingLogger, startPaymentStack, type PaymentStack } from '../support/skill-server';
@@ -16,6 +18,8 @@ let creator: Creator;
 let payee: Address;
 let registryPort: number;
 let front: ReturnType<typeof Bun.serve> | undefined;
+/** A reported call counts once its payment is verified on chain: checks run in the background here. */
+let verifier: PaymentVerifier;
 const servers: SkillServer[] = [];
 
 /** The registry behind a port that can really go away (connection refused) and come back. */
@@ -46,9 +50,18 @@ beforeAll(async () => {
   await creator.group('tools');
   registryPort = await freePort();
   registryUp();
+  verifier = createPaymentVerifier({
+    db: fx.database.db,
+    config: { ...PAYMENT_VERIFICATION_DEFAULTS, enabled: true, intervalMs: 25 },
+    chain: { ...fx.config.chain, network: stack.chain.network, usdcAddress: stack.chain.token.address, rpcUrl: stack.chain.rpcUrl },
+    clock: fx.clock,
+    logger: memoryLogger().logger,
+  });
+  verifier.start();
 }, 30_000);
 
 afterAll(async () => {
+  await verifier?.stop();
   for (const s of servers) await s.stop();
   await registryDown();
   await stack?.close();

@@ -211,6 +211,9 @@ beforeAll(async () => {
     MARKET_USDC_ADDRESS: chain.token.address,
     MARKET_RPC_URL: chain.rpcUrl,
     MARKET_BALANCE_CACHE_MS: '0',
+    // Paid calls count once verified on chain: check reported payments in the background, quickly.
+    MARKET_PAYMENT_VERIFICATION: 'on',
+    MARKET_PAYMENT_VERIFY_INTERVAL_MS: '100',
     RATE_LIMIT_AUTH: 'off',
     RATE_LIMIT_WRITE: 'off',
     RATE_LIMIT_READ: 'off',

@@ -1,6 +1,7 @@
 import { bigint, date, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
 import { skills } from './catalogue';
+import { paymentVerifications } from './payment-verifications';
 import { users } from './users';
 
 /** Running counters per skill, updated atomically with each record (no lost updates). */
@@ -11,14 +12,17 @@ export const skillStats = pgTable(
       .primaryKey()
       .references(() => skills.id, { onDelete: 'cascade' }),
     viewCount: integer('view_count').notNull().default(0),
+    /** Calls: unpaid ones reported by the creator without a payment reference, plus verified paid calls. */
     callCount: integer('call_count').notNull().default(0),
+    /** Verified payments only (one per transaction); what `sort=popular` ranks by. */
+    paidCallCount: integer('paid_call_count').notNull().default(0),
     favoriteCount: integer('favorite_count').notNull().default(0),
-    /** Sum of usage amounts, micro-USDC. */
+    /** Sum of verified payments, micro-USDC. */
     totalRevenue: bigint('total_revenue', { mode: 'bigint' }).notNull().default(sql`0`),
     lastCalledAt: timestamp('last_called_at', { withTimezone: true }),
     lastViewedAt: timestamp('last_viewed_at', { withTimezone: true }),
   },
-  (t) => [index('skill_stats_calls_idx').on(t.callCount), index('skill_stats_revenue_idx').on(t.totalRevenue)],
+  (t) => [index('skill_stats_calls_idx').on(t.callCount), index('skill_stats_paid_calls_idx').on(t.paidCallCount), index('skill_stats_revenue_idx').on(t.totalRevenue)],
 );
 
 /** Per-day series for charts. */
@@ -59,12 +63,14 @@ export const skillCalls = pgTable(
       .references(() => skills.id, { onDelete: 'cascade' }),
     amount: bigint('amount', { mode: 'bigint' }),
     paymentRef: text('payment_ref'),
+    /** The on-chain check of `paymentRef`; its status says whether this call was paid. */
+    paymentId: uuid('payment_id').references(() => paymentVerifications.id, { onDelete: 'set null' }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
   },
   (t) => [uniqueIndex('skill_calls_payment_ref_key').on(t.skillId, t.paymentRef), index('skill_calls_skill_idx').on(t.skillId, t.createdAt)],
 );
 
-/** Paid usage recorded by consumers; revenue is the sum of these amounts (micro-USDC). */
+/** Usage reported by consumers; it counts as revenue only through its verified payment (`payment_id`). */
 export const usageRecords = pgTable(
   'usage_records',
   {
@@ -77,6 +83,8 @@ export const usageRecords = pgTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     amount: bigint('amount', { mode: 'bigint' }).notNull(),
     paymentRef: text('payment_ref'),
+    /** The on-chain check of `paymentRef` (pending, verified or rejected); null without a reference. */
+    paymentId: uuid('payment_id').references(() => paymentVerifications.id, { onDelete: 'set null' }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
   },
   (t) => [uniqueIndex('usage_records_payment_ref_key').on(t.skillId, t.paymentRef), index('usage_records_user_idx').on(t.userId, t.createdAt)],

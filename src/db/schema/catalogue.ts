@@ -49,6 +49,10 @@ export const skills = pgTable(
     verified: boolean('verified').notNull().default(false),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
+    /** The skill server's base URL: the endpoint without its last path segment (`/<name>`) and query; health is kept per server. */
+    serverUrl: text('server_url')
+      .notNull()
+      .generatedAlwaysAs(sql`regexp_replace(endpoint, '/[^/?#]*([?#].*)?$', '')`),
     search: tsvector('search').generatedAlwaysAs(
       sql`setweight(to_tsvector('english', coalesce(name, '')), 'A') || setweight(to_tsvector('english', coalesce(description, '')), 'B')`,
     ),
@@ -58,6 +62,7 @@ export const skills = pgTable(
     index('skills_search_idx').using('gin', t.search),
     index('skills_created_at_idx').on(t.createdAt, t.id),
     index('skills_price_idx').on(t.priceAtomic, t.id),
+    index('skills_server_url_idx').on(t.serverUrl),
   ],
 );
 

@@ -7,3 +7,5 @@ export * from './payments';
 export * from './catalogue';
 export * from './analytics';
 export * from './wallets';
+export * from './health';
+export * from './payment-verifications';

@@ -32,6 +32,7 @@ export const FavoriteResult = t.Object({ success: t.Literal(true), favorited: t.
 export const Analytics = t.Object({
   skillId: t.String({ format: 'uuid' }),
   callCount: t.Number(),
+  paidCallCount: t.Number({ description: 'calls whose payment is verified on chain' }),
   viewCount: t.Number(),
   favoriteCount: t.Number(),
   totalRevenue: t.String({ description: 'USDC, exact decimal' }),

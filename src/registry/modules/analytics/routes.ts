@@ -6,6 +6,9 @@ import { authPlugin } from '../auth/plugin';
 import { SkillView } from '../skills/model';
 import { listFavorites, listUsage } from './history';
 import { UsageQuery, UsageRecordView } from './history-model';
+import { accessCookieName } from '../auth/cookies';
+import { authenticate } from '../auth/principal';
+import { recordReportedPayment, ReportedPayment } from '../payment-verification';
 import { Analytics, AnalyticsQuery, CallBody, FavoriteBody, FavoriteResult, Recorded, SkillIdParam, UsageBody, ViewBody } from './model';
 import { DEFAULT_DAYS, getAnalytics, recordCall, recordUsage, recordView, setFavorite } from './service';
 
@@ -30,12 +33,24 @@ export function analyticsRoutes(ctx: ServiceContext) {
       response: Recorded,
       detail: { tags, summary: 'Record an execution (the skill’s creator only; a paymentRef counts once)' },
     })
-    .post('/usage', async ({ principal, body }) => ({ success: true as const, recorded: await recordUsage(ctx, principal.userId, body) }), {
-      auth: 'consumer',
-      body: UsageBody,
-      response: Recorded,
-      detail: { tags, summary: 'Record paid usage in micro-USDC (a paymentRef counts once)' },
-    })
+    .post(
+      '/usage',
+      async ({ body, headers, cookie }) => {
+        // Another SDK's shape needs no credential: its transaction is verified on chain before it counts.
+        if ('skillSlug' in body) return { success: true as const, recorded: await recordReportedPayment(ctx, body) };
+        const principal = await authenticate(ctx, headers.authorization, cookie[accessCookieName(ctx.config.auth)]?.value as string | undefined, 'consumer');
+        return { success: true as const, recorded: await recordUsage(ctx, principal.userId, body) };
+      },
+      {
+        body: t.Union([UsageBody, ReportedPayment]),
+        response: Recorded,
+        detail: {
+          tags,
+          summary: 'Record usage: {skillId, amount, paymentRef?} with consumer credentials, or {skillSlug, consumerAddress, paymentTxHash, amount} without; a payment counts once verified on chain',
+          security: [{}, { bearer: [] }, { cookie: [] }],
+        },
+      },
+    )
     .post(
       '/favorite',
       async ({ principal, body }) => ({ success: true as const, ...(await setFavorite(ctx, principal.userId, body.skillId, body.action === 'add')) }),

@@ -6,18 +6,22 @@ import { AppError } from '../../errors';
 import { hashSecret } from '../auth/secrets';
 import { priceToAtomic } from '../skills/validate';
 import { MAX_USAGE_AMOUNT } from './model';
+import { nominatePayment } from '../payment-verification/store';
 
 type Tx = Parameters<Parameters<ServiceContext['db']['transaction']>[0]>[0];
 
 async function skillById(ctx: ServiceContext, skillId: string) {
-  const [skill] = await ctx.db.select({ id: skills.id, creatorId: skills.creatorId }).from(skills).where(eq(skills.id, skillId));
+  const [skill] = await ctx.db
+    .select({ id: skills.id, creatorId: skills.creatorId, priceAtomic: skills.priceAtomic, paymentAddress: skills.paymentAddress, network: skills.network })
+    .from(skills)
+    .where(eq(skills.id, skillId));
   if (!skill) throw new AppError('NOT_FOUND', 'Skill not found');
   return skill;
 }
 
 const dayOf = (date: Date) => date.toISOString().slice(0, 10);
 
-async function bumpDaily(tx: Tx, skillId: string, now: Date, delta: { views?: number; calls?: number; revenue?: bigint }) {
+export async function bumpDaily(tx: Tx, skillId: string, now: Date, delta: { views?: number; calls?: number; revenue?: bigint }) {
   const views = delta.views ?? 0;
   const calls = delta.calls ?? 0;
   const revenue = delta.revenue ?? 0n;
@@ -53,26 +57,36 @@ export async function recordView(ctx: ServiceContext, skillId: string, ip: strin
   });
 }
 
-/** An execution reported by the skill's own creator; a repeated paymentRef is counted once. */
+/**
+ * An execution reported by the skill's own creator; a repeated paymentRef is recorded once. With a
+ * paymentRef it counts only once that payment is verified on chain (as one paid call, however many
+ * records name the transaction); without one it counts at once as an unpaid call.
+ */
 export async function recordCall(ctx: ServiceContext, userId: string, input: { skillId: string; amount?: string | number; paymentRef?: string }): Promise<boolean> {
   const skill = await skillById(ctx, input.skillId);
   if (skill.creatorId !== userId) throw new AppError('FORBIDDEN', 'Only the skill’s creator can record its calls');
   const amount = input.amount === undefined ? null : priceToAtomic(input.amount);
   const now = ctx.clock.now();
   return ctx.db.transaction(async (tx) => {
+    const paymentId = input.paymentRef ? (await nominatePayment(tx, skill, input.paymentRef, now)).id : null;
     const inserted = await tx
       .insert(skillCalls)
-      .values({ skillId: skill.id, amount, paymentRef: input.paymentRef ?? null, createdAt: now })
+      .values({ skillId: skill.id, amount, paymentRef: input.paymentRef ?? null, paymentId, createdAt: now })
       .onConflictDoNothing()
       .returning({ id: skillCalls.id });
     if (inserted.length === 0) return false;
-    await tx.update(skillStats).set({ callCount: sql`${skillStats.callCount} + 1`, lastCalledAt: now }).where(eq(skillStats.skillId, skill.id));
-    await bumpDaily(tx, skill.id, now, { calls: 1 });
+    if (paymentId === null) {
+      await tx.update(skillStats).set({ callCount: sql`${skillStats.callCount} + 1`, lastCalledAt: now }).where(eq(skillStats.skillId, skill.id));
+      await bumpDaily(tx, skill.id, now, { calls: 1 });
+    }
     return true;
   });
 }
 
-/** Paid usage by a consumer (micro-USDC); revenue is the sum of these. A repeated paymentRef counts once. */
+/**
+ * Usage reported by a consumer (micro-USDC), kept for their history; a repeated paymentRef is
+ * recorded once. It never counts as revenue by itself: its payment does, once verified on chain.
+ */
 export async function recordUsage(ctx: ServiceContext, userId: string, input: { skillId: string; amount: number | string; paymentRef?: string }): Promise<boolean> {
   const amount = BigInt(input.amount);
   if (amount < 1n || amount > BigInt(MAX_USAGE_AMOUNT)) {
@@ -81,15 +95,13 @@ export async function recordUsage(ctx: ServiceContext, userId: string, input: { 
   const skill = await skillById(ctx, input.skillId);
   const now = ctx.clock.now();
   return ctx.db.transaction(async (tx) => {
+    const paymentId = input.paymentRef ? (await nominatePayment(tx, skill, input.paymentRef, now)).id : null;
     const inserted = await tx
       .insert(usageRecords)
-      .values({ skillId: skill.id, userId, amount, paymentRef: input.paymentRef ?? null, createdAt: now })
+      .values({ skillId: skill.id, userId, amount, paymentRef: input.paymentRef ?? null, paymentId, createdAt: now })
       .onConflictDoNothing()
       .returning({ id: usageRecords.id });
-    if (inserted.length === 0) return false;
-    await tx.update(skillStats).set({ totalRevenue: sql`${skillStats.totalRevenue} + ${amount}` }).where(eq(skillStats.skillId, skill.id));
-    await bumpDaily(tx, skill.id, now, { revenue: amount });
-    return true;
+    return inserted.length > 0;
   });
 }
 
@@ -128,6 +140,7 @@ export async function getAnalytics(ctx: ServiceContext, skillId: string, length 
   return {
     skillId,
     callCount: stats?.callCount ?? 0,
+    paidCallCount: stats?.paidCallCount ?? 0,
     viewCount: stats?.viewCount ?? 0,
     favoriteCount: stats?.favoriteCount ?? 0,
     totalRevenue: formatPrice(revenue),

@@ -1,4 +1,6 @@
 import { t, type Static } from 'elysia';
+import { SkillView } from '../skills/model';
+import { Creator } from '../users/model';
 
 const Name = t.String({ minLength: 1, maxLength: 60, pattern: '\\S', description: 'unique among your groups (case-insensitive)' });
 const Description = t.String({ maxLength: 500 });
@@ -26,6 +28,10 @@ export const GroupView = t.Object({
   updatedAt: t.String({ format: 'date-time' }),
 });
 export type GroupView = Static<typeof GroupView>;
+
+/** `GET /groups/:slug`: the group, its creator's public profile and its active skills. */
+export const GroupDetail = t.Composite([GroupView, t.Object({ creator: Creator, skills: t.Array(SkillView) })]);
+export type GroupDetail = Static<typeof GroupDetail>;
 
 export const SlugParam = t.Object({ slug: t.String({ minLength: 1, maxLength: 80 }) });
 export const CreatorQuery = t.Object({ creator: t.Optional(t.String({ pattern: '^0x[0-9a-fA-F]{40}$' })) });

@@ -1,10 +1,9 @@
 import { Elysia, t } from 'elysia';
 import type { ServiceContext } from '../../context';
 import { authPlugin } from '../auth/plugin';
-import { SkillView } from '../skills/model';
-import { listGroupSkills } from '../skills/own';
-import { CreateGroup, CreatorQuery, GroupView, SlugParam, UpdateGroup } from './model';
-import { createGroup, deleteGroup, getGroupRow, listGroups, toGroupView, updateGroup } from './service';
+import { getGroupDetail } from './detail';
+import { CreateGroup, CreatorQuery, GroupDetail, GroupView, SlugParam, UpdateGroup } from './model';
+import { createGroup, deleteGroup, listGroups, updateGroup } from './service';
 
 const tags = ['Groups'];
 
@@ -25,19 +24,12 @@ export function groupRoutes(ctx: ServiceContext) {
       response: t.Array(GroupView),
       detail: { tags, summary: 'All groups, or one creator’s (by wallet address)' },
     })
-    .get(
-      '/groups/:slug',
-      async ({ params, query }) => {
-        const group = await getGroupRow(ctx, params.slug, query.creator);
-        return { ...toGroupView(group), skills: await listGroupSkills(ctx, group.id) };
-      },
-      {
-        params: SlugParam,
-        query: CreatorQuery,
-        response: t.Composite([GroupView, t.Object({ skills: t.Array(SkillView) })]),
-        detail: { tags, summary: 'A group with its active skills' },
-      },
-    )
+    .get('/groups/:slug', ({ params, query }) => getGroupDetail(ctx, params.slug, query.creator), {
+      params: SlugParam,
+      query: CreatorQuery,
+      response: GroupDetail,
+      detail: { tags, summary: 'A group with its creator and its active skills' },
+    })
     .patch('/groups/:slug', ({ principal, params, body }) => updateGroup(ctx, principal.userId, params.slug, body), {
       auth: 'creator',
       params: SlugParam,

@@ -1,4 +1,5 @@
 import { t, type Static } from 'elysia';
+import { HEALTH_FILTERS } from '../skill-health/filters';
 
 export const SKILL_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$';
 
@@ -39,6 +40,7 @@ export const SkillView = t.Object({
   name: t.String(),
   description: t.Union([t.String(), t.Null()]),
   price: t.String({ description: 'dollar-prefixed USDC, e.g. "$0.001"' }),
+  priceUsdc: t.String({ description: 'plain decimal USDC, e.g. "0.001"' }),
   priceAtomic: t.String({ description: 'integer micro-USDC' }),
   currency: t.Literal('USDC'),
   network: t.String(),
@@ -52,11 +54,15 @@ export const SkillView = t.Object({
   verified: t.Boolean(),
   creatorId: t.String({ format: 'uuid' }),
   creatorAddress: t.String(),
-  callCount: t.Number(),
+  callCount: t.Number({ description: 'verified paid calls plus unpaid calls the creator reported' }),
+  paidCallCount: t.Number({ description: 'calls whose payment is verified on chain (one per transaction)' }),
   viewCount: t.Number(),
   favoriteCount: t.Number(),
   totalRevenueAtomic: t.String({ description: 'micro-USDC, exact integer (for sums across skills)' }),
   totalRevenue: t.String({ description: 'USDC, exact decimal' }),
+  status: t.Union([t.Literal('up'), t.Literal('down'), t.Literal('unknown')], { description: 'the skill server’s last health probe; unknown until one answers' }),
+  latencyMs: t.Union([t.Number(), t.Null()], { description: 'response time of the last successful probe' }),
+  lastUpAt: t.Union([t.String({ format: 'date-time' }), t.Null()], { description: 'when the server last answered a probe' }),
   createdAt: t.String({ format: 'date-time' }),
   updatedAt: t.String({ format: 'date-time' }),
 });
@@ -76,6 +82,7 @@ export const SearchQuery = t.Object({
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 100 })),
   cursor: t.Optional(t.String({ maxLength: 512 })),
   sort: t.Optional(t.Union(SORTS.map((s) => t.Literal(s)))),
+  status: t.Optional(t.Union(HEALTH_FILTERS.map((s) => t.Literal(s)), { description: 'server health; default: all but skills down for long' })),
 });
 export type SearchQuery = Static<typeof SearchQuery>;
 

@@ -2,6 +2,7 @@ import { and, asc, desc, eq, exists, gte, inArray, lte, sql, type SQL } from 'dr
 import { getAddress } from 'viem';
 import { skillGroupMembers, skillGroups, skills, skillStats, users } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
+import { healthCondition } from '../skill-health/filters';
 import { AppError } from '../../errors';
 import { isUuid } from '../../lib/uuid';
 import type { SearchQuery, SkillView, Sort } from './model';
@@ -41,6 +42,7 @@ export async function searchSkills(ctx: ServiceContext, query: SearchQuery): Pro
       ),
     );
   }
+  filters.push(healthCondition(query.status, new Date(ctx.clock.now().getTime() - ctx.config.health.hideAfterSeconds * 1000)));
   if (query.cursor) {
     const [value, id] = decodeCursor(query.cursor, key);
     filters.push(key.after(value, id));
@@ -54,7 +56,7 @@ export async function searchSkills(ctx: ServiceContext, query: SearchQuery): Pro
       id: skills.id,
       createdAt: skills.createdAt,
       priceAtomic: skills.priceAtomic,
-      callCount: needsStats ? skillStats.callCount : sql<number>`0`,
+      paidCallCount: needsStats ? skillStats.paidCallCount : sql<number>`0`,
       totalRevenue: needsStats ? skillStats.totalRevenue : sql<bigint>`0`,
       rank: key.rank ?? sql<number>`0`,
     })
@@ -71,7 +73,7 @@ export async function searchSkills(ctx: ServiceContext, query: SearchQuery): Pro
   return { skills: shown.map((r) => toSkillView(byId.get(r.id)!)), nextCursor };
 }
 
-type Row = { id: string; createdAt: Date; priceAtomic: bigint; callCount: number; totalRevenue: bigint; rank: number };
+type Row = { id: string; createdAt: Date; priceAtomic: bigint; paidCallCount: number; totalRevenue: bigint; rank: number };
 
 interface SortKey {
   rank?: SQL<number>;
@@ -109,12 +111,12 @@ function sortKey(sort: Sort, match: SQL | undefined): SortKey {
         after: (v, id) => sql`(${skills.priceAtomic}, ${skills.id}) > (${v}::bigint, ${id}::uuid)`,
         valueOf: (row) => row.priceAtomic.toString(),
       };
-    case 'popular':
+    case 'popular': // verified paid calls: unpaid ones are the creator's word only
       return {
-        order: [desc(skillStats.callCount), desc(skills.id)],
+        order: [desc(skillStats.paidCallCount), desc(skills.id)],
         accepts: (v) => fitsInteger(v, 31),
-        after: (v, id) => sql`(${skillStats.callCount}, ${skills.id}) < (${v}::int, ${id}::uuid)`,
-        valueOf: (row) => String(row.callCount),
+        after: (v, id) => sql`(${skillStats.paidCallCount}, ${skills.id}) < (${v}::int, ${id}::uuid)`,
+        valueOf: (row) => String(row.paidCallCount),
       };
     case 'revenue':
       return {

@@ -1,21 +1,23 @@
 import { eq, getTableColumns, sql } from 'drizzle-orm';
 import { formatPrice, formatPriceUsd } from '../../../../sdk/x402';
 import type { Database } from '../../../db';
-import { skillGroupMembers, skillGroups, skills, skillStats, users } from '../../../db/schema';
+import { serverHealth, skillGroupMembers, skillGroups, skills, skillStats, users } from '../../../db/schema';
 import { prepared } from '../../lib/prepared';
 import type { SkillView } from './model';
 
 type SkillRow = Omit<typeof skills.$inferSelect, 'search'>;
 type StatsRow = typeof skillStats.$inferSelect;
+type HealthRow = { status: 'unknown' | 'up' | 'down' | null; latencyMs: number | null; lastUpAt: Date | null } | null;
 
 /** Every skill column but the full-text document, which only the database needs. */
 const { search: _search, ...skillFields } = getTableColumns(skills);
 
-/** The columns every skill listing selects: the skill, its counters, its creator, its group names. */
+/** The columns every skill listing selects: the skill, its counters, its creator, its server's health, its group names. */
 export const skillColumns = {
   skill: skillFields,
   stats: skillStats,
   creatorAddress: users.walletAddress,
+  health: { status: serverHealth.status, latencyMs: serverHealth.latencyMs, lastUpAt: serverHealth.lastUpAt },
   groups: sql<string[]>`(select coalesce(array_agg(g.name order by g.name), '{}') from ${skillGroupMembers} m join ${skillGroups} g on g.id = m.group_id where m.skill_id = ${skills.id})`,
 };
 
@@ -25,10 +27,11 @@ export function selectSkills(db: Database) {
     .select(skillColumns)
     .from(skills)
     .innerJoin(skillStats, eq(skillStats.skillId, skills.id))
-    .innerJoin(users, eq(users.id, skills.creatorId));
+    .innerJoin(users, eq(users.id, skills.creatorId))
+    .leftJoin(serverHealth, eq(serverHealth.serverUrl, skills.serverUrl));
 }
 
-export function toSkillView(row: { skill: SkillRow; stats: StatsRow; creatorAddress: string; groups: string[] | string }): SkillView {
+export function toSkillView(row: { skill: SkillRow; stats: StatsRow; creatorAddress: string; health: HealthRow; groups: string[] | string }): SkillView {
   const { skill, stats } = row;
   return {
     id: skill.id,
@@ -36,6 +39,7 @@ export function toSkillView(row: { skill: SkillRow; stats: StatsRow; creatorAddr
     name: skill.name,
     description: skill.description,
     price: formatPriceUsd(skill.priceAtomic),
+    priceUsdc: formatPrice(skill.priceAtomic),
     priceAtomic: skill.priceAtomic.toString(),
     currency: 'USDC',
     network: skill.network,
@@ -50,10 +54,14 @@ export function toSkillView(row: { skill: SkillRow; stats: StatsRow; creatorAddr
     creatorId: skill.creatorId,
     creatorAddress: row.creatorAddress,
     callCount: stats.callCount,
+    paidCallCount: stats.paidCallCount,
     viewCount: stats.viewCount,
     favoriteCount: stats.favoriteCount,
     totalRevenueAtomic: BigInt(stats.totalRevenue).toString(),
     totalRevenue: formatPrice(BigInt(stats.totalRevenue)),
+    status: row.health?.status ?? 'unknown',
+    latencyMs: row.health?.latencyMs ?? null,
+    lastUpAt: row.health?.lastUpAt?.toISOString() ?? null,
     createdAt: skill.createdAt.toISOString(),
     updatedAt: skill.updatedAt.toISOString(),
   };

@@ -1,0 +1,44 @@
+import { type Env, readInteger } from './env';
+import { readBoolean } from './catalogue';
+import type { RunMode } from './registry';
+
+/** How the registry probes skill servers (`GET <server>/health`) to show which skills answer. */
+export interface HealthConfig {
+  /** Probe in the background at all; off in tests, which drive probes themselves. */
+  enabled: boolean;
+  /** Seconds between two probes of one server while it answers (at most this often). */
+  intervalSeconds: number;
+  /** Longest pause between probes of a server that keeps failing (the backoff doubles up to it). */
+  maxBackoffSeconds: number;
+  /** Longest wait for one probe's answer. */
+  timeoutMs: number;
+  /** Probes in flight at once (never more than one per host). */
+  concurrency: number;
+  /** A skill whose server has been down this long leaves default search results until it answers. */
+  hideAfterSeconds: number;
+  /**
+   * Probe servers on loopback, private and link-local addresses. Off in production, where a
+   * registered endpoint must not turn the registry into a probe of its own network (SSRF).
+   */
+  allowPrivateAddresses: boolean;
+}
+
+export const HEALTH_DEFAULTS = {
+  intervalSeconds: 180,
+  maxBackoffSeconds: 1800,
+  timeoutMs: 5000,
+  concurrency: 4,
+  hideAfterSeconds: 86_400,
+} as const;
+
+export function readHealthConfig(env: Env, mode: RunMode): HealthConfig {
+  return {
+    enabled: readBoolean(env, 'MARKET_HEALTH_PROBES', mode !== 'test'),
+    intervalSeconds: readInteger(env, 'MARKET_HEALTH_INTERVAL', HEALTH_DEFAULTS.intervalSeconds, 10, 86_400),
+    maxBackoffSeconds: readInteger(env, 'MARKET_HEALTH_MAX_BACKOFF', HEALTH_DEFAULTS.maxBackoffSeconds, 10, 7 * 86_400),
+    timeoutMs: readInteger(env, 'MARKET_HEALTH_TIMEOUT_MS', HEALTH_DEFAULTS.timeoutMs, 100, 60_000),
+    concurrency: readInteger(env, 'MARKET_HEALTH_CONCURRENCY', HEALTH_DEFAULTS.concurrency, 1, 64),
+    hideAfterSeconds: readInteger(env, 'MARKET_HEALTH_HIDE_AFTER', HEALTH_DEFAULTS.hideAfterSeconds, 60, 365 * 86_400),
+    allowPrivateAddresses: readBoolean(env, 'MARKET_HEALTH_ALLOW_PRIVATE', mode === 'development'),
+  };
+}

@@ -1,0 +1,118 @@
+import { and, asc, eq, lte, sql } from 'drizzle-orm';
+import type { PaymentVerificationConfig } from '../../../config';
+import type { Database } from '../../../db';
+import { paymentVerifications, skillStats } from '../../../db/schema';
+import { bumpDaily } from '../analytics/service';
+
+type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
+type Verification = typeof paymentVerifications.$inferSelect;
+
+/** The listing a reported payment is checked against. */
+export interface ListedSkill {
+  id: string;
+  priceAtomic: bigint;
+  paymentAddress: string;
+  network: string;
+}
+
+const TX_HASH = /^0x[0-9a-f]{64}$/;
+
+/**
+ * Puts a reported payment reference up for an on-chain check and returns the check's id: the
+ * existing one when the transaction was already reported for this skill (by anyone), so each
+ * transaction counts at most once per skill. A reference that is not a transaction hash is
+ * rejected at once. `created` tells whether this report was the first.
+ */
+export async function nominatePayment(db: Database | Tx, skill: ListedSkill, reference: string, now: Date): Promise<{ id: string; created: boolean }> {
+  const txHash = /^0x[0-9a-fA-F]{64}$/.test(reference) ? reference.toLowerCase() : reference;
+  const isHash = TX_HASH.test(txHash);
+  const [inserted] = await db
+    .insert(paymentVerifications)
+    .values({
+      skillId: skill.id,
+      txHash,
+      expectedAmount: skill.priceAtomic,
+      payTo: skill.paymentAddress,
+      network: skill.network,
+      ...(isHash ? {} : { status: 'rejected' as const, reason: 'not a transaction hash', decidedAt: now }),
+      nextAttemptAt: now,
+      createdAt: now,
+    })
+    .onConflictDoNothing()
+    .returning({ id: paymentVerifications.id });
+  if (inserted) return { id: inserted.id, created: true };
+  const [existing] = await db
+    .select({ id: paymentVerifications.id })
+    .from(paymentVerifications)
+    .where(and(eq(paymentVerifications.skillId, skill.id), eq(paymentVerifications.txHash, txHash)));
+  if (!existing) throw new Error('payment verification vanished after a conflicting insert');
+  return { id: existing.id, created: false };
+}
+
+/** Pending checks whose time has come, oldest first. */
+export function duePayments(db: Database, now: Date, limit: number): Promise<Verification[]> {
+  return db
+    .select()
+    .from(paymentVerifications)
+    .where(and(eq(paymentVerifications.status, 'pending'), lte(paymentVerifications.nextAttemptAt, now)))
+    .orderBy(asc(paymentVerifications.nextAttemptAt))
+    .limit(limit);
+}
+
+/** Takes a due check for `leaseSeconds`, so two registry instances never run the same one. */
+export async function claimPayment(db: Database, id: string, now: Date, leaseSeconds: number): Promise<boolean> {
+  const claimed = await db
+    .update(paymentVerifications)
+    .set({ nextAttemptAt: new Date(now.getTime() + leaseSeconds * 1000) })
+    .where(and(eq(paymentVerifications.id, id), eq(paymentVerifications.status, 'pending'), lte(paymentVerifications.nextAttemptAt, now)))
+    .returning({ id: paymentVerifications.id });
+  return claimed.length > 0;
+}
+
+/**
+ * Marks a check verified and, in the same transaction and only on that transition, counts it:
+ * one paid call and its amount as revenue, on the day it was first reported.
+ */
+export async function markVerified(db: Database, id: string, found: { payer: string; amount: bigint; blockNumber: bigint }, now: Date): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(paymentVerifications)
+      .set({ status: 'verified', reason: null, payer: found.payer, amount: found.amount, blockNumber: found.blockNumber, decidedAt: now, attempts: sql`${paymentVerifications.attempts} + 1` })
+      .where(and(eq(paymentVerifications.id, id), eq(paymentVerifications.status, 'pending')))
+      .returning({ skillId: paymentVerifications.skillId, createdAt: paymentVerifications.createdAt });
+    if (!row) return false;
+    await tx
+      .update(skillStats)
+      .set({
+        callCount: sql`${skillStats.callCount} + 1`,
+        paidCallCount: sql`${skillStats.paidCallCount} + 1`,
+        totalRevenue: sql`${skillStats.totalRevenue} + ${found.amount}`,
+        lastCalledAt: sql`greatest(${skillStats.lastCalledAt}, ${row.createdAt.toISOString()}::timestamptz)`,
+      })
+      .where(eq(skillStats.skillId, row.skillId));
+    await bumpDaily(tx, row.skillId, row.createdAt, { calls: 1, revenue: found.amount });
+    return true;
+  });
+}
+
+export async function markRejected(db: Database, id: string, reason: string, now: Date): Promise<void> {
+  await db
+    .update(paymentVerifications)
+    .set({ status: 'rejected', reason: reason.slice(0, 500), decidedAt: now, attempts: sql`${paymentVerifications.attempts} + 1` })
+    .where(and(eq(paymentVerifications.id, id), eq(paymentVerifications.status, 'pending')));
+}
+
+/** An inconclusive check: try again later (the pause doubles), or reject after the last attempt. */
+export async function markInconclusive(db: Database, check: Verification, reason: string, now: Date, config: PaymentVerificationConfig): Promise<'retry' | 'rejected'> {
+  const attempts = check.attempts + 1;
+  if (attempts >= config.maxAttempts) {
+    await markRejected(db, check.id, `${reason} after ${attempts} checks`, now);
+    return 'rejected';
+  }
+  const pause = Math.min(config.retryBaseSeconds * 2 ** (attempts - 1), 3600);
+  await db
+    .update(paymentVerifications)
+    .set({ attempts, reason: reason.slice(0, 500), nextAttemptAt: new Date(now.getTime() + pause * 1000) })
+    .where(and(eq(paymentVerifications.id, check.id), eq(paymentVerifications.status, 'pending')));
+  return 'retry';
+}

@@ -1,0 +1,89 @@
+import { createPublicClient, getAddress, http, type Hash, type PublicClient } from 'viem';
+import type { PaymentVerificationConfig } from '../../../config';
+import type { ChainConfig } from '../../../config/chain';
+import type { Database } from '../../../db';
+import type { Logger } from '../../../log';
+import type { Clock } from '../../context';
+import { backgroundRounds } from '../../lib/background';
+import { checkPaymentOnChain } from './chain-check';
+import { claimPayment, duePayments, markInconclusive, markRejected, markVerified } from './store';
+
+/** What one round of checks decided. */
+export interface VerificationRound {
+  checked: number;
+  verified: number;
+  rejected: number;
+  retried: number;
+}
+
+export interface PaymentVerifier {
+  /** Checks every due payment now; resolves once all outcomes are stored. A running round is joined. */
+  verifyNow(): Promise<VerificationRound>;
+  /** Background rounds every `intervalMs` until `stop()`. */
+  start(): void;
+  stop(): Promise<void>;
+}
+
+export interface PaymentVerifierDeps {
+  db: Database;
+  config: PaymentVerificationConfig;
+  /** The chain this registry reads (`MARKET_NETWORK`, `MARKET_USDC_ADDRESS`, `MARKET_RPC_URL`). */
+  chain: ChainConfig;
+  clock: Clock;
+  logger: Logger;
+  client?: PublicClient;
+}
+
+const BATCH = 100;
+const CONCURRENCY = 4;
+/** A claimed check is not taken by another instance for this long (an RPC call takes far less). */
+const LEASE_SECONDS = 60;
+
+/**
+ * Checks reported payments against the chain in the background: bounded concurrency, a bounded
+ * number of attempts with a doubling pause, and a lease per check so instances sharing PostgreSQL
+ * split the work. Only payments on the registry's own network can be checked; the asset is the
+ * network's USDC as configured.
+ */
+export function createPaymentVerifier(deps: PaymentVerifierDeps): PaymentVerifier {
+  const { db, config, chain, clock, logger } = deps;
+  const client = deps.client ?? (createPublicClient({ transport: http(chain.rpcUrl, { timeout: chain.rpcTimeoutMs, retryCount: 0 }) }) as PublicClient);
+
+  async function checkOne(check: Awaited<ReturnType<typeof duePayments>>[number], round: VerificationRound): Promise<void> {
+    if (!(await claimPayment(db, check.id, clock.now(), LEASE_SECONDS))) return;
+    round.checked += 1;
+    if (check.network !== chain.network) {
+      await markRejected(db, check.id, `the skill is paid on ${check.network}; this registry verifies payments on ${chain.network} only`, clock.now());
+      round.rejected += 1;
+      return;
+    }
+    const verdict = await checkPaymentOnChain(client, { txHash: check.txHash as Hash, asset: chain.usdcAddress, payTo: getAddress(check.payTo), amount: check.expectedAmount });
+    switch (verdict.type) {
+      case 'verified':
+        if (await markVerified(db, check.id, { payer: getAddress(verdict.payer), amount: verdict.amount, blockNumber: verdict.blockNumber }, clock.now())) round.verified += 1;
+        return;
+      case 'rejected':
+        await markRejected(db, check.id, verdict.reason, clock.now());
+        round.rejected += 1;
+        return;
+      case 'retry':
+        round[(await markInconclusive(db, check, verdict.reason, clock.now(), config)) === 'retry' ? 'retried' : 'rejected'] += 1;
+        return;
+    }
+  }
+
+  async function round(): Promise<VerificationRound> {
+    const result: VerificationRound = { checked: 0, verified: 0, rejected: 0, retried: 0 };
+    const queue = await duePayments(db, clock.now(), BATCH);
+    const worker = async () => {
+      for (let next = queue.shift(); next; next = queue.shift()) {
+        await checkOne(next, result).catch((error: unknown) => logger.warn('payment verification failed to record', { paymentId: next.id, error }));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, queue.length) }, worker));
+    return result;
+  }
+
+  const rounds = backgroundRounds(round, () => config.intervalMs, logger, 'payment verification');
+  return { verifyNow: rounds.now, start: rounds.start, stop: rounds.stop };
+}

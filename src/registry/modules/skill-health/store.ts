@@ -1,0 +1,67 @@
+import { and, asc, eq, isNull, lte, or, sql } from 'drizzle-orm';
+import type { HealthConfig } from '../../../config';
+import type { Database } from '../../../db';
+import { serverHealth, skills } from '../../../db/schema';
+import type { ProbeOutcome } from './probe';
+
+/** Servers of active skills due for a probe, never-probed ones first. */
+export async function dueServers(db: Database, now: Date, limit: number): Promise<string[]> {
+  const rows = await db
+    .select({ serverUrl: skills.serverUrl })
+    .from(skills)
+    .leftJoin(serverHealth, eq(serverHealth.serverUrl, skills.serverUrl))
+    .where(and(eq(skills.isActive, true), or(isNull(serverHealth.serverUrl), lte(serverHealth.nextProbeAt, now))))
+    .groupBy(skills.serverUrl)
+    .orderBy(sql`min(${serverHealth.nextProbeAt}) asc nulls first`, asc(skills.serverUrl))
+    .limit(limit);
+  return rows.map((r) => r.serverUrl);
+}
+
+/**
+ * Claims a due server for one probe by moving its next probe time to `leaseUntil`; undefined when
+ * it is not due (another round or another registry instance has it). Returns the failures so far.
+ */
+export async function claimServer(db: Database, serverUrl: string, host: string, now: Date, leaseUntil: Date): Promise<{ failures: number } | undefined> {
+  const [claimed] = await db
+    .insert(serverHealth)
+    .values({ serverUrl, host, nextProbeAt: leaseUntil })
+    .onConflictDoUpdate({ target: serverHealth.serverUrl, set: { nextProbeAt: leaseUntil }, setWhere: lte(serverHealth.nextProbeAt, now) })
+    .returning({ failures: serverHealth.failures });
+  return claimed;
+}
+
+/** Records a probe's outcome and schedules the next one (the backoff doubles per failure in a row). */
+export async function recordOutcome(db: Database, serverUrl: string, outcome: ProbeOutcome, failuresBefore: number, now: Date, config: HealthConfig): Promise<void> {
+  const after = (seconds: number) => new Date(now.getTime() + seconds * 1000);
+  switch (outcome.type) {
+    case 'up':
+      await db
+        .update(serverHealth)
+        .set({ status: 'up', latencyMs: outcome.latencyMs, failures: 0, lastError: null, lastCheckedAt: now, lastUpAt: now, downSince: null, nextProbeAt: after(config.intervalSeconds) })
+        .where(eq(serverHealth.serverUrl, serverUrl));
+      return;
+    case 'down': {
+      const backoff = Math.min(config.intervalSeconds * 2 ** Math.min(failuresBefore, 20), config.maxBackoffSeconds);
+      await db
+        .update(serverHealth)
+        .set({
+          status: 'down',
+          latencyMs: null,
+          failures: failuresBefore + 1,
+          lastError: outcome.reason.slice(0, 500),
+          lastCheckedAt: now,
+          downSince: sql`coalesce(${serverHealth.downSince}, ${now.toISOString()}::timestamptz)`,
+          nextProbeAt: after(backoff),
+        })
+        .where(eq(serverHealth.serverUrl, serverUrl));
+      return;
+    }
+    case 'refused':
+      // Never probed, so neither up nor down; looked at again rarely in case its address changes.
+      await db
+        .update(serverHealth)
+        .set({ status: 'unknown', latencyMs: null, failures: 0, lastError: outcome.reason.slice(0, 500), lastCheckedAt: now, downSince: null, nextProbeAt: after(config.maxBackoffSeconds) })
+        .where(eq(serverHealth.serverUrl, serverUrl));
+      return;
+  }
+}
