@@ -29,6 +29,8 @@ export interface RegistryConfig {
   /** Network, USDC contract and RPC for spending-wallet balances. */
   chain: ChainConfig;
   catalogue: CatalogueConfig;
+  /** Set by `market dev` only: the pages offer the dev-only demo wallet. */
+  devTools?: boolean;
 }
 
 export const REGISTRY_DEFAULTS = {
