@@ -8,9 +8,14 @@ import { exampleOf, fieldsOf, type Field, type JsonSchema } from '../lib/schema'
 
 export type FormResult = { ok: true; value: unknown } | { ok: false; problem: string };
 
+/** What a control starts with: the schema's default, a required choice's first option, else empty. */
 function initial(field: Field): string {
-  const v = exampleOf(field.schema);
-  return typeof v === 'string' ? '' : field.type === 'boolean' ? String(v === true) : typeof v === 'number' ? '' : JSON.stringify(v);
+  const preset = field.schema.default;
+  if (field.type === 'boolean') return String(preset === true);
+  if (preset !== undefined) return typeof preset === 'string' ? preset : JSON.stringify(preset);
+  if (field.enum) return field.required && field.enum.length > 0 ? String(field.enum[0]) : '';
+  if (field.type === 'string' || field.type === 'number' || field.type === 'integer') return '';
+  return JSON.stringify(exampleOf(field.schema));
 }
 
 function convert(field: Field, raw: string): { ok: true; value: unknown; skip?: boolean } | { ok: false; problem: string } {

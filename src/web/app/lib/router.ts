@@ -19,7 +19,8 @@ export function navigate(to: string, options: { replace?: boolean } = {}): void 
   if (!options.replace) {
     window.scrollTo(0, 0);
     // Screen readers and keyboards start on the new page's main heading, as after a real load.
-    queueMicrotask(() => document.querySelector<HTMLElement>('main h1')?.focus({ preventScroll: true }));
+    // After the new page has rendered (Preact renders on the next microtask).
+    requestAnimationFrame(() => document.querySelector<HTMLElement>('main h1')?.focus({ preventScroll: true }));
   }
 }
 

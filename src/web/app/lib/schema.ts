@@ -23,8 +23,13 @@ export function typeOf(schema: JsonSchema): string {
 /** The top-level properties of an object schema, or undefined when the schema is not one. */
 export function fieldsOf(schema: JsonSchema | null): Field[] | undefined {
   if (!schema || !isRecord(schema.properties)) return undefined;
-  const required = new Set(Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === 'string') : []);
-  return Object.entries(schema.properties).map(([name, raw]) => {
+  const order = Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === 'string') : [];
+  const required = new Set(order);
+  // Stored schemas lose their key order (PostgreSQL jsonb sorts keys): show required fields first,
+  // in the order `required` lists them, then the rest.
+  const rank = (name: string) => (required.has(name) ? order.indexOf(name) : order.length);
+  const entries = Object.entries(schema.properties).sort(([a], [b]) => rank(a) - rank(b));
+  return entries.map(([name, raw]) => {
     const s = isRecord(raw) ? raw : {};
     return {
       name,

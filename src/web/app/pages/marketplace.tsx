@@ -12,7 +12,7 @@ import type { Group, Skill } from '../lib/types';
 
 const PAGE_SIZE = 24;
 const SORTS = [
-  ['', 'Best match'],
+  ['relevance', 'Best match'],
   ['popular', 'Most called'],
   ['newest', 'Newest'],
   ['price', 'Lowest price'],
@@ -28,6 +28,8 @@ function readFilters(query: URLSearchParams): Filters {
 function queryOf(filters: Filters, extra: Record<string, string> = {}): string {
   const params = new URLSearchParams();
   for (const [k, v] of Object.entries({ ...filters, ...extra })) if (v) params.set(k, v);
+  // Relevance ranks a search; without words to rank by, the registry's default (newest) applies.
+  if (!filters.q && params.get('sort') === 'relevance') params.delete('sort');
   const text = params.toString();
   return text ? `?${text}` : '';
 }
@@ -110,9 +112,9 @@ export function MarketplacePage() {
         </div>
         <div class="field">
           <label for="sort">Sort by</label>
-          <select id="sort" value={filters.sort} onChange={(e) => setFilter('sort', e.currentTarget.value)}>
+          <select id="sort" value={filters.sort || (filters.q ? 'relevance' : 'newest')} onChange={(e) => setFilter('sort', e.currentTarget.value)}>
             {SORTS.map(([value, label]) => (
-              <option key={value} value={value}>
+              <option key={value} value={value} disabled={value === 'relevance' && !filters.q}>
                 {label}
               </option>
             ))}

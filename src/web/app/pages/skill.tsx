@@ -79,8 +79,13 @@ export function SkillPage({ params }: { params: Record<string, string> }) {
 
   if (skill.state !== 'ready') {
     return (
-      <article>
-        <h1 tabIndex={-1}>{slug}</h1>
+      // The same frame as the loaded page, so the heading (and the focus on it) stays put.
+      <article class="skill-page">
+        <header class="skill-header">
+          <div>
+            <h1 tabIndex={-1}>{slug}</h1>
+          </div>
+        </header>
         {skill.state === 'loading' ? <Skeleton lines={6} label="Loading the skill" /> : <ErrorBox error={skill.error} title="Could not load this skill" retry={retry} />}
       </article>
     );
