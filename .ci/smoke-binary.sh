@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Smoke test of the compiled binary, run from an empty temporary directory with no node_modules:
 # it starts, answers /health with the expected database kind, refuses a second registry on the
-# same data directory, and exits 0 within 2 s of SIGTERM.
+# same data directory, serves the embedded web pages, and exits 0 within 2 s of SIGTERM.
 #   usage: .ci/smoke-binary.sh dist/market [postgres-url]
 set -euo pipefail
 binary=$(realpath "$1")
@@ -28,6 +28,18 @@ done
 echo "smoke($expected): /health after $(( $(date +%s%3N) - start_ms )) ms: $health"
 echo "$health" | grep -q "\"status\":\"ok\"" || { cat registry.log; echo "smoke: /health is not ok"; exit 1; }
 echo "$health" | grep -q "\"database\":\"$expected\"" || { echo "smoke: expected database $expected"; exit 1; }
+
+# The web pages are embedded: / is the marketplace page, and every script and stylesheet it
+# names is served from the binary (no files on disk, no network).
+page=$(curl -sf "http://127.0.0.1:$port/")
+echo "$page" | grep -q '<div id="app">' || { echo "smoke: / is not the marketplace page"; exit 1; }
+assets=$(echo "$page" | grep -oE '(src|href)="/[^"]+\.(js|css)"' | sed -E 's/^(src|href)="//; s/"$//')
+[ -n "$assets" ] || { echo "smoke: the page names no script or stylesheet"; exit 1; }
+for asset in $assets; do
+  curl -sf -o /dev/null "http://127.0.0.1:$port$asset" || { echo "smoke: $asset is not served"; exit 1; }
+done
+echo "smoke($expected): / and its $(echo "$assets" | wc -w) assets served from the binary"
+curl -sf "http://127.0.0.1:$port/skills" | grep -q '^\[' || { echo "smoke: GET /skills is not the JSON list"; exit 1; }
 
 if [ "$expected" = embedded ]; then
   other=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')

@@ -35,6 +35,8 @@ export interface RegistryConfig {
   health: HealthConfig;
   /** Background checks of reported payments on chain. */
   payments: PaymentVerificationConfig;
+  /** Set by `market dev` only: the pages offer the dev-only demo wallet. */
+  devTools?: boolean;
 }
 
 export const REGISTRY_DEFAULTS = {

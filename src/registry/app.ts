@@ -17,6 +17,7 @@ import { errorHandler } from './plugins/error-handler';
 import { requestContext } from './plugins/request-context';
 import { rateLimiter } from './rate-limit/plugin';
 import { memoryRateLimitStore, postgresRateLimitStore, type RateLimitStore } from './rate-limit/store';
+import { pageRoutes, webRoutes } from '../web';
 
 export { systemClock, type Clock } from './context';
 
@@ -37,7 +38,9 @@ export function createRegistry(deps: RegistryDeps) {
   const { database, config, clock = systemClock, logger = createLogger(config.logLevel) } = deps;
   const ctx: ServiceContext = { db: database.db, clock, config, logger };
   const store = deps.rateLimitStore ?? (database.kind === 'postgres' ? postgresRateLimitStore(database.db) : memoryRateLimitStore());
-  return new Elysia({ name: 'registry' })
+  // The web pages are Bun routes beside the API (no API path is a page path); `development:
+  // false` serves the same minified bundle `npm start` and the compiled binary do.
+  return new Elysia({ name: 'registry', serve: { routes: pageRoutes(), development: false } })
     .use(requestContext(logger, config.bodyLimitBytes))
     .use(errorHandler(logger))
     .use(crossSiteGuard(config))
@@ -58,7 +61,8 @@ export function createRegistry(deps: RegistryDeps) {
     .use(walletRoutes(ctx))
     .use(groupRoutes(ctx))
     .use(skillRoutes(ctx))
-    .use(analyticsRoutes(ctx));
+    .use(analyticsRoutes(ctx))
+    .use(webRoutes(config));
 }
 
 export type Registry = ReturnType<typeof createRegistry>;

@@ -1,0 +1,156 @@
+/**
+ * Try it: fill the form, see the price the skill asks (checked against the listing), confirm,
+ * sign in the wallet, get the result and the receipt. The usage is recorded for a signed-in user.
+ */
+import { useState } from 'preact/hooks';
+import { api } from '../lib/api';
+import { config } from '../lib/config';
+import { shortAddress, usdc } from '../lib/format';
+import { pay, quote, type PaidOutcome, type Quote } from '../lib/pay';
+import { account, connect, connected } from '../lib/session';
+import type { Skill } from '../lib/types';
+import { walletErrorMessage } from '../lib/wallet/provider';
+import { useSchemaForm } from './schema-form';
+import { WalletPicker } from './wallet-picker';
+
+type Step =
+  | { name: 'input' }
+  | { name: 'quoting' }
+  | { name: 'confirm'; input: unknown; quote: Extract<Quote, { type: 'payment-required' }> }
+  | { name: 'paying' }
+  | { name: 'done'; outcome: PaidOutcome | { answer: { status: number; body: unknown }; receipt: undefined } }
+  | { name: 'failed'; message: string };
+
+function Receipt({ outcome }: { outcome: PaidOutcome }) {
+  const { explorer } = config();
+  const tx = outcome.receipt?.transaction;
+  return (
+    <div class="receipt" aria-label="Payment receipt">
+      <h4>Receipt</h4>
+      {outcome.receipt?.success && tx ? (
+        <p>
+          Paid on chain. Transaction{' '}
+          {explorer ? (
+            <a class="mono tx-hash" href={`${explorer.url}/tx/${tx}`} target="_blank" rel="noopener noreferrer">
+              {tx}
+            </a>
+          ) : (
+            <code class="tx-hash">{tx}</code>
+          )}
+          {explorer && <span class="muted small"> (opens {explorer.name})</span>}
+        </p>
+      ) : (
+        <p>
+          The skill server sent no settlement receipt{outcome.receipt?.errorReason ? ` (${outcome.receipt.errorReason})` : ''}. Payment reference{' '}
+          <code>{outcome.nonce}</code>.
+        </p>
+      )}
+    </div>
+  );
+}
+
+export function TryIt({ skill }: { skill: Skill }) {
+  const form = useSchemaForm(skill.inputSchema);
+  const [step, setStep] = useState<Step>({ name: 'input' });
+  const [problem, setProblem] = useState<string | undefined>();
+  const wallet = connected.value;
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const read = form.read();
+    if (!read.ok) return setProblem(read.problem);
+    setProblem(undefined);
+    setStep({ name: 'quoting' });
+    try {
+      const q = await quote(skill, read.value, config());
+      setStep(q.type === 'answered' ? { name: 'done', outcome: { answer: q.answer, receipt: undefined } } : { name: 'confirm', input: read.value, quote: q });
+    } catch (error) {
+      setStep({ name: 'failed', message: (error as Error).message });
+    }
+  };
+
+  const confirm = async (input: unknown, q: Extract<Quote, { type: 'payment-required' }>) => {
+    const w = connected.value;
+    if (!w) return;
+    setStep({ name: 'paying' });
+    try {
+      const outcome = await pay(skill, input, q, { provider: w.wallet.provider, address: w.address });
+      setStep({ name: 'done', outcome });
+      const ok = outcome.answer.status >= 200 && outcome.answer.status < 300;
+      if (ok && account.value) {
+        const paymentRef = outcome.receipt?.transaction || outcome.nonce;
+        // Usage history is a convenience: a failed record never hides the result.
+        api.post('/analytics/usage', { skillId: skill.id, amount: Number(skill.priceAtomic), paymentRef }).catch(() => undefined);
+      }
+    } catch (error) {
+      setStep({ name: 'failed', message: walletErrorMessage(error) });
+    }
+  };
+
+  return (
+    <div class="try-it">
+      <form onSubmit={submit} aria-describedby="try-it-note">
+        {form.controls}
+        {problem && (
+          <p class="field-error" role="alert">
+            {problem}
+          </p>
+        )}
+        <p id="try-it-note" class="muted small">
+          You see the price and confirm it before anything is signed.
+        </p>
+        <button type="submit" class="button button-primary" disabled={step.name === 'quoting' || step.name === 'paying'}>
+          {step.name === 'quoting' ? 'Asking for the price…' : 'Call this skill'}
+        </button>
+      </form>
+      <div aria-live="polite">
+        {step.name === 'confirm' && (
+          <div class="notice confirm" role="group" aria-labelledby="confirm-title">
+            <h4 id="confirm-title">Confirm the payment</h4>
+            <p>
+              Pay <strong class="confirm-price">{usdc(skill.price)} USDC</strong> to <code title={step.quote.terms.requirements.payTo}>{shortAddress(step.quote.terms.requirements.payTo)}</code> on {config().network.name} for this call.
+              The terms match the listing.
+            </p>
+            {wallet ? (
+              <p class="small">
+                Paying from <code title={wallet.address}>{shortAddress(wallet.address)}</code> ({wallet.wallet.name}).
+              </p>
+            ) : (
+              <WalletPicker action="Connect" onPick={connect} />
+            )}
+            <div class="row">
+              <button type="button" class="button button-primary" disabled={!wallet} onClick={() => confirm(step.input, step.quote)}>
+                Pay {usdc(skill.price)} and call
+              </button>
+              <button type="button" class="button" onClick={() => setStep({ name: 'input' })}>
+                Cancel
+              </button>
+            </div>
+          </div>
+        )}
+        {step.name === 'paying' && (
+          <p class="notice" role="status">
+            Sign the payment in your wallet; the call runs as soon as it is signed…
+          </p>
+        )}
+        {step.name === 'failed' && (
+          <div class="notice notice-error" role="alert">
+            <strong>The call did not go through</strong>
+            <p class="error-message">{step.message}</p>
+          </div>
+        )}
+        {step.name === 'done' && (
+          <div class={`notice ${step.outcome.answer.status < 300 ? 'notice-ok' : 'notice-error'}`} role="status">
+            <h4>
+              {step.outcome.answer.status < 300 ? 'Result' : `The skill answered ${step.outcome.answer.status}`}
+            </h4>
+            <pre class="result" tabIndex={0}>
+              <code>{typeof step.outcome.answer.body === 'string' ? step.outcome.answer.body : JSON.stringify(step.outcome.answer.body, null, 2)}</code>
+            </pre>
+            {'nonce' in step.outcome && <Receipt outcome={step.outcome} />}
+          </div>
+        )}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,2 @@
+/** Stylesheets are bundled by Bun (imported for their side effect). */
+declare module '*.css';

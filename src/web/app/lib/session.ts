@@ -1,0 +1,53 @@
+/**
+ * Who is signed in, and the wallet connected in this page. Signing in with a wallet is one
+ * EIP-4361 signature: the registry's challenge, signed with `personal_sign`, exchanged for the
+ * HttpOnly session cookies (the page never sees a token).
+ */
+import { signal } from '@preact/signals';
+import { api, ApiError } from './api';
+import type { Creator } from './types';
+import { requestAddress, type WalletOption } from './wallet/provider';
+import { signMessage } from './wallet/signer';
+
+/** undefined while the first check runs, null when signed out. */
+export const account = signal<Creator | null | undefined>(undefined);
+
+/** The wallet this page is connected to (sign-in, Try it); forgotten on reload, the session is not. */
+export const connected = signal<{ wallet: WalletOption; address: `0x${string}` } | undefined>(undefined);
+
+export async function loadSession(): Promise<void> {
+  try {
+    account.value = await api.get<Creator>('/creators/me');
+  } catch (error) {
+    // Unknown counts as signed out (the views offer to sign in) rather than a page that waits forever.
+    account.value = null;
+    if (!(error instanceof ApiError && (error.status === 401 || error.status === 403))) throw error;
+  }
+}
+
+/** Connects `wallet` (the wallet asks the user) without signing in. */
+export async function connect(wallet: WalletOption): Promise<`0x${string}`> {
+  const address = await requestAddress(wallet.provider);
+  connected.value = { wallet, address };
+  return address;
+}
+
+export async function signInWithWallet(wallet: WalletOption): Promise<Creator> {
+  const address = await connect(wallet);
+  const { message } = await api.post<{ message: string }>('/auth/challenge', { address });
+  const signature = await signMessage(wallet.provider, address, message);
+  const session = await api.post<{ creator: Creator }>('/auth/verify', { message, signature });
+  account.value = session.creator;
+  return session.creator;
+}
+
+export async function signOut(): Promise<void> {
+  try {
+    await api.post('/auth/logout', {});
+  } catch (error) {
+    // An expired session is signed out already; anything else is worth telling.
+    if (!(error instanceof ApiError && error.status === 401)) throw error;
+  }
+  account.value = null;
+  connected.value = undefined;
+}

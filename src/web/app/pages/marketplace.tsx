@@ -1,0 +1,156 @@
+/**
+ * The marketplace: full-text search as you type, group and price filters, sorts, and paging by
+ * the registry's cursor (X-Next-Cursor). The filters live in the URL, so a search can be shared
+ * and the back button works.
+ */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { SkillCard, SkillCardSkeletons } from '../components/skill-card';
+import { Empty, ErrorBox } from '../components/states';
+import { api, asApiError, request, type ApiError } from '../lib/api';
+import { location, navigate } from '../lib/router';
+import type { Group, Skill } from '../lib/types';
+
+const PAGE_SIZE = 24;
+const SORTS = [
+  ['relevance', 'Best match'],
+  ['popular', 'Most called'],
+  ['newest', 'Newest'],
+  ['price', 'Lowest price'],
+  ['revenue', 'Top earning'],
+] as const;
+const FILTERS = ['q', 'group', 'minPrice', 'maxPrice', 'sort'] as const;
+type Filters = Record<(typeof FILTERS)[number], string>;
+
+function readFilters(query: URLSearchParams): Filters {
+  return Object.fromEntries(FILTERS.map((k) => [k, query.get(k) ?? ''])) as Filters;
+}
+
+function queryOf(filters: Filters, extra: Record<string, string> = {}): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries({ ...filters, ...extra })) if (v) params.set(k, v);
+  // Relevance ranks a search; without words to rank by, the registry's default (newest) applies.
+  if (!filters.q && params.get('sort') === 'relevance') params.delete('sort');
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
+
+type Listing = { state: 'loading' } | { state: 'error'; error: ApiError } | { state: 'ready'; skills: Skill[]; next: string | null; more: 'idle' | 'loading' | ApiError };
+
+export function MarketplacePage() {
+  const filters = readFilters(location.value.query);
+  const [text, setText] = useState(filters.q);
+  const [listing, setListing] = useState<Listing>({ state: 'loading' });
+  const [groups, setGroups] = useState<Group[] | undefined>();
+  const [attempt, setAttempt] = useState(0);
+  const key = queryOf(filters);
+
+  const setFilter = (name: keyof Filters, value: string) => navigate(`/${queryOf({ ...filters, [name]: value })}`, { replace: true });
+
+  // Search as you type, once the typing pauses.
+  const typing = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const onType = (value: string) => {
+    setText(value);
+    clearTimeout(typing.current);
+    typing.current = setTimeout(() => setFilter('q', value.trim()), 250);
+  };
+
+  useEffect(() => {
+    api.get<Group[]>('/groups').then(setGroups, () => setGroups([]));
+  }, []);
+
+  useEffect(() => {
+    const controller = new AbortController();
+    setListing({ state: 'loading' });
+    request<Skill[]>(`/skills${queryOf(filters, { limit: String(PAGE_SIZE) })}`, { signal: controller.signal }).then(
+      ({ data, headers }) => controller.signal.aborted || setListing({ state: 'ready', skills: data, next: headers.get('x-next-cursor'), more: 'idle' }),
+      (error) => controller.signal.aborted || setListing({ state: 'error', error: asApiError(error) }),
+    );
+    return () => controller.abort();
+  }, [key, attempt]);
+
+  const loadMore = async () => {
+    if (listing.state !== 'ready' || !listing.next) return;
+    setListing({ ...listing, more: 'loading' });
+    try {
+      const { data, headers } = await request<Skill[]>(`/skills${queryOf(filters, { limit: String(PAGE_SIZE), cursor: listing.next })}`);
+      setListing({ state: 'ready', skills: [...listing.skills, ...data], next: headers.get('x-next-cursor'), more: 'idle' });
+    } catch (error) {
+      setListing({ ...listing, more: asApiError(error) });
+    }
+  };
+
+  return (
+    <section>
+      <div class="hero">
+        <h1 tabIndex={-1}>Find a skill, pay per call</h1>
+        <p class="muted">HTTP skills priced in USDC. Call them from code, the command line or right here in the browser.</p>
+      </div>
+      <form class="filters" role="search" onSubmit={(e) => (e.preventDefault(), setFilter('q', text.trim()))}>
+        <div class="field field-search">
+          <label for="search">Search skills</label>
+          <input id="search" type="search" value={text} placeholder="e.g. translate, weather, summarize" autocomplete="off" onInput={(e) => onType(e.currentTarget.value)} />
+        </div>
+        <div class="field">
+          <label for="group">Group</label>
+          <select id="group" value={filters.group} onChange={(e) => setFilter('group', e.currentTarget.value)}>
+            <option value="">All groups</option>
+            {(groups ?? []).map((g) => (
+              <option key={g.id} value={g.slug}>
+                {g.icon ? `${g.icon} ` : ''}
+                {g.name}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field field-price">
+          <label for="min-price">Min price (USDC)</label>
+          <input id="min-price" inputMode="decimal" value={filters.minPrice} placeholder="0" onChange={(e) => setFilter('minPrice', e.currentTarget.value.trim())} />
+        </div>
+        <div class="field field-price">
+          <label for="max-price">Max price (USDC)</label>
+          <input id="max-price" inputMode="decimal" value={filters.maxPrice} placeholder="any" onChange={(e) => setFilter('maxPrice', e.currentTarget.value.trim())} />
+        </div>
+        <div class="field">
+          <label for="sort">Sort by</label>
+          <select id="sort" value={filters.sort || (filters.q ? 'relevance' : 'newest')} onChange={(e) => setFilter('sort', e.currentTarget.value)}>
+            {SORTS.map(([value, label]) => (
+              <option key={value} value={value} disabled={value === 'relevance' && !filters.q}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </div>
+      </form>
+      <div aria-live="polite" aria-busy={listing.state === 'loading'}>
+        {listing.state === 'loading' && <SkillCardSkeletons />}
+        {listing.state === 'error' && <ErrorBox error={listing.error} title="Could not load skills" retry={() => setAttempt((n) => n + 1)} />}
+        {listing.state === 'ready' &&
+          (listing.skills.length === 0 ? (
+            <Empty title={key ? 'No skills match' : 'No skills yet'}>
+              {key ? 'Try other words or fewer filters.' : 'Creators publish skills with market serve; they appear here.'}
+            </Empty>
+          ) : (
+            <>
+              <p class="muted small result-count">
+                Showing {listing.skills.length} skill{listing.skills.length === 1 ? '' : 's'}
+                {listing.next ? ' (more below)' : ''}
+              </p>
+              <ul class="skill-grid">
+                {listing.skills.map((skill) => (
+                  <SkillCard key={skill.id} skill={skill} />
+                ))}
+              </ul>
+              {listing.more !== 'idle' && listing.more !== 'loading' && <ErrorBox error={listing.more} title="Could not load more skills" />}
+              {listing.next && (
+                <div class="center">
+                  <button type="button" class="button" onClick={loadMore} disabled={listing.more === 'loading'}>
+                    {listing.more === 'loading' ? 'Loading…' : 'Show more skills'}
+                  </button>
+                </div>
+              )}
+            </>
+          ))}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,50 @@
+import { WalletPicker } from '../components/wallet-picker';
+import { config } from '../lib/config';
+import { isPagePath, location, navigate } from '../lib/router';
+import { account, signInWithWallet } from '../lib/session';
+import { Skeleton } from '../components/states';
+import { shortAddress } from '../lib/format';
+
+/** Where to go after signing in: a page path only, never another site. */
+function nextPath(): string {
+  const next = location.value.query.get('next') ?? '/dashboard';
+  return next.startsWith('/') && !next.startsWith('//') && isPagePath(next.split('?')[0]!) && next !== '/signin' ? next : '/dashboard';
+}
+
+export function SignInPage() {
+  const me = account.value;
+  const { privyAppId } = config();
+  return (
+    <section class="narrow">
+      <h1 tabIndex={-1}>Sign in</h1>
+      {me === undefined ? (
+        <Skeleton lines={2} label="Checking your session" />
+      ) : me ? (
+        <p>
+          You are signed in as <strong title={me.walletAddress}>{me.name ?? shortAddress(me.walletAddress)}</strong>.{' '}
+          <a href={nextPath()}>Continue</a>
+        </p>
+      ) : (
+        <>
+          <p>
+            Connect your wallet and sign one message to prove it is yours. Signing is free: it sends no transaction and moves no
+            money.
+          </p>
+          <WalletPicker
+            action="Sign in"
+            onPick={async (wallet) => {
+              await signInWithWallet(wallet);
+              navigate(nextPath());
+            }}
+          />
+          {privyAppId && (
+            <p class="muted small">
+              Email and social login are enabled on this registry; use <code>market login</code> or the provider's app until the
+              page offers it.
+            </p>
+          )}
+        </>
+      )}
+    </section>
+  );
+}

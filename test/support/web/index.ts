@@ -1,0 +1,3 @@
+export { launchBrowser, newContext, pageErrors, screenshot, SCREENSHOTS, VIEWPORTS, CHROMIUM } from './browser';
+export { injectWallet, type TestWallet } from './wallet';
+export { startWebRegistry, type WebRegistry, type WebRegistryOptions } from './registry';
