@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'bun:test';
 import { bearer, createKey, jsonPost, walletSignIn } from '../support/auth';
-import { json, newCreator, type Creator } from '../support/catalogue';
+import { confirmReportedPayments, json, newCreator, txHash, type Creator } from '../support/catalogue';
 import { databaseKinds } from '../support/database';
 import { registryFixture } from '../support/registry';
 
@@ -171,27 +171,30 @@ for (const kind of databaseKinds) {
     const day = (offset: number) => new Date(fx.clock.now().getTime() + offset * 86_400_000).toISOString().slice(0, 10);
 
     it('covers the asked number of days, oldest first, zero-filled, with exact revenue per day', async () => {
-      const skill = await json(await creator.register());
+      const skill = await json(await creator.register({ price: '$0.250001' }));
       // A key, not a session: the clock moves days ahead, past the session's lifetime.
       const { key } = await createKey(fx.request, (await walletSignIn(fx.request)).token, 'consumer');
-      const pay = async (amount: number) => expect((await fx.request('/analytics/usage', jsonPost({ skillId: skill.id, amount }, bearer(key)))).status).toBe(200);
-      await pay(1);
+      let tx = 100;
+      const pay = async () => expect((await fx.request('/analytics/usage', jsonPost({ skillId: skill.id, amount: 250_001, paymentRef: txHash(++tx) }, bearer(key)))).status).toBe(200);
+      await pay();
       fx.clock.advance(5 * 86_400);
-      await pay(999_999);
-      await pay(2);
+      await pay();
+      await pay();
       await fx.request('/analytics/view', { ...jsonPost({ skillId: skill.id }), headers: { 'content-type': 'application/json', 'x-forwarded-for': '198.51.100.7' } });
       fx.clock.advance(3 * 86_400); // today: nothing yet
+      // Revenue counts once the payments are verified, on the day each was reported.
+      expect(await confirmReportedPayments(fx.database.db, fx.clock.now())).toBe(3);
 
       const week = await json(await series(skill.id, '?days=7'));
       expect(week.daily.map((d: any) => d.date)).toEqual(Array.from({ length: 7 }, (_, i) => day(i - 6)));
-      expect(week.daily.find((d: any) => d.date === day(-3))).toEqual({ date: day(-3), views: 1, calls: 0, revenue: '1.000001', revenueAtomic: '1000001' });
+      expect(week.daily.find((d: any) => d.date === day(-3))).toEqual({ date: day(-3), views: 1, calls: 2, revenue: '0.500002', revenueAtomic: '500002' });
       expect(week.daily.filter((d: any) => d.date !== day(-3)).every((d: any) => d.views === 0 && d.calls === 0 && d.revenue === '0' && d.revenueAtomic === '0')).toBe(true);
-      expect(week.totalRevenueAtomic).toBe('1000002');
+      expect(week.totalRevenueAtomic).toBe('750003');
 
       const month = await json(await series(skill.id, '?days=30'));
       expect(month.daily).toHaveLength(30);
       expect(month.daily.at(-1).date).toBe(day(0));
-      expect(month.daily.find((d: any) => d.date === day(-8))).toMatchObject({ revenue: '0.000001', revenueAtomic: '1' });
+      expect(month.daily.find((d: any) => d.date === day(-8))).toMatchObject({ calls: 1, revenue: '0.250001', revenueAtomic: '250001' });
       expect(await json(await series(skill.id))).toEqual(month);
       expect((await json(await series(skill.id, '?days=1'))).daily.map((d: any) => d.date)).toEqual([day(0)]);
       expect((await json(await series(skill.id, '?days=90'))).daily).toHaveLength(90);

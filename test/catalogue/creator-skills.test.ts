@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test';
 import { bearer, jsonPost, walletSignIn } from '../support/auth';
-import { json, newCreator } from '../support/catalogue';
+import { confirmReportedPayments, json, newCreator, txHash } from '../support/catalogue';
 import { databaseKinds } from '../support/database';
 import { registryFixture } from '../support/registry';
 
@@ -24,11 +24,12 @@ for (const kind of databaseKinds) {
       for (const ip of ['198.51.100.1', '198.51.100.2']) {
         await fx.request('/analytics/view', { ...jsonPost({ skillId: counted.id }), headers: { 'content-type': 'application/json', 'x-forwarded-for': ip } });
       }
-      for (const paymentRef of ['0x01', '0x02', '0x03']) {
+      for (const paymentRef of [txHash(1), txHash(2), txHash(3)]) {
         await fx.request('/analytics/call', jsonPost({ skillId: counted.id, paymentRef }, bearer(creator.key)));
         await fx.request('/analytics/usage', jsonPost({ skillId: counted.id, amount: 250_000, paymentRef }, bearer(consumer.token)));
       }
-      await fx.request('/analytics/usage', jsonPost({ skillId: hidden.id, amount: 1 }, bearer(consumer.token)));
+      await fx.request('/analytics/usage', jsonPost({ skillId: hidden.id, amount: 1, paymentRef: txHash(4) }, bearer(consumer.token)));
+      expect(await confirmReportedPayments(fx.database.db, fx.clock.now())).toBe(4);
       await fx.request('/analytics/favorite', jsonPost({ skillId: counted.id, action: 'add' }, bearer(consumer.token)));
 
       for (const credential of [creator.key, creator.token]) {

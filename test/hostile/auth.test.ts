@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'bun:test';
 import { SignJWT } from 'jose';
-import { authTestConfig, bearer, createKey, providerKeys, walletSignIn } from '../support/auth';
+import { authTestConfig, bearer, createKey, providerKeys, sameOrigin, walletSignIn } from '../support/auth';
 import { databaseKinds } from '../support/database';
 import { registryFixture, registryWith } from '../support/registry';
 import { expectRefusal } from './support';
@@ -25,7 +25,7 @@ for (const kind of databaseKinds) {
     });
 
     it('answers 401 Invalid token for a broken refresh cookie', async () => {
-      const res = await fx.request('/auth/refresh', { method: 'POST', headers: { cookie: 'market_refresh=%ZZ' } });
+      const res = await fx.request('/auth/refresh', { method: 'POST', headers: { ...sameOrigin, cookie: 'market_refresh=%ZZ' } });
       expect((await expectRefusal(res, 401, 'UNAUTHORIZED')).error).toBe('Invalid token');
     });
 

@@ -95,8 +95,9 @@ for (const kind of databaseKinds) {
       expect((await usage('1500')).status).toBe(200);
       expect((await usage(2500)).status).toBe(200);
       expect((await usage('1000000000000')).status).toBe(200);
-      const stats = await json<{ totalRevenueAtomic: string }>(await fx.request(`/analytics/${skillId}`));
-      expect(stats.totalRevenueAtomic).toBe(String(1500 + 2500 + 1_000_000_000_000));
+      // Usage is the consumer's own record (revenue comes only from payments verified on chain).
+      const history = await json<{ amountAtomic: string }[]>(await fx.request('/analytics/usage?limit=100', { headers: bearer(consumerKey) }));
+      expect(history.map((r) => r.amountAtomic).sort()).toEqual(['1000000000000', '1500', '2500']);
     });
   });
 }

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll } from 'bun:test';
+import { eq } from 'drizzle-orm';
+import { paymentVerifications } from '../../src/db/schema';
+import { markVerified } from '../../src/registry/modules/payment-verification/store';
 import type { RegistryConfig } from '../../src/config';
-import type { DatabaseHandle, DatabaseKind } from '../../src/db';
+import type { Database, DatabaseHandle, DatabaseKind } from '../../src/db';
 import { authTestConfig, bearer, createKey, jsonPost, newWallet, providerKeys, walletSignIn } from './auth';
 import { openTestDatabase } from './database';
 import { manualClock, registryWith } from './registry';
@@ -52,3 +55,17 @@ export function skillInput(overrides: Record<string, unknown> = {}): Record<stri
 }
 
 export const json = async <T = any>(res: Response): Promise<T> => (await res.json()) as T;
+
+/**
+ * What the background verifier does once the chain confirms every reported transaction: each
+ * pending check becomes verified for the listed amount. For tests of what verified payments
+ * show (tables, series); the chain check itself is tested in test/catalogue/verified-payments.test.ts.
+ */
+export async function confirmReportedPayments(db: Database, now: Date): Promise<number> {
+  const pending = await db.select().from(paymentVerifications).where(eq(paymentVerifications.status, 'pending'));
+  for (const check of pending) await markVerified(db, check.id, { payer: check.payTo, amount: check.expectedAmount, blockNumber: 1n }, now);
+  return pending.length;
+}
+
+/** A distinct transaction hash for reports. */
+export const txHash = (n: number): string => `0x${n.toString(16).padStart(64, '0')}`;

@@ -14,7 +14,7 @@ const startedAt = new WeakMap<Request, number>();
 
 const tooLarge = (limit: number) => new AppError('PAYLOAD_TOO_LARGE', `Request body too large: the limit is ${limit} bytes`);
 const malformed = (why = 'expected valid JSON') => new AppError('MALFORMED_BODY', `Malformed request body: ${why}`);
-const nulRefused = (where: string) => new AppError('VALIDATION', `Invalid request: the ${where} must not contain NUL characters`);
+const nulRefused = (where: string) => new AppError('VALIDATION', `Invalid request: ${where === 'URL' || where === 'body' ? `the ${where}` : where} must not contain NUL characters`);
 
 /**
  * Gives every request an id (a sane incoming `X-Request-Id` is kept, otherwise a new UUID),
@@ -60,7 +60,7 @@ export function requestContext(logger: Logger, bodyLimitBytes: number) {
       const parsed = parseGuardedJson(text);
       if (parsed.type === 'too-deep') throw malformed(parsed.message);
       if (parsed.type === 'invalid') throw malformed();
-      if (parsed.nul) throw nulRefused('body');
+      if (parsed.nul) throw nulRefused(fieldWithNul(parsed.value));
       // Every JSON body we take is an object; Elysia turns `[]`, `1` or `"x"` into `{}` for a schema
       // whose fields are all optional, so a wrong-typed body would pass as an empty update.
       if (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value)) {
@@ -80,6 +80,19 @@ export function requestContext(logger: Logger, bodyLimitBytes: number) {
         requestId: set.headers[REQUEST_ID_HEADER],
       });
     });
+}
+
+/** `field "a.b"` for the first string (or key) holding a NUL, so the answer names what to fix. */
+function fieldWithNul(value: unknown, path: string[] = []): string {
+  const name = () => (path.length ? `field "${path.join('.')}"` : 'body');
+  if (typeof value === 'string') return value.includes('\0') ? name() : '';
+  if (typeof value !== 'object' || value === null) return '';
+  for (const [key, item] of Object.entries(value)) {
+    if (key.includes('\0')) return name();
+    const found = fieldWithNul(item, [...path, key]);
+    if (found) return found;
+  }
+  return path.length ? '' : 'body';
 }
 
 /** The id given to the request being answered. */
