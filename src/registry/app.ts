@@ -7,6 +7,7 @@ import { analyticsRoutes } from './modules/analytics/routes';
 import { authRoutes } from './modules/auth/routes';
 import { groupRoutes } from './modules/groups/routes';
 import { healthRoutes } from './modules/health/routes';
+import { reviewRoutes } from './modules/reviews/routes';
 import { skillRoutes } from './modules/skills/routes';
 import { userRoutes } from './modules/users/routes';
 import { walletRoutes } from './modules/wallets/routes';
@@ -54,7 +55,8 @@ export function createRegistry(deps: RegistryDeps) {
     .use(walletRoutes(ctx))
     .use(groupRoutes(ctx))
     .use(skillRoutes(ctx))
-    .use(analyticsRoutes(ctx));
+    .use(analyticsRoutes(ctx))
+    .use(reviewRoutes(ctx));
 }
 
 export type Registry = ReturnType<typeof createRegistry>;
