@@ -5,6 +5,7 @@ import m2 from './0002_catalogue.sql' with { type: 'text' };
 import m3 from './0003_wallets.sql' with { type: 'text' };
 import m4 from './0004_skill_health.sql' with { type: 'text' };
 import m5 from './0005_verified_payments.sql' with { type: 'text' };
+import m6 from './0006_reviews.sql' with { type: 'text' };
 
 export interface MigrationSource {
   tag: string;
@@ -20,4 +21,5 @@ export const migrations: MigrationSource[] = [
   { tag: '0003_wallets', when: 1795317826113, breakpoints: true, sql: m3 },
   { tag: '0004_skill_health', when: 1795391344732, breakpoints: true, sql: m4 },
   { tag: '0005_verified_payments', when: 1795392186786, breakpoints: true, sql: m5 },
+  { tag: '0006_reviews', when: 1795392884527, breakpoints: true, sql: m6 },
 ];

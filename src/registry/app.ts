@@ -9,6 +9,7 @@ import { authRoutes } from './modules/auth/routes';
 import { crossSiteGuard } from './modules/auth/cross-site';
 import { groupRoutes } from './modules/groups/routes';
 import { healthRoutes } from './modules/health/routes';
+import { reviewRoutes } from './modules/reviews/routes';
 import { skillRoutes } from './modules/skills/routes';
 import { userRoutes } from './modules/users/routes';
 import { walletRoutes } from './modules/wallets/routes';
@@ -62,6 +63,7 @@ export function createRegistry(deps: RegistryDeps) {
     .use(groupRoutes(ctx))
     .use(skillRoutes(ctx))
     .use(analyticsRoutes(ctx))
+    .use(reviewRoutes(ctx))
     .use(webRoutes(config));
 }
 

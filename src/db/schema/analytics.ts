@@ -19,6 +19,9 @@ export const skillStats = pgTable(
     favoriteCount: integer('favorite_count').notNull().default(0),
     /** Sum of verified payments, micro-USDC. */
     totalRevenue: bigint('total_revenue', { mode: 'bigint' }).notNull().default(sql`0`),
+    /** Reviews by verified buyers: their number and the sum of their scores (the average is exact). */
+    reviewCount: integer('review_count').notNull().default(0),
+    ratingSum: integer('rating_sum').notNull().default(0),
     lastCalledAt: timestamp('last_called_at', { withTimezone: true }),
     lastViewedAt: timestamp('last_viewed_at', { withTimezone: true }),
   },

@@ -9,3 +9,4 @@ export * from './analytics';
 export * from './wallets';
 export * from './health';
 export * from './payment-verifications';
+export * from './reviews';

@@ -58,8 +58,10 @@ export const SkillView = t.Object({
   paidCallCount: t.Number({ description: 'calls whose payment is verified on chain (one per transaction)' }),
   viewCount: t.Number(),
   favoriteCount: t.Number(),
+  rating: t.Union([t.Number(), t.Null()], { description: 'average review score (1–5) of verified buyers; null without reviews' }),
+  reviewCount: t.Number(),
   totalRevenueAtomic: t.String({ description: 'micro-USDC, exact integer (for sums across skills)' }),
-  totalRevenue: t.String({ description: 'USDC, exact decimal' }),
+  totalRevenue: t.String({ description: 'USDC, exact decimal: the sum of payments verified on chain' }),
   status: t.Union([t.Literal('up'), t.Literal('down'), t.Literal('unknown')], { description: 'the skill server’s last health probe; unknown until one answers' }),
   latencyMs: t.Union([t.Number(), t.Null()], { description: 'response time of the last successful probe' }),
   lastUpAt: t.Union([t.String({ format: 'date-time' }), t.Null()], { description: 'when the server last answered a probe' }),
@@ -68,7 +70,7 @@ export const SkillView = t.Object({
 });
 export type SkillView = Static<typeof SkillView>;
 
-export const SORTS = ['relevance', 'popular', 'newest', 'price', 'revenue'] as const;
+export const SORTS = ['relevance', 'popular', 'newest', 'price', 'revenue', 'rating'] as const;
 export type Sort = (typeof SORTS)[number];
 
 export const SearchQuery = t.Object({

@@ -50,7 +50,7 @@ export async function searchSkills(ctx: ServiceContext, query: SearchQuery): Pro
 
   // Page first on the narrow columns, then load the full rows of that page only: the group
   // names and the creator are computed for 20 rows, not for every match.
-  const needsStats = sort === 'popular' || sort === 'revenue';
+  const needsStats = sort === 'popular' || sort === 'revenue' || sort === 'rating';
   let pageQuery = ctx.db
     .select({
       id: skills.id,
@@ -58,6 +58,7 @@ export async function searchSkills(ctx: ServiceContext, query: SearchQuery): Pro
       priceAtomic: skills.priceAtomic,
       paidCallCount: needsStats ? skillStats.paidCallCount : sql<number>`0`,
       totalRevenue: needsStats ? skillStats.totalRevenue : sql<bigint>`0`,
+      averageRating: needsStats ? averageRating : sql<string>`0`,
       rank: key.rank ?? sql<number>`0`,
     })
     .from(skills)
@@ -73,7 +74,10 @@ export async function searchSkills(ctx: ServiceContext, query: SearchQuery): Pro
   return { skills: shown.map((r) => toSkillView(byId.get(r.id)!)), nextCursor };
 }
 
-type Row = { id: string; createdAt: Date; priceAtomic: bigint; paidCallCount: number; totalRevenue: bigint; rank: number };
+type Row = { id: string; createdAt: Date; priceAtomic: bigint; paidCallCount: number; totalRevenue: bigint; averageRating: string; rank: number };
+
+/** Exact average review score (numeric); unreviewed skills rank below every rated one. */
+const averageRating = sql<string>`(case when ${skillStats.reviewCount} > 0 then ${skillStats.ratingSum}::numeric / ${skillStats.reviewCount} else 0 end)`;
 
 interface SortKey {
   rank?: SQL<number>;
@@ -117,6 +121,12 @@ function sortKey(sort: Sort, match: SQL | undefined): SortKey {
         accepts: (v) => fitsInteger(v, 31),
         after: (v, id) => sql`(${skillStats.paidCallCount}, ${skills.id}) < (${v}::int, ${id}::uuid)`,
         valueOf: (row) => String(row.paidCallCount),
+      };
+    case 'rating':
+      return {
+        order: [desc(averageRating), desc(skills.id)],
+        after: (v, id) => sql`(${averageRating}, ${skills.id}) < (${v}::numeric, ${id}::uuid)`,
+        valueOf: (row) => String(row.averageRating),
       };
     case 'revenue':
       return {

@@ -57,6 +57,8 @@ export function toSkillView(row: { skill: SkillRow; stats: StatsRow; creatorAddr
     paidCallCount: stats.paidCallCount,
     viewCount: stats.viewCount,
     favoriteCount: stats.favoriteCount,
+    rating: stats.reviewCount > 0 ? stats.ratingSum / stats.reviewCount : null,
+    reviewCount: stats.reviewCount,
     totalRevenueAtomic: BigInt(stats.totalRevenue).toString(),
     totalRevenue: formatPrice(BigInt(stats.totalRevenue)),
     status: row.health?.status ?? 'unknown',

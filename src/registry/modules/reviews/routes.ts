@@ -1,0 +1,48 @@
+import { Elysia, t } from 'elysia';
+import type { ServiceContext } from '../../context';
+import { authPlugin } from '../auth/plugin';
+import { PostReview, ReplyBody, ReviewIdParam, ReviewsQuery, ReviewView, SlugParam } from './model';
+import { listReviews, postReview, replyToReview } from './service';
+
+const tags = ['Reviews'];
+
+/** Reviews by verified buyers (wire-compatible with the other SDK), and the creator's one reply. */
+export function reviewRoutes(ctx: ServiceContext) {
+  return new Elysia({ name: 'review-routes' })
+    .use(authPlugin(ctx))
+    .post(
+      '/reviews',
+      async ({ principal, body, set }) => {
+        const { created, review } = await postReview(ctx, principal.userId, body);
+        set.status = created ? 201 : 200;
+        return review;
+      },
+      {
+        auth: 'consumer',
+        body: PostReview,
+        response: { 200: ReviewView, 201: ReviewView },
+        detail: { tags, summary: 'Review a skill you paid for (verified on chain): 201 new, 200 your review updated; 403 without a payment' },
+      },
+    )
+    .get(
+      '/skills/:slug/reviews',
+      async ({ params, query, set, request }) => {
+        const { reviews, nextCursor } = await listReviews(ctx, params.slug, query);
+        if (nextCursor) {
+          set.headers['x-next-cursor'] = nextCursor;
+          const next = new URL(request.url);
+          next.searchParams.set('cursor', nextCursor);
+          set.headers.link = `<${next.pathname}${next.search}>; rel="next"`;
+        }
+        return reviews;
+      },
+      { params: SlugParam, query: ReviewsQuery, response: t.Array(ReviewView), detail: { tags, summary: 'A skill’s reviews, newest first; the next page’s cursor is in X-Next-Cursor' } },
+    )
+    .post('/reviews/:id/reply', ({ principal, params, body }) => replyToReview(ctx, principal.userId, params.id, body.comment), {
+      auth: 'creator',
+      params: ReviewIdParam,
+      body: ReplyBody,
+      response: ReviewView,
+      detail: { tags, summary: 'Answer a review of your skill, once (409 the second time)' },
+    });
+}

@@ -1,0 +1,210 @@
+/**
+ * Reviews by verified buyers: only an account with a payment to the skill verified on chain
+ * (anvil, our token) may review it; listings carry the exact average and count.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
+import type { Address } from 'viem';
+import { PAYMENT_VERIFICATION_DEFAULTS } from '../../src/config';
+import { paymentVerifications } from '../../src/db/schema';
+import { createPaymentVerifier } from '../../src/registry/modules/payment-verification';
+import { bearer, jsonPost, newWallet, walletSignIn } from '../support/auth';
+import { json, newCreator, type Creator } from '../support/catalogue';
+import { startChain, usdCoinAbi, type LocalChain, type TestAccount } from '../support/chain';
+import { databaseKinds } from '../support/database';
+import { memoryLogger, registryFixture } from '../support/registry';
+
+const PRICE = 1000n;
+
+for (const kind of databaseKinds) {
+  describe(`reviews on ${kind}`, () => {
+    const fx = registryFixture(kind);
+    let chain: LocalChain;
+    let creator: Creator;
+    let group: string;
+
+    beforeAll(async () => {
+      chain = await startChain({ payers: 1, payees: 1 });
+      creator = await newCreator(fx.request);
+      group = (await creator.group()).name;
+    }, 30_000);
+    afterAll(() => chain?.stop());
+
+    const listSkill = async () => {
+      const payTo = (await chain.createAccount()).address;
+      const res = await creator.register({ price: '$0.001', paymentAddress: payTo, network: chain.network, groups: [group] });
+      expect(res.status).toBe(201);
+      const skill = await json(res);
+      return { id: skill.id as string, slug: skill.slug as string, payTo };
+    };
+    /** Pays the skill from `from` on chain, reports it like another SDK, and runs the verifier. */
+    const payAndVerify = async (skill: { slug: string; payTo: Address }, from: TestAccount) => {
+      const hash = await chain.walletClient(from).writeContract({ address: chain.token.address, abi: usdCoinAbi, functionName: 'transfer', args: [skill.payTo, PRICE] });
+      await chain.publicClient.waitForTransactionReceipt({ hash });
+      const res = await fx.request('/analytics/usage', jsonPost({ skillSlug: skill.slug, consumerAddress: from.address, paymentTxHash: hash, amount: '$0.001' }));
+      expect(res.status).toBe(200);
+      const round = await createPaymentVerifier({
+        db: fx.database.db,
+        config: { ...PAYMENT_VERIFICATION_DEFAULTS, enabled: false },
+        chain: { ...fx.config.chain, network: chain.network, usdcAddress: chain.token.address, rpcUrl: chain.rpcUrl },
+        clock: fx.clock,
+        logger: memoryLogger().logger,
+      }).verifyNow();
+      expect(round.verified).toBe(1);
+    };
+    /** Test data: a payment from `payer` already verified (for tests about many buyers at once). */
+    const verifiedPaymentFrom = (skill: { id: string; payTo: string }, payer: string) =>
+      fx.database.db.insert(paymentVerifications).values({
+        skillId: skill.id,
+        txHash: `0x${crypto.randomUUID().replaceAll('-', '').padEnd(64, 'f')}`,
+        status: 'verified',
+        expectedAmount: PRICE,
+        payTo: skill.payTo,
+        network: chain.network,
+        payer,
+        amount: PRICE,
+        nextAttemptAt: fx.clock.now(),
+        createdAt: fx.clock.now(),
+        decidedAt: fx.clock.now(),
+      });
+    const review = (token: string, body: Record<string, unknown>) => fx.request('/reviews', jsonPost(body, bearer(token)));
+    const listing = async (slug: string) => json(await fx.request(`/skills/${slug}`));
+
+    it('refuses a review from an account without a verified payment to the skill (403), even with one reported but unverified', async () => {
+      const skill = await listSkill();
+      const stranger = await walletSignIn(fx.request);
+      const refused = await review(stranger.token, { skillSlug: skill.slug, score: 5 });
+      expect(refused.status).toBe(403);
+      expect((await json(refused)).error).toBe('Only buyers can review a skill: no verified payment to it from your wallets');
+      await fx.request('/analytics/usage', jsonPost({ skillSlug: skill.slug, consumerAddress: stranger.wallet.address, paymentTxHash: `0x${'12'.repeat(32)}`, amount: 1000 }));
+      expect((await review(stranger.token, { skillSlug: skill.slug, score: 5 })).status).toBe(403);
+      expect(await listing(skill.slug)).toMatchObject({ rating: null, reviewCount: 0 });
+    });
+
+    it('accepts a buyer whose payment is verified on chain; a second post updates the one review', async () => {
+      const skill = await listSkill();
+      const wallet = await chain.createAccount({ usdc: 1_000_000n });
+      const buyer = await walletSignIn(fx.request, wallet);
+      await payAndVerify(skill, wallet);
+      const first = await review(buyer.token, { skillSlug: skill.slug, score: 4, comment: 'Fast and right' });
+      expect(first.status).toBe(201);
+      const created = await json(first);
+      expect(created).toMatchObject({ skillId: skill.id, consumerAddress: wallet.address, score: 4, comment: 'Fast and right', reply: null });
+      expect(await listing(skill.slug)).toMatchObject({ rating: 4, reviewCount: 1 });
+
+      const second = await review(buyer.token, { skillSlug: skill.slug, score: 2 });
+      expect(second.status).toBe(200);
+      expect(await json(second)).toMatchObject({ id: created.id, score: 2, comment: null });
+      expect(await listing(skill.slug)).toMatchObject({ rating: 2, reviewCount: 1 });
+      expect(await json<any[]>(await fx.request(`/skills/${skill.slug}/reviews`))).toEqual([
+        { id: created.id, skillId: skill.id, consumerAddress: wallet.address, score: 2, comment: null, reply: null, repliedAt: null, createdAt: expect.any(String), updatedAt: expect.any(String) },
+      ]);
+    });
+
+    it('accepts a buyer who paid from one of their registered spending wallets', async () => {
+      const skill = await listSkill();
+      const buyer = await walletSignIn(fx.request);
+      const spending = await chain.createAccount({ usdc: 1_000_000n });
+      expect((await fx.request('/wallet/generate', jsonPost({ address: spending.address }, bearer(buyer.token)))).status).toBe(201);
+      await payAndVerify(skill, spending);
+      expect((await review(buyer.token, { skillSlug: skill.slug, score: 5 })).status).toBe(201);
+    });
+
+    it('keeps the average and count exact under 50 concurrent reviews and 50 concurrent updates', async () => {
+      const skill = await listSkill();
+      const buyers = await Promise.all(
+        Array.from({ length: 50 }, async () => {
+          const buyer = await walletSignIn(fx.request);
+          await verifiedPaymentFrom(skill, buyer.wallet.address);
+          return buyer;
+        }),
+      );
+      const scores = buyers.map((_, i) => (i % 5) + 1);
+      const posted = await Promise.all(buyers.map((b, i) => review(b.token, { skillSlug: skill.slug, score: scores[i] })));
+      expect(posted.map((r) => r.status)).toEqual(Array(50).fill(201));
+      expect(await listing(skill.slug)).toMatchObject({ reviewCount: 50, rating: scores.reduce((a, b) => a + b, 0) / 50 });
+
+      const updated = buyers.map((_, i) => (i % 2 ? 5 : 1));
+      const again = await Promise.all(buyers.map((b, i) => review(b.token, { skillSlug: skill.slug, score: updated[i] })));
+      expect(again.map((r) => r.status)).toEqual(Array(50).fill(200));
+      expect(await listing(skill.slug)).toMatchObject({ reviewCount: 50, rating: updated.reduce((a, b) => a + b, 0) / 50 });
+
+      // Newest first, paged by cursor: every review exactly once.
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const res: Response = await fx.request(`/skills/${skill.slug}/reviews?limit=7${cursor ? `&cursor=${cursor}` : ''}`);
+        expect(res.status).toBe(200);
+        seen.push(...(await json<any[]>(res)).map((r) => r.id));
+        cursor = res.headers.get('x-next-cursor');
+      } while (cursor);
+      expect(seen).toHaveLength(50);
+      expect(new Set(seen).size).toBe(50);
+    });
+
+    it('lists reviews newest first', async () => {
+      const skill = await listSkill();
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const buyer = await walletSignIn(fx.request);
+        await verifiedPaymentFrom(skill, buyer.wallet.address);
+        fx.clock.advance(1);
+        ids.push((await json(await review(buyer.token, { skillSlug: skill.slug, score: 3 }))).id);
+      }
+      expect((await json<any[]>(await fx.request(`/skills/${skill.slug}/reviews`))).map((r) => r.id)).toEqual(ids.reverse());
+      expect((await fx.request(`/skills/${skill.slug}/reviews?cursor=garbage`)).status).toBe(400);
+      expect((await fx.request('/skills/no-such-skill/reviews')).status).toBe(404);
+    });
+
+    it('answers 400 for a score outside 1–5 or not whole, or a comment over 2,000 characters; 401 without credentials; 404 for an unknown skill', async () => {
+      const skill = await listSkill();
+      const buyer = await walletSignIn(fx.request);
+      await verifiedPaymentFrom(skill, buyer.wallet.address);
+      for (const body of [{ score: 0 }, { score: 6 }, { score: 2.5 }, { score: 'five' }, { score: 3, comment: 'x'.repeat(2001) }]) {
+        const res = await review(buyer.token, { skillSlug: skill.slug, ...body });
+        expect({ body, status: res.status }).toEqual({ body, status: 400 });
+      }
+      expect((await review(buyer.token, { skillSlug: skill.slug, score: 3, comment: 'x'.repeat(2000) })).status).toBe(201);
+      expect((await fx.request('/reviews', jsonPost({ skillSlug: skill.slug, score: 3 }))).status).toBe(401);
+      expect((await review(buyer.token, { skillSlug: 'no-such-skill', score: 3 })).status).toBe(404);
+    });
+
+    it('lets the skill’s creator reply once; anyone else gets 403, a second reply 409', async () => {
+      const skill = await listSkill();
+      const buyer = await walletSignIn(fx.request);
+      await verifiedPaymentFrom(skill, buyer.wallet.address);
+      const { id } = await json(await review(buyer.token, { skillSlug: skill.slug, score: 1, comment: 'Timed out' }));
+      const reply = (key: string, comment: string) => fx.request(`/reviews/${id}/reply`, jsonPost({ comment }, bearer(key)));
+      const other = await newCreator(fx.request);
+      expect((await reply(other.key, 'Not mine')).status).toBe(403);
+      const answered = await reply(creator.key, 'Fixed in 1.2, thanks');
+      expect(answered.status).toBe(200);
+      expect(await json(answered)).toMatchObject({ id, reply: 'Fixed in 1.2, thanks', repliedAt: fx.clock.now().toISOString() });
+      expect((await reply(creator.key, 'Again')).status).toBe(409);
+      expect((await fx.request(`/reviews/${crypto.randomUUID()}/reply`, jsonPost({ comment: 'x' }, bearer(creator.key)))).status).toBe(404);
+    });
+
+    it('sorts by rating: best first, unreviewed last', async () => {
+      const rater = await newCreator(fx.request);
+      const raterGroup = (await rater.group()).name;
+      const make = async () => json(await rater.register({ price: '$0.001', paymentAddress: newWallet().address, network: chain.network, groups: [raterGroup] }));
+      const [good, poor, none] = [await make(), await make(), await make()];
+      for (const [skill, score] of [[good, 5], [poor, 2]] as const) {
+        const buyer = await walletSignIn(fx.request);
+        await verifiedPaymentFrom({ id: skill.id, payTo: skill.paymentAddress }, buyer.wallet.address);
+        expect((await review(buyer.token, { skillSlug: skill.slug, score })).status).toBe(201);
+      }
+      const order = async (limit: number) => {
+        const slugs: string[] = [];
+        let cursor: string | null = null;
+        do {
+          const res: Response = await fx.request(`/skills?creator=${rater.address}&sort=rating&limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`);
+          slugs.push(...(await json<any[]>(res)).map((s) => s.slug));
+          cursor = res.headers.get('x-next-cursor');
+        } while (cursor);
+        return slugs;
+      };
+      expect(await order(10)).toEqual([good.slug, poor.slug, none.slug]);
+      expect(await order(1)).toEqual([good.slug, poor.slug, none.slug]);
+    });
+  });
+}
