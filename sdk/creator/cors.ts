@@ -47,7 +47,7 @@ export function corsPolicy(option: CorsOption = true): CorsPolicy {
     return { ...headers, 'Access-Control-Allow-Origin': origin, ...(preflight ? PREFLIGHT_HEADERS : { 'Access-Control-Expose-Headers': EXPOSED_HEADERS }) };
   };
   return {
-    preflight: (request) => new Response(null, { status: 204, headers: { 'Cache-Control': 'no-store', Allow: 'POST, GET, HEAD, OPTIONS', ...headersFor(request, true) } }),
+    preflight: (request) => new Response(null, { status: 204, headers: { 'Cache-Control': 'no-store', ...headersFor(request, true) } }),
     apply(request, response) {
       const extra = Object.entries(headersFor(request, false));
       if (extra.length === 0) return response;
