@@ -125,6 +125,7 @@ function sortKey(sort: Sort, match: SQL | undefined): SortKey {
     case 'rating':
       return {
         order: [desc(averageRating), desc(skills.id)],
+        accepts: (v) => /^\d{1,3}(\.\d{1,40})?$/.test(v),
         after: (v, id) => sql`(${averageRating}, ${skills.id}) < (${v}::numeric, ${id}::uuid)`,
         valueOf: (row) => String(row.averageRating),
       };
