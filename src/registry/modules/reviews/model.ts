@@ -21,7 +21,7 @@ export const ReviewView = t.Object({
 export type ReviewView = Static<typeof ReviewView>;
 
 export const ReviewsQuery = t.Object({
-  limit: t.Optional(t.Numeric({ minimum: 1, maximum: 100 })),
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100 })),
   cursor: t.Optional(t.String({ maxLength: 200 })),
 });
 export type ReviewsQuery = Static<typeof ReviewsQuery>;
