@@ -10,6 +10,9 @@ import { openDatabase, type DatabaseHandle } from '../../src/db';
 import { type LocalChain, startChain } from '../support/chain';
 import { createPostgresDatabase, openTestDatabase, TEST_DATABASE_URL } from '../support/database';
 import { paymentBody, requirementsFor, startFacilitatorFixture } from '../support/facilitator';
+import { balances, paidPost } from '../support/skill-server';
+import { serve, skill } from '../../sdk/creator/index';
+import { LISTENER_BODY_LIMIT } from '../../src/registry/plugins/request-context';
 import { testRegistry } from '../support/registry';
 import { expectRefusal, postJson } from './support';
 import { startTcpProxy } from './tcp-proxy';
@@ -136,6 +139,33 @@ for (const [label, start] of outages) {
         expect((await expectRefusal(res, 503, 'UNAVAILABLE')).error).toBe('Service unavailable');
       }
       expect((await answered(facilitator.get('/health'))).status).toBe(503);
+    }, 20_000);
+
+    it('lets a skill server answer a paid call 503 promptly, not after its verify timeout, and charge nothing', async () => {
+      facilitator.facilitator.app.listen({ hostname: '127.0.0.1', port: 0, maxRequestBodySize: LISTENER_BODY_LIMIT });
+      const server = await serve(
+        { echo: skill({ price: '$0.01' }, (input: unknown) => ({ input })) },
+        {
+          port: 0,
+          hostname: '127.0.0.1',
+          wallet: chain.accounts.payee.address,
+          facilitatorUrl: `http://127.0.0.1:${facilitator.facilitator.app.server!.port}`,
+          network: chain.network,
+          asset: { address: chain.token.address, name: chain.token.name, version: chain.token.version, decimals: chain.token.decimals },
+          logger: { info() {}, warn() {}, error() {} },
+        },
+      );
+      const payer = chain.accounts.payers[0]!;
+      try {
+        const [before] = await balances(chain, payer.address);
+        const res = (await answered(paidPost(`http://127.0.0.1:${server.port}/echo`, { a: 1 }, payer))) as Response;
+        expect(res.status).toBe(503);
+        expect(res.headers.get('retry-after')).not.toBeNull();
+        expect((await balances(chain, payer.address))[0]).toBe(before);
+      } finally {
+        await server.stop();
+        await facilitator.facilitator.app.stop();
+      }
     }, 20_000);
   });
 }
