@@ -38,7 +38,9 @@ async function listenBun(bun: BunLike, handler: FetchHandler, options: ListenOpt
     port: options.port,
     hostname: options.hostname,
     fetch: handler,
-    maxRequestBodySize: options.maxBodyBytes,
+    // The handler refuses bodies over maxBodyBytes itself (by Content-Length, then while reading)
+    // with the skill server's JSON error; Bun's own 413 for them would be an empty answer.
+    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     idleTimeout: Math.min(255, Math.max(10, options.idleTimeoutSeconds)),
   });
   return {

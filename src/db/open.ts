@@ -4,6 +4,7 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import type { DatabaseConfig } from '../config';
 import { openPGlite } from './embedded';
+import { DATABASE_DEADLINE_MS, DatabaseUnavailableError, withDeadline } from './deadline';
 import { migrate } from './migrate';
 import * as schema from './schema';
 import type { Database, DatabaseHandle } from './types';
@@ -17,7 +18,8 @@ export interface OpenOptions {
 export async function openDatabase(config: DatabaseConfig, options: OpenOptions = {}): Promise<DatabaseHandle> {
   const handle = config.kind === 'postgres' ? openPostgres(config.url, config.poolSize) : await openEmbedded(config.dataDir);
   try {
-    if (options.migrate !== false) await migrate(handle.db);
+    // Migrations may rightly take long: they run without the per-statement deadline.
+    if (options.migrate !== false) await migrate(handle.kind === 'postgres' ? (handle as PostgresHandle).unbounded : handle.db);
     return handle;
   } catch (error) {
     await handle.close();
@@ -25,11 +27,22 @@ export async function openDatabase(config: DatabaseConfig, options: OpenOptions 
   }
 }
 
-function openPostgres(url: string, poolSize: number): DatabaseHandle {
-  const client = postgres(url, { max: poolSize, onnotice: () => {}, connect_timeout: 10 });
-  const db = drizzlePostgres(client, { schema }) as unknown as Database;
+type PostgresHandle = DatabaseHandle & { unbounded: Database };
+
+/** postgres.js with a deadline on connecting and on every statement (deadline.ts). */
+function openPostgres(url: string, poolSize: number): PostgresHandle {
+  const client = postgres(url, {
+    max: poolSize,
+    onnotice: () => {},
+    connect_timeout: DATABASE_DEADLINE_MS / 1000,
+    // postgres.js waits up to 20 s between reconnects after repeated failures (3^n / 100 s), so
+    // a database back from an outage stayed "unavailable" that long; retry within a second.
+    backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
+  });
+  const db = drizzlePostgres(withDeadline(client), { schema }) as unknown as Database;
   return {
     db,
+    unbounded: drizzlePostgres(client, { schema }) as unknown as Database,
     kind: 'postgres',
     ping: async () => void (await db.execute(sql`select 1`)),
     close: once(() => client.end({ timeout: 1 })),
@@ -43,7 +56,8 @@ export async function openEmbedded(dataDir: string | undefined, loadDataDir?: Bl
   return {
     db,
     kind: 'embedded',
-    ping: async () => void (await client.query('select 1')),
+    // PGlite runs in this process and answers or fails at once, unless a long statement holds it.
+    ping: () => bounded(client.query('select 1')),
     close: once(async () => {
       try {
         await client.close();
@@ -52,6 +66,19 @@ export async function openEmbedded(dataDir: string | undefined, loadDataDir?: Bl
       }
     }),
   };
+}
+
+/** Fails with DatabaseUnavailableError when `work` has not settled within the deadline. */
+async function bounded(work: Promise<unknown>): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new DatabaseUnavailableError(`the database did not answer within ${DATABASE_DEADLINE_MS} ms`)), DATABASE_DEADLINE_MS);
+  });
+  try {
+    await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function once(fn: () => Promise<unknown>): () => Promise<void> {

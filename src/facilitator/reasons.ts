@@ -16,6 +16,8 @@ export const REASONS = {
   transferEventMismatch: 'invalid_exact_evm_transfer_event_mismatch',
   /** A sent transaction was never mined and the authorization expired. */
   transactionDropped: 'invalid_exact_evm_transaction_dropped',
+  /** The payload's `accepted` is not the requirements (the skill server refuses it by the same rule). */
+  acceptedMismatch: 'invalid_exact_evm_accepted_mismatch',
   /** Something on our side (RPC, database) failed before anything was sent. */
   unexpectedSettleError: 'unexpected_settle_error',
 } as const;

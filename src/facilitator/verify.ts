@@ -7,6 +7,7 @@ import type { Address, Hex } from 'viem';
 import {
   X402Error,
   authorizationTypedData,
+  paymentMatchesRequirements,
   recoverAuthorizationSigner,
   sameAddress,
   type Caip2Network,
@@ -44,6 +45,11 @@ export function checkTerms(request: PaymentRequest, ctx: TermsContext): Rejectio
     return reject(REASONS.networkMismatch, `The payment is for ${payment.network}, the requirements for ${r.network}`);
   }
   if (r.network !== ctx.network) return reject(REASONS.networkMismatch, `This facilitator settles on ${ctx.network}, not ${r.network}`);
+  // The codec's one rule, the same the skill server applies: a payload the seller would refuse
+  // must not be settled either (e.g. an `accepted` with another maxTimeoutSeconds or extra).
+  if (!paymentMatchesRequirements(payment, r)) {
+    return reject(REASONS.acceptedMismatch, 'paymentPayload.accepted does not match paymentRequirements');
+  }
   if (!ctx.assets.has(r.asset.toLowerCase())) return reject(REASONS.assetNotAllowed, `Asset ${r.asset} is not settled here`);
   if (typeof r.extra?.name !== 'string' || r.extra.name === '' || typeof r.extra?.version !== 'string' || r.extra.version === '') {
     return reject(REASONS.missingEip712Domain, 'paymentRequirements.extra needs the token name and version');

@@ -1,12 +1,18 @@
 import { Elysia, ValidationError } from 'elysia';
+import { isDatabaseUnavailable } from '../../db';
 import type { Logger } from '../../log';
 import { AppError, type ErrorBody } from '../errors';
 import { requestPath } from '../../../sdk/shared/request-path';
 import { requestIdOf } from './request-context';
 
+/** What a client is told to wait when the database is unavailable. */
+export const RETRY_AFTER_SECONDS = 5;
+
 /**
  * Maps every failure to one shape, `{error, code, requestId}`, with the right status. Our own
- * faults are logged with the request id and answered 500 without internals.
+ * faults are logged with the request id and answered 500 without internals; a database that
+ * cannot be reached is 503 `Service unavailable` with Retry-After (statements have a deadline, so
+ * this comes within seconds).
  */
 export function errorHandler(logger: Logger) {
   return new Elysia({ name: 'error-handler' }).onError({ as: 'global' }, ({ code, error, set, request }) => {
@@ -30,6 +36,11 @@ export function errorHandler(logger: Logger) {
         return reply(400, validationBody(error));
       case 'INVALID_COOKIE_SIGNATURE':
         return reply(401, { error: 'Invalid token', code: 'UNAUTHORIZED' });
+    }
+    if (isDatabaseUnavailable(error)) {
+      logger.warn('database unavailable', { requestId, method: request.method, path: requestPath(request.url), error });
+      set.headers['retry-after'] = String(RETRY_AFTER_SECONDS);
+      return reply(503, { error: 'Service unavailable', code: 'UNAVAILABLE' });
     }
     const status = 'status' in error && typeof error.status === 'number' ? error.status : 500;
     if (status === 413) return reply(413, { error: 'Request body too large', code: 'PAYLOAD_TOO_LARGE' });

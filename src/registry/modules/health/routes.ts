@@ -1,6 +1,7 @@
 import { Elysia, t } from 'elysia';
 import type { DatabaseHandle } from '../../../db';
 import { VERSION } from '../../../version';
+import { RETRY_AFTER_SECONDS } from '../../plugins/error-handler';
 
 const Health = t.Object({
   status: t.Union([t.Literal('ok'), t.Literal('unavailable')]),
@@ -8,7 +9,7 @@ const Health = t.Object({
   database: t.Union([t.Literal('postgres'), t.Literal('embedded')]),
 });
 
-/** `GET /health`: 200 when the database answers, 503 when it does not. */
+/** `GET /health`: 200 when the database answers, 503 with Retry-After when it does not (within the statement deadline). */
 export function healthRoutes(database: DatabaseHandle) {
   return new Elysia({ name: 'health' }).get(
     '/health',
@@ -17,7 +18,10 @@ export function healthRoutes(database: DatabaseHandle) {
         () => true,
         () => false,
       );
-      if (!reachable) set.status = 503;
+      if (!reachable) {
+        set.status = 503;
+        set.headers['retry-after'] = String(RETRY_AFTER_SECONDS);
+      }
       return { status: reachable ? 'ok' : 'unavailable', version: VERSION, database: database.kind } as const;
     },
     {
