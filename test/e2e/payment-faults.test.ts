@@ -1,8 +1,9 @@
 /**
  * Faults in the middle of settlement, every payment piece in its own process: anvil mining a block
  * a second, a TCP proxy in front of its RPC that the test cuts, the facilitator and the skill
- * server (`bun src/cli/main.ts`; the facilitator on an embedded database in a data folder that
- * survives its restart), the registry in process (it receives call tracking), the SDK client here.
+ * server (`bun src/cli/main.ts`; the facilitator's database survives its restart: PostgreSQL when
+ * TEST_DATABASE_URL is set, else an embedded one in a data folder), the registry in process (it
+ * receives call tracking), the SDK client here.
  *
  * Whatever breaks mid-settlement (the facilitator SIGKILLed and restarted, the RPC cut), the payer
  * is debited exactly (results delivered) × price, every debited call's result comes back to a
@@ -24,6 +25,7 @@ import { skillCalls } from '../../src/db/schema';
 import { newCreator } from '../support/catalogue';
 import { type LocalChain, startChain, type TestAccount, usdCoinAbi } from '../support/chain';
 import { freePort, startMarket, waitForJson, type MarketProcess } from '../support/process';
+import { createPostgresDatabase, TEST_DATABASE_URL } from '../support/database';
 import { registryFixture } from '../support/registry';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 
@@ -42,6 +44,8 @@ let skillServer: MarketProcess;
 let facilitatorPort: number;
 let skillUrl: string;
 let listing: Skill;
+let facilitatorDatabase: Record<string, string>;
+let dropDatabase: (() => Promise<void>) | undefined;
 let payee: Address;
 /** Every paid call's proof as the client sent it, with the answer it got. */
 const sent: { proof: string; status: number }[] = [];
@@ -51,7 +55,7 @@ const delivered: Hex[] = [];
 function startFacilitator(): MarketProcess {
   return startMarket(['facilitator', '--port', String(facilitatorPort), '--host', '127.0.0.1'], {
     LOG_LEVEL: 'info',
-    MARKET_DATA_DIR: join(work, 'facilitator-data'),
+    ...facilitatorDatabase,
     FACILITATOR_PRIVATE_KEY: chain.accounts.relayer.privateKey,
     FACILITATOR_RPC_URL: rpc.url,
     FACILITATOR_NETWORK: chain.network,
@@ -84,6 +88,13 @@ beforeAll(async () => {
   const creator = await newCreator(fx.request);
   await creator.group('faults');
 
+  if (TEST_DATABASE_URL) {
+    const created = await createPostgresDatabase();
+    dropDatabase = created.drop;
+    facilitatorDatabase = { DATABASE_URL: created.url, DATABASE_POOL_SIZE: '5' };
+  } else {
+    facilitatorDatabase = { MARKET_DATA_DIR: join(work, 'facilitator-data') };
+  }
   facilitatorPort = await freePort();
   facilitator = startFacilitator();
   await waitForJson(`http://127.0.0.1:${facilitatorPort}/supported`);
@@ -113,6 +124,7 @@ afterAll(async () => {
   await registry?.stop(true);
   await rpc?.close();
   await chain?.stop();
+  await dropDatabase?.();
   rmSync(work, { recursive: true, force: true });
 });
 
@@ -187,7 +199,7 @@ async function expectBooksBalanced(payer: TestAccount, payerBefore: bigint, outc
   expect(recorded.map((r) => r.paymentRef).sort()).toEqual([...delivered].sort());
 }
 
-describe('money under faults mid-settlement (real processes, anvil --block-time 1)', () => {
+describe(`money under faults mid-settlement (real processes, anvil --block-time 1, ${TEST_DATABASE_URL ? 'PostgreSQL' : 'embedded'} facilitator database)`, () => {
   it('a facilitator SIGKILLed while transfers are in flight, then restarted: every call is delivered to its proof retried, each charged once', async () => {
     const payer = chain.accounts.payers[0]!;
     const before = await chain.balanceOf(payer.address);

@@ -23,8 +23,8 @@ async function freshEmbedded(): Promise<DatabaseHandle> {
   return openEmbedded(undefined, await embeddedTemplate);
 }
 
-/** A new database on the TEST_DATABASE_URL server, dropped again on close. */
-async function freshPostgres(): Promise<DatabaseHandle> {
+/** An empty database on the TEST_DATABASE_URL server (e.g. for a server process): its URL, and `drop()`. */
+export async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const admin = postgres(TEST_DATABASE_URL!, { max: 1, onnotice: () => {} });
   const name = `market_test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
   try {
@@ -34,13 +34,24 @@ async function freshPostgres(): Promise<DatabaseHandle> {
   }
   const url = new URL(TEST_DATABASE_URL!);
   url.pathname = `/${name}`;
-  const handle = await openDatabase({ kind: 'postgres', url: url.toString(), poolSize: 5 });
+  return {
+    url: url.toString(),
+    async drop() {
+      const dropper = postgres(TEST_DATABASE_URL!, { max: 1, onnotice: () => {} });
+      await dropper.unsafe(`drop database if exists ${name} with (force)`).finally(() => dropper.end());
+    },
+  };
+}
+
+/** A new database on the TEST_DATABASE_URL server, dropped again on close. */
+async function freshPostgres(): Promise<DatabaseHandle> {
+  const created = await createPostgresDatabase();
+  const handle = await openDatabase({ kind: 'postgres', url: created.url, poolSize: 5 });
   return {
     ...handle,
     close: async () => {
       await handle.close();
-      const dropper = postgres(TEST_DATABASE_URL!, { max: 1, onnotice: () => {} });
-      await dropper.unsafe(`drop database if exists ${name} with (force)`).finally(() => dropper.end());
+      await created.drop();
     },
   };
 }
