@@ -25,7 +25,7 @@ import { skillCalls } from '../../src/db/schema';
 import { newCreator } from '../support/catalogue';
 import { type LocalChain, startChain, type TestAccount, usdCoinAbi } from '../support/chain';
 import { freePort, startMarket, waitForJson, type MarketProcess } from '../support/process';
-import { createPostgresDatabase, TEST_DATABASE_URL } from '../support/database';
+import { createPostgresDatabase, seedEmbeddedDataDir, TEST_DATABASE_URL } from '../support/database';
 import { registryFixture } from '../support/registry';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 
@@ -80,25 +80,25 @@ async function until<T>(what: string, read: () => Promise<T> | T, done: (value: 
 const occurrences = (text: string, part: string) => text.split(part).length - 1;
 
 beforeAll(async () => {
+  // The chain first (every process needs it), then the facilitator and the registry side by side.
   chain = await startChain({ payers: 2, payees: 1, relayers: 1, anvilArgs: ['--block-time', '1'] });
   payee = chain.accounts.payee.address;
   rpc = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(chain.rpcUrl).port) });
-  registry = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: (request) => fx.registry.app.handle(request) });
-  const registryUrl = `http://127.0.0.1:${registry.port}`;
-  const creator = await newCreator(fx.request);
-  await creator.group('faults');
-
   if (TEST_DATABASE_URL) {
     const created = await createPostgresDatabase();
     dropDatabase = created.drop;
     facilitatorDatabase = { DATABASE_URL: created.url, DATABASE_POOL_SIZE: '5' };
   } else {
     facilitatorDatabase = { MARKET_DATA_DIR: join(work, 'facilitator-data') };
+    await seedEmbeddedDataDir(facilitatorDatabase.MARKET_DATA_DIR!); // no initdb in the process: it starts in a second
   }
   facilitatorPort = await freePort();
   facilitator = startFacilitator();
-  await waitForJson(`http://127.0.0.1:${facilitatorPort}/supported`);
 
+  registry = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: (request) => fx.registry.app.handle(request) });
+  const registryUrl = `http://127.0.0.1:${registry.port}`;
+  const creator = await newCreator(fx.request);
+  await creator.group('faults');
   const dir = join(work, 'creator');
   mkdirSync(dir);
   writeFileSync(
@@ -113,7 +113,7 @@ beforeAll(async () => {
     { LOG_LEVEL: 'info', MARKET_WALLET_ADDRESS: payee, MARKET_API_KEY: creator.key, MARKET_API_URL: registryUrl, MARKET_RPC_URL: '' },
     dir,
   );
-  await waitForJson(`${skillUrl}/health`);
+  await Promise.all([waitForJson(`http://127.0.0.1:${facilitatorPort}/supported`), waitForJson(`${skillUrl}/health`)]);
   const listed = await until('the skill server registers its skill', async () => (await (await fetch(`${registryUrl}/skills?creator=${creator.address}`)).json()) as Skill[], (l) => l.length === 1);
   listing = listed[0]!;
 }, 60_000);

@@ -11,8 +11,8 @@ export const databaseKinds: DatabaseKind[] = TEST_DATABASE_URL ? ['embedded', 'p
 
 let embeddedTemplate: Promise<Blob> | undefined;
 
-/** A migrated in-memory PGlite; initdb + migrations run once per process, later ones load a dump. */
-async function freshEmbedded(): Promise<DatabaseHandle> {
+/** A dump of a migrated embedded database; initdb + migrations run once per process. */
+function migratedDump(): Promise<Blob> {
   embeddedTemplate ??= (async () => {
     const first = await openEmbedded(undefined);
     await migrate(first.db);
@@ -20,7 +20,18 @@ async function freshEmbedded(): Promise<DatabaseHandle> {
     await first.close();
     return dump;
   })();
-  return openEmbedded(undefined, await embeddedTemplate);
+  return embeddedTemplate;
+}
+
+/** A migrated in-memory PGlite, loaded from the dump. */
+async function freshEmbedded(): Promise<DatabaseHandle> {
+  return openEmbedded(undefined, await migratedDump());
+}
+
+/** Fills the folder `dataDir` with a migrated embedded database, so a server process started on it skips initdb. */
+export async function seedEmbeddedDataDir(dataDir: string): Promise<void> {
+  const seeded = await openEmbedded(dataDir, await migratedDump());
+  await seeded.close();
 }
 
 /** An empty database on the TEST_DATABASE_URL server (e.g. for a server process): its URL, and `drop()`. */
