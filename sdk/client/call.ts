@@ -193,7 +193,7 @@ export class PaidCall<T> {
       const wait = retryAfterMs(answer);
       if (Date.now() + wait > deadline) return answer;
       await sleep(wait, this.settings.signal);
-      if (this.settings.signal?.aborted) throw new MarketError('aborted', `${this.slug}: aborted by the caller while its payment was pending; the payment may have been settled`, { slug: this.slug, charged: 'unknown' });
+      if (this.settings.signal?.aborted) throw new MarketError('aborted', `${this.slug}: aborted by the caller while its payment was pending`, { slug: this.slug });
     }
   }
 

@@ -135,14 +135,17 @@ export function createProofLedger(options: LedgerOptions = {}): ProofLedger {
     complete(key, response) {
       const entry = entries.get(key);
       if (!entry || entry.state === 'done') return;
-      if (entry.state === 'held') {
+      const wasHeld = entry.state === 'held';
+      if (wasHeld) {
         // Found out late: keep the answer long enough for the retries that are waiting for it.
         entry.expiresAt = Math.max(entry.expiresAt, now() + resolvedRetentionMs);
         forgetBody(entry);
       }
       entry.state = 'done';
       const size = sizeOf(response);
-      if (size > maxBytes / 4) return; // too big to keep: a replay is then refused as `used`
+      // Too big to keep: a replay is then refused as `used`. Not so for a held call's answer: a
+      // retry is waiting for it, and it may be paid for.
+      if (size > maxBytes / 4 && !wasHeld) return;
       keep(entry, response, size);
     },
     hold(key, result) {

@@ -41,7 +41,8 @@ const nonEmpty = (value: string | undefined) => (value === undefined || value.tr
  * Network: --network, MARKET_NETWORK, eip155:8453. Extra tokens: --asset (repeatable),
  * MARKET_ASSETS (comma-separated), addresses on that network. With `pays`, the wallet:
  * --wallet-key, MARKET_PRIVATE_KEY, SKILLZ_PRIVATE_KEY, or --keystore PATH opened with
- * MARKET_KEYSTORE_PASSPHRASE (else a prompt on a terminal).
+ * MARKET_KEYSTORE_PASSPHRASE (else a prompt on a terminal), and MARKET_RPC_URL (when set, a call
+ * whose payment outcome the server cannot tell is checked on chain).
  */
 export async function clientFrom(values: ClientValues, env: Env, pays: boolean, extra: Partial<SkillMarketOptions> = {}): Promise<SkillMarket> {
   const stored = await readCredentials(env);
@@ -56,6 +57,8 @@ export async function clientFrom(values: ClientValues, env: Env, pays: boolean, 
   if (pays) {
     const wallet = await walletFrom(values, env);
     if (wallet) options.wallet = wallet;
+    const rpcUrl = nonEmpty(env.MARKET_RPC_URL);
+    if (rpcUrl) options.rpcUrl = rpcUrl;
   }
   return new SkillMarket(options);
 }

@@ -104,4 +104,12 @@ describe('proof ledger', () => {
     advance(2_000);
     expect(ledger.claim('held', 'h', seconds() + 60n).type).toBe('claimed');
   });
+
+  it('keeps the final answer of a held call even when it is too big to keep for an ordinary replay', () => {
+    const { ledger, seconds } = clocked({ maxBytes: 100_000 });
+    ledger.claim('big', 'b', seconds() + 60n);
+    ledger.hold('big', answer('r'.repeat(30_000)));
+    ledger.complete('big', answer('R'.repeat(30_000)));
+    expect(ledger.claim('big', 'b', seconds() + 60n)).toEqual({ type: 'replay', response: answer('R'.repeat(30_000)) });
+  });
 });

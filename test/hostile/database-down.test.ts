@@ -15,7 +15,7 @@ import { serve, skill } from '../../sdk/creator/index';
 import { LISTENER_BODY_LIMIT } from '../../src/registry/plugins/request-context';
 import { testRegistry } from '../support/registry';
 import { expectRefusal, postJson } from './support';
-import { startTcpProxy } from './tcp-proxy';
+import { startTcpProxy } from '../support/tcp-proxy';
 
 /** Far above the statement deadline: an answer later than this is a hang. */
 const HANG_MS = 8_000;
@@ -40,7 +40,9 @@ async function closedEmbedded(): Promise<Outage> {
 }
 
 async function postgresBehindProxy(how: 'cut' | 'blackhole'): Promise<Outage> {
-  const { url, drop } = await createPostgresDatabase();
+  const created = await createPostgresDatabase();
+  const url = new URL(created.url);
+  const drop = created.drop;
   await (await openDatabase({ kind: 'postgres', url: url.toString(), poolSize: 1 })).close(); // migrated
   const proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) });
   const viaProxy = new URL(url);
@@ -49,7 +51,7 @@ async function postgresBehindProxy(how: 'cut' | 'blackhole'): Promise<Outage> {
   return {
     database,
     down: async () => (how === 'cut' ? proxy.cut() : proxy.blackhole()),
-    up: () => proxy.restore(),
+    up: async () => proxy.restore(),
     close: async () => {
       await proxy.close();
       await database.close();

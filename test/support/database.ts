@@ -11,8 +11,8 @@ export const databaseKinds: DatabaseKind[] = TEST_DATABASE_URL ? ['embedded', 'p
 
 let embeddedTemplate: Promise<Blob> | undefined;
 
-/** A migrated in-memory PGlite; initdb + migrations run once per process, later ones load a dump. */
-async function freshEmbedded(): Promise<DatabaseHandle> {
+/** A dump of a migrated embedded database; initdb + migrations run once per process. */
+function migratedDump(): Promise<Blob> {
   embeddedTemplate ??= (async () => {
     const first = await openEmbedded(undefined);
     await migrate(first.db);
@@ -20,11 +20,22 @@ async function freshEmbedded(): Promise<DatabaseHandle> {
     await first.close();
     return dump;
   })();
-  return openEmbedded(undefined, await embeddedTemplate);
+  return embeddedTemplate;
 }
 
-/** A new, empty database on the TEST_DATABASE_URL server: its URL, and `drop()`. */
-export async function createPostgresDatabase(): Promise<{ url: URL; drop(): Promise<void> }> {
+/** A migrated in-memory PGlite, loaded from the dump. */
+async function freshEmbedded(): Promise<DatabaseHandle> {
+  return openEmbedded(undefined, await migratedDump());
+}
+
+/** Fills the folder `dataDir` with a migrated embedded database, so a server process started on it skips initdb. */
+export async function seedEmbeddedDataDir(dataDir: string): Promise<void> {
+  const seeded = await openEmbedded(dataDir, await migratedDump());
+  await seeded.close();
+}
+
+/** An empty database on the TEST_DATABASE_URL server (e.g. for a server process): its URL, and `drop()`. */
+export async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const admin = postgres(TEST_DATABASE_URL!, { max: 1, onnotice: () => {} });
   const name = `market_test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
   try {
@@ -35,8 +46,8 @@ export async function createPostgresDatabase(): Promise<{ url: URL; drop(): Prom
   const url = new URL(TEST_DATABASE_URL!);
   url.pathname = `/${name}`;
   return {
-    url,
-    drop: async () => {
+    url: url.toString(),
+    async drop() {
       const dropper = postgres(TEST_DATABASE_URL!, { max: 1, onnotice: () => {} });
       await dropper.unsafe(`drop database if exists ${name} with (force)`).finally(() => dropper.end());
     },
@@ -45,13 +56,13 @@ export async function createPostgresDatabase(): Promise<{ url: URL; drop(): Prom
 
 /** A new database on the TEST_DATABASE_URL server, dropped again on close. */
 async function freshPostgres(): Promise<DatabaseHandle> {
-  const { url, drop } = await createPostgresDatabase();
-  const handle = await openDatabase({ kind: 'postgres', url: url.toString(), poolSize: 5 });
+  const created = await createPostgresDatabase();
+  const handle = await openDatabase({ kind: 'postgres', url: created.url, poolSize: 5 });
   return {
     ...handle,
     close: async () => {
       await handle.close();
-      await drop();
+      await created.drop();
     },
   };
 }

@@ -39,3 +39,24 @@ export async function waitForJson(url: string, timeoutMs = 30_000): Promise<unkn
   }
   throw new Error(`${url} did not answer within ${timeoutMs} ms`);
 }
+
+/** A running `market` child whose stdout and stderr are drained as they come (a chatty process never blocks). */
+export interface MarketProcess {
+  child: ReturnType<typeof spawnMarket>;
+  /** Everything it wrote so far. */
+  output(): string;
+  /** The exit code, once it exited and its output was read. */
+  exited: Promise<number>;
+}
+
+/** {@link spawnMarket}, drained; kill it with `child.kill()`. */
+export function startMarket(args: string[], env: Record<string, string>, cwd?: string): MarketProcess {
+  const child = spawnMarket(args, env, cwd);
+  const chunks: string[] = [];
+  const drain = async (stream: ReadableStream<Uint8Array>) => {
+    const decoder = new TextDecoder();
+    for await (const chunk of stream) chunks.push(decoder.decode(chunk, { stream: true }));
+  };
+  const drained = Promise.all([drain(child.stdout), drain(child.stderr)]).catch(() => undefined);
+  return { child, output: () => chunks.join(''), exited: child.exited.then(async (code) => (await drained, code)) };
+}
