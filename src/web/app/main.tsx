@@ -4,7 +4,7 @@ import { ErrorBox } from './components/states';
 import { asApiError } from './lib/api';
 import { loadPageConfig } from './lib/config';
 import { startRouter } from './lib/router';
-import { loadSession } from './lib/session';
+import { loadSession, restoreWallet } from './lib/session';
 import './styles.css';
 
 const root = document.getElementById('app')!;
@@ -15,6 +15,7 @@ const mount = (node: ComponentChild) => {
 };
 
 startRouter();
+restoreWallet();
 // The session check runs beside the first render; the header keeps a slot for it.
 loadSession().catch(() => undefined);
 loadPageConfig().then(
