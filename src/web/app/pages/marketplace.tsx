@@ -122,7 +122,13 @@ export function MarketplacePage() {
         </div>
       </form>
       <div aria-live="polite" aria-busy={listing.state === 'loading'}>
-        {listing.state === 'loading' && <SkillCardSkeletons />}
+        {listing.state === 'loading' && (
+          <>
+            <p class="muted small result-count" aria-hidden="true" />
+            {/* A screenful of placeholders: what follows (the footer) stays out of view until the cards are in. */}
+            <SkillCardSkeletons n={12} />
+          </>
+        )}
         {listing.state === 'error' && <ErrorBox error={listing.error} title="Could not load skills" retry={() => setAttempt((n) => n + 1)} />}
         {listing.state === 'ready' &&
           (listing.skills.length === 0 ? (
