@@ -4,7 +4,7 @@
  */
 import { useState } from 'preact/hooks';
 import { api } from '../lib/api';
-import { config } from '../lib/config';
+import { loadPageConfig, networkName, pageConfig } from '../lib/config';
 import { shortAddress, usdc } from '../lib/format';
 import { pay, quote, type PaidOutcome, type Quote, type SkillAnswer } from '../lib/pay';
 import { account, connect, connected } from '../lib/session';
@@ -22,7 +22,7 @@ type Step =
   | { name: 'failed'; message: string };
 
 function Receipt({ outcome }: { outcome: PaidOutcome }) {
-  const { explorer } = config();
+  const explorer = pageConfig.value?.explorer;
   const tx = outcome.receipt?.transaction;
   return (
     <div class="receipt" aria-label="Payment receipt">
@@ -62,7 +62,7 @@ export function TryIt({ skill }: { skill: Skill }) {
     setProblem(undefined);
     setStep({ name: 'quoting' });
     try {
-      const q = await quote(skill, read.value, config());
+      const q = await quote(skill, read.value, await loadPageConfig());
       setStep(q.type === 'answered' ? { name: 'done', outcome: { answer: q.answer, receipt: undefined } } : { name: 'confirm', input: read.value, quote: q });
     } catch (error) {
       setStep({ name: 'failed', message: (error as Error).message });
@@ -107,7 +107,7 @@ export function TryIt({ skill }: { skill: Skill }) {
           <div class="notice confirm" role="group" aria-labelledby="confirm-title">
             <h4 id="confirm-title">Confirm the payment</h4>
             <p>
-              Pay <strong class="confirm-price">{usdc(skill.price)} USDC</strong> to <code title={step.quote.terms.requirements.payTo}>{shortAddress(step.quote.terms.requirements.payTo)}</code> on {config().network.name} for this call.
+              Pay <strong class="confirm-price">{usdc(skill.price)} USDC</strong> to <code title={step.quote.terms.requirements.payTo}>{shortAddress(step.quote.terms.requirements.payTo)}</code> on {networkName(skill.network)} for this call.
               The terms match the listing.
             </p>
             {wallet ? (

@@ -4,7 +4,7 @@
  * HttpOnly session cookies (the page never sees a token).
  */
 import { effect, signal } from '@preact/signals';
-import { api, ApiError } from './api';
+import { api, ApiError, sessionHint } from './api';
 import type { Creator } from './types';
 import { discovered, discoverWallets, requestAddress, type WalletOption } from './wallet/provider';
 import { signMessage } from './wallet/signer';
@@ -18,6 +18,7 @@ export const connected = signal<{ wallet: WalletOption; address: `0x${string}` }
 export async function loadSession(): Promise<void> {
   try {
     account.value = await api.get<Creator>('/creators/me');
+    sessionHint.set(true);
   } catch (error) {
     // Unknown counts as signed out (the views offer to sign in) rather than a page that waits forever.
     account.value = null;
@@ -63,6 +64,7 @@ export async function signInWithWallet(wallet: WalletOption): Promise<Creator> {
   const signature = await signMessage(wallet.provider, address, message);
   const session = await api.post<{ creator: Creator }>('/auth/verify', { message, signature });
   account.value = session.creator;
+  sessionHint.set(true);
   return session.creator;
 }
 
@@ -76,4 +78,5 @@ export async function signOut(): Promise<void> {
   account.value = null;
   connected.value = undefined;
   localStorage.removeItem(REMEMBERED);
+  sessionHint.set(false);
 }
