@@ -8,41 +8,15 @@ import { mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
-import { openDatabase } from '../src/db';
 import { runLoad, type LoadResult } from './lib/load';
 import { freePort, startProcess } from './lib/processes';
 import { fmt, printTable, saveSection } from './lib/results';
+import { seed, SKILLS, WORDS } from './lib/catalogue';
 
 const ROOT = join(import.meta.dir, '..');
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 50;
-const SKILLS = 10_000;
-const WORDS = ['weather', 'forecast', 'translate', 'summarize', 'image', 'resize', 'search', 'news', 'stock', 'price', 'crypto', 'email', 'parse', 'pdf', 'ocr', 'speech', 'voice', 'code', 'review', 'maps'];
-
-async function seed(url: string): Promise<void> {
-  const handle = await openDatabase({ kind: 'postgres', url, poolSize: 2 });
-  await handle.close();
-  const sql = postgres(url, { max: 1, onnotice: () => {} });
-  await sql.unsafe(`
-    insert into users (wallet_address, created_at, updated_at)
-      select '0x' || lpad(to_hex(g), 40, '0'), now(), now() from generate_series(1, 100) g;
-    insert into skill_groups (creator_id, slug, name, created_at, updated_at)
-      select id, 'group-' || row_number() over (), 'tools', now(), now() from users;
-    insert into skills (creator_id, name, slug, description, price_atomic, network, endpoint, payment_address, created_at, updated_at)
-      select u.id, 'skill-' || g, 'skill-' || g,
-             (array[${WORDS.map((w) => `'${w}'`).join(',')}])[1 + g % 20] || ' ' || (array[${WORDS.map((w) => `'${w}'`).join(',')}])[1 + (g / 20) % 20] || ' helper number ' || g,
-             1000 + g % 5000, 'eip155:8453', 'https://skills.example.com/skill-' || g, '0x000000000000000000000000000000000000dEaD',
-             now() - (g || ' seconds')::interval, now()
-      from generate_series(1, ${SKILLS}) g
-      join (select id, row_number() over () as n from users) u on u.n = 1 + g % 100;
-    insert into skill_stats (skill_id) select id from skills;
-    insert into skill_group_members (skill_id, group_id) select s.id, g.id from skills s join skill_groups g on g.creator_id = s.creator_id;
-    analyze;
-  `);
-  await sql.end();
-}
-
 async function main() {
   const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
   const name = `market_bench_${Date.now().toString(36)}`;

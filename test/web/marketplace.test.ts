@@ -105,6 +105,21 @@ describe('marketplace', () => {
     expect(await page.locator('.card-skeleton').count()).toBe(0);
   });
 
+  it('loads without layout shift: placeholders hold the space the cards take', async () => {
+    await page.goto('/');
+    await cards().first().waitFor();
+    // Layout shifts the browser measured since navigation (Cumulative Layout Shift, as Web Vitals count it).
+    const shift = (await page.evaluate(`new Promise((resolve) => {
+      let total = 0;
+      new PerformanceObserver((list) => {
+        for (const entry of list.getEntries()) if (!entry.hadRecentInput) total += entry.value;
+      }).observe({ type: 'layout-shift', buffered: true });
+      setTimeout(() => resolve(total), 50);
+    })`)) as number;
+    console.log(`marketplace layout shift: ${shift.toFixed(4)}`);
+    expect(shift).toBeLessThan(0.01);
+  });
+
   it('lists skills with name, description, price in USDC, creator, calls and favourites', async () => {
     await page.goto('/');
     await cards().first().waitFor();

@@ -181,3 +181,29 @@ describe('keyboard and small screens', () => {
     await phone.close();
   });
 });
+
+describe('the demo wallet of `market dev`', () => {
+  it('is offered only in dev mode, and signs in through the dev endpoints as an EIP-1193 provider', async () => {
+    await page.goto('/signin');
+    await page.getByRole('button', { name: 'Sign in with Test Wallet' }).waitFor();
+    expect(await page.getByRole('button', { name: /Demo wallet/ }).count()).toBe(0);
+
+    const dev = await startWebRegistry({ overrides: { devTools: true } });
+    const demo = privateKeyToAccount(generatePrivateKey());
+    const devContext = await newContext(browser, 'desktop', dev.url);
+    // The dev server's two endpoints (added by `market dev`), answered here by the test's key.
+    await devContext.route('**/dev/demo-wallet', (route) => route.fulfill({ json: { address: demo.address, label: 'Demo wallet' } }));
+    await devContext.route('**/dev/demo-wallet/sign', async (route) => {
+      const { method, params } = route.request().postDataJSON() as { method: string; params: [string, string] };
+      expect(method).toBe('personal_sign');
+      await route.fulfill({ json: { result: await demo.signMessage({ message: { raw: params[0] as `0x${string}` } }) } });
+    });
+    const devPage = await devContext.newPage();
+    await devPage.goto('/signin?next=/dashboard');
+    await devPage.getByRole('button', { name: 'Sign in with Demo wallet (dev only)' }).click();
+    await devPage.getByRole('navigation', { name: 'Dashboard' }).waitFor();
+    expect(await devPage.locator('.account-slot').textContent()).toContain(demo.address.slice(0, 6));
+    await devContext.close();
+    await dev.close();
+  });
+});

@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { asApiError, type ApiError } from '../lib/api';
-import { config } from '../lib/config';
+import { loadPageConfig, pageConfig, pageConfigError } from '../lib/config';
 import { shortAddress } from '../lib/format';
 import { location } from '../lib/router';
 import { account, signOut } from '../lib/session';
@@ -54,7 +54,8 @@ function AccountArea() {
 }
 
 export function Layout({ children }: { children: ComponentChildren }) {
-  const { network } = config();
+  const network = pageConfig.value?.network;
+  const configError = pageConfigError.value;
   return (
     <>
       <a class="skip-link" href="#main">
@@ -73,11 +74,12 @@ export function Layout({ children }: { children: ComponentChildren }) {
         </div>
       </header>
       <main id="main" class="container" tabIndex={-1}>
+        {configError && <ErrorBox error={configError} title="Some settings of this marketplace could not be loaded" retry={() => loadPageConfig().catch(() => undefined)} />}
         {children}
       </main>
       <footer class="site-footer">
         <div class="container small muted">
-          Paid per call in USDC on {network.name} with x402 · <a href="/docs">API reference</a>
+          Paid per call in USDC{network ? ` on ${network.name}` : ''} with x402 · <a href="/docs">API reference</a>
         </div>
       </footer>
     </>

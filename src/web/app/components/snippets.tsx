@@ -1,11 +1,11 @@
-import { config } from '../lib/config';
+import { pageConfig } from '../lib/config';
 import { exampleOf } from '../lib/schema';
 import type { Skill } from '../lib/types';
 import { CodeBlock } from './copy-button';
 
 /** Copy-ready ways to call the skill: the SDK, the CLI, and curl (which shows the 402 terms). */
 export function Snippets({ skill }: { skill: Skill }) {
-  const registry = config().publicUrl;
+  const registry = pageConfig.value?.publicUrl ?? window.location.origin;
   const input = JSON.stringify(exampleOf(skill.inputSchema));
   const quoted = `'${input.replaceAll("'", "'\\''")}'`;
   const sdk = `import { SkillMarket } from 'skill-market';

@@ -4,9 +4,9 @@
  */
 import { useState } from 'preact/hooks';
 import { api } from '../lib/api';
-import { config } from '../lib/config';
+import { loadPageConfig, networkName, pageConfig } from '../lib/config';
 import { shortAddress, usdc } from '../lib/format';
-import { pay, quote, type PaidOutcome, type Quote } from '../lib/pay';
+import { pay, quote, type PaidOutcome, type Quote, type SkillAnswer } from '../lib/pay';
 import { account, connect, connected } from '../lib/session';
 import type { Skill } from '../lib/types';
 import { walletErrorMessage } from '../lib/wallet/provider';
@@ -18,11 +18,11 @@ type Step =
   | { name: 'quoting' }
   | { name: 'confirm'; input: unknown; quote: Extract<Quote, { type: 'payment-required' }> }
   | { name: 'paying' }
-  | { name: 'done'; outcome: PaidOutcome | { answer: { status: number; body: unknown }; receipt: undefined } }
+  | { name: 'done'; outcome: PaidOutcome | { answer: SkillAnswer; receipt: undefined } }
   | { name: 'failed'; message: string };
 
 function Receipt({ outcome }: { outcome: PaidOutcome }) {
-  const { explorer } = config();
+  const explorer = pageConfig.value?.explorer;
   const tx = outcome.receipt?.transaction;
   return (
     <div class="receipt" aria-label="Payment receipt">
@@ -62,7 +62,7 @@ export function TryIt({ skill }: { skill: Skill }) {
     setProblem(undefined);
     setStep({ name: 'quoting' });
     try {
-      const q = await quote(skill, read.value, config());
+      const q = await quote(skill, read.value, await loadPageConfig());
       setStep(q.type === 'answered' ? { name: 'done', outcome: { answer: q.answer, receipt: undefined } } : { name: 'confirm', input: read.value, quote: q });
     } catch (error) {
       setStep({ name: 'failed', message: (error as Error).message });
@@ -76,8 +76,7 @@ export function TryIt({ skill }: { skill: Skill }) {
     try {
       const outcome = await pay(skill, input, q, { provider: w.wallet.provider, address: w.address });
       setStep({ name: 'done', outcome });
-      const ok = outcome.answer.status >= 200 && outcome.answer.status < 300;
-      if (ok && account.value) {
+      if (outcome.answer.ok && account.value) {
         const paymentRef = outcome.receipt?.transaction || outcome.nonce;
         // Usage history is a convenience: a failed record never hides the result.
         api.post('/analytics/usage', { skillId: skill.id, amount: Number(skill.priceAtomic), paymentRef }).catch(() => undefined);
@@ -108,7 +107,7 @@ export function TryIt({ skill }: { skill: Skill }) {
           <div class="notice confirm" role="group" aria-labelledby="confirm-title">
             <h4 id="confirm-title">Confirm the payment</h4>
             <p>
-              Pay <strong class="confirm-price">{usdc(skill.price)} USDC</strong> to <code title={step.quote.terms.requirements.payTo}>{shortAddress(step.quote.terms.requirements.payTo)}</code> on {config().network.name} for this call.
+              Pay <strong class="confirm-price">{usdc(skill.price)} USDC</strong> to <code title={step.quote.terms.requirements.payTo}>{shortAddress(step.quote.terms.requirements.payTo)}</code> on {networkName(skill.network)} for this call.
               The terms match the listing.
             </p>
             {wallet ? (
@@ -140,13 +139,15 @@ export function TryIt({ skill }: { skill: Skill }) {
           </div>
         )}
         {step.name === 'done' && (
-          <div class={`notice ${step.outcome.answer.status < 300 ? 'notice-ok' : 'notice-error'}`} role="status">
-            <h4>
-              {step.outcome.answer.status < 300 ? 'Result' : `The skill answered ${step.outcome.answer.status}`}
-            </h4>
-            <pre class="result" tabIndex={0}>
-              <code>{typeof step.outcome.answer.body === 'string' ? step.outcome.answer.body : JSON.stringify(step.outcome.answer.body, null, 2)}</code>
-            </pre>
+          <div class={`notice ${step.outcome.answer.ok ? 'notice-ok' : 'notice-error'}`} role={step.outcome.answer.ok ? 'status' : 'alert'}>
+            <h4>{step.outcome.answer.ok ? 'Result' : `The skill answered ${step.outcome.answer.status}`}</h4>
+            {step.outcome.answer.ok ? (
+              <pre class="result" tabIndex={0}>
+                <code>{typeof step.outcome.answer.result === 'string' ? step.outcome.answer.result : JSON.stringify(step.outcome.answer.result, null, 2)}</code>
+              </pre>
+            ) : (
+              <p class="error-message">{step.outcome.answer.error}</p>
+            )}
             {'nonce' in step.outcome && <Receipt outcome={step.outcome} />}
           </div>
         )}

@@ -4,7 +4,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, asApiError } from '../lib/api';
-import { config } from '../lib/config';
+import { pageConfig } from '../lib/config';
 import { demoWallet } from '../lib/wallet/demo';
 import { ErrorBox } from './states';
 import { discovered, discoverWallets, walletErrorMessage, type WalletOption } from '../lib/wallet/provider';
@@ -13,8 +13,8 @@ export function WalletPicker({ onPick, action }: { onPick: (wallet: WalletOption
   const [busy, setBusy] = useState<string | undefined>();
   const [error, setError] = useState<unknown>();
   useEffect(discoverWallets, []);
-  const { devMode, network } = config();
-  const wallets = [...discovered.value, ...(devMode ? [demoWallet(network.chainId)] : [])];
+  const config = pageConfig.value;
+  const wallets = [...discovered.value, ...(config?.devMode ? [demoWallet(config.network.chainId)] : [])];
   const pick = async (wallet: WalletOption) => {
     setBusy(wallet.id);
     setError(undefined);

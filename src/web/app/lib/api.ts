@@ -23,11 +23,27 @@ export interface ApiResult<T> {
 
 let refreshing: Promise<boolean> | undefined;
 
+const SIGNED_IN = 'market.signed-in';
+
+/**
+ * Whether this browser signed in and has not signed out: the session cookies are HttpOnly, so the
+ * page keeps this hint to skip a refresh that cannot succeed (a visitor who never signed in).
+ */
+export const sessionHint = {
+  get: () => localStorage.getItem(SIGNED_IN) === '1',
+  set: (on: boolean) => (on ? localStorage.setItem(SIGNED_IN, '1') : localStorage.removeItem(SIGNED_IN)),
+};
+
 /** One refresh at a time, however many calls met a 401 together. */
 export function refreshSession(): Promise<boolean> {
+  if (!sessionHint.get()) return Promise.resolve(false);
   refreshing ??= fetch('/auth/refresh', { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json' }, body: '{}' })
     .then((res) => res.ok)
     .catch(() => false)
+    .then((ok) => {
+      if (!ok) sessionHint.set(false);
+      return ok;
+    })
     .finally(() => {
       refreshing = undefined;
     });

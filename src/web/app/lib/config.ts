@@ -1,17 +1,34 @@
 import { signal } from '@preact/signals';
-import { api } from './api';
+import { api, asApiError, type ApiError } from './api';
 import type { PageConfig } from './types';
 
-/** The registry's page settings (`GET /web/config`), loaded once before the first render. */
+/**
+ * The registry's page settings (`GET /web/config`). Pages render before they arrive (the
+ * marketplace needs none of them), so each use reads the signal and copes with undefined, or
+ * awaits `loadPageConfig()` when it cannot go on without them (a payment).
+ */
 export const pageConfig = signal<PageConfig | undefined>(undefined);
+export const pageConfigError = signal<ApiError | undefined>(undefined);
 
-export async function loadPageConfig(): Promise<void> {
-  pageConfig.value = await api.get<PageConfig>('/web/config');
+let loading: Promise<PageConfig> | undefined;
+
+export function loadPageConfig(): Promise<PageConfig> {
+  loading ??= api.get<PageConfig>('/web/config').then(
+    (value) => {
+      pageConfigError.value = undefined;
+      return (pageConfig.value = value);
+    },
+    (error) => {
+      loading = undefined;
+      pageConfigError.value = asApiError(error);
+      throw error;
+    },
+  );
+  return loading;
 }
 
-/** The loaded settings; pages render only after loadPageConfig resolved. */
-export function config(): PageConfig {
-  const value = pageConfig.value;
-  if (!value) throw new Error('page settings not loaded');
-  return value;
+/** The network's name when known, else its CAIP-2 id. */
+export function networkName(network: string): string {
+  const config = pageConfig.value;
+  return config && config.network.id === network ? config.network.name : network;
 }

@@ -5,6 +5,7 @@
  * sign the EIP-3009 authorization in the wallet, resend with the proof, read the settlement.
  */
 import { readAllowedAssets } from '../../../../sdk/client/assets';
+import { reasonOf, resultOf } from '../../../../sdk/client/answer';
 import { chooseTerms, readOfferedTerms, type ChosenTerms } from '../../../../sdk/client/terms';
 import type { Skill as ListedSkill } from '../../../../sdk/client/types';
 import {
@@ -20,11 +21,8 @@ import type { PageConfig, Skill } from './types';
 import { ensureChain, typedDataSigner } from './wallet/signer';
 import type { Eip1193Provider } from './wallet/provider';
 
-export interface SkillAnswer {
-  status: number;
-  /** Parsed JSON when the body is JSON, else the text. */
-  body: unknown;
-}
+/** The skill's answer as the SDK reads it: the handler's result, or the reason it failed. */
+export type SkillAnswer = { status: number; ok: true; result: unknown } | { status: number; ok: false; error: string };
 
 /** The unpaid request's outcome: terms to confirm, or an answer already (a free call, a refused input). */
 export type Quote = { type: 'payment-required'; terms: ChosenTerms; resource: ResourceInfo } | { type: 'answered'; answer: SkillAnswer };
@@ -49,11 +47,13 @@ async function post(skill: Skill, input: unknown, proof?: string): Promise<{ res
   return { res, text: await res.text() };
 }
 
-function parseBody(text: string): unknown {
+function toAnswer(res: Response, text: string, slug: string): SkillAnswer {
+  const answer = { status: res.status, headers: res.headers, text };
+  if (!res.ok) return { status: res.status, ok: false, error: reasonOf(answer) ?? `The skill answered ${res.status} ${res.statusText}`.trim() };
   try {
-    return JSON.parse(text);
-  } catch {
-    return text;
+    return { status: res.status, ok: true, result: resultOf(answer, slug, 'no', undefined) };
+  } catch (error) {
+    return { status: res.status, ok: false, error: (error as Error).message };
   }
 }
 
@@ -68,7 +68,7 @@ function policy(config: PageConfig) {
 /** Sends the input unpaid: a 402 gives terms checked against the listing; any other answer is returned as is. */
 export async function quote(skill: Skill, input: unknown, config: PageConfig): Promise<Quote> {
   const { res, text } = await post(skill, input);
-  if (res.status !== 402) return { type: 'answered', answer: { status: res.status, body: parseBody(text) } };
+  if (res.status !== 402) return { type: 'answered', answer: toAnswer(res, text, skill.slug) };
   const listed = skill as unknown as ListedSkill;
   const offered = readOfferedTerms({ status: res.status, headers: res.headers, text }, listed);
   return { type: 'payment-required', terms: chooseTerms(offered, listed, policy(config)), resource: offered.resource };
@@ -81,7 +81,7 @@ export async function pay(skill: Skill, input: unknown, quoted: Extract<Quote, {
   const { res, text } = await post(skill, input, encodePaymentPayload(payload));
   const settled = readSettleResponseHeader(res.headers);
   return {
-    answer: { status: res.status, body: parseBody(text) },
+    answer: toAnswer(res, text, skill.slug),
     receipt: settled.type === 'receipt' ? settled.receipt : undefined,
     nonce: payload.payload.authorization.nonce,
   };

@@ -3,10 +3,10 @@
  * EIP-4361 signature: the registry's challenge, signed with `personal_sign`, exchanged for the
  * HttpOnly session cookies (the page never sees a token).
  */
-import { signal } from '@preact/signals';
-import { api, ApiError } from './api';
+import { effect, signal } from '@preact/signals';
+import { api, ApiError, sessionHint } from './api';
 import type { Creator } from './types';
-import { requestAddress, type WalletOption } from './wallet/provider';
+import { discovered, discoverWallets, requestAddress, type WalletOption } from './wallet/provider';
 import { signMessage } from './wallet/signer';
 
 /** undefined while the first check runs, null when signed out. */
@@ -18,6 +18,7 @@ export const connected = signal<{ wallet: WalletOption; address: `0x${string}` }
 export async function loadSession(): Promise<void> {
   try {
     account.value = await api.get<Creator>('/creators/me');
+    sessionHint.set(true);
   } catch (error) {
     // Unknown counts as signed out (the views offer to sign in) rather than a page that waits forever.
     account.value = null;
@@ -25,11 +26,36 @@ export async function loadSession(): Promise<void> {
   }
 }
 
+const REMEMBERED = 'market.wallet';
+
 /** Connects `wallet` (the wallet asks the user) without signing in. */
 export async function connect(wallet: WalletOption): Promise<`0x${string}`> {
   const address = await requestAddress(wallet.provider);
   connected.value = { wallet, address };
+  localStorage.setItem(REMEMBERED, wallet.id);
   return address;
+}
+
+/**
+ * Reconnects, without a prompt, the wallet used last time once it announces itself:
+ * `eth_accounts` answers only when the wallet already trusts this site.
+ */
+export function restoreWallet(): void {
+  const id = localStorage.getItem(REMEMBERED);
+  if (!id) return;
+  discoverWallets();
+  const stop = effect(() => {
+    const wallet = discovered.value.find((w) => w.id === id);
+    if (!wallet || connected.peek()) return;
+    queueMicrotask(() => stop());
+    wallet.provider.request({ method: 'eth_accounts' }).then(
+      (accounts) => {
+        const first = Array.isArray(accounts) ? accounts[0] : undefined;
+        if (!connected.peek() && typeof first === 'string' && /^0x[0-9a-fA-F]{40}$/.test(first)) connected.value = { wallet, address: first as `0x${string}` };
+      },
+      () => undefined,
+    );
+  });
 }
 
 export async function signInWithWallet(wallet: WalletOption): Promise<Creator> {
@@ -38,6 +64,7 @@ export async function signInWithWallet(wallet: WalletOption): Promise<Creator> {
   const signature = await signMessage(wallet.provider, address, message);
   const session = await api.post<{ creator: Creator }>('/auth/verify', { message, signature });
   account.value = session.creator;
+  sessionHint.set(true);
   return session.creator;
 }
 
@@ -50,4 +77,6 @@ export async function signOut(): Promise<void> {
   }
   account.value = null;
   connected.value = undefined;
+  localStorage.removeItem(REMEMBERED);
+  sessionHint.set(false);
 }

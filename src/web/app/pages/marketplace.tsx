@@ -3,7 +3,7 @@
  * the registry's cursor (X-Next-Cursor). The filters live in the URL, so a search can be shared
  * and the back button works.
  */
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { SkillCard, SkillCardSkeletons } from '../components/skill-card';
 import { Empty, ErrorBox } from '../components/states';
 import { api, asApiError, request, type ApiError } from '../lib/api';
@@ -58,7 +58,9 @@ export function MarketplacePage() {
     api.get<Group[]>('/groups').then(setGroups, () => setGroups([]));
   }, []);
 
-  useEffect(() => {
+  // A layout effect starts the request right after the first render instead of after the first
+  // paint: the cards are what the visitor came for.
+  useLayoutEffect(() => {
     const controller = new AbortController();
     setListing({ state: 'loading' });
     request<Skill[]>(`/skills${queryOf(filters, { limit: String(PAGE_SIZE) })}`, { signal: controller.signal }).then(
@@ -122,7 +124,13 @@ export function MarketplacePage() {
         </div>
       </form>
       <div aria-live="polite" aria-busy={listing.state === 'loading'}>
-        {listing.state === 'loading' && <SkillCardSkeletons />}
+        {listing.state === 'loading' && (
+          <>
+            <p class="muted small result-count" aria-hidden="true" />
+            {/* A screenful of placeholders: what follows (the footer) stays out of view until the cards are in. */}
+            <SkillCardSkeletons n={12} />
+          </>
+        )}
         {listing.state === 'error' && <ErrorBox error={listing.error} title="Could not load skills" retry={() => setAttempt((n) => n + 1)} />}
         {listing.state === 'ready' &&
           (listing.skills.length === 0 ? (

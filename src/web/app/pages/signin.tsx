@@ -1,5 +1,5 @@
 import { WalletPicker } from '../components/wallet-picker';
-import { config } from '../lib/config';
+import { pageConfig } from '../lib/config';
 import { isPagePath, location, navigate } from '../lib/router';
 import { account, signInWithWallet } from '../lib/session';
 import { Skeleton } from '../components/states';
@@ -13,7 +13,7 @@ function nextPath(): string {
 
 export function SignInPage() {
   const me = account.value;
-  const { privyAppId } = config();
+  const privyAppId = pageConfig.value?.privyAppId;
   return (
     <section class="narrow">
       <h1 tabIndex={-1}>Sign in</h1>

@@ -10,7 +10,7 @@ import { Snippets } from '../components/snippets';
 import { ErrorBox, Skeleton } from '../components/states';
 import { TryIt } from '../components/try-it';
 import { api, asApiError, type ApiError } from '../lib/api';
-import { config } from '../lib/config';
+import { networkName } from '../lib/config';
 import { count, shortAddress, usdc } from '../lib/format';
 import { account } from '../lib/session';
 import type { Analytics, Skill } from '../lib/types';
@@ -133,7 +133,7 @@ export function SkillPage({ params }: { params: Record<string, string> }) {
           <dl class="details">
             <dt>Network</dt>
             <dd>
-              {s.network === config().network.id ? config().network.name : s.network} <span class="muted small">({s.network})</span>
+              {networkName(s.network)} <span class="muted small">({s.network})</span>
             </dd>
             <dt>Endpoint</dt>
             <dd class="mono break">{s.endpoint}</dd>

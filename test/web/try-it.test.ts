@@ -1,0 +1,171 @@
+/**
+ * Try it: a paid call from the browser on a local chain. A skill server (the SDK's serve(), with
+ * our facilitator and the EIP-3009 token on anvil) registers itself; a consumer signs in with the
+ * injected wallet, fills the form generated from the input schema, sees the price checked against
+ * the listing, confirms, signs the transfer authorization in the wallet, and gets the result and
+ * the receipt; the tokens move on chain and the usage is recorded. Declining, and terms that differ
+ * from the listing, move nothing.
+ */
+import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test';
+import { eq } from 'drizzle-orm';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Address, Hex } from 'viem';
+import { serve, skill, type SkillServer } from '../../sdk/creator/index';
+import { usageRecords } from '../../src/db/schema';
+import { bearer } from '../support/auth';
+import { newCreator, type Creator } from '../support/catalogue';
+import type { TestAccount } from '../support/chain';
+import { freePort } from '../support/process';
+import { recordingLogger, startPaymentStack, type PaymentStack } from '../support/skill-server';
+import { injectWallet, launchBrowser, newContext, pageErrors, screenshot, startWebRegistry, type TestWallet, type WebRegistry } from '../support/web';
+
+setDefaultTimeout(30_000);
+
+const PRICE = 10_000n; // $0.01
+
+let stack: PaymentStack;
+let registry: WebRegistry;
+let browser: Browser;
+let server: SkillServer;
+let creator: Creator;
+let payee: Address;
+let payer: TestAccount;
+let context: BrowserContext;
+let page: Page;
+let wallet: TestWallet;
+let errors: string[];
+let slug: string;
+let skillId: string;
+
+const skills = {
+  shout: skill(
+    {
+      price: '$0.01',
+      groups: ['tools'],
+      description: 'Says your text louder.',
+      inputSchema: { type: 'object', required: ['text'], properties: { text: { type: 'string', maxLength: 100, description: 'What to shout' } }, additionalProperties: false },
+      outputSchema: { type: 'object', properties: { shouted: { type: 'string' } } },
+    },
+    (input) => ({ shouted: `${(input as { text: string }).text.toUpperCase()}!` }),
+  ),
+};
+
+beforeAll(async () => {
+  [stack, browser] = await Promise.all([startPaymentStack(), launchBrowser()]);
+  registry = await startWebRegistry({
+    env: { MARKET_NETWORK: stack.chain.network, MARKET_USDC_ADDRESS: stack.asset.address, MARKET_RPC_URL: stack.chain.rpcUrl, MARKET_ALLOW_HTTP_ENDPOINTS: 'true' },
+  });
+  creator = await newCreator(registry.request);
+  await creator.group('tools');
+  payee = (await stack.chain.createAccount()).address;
+  payer = await stack.chain.createAccount({ usdc: 1_000_000n });
+  const port = await freePort();
+  server = await serve(skills, {
+    port,
+    register: { endpoint: `http://127.0.0.1:${port}`, onError: 'throw' },
+    hostname: '127.0.0.1',
+    wallet: payee,
+    facilitatorUrl: stack.facilitatorUrl,
+    network: stack.chain.network,
+    asset: stack.asset,
+    apiKey: creator.key,
+    apiUrl: registry.url,
+    logger: recordingLogger(),
+    env: {},
+    trackCalls: false,
+  });
+  skillId = server.registration[0]!.skillId!;
+  slug = ((await (await registry.request(`/creators/${creator.address}`)).json()) as { skills: { slug: string }[] }).skills[0]!.slug;
+  context = await newContext(browser, 'desktop', registry.url);
+  wallet = await injectWallet(context, payer, stack.chain.chainId);
+  page = await context.newPage();
+  errors = pageErrors(page);
+}, 90_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  await registry?.close();
+  await stack?.close();
+});
+
+const balances = () => Promise.all([stack.chain.balanceOf(payer.address), stack.chain.balanceOf(payee)]);
+
+async function openTryIt(text: string) {
+  await page.goto(`/skill/${slug}`);
+  await page.getByLabel('text').fill(text);
+  await page.getByRole('button', { name: 'Call this skill' }).click();
+  await page.getByRole('heading', { name: 'Confirm the payment' }).waitFor();
+}
+
+describe('Try it', () => {
+  it('connects the wallet when it is not, and moves nothing when the signature is declined', async () => {
+    const before = await balances();
+    await openTryIt('hello');
+    expect(await page.locator('.confirm').textContent()).toContain('Pay $0.01 USDC to');
+    const pay = page.getByRole('button', { name: 'Pay $0.01 and call' });
+    expect(await pay.isDisabled()).toBe(true);
+    await page.getByRole('button', { name: 'Connect with Test Wallet' }).click();
+    await page.getByText(`Paying from ${payer.address.slice(0, 6)}`).waitFor();
+    wallet.declineNext();
+    await pay.click();
+    await page.getByText('You declined the request in your wallet.').waitFor();
+    expect(await balances()).toEqual(before);
+  });
+
+  it('pays from the browser: the price is confirmed, the wallet signs the transfer, tokens move on chain, the result and receipt show', async () => {
+    await page.goto(`/signin?next=/skill/${slug}`);
+    await page.getByRole('button', { name: 'Sign in with Test Wallet' }).click();
+    await page.waitForURL(`**/skill/${slug}`);
+    const [payerBefore, payeeBefore] = await balances();
+    await openTryIt('hello market');
+    await screenshot(page, 'try-it-confirm');
+    const signed = wallet.requests.length;
+    const usage = page.waitForResponse((r) => r.url().endsWith('/analytics/usage'));
+    await page.getByRole('button', { name: 'Pay $0.01 and call' }).click();
+    await page.getByRole('heading', { name: 'Result' }).waitFor();
+    expect(JSON.parse((await page.locator('.result').textContent())!)).toEqual({ shouted: 'HELLO MARKET!' });
+
+    // The wallet signed one EIP-3009 transfer of exactly the price to the listed payee.
+    const typed = wallet.requests.slice(signed).filter((r) => r.method === 'eth_signTypedData_v4');
+    expect(typed).toHaveLength(1);
+    const data = JSON.parse(typed[0]!.params[1] as string);
+    expect(data.primaryType).toBe('TransferWithAuthorization');
+    expect(data.domain).toMatchObject({ chainId: stack.chain.chainId, verifyingContract: stack.asset.address.toLowerCase() });
+    expect(data.message).toMatchObject({ from: payer.address.toLowerCase(), to: payee.toLowerCase(), value: PRICE.toString() });
+
+    // On chain: exactly the price moved, in the transaction the receipt names.
+    expect(await balances()).toEqual([payerBefore - PRICE, payeeBefore + PRICE]);
+    const tx = (await page.locator('.tx-hash').textContent()) as Hex;
+    expect(tx).toMatch(/^0x[0-9a-f]{64}$/);
+    const receipt = await stack.chain.publicClient.getTransactionReceipt({ hash: tx });
+    expect(receipt.status).toBe('success');
+    // Base Sepolia has an explorer: the hash links to it.
+    expect(await page.locator('a.tx-hash').getAttribute('href')).toBe(`https://sepolia.basescan.org/tx/${tx}`);
+    await screenshot(page, 'try-it-receipt');
+
+    // The signed-in consumer's usage is recorded with the transaction as its reference.
+    const recorded = await usage;
+    expect(recorded.status()).toBe(200);
+    expect(await recorded.json()).toEqual({ success: true, recorded: true });
+    const rows = await registry.database.db.select({ amount: usageRecords.amount, paymentRef: usageRecords.paymentRef }).from(usageRecords).where(eq(usageRecords.skillId, skillId));
+    expect(rows).toEqual([{ amount: PRICE, paymentRef: tx }]);
+    expect(errors).toEqual([]);
+  });
+
+  it('refuses terms that differ from the listing before anything is signed', async () => {
+    // The creator doubles the listed price; the skill server still asks the old one.
+    const res = await registry.request(`/skills/${slug}`, { method: 'PATCH', headers: { 'content-type': 'application/json', ...bearer(creator.key) }, body: JSON.stringify({ price: '$0.02' }) });
+    expect(res.status).toBe(200);
+    const before = await balances();
+    const signed = wallet.requests.length;
+    await page.goto(`/skill/${slug}`);
+    await page.getByLabel('text').fill('too cheap');
+    await page.getByRole('button', { name: 'Call this skill' }).click();
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain('price');
+    expect(wallet.requests.slice(signed).filter((r) => r.method === 'eth_signTypedData_v4')).toHaveLength(0);
+    expect(await balances()).toEqual(before);
+  });
+});
