@@ -8,10 +8,10 @@ import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bu
 import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { bearer, jsonPost, walletSignIn } from '../support/auth';
-import { newCreator, type Creator } from '../support/catalogue';
+import { confirmReportedPayments, newCreator, txHash, type Creator } from '../support/catalogue';
 import { injectWallet, launchBrowser, newContext, pageErrors, screenshot, startWebRegistry, type WebRegistry } from '../support/web';
 
-setDefaultTimeout(20_000);
+setDefaultTimeout(60_000);
 
 let registry: WebRegistry;
 let browser: Browser;
@@ -59,8 +59,9 @@ beforeAll(async () => {
   for (let i = 0; i < 28; i++) {
     await register(bob, { name: `dataset-${String(i).padStart(2, '0')}`, price: `$0.${String(100 + i).padStart(4, '0')}`, description: `Rows of dataset number ${i}.`, groups: [data.name] });
   }
-  // Some calls, so "most called" has an order.
-  for (const ref of ['a', 'b', 'c']) await request('/analytics/call', jsonPost({ skillId: t.id, amount: '0.002', paymentRef: `ref-${ref}` }, bearer(alice.key)));
+  // Some paid calls, so "most called" has an order (they count once their payments are verified).
+  for (const n of [1, 2, 3]) await request('/analytics/call', jsonPost({ skillId: t.id, amount: '0.002', paymentRef: txHash(n) }, bearer(alice.key)));
+  await confirmReportedPayments(registry.database.db, new Date());
   context = await newContext(browser, 'desktop', registry.url);
   await injectWallet(context, privateKeyToAccount(generatePrivateKey()), 8453);
   page = await context.newPage();

@@ -9,7 +9,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import { injectWallet, launchBrowser, newContext, pageErrors, screenshot, startWebRegistry, type TestWallet, type WebRegistry } from '../support/web';
 
-setDefaultTimeout(20_000);
+setDefaultTimeout(60_000);
 
 let registry: WebRegistry;
 let browser: Browser;
