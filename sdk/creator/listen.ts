@@ -41,6 +41,7 @@ async function listenBun(bun: BunLike, handler: FetchHandler, options: ListenOpt
     // The handler refuses bodies over maxBodyBytes itself (by Content-Length, then while reading)
     // with the skill server's JSON error; Bun's own 413 for them would be an empty answer.
     maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+    development: false, // never Bun's error page with the working directory and source lines
     idleTimeout: Math.min(255, Math.max(10, options.idleTimeoutSeconds)),
   });
   return {

@@ -113,3 +113,10 @@ export function requestIdOf(headers: Record<string, unknown>): string {
  * instead, by Content-Length before reading and by counting while reading, so nothing is buffered.
  */
 export const LISTENER_BODY_LIMIT = Number.MAX_SAFE_INTEGER;
+
+/**
+ * Options for the listener of a server built on these plugins: no body limit of its own (above),
+ * and never Bun's development error page, which would send the working directory and source
+ * lines to the client should anything escape the error handler.
+ */
+export const LISTENER_OPTIONS = { maxRequestBodySize: LISTENER_BODY_LIMIT, development: false } as const;
