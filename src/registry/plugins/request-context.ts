@@ -117,6 +117,7 @@ export const LISTENER_BODY_LIMIT = Number.MAX_SAFE_INTEGER;
 /**
  * Options for the listener of a server built on these plugins: no body limit of its own (above),
  * and never Bun's development error page, which would send the working directory and source
- * lines to the client should anything escape the error handler.
+ * lines to the client should anything escape the error handler. With development off Bun shares
+ * a port already in use unless reusePort is said false: a second server must fail EADDRINUSE.
  */
-export const LISTENER_OPTIONS = { maxRequestBodySize: LISTENER_BODY_LIMIT, development: false } as const;
+export const LISTENER_OPTIONS = { maxRequestBodySize: LISTENER_BODY_LIMIT, development: false, reusePort: false } as const;
