@@ -41,6 +41,10 @@ async function listenBun(bun: BunLike, handler: FetchHandler, options: ListenOpt
     // The handler refuses bodies over maxBodyBytes itself (by Content-Length, then while reading)
     // with the skill server's JSON error; Bun's own 413 for them would be an empty answer.
     maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+    // Never Bun's error page with the working directory and source lines. (With development off
+    // Bun would share a port already in use unless reusePort is said false: keep EADDRINUSE.)
+    development: false,
+    reusePort: false,
     idleTimeout: Math.min(255, Math.max(10, options.idleTimeoutSeconds)),
   });
   return {

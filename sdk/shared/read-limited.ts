@@ -27,8 +27,8 @@ export async function readLimitedBytes(body: ReadableStream<Uint8Array> | null, 
   return bytes;
 }
 
-/** readLimitedBytes as UTF-8 text; a fatal `decoder` throws on bytes that are not UTF-8 instead of replacing them. */
-export async function readLimited(body: ReadableStream<Uint8Array> | null, limit: number, decoder = new TextDecoder()): Promise<string | undefined> {
+/** readLimitedBytes as UTF-8 text (bytes that are not UTF-8 become U+FFFD). */
+export async function readLimited(body: ReadableStream<Uint8Array> | null, limit: number): Promise<string | undefined> {
   const bytes = await readLimitedBytes(body, limit);
-  return bytes === undefined ? undefined : decoder.decode(bytes);
+  return bytes === undefined ? undefined : new TextDecoder().decode(bytes);
 }

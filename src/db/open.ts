@@ -4,7 +4,7 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import type { DatabaseConfig } from '../config';
 import { openPGlite } from './embedded';
-import { DATABASE_DEADLINE_MS, DatabaseUnavailableError, withDeadline } from './deadline';
+import { DATABASE_DEADLINE_MS, withDeadline } from './deadline';
 import { migrate } from './migrate';
 import * as schema from './schema';
 import type { Database, DatabaseHandle } from './types';
@@ -56,8 +56,9 @@ export async function openEmbedded(dataDir: string | undefined, loadDataDir?: Bl
   return {
     db,
     kind: 'embedded',
-    // PGlite runs in this process and answers or fails at once, unless a long statement holds it.
-    ping: () => bounded(client.query('select 1')),
+    // PGlite runs in this process, one statement at a time on this thread: it answers, or fails at
+    // once when closed (503 then); a deadline could not fire while a statement holds the thread.
+    ping: async () => void (await client.query('select 1')),
     close: once(async () => {
       try {
         await client.close();
@@ -66,19 +67,6 @@ export async function openEmbedded(dataDir: string | undefined, loadDataDir?: Bl
       }
     }),
   };
-}
-
-/** Fails with DatabaseUnavailableError when `work` has not settled within the deadline. */
-async function bounded(work: Promise<unknown>): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new DatabaseUnavailableError(`the database did not answer within ${DATABASE_DEADLINE_MS} ms`)), DATABASE_DEADLINE_MS);
-  });
-  try {
-    await Promise.race([work, late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 function once(fn: () => Promise<unknown>): () => Promise<void> {

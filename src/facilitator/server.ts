@@ -1,7 +1,7 @@
 import type { FacilitatorConfig } from '../config';
 import { openDatabase, type DatabaseHandle } from '../db';
 import type { Logger } from '../log';
-import { LISTENER_BODY_LIMIT } from '../registry/plugins/request-context';
+import { LISTENER_OPTIONS } from '../registry/plugins/request-context';
 import { checkRpcChain, createFacilitator, createRpcClient, type Facilitator } from './create';
 
 export interface RunningFacilitator {
@@ -21,7 +21,7 @@ export async function startFacilitator(config: FacilitatorConfig, logger: Logger
   try {
     facilitator = createFacilitator({ database, config, logger, publicClient });
     await facilitator.start();
-    facilitator.app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: LISTENER_BODY_LIMIT });
+    facilitator.app.listen({ hostname: config.host, port: config.port, ...LISTENER_OPTIONS });
   } catch (error) {
     await database.close();
     throw error;

@@ -2,7 +2,7 @@ import type { RegistryConfig } from '../config';
 import { openDatabase, type DatabaseHandle } from '../db';
 import type { Logger } from '../log';
 import { createRegistry } from './app';
-import { LISTENER_BODY_LIMIT } from './plugins/request-context';
+import { LISTENER_OPTIONS } from './plugins/request-context';
 import { systemClock } from './context';
 import { createHealthProber } from './modules/skill-health';
 import { createPaymentVerifier } from './modules/payment-verification';
@@ -23,7 +23,7 @@ export async function startRegistry(config: RegistryConfig, logger: Logger): Pro
   let app: ReturnType<typeof createRegistry>;
   try {
     app = createRegistry({ database, config, logger });
-    app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: LISTENER_BODY_LIMIT });
+    app.listen({ hostname: config.host, port: config.port, ...LISTENER_OPTIONS });
   } catch (error) {
     await database.close();
     throw error;

@@ -12,7 +12,7 @@ import { createPostgresDatabase, openTestDatabase, TEST_DATABASE_URL } from '../
 import { paymentBody, requirementsFor, startFacilitatorFixture } from '../support/facilitator';
 import { balances, paidPost } from '../support/skill-server';
 import { serve, skill } from '../../sdk/creator/index';
-import { LISTENER_BODY_LIMIT } from '../../src/registry/plugins/request-context';
+import { LISTENER_OPTIONS } from '../../src/registry/plugins/request-context';
 import { testRegistry } from '../support/registry';
 import { expectRefusal, postJson } from './support';
 import { startTcpProxy } from '../support/tcp-proxy';
@@ -144,7 +144,7 @@ for (const [label, start] of outages) {
     }, 20_000);
 
     it('lets a skill server answer a paid call 503 promptly, not after its verify timeout, and charge nothing', async () => {
-      facilitator.facilitator.app.listen({ hostname: '127.0.0.1', port: 0, maxRequestBodySize: LISTENER_BODY_LIMIT });
+      facilitator.facilitator.app.listen({ hostname: '127.0.0.1', port: 0, ...LISTENER_OPTIONS });
       const server = await serve(
         { echo: skill({ price: '$0.01' }, (input: unknown) => ({ input })) },
         {

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { serve, skill, type SkillServer } from '../../sdk/creator/index';
-import { LISTENER_BODY_LIMIT } from '../../src/registry/plugins/request-context';
+import { LISTENER_OPTIONS } from '../../src/registry/plugins/request-context';
 import { type LocalChain, startChain } from '../support/chain';
 import { databaseKinds } from '../support/database';
 import { type FacilitatorFixture, startFacilitatorFixture } from '../support/facilitator';
@@ -56,7 +56,7 @@ for (const kind of databaseKinds) {
     const fx = registryFixture(kind);
     let port = 0;
     beforeAll(() => {
-      fx.registry.app.listen({ hostname: '127.0.0.1', port: 0, maxRequestBodySize: LISTENER_BODY_LIMIT });
+      fx.registry.app.listen({ hostname: '127.0.0.1', port: 0, ...LISTENER_OPTIONS });
       port = fx.registry.app.server!.port!;
     });
     afterAll(() => fx.registry.app.stop());
@@ -96,7 +96,7 @@ describe('facilitator over a socket', () => {
   beforeAll(async () => {
     chain = await startChain({ payers: 1 });
     f = await startFacilitatorFixture(chain, 'embedded');
-    f.facilitator.app.listen({ hostname: '127.0.0.1', port: 0, maxRequestBodySize: LISTENER_BODY_LIMIT });
+    f.facilitator.app.listen({ hostname: '127.0.0.1', port: 0, ...LISTENER_OPTIONS });
     port = f.facilitator.app.server!.port!;
   }, 30_000);
   afterAll(async () => {

@@ -1,9 +1,9 @@
 import { Elysia } from 'elysia';
 import { parseGuardedJson } from '../../../sdk/shared/json-guard';
 import { readLimitedBytes } from '../../../sdk/shared/read-limited';
+import { requestPath } from '../../../sdk/shared/request-path';
 import type { Logger } from '../../log';
 import { AppError } from '../errors';
-import { requestPath } from '../../../sdk/shared/request-path';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 const INCOMING_ID = /^[A-Za-z0-9._:-]{8,128}$/;
@@ -14,15 +14,30 @@ const startedAt = new WeakMap<Request, number>();
 
 const tooLarge = (limit: number) => new AppError('PAYLOAD_TOO_LARGE', `Request body too large: the limit is ${limit} bytes`);
 const malformed = (why = 'expected valid JSON') => new AppError('MALFORMED_BODY', `Malformed request body: ${why}`);
-const nulRefused = (where: string) => new AppError('VALIDATION', `Invalid request: ${where === 'URL' || where === 'body' ? `the ${where}` : where} must not contain NUL characters`);
+const nulRefused = (where: string) => new AppError('VALIDATION', `Invalid request: the ${where} must not contain NUL characters`);
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** The dotted path of the first string (key or value) in `value` that `bad` matches, for the error text. */
+function fieldWith(value: unknown, bad: (text: string) => boolean, path = ''): string | undefined {
+  if (typeof value === 'string') return bad(value) ? path || 'body' : undefined;
+  if (typeof value !== 'object' || value === null) return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const here = path ? `${path}.${key}` : key;
+    if (bad(key)) return here;
+    const found = fieldWith(item, bad, here);
+    if (found) return found;
+  }
+  return undefined;
+}
 
 /**
  * Gives every request an id (a sane incoming `X-Request-Id` is kept, otherwise a new UUID),
- * echoes it on the response, refuses what no route can take before any route sees it (bodies over
- * the limit, by Content-Length before reading and again while reading; NUL characters in the URL
- * or a JSON body, and lone surrogate escapes, which PostgreSQL cannot store; JSON nested deeper than the guard allows; JSON that is not valid — an empty or
- * broken body is never `{}`), and writes one access-log line per request: method, path (never
- * the query, which may carry tokens), status, duration, request id.
+ * echoes it on the response, refuses what no route can take before any route sees it — bodies
+ * over the limit (by Content-Length before reading, and again while reading); NUL characters in
+ * the URL or a body, and lone surrogate escapes, which PostgreSQL cannot store; JSON nested deeper
+ * than the guard allows, JSON that is not valid (an empty or broken body is never `{}`) or not an
+ * object — and writes one access-log line per request: method, path (never the query, which may
+ * carry tokens), status, duration, request id.
  *
  * Every body is read here, bounded, whatever its type, so the listener's own body limit can stay
  * above ours and every 413 is answered in the error shape.
@@ -60,13 +75,17 @@ export function requestContext(logger: Logger, bodyLimitBytes: number) {
       const parsed = parseGuardedJson(text);
       if (parsed.type === 'too-deep') throw malformed(parsed.message);
       if (parsed.type === 'invalid') throw malformed();
-      if (parsed.nul) throw nulRefused(fieldWithNul(parsed.value));
+      if (parsed.nul || parsed.loneSurrogate) {
+        const nul = parsed.nul;
+        const field = fieldWith(parsed.value, nul ? (t) => t.includes('\0') : (t) => LONE_SURROGATE.test(t)) ?? 'body';
+        const why = nul ? 'must not contain NUL characters' : 'must not contain unpaired UTF-16 surrogates (\\ud800 without its pair)';
+        throw new AppError('VALIDATION', `Invalid request: field "${field}": ${why}`, [{ field, message: why }]);
+      }
       // Every JSON body we take is an object; Elysia turns `[]`, `1` or `"x"` into `{}` for a schema
       // whose fields are all optional, so a wrong-typed body would pass as an empty update.
       if (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value)) {
         throw new AppError('VALIDATION', 'Invalid request: the body must be a JSON object');
       }
-      if (parsed.loneSurrogate) throw new AppError('VALIDATION', 'Invalid request: the body must not contain unpaired UTF-16 surrogates (\\ud800 without its pair)');
       return parsed.value;
     })
     .onAfterResponse({ as: 'global' }, ({ request, set }) => {
@@ -82,19 +101,6 @@ export function requestContext(logger: Logger, bodyLimitBytes: number) {
     });
 }
 
-/** `field "a.b"` for the first string (or key) holding a NUL, so the answer names what to fix. */
-function fieldWithNul(value: unknown, path: string[] = []): string {
-  const name = () => (path.length ? `field "${path.join('.')}"` : 'body');
-  if (typeof value === 'string') return value.includes('\0') ? name() : '';
-  if (typeof value !== 'object' || value === null) return '';
-  for (const [key, item] of Object.entries(value)) {
-    if (key.includes('\0')) return name();
-    const found = fieldWithNul(item, [...path, key]);
-    if (found) return found;
-  }
-  return path.length ? '' : 'body';
-}
-
 /** The id given to the request being answered. */
 export function requestIdOf(headers: Record<string, unknown>): string {
   const id = headers[REQUEST_ID_HEADER];
@@ -107,3 +113,11 @@ export function requestIdOf(headers: Record<string, unknown>): string {
  * instead, by Content-Length before reading and by counting while reading, so nothing is buffered.
  */
 export const LISTENER_BODY_LIMIT = Number.MAX_SAFE_INTEGER;
+
+/**
+ * Options for the listener of a server built on these plugins: no body limit of its own (above),
+ * and never Bun's development error page, which would send the working directory and source
+ * lines to the client should anything escape the error handler. With development off Bun shares
+ * a port already in use unless reusePort is said false: a second server must fail EADDRINUSE.
+ */
+export const LISTENER_OPTIONS = { maxRequestBodySize: LISTENER_BODY_LIMIT, development: false, reusePort: false } as const;
