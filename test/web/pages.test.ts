@@ -115,7 +115,7 @@ describe('wallet sign-in', () => {
     const before = wallet.requests.length;
     await page.goto('/signin?next=/dashboard/keys');
     await page.getByRole('button', { name: 'Sign in with Test Wallet' }).click();
-    await page.waitForURL('**/dashboard/keys');
+    await page.waitForURL((url) => url.pathname === '/dashboard/keys');
     await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
     const signed = wallet.requests.slice(before).filter((r) => r.method === 'personal_sign');
     expect(signed).toHaveLength(1);

@@ -116,7 +116,7 @@ describe('Try it', () => {
   it('pays from the browser: the price is confirmed, the wallet signs the transfer, tokens move on chain, the result and receipt show', async () => {
     await page.goto(`/signin?next=/skill/${slug}`);
     await page.getByRole('button', { name: 'Sign in with Test Wallet' }).click();
-    await page.waitForURL(`**/skill/${slug}`);
+    await page.waitForURL((url) => url.pathname === `/skill/${slug}`);
     const [payerBefore, payeeBefore] = await balances();
     await openTryIt('hello market');
     await screenshot(page, 'try-it-confirm');
