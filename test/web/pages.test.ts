@@ -86,6 +86,20 @@ describe('pages beside the API', () => {
   });
 });
 
+describe('content security policy', () => {
+  it('runs only the registry own scripts: an injected inline script is refused', async () => {
+    const violations: string[] = [];
+    page.on('console', (m) => m.text().includes('Content Security Policy') && violations.push(m.text()));
+    await page.goto('/');
+    await page.getByLabel('Search skills').waitFor();
+    await page.evaluate(`(() => { const s = document.createElement('script'); s.textContent = 'window.__injected = true'; document.body.append(s); })()`);
+    expect(await page.evaluate('window.__injected === true')).toBe(false);
+    expect(violations.length).toBeGreaterThan(0);
+    // That refusal is the point of this test, not a page error.
+    errors.length = 0;
+  });
+});
+
 describe('an empty marketplace', () => {
   it('says there are no skills yet, with a search box and filters', async () => {
     await page.goto('/');
