@@ -99,16 +99,28 @@ async function openTryIt(text: string) {
 }
 
 describe('Try it', () => {
-  it('connects the wallet when it is not, and moves nothing when the signature is declined', async () => {
+  it('works from the keyboard: connects the wallet when it is not, and moves nothing when the signature is declined', async () => {
     const before = await balances();
-    await openTryIt('hello');
+    const focused = () => page.evaluate('document.activeElement?.textContent?.trim()');
+    /** Tabs forward until the focused control reads `text`. */
+    const tabTo = async (text: string) => {
+      for (let i = 0; i < 6 && (await focused()) !== text; i++) await page.keyboard.press('Tab');
+      expect(await focused()).toBe(text);
+    };
+    await page.goto(`/skill/${slug}`);
+    await page.getByLabel('text').focus();
+    await page.keyboard.type('hello');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Confirm the payment' }).waitFor();
     expect(await page.locator('.confirm').textContent()).toContain('Pay $0.01 USDC to');
     const pay = page.getByRole('button', { name: 'Pay $0.01 and call' });
     expect(await pay.isDisabled()).toBe(true);
-    await page.getByRole('button', { name: 'Connect with Test Wallet' }).click();
+    await tabTo('Connect with Test Wallet');
+    await page.keyboard.press('Enter');
     await page.getByText(`Paying from ${payer.address.slice(0, 6)}`).waitFor();
     wallet.declineNext();
-    await pay.click();
+    await page.waitForFunction(`document.activeElement?.textContent === 'Pay $0.01 and call'`);
+    await page.keyboard.press('Enter');
     await page.getByText('You declined the request in your wallet.').waitFor();
     expect(await balances()).toEqual(before);
   });

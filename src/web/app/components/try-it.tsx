@@ -2,7 +2,7 @@
  * Try it: fill the form, see the price the skill asks (checked against the listing), confirm,
  * sign in the wallet, get the result and the receipt. The usage is recorded for a signed-in user.
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../lib/api';
 import { loadPageConfig, networkName, pageConfig } from '../lib/config';
 import { shortAddress, usdc } from '../lib/format';
@@ -54,6 +54,12 @@ export function TryIt({ skill }: { skill: Skill }) {
   const [step, setStep] = useState<Step>({ name: 'input' });
   const [problem, setProblem] = useState<string | undefined>();
   const wallet = connected.value;
+  const payButton = useRef<HTMLButtonElement>(null);
+  // Once a wallet is connected in the confirmation, the connect buttons go away: the pay button
+  // takes the focus, so a keyboard user is not left on nothing.
+  useEffect(() => {
+    if (step.name === 'confirm' && wallet && document.activeElement === document.body) payButton.current?.focus();
+  }, [wallet, step.name]);
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -118,7 +124,7 @@ export function TryIt({ skill }: { skill: Skill }) {
               <WalletPicker action="Connect" onPick={connect} />
             )}
             <div class="row">
-              <button type="button" class="button button-primary" disabled={!wallet} onClick={() => confirm(step.input, step.quote)}>
+              <button ref={payButton} type="button" class="button button-primary" disabled={!wallet} onClick={() => confirm(step.input, step.quote)}>
                 Pay {usdc(skill.price)} and call
               </button>
               <button type="button" class="button" onClick={() => setStep({ name: 'input' })}>
