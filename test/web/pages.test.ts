@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bu
 import { gzipSync } from 'bun';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
-import { injectWallet, launchBrowser, newContext, pageErrors, screenshot, startWebRegistry, type TestWallet, type WebRegistry } from '../support/web';
+import { injectWallet, launchBrowser, newContext, pageErrors, screenshot, startWebRegistry, VIEWPORTS, type TestWallet, type WebRegistry } from '../support/web';
 
 setDefaultTimeout(20_000);
 
@@ -143,6 +143,10 @@ describe('wallet sign-in', () => {
     const short = `${wallet.account.address.slice(0, 6)}…${wallet.account.address.slice(-4)}`;
     expect(await page.locator('.account-slot').textContent()).toContain(short);
     await screenshot(page, 'dashboard');
+    await page.setViewportSize(VIEWPORTS.phone);
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(VIEWPORTS.phone.width);
+    await screenshot(page, 'dashboard');
+    await page.setViewportSize(VIEWPORTS.desktop);
   });
 
   it('stays signed in after the access cookie is gone, by refreshing the session itself', async () => {

@@ -17,7 +17,7 @@ import { newCreator, type Creator } from '../support/catalogue';
 import type { TestAccount } from '../support/chain';
 import { freePort } from '../support/process';
 import { recordingLogger, startPaymentStack, type PaymentStack } from '../support/skill-server';
-import { injectWallet, launchBrowser, newContext, pageErrors, screenshot, startWebRegistry, type TestWallet, type WebRegistry } from '../support/web';
+import { injectWallet, launchBrowser, newContext, pageErrors, screenshot, startWebRegistry, VIEWPORTS, type TestWallet, type WebRegistry } from '../support/web';
 
 setDefaultTimeout(30_000);
 
@@ -155,6 +155,10 @@ describe('Try it', () => {
     // Base Sepolia has an explorer: the hash links to it.
     expect(await page.locator('a.tx-hash').getAttribute('href')).toBe(`https://sepolia.basescan.org/tx/${tx}`);
     await screenshot(page, 'try-it-receipt');
+    await page.setViewportSize(VIEWPORTS.phone);
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(VIEWPORTS.phone.width);
+    await screenshot(page, 'try-it-receipt');
+    await page.setViewportSize(VIEWPORTS.desktop);
 
     // The signed-in consumer's usage is recorded with the transaction as its reference.
     const recorded = await usage;
