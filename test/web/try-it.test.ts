@@ -35,6 +35,7 @@ let page: Page;
 let wallet: TestWallet;
 let errors: string[];
 let slug: string;
+let closedSlug: string;
 let skillId: string;
 
 const skills = {
@@ -48,6 +49,9 @@ const skills = {
     },
     (input) => ({ shouted: `${(input as { text: string }).text.toUpperCase()}!` }),
   ),
+  closed: skill({ price: '$0.01', groups: ['tools'], description: 'Always fails.' }, () => {
+    throw new Error('the oracle is closed today');
+  }),
 };
 
 beforeAll(async () => {
@@ -74,8 +78,10 @@ beforeAll(async () => {
     env: {},
     trackCalls: false,
   });
-  skillId = server.registration[0]!.skillId!;
-  slug = ((await (await registry.request(`/creators/${creator.address}`)).json()) as { skills: { slug: string }[] }).skills[0]!.slug;
+  skillId = server.registration.find((r) => r.name === 'shout')!.skillId!;
+  const listed = ((await (await registry.request(`/creators/${creator.address}`)).json()) as { skills: { slug: string; name: string }[] }).skills;
+  slug = listed.find((s) => s.name === 'shout')!.slug;
+  closedSlug = listed.find((s) => s.name === 'closed')!.slug;
   context = await newContext(browser, 'desktop', registry.url);
   wallet = await injectWallet(context, payer, stack.chain.chainId);
   page = await context.newPage();
@@ -167,6 +173,19 @@ describe('Try it', () => {
     const rows = await registry.database.db.select({ amount: usageRecords.amount, paymentRef: usageRecords.paymentRef }).from(usageRecords).where(eq(usageRecords.skillId, skillId));
     expect(rows).toEqual([{ amount: PRICE, paymentRef: tx }]);
     expect(errors).toEqual([]);
+  });
+
+  it('says a failed call was not charged, with the skill server reason, and nothing moves', async () => {
+    const before = await balances();
+    await page.goto(`/skill/${closedSlug}`);
+    await page.getByLabel('Input (JSON)').fill('{}');
+    await page.getByRole('button', { name: 'Call this skill' }).click();
+    await page.getByRole('button', { name: 'Pay $0.01 and call' }).click();
+    const alert = page.getByRole('alert');
+    await alert.getByRole('heading', { name: 'The skill answered 500' }).waitFor();
+    expect(await alert.locator('.error-message').textContent()).toBe('the oracle is closed today');
+    expect(await alert.textContent()).toContain('you were not charged');
+    expect(await balances()).toEqual(before);
   });
 
   it('refuses terms that differ from the listing before anything is signed', async () => {

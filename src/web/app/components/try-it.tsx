@@ -39,10 +39,16 @@ function Receipt({ outcome }: { outcome: PaidOutcome }) {
           )}
           {explorer && <span class="muted small"> (opens {explorer.name})</span>}
         </p>
+      ) : !outcome.answer.ok ? (
+        // As the SDK counts it: a failed call without a successful settlement was not paid.
+        <p>
+          No payment was settled{outcome.receipt?.errorReason ? ` (${outcome.receipt.errorReason})` : ''}: you were not charged. Your signed
+          authorization (nonce <code class="break">{outcome.nonce}</code>) expires unused.
+        </p>
       ) : (
         <p>
           The skill server sent no settlement receipt{outcome.receipt?.errorReason ? ` (${outcome.receipt.errorReason})` : ''}. Payment reference{' '}
-          <code>{outcome.nonce}</code>.
+          <code class="break">{outcome.nonce}</code>.
         </p>
       )}
     </div>
