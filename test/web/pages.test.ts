@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bu
 import { gzipSync } from 'bun';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
-import { injectWallet, launchBrowser, newContext, pageErrors, screenshot, startWebRegistry, type TestWallet, type WebRegistry } from '../support/web';
+import { injectWallet, launchBrowser, newContext, pageErrors, screenshot, startWebRegistry, VIEWPORTS, type TestWallet, type WebRegistry } from '../support/web';
 
 setDefaultTimeout(60_000);
 
@@ -86,6 +86,20 @@ describe('pages beside the API', () => {
   });
 });
 
+describe('content security policy', () => {
+  it('runs only the registry own scripts: an injected inline script is refused', async () => {
+    const violations: string[] = [];
+    page.on('console', (m) => m.text().includes('Content Security Policy') && violations.push(m.text()));
+    await page.goto('/');
+    await page.getByLabel('Search skills').waitFor();
+    await page.evaluate(`(() => { const s = document.createElement('script'); s.textContent = 'window.__injected = true'; document.body.append(s); })()`);
+    expect(await page.evaluate('window.__injected === true')).toBe(false);
+    expect(violations.length).toBeGreaterThan(0);
+    // That refusal is the point of this test, not a page error.
+    errors.length = 0;
+  });
+});
+
 describe('an empty marketplace', () => {
   it('says there are no skills yet, with a search box and filters', async () => {
     await page.goto('/');
@@ -115,7 +129,7 @@ describe('wallet sign-in', () => {
     const before = wallet.requests.length;
     await page.goto('/signin?next=/dashboard/keys');
     await page.getByRole('button', { name: 'Sign in with Test Wallet' }).click();
-    await page.waitForURL('**/dashboard/keys');
+    await page.waitForURL((url) => url.pathname === '/dashboard/keys');
     await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
     const signed = wallet.requests.slice(before).filter((r) => r.method === 'personal_sign');
     expect(signed).toHaveLength(1);
@@ -129,6 +143,10 @@ describe('wallet sign-in', () => {
     const short = `${wallet.account.address.slice(0, 6)}…${wallet.account.address.slice(-4)}`;
     expect(await page.locator('.account-slot').textContent()).toContain(short);
     await screenshot(page, 'dashboard');
+    await page.setViewportSize(VIEWPORTS.phone);
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(VIEWPORTS.phone.width);
+    await screenshot(page, 'dashboard');
+    await page.setViewportSize(VIEWPORTS.desktop);
   });
 
   it('stays signed in after the access cookie is gone, by refreshing the session itself', async () => {

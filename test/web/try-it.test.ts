@@ -17,7 +17,7 @@ import { newCreator, type Creator } from '../support/catalogue';
 import type { TestAccount } from '../support/chain';
 import { freePort } from '../support/process';
 import { recordingLogger, startPaymentStack, type PaymentStack } from '../support/skill-server';
-import { injectWallet, launchBrowser, newContext, pageErrors, screenshot, startWebRegistry, type TestWallet, type WebRegistry } from '../support/web';
+import { injectWallet, launchBrowser, newContext, pageErrors, screenshot, startWebRegistry, VIEWPORTS, type TestWallet, type WebRegistry } from '../support/web';
 
 setDefaultTimeout(30_000);
 
@@ -35,6 +35,7 @@ let page: Page;
 let wallet: TestWallet;
 let errors: string[];
 let slug: string;
+let closedSlug: string;
 let skillId: string;
 
 const skills = {
@@ -48,6 +49,9 @@ const skills = {
     },
     (input) => ({ shouted: `${(input as { text: string }).text.toUpperCase()}!` }),
   ),
+  closed: skill({ price: '$0.01', groups: ['tools'], description: 'Always fails.' }, () => {
+    throw new Error('the oracle is closed today');
+  }),
 };
 
 beforeAll(async () => {
@@ -74,8 +78,10 @@ beforeAll(async () => {
     env: {},
     trackCalls: false,
   });
-  skillId = server.registration[0]!.skillId!;
-  slug = ((await (await registry.request(`/creators/${creator.address}`)).json()) as { skills: { slug: string }[] }).skills[0]!.slug;
+  skillId = server.registration.find((r) => r.name === 'shout')!.skillId!;
+  const listed = ((await (await registry.request(`/creators/${creator.address}`)).json()) as { skills: { slug: string; name: string }[] }).skills;
+  slug = listed.find((s) => s.name === 'shout')!.slug;
+  closedSlug = listed.find((s) => s.name === 'closed')!.slug;
   context = await newContext(browser, 'desktop', registry.url);
   wallet = await injectWallet(context, payer, stack.chain.chainId);
   page = await context.newPage();
@@ -99,16 +105,28 @@ async function openTryIt(text: string) {
 }
 
 describe('Try it', () => {
-  it('connects the wallet when it is not, and moves nothing when the signature is declined', async () => {
+  it('works from the keyboard: connects the wallet when it is not, and moves nothing when the signature is declined', async () => {
     const before = await balances();
-    await openTryIt('hello');
+    const focused = () => page.evaluate('document.activeElement?.textContent?.trim()');
+    /** Tabs forward until the focused control reads `text`. */
+    const tabTo = async (text: string) => {
+      for (let i = 0; i < 6 && (await focused()) !== text; i++) await page.keyboard.press('Tab');
+      expect(await focused()).toBe(text);
+    };
+    await page.goto(`/skill/${slug}`);
+    await page.getByLabel('text').focus();
+    await page.keyboard.type('hello');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Confirm the payment' }).waitFor();
     expect(await page.locator('.confirm').textContent()).toContain('Pay $0.01 USDC to');
     const pay = page.getByRole('button', { name: 'Pay $0.01 and call' });
     expect(await pay.isDisabled()).toBe(true);
-    await page.getByRole('button', { name: 'Connect with Test Wallet' }).click();
+    await tabTo('Connect with Test Wallet');
+    await page.keyboard.press('Enter');
     await page.getByText(`Paying from ${payer.address.slice(0, 6)}`).waitFor();
     wallet.declineNext();
-    await pay.click();
+    await page.waitForFunction(`document.activeElement?.textContent === 'Pay $0.01 and call'`);
+    await page.keyboard.press('Enter');
     await page.getByText('You declined the request in your wallet.').waitFor();
     expect(await balances()).toEqual(before);
   });
@@ -116,7 +134,7 @@ describe('Try it', () => {
   it('pays from the browser: the price is confirmed, the wallet signs the transfer, tokens move on chain, the result and receipt show', async () => {
     await page.goto(`/signin?next=/skill/${slug}`);
     await page.getByRole('button', { name: 'Sign in with Test Wallet' }).click();
-    await page.waitForURL(`**/skill/${slug}`);
+    await page.waitForURL((url) => url.pathname === `/skill/${slug}`);
     const [payerBefore, payeeBefore] = await balances();
     await openTryIt('hello market');
     await screenshot(page, 'try-it-confirm');
@@ -143,6 +161,10 @@ describe('Try it', () => {
     // Base Sepolia has an explorer: the hash links to it.
     expect(await page.locator('a.tx-hash').getAttribute('href')).toBe(`https://sepolia.basescan.org/tx/${tx}`);
     await screenshot(page, 'try-it-receipt');
+    await page.setViewportSize(VIEWPORTS.phone);
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(VIEWPORTS.phone.width);
+    await screenshot(page, 'try-it-receipt');
+    await page.setViewportSize(VIEWPORTS.desktop);
 
     // The signed-in consumer's usage is recorded with the transaction as its reference.
     const recorded = await usage;
@@ -151,6 +173,19 @@ describe('Try it', () => {
     const rows = await registry.database.db.select({ amount: usageRecords.amount, paymentRef: usageRecords.paymentRef }).from(usageRecords).where(eq(usageRecords.skillId, skillId));
     expect(rows).toEqual([{ amount: PRICE, paymentRef: tx }]);
     expect(errors).toEqual([]);
+  });
+
+  it('says a failed call was not charged, with the skill server reason, and nothing moves', async () => {
+    const before = await balances();
+    await page.goto(`/skill/${closedSlug}`);
+    await page.getByLabel('Input (JSON)').fill('{}');
+    await page.getByRole('button', { name: 'Call this skill' }).click();
+    await page.getByRole('button', { name: 'Pay $0.01 and call' }).click();
+    const alert = page.getByRole('alert');
+    await alert.getByRole('heading', { name: 'The skill answered 500' }).waitFor();
+    expect(await alert.locator('.error-message').textContent()).toBe('the oracle is closed today');
+    expect(await alert.textContent()).toContain('you were not charged');
+    expect(await balances()).toEqual(before);
   });
 
   it('refuses terms that differ from the listing before anything is signed', async () => {

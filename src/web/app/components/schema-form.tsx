@@ -98,13 +98,14 @@ export function useSchemaForm(schema: JsonSchema | null) {
           </div>
         );
       }
-      const long = f.type !== 'string' && f.type !== 'number' && f.type !== 'integer';
-      const long2 = f.type === 'string' && (typeof f.schema.maxLength !== 'number' || f.schema.maxLength > 120);
+      // Objects and arrays are typed as JSON; strings without a short maxLength get room to write.
+      const structured = f.type !== 'string' && f.type !== 'number' && f.type !== 'integer';
+      const longText = f.type === 'string' && (typeof f.schema.maxLength !== 'number' || f.schema.maxLength > 120);
       return (
         <div class="field" key={f.name}>
           {label}
-          {long || long2 ? (
-            <textarea id={id} rows={long ? 4 : 3} value={value} required={f.required} onInput={(e) => set(e.currentTarget.value)} aria-describedby={described} placeholder={long ? 'JSON' : undefined} />
+          {structured || longText ? (
+            <textarea id={id} rows={structured ? 4 : 3} value={value} required={f.required} onInput={(e) => set(e.currentTarget.value)} aria-describedby={described} placeholder={structured ? 'JSON' : undefined} />
           ) : (
             f.type === 'string' ? (
               <input id={id} type="text" value={value} required={f.required} onInput={(e) => set(e.currentTarget.value)} aria-describedby={described} />

@@ -2,7 +2,7 @@
  * Try it: fill the form, see the price the skill asks (checked against the listing), confirm,
  * sign in the wallet, get the result and the receipt. The usage is recorded for a signed-in user.
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../lib/api';
 import { loadPageConfig, networkName, pageConfig } from '../lib/config';
 import { shortAddress, usdc } from '../lib/format';
@@ -39,10 +39,16 @@ function Receipt({ outcome }: { outcome: PaidOutcome }) {
           )}
           {explorer && <span class="muted small"> (opens {explorer.name})</span>}
         </p>
+      ) : !outcome.answer.ok ? (
+        // As the SDK counts it: a failed call without a successful settlement was not paid.
+        <p>
+          No payment was settled{outcome.receipt?.errorReason ? ` (${outcome.receipt.errorReason})` : ''}: you were not charged. Your signed
+          authorization (nonce <code class="break">{outcome.nonce}</code>) expires unused.
+        </p>
       ) : (
         <p>
           The skill server sent no settlement receipt{outcome.receipt?.errorReason ? ` (${outcome.receipt.errorReason})` : ''}. Payment reference{' '}
-          <code>{outcome.nonce}</code>.
+          <code class="break">{outcome.nonce}</code>.
         </p>
       )}
     </div>
@@ -54,6 +60,12 @@ export function TryIt({ skill }: { skill: Skill }) {
   const [step, setStep] = useState<Step>({ name: 'input' });
   const [problem, setProblem] = useState<string | undefined>();
   const wallet = connected.value;
+  const payButton = useRef<HTMLButtonElement>(null);
+  // Once a wallet is connected in the confirmation, the connect buttons go away: the pay button
+  // takes the focus, so a keyboard user is not left on nothing.
+  useEffect(() => {
+    if (step.name === 'confirm' && wallet && document.activeElement === document.body) payButton.current?.focus();
+  }, [wallet, step.name]);
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -118,7 +130,7 @@ export function TryIt({ skill }: { skill: Skill }) {
               <WalletPicker action="Connect" onPick={connect} />
             )}
             <div class="row">
-              <button type="button" class="button button-primary" disabled={!wallet} onClick={() => confirm(step.input, step.quote)}>
+              <button ref={payButton} type="button" class="button button-primary" disabled={!wallet} onClick={() => confirm(step.input, step.quote)}>
                 Pay {usdc(skill.price)} and call
               </button>
               <button type="button" class="button" onClick={() => setStep({ name: 'input' })}>

@@ -33,7 +33,21 @@ export async function connect(wallet: WalletOption): Promise<`0x${string}`> {
   const address = await requestAddress(wallet.provider);
   connected.value = { wallet, address };
   localStorage.setItem(REMEMBERED, wallet.id);
+  follow(wallet);
   return address;
+}
+
+const followed = new WeakSet<WalletOption['provider']>();
+
+/** The user switched or disconnected accounts in the wallet: pay from what it now shares, or from nothing. */
+function follow(wallet: WalletOption): void {
+  if (followed.has(wallet.provider)) return;
+  followed.add(wallet.provider);
+  wallet.provider.on?.('accountsChanged', (accounts) => {
+    if (connected.peek()?.wallet.provider !== wallet.provider) return;
+    const first = Array.isArray(accounts) ? accounts[0] : undefined;
+    connected.value = typeof first === 'string' && /^0x[0-9a-fA-F]{40}$/.test(first) ? { wallet, address: first as `0x${string}` } : undefined;
+  });
 }
 
 /**
@@ -51,7 +65,10 @@ export function restoreWallet(): void {
     wallet.provider.request({ method: 'eth_accounts' }).then(
       (accounts) => {
         const first = Array.isArray(accounts) ? accounts[0] : undefined;
-        if (!connected.peek() && typeof first === 'string' && /^0x[0-9a-fA-F]{40}$/.test(first)) connected.value = { wallet, address: first as `0x${string}` };
+        if (!connected.peek() && typeof first === 'string' && /^0x[0-9a-fA-F]{40}$/.test(first)) {
+          connected.value = { wallet, address: first as `0x${string}` };
+          follow(wallet);
+        }
       },
       () => undefined,
     );

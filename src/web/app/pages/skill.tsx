@@ -4,7 +4,7 @@
  * page records a view.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { CallsChart } from '../components/calls-chart';
+import { CallsChart } from '../components/daily-chart';
 import { SchemaView } from '../components/schema-view';
 import { Snippets } from '../components/snippets';
 import { ErrorBox, Skeleton } from '../components/states';

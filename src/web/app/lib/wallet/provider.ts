@@ -8,6 +8,7 @@ import { createStore } from 'mipd';
 
 export interface Eip1193Provider {
   request(args: { method: string; params?: unknown[] | Record<string, unknown> }): Promise<unknown>;
+  on?(event: 'accountsChanged', listener: (accounts: unknown) => void): void;
 }
 
 export interface WalletOption {
