@@ -1,4 +1,4 @@
-import { Elysia } from 'elysia';
+import { Elysia, type AnyElysia } from 'elysia';
 import type { RegistryConfig } from '../config';
 import type { DatabaseHandle } from '../db';
 import { createLogger, type Logger } from '../log';
@@ -25,6 +25,8 @@ export interface RegistryDeps {
   logger?: Logger;
   /** Where rate-limit counters live; by default PostgreSQL (shared) or memory (embedded). */
   rateLimitStore?: RateLimitStore;
+  /** Extra routes mounted after the registry's own (e.g. `market dev`'s demo wallet); none by default. */
+  plugins?: readonly AnyElysia[];
 }
 
 /**
@@ -35,7 +37,7 @@ export function createRegistry(deps: RegistryDeps) {
   const { database, config, clock = systemClock, logger = createLogger(config.logLevel) } = deps;
   const ctx: ServiceContext = { db: database.db, clock, config, logger };
   const store = deps.rateLimitStore ?? (database.kind === 'postgres' ? postgresRateLimitStore(database.db) : memoryRateLimitStore());
-  return new Elysia({ name: 'registry' })
+  const app = new Elysia({ name: 'registry' })
     .use(requestContext(logger, config.bodyLimitBytes))
     .use(errorHandler(logger))
     .use(
@@ -55,6 +57,8 @@ export function createRegistry(deps: RegistryDeps) {
     .use(groupRoutes(ctx))
     .use(skillRoutes(ctx))
     .use(analyticsRoutes(ctx));
+  for (const plugin of deps.plugins ?? []) app.use(plugin);
+  return app;
 }
 
 export type Registry = ReturnType<typeof createRegistry>;
