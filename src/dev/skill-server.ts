@@ -12,8 +12,8 @@ import { selfArgv } from './self';
 export interface SkillServerOptions {
   /** Absolute path of the skills module. */
   module: string;
-  /** Arguments after `market serve <module>`. */
-  args: string[];
+  /** Arguments after `market serve <module>`, asked at each (re)start (after prepare). */
+  args(): string[];
   env: Record<string, string>;
   /** Its base URL, for /health. */
   url: string;
@@ -40,7 +40,7 @@ export async function startSkillServer(options: SkillServerOptions): Promise<Ski
   const launch = async (): Promise<void> => {
     await options.prepare();
     const [command, ...prefix] = selfArgv();
-    const proc = spawn(command!, [...prefix, 'serve', options.module, ...options.args], {
+    const proc = spawn(command!, [...prefix, 'serve', options.module, ...options.args()], {
       env: options.env,
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,

@@ -141,7 +141,7 @@ export async function startDev(options: DevOptions): Promise<DevStack> {
       startSkillServer({
         module,
         url: skillServerUrl,
-        args: [
+        args: () => [
           '--port', String(p.skills), '--host', '127.0.0.1', '--endpoint', skillServerUrl, '--facilitator', facilitatorUrl,
           '--network', DEV_NETWORK, '--asset', chain.token,
           ...(groups.ungrouped ? ['--groups', FALLBACK_GROUP] : []),
