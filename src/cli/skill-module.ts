@@ -51,8 +51,9 @@ export async function loadSkillModule(file: string, cwd = process.cwd(), options
   provideSdk();
   let mod: Record<string, unknown>;
   try {
-    // `fresh` (market dev's reload) imports the file anew: Bun keys its module cache by the full URL.
-    const url = pathToFileURL(path).href + (options.fresh ? `?v=${++loads}` : '');
+    // `fresh` (market dev's reload) imports the file anew: Bun keys its module cache by the specifier,
+    // query included, for a path (not for a file: URL, whose query it ignores).
+    const url = options.fresh ? `${path}?v=${++loads}` : pathToFileURL(path).href;
     mod = (await import(url)) as Record<string, unknown>;
   } catch (error) {
     throw new SkillModuleError(`cannot load ${file}: ${error instanceof Error ? error.message : String(error)}`);
