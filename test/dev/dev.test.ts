@@ -166,9 +166,9 @@ describe('market dev', () => {
     writeFileSync(module, source(`export const whisper = skill({ price: '$0.001' }, (i: { text: string }) => ({ text: String(i.text).toLowerCase() }));\n`));
     const names = async () => ((await (await fetch(`${banner.marketplace}/skills?q=`)).json()) as { name: string }[]).map((s) => s.name).sort();
     const deadline = Date.now() + 20_000;
-    while (!(await names()).includes('whisper') && Date.now() < deadline) await Bun.sleep(100);
+    while (!dev.output().includes('skills reloaded') && Date.now() < deadline) await Bun.sleep(100);
+    expect(dev.output()).toContain('skills module changed: reloading my-skills.ts\nskills reloaded');
     expect(await names()).toEqual(['shout', 'whisper']);
-    expect(dev.output()).toContain('skills reloaded');
     expect(await stop(dev)).toBe(0);
     expect(await leftovers(dev)).toEqual([]);
   }, STEP_MS);
