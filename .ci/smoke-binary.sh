@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Smoke test of the compiled binary, run from an empty temporary directory with no node_modules:
 # it starts, answers /health with the expected database kind, refuses a second registry on the
-# same data directory, serves the embedded web pages, and exits 0 within 2 s of SIGTERM.
+# same data directory, serves the embedded web pages, and exits 0 within 2 s of SIGTERM. Without a
+# database URL it also runs `market dev` there (anvil on PATH only) and the paid call its banner prints.
 #   usage: .ci/smoke-binary.sh dist/market [postgres-url]
 set -euo pipefail
 binary=$(realpath "$1")
+anvil_dir=$(dirname "$(realpath node_modules/.bin/anvil)")
 database_url=${2:-}
 expected=embedded
 [ -n "$database_url" ] && expected=postgres
@@ -63,3 +65,36 @@ elapsed=$(( $(date +%s%3N) - stop_ms ))
 echo "smoke($expected): exit $code $elapsed ms after SIGTERM"
 [ $code -eq 0 ] || { cat registry.log; echo "smoke: exit code $code after SIGTERM"; exit 1; }
 [ $elapsed -lt 2000 ] || { echo "smoke: shutdown took $elapsed ms"; exit 1; }
+
+if [ "$expected" = embedded ]; then
+  # market dev from the binary alone: the token's bytecode and the example skills are inside it.
+  ports=$(python3 -c 'import socket
+socks=[socket.socket() for _ in range(4)]
+[s.bind(("127.0.0.1",0)) for s in socks]
+print(" ".join(str(s.getsockname()[1]) for s in socks))')
+  read -r rp fp sp cp <<<"$ports"
+  start_ms=$(date +%s%3N)
+  PATH="$anvil_dir:$PATH" ./market dev --port "$rp" --facilitator-port "$fp" --skills-port "$sp" --chain-port "$cp" >dev.log 2>&1 &
+  pid=$!
+  for _ in $(seq 1 600); do
+    grep -q "Pay for a skill" dev.log && break
+    kill -0 $pid 2>/dev/null || { cat dev.log; echo "smoke: market dev exited before its banner"; exit 1; }
+    sleep 0.1
+  done
+  grep -q "Pay for a skill" dev.log || { cat dev.log; echo "smoke: no market dev banner"; exit 1; }
+  echo "smoke(dev): banner after $(( $(date +%s%3N) - start_ms )) ms"
+  call=$(grep -A1 "Pay for a skill" dev.log | tail -n 1 | sed 's/^ *//')
+  echo "smoke(dev): $call"
+  result=$(sh -c "$call" 2>call.err) || { cat call.err dev.log; echo "smoke: the printed market call failed"; exit 1; }
+  echo "$result" | tr -d ' \n' | grep -q '"words":6' || { echo "$result"; echo "smoke: unexpected result"; exit 1; }
+  grep -q '"transaction":"0x' call.err || { cat call.err; echo "smoke: no receipt"; exit 1; }
+  echo "smoke(dev): paid call answered: $(echo "$result" | tr -d ' \n')"
+  kill -TERM $pid
+  set +e
+  wait $pid
+  code=$?
+  set -e
+  [ $code -eq 0 ] || { cat dev.log; echo "smoke: market dev exited $code after SIGTERM"; exit 1; }
+  if pgrep -f "$work/.market/dev" >/dev/null || pgrep -f -- "--port $sp " >/dev/null; then echo "smoke: market dev left processes behind"; exit 1; fi
+  echo "smoke(dev): stopped, no process left"
+fi

@@ -1,6 +1,7 @@
 #!/usr/bin/env bun
 import { ConfigError } from '../config/env';
 import { DataDirectoryLockedError } from '../db/lock';
+import { DevError } from '../dev/errors';
 import { VERSION } from '../version';
 import { NotAvailableError, UsageError } from './errors';
 import { USAGE } from './usage';
@@ -18,6 +19,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   search: async () => (await import('./commands/search')).searchCommand,
   info: async () => (await import('./commands/info')).infoCommand,
   call: async () => (await import('./commands/call')).callCommand,
+  dev: async () => (await import('./commands/dev')).devCommand,
 };
 
 /** Runs the command line; returns an exit code, or undefined while a server keeps running. */
@@ -52,7 +54,7 @@ function report(error: unknown): number {
     process.stderr.write(`market: ${(error as Error).message}\n\n${USAGE}`);
     return 2;
   }
-  if (error instanceof ConfigError || error instanceof DataDirectoryLockedError || error instanceof NotAvailableError) {
+  if (error instanceof ConfigError || error instanceof DataDirectoryLockedError || error instanceof NotAvailableError || error instanceof DevError) {
     process.stderr.write(`market: ${error.message}\n`);
     return 1;
   }

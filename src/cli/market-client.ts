@@ -6,6 +6,7 @@
 import type { ParseArgsConfig } from 'node:util';
 import { loadSpendingWallet, MarketError, SkillMarket, type AllowedAsset, type SkillMarketOptions } from '../../sdk/index';
 import { checkUrl, CommandFailure, readPassphrase, reportFailures } from './consumer';
+import { readDevProfile, type DevProfile } from '../dev/profile';
 import { DEFAULT_API_URL, readCredentials, type Env } from './credentials';
 import { UsageError } from './errors';
 
@@ -16,6 +17,7 @@ export const CLIENT_FLAGS = {
   network: { type: 'string' },
   asset: { type: 'string', multiple: true },
   json: { type: 'boolean' },
+  dev: { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
 /** Flags of commands that pay. */
@@ -31,6 +33,8 @@ export interface ClientValues {
   asset?: string[] | undefined;
   'wallet-key'?: string | undefined;
   keystore?: string | undefined;
+  /** A `market dev` data directory: its registry, network, token and demo wallet (flags still win). */
+  dev?: string | undefined;
 }
 
 const nonEmpty = (value: string | undefined) => (value === undefined || value.trim() === '' ? undefined : value.trim());
@@ -45,6 +49,7 @@ const nonEmpty = (value: string | undefined) => (value === undefined || value.tr
  * whose payment outcome the server cannot tell is checked on chain).
  */
 export async function clientFrom(values: ClientValues, env: Env, pays: boolean, extra: Partial<SkillMarketOptions> = {}): Promise<SkillMarket> {
+  if (values.dev !== undefined) return devClient(values, readProfile(values.dev), pays, extra);
   const stored = await readCredentials(env);
   const apiUrl = checkUrl(values['api-url'] ?? nonEmpty(env.MARKET_API_URL) ?? nonEmpty(env.SKILLZ_API_URL) ?? stored.apiUrl ?? DEFAULT_API_URL);
   const apiKey = values['api-key'] ?? nonEmpty(env.MARKET_API_KEY) ?? stored.apiKey;
@@ -59,6 +64,28 @@ export async function clientFrom(values: ClientValues, env: Env, pays: boolean, 
     if (wallet) options.wallet = wallet;
     const rpcUrl = nonEmpty(env.MARKET_RPC_URL);
     if (rpcUrl) options.rpcUrl = rpcUrl;
+  }
+  return new SkillMarket(options);
+}
+
+function readProfile(dir: string): DevProfile {
+  try {
+    return readDevProfile(dir);
+  } catch (error) {
+    throw new CommandFailure((error as Error).message);
+  }
+}
+
+/** With --dev <dir>: the dev marketplace's registry and token, paid from its demo wallet unless a wallet flag says otherwise. */
+async function devClient(values: ClientValues, profile: DevProfile, pays: boolean, extra: Partial<SkillMarketOptions>): Promise<SkillMarket> {
+  const network = values.network ?? profile.network;
+  const assets: AllowedAsset[] = [...(values.asset ?? []), profile.asset].map((address) => ({ network, address }));
+  const options: SkillMarketOptions = { apiUrl: checkUrl(values['api-url'] ?? profile.apiUrl), apiKey: values['api-key'] ?? profile.apiKey, network, assets, ...extra };
+  if (pays) {
+    options.wallet =
+      values['wallet-key'] !== undefined || values.keystore !== undefined
+        ? await walletFrom(values, { MARKET_KEYSTORE_PASSPHRASE: profile.passphrase })
+        : await loadSpendingWallet({ keystorePath: profile.keystore, passphrase: profile.passphrase });
   }
   return new SkillMarket(options);
 }

@@ -23,6 +23,7 @@ export const PROVIDED_PACKAGES: Readonly<Record<string, Record<string, unknown>>
 };
 
 let provided = false;
+let loads = 0;
 
 /** Installs the plugin that answers imports of our package names (once per process). */
 export function provideSdk(): void {
@@ -40,15 +41,20 @@ export function provideSdk(): void {
  * Imports `file` (relative to `cwd`) with our SDK provided, and returns its skills: the default
  * export when it is a map of skills, else every named export that is a skill (named by its export).
  *
+ * With `fresh`, the file is imported again even if it was before (its own imports are not).
+ *
  * @throws SkillModuleError when the file is missing, fails to load, or exports no skills
  */
-export async function loadSkillModule(file: string, cwd = process.cwd()): Promise<Skills> {
+export async function loadSkillModule(file: string, cwd = process.cwd(), options: { fresh?: boolean } = {}): Promise<Skills> {
   const path = resolve(cwd, file);
   if (!existsSync(path)) throw new SkillModuleError(`cannot find the skills module ${path}`);
   provideSdk();
   let mod: Record<string, unknown>;
   try {
-    mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+    // `fresh` (market dev's reload) imports the file anew: Bun keys its module cache by the specifier,
+    // query included, for a path (not for a file: URL, whose query it ignores).
+    const url = options.fresh ? `${path}?v=${++loads}` : pathToFileURL(path).href;
+    mod = (await import(url)) as Record<string, unknown>;
   } catch (error) {
     throw new SkillModuleError(`cannot load ${file}: ${error instanceof Error ? error.message : String(error)}`);
   }

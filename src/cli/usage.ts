@@ -33,7 +33,14 @@ Usage:
                                             on stderr; wallet from MARKET_PRIVATE_KEY (--wallet-key)
                                             or --keystore PATH + MARKET_KEYSTORE_PASSPHRASE; search,
                                             info and call take --api-url, --api-key, --network and
-                                            --asset ADDRESS (a token allowed besides USDC)
+                                            --asset ADDRESS (a token allowed besides USDC); --dev D
+                                            uses the marketplace of 'market dev --dir D' and its demo wallet
+  market dev [module.ts] [--dir D] [--fresh] [--port N] [--facilitator-port N] [--skills-port N] [--chain-port N]
+                                            the whole marketplace on this machine for trying it out:
+                                            a local chain (anvil) with test USDC, registry, facilitator,
+                                            the example skills (or module.ts, reloaded when saved) and a
+                                            funded demo wallet; state in D (default ./.market/dev);
+                                            ports default 3000, 3001, 3002, 8545
   market --help | -h                        this text
   market --version | -v                     the version
 

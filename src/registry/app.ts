@@ -1,4 +1,4 @@
-import { Elysia } from 'elysia';
+import { Elysia, type AnyElysia } from 'elysia';
 import type { RegistryConfig } from '../config';
 import type { DatabaseHandle } from '../db';
 import { createLogger, type Logger } from '../log';
@@ -29,6 +29,8 @@ export interface RegistryDeps {
   logger?: Logger;
   /** Where rate-limit counters live; by default PostgreSQL (shared) or memory (embedded). */
   rateLimitStore?: RateLimitStore;
+  /** Extra routes mounted after the registry's own (e.g. `market dev`'s demo wallet); none by default. */
+  plugins?: readonly AnyElysia[];
 }
 
 /**
@@ -41,7 +43,7 @@ export function createRegistry(deps: RegistryDeps) {
   const store = deps.rateLimitStore ?? (database.kind === 'postgres' ? postgresRateLimitStore(database.db) : memoryRateLimitStore());
   // The web pages are Bun routes beside the API (no API path is a page path); `development:
   // false` serves the same minified bundle `npm start` and the compiled binary do.
-  return new Elysia({ name: 'registry', serve: { routes: pageRoutes(), development: false } })
+  const app = new Elysia({ name: 'registry', serve: { routes: pageRoutes(), development: false } })
     .use(requestContext(logger, config.bodyLimitBytes))
     .use(errorHandler(logger))
     .use(crossSiteGuard(config))
@@ -65,6 +67,8 @@ export function createRegistry(deps: RegistryDeps) {
     .use(analyticsRoutes(ctx))
     .use(reviewRoutes(ctx))
     .use(webRoutes(config));
+  for (const plugin of deps.plugins ?? []) app.use(plugin);
+  return app;
 }
 
 export type Registry = ReturnType<typeof createRegistry>;

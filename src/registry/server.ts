@@ -1,7 +1,7 @@
 import type { RegistryConfig } from '../config';
 import { openDatabase, type DatabaseHandle } from '../db';
 import type { Logger } from '../log';
-import { createRegistry } from './app';
+import { createRegistry, type RegistryDeps } from './app';
 import { LISTENER_OPTIONS } from './plugins/request-context';
 import { systemClock } from './context';
 import { createHealthProber } from './modules/skill-health';
@@ -15,14 +15,14 @@ export interface RunningRegistry {
 }
 
 /** Opens the database (migrating it), builds the app and listens on the configured port. */
-export async function startRegistry(config: RegistryConfig, logger: Logger): Promise<RunningRegistry> {
+export async function startRegistry(config: RegistryConfig, logger: Logger, extra: Pick<RegistryDeps, 'plugins'> = {}): Promise<RunningRegistry> {
   if (config.auth.jwtSecretGenerated) {
     logger.warn('AUTH_JWT_SECRET is not set: using a random secret, so sessions end when the registry restarts');
   }
   const database = await openDatabase(config.database);
   let app: ReturnType<typeof createRegistry>;
   try {
-    app = createRegistry({ database, config, logger });
+    app = createRegistry({ database, config, logger, ...extra });
     app.listen({ hostname: config.host, port: config.port, ...LISTENER_OPTIONS });
   } catch (error) {
     await database.close();

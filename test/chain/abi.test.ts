@@ -2,6 +2,7 @@ import { describe, expect, it } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Abi } from "viem";
+import { USD_COIN_BYTECODE } from "../../src/chain/token";
 import { compileContracts, multicall3Abi, testSmartWalletAbi, usdCoinAbi } from "../support/chain";
 
 type Param = { type: string; name?: string; indexed?: boolean; components?: readonly Param[] };
@@ -28,6 +29,11 @@ describe("compiled test contracts", () => {
   it("match the hand-written usdCoinAbi item by item", async () => {
     const { UsdCoin } = await compileContracts();
     expect(signatures(usdCoinAbi)).toEqual(signatures(UsdCoin.abi));
+  });
+
+  it("give the token the bytecode committed in src/chain/token/artifact.ts (else run bun scripts/token-artifact.ts)", async () => {
+    const { UsdCoin } = await compileContracts();
+    expect(USD_COIN_BYTECODE).toBe(UsdCoin.bytecode);
   });
 
   it("match the hand-written testSmartWalletAbi item by item", async () => {

@@ -35,7 +35,8 @@ import {
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { MULTICALL3_ADDRESS, testSmartWalletAbi, usdCoinAbi } from "./abi";
 import { compileContracts } from "./compile";
-import { spawnAnvil } from "./process";
+import { spawnAnvil } from "../../../src/chain/anvil";
+import { USD_COIN_BYTECODE } from "../../../src/chain/token";
 
 export type StartChainOptions = {
   /** EIP-155 chain id; 84532 (Base Sepolia) also suits the v1 x402 packages' `base-sepolia`. */
@@ -158,7 +159,7 @@ export async function startChain(options: StartChainOptions = {}): Promise<Local
     const mint = (to: Address, amount: bigint) =>
       encodeFunctionData({ abi: usdCoinAbi, functionName: "mint", args: [to, amount] });
     const setup: { to?: Address; data: Hex; gas: bigint }[] = [
-      { data: encodeDeployData({ abi: usdCoinAbi, bytecode: compiled.UsdCoin.bytecode }), gas: 3_000_000n },
+      { data: encodeDeployData({ abi: usdCoinAbi, bytecode: USD_COIN_BYTECODE }), gas: 3_000_000n },
       {
         data: encodeDeployData({ abi: testSmartWalletAbi, bytecode: compiled.TestSmartWallet.bytecode, args: [walletOwner.address] }),
         gas: 1_000_000n,

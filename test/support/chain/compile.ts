@@ -1,5 +1,5 @@
 /**
- * Compiles the test contracts in ./contracts with solc-js and caches the result twice: in memory
+ * Compiles the test contracts in ./contracts and the token in src/chain/token with solc-js and caches the result twice: in memory
  * per process, and on disk under node_modules/.cache keyed by a hash of the sources, the solc
  * version and the settings. Loading solc-js alone costs ~1 s, so a warm disk cache never imports it.
  */
@@ -15,7 +15,7 @@ export type ContractName = "UsdCoin" | "TestSmartWallet" | "Multicall3";
 export type CompiledContracts = Record<ContractName, CompiledContract>;
 
 const CONTRACT_NAMES: readonly ContractName[] = ["UsdCoin", "TestSmartWallet", "Multicall3"];
-const CONTRACTS_DIR = fileURLToPath(new URL("./contracts/", import.meta.url));
+const CONTRACT_DIRS = [fileURLToPath(new URL("./contracts/", import.meta.url)), fileURLToPath(new URL("../../../src/chain/token/", import.meta.url))];
 const CACHE_DIR = fileURLToPath(new URL("../../../node_modules/.cache/skill-market-contracts/", import.meta.url));
 const SETTINGS = {
   optimizer: { enabled: true, runs: 200 },
@@ -51,12 +51,15 @@ async function load(): Promise<CompiledContracts> {
   return compiled;
 }
 
+/** Every .sol file, keyed by its bare file name (imports are `./Name.sol`, so the folders merge). */
 async function readSources(): Promise<Record<string, { content: string }>> {
-  const files = (await readdir(CONTRACTS_DIR)).filter((f) => f.endsWith(".sol")).sort();
   const entries = await Promise.all(
-    files.map(async (f) => [f, { content: await readFile(join(CONTRACTS_DIR, f), "utf8") }] as const),
+    CONTRACT_DIRS.map(async (dir) => {
+      const files = (await readdir(dir)).filter((f) => f.endsWith(".sol"));
+      return Promise.all(files.map(async (f) => [f, { content: await readFile(join(dir, f), "utf8") }] as const));
+    }),
   );
-  return Object.fromEntries(entries);
+  return Object.fromEntries(entries.flat().sort(([a], [b]) => a.localeCompare(b)));
 }
 
 function readSolcVersion(): string {

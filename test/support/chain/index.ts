@@ -19,4 +19,4 @@ export {
   vrsArgs,
 } from "./authorization";
 export { type CompiledContracts, compileContracts } from "./compile";
-export { anvilBinary } from "./process";
+export { anvilBinary } from "../../../src/chain/anvil";

@@ -1,0 +1,67 @@
+/**
+ * The dev chain: anvil on a loopback port with its state in the data directory, our test USDC
+ * deployed at a fixed address, and the demo wallet funded.
+ */
+import { createPublicClient, createWalletClient, defineChain, http, type Address, type Chain, type LocalAccount, type PublicClient, type Transport } from 'viem';
+import { spawnAnvil, type AnvilProcess } from '../chain/anvil';
+import { deployToken, tokenAddressOf, usdCoinAbi } from '../chain/token';
+import { devAccounts } from './accounts';
+
+export const DEV_CHAIN_ID = 31337;
+export const DEV_NETWORK = `eip155:${DEV_CHAIN_ID}` as const;
+/** The demo wallet is topped up to this (100 USDC) at start when it holds less than a tenth of it. */
+export const DEMO_FUNDING = 100_000_000n;
+
+export interface DevChain {
+  rpcUrl: string;
+  anvil: AnvilProcess;
+  client: PublicClient<Transport, Chain>;
+  token: Address;
+  balanceOf(address: Address): Promise<bigint>;
+  /** Mints test USDC from the deployer and waits for it. */
+  mint(to: Address, amount: bigint): Promise<void>;
+}
+
+/** The token's address on a dev chain, known before anvil starts (the deployer's first transaction). */
+export const devTokenAddress = () => tokenAddressOf(devAccounts().deployer.address);
+
+export async function startDevChain(options: { port: number; statePath: string; onExit(reason: string): void }): Promise<DevChain> {
+  const anvil = await spawnAnvil(
+    // --state loads the file at start and dumps at exit; --state-interval also every 5 s, so a
+    // crash loses seconds, not the session.
+    ['--chain-id', String(DEV_CHAIN_ID), '--state', options.statePath, '--state-interval', '5'],
+    { port: options.port, onExit: options.onExit },
+  );
+  const rpcUrl = `http://127.0.0.1:${anvil.port}`;
+  try {
+    const chain = defineChain({ id: DEV_CHAIN_ID, name: 'market dev', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } });
+    const client = createPublicClient({ chain, transport: http(rpcUrl), pollingInterval: 20, cacheTime: 0 });
+    const { deployer } = devAccounts();
+    const { address: token } = await deployToken(client, deployer);
+    const wallet = createWalletClient({ chain, transport: http(rpcUrl), account: deployer as LocalAccount });
+    const balanceOf = (address: Address) => client.readContract({ address: token, abi: usdCoinAbi, functionName: 'balanceOf', args: [address] });
+    return {
+      rpcUrl,
+      anvil,
+      client,
+      token,
+      balanceOf,
+      async mint(to, amount) {
+        const hash = await wallet.writeContract({ address: token, abi: usdCoinAbi, functionName: 'mint', args: [to, amount] });
+        const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 20 });
+        if (receipt.status !== 'success') throw new Error(`minting test USDC reverted (${hash})`);
+      },
+    };
+  } catch (error) {
+    await anvil.stop();
+    throw error;
+  }
+}
+
+/** Tops the wallet up to DEMO_FUNDING when it runs low; its balance after. */
+export async function fundDemoWallet(chain: DevChain, address: Address): Promise<bigint> {
+  const balance = await chain.balanceOf(address);
+  if (balance >= DEMO_FUNDING / 10n) return balance;
+  await chain.mint(address, DEMO_FUNDING - balance);
+  return DEMO_FUNDING;
+}
