@@ -18,6 +18,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   search: async () => (await import('./commands/search')).searchCommand,
   info: async () => (await import('./commands/info')).infoCommand,
   call: async () => (await import('./commands/call')).callCommand,
+  mcp: async () => (await import('./commands/mcp')).mcpCommand,
 };
 
 /** Runs the command line; returns an exit code, or undefined while a server keeps running. */

@@ -1,0 +1,191 @@
+/**
+ * `market mcp` over stdio, driven by the official MCP client against a real registry, our
+ * facilitator, anvil with our EIP-3009 token and a paid skill server: tools and their schemas,
+ * discovery, a paid call whose tokens move on chain, and the owner's limits (per-call maximum,
+ * a budget that survives a restart, the allow-list, bad input), each refusal before any proof.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
+import { formatPriceUsd } from '../../sdk/x402/index';
+import { useWorld } from '../client/support/world';
+import { keystoreFor, PASSPHRASE, stdioClient, tempDir, textOf, tool, worldEnv } from './support';
+
+const world = useWorld({ chain: true });
+let home: { path: string; remove(): Promise<void> };
+
+beforeAll(async () => {
+  home = await tempDir();
+});
+afterAll(async () => home?.remove());
+
+const inputSchema = { type: 'object', required: ['city'], properties: { city: { type: 'string', minLength: 2 } }, additionalProperties: false };
+const proofsTo = (name: string) => world.server.requests.filter((r) => r.skill === name && r.proof !== null);
+
+/** A funded payer's keystore and the env of a server paying from it, with its own budget file. */
+async function payingEnv(extra: Record<string, string> = {}) {
+  const payer = await world.payer(1_000_000n);
+  const dir = `${home.path}/${crypto.randomUUID().slice(0, 8)}`;
+  const keystore = await keystoreFor(payer.privateKey, home.path);
+  return { payer, env: worldEnv(world, dir, { MARKET_KEYSTORE: keystore, MARKET_KEYSTORE_PASSPHRASE: PASSPHRASE, ...extra }) };
+}
+
+describe('market mcp over stdio', () => {
+  it('lists its tools with JSON Schemas a model can follow', async () => {
+    const client = await stdioClient(worldEnv(world, home.path));
+    try {
+      const { tools } = await client.listTools();
+      const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+      expect(Object.keys(byName).sort()).toEqual(['call_skill', 'get_skill', 'list_groups', 'recent_calls', 'search_skills', 'skill_reviews', 'wallet_status']);
+      for (const t of tools) expect(t.description!.length).toBeGreaterThan(40);
+      expect(byName.call_skill!.inputSchema).toMatchObject({ type: 'object', required: ['slug'], properties: { slug: { type: 'string' }, input: { type: 'object' } } });
+      expect(byName.search_skills!.inputSchema.properties).toMatchObject({ query: { type: 'string' }, maxPrice: { type: 'string' }, sort: { enum: ['relevance', 'popular', 'newest', 'price'] }, limit: { type: 'integer', maximum: 50 } });
+      expect(byName.get_skill!.annotations?.readOnlyHint).toBe(true);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('finds a skill, shows its input schema, and pays it: tokens move on chain and the receipt says where', async () => {
+    const skill = await world.addSkill({ name: `weather-${crypto.randomUUID().slice(0, 6)}`, inputSchema, handler: (input) => ({ forecast: `sun in ${(input as { city: string }).city}` }) });
+    const { payer, env } = await payingEnv();
+    const client = await stdioClient(env);
+    try {
+      const found = await tool(client, 'search_skills', { query: skill.name });
+      expect(found.isError).toBeFalsy();
+      expect(found.structuredContent.skills.map((s: { slug: string }) => s.slug)).toContain(skill.slug);
+      expect(textOf(found)).toContain(`${skill.slug}: ${skill.name}, $0.01/call`);
+
+      const details = await tool(client, 'get_skill', { slug: skill.slug });
+      expect(details.structuredContent).toMatchObject({ slug: skill.slug, price: '$0.01', priceAtomic: '10000', isActive: true, inputSchema, rating: null });
+      expect(textOf(details)).toContain('"required":["city"]');
+
+      const before = { payer: await world.chain.balanceOf(payer.address), payee: await world.chain.balanceOf(skill.payTo) };
+      const paid = await tool(client, 'call_skill', { slug: skill.slug, input: { city: 'Paris' } });
+      expect(paid.isError).toBeFalsy();
+      expect(paid.structuredContent.result).toEqual({ forecast: 'sun in Paris' });
+      expect(paid.structuredContent.receipt).toMatchObject({ amount: '10000', network: 'eip155:84532', payTo: skill.payTo, payer: payer.address });
+      expect(paid.structuredContent.receipt.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+      expect(textOf(paid)).toContain(`transaction ${paid.structuredContent.receipt.transaction}`);
+      expect(await world.chain.balanceOf(payer.address)).toBe(before.payer - 10_000n);
+      expect(await world.chain.balanceOf(skill.payTo)).toBe(before.payee + 10_000n);
+
+      const recent = await tool(client, 'recent_calls');
+      expect(recent.structuredContent.calls).toEqual([expect.objectContaining({ slug: skill.slug, amount: '10000', charged: 'yes', transaction: paid.structuredContent.receipt.transaction })]);
+      const status = await tool(client, 'wallet_status');
+      expect(status.structuredContent).toMatchObject({ address: payer.address, mode: 'paying', balance: { amount: String(before.payer - 10_000n), asset: world.asset.address }, budget: { period: 'day', limit: '1000000', spent: '10000', remaining: '990000' } });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('refuses input that fails the schema before any request to the skill', async () => {
+    const skill = await world.addSkill({ inputSchema });
+    const { env } = await payingEnv();
+    const client = await stdioClient(env);
+    try {
+      const refused = await tool(client, 'call_skill', { slug: skill.slug, input: { city: 'P', extra: true } });
+      expect(refused.isError).toBe(true);
+      expect(refused.structuredContent.error.code).toBe('invalid_input');
+      expect(textOf(refused)).toContain(`Input refused by the inputSchema of ${skill.slug}`);
+      expect(world.server.requests.filter((r) => r.skill === skill.name)).toHaveLength(0);
+      expect((await tool(client, 'wallet_status')).structuredContent.budget.spent).toBe('0');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('refuses a skill above the per-call maximum with nothing signed, telling how to raise it', async () => {
+    const skill = await world.addSkill({ price: 20_000n });
+    const { payer, env } = await payingEnv({ MARKET_MCP_MAX_PRICE: '$0.015' });
+    const client = await stdioClient(env);
+    try {
+      const before = await world.chain.balanceOf(payer.address);
+      const refused = await tool(client, 'call_skill', { slug: skill.slug });
+      expect(refused.isError).toBe(true);
+      expect(refused.structuredContent.error.code).toBe('max_price_exceeded');
+      expect(textOf(refused)).toContain('above the per-call maximum of $0.015. Nothing was paid. The user can raise it with MARKET_MCP_MAX_PRICE');
+      expect(world.server.requests.filter((r) => r.skill === skill.name)).toHaveLength(0);
+      expect(await world.chain.balanceOf(payer.address)).toBe(before);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('keeps the budget spent across a restart: the call that would pass it is refused before and after', async () => {
+    const skill = await world.addSkill();
+    const { payer, env } = await payingEnv({ MARKET_MCP_BUDGET: formatPriceUsd(25_000n) });
+    const first = await stdioClient(env);
+    try {
+      for (let i = 0; i < 2; i++) expect((await tool(first, 'call_skill', { slug: skill.slug })).isError).toBeFalsy();
+      const refused = await tool(first, 'call_skill', { slug: skill.slug });
+      expect(refused.structuredContent.error.code).toBe('budget_exceeded');
+      expect(textOf(refused)).toContain('only $0.005 is left of the $0.025 daily budget');
+    } finally {
+      await first.close();
+    }
+    const balance = await world.chain.balanceOf(payer.address);
+    const second = await stdioClient(env);
+    try {
+      expect((await tool(second, 'wallet_status')).structuredContent.budget).toMatchObject({ spent: '20000', remaining: '5000' });
+      const refused = await tool(second, 'call_skill', { slug: skill.slug });
+      expect(refused.isError).toBe(true);
+      expect(refused.structuredContent.error.code).toBe('budget_exceeded');
+      expect((await tool(second, 'recent_calls')).structuredContent.calls).toHaveLength(2);
+    } finally {
+      await second.close();
+    }
+    expect(proofsTo(skill.name)).toHaveLength(2);
+    expect(await world.chain.balanceOf(payer.address)).toBe(balance);
+  });
+
+  it('pays only skills on the allow-list', async () => {
+    const allowed = await world.addSkill();
+    const other = await world.addSkill();
+    const { env } = await payingEnv({ MARKET_MCP_ALLOW: allowed.slug });
+    const client = await stdioClient(env);
+    try {
+      const refused = await tool(client, 'call_skill', { slug: other.slug });
+      expect(refused.structuredContent.error.code).toBe('not_allowed');
+      expect(textOf(refused)).toContain(`add "${other.slug}" or its creator`);
+      expect(world.server.requests.filter((r) => r.skill === other.name)).toHaveLength(0);
+      expect((await tool(client, 'call_skill', { slug: allowed.slug })).isError).toBeFalsy();
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('runs discovery-only without a wallet: search works, calls explain how to add one', async () => {
+    const skill = await world.addSkill();
+    const client = await stdioClient(worldEnv(world, `${home.path}/nowallet`));
+    try {
+      expect((await tool(client, 'get_skill', { slug: skill.slug })).structuredContent.slug).toBe(skill.slug);
+      const refused = await tool(client, 'call_skill', { slug: skill.slug });
+      expect(refused.isError).toBe(true);
+      expect(refused.structuredContent.error.code).toBe('wallet_required');
+      expect(textOf(refused)).toContain('discovery-only mode');
+      expect(textOf(refused)).toContain('MARKET_KEYSTORE');
+      expect((await tool(client, 'wallet_status')).structuredContent).toMatchObject({ address: null, mode: 'discovery-only' });
+      expect(client.stderr()).toContain('discovery only (no wallet)');
+    } finally {
+      await client.close();
+    }
+    expect(world.server.requests.filter((r) => r.skill === skill.name)).toHaveLength(0);
+  });
+
+  it('says plainly that the registry offers no reviews, and lists groups', async () => {
+    const skill = await world.addSkill();
+    const client = await stdioClient(worldEnv(world, home.path));
+    try {
+      const reviews = await tool(client, 'skill_reviews', { slug: skill.slug });
+      expect(reviews.isError).toBeFalsy();
+      expect(reviews.structuredContent).toMatchObject({ available: false, reviews: [] });
+      expect(textOf(reviews)).toStartWith('The registry offers no reviews');
+      const missing = await tool(client, 'skill_reviews', { slug: 'no-such-skill-here' });
+      expect(missing.isError).toBe(true);
+      expect(textOf(missing)).toContain('No skill no-such-skill-here');
+      const groups = await tool(client, 'list_groups');
+      expect(groups.structuredContent.groups.map((g: { name: string }) => g.name)).toContain(world.group);
+    } finally {
+      await client.close();
+    }
+  });
+});
