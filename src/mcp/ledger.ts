@@ -63,6 +63,8 @@ export class BudgetRefusal extends Error {
 }
 
 const KEEP_CALLS = 200;
+/** This process's incarnation: a reservation under our pid but another owner was left by an earlier process that had the same pid. */
+const OWNER = crypto.randomUUID();
 const LOCK_STALE_MS = 10_000;
 const LOCK_WAIT_MS = 10_000;
 
@@ -70,7 +72,6 @@ export class PersistentBudget {
   private readonly file: string;
   private readonly lockFile: string;
   private readonly dataDir: string;
-  private readonly owner = crypto.randomUUID();
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
@@ -90,7 +91,7 @@ export class PersistentBudget {
       const snapshot = this.snapshotOf(state);
       if (amount > snapshot.remaining) throw new BudgetRefusal(snapshot, amount);
       const id = crypto.randomUUID();
-      state.reservations.push({ id, slug, amount: amount.toString(), at: this.now().toISOString(), pid: process.pid, owner: this.owner });
+      state.reservations.push({ id, slug, amount: amount.toString(), at: this.now().toISOString(), pid: process.pid, owner: OWNER });
       return { result: id, write: true };
     });
   }
@@ -156,7 +157,7 @@ export class PersistentBudget {
     }
     const kept: Reservation[] = [];
     for (const r of state.reservations) {
-      const orphan = r.owner !== this.owner && (r.pid === process.pid || !alive(r.pid));
+      const orphan = r.owner !== OWNER && (r.pid === process.pid || !alive(r.pid));
       if (orphan) state.spent = (BigInt(state.spent) + BigInt(r.amount)).toString();
       else kept.push(r);
     }

@@ -1,11 +1,15 @@
 /**
- * `market mcp` over stdio, driven by the official MCP client against a real registry, our
+ * `market mcp` over stdio and Streamable HTTP, driven by the official MCP client against a real registry, our
  * facilitator, anvil with our EIP-3009 token and a paid skill server: tools and their schemas,
  * discovery, a paid call whose tokens move on chain, and the owner's limits (per-call maximum,
- * a budget that survives a restart, the allow-list, bad input), each refusal before any proof.
+ * a budget that survives a restart, the allow-list, bad input), each refusal before any proof;
+ * and stdout carrying nothing but protocol messages.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { formatPriceUsd } from '../../sdk/x402/index';
+import { CLI_ENTRY, freePort, spawnMarket } from '../support/process';
 import { useWorld } from '../client/support/world';
 import { keystoreFor, PASSPHRASE, stdioClient, tempDir, textOf, tool, worldEnv } from './support';
 
@@ -187,5 +191,93 @@ describe('market mcp over stdio', () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('market mcp over Streamable HTTP', () => {
+  /** Starts `market mcp --http` on a free loopback port; resolves once it answers. */
+  async function startHttp(env: Record<string, string>) {
+    const port = await freePort();
+    const child = spawnMarket(['mcp', '--http', '--port', String(port)], env);
+    const url = `http://127.0.0.1:${port}/mcp`;
+    for (let i = 0; i < 600; i++) {
+      if (await fetch(url).then(() => true, () => false)) break;
+      if (child.exitCode !== null) throw new Error(`market mcp exited: ${await new Response(child.stderr).text()}`);
+      await Bun.sleep(25);
+    }
+    return { url, stop: async () => (child.kill(), await child.exited) };
+  }
+
+  it('serves the same tools and pays a skill, tokens moving on chain', async () => {
+    const skill = await world.addSkill();
+    const { payer, env } = await payingEnv();
+    const server = await startHttp(env);
+    const client = new Client({ name: 'market-tests', version: '1.0.0' });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain('call_skill');
+      const before = await world.chain.balanceOf(payer.address);
+      const paid = await tool(client, 'call_skill', { slug: skill.slug });
+      expect(paid.isError).toBeFalsy();
+      expect(paid.structuredContent.receipt.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+      expect(await world.chain.balanceOf(payer.address)).toBe(before - 10_000n);
+    } finally {
+      await client.close();
+      await server.stop();
+    }
+  });
+
+  it('asks for the bearer token when one is set, and refuses to listen beyond loopback without one', async () => {
+    const token = 'a-long-enough-test-token-0123456789';
+    const server = await startHttp({ ...worldEnv(world, `${home.path}/http`), MARKET_MCP_TOKEN: token });
+    try {
+      const anonymous = new Client({ name: 'market-tests', version: '1.0.0' });
+      await expect(anonymous.connect(new StreamableHTTPClientTransport(new URL(server.url)))).rejects.toThrow();
+      const res = await fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      expect(res.status).toBe(401);
+      expect(await res.json()).toMatchObject({ code: 'UNAUTHORIZED', requestId: expect.any(String) });
+      const client = new Client({ name: 'market-tests', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+      expect((await tool(client, 'list_groups')).isError).toBeFalsy();
+      await client.close();
+    } finally {
+      await server.stop();
+    }
+    const exposed = spawnMarket(['mcp', '--http', '--host', '0.0.0.0', '--port', String(await freePort())], worldEnv(world, `${home.path}/http`));
+    expect(await exposed.exited).toBe(1);
+    expect(await new Response(exposed.stderr).text()).toContain('MARKET_MCP_TOKEN');
+  });
+});
+
+describe('stdout', () => {
+  it('carries protocol messages only; logs go to stderr', async () => {
+    const child = Bun.spawn([process.execPath, CLI_ENTRY, 'mcp'], { env: worldEnv(world, `${home.path}/raw`), stdin: 'pipe', stdout: 'pipe', stderr: 'pipe' });
+    const messages = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+      { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'search_skills', arguments: { query: 'anything' } } },
+    ];
+    child.stdin.write(messages.map((m) => `${JSON.stringify(m)}\n`).join(''));
+    await child.stdin.flush();
+    const lines: string[] = [];
+    const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    let buffered = '';
+    while (lines.length < 3) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffered += value;
+      const parts = buffered.split('\n');
+      buffered = parts.pop()!;
+      lines.push(...parts.filter(Boolean));
+    }
+    child.stdin.end();
+    expect(await child.exited).toBe(0);
+    const parsed = lines.map((l) => JSON.parse(l) as { jsonrpc: string; id: number });
+    expect(parsed.map((m) => [m.jsonrpc, m.id])).toEqual([['2.0', 1], ['2.0', 2], ['2.0', 3]]);
+    let rest = buffered;
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += chunk.value;
+    expect(rest).toBe('');
+    expect(await new Response(child.stderr).text()).toContain('market mcp: discovery only');
   });
 });
