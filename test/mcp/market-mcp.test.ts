@@ -33,85 +33,95 @@ async function payingEnv(extra: Record<string, string> = {}) {
 }
 
 describe('market mcp over stdio', () => {
+  type McpClient = Awaited<ReturnType<typeof stdioClient>>;
+  /** Discovery-only: no wallet. */
+  let discovery: McpClient;
+  /** Pays from a keystore, at most $0.015 a call, only the skills `weather` and `pricey`. */
+  let limited: McpClient;
+  let payer: Awaited<ReturnType<typeof payingEnv>>['payer'];
+  let weather: Awaited<ReturnType<typeof world.addSkill>>;
+  let pricey: typeof weather;
+  let offList: typeof weather;
+
+  beforeAll(async () => {
+    weather = await world.addSkill({ name: `weather-${crypto.randomUUID().slice(0, 6)}`, inputSchema, handler: (input) => ({ forecast: `sun in ${(input as { city: string }).city}` }) });
+    pricey = await world.addSkill({ price: 20_000n });
+    offList = await world.addSkill();
+    const paying = await payingEnv({ MARKET_MCP_MAX_PRICE: '$0.015', MARKET_MCP_ALLOW: `${weather.slug},${pricey.slug}` });
+    payer = paying.payer;
+    [discovery, limited] = await Promise.all([stdioClient(worldEnv(world, `${home.path}/nowallet`)), stdioClient(paying.env)]);
+  }, 30_000);
+  afterAll(async () => {
+    await Promise.all([discovery?.close(), limited?.close()]);
+  });
+
   it('lists its tools with JSON Schemas a model can follow', async () => {
-    const client = await stdioClient(worldEnv(world, home.path));
-    try {
-      const { tools } = await client.listTools();
-      const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
-      expect(Object.keys(byName).sort()).toEqual(['call_skill', 'get_skill', 'list_groups', 'recent_calls', 'search_skills', 'skill_reviews', 'wallet_status']);
-      for (const t of tools) expect(t.description!.length).toBeGreaterThan(40);
-      expect(byName.call_skill!.inputSchema).toMatchObject({ type: 'object', required: ['slug'], properties: { slug: { type: 'string' }, input: { type: 'object' } } });
-      expect(byName.search_skills!.inputSchema.properties).toMatchObject({ query: { type: 'string' }, maxPrice: { type: 'string' }, sort: { enum: ['relevance', 'popular', 'newest', 'price'] }, limit: { type: 'integer', maximum: 50 } });
-      expect(byName.get_skill!.annotations?.readOnlyHint).toBe(true);
-    } finally {
-      await client.close();
-    }
+    const { tools } = await discovery.listTools();
+    const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+    expect(Object.keys(byName).sort()).toEqual(['call_skill', 'get_skill', 'list_groups', 'recent_calls', 'search_skills', 'skill_reviews', 'wallet_status']);
+    for (const t of tools) expect(t.description!.length).toBeGreaterThan(40);
+    expect(byName.call_skill!.inputSchema).toMatchObject({ type: 'object', required: ['slug'], properties: { slug: { type: 'string' }, input: { type: 'object' } } });
+    expect(byName.search_skills!.inputSchema.properties).toMatchObject({ query: { type: 'string' }, maxPrice: { type: 'string' }, sort: { enum: ['relevance', 'popular', 'newest', 'price'] }, limit: { type: 'integer', maximum: 50 } });
+    expect(byName.get_skill!.annotations?.readOnlyHint).toBe(true);
   });
 
   it('finds a skill, shows its input schema, and pays it: tokens move on chain and the receipt says where', async () => {
-    const skill = await world.addSkill({ name: `weather-${crypto.randomUUID().slice(0, 6)}`, inputSchema, handler: (input) => ({ forecast: `sun in ${(input as { city: string }).city}` }) });
-    const { payer, env } = await payingEnv();
-    const client = await stdioClient(env);
-    try {
-      const found = await tool(client, 'search_skills', { query: skill.name });
-      expect(found.isError).toBeFalsy();
-      expect(found.structuredContent.skills.map((s: { slug: string }) => s.slug)).toContain(skill.slug);
-      expect(textOf(found)).toContain(`${skill.slug}: ${skill.name}, $0.01/call`);
+    const found = await tool(limited, 'search_skills', { query: weather.name });
+    expect(found.isError).toBeFalsy();
+    expect(found.structuredContent.skills.map((s: { slug: string }) => s.slug)).toContain(weather.slug);
+    expect(textOf(found)).toContain(`${weather.slug}: ${weather.name}, $0.01/call`);
 
-      const details = await tool(client, 'get_skill', { slug: skill.slug });
-      expect(details.structuredContent).toMatchObject({ slug: skill.slug, price: '$0.01', priceAtomic: '10000', isActive: true, inputSchema, rating: null });
-      expect(textOf(details)).toContain('"required":["city"]');
+    const details = await tool(limited, 'get_skill', { slug: weather.slug });
+    expect(details.structuredContent).toMatchObject({ slug: weather.slug, price: '$0.01', priceAtomic: '10000', isActive: true, inputSchema, rating: null });
+    expect(textOf(details)).toContain('"required":["city"]');
 
-      const before = { payer: await world.chain.balanceOf(payer.address), payee: await world.chain.balanceOf(skill.payTo) };
-      const paid = await tool(client, 'call_skill', { slug: skill.slug, input: { city: 'Paris' } });
-      expect(paid.isError).toBeFalsy();
-      expect(paid.structuredContent.result).toEqual({ forecast: 'sun in Paris' });
-      expect(paid.structuredContent.receipt).toMatchObject({ amount: '10000', network: 'eip155:84532', payTo: skill.payTo, payer: payer.address });
-      expect(paid.structuredContent.receipt.transaction).toMatch(/^0x[0-9a-f]{64}$/);
-      expect(textOf(paid)).toContain(`transaction ${paid.structuredContent.receipt.transaction}`);
-      expect(await world.chain.balanceOf(payer.address)).toBe(before.payer - 10_000n);
-      expect(await world.chain.balanceOf(skill.payTo)).toBe(before.payee + 10_000n);
+    const before = { payer: await world.chain.balanceOf(payer.address), payee: await world.chain.balanceOf(weather.payTo) };
+    const paid = await tool(limited, 'call_skill', { slug: weather.slug, input: { city: 'Paris' } });
+    expect(paid.isError).toBeFalsy();
+    expect(paid.structuredContent.result).toEqual({ forecast: 'sun in Paris' });
+    expect(paid.structuredContent.receipt).toMatchObject({ amount: '10000', network: 'eip155:84532', payTo: weather.payTo, payer: payer.address });
+    expect(paid.structuredContent.receipt.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(textOf(paid)).toContain(`transaction ${paid.structuredContent.receipt.transaction}`);
+    expect(await world.chain.balanceOf(payer.address)).toBe(before.payer - 10_000n);
+    expect(await world.chain.balanceOf(weather.payTo)).toBe(before.payee + 10_000n);
 
-      const recent = await tool(client, 'recent_calls');
-      expect(recent.structuredContent.calls).toEqual([expect.objectContaining({ slug: skill.slug, amount: '10000', charged: 'yes', transaction: paid.structuredContent.receipt.transaction })]);
-      const status = await tool(client, 'wallet_status');
-      expect(status.structuredContent).toMatchObject({ address: payer.address, mode: 'paying', balance: { amount: String(before.payer - 10_000n), asset: world.asset.address }, budget: { period: 'day', limit: '1000000', spent: '10000', remaining: '990000' } });
-    } finally {
-      await client.close();
-    }
-  });
+    const recent = await tool(limited, 'recent_calls');
+    expect(recent.structuredContent.calls).toEqual([expect.objectContaining({ slug: weather.slug, amount: '10000', charged: 'yes', transaction: paid.structuredContent.receipt.transaction })]);
+    const status = await tool(limited, 'wallet_status');
+    expect(status.structuredContent).toMatchObject({
+      address: payer.address,
+      mode: 'paying',
+      balance: { amount: String(before.payer - 10_000n), asset: world.asset.address },
+      budget: { period: 'day', limit: '1000000', spent: '10000', remaining: '990000' },
+      limits: { maxPricePerCall: '15000', allowList: [weather.slug, pricey.slug] },
+    });
+  }, 30_000);
 
   it('refuses input that fails the schema before any request to the skill', async () => {
-    const skill = await world.addSkill({ inputSchema });
-    const { env } = await payingEnv();
-    const client = await stdioClient(env);
-    try {
-      const refused = await tool(client, 'call_skill', { slug: skill.slug, input: { city: 'P', extra: true } });
-      expect(refused.isError).toBe(true);
-      expect(refused.structuredContent.error.code).toBe('invalid_input');
-      expect(textOf(refused)).toContain(`Input refused by the inputSchema of ${skill.slug}`);
-      expect(world.server.requests.filter((r) => r.skill === skill.name)).toHaveLength(0);
-      expect((await tool(client, 'wallet_status')).structuredContent.budget.spent).toBe('0');
-    } finally {
-      await client.close();
-    }
+    const served = world.server.requests.filter((r) => r.skill === weather.name).length;
+    const refused = await tool(limited, 'call_skill', { slug: weather.slug, input: { city: 'P', extra: true } });
+    expect(refused.isError).toBe(true);
+    expect(refused.structuredContent.error.code).toBe('invalid_input');
+    expect(textOf(refused)).toContain(`Input refused by the inputSchema of ${weather.slug}`);
+    expect(world.server.requests.filter((r) => r.skill === weather.name)).toHaveLength(served);
+    expect((await tool(limited, 'wallet_status')).structuredContent.budget.spent).toBe('10000');
   });
 
   it('refuses a skill above the per-call maximum with nothing signed, telling how to raise it', async () => {
-    const skill = await world.addSkill({ price: 20_000n });
-    const { payer, env } = await payingEnv({ MARKET_MCP_MAX_PRICE: '$0.015' });
-    const client = await stdioClient(env);
-    try {
-      const before = await world.chain.balanceOf(payer.address);
-      const refused = await tool(client, 'call_skill', { slug: skill.slug });
-      expect(refused.isError).toBe(true);
-      expect(refused.structuredContent.error.code).toBe('max_price_exceeded');
-      expect(textOf(refused)).toContain('above the per-call maximum of $0.015. Nothing was paid. The user can raise it with MARKET_MCP_MAX_PRICE');
-      expect(world.server.requests.filter((r) => r.skill === skill.name)).toHaveLength(0);
-      expect(await world.chain.balanceOf(payer.address)).toBe(before);
-    } finally {
-      await client.close();
-    }
+    const before = await world.chain.balanceOf(payer.address);
+    const refused = await tool(limited, 'call_skill', { slug: pricey.slug });
+    expect(refused.isError).toBe(true);
+    expect(refused.structuredContent.error.code).toBe('max_price_exceeded');
+    expect(textOf(refused)).toContain('above the per-call maximum of $0.015. Nothing was paid. The user can raise it with MARKET_MCP_MAX_PRICE');
+    expect(world.server.requests.filter((r) => r.skill === pricey.name)).toHaveLength(0);
+    expect(await world.chain.balanceOf(payer.address)).toBe(before);
+  });
+
+  it('pays only skills on the allow-list', async () => {
+    const refused = await tool(limited, 'call_skill', { slug: offList.slug });
+    expect(refused.structuredContent.error.code).toBe('not_allowed');
+    expect(textOf(refused)).toContain(`add "${offList.slug}" or its creator`);
+    expect(world.server.requests.filter((r) => r.skill === offList.name)).toHaveLength(0);
   });
 
   it('keeps the budget spent across a restart: the call that would pass it is refused before and after', async () => {
@@ -139,58 +149,30 @@ describe('market mcp over stdio', () => {
     }
     expect(proofsTo(skill.name)).toHaveLength(2);
     expect(await world.chain.balanceOf(payer.address)).toBe(balance);
-  });
+  }, 30_000);
 
-  it('pays only skills on the allow-list', async () => {
-    const allowed = await world.addSkill();
-    const other = await world.addSkill();
-    const { env } = await payingEnv({ MARKET_MCP_ALLOW: allowed.slug });
-    const client = await stdioClient(env);
-    try {
-      const refused = await tool(client, 'call_skill', { slug: other.slug });
-      expect(refused.structuredContent.error.code).toBe('not_allowed');
-      expect(textOf(refused)).toContain(`add "${other.slug}" or its creator`);
-      expect(world.server.requests.filter((r) => r.skill === other.name)).toHaveLength(0);
-      expect((await tool(client, 'call_skill', { slug: allowed.slug })).isError).toBeFalsy();
-    } finally {
-      await client.close();
-    }
-  });
-
-  it('runs discovery-only without a wallet: search works, calls explain how to add one', async () => {
-    const skill = await world.addSkill();
-    const client = await stdioClient(worldEnv(world, `${home.path}/nowallet`));
-    try {
-      expect((await tool(client, 'get_skill', { slug: skill.slug })).structuredContent.slug).toBe(skill.slug);
-      const refused = await tool(client, 'call_skill', { slug: skill.slug });
-      expect(refused.isError).toBe(true);
-      expect(refused.structuredContent.error.code).toBe('wallet_required');
-      expect(textOf(refused)).toContain('discovery-only mode');
-      expect(textOf(refused)).toContain('MARKET_KEYSTORE');
-      expect((await tool(client, 'wallet_status')).structuredContent).toMatchObject({ address: null, mode: 'discovery-only' });
-      expect(client.stderr()).toContain('discovery only (no wallet)');
-    } finally {
-      await client.close();
-    }
-    expect(world.server.requests.filter((r) => r.skill === skill.name)).toHaveLength(0);
+  it('runs discovery-only without a wallet: reading works, calls explain how to add one', async () => {
+    expect((await tool(discovery, 'get_skill', { slug: offList.slug })).structuredContent.slug).toBe(offList.slug);
+    const refused = await tool(discovery, 'call_skill', { slug: offList.slug });
+    expect(refused.isError).toBe(true);
+    expect(refused.structuredContent.error.code).toBe('wallet_required');
+    expect(textOf(refused)).toContain('discovery-only mode');
+    expect(textOf(refused)).toContain('MARKET_KEYSTORE');
+    expect((await tool(discovery, 'wallet_status')).structuredContent).toMatchObject({ address: null, mode: 'discovery-only' });
+    expect(discovery.stderr()).toContain('discovery only (no wallet)');
+    expect(world.server.requests.filter((r) => r.skill === offList.name)).toHaveLength(0);
   });
 
   it('says plainly that the registry offers no reviews, and lists groups', async () => {
-    const skill = await world.addSkill();
-    const client = await stdioClient(worldEnv(world, home.path));
-    try {
-      const reviews = await tool(client, 'skill_reviews', { slug: skill.slug });
-      expect(reviews.isError).toBeFalsy();
-      expect(reviews.structuredContent).toMatchObject({ available: false, reviews: [] });
-      expect(textOf(reviews)).toStartWith('The registry offers no reviews');
-      const missing = await tool(client, 'skill_reviews', { slug: 'no-such-skill-here' });
-      expect(missing.isError).toBe(true);
-      expect(textOf(missing)).toContain('No skill no-such-skill-here');
-      const groups = await tool(client, 'list_groups');
-      expect(groups.structuredContent.groups.map((g: { name: string }) => g.name)).toContain(world.group);
-    } finally {
-      await client.close();
-    }
+    const reviews = await tool(discovery, 'skill_reviews', { slug: weather.slug });
+    expect(reviews.isError).toBeFalsy();
+    expect(reviews.structuredContent).toMatchObject({ available: false, reviews: [] });
+    expect(textOf(reviews)).toStartWith('The registry offers no reviews');
+    const missing = await tool(discovery, 'skill_reviews', { slug: 'no-such-skill-here' });
+    expect(missing.isError).toBe(true);
+    expect(textOf(missing)).toContain('No skill no-such-skill-here');
+    const groups = await tool(discovery, 'list_groups');
+    expect(groups.structuredContent.groups.map((g: { name: string }) => g.name)).toContain(world.group);
   });
 });
 
@@ -225,7 +207,7 @@ describe('market mcp over Streamable HTTP', () => {
       await client.close();
       await server.stop();
     }
-  });
+  }, 30_000);
 
   it('asks for the bearer token when one is set, and refuses to listen beyond loopback without one', async () => {
     const token = 'a-long-enough-test-token-0123456789';
@@ -246,7 +228,7 @@ describe('market mcp over Streamable HTTP', () => {
     const exposed = spawnMarket(['mcp', '--http', '--host', '0.0.0.0', '--port', String(await freePort())], worldEnv(world, `${home.path}/http`));
     expect(await exposed.exited).toBe(1);
     expect(await new Response(exposed.stderr).text()).toContain('MARKET_MCP_TOKEN');
-  });
+  }, 30_000);
 });
 
 describe('stdout', () => {
@@ -279,5 +261,5 @@ describe('stdout', () => {
     for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += chunk.value;
     expect(rest).toBe('');
     expect(await new Response(child.stderr).text()).toContain('market mcp: discovery only');
-  });
+  }, 30_000);
 });
