@@ -34,6 +34,15 @@ Usage:
                                             or --keystore PATH + MARKET_KEYSTORE_PASSPHRASE; search,
                                             info and call take --api-url, --api-key, --network and
                                             --asset ADDRESS (a token allowed besides USDC)
+  market mcp [--http [--port N] [--host H]] [--keystore PATH] [--max-price P] [--budget B]
+             [--period hour|day|week|month] [--confirm-above P] [--allow SLUG|CREATOR ...] [--data-dir D]
+                                            the MCP server for AI agents (stdio; Streamable HTTP at /mcp
+                                            on port 3005 with --http): search, read, pay and call skills
+                                            within limits (default $0.10 a call, $1 a day, kept in
+                                            spending.json). Wallet: MARKET_KEYSTORE + MARKET_KEYSTORE_PASSPHRASE
+                                            or MARKET_KEYSTORE_PASSPHRASE_FILE (none: discovery only);
+                                            MARKET_MCP_* variables mirror the flags (see README);
+                                            --print-config prints snippets for agent hosts
   market --help | -h                        this text
   market --version | -v                     the version
 

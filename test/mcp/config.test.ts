@@ -56,3 +56,16 @@ describe('market mcp configuration', () => {
     expect((await readMcpConfig({ http: true }, env())).http).toEqual({ host: '127.0.0.1', port: 3005, token: undefined });
   });
 });
+
+describe('market mcp --print-config', () => {
+  it('prints snippets for agent hosts that are JSON, name the command and keep the key out', async () => {
+    const { printConfigSnippets } = await import('../../src/mcp/print-config');
+    const text = printConfigSnippets('/home/me/wallet.json');
+    const blocks = text.split(/^# .*$/m).map((b) => b.trim()).filter((b) => b.startsWith('{'));
+    const [desktop, vscode] = blocks.map((b) => JSON.parse(b));
+    expect(desktop.mcpServers['skill-market']).toMatchObject({ command: process.execPath, env: { MARKET_KEYSTORE: '/home/me/wallet.json', MARKET_MCP_BUDGET: '$1' } });
+    expect(desktop.mcpServers['skill-market'].args.at(-1)).toBe('mcp');
+    expect(vscode.servers['skill-market']).toMatchObject({ type: 'stdio', command: process.execPath });
+    expect(text).not.toContain('PRIVATE_KEY');
+  });
+});
