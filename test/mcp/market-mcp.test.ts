@@ -203,6 +203,13 @@ describe('market mcp over Streamable HTTP', () => {
       expect(paid.isError).toBeFalsy();
       expect(paid.structuredContent.receipt.transaction).toMatch(/^0x[0-9a-f]{64}$/);
       expect(await world.chain.balanceOf(payer.address)).toBe(before - 10_000n);
+      // A web page reaching the port through DNS rebinding (another Host) or from another origin is refused.
+      const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'page', version: '1' } } };
+      const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+      for (const extra of [{ host: 'rebound.example:80' }, { origin: 'https://evil.example' }] as Record<string, string>[]) {
+        const res = await fetch(server.url, { method: 'POST', headers: { ...headers, ...extra }, body: JSON.stringify(initialize) });
+        expect(res.status).toBe(403);
+      }
     } finally {
       await client.close();
       await server.stop();
