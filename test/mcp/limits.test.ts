@@ -89,6 +89,40 @@ describe('limits are checked before anything is signed', () => {
   });
 });
 
+describe('what a failed call costs', () => {
+  it('a skill that fails before settling costs nothing: the hold is released and no call is listed', async () => {
+    const skill = await world.addSkill({ handler: () => { throw new Error('the forecast service is down'); } });
+    const { client, close } = await connect();
+    try {
+      const failed = await tool(client, 'call_skill', { slug: skill.slug });
+      expect(failed.isError).toBe(true);
+      expect(textOf(failed)).toContain('the forecast service is down');
+      expect(textOf(failed)).toContain('Nothing was paid.');
+      expect((await tool(client, 'wallet_status')).structuredContent.budget).toMatchObject({ spent: '0', reserved: '0' });
+      expect((await tool(client, 'recent_calls')).structuredContent.calls).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('an answer lost after the payment settled counts against the budget and is listed as possibly charged', async () => {
+    const skill = await world.addSkill({ dropAfterSettle: 10 });
+    const { client, close } = await connect();
+    try {
+      const before = await world.chain.balanceOf(skill.payTo);
+      const lost = await tool(client, 'call_skill', { slug: skill.slug });
+      expect(lost.isError).toBe(true);
+      expect(lost.structuredContent.error).toMatchObject({ code: 'network_error', charged: 'unknown' });
+      expect(textOf(lost)).toContain('may have gone through; it counts against the budget');
+      expect(await world.chain.balanceOf(skill.payTo)).toBe(before + 10_000n);
+      expect((await tool(client, 'wallet_status')).structuredContent.budget).toMatchObject({ spent: '10000', reserved: '0' });
+      expect((await tool(client, 'recent_calls')).structuredContent.calls).toEqual([expect.objectContaining({ slug: skill.slug, amount: '10000', charged: 'unknown' })]);
+    } finally {
+      await close();
+    }
+  });
+});
+
 describe('concurrent calls', () => {
   it('never overshoot the budget: with room for three of eight, exactly three are signed and paid', async () => {
     const skill = await world.addSkill();
