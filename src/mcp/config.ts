@@ -68,7 +68,13 @@ export const DEFAULT_MCP_PORT = 3005;
  * MARKET_KEYSTORE_PASSPHRASE or the file MARKET_KEYSTORE_PASSPHRASE_FILE), else the raw key in
  * MARKET_MCP_PRIVATE_KEY (unsafe, explicit), else none (discovery only).
  */
-export async function readMcpConfig(flags: McpFlags, env: Env, stored: { apiUrl?: string; apiKey?: string } = {}): Promise<McpConfig> {
+export async function readMcpConfig(
+  flags: McpFlags,
+  env: Env,
+  stored: { apiUrl?: string; apiKey?: string } = {},
+  /** Asks for the passphrase when neither variable gives it (a terminal with --http; never on stdio, which carries the protocol). */
+  prompt?: () => Promise<string>,
+): Promise<McpConfig> {
   const apiUrl = flags['api-url'] ?? read(env, 'MARKET_API_URL') ?? stored.apiUrl ?? DEFAULT_API_URL;
   if (!URL.canParse(apiUrl) || !/^https?:$/.test(new URL(apiUrl).protocol)) throw new ConfigError('MARKET_API_URL', `must be the registry http(s) URL, got "${apiUrl.slice(0, 80)}"`);
   const limits: Limits = {
@@ -85,27 +91,28 @@ export async function readMcpConfig(flags: McpFlags, env: Env, stored: { apiUrl?
     network,
     assets: (read(env, 'MARKET_ASSETS')?.split(',') ?? []).map((a) => a.trim()).filter(Boolean),
     rpcUrl: read(env, 'MARKET_RPC_URL'),
-    wallet: await walletSource(flags, env),
+    wallet: await walletSource(flags, env, prompt),
     limits,
     dataDir: resolve(flags['data-dir'] ?? read(env, 'MARKET_MCP_DATA_DIR') ?? join(configDir(env), 'mcp')),
     http: flags.http ? httpSettings(flags, env) : undefined,
   };
 }
 
-async function walletSource(flags: McpFlags, env: Env): Promise<WalletSource> {
+async function walletSource(flags: McpFlags, env: Env, prompt: (() => Promise<string>) | undefined): Promise<WalletSource> {
   const keystore = flags.keystore ?? read(env, 'MARKET_KEYSTORE');
   const rawKey = read(env, 'MARKET_MCP_PRIVATE_KEY');
   if (keystore !== undefined && rawKey !== undefined) throw new ConfigError('MARKET_MCP_PRIVATE_KEY', 'is set together with a keystore: keep one wallet source');
-  if (keystore !== undefined) return { type: 'keystore', path: resolve(keystore), passphrase: await passphrase(env) };
+  if (keystore !== undefined) return { type: 'keystore', path: resolve(keystore), passphrase: await passphrase(env, prompt) };
   if (rawKey !== undefined) return { type: 'raw-key', key: rawKey };
   return { type: 'none', reason: 'no wallet configured: set MARKET_KEYSTORE (a keystore from `market wallet new`) and MARKET_KEYSTORE_PASSPHRASE or MARKET_KEYSTORE_PASSPHRASE_FILE' };
 }
 
 /** stdio MCP has no terminal to prompt on, so the passphrase comes from a variable or a file. */
-async function passphrase(env: Env): Promise<string> {
+async function passphrase(env: Env, prompt: (() => Promise<string>) | undefined): Promise<string> {
   const direct = env.MARKET_KEYSTORE_PASSPHRASE;
   if (direct !== undefined && direct !== '') return direct;
   const file = read(env, 'MARKET_KEYSTORE_PASSPHRASE_FILE');
+  if (file === undefined && prompt) return prompt();
   if (file === undefined) throw new ConfigError('MARKET_KEYSTORE_PASSPHRASE', 'is required to open the keystore (or MARKET_KEYSTORE_PASSPHRASE_FILE naming a file that holds it)');
   const text = await Bun.file(file)
     .text()

@@ -36,6 +36,11 @@ describe('market mcp configuration', () => {
     expect(config.wallet).toEqual({ type: 'keystore', path: '/k.json', passphrase: 'secret words here' });
   });
 
+  it('asks for the passphrase when a prompt is possible and no variable gives it', async () => {
+    const config = await readMcpConfig({ http: true }, env({ MARKET_KEYSTORE: '/k.json' }), {}, async () => 'typed at the terminal');
+    expect(config.wallet).toEqual({ type: 'keystore', path: '/k.json', passphrase: 'typed at the terminal' });
+  });
+
   const refusals: [string, Parameters<typeof readMcpConfig>[0], Record<string, string>, string][] = [
     ['a keystore without a passphrase', {}, { MARKET_KEYSTORE: '/k.json' }, 'MARKET_KEYSTORE_PASSPHRASE'],
     ['a keystore and a raw key together', {}, { MARKET_KEYSTORE: '/k.json', MARKET_KEYSTORE_PASSPHRASE: 'p', MARKET_MCP_PRIVATE_KEY: '0x01' }, 'MARKET_MCP_PRIVATE_KEY'],

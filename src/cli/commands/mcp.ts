@@ -2,12 +2,14 @@ import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { SkillMarket, type SkillMarketOptions } from '../../../sdk/client/index';
 import { formatPriceUsd } from '../../../sdk/x402/index';
+import { ConfigError } from '../../config/env';
 import { readMcpConfig, type McpConfig } from '../../mcp/config';
 import { MCP_PATH, serveMcpOverHttp } from '../../mcp/http';
 import { PersistentBudget } from '../../mcp/ledger';
 import { printConfigSnippets } from '../../mcp/print-config';
 import { createMcpServer, type ServerDeps } from '../../mcp/server';
 import { openWallet } from '../../mcp/wallet';
+import { readPassphrase } from '../consumer';
 import { readCredentials } from '../credentials';
 
 /**
@@ -40,7 +42,12 @@ export async function mcpCommand(args: string[]): Promise<void> {
     process.stdout.write(printConfigSnippets(values.keystore));
     return;
   }
-  const config = await readMcpConfig(values, process.env, await readCredentials(process.env));
+  const prompt = values.http && process.stdin.isTTY ? () =>
+          readPassphrase(process.env, { confirm: false }).catch((error: Error) => {
+            throw new ConfigError('MARKET_KEYSTORE_PASSPHRASE', `was not given: ${error.message}`);
+          })
+      : undefined;
+  const config = await readMcpConfig(values, process.env, await readCredentials(process.env), prompt);
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const deps = await dependencies(config, log);
   if (config.http) {
