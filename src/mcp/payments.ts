@@ -73,7 +73,7 @@ export class Payments {
       const charged = error instanceof MarketError ? error.charged : 'unknown';
       const receipt = error instanceof MarketError ? error.receipt : undefined;
       // Anything but a certain "not charged" counts as spent: the budget must never overshoot.
-      const spent = charged === 'no' ? undefined : receipt ? record(receipt, charged) : { ...blankRecord(slug, price), charged: 'unknown' as const };
+      const spent = charged === 'no' ? undefined : receipt ? record(receipt, charged) : { ...blankRecord(slug, price), charged };
       if (spent) spent.error = (error as Error).message;
       await this.budget.settle(reservation, spent);
       if (error instanceof MarketError) {

@@ -5,8 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { ConfigError } from '../../src/config/env';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { readMcpConfig } from '../../src/mcp/config';
-import { tempDir } from './support';
+import { openWallet } from '../../src/mcp/wallet';
+import { keystoreFor, PASSPHRASE, tempDir } from './support';
 
 let home: { path: string; remove(): Promise<void> };
 beforeAll(async () => {
@@ -72,5 +74,26 @@ describe('market mcp --print-config', () => {
     expect(desktop.mcpServers['skill-market'].args.at(-1)).toBe('mcp');
     expect(vscode.servers['skill-market']).toMatchObject({ type: 'stdio', command: process.execPath });
     expect(text).not.toContain('PRIVATE_KEY');
+  });
+});
+
+describe('the paying wallet', () => {
+  it('opens a keystore with its passphrase, and names MARKET_KEYSTORE when the passphrase is wrong', async () => {
+    const key = generatePrivateKey();
+    const path = await keystoreFor(key, home.path);
+    expect((await openWallet({ type: 'keystore', path, passphrase: PASSPHRASE }, () => {}))?.address).toBe(privateKeyToAccount(key).address);
+    const error = await openWallet({ type: 'keystore', path, passphrase: 'not the passphrase' }, () => {}).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toContain('MARKET_KEYSTORE');
+  });
+
+  it('takes a raw key only from the explicit variable, with a warning that it is unsafe', async () => {
+    const key = generatePrivateKey();
+    const config = await readMcpConfig({}, env({ MARKET_MCP_PRIVATE_KEY: key }));
+    const warnings: string[] = [];
+    expect((await openWallet(config.wallet, (line) => warnings.push(line)))?.address).toBe(privateKeyToAccount(key).address);
+    expect(warnings).toEqual([expect.stringContaining('unsafe')]);
+    expect(warnings.join('')).not.toContain(key.slice(2));
+    expect((await readMcpConfig({}, env({ MARKET_PRIVATE_KEY: key }))).wallet.type).toBe('none');
   });
 });

@@ -58,7 +58,8 @@ export async function mcpCommand(args: string[]): Promise<void> {
   const server = createMcpServer(deps);
   await server.connect(new StdioServerTransport());
   // The host closing our stdin is the end of the session.
-  process.stdin.once('end', () => void server.close().finally(() => process.exit(0)));
+  // Usage records still in flight are sent first.
+  process.stdin.once('end', () => void Promise.allSettled([server.close(), deps.market.flush()]).finally(() => process.exit(0)));
 }
 
 async function dependencies(config: McpConfig, log: (line: string) => void): Promise<ServerDeps> {
