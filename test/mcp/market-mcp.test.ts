@@ -65,6 +65,13 @@ describe('market mcp over stdio', () => {
     expect(byName.get_skill!.annotations?.readOnlyHint).toBe(true);
   });
 
+  it('answers arguments outside a tool schema with a tool error, and keeps serving', async () => {
+    const wrong = await tool(discovery, 'search_skills', { limit: 500 });
+    expect(wrong.isError).toBe(true);
+    expect(textOf(wrong)).toContain('limit');
+    expect((await tool(discovery, 'search_skills', { limit: 1 })).isError).toBeFalsy();
+  });
+
   it('finds a skill, shows its input schema, and pays it: tokens move on chain and the receipt says where', async () => {
     const found = await tool(limited, 'search_skills', { query: weather.name });
     expect(found.isError).toBeFalsy();
