@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Smoke test of the compiled binary, run from an empty temporary directory with no node_modules:
 # it starts, answers /health with the expected database kind, refuses a second registry on the
-# same data directory, serves the embedded web pages, and exits 0 within 2 s of SIGTERM. Without a
-# database URL it also runs `market dev` there (anvil on PATH only) and the paid call its banner prints.
+# same data directory, serves the embedded web pages, answers MCP initialize + tools/list on stdio
+# (market mcp), and exits 0 within 2 s of SIGTERM. Without a database URL it also runs `market dev`
+# there (anvil on PATH only) and the paid call its banner prints.
 #   usage: .ci/smoke-binary.sh dist/market [postgres-url]
 set -euo pipefail
 binary=$(realpath "$1")
@@ -54,6 +55,23 @@ if [ "$expected" = embedded ]; then
   echo "smoke(embedded): second registry on the same directory exited $code: $(head -c 120 second.log)"
   curl -sf "http://127.0.0.1:$port/health" >/dev/null || { echo "smoke: the first registry stopped serving"; exit 1; }
 fi
+
+# The MCP server for agents, on stdio: initialize, then tools/list, answered on stdout with protocol
+# messages only (discovery-only: no wallet), pointed at the registry above.
+mcp_out=$(printf '%s\n' \
+  '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"smoke","version":"1"}}}' \
+  '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+  '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' |
+  HOME="$work" MARKET_API_URL="http://127.0.0.1:$port" timeout 20 ./market mcp 2>mcp.log)
+echo "$mcp_out" | python3 -c '
+import json, sys
+lines = [l for l in sys.stdin.read().splitlines() if l]
+answers = [json.loads(l) for l in lines]
+assert [a.get("id") for a in answers] == [1, 2], answers
+names = sorted(t["name"] for t in answers[1]["result"]["tools"])
+assert "call_skill" in names and "search_skills" in names, names
+print("smoke(mcp): stdio initialize + tools/list:", ", ".join(names))
+' || { cat mcp.log; echo "smoke: market mcp did not answer initialize and tools/list on stdout"; exit 1; }
 
 stop_ms=$(date +%s%3N)
 kill -TERM $pid

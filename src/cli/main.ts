@@ -20,6 +20,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   info: async () => (await import('./commands/info')).infoCommand,
   call: async () => (await import('./commands/call')).callCommand,
   dev: async () => (await import('./commands/dev')).devCommand,
+  mcp: async () => (await import('./commands/mcp')).mcpCommand,
 };
 
 /** Runs the command line; returns an exit code, or undefined while a server keeps running. */

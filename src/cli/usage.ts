@@ -41,6 +41,15 @@ Usage:
                                             the example skills (or module.ts, reloaded when saved) and a
                                             funded demo wallet; state in D (default ./.market/dev);
                                             ports default 3000, 3001, 3002, 8545
+  market mcp [--http [--port N] [--host H]] [--keystore PATH] [--max-price P] [--budget B]
+             [--period hour|day|week|month] [--confirm-above P] [--allow SLUG|CREATOR ...] [--data-dir D]
+                                            the MCP server for AI agents (stdio; Streamable HTTP at /mcp
+                                            on port 3005 with --http): search, read, pay and call skills
+                                            within limits (default $0.10 a call, $1 a day, kept in
+                                            spending.json). Wallet: MARKET_KEYSTORE + MARKET_KEYSTORE_PASSPHRASE
+                                            or MARKET_KEYSTORE_PASSPHRASE_FILE (none: discovery only);
+                                            MARKET_MCP_* variables mirror the flags (see README);
+                                            --print-config prints snippets for agent hosts
   market --help | -h                        this text
   market --version | -v                     the version
 

@@ -1,0 +1,87 @@
+import { parseArgs } from 'node:util';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { SkillMarket, type SkillMarketOptions } from '../../../sdk/client/index';
+import { formatPriceUsd } from '../../../sdk/x402/index';
+import { ConfigError } from '../../config/env';
+import { readMcpConfig, type McpConfig } from '../../mcp/config';
+import { MCP_PATH, serveMcpOverHttp } from '../../mcp/http';
+import { PersistentBudget } from '../../mcp/ledger';
+import { printConfigSnippets } from '../../mcp/print-config';
+import { createMcpServer, type ServerDeps } from '../../mcp/server';
+import { openWallet } from '../../mcp/wallet';
+import { readPassphrase } from '../consumer';
+import { readCredentials } from '../credentials';
+
+/**
+ * `market mcp [--http [--port N] [--host H]] [limits…]`: the MCP server for agents, on stdio (what
+ * desktop agents spawn) or Streamable HTTP. stdout carries protocol messages only; every log line
+ * goes to stderr. `--print-config` prints snippets for agent hosts' config files instead.
+ */
+export async function mcpCommand(args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: false,
+    strict: true,
+    options: {
+      'api-url': { type: 'string' },
+      keystore: { type: 'string' },
+      'max-price': { type: 'string' },
+      budget: { type: 'string' },
+      period: { type: 'string' },
+      'confirm-above': { type: 'string' },
+      allow: { type: 'string', multiple: true },
+      'data-dir': { type: 'string' },
+      http: { type: 'boolean' },
+      port: { type: 'string' },
+      host: { type: 'string' },
+      'print-config': { type: 'boolean' },
+    },
+  });
+  void positionals;
+  if (values['print-config']) {
+    process.stdout.write(printConfigSnippets(values.keystore));
+    return;
+  }
+  const prompt = values.http && process.stdin.isTTY ? () =>
+          readPassphrase(process.env, { confirm: false }).catch((error: Error) => {
+            throw new ConfigError('MARKET_KEYSTORE_PASSPHRASE', `was not given: ${error.message}`);
+          })
+      : undefined;
+  const config = await readMcpConfig(values, process.env, await readCredentials(process.env), prompt);
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const deps = await dependencies(config, log);
+  if (config.http) {
+    const server = serveMcpOverHttp(deps, config.http);
+    log(`market mcp: Streamable HTTP on http://${config.http.host}:${server.port}${MCP_PATH}${config.http.token ? ' (bearer token required)' : ''}`);
+    return;
+  }
+  const server = createMcpServer(deps);
+  await server.connect(new StdioServerTransport());
+  // The host closing our stdin is the end of the session.
+  // Usage records still in flight are sent first.
+  process.stdin.once('end', () => void Promise.allSettled([server.close(), deps.market.flush()]).finally(() => process.exit(0)));
+}
+
+async function dependencies(config: McpConfig, log: (line: string) => void): Promise<ServerDeps> {
+  const wallet = await openWallet(config.wallet, log);
+  const options: SkillMarketOptions = {
+    apiUrl: config.apiUrl,
+    assets: config.assets.map((address) => ({ network: config.network ?? 'eip155:8453', address })),
+    maxPrice: formatPriceUsd(config.limits.maxPrice),
+  };
+  if (config.apiKey) options.apiKey = config.apiKey;
+  if (config.network) options.network = config.network;
+  if (wallet) options.wallet = wallet;
+  const market = new SkillMarket(options);
+  const { limits } = config;
+  log(
+    `market mcp: ${wallet ? `paying from ${wallet.address}` : 'discovery only (no wallet)'}; at most ${formatPriceUsd(limits.maxPrice)} a call, ${formatPriceUsd(limits.budget)} a ${limits.period}` +
+      `${limits.confirmAbove !== undefined ? `, confirmation above ${formatPriceUsd(limits.confirmAbove)}` : ''}${limits.allow ? `, only ${[...limits.allow].join(', ')}` : ''}; record in ${config.dataDir}`,
+  );
+  return {
+    market,
+    budget: new PersistentBudget(config.dataDir, limits.budget, limits.period),
+    config,
+    noWallet: config.wallet.type === 'none' ? config.wallet.reason : undefined,
+  };
+}
