@@ -37,7 +37,7 @@ for (const kind of databaseKinds) {
       expect(res.headers.get('link')).toBeNull();
       const records = await json(res);
       expect(records).toHaveLength(2);
-      expect(records[0]).toMatchObject({ skillId: dear.id, skillSlug: dear.slug, skillName: dear.name, amount: '2.500001', amountAtomic: '2500001', paymentRef: null, network: 'eip155:8453' });
+      expect(records[0]).toMatchObject({ skillId: dear.id, skillSlug: dear.slug, skillName: dear.name, amount: '2.500001', amountAtomic: '2500001', paymentRef: null, network: 'eip155:8453', verification: 'none' });
       expect(records[1]).toEqual({
         id: records[1].id,
         skillId: cheap.id,
@@ -47,9 +47,16 @@ for (const kind of databaseKinds) {
         amountAtomic: '1000',
         paymentRef: ref,
         network: 'eip155:84532',
+        verification: 'pending',
         createdAt: new Date(fx.clock.now().getTime() - 2000).toISOString(),
       });
       expect(records[0].id).toMatch(/^[0-9a-f-]{36}$/);
+      // The history follows the payment's on-chain check; a reference that is no transaction is rejected at once.
+      await confirmReportedPayments(fx.database.db, fx.clock.now());
+      fx.clock.advance(1);
+      await pay(me.token, dear.id, 2_500_001, 'not-a-transaction');
+      const checked = await json(await usage(me.token));
+      expect(checked.map((r: any) => [r.paymentRef, r.verification])).toEqual([['not-a-transaction', 'rejected'], [null, 'none'], [ref, 'verified']]);
 
       const theirs = await json(await usage(someoneElse.token));
       expect(theirs.map((r: any) => r.amountAtomic)).toEqual(['7']);

@@ -16,6 +16,9 @@ export const UsageRecordView = t.Object({
   amountAtomic: t.String({ description: 'micro-USDC, e.g. "1000"' }),
   paymentRef: t.Union([t.String(), t.Null()], { description: 'transaction hash or authorization nonce, when one was recorded' }),
   network: t.String({ description: 'CAIP-2 network of the skill, e.g. eip155:8453' }),
+  verification: t.Union([t.Literal('none'), t.Literal('pending'), t.Literal('verified'), t.Literal('rejected')], {
+    description: 'the payment’s on-chain check: none (no reference), pending, verified (counts as revenue) or rejected',
+  }),
   createdAt: t.String({ format: 'date-time' }),
 });
 export type UsageRecordView = Static<typeof UsageRecordView>;

@@ -3,6 +3,7 @@ import { formatPrice } from '../../../../sdk/x402';
 import { favorites, skills, usageRecords } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
 import { decodeCursor, encodeCursor, isIsoInstant } from '../../lib/cursor';
+import { paymentStatus } from '../payment-verification/status';
 import type { SkillView } from '../skills/model';
 import { DEFAULT_LIMIT } from '../skills/search';
 import { selectSkills, toSkillView } from '../skills/view';
@@ -28,6 +29,7 @@ export async function listUsage(ctx: ServiceContext, userId: string, query: Usag
       amount: usageRecords.amount,
       paymentRef: usageRecords.paymentRef,
       network: skills.network,
+      verification: paymentStatus(usageRecords.paymentId),
       createdAt: usageRecords.createdAt,
     })
     .from(usageRecords)
