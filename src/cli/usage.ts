@@ -39,7 +39,7 @@ Usage:
                                             the whole marketplace on this machine for trying it out:
                                             a local chain (anvil) with test USDC, registry, facilitator,
                                             the example skills (or module.ts, reloaded when saved) and a
-                                            funded demo wallet; state in D (default ./.market/dev);
+                                            funded demo wallet; state in D (default MARKET_DEV_DIR, else ./.market/dev);
                                             ports default 3000, 3001, 3002, 8545
   market mcp [--http [--port N] [--host H]] [--keystore PATH] [--max-price P] [--budget B]
              [--period hour|day|week|month] [--confirm-above P] [--allow SLUG|CREATOR ...] [--data-dir D]
