@@ -1,6 +1,6 @@
 /**
  * `market mcp` over stdio and Streamable HTTP, driven by the official MCP client against a real registry, our
- * facilitator, anvil with our EIP-3009 token and a paid skill server: tools and their schemas,
+ * facilitator, anvil with our EIP-3009 token and paid skill servers (the test server and `market serve`): tools and their schemas,
  * discovery, a paid call whose tokens move on chain, and the owner's limits (per-call maximum,
  * a budget that survives a restart, the allow-list, bad input), each refusal before any proof;
  * and stdout carrying nothing but protocol messages.
@@ -9,11 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { formatPriceUsd } from '../../sdk/x402/index';
+import { join } from 'node:path';
 import { CLI_ENTRY, freePort, spawnMarket } from '../support/process';
 import { useWorld } from '../client/support/world';
 import { keystoreFor, PASSPHRASE, stdioClient, tempDir, textOf, tool, worldEnv } from './support';
 
 const world = useWorld({ chain: true });
+const ROOT = join(import.meta.dir, '../..');
 let home: { path: string; remove(): Promise<void> };
 
 beforeAll(async () => {
@@ -181,6 +183,55 @@ describe('market mcp over stdio', () => {
     const groups = await tool(discovery, 'list_groups');
     expect(groups.structuredContent.groups.map((g: { name: string }) => g.name)).toContain(world.group);
   });
+});
+
+describe('market mcp paying a skill served by market serve', () => {
+  it('finds the example word-count skill, refuses bad input unpaid, and pays a call on chain', async () => {
+    const payee = await world.chain.createAccount();
+    const port = await freePort();
+    // The groups the example's skills name.
+    await world.creator.group('tools');
+    await world.creator.group('text');
+    const serve = spawnMarket(
+      ['serve', 'examples/creator/skills.ts', '--host', '127.0.0.1', '--port', String(port), '--endpoint', `http://127.0.0.1:${port}`, '--groups', world.group,
+        '--api-url', world.registryUrl, '--facilitator', world.facilitatorUrl, '--network', world.chain.network, '--asset', world.asset.address],
+      { MARKET_WALLET_ADDRESS: payee.address, MARKET_API_KEY: world.creator.key, LOG_LEVEL: 'info' },
+      ROOT,
+    );
+    let output = '';
+    const drain = async (stream: ReadableStream<Uint8Array>) => {
+      const decoder = new TextDecoder();
+      for await (const chunk of stream) output += decoder.decode(chunk, { stream: true });
+    };
+    const drained = Promise.all([drain(serve.stdout), drain(serve.stderr)]);
+    const { payer, env } = await payingEnv();
+    const client = await stdioClient(env);
+    try {
+      let slug: string | undefined;
+      // The log is JSON lines: `registered \"word-count\" as <slug>`.
+      for (let i = 0; i < 800 && !slug; i++) {
+        slug = /registered \\"word-count\\" as ([\w-]+)/.exec(output)?.[1];
+        if (!slug) await Bun.sleep(25);
+      }
+      if (!slug) throw new Error(`market serve did not register word-count:\n${output}`);
+      const details = await tool(client, 'get_skill', { slug: slug! });
+      expect(details.structuredContent).toMatchObject({ price: '$0.002', endpoint: `http://127.0.0.1:${port}/word-count`, inputSchema: { required: ['text'] } });
+
+      const bad = await tool(client, 'call_skill', { slug: slug!, input: { text: 42 } });
+      expect(bad.structuredContent.error.code).toBe('invalid_input');
+      const before = await world.chain.balanceOf(payee.address);
+      const paid = await tool(client, 'call_skill', { slug: slug!, input: { text: 'one two three' } });
+      expect(paid.isError).toBeFalsy();
+      expect(paid.structuredContent.result).toEqual({ words: 3, characters: 13 });
+      expect(paid.structuredContent.receipt).toMatchObject({ amount: '2000', payer: payer.address, payTo: payee.address });
+      expect(await world.chain.balanceOf(payee.address)).toBe(before + 2_000n);
+    } finally {
+      await client.close();
+      serve.kill('SIGTERM');
+      await serve.exited;
+      await drained;
+    }
+  }, 30_000);
 });
 
 describe('market mcp over Streamable HTTP', () => {
