@@ -63,7 +63,7 @@ export interface SearchFilters {
   verified?: boolean;
   /** Group slug or name. */
   group?: string;
-  sort?: 'relevance' | 'popular' | 'newest' | 'price' | 'revenue';
+  sort?: 'relevance' | 'popular' | 'newest' | 'price' | 'revenue' | 'rating';
   /** Page size, 1–100; the registry's default is 20. */
   limit?: number;
   /** `nextCursor` of the previous page. */

@@ -1,6 +1,7 @@
 /**
- * Reviews as the registry publishes them (`GET /skills/:slug/reviews`). The registry has no
- * reviews yet: a 404 or 405 for that path is reported as "none offered", never invented.
+ * Reviews as the registry publishes them (`GET /skills/:slug/reviews`: verified buyers' scores
+ * 1–5, newest first). A registry without that path (404 or 405) is reported as "none offered",
+ * never invented.
  */
 const TIMEOUT_MS = 10_000;
 

@@ -63,7 +63,7 @@ describe('market mcp over stdio', () => {
     expect(Object.keys(byName).sort()).toEqual(['call_skill', 'get_skill', 'list_groups', 'recent_calls', 'search_skills', 'skill_reviews', 'wallet_status']);
     for (const t of tools) expect(t.description!.length).toBeGreaterThan(40);
     expect(byName.call_skill!.inputSchema).toMatchObject({ type: 'object', required: ['slug'], properties: { slug: { type: 'string' }, input: { type: 'object' } } });
-    expect(byName.search_skills!.inputSchema.properties).toMatchObject({ query: { type: 'string' }, maxPrice: { type: 'string' }, sort: { enum: ['relevance', 'popular', 'newest', 'price'] }, limit: { type: 'integer', maximum: 50 } });
+    expect(byName.search_skills!.inputSchema.properties).toMatchObject({ query: { type: 'string' }, maxPrice: { type: 'string' }, sort: { enum: ['relevance', 'popular', 'newest', 'price', 'rating'] }, limit: { type: 'integer', maximum: 50 } });
     expect(byName.get_skill!.annotations?.readOnlyHint).toBe(true);
   });
 
@@ -172,11 +172,11 @@ describe('market mcp over stdio', () => {
     expect(world.server.requests.filter((r) => r.skill === offList.name)).toHaveLength(0);
   });
 
-  it('says plainly that the registry offers no reviews, and lists groups', async () => {
+  it('reads the registry\'s reviews (none yet for a new skill), and lists groups', async () => {
     const reviews = await tool(discovery, 'skill_reviews', { slug: weather.slug });
     expect(reviews.isError).toBeFalsy();
-    expect(reviews.structuredContent).toMatchObject({ available: false, reviews: [] });
-    expect(textOf(reviews)).toStartWith('The registry offers no reviews');
+    expect(reviews.structuredContent).toMatchObject({ available: true, reviews: [] });
+    expect(textOf(reviews)).toBe(`No reviews of ${weather.slug} yet.`);
     const missing = await tool(discovery, 'skill_reviews', { slug: 'no-such-skill-here' });
     expect(missing.isError).toBe(true);
     expect(textOf(missing)).toContain('No skill no-such-skill-here');

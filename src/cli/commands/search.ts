@@ -3,7 +3,7 @@ import type { SearchFilters } from '../../../sdk/index';
 import { UsageError } from '../errors';
 import { CLIENT_FLAGS, clientFrom, printJson, reportClientFailures } from '../market-client';
 
-const SORTS = ['relevance', 'popular', 'newest', 'price', 'revenue'] as const;
+const SORTS = ['relevance', 'popular', 'newest', 'price', 'revenue', 'rating'] as const;
 
 /**
  * `market search [query] [--group G] [--category C] [--min-price P] [--max-price P] [--sort S]

@@ -19,7 +19,7 @@ export function registerDiscoveryTools(server: McpServer, market: SkillMarket, a
         query: z.string().max(200).optional().describe('Words to look for in names and descriptions, e.g. "weather forecast"; omit to browse.'),
         group: z.string().max(100).optional().describe('Only skills in this group (slug or name; see list_groups).'),
         maxPrice: z.string().max(20).optional().describe('Only skills costing at most this per call, in USD, e.g. "$0.01".'),
-        sort: z.enum(['relevance', 'popular', 'newest', 'price']).optional().describe('Order of results; default relevance.'),
+        sort: z.enum(['relevance', 'popular', 'newest', 'price', 'rating']).optional().describe('Order of results; default relevance.'),
         limit: z.number().int().min(1).max(50).optional().describe('How many skills to return, 1-50; default 10.'),
         cursor: z.string().max(512).optional().describe('nextCursor of a previous search, for the next page.'),
       },
@@ -87,7 +87,7 @@ export function registerDiscoveryTools(server: McpServer, market: SkillMarket, a
         await market.info(slug);
         const reviews = await fetchReviews(apiUrl, slug);
         if (!reviews.available) return { text: `The registry offers no reviews (${reviews.reason}).`, structured: { slug, available: false, reviews: [], note: reviews.reason } };
-        return { text: reviews.items.length === 0 ? `No reviews of ${slug} yet.` : `${reviews.items.length} review(s) of ${slug}:\n${reviews.items.map((r) => `- ${JSON.stringify(r)}`).join('\n')}`, structured: { slug, available: true, reviews: reviews.items } };
+        return { text: reviews.items.length === 0 ? `No reviews of ${slug} yet.` : `${reviews.items.length} review(s) of ${slug}:\n${reviews.items.map(reviewLine).join('\n')}`, structured: { slug, available: true, reviews: reviews.items } };
       }),
   );
 
@@ -105,4 +105,12 @@ export function registerDiscoveryTools(server: McpServer, market: SkillMarket, a
         return { text: groups.length === 0 ? 'No groups.' : groups.map((g) => `- ${g.slug}: ${g.name}${g.description ? ` — ${g.description}` : ''}`).join('\n'), structured: { groups } };
       }),
   );
+}
+
+/** `- 4/5 by 0x1234…abcd: "comment"` for a review as the registry lists it. */
+function reviewLine(review: unknown): string {
+  const r = (typeof review === 'object' && review !== null ? review : {}) as { score?: unknown; consumerAddress?: unknown; comment?: unknown };
+  const who = typeof r.consumerAddress === 'string' ? ` by ${r.consumerAddress.slice(0, 6)}…${r.consumerAddress.slice(-4)}` : '';
+  const comment = typeof r.comment === 'string' && r.comment ? `: ${JSON.stringify(r.comment)}` : '';
+  return `- ${typeof r.score === 'number' ? `${r.score}/5` : 'unscored'}${who}${comment}`;
 }
