@@ -4,14 +4,13 @@
  * count, favourite) and the creator page, each with its loading, empty and error states (an API
  * error shows the registry's message and request id), by keyboard and at phone width.
  */
-import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { bearer, jsonPost, walletSignIn } from '../support/auth';
 import { confirmReportedPayments, newCreator, txHash, type Creator } from '../support/catalogue';
 import { injectWallet, launchBrowser, newContext, pageErrors, screenshot, startWebRegistry, type WebRegistry } from '../support/web';
 
-setDefaultTimeout(60_000);
 
 let registry: WebRegistry;
 let browser: Browser;

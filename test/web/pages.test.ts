@@ -3,13 +3,12 @@
  * API, the JavaScript budget, wallet sign-in with an injected EIP-6963 wallet (one signature,
  * HttpOnly cookies, refresh by itself, sign out), the dashboard frame, keyboard use, phone width.
  */
-import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { gzipSync } from 'bun';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import { injectWallet, launchBrowser, newContext, pageErrors, screenshot, startWebRegistry, VIEWPORTS, type TestWallet, type WebRegistry } from '../support/web';
 
-setDefaultTimeout(60_000);
 
 let registry: WebRegistry;
 let browser: Browser;

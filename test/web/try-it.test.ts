@@ -6,7 +6,7 @@
  * the receipt; the tokens move on chain and the usage is recorded. Declining, and terms that differ
  * from the listing, move nothing.
  */
-import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { Address, Hex } from 'viem';
@@ -19,7 +19,6 @@ import { freePort } from '../support/process';
 import { recordingLogger, startPaymentStack, type PaymentStack } from '../support/skill-server';
 import { injectWallet, launchBrowser, newContext, pageErrors, screenshot, startWebRegistry, VIEWPORTS, type TestWallet, type WebRegistry } from '../support/web';
 
-setDefaultTimeout(30_000);
 
 const PRICE = 10_000n; // $0.01
 
