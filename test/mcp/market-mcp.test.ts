@@ -75,7 +75,8 @@ describe('market mcp over stdio', () => {
   });
 
   it('finds a skill, shows its input schema, and pays it: tokens move on chain and the receipt says where', async () => {
-    const found = await tool(limited, 'search_skills', { query: weather.name });
+    // By the word: the random suffix of the name is not reliably one search token.
+    const found = await tool(limited, 'search_skills', { query: 'weather' });
     expect(found.isError).toBeFalsy();
     expect(found.structuredContent.skills.map((s: { slug: string }) => s.slug)).toContain(weather.slug);
     expect(textOf(found)).toContain(`${weather.slug}: ${weather.name}, $0.01/call`);
