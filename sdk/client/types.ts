@@ -36,6 +36,14 @@ export interface Skill {
   viewCount?: number;
   favoriteCount?: number;
   totalRevenue?: string;
+  /** Calls whose payment the registry verified on chain. */
+  paidCallCount?: number;
+  /** Average review score (1–5) of verified buyers; null without reviews. */
+  rating?: number | null;
+  reviewCount?: number;
+  /** The skill server's last health probe by the registry. */
+  status?: 'up' | 'down' | 'unknown';
+  latencyMs?: number | null;
   createdAt?: string;
   updatedAt?: string;
 }

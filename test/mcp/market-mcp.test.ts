@@ -82,7 +82,7 @@ describe('market mcp over stdio', () => {
     expect(textOf(found)).toContain(`${weather.slug}: ${weather.name}, $0.01/call`);
 
     const details = await tool(limited, 'get_skill', { slug: weather.slug });
-    expect(details.structuredContent).toMatchObject({ slug: weather.slug, price: '$0.01', priceAtomic: '10000', isActive: true, inputSchema, rating: null });
+    expect(details.structuredContent).toMatchObject({ slug: weather.slug, price: '$0.01', priceAtomic: '10000', isActive: true, inputSchema, rating: null, reviewCount: 0, status: 'unknown' });
     expect(textOf(details)).toContain('"required":["city"]');
 
     const before = { payer: await world.chain.balanceOf(payer.address), payee: await world.chain.balanceOf(weather.payTo) };

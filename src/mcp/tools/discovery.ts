@@ -60,13 +60,15 @@ export function registerDiscoveryTools(server: McpServer, market: SkillMarket, a
           inputSchema: skill.inputSchema,
           outputSchema: skill.outputSchema,
           viewCount: skill.viewCount ?? null,
-          rating: null,
-          ratingNote: 'The registry does not rate skills yet.',
+          rating: skill.rating ?? null,
+          reviewCount: skill.reviewCount ?? 0,
+          status: skill.status ?? 'unknown',
+          latencyMs: skill.latencyMs ?? null,
         };
         const text = [
           `${skill.slug}: ${skill.name} — ${skill.price} per call on ${skill.network}${skill.isActive ? '' : ' (INACTIVE: cannot be called)'}`,
           skill.description ?? '',
-          `Calls: ${skill.callCount ?? 0}, favorites: ${skill.favoriteCount ?? 0}. No ratings in the registry yet.`,
+          `Calls: ${skill.callCount ?? 0}, favorites: ${skill.favoriteCount ?? 0}. ${skill.reviewCount ? `Rated ${skill.rating}/5 by ${skill.reviewCount} verified buyer(s).` : 'No reviews yet.'} Server: ${skill.status ?? 'unknown'}${skill.latencyMs != null ? ` (${skill.latencyMs} ms)` : ''}.`,
           `Input schema: ${skill.inputSchema ? JSON.stringify(skill.inputSchema) : 'none (any JSON object)'}`,
           `Output schema: ${skill.outputSchema ? JSON.stringify(skill.outputSchema) : 'none given'}`,
         ].filter(Boolean).join('\n');
