@@ -1,10 +1,8 @@
 import { AppError } from '../errors';
-
-/** A UUID as PostgreSQL's uuid type reads it: a cursor's id must never reach a failing cast. */
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isUuid } from './uuid';
 
 /**
- * Keyset cursors over (order value, id), in the format `GET /skills` issues: base64url JSON
+ * Keyset cursors over (order value, id), in the format every paged list issues (`GET /skills`, usage history, reviews): base64url JSON
  * `[value, id]`, opaque to clients. Decoding checks the id is a UUID and `accepts` the value (that
  * it casts to the order's type), so a forged cursor is a 400, never a database error.
  */
@@ -15,7 +13,7 @@ export function encodeCursor(value: string, id: string): string {
 export function decodeCursor(cursor: string, accepts: (value: string) => boolean): [string, string] {
   try {
     const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(parsed) && parsed.length === 2 && typeof parsed[0] === 'string' && typeof parsed[1] === 'string' && UUID.test(parsed[1]) && accepts(parsed[0])) {
+    if (Array.isArray(parsed) && parsed.length === 2 && typeof parsed[0] === 'string' && isUuid(parsed[1]) && accepts(parsed[0])) {
       return [parsed[0], parsed[1]];
     }
   } catch {

@@ -1,3 +1,5 @@
+import { requestPathAndQuery } from '../../../sdk/shared/request-path';
+
 /**
  * Announces the next page of a cursor-paged list: the cursor in `X-Next-Cursor` and a relative
  * `Link: <path?…&cursor=…>; rel="next"` keeping the other query parameters, as `GET /skills` does.
@@ -6,7 +8,7 @@ export function announceNextPage(headers: Record<string, unknown>, requestUrl: s
   if (!nextCursor) return;
   headers['x-next-cursor'] = nextCursor;
   // Relative to a placeholder base: only the path and query are kept, whatever the Host was.
-  const next = URL.canParse(requestUrl) ? new URL(requestUrl) : new URL(requestUrl.replace(/^[a-z]+:\/\/[^/]*/i, ''), 'http://localhost');
+  const next = new URL(requestPathAndQuery(requestUrl), 'http://localhost');
   next.searchParams.set('cursor', nextCursor);
   headers.link = `<${next.pathname}${next.search}>; rel="next"`;
 }

@@ -1,5 +1,6 @@
 import { Elysia, t } from 'elysia';
 import type { ServiceContext } from '../../context';
+import { announceNextPage } from '../../lib/paging';
 import { authPlugin } from '../auth/plugin';
 import { PostReview, ReplyBody, ReviewIdParam, ReviewsQuery, ReviewView, SlugParam } from './model';
 import { listReviews, postReview, replyToReview } from './service';
@@ -28,12 +29,7 @@ export function reviewRoutes(ctx: ServiceContext) {
       '/skills/:slug/reviews',
       async ({ params, query, set, request }) => {
         const { reviews, nextCursor } = await listReviews(ctx, params.slug, query);
-        if (nextCursor) {
-          set.headers['x-next-cursor'] = nextCursor;
-          const next = new URL(request.url);
-          next.searchParams.set('cursor', nextCursor);
-          set.headers.link = `<${next.pathname}${next.search}>; rel="next"`;
-        }
+        announceNextPage(set.headers, request.url, nextCursor);
         return reviews;
       },
       { params: SlugParam, query: ReviewsQuery, response: t.Array(ReviewView), detail: { tags, summary: 'A skill’s reviews, newest first; the next page’s cursor is in X-Next-Cursor' } },

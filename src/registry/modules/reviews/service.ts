@@ -2,6 +2,7 @@ import { and, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { paymentVerifications, reviews, skills, skillStats, users, wallets } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
 import { AppError } from '../../errors';
+import { decodeCursor, encodeCursor, isIsoInstant } from '../../lib/cursor';
 import type { PostReview, ReviewsQuery, ReviewView } from './model';
 
 type ReviewRow = typeof reviews.$inferSelect;
@@ -79,7 +80,7 @@ export async function postReview(ctx: ServiceContext, userId: string, input: Pos
 export async function listReviews(ctx: ServiceContext, slug: string, query: ReviewsQuery): Promise<{ reviews: ReviewView[]; nextCursor: string | undefined }> {
   const skill = await skillBySlug(ctx, slug);
   const limit = query.limit ?? 20;
-  const after = query.cursor ? decodeCursor(query.cursor) : undefined;
+  const after = query.cursor ? decodeCursor(query.cursor, isIsoInstant) : undefined;
   const rows = await ctx.db
     .select()
     .from(reviews)
@@ -88,7 +89,7 @@ export async function listReviews(ctx: ServiceContext, slug: string, query: Revi
     .limit(limit + 1);
   const shown = rows.slice(0, limit);
   const last = shown.at(-1);
-  return { reviews: shown.map(toReviewView), nextCursor: rows.length > limit && last ? encodeCursor(last) : undefined };
+  return { reviews: shown.map(toReviewView), nextCursor: rows.length > limit && last ? encodeCursor(last.createdAt.toISOString(), last.id) : undefined };
 }
 
 /** The skill's creator answers a review, once. */
@@ -103,20 +104,4 @@ export async function replyToReview(ctx: ServiceContext, userId: string, reviewI
     .returning();
   if (!replied) throw new AppError('CONFLICT', 'This review already has a reply');
   return toReviewView(replied);
-}
-
-function encodeCursor(row: ReviewRow): string {
-  return Buffer.from(JSON.stringify([row.createdAt.toISOString(), row.id])).toString('base64url');
-}
-
-function decodeCursor(cursor: string): [string, string] {
-  try {
-    const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(parsed) && parsed.length === 2 && typeof parsed[0] === 'string' && !Number.isNaN(Date.parse(parsed[0])) && typeof parsed[1] === 'string' && /^[0-9a-f-]{36}$/.test(parsed[1])) {
-      return [parsed[0], parsed[1]];
-    }
-  } catch {
-    // reported below
-  }
-  throw new AppError('VALIDATION', 'Invalid request: field "cursor": not a cursor this registry issued');
 }

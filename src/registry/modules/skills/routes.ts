@@ -5,7 +5,7 @@ import { RegisterSkill, SearchQuery, SkillView, SlugParam, UpdateSkill } from '.
 import { searchSkills } from './search';
 import { getSkillBySlug, registerSkill, updateSkill } from './service';
 import { listOwnSkills } from './own';
-import { requestPathAndQuery } from '../../../../sdk/shared/request-path';
+import { announceNextPage } from '../../lib/paging';
 
 const tags = ['Skills'];
 
@@ -31,12 +31,7 @@ export function skillRoutes(ctx: ServiceContext) {
       '/skills',
       async ({ query, set, request }) => {
         const { skills, nextCursor } = await searchSkills(ctx, query);
-        if (nextCursor) {
-          set.headers['x-next-cursor'] = nextCursor;
-          const next = new URL(requestPathAndQuery(request.url), 'http://localhost');
-          next.searchParams.set('cursor', nextCursor);
-          set.headers.link = `<${next.pathname}${next.search}>; rel="next"`;
-        }
+        announceNextPage(set.headers, request.url, nextCursor);
         return skills;
       },
       {

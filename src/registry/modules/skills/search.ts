@@ -4,7 +4,7 @@ import { skillGroupMembers, skillGroups, skills, skillStats, users } from '../..
 import type { ServiceContext } from '../../context';
 import { healthCondition } from '../skill-health/filters';
 import { AppError } from '../../errors';
-import { isUuid } from '../../lib/uuid';
+import { decodeCursor, encodeCursor, isIsoInstant } from '../../lib/cursor';
 import type { SearchQuery, SkillView, Sort } from './model';
 import { selectSkills, toSkillView } from './view';
 import { priceToAtomic } from './validate';
@@ -44,7 +44,7 @@ export async function searchSkills(ctx: ServiceContext, query: SearchQuery): Pro
   }
   filters.push(healthCondition(query.status, new Date(ctx.clock.now().getTime() - ctx.config.health.hideAfterSeconds * 1000)));
   if (query.cursor) {
-    const [value, id] = decodeCursor(query.cursor, key);
+    const [value, id] = decodeCursor(query.cursor, key.accepts);
     filters.push(key.after(value, id));
   }
 
@@ -104,7 +104,7 @@ function sortKey(sort: Sort, match: SQL | undefined): SortKey {
     case 'newest':
       return {
         order: [desc(skills.createdAt), desc(skills.id)],
-        accepts: (v) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(v) && !Number.isNaN(Date.parse(v)) && new Date(v).toISOString() === v,
+        accepts: isIsoInstant,
         after: (v, id) => sql`(${skills.createdAt}, ${skills.id}) < (${v}::timestamptz, ${id}::uuid)`,
         valueOf: (row) => row.createdAt.toISOString(),
       };
@@ -145,9 +145,6 @@ export function toTsQuery(q: string): string | undefined {
   return words.length ? words.map((w) => `${w}:*`).join(' & ') : undefined;
 }
 
-function encodeCursor(value: string, id: string): string {
-  return Buffer.from(JSON.stringify([value, id])).toString('base64url');
-}
 
 /** A number PostgreSQL's `real` holds (no overflow, no underflow error). */
 function fitsReal(n: number): boolean {
@@ -159,18 +156,6 @@ function fitsInteger(value: string, bits: number): boolean {
   if (!/^-?\d{1,20}$/.test(value)) return false;
   const n = BigInt(value);
   return n >= -(2n ** BigInt(bits)) && n < 2n ** BigInt(bits);
-}
-
-function decodeCursor(cursor: string, key: SortKey): [string, string] {
-  try {
-    const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(parsed) && parsed.length === 2 && typeof parsed[0] === 'string' && typeof parsed[1] === 'string' && isUuid(parsed[1]) && key.accepts(parsed[0])) {
-      return [parsed[0], parsed[1]];
-    }
-  } catch {
-    // reported below
-  }
-  throw new AppError('VALIDATION', 'Invalid request: field "cursor": not a cursor this registry issued');
 }
 
 function priceFilter(field: string, value: string): bigint {
