@@ -26,7 +26,7 @@ describe('API documentation', () => {
     const { paths } = (await (await testRegistry(database).request('/openapi.json')).json()) as any;
     const usage = paths['/analytics/usage'].get;
     expect(usage.parameters.map((p: any) => p.name)).toEqual(['limit', 'cursor']);
-    expect(usage.responses['200'].content['application/json'].schema.items.required).toEqual(['id', 'skillId', 'skillSlug', 'skillName', 'amount', 'amountAtomic', 'paymentRef', 'network', 'createdAt']);
+    expect(usage.responses['200'].content['application/json'].schema.items.required).toEqual(['id', 'skillId', 'skillSlug', 'skillName', 'amount', 'amountAtomic', 'paymentRef', 'network', 'verification', 'createdAt']);
     expect(paths['/analytics/favorites'].get.responses['200'].content['application/json'].schema.items.required).toContain('isActive');
     expect(paths['/analytics/{skillId}'].get.parameters.map((p: any) => p.name)).toEqual(['skillId', 'days']);
     expect(paths['/wallet/{address}'].get.responses['200'].content['application/json'].schema.required).toContain('balanceAtomic');
