@@ -1,7 +1,8 @@
 /**
  * Consumer spending wallets: self-custody keys made and kept on the client (Web3 Secret Storage
- * v3 keystore files), only the address registered with the registry. node:crypto, node:fs and
- * viem only: runs on Node 20+ and Bun.
+ * v3 keystore files), only the address registered with the registry. The keystore itself is Web
+ * Crypto, @noble/hashes and viem (it runs in a browser page too); files need node:fs. Runs on
+ * Node 20+ and Bun.
  */
 export {
   createSpendingWallet,

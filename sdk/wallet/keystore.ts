@@ -2,9 +2,9 @@
  * Web3 Secret Storage v3 keystores (the JSON geth, MetaMask, ethers, Foundry and viem-based tools
  * import): the key encrypted with aes-128-ctr under a passphrase-derived key, authenticated by
  * keccak256(derivedKey[16..32] ‖ ciphertext). Written with scrypt; read with scrypt or pbkdf2.
+ * Web Crypto and viem only, so the same code runs on Node, Bun and in a browser page.
  */
-import { createCipheriv, createDecipheriv, pbkdf2, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { bytesToHex, hexToBytes, keccak256, type Hex } from 'viem';
+import { bytesToHex, concat, hexToBytes, keccak256, type Hex } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
 import { checkScryptParams, scrypt } from './scrypt';
 
@@ -54,18 +54,17 @@ export interface EncryptOptions {
 export async function encryptKeystore(privateKey: Hex, passphrase: string, options: EncryptOptions = {}): Promise<KeystoreV3> {
   const key = hexToBytes(privateKey);
   if (key.length !== 32) throw new KeystoreError('invalid_keystore', 'A private key is 32 bytes');
-  const kdfparams: ScryptKdfParams = { dklen: 32, n: options.scrypt?.n ?? DEFAULT_SCRYPT.n, r: options.scrypt?.r ?? DEFAULT_SCRYPT.r, p: options.scrypt?.p ?? DEFAULT_SCRYPT.p, salt: randomBytes(32).toString('hex') };
+  const kdfparams: ScryptKdfParams = { dklen: 32, n: options.scrypt?.n ?? DEFAULT_SCRYPT.n, r: options.scrypt?.r ?? DEFAULT_SCRYPT.r, p: options.scrypt?.p ?? DEFAULT_SCRYPT.p, salt: bareHex(randomBytes(32)) };
   const problem = checkScryptParams(kdfparams);
   if (problem) throw new KeystoreError('unsupported_keystore', `Invalid scrypt parameters: ${problem}`);
   const derived = await scrypt(passphraseBytes(passphrase), hexToBytes(`0x${kdfparams.salt}`), kdfparams);
   const iv = randomBytes(16);
-  const cipher = createCipheriv('aes-128-ctr', derived.subarray(0, 16), iv);
-  const ciphertext = Buffer.concat([cipher.update(key), cipher.final()]);
+  const ciphertext = await aes128Ctr(derived.subarray(0, 16), iv, key);
   return {
     version: 3,
-    id: randomUUID(),
+    id: globalThis.crypto.randomUUID(),
     address: privateKeyToAddress(privateKey).slice(2).toLowerCase(),
-    crypto: { cipher: 'aes-128-ctr', cipherparams: { iv: iv.toString('hex') }, ciphertext: ciphertext.toString('hex'), kdf: 'scrypt', kdfparams, mac: mac(derived, ciphertext).slice(2) },
+    crypto: { cipher: 'aes-128-ctr', cipherparams: { iv: bareHex(iv) }, ciphertext: bareHex(ciphertext), kdf: 'scrypt', kdfparams, mac: mac(derived, ciphertext).slice(2) },
   };
 }
 
@@ -83,12 +82,11 @@ export async function decryptKeystore(keystore: unknown, passphrase: string): Pr
   const ciphertext = hexToBytes(`0x${crypto.ciphertext}`);
   const expected = hexToBytes(`0x${crypto.mac}`);
   const actual = hexToBytes(mac(derived, ciphertext));
-  if (expected.length !== 32 || !timingSafeEqual(expected, actual)) throw new KeystoreError('wrong_passphrase', 'Wrong passphrase (the keystore MAC does not match)');
-  const decipher = createDecipheriv('aes-128-ctr', derived.subarray(0, 16), hexToBytes(`0x${crypto.cipherparams.iv}`));
-  const plain = Buffer.concat([decipher.update(ciphertext), decipher.final()]);
+  if (expected.length !== 32 || !equalInConstantTime(expected, actual)) throw new KeystoreError('wrong_passphrase', 'Wrong passphrase (the keystore MAC does not match)');
+  const plain = await aes128Ctr(derived.subarray(0, 16), hexToBytes(`0x${crypto.cipherparams.iv}`), ciphertext);
   if (plain.length > 32) throw new KeystoreError('invalid_keystore', 'The keystore does not hold a secp256k1 private key');
   // Some tools stored keys with leading zero bytes dropped.
-  const privateKey = bytesToHex(Buffer.concat([Buffer.alloc(32 - plain.length), plain]));
+  const privateKey = bytesToHex(concat([new Uint8Array(32 - plain.length), plain]));
   plain.fill(0);
   if (file.address !== undefined && privateKeyToAddress(privateKey).slice(2).toLowerCase() !== file.address.replace(/^0x/i, '').toLowerCase()) {
     throw new KeystoreError('address_mismatch', 'The keystore’s address does not belong to its key');
@@ -97,7 +95,29 @@ export async function decryptKeystore(keystore: unknown, passphrase: string): Pr
 }
 
 function mac(derived: Uint8Array, ciphertext: Uint8Array): Hex {
-  return keccak256(Buffer.concat([derived.subarray(16, 32), ciphertext]));
+  return keccak256(concat([derived.subarray(16, 32), ciphertext]));
+}
+
+function randomBytes(length: number): Uint8Array {
+  return globalThis.crypto.getRandomValues(new Uint8Array(length));
+}
+
+function bareHex(bytes: Uint8Array): string {
+  return bytesToHex(bytes).slice(2);
+}
+
+/** AES-128-CTR with the whole 16-byte IV as a big-endian counter, as geth and node:crypto do. */
+async function aes128Ctr(key: Uint8Array, iv: Uint8Array, data: Uint8Array): Promise<Uint8Array> {
+  const subtle = globalThis.crypto.subtle;
+  const cryptoKey = await subtle.importKey('raw', key.slice(), { name: 'AES-CTR' }, false, ['encrypt']);
+  return new Uint8Array(await subtle.encrypt({ name: 'AES-CTR', counter: iv.slice(), length: 128 }, cryptoKey, data.slice()));
+}
+
+function equalInConstantTime(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  let difference = 0;
+  for (let i = 0; i < a.length; i++) difference |= a[i]! ^ b[i]!;
+  return difference === 0;
 }
 
 function passphraseBytes(passphrase: string): Uint8Array {
@@ -117,7 +137,9 @@ async function deriveKey(kdf: string, params: ScryptKdfParams | Pbkdf2KdfParams,
   if (p.prf !== 'hmac-sha256') throw new KeystoreError('unsupported_keystore', `Unsupported pbkdf2 prf: ${String(p.prf).slice(0, 32)}`);
   if (!Number.isSafeInteger(p.c) || p.c < 1 || p.c > MAX_PBKDF2_ITERATIONS) throw new KeystoreError('unsupported_keystore', 'Unsupported pbkdf2 iteration count');
   if (p.dklen !== 32) throw new KeystoreError('unsupported_keystore', 'Unsupported pbkdf2 dklen');
-  return new Promise((resolve, reject) => pbkdf2(passphrase, salt, p.c, 32, 'sha256', (error, key) => (error ? reject(error) : resolve(new Uint8Array(key)))));
+  const subtle = globalThis.crypto.subtle;
+  const base = await subtle.importKey('raw', passphrase.slice(), 'PBKDF2', false, ['deriveBits']);
+  return new Uint8Array(await subtle.deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt: salt.slice(), iterations: p.c }, base, 256));
 }
 
 function parseKeystore(value: unknown): KeystoreV3 {

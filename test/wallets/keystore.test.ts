@@ -132,4 +132,15 @@ describe('Web3 Secret Storage v3 keystores', () => {
     expect(code).toBe(0);
     expect(out.trim()).toBe(privateKeyToAddress(key));
   }, 30_000);
+
+  it('bundles for a browser page with no node: import, and what the page writes opens on the server', async () => {
+    const built = await Bun.build({ entrypoints: [join(import.meta.dir, '../../sdk/wallet/keystore.ts')], target: 'browser', format: 'esm', outdir: join(work, 'browser') });
+    expect(built.success).toBe(true);
+    const code = await built.outputs[0]!.text();
+    expect(code).not.toMatch(/from\s*["']node:/);
+    const { encryptKeystore: pageEncrypt } = (await import(built.outputs[0]!.path)) as typeof import('../../sdk/wallet/keystore');
+    const key = generatePrivateKey();
+    const written = await pageEncrypt(key, 'made in a page', FAST);
+    expect(await decryptKeystore(written, 'made in a page')).toBe(key);
+  }, 30_000);
 });
