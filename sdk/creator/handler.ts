@@ -7,7 +7,8 @@ import { validateAgainst } from '../json-schema/index';
 import { buildPaymentTerms, DEFAULT_MAX_TIMEOUT_SECONDS, parsePrice, resolveAsset, type AssetInfo, type PaymentTerms } from '../x402/index';
 import { ServeConfigError } from './errors';
 import { createFacilitatorClient } from './facilitator-client';
-import { COMMON_HEADERS, PREFLIGHT_HEADERS, failure, jsonAnswer, parseJsonBody, readBodyText, toResponse } from './http';
+import { corsPolicy, type CorsOption } from './cors';
+import { failure, jsonAnswer, parseJsonBody, readBodyText, toResponse } from './http';
 import { createProofLedger, type LedgerOptions } from './ledger';
 import { consoleLogger, errorText, type CreatorLogger } from './logger';
 import { paidCall, type PaidCallDeps, type SettledCall, type SkillRoute } from './paid-call';
@@ -59,6 +60,12 @@ export interface SkillHandlerOptions {
   replay?: LedgerOptions;
   /** Clock in ms; default Date.now. */
   now?: () => number;
+  /**
+   * Calls from web pages (CORS). Default `true`: any origin may call and read the x402 headers
+   * (skills are public paid APIs without cookies). `{ origins: ['https://app.example'] }` allows
+   * only those origins; `false` sends no CORS headers. See {@link CorsOption}.
+   */
+  cors?: CorsOption;
 }
 
 /** The fetch-style skill server. */
@@ -73,7 +80,8 @@ export interface SkillRequestHandler {
 
 /**
  * Builds the request handler for a map of skills. Throws a {@link ServeConfigError} for an empty
- * map (`no skills provided`), a name that cannot be a path segment, or a value that is not a skill.
+ * map (`no skills provided`), a name that cannot be a path segment, a value that is not a skill,
+ * or `cors.origins` that are not origins.
  *
  * @example
  * const app = createSkillHandler({ echo }, { payTo: '0x…', facilitatorUrl: 'http://localhost:3001' });
@@ -100,10 +108,10 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
     onSettled: options.onSettled,
   };
   const names = [...routes.keys()];
+  const cors = corsPolicy(options.cors ?? true);
 
   const handle = async (request: Request): Promise<Response> => {
     const path = new URL(request.url).pathname.replace(/(.)\/+$/, '$1');
-    if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: { ...COMMON_HEADERS, ...PREFLIGHT_HEADERS } });
     if (path === '/health') {
       if (request.method !== 'GET' && request.method !== 'HEAD') return toResponse(failure(405, 'Method not allowed', {}, { Allow: 'GET, HEAD' }));
       return toResponse(jsonAnswer(200, { status: 'ok', skills: names, app: appName }));
@@ -127,12 +135,15 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
     names,
     termsOf: (name) => routes.get(name)?.terms,
     async fetch(request) {
+      if (request.method === 'OPTIONS') return cors.preflight(request);
+      let response: Response;
       try {
-        return await handle(request);
+        response = await handle(request);
       } catch (error) {
         logger.error('request failed', { error: errorText(error) });
-        return toResponse(failure(500, 'Internal server error'));
+        response = toResponse(failure(500, 'Internal server error'));
       }
+      return cors.apply(request, response);
     },
   };
 }

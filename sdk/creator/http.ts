@@ -1,23 +1,13 @@
 /**
  * HTTP details of the skill server shared by every route: the headers every answer carries
- * (no caching, CORS that lets browsers read the payment headers), JSON answers, bounded body reads.
+ * (no caching), JSON answers, bounded body reads.
  */
-import { PAYMENT_REQUIRED_HEADER, PAYMENT_RESPONSE_HEADER, X_PAYMENT_RESPONSE_HEADER } from '../x402/index';
 import { readLimited } from '../shared/read-limited';
 
-/** Headers on every answer: payment answers must never be cached, and browsers may read the x402 headers. */
+/** Headers on every answer: payment answers must never be cached. CORS headers are added by cors.ts, per request. */
 export const COMMON_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'Cache-Control': 'no-store',
-  'Access-Control-Allow-Origin': '*',
-  'Access-Control-Expose-Headers': [PAYMENT_REQUIRED_HEADER, PAYMENT_RESPONSE_HEADER, X_PAYMENT_RESPONSE_HEADER, 'X-Payment-Replayed', 'Retry-After'].join(', '),
   'X-Content-Type-Options': 'nosniff',
-});
-
-/** Extra headers of a CORS preflight answer. */
-export const PREFLIGHT_HEADERS: Readonly<Record<string, string>> = Object.freeze({
-  'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
-  'Access-Control-Allow-Headers': 'Content-Type, X-Payment, PAYMENT-SIGNATURE, Authorization',
-  'Access-Control-Max-Age': '600',
 });
 
 /** An answer as the replay cache stores it: enough to send it again byte for byte. */

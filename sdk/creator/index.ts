@@ -35,6 +35,7 @@ export { updateSkill, type SkillUpdate, type UpdateOptions } from './update';
 export type { SettledCall } from './paid-call';
 export type { TrackingOptions } from './tracker';
 export type { LedgerOptions } from './ledger';
+export { EXPOSED_HEADERS as CORS_EXPOSED_HEADERS, type CorsOption } from './cors';
 export type { RetryOptions } from './registry-client';
 export type { CreatorLogger } from './logger';
 export type { Env } from './settings';

@@ -4,6 +4,7 @@
  * registry cannot be reached (with a warning), so a creator's server never depends on them to boot.
  */
 import { formatPrice, normalizeNetwork, parsePrice, resolveAsset, type Address, type AssetInfo } from '../x402/index';
+import type { CorsOption } from './cors';
 import { RegistrationError, ServeConfigError } from './errors';
 import { createFacilitatorClient } from './facilitator-client';
 import { createSkillHandler, DEFAULT_APP_NAME, DEFAULT_FACILITATOR_URL, DEFAULT_MAX_BODY_BYTES, DEFAULT_NETWORK, type SkillHandlerOptions } from './handler';
@@ -77,6 +78,14 @@ export interface ServeOptions {
   logger?: CreatorLogger;
   /** Environment to resolve wallet, API key and URL from; default `process.env`. */
   env?: Env;
+  /**
+   * Calls from web pages (CORS), so a browser can pay and call a skill and read `PAYMENT-REQUIRED`
+   * and `PAYMENT-RESPONSE`. Default `true`: any origin (`Access-Control-Allow-Origin: *`; skills carry
+   * no cookies). `{ origins: ['https://app.example'] }`: only those origins (echoed, `Vary: Origin`).
+   * `false`: no CORS headers.
+   * @example serve(skills, { cors: { origins: ['https://market.example'] } })
+   */
+  cors?: CorsOption;
 }
 
 /** A running skill server. */
@@ -135,6 +144,7 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
     ...(options.onError ? { onError: options.onError } : {}),
     ...(options.maxBodyBytes ? { maxBodyBytes: options.maxBodyBytes } : {}),
     ...(options.replay ? { replay: options.replay } : {}),
+    ...(options.cors !== undefined ? { cors: options.cors } : {}),
     onSettled: (call) => tracker?.track(call),
     ...fetchOption,
   });

@@ -4,6 +4,7 @@ import type { DatabaseHandle } from '../db';
 import { createLogger, type Logger } from '../log';
 import { systemClock, type Clock, type ServiceContext } from './context';
 import { analyticsRoutes } from './modules/analytics/routes';
+import { crossSiteGuard } from './modules/auth/cross-site';
 import { authRoutes } from './modules/auth/routes';
 import { groupRoutes } from './modules/groups/routes';
 import { healthRoutes } from './modules/health/routes';
@@ -41,6 +42,7 @@ export function createRegistry(deps: RegistryDeps) {
   return new Elysia({ name: 'registry', serve: { routes: pageRoutes(), development: false } })
     .use(requestContext(logger, config.bodyLimitBytes))
     .use(errorHandler(logger))
+    .use(crossSiteGuard(config))
     .use(
       rateLimiter({
         rules: config.rateLimits,

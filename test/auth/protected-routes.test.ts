@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { SignJWT } from 'jose';
 import type { DatabaseHandle } from '../../src/db';
-import { authTestConfig, bearer, createKey, providerKeys, walletSignIn } from '../support/auth';
+import { authTestConfig, bearer, createKey, providerKeys, sameOrigin, walletSignIn } from '../support/auth';
 import { databaseKinds, openTestDatabase } from '../support/database';
 import { registryWith } from '../support/registry';
 
@@ -20,6 +20,7 @@ const PROTECTED: { method: string; path: string; level: 'account' | 'creator' | 
   { method: 'POST', path: '/wallet/generate', level: 'consumer', body: { address: '0x000000000000000000000000000000000000dEaD' } },
   { method: 'GET', path: '/wallet', level: 'consumer' },
   { method: 'GET', path: '/wallet/all', level: 'consumer' },
+  { method: 'GET', path: '/wallet/0x000000000000000000000000000000000000dEaD', level: 'consumer' },
   { method: 'PATCH', path: '/wallet/0x000000000000000000000000000000000000dEaD', level: 'consumer', body: { label: 'x' } },
   { method: 'DELETE', path: '/wallet/0x000000000000000000000000000000000000dEaD', level: 'consumer' },
   { method: 'POST', path: '/groups', level: 'creator', body: { name: 'g' } },
@@ -35,6 +36,8 @@ const PROTECTED: { method: string; path: string; level: 'account' | 'creator' | 
   { method: 'POST', path: '/analytics/call', level: 'creator', body: { skillId: '00000000-0000-4000-8000-000000000000' } },
   { method: 'POST', path: '/analytics/usage', level: 'consumer', body: { skillId: '00000000-0000-4000-8000-000000000000', amount: 1 } },
   { method: 'POST', path: '/analytics/favorite', level: 'consumer', body: { skillId: '00000000-0000-4000-8000-000000000000', action: 'add' } },
+  { method: 'GET', path: '/analytics/usage', level: 'consumer' },
+  { method: 'GET', path: '/analytics/favorites', level: 'consumer' },
 ];
 
 for (const kind of databaseKinds) {
@@ -75,7 +78,7 @@ for (const kind of databaseKinds) {
         ['a malformed Authorization header', () => ({ authorization: 'Basic dXNlcjpwYXNz' }), 401, 'Invalid token'],
         ['an unknown API key', () => bearer('sk_' + 'A'.repeat(43)), 401, 'Invalid token'],
         ['an expired token', () => bearer(credentials.expired!), 401, 'Invalid token'],
-        ['a garbage cookie', () => ({ cookie: 'market_token=abc.def.ghi' }), 401, 'Invalid token'],
+        ['a garbage cookie', () => ({ cookie: 'market_token=abc.def.ghi', ...sameOrigin }), 401, 'Invalid token'],
         ['a revoked key', () => bearer(credentials.revoked!), 403, 'API key revoked'],
       ];
       if (route.level === 'creator') cases.push(['a consumer key', () => bearer(credentials.consumer!), 403, 'A creator API key (sk_) is required']);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test';
 import { SignJWT } from 'jose';
-import { bearer, jsonPost, parseSetCookies, walletSignIn } from '../support/auth';
+import { bearer, jsonPost, parseSetCookies, sameOrigin, walletSignIn } from '../support/auth';
 import { databaseKinds } from '../support/database';
 import { registryFixture } from '../support/registry';
 
@@ -9,7 +9,7 @@ for (const kind of databaseKinds) {
     const fx = registryFixture(kind);
 
     const me = (token: string) => fx.request('/creators/me', { headers: bearer(token) });
-    const refreshWithCookie = (refreshToken: string) => fx.request('/auth/refresh', { method: 'POST', headers: { cookie: `market_refresh=${refreshToken}` } });
+    const refreshWithCookie = (refreshToken: string) => fx.request('/auth/refresh', { method: 'POST', headers: { cookie: `market_refresh=${refreshToken}`, ...sameOrigin } });
 
     it('rotates the refresh token from the cookie and issues a working access token', async () => {
       const session = await walletSignIn(fx.request);

@@ -22,6 +22,17 @@ describe('API documentation', () => {
     expect(Object.keys(document.paths)).toContain('/health');
   });
 
+  it('documents the dashboard’s reads with their parameters and answer schemas', async () => {
+    const { paths } = (await (await testRegistry(database).request('/openapi.json')).json()) as any;
+    const usage = paths['/analytics/usage'].get;
+    expect(usage.parameters.map((p: any) => p.name)).toEqual(['limit', 'cursor']);
+    expect(usage.responses['200'].content['application/json'].schema.items.required).toEqual(['id', 'skillId', 'skillSlug', 'skillName', 'amount', 'amountAtomic', 'paymentRef', 'network', 'createdAt']);
+    expect(paths['/analytics/favorites'].get.responses['200'].content['application/json'].schema.items.required).toContain('isActive');
+    expect(paths['/analytics/{skillId}'].get.parameters.map((p: any) => p.name)).toEqual(['skillId', 'days']);
+    expect(paths['/wallet/{address}'].get.responses['200'].content['application/json'].schema.required).toContain('balanceAtomic');
+    for (const path of ['/analytics/usage', '/analytics/favorites', '/wallet/{address}']) expect(paths[path].get.security).toEqual([{ bearer: [] }, { cookie: [] }]);
+  });
+
   it('serves a docs page at /docs that loads /openapi.json', async () => {
     const res = await testRegistry(database).request('/docs');
     expect(res.status).toBe(200);

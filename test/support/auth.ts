@@ -3,6 +3,10 @@ import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 
 import { loadRegistryConfig, type RegistryConfig } from '../../src/config';
 
 export const PROVIDER_APP_ID = 'test-app-id';
+/** The registry's PUBLIC_URL in these tests. */
+export const TEST_PUBLIC_URL = 'https://registry.test';
+/** What a browser adds to a write from the registry's own pages: cookie-authenticated writes need it. */
+export const sameOrigin: Record<string, string> = { origin: TEST_PUBLIC_URL };
 
 /** An ES256 key pair standing in for the identity provider's signing key. */
 export async function providerKeys(): Promise<{ privateKey: CryptoKey; publicKeyPem: string }> {
@@ -33,7 +37,7 @@ export function authTestConfig(publicKeyPem: string, overrides: Partial<Registry
   return loadRegistryConfig(
     {
       NODE_ENV: 'test',
-      PUBLIC_URL: 'https://registry.test',
+      PUBLIC_URL: TEST_PUBLIC_URL,
       AUTH_JWT_SECRET: 'test-secret-that-is-at-least-32-chars!',
       PRIVY_APP_ID: PROVIDER_APP_ID,
       PRIVY_VERIFICATION_KEY: publicKeyPem,

@@ -35,6 +35,7 @@ export function walletCalls(request: Request, token: string) {
   return {
     register: (address: string, label?: string | null) => call('POST', '/wallet/generate', label === undefined ? { address } : { address, label }),
     active: () => call('GET', '/wallet'),
+    one: (address: string) => call('GET', `/wallet/${address}`),
     all: () => call('GET', '/wallet/all'),
     label: (address: string, label: string | null) => call('PATCH', `/wallet/${address}`, { label }),
     revoke: (address: string) => call('DELETE', `/wallet/${address}`),

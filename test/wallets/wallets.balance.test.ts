@@ -80,6 +80,40 @@ for (const kind of databaseKinds) {
       expect((await api.active()).body.balance).toBe('10.000000');
     });
 
+    it('reads one of your wallets by address, revoked ones too, with its live balance', async () => {
+      const registry = registryWith(database, await walletTestConfig(localChain()));
+      const api = walletCalls(registry.request, (await walletSignIn(registry.request)).token);
+      const first = await chain.createAccount({ usdc: 2_500_001n });
+      const second = await chain.createAccount({ usdc: 7_000_000n });
+      await api.register(first.address, 'first');
+      await api.register(second.address);
+      await api.revoke(first.address);
+
+      const revoked = await api.one(first.address.toLowerCase());
+      expect(revoked.status).toBe(200);
+      expect(revoked.body).toMatchObject({ address: first.address, label: 'first', isActive: false, balance: '2.500001', balanceAtomic: '2500001', network: chain.network });
+      expect(revoked.body.revokedAt).toBeString();
+      const listed = (await api.all()).body.find((w: any) => w.address === first.address);
+      expect(revoked.body).toMatchObject(listed);
+
+      const active = await api.one(second.address);
+      expect(active.body).toMatchObject({ address: second.address, isActive: true, revokedAt: null, balance: '7.000000' });
+      expect(active.body).toEqual((await api.active()).body);
+    });
+
+    it('answers 404 Wallet not found for another user’s wallet and for an address that is not yours', async () => {
+      const registry = registryWith(database, await walletTestConfig(localChain()));
+      const owner = walletCalls(registry.request, (await walletSignIn(registry.request)).token);
+      const stranger = walletCalls(registry.request, (await walletSignIn(registry.request)).token);
+      const address = newWallet().address;
+      await owner.register(address);
+      for (const res of [await stranger.one(address), await stranger.one(newWallet().address), await owner.one('0x1234')]) {
+        expect(res.status).toBe(404);
+        expect(res.body).toMatchObject({ error: 'Wallet not found', code: 'NOT_FOUND' });
+      }
+      expect((await owner.one(address)).status).toBe(200);
+    });
+
     it('answers a burst of requests with one RPC call, and reads again once the cache window has passed', async () => {
       const clock = manualClock();
       const registry = registryWith(database, await walletTestConfig(localChain()), clock);
@@ -116,6 +150,9 @@ for (const kind of databaseKinds) {
       expect(res.body).toMatchObject({ address, label: 'payer', balance: null, balanceAtomic: null, balanceCheckedAt: null, balanceError: 'The RPC could not be reached' });
       expect(res.text).not.toContain(other.rpcUrl.replace('http://', ''));
       expect((await api.all()).status).toBe(200);
+      const one = await api.one(address);
+      expect(one.status).toBe(200);
+      expect(one.body).toMatchObject({ address, balance: null, balanceAtomic: null, balanceError: 'The RPC could not be reached' });
     }, 60_000);
 
     it('stops waiting for an RPC that never answers after the configured timeout', async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import type { DatabaseHandle } from '../../src/db';
-import { bearer, createKey, newWallet, walletSignIn } from '../support/auth';
+import { bearer, createKey, newWallet, sameOrigin, walletSignIn } from '../support/auth';
 import { databaseKinds, openTestDatabase } from '../support/database';
 import { manualClock, registryWith } from '../support/registry';
 import { walletCalls, walletTestConfig } from './helpers';
@@ -224,7 +224,7 @@ for (const kind of databaseKinds) {
         const missing = await send({});
         expect(missing.status).toBe(401);
         expect(await missing.json()).toMatchObject({ error: 'Authentication required', code: 'UNAUTHORIZED' });
-        for (const headers of [bearer('garbage'), bearer('ck_' + 'A'.repeat(43)), { cookie: 'market_token=a.b.c' }]) {
+        for (const headers of [bearer('garbage'), bearer('ck_' + 'A'.repeat(43)), { cookie: 'market_token=a.b.c', ...sameOrigin }]) {
           const res = await send(headers);
           expect(res.status).toBe(401);
           expect(((await res.json()) as any).error).toBe('Invalid token');

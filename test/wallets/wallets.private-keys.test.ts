@@ -95,6 +95,15 @@ for (const kind of databaseKinds) {
       expect(res.body.error).toBe(REFUSAL);
     });
 
+    it('refuses a key given in place of the address when reading one wallet, and keeps it out of the log', async () => {
+      for (const path of [key(), key().slice(2)]) {
+        const res = await api.one(path);
+        expect(res.status).toBe(400);
+        expect(res.body.error).toBe(REFUSAL);
+        for (const secret of secrets) expect(res.text).not.toContain(secret);
+      }
+    });
+
     it('never writes a refused key or phrase to the logs or the database', async () => {
       expect(secrets.length).toBeGreaterThan(10);
       await Bun.sleep(20);

@@ -6,7 +6,7 @@ import type { Server } from 'bun';
  * process (tests, no socket) counts as coming from 127.0.0.1.
  */
 export function clientIp(request: Request, server: Server<unknown> | null, trustedProxies: readonly string[]): string {
-  const peer = normalize(server?.requestIP(request)?.address ?? '127.0.0.1');
+  const peer = peerIp(request, server);
   if (!trustedProxies.includes(peer)) return peer;
   const forwarded = request.headers.get('x-forwarded-for');
   if (!forwarded) return peer;
@@ -16,6 +16,11 @@ export function clientIp(request: Request, server: Server<unknown> | null, trust
     if (!trustedProxies.includes(hop)) return hop;
   }
   return hops[0] ?? peer;
+}
+
+/** The socket peer's address (a proxy's, behind one); 127.0.0.1 for a request handled in process. */
+export function peerIp(request: Request, server: Server<unknown> | null): string {
+  return normalize(server?.requestIP(request)?.address ?? '127.0.0.1');
 }
 
 /** IPv4-mapped IPv6 (::ffff:1.2.3.4) is the IPv4 address. */

@@ -16,6 +16,7 @@ export const UsageBody = t.Object({
 });
 export const FavoriteBody = t.Object({ skillId: SkillId, action: t.Union([t.Literal('add'), t.Literal('remove')]) });
 export const SkillIdParam = t.Object({ skillId: SkillId });
+export const AnalyticsQuery = t.Object({ days: t.Optional(t.Numeric({ minimum: 1, maximum: 90, multipleOf: 1, description: 'length of the daily series, 1–90, default 30' })) });
 
 export const Recorded = t.Object({ success: t.Literal(true), recorded: t.Boolean({ description: 'false when already counted' }) });
 export const FavoriteResult = t.Object({ success: t.Literal(true), favorited: t.Boolean(), favoriteCount: t.Number() });
@@ -29,5 +30,8 @@ export const Analytics = t.Object({
   totalRevenueAtomic: t.String({ description: 'micro-USDC' }),
   lastCalledAt: t.Union([t.String({ format: 'date-time' }), t.Null()]),
   lastViewedAt: t.Union([t.String({ format: 'date-time' }), t.Null()]),
-  daily: t.Array(t.Object({ date: t.String(), views: t.Number(), calls: t.Number(), revenue: t.String() }), { description: 'the last 30 days, oldest first' }),
+  daily: t.Array(
+    t.Object({ date: t.String({ description: 'UTC day, YYYY-MM-DD' }), views: t.Number(), calls: t.Number(), revenue: t.String({ description: 'USDC, exact decimal' }), revenueAtomic: t.String({ description: 'micro-USDC' }) }),
+    { description: 'the last `days` days (today included), oldest first, empty days as zeros' },
+  ),
 });

@@ -1,15 +1,20 @@
-import { Elysia } from 'elysia';
+import { Elysia, t } from 'elysia';
 import type { ServiceContext } from '../../context';
 import { clientIp } from '../../lib/client-ip';
+import { announceNextPage } from '../../lib/paging';
 import { authPlugin } from '../auth/plugin';
-import { Analytics, CallBody, FavoriteBody, FavoriteResult, Recorded, SkillIdParam, UsageBody, ViewBody } from './model';
-import { getAnalytics, recordCall, recordUsage, recordView, setFavorite } from './service';
+import { SkillView } from '../skills/model';
+import { listFavorites, listUsage } from './history';
+import { UsageQuery, UsageRecordView } from './history-model';
+import { Analytics, AnalyticsQuery, CallBody, FavoriteBody, FavoriteResult, Recorded, SkillIdParam, UsageBody, ViewBody } from './model';
+import { DEFAULT_DAYS, getAnalytics, recordCall, recordUsage, recordView, setFavorite } from './service';
 
 const tags = ['Analytics'];
 
 /**
  * Views are public and deduplicated per IP; calls only from the skill's creator (its skill
- * server's sk_ key); usage and favorites from any signed-in consumer; reading is public.
+ * server's sk_ key); usage and favorites from any signed-in consumer, who alone reads their own
+ * history and favourites; a skill's counters are public.
  */
 export function analyticsRoutes(ctx: ServiceContext) {
   return new Elysia({ name: 'analytics-routes', prefix: '/analytics' })
@@ -36,9 +41,30 @@ export function analyticsRoutes(ctx: ServiceContext) {
       async ({ principal, body }) => ({ success: true as const, ...(await setFavorite(ctx, principal.userId, body.skillId, body.action === 'add')) }),
       { auth: 'consumer', body: FavoriteBody, response: FavoriteResult, detail: { tags, summary: 'Add or remove a favorite (idempotent)' } },
     )
-    .get('/:skillId', ({ params }) => getAnalytics(ctx, params.skillId), {
+    // The caller's own lists come before `/:skillId`, which would otherwise read them as an id.
+    .get(
+      '/usage',
+      async ({ principal, query, set, request }) => {
+        const { records, nextCursor } = await listUsage(ctx, principal.userId, query);
+        announceNextPage(set.headers, request.url, nextCursor);
+        return records;
+      },
+      {
+        auth: 'consumer',
+        query: UsageQuery,
+        response: t.Array(UsageRecordView),
+        detail: { tags, summary: 'Your paid calls, newest first; the next page’s cursor is in the X-Next-Cursor header' },
+      },
+    )
+    .get('/favorites', ({ principal }) => listFavorites(ctx, principal.userId), {
+      auth: 'consumer',
+      response: t.Array(SkillView),
+      detail: { tags, summary: 'Your favourite skills, most recently favourited first (inactive ones too)' },
+    })
+    .get('/:skillId', ({ params, query }) => getAnalytics(ctx, params.skillId, query.days ?? DEFAULT_DAYS), {
       params: SkillIdParam,
+      query: AnalyticsQuery,
       response: Analytics,
-      detail: { tags, summary: 'Counters and a 30-day series of one skill' },
+      detail: { tags, summary: 'Counters and a daily series of one skill (the last `days` days, default 30)' },
     });
 }

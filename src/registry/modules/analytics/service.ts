@@ -106,12 +106,15 @@ export async function setFavorite(ctx: ServiceContext, userId: string, skillId: 
   });
 }
 
-/** Counters plus a 30-day daily series (oldest first, empty days included). */
-export async function getAnalytics(ctx: ServiceContext, skillId: string) {
+/** Days in the daily series when the caller does not say. */
+export const DEFAULT_DAYS = 30;
+
+/** Counters plus a daily series of the last `length` UTC days (oldest first, empty days included). */
+export async function getAnalytics(ctx: ServiceContext, skillId: string, length = DEFAULT_DAYS) {
   await skillById(ctx, skillId);
   const [stats] = await ctx.db.select().from(skillStats).where(eq(skillStats.skillId, skillId));
   const today = ctx.clock.now();
-  const days = Array.from({ length: 30 }, (_, i) => dayOf(new Date(today.getTime() - (29 - i) * 86_400_000)));
+  const days = Array.from({ length }, (_, i) => dayOf(new Date(today.getTime() - (length - 1 - i) * 86_400_000)));
   const rows = await ctx.db
     .select()
     .from(skillDaily)
@@ -129,7 +132,8 @@ export async function getAnalytics(ctx: ServiceContext, skillId: string) {
     lastViewedAt: stats?.lastViewedAt?.toISOString() ?? null,
     daily: days.map((date) => {
       const r = byDay.get(date);
-      return { date, views: r?.views ?? 0, calls: r?.calls ?? 0, revenue: formatPrice(BigInt(r?.revenue ?? 0)) };
+      const revenue = BigInt(r?.revenue ?? 0);
+      return { date, views: r?.views ?? 0, calls: r?.calls ?? 0, revenue: formatPrice(revenue), revenueAtomic: revenue.toString() };
     }),
   };
 }

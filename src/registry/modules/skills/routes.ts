@@ -1,5 +1,6 @@
 import { Elysia, t } from 'elysia';
 import type { ServiceContext } from '../../context';
+import { announceNextPage } from '../../lib/paging';
 import { authPlugin } from '../auth/plugin';
 import { RegisterSkill, SearchQuery, SkillView, SlugParam, UpdateSkill } from './model';
 import { searchSkills } from './search';
@@ -30,12 +31,7 @@ export function skillRoutes(ctx: ServiceContext) {
       '/skills',
       async ({ query, set, request }) => {
         const { skills, nextCursor } = await searchSkills(ctx, query);
-        if (nextCursor) {
-          set.headers['x-next-cursor'] = nextCursor;
-          const next = new URL(request.url);
-          next.searchParams.set('cursor', nextCursor);
-          set.headers.link = `<${next.pathname}${next.search}>; rel="next"`;
-        }
+        announceNextPage(set.headers, request.url, nextCursor);
         return skills;
       },
       {

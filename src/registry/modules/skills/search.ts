@@ -124,11 +124,12 @@ export function toTsQuery(q: string): string | undefined {
   return words.length ? words.map((w) => `${w}:*`).join(' & ') : undefined;
 }
 
-function encodeCursor(value: string, id: string): string {
+/** A keyset cursor over (sort value, id); opaque to clients. */
+export function encodeCursor(value: string, id: string): string {
   return Buffer.from(JSON.stringify([value, id])).toString('base64url');
 }
 
-function decodeCursor(cursor: string): [string, string] {
+export function decodeCursor(cursor: string): [string, string] {
   try {
     const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     if (Array.isArray(parsed) && parsed.length === 2 && typeof parsed[0] === 'string' && typeof parsed[1] === 'string' && /^[0-9a-f-]{36}$/.test(parsed[1])) {

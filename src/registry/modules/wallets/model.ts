@@ -29,7 +29,7 @@ export const WalletView = t.Object({
 });
 export type WalletView = Static<typeof WalletView>;
 
-/** The active wallet with its live balance; a failed chain read gives nulls and `balanceError`. */
+/** A wallet with its live balance (`GET /wallet`, `GET /wallet/:address`); a failed chain read gives nulls and `balanceError`. */
 export const ActiveWallet = t.Composite([
   WalletView,
   t.Object({

@@ -4,7 +4,7 @@ import { authPlugin } from '../auth/plugin';
 import { balanceReader } from './balance';
 import { refusePrivateKeys } from './guard';
 import * as m from './model';
-import { getActiveWalletWithBalance, listWallets, registerWallet, revokeWallet, setWalletLabel } from './service';
+import { getActiveWalletWithBalance, getWalletWithBalance, listWallets, registerWallet, revokeWallet, setWalletLabel } from './service';
 
 const tags = ['Spending wallets'];
 const jsonNull = () => new Response('null', { headers: { 'content-type': 'application/json' } });
@@ -49,6 +49,12 @@ export function walletRoutes(ctx: ServiceContext) {
       auth: 'consumer',
       response: t.Array(m.WalletView),
       detail: { tags, summary: 'Every wallet, revoked ones included, newest first' },
+    })
+    .get('/:address', ({ principal, params }) => getWalletWithBalance(ctx, principal.userId, params.address, balances), {
+      auth: 'consumer',
+      params: m.AddressParam,
+      response: m.ActiveWallet,
+      detail: { tags, summary: 'One of your wallets (revoked ones too) with its live USDC balance' },
     })
     .patch('/:address', ({ principal, params, body }) => setWalletLabel(ctx, principal.userId, params.address, body.label), {
       auth: 'consumer',

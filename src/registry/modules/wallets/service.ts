@@ -65,7 +65,20 @@ export async function getActiveWallet(ctx: ServiceContext, userId: string): Prom
 /** The active wallet with its live USDC balance, or null when the user has none. */
 export async function getActiveWalletWithBalance(ctx: ServiceContext, userId: string, balances: BalanceReader): Promise<ActiveWallet | null> {
   const wallet = await getActiveWallet(ctx, userId);
-  if (!wallet) return null;
+  return wallet ? withBalance(wallet, balances) : null;
+}
+
+/** One of the user's wallets, revoked or not, with its live USDC balance; 404 `Wallet not found` for any other address. */
+export async function getWalletWithBalance(ctx: ServiceContext, userId: string, address: string, balances: BalanceReader): Promise<ActiveWallet> {
+  const [row] = await ctx.db
+    .select()
+    .from(wallets)
+    .where(and(eq(wallets.userId, userId), eq(wallets.address, lookupAddress(address))));
+  if (!row) throw notFound();
+  return withBalance(toWalletView(row), balances);
+}
+
+async function withBalance(wallet: WalletView, balances: BalanceReader): Promise<ActiveWallet> {
   const read = await balances.read(wallet.address);
   const where = { network: balances.network, asset: balances.asset };
   if (read.type === 'unavailable') {

@@ -1,0 +1,56 @@
+import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { formatPrice } from '../../../../sdk/x402';
+import { favorites, skills, usageRecords } from '../../../db/schema';
+import type { ServiceContext } from '../../context';
+import { AppError } from '../../errors';
+import type { SkillView } from '../skills/model';
+import { decodeCursor, DEFAULT_LIMIT, encodeCursor } from '../skills/search';
+import { selectSkills, toSkillView } from '../skills/view';
+import type { UsageQuery, UsageRecordView } from './history-model';
+
+/**
+ * The caller's own paid calls, newest first, one page at a time: a keyset cursor over
+ * (createdAt, id) like skill search, so pages neither repeat nor skip records added meanwhile.
+ */
+export async function listUsage(ctx: ServiceContext, userId: string, query: UsageQuery): Promise<{ records: UsageRecordView[]; nextCursor: string | undefined }> {
+  const limit = query.limit ?? DEFAULT_LIMIT;
+  const filters: SQL[] = [eq(usageRecords.userId, userId)];
+  if (query.cursor) {
+    const [createdAt, id] = decodeCursor(query.cursor);
+    if (Number.isNaN(Date.parse(createdAt))) throw new AppError('VALIDATION', 'Invalid request: field "cursor": not a cursor this registry issued');
+    filters.push(sql`(${usageRecords.createdAt}, ${usageRecords.id}) < (${createdAt}::timestamptz, ${id}::uuid)`);
+  }
+  const rows = await ctx.db
+    .select({
+      id: usageRecords.id,
+      skillId: usageRecords.skillId,
+      skillSlug: skills.slug,
+      skillName: skills.name,
+      amount: usageRecords.amount,
+      paymentRef: usageRecords.paymentRef,
+      network: skills.network,
+      createdAt: usageRecords.createdAt,
+    })
+    .from(usageRecords)
+    .innerJoin(skills, eq(skills.id, usageRecords.skillId))
+    .where(and(...filters))
+    .orderBy(desc(usageRecords.createdAt), desc(usageRecords.id))
+    .limit(limit + 1);
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    records: page.map((r) => {
+      const amount = BigInt(r.amount);
+      return { ...r, amount: formatPrice(amount), amountAtomic: amount.toString(), createdAt: r.createdAt.toISOString() };
+    }),
+    nextCursor: rows.length > limit && last ? encodeCursor(last.createdAt.toISOString(), last.id) : undefined,
+  };
+}
+
+/** The caller's favourite skills, most recently favourited first; inactive ones too (`isActive` says so). */
+export async function listFavorites(ctx: ServiceContext, userId: string): Promise<SkillView[]> {
+  const rows = await selectSkills(ctx.db)
+    .innerJoin(favorites, and(eq(favorites.skillId, skills.id), eq(favorites.userId, userId)))
+    .orderBy(desc(favorites.createdAt), desc(skills.id));
+  return rows.map(toSkillView);
+}
