@@ -183,7 +183,7 @@ describe('issue 14 end to end: creator dashboard, marketplace, Try it, analytics
     expect(await creatorPage.getByTestId('stat-calls').textContent()).toBe('1');
     expect(await creatorPage.getByTestId('stat-revenue').textContent()).toBe('$0.002');
     const today = new Date().toISOString().slice(0, 10);
-    const callsTable = creatorPage.locator('table.visually-hidden').first();
+    const callsTable = creatorPage.locator('.chart .visually-hidden table').first();
     expect(await callsTable.locator('tr', { hasText: today }).locator('td').textContent()).toBe('1');
     await screenshot(creatorPage, 'e2e-analytics');
     await creatorPage.goto('/dashboard/skills');
