@@ -38,6 +38,8 @@ export class KeystoreError extends Error {
 
 /** scrypt cost written by default: geth's "standard" (2^18, r 8, p 1; about 256 MB and a second). */
 export const DEFAULT_SCRYPT = { n: 2 ** 18, r: 8, p: 1 } as const;
+/** Shortest passphrase accepted for a new keystore (here, so a browser page can read it without node:fs). */
+export const MIN_PASSPHRASE_LENGTH = 8;
 const MAX_PBKDF2_ITERATIONS = 10_000_000;
 const HEX = /^[0-9a-fA-F]*$/;
 

@@ -1,12 +1,11 @@
 import type { Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import { decryptKeystore, encryptKeystore, type EncryptOptions } from './keystore';
+import { decryptKeystore, encryptKeystore, MIN_PASSPHRASE_LENGTH, type EncryptOptions } from './keystore';
 import { readKeystoreFile, writeKeystoreFile } from './keystore-file';
 import { looksLikePrivateKey, PRIVATE_KEY_REFUSAL } from './private-keys';
 import { walletApi, type WalletApiOptions, type WalletRecord } from './registry-client';
 
-/** Shortest passphrase accepted for a new keystore. */
-export const MIN_PASSPHRASE_LENGTH = 8;
+export { MIN_PASSPHRASE_LENGTH };
 
 export interface CreateSpendingWalletOptions extends WalletApiOptions {
   /** Encrypts the keystore; never sent anywhere. At least 8 characters. */

@@ -6,24 +6,31 @@ import type { ComponentType } from 'preact';
 import { Skeleton } from '../../components/states';
 import { account } from '../../lib/session';
 import { location } from '../../lib/router';
-import { Placeholder } from './placeholder';
+import { CallsView } from './calls';
+import { FavouritesView } from './favourites';
+import { GroupsView } from './groups';
+import { KeysView } from './keys';
+import { ProfileView } from './profile';
+import { SkillsView } from './skills';
+import { WalletsView } from './wallets';
 
 interface Section {
   path: string;
   label: string;
   group: 'Creator' | 'Consumer' | 'Account';
-  View: ComponentType;
+  /** Gets the path below the section (`/dashboard/skills/<slug>` → ['<slug>']). */
+  View: ComponentType<{ rest: string[] }>;
 }
 
 /** Add a section here; its path is /dashboard/<path>. */
 export const SECTIONS: Section[] = [
-  { path: 'skills', label: 'My skills', group: 'Creator', View: Placeholder },
-  { path: 'groups', label: 'Groups', group: 'Creator', View: Placeholder },
-  { path: 'keys', label: 'API keys', group: 'Creator', View: Placeholder },
-  { path: 'wallets', label: 'Spending wallets', group: 'Consumer', View: Placeholder },
-  { path: 'calls', label: 'My paid calls', group: 'Consumer', View: Placeholder },
-  { path: 'favourites', label: 'Favourites', group: 'Consumer', View: Placeholder },
-  { path: 'profile', label: 'Profile', group: 'Account', View: Placeholder },
+  { path: 'skills', label: 'My skills', group: 'Creator', View: SkillsView },
+  { path: 'groups', label: 'Groups', group: 'Creator', View: GroupsView },
+  { path: 'keys', label: 'API keys', group: 'Creator', View: KeysView },
+  { path: 'wallets', label: 'Spending wallets', group: 'Consumer', View: WalletsView },
+  { path: 'calls', label: 'My paid calls', group: 'Consumer', View: CallsView },
+  { path: 'favourites', label: 'Favourites', group: 'Consumer', View: FavouritesView },
+  { path: 'profile', label: 'Profile', group: 'Account', View: ProfileView },
 ];
 
 export function DashboardShell({ params }: { params: Record<string, string> }) {
@@ -47,7 +54,8 @@ export function DashboardShell({ params }: { params: Record<string, string> }) {
       </section>
     );
   }
-  const current = SECTIONS.find((s) => s.path === (params.rest ?? '').split('/')[0]) ?? SECTIONS[0]!;
+  const [first, ...rest] = (params.rest ?? '').split('/').filter(Boolean);
+  const current = SECTIONS.find((s) => s.path === first) ?? SECTIONS[0]!;
   const groups = [...new Set(SECTIONS.map((s) => s.group))];
   return (
     <div class="dashboard">
@@ -71,7 +79,7 @@ export function DashboardShell({ params }: { params: Record<string, string> }) {
         <h1 id="dashboard-title" tabIndex={-1}>
           {current.label}
         </h1>
-        <current.View />
+        <current.View key={current.path} rest={current.path === first ? rest : []} />
       </section>
     </div>
   );

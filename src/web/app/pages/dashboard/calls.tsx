@@ -1,0 +1,103 @@
+/** My paid calls: newest first, paged by the registry's cursor, each with its receipt. */
+import { useState } from 'preact/hooks';
+import { Empty, ErrorBox, Skeleton } from '../../components/states';
+import { request } from '../../lib/api';
+import { config } from '../../lib/config';
+import { usdc } from '../../lib/format';
+import { useAction } from '../../lib/use-action';
+import { useResource } from '../../lib/use-resource';
+
+interface UsageRecord {
+  id: string;
+  skillId: string;
+  skillSlug: string;
+  skillName: string;
+  amount: string;
+  amountAtomic: string;
+  paymentRef: string | null;
+  network: string;
+  createdAt: string;
+}
+
+const PAGE = 20;
+const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
+
+function PaymentRef({ record }: { record: UsageRecord }) {
+  const { explorer, network } = config();
+  const ref = record.paymentRef;
+  if (!ref) return <span class="muted">none recorded</span>;
+  // Only a transaction hash on this registry's network has an explorer page; a nonce does not.
+  if (explorer && record.network === network.id && TX_HASH.test(ref)) {
+    return (
+      <a class="mono tx-hash" href={`${explorer.url}/tx/${ref}`} target="_blank" rel="noopener noreferrer" title={`Open in ${explorer.name}`}>
+        {ref}
+      </a>
+    );
+  }
+  return <code class="tx-hash">{ref}</code>;
+}
+
+export function CallsView() {
+  const [first, retry] = useResource(async (signal) => {
+    const { data, headers } = await request<UsageRecord[]>(`/analytics/usage?limit=${PAGE}`, { signal });
+    return { records: data, next: headers.get('x-next-cursor') };
+  }, []);
+  const [more, setMore] = useState<{ records: UsageRecord[]; next: string | null } | undefined>();
+  const load = useAction();
+  if (first.state === 'loading') return <Skeleton lines={5} label="Loading your paid calls" />;
+  if (first.state === 'error') return <ErrorBox error={first.error} title="Could not load your paid calls" retry={retry} />;
+  const records = [...first.data.records, ...(more?.records ?? [])];
+  const next = more ? more.next : first.data.next;
+  if (records.length === 0) {
+    return (
+      <Empty title="No paid calls yet">
+        Calls you pay for while signed in (<strong>Try it</strong> on a skill page, or the SDK with your consumer key) show here with their
+        receipts. <a href="/">Browse the marketplace</a>
+      </Empty>
+    );
+  }
+  const loadMore = async () => {
+    if (!next) return;
+    const page = await load.run(() => request<UsageRecord[]>(`/analytics/usage?limit=${PAGE}&cursor=${encodeURIComponent(next)}`));
+    if (page) setMore({ records: [...(more?.records ?? []), ...page.data], next: page.headers.get('x-next-cursor') });
+  };
+  return (
+    <>
+      <div class="table-wrap">
+        <table class="data-table">
+          <caption class="visually-hidden">Your paid calls, newest first</caption>
+          <thead>
+            <tr>
+              <th scope="col">When</th>
+              <th scope="col">Skill</th>
+              <th scope="col" class="num">Paid</th>
+              <th scope="col">Receipt</th>
+            </tr>
+          </thead>
+          <tbody>
+            {records.map((r) => (
+              <tr key={r.id}>
+                <td class="nowrap">{new Date(r.createdAt).toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' })}</td>
+                <th scope="row">
+                  <a href={`/skill/${encodeURIComponent(r.skillSlug)}`}>{r.skillName}</a>
+                </th>
+                <td class="num">{usdc(BigInt(r.amountAtomic))}</td>
+                <td class="receipt-cell">
+                  <PaymentRef record={r} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {load.error && <ErrorBox error={load.error} title="Could not load more calls" retry={loadMore} />}
+      {next && (
+        <p class="center">
+          <button type="button" class="button" onClick={loadMore} disabled={load.busy}>
+            {load.busy ? 'Loading…' : 'Show older calls'}
+          </button>
+        </p>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,53 @@
+/** Profile: name, avatar and bio, as the creator page shows them (`PATCH /creators/me`). */
+import { useState } from 'preact/hooks';
+import { ErrorBox } from '../../components/states';
+import { api } from '../../lib/api';
+import { account } from '../../lib/session';
+import type { Creator } from '../../lib/types';
+import { useAction } from '../../lib/use-action';
+
+export function ProfileView() {
+  const me = account.value!;
+  const [name, setName] = useState(me.name ?? '');
+  const [avatar, setAvatar] = useState(me.avatar ?? '');
+  const [bio, setBio] = useState(me.bio ?? '');
+  const [saved, setSaved] = useState(false);
+  const save = useAction();
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setSaved(false);
+    const updated = await save.run(() => api.patch<Creator>('/creators/me', { name: name.trim() || null, avatar: avatar.trim() || null, bio: bio.trim() || null }));
+    if (updated) {
+      account.value = updated;
+      setSaved(true);
+    }
+  };
+  return (
+    <form class="narrow" onSubmit={submit}>
+      <p class="muted small">
+        Shown on <a href={`/creator/${me.walletAddress}`}>your public page</a> and beside your skills. Wallet <code class="break">{me.walletAddress}</code>
+      </p>
+      <div class="field">
+        <label for="profile-name">Name</label>
+        <input id="profile-name" maxLength={80} autoComplete="nickname" value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+      </div>
+      <div class="field">
+        <label for="profile-avatar">Avatar image address</label>
+        <input id="profile-avatar" type="url" maxLength={2048} placeholder="https://…" value={avatar} onInput={(e) => setAvatar((e.target as HTMLInputElement).value)} />
+      </div>
+      <div class="field">
+        <label for="profile-bio">Bio</label>
+        <textarea id="profile-bio" rows={4} maxLength={1000} value={bio} onInput={(e) => setBio((e.target as HTMLTextAreaElement).value)} />
+      </div>
+      {save.error && <ErrorBox error={save.error} title="Could not save your profile" />}
+      <div class="row">
+        <button type="submit" class="button button-primary" disabled={save.busy}>
+          {save.busy ? 'Saving…' : 'Save profile'}
+        </button>
+        <span role="status" class="saved-note">
+          {saved ? 'Saved.' : ''}
+        </span>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,332 @@
+/**
+ * The dashboard's views in a real Chromium, signed in with an injected wallet: each section's empty
+ * state, its error state (the registry's message and request id), the writes each view makes
+ * (groups, API keys, a spending wallet made in the page, profile, skill editing), dialogs used
+ * with the keyboard, and every view at phone width without sideways scrolling.
+ */
+import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test';
+import { readFileSync } from 'node:fs';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { decryptKeystore } from '../../sdk/wallet/keystore';
+import { bearer, jsonPost } from '../support/auth';
+import { injectWallet, launchBrowser, newContext, pageErrors, screenshot, startWebRegistry, type WebRegistry } from '../support/web';
+
+setDefaultTimeout(30_000);
+
+let registry: WebRegistry;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let errors: string[];
+let token: string;
+
+/** The session's access token (the HttpOnly cookie), to set up data through the API as this user. */
+async function accessToken(): Promise<string> {
+  return (await context.cookies()).find((c) => c.name === 'market_token')!.value;
+}
+
+async function open(section: string, ready: string): Promise<void> {
+  await page.goto(`/dashboard/${section}`);
+  await page.getByText(ready).first().waitFor();
+}
+
+/** Answers `path` (a glob) with the registry's error shape, once. */
+async function failOnce(path: string, status = 503): Promise<void> {
+  await page.route(
+    path,
+    (route) => route.fulfill({ status, contentType: 'application/json', headers: { 'x-request-id': 'req-test-42' }, body: JSON.stringify({ error: 'Database unavailable', code: 'UNAVAILABLE', requestId: 'req-test-42' }) }),
+    { times: 1 },
+  );
+}
+
+beforeAll(async () => {
+  [registry, browser] = await Promise.all([startWebRegistry(), launchBrowser()]);
+  context = await newContext(browser, 'desktop', registry.url);
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: registry.url });
+  await injectWallet(context, privateKeyToAccount(generatePrivateKey()), 8453);
+  page = await context.newPage();
+  errors = pageErrors(page);
+  await page.goto('/signin?next=/dashboard/skills');
+  await page.getByRole('button', { name: 'Sign in with Test Wallet' }).click();
+  await page.getByRole('navigation', { name: 'Dashboard' }).waitFor();
+  token = await accessToken();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await registry?.close();
+});
+
+describe('empty states', () => {
+  it('says what each section is for when it has nothing yet', async () => {
+    for (const [section, empty, shot] of [
+      ['skills', 'No skills yet', 'dashboard-skills-empty'],
+      ['groups', 'No groups yet', 'dashboard-groups-empty'],
+      ['keys', 'No API keys yet', 'dashboard-keys-empty'],
+      ['wallets', 'No spending wallets yet', 'dashboard-wallets-empty'],
+      ['calls', 'No paid calls yet', 'dashboard-calls-empty'],
+      ['favourites', 'No favourites yet', 'dashboard-favourites-empty'],
+    ] as const) {
+      await open(section, empty);
+      await screenshot(page, shot);
+    }
+    expect(errors).toEqual([]);
+  });
+});
+
+describe('error states', () => {
+  it('shows the registry error message and request id in every view, and recovers on Try again', async () => {
+    for (const [section, path, title] of [
+      ['skills', '**/creators/me/skills', 'Could not load your skills'],
+      ['groups', '**/groups?creator=*', 'Could not load your groups'],
+      ['keys', '**/auth/api-keys', 'Could not load your API keys'],
+      ['wallets', '**/wallet/all', 'Could not load your wallets'],
+      ['calls', '**/analytics/usage?*', 'Could not load your paid calls'],
+      ['favourites', '**/analytics/favorites', 'Could not load your favourites'],
+    ] as const) {
+      await failOnce(path);
+      await page.goto(`/dashboard/${section}`);
+      const alert = page.getByRole('alert').filter({ hasText: title });
+      await alert.waitFor();
+      expect(await alert.textContent()).toContain('Database unavailable');
+      expect(await alert.locator('.request-id').textContent()).toBe('req-test-42');
+      if (section === 'keys') await screenshot(page, 'dashboard-error');
+      await alert.getByRole('button', { name: 'Try again' }).click();
+      await alert.waitFor({ state: 'detached' });
+    }
+  });
+});
+
+describe('groups', () => {
+  it('creates, renames with an icon, and refuses to delete a group in use with a clear 409', async () => {
+    await open('groups', 'No groups yet');
+    await page.getByRole('button', { name: 'New group' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New group' });
+    await dialog.getByLabel('Name').fill('Text tools');
+    await dialog.getByRole('button', { name: 'Create group' }).click();
+    await page.getByRole('list', { name: 'Your groups' }).getByText('Text tools').waitFor();
+
+    await page.getByRole('button', { name: 'Edit Text tools' }).click();
+    const edit = page.getByRole('dialog', { name: 'Edit Text tools' });
+    await edit.getByLabel('Name').fill('Text');
+    await edit.getByLabel('Icon').fill('📝');
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('list', { name: 'Your groups' }).getByText('📝').waitFor();
+    const [group] = (await (await registry.request(`/groups?creator=${((await (await registry.request('/creators/me', { headers: bearer(token) })).json()) as any).walletAddress}`)).json()) as { name: string; icon: string; slug: string }[];
+    expect(group).toMatchObject({ name: 'Text', icon: '📝' });
+
+    // A skill in the group: deleting it now is refused.
+    const res = await registry.request(
+      '/skills',
+      jsonPost(
+        { name: 'word-count', endpoint: 'https://skills.example/word-count', price: '0.002', paymentAddress: '0x000000000000000000000000000000000000dEaD', groups: [group!.slug], description: 'Counts words' },
+        { ...bearer(token), origin: registry.url },
+      ),
+    );
+    expect(res.status).toBe(201);
+    await page.reload();
+    await page.getByRole('button', { name: 'Delete Text' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Delete Text?' });
+    await confirm.getByRole('button', { name: 'Delete the group' }).click();
+    const refusal = confirm.getByRole('alert');
+    await refusal.getByText('This group is still in use').waitFor();
+    expect(await refusal.locator('.request-id').count()).toBe(1);
+    await screenshot(page, 'dashboard-groups-in-use');
+    await page.keyboard.press('Escape');
+    await confirm.waitFor({ state: 'detached' });
+    await page.waitForFunction('document.activeElement?.getAttribute("aria-label") === "Delete Text"');
+    await open('groups', 'Text');
+    await screenshot(page, 'dashboard-groups');
+  });
+});
+
+describe('my skills', () => {
+  it('lists the skill with its counters, edits description, price and schemas with JSON checked as you type', async () => {
+    await open('skills', 'word-count');
+    const row = page.getByRole('row', { name: /word-count/ });
+    expect(await row.textContent()).toContain('$0.002');
+    await page.getByRole('button', { name: 'Edit word-count' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Edit word-count' });
+    await dialog.getByLabel('Description').fill('Counts the words of a text');
+    await dialog.getByLabel('Price per call (USDC)').fill('0.003');
+    const input = dialog.getByLabel('Input schema (JSON Schema)');
+    await input.fill('{"type": "object",');
+    await dialog.getByText(/^Not valid JSON/).waitFor();
+    expect(await dialog.getByRole('button', { name: 'Save' }).isDisabled()).toBe(true);
+    await screenshot(page, 'dashboard-skill-edit');
+    await input.fill('{"type": "object", "required": ["text"], "properties": {"text": {"type": "string"}}}');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await row.getByText('$0.003').waitFor();
+    const skill = await (await registry.request('/skills/word-count')).json();
+    expect(skill).toMatchObject({ description: 'Counts the words of a text', price: '$0.003', inputSchema: { required: ['text'] } });
+    await screenshot(page, 'dashboard-skills');
+  });
+
+  it('pauses a skill after confirmation and lists it again with the switch', async () => {
+    await open('skills', 'word-count');
+    const toggle = page.getByRole('switch', { name: 'word-count listed' });
+    expect(await toggle.getAttribute('aria-checked')).toBe('true');
+    await toggle.click();
+    await page.getByRole('dialog', { name: 'Pause word-count?' }).getByRole('button', { name: 'Pause the skill' }).click();
+    await page.locator('[role=switch][aria-checked=false]').waitFor();
+    expect(((await (await registry.request('/skills/word-count')).json()) as any).isActive).toBe(false);
+    await toggle.click();
+    await page.locator('[role=switch][aria-checked=true]').waitFor();
+    expect(((await (await registry.request('/skills/word-count')).json()) as any).isActive).toBe(true);
+  });
+
+  it('shows the skill analytics with three charts and switches between 7 and 30 days', async () => {
+    await open('skills', 'word-count');
+    await page.getByRole('link', { name: 'word-count' }).click();
+    await page.getByText('Calls per day').first().waitFor({ state: 'attached' });
+    expect(await page.locator('.chart canvas').count()).toBe(3);
+    expect(await page.locator('.chart .visually-hidden table').first().locator('tr').count()).toBe(30);
+    await page.getByRole('button', { name: '7 days' }).click();
+    await page.waitForFunction('document.querySelector(".chart .visually-hidden table")?.querySelectorAll("tr").length === 7');
+    expect(await page.getByRole('button', { name: '7 days' }).getAttribute('aria-pressed')).toBe('true');
+    await screenshot(page, 'dashboard-analytics');
+  });
+});
+
+describe('API keys', () => {
+  it('shows a new key once with a copy button and a warning, lists it by prefix, and revokes it after confirmation', async () => {
+    await open('keys', 'No API keys yet');
+    const opener = page.getByRole('button', { name: 'New API key' });
+    await opener.click();
+    const dialog = page.getByRole('dialog', { name: 'New API key' });
+    // Focus moved into the dialog; Escape closes it and focus returns to the button.
+    await page.waitForFunction('document.activeElement?.id === "key-name"');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    await page.waitForFunction('document.activeElement?.textContent === "New API key"');
+
+    await page.keyboard.press('Enter');
+    await page.waitForFunction('document.activeElement?.id === "key-name"');
+    await page.keyboard.type('laptop');
+    await dialog.getByLabel(/Consumer/).check();
+    await page.keyboard.press('Enter');
+    const shown = page.getByRole('dialog', { name: 'Your new API key' });
+    await shown.getByText('Copy it now: it is shown only this once.').waitFor();
+    const key = await shown.getByLabel(/Consumer key/).inputValue();
+    expect(key).toMatch(/^ck_/);
+    await shown.getByRole('button', { name: 'Copy the key' }).click();
+    await shown.getByRole('button', { name: 'Copied' }).waitFor();
+    await screenshot(page, 'dashboard-key-created');
+    await shown.getByRole('button', { name: 'Done' }).click();
+    const row = page.getByRole('row', { name: /laptop/ });
+    await row.waitFor();
+    expect(await row.textContent()).toContain(key.slice(0, 6));
+    expect(await row.textContent()).toContain('never');
+    expect(await page.content()).not.toContain(key);
+    await screenshot(page, 'dashboard-keys');
+
+    expect((await registry.request('/wallet/all', { headers: bearer(key) })).status).toBe(200);
+    await page.getByRole('button', { name: 'Revoke laptop' }).click();
+    await page.getByRole('dialog', { name: 'Revoke laptop?' }).getByRole('button', { name: 'Revoke the key' }).click();
+    await row.getByText('revoked').waitFor();
+    const refused = await registry.request('/wallet/all', { headers: bearer(key) });
+    expect({ status: refused.status, error: ((await refused.json()) as any).error }).toEqual({ status: 403, error: 'API key revoked' });
+  });
+});
+
+describe('spending wallets', () => {
+  it('makes the key in the page, downloads its encrypted keystore, sends only the address, labels and revokes it', async () => {
+    await open('wallets', 'No spending wallets yet');
+    await page.getByRole('button', { name: 'New wallet' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New spending wallet' });
+    await dialog.getByLabel('Label').fill('agents');
+    await dialog.getByLabel('Passphrase', { exact: true }).fill('short');
+    await dialog.getByText(/At least 8 characters/).waitFor();
+    expect(await dialog.getByLabel('Passphrase', { exact: true }).getAttribute('aria-invalid')).toBe('true');
+    const passphrase = 'a long browser passphrase';
+    await dialog.getByLabel('Passphrase', { exact: true }).fill(passphrase);
+    await dialog.getByLabel('Passphrase again').fill(passphrase + 'x');
+    await dialog.getByText('The two passphrases differ.').waitFor();
+    expect(await dialog.getByRole('button', { name: 'Create and download' }).isDisabled()).toBe(true);
+    await dialog.getByLabel('Passphrase again').fill(passphrase);
+    const sent: string[] = [];
+    page.on('request', (r) => r.postData() && sent.push(r.postData()!));
+    const [file] = await Promise.all([page.waitForEvent('download', { timeout: 30_000 }), dialog.getByRole('button', { name: 'Create and download' }).click()]);
+    const address = await page.getByTestId('new-wallet-address').textContent({ timeout: 30_000 });
+    const keystore = JSON.parse(readFileSync((await file.path())!, 'utf8'));
+    const privateKey = await decryptKeystore(keystore, passphrase);
+    expect(privateKeyToAccount(privateKey).address).toBe(address as `0x${string}`);
+    expect(file.suggestedFilename()).toContain(address!.slice(2).toLowerCase());
+    // Only the address went out; never the key.
+    expect(sent.some((body) => body.includes(address!))).toBe(true);
+    expect(sent.some((body) => body.toLowerCase().includes(privateKey.slice(2).toLowerCase()))).toBe(false);
+    await page.getByRole('button', { name: 'Done' }).click();
+    const item = page.getByRole('list', { name: 'Your spending wallets' }).getByRole('listitem').first();
+    await item.getByText('agents').waitFor();
+    // This registry's chain is unreachable: the balance says so instead of failing the list.
+    await item.getByText('unavailable').waitFor();
+    await screenshot(page, 'dashboard-wallets');
+
+    await page.getByRole('button', { name: 'Label agents' }).click();
+    await page.getByRole('dialog', { name: 'Label the wallet' }).getByLabel('Label').fill('bots');
+    await page.getByRole('dialog', { name: 'Label the wallet' }).getByRole('button', { name: 'Save' }).click();
+    await item.getByText('bots').waitFor();
+    await page.getByRole('button', { name: 'Revoke bots' }).click();
+    await page.getByRole('dialog', { name: 'Revoke this wallet?' }).getByRole('button', { name: 'Revoke the wallet' }).click();
+    await item.getByText('revoked').waitFor();
+    const [listed] = (await (await registry.request('/wallet/all', { headers: bearer(token) })).json()) as { address: string; label: string; revokedAt: string | null }[];
+    expect(listed).toMatchObject({ address, label: 'bots', revokedAt: expect.any(String) });
+  });
+});
+
+describe('profile', () => {
+  it('saves name and bio, shown in the header and on the public creator page', async () => {
+    await open('profile', 'Save profile');
+    await page.getByLabel('Name').fill('Ada');
+    await page.getByLabel('Bio').fill('Writes small text skills.');
+    await page.getByLabel('Avatar image address').fill('not a url');
+    await page.getByRole('button', { name: 'Save profile' }).click();
+    // The browser's own URL check stops it before the registry: nothing saved yet.
+    expect(((await (await registry.request('/creators/me', { headers: bearer(token) })).json()) as any).name).toBeNull();
+    await page.getByLabel('Avatar image address').fill('');
+    await page.getByRole('button', { name: 'Save profile' }).click();
+    await page.getByText('Saved.').waitFor();
+    expect(await page.locator('.account-slot').textContent()).toContain('Ada');
+    expect((await (await registry.request('/creators/me', { headers: bearer(token) })).json()) as any).toMatchObject({ name: 'Ada', bio: 'Writes small text skills.' });
+    await screenshot(page, 'dashboard-profile');
+    expect(errors).toEqual([]);
+  });
+});
+
+describe('phone width and keyboard', () => {
+  it('fits every view on a 390 px screen without sideways scrolling', async () => {
+    const phone = await newContext(browser, 'phone', registry.url);
+    await phone.addCookies((await context.cookies()).filter((c) => c.name.startsWith('market_')));
+    const small = await phone.newPage();
+    for (const [section, ready] of [
+      ['skills', 'word-count'],
+      ['skills/word-count', 'Calls per day'],
+      ['groups', 'Text'],
+      ['keys', 'laptop'],
+      ['wallets', 'bots'],
+      ['calls', 'No paid calls yet'],
+      ['favourites', 'No favourites yet'],
+      ['profile', 'Save profile'],
+    ] as const) {
+      await small.goto(`/dashboard/${section}`);
+      await small.getByText(ready).first().waitFor({ state: 'attached' });
+      expect({ section, width: await small.evaluate('document.documentElement.scrollWidth') }).toEqual({ section, width: 390 });
+      await screenshot(small, section === 'skills/word-count' ? 'dashboard-analytics' : `dashboard-${section}`);
+    }
+    await phone.close();
+  });
+
+  it('reaches every section from the dashboard navigation with the keyboard', async () => {
+    await open('skills', 'word-count');
+    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'My skills' }).focus();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement?.textContent')).toBe('Groups');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 1, name: 'Groups' }).waitFor();
+    expect(await page.evaluate('location.pathname')).toBe('/dashboard/groups');
+    // Focus went to the new section's heading, for screen readers.
+    expect(await page.evaluate('document.activeElement?.tagName')).toBe('H1');
+  });
+});
