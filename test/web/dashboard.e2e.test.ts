@@ -52,7 +52,10 @@ beforeAll(async () => {
   const port = await freePort();
   facilitator.facilitator.app.listen({ hostname: '127.0.0.1', port });
   facilitatorUrl = `http://127.0.0.1:${port}`;
-  registry = await startWebRegistry({ env: { MARKET_NETWORK: chain.network, MARKET_USDC_ADDRESS: chain.token.address, MARKET_RPC_URL: chain.rpcUrl, MARKET_ALLOW_HTTP_ENDPOINTS: 'true' } });
+  registry = await startWebRegistry({
+    env: { MARKET_NETWORK: chain.network, MARKET_USDC_ADDRESS: chain.token.address, MARKET_RPC_URL: chain.rpcUrl, MARKET_ALLOW_HTTP_ENDPOINTS: 'true' },
+    verifyPayments: true,
+  });
   creatorContext = await newContext(browser, 'desktop', registry.url);
   consumerContext = await newContext(browser, 'desktop', registry.url);
   await injectWallet(creatorContext, chain.accounts.payee, chain.chainId);

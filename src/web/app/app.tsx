@@ -1,7 +1,7 @@
 import type { ComponentType } from 'preact';
 import { useEffect } from 'preact/hooks';
 import { Layout } from './components/layout';
-import { match, location } from './lib/router';
+import { focusNewPage, match, location } from './lib/router';
 import { CreatorPage } from './pages/creator';
 import { DashboardShell } from './pages/dashboard/shell';
 import { MarketplacePage } from './pages/marketplace';
@@ -35,6 +35,7 @@ export function App() {
   }
   useEffect(() => {
     document.title = 'Skill Market';
+    focusNewPage();
   }, [path]);
   return (
     <Layout>

@@ -5,7 +5,8 @@
  */
 import { loadRegistryConfig, type RegistryConfig } from '../../../src/config';
 import type { DatabaseHandle } from '../../../src/db';
-import { createRegistry } from '../../../src/registry';
+import { createRegistry, systemClock } from '../../../src/registry';
+import { createPaymentVerifier } from '../../../src/registry/modules/payment-verification';
 import { openTestDatabase, TEST_DATABASE_URL } from '../database';
 import { freePort } from '../process';
 import { memoryLogger } from '../registry';
@@ -22,6 +23,8 @@ export interface WebRegistryOptions {
   /** Extra environment, e.g. MARKET_NETWORK / MARKET_USDC_ADDRESS / MARKET_RPC_URL of a local chain. */
   env?: Record<string, string>;
   overrides?: Partial<RegistryConfig>;
+  /** Check reported payments on the chain in the background, as `market registry` does (revenue counts only then). */
+  verifyPayments?: boolean;
 }
 
 export async function startWebRegistry(options: WebRegistryOptions = {}): Promise<WebRegistry> {
@@ -45,14 +48,20 @@ export async function startWebRegistry(options: WebRegistryOptions = {}): Promis
   );
   // The page is served over plain http on loopback here, where a Secure cookie is not stored.
   config.auth = { ...config.auth, secureCookies: false };
-  const app = createRegistry({ database, config, logger: memoryLogger().logger });
+  const logger = memoryLogger().logger;
+  const app = createRegistry({ database, config, logger });
   app.listen({ hostname: '127.0.0.1', port });
+  const verifier = options.verifyPayments
+    ? createPaymentVerifier({ db: database.db, config: { ...config.payments, enabled: true, intervalMs: 50 }, chain: config.chain, clock: systemClock, logger })
+    : undefined;
+  verifier?.start();
   return {
     url,
     database,
     config,
     request: (path, init) => fetch(`${url}${path}`, init),
     async close() {
+      await verifier?.stop();
       await app.stop(true);
       await database.close();
     },

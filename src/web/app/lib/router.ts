@@ -18,10 +18,19 @@ export function navigate(to: string, options: { replace?: boolean } = {}): void 
   read();
   if (!options.replace) {
     window.scrollTo(0, 0);
-    // Screen readers and keyboards start on the new page's main heading, as after a real load.
-    // After the new page has rendered (Preact renders on the next microtask).
-    requestAnimationFrame(() => document.querySelector<HTMLElement>('main h1')?.focus({ preventScroll: true }));
+    // Screen readers and keyboards start on the new page's main heading, as after a real load:
+    // the App moves focus once the new page is committed (a timer could fire before that).
+    focusPending = true;
   }
+}
+
+let focusPending = false;
+
+/** Called by the App after a page is committed: moves focus to its main heading after a navigation. */
+export function focusNewPage(): void {
+  if (!focusPending) return;
+  focusPending = false;
+  document.querySelector<HTMLElement>('main h1')?.focus({ preventScroll: true });
 }
 
 /** Params of `pattern` (`/skill/:slug`, `/dashboard/*`) in `path`, or undefined when it does not match. */

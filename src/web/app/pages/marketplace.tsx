@@ -17,6 +17,7 @@ const SORTS = [
   ['newest', 'Newest'],
   ['price', 'Lowest price'],
   ['revenue', 'Top earning'],
+  ['rating', 'Best rated'],
 ] as const;
 const FILTERS = ['q', 'group', 'minPrice', 'maxPrice', 'sort'] as const;
 type Filters = Record<(typeof FILTERS)[number], string>;
@@ -53,6 +54,8 @@ export function MarketplacePage() {
     clearTimeout(typing.current);
     typing.current = setTimeout(() => setFilter('q', value.trim()), 250);
   };
+  // A pause that ends after the visitor has left (opened a skill) must not bring them back.
+  useEffect(() => () => clearTimeout(typing.current), []);
 
   useEffect(() => {
     api.get<Group[]>('/groups').then(setGroups, () => setGroups([]));

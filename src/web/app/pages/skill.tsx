@@ -4,7 +4,7 @@
  * page records a view.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { CallsChart } from '../components/daily-chart';
+import { SeriesChart } from '../components/series-chart';
 import { SchemaView } from '../components/schema-view';
 import { Snippets } from '../components/snippets';
 import { ErrorBox, Skeleton } from '../components/states';
@@ -116,7 +116,7 @@ export function SkillPage({ params }: { params: Record<string, string> }) {
       <section aria-labelledby="usage-title">
         <h2 id="usage-title">Usage</h2>
         {analytics.state === 'ready' ? (
-          <CallsChart daily={analytics.data.daily} />
+          <SeriesChart title="Calls per day, last 30 days" dates={analytics.data.daily.map((d) => d.date)} values={analytics.data.daily.map((d) => d.calls)} />
         ) : analytics.state === 'error' ? (
           <ErrorBox error={analytics.error} title="Could not load the chart" />
         ) : (

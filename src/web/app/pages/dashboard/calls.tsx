@@ -2,7 +2,7 @@
 import { useState } from 'preact/hooks';
 import { Empty, ErrorBox, Skeleton } from '../../components/states';
 import { request } from '../../lib/api';
-import { config } from '../../lib/config';
+import { pageConfig } from '../../lib/config';
 import { usdc } from '../../lib/format';
 import { useAction } from '../../lib/use-action';
 import { useResource } from '../../lib/use-resource';
@@ -16,18 +16,28 @@ interface UsageRecord {
   amountAtomic: string;
   paymentRef: string | null;
   network: string;
+  /** The registry's on-chain check of the payment. */
+  verification: 'none' | 'pending' | 'verified' | 'rejected';
   createdAt: string;
 }
+
+const CHECK_TEXT: Record<UsageRecord['verification'], string> = {
+  none: 'no payment reference',
+  pending: 'being checked on chain',
+  verified: 'verified on chain',
+  rejected: 'not found on chain',
+};
 
 const PAGE = 20;
 const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
 
 function PaymentRef({ record }: { record: UsageRecord }) {
-  const { explorer, network } = config();
+  const explorer = pageConfig.value?.explorer;
+  const networkId = pageConfig.value?.network.id;
   const ref = record.paymentRef;
   if (!ref) return <span class="muted">none recorded</span>;
   // Only a transaction hash on this registry's network has an explorer page; a nonce does not.
-  if (explorer && record.network === network.id && TX_HASH.test(ref)) {
+  if (explorer && record.network === networkId && TX_HASH.test(ref)) {
     return (
       <a class="mono tx-hash" href={`${explorer.url}/tx/${ref}`} target="_blank" rel="noopener noreferrer" title={`Open in ${explorer.name}`}>
         {ref}
@@ -84,6 +94,7 @@ export function CallsView() {
                 <td class="num">{usdc(BigInt(r.amountAtomic))}</td>
                 <td class="receipt-cell">
                   <PaymentRef record={r} />
+                  <span class={`muted check-${r.verification}`}> · {CHECK_TEXT[r.verification] ?? r.verification}</span>
                 </td>
               </tr>
             ))}
