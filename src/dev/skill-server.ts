@@ -41,8 +41,10 @@ export async function startSkillServer(options: SkillServerOptions): Promise<Ski
     await options.prepare();
     const [command, ...prefix] = selfArgv();
     const proc = spawn(command!, [...prefix, 'serve', options.module, ...options.args()], {
-      env: options.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      // The server's stdin is a pipe from us: if we die without stopping it (SIGKILL, a crash) it
+      // reads end-of-file and stops itself instead of holding the port for ever.
+      env: { ...options.env, MARKET_SERVE_STOP_WITH_STDIN: '1' },
+      stdio: ['pipe', 'pipe', 'pipe'],
       detached: true,
     });
     let output = '';

@@ -153,6 +153,16 @@ describe('market dev', () => {
     expect(await leftovers(dev)).toEqual([]);
   }, STEP_MS);
 
+  it('leaves nothing behind when it is killed outright (SIGKILL: no handler runs)', async () => {
+    const { dev } = await start();
+    expect((await leftovers(dev)).length).toBeGreaterThanOrEqual(2);
+    dev.child.kill('SIGKILL');
+    await dev.exited;
+    // anvil's watchdog and the skill server both see their pipe from market dev close.
+    for (let i = 0; i < 100 && (await leftovers(dev)).length > 0; i++) await Bun.sleep(100);
+    expect(await leftovers(dev)).toEqual([]);
+  }, STEP_MS);
+
   it('starts over with --fresh: a new demo wallet with a full balance; a given module is served and reloaded when saved', async () => {
     const module = join(work, 'my-skills.ts');
     const source = (extra: string) =>

@@ -83,6 +83,10 @@ export async function serveCommand(args: string[]): Promise<void> {
     process.once('SIGTERM', early).once('SIGINT', early);
     const server = await serve(skills, options).finally(() => process.off('SIGTERM', early).off('SIGINT', early));
     exitOnSignal(server.stop, logger, 5000); // running calls may finish, pending call records go out
+    if (env.MARKET_SERVE_STOP_WITH_STDIN === '1') {
+      // Started by `market dev`: its pipe closing means it is gone, so stop as on SIGTERM.
+      process.stdin.on('end', () => process.kill(process.pid, 'SIGTERM')).resume();
+    }
   } catch (error) {
     if (!(error instanceof SkillModuleError || error instanceof ServeConfigError || error instanceof SkillDefinitionError || error instanceof RegistrationError)) throw error;
     process.stderr.write(`market: ${error.message}\n`);
