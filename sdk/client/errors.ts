@@ -86,7 +86,11 @@ export class MarketError extends Error {
   readonly body: string | undefined;
   /** Slug of the skill being called or looked up. */
   readonly slug: string | undefined;
-  /** `'no'` when nothing was paid (every refusal before signing), `'yes'` or `'unknown'` after a proof was sent. */
+  /**
+   * `'no'` when nothing was paid (every refusal before signing, a refused or failed payment),
+   * `'yes'` or `'unknown'` after a proof that may have been spent (no answer, payment still
+   * pending, "nonce already used"); with `rpcUrl` the chain turns `'unknown'` into `'yes'` or `'no'`.
+   */
   readonly charged: ChargeState;
   /** The settlement receipt, when the server sent one with the error. */
   readonly receipt: PaymentReceipt | undefined;

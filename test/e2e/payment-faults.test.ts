@@ -178,6 +178,11 @@ async function expectBooksBalanced(payer: TestAccount, payerBefore: bigint, outc
     const transfers = parseEventLogs({ abi: usdCoinAbi, eventName: 'Transfer', logs: receipt.logs });
     expect(transfers.map((t) => ({ from: t.args.from, to: t.args.to, value: t.args.value }))).toEqual([{ from: payer.address, to: payee, value: PRICE }]);
   }
+  // What the client says it paid (a receipt with a transaction: charged) is what the chain says.
+  for (const { receipt } of results) {
+    const used = await chain.publicClient.readContract({ address: chain.token.address, abi: usdCoinAbi, functionName: 'authorizationState', args: [payer.address, receipt!.nonce as Hex] });
+    expect(used).toBe(true);
+  }
   delivered.push(...(transactions as Hex[]));
   // Every debited call's result is had again by retrying its proof, with no second charge.
   const proofs = [...new Set(sent.filter((s) => decodePaymentPayload(s.proof).authorization.from === payer.address).map((s) => s.proof))];
