@@ -11,5 +11,9 @@ new Elysia()
     if (!row) set.status = 404;
     return row ?? { error: 'not found' };
   })
-  .get('/search', ({ query }) => sql`select * from skills where is_active and search @@ to_tsquery('english', ${`${query.q}:*`}) order by ts_rank(search, to_tsquery('english', ${`${query.q}:*`})) desc, id desc limit 20`)
+  .get(
+    '/search',
+    ({ query }) =>
+      sql`select * from skills where is_active and search @@ to_tsquery('english', ${`${query.q}:*`}) order by ts_rank(search, to_tsquery('english', ${`${query.q}:*`})) desc, id desc limit 20`,
+  )
   .listen({ port: Number(process.env.PORT), hostname: '127.0.0.1' });

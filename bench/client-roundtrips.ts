@@ -15,7 +15,6 @@ import { startFacilitatorFixture } from '../test/support/facilitator';
 import { registryWith } from '../test/support/registry';
 import { startSkillServer } from '../test/client/support/skill-server';
 
-
 const CALLS = Number(process.argv[2] ?? 200);
 const CONCURRENCY = Number(process.argv[3] ?? 1);
 const PRICE = 1_000n; // $0.001
@@ -25,7 +24,10 @@ const database = await openTestDatabase('embedded');
 const facilitator = await startFacilitatorFixture(chain, 'embedded', { relayers: chain.accounts.relayers, database });
 facilitator.facilitator.app.listen({ hostname: '127.0.0.1', port: 0 });
 const facilitatorUrl = `http://127.0.0.1:${facilitator.facilitator.app.server!.port}`;
-const registry = registryWith(database, authTestConfig((await providerKeys()).publicKeyPem, { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600 } }));
+const registry = registryWith(
+  database,
+  authTestConfig((await providerKeys()).publicKeyPem, { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600 } }),
+);
 const registryServer = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: (r) => registry.app.handle(r) });
 const apiUrl = `http://127.0.0.1:${registryServer.port}`;
 const server = await startSkillServer(facilitatorUrl);
@@ -34,7 +36,13 @@ const creator = await newCreator(registry.request);
 const payTo = (await chain.createAccount()).address;
 const asset = { address: chain.token.address, name: chain.token.name, version: chain.token.version, decimals: chain.token.decimals };
 server.skills.set('echo', { price: PRICE, payTo, network: chain.network, asset, handler: (input) => input });
-const registered = await creator.register({ name: 'echo', endpoint: server.url, price: '$0.001', paymentAddress: payTo, network: chain.network });
+const registered = await creator.register({
+  name: 'echo',
+  endpoint: server.url,
+  price: '$0.001',
+  paymentAddress: payTo,
+  network: chain.network,
+});
 const { slug } = (await registered.json()) as { slug: string };
 const consumer = await walletSignIn(registry.request);
 const apiKey = (await createKey(registry.request, consumer.token, 'consumer')).key;
@@ -85,9 +93,16 @@ async function measure(mode: PaymentMode, withUsage: boolean) {
 }
 
 try {
-  console.log(`${CALLS} paid calls per mode, concurrency ${CONCURRENCY}, ${process.versions.bun ? `Bun ${process.versions.bun}` : `Node ${process.versions.node}`}`);
+  console.log(
+    `${CALLS} paid calls per mode, concurrency ${CONCURRENCY}, ${process.versions.bun ? `Bun ${process.versions.bun}` : `Node ${process.versions.node}`}`,
+  );
   const rows = [];
-  for (const [mode, usage] of [['standard', false], ['fast', false], ['fast', true]] as const) rows.push(await measure(mode, usage));
+  for (const [mode, usage] of [
+    ['standard', false],
+    ['fast', false],
+    ['fast', true],
+  ] as const)
+    rows.push(await measure(mode, usage));
   console.table(rows);
 } finally {
   await server.close();

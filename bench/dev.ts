@@ -17,11 +17,14 @@ const dir = join(mkdtempSync(join(tmpdir(), 'market-dev-bench-')), 'data');
 /** RSS in MiB of `pid` and all its descendants. */
 async function treeRssMiB(pid: number): Promise<number> {
   const ps = Bun.spawn(['ps', '-eo', 'pid=,ppid=,rss='], { stdout: 'pipe' });
-  const rows = (await new Response(ps.stdout).text()).trim().split('\n').map((l) => l.trim().split(/\s+/).map(Number) as [number, number, number]);
+  const rows = (await new Response(ps.stdout).text())
+    .trim()
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/).map(Number) as [number, number, number]);
   const inTree = new Set([pid]);
   for (let grew = true; grew; ) {
     grew = false;
-    for (const [p, parent] of rows) if (inTree.has(parent) && !inTree.has(p)) (inTree.add(p), (grew = true));
+    for (const [p, parent] of rows) if (inTree.has(parent) && !inTree.has(p)) inTree.add(p), (grew = true);
   }
   return rows.filter(([p]) => inTree.has(p)).reduce((sum, [, , rss]) => sum + rss, 0) / 1024;
 }
@@ -38,7 +41,13 @@ async function run(label: string) {
     const callMs = firstPaidCallMs - bannerMs;
     await Bun.sleep(1000); // let the tree settle before measuring memory
     const rssMiB = await treeRssMiB(dev.child.pid);
-    return { label, bannerMs: Math.round(bannerMs), callMs: Math.round(callMs), firstPaidCallMs: Math.round(firstPaidCallMs), rssMiB: Math.round(rssMiB) };
+    return {
+      label,
+      bannerMs: Math.round(bannerMs),
+      callMs: Math.round(callMs),
+      firstPaidCallMs: Math.round(firstPaidCallMs),
+      rssMiB: Math.round(rssMiB),
+    };
   } finally {
     const stopAt = performance.now();
     dev.child.kill('SIGTERM');

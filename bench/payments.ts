@@ -36,7 +36,14 @@ interface Run {
 type Pay = (i: number) => Promise<boolean>;
 
 /** Runs `calls` paid calls over `clients` workers; checks the payee received exactly the successes × price. */
-async function measure(label: string, chain: LocalChain, payTo: string, clients: Pay[], calls: number, countRequests: () => number): Promise<Run> {
+async function measure(
+  label: string,
+  chain: LocalChain,
+  payTo: string,
+  clients: Pay[],
+  calls: number,
+  countRequests: () => number,
+): Promise<Run> {
   for (const [i, pay] of clients.entries()) if (!(await pay(-1 - i))) throw new Error(`${label}: warm-up call failed`);
   const before = await chain.balanceOf(payTo as `0x${string}`);
   const requestsBefore = countRequests();
@@ -57,8 +64,19 @@ async function measure(label: string, chain: LocalChain, payTo: string, clients:
   const moved = (await chain.balanceOf(payTo as `0x${string}`)) - before;
   latencies.sort((a, b) => a - b);
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? Number.NaN;
-  if (moved !== BigInt(latencies.length) * PRICE) throw new Error(`${label}: ${latencies.length} successes but ${moved} atomic units moved`);
-  return { label, calls, failures, seconds, callsPerSecond: latencies.length / seconds, p50: pct(0.5), p95: pct(0.95), roundTrips: (countRequests() - requestsBefore) / calls, moved: moved.toString() };
+  if (moved !== BigInt(latencies.length) * PRICE)
+    throw new Error(`${label}: ${latencies.length} successes but ${moved} atomic units moved`);
+  return {
+    label,
+    calls,
+    failures,
+    seconds,
+    callsPerSecond: latencies.length / seconds,
+    p50: pct(0.5),
+    p95: pct(0.95),
+    roundTrips: (countRequests() - requestsBefore) / calls,
+    moved: moved.toString(),
+  };
 }
 
 function counting(): { fetch: typeof fetch; count: () => number } {
@@ -71,11 +89,28 @@ function counting(): { fetch: typeof fetch; count: () => number } {
   return { fetch: wrapped, count: () => n };
 }
 
-function ourClients(chain: LocalChain, apiUrl: string, slug: string, payers: TestAccount[], mode: PaymentMode, fetchImpl: typeof fetch): Pay[] {
-  const asset = { network: chain.network, address: chain.token.address, name: chain.token.name, version: chain.token.version, decimals: chain.token.decimals };
+function ourClients(
+  chain: LocalChain,
+  apiUrl: string,
+  slug: string,
+  payers: TestAccount[],
+  mode: PaymentMode,
+  fetchImpl: typeof fetch,
+): Pay[] {
+  const asset = {
+    network: chain.network,
+    address: chain.token.address,
+    name: chain.token.name,
+    version: chain.token.version,
+    decimals: chain.token.decimals,
+  };
   return payers.map((wallet) => {
     const market = new SkillMarket({ apiUrl, wallet, network: chain.network, assets: [asset], mode, fetch: fetchImpl });
-    return (i) => market.call(slug, { i }).then(() => true, () => false);
+    return (i) =>
+      market.call(slug, { i }).then(
+        () => true,
+        () => false,
+      );
   });
 }
 
@@ -128,14 +163,54 @@ async function main() {
       return result;
     };
 
-    const seqOurs = await run('ours, sequential', ours.payTo, (f) => ourClients(chain, ours.registryUrl, ours.slug, one, 'standard', f), CALLS);
-    const seqFast = await run('ours one-round-trip, sequential', ours.payTo, (f) => ourClients(chain, ours.registryUrl, ours.slug, one, 'fast', f), CALLS);
-    const seqRef = await run('reference, sequential', reference.payTo, (f) => referenceClients(chain, reference.resourceUrl, one, f), CALLS);
-    const conOurs = await run(`ours, ${CLIENTS} clients`, ours.payTo, (f) => ourClients(chain, ours.registryUrl, ours.slug, all, 'standard', f), CONCURRENT_CALLS);
-    const conFast = await run(`ours one-round-trip, ${CLIENTS} clients`, ours.payTo, (f) => ourClients(chain, ours.registryUrl, ours.slug, all, 'fast', f), CONCURRENT_CALLS);
-    const conPool = await run(`ours one-round-trip + 4 relayer keys, ${CLIENTS} clients`, oursPool.payTo, (f) => ourClients(chain, oursPool.registryUrl, oursPool.slug, all, 'fast', f), CONCURRENT_CALLS);
-    const conRef = await run(`reference (nonceManager), ${CLIENTS} clients`, reference.payTo, (f) => referenceClients(chain, reference.resourceUrl, all, f), CONCURRENT_CALLS);
-    const conShipped = await run(`reference as shipped, ${CLIENTS} clients`, shipped.payTo, (f) => referenceClients(chain, shipped.resourceUrl, all, f), CONCURRENT_CALLS);
+    const seqOurs = await run(
+      'ours, sequential',
+      ours.payTo,
+      (f) => ourClients(chain, ours.registryUrl, ours.slug, one, 'standard', f),
+      CALLS,
+    );
+    const seqFast = await run(
+      'ours one-round-trip, sequential',
+      ours.payTo,
+      (f) => ourClients(chain, ours.registryUrl, ours.slug, one, 'fast', f),
+      CALLS,
+    );
+    const seqRef = await run(
+      'reference, sequential',
+      reference.payTo,
+      (f) => referenceClients(chain, reference.resourceUrl, one, f),
+      CALLS,
+    );
+    const conOurs = await run(
+      `ours, ${CLIENTS} clients`,
+      ours.payTo,
+      (f) => ourClients(chain, ours.registryUrl, ours.slug, all, 'standard', f),
+      CONCURRENT_CALLS,
+    );
+    const conFast = await run(
+      `ours one-round-trip, ${CLIENTS} clients`,
+      ours.payTo,
+      (f) => ourClients(chain, ours.registryUrl, ours.slug, all, 'fast', f),
+      CONCURRENT_CALLS,
+    );
+    const conPool = await run(
+      `ours one-round-trip + 4 relayer keys, ${CLIENTS} clients`,
+      oursPool.payTo,
+      (f) => ourClients(chain, oursPool.registryUrl, oursPool.slug, all, 'fast', f),
+      CONCURRENT_CALLS,
+    );
+    const conRef = await run(
+      `reference (nonceManager), ${CLIENTS} clients`,
+      reference.payTo,
+      (f) => referenceClients(chain, reference.resourceUrl, all, f),
+      CONCURRENT_CALLS,
+    );
+    const conShipped = await run(
+      `reference as shipped, ${CLIENTS} clients`,
+      shipped.payTo,
+      (f) => referenceClients(chain, shipped.resourceUrl, all, f),
+      CONCURRENT_CALLS,
+    );
 
     printTable(
       `Paid calls on one anvil chain (price $0.001, ${CALLS} sequential / ${CONCURRENT_CALLS} concurrent calls)`,
@@ -150,7 +225,11 @@ async function main() {
       concurrentOneRoundTripCallsPerSecond: conFast.callsPerSecond / conRef.callsPerSecond,
       concurrentRelayerPoolCallsPerSecond: conPool.callsPerSecond / conRef.callsPerSecond,
     };
-    printTable('Ours / reference', ['measure', 'ratio'], Object.entries(ratios).map(([k, v]) => [k, fmt(v, 2)]));
+    printTable(
+      'Ours / reference',
+      ['measure', 'ratio'],
+      Object.entries(ratios).map(([k, v]) => [k, fmt(v, 2)]),
+    );
     console.log(`reference as shipped (no nonce manager): ${conShipped.failures} of ${conShipped.calls} calls failed`);
     saveSection('payments', { price: PRICE.toString(), clients: CLIENTS, runs, ratios });
   } finally {

@@ -28,23 +28,32 @@ async function main() {
   try {
     await seed(databaseUrl);
     const [registryPort, ceilingPort] = [await freePort(), await freePort()];
-    const registry = await startProcess(['bun', join(ROOT, 'src/cli/main.ts'), 'registry', '--port', String(registryPort), '--host', '127.0.0.1'], {
-      DATABASE_URL: databaseUrl,
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_READ: 'off',
-      RATE_LIMIT_WRITE: 'off',
-      TRUSTED_PROXIES: '127.0.0.1',
-      NODE_ENV: 'production',
-      AUTH_JWT_SECRET: 'bench-secret-bench-secret-bench-secret!',
-      MARKET_RPC_URL: 'http://127.0.0.1:9',
-    }, `http://127.0.0.1:${registryPort}/health`);
+    const registry = await startProcess(
+      ['bun', join(ROOT, 'src/cli/main.ts'), 'registry', '--port', String(registryPort), '--host', '127.0.0.1'],
+      {
+        DATABASE_URL: databaseUrl,
+        LOG_LEVEL: 'warn',
+        RATE_LIMIT_READ: 'off',
+        RATE_LIMIT_WRITE: 'off',
+        TRUSTED_PROXIES: '127.0.0.1',
+        NODE_ENV: 'production',
+        AUTH_JWT_SECRET: 'bench-secret-bench-secret-bench-secret!',
+        MARKET_RPC_URL: 'http://127.0.0.1:9',
+      },
+      `http://127.0.0.1:${registryPort}/health`,
+    );
     stops.push(registry.stop);
-    const ceiling = await startProcess(['bun', join(import.meta.dir, 'ceiling-server.ts')], { DATABASE_URL: databaseUrl, PORT: String(ceilingPort) }, `http://127.0.0.1:${ceilingPort}/health`);
+    const ceiling = await startProcess(
+      ['bun', join(import.meta.dir, 'ceiling-server.ts')],
+      { DATABASE_URL: databaseUrl, PORT: String(ceilingPort) },
+      `http://127.0.0.1:${ceilingPort}/health`,
+    );
     stops.push(ceiling.stop);
 
     const slugPaths = (prefix: string) => Array.from({ length: 1000 }, (_, i) => `${prefix}/skills/skill-${1 + ((i * 7919) % SKILLS)}`);
     const searchPaths = (path: (w: string) => string) => WORDS.map(path);
-    const load = (base: string, extra: Partial<Parameters<typeof runLoad>[0]>) => runLoad({ url: base, connections: CONNECTIONS, duration: SECONDS, ...extra });
+    const load = (base: string, extra: Partial<Parameters<typeof runLoad>[0]>) =>
+      runLoad({ url: base, connections: CONNECTIONS, duration: SECONDS, ...extra });
     const ours = `http://127.0.0.1:${registryPort}`;
     const bare = `http://127.0.0.1:${ceilingPort}`;
 
@@ -57,8 +66,12 @@ async function main() {
     const skillId = ((await (await fetch(`${ours}/skills/skill-42`)).json()) as { id: string }).id;
     const viewBody = JSON.stringify({ skillId });
     const headers = { 'content-type': 'application/json' };
-    rows['POST /analytics/view (new visitor each)'] = { ours: await load(ours, { method: 'POST', body: viewBody, headers, forwardedFor: true, paths: ['/analytics/view'] }) };
-    rows['POST /analytics/view (one visitor, deduplicated)'] = { ours: await load(ours, { method: 'POST', body: viewBody, headers, paths: ['/analytics/view'] }) };
+    rows['POST /analytics/view (new visitor each)'] = {
+      ours: await load(ours, { method: 'POST', body: viewBody, headers, forwardedFor: true, paths: ['/analytics/view'] }),
+    };
+    rows['POST /analytics/view (one visitor, deduplicated)'] = {
+      ours: await load(ours, { method: 'POST', body: viewBody, headers, paths: ['/analytics/view'] }),
+    };
     const counted = ((await (await fetch(`${ours}/analytics/${skillId}`)).json()) as { viewCount: number }).viewCount;
 
     await registry.stop();
@@ -78,9 +91,22 @@ async function main() {
         o.non2xx,
       ]),
     );
-    console.log(`views counted: ${counted} (new-visitor requests completed: ${rows['POST /analytics/view (new visitor each)']!.ours.total}, plus requests in flight at the end, plus 1 deduplicated visitor)`);
-    printTable('Startup of dist/market to first /health', ['database', 'ms (median of 3)'], Object.entries(startup).map(([k, v]) => [k, fmt(v)]));
-    saveSection('registry', { skills: SKILLS, connections: CONNECTIONS, seconds: SECONDS, endpoints: rows, viewsCounted: counted, startupMs: startup });
+    console.log(
+      `views counted: ${counted} (new-visitor requests completed: ${rows['POST /analytics/view (new visitor each)']!.ours.total}, plus requests in flight at the end, plus 1 deduplicated visitor)`,
+    );
+    printTable(
+      'Startup of dist/market to first /health',
+      ['database', 'ms (median of 3)'],
+      Object.entries(startup).map(([k, v]) => [k, fmt(v)]),
+    );
+    saveSection('registry', {
+      skills: SKILLS,
+      connections: CONNECTIONS,
+      seconds: SECONDS,
+      endpoints: rows,
+      viewsCounted: counted,
+      startupMs: startup,
+    });
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => {});
     await admin.unsafe(`drop database if exists ${name} with (force)`);
@@ -96,7 +122,12 @@ async function measureStartup(databaseUrl: string): Promise<Record<string, numbe
   const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const once = async (env: Record<string, string>) => {
     const port = await freePort();
-    const p = await startProcess([binary, 'registry', '--port', String(port), '--host', '127.0.0.1'], { LOG_LEVEL: 'warn', ...env }, `http://127.0.0.1:${port}/health`, dir);
+    const p = await startProcess(
+      [binary, 'registry', '--port', String(port), '--host', '127.0.0.1'],
+      { LOG_LEVEL: 'warn', ...env },
+      `http://127.0.0.1:${port}/health`,
+      dir,
+    );
     await p.stop();
     return p.startupMs;
   };

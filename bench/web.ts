@@ -32,7 +32,11 @@ async function main() {
     const binary = join(ROOT, 'dist/market');
     const command = existsSync(binary) ? [binary, 'registry'] : ['bun', join(ROOT, 'src/cli/main.ts'), 'registry'];
     const base = `http://127.0.0.1:${port}`;
-    const registry = await startProcess([...command, '--port', String(port), '--host', '127.0.0.1'], { DATABASE_URL: url.toString(), LOG_LEVEL: 'warn', RATE_LIMIT_READ: 'off' }, `${base}/health`);
+    const registry = await startProcess(
+      [...command, '--port', String(port), '--host', '127.0.0.1'],
+      { DATABASE_URL: url.toString(), LOG_LEVEL: 'warn', RATE_LIMIT_READ: 'off' },
+      `${base}/health`,
+    );
     stops.push(registry.stop);
 
     const html = await (await fetch(`${base}/`)).text();
@@ -55,9 +59,17 @@ async function main() {
       await page.goto(`${base}/`);
       await page.locator('.skill-grid:not([aria-hidden]) h3').first().waitFor();
       // Both in the page's own clock, from navigation start.
-      const [card, fcp] = (await page.evaluate(`[window.__firstCard, performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? NaN]`)) as [number, number];
+      const [card, fcp] = (await page.evaluate(
+        `[window.__firstCard, performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? NaN]`,
+      )) as [number, number];
       firstCard.push(card);
-      if (process.env.BENCH_DEBUG) console.log(await page.evaluate(`JSON.stringify(performance.getEntriesByType('resource').map((e) => [e.name.replace(location.origin, ''), Math.round(e.startTime), Math.round(e.responseEnd)]))`), Math.round(card));
+      if (process.env.BENCH_DEBUG)
+        console.log(
+          await page.evaluate(
+            `JSON.stringify(performance.getEntriesByType('resource').map((e) => [e.name.replace(location.origin, ''), Math.round(e.startTime), Math.round(e.responseEnd)]))`,
+          ),
+          Math.round(card),
+        );
       contentful.push(fcp);
       await context.close();
     }
@@ -65,9 +77,20 @@ async function main() {
       ['first skill cards on screen', fmt(median(firstCard)), fmt(Math.min(...firstCard)), fmt(Math.max(...firstCard))],
       ['first contentful paint', fmt(median(contentful)), fmt(Math.min(...contentful)), fmt(Math.max(...contentful))],
     ];
-    printTable(`Marketplace page, ${SKILLS.toLocaleString()} skills on PostgreSQL, ${RUNS} cold loads (${existsSync(binary) ? 'binary' : 'source'}), ms`, ['measure', 'median', 'min', 'max'], rows);
+    printTable(
+      `Marketplace page, ${SKILLS.toLocaleString()} skills on PostgreSQL, ${RUNS} cold loads (${existsSync(binary) ? 'binary' : 'source'}), ms`,
+      ['measure', 'median', 'min', 'max'],
+      rows,
+    );
     console.log(`\npage JavaScript: ${fmt(raw / 1024, 1)} kB, ${fmt(gzipped / 1024, 1)} kB gzipped (budget 200 kB)`);
-    saveSection('web', { skills: SKILLS, runs: RUNS, firstCardMs: median(firstCard), firstContentfulPaintMs: median(contentful), javascriptKiB: raw / 1024, javascriptGzipKiB: gzipped / 1024 });
+    saveSection('web', {
+      skills: SKILLS,
+      runs: RUNS,
+      firstCardMs: median(firstCard),
+      firstContentfulPaintMs: median(contentful),
+      javascriptKiB: raw / 1024,
+      javascriptGzipKiB: gzipped / 1024,
+    });
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
     await admin.unsafe(`drop database if exists ${name} with (force)`);

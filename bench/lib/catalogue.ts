@@ -3,7 +3,28 @@ import postgres from 'postgres';
 import { openDatabase } from '../../src/db';
 
 export const SKILLS = 10_000;
-export const WORDS = ['weather', 'forecast', 'translate', 'summarize', 'image', 'resize', 'search', 'news', 'stock', 'price', 'crypto', 'email', 'parse', 'pdf', 'ocr', 'speech', 'voice', 'code', 'review', 'maps'];
+export const WORDS = [
+  'weather',
+  'forecast',
+  'translate',
+  'summarize',
+  'image',
+  'resize',
+  'search',
+  'news',
+  'stock',
+  'price',
+  'crypto',
+  'email',
+  'parse',
+  'pdf',
+  'ocr',
+  'speech',
+  'voice',
+  'code',
+  'review',
+  'maps',
+];
 
 export async function seed(url: string): Promise<void> {
   const handle = await openDatabase({ kind: 'postgres', url, poolSize: 2 });
@@ -27,4 +48,3 @@ export async function seed(url: string): Promise<void> {
   `);
   await sql.end();
 }
-

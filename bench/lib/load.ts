@@ -27,7 +27,9 @@ export interface LoadResult {
 /** Runs autocannon under Node in a child process, so the load generator is not the server. */
 export function runLoad(spec: LoadSpec): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn('node', [join(import.meta.dir, 'autocannon-runner.mjs'), JSON.stringify(spec)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn('node', [join(import.meta.dir, 'autocannon-runner.mjs'), JSON.stringify(spec)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.on('error', reject);

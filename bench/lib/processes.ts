@@ -2,7 +2,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 export { freePort } from '../../test/support/process';
 
 /** Starts a server process and resolves once `healthUrl` answers 200, with the time it took. */
-export async function startProcess(command: string[], env: Record<string, string>, healthUrl: string, cwd?: string): Promise<{ child: ChildProcess; startupMs: number; stop(): Promise<void> }> {
+export async function startProcess(
+  command: string[],
+  env: Record<string, string>,
+  healthUrl: string,
+  cwd?: string,
+): Promise<{ child: ChildProcess; startupMs: number; stop(): Promise<void> }> {
   const began = performance.now();
   const child = spawn(command[0]!, command.slice(1), { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'], cwd });
   const exited = new Promise<void>((r) => child.once('exit', () => r()));

@@ -8,14 +8,19 @@ const FILE = join(import.meta.dir, '..', 'results.json');
 /** Merges one section into bench/results.json with the machine, versions and date. */
 export function saveSection(name: string, data: unknown): void {
   const all = existsSync(FILE) ? (JSON.parse(readFileSync(FILE, 'utf8')) as Record<string, unknown>) : {};
-  all.machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGiB: Math.round(totalmem() / 2 ** 30), platform: process.platform };
+  all.machine = {
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model,
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    platform: process.platform,
+  };
   all.versions = {
     bun: typeof Bun === 'undefined' ? undefined : Bun.version,
     node: execFileSync('node', ['--version']).toString().trim(),
     postgres: execFileSync('psql', ['--version']).toString().trim(),
   };
   all[name] = { date: new Date().toISOString(), ...(data as object) };
-  writeFileSync(FILE, JSON.stringify(all, null, 2) + '\n');
+  writeFileSync(FILE, `${JSON.stringify(all, null, 2)}\n`);
 }
 
 /** Prints rows as an aligned table. */

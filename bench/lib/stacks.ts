@@ -28,26 +28,34 @@ export async function startOurStack(chain: LocalChain, databaseUrl: string, rela
   const stops: (() => Promise<void>)[] = [];
   const [registryPort, facilitatorPort, skillPort] = [await freePort(), await freePort(), await freePort()];
   const common = { DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', NODE_ENV: 'production' };
-  const registry = await startProcess([BINARY, 'registry', '--port', String(registryPort), '--host', '127.0.0.1'], {
-    ...common,
-    AUTH_JWT_SECRET: 'bench-secret-bench-secret-bench-secret!',
-    MARKET_ALLOW_HTTP_ENDPOINTS: 'true',
-    MARKET_NETWORK: chain.network,
-    MARKET_USDC_ADDRESS: chain.token.address,
-    MARKET_RPC_URL: chain.rpcUrl,
-    RATE_LIMIT_AUTH: 'off',
-    RATE_LIMIT_WRITE: 'off',
-    RATE_LIMIT_READ: 'off',
-  }, `http://127.0.0.1:${registryPort}/health`);
+  const registry = await startProcess(
+    [BINARY, 'registry', '--port', String(registryPort), '--host', '127.0.0.1'],
+    {
+      ...common,
+      AUTH_JWT_SECRET: 'bench-secret-bench-secret-bench-secret!',
+      MARKET_ALLOW_HTTP_ENDPOINTS: 'true',
+      MARKET_NETWORK: chain.network,
+      MARKET_USDC_ADDRESS: chain.token.address,
+      MARKET_RPC_URL: chain.rpcUrl,
+      RATE_LIMIT_AUTH: 'off',
+      RATE_LIMIT_WRITE: 'off',
+      RATE_LIMIT_READ: 'off',
+    },
+    `http://127.0.0.1:${registryPort}/health`,
+  );
   stops.push(registry.stop);
-  const facilitator = await startProcess([BINARY, 'facilitator', '--port', String(facilitatorPort), '--host', '127.0.0.1'], {
-    ...common,
-    FACILITATOR_PRIVATE_KEY: relayerKeys.join(','),
-    FACILITATOR_RPC_URL: chain.rpcUrl,
-    FACILITATOR_NETWORK: chain.network,
-    FACILITATOR_ASSETS: chain.token.address,
-    FACILITATOR_POLL_INTERVAL_MS: '20',
-  }, `http://127.0.0.1:${facilitatorPort}/health`);
+  const facilitator = await startProcess(
+    [BINARY, 'facilitator', '--port', String(facilitatorPort), '--host', '127.0.0.1'],
+    {
+      ...common,
+      FACILITATOR_PRIVATE_KEY: relayerKeys.join(','),
+      FACILITATOR_RPC_URL: chain.rpcUrl,
+      FACILITATOR_NETWORK: chain.network,
+      FACILITATOR_ASSETS: chain.token.address,
+      FACILITATOR_POLL_INTERVAL_MS: '20',
+    },
+    `http://127.0.0.1:${facilitatorPort}/health`,
+  );
   stops.push(facilitator.stop);
 
   const registryUrl = `http://127.0.0.1:${registryPort}`;
@@ -60,7 +68,27 @@ export async function startOurStack(chain: LocalChain, databaseUrl: string, rela
   copyFileSync(join(import.meta.dir, '..', 'fixtures', 'echo-skill.ts'), join(dir, 'skills.ts'));
   const skillUrl = `http://127.0.0.1:${skillPort}`;
   const server = await startProcess(
-    [BINARY, 'serve', 'skills.ts', '--port', String(skillPort), '--host', '127.0.0.1', '--endpoint', skillUrl, '--facilitator', `http://127.0.0.1:${facilitatorPort}`, '--api-url', registryUrl, '--network', chain.network, '--asset', chain.token.address, '--wallet', payTo],
+    [
+      BINARY,
+      'serve',
+      'skills.ts',
+      '--port',
+      String(skillPort),
+      '--host',
+      '127.0.0.1',
+      '--endpoint',
+      skillUrl,
+      '--facilitator',
+      `http://127.0.0.1:${facilitatorPort}`,
+      '--api-url',
+      registryUrl,
+      '--network',
+      chain.network,
+      '--asset',
+      chain.token.address,
+      '--wallet',
+      payTo,
+    ],
     { LOG_LEVEL: 'warn', MARKET_API_KEY: key },
     `${skillUrl}/health`,
     dir,
@@ -86,10 +114,23 @@ export async function startOurStack(chain: LocalChain, databaseUrl: string, rela
 }
 
 /** The x402 reference stack (bench/reference/stack.ts) in its own process. */
-export async function startReferenceStack(chain: LocalChain, relayerKey: string, nonceManager: boolean): Promise<{ resourceUrl: string; payTo: string; stop(): Promise<void> }> {
+export async function startReferenceStack(
+  chain: LocalChain,
+  relayerKey: string,
+  nonceManager: boolean,
+): Promise<{ resourceUrl: string; payTo: string; stop(): Promise<void> }> {
   const payTo = (await chain.createAccount()).address;
   const child = spawn('bun', [join(import.meta.dir, '..', 'reference', 'stack.ts')], {
-    env: { ...process.env, RPC_URL: chain.rpcUrl, CHAIN_ID: String(chain.chainId), TOKEN: chain.token.address, RELAYER_KEY: relayerKey, PAY_TO: payTo, AMOUNT: '1000', REFERENCE_NONCE_MANAGER: nonceManager ? 'on' : 'off' },
+    env: {
+      ...process.env,
+      RPC_URL: chain.rpcUrl,
+      CHAIN_ID: String(chain.chainId),
+      TOKEN: chain.token.address,
+      RELAYER_KEY: relayerKey,
+      PAY_TO: payTo,
+      AMOUNT: '1000',
+      REFERENCE_NONCE_MANAGER: nonceManager ? 'on' : 'off',
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const urls = await new Promise<{ resourceUrl: string }>((resolve, reject) => {

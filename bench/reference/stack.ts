@@ -16,10 +16,19 @@ import { Hono } from 'hono';
 import { createWalletClient, defineChain, http, nonceManager, publicActions, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 
-const env = (name: string) => process.env[name] ?? (() => { throw new Error(`${name} is required`); })();
+const env = (name: string) =>
+  process.env[name] ??
+  (() => {
+    throw new Error(`${name} is required`);
+  })();
 const chainId = Number(env('CHAIN_ID'));
 const network = `eip155:${chainId}` as const;
-const chain = defineChain({ id: chainId, name: 'local', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [env('RPC_URL')] } } });
+const chain = defineChain({
+  id: chainId,
+  name: 'local',
+  nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+  rpcUrls: { default: { http: [env('RPC_URL')] } },
+});
 const account = privateKeyToAccount(env('RELAYER_KEY') as Hex, process.env.REFERENCE_NONCE_MANAGER === 'off' ? {} : { nonceManager });
 // Poll receipts as often as our facilitator does (FACILITATOR_POLL_INTERVAL_MS=20 in the bench);
 // viem's default (4 s off known local chains) would make the reference look far slower than it is.
@@ -49,7 +58,12 @@ app.use(
   paymentMiddleware(
     {
       'POST /echo': {
-        accepts: { scheme: 'exact', network, payTo: env('PAY_TO'), price: { amount: env('AMOUNT'), asset: env('TOKEN'), extra: { name: 'USD Coin', version: '2' } } },
+        accepts: {
+          scheme: 'exact',
+          network,
+          payTo: env('PAY_TO'),
+          price: { amount: env('AMOUNT'), asset: env('TOKEN'), extra: { name: 'USD Coin', version: '2' } },
+        },
         description: 'Echo',
       },
     },

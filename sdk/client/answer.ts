@@ -64,7 +64,11 @@ export function resultOf(answer: Answer, slug: string, charged: ChargeState, rec
   const parsed = parseJson(answer.text);
   if (!parsed.ok) {
     if (!type.includes('json') && type !== '') return answer.text;
-    throw new MarketError('invalid_response', `${slug} answered ${answer.status} with a body that is not JSON`, withReceipt({ status: answer.status, body: answer.text, slug, charged }, receipt));
+    throw new MarketError(
+      'invalid_response',
+      `${slug} answered ${answer.status} with a body that is not JSON`,
+      withReceipt({ status: answer.status, body: answer.text, slug, charged }, receipt),
+    );
   }
   const body = parsed.value;
   if (isRecord(body) && body.success === true && Object.hasOwn(body, 'result')) return body.result;
@@ -79,7 +83,8 @@ export function resultOf(answer: Answer, slug: string, charged: ChargeState, rec
 export function failureOf(answer: Answer, slug: string, charged: ChargeState, receipt: PaymentReceipt | undefined): MarketError {
   const details = withReceipt({ status: answer.status, body: answer.text, slug, charged }, receipt);
   const reason = reasonOf(answer);
-  if (answer.status === 504) return new SkillCallError('skill_timeout', reason ? `${slug} timed out: ${reason}` : `${slug} timed out (504)`, details);
+  if (answer.status === 504)
+    return new SkillCallError('skill_timeout', reason ? `${slug} timed out: ${reason}` : `${slug} timed out (504)`, details);
   const parsed = parseJson(answer.text);
   if (answer.status >= 500 && parsed.ok && isRecord(parsed.value) && parsed.value.success === false && reason !== undefined) {
     return new SkillCallError('skill_failed', reason, details);

@@ -22,7 +22,8 @@ export interface AcceptedAsset {
 /** Validates the `assets` option once, at construction. */
 export function readAllowedAssets(assets: AllowedAsset[] | undefined): AcceptedAsset[] {
   if (assets === undefined) return [];
-  if (!Array.isArray(assets)) throw new TypeError('SkillMarket: assets must be an array of { network, address, name?, version?, decimals? }');
+  if (!Array.isArray(assets))
+    throw new TypeError('SkillMarket: assets must be an array of { network, address, name?, version?, decimals? }');
   return assets.map((asset, i) => {
     const where = `SkillMarket: assets[${i}]`;
     if (typeof asset !== 'object' || asset === null) throw new TypeError(`${where} must be an object`);
@@ -32,12 +33,14 @@ export function readAllowedAssets(assets: AllowedAsset[] | undefined): AcceptedA
     } catch {
       throw new TypeError(`${where}.network must be a CAIP-2 id such as eip155:8453`);
     }
-    if (typeof asset.address !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(asset.address)) throw new TypeError(`${where}.address must be 0x + 40 hex`);
+    if (typeof asset.address !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(asset.address))
+      throw new TypeError(`${where}.address must be 0x + 40 hex`);
     const decimals = asset.decimals ?? LISTING_DECIMALS;
     if (!Number.isInteger(decimals) || decimals < 0 || decimals > 36) throw new TypeError(`${where}.decimals must be an integer 0..36`);
     for (const field of ['name', 'version'] as const) {
       const value = asset[field];
-      if (value !== undefined && (typeof value !== 'string' || value === '')) throw new TypeError(`${where}.${field} must be a non-empty string`);
+      if (value !== undefined && (typeof value !== 'string' || value === ''))
+        throw new TypeError(`${where}.${field} must be a non-empty string`);
     }
     return { network, address: getAddress(asset.address.toLowerCase()), name: asset.name, version: asset.version, decimals };
   });

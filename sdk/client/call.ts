@@ -99,7 +99,11 @@ export class PaidCall<T> {
     checkMaxPrice(BigInt(skill.priceAtomic), skill.slug, this.ctx.maxPrice, this.settings.maxPrice);
     this.ctx.ledger.check(BigInt(skill.priceAtomic), skill.slug, this.held);
     if (!this.ctx.signer) {
-      throw new MarketError('wallet_required', `Calling ${skill.slug} needs a wallet: pass wallet (a private key or a viem account) to SkillMarket`, { slug: skill.slug });
+      throw new MarketError(
+        'wallet_required',
+        `Calling ${skill.slug} needs a wallet: pass wallet (a private key or a viem account) to SkillMarket`,
+        { slug: skill.slug },
+      );
     }
     this.skill = skill;
     this.cached = cached;
@@ -116,13 +120,17 @@ export class PaidCall<T> {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
     // Both names: the interface spec reads X-Payment, x402 v2 servers read PAYMENT-SIGNATURE.
     if (proof !== undefined) headers[X_PAYMENT_HEADER] = headers[PAYMENT_SIGNATURE_HEADER] = proof;
-    return exchange(this.skill.endpoint, { method: 'POST', headers, body: this.body }, {
-      fetch: this.ctx.fetch,
-      timeoutMs: this.settings.timeoutMs,
-      retries: this.ctx.retries,
-      signal: this.settings.signal,
-      what: this.slug,
-    });
+    return exchange(
+      this.skill.endpoint,
+      { method: 'POST', headers, body: this.body },
+      {
+        fetch: this.ctx.fetch,
+        timeoutMs: this.settings.timeoutMs,
+        retries: this.ctx.retries,
+        signal: this.settings.signal,
+        what: this.slug,
+      },
+    );
   }
 
   /** The offered terms that match the listing; a mismatch against a cached listing is re-checked against a fresh one. */
@@ -155,30 +163,45 @@ export class PaidCall<T> {
       // No (whole) answer to a sent proof: it may have been settled, so the money counts as spent.
       const charged = await this.chargedOnChain(sent, reservation);
       const code = error instanceof MarketError ? error.code : 'network_error';
-      throw new MarketError(code, `${(error as Error).message}; the payment may have been settled`, { slug: this.slug, charged, cause: error, ...this.maybeReceipt(charged, sent) });
+      throw new MarketError(code, `${(error as Error).message}; the payment may have been settled`, {
+        slug: this.slug,
+        charged,
+        cause: error,
+        ...this.maybeReceipt(charged, sent),
+      });
     }
     if (isPending(answer) || codeOf(answer) === 'payment_unresolved') {
       const charged = await this.chargedOnChain(sent, reservation);
-      const why = isPending(answer) ? `its payment was still pending after ${this.ctx.pendingTimeoutMs} ms` : 'the server cannot determine its payment';
-      throw new MarketError('payment_pending', `${this.slug} ran the call but ${why}; retrying the same proof later may still get the result`, {
-        status: answer.status,
-        body: answer.text,
-        slug: this.slug,
-        charged,
-        ...this.maybeReceipt(charged, sent),
-      });
+      const why = isPending(answer)
+        ? `its payment was still pending after ${this.ctx.pendingTimeoutMs} ms`
+        : 'the server cannot determine its payment';
+      throw new MarketError(
+        'payment_pending',
+        `${this.slug} ran the call but ${why}; retrying the same proof later may still get the result`,
+        {
+          status: answer.status,
+          body: answer.text,
+          slug: this.slug,
+          charged,
+          ...this.maybeReceipt(charged, sent),
+        },
+      );
     }
     if (answer.status === 402 && MAYBE_SPENT.has(reasonOf(answer) ?? '')) {
       // The authorization may be spent (a retried proof the server no longer knows, or a transfer
       // not seen in time): never "not charged" on the server's word alone.
       const charged = await this.chargedOnChain(sent, reservation);
-      throw new MarketError('payment_rejected', `${this.slug} refused the payment: ${reasonOf(answer)}; the authorization may have been used`, {
-        status: 402,
-        body: answer.text,
-        slug: this.slug,
-        charged,
-        ...this.maybeReceipt(charged, sent),
-      });
+      throw new MarketError(
+        'payment_rejected',
+        `${this.slug} refused the payment: ${reasonOf(answer)}; the authorization may have been used`,
+        {
+          status: 402,
+          body: answer.text,
+          slug: this.slug,
+          charged,
+          ...this.maybeReceipt(charged, sent),
+        },
+      );
     }
     if (answer.status === 402) return this.refused(answer, chosen, sent, reservation);
     return this.outcome(answer, sent, reservation);
@@ -193,7 +216,8 @@ export class PaidCall<T> {
       const wait = retryAfterMs(answer);
       if (Date.now() + wait > deadline) return answer;
       await sleep(wait, this.settings.signal);
-      if (this.settings.signal?.aborted) throw new MarketError('aborted', `${this.slug}: aborted by the caller while its payment was pending`, { slug: this.slug });
+      if (this.settings.signal?.aborted)
+        throw new MarketError('aborted', `${this.slug}: aborted by the caller while its payment was pending`, { slug: this.slug });
     }
   }
 
@@ -238,7 +262,11 @@ export class PaidCall<T> {
       const next = await this.choose(offered);
       if (sameTerms(next, chosen)) throw this.rejected(answer, offered.error);
       if (!sameAddress(next.asset.address, chosen.asset.address)) {
-        throw new MarketError('payment_rejected', `${this.slug} refused the proof and asks for another token: not re-signing`, { status: 402, body: answer.text, slug: this.slug });
+        throw new MarketError('payment_rejected', `${this.slug} refused the proof and asks for another token: not re-signing`, {
+          status: 402,
+          body: answer.text,
+          slug: this.slug,
+        });
       }
       this.ctx.learned.set(this.slug, next);
       if (BigInt(this.skill.priceAtomic) !== reservation.amount) {
@@ -253,7 +281,11 @@ export class PaidCall<T> {
   }
 
   private rejected(answer: Answer, reason: string | undefined): MarketError {
-    return new MarketError('payment_rejected', `${this.slug} refused the payment${reason ? `: ${reason}` : ''}`, { status: 402, body: answer.text, slug: this.slug });
+    return new MarketError('payment_rejected', `${this.slug} refused the payment${reason ? `: ${reason}` : ''}`, {
+      status: 402,
+      body: answer.text,
+      slug: this.slug,
+    });
   }
 
   /** The result of a non-402 answer, or its typed error; settles the reservation. */
@@ -272,7 +304,11 @@ export class PaidCall<T> {
 
   private stillValid(learned: ChosenTerms): ChosenTerms | undefined {
     try {
-      return chooseTerms({ candidates: [learned.requirements], resource: { url: this.skill.endpoint }, error: undefined }, this.skill, this.ctx.policy);
+      return chooseTerms(
+        { candidates: [learned.requirements], resource: { url: this.skill.endpoint }, error: undefined },
+        this.skill,
+        this.ctx.policy,
+      );
     } catch {
       return undefined;
     }

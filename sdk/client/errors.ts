@@ -113,7 +113,11 @@ export class RegistryError extends MarketError {
   readonly registryCode: string | undefined;
   readonly requestId: string | undefined;
 
-  constructor(code: 'registry_error' | 'skill_not_found', message: string, details: MarketErrorDetails & { registryCode?: string; requestId?: string }) {
+  constructor(
+    code: 'registry_error' | 'skill_not_found',
+    message: string,
+    details: MarketErrorDetails & { registryCode?: string; requestId?: string },
+  ) {
     super(code, message, details);
     this.registryCode = details.registryCode;
     this.requestId = details.requestId;
@@ -128,7 +132,11 @@ export class InputValidationError extends MarketError {
     slug: string,
   ) {
     const first = problems[0];
-    super('invalid_input', `Input refused by the inputSchema of ${slug}: ${first ? `${first.path} ${first.message}` : 'invalid'}${problems.length > 1 ? ` (+${problems.length - 1} more)` : ''}`, { slug });
+    super(
+      'invalid_input',
+      `Input refused by the inputSchema of ${slug}: ${first ? `${first.path} ${first.message}` : 'invalid'}${problems.length > 1 ? ` (+${problems.length - 1} more)` : ''}`,
+      { slug },
+    );
   }
 }
 

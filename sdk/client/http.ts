@@ -32,7 +32,8 @@ export class NoAnswerError extends MarketError {
 
 async function readBody(response: Response): Promise<string> {
   const text = await readLimited(response.body, MAX_RESPONSE_BYTES);
-  if (text === undefined) throw new MarketError('invalid_response', `The answer is larger than ${MAX_RESPONSE_BYTES} bytes`, { status: response.status });
+  if (text === undefined)
+    throw new MarketError('invalid_response', `The answer is larger than ${MAX_RESPONSE_BYTES} bytes`, { status: response.status });
   return text;
 }
 
@@ -58,7 +59,9 @@ export async function exchange(url: string, init: RequestInit, options: Exchange
       if (options.signal?.aborted) throw aborted(options, error);
       if (attempt >= options.retries) {
         const why = timeout.aborted ? `no answer within ${options.timeoutMs} ms` : describe(error);
-        throw new NoAnswerError('network_error', `${options.what}: ${why} (after ${attempt + 1} attempt${attempt ? 's' : ''})`, { cause: error });
+        throw new NoAnswerError('network_error', `${options.what}: ${why} (after ${attempt + 1} attempt${attempt ? 's' : ''})`, {
+          cause: error,
+        });
       }
       await sleep(50 * 2 ** attempt);
     }

@@ -11,10 +11,28 @@ import { PaidCall, type CallContext } from './call';
 import { RegistryApi } from './registry';
 import { readAmount, SpendingLedger } from './spending';
 import type { ChosenTerms } from './terms';
-import type { CallOptions, CallResult, Group, PaymentMode, PaymentReceipt, SearchFilters, SearchPage, Skill, SkillMarketOptions, SpendingSnapshot } from './types';
+import type {
+  CallOptions,
+  CallResult,
+  Group,
+  PaymentMode,
+  PaymentReceipt,
+  SearchFilters,
+  SearchPage,
+  Skill,
+  SkillMarketOptions,
+  SpendingSnapshot,
+} from './types';
 import { toSigner } from './wallet';
 
-const DEFAULTS = { cacheTtlMs: 30_000, timeoutMs: 60_000, retries: 2, maxTimeoutSeconds: 600, pendingTimeoutMs: 120_000, mode: 'standard' as PaymentMode };
+const DEFAULTS = {
+  cacheTtlMs: 30_000,
+  timeoutMs: 60_000,
+  retries: 2,
+  maxTimeoutSeconds: 600,
+  pendingTimeoutMs: 120_000,
+  mode: 'standard' as PaymentMode,
+};
 
 /**
  * A client of the skill marketplace.
@@ -51,10 +69,15 @@ export class SkillMarket {
     } catch {
       throw new TypeError('SkillMarket: network must be a CAIP-2 id such as eip155:8453');
     }
-    if (options.mode !== undefined && options.mode !== 'standard' && options.mode !== 'fast') throw new TypeError("SkillMarket: mode must be 'standard' or 'fast'");
-    if (options.apiKey !== undefined && (typeof options.apiKey !== 'string' || options.apiKey.trim() === '')) throw new TypeError('SkillMarket: apiKey must be a non-empty string');
+    if (options.mode !== undefined && options.mode !== 'standard' && options.mode !== 'fast')
+      throw new TypeError("SkillMarket: mode must be 'standard' or 'fast'");
+    if (options.apiKey !== undefined && (typeof options.apiKey !== 'string' || options.apiKey.trim() === ''))
+      throw new TypeError('SkillMarket: apiKey must be a non-empty string');
     const signer: TypedDataSigner | undefined = options.wallet === undefined ? undefined : toSigner(options.wallet);
-    if (options.rpcUrl !== undefined && (typeof options.rpcUrl !== 'string' || !URL.canParse(options.rpcUrl) || !/^https?:$/.test(new URL(options.rpcUrl).protocol))) {
+    if (
+      options.rpcUrl !== undefined &&
+      (typeof options.rpcUrl !== 'string' || !URL.canParse(options.rpcUrl) || !/^https?:$/.test(new URL(options.rpcUrl).protocol))
+    ) {
       throw new TypeError('SkillMarket: rpcUrl must be an http(s) JSON-RPC URL');
     }
 
@@ -73,14 +96,20 @@ export class SkillMarket {
       },
       signer,
       ledger: this.ledger,
-      policy: { allowed: readAllowedAssets(options.assets), maxTimeoutSeconds: positiveInteger(options.maxTimeoutSeconds, DEFAULTS.maxTimeoutSeconds, 'maxTimeoutSeconds') },
+      policy: {
+        allowed: readAllowedAssets(options.assets),
+        maxTimeoutSeconds: positiveInteger(options.maxTimeoutSeconds, DEFAULTS.maxTimeoutSeconds, 'maxTimeoutSeconds'),
+      },
       network,
       maxPrice: options.maxPrice === undefined ? undefined : readAmount(options.maxPrice, 'SkillMarket: maxPrice'),
       allowHttp: options.allowHttp ?? false,
       fetch: fetchImpl,
       retries,
       pendingTimeoutMs: nonNegativeInteger(options.pendingTimeoutMs, DEFAULTS.pendingTimeoutMs, 'pendingTimeoutMs'),
-      chain: options.rpcUrl === undefined ? undefined : createAuthorizationStateReader(options.rpcUrl, { fetch: fetchImpl, timeoutMs: Math.min(timeoutMs, 10_000) }),
+      chain:
+        options.rpcUrl === undefined
+          ? undefined
+          : createAuthorizationStateReader(options.rpcUrl, { fetch: fetchImpl, timeoutMs: Math.min(timeoutMs, 10_000) }),
       learned: new Map<string, ChosenTerms>(),
       paid: (receipt, skill) => {
         if (!recordUsage || options.apiKey === undefined) return;

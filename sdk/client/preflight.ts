@@ -13,13 +13,21 @@ const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 export function checkSkill(skill: Skill, network: string, allowHttp: boolean): void {
   if (!skill.isActive) throw new MarketError('skill_inactive', `${skill.slug} is switched off by its creator`, { slug: skill.slug });
   if (skill.network !== network) {
-    throw new MarketError('network_not_allowed', `${skill.slug} is paid on ${skill.network}; this client pays on ${network} (option network)`, { slug: skill.slug });
+    throw new MarketError(
+      'network_not_allowed',
+      `${skill.slug} is paid on ${skill.network}; this client pays on ${network} (option network)`,
+      { slug: skill.slug },
+    );
   }
   const url = new URL(skill.endpoint);
   if (url.protocol === 'http:' && !allowHttp && !LOOPBACK.has(url.hostname) && !url.hostname.startsWith('127.')) {
-    throw new MarketError('insecure_endpoint', `${skill.slug} is served over plain http (${url.host}); payment proofs go only over https (option allowHttp)`, {
-      slug: skill.slug,
-    });
+    throw new MarketError(
+      'insecure_endpoint',
+      `${skill.slug} is served over plain http (${url.host}); payment proofs go only over https (option allowHttp)`,
+      {
+        slug: skill.slug,
+      },
+    );
   }
 }
 
@@ -35,7 +43,9 @@ export function checkInput(skill: Skill, body: string): void {
   try {
     problems = validateAgainst(skill.inputSchema, JSON.parse(body));
   } catch (error) {
-    throw new MarketError('invalid_response', `The registry lists an unusable inputSchema for ${skill.slug}: ${(error as Error).message}`, { slug: skill.slug });
+    throw new MarketError('invalid_response', `The registry lists an unusable inputSchema for ${skill.slug}: ${(error as Error).message}`, {
+      slug: skill.slug,
+    });
   }
   if (problems.length > 0) throw new InputValidationError(problems, skill.slug);
 }

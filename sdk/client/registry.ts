@@ -59,7 +59,12 @@ export class RegistryApi {
 
   /** `POST /analytics/favorite {skillId, action}` (consumer credentials). */
   async favorite(skillId: string, add: boolean, slug: string): Promise<{ favorited: boolean; favoriteCount: number }> {
-    const answer = await this.send('POST', '/analytics/favorite', { what: 'favorite', slug, auth: true, body: { skillId, action: add ? 'add' : 'remove' } });
+    const answer = await this.send('POST', '/analytics/favorite', {
+      what: 'favorite',
+      slug,
+      auth: true,
+      body: { skillId, action: add ? 'add' : 'remove' },
+    });
     return parseFavorite(this.json(answer, 'favorite result'), answer.status, answer.text);
   }
 
@@ -75,7 +80,10 @@ export class RegistryApi {
   ): Promise<Answer> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (options.auth) {
-      if (!this.options.apiKey) throw new MarketError('credentials_required', `${options.what} needs apiKey (a consumer key ck_… or a session token)`, { slug: options.slug });
+      if (!this.options.apiKey)
+        throw new MarketError('credentials_required', `${options.what} needs apiKey (a consumer key ck_… or a session token)`, {
+          slug: options.slug,
+        });
       headers.authorization = `Bearer ${this.options.apiKey}`;
     }
     const init: RequestInit = { method, headers, redirect: 'follow' };
@@ -97,7 +105,11 @@ export class RegistryApi {
 
   private json(answer: Answer, what: string): unknown {
     const parsed = parseJson(answer.text);
-    if (!parsed.ok) throw new MarketError('invalid_response', `The registry answered an invalid ${what}: not JSON`, { status: answer.status, body: answer.text });
+    if (!parsed.ok)
+      throw new MarketError('invalid_response', `The registry answered an invalid ${what}: not JSON`, {
+        status: answer.status,
+        body: answer.text,
+      });
     return parsed.value;
   }
 }
@@ -105,7 +117,8 @@ export class RegistryApi {
 function registryError(answer: Answer, what: string, slug: string | undefined): RegistryError {
   const parsed = parseJson(answer.text);
   const body = parsed.ok && isRecord(parsed.value) ? parsed.value : {};
-  const text = typeof body.error === 'string' ? body.error.slice(0, 200) : typeof body.message === 'string' ? body.message.slice(0, 200) : undefined;
+  const text =
+    typeof body.error === 'string' ? body.error.slice(0, 200) : typeof body.message === 'string' ? body.message.slice(0, 200) : undefined;
   const registryCode = typeof body.code === 'string' ? body.code.slice(0, 64) : undefined;
   const requestId = typeof body.requestId === 'string' ? body.requestId.slice(0, 128) : (answer.headers.get('x-request-id') ?? undefined);
   const notFound = answer.status === 404 && slug !== undefined && what.startsWith('skill');

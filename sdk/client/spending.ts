@@ -83,6 +83,12 @@ export class SpendingLedger {
 export function checkMaxPrice(price: bigint, slug: string, clientMax: bigint | undefined, callMax: bigint | undefined): void {
   const limit = callMax === undefined ? clientMax : clientMax === undefined ? callMax : callMax < clientMax ? callMax : clientMax;
   if (limit !== undefined && price > limit) {
-    throw new SpendingLimitError('maxPrice', price, limit, slug, `Refused to pay ${slug}: its price ${formatPriceUsd(price)} is above maxPrice ${formatPriceUsd(limit)}`);
+    throw new SpendingLimitError(
+      'maxPrice',
+      price,
+      limit,
+      slug,
+      `Refused to pay ${slug}: its price ${formatPriceUsd(price)} is above maxPrice ${formatPriceUsd(limit)}`,
+    );
   }
 }

@@ -68,7 +68,8 @@ export function readOfferedTerms(answer: Answer, skill: Skill): OfferedTerms {
     const error = typeof record.error === 'string' ? record.error : undefined;
     return { candidates: [requirements], resource: description ? { url: skill.endpoint, description } : { url: skill.endpoint }, error };
   } catch (error) {
-    const why = headerProblem ?? (header === null && !isRecord(body) ? 'no PAYMENT-REQUIRED header and no JSON body' : (error as Error).message);
+    const why =
+      headerProblem ?? (header === null && !isRecord(body) ? 'no PAYMENT-REQUIRED header and no JSON body' : (error as Error).message);
     throw new MarketError('invalid_response', `${skill.slug} answered 402 without readable payment terms: ${why}`, {
       status: answer.status,
       body: answer.text,
@@ -96,9 +97,14 @@ export function chooseTerms(offered: OfferedTerms, skill: Skill, policy: TermsPo
   throw new TermsMismatchError(problem.field, problem.expected, problem.actual, skill.slug);
 }
 
-function checkCandidate(candidate: unknown, skill: Skill, policy: TermsPolicy): { chosen: ChosenTerms } | { passed: number; problem: NonNullable<Check> } {
+function checkCandidate(
+  candidate: unknown,
+  skill: Skill,
+  policy: TermsPolicy,
+): { chosen: ChosenTerms } | { passed: number; problem: NonNullable<Check> } {
   const c = isRecord(candidate) ? candidate : {};
-  const text = (value: unknown) => (typeof value === 'string' || typeof value === 'number' ? String(value).slice(0, 80) : JSON.stringify(value ?? null).slice(0, 80));
+  const text = (value: unknown) =>
+    typeof value === 'string' || typeof value === 'number' ? String(value).slice(0, 80) : JSON.stringify(value ?? null).slice(0, 80);
   const priceMicro = BigInt(skill.priceAtomic);
   let asset: AcceptedAsset | undefined;
   let network: string | undefined;
@@ -112,15 +118,23 @@ function checkCandidate(candidate: unknown, skill: Skill, policy: TermsPolicy): 
       }
       return network === skill.network ? undefined : { field: 'network', expected: `${skill.network} as listed`, actual: text(c.network) };
     },
-    () => (typeof c.payTo === 'string' && sameAddress(c.payTo, skill.paymentAddress) ? undefined : { field: 'payTo', expected: `${skill.paymentAddress} as listed`, actual: text(c.payTo) }),
+    () =>
+      typeof c.payTo === 'string' && sameAddress(c.payTo, skill.paymentAddress)
+        ? undefined
+        : { field: 'payTo', expected: `${skill.paymentAddress} as listed`, actual: text(c.payTo) },
     () => {
       asset = typeof c.asset === 'string' ? acceptedAsset(policy.allowed, skill.network, c.asset) : undefined;
-      return asset ? undefined : { field: 'asset', expected: `USDC or an asset allowed on ${skill.network} (option assets)`, actual: text(c.asset) };
+      return asset
+        ? undefined
+        : { field: 'asset', expected: `USDC or an asset allowed on ${skill.network} (option assets)`, actual: text(c.asset) };
     },
     () => {
       const due = amountIn(asset!, priceMicro);
       if (due !== undefined && c.amount === due.toString()) return undefined;
-      const actual = typeof c.amount === 'string' && /^\d{1,78}$/.test(c.amount) ? `${formatPrice(BigInt(c.amount), asset!.decimals)} (${c.amount} atomic)` : text(c.amount);
+      const actual =
+        typeof c.amount === 'string' && /^\d{1,78}$/.test(c.amount)
+          ? `${formatPrice(BigInt(c.amount), asset!.decimals)} (${c.amount} atomic)`
+          : text(c.amount);
       return { field: 'price', expected: `${skill.price.replace(/^\$/, '')} (${due ?? '?'} atomic) as listed`, actual };
     },
     () => {
@@ -128,12 +142,20 @@ function checkCandidate(candidate: unknown, skill: Skill, policy: TermsPolicy): 
       const name = asset!.name ?? (typeof extra.name === 'string' && extra.name !== '' ? extra.name : undefined);
       const version = asset!.version ?? (typeof extra.version === 'string' && extra.version !== '' ? extra.version : undefined);
       if (name !== undefined && version !== undefined && extra.name === name && extra.version === version) return undefined;
-      return { field: 'asset', expected: `EIP-712 domain ${asset!.name ?? '?'} v${asset!.version ?? '?'}`, actual: `EIP-712 domain ${text(extra.name)} v${text(extra.version)}` };
+      return {
+        field: 'asset',
+        expected: `EIP-712 domain ${asset!.name ?? '?'} v${asset!.version ?? '?'}`,
+        actual: `EIP-712 domain ${text(extra.name)} v${text(extra.version)}`,
+      };
     },
     () => {
       const seconds = c.maxTimeoutSeconds;
       if (typeof seconds === 'number' && Number.isInteger(seconds) && seconds >= 1 && seconds <= policy.maxTimeoutSeconds) return undefined;
-      return { field: 'maxTimeoutSeconds', expected: `at most ${policy.maxTimeoutSeconds} (option maxTimeoutSeconds)`, actual: text(seconds) };
+      return {
+        field: 'maxTimeoutSeconds',
+        expected: `at most ${policy.maxTimeoutSeconds} (option maxTimeoutSeconds)`,
+        actual: text(seconds),
+      };
     },
   ];
   for (const [passed, check] of checks.entries()) {
@@ -144,7 +166,10 @@ function checkCandidate(candidate: unknown, skill: Skill, policy: TermsPolicy): 
   try {
     requirements = parsePaymentRequirements(candidate);
   } catch (error) {
-    throw new MarketError('invalid_response', `${skill.slug} offered malformed payment terms: ${(error as Error).message}`, { status: 402, slug: skill.slug });
+    throw new MarketError('invalid_response', `${skill.slug} offered malformed payment terms: ${(error as Error).message}`, {
+      status: 402,
+      slug: skill.slug,
+    });
   }
   return { chosen: { requirements, asset: asset! } };
 }

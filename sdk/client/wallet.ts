@@ -22,7 +22,13 @@ export function toSigner(wallet: WalletInput): TypedDataSigner {
     if (!PRIVATE_KEY.test(key)) throw new TypeError('SkillMarket: wallet must be a 0x-prefixed 32-byte hex private key or a viem account');
     return privateKeyToAccount((key.startsWith('0x') ? key : `0x${key}`) as `0x${string}`);
   }
-  if (typeof wallet !== 'object' || wallet === null || typeof wallet.signTypedData !== 'function' || typeof wallet.address !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(wallet.address)) {
+  if (
+    typeof wallet !== 'object' ||
+    wallet === null ||
+    typeof wallet.signTypedData !== 'function' ||
+    typeof wallet.address !== 'string' ||
+    !/^0x[0-9a-fA-F]{40}$/.test(wallet.address)
+  ) {
     throw new TypeError('SkillMarket: wallet must be a private key or an account with an address and signTypedData()');
   }
   const account = wallet as TypedDataSigner;

@@ -44,7 +44,11 @@ export function corsPolicy(option: CorsOption = true): CorsPolicy {
     const headers: Record<string, string> = restricted ? { Vary: 'Origin' } : {};
     const origin = allowOrigin(request.headers.get('origin'));
     if (origin === undefined) return headers;
-    return { ...headers, 'Access-Control-Allow-Origin': origin, ...(preflight ? PREFLIGHT_HEADERS : { 'Access-Control-Expose-Headers': EXPOSED_HEADERS }) };
+    return {
+      ...headers,
+      'Access-Control-Allow-Origin': origin,
+      ...(preflight ? PREFLIGHT_HEADERS : { 'Access-Control-Expose-Headers': EXPOSED_HEADERS }),
+    };
   };
   return {
     preflight: (request) => new Response(null, { status: 204, headers: { 'Cache-Control': 'no-store', ...headersFor(request, true) } }),
@@ -70,7 +74,8 @@ function originMatcher(option: CorsOption): (origin: string | null) => string | 
   if (option === false) return () => undefined;
   if (option === true) return () => '*';
   const list = option?.origins;
-  if (!Array.isArray(list) || list.length === 0) throw new ServeConfigError('cors.origins must list at least one origin, e.g. ["https://app.example"]');
+  if (!Array.isArray(list) || list.length === 0)
+    throw new ServeConfigError('cors.origins must list at least one origin, e.g. ["https://app.example"]');
   const allowed = new Set(list.map(checkedOrigin));
   return (origin) => (origin !== null && allowed.has(origin) ? origin : undefined);
 }
@@ -80,7 +85,9 @@ function checkedOrigin(value: unknown): string {
   const url = URL.canParse(text) ? new URL(text) : undefined;
   const bare = url && url.pathname === '/' && url.search === '' && url.hash === '' && url.username === '' && url.password === '';
   if (!url || !bare || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new ServeConfigError(`cors.origins: "${String(value).slice(0, 80)}" is not an origin such as https://app.example (scheme, host and port only)`);
+    throw new ServeConfigError(
+      `cors.origins: "${String(value).slice(0, 80)}" is not an origin such as https://app.example (scheme, host and port only)`,
+    );
   }
   return url.origin;
 }

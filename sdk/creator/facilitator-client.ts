@@ -4,7 +4,14 @@
  * facilitator's `GET /settlements/…` (what became of an authorization whose settle answer was
  * lost). Answers are validated; anything unexpected becomes a FacilitatorUnavailableError.
  */
-import { X402Error, parseSettleResponse, toV1Name, type DecodedPayment, type PaymentRequirements, type SettleResponse } from '../x402/index';
+import {
+  X402Error,
+  parseSettleResponse,
+  toV1Name,
+  type DecodedPayment,
+  type PaymentRequirements,
+  type SettleResponse,
+} from '../x402/index';
 import { FacilitatorUnavailableError, excerpt } from './errors';
 
 /** Answer of `/verify`. */
@@ -66,7 +73,12 @@ export function createFacilitatorClient(options: FacilitatorClientOptions): Faci
     let res: Response;
     let text: string;
     try {
-      res = await doFetch(`${base}${path}`, { method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
+      res = await doFetch(`${base}${path}`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
       text = await res.text();
     } catch (error) {
       throw new FacilitatorUnavailableError(`facilitator ${base} did not answer ${path}: ${(error as Error)?.message ?? String(error)}`);
@@ -119,7 +131,11 @@ export function createFacilitatorClient(options: FacilitatorClientOptions): Faci
       // 404 (no record, or no such route) and 405: a facilitator that cannot tell.
       if (res.status === 404 || res.status === 405) return { status: 'unknown', transaction: '' };
       const status = isRecord(json) ? json.status : undefined;
-      if (res.status !== 200 || !isRecord(json) || (status !== 'unsettled' && status !== 'pending' && status !== 'settled' && status !== 'failed')) {
+      if (
+        res.status !== 200 ||
+        !isRecord(json) ||
+        (status !== 'unsettled' && status !== 'pending' && status !== 'settled' && status !== 'failed')
+      ) {
         throw new FacilitatorUnavailableError(`facilitator ${path} answered ${res.status}`);
       }
       const outcome: SettlementOutcome = { status, transaction: typeof json.transaction === 'string' ? json.transaction : '' };
@@ -137,7 +153,9 @@ export function createFacilitatorClient(options: FacilitatorClientOptions): Faci
       if (!res.ok || !isRecord(json) || !Array.isArray(json.kinds)) {
         throw new FacilitatorUnavailableError(`facilitator ${base}/supported answered ${res.status}`);
       }
-      return json.kinds.filter(isRecord).map((k) => ({ x402Version: Number(k.x402Version), scheme: String(k.scheme), network: String(k.network) }));
+      return json.kinds
+        .filter(isRecord)
+        .map((k) => ({ x402Version: Number(k.x402Version), scheme: String(k.scheme), network: String(k.network) }));
     },
   };
 }

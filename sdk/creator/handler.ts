@@ -139,12 +139,14 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
   const handle = async (request: Request): Promise<Response> => {
     const path = requestPath(request.url).replace(/(.)\/+$/, '$1');
     if (path === '/health') {
-      if (request.method !== 'GET' && request.method !== 'HEAD') return toResponse(failure(405, 'Method not allowed', {}, { Allow: 'GET, HEAD' }));
+      if (request.method !== 'GET' && request.method !== 'HEAD')
+        return toResponse(failure(405, 'Method not allowed', {}, { Allow: 'GET, HEAD' }));
       return toResponse(jsonAnswer(200, { status: 'ok', skills: names, app: appName }));
     }
     const route = routes.get(path.slice(1));
     if (!route) return toResponse(failure(404, 'Not found'));
-    if (request.method !== 'POST') return toResponse(failure(405, 'Method not allowed: call a skill with POST', {}, { Allow: 'POST, OPTIONS' }));
+    if (request.method !== 'POST')
+      return toResponse(failure(405, 'Method not allowed: call a skill with POST', {}, { Allow: 'POST, OPTIONS' }));
 
     const body = await readBodyText(request, maxBodyBytes);
     if (body.type === 'too-large') return toResponse(failure(413, `Request body larger than ${maxBodyBytes} bytes`));
@@ -189,7 +191,8 @@ function buildRoutes(skills: Skills, options: SkillHandlerOptions): Map<string, 
   }
   const routes = new Map<string, SkillRoute>();
   for (const [name, definition] of Object.entries(skills)) {
-    if (!NAME_PATTERN.test(name)) throw new ServeConfigError(`skill name "${name.slice(0, 80)}" must be 1-64 letters, digits, _ or - (it becomes the URL path)`);
+    if (!NAME_PATTERN.test(name))
+      throw new ServeConfigError(`skill name "${name.slice(0, 80)}" must be 1-64 letters, digits, _ or - (it becomes the URL path)`);
     if (RESERVED.has(name)) throw new ServeConfigError(`skill name "${name}" is reserved`);
     if (!isSkill(definition)) throw new ServeConfigError(`skills.${name} is not a skill: define it with skill(options, handler)`);
     const amount = parsePrice(definition.price, asset.decimals);

@@ -7,7 +7,14 @@ import { parseGuardedJson } from '../shared/json-guard';
 import { readLimited } from '../shared/read-limited';
 
 /** Headers a web page may read (CORS exposes them): the payment terms, the receipt, replay and retry hints. */
-export const EXPOSED_HEADERS = [PAYMENT_REQUIRED_HEADER, PAYMENT_RESPONSE_HEADER, X_PAYMENT_RESPONSE_HEADER, 'X-Payment-Replayed', 'Retry-After', 'X-Request-Id'].join(', ');
+export const EXPOSED_HEADERS = [
+  PAYMENT_REQUIRED_HEADER,
+  PAYMENT_RESPONSE_HEADER,
+  X_PAYMENT_RESPONSE_HEADER,
+  'X-Payment-Replayed',
+  'Retry-After',
+  'X-Request-Id',
+].join(', ');
 
 /** Headers on every answer: payment answers must never be cached. CORS headers are added by cors.ts, per request. */
 export const COMMON_HEADERS: Readonly<Record<string, string>> = Object.freeze({
@@ -33,7 +40,12 @@ export function jsonAnswer(status: number, body: unknown, headers: Record<string
 }
 
 /** The error body of the skill server: `{ success: false, error, timestamp }` (plus `details` when given). */
-export function failure(status: number, error: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): StoredResponse {
+export function failure(
+  status: number,
+  error: string,
+  extra: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): StoredResponse {
   return jsonAnswer(status, { success: false, error, ...extra, timestamp: new Date().toISOString() }, headers);
 }
 
@@ -46,7 +58,12 @@ export const PENDING_RETRY_SECONDS = 2;
  * gets the result once the transfer is confirmed, or a 402 if it finally failed.
  */
 export function pendingAnswer(error: string): StoredResponse {
-  return failure(409, error, { code: 'payment_pending', retryAfter: PENDING_RETRY_SECONDS }, { 'Retry-After': String(PENDING_RETRY_SECONDS) });
+  return failure(
+    409,
+    error,
+    { code: 'payment_pending', retryAfter: PENDING_RETRY_SECONDS },
+    { 'Retry-After': String(PENDING_RETRY_SECONDS) },
+  );
 }
 
 /** The body read as text, or `too-large` once more than `limit` bytes arrived (streams are cut off there). */

@@ -19,7 +19,17 @@
  * await serve({ wordCount }, { register: { endpoint: 'https://skills.example.com' } });
  * // wallet from MARKET_WALLET_ADDRESS, API key from MARKET_API_KEY
  */
-export { skill, isSkill, DEFAULT_SKILL_TIMEOUT_MS, MAX_SKILL_TIMEOUT_MS, type Skill, type Skills, type SkillOptions, type SkillHandler, type SkillContext } from './skill';
+export {
+  skill,
+  isSkill,
+  DEFAULT_SKILL_TIMEOUT_MS,
+  MAX_SKILL_TIMEOUT_MS,
+  type Skill,
+  type Skills,
+  type SkillOptions,
+  type SkillHandler,
+  type SkillContext,
+} from './skill';
 export { serve, DEFAULT_PORT, type ServeOptions, type RegistrationOptions, type SkillServer } from './serve';
 export {
   createSkillHandler,
@@ -30,7 +40,14 @@ export {
   type SkillHandlerOptions,
   type SkillRequestHandler,
 } from './handler';
-export { register, mergeGroups, DEFAULT_API_URL, DEFAULT_REGISTRATION_CONCURRENCY, type RegisterOptions, type RegistrationResult } from './register';
+export {
+  register,
+  mergeGroups,
+  DEFAULT_API_URL,
+  DEFAULT_REGISTRATION_CONCURRENCY,
+  type RegisterOptions,
+  type RegistrationResult,
+} from './register';
 export { updateSkill, type SkillUpdate, type UpdateOptions } from './update';
 export type { SettledCall } from './paid-call';
 export type { TrackingOptions } from './tracker';

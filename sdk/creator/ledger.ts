@@ -150,7 +150,7 @@ export function createProofLedger(options: LedgerOptions = {}): ProofLedger {
     },
     hold(key, result) {
       const entry = entries.get(key);
-      if (!entry || entry.state !== 'running') return;
+      if (entry?.state !== 'running') return;
       entry.state = 'held';
       keep(entry, result, sizeOf(result)); // always kept: it may be paid for
     },

@@ -93,7 +93,13 @@ async function answer(handler: FetchHandler, req: IncomingMessage, res: ServerRe
     const body = await collect(req, options.maxBodyBytes);
     if (body === 'too-large') {
       res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
-      res.end(JSON.stringify({ success: false, error: `Request body larger than ${options.maxBodyBytes} bytes`, timestamp: new Date().toISOString() }));
+      res.end(
+        JSON.stringify({
+          success: false,
+          error: `Request body larger than ${options.maxBodyBytes} bytes`,
+          timestamp: new Date().toISOString(),
+        }),
+      );
       return;
     }
     const headers = new Headers();

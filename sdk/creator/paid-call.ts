@@ -89,7 +89,11 @@ export async function paidCall(deps: PaidCallDeps, route: SkillRoute, input: unk
   const payment = header.payment;
   const { requirements } = route.terms;
   const auth = payment.authorization;
-  if (!paymentMatchesRequirements(payment, requirements) || !sameAddress(auth.to, requirements.payTo) || auth.value !== requirements.amount) {
+  if (
+    !paymentMatchesRequirements(payment, requirements) ||
+    !sameAddress(auth.to, requirements.payTo) ||
+    auth.value !== requirements.amount
+  ) {
     return toResponse(paymentRequired(route, 'The payment does not match the payment requirements of this skill'));
   }
 
@@ -133,7 +137,9 @@ export async function paidCall(deps: PaidCallDeps, route: SkillRoute, input: unk
   if ('held' in answer) {
     deps.ledger.hold(key, answer.held);
     deps.settlements.watch({ key, route, payment, resource, transaction: answer.transaction } satisfies HeldCall);
-    return toResponse(pendingAnswer('Payment pending: the settlement was sent but is not confirmed yet; retry with the same proof for the result'));
+    return toResponse(
+      pendingAnswer('Payment pending: the settlement was sent but is not confirmed yet; retry with the same proof for the result'),
+    );
   }
   deps.ledger.complete(key, answer);
   return toResponse(answer);
@@ -173,7 +179,11 @@ async function runAndSettle(
     case 'invalid-output': {
       const error = new Error('Skill result does not match its outputSchema');
       callSafely(deps.logger, 'onError', () => deps.onError?.(name, error));
-      return failure(500, deps.exposeErrors ? error.message : 'Internal server error', deps.exposeErrors ? { details: outcome.problems } : {});
+      return failure(
+        500,
+        deps.exposeErrors ? error.message : 'Internal server error',
+        deps.exposeErrors ? { details: outcome.problems } : {},
+      );
     }
     case 'ok':
       break;
@@ -193,7 +203,11 @@ async function runAndSettle(
     return { held: jsonAnswer(200, result), transaction: receipt.transaction };
   }
   if (!receipt.success) {
-    deps.logger.warn('settlement refused; result withheld', { skill: name, reason: receipt.errorReason, transaction: receipt.transaction || undefined });
+    deps.logger.warn('settlement refused; result withheld', {
+      skill: name,
+      reason: receipt.errorReason,
+      transaction: receipt.transaction || undefined,
+    });
     return paymentRequired(route, receipt.errorReason ?? 'settlement_failed');
   }
   const settled = settledCall(route, receipt, payer);
@@ -205,6 +219,18 @@ async function runAndSettle(
 function fingerprint(name: string, payment: DecodedPayment, input: unknown): string {
   const a = payment.authorization;
   return createHash('sha256')
-    .update(JSON.stringify([name, payment.signature.toLowerCase(), a.from.toLowerCase(), a.to.toLowerCase(), a.value, a.validAfter, a.validBefore, a.nonce.toLowerCase(), input]))
+    .update(
+      JSON.stringify([
+        name,
+        payment.signature.toLowerCase(),
+        a.from.toLowerCase(),
+        a.to.toLowerCase(),
+        a.value,
+        a.validAfter,
+        a.validBefore,
+        a.nonce.toLowerCase(),
+        input,
+      ]),
+    )
     .digest('base64');
 }

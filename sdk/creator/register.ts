@@ -68,7 +68,8 @@ export async function register(skills: Skills, options: RegisterOptions): Promis
   return mapWithConcurrency(entries, setup.concurrency, async ([name, definition]): Promise<RegistrationResult> => {
     if (!isSkill(definition)) return { name, success: false, error: 'not a skill: define it with skill(options, handler)' };
     const groups = mergeGroups(setup.groups, definition.groups);
-    if (groups.length === 0) return { name, success: false, error: 'no groups: give the skill groups or pass register groups (at least one is required)' };
+    if (groups.length === 0)
+      return { name, success: false, error: 'no groups: give the skill groups or pass register groups (at least one is required)' };
     try {
       const registered = await client.register(registrationBody(name, definition, groups, setup));
       return { name, success: true, slug: registered.slug, ...(registered.id ? { skillId: registered.id } : {}) };
@@ -81,10 +82,11 @@ export async function register(skills: Skills, options: RegisterOptions): Promis
 /** Union of group lists, trimmed, empty names dropped, first spelling kept. */
 export function mergeGroups(...lists: readonly (readonly string[] | undefined)[]): string[] {
   const out: string[] = [];
-  for (const list of lists) for (const group of list ?? []) {
-    const name = typeof group === 'string' ? group.trim() : '';
-    if (name !== '' && !out.includes(name)) out.push(name);
-  }
+  for (const list of lists)
+    for (const group of list ?? []) {
+      const name = typeof group === 'string' ? group.trim() : '';
+      if (name !== '' && !out.includes(name)) out.push(name);
+    }
   return out;
 }
 
@@ -99,7 +101,8 @@ interface RegisterSetup {
 
 function checkRegisterOptions(options: RegisterOptions): RegisterSetup | string {
   try {
-    if (!options || typeof options.apiKey !== 'string' || options.apiKey.trim() === '') return 'no API key: pass apiKey or set MARKET_API_KEY';
+    if (!options || typeof options.apiKey !== 'string' || options.apiKey.trim() === '')
+      return 'no API key: pass apiKey or set MARKET_API_KEY';
     const concurrency = options.batch?.concurrency ?? DEFAULT_REGISTRATION_CONCURRENCY;
     if (!Number.isInteger(concurrency) || concurrency < 1) return 'batch.concurrency must be a positive integer';
     return {
@@ -108,9 +111,12 @@ function checkRegisterOptions(options: RegisterOptions): RegisterSetup | string 
       paymentAddress: walletAddress(String(options.paymentAddress ?? ''), 'paymentAddress'),
       network: options.network ?? 'eip155:8453',
       // Blank names are dropped here (e.g. from splitting "a,,b"); skill() refuses them outright.
-      groups: normalizeGroups(Array.isArray(options.groups) ? options.groups.filter((g) => typeof g !== 'string' || g.trim() !== '') : options.groups, (message) => {
-        throw new TypeError(`register groups: ${message}`);
-      }),
+      groups: normalizeGroups(
+        Array.isArray(options.groups) ? options.groups.filter((g) => typeof g !== 'string' || g.trim() !== '') : options.groups,
+        (message) => {
+          throw new TypeError(`register groups: ${message}`);
+        },
+      ),
       concurrency,
     };
   } catch (error) {

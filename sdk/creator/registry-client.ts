@@ -70,7 +70,8 @@ export function createRegistryClient(options: RegistryClientOptions): RegistryCl
       });
       text = await res.text();
     } catch (error) {
-      const reason = (error as Error)?.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : ((error as Error)?.message ?? String(error));
+      const reason =
+        (error as Error)?.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : ((error as Error)?.message ?? String(error));
       throw new RegistryApiError(0, `registry ${base} could not be reached: ${reason}`);
     }
     const json = parseJson(text);
@@ -79,7 +80,12 @@ export function createRegistryClient(options: RegistryClientOptions): RegistryCl
       throw new RegistryApiError(res.status, `${reason} (HTTP ${res.status})`, excerpt(text), retryAfterMs(res.headers.get('retry-after')));
     }
     const value = check(json);
-    if (value === undefined) throw new RegistryApiError(res.status, `unexpected answer from ${method} ${path} (HTTP ${res.status}): ${excerpt(text)}`, excerpt(text));
+    if (value === undefined)
+      throw new RegistryApiError(
+        res.status,
+        `unexpected answer from ${method} ${path} (HTTP ${res.status}): ${excerpt(text)}`,
+        excerpt(text),
+      );
     return { value, status: res.status };
   };
 

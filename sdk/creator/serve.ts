@@ -7,7 +7,14 @@ import { formatPrice, normalizeNetwork, parsePrice, resolveAsset, type Address, 
 import type { CorsOption } from './cors';
 import { RegistrationError, ServeConfigError } from './errors';
 import { createFacilitatorClient } from './facilitator-client';
-import { createSkillHandler, DEFAULT_APP_NAME, DEFAULT_FACILITATOR_URL, DEFAULT_MAX_BODY_BYTES, DEFAULT_NETWORK, type SkillHandlerOptions } from './handler';
+import {
+  createSkillHandler,
+  DEFAULT_APP_NAME,
+  DEFAULT_FACILITATOR_URL,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_NETWORK,
+  type SkillHandlerOptions,
+} from './handler';
 import type { LedgerOptions } from './ledger';
 import { listen } from './listen';
 import { consoleLogger, errorText, type CreatorLogger } from './logger';
@@ -116,7 +123,8 @@ export interface SkillServer {
  * const server = await serve({ echo }, { register: { endpoint: 'https://skills.example.com' } }); // port 3002
  */
 export async function serve(skills: Skills, options: ServeOptions = {}): Promise<SkillServer> {
-  if (typeof skills !== 'object' || skills === null || Object.keys(skills).length === 0) throw new ServeConfigError('no skills provided: pass a map of skill name to skill(...)');
+  if (typeof skills !== 'object' || skills === null || Object.keys(skills).length === 0)
+    throw new ServeConfigError('no skills provided: pass a map of skill name to skill(...)');
   const env = options.env ?? processEnv();
   const logger = options.logger ?? consoleLogger;
   const wallet = resolveWallet(options.wallet, env);
@@ -169,7 +177,9 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
   const decimals = resolveAsset(network, options.asset).decimals;
   logger.info(`skill server listening on ${url}`, { network, payTo: wallet.address, wallet: wallet.source, facilitator: facilitatorUrl });
   for (const [name, s] of Object.entries(skills)) {
-    logger.info(`  POST /${name}  ${formatPrice(parsePrice(s.price, decimals), decimals)} USDC${s.description ? `  ${s.description}` : ''}`);
+    logger.info(
+      `  POST /${name}  ${formatPrice(parsePrice(s.price, decimals), decimals)} USDC${s.description ? `  ${s.description}` : ''}`,
+    );
   }
 
   let stopped: Promise<void> | undefined;
@@ -183,7 +193,9 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
     })());
 
   const [results] = await Promise.all([
-    registration ? registerAtStart(skills, registration, { apiKey, apiUrl, payTo: wallet.address, network, appName, logger, fetchOption }) : [],
+    registration
+      ? registerAtStart(skills, registration, { apiKey, apiUrl, payTo: wallet.address, network, appName, logger, fetchOption })
+      : [],
     probeFacilitator(facilitatorUrl, network, logger, fetchOption),
   ]);
   for (const r of results) if (r.success && r.skillId) tracker?.remember(r.name, r.skillId);
@@ -195,20 +207,40 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
   return { url, port: listener.port, payTo: wallet.address, registration: results, fetch: (request) => app.fetch(request), stop };
 }
 
-function startTracking(options: ServeOptions, apiKey: string | undefined, apiUrl: string, appName: string, logger: CreatorLogger): CallTracker | undefined {
+function startTracking(
+  options: ServeOptions,
+  apiKey: string | undefined,
+  apiUrl: string,
+  appName: string,
+  logger: CreatorLogger,
+): CallTracker | undefined {
   if (options.trackCalls === false) return undefined;
   if (!apiKey) {
     logger.info('call tracking off: no API key (set MARKET_API_KEY)');
     return undefined;
   }
-  const client = createRegistryClient({ apiUrl, apiKey, userAgent: appName, retry: { attempts: 2 }, ...(options.fetch ? { fetch: options.fetch } : {}) });
+  const client = createRegistryClient({
+    apiUrl,
+    apiKey,
+    userAgent: appName,
+    retry: { attempts: 2 },
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
   return createCallTracker(client, logger, typeof options.trackCalls === 'object' ? options.trackCalls : {});
 }
 
 async function registerAtStart(
   skills: Skills,
   registration: RegistrationOptions,
-  context: { apiKey?: string | undefined; apiUrl: string; payTo: Address; network: string; appName: string; logger: CreatorLogger; fetchOption: { fetch?: typeof fetch } },
+  context: {
+    apiKey?: string | undefined;
+    apiUrl: string;
+    payTo: Address;
+    network: string;
+    appName: string;
+    logger: CreatorLogger;
+    fetchOption: { fetch?: typeof fetch };
+  },
 ): Promise<RegistrationResult[]> {
   const results = await register(skills, {
     apiKey: context.apiKey ?? '',

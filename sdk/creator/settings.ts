@@ -57,7 +57,11 @@ export function resolveWallet(option: string | undefined, env: Env): ResolvedWal
 /** A 42-character address (checksum checked when mixed-case) or a 66-character private key → address. */
 export function walletAddress(value: string, source = 'wallet'): Address {
   if (ADDRESS.test(value)) {
-    if (!isAddress(value, { strict: true }) && value.slice(2) !== value.slice(2).toLowerCase() && value.slice(2) !== value.slice(2).toUpperCase()) {
+    if (
+      !isAddress(value, { strict: true }) &&
+      value.slice(2) !== value.slice(2).toLowerCase() &&
+      value.slice(2) !== value.slice(2).toUpperCase()
+    ) {
       throw new ServeConfigError(`${source} has an invalid EIP-55 checksum`);
     }
     return getAddress(value.toLowerCase());

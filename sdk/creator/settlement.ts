@@ -71,7 +71,9 @@ export function createSettlementWatcher(options: SettlementWatcherOptions): Sett
 
   /** The facilitator's word, or undefined when it cannot be reached. */
   const ask = (call: HeldCall): Promise<SettlementOutcome | undefined> =>
-    facilitator.settlement(call.route.terms.requirements, call.payment.authorization.from, call.payment.authorization.nonce).catch(() => undefined);
+    facilitator
+      .settlement(call.route.terms.requirements, call.payment.authorization.from, call.payment.authorization.nonce)
+      .catch(() => undefined);
 
   /** Settle again a payment the facilitator verified but never got (or never took) the settle of. */
   const settleAgain = async (call: HeldCall): Promise<Verdict> => {
@@ -119,13 +121,23 @@ export function createSettlementWatcher(options: SettlementWatcherOptions): Sett
     const { route, key } = call;
     const a = call.payment.authorization;
     if (verdict.type === 'failed') {
-      logger.warn('payment failed after all; result withheld', { skill: route.name, payer: a.from, reason: verdict.reason, transaction: call.transaction || undefined });
+      logger.warn('payment failed after all; result withheld', {
+        skill: route.name,
+        payer: a.from,
+        reason: verdict.reason,
+        transaction: call.transaction || undefined,
+      });
       ledger.complete(key, paymentRequired(route, verdict.reason));
       return;
     }
     const held = ledger.held(key);
     if (!held) return;
-    const receipt: SettleResponse = { success: true, transaction: verdict.transaction, network: route.terms.requirements.network, payer: a.from };
+    const receipt: SettleResponse = {
+      success: true,
+      transaction: verdict.transaction,
+      network: route.terms.requirements.network,
+      payer: a.from,
+    };
     ledger.complete(key, { ...held, headers: { ...held.headers, ...settleResponseHeaders(receipt) } });
     logger.info('payment confirmed; result released to the retry', { skill: route.name, payer: a.from, transaction: verdict.transaction });
     const settled = settledCall(route, receipt, a.from);
@@ -133,10 +145,17 @@ export function createSettlementWatcher(options: SettlementWatcherOptions): Sett
   };
 
   const giveUp = (call: HeldCall) => {
-    logger.error('payment outcome unknown; result withheld', { skill: call.route.name, payer: call.payment.authorization.from, transaction: call.transaction || undefined });
+    logger.error('payment outcome unknown; result withheld', {
+      skill: call.route.name,
+      payer: call.payment.authorization.from,
+      transaction: call.transaction || undefined,
+    });
     ledger.complete(
       call.key,
-      failure(502, 'The outcome of this payment could not be determined; the result is withheld', { code: 'payment_unresolved', charged: 'unknown' }),
+      failure(502, 'The outcome of this payment could not be determined; the result is withheld', {
+        code: 'payment_unresolved',
+        charged: 'unknown',
+      }),
     );
   };
 

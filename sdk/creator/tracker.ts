@@ -78,15 +78,27 @@ export function createCallTracker(client: RegistryClient, logger: CreatorLogger,
     const { call } = item;
     try {
       const skillId = await skillIdOf(call.skill);
-      if (!skillId) return logger.warn('call not tracked: the skill is not registered under this API key', { skill: call.skill, transaction: call.transaction });
+      if (!skillId)
+        return logger.warn('call not tracked: the skill is not registered under this API key', {
+          skill: call.skill,
+          transaction: call.transaction,
+        });
       await client.recordCall({ skillId, amount: call.amount, paymentRef: call.transaction });
     } catch (error) {
       if (error instanceof RegistryApiError && !error.retryable) {
-        return logger.warn('call record refused by the registry; dropped', { skill: call.skill, transaction: call.transaction, error: error.message });
+        return logger.warn('call record refused by the registry; dropped', {
+          skill: call.skill,
+          transaction: call.transaction,
+          error: error.message,
+        });
       }
       item.attempts++;
       if (item.attempts >= maxAttempts) {
-        return logger.warn(`call record dropped after ${item.attempts} attempts`, { skill: call.skill, transaction: call.transaction, error: errorText(error) });
+        return logger.warn(`call record dropped after ${item.attempts} attempts`, {
+          skill: call.skill,
+          transaction: call.transaction,
+          error: errorText(error),
+        });
       }
       const delay = Math.min(maxDelayMs, baseDelayMs * 2 ** (item.attempts - 1)) * (0.8 + Math.random() * 0.4);
       item.nextAt = Date.now() + delay;
@@ -122,7 +134,10 @@ export function createCallTracker(client: RegistryClient, logger: CreatorLogger,
       if (stopped) return;
       if (queue.length >= maxQueue) {
         const dropped = queue.shift()!;
-        logger.warn('call tracking queue full; oldest record dropped', { skill: dropped.call.skill, transaction: dropped.call.transaction });
+        logger.warn('call tracking queue full; oldest record dropped', {
+          skill: dropped.call.skill,
+          transaction: dropped.call.transaction,
+        });
       }
       queue.push({ call, attempts: 0, nextAt: 0 });
       pump();

@@ -64,7 +64,10 @@ export function scanJson(text: string, maxDepth: number = MAX_JSON_DEPTH): JsonS
 export function parseGuardedJson(
   text: string,
   maxDepth: number = MAX_JSON_DEPTH,
-): { type: 'json'; value: unknown; nul: boolean; loneSurrogate: boolean } | { type: 'too-deep'; message: string } | { type: 'invalid'; message: string } {
+):
+  | { type: 'json'; value: unknown; nul: boolean; loneSurrogate: boolean }
+  | { type: 'too-deep'; message: string }
+  | { type: 'invalid'; message: string } {
   const scan = scanJson(text, maxDepth);
   if (scan.type === 'too-deep') return { type: 'too-deep', message: `JSON nested deeper than ${maxDepth} levels` };
   try {

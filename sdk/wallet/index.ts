@@ -24,5 +24,12 @@ export {
   type Pbkdf2KdfParams,
 } from './keystore';
 export { writeKeystoreFile, readKeystoreFile } from './keystore-file';
-export { walletApi, WalletApiError, type WalletApi, type WalletApiOptions, type WalletRecord, type ActiveWalletRecord } from './registry-client';
+export {
+  walletApi,
+  WalletApiError,
+  type WalletApi,
+  type WalletApiOptions,
+  type WalletRecord,
+  type ActiveWalletRecord,
+} from './registry-client';
 export { looksLikePrivateKey, findPrivateKeyMaterial, PRIVATE_KEY_REFUSAL } from './private-keys';

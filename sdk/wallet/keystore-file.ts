@@ -12,7 +12,7 @@ export async function writeKeystoreFile(path: string, keystore: KeystoreV3): Pro
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   const handle = await open(path, 'wx', 0o600);
   try {
-    await handle.writeFile(JSON.stringify(keystore, null, 2) + '\n', 'utf8');
+    await handle.writeFile(`${JSON.stringify(keystore, null, 2)}\n`, 'utf8');
     await handle.sync();
   } finally {
     await handle.close();

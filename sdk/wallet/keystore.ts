@@ -23,14 +23,28 @@ export interface KeystoreV3 {
     mac: string;
   };
 }
-export interface ScryptKdfParams { dklen: number; n: number; r: number; p: number; salt: string }
-export interface Pbkdf2KdfParams { dklen: number; c: number; prf: 'hmac-sha256'; salt: string }
+export interface ScryptKdfParams {
+  dklen: number;
+  n: number;
+  r: number;
+  p: number;
+  salt: string;
+}
+export interface Pbkdf2KdfParams {
+  dklen: number;
+  c: number;
+  prf: 'hmac-sha256';
+  salt: string;
+}
 
 export type KeystoreErrorCode = 'invalid_keystore' | 'unsupported_keystore' | 'wrong_passphrase' | 'address_mismatch';
 
 /** Why a keystore could not be written or opened. Never carries key material. */
 export class KeystoreError extends Error {
-  constructor(readonly code: KeystoreErrorCode, message: string) {
+  constructor(
+    readonly code: KeystoreErrorCode,
+    message: string,
+  ) {
     super(message);
     this.name = 'KeystoreError';
   }
@@ -56,7 +70,13 @@ export interface EncryptOptions {
 export async function encryptKeystore(privateKey: Hex, passphrase: string, options: EncryptOptions = {}): Promise<KeystoreV3> {
   const key = hexToBytes(privateKey);
   if (key.length !== 32) throw new KeystoreError('invalid_keystore', 'A private key is 32 bytes');
-  const kdfparams: ScryptKdfParams = { dklen: 32, n: options.scrypt?.n ?? DEFAULT_SCRYPT.n, r: options.scrypt?.r ?? DEFAULT_SCRYPT.r, p: options.scrypt?.p ?? DEFAULT_SCRYPT.p, salt: bareHex(randomBytes(32)) };
+  const kdfparams: ScryptKdfParams = {
+    dklen: 32,
+    n: options.scrypt?.n ?? DEFAULT_SCRYPT.n,
+    r: options.scrypt?.r ?? DEFAULT_SCRYPT.r,
+    p: options.scrypt?.p ?? DEFAULT_SCRYPT.p,
+    salt: bareHex(randomBytes(32)),
+  };
   const problem = checkScryptParams(kdfparams);
   if (problem) throw new KeystoreError('unsupported_keystore', `Invalid scrypt parameters: ${problem}`);
   const derived = await scrypt(passphraseBytes(passphrase), hexToBytes(`0x${kdfparams.salt}`), kdfparams);
@@ -66,7 +86,14 @@ export async function encryptKeystore(privateKey: Hex, passphrase: string, optio
     version: 3,
     id: globalThis.crypto.randomUUID(),
     address: privateKeyToAddress(privateKey).slice(2).toLowerCase(),
-    crypto: { cipher: 'aes-128-ctr', cipherparams: { iv: bareHex(iv) }, ciphertext: bareHex(ciphertext), kdf: 'scrypt', kdfparams, mac: mac(derived, ciphertext).slice(2) },
+    crypto: {
+      cipher: 'aes-128-ctr',
+      cipherparams: { iv: bareHex(iv) },
+      ciphertext: bareHex(ciphertext),
+      kdf: 'scrypt',
+      kdfparams,
+      mac: mac(derived, ciphertext).slice(2),
+    },
   };
 }
 
@@ -84,13 +111,17 @@ export async function decryptKeystore(keystore: unknown, passphrase: string): Pr
   const ciphertext = hexToBytes(`0x${crypto.ciphertext}`);
   const expected = hexToBytes(`0x${crypto.mac}`);
   const actual = hexToBytes(mac(derived, ciphertext));
-  if (expected.length !== 32 || !equalInConstantTime(expected, actual)) throw new KeystoreError('wrong_passphrase', 'Wrong passphrase (the keystore MAC does not match)');
+  if (expected.length !== 32 || !equalInConstantTime(expected, actual))
+    throw new KeystoreError('wrong_passphrase', 'Wrong passphrase (the keystore MAC does not match)');
   const plain = await aes128Ctr(derived.subarray(0, 16), hexToBytes(`0x${crypto.cipherparams.iv}`), ciphertext);
   if (plain.length > 32) throw new KeystoreError('invalid_keystore', 'The keystore does not hold a secp256k1 private key');
   // Some tools stored keys with leading zero bytes dropped.
   const privateKey = bytesToHex(concat([new Uint8Array(32 - plain.length), plain]));
   plain.fill(0);
-  if (file.address !== undefined && privateKeyToAddress(privateKey).slice(2).toLowerCase() !== file.address.replace(/^0x/i, '').toLowerCase()) {
+  if (
+    file.address !== undefined &&
+    privateKeyToAddress(privateKey).slice(2).toLowerCase() !== file.address.replace(/^0x/i, '').toLowerCase()
+  ) {
     throw new KeystoreError('address_mismatch', 'The keystore’s address does not belong to its key');
   }
   return privateKey;
@@ -137,7 +168,8 @@ async function deriveKey(kdf: string, params: ScryptKdfParams | Pbkdf2KdfParams,
   }
   const p = params as Pbkdf2KdfParams;
   if (p.prf !== 'hmac-sha256') throw new KeystoreError('unsupported_keystore', `Unsupported pbkdf2 prf: ${String(p.prf).slice(0, 32)}`);
-  if (!Number.isSafeInteger(p.c) || p.c < 1 || p.c > MAX_PBKDF2_ITERATIONS) throw new KeystoreError('unsupported_keystore', 'Unsupported pbkdf2 iteration count');
+  if (!Number.isSafeInteger(p.c) || p.c < 1 || p.c > MAX_PBKDF2_ITERATIONS)
+    throw new KeystoreError('unsupported_keystore', 'Unsupported pbkdf2 iteration count');
   if (p.dklen !== 32) throw new KeystoreError('unsupported_keystore', 'Unsupported pbkdf2 dklen');
   const subtle = globalThis.crypto.subtle;
   const base = await subtle.importKey('raw', passphrase.slice(), 'PBKDF2', false, ['deriveBits']);
@@ -161,13 +193,23 @@ function parseKeystore(value: unknown): KeystoreV3 {
   // geth wrote "Crypto" in early versions.
   const crypto = file.crypto ?? file.Crypto;
   if (typeof crypto !== 'object' || crypto === null) bad('missing crypto');
-  if (crypto.cipher !== 'aes-128-ctr') throw new KeystoreError('unsupported_keystore', `Unsupported cipher: ${String(crypto.cipher).slice(0, 32)}`);
-  if (crypto.kdf !== 'scrypt' && crypto.kdf !== 'pbkdf2') throw new KeystoreError('unsupported_keystore', `Unsupported kdf: ${String(crypto.kdf).slice(0, 32)}`);
-  const hex = (v: unknown, bytes?: number) => typeof v === 'string' && HEX.test(v) && v.length % 2 === 0 && v.length > 0 && (bytes === undefined || v.length === bytes * 2);
+  if (crypto.cipher !== 'aes-128-ctr')
+    throw new KeystoreError('unsupported_keystore', `Unsupported cipher: ${String(crypto.cipher).slice(0, 32)}`);
+  if (crypto.kdf !== 'scrypt' && crypto.kdf !== 'pbkdf2')
+    throw new KeystoreError('unsupported_keystore', `Unsupported kdf: ${String(crypto.kdf).slice(0, 32)}`);
+  const hex = (v: unknown, bytes?: number) =>
+    typeof v === 'string' && HEX.test(v) && v.length % 2 === 0 && v.length > 0 && (bytes === undefined || v.length === bytes * 2);
   if (!hex(crypto.cipherparams?.iv, 16)) bad('cipherparams.iv must be 16 bytes of hex');
   if (!hex(crypto.ciphertext) || crypto.ciphertext.length > 128) bad('ciphertext must be hex');
   if (!hex(crypto.mac, 32)) bad('mac must be 32 bytes of hex');
-  if (typeof crypto.kdfparams !== 'object' || crypto.kdfparams === null || !hex(crypto.kdfparams.salt) || crypto.kdfparams.salt.length > 1024) bad('kdfparams.salt must be hex');
-  if (file.address !== undefined && (typeof file.address !== 'string' || !/^(0x)?[0-9a-fA-F]{40}$/.test(file.address))) bad('address must be 40 hex digits');
+  if (
+    typeof crypto.kdfparams !== 'object' ||
+    crypto.kdfparams === null ||
+    !hex(crypto.kdfparams.salt) ||
+    crypto.kdfparams.salt.length > 1024
+  )
+    bad('kdfparams.salt must be hex');
+  if (file.address !== undefined && (typeof file.address !== 'string' || !/^(0x)?[0-9a-fA-F]{40}$/.test(file.address)))
+    bad('address must be 40 hex digits');
   return { ...file, crypto } as KeystoreV3;
 }

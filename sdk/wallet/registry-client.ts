@@ -25,7 +25,11 @@ export interface ActiveWalletRecord extends WalletRecord {
 
 /** The registry refused or answered something unexpected; status 0: refused here, nothing was sent. */
 export class WalletApiError extends Error {
-  constructor(readonly status: number, message: string, readonly body: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly body: string,
+  ) {
     super(message);
     this.name = 'WalletApiError';
   }
@@ -60,7 +64,11 @@ export function walletApi(options: WalletApiOptions) {
     if (findPrivateKeyMaterial({ path, body }) !== undefined) throw new WalletApiError(0, PRIVATE_KEY_REFUSAL, '');
     const res = await doFetch(`${base}${path}`, {
       method,
-      headers: { authorization: `Bearer ${apiKey}`, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${apiKey}`,
+        accept: 'application/json',
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       signal: AbortSignal.timeout(timeoutMs),
     });
@@ -72,7 +80,10 @@ export function walletApi(options: WalletApiOptions) {
       json = undefined;
     }
     if (!res.ok) {
-      const reason = typeof json === 'object' && json !== null ? ((json as { message?: unknown; error?: unknown }).message ?? (json as { error?: unknown }).error) : undefined;
+      const reason =
+        typeof json === 'object' && json !== null
+          ? ((json as { message?: unknown; error?: unknown }).message ?? (json as { error?: unknown }).error)
+          : undefined;
       throw new WalletApiError(res.status, typeof reason === 'string' ? reason : `The registry answered ${res.status}`, text.slice(0, 200));
     }
     if (!check(json)) throw new WalletApiError(res.status, `Unexpected answer from ${method} ${path}`, text.slice(0, 200));
@@ -82,7 +93,8 @@ export function walletApi(options: WalletApiOptions) {
 
   return {
     /** Registers an address (never a key) and makes it the active wallet. */
-    register: (address: string, label?: string | null) => call('POST', '/wallet/generate', isWallet, label === undefined ? { address } : { address, label }),
+    register: (address: string, label?: string | null) =>
+      call('POST', '/wallet/generate', isWallet, label === undefined ? { address } : { address, label }),
     /** The active wallet with its live balance, or null. */
     active: () => call('GET', '/wallet', (v): v is ActiveWalletRecord | null => v === null || isActiveWallet(v)),
     /** Every wallet, revoked ones included. */
@@ -90,7 +102,9 @@ export function walletApi(options: WalletApiOptions) {
     /** Sets a label; null removes it. */
     setLabel: (address: string, label: string | null) => call('PATCH', at(address), isWallet, { label }),
     /** Revokes a wallet (funds on-chain are untouched); returns it with `revokedAt`. */
-    revoke: async (address: string) => (await call('DELETE', at(address), (v): v is { wallet: WalletRecord } => isWallet((v as { wallet?: unknown } | null)?.wallet))).wallet,
+    revoke: async (address: string) =>
+      (await call('DELETE', at(address), (v): v is { wallet: WalletRecord } => isWallet((v as { wallet?: unknown } | null)?.wallet)))
+        .wallet,
   };
 }
 
@@ -101,7 +115,15 @@ const stringOrNull = (v: unknown) => v === null || typeof v === 'string';
 function isWallet(v: unknown): v is WalletRecord {
   if (typeof v !== 'object' || v === null) return false;
   const w = v as Record<string, unknown>;
-  return typeof w.id === 'string' && typeof w.address === 'string' && /^0x[0-9a-fA-F]{40}$/.test(w.address) && stringOrNull(w.label) && typeof w.isActive === 'boolean' && typeof w.createdAt === 'string' && stringOrNull(w.revokedAt);
+  return (
+    typeof w.id === 'string' &&
+    typeof w.address === 'string' &&
+    /^0x[0-9a-fA-F]{40}$/.test(w.address) &&
+    stringOrNull(w.label) &&
+    typeof w.isActive === 'boolean' &&
+    typeof w.createdAt === 'string' &&
+    stringOrNull(w.revokedAt)
+  );
 }
 
 function isActiveWallet(v: unknown): v is ActiveWalletRecord {

@@ -18,7 +18,8 @@ export interface ScryptParams {
 export const SCRYPT_LIMITS = { maxN: 2 ** 20, maxMemoryBytes: 1024 * 1024 * 1024, maxP: 16, maxR: 32 } as const;
 
 export function checkScryptParams({ n, r, p, dklen }: ScryptParams): string | undefined {
-  if (!Number.isSafeInteger(n) || n < 2 || (n & (n - 1)) !== 0 || n > SCRYPT_LIMITS.maxN) return `n must be a power of two from 2 to ${SCRYPT_LIMITS.maxN}`;
+  if (!Number.isSafeInteger(n) || n < 2 || (n & (n - 1)) !== 0 || n > SCRYPT_LIMITS.maxN)
+    return `n must be a power of two from 2 to ${SCRYPT_LIMITS.maxN}`;
   if (!Number.isSafeInteger(r) || r < 1 || r > SCRYPT_LIMITS.maxR) return `r must be 1 to ${SCRYPT_LIMITS.maxR}`;
   if (!Number.isSafeInteger(p) || p < 1 || p > SCRYPT_LIMITS.maxP) return `p must be 1 to ${SCRYPT_LIMITS.maxP}`;
   if (128 * n * r > SCRYPT_LIMITS.maxMemoryBytes) return 'n·r needs too much memory';
@@ -47,7 +48,9 @@ export async function scrypt(password: Uint8Array, salt: Uint8Array, params: Scr
   const opensslAccepts = !(16 * r < 53 && n >= 2 ** (16 * r));
   if (native && opensslAccepts) {
     return new Promise((resolve, reject) =>
-      native(password, salt, dklen, { N: n, r, p, maxmem: 256 * n * r + 32 * 1024 * 1024 }, (error, key) => (error ? reject(error) : resolve(new Uint8Array(key)))),
+      native(password, salt, dklen, { N: n, r, p, maxmem: 256 * n * r + 32 * 1024 * 1024 }, (error, key) =>
+        error ? reject(error) : resolve(new Uint8Array(key)),
+      ),
     );
   }
   return scryptAsync(password, salt, { N: n, r, p, dkLen: dklen, maxmem: 256 * n * r + 32 * 1024 * 1024 });

@@ -27,7 +27,11 @@ export interface CreatedSpendingWallet {
 
 /** Registration failed after the keystore was saved: the key is safe in `keystorePath`. */
 export class WalletRegistrationError extends Error {
-  constructor(readonly address: Address, readonly keystorePath: string, override readonly cause: unknown) {
+  constructor(
+    readonly address: Address,
+    readonly keystorePath: string,
+    override readonly cause: unknown,
+  ) {
     super(`The wallet ${address} was saved to ${keystorePath} but could not be registered: ${(cause as Error)?.message ?? String(cause)}`);
     this.name = 'WalletRegistrationError';
   }

@@ -5,16 +5,16 @@
  * (the latest block's timestamp against `validBefore`: no later block can be older).
  * Two JSON-RPC calls over fetch; no client library state.
  */
-import { decodeFunctionResult, encodeFunctionData, parseAbi } from "viem";
-import type { Address, Hex } from "./patterns";
+import { decodeFunctionResult, encodeFunctionData, parseAbi } from 'viem';
+import type { Address, Hex } from './patterns';
 
-const abi = parseAbi(["function authorizationState(address authorizer, bytes32 nonce) view returns (bool)"]);
+const abi = parseAbi(['function authorizationState(address authorizer, bytes32 nonce) view returns (bool)']);
 
 /**
  * `used`: the nonce is spent on chain (the transfer happened, or the payer cancelled it);
  * `unused`: not yet, and it still may be; `expired`: unused and no block can use it any more.
  */
-export type AuthorizationUse = "used" | "unused" | "expired";
+export type AuthorizationUse = 'used' | 'unused' | 'expired';
 
 export interface AuthorizationQuery {
   asset: Address;
@@ -42,9 +42,9 @@ export function createAuthorizationStateReader(rpcUrl: string, options: Authoriz
   let id = 0;
   const rpc = async (method: string, params: unknown[]): Promise<unknown> => {
     const res = await doFetch(rpcUrl, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: ++id, method, params }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
       signal: AbortSignal.timeout(timeoutMs),
     });
     const body = (await res.json().catch(() => undefined)) as { result?: unknown; error?: { message?: string } } | undefined;
@@ -56,13 +56,13 @@ export function createAuthorizationStateReader(rpcUrl: string, options: Authoriz
   return {
     async read({ asset, payer, nonce, validBefore }) {
       // One block for both reads, so "unused at a block past validBefore" is final.
-      const block = (await rpc("eth_getBlockByNumber", ["latest", false])) as { number?: string; timestamp?: string } | null;
-      if (!block?.number || !block.timestamp) throw new Error("RPC eth_getBlockByNumber answered no block");
-      const data = encodeFunctionData({ abi, functionName: "authorizationState", args: [payer, nonce] });
-      const result = await rpc("eth_call", [{ to: asset, data }, block.number]);
-      if (decodeFunctionResult({ abi, functionName: "authorizationState", data: result as Hex })) return "used";
+      const block = (await rpc('eth_getBlockByNumber', ['latest', false])) as { number?: string; timestamp?: string } | null;
+      if (!block?.number || !block.timestamp) throw new Error('RPC eth_getBlockByNumber answered no block');
+      const data = encodeFunctionData({ abi, functionName: 'authorizationState', args: [payer, nonce] });
+      const result = await rpc('eth_call', [{ to: asset, data }, block.number]);
+      if (decodeFunctionResult({ abi, functionName: 'authorizationState', data: result as Hex })) return 'used';
       // The token refuses once block.timestamp >= validBefore, and timestamps never go back.
-      return BigInt(block.timestamp) >= validBefore ? "expired" : "unused";
+      return BigInt(block.timestamp) >= validBefore ? 'expired' : 'unused';
     },
   };
 }

@@ -1,9 +1,9 @@
-import { parseGuardedJson } from "../shared/json-guard";
+import { parseGuardedJson } from '../shared/json-guard';
 /**
  * base64(UTF-8 JSON) as x402 headers carry it: standard alphabet (`+/`), `=` padding required.
  * Web APIs only (btoa/atob, TextEncoder/TextDecoder) so it runs on Node 20+, Bun and browsers.
  */
-import { X402Error, type X402ErrorCode } from "./errors";
+import { X402Error, type X402ErrorCode } from './errors';
 
 /** Largest header value any decoder accepts, in characters (16 KiB). */
 export const MAX_HEADER_LENGTH = 16 * 1024;
@@ -14,7 +14,7 @@ const CHUNK = 0x8000;
 /** Encodes a JSON-serializable value as standard, padded base64 of its UTF-8 JSON. */
 export function encodeBase64Json(value: unknown): string {
   const bytes = new TextEncoder().encode(JSON.stringify(value));
-  let binary = "";
+  let binary = '';
   for (let i = 0; i < bytes.length; i += CHUNK) {
     binary += String.fromCharCode(...bytes.subarray(i, i + CHUNK));
   }
@@ -26,7 +26,7 @@ export function encodeBase64Json(value: unknown): string {
  * empty or oversize input, base64url or unpadded input, invalid UTF-8 and invalid JSON.
  */
 export function decodeBase64Json(text: unknown, code: X402ErrorCode, what: string): unknown {
-  if (typeof text !== "string" || text.length === 0) {
+  if (typeof text !== 'string' || text.length === 0) {
     throw new X402Error(code, `Malformed ${what}: empty or not a string`);
   }
   if (text.length > MAX_HEADER_LENGTH) {
@@ -40,7 +40,7 @@ export function decodeBase64Json(text: unknown, code: X402ErrorCode, what: strin
     const binary = atob(text);
     const bytes = new Uint8Array(binary.length);
     for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-    json = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+    json = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
   } catch (cause) {
     throw new X402Error(code, `Malformed ${what}: base64 does not decode to UTF-8 text`, { cause });
   }

@@ -3,12 +3,12 @@
  * payTo, maxTimeoutSeconds, ... }, description }` into payable v2 requirements, for servers that
  * send the documented body without a PAYMENT-REQUIRED header.
  */
-import { getAddress } from "viem";
-import { X402Error } from "./errors";
-import { getKnownNetwork, normalizeNetwork } from "./networks";
-import { sameAddress } from "./patterns";
-import { parsePrice } from "./price";
-import { Checkers, checkShape, type PaymentRequirements } from "./schemas";
+import { getAddress } from 'viem';
+import { X402Error } from './errors';
+import { getKnownNetwork, normalizeNetwork } from './networks';
+import { sameAddress } from './patterns';
+import { parsePrice } from './price';
+import { Checkers, checkShape, type PaymentRequirements } from './schemas';
 
 interface BodyShape {
   accepts: {
@@ -33,15 +33,16 @@ interface BodyShape {
  * @throws X402Error("malformed_payment_required" | "unsupported_scheme" | "invalid_network")
  */
 export function requirementsFromBody(body: unknown): PaymentRequirements {
-  const { accepts } = checkShape<BodyShape>(Checkers.body, body, "malformed_payment_required", "402 body");
-  if (accepts.scheme !== "exact") throw new X402Error("unsupported_scheme", `Unsupported scheme ${JSON.stringify(accepts.scheme.slice(0, 32))}`);
+  const { accepts } = checkShape<BodyShape>(Checkers.body, body, 'malformed_payment_required', '402 body');
+  if (accepts.scheme !== 'exact')
+    throw new X402Error('unsupported_scheme', `Unsupported scheme ${JSON.stringify(accepts.scheme.slice(0, 32))}`);
   const network = normalizeNetwork(accepts.network);
   const usdc = getKnownNetwork(network)?.usdc;
   const asset = accepts.asset ?? usdc?.address;
-  if (asset === undefined) throw new X402Error("invalid_network", `No asset in the 402 body and no built-in USDC on ${network}`);
+  if (asset === undefined) throw new X402Error('invalid_network', `No asset in the 402 body and no built-in USDC on ${network}`);
   const isUsdc = usdc !== undefined && sameAddress(asset, usdc.address);
   const extra = accepts.extra ?? (isUsdc ? { name: usdc.name, version: usdc.version } : undefined);
-  if (extra === undefined) throw new X402Error("malformed_payment_required", "402 body names an asset without its EIP-712 domain (extra)");
+  if (extra === undefined) throw new X402Error('malformed_payment_required', '402 body names an asset without its EIP-712 domain (extra)');
 
   let amount: string;
   if (isUsdc) {
@@ -49,19 +50,19 @@ export function requirementsFromBody(body: unknown): PaymentRequirements {
     try {
       priced = parsePrice(accepts.price, usdc.decimals);
     } catch (cause) {
-      throw new X402Error("malformed_payment_required", `402 body has an invalid price ${JSON.stringify(accepts.price)}`, { cause });
+      throw new X402Error('malformed_payment_required', `402 body has an invalid price ${JSON.stringify(accepts.price)}`, { cause });
     }
     if (accepts.amount !== undefined && BigInt(accepts.amount) !== priced) {
-      throw new X402Error("malformed_payment_required", `402 body price ${accepts.price} disagrees with amount ${accepts.amount}`);
+      throw new X402Error('malformed_payment_required', `402 body price ${accepts.price} disagrees with amount ${accepts.amount}`);
     }
     amount = priced.toString();
   } else if (accepts.amount !== undefined) {
     amount = accepts.amount;
   } else {
-    throw new X402Error("malformed_payment_required", "402 body names an asset of unknown decimals without an amount");
+    throw new X402Error('malformed_payment_required', '402 body names an asset of unknown decimals without an amount');
   }
   return {
-    scheme: "exact",
+    scheme: 'exact',
     network,
     amount,
     asset: getAddress(asset.toLowerCase()),

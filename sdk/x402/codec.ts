@@ -3,10 +3,10 @@
  * Decoders never throw anything but X402Error; encoders validate what they are given first, so a
  * bug on our side fails loudly here instead of producing a header a peer rejects.
  */
-import { decodeBase64Json, encodeBase64Json } from "./base64";
-import { X402Error } from "./errors";
-import { normalizeNetwork, parseCaip2, type Caip2Network } from "./networks";
-import { isUint256String, type Hex } from "./patterns";
+import { decodeBase64Json, encodeBase64Json } from './base64';
+import { X402Error } from './errors';
+import { normalizeNetwork, parseCaip2, type Caip2Network } from './networks';
+import { isUint256String, type Hex } from './patterns';
 import {
   Checkers,
   checkShape,
@@ -17,12 +17,12 @@ import {
   type PaymentRequirements,
   type ResourceInfo,
   type SettleResponse,
-} from "./schemas";
+} from './schemas';
 
 /** A payment proof of either wire version, normalized to one shape (the original kept verbatim). */
 export interface DecodedPayment {
   x402Version: 1 | 2;
-  scheme: "exact";
+  scheme: 'exact';
   /** CAIP-2 network (v1 names such as `base` are mapped). */
   network: Caip2Network;
   /** v2 only: the requirements the client says it accepted, as sent. */
@@ -42,12 +42,12 @@ function withoutNulls<T extends object>(value: T): T {
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function checkUint256(fields: Record<string, unknown>, what: string): void {
   for (const [name, value] of Object.entries(fields)) {
-    if (!isUint256String(value)) throw new X402Error("malformed_payment", `Malformed ${what}: ${name} exceeds uint256`);
+    if (!isUint256String(value)) throw new X402Error('malformed_payment', `Malformed ${what}: ${name} exceeds uint256`);
   }
 }
 
@@ -58,15 +58,16 @@ function checkUint256(fields: Record<string, unknown>, what: string): void {
  * @throws X402Error("unsupported_scheme" | "invalid_requirements")
  */
 export function parsePaymentRequirements(value: unknown): PaymentRequirements {
-  if (isRecord(value) && typeof value.scheme === "string" && value.scheme !== "exact") {
-    throw new X402Error("unsupported_scheme", `Unsupported scheme ${JSON.stringify(value.scheme.slice(0, 32))}`);
+  if (isRecord(value) && typeof value.scheme === 'string' && value.scheme !== 'exact') {
+    throw new X402Error('unsupported_scheme', `Unsupported scheme ${JSON.stringify(value.scheme.slice(0, 32))}`);
   }
-  const requirements = checkShape<PaymentRequirements>(Checkers.requirements, value, "invalid_requirements", "payment requirements");
-  if (!isUint256String(requirements.amount)) throw new X402Error("invalid_requirements", "Malformed payment requirements: amount exceeds uint256");
+  const requirements = checkShape<PaymentRequirements>(Checkers.requirements, value, 'invalid_requirements', 'payment requirements');
+  if (!isUint256String(requirements.amount))
+    throw new X402Error('invalid_requirements', 'Malformed payment requirements: amount exceeds uint256');
   try {
     parseCaip2(requirements.network);
   } catch (cause) {
-    throw new X402Error("invalid_requirements", `Malformed payment requirements: network ${requirements.network}`, { cause });
+    throw new X402Error('invalid_requirements', `Malformed payment requirements: network ${requirements.network}`, { cause });
   }
   return withoutNulls(requirements);
 }
@@ -77,23 +78,23 @@ export function parsePaymentRequirements(value: unknown): PaymentRequirements {
  * @throws X402Error("malformed_payment" | "unsupported_version" | "unsupported_scheme" | "invalid_network")
  */
 export function parsePaymentPayload(value: unknown): DecodedPayment {
-  if (!isRecord(value)) throw new X402Error("malformed_payment", "Malformed payment payload: expected a JSON object");
+  if (!isRecord(value)) throw new X402Error('malformed_payment', 'Malformed payment payload: expected a JSON object');
   const version = value.x402Version;
-  if (typeof version !== "number") throw new X402Error("malformed_payment", "Malformed payment payload: /x402Version is missing");
-  if (version !== 1 && version !== 2) throw new X402Error("unsupported_version", `Unsupported x402Version ${version}`);
+  if (typeof version !== 'number') throw new X402Error('malformed_payment', 'Malformed payment payload: /x402Version is missing');
+  if (version !== 1 && version !== 2) throw new X402Error('unsupported_version', `Unsupported x402Version ${version}`);
   const scheme = version === 2 ? (isRecord(value.accepted) ? value.accepted.scheme : undefined) : value.scheme;
-  if (typeof scheme === "string" && scheme !== "exact") {
-    throw new X402Error("unsupported_scheme", `Unsupported scheme ${JSON.stringify(scheme.slice(0, 32))}`);
+  if (typeof scheme === 'string' && scheme !== 'exact') {
+    throw new X402Error('unsupported_scheme', `Unsupported scheme ${JSON.stringify(scheme.slice(0, 32))}`);
   }
   if (version === 2) {
-    const p = checkShape<PaymentPayloadV2>(Checkers.payloadV2, value, "malformed_payment", "payment payload");
+    const p = checkShape<PaymentPayloadV2>(Checkers.payloadV2, value, 'malformed_payment', 'payment payload');
     const { value: amount, validAfter, validBefore } = p.payload.authorization;
-    checkUint256({ amount: p.accepted.amount, value: amount, validAfter, validBefore }, "payment payload");
+    checkUint256({ amount: p.accepted.amount, value: amount, validAfter, validBefore }, 'payment payload');
     const network = p.accepted.network;
     parseCaip2(network);
     const decoded: DecodedPayment = {
       x402Version: 2,
-      scheme: "exact",
+      scheme: 'exact',
       network,
       accepted: withoutNulls(p.accepted),
       authorization: p.payload.authorization,
@@ -104,12 +105,12 @@ export function parsePaymentPayload(value: unknown): DecodedPayment {
     if (isRecord(p.extensions)) decoded.extensions = p.extensions;
     return decoded;
   }
-  const p = checkShape<PaymentPayloadV1>(Checkers.payloadV1, value, "malformed_payment", "payment payload");
+  const p = checkShape<PaymentPayloadV1>(Checkers.payloadV1, value, 'malformed_payment', 'payment payload');
   const { value: amount, validAfter, validBefore } = p.payload.authorization;
-  checkUint256({ value: amount, validAfter, validBefore }, "payment payload");
+  checkUint256({ value: amount, validAfter, validBefore }, 'payment payload');
   return {
     x402Version: 1,
-    scheme: "exact",
+    scheme: 'exact',
     network: normalizeNetwork(p.network),
     authorization: p.payload.authorization,
     signature: p.payload.signature,
@@ -119,7 +120,7 @@ export function parsePaymentPayload(value: unknown): DecodedPayment {
 
 /** Decodes a PAYMENT-SIGNATURE / X-Payment header value. Throws X402Error only (see parsePaymentPayload). */
 export function decodePaymentPayload(header: string): DecodedPayment {
-  return parsePaymentPayload(decodeBase64Json(header, "malformed_payment", "payment header"));
+  return parsePaymentPayload(decodeBase64Json(header, 'malformed_payment', 'payment header'));
 }
 
 /** Encodes a v1 or v2 PaymentPayload for the PAYMENT-SIGNATURE / X-Payment header (validated first). */
@@ -130,17 +131,17 @@ export function encodePaymentPayload(payload: PaymentPayloadV2 | PaymentPayloadV
 
 /** Validates a decoded PaymentRequired object (v2) and drops null optionals. Throws X402Error. */
 export function parsePaymentRequired(value: unknown): PaymentRequired {
-  if (isRecord(value) && typeof value.x402Version === "number" && value.x402Version !== 2) {
-    throw new X402Error("unsupported_version", `Unsupported PaymentRequired x402Version ${value.x402Version}`);
+  if (isRecord(value) && typeof value.x402Version === 'number' && value.x402Version !== 2) {
+    throw new X402Error('unsupported_version', `Unsupported PaymentRequired x402Version ${value.x402Version}`);
   }
-  const pr = checkShape<PaymentRequired>(Checkers.paymentRequired, value, "malformed_payment_required", "PaymentRequired");
+  const pr = checkShape<PaymentRequired>(Checkers.paymentRequired, value, 'malformed_payment_required', 'PaymentRequired');
   const out = withoutNulls({ ...pr, resource: withoutNulls(pr.resource), accepts: pr.accepts.map((a) => withoutNulls(a)) });
   return out;
 }
 
 /** Decodes a PAYMENT-REQUIRED header value. Throws X402Error only. */
 export function decodePaymentRequired(header: string): PaymentRequired {
-  return parsePaymentRequired(decodeBase64Json(header, "malformed_payment_required", "PAYMENT-REQUIRED header"));
+  return parsePaymentRequired(decodeBase64Json(header, 'malformed_payment_required', 'PAYMENT-REQUIRED header'));
 }
 
 /** Encodes a v2 PaymentRequired for the PAYMENT-REQUIRED header (validated first). */
@@ -151,17 +152,17 @@ export function encodePaymentRequired(paymentRequired: PaymentRequired): string 
 
 /** Validates a SettleResponse (header content or a facilitator /settle answer). Throws X402Error. */
 export function parseSettleResponse(value: unknown): SettleResponse {
-  const r = checkShape<SettleResponse>(Checkers.settleResponse, value, "malformed_settle_response", "settle response");
+  const r = checkShape<SettleResponse>(Checkers.settleResponse, value, 'malformed_settle_response', 'settle response');
   const out: SettleResponse = { success: r.success, transaction: r.transaction, network: r.network };
-  if (typeof r.errorReason === "string") out.errorReason = r.errorReason;
-  if (typeof r.errorMessage === "string") out.errorMessage = r.errorMessage;
-  if (typeof r.payer === "string") out.payer = r.payer;
+  if (typeof r.errorReason === 'string') out.errorReason = r.errorReason;
+  if (typeof r.errorMessage === 'string') out.errorMessage = r.errorMessage;
+  if (typeof r.payer === 'string') out.payer = r.payer;
   return out;
 }
 
 /** Decodes a PAYMENT-RESPONSE / X-PAYMENT-RESPONSE header value. Throws X402Error only. */
 export function decodeSettleResponse(header: string): SettleResponse {
-  return parseSettleResponse(decodeBase64Json(header, "malformed_settle_response", "payment response header"));
+  return parseSettleResponse(decodeBase64Json(header, 'malformed_settle_response', 'payment response header'));
 }
 
 /** Encodes a SettleResponse (known fields only) for PAYMENT-RESPONSE / X-PAYMENT-RESPONSE. */

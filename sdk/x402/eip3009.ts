@@ -2,13 +2,13 @@
  * The `exact` scheme on EVM: EIP-3009 TransferWithAuthorization, signed as EIP-712 typed data.
  * Time is injected (`now`, unix seconds) everywhere it matters; Date.now() is only a default.
  */
-import { bytesToHex, getAddress, parseSignature, recoverTypedDataAddress } from "viem";
-import { parsePaymentRequirements } from "./codec";
-import { Checkers, checkShape } from "./schemas";
-import { X402Error } from "./errors";
-import { parseCaip2 } from "./networks";
-import { isUint256String, type Address, type Hex } from "./patterns";
-import type { Authorization, PaymentPayloadV2, PaymentRequirements, ResourceInfo } from "./schemas";
+import { bytesToHex, getAddress, parseSignature, recoverTypedDataAddress } from 'viem';
+import { parsePaymentRequirements } from './codec';
+import { Checkers, checkShape } from './schemas';
+import { X402Error } from './errors';
+import { parseCaip2 } from './networks';
+import { isUint256String, type Address, type Hex } from './patterns';
+import type { Authorization, PaymentPayloadV2, PaymentRequirements, ResourceInfo } from './schemas';
 
 /** How far back `validAfter` is set, as the reference client does (clock-skew tolerance). */
 export const VALID_AFTER_SKEW_SECONDS = 600;
@@ -16,12 +16,12 @@ export const VALID_AFTER_SKEW_SECONDS = 600;
 /** EIP-712 types of EIP-3009 `TransferWithAuthorization`. */
 export const TRANSFER_WITH_AUTHORIZATION_TYPES = {
   TransferWithAuthorization: [
-    { name: "from", type: "address" },
-    { name: "to", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "validAfter", type: "uint256" },
-    { name: "validBefore", type: "uint256" },
-    { name: "nonce", type: "bytes32" },
+    { name: 'from', type: 'address' },
+    { name: 'to', type: 'address' },
+    { name: 'value', type: 'uint256' },
+    { name: 'validAfter', type: 'uint256' },
+    { name: 'validBefore', type: 'uint256' },
+    { name: 'nonce', type: 'bytes32' },
   ],
 } as const;
 
@@ -37,7 +37,7 @@ export interface AuthorizationDomain {
 export interface AuthorizationTypedData {
   domain: AuthorizationDomain;
   types: typeof TRANSFER_WITH_AUTHORIZATION_TYPES;
-  primaryType: "TransferWithAuthorization";
+  primaryType: 'TransferWithAuthorization';
   message: { from: Address; to: Address; value: bigint; validAfter: bigint; validBefore: bigint; nonce: Hex };
 }
 
@@ -72,22 +72,22 @@ export function randomNonce(): Hex {
 export function authorizationDomain(requirements: PaymentRequirements): AuthorizationDomain {
   const name = requirements.extra?.name;
   const version = requirements.extra?.version;
-  if (typeof name !== "string" || name === "" || typeof version !== "string" || version === "") {
-    throw new X402Error("invalid_requirements", "Missing EIP-712 domain: requirements.extra needs name and version");
+  if (typeof name !== 'string' || name === '' || typeof version !== 'string' || version === '') {
+    throw new X402Error('invalid_requirements', 'Missing EIP-712 domain: requirements.extra needs name and version');
   }
   return { name, version, chainId: parseCaip2(requirements.network), verifyingContract: checksum(requirements.asset) };
 }
 
 /** Typed data of `authorization` under the domain of `requirements` (for sign, verify, hash). */
 export function authorizationTypedData(authorization: Authorization, requirements: PaymentRequirements): AuthorizationTypedData {
-  checkShape<Authorization>(Checkers.authorization, authorization, "malformed_payment", "authorization");
-  for (const field of ["value", "validAfter", "validBefore"] as const) {
-    if (!isUint256String(authorization[field])) throw new X402Error("malformed_payment", `authorization.${field} exceeds uint256`);
+  checkShape<Authorization>(Checkers.authorization, authorization, 'malformed_payment', 'authorization');
+  for (const field of ['value', 'validAfter', 'validBefore'] as const) {
+    if (!isUint256String(authorization[field])) throw new X402Error('malformed_payment', `authorization.${field} exceeds uint256`);
   }
   return {
     domain: authorizationDomain(requirements),
     types: TRANSFER_WITH_AUTHORIZATION_TYPES,
-    primaryType: "TransferWithAuthorization",
+    primaryType: 'TransferWithAuthorization',
     message: {
       from: checksum(authorization.from),
       to: checksum(authorization.to),
@@ -106,10 +106,11 @@ export function authorizationTypedData(authorization: Authorization, requirement
 export function createAuthorization(requirements: PaymentRequirements, from: string, options: AuthorizationOptions = {}): Authorization {
   const req = parsePaymentRequirements(requirements);
   const now = options.now ?? Math.floor(Date.now() / 1000);
-  if (!Number.isSafeInteger(now) || now < 0) throw new X402Error("invalid_requirements", `Invalid clock value ${now}`);
+  if (!Number.isSafeInteger(now) || now < 0) throw new X402Error('invalid_requirements', `Invalid clock value ${now}`);
   const nonce = options.nonce ?? randomNonce();
-  if (!/^0x[0-9a-fA-F]{64}$/.test(nonce)) throw new X402Error("invalid_requirements", "nonce must be 0x + 64 hex");
-  if (typeof from !== "string" || !/^0x[0-9a-fA-F]{40}$/.test(from)) throw new X402Error("invalid_requirements", "from must be 0x + 40 hex");
+  if (!/^0x[0-9a-fA-F]{64}$/.test(nonce)) throw new X402Error('invalid_requirements', 'nonce must be 0x + 64 hex');
+  if (typeof from !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(from))
+    throw new X402Error('invalid_requirements', 'from must be 0x + 40 hex');
   return {
     from: checksum(from),
     to: checksum(req.payTo),
@@ -162,12 +163,12 @@ export async function recoverAuthorizationSigner(
 ): Promise<Address> {
   const typedData = authorizationTypedData(payment.authorization, requirements);
   if (!/^0x[0-9a-fA-F]{130}$/.test(payment.signature)) {
-    throw new X402Error("invalid_signature", "Not a 65-byte ECDSA signature (a contract wallet needs ERC-1271 verification)");
+    throw new X402Error('invalid_signature', 'Not a 65-byte ECDSA signature (a contract wallet needs ERC-1271 verification)');
   }
   try {
     return await recoverTypedDataAddress({ ...typedData, signature: payment.signature });
   } catch (cause) {
-    throw new X402Error("invalid_signature", "No signer can be recovered from the signature", { cause });
+    throw new X402Error('invalid_signature', 'No signer can be recovered from the signature', { cause });
   }
 }
 
@@ -180,21 +181,21 @@ export async function isSignedByPayer(
     const signer = await recoverAuthorizationSigner(payment, requirements);
     return signer.toLowerCase() === payment.authorization.from.toLowerCase();
   } catch (error) {
-    if (error instanceof X402Error && error.code === "invalid_signature") return false;
+    if (error instanceof X402Error && error.code === 'invalid_signature') return false;
     throw error;
   }
 }
 
 /** A 65-byte signature split for `transferWithAuthorization(..., v, r, s)`; v is 27 or 28. */
 export function splitSignature(signature: Hex): { v: 27 | 28; r: Hex; s: Hex; yParity: 0 | 1 } {
-  if (typeof signature !== "string" || !/^0x[0-9a-fA-F]{130}$/.test(signature)) {
-    throw new X402Error("invalid_signature", "Expected a 65-byte signature (0x + 130 hex)");
+  if (typeof signature !== 'string' || !/^0x[0-9a-fA-F]{130}$/.test(signature)) {
+    throw new X402Error('invalid_signature', 'Expected a 65-byte signature (0x + 130 hex)');
   }
   try {
     const { r, s, yParity } = parseSignature(signature);
     if (yParity !== 0 && yParity !== 1) throw new Error(`yParity ${yParity}`);
     return { v: yParity === 0 ? 27 : 28, r, s, yParity };
   } catch (cause) {
-    throw new X402Error("invalid_signature", "Signature has an invalid recovery byte", { cause });
+    throw new X402Error('invalid_signature', 'Signature has an invalid recovery byte', { cause });
   }
 }

@@ -6,25 +6,25 @@
 /** Machine codes carried by {@link X402Error}. */
 export type X402ErrorCode =
   /** A price could not be turned into an exact positive amount of atomic units. */
-  | "invalid_price"
+  | 'invalid_price'
   /** A network id is not `eip155:<chainId>` (or a known v1 name), or has no known asset. */
-  | "invalid_network"
+  | 'invalid_network'
   /** A custom asset description (address, EIP-712 name/version, decimals) is invalid. */
-  | "invalid_asset"
+  | 'invalid_asset'
   /** Payment terms could not be built or parsed (bad payTo, timeout, resource, domain). */
-  | "invalid_requirements"
+  | 'invalid_requirements'
   /** A payment proof (X-Payment / PAYMENT-SIGNATURE or a JSON payload) is malformed. */
-  | "malformed_payment"
+  | 'malformed_payment'
   /** A PAYMENT-REQUIRED header or 402 body is malformed. */
-  | "malformed_payment_required"
+  | 'malformed_payment_required'
   /** A PAYMENT-RESPONSE / X-PAYMENT-RESPONSE receipt (or facilitator answer) is malformed. */
-  | "malformed_settle_response"
+  | 'malformed_settle_response'
   /** The payment uses a scheme other than `exact`. */
-  | "unsupported_scheme"
+  | 'unsupported_scheme'
   /** The payment uses an x402Version other than 1 or 2. */
-  | "unsupported_version"
+  | 'unsupported_version'
   /** A signature cannot be split or no signer can be recovered from it. */
-  | "invalid_signature";
+  | 'invalid_signature';
 
 /**
  * The typed error thrown (or returned inside a result union) by every function of this module.
@@ -33,7 +33,7 @@ export type X402ErrorCode =
  * try { parsePrice("$1,000") } catch (e) { if (e instanceof X402Error) console.log(e.code) } // "invalid_price"
  */
 export class X402Error extends Error {
-  override readonly name = "X402Error";
+  override readonly name = 'X402Error';
   readonly code: X402ErrorCode;
 
   constructor(code: X402ErrorCode, message: string, options?: { cause?: unknown }) {
@@ -52,20 +52,20 @@ export function isX402Error(value: unknown, code?: X402ErrorCode): value is X402
  * `errorReason` of /settle). Clients treat them as opaque strings; use these where they fit.
  */
 export const FACILITATOR_REASONS = {
-  invalidScheme: "invalid_exact_evm_scheme",
-  networkMismatch: "invalid_exact_evm_network_mismatch",
-  missingEip712Domain: "invalid_exact_evm_missing_eip712_domain",
-  invalidSignature: "invalid_exact_evm_signature",
-  recipientMismatch: "invalid_exact_evm_recipient_mismatch",
-  validBefore: "invalid_exact_evm_payload_authorization_valid_before",
-  validAfter: "invalid_exact_evm_payload_authorization_valid_after",
-  valueMismatch: "invalid_exact_evm_payload_authorization_value_mismatch",
-  nonceAlreadyUsed: "invalid_exact_evm_nonce_already_used",
-  insufficientBalance: "invalid_exact_evm_insufficient_balance",
-  simulationFailed: "invalid_exact_evm_transaction_simulation_failed",
-  transactionFailed: "invalid_exact_evm_transaction_failed",
-  assetNotDeployed: "asset_not_deployed_contract",
-  settlementPending: "settlement_pending",
+  invalidScheme: 'invalid_exact_evm_scheme',
+  networkMismatch: 'invalid_exact_evm_network_mismatch',
+  missingEip712Domain: 'invalid_exact_evm_missing_eip712_domain',
+  invalidSignature: 'invalid_exact_evm_signature',
+  recipientMismatch: 'invalid_exact_evm_recipient_mismatch',
+  validBefore: 'invalid_exact_evm_payload_authorization_valid_before',
+  validAfter: 'invalid_exact_evm_payload_authorization_valid_after',
+  valueMismatch: 'invalid_exact_evm_payload_authorization_value_mismatch',
+  nonceAlreadyUsed: 'invalid_exact_evm_nonce_already_used',
+  insufficientBalance: 'invalid_exact_evm_insufficient_balance',
+  simulationFailed: 'invalid_exact_evm_transaction_simulation_failed',
+  transactionFailed: 'invalid_exact_evm_transaction_failed',
+  assetNotDeployed: 'asset_not_deployed_contract',
+  settlementPending: 'settlement_pending',
 } as const;
 
 /** One of the {@link FACILITATOR_REASONS} strings. */

@@ -2,20 +2,20 @@
  * HTTP header names of both x402 wire versions, and readers that turn a Headers object into a
  * result union instead of throwing.
  */
-import { decodePaymentPayload, decodeSettleResponse, encodeSettleResponse, type DecodedPayment } from "./codec";
-import { X402Error } from "./errors";
-import type { SettleResponse } from "./schemas";
+import { decodePaymentPayload, decodeSettleResponse, encodeSettleResponse, type DecodedPayment } from './codec';
+import { X402Error } from './errors';
+import type { SettleResponse } from './schemas';
 
 /** v2: the server's terms, base64 JSON PaymentRequired. */
-export const PAYMENT_REQUIRED_HEADER = "PAYMENT-REQUIRED";
+export const PAYMENT_REQUIRED_HEADER = 'PAYMENT-REQUIRED';
 /** v2: the client's proof, base64 JSON PaymentPayload. */
-export const PAYMENT_SIGNATURE_HEADER = "PAYMENT-SIGNATURE";
+export const PAYMENT_SIGNATURE_HEADER = 'PAYMENT-SIGNATURE';
 /** v1 and the interface spec: the client's proof. */
-export const X_PAYMENT_HEADER = "X-PAYMENT";
+export const X_PAYMENT_HEADER = 'X-PAYMENT';
 /** v2: the settlement receipt. */
-export const PAYMENT_RESPONSE_HEADER = "PAYMENT-RESPONSE";
+export const PAYMENT_RESPONSE_HEADER = 'PAYMENT-RESPONSE';
 /** v1: the settlement receipt. */
-export const X_PAYMENT_RESPONSE_HEADER = "X-PAYMENT-RESPONSE";
+export const X_PAYMENT_RESPONSE_HEADER = 'X-PAYMENT-RESPONSE';
 
 /** Anything with a case-insensitive `get`, e.g. a Fetch `Headers`. */
 export interface HeaderReader {
@@ -24,9 +24,9 @@ export interface HeaderReader {
 
 /** Outcome of reading a payment proof from request headers. */
 export type PaymentHeaderResult =
-  | { type: "none" }
-  | { type: "payment"; payment: DecodedPayment; header: typeof PAYMENT_SIGNATURE_HEADER | typeof X_PAYMENT_HEADER }
-  | { type: "error"; error: X402Error };
+  | { type: 'none' }
+  | { type: 'payment'; payment: DecodedPayment; header: typeof PAYMENT_SIGNATURE_HEADER | typeof X_PAYMENT_HEADER }
+  | { type: 'error'; error: X402Error };
 
 /**
  * Reads the payment proof from `PAYMENT-SIGNATURE` (preferred) or `X-Payment`.
@@ -40,26 +40,23 @@ export type PaymentHeaderResult =
 export function readPaymentHeader(headers: HeaderReader): PaymentHeaderResult {
   const signature = headers.get(PAYMENT_SIGNATURE_HEADER) ?? null;
   const legacy = headers.get(X_PAYMENT_HEADER) ?? null;
-  if (signature === null && legacy === null) return { type: "none" };
+  if (signature === null && legacy === null) return { type: 'none' };
   if (signature !== null && legacy !== null && signature !== legacy) {
     return {
-      type: "error",
-      error: new X402Error("malformed_payment", "Both PAYMENT-SIGNATURE and X-Payment are present with different values"),
+      type: 'error',
+      error: new X402Error('malformed_payment', 'Both PAYMENT-SIGNATURE and X-Payment are present with different values'),
     };
   }
   const header = signature !== null ? PAYMENT_SIGNATURE_HEADER : X_PAYMENT_HEADER;
   try {
-    return { type: "payment", payment: decodePaymentPayload((signature ?? legacy) as string), header };
+    return { type: 'payment', payment: decodePaymentPayload((signature ?? legacy) as string), header };
   } catch (error) {
-    return { type: "error", error: toX402Error(error, "malformed_payment") };
+    return { type: 'error', error: toX402Error(error, 'malformed_payment') };
   }
 }
 
 /** Outcome of reading a settlement receipt from response headers. */
-export type SettleHeaderResult =
-  | { type: "none" }
-  | { type: "receipt"; receipt: SettleResponse }
-  | { type: "error"; error: X402Error };
+export type SettleHeaderResult = { type: 'none' } | { type: 'receipt'; receipt: SettleResponse } | { type: 'error'; error: X402Error };
 
 /**
  * Reads the settlement receipt from `PAYMENT-RESPONSE` (preferred) or `X-PAYMENT-RESPONSE`.
@@ -67,11 +64,11 @@ export type SettleHeaderResult =
  */
 export function readSettleResponseHeader(headers: HeaderReader): SettleHeaderResult {
   const value = headers.get(PAYMENT_RESPONSE_HEADER) ?? headers.get(X_PAYMENT_RESPONSE_HEADER) ?? null;
-  if (value === null) return { type: "none" };
+  if (value === null) return { type: 'none' };
   try {
-    return { type: "receipt", receipt: decodeSettleResponse(value) };
+    return { type: 'receipt', receipt: decodeSettleResponse(value) };
   } catch (error) {
-    return { type: "error", error: toX402Error(error, "malformed_settle_response") };
+    return { type: 'error', error: toX402Error(error, 'malformed_settle_response') };
   }
 }
 
@@ -84,7 +81,7 @@ export function settleResponseHeaders(response: SettleResponse): Record<string, 
   return { [PAYMENT_RESPONSE_HEADER]: value, [X_PAYMENT_RESPONSE_HEADER]: value };
 }
 
-function toX402Error(error: unknown, code: "malformed_payment" | "malformed_settle_response"): X402Error {
+function toX402Error(error: unknown, code: 'malformed_payment' | 'malformed_settle_response'): X402Error {
   if (error instanceof X402Error) return error;
-  return new X402Error(code, "Malformed header", { cause: error });
+  return new X402Error(code, 'Malformed header', { cause: error });
 }

@@ -3,8 +3,8 @@
  * prices, networks, payment terms, wire codecs (v1 and v2), EIP-3009 signing and recovery.
  * Web APIs and viem only: runs on Node 20+, Bun and browsers.
  */
-export { X402Error, isX402Error, FACILITATOR_REASONS, type X402ErrorCode, type FacilitatorReason } from "./errors";
-export { parsePrice, formatPrice, formatPriceUsd, USDC_DECIMALS, MAX_PRICE_UNITS, MAX_PRICE_ATOMIC } from "./price";
+export { X402Error, isX402Error, FACILITATOR_REASONS, type X402ErrorCode, type FacilitatorReason } from './errors';
+export { parsePrice, formatPrice, formatPriceUsd, USDC_DECIMALS, MAX_PRICE_UNITS, MAX_PRICE_ATOMIC } from './price';
 export {
   BASE_MAINNET,
   BASE_SEPOLIA,
@@ -21,8 +21,8 @@ export {
   type Caip2Network,
   type AssetInfo,
   type KnownNetwork,
-} from "./networks";
-export { sameAddress, isUint256String, MAX_UINT256, type Address, type Hex } from "./patterns";
+} from './networks';
+export { sameAddress, isUint256String, MAX_UINT256, type Address, type Hex } from './patterns';
 export type {
   ResourceInfo,
   PaymentRequirements,
@@ -34,7 +34,7 @@ export type {
   PaymentPayloadV2,
   SettleResponse,
   PaymentRequiredBody,
-} from "./schemas";
+} from './schemas';
 /** TypeBox schemas of the wire objects, e.g. for route validation (prefer the parse* functions). */
 export {
   RequirementsSchema,
@@ -46,8 +46,8 @@ export {
   PaymentPayloadV2Schema,
   SettleResponseSchema,
   PaymentRequiredBodySchema,
-} from "./schemas";
-export { MAX_HEADER_LENGTH, encodeBase64Json, decodeBase64Json } from "./base64";
+} from './schemas';
+export { MAX_HEADER_LENGTH, encodeBase64Json, decodeBase64Json } from './base64';
 export {
   parsePaymentRequirements,
   parsePaymentPayload,
@@ -60,7 +60,7 @@ export {
   decodeSettleResponse,
   encodeSettleResponse,
   type DecodedPayment,
-} from "./codec";
+} from './codec';
 export {
   PAYMENT_REQUIRED_HEADER,
   PAYMENT_SIGNATURE_HEADER,
@@ -73,7 +73,7 @@ export {
   type HeaderReader,
   type PaymentHeaderResult,
   type SettleHeaderResult,
-} from "./headers";
+} from './headers';
 export {
   DEFAULT_MAX_TIMEOUT_SECONDS,
   buildPaymentTerms,
@@ -83,8 +83,8 @@ export {
   type TermsInput,
   type PaymentTerms,
   type PaymentRequiredResponse,
-} from "./terms";
-export { requirementsFromBody } from "./body";
+} from './terms';
+export { requirementsFromBody } from './body';
 export {
   VALID_AFTER_SKEW_SECONDS,
   TRANSFER_WITH_AUTHORIZATION_TYPES,
@@ -101,11 +101,11 @@ export {
   type TypedDataSigner,
   type AuthorizationOptions,
   type SignOptions,
-} from "./eip3009";
+} from './eip3009';
 export {
   createAuthorizationStateReader,
   type AuthorizationUse,
   type AuthorizationQuery,
   type AuthorizationStateReader,
   type AuthorizationStateOptions,
-} from "./authorization-state";
+} from './authorization-state';

@@ -2,10 +2,10 @@
  * Networks and assets: CAIP-2 ids (`eip155:<chainId>`), the v1 names of the two Base networks,
  * and the USDC contract (with its EIP-712 domain) each network pays in.
  */
-import { getAddress } from "viem";
-import { X402Error } from "./errors";
-import { USDC_DECIMALS } from "./price";
-import { ADDRESS_PATTERN, type Address } from "./patterns";
+import { getAddress } from 'viem';
+import { X402Error } from './errors';
+import { USDC_DECIMALS } from './price';
+import { ADDRESS_PATTERN, type Address } from './patterns';
 
 /** A CAIP-2 network id in the eip155 namespace, e.g. `eip155:8453`. */
 export type Caip2Network = `eip155:${string}`;
@@ -33,26 +33,26 @@ export interface KnownNetwork {
 
 /** Base mainnet and its USDC. */
 export const BASE_MAINNET: KnownNetwork = Object.freeze({
-  network: "eip155:8453",
+  network: 'eip155:8453',
   chainId: 8453,
-  v1Name: "base",
+  v1Name: 'base',
   usdc: Object.freeze({
-    address: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
-    name: "USD Coin",
-    version: "2",
+    address: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+    name: 'USD Coin',
+    version: '2',
     decimals: USDC_DECIMALS,
   }),
 });
 
 /** Base Sepolia and its USDC. */
 export const BASE_SEPOLIA: KnownNetwork = Object.freeze({
-  network: "eip155:84532",
+  network: 'eip155:84532',
   chainId: 84532,
-  v1Name: "base-sepolia",
+  v1Name: 'base-sepolia',
   usdc: Object.freeze({
-    address: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
-    name: "USDC",
-    version: "2",
+    address: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+    name: 'USDC',
+    version: '2',
     decimals: USDC_DECIMALS,
   }),
 });
@@ -72,23 +72,23 @@ const CAIP2_EIP155 = /^eip155:([1-9][0-9]{0,15})$/;
  * @throws X402Error("invalid_network") for anything but `eip155:<positive safe integer>`
  */
 export function parseCaip2(network: string): number {
-  const match = typeof network === "string" ? CAIP2_EIP155.exec(network) : null;
+  const match = typeof network === 'string' ? CAIP2_EIP155.exec(network) : null;
   const chainId = match?.[1] === undefined ? NaN : Number(match[1]);
   if (!Number.isSafeInteger(chainId)) {
-    throw new X402Error("invalid_network", `Invalid network ${describe(network)}: expected eip155:<chainId>`);
+    throw new X402Error('invalid_network', `Invalid network ${describe(network)}: expected eip155:<chainId>`);
   }
   return chainId;
 }
 
 /** True when `network` is a valid CAIP-2 eip155 id. */
 export function isCaip2Network(network: unknown): network is Caip2Network {
-  return typeof network === "string" && CAIP2_EIP155.test(network) && Number.isSafeInteger(Number(network.slice(7)));
+  return typeof network === 'string' && CAIP2_EIP155.test(network) && Number.isSafeInteger(Number(network.slice(7)));
 }
 
 /** Builds `eip155:<chainId>`; throws X402Error("invalid_network") for a non-positive or unsafe id. */
 export function toCaip2(chainId: number): Caip2Network {
   if (!Number.isSafeInteger(chainId) || chainId <= 0) {
-    throw new X402Error("invalid_network", `Invalid chain id ${String(chainId)}`);
+    throw new X402Error('invalid_network', `Invalid chain id ${String(chainId)}`);
   }
   return `eip155:${chainId}`;
 }
@@ -122,13 +122,13 @@ export function getKnownNetwork(network: string): KnownNetwork | undefined {
  */
 export function validateAsset(asset: AssetInfo): AssetInfo {
   const bad = (field: string): never => {
-    throw new X402Error("invalid_asset", `Invalid asset: ${field}`);
+    throw new X402Error('invalid_asset', `Invalid asset: ${field}`);
   };
-  if (typeof asset !== "object" || asset === null) bad("expected an object");
-  if (typeof asset.address !== "string" || !ADDRESS_PATTERN.test(asset.address)) bad("address must be 0x + 40 hex");
-  if (typeof asset.name !== "string" || asset.name === "" || asset.name.length > 128) bad("name must be a non-empty string");
-  if (typeof asset.version !== "string" || asset.version === "" || asset.version.length > 32) bad("version must be a non-empty string");
-  if (!Number.isInteger(asset.decimals) || asset.decimals < 0 || asset.decimals > 36) bad("decimals must be an integer 0..36");
+  if (typeof asset !== 'object' || asset === null) bad('expected an object');
+  if (typeof asset.address !== 'string' || !ADDRESS_PATTERN.test(asset.address)) bad('address must be 0x + 40 hex');
+  if (typeof asset.name !== 'string' || asset.name === '' || asset.name.length > 128) bad('name must be a non-empty string');
+  if (typeof asset.version !== 'string' || asset.version === '' || asset.version.length > 32) bad('version must be a non-empty string');
+  if (!Number.isInteger(asset.decimals) || asset.decimals < 0 || asset.decimals > 36) bad('decimals must be an integer 0..36');
   return {
     address: getAddress(asset.address.toLowerCase()),
     name: asset.name,
@@ -149,11 +149,11 @@ export function resolveAsset(network: string, custom?: AssetInfo): AssetInfo {
   if (custom !== undefined) return validateAsset(custom);
   const known = getKnownNetwork(caip2);
   if (!known) {
-    throw new X402Error("invalid_network", `No built-in USDC on ${caip2}: supply the asset (address, name, version, decimals)`);
+    throw new X402Error('invalid_network', `No built-in USDC on ${caip2}: supply the asset (address, name, version, decimals)`);
   }
   return { ...known.usdc };
 }
 
 function describe(value: unknown): string {
-  return typeof value === "string" ? JSON.stringify(value.slice(0, 64)) : String(value);
+  return typeof value === 'string' ? JSON.stringify(value.slice(0, 64)) : String(value);
 }

@@ -1,5 +1,5 @@
 /** Wire-format patterns shared by the schemas, the terms builder and the network table. */
-import type { Address, Hex } from "viem";
+import type { Address, Hex } from 'viem';
 
 export type { Address, Hex };
 
@@ -19,7 +19,7 @@ export const MAX_UINT256 = 2n ** 256n - 1n;
 
 /** True when `value` is a canonical decimal string that fits in a uint256. */
 export function isUint256String(value: unknown): value is string {
-  return typeof value === "string" && UINT_PATTERN.test(value) && BigInt(value) <= MAX_UINT256;
+  return typeof value === 'string' && UINT_PATTERN.test(value) && BigInt(value) <= MAX_UINT256;
 }
 
 /** Case-insensitive address equality. */

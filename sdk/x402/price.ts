@@ -3,7 +3,7 @@
  * All arithmetic is on decimal digit strings and bigints; a float is only ever read through its
  * shortest round-trip decimal form `String(n)`, so 0.1 + 0.2 is rejected rather than rounded.
  */
-import { X402Error } from "./errors";
+import { X402Error } from './errors';
 
 /** Decimals of USDC on every supported network. */
 export const USDC_DECIMALS = 6;
@@ -19,13 +19,13 @@ const MAX_EXPONENT = 64;
 const DECIMAL = /^(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d{1,4}))?$/;
 
 function fail(input: unknown, reason: string): never {
-  const shown = typeof input === "string" ? JSON.stringify(input.slice(0, MAX_INPUT_LENGTH)) : String(input);
-  throw new X402Error("invalid_price", `Invalid price ${shown}: ${reason}`);
+  const shown = typeof input === 'string' ? JSON.stringify(input.slice(0, MAX_INPUT_LENGTH)) : String(input);
+  throw new X402Error('invalid_price', `Invalid price ${shown}: ${reason}`);
 }
 
 function checkDecimals(decimals: number): bigint {
   if (!Number.isInteger(decimals) || decimals < 0 || decimals > 36) {
-    throw new X402Error("invalid_price", `Invalid token decimals ${decimals}: expected an integer 0..36`);
+    throw new X402Error('invalid_price', `Invalid token decimals ${decimals}: expected an integer 0..36`);
   }
   return 10n ** BigInt(decimals);
 }
@@ -47,23 +47,23 @@ function checkDecimals(decimals: number): bigint {
 export function parsePrice(input: string | number, decimals: number = USDC_DECIMALS): bigint {
   const scale = checkDecimals(decimals);
   let text: string;
-  if (typeof input === "number") {
-    if (!Number.isFinite(input)) fail(input, "not a finite number");
+  if (typeof input === 'number') {
+    if (!Number.isFinite(input)) fail(input, 'not a finite number');
     text = String(input);
-  } else if (typeof input === "string") {
-    if (input.length > MAX_INPUT_LENGTH) fail(input, "too long");
+  } else if (typeof input === 'string') {
+    if (input.length > MAX_INPUT_LENGTH) fail(input, 'too long');
     text = input.trim();
-    if (text.startsWith("$")) text = text.slice(1);
+    if (text.startsWith('$')) text = text.slice(1);
   } else {
-    fail(input, "expected a string or a number");
+    fail(input, 'expected a string or a number');
   }
-  if (text === "") fail(input, "empty");
-  if (text.startsWith("-")) fail(input, "must be greater than zero");
+  if (text === '') fail(input, 'empty');
+  if (text.startsWith('-')) fail(input, 'must be greater than zero');
   const match = DECIMAL.exec(text);
-  if (!match) fail(input, "expected a plain decimal amount such as 0.001");
-  const [, whole = "", fraction = "", exponentText = "0"] = match;
+  if (!match) fail(input, 'expected a plain decimal amount such as 0.001');
+  const [, whole = '', fraction = '', exponentText = '0'] = match;
   const exponent = Number(exponentText);
-  if (Math.abs(exponent) > MAX_EXPONENT) fail(input, "exponent out of range");
+  if (Math.abs(exponent) > MAX_EXPONENT) fail(input, 'exponent out of range');
 
   // value = digits * 10^(shift - decimals) atomic units
   const digits = BigInt(whole + fraction);
@@ -76,7 +76,7 @@ export function parsePrice(input: string | number, decimals: number = USDC_DECIM
     if (digits % divisor !== 0n) fail(input, `more than ${decimals} decimals`);
     atomic = digits / divisor;
   }
-  if (atomic === 0n) fail(input, "must be greater than zero");
+  if (atomic === 0n) fail(input, 'must be greater than zero');
   if (atomic > MAX_PRICE_UNITS * scale) fail(input, `above the maximum of ${MAX_PRICE_UNITS} tokens`);
   return atomic;
 }
@@ -90,12 +90,12 @@ export function parsePrice(input: string | number, decimals: number = USDC_DECIM
  */
 export function formatPrice(atomic: bigint, decimals: number = USDC_DECIMALS): string {
   const scale = checkDecimals(decimals);
-  if (typeof atomic !== "bigint" || atomic < 0n) {
-    throw new X402Error("invalid_price", `Cannot format ${String(atomic)}: expected a non-negative bigint`);
+  if (typeof atomic !== 'bigint' || atomic < 0n) {
+    throw new X402Error('invalid_price', `Cannot format ${String(atomic)}: expected a non-negative bigint`);
   }
   const whole = (atomic / scale).toString();
-  const fraction = (atomic % scale).toString().padStart(decimals, "0").replace(/0+$/, "");
-  return fraction === "" ? whole : `${whole}.${fraction}`;
+  const fraction = (atomic % scale).toString().padStart(decimals, '0').replace(/0+$/, '');
+  return fraction === '' ? whole : `${whole}.${fraction}`;
 }
 
 /**

@@ -3,11 +3,11 @@
  * Unknown extra properties are tolerated (newer peers add fields) but every known field is checked
  * strictly; `null` is accepted where the reference schemas accept it and dropped on normalization.
  */
-import { Type, type TSchema } from "@sinclair/typebox";
-import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
-import { X402Error, type X402ErrorCode } from "./errors";
-import type { Caip2Network } from "./networks";
-import { ADDRESS_PATTERN, BYTES32_PATTERN, HEX_BYTES_PATTERN, TX_HASH_PATTERN, UINT_PATTERN, type Address, type Hex } from "./patterns";
+import { Type, type TSchema } from '@sinclair/typebox';
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import { X402Error, type X402ErrorCode } from './errors';
+import type { Caip2Network } from './networks';
+import { ADDRESS_PATTERN, BYTES32_PATTERN, HEX_BYTES_PATTERN, TX_HASH_PATTERN, UINT_PATTERN, type Address, type Hex } from './patterns';
 
 const Str = Type.String({ minLength: 1, maxLength: 2048 });
 const OptStr = Type.Optional(Type.Union([Type.String({ maxLength: 4096 }), Type.Null()]));
@@ -21,8 +21,8 @@ export const ResourceInfoSchema = Type.Object({ url: Str, description: OptStr, m
 
 /** Strict v2 requirements of the `exact` scheme on an EVM network. */
 export const RequirementsSchema = Type.Object({
-  scheme: Type.Literal("exact"),
-  network: Type.String({ pattern: "^eip155:[1-9][0-9]{0,15}$" }),
+  scheme: Type.Literal('exact'),
+  network: Type.String({ pattern: '^eip155:[1-9][0-9]{0,15}$' }),
   amount: UintS,
   asset: AddressS,
   payTo: AddressS,
@@ -73,7 +73,7 @@ export const PaymentPayloadV2Schema = Type.Object({
 
 export const PaymentPayloadV1Schema = Type.Object({
   x402Version: Type.Literal(1),
-  scheme: Type.Literal("exact"),
+  scheme: Type.Literal('exact'),
   network: Str,
   payload: ExactPayloadSchema,
 });
@@ -121,8 +121,8 @@ export const Checkers = {
 export function checkShape<T>(checker: TypeCheck<TSchema>, value: unknown, code: X402ErrorCode, what: string): T {
   if (checker.Check(value)) return value as T;
   const first = checker.Errors(value).First();
-  const where = first?.path ? first.path : "/";
-  throw new X402Error(code, `Malformed ${what}: ${where} ${first?.message ?? "is invalid"}`);
+  const where = first?.path ? first.path : '/';
+  throw new X402Error(code, `Malformed ${what}: ${where} ${first?.message ?? 'is invalid'}`);
 }
 
 /** Resource the payment is for (v2). */
@@ -134,7 +134,7 @@ export interface ResourceInfo {
 
 /** v2 PaymentRequirements of the `exact` scheme on an EVM network. */
 export interface PaymentRequirements {
-  scheme: "exact";
+  scheme: 'exact';
   network: Caip2Network;
   /** Atomic units, decimal string. */
   amount: string;
@@ -193,7 +193,7 @@ export interface PaymentPayloadV2 {
 /** v1 PaymentPayload (X-PAYMENT header). */
 export interface PaymentPayloadV1 {
   x402Version: 1;
-  scheme: "exact";
+  scheme: 'exact';
   network: string;
   payload: ExactEvmPayload;
 }
@@ -212,7 +212,7 @@ export interface SettleResponse {
 /** The interface spec's HTTP 402 JSON body. */
 export interface PaymentRequiredBody {
   accepts: {
-    scheme: "exact";
+    scheme: 'exact';
     /** Decimal USDC amount without dollar sign, e.g. "0.001". */
     price: string;
     network: Caip2Network;

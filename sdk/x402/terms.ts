@@ -3,15 +3,15 @@
  * PaymentRequired, the interface spec's 402 body, the full 402 response, and the matcher a skill
  * server uses to check that a proof answers these terms.
  */
-import { getAddress } from "viem";
-import { encodeBase64Json } from "./base64";
-import type { DecodedPayment } from "./codec";
-import { X402Error } from "./errors";
-import { PAYMENT_REQUIRED_HEADER } from "./headers";
-import { DEFAULT_NETWORK, normalizeNetwork, resolveAsset, type AssetInfo } from "./networks";
-import { ADDRESS_PATTERN } from "./patterns";
-import { MAX_PRICE_UNITS, formatPrice } from "./price";
-import type { PaymentRequired, PaymentRequiredBody, PaymentRequirements } from "./schemas";
+import { getAddress } from 'viem';
+import { encodeBase64Json } from './base64';
+import type { DecodedPayment } from './codec';
+import { X402Error } from './errors';
+import { PAYMENT_REQUIRED_HEADER } from './headers';
+import { DEFAULT_NETWORK, normalizeNetwork, resolveAsset, type AssetInfo } from './networks';
+import { ADDRESS_PATTERN } from './patterns';
+import { MAX_PRICE_UNITS, formatPrice } from './price';
+import type { PaymentRequired, PaymentRequiredBody, PaymentRequirements } from './schemas';
 
 /** The interface spec's documented payment window. */
 export const DEFAULT_MAX_TIMEOUT_SECONDS = 60;
@@ -52,11 +52,11 @@ export interface PaymentRequiredResponse {
 }
 
 function invalid(message: string): never {
-  throw new X402Error("invalid_requirements", message);
+  throw new X402Error('invalid_requirements', message);
 }
 
 function deepFreeze<T>(value: T): T {
-  if (typeof value === "object" && value !== null) {
+  if (typeof value === 'object' && value !== null) {
     for (const inner of Object.values(value)) deepFreeze(inner);
     Object.freeze(value);
   }
@@ -75,20 +75,20 @@ export function buildPaymentTerms(input: TermsInput): PaymentTerms {
   const network = normalizeNetwork(input.network ?? DEFAULT_NETWORK);
   const asset = resolveAsset(network, input.asset);
   const maxAtomic = MAX_PRICE_UNITS * 10n ** BigInt(asset.decimals);
-  if (typeof input.amount !== "bigint" || input.amount <= 0n || input.amount > maxAtomic) {
-    throw new X402Error("invalid_price", `Invalid amount ${String(input.amount)}: expected a bigint in 1..${maxAtomic}`);
+  if (typeof input.amount !== 'bigint' || input.amount <= 0n || input.amount > maxAtomic) {
+    throw new X402Error('invalid_price', `Invalid amount ${String(input.amount)}: expected a bigint in 1..${maxAtomic}`);
   }
-  if (typeof input.payTo !== "string" || !ADDRESS_PATTERN.test(input.payTo)) invalid("payTo must be 0x + 40 hex");
+  if (typeof input.payTo !== 'string' || !ADDRESS_PATTERN.test(input.payTo)) invalid('payTo must be 0x + 40 hex');
   const maxTimeoutSeconds = input.maxTimeoutSeconds ?? DEFAULT_MAX_TIMEOUT_SECONDS;
   if (!Number.isInteger(maxTimeoutSeconds) || maxTimeoutSeconds < 1 || maxTimeoutSeconds > 31_536_000) {
-    invalid("maxTimeoutSeconds must be a positive integer");
+    invalid('maxTimeoutSeconds must be a positive integer');
   }
-  if (typeof input.resourceUrl !== "string" || input.resourceUrl.length > 2048 || !URL.canParse(input.resourceUrl)) {
-    invalid("resourceUrl must be an absolute URL");
+  if (typeof input.resourceUrl !== 'string' || input.resourceUrl.length > 2048 || !URL.canParse(input.resourceUrl)) {
+    invalid('resourceUrl must be an absolute URL');
   }
-  const description = input.description ?? "";
+  const description = input.description ?? '';
   const requirements = {
-    scheme: "exact" as const,
+    scheme: 'exact' as const,
     network,
     amount: input.amount.toString(),
     asset: asset.address,
@@ -96,12 +96,12 @@ export function buildPaymentTerms(input: TermsInput): PaymentTerms {
     maxTimeoutSeconds,
     extra: { name: asset.name, version: asset.version },
   };
-  const resource: PaymentRequired["resource"] = { url: input.resourceUrl };
+  const resource: PaymentRequired['resource'] = { url: input.resourceUrl };
   if (input.description !== undefined) resource.description = description;
   if (input.mimeType !== undefined) resource.mimeType = input.mimeType;
   const body: PaymentRequiredBody = {
     accepts: {
-      scheme: "exact",
+      scheme: 'exact',
       price: formatPrice(input.amount, asset.decimals),
       network,
       payTo: requirements.payTo,
@@ -131,14 +131,14 @@ export function paymentRequiredResponse(terms: PaymentTerms, error?: string): Pa
   const body: PaymentRequiredBody = error === undefined ? terms.body : { ...terms.body, error };
   return {
     status: 402,
-    headers: { "Content-Type": "application/json", [PAYMENT_REQUIRED_HEADER]: encodeBase64Json(paymentRequired) },
+    headers: { 'Content-Type': 'application/json', [PAYMENT_REQUIRED_HEADER]: encodeBase64Json(paymentRequired) },
     body,
   };
 }
 
 function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   if (Array.isArray(a) !== Array.isArray(b)) return false;
   const ka = Object.keys(a);
   const kb = Object.keys(b);
@@ -153,23 +153,23 @@ function jsonEqual(a: unknown, b: unknown): boolean {
  * our `extra` a subset of theirs.
  */
 export function acceptedMatches(accepted: unknown, requirements: PaymentRequirements): boolean {
-  if (typeof accepted !== "object" || accepted === null || Array.isArray(accepted)) return false;
+  if (typeof accepted !== 'object' || accepted === null || Array.isArray(accepted)) return false;
   const theirs = accepted as Record<string, unknown>;
   const ours = requirements as unknown as Record<string, unknown>;
   const keys = new Set([...Object.keys(ours), ...Object.keys(theirs)]);
-  keys.delete("extra");
+  keys.delete('extra');
   for (const key of keys) {
     const a = ours[key];
     const b = theirs[key];
     const equal =
-      (key === "asset" || key === "payTo") && typeof a === "string" && typeof b === "string"
+      (key === 'asset' || key === 'payTo') && typeof a === 'string' && typeof b === 'string'
         ? a.toLowerCase() === b.toLowerCase()
         : jsonEqual(a, b);
     if (!equal) return false;
   }
   if (requirements.extra === undefined) return true;
   const extra = theirs.extra;
-  if (typeof extra !== "object" || extra === null) return false;
+  if (typeof extra !== 'object' || extra === null) return false;
   const record = extra as Record<string, unknown>;
   return Object.entries(requirements.extra).every(([k, v]) => Object.hasOwn(record, k) && jsonEqual(v, record[k]));
 }

@@ -2,10 +2,10 @@
  * Runs anvil (the local chain of `market dev` and of the tests) on a loopback port and makes sure
  * it never outlives us. Uses node:child_process so it works under Bun and Node alike.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
-import { createRequire } from "node:module";
-import { delimiter, dirname, join } from "node:path";
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { delimiter, dirname, join } from 'node:path';
 
 export type AnvilProcess = {
   /** Pid of the anvil process itself (not of the watchdog shell). */
@@ -34,7 +34,7 @@ let exitHookInstalled = false;
 
 /** Raised when no anvil binary is found; its message says how to get one. */
 export class AnvilNotFoundError extends Error {
-  override readonly name = "AnvilNotFoundError";
+  override readonly name = 'AnvilNotFoundError';
 }
 
 /**
@@ -42,31 +42,31 @@ export class AnvilNotFoundError extends Error {
  * `@foundry-rs/anvil-<platform>-<arch>` resolved from this module or from `cwd`, else on PATH.
  */
 export function anvilBinary(cwd = process.cwd(), env: Record<string, string | undefined> = process.env): string {
-  const arch = ({ x64: "amd64", arm64: "arm64" } as Record<string, string>)[process.arch] ?? process.arch;
+  const arch = ({ x64: 'amd64', arm64: 'arm64' } as Record<string, string>)[process.arch] ?? process.arch;
   const pkg = `@foundry-rs/anvil-${process.platform}-${arch}`;
-  const bin = process.platform === "win32" ? "anvil.exe" : "anvil";
+  const bin = process.platform === 'win32' ? 'anvil.exe' : 'anvil';
   const beside = join(dirname(process.execPath), bin);
   if (!/(^|[\\/])(bun|node)(\.exe)?$/.test(process.execPath) && existsSync(beside)) return beside;
   // Inside a compiled binary import.meta.url is virtual: resolving from it fails, cwd still works.
-  const resolvers = [createRequire(import.meta.url), createRequire(join(cwd, "package.json"))];
+  const resolvers = [createRequire(import.meta.url), createRequire(join(cwd, 'package.json'))];
   for (const resolver of [...resolvers]) {
     try {
       // The platform package is an optional dependency of @foundry-rs/anvil; usually hoisted, but
       // it may sit under it.
-      resolvers.push(createRequire(resolver.resolve("@foundry-rs/anvil/package.json")));
+      resolvers.push(createRequire(resolver.resolve('@foundry-rs/anvil/package.json')));
     } catch {
       // not installed that way
     }
   }
   for (const resolver of resolvers) {
     try {
-      const path = join(dirname(resolver.resolve(`${pkg}/package.json`)), "bin", bin);
+      const path = join(dirname(resolver.resolve(`${pkg}/package.json`)), 'bin', bin);
       if (existsSync(path)) return path;
     } catch {
       // try the next location
     }
   }
-  for (const dir of (env.PATH ?? "").split(delimiter).filter(Boolean)) {
+  for (const dir of (env.PATH ?? '').split(delimiter).filter(Boolean)) {
     const path = join(dir, bin);
     if (existsSync(path)) return path;
   }
@@ -88,18 +88,18 @@ export type SpawnAnvilOptions = {
 export function spawnAnvil(args: readonly string[], options: SpawnAnvilOptions = {}): Promise<AnvilProcess> {
   const { port: wantedPort = 0, timeoutMs = 10_000, onExit } = options;
   const binary = anvilBinary();
-  const fullArgs = ["--host", "127.0.0.1", "--port", String(wantedPort), ...args];
-  const watched = process.platform !== "win32";
+  const fullArgs = ['--host', '127.0.0.1', '--port', String(wantedPort), ...args];
+  const watched = process.platform !== 'win32';
   const child = watched
-    ? spawn("/bin/sh", ["-c", WATCHDOG, binary, ...fullArgs], { stdio: ["pipe", "pipe", "pipe"] })
-    : spawn(binary, fullArgs, { stdio: ["ignore", "pipe", "pipe"] });
+    ? spawn('/bin/sh', ['-c', WATCHDOG, binary, ...fullArgs], { stdio: ['pipe', 'pipe', 'pipe'] })
+    : spawn(binary, fullArgs, { stdio: ['ignore', 'pipe', 'pipe'] });
 
   return new Promise<AnvilProcess>((resolve, reject) => {
-    let output = "";
+    let output = '';
     let anvilPid = watched ? undefined : child.pid;
     let settled = false;
     // At exit only anvil is killed: the watchdog shell survives us long enough to reap it.
-    const hardKill = () => (watched && anvilPid !== undefined ? signal(anvilPid, "SIGKILL") : child.kill("SIGKILL"));
+    const hardKill = () => (watched && anvilPid !== undefined ? signal(anvilPid, 'SIGKILL') : child.kill('SIGKILL'));
     live.add(hardKill);
     installExitHook();
 
@@ -127,14 +127,14 @@ export function spawnAnvil(args: readonly string[], options: SpawnAnvilOptions =
       const pid = anvilPid;
       resolve({ pid, port, stop: () => (stopping ??= stopChild(child, pid, hardKill)) });
     };
-    child.stdout?.on("data", onData);
-    child.stderr?.on("data", onData);
-    child.on("error", (error) => fail(error.message));
-    child.on("exit", (code, signalName) => {
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.on('error', (error) => fail(error.message));
+    child.on('exit', (code, signalName) => {
       // The watchdog killed from outside while anvil runs (bun test reaps a timed-out test's
       // child processes, this shell among them): take anvil along instead of orphaning it.
       const unexpected = settled && live.has(hardKill);
-      if (unexpected && watched && anvilPid !== undefined) signal(anvilPid, "SIGKILL");
+      if (unexpected && watched && anvilPid !== undefined) signal(anvilPid, 'SIGKILL');
       live.delete(hardKill);
       if (unexpected) onExit?.(signalName ?? `code ${code}`);
       fail(`exited with ${signalName ?? `code ${code}`}`);
@@ -147,16 +147,16 @@ function stopChild(child: ChildProcess, anvilPid: number | undefined, hardKill: 
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise<void>((resolve) => {
     child.ref(); // whoever awaits stop() must not see the event loop end first
-    child.once("exit", () => resolve());
+    child.once('exit', () => resolve());
     // SIGTERM lets anvil shut down cleanly (it is fast); escalate if it hangs.
-    if (anvilPid !== undefined) signal(anvilPid, "SIGTERM");
+    if (anvilPid !== undefined) signal(anvilPid, 'SIGTERM');
     child.stdin?.end();
-    if (anvilPid === undefined || child.stdin === null) child.kill("SIGTERM");
+    if (anvilPid === undefined || child.stdin === null) child.kill('SIGTERM');
     const escalate = setTimeout(() => {
-      if (anvilPid !== undefined) signal(anvilPid, "SIGKILL");
-      child.kill("SIGKILL");
+      if (anvilPid !== undefined) signal(anvilPid, 'SIGKILL');
+      child.kill('SIGKILL');
     }, 3_000);
-    child.once("exit", () => clearTimeout(escalate));
+    child.once('exit', () => clearTimeout(escalate));
   });
 }
 
@@ -176,7 +176,7 @@ function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   // "exit" handlers must be synchronous: signals are sent, nothing is awaited.
-  process.on("exit", () => {
+  process.on('exit', () => {
     for (const kill of live) kill();
     live.clear();
   });

@@ -57,7 +57,8 @@ export async function readPassphrase(env: Env, options: { confirm: boolean }): P
   if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
   if (!process.stdin.isTTY) throw new CommandFailure('no passphrase: set MARKET_KEYSTORE_PASSPHRASE or run in a terminal to be asked');
   const passphrase = await promptHidden('Keystore passphrase: ');
-  if (options.confirm && (await promptHidden('Repeat the passphrase: ')) !== passphrase) throw new CommandFailure('the passphrases do not match');
+  if (options.confirm && (await promptHidden('Repeat the passphrase: ')) !== passphrase)
+    throw new CommandFailure('the passphrases do not match');
   return passphrase;
 }
 
@@ -92,7 +93,11 @@ export async function reportFailures(run: () => Promise<void>): Promise<void> {
   try {
     await run();
   } catch (error) {
-    const expected = error instanceof CommandFailure || error instanceof WalletApiError || error instanceof KeystoreError || error instanceof WalletRegistrationError;
+    const expected =
+      error instanceof CommandFailure ||
+      error instanceof WalletApiError ||
+      error instanceof KeystoreError ||
+      error instanceof WalletRegistrationError;
     const fileError = typeof (error as NodeJS.ErrnoException)?.code === 'string' && (error as NodeJS.ErrnoException).syscall !== undefined;
     if (!expected && !fileError) throw error;
     const status = error instanceof WalletApiError && error.status > 0 ? ` (HTTP ${error.status})` : '';

@@ -18,7 +18,7 @@ export const DEFAULT_API_URL = 'http://localhost:3000';
 /** `$XDG_CONFIG_HOME/skill-market`, else `~/.config/skill-market`. */
 export function configDir(env: Env = process.env): string {
   const xdg = env.XDG_CONFIG_HOME?.trim();
-  const base = xdg && xdg.startsWith('/') ? xdg : join(env.HOME?.trim() || homedir(), '.config');
+  const base = xdg?.startsWith('/') ? xdg : join(env.HOME?.trim() || homedir(), '.config');
   return join(base, 'skill-market');
 }
 
@@ -51,7 +51,7 @@ export async function saveCredentials(credentials: StoredCredentials, env: Env =
   const path = credentialsPath(env);
   await mkdir(configDir(env), { recursive: true, mode: 0o700 });
   const temporary = `${path}.${process.pid}.tmp`;
-  await writeFile(temporary, JSON.stringify(credentials, null, 2) + '\n', { mode: 0o600 });
+  await writeFile(temporary, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
   await chmod(temporary, 0o600);
   await rename(temporary, path);
   return path;

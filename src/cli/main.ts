@@ -55,7 +55,12 @@ function report(error: unknown): number {
     process.stderr.write(`market: ${(error as Error).message}\n\n${USAGE}`);
     return 2;
   }
-  if (error instanceof ConfigError || error instanceof DataDirectoryLockedError || error instanceof NotAvailableError || error instanceof DevError) {
+  if (
+    error instanceof ConfigError ||
+    error instanceof DataDirectoryLockedError ||
+    error instanceof NotAvailableError ||
+    error instanceof DevError
+  ) {
     process.stderr.write(`market: ${error.message}\n`);
     return 1;
   }

@@ -48,13 +48,26 @@ const nonEmpty = (value: string | undefined) => (value === undefined || value.tr
  * MARKET_KEYSTORE_PASSPHRASE (else a prompt on a terminal), and MARKET_RPC_URL (when set, a call
  * whose payment outcome the server cannot tell is checked on chain).
  */
-export async function clientFrom(values: ClientValues, env: Env, pays: boolean, extra: Partial<SkillMarketOptions> = {}): Promise<SkillMarket> {
+export async function clientFrom(
+  values: ClientValues,
+  env: Env,
+  pays: boolean,
+  extra: Partial<SkillMarketOptions> = {},
+): Promise<SkillMarket> {
   if (values.dev !== undefined) return devClient(values, readProfile(values.dev), pays, extra);
   const stored = await readCredentials(env);
-  const apiUrl = checkUrl(values['api-url'] ?? nonEmpty(env.MARKET_API_URL) ?? nonEmpty(env.SKILLZ_API_URL) ?? stored.apiUrl ?? DEFAULT_API_URL);
+  const apiUrl = checkUrl(
+    values['api-url'] ?? nonEmpty(env.MARKET_API_URL) ?? nonEmpty(env.SKILLZ_API_URL) ?? stored.apiUrl ?? DEFAULT_API_URL,
+  );
   const apiKey = values['api-key'] ?? nonEmpty(env.MARKET_API_KEY) ?? stored.apiKey;
   const network = values.network ?? nonEmpty(env.MARKET_NETWORK);
-  const addresses = values.asset ?? nonEmpty(env.MARKET_ASSETS)?.split(',').map((a) => a.trim()).filter(Boolean) ?? [];
+  const addresses =
+    values.asset ??
+    nonEmpty(env.MARKET_ASSETS)
+      ?.split(',')
+      .map((a) => a.trim())
+      .filter(Boolean) ??
+    [];
   const assets: AllowedAsset[] = addresses.map((address) => ({ network: network ?? 'eip155:8453', address }));
   const options: SkillMarketOptions = { apiUrl, assets, ...extra };
   if (apiKey) options.apiKey = apiKey;
@@ -77,10 +90,21 @@ function readProfile(dir: string): DevProfile {
 }
 
 /** With --dev <dir>: the dev marketplace's registry and token, paid from its demo wallet unless a wallet flag says otherwise. */
-async function devClient(values: ClientValues, profile: DevProfile, pays: boolean, extra: Partial<SkillMarketOptions>): Promise<SkillMarket> {
+async function devClient(
+  values: ClientValues,
+  profile: DevProfile,
+  pays: boolean,
+  extra: Partial<SkillMarketOptions>,
+): Promise<SkillMarket> {
   const network = values.network ?? profile.network;
   const assets: AllowedAsset[] = [...(values.asset ?? []), profile.asset].map((address) => ({ network, address }));
-  const options: SkillMarketOptions = { apiUrl: checkUrl(values['api-url'] ?? profile.apiUrl), apiKey: values['api-key'] ?? profile.apiKey, network, assets, ...extra };
+  const options: SkillMarketOptions = {
+    apiUrl: checkUrl(values['api-url'] ?? profile.apiUrl),
+    apiKey: values['api-key'] ?? profile.apiKey,
+    network,
+    assets,
+    ...extra,
+  };
   if (pays) {
     options.wallet =
       values['wallet-key'] !== undefined || values.keystore !== undefined
@@ -91,7 +115,8 @@ async function devClient(values: ClientValues, profile: DevProfile, pays: boolea
 }
 
 async function walletFrom(values: ClientValues, env: Env): Promise<SkillMarketOptions['wallet']> {
-  if (values['wallet-key'] !== undefined && values.keystore !== undefined) throw new UsageError('give either --wallet-key or --keystore, not both');
+  if (values['wallet-key'] !== undefined && values.keystore !== undefined)
+    throw new UsageError('give either --wallet-key or --keystore, not both');
   if (values.keystore !== undefined) {
     return loadSpendingWallet({ keystorePath: values.keystore, passphrase: await readPassphrase(env, { confirm: false }) });
   }
@@ -113,7 +138,8 @@ export function reportClientFailures(run: () => Promise<void>): Promise<void> {
         if (error.receipt) process.stderr.write(`${JSON.stringify({ receipt: error.receipt })}\n`);
         throw new CommandFailure(`${error.message}${charged}`);
       }
-      if (error instanceof TypeError && error.message.startsWith('SkillMarket:')) throw new CommandFailure(error.message.slice('SkillMarket: '.length));
+      if (error instanceof TypeError && error.message.startsWith('SkillMarket:'))
+        throw new CommandFailure(error.message.slice('SkillMarket: '.length));
       if (error instanceof TypeError && error.message.startsWith('call:')) throw new CommandFailure(error.message.slice('call: '.length));
       throw error;
     }

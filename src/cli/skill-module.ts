@@ -60,16 +60,22 @@ export async function loadSkillModule(file: string, cwd = process.cwd(), options
   }
   const fromDefault = mod.default;
   if (fromDefault !== undefined && !isSkill(fromDefault)) {
-    if (typeof fromDefault !== 'object' || fromDefault === null) throw new SkillModuleError(`the default export of ${file} must be a map of skill name to skill(...)`);
+    if (typeof fromDefault !== 'object' || fromDefault === null)
+      throw new SkillModuleError(`the default export of ${file} must be a map of skill name to skill(...)`);
     const entries = Object.entries(fromDefault);
     const notSkills = entries.filter(([, value]) => !isSkill(value)).map(([name]) => name);
     if (entries.length === 0) throw new SkillModuleError(`the default export of ${file} holds no skills`);
-    if (notSkills.length > 0) throw new SkillModuleError(`the default export of ${file} has entries that are not skills: ${notSkills.join(', ')} (define them with skill(options, handler))`);
+    if (notSkills.length > 0)
+      throw new SkillModuleError(
+        `the default export of ${file} has entries that are not skills: ${notSkills.join(', ')} (define them with skill(options, handler))`,
+      );
     return Object.fromEntries(entries) as Skills;
   }
   const named = Object.entries(mod).filter(([name, value]) => name !== 'default' && isSkill(value));
   if (named.length === 0) {
-    throw new SkillModuleError(`no skills found in ${file}: export them (export const echo = skill(...)) or export default { echo: skill(...) }`);
+    throw new SkillModuleError(
+      `no skills found in ${file}: export them (export const echo = skill(...)) or export default { echo: skill(...) }`,
+    );
   }
   return Object.fromEntries(named) as Skills;
 }

@@ -2,9 +2,7 @@ import { resolve } from 'node:path';
 import { type Env, readInteger, readPostgresUrl, read } from './env';
 
 /** Where the data lives: a PostgreSQL server, or the embedded database in a directory. */
-export type DatabaseConfig =
-  | { kind: 'postgres'; url: string; poolSize: number }
-  | { kind: 'embedded'; dataDir: string };
+export type DatabaseConfig = { kind: 'postgres'; url: string; poolSize: number } | { kind: 'embedded'; dataDir: string };
 
 export const DEFAULT_DATA_DIR = './.market/data';
 

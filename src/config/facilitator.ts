@@ -73,7 +73,8 @@ export function loadFacilitatorConfig(env: Env, cwd = process.cwd(), overrides: 
 
 function readPrivateKeys(env: Env): Hex[] {
   const raw = read(env, 'FACILITATOR_PRIVATE_KEY');
-  if (raw === undefined) throw new ConfigError('FACILITATOR_PRIVATE_KEY', 'is required: the relayer key (0x + 64 hex; comma-separated for a pool)');
+  if (raw === undefined)
+    throw new ConfigError('FACILITATOR_PRIVATE_KEY', 'is required: the relayer key (0x + 64 hex; comma-separated for a pool)');
   const entries = raw.split(',').map((s) => s.trim());
   const keys: Hex[] = [];
   const seen = new Set<string>();
@@ -105,7 +106,8 @@ function readAssets(env: Env, network: Caip2Network): Address[] {
   const known = getKnownNetwork(network)?.usdc.address;
   if (known) assets.push(known);
   for (const entry of extra) {
-    if (!ADDRESS.test(entry)) throw new ConfigError('FACILITATOR_ASSETS', `must be comma-separated token addresses (0x + 40 hex), got "${entry.slice(0, 64)}"`);
+    if (!ADDRESS.test(entry))
+      throw new ConfigError('FACILITATOR_ASSETS', `must be comma-separated token addresses (0x + 40 hex), got "${entry.slice(0, 64)}"`);
     const address = getAddress(entry.toLowerCase());
     if (!assets.includes(address)) assets.push(address);
   }

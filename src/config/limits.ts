@@ -37,7 +37,10 @@ function readRule(env: Env, name: string, fallback: string): RateRule {
 export function readTrustedProxies(env: Env): string[] {
   const raw = read(env, 'TRUSTED_PROXIES');
   if (raw === undefined) return [];
-  const list = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const list = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const ip of list) {
     if (!/^[0-9a-fA-F.:]+$/.test(ip)) throw new ConfigError('TRUSTED_PROXIES', `must list IP addresses, got "${ip}"`);
   }

@@ -72,4 +72,3 @@ export function loadRegistryConfig(env: Env, cwd = process.cwd(), overrides: Par
     ...overrides,
   };
 }
-

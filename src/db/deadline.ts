@@ -40,7 +40,11 @@ export function withDeadline<T extends Sql>(sql: T, ms: number = DATABASE_DEADLI
           }, ms);
           // Promise.prototype.then, not the query's own then: that one would start the query
           // before drizzle has chosen its result format (.values()).
-          Promise.prototype.then.call(query, () => clearTimeout(timer), () => clearTimeout(timer));
+          Promise.prototype.then.call(
+            query,
+            () => clearTimeout(timer),
+            () => clearTimeout(timer),
+          );
           return query;
         };
       }

@@ -16,9 +16,7 @@ export async function migrate(db: Database, migrations: MigrationSource[] = bund
     await tx.execute(
       sql`create table if not exists drizzle.__drizzle_migrations (id serial primary key, hash text not null, created_at bigint)`,
     );
-    const last = await tx.execute(
-      sql`select created_at from drizzle.__drizzle_migrations order by created_at desc limit 1`,
-    );
+    const last = await tx.execute(sql`select created_at from drizzle.__drizzle_migrations order by created_at desc limit 1`);
     const lastApplied = Number(rows<{ created_at: string | number | null }>(last)[0]?.created_at ?? 0);
     let applied = 0;
     for (const m of migrations) {

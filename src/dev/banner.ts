@@ -6,7 +6,9 @@ import type { DevStack } from './stack';
 export function banner(stack: DevStack, cwd = process.cwd()): string {
   const skill = stack.skills.find((s) => s.name === 'word-count') ?? stack.skills[0];
   const dir = displayPath(stack.paths.root, cwd);
-  const call = skill ? `${selfCommand(cwd)} call --dev ${shellQuote(dir)} ${skill.slug} ${shellQuote(JSON.stringify(exampleInput(skill.inputSchema)))}` : '(the module has no skills)';
+  const call = skill
+    ? `${selfCommand(cwd)} call --dev ${shellQuote(dir)} ${skill.slug} ${shellQuote(JSON.stringify(exampleInput(skill.inputSchema)))}`
+    : '(the module has no skills)';
   return [
     '',
     'Skill Market is running on this machine (dev mode: test USDC on a local chain, no real money)',
@@ -28,11 +30,20 @@ export function banner(stack: DevStack, cwd = process.cwd()): string {
 /** A small input that satisfies a skill's input schema (required fields filled), or a greeting for none. */
 export function exampleInput(schema: unknown): unknown {
   const s = schema as { type?: string; properties?: Record<string, { type?: string }>; required?: string[] } | null | undefined;
-  if (!s || s.type !== 'object' || !s.properties) return { hello: 'world' };
+  if (s?.type !== 'object' || !s.properties) return { hello: 'world' };
   const sample: Record<string, unknown> = {};
   for (const name of s.required ?? []) {
     const type = s.properties[name]?.type;
-    sample[name] = type === 'integer' || type === 'number' ? 1 : type === 'boolean' ? true : type === 'array' ? [] : type === 'object' ? {} : 'paid per call in test USDC';
+    sample[name] =
+      type === 'integer' || type === 'number'
+        ? 1
+        : type === 'boolean'
+          ? true
+          : type === 'array'
+            ? []
+            : type === 'object'
+              ? {}
+              : 'paid per call in test USDC';
   }
   return sample;
 }

@@ -2,7 +2,17 @@
  * The dev chain: anvil on a loopback port with its state in the data directory, our test USDC
  * deployed at a fixed address, and the demo wallet funded.
  */
-import { createPublicClient, createWalletClient, defineChain, http, type Address, type Chain, type LocalAccount, type PublicClient, type Transport } from 'viem';
+import {
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  http,
+  type Address,
+  type Chain,
+  type LocalAccount,
+  type PublicClient,
+  type Transport,
+} from 'viem';
 import { spawnAnvil, type AnvilProcess } from '../chain/anvil';
 import { deployToken, tokenAddressOf, usdCoinAbi } from '../chain/token';
 import { devAccounts } from './accounts';
@@ -34,12 +44,18 @@ export async function startDevChain(options: { port: number; statePath: string; 
   );
   const rpcUrl = `http://127.0.0.1:${anvil.port}`;
   try {
-    const chain = defineChain({ id: DEV_CHAIN_ID, name: 'market dev', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } });
+    const chain = defineChain({
+      id: DEV_CHAIN_ID,
+      name: 'market dev',
+      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+      rpcUrls: { default: { http: [rpcUrl] } },
+    });
     const client = createPublicClient({ chain, transport: http(rpcUrl), pollingInterval: 20, cacheTime: 0 });
     const { deployer } = devAccounts();
     const { address: token } = await deployToken(client, deployer);
     const wallet = createWalletClient({ chain, transport: http(rpcUrl), account: deployer as LocalAccount });
-    const balanceOf = (address: Address) => client.readContract({ address: token, abi: usdCoinAbi, functionName: 'balanceOf', args: [address] });
+    const balanceOf = (address: Address) =>
+      client.readContract({ address: token, abi: usdCoinAbi, functionName: 'balanceOf', args: [address] });
     return {
       rpcUrl,
       anvil,

@@ -48,7 +48,9 @@ export function claimDataDir(paths: DevPaths, fresh: boolean): DirectoryLock {
     lock = lockDataDirectory(paths.root);
   } catch (error) {
     if (!(error instanceof DataDirectoryLockedError)) throw error;
-    throw new DevError(`market dev is already running on ${paths.root}${error.holder ? ` (${error.holder})` : ''}: stop it first, or pass --dir <another directory>`);
+    throw new DevError(
+      `market dev is already running on ${paths.root}${error.holder ? ` (${error.holder})` : ''}: stop it first, or pass --dir <another directory>`,
+    );
   }
   if (fresh) {
     for (const entry of readdirSync(paths.root)) if (entry !== LOCK_FILE) rmSync(join(paths.root, entry), { recursive: true, force: true });

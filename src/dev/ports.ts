@@ -19,7 +19,9 @@ export async function checkPortsFree(claims: readonly PortClaim[]): Promise<void
   }
   for (const claim of claims) {
     if (!(await isFree(claim.port))) {
-      throw new DevError(`port ${claim.port} (${claim.name}) is already in use: stop what listens there or pass ${claim.flag} <another port>`);
+      throw new DevError(
+        `port ${claim.port} (${claim.name}) is already in use: stop what listens there or pass ${claim.flag} <another port>`,
+      );
     }
   }
 }

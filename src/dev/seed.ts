@@ -31,7 +31,13 @@ export interface SeedResult {
 
 export async function seedMarketplace(
   ctx: ServiceContext,
-  people: { creator: Address; demoWallet: Address; groups: readonly string[]; creatorKey?: string | undefined; consumerKey?: string | undefined },
+  people: {
+    creator: Address;
+    demoWallet: Address;
+    groups: readonly string[];
+    creatorKey?: string | undefined;
+    consumerKey?: string | undefined;
+  },
 ): Promise<SeedResult> {
   const creator = await findOrCreateByWallet(ctx, people.creator);
   await ensureGroups(ctx, creator.id, people.creator, people.groups);
@@ -45,14 +51,25 @@ export async function seedMarketplace(
 }
 
 /** Creates the creator's groups that do not exist yet (skills may only name their own groups). */
-export async function ensureGroups(ctx: ServiceContext, creatorId: string, creatorAddress: Address, names: readonly string[]): Promise<void> {
+export async function ensureGroups(
+  ctx: ServiceContext,
+  creatorId: string,
+  creatorAddress: Address,
+  names: readonly string[],
+): Promise<void> {
   const existing = new Set((await listGroups(ctx, creatorAddress)).flatMap((g) => [g.name.toLowerCase(), g.slug.toLowerCase()]));
   for (const name of new Set(names)) {
     if (!existing.has(name.toLowerCase())) await createGroup(ctx, creatorId, { name, description: `${name} skills (made by market dev)` });
   }
 }
 
-async function keepOrMakeKey(ctx: ServiceContext, userId: string, stored: string | undefined, type: ApiKeyType, name: string): Promise<string> {
+async function keepOrMakeKey(
+  ctx: ServiceContext,
+  userId: string,
+  stored: string | undefined,
+  type: ApiKeyType,
+  name: string,
+): Promise<string> {
   if (stored) {
     const row = await findApiKey(ctx, stored);
     if (row && row.revokedAt === null && row.userId === userId && row.type === type) return stored;

@@ -61,8 +61,14 @@ export async function startSkillServer(options: SkillServerOptions): Promise<Ski
       if (child === proc && !stopping) options.onExit(`the skill server exited (${reason})`);
     });
     try {
-      await Promise.race([waitForHealth(options.url), exited.then((reason) => Promise.reject(new Error(`it exited (${reason}) while starting:\n${output.trim()}`)))]);
-      await Promise.race([options.registered(), exited.then((reason) => Promise.reject(new Error(`it exited (${reason}) while registering:\n${output.trim()}`)))]);
+      await Promise.race([
+        waitForHealth(options.url),
+        exited.then((reason) => Promise.reject(new Error(`it exited (${reason}) while starting:\n${output.trim()}`))),
+      ]);
+      await Promise.race([
+        options.registered(),
+        exited.then((reason) => Promise.reject(new Error(`it exited (${reason}) while registering:\n${output.trim()}`))),
+      ]);
     } catch (error) {
       if (child === proc) child = undefined;
       kill(proc, 'SIGKILL');

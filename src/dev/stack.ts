@@ -91,7 +91,12 @@ export async function startDev(options: DevOptions): Promise<DevStack> {
   const stopAll = async () => {
     stopping = true;
     // Children and servers together; each part bounds its own wait.
-    await Promise.allSettled(stops.splice(0).reverse().map((stop) => stop()));
+    await Promise.allSettled(
+      stops
+        .splice(0)
+        .reverse()
+        .map((stop) => stop()),
+    );
     lock.release();
   };
 
@@ -113,7 +118,11 @@ export async function startDev(options: DevOptions): Promise<DevStack> {
     // The chain and the database are independent: start them together.
     const [chain, registry] = await Promise.all([
       step(`local chain on 127.0.0.1:${p.chain} (anvil, chain ${DEV_NETWORK})`, () =>
-        startDevChain({ port: p.chain, statePath: paths.chainState, onExit: (reason) => fatal(`the local chain (anvil) exited (${reason})`) }),
+        startDevChain({
+          port: p.chain,
+          statePath: paths.chainState,
+          onExit: (reason) => fatal(`the local chain (anvil) exited (${reason})`),
+        }),
       ).then((c) => (stops.push(() => c.anvil.stop()), c)),
       // The registry waits for nothing on chain: the token's address is known in advance.
       step(`marketplace on the embedded database${firstStart ? ' (first start: creating it)' : ''}`, () =>
@@ -122,7 +131,9 @@ export async function startDev(options: DevOptions): Promise<DevStack> {
     ]);
 
     const balance = await step('test USDC deployed, demo wallet funded', () => fundDemoWallet(chain, demo.address));
-    const facilitatorUrl = await step('facilitator (relayer: a local chain account)', () => startDevFacilitator(registry, chain, p.facilitator, logger, stops));
+    const facilitatorUrl = await step('facilitator (relayer: a local chain account)', () =>
+      startDevFacilitator(registry, chain, p.facilitator, logger, stops),
+    );
 
     const ctx = { db: registry.database.db, clock: { now: () => new Date() }, config, logger };
     let groups = await skillGroups(module, false);
@@ -142,8 +153,18 @@ export async function startDev(options: DevOptions): Promise<DevStack> {
         module,
         url: skillServerUrl,
         args: () => [
-          '--port', String(p.skills), '--host', '127.0.0.1', '--endpoint', skillServerUrl, '--facilitator', facilitatorUrl,
-          '--network', DEV_NETWORK, '--asset', chain.token,
+          '--port',
+          String(p.skills),
+          '--host',
+          '127.0.0.1',
+          '--endpoint',
+          skillServerUrl,
+          '--facilitator',
+          facilitatorUrl,
+          '--network',
+          DEV_NETWORK,
+          '--asset',
+          chain.token,
           ...(groups.ungrouped ? ['--groups', FALLBACK_GROUP] : []),
         ],
         env: {
@@ -173,7 +194,14 @@ export async function startDev(options: DevOptions): Promise<DevStack> {
     );
     stops.push(() => skillServer.stop());
 
-    const profile: DevProfile = { apiUrl: registry.url, apiKey: seeded.consumerKey, network: DEV_NETWORK, asset: chain.token, keystore: paths.keystore, passphrase: secrets.passphrase };
+    const profile: DevProfile = {
+      apiUrl: registry.url,
+      apiKey: seeded.consumerKey,
+      network: DEV_NETWORK,
+      asset: chain.token,
+      keystore: paths.keystore,
+      passphrase: secrets.passphrase,
+    };
     writePrivateJson(paths.profile, profile);
     const skills = (await listed()).filter((s) => groups.skills.includes(s.name));
     options.say(`  ready in ${((performance.now() - started) / 1000).toFixed(1)} s`);
@@ -199,25 +227,35 @@ export async function startDev(options: DevOptions): Promise<DevStack> {
 function devRegistryConfig(paths: DevPaths, port: number, chainPort: number, jwtSecret: string) {
   const url = `http://127.0.0.1:${port}`;
   // Built from our own values only: DATABASE_URL or MARKET_NETWORK in the shell must not leak in.
-  return loadRegistryConfig({
-    NODE_ENV: 'development',
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    PUBLIC_URL: url,
-    MARKET_DATA_DIR: paths.database,
-    LOG_LEVEL: 'warn',
-    AUTH_JWT_SECRET: jwtSecret,
-    SIWE_CHAIN_ID: String(DEV_NETWORK.split(':')[1]),
-    MARKET_ALLOW_HTTP_ENDPOINTS: 'true',
-    MARKET_NETWORK: DEV_NETWORK,
-    MARKET_USDC_ADDRESS: devTokenAddress(),
-    MARKET_RPC_URL: `http://127.0.0.1:${chainPort}`,
-    MARKET_BALANCE_CACHE_MS: '0',
-  }, process.cwd(), { devTools: true }); // the pages offer the demo wallet
+  return loadRegistryConfig(
+    {
+      NODE_ENV: 'development',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      PUBLIC_URL: url,
+      MARKET_DATA_DIR: paths.database,
+      LOG_LEVEL: 'warn',
+      AUTH_JWT_SECRET: jwtSecret,
+      SIWE_CHAIN_ID: String(DEV_NETWORK.split(':')[1]),
+      MARKET_ALLOW_HTTP_ENDPOINTS: 'true',
+      MARKET_NETWORK: DEV_NETWORK,
+      MARKET_USDC_ADDRESS: devTokenAddress(),
+      MARKET_RPC_URL: `http://127.0.0.1:${chainPort}`,
+      MARKET_BALANCE_CACHE_MS: '0',
+    },
+    process.cwd(),
+    { devTools: true },
+  ); // the pages offer the demo wallet
 }
 
 /** The facilitator on the registry's database, in this process, on its own port. */
-async function startDevFacilitator(registry: RunningRegistry, chain: DevChain, port: number, logger: Logger, stops: (() => Promise<void>)[]): Promise<string> {
+async function startDevFacilitator(
+  registry: RunningRegistry,
+  chain: DevChain,
+  port: number,
+  logger: Logger,
+  stops: (() => Promise<void>)[],
+): Promise<string> {
   const facilitator = createFacilitator({
     database: registry.database,
     logger,
@@ -245,7 +283,11 @@ async function skillGroups(module: string, fresh: boolean): Promise<{ skills: st
   const skills = await loadSkillModule(module, process.cwd(), { fresh });
   const entries = Object.entries(skills);
   const ungrouped = entries.some(([, s]) => s.groups.length === 0);
-  return { skills: entries.map(([name]) => name), names: [...entries.flatMap(([, s]) => s.groups), ...(ungrouped ? [FALLBACK_GROUP] : [])], ungrouped };
+  return {
+    skills: entries.map(([name]) => name),
+    names: [...entries.flatMap(([, s]) => s.groups), ...(ungrouped ? [FALLBACK_GROUP] : [])],
+    ungrouped,
+  };
 }
 
 async function listSkills(registryUrl: string, creator: Address): Promise<DevStack['skills']> {

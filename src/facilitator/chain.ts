@@ -1,11 +1,4 @@
-import {
-  BaseError,
-  encodeFunctionData,
-  parseAbi,
-  type Address,
-  type Hex,
-  type PublicClient,
-} from 'viem';
+import { BaseError, encodeFunctionData, parseAbi, type Address, type Hex, type PublicClient } from 'viem';
 import { splitSignature, type AuthorizationTypedData } from '../../sdk/x402/index';
 import { REASONS } from './reasons';
 import type { PaymentRequest } from './request';

@@ -18,7 +18,9 @@ import { systemClock, type Clock, type PaymentReceipt, type SettlementStatus, ty
 
 /** What the facilitator needs from its configuration; the rest of FacilitatorConfig has defaults. */
 export type FacilitatorSettings = Pick<FacilitatorConfig, 'network' | 'rpcUrl' | 'relayerPrivateKeys' | 'assets'> &
-  Partial<Pick<FacilitatorConfig, 'receiptTimeoutMs' | 'pollIntervalMs' | 'reconcileIntervalMs' | 'bodyLimitBytes' | 'logLevel' | 'apiKeys'>>;
+  Partial<
+    Pick<FacilitatorConfig, 'receiptTimeoutMs' | 'pollIntervalMs' | 'reconcileIntervalMs' | 'bodyLimitBytes' | 'logLevel' | 'apiKeys'>
+  >;
 
 export interface FacilitatorDeps {
   database: DatabaseHandle;

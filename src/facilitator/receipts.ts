@@ -17,7 +17,12 @@ import type { Outcome } from './store';
  * time. The first look is immediate and early retries come quickly (5 ms, doubling up to
  * `pollMs`): fast chains often mine within milliseconds. RPC failures count as "not seen yet".
  */
-export async function waitForReceipt(client: PublicClient, hash: Hex, timeoutMs: number, pollMs: number): Promise<TransactionReceipt | undefined> {
+export async function waitForReceipt(
+  client: PublicClient,
+  hash: Hex,
+  timeoutMs: number,
+  pollMs: number,
+): Promise<TransactionReceipt | undefined> {
   const deadline = performance.now() + timeoutMs;
   for (let delay = Math.min(5, pollMs); ; delay = Math.min(delay * 2, pollMs)) {
     const receipt = await findReceipt(client, hash).catch(() => undefined);
@@ -61,7 +66,12 @@ export interface ExpectedTransfer {
 export function outcomeOf(receipt: TransactionReceipt, expected: ExpectedTransfer): Outcome {
   const blockNumber = Number(receipt.blockNumber);
   if (receipt.status !== 'success') {
-    return { status: 'reverted', blockNumber, error: 'The transaction reverted', authorization: { state: 'failed', reason: REASONS.transactionFailed } };
+    return {
+      status: 'reverted',
+      blockNumber,
+      error: 'The transaction reverted',
+      authorization: { state: 'failed', reason: REASONS.transactionFailed },
+    };
   }
   const transfers = parseEventLogs({ abi: eip3009Abi, eventName: 'Transfer', logs: receipt.logs });
   const paid = transfers.some(

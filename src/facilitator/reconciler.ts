@@ -59,14 +59,23 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
     const hash = row.txHash as Hex;
     const receipt = await findReceipt(client, hash);
     if (receipt) {
-      return outcomeOf(receipt, { asset: row.asset as Address, from: row.payer as Address, to: row.payee as Address, value: BigInt(row.amount) });
+      return outcomeOf(receipt, {
+        asset: row.asset as Address,
+        from: row.payer as Address,
+        to: row.payee as Address,
+        value: BigInt(row.amount),
+      });
     }
     if (await isKnownTransaction(client, hash)) return undefined; // still waiting in a mempool
     if (BigInt(now) <= BigInt(row.validBefore) + BigInt(grace)) return undefined; // may still be mined
     const used = await chain.authorizationUsed(row.asset as Address, row.payer as Address, row.nonce as Hex);
     return used
       ? { status: 'dropped', error: 'Never mined; another transaction used the authorization', authorization: { state: 'settled' } }
-      : { status: 'dropped', error: 'Never mined before the authorization expired', authorization: { state: 'failed', reason: REASONS.transactionDropped } };
+      : {
+          status: 'dropped',
+          error: 'Never mined before the authorization expired',
+          authorization: { state: 'failed', reason: REASONS.transactionDropped },
+        };
   }
 
   async function pass(): Promise<ReconcileReport> {

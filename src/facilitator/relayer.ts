@@ -170,7 +170,8 @@ function isTransportError(error: unknown): boolean {
   if (!(error instanceof BaseError)) return true; // not a node answer (e.g. fetch failed): assume the worst
   return (
     error.walk(
-      (e) => e instanceof HttpRequestError || e instanceof TimeoutError || e instanceof SocketClosedError || e instanceof WebSocketRequestError,
+      (e) =>
+        e instanceof HttpRequestError || e instanceof TimeoutError || e instanceof SocketClosedError || e instanceof WebSocketRequestError,
     ) !== null
   );
 }

@@ -57,7 +57,12 @@ export function parseFacilitatorRequest(body: unknown): ParsedRequest {
     throw new FacilitatorRequestError('Malformed request: x402Version differs from paymentPayload.x402Version');
   }
   const echoed = typeof paymentPayload.network === 'string' ? paymentPayload.network : networkOf(paymentPayload.accepted);
-  const invalid = (reason: string, error: X402Error): ParsedRequest => ({ type: 'invalid', reason, message: error.message, network: echoed });
+  const invalid = (reason: string, error: X402Error): ParsedRequest => ({
+    type: 'invalid',
+    reason,
+    message: error.message,
+    network: echoed,
+  });
 
   let payment: DecodedPayment;
   try {
@@ -78,7 +83,13 @@ export function parseFacilitatorRequest(body: unknown): ParsedRequest {
   const network = payment.x402Version === 1 ? (payment.original as { network: string }).network : payment.network;
   return {
     type: 'request',
-    request: { x402Version: payment.x402Version, payment, requirements, network, payer: getAddress(payment.authorization.from.toLowerCase()) },
+    request: {
+      x402Version: payment.x402Version,
+      payment,
+      requirements,
+      network,
+      payer: getAddress(payment.authorization.from.toLowerCase()),
+    },
   };
 }
 

@@ -45,23 +45,25 @@ export function facilitatorRoutes(service: FacilitatorService, logger: Logger, p
     const hash = digest(presented);
     if (!allowed.some((key) => timingSafeEqual(key, hash))) throw new AppError('UNAUTHORIZED', 'Invalid token');
   };
-  return new Elysia({ prefix })
-    .get('/supported', () => service.supported())
-    .post('/verify', ({ body }) => guarded(() => service.verify(body)), { beforeHandle: requireKey })
-    .post('/settle', ({ body }) => guarded(() => service.settle(body)), { beforeHandle: requireKey })
-    .get('/receipts/:tx', async ({ params }) => {
-      if (!TX_HASH.test(params.tx)) throw new AppError('VALIDATION', 'Invalid request: tx must be a transaction hash (0x + 64 hex)');
-      const receipt = await service.receipt(params.tx);
-      if (!receipt) throw new AppError('NOT_FOUND', 'No settlement with this transaction hash');
-      return receipt;
-    })
-    // The outcome of one authorization, for a resource server that lost the answer of /settle.
-    .get('/settlements/:network/:asset/:payer/:nonce', async ({ params }) => {
-      const key = settlementKey(params);
-      const status = await guarded(() => service.settlement(key));
-      if (!status) throw new AppError('NOT_FOUND', 'This facilitator never accepted this authorization');
-      return status;
-    });
+  return (
+    new Elysia({ prefix })
+      .get('/supported', () => service.supported())
+      .post('/verify', ({ body }) => guarded(() => service.verify(body)), { beforeHandle: requireKey })
+      .post('/settle', ({ body }) => guarded(() => service.settle(body)), { beforeHandle: requireKey })
+      .get('/receipts/:tx', async ({ params }) => {
+        if (!TX_HASH.test(params.tx)) throw new AppError('VALIDATION', 'Invalid request: tx must be a transaction hash (0x + 64 hex)');
+        const receipt = await service.receipt(params.tx);
+        if (!receipt) throw new AppError('NOT_FOUND', 'No settlement with this transaction hash');
+        return receipt;
+      })
+      // The outcome of one authorization, for a resource server that lost the answer of /settle.
+      .get('/settlements/:network/:asset/:payer/:nonce', async ({ params }) => {
+        const key = settlementKey(params);
+        const status = await guarded(() => service.settlement(key));
+        if (!status) throw new AppError('NOT_FOUND', 'This facilitator never accepted this authorization');
+        return status;
+      })
+  );
 }
 
 /** The single-use key named by a settlements path, normalized as the ledger stores it. */
@@ -72,7 +74,8 @@ function settlementKey(params: { network: string; asset: string; payer: string; 
   } catch {
     throw new AppError('VALIDATION', 'Invalid request: network must be a CAIP-2 id such as eip155:8453');
   }
-  if (!ADDRESS.test(params.asset) || !ADDRESS.test(params.payer)) throw new AppError('VALIDATION', 'Invalid request: asset and payer must be addresses (0x + 40 hex)');
+  if (!ADDRESS.test(params.asset) || !ADDRESS.test(params.payer))
+    throw new AppError('VALIDATION', 'Invalid request: asset and payer must be addresses (0x + 40 hex)');
   if (!TX_HASH.test(params.nonce)) throw new AppError('VALIDATION', 'Invalid request: nonce must be 0x + 64 hex');
   return {
     network,

@@ -134,7 +134,12 @@ export function createFacilitatorService(deps: FacilitatorServiceDeps): Facilita
       const row = await store.authorization(key);
       if (!row) return undefined;
       const status = STATUS_OF_STATE[row.state];
-      const answer: SettlementStatus = { status, network: row.network, payer: row.payer as Address, transaction: (row.txHash ?? '') as SettlementStatus['transaction'] };
+      const answer: SettlementStatus = {
+        status,
+        network: row.network,
+        payer: row.payer as Address,
+        transaction: (row.txHash ?? '') as SettlementStatus['transaction'],
+      };
       if (status === 'failed' && row.reason) answer.reason = row.reason;
       return answer;
     },

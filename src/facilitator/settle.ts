@@ -29,8 +29,18 @@ export interface SettleContext {
 /** Sends after a nonce or fee race are retried with a fresh nonce this many times. */
 const MAX_SEND_ATTEMPTS = 3;
 
-export function settleFailure(request: Pick<PaymentRequest, 'network'> & { payer?: PaymentRequest['payer'] }, rejection: Rejection, transaction = ''): SettleResponse {
-  const response: SettleResponse = { success: false, errorReason: rejection.reason, errorMessage: rejection.message, transaction, network: request.network };
+export function settleFailure(
+  request: Pick<PaymentRequest, 'network'> & { payer?: PaymentRequest['payer'] },
+  rejection: Rejection,
+  transaction = '',
+): SettleResponse {
+  const response: SettleResponse = {
+    success: false,
+    errorReason: rejection.reason,
+    errorMessage: rejection.message,
+    transaction,
+    network: request.network,
+  };
   if (request.payer !== undefined) response.payer = request.payer;
   return response;
 }

@@ -61,7 +61,8 @@ export function checkTerms(request: PaymentRequest, ctx: TermsContext): Rejectio
   if (BigInt(a.validAfter) > BigInt(ctx.now)) {
     return reject(REASONS.validAfter, `The authorization is valid only after ${a.validAfter} (now ${ctx.now})`);
   }
-  if (BigInt(a.value) !== BigInt(r.amount)) return reject(REASONS.valueMismatch, `The authorization moves ${a.value}, the price is ${r.amount}`);
+  if (BigInt(a.value) !== BigInt(r.amount))
+    return reject(REASONS.valueMismatch, `The authorization moves ${a.value}, the price is ${r.amount}`);
   return undefined;
 }
 

@@ -16,7 +16,7 @@ const SECRET_KEY = /(authorization|cookie|password|passphrase|secret|token|priva
 
 export type LogSink = (line: string) => void;
 
-const stdoutSink: LogSink = (line) => process.stdout.write(line + '\n');
+const stdoutSink: LogSink = (line) => process.stdout.write(`${line}\n`);
 
 export function createLogger(level: LogLevel, sink: LogSink = stdoutSink, base: Record<string, unknown> = {}): Logger {
   const threshold = RANK[level];

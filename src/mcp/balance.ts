@@ -11,7 +11,10 @@ const erc20 = parseAbi(['function balanceOf(address account) view returns (uint2
 
 export type BalanceResult = { ok: true; atomic: bigint; asset: Address; network: string } | { ok: false; error: string; network: string };
 
-export async function readBalance(owner: Address, settings: { network: string | undefined; assets: string[]; rpcUrl: string | undefined }): Promise<BalanceResult> {
+export async function readBalance(
+  owner: Address,
+  settings: { network: string | undefined; assets: string[]; rpcUrl: string | undefined },
+): Promise<BalanceResult> {
   const network = normalizeNetwork(settings.network ?? DEFAULT_NETWORK);
   const asset = settings.assets[0] ?? getKnownNetwork(network)?.usdc.address;
   const rpcUrl = settings.rpcUrl ?? PUBLIC_RPC_URLS[network];

@@ -76,7 +76,8 @@ export async function readMcpConfig(
   prompt?: () => Promise<string>,
 ): Promise<McpConfig> {
   const apiUrl = flags['api-url'] ?? read(env, 'MARKET_API_URL') ?? stored.apiUrl ?? DEFAULT_API_URL;
-  if (!URL.canParse(apiUrl) || !/^https?:$/.test(new URL(apiUrl).protocol)) throw new ConfigError('MARKET_API_URL', `must be the registry http(s) URL, got "${apiUrl.slice(0, 80)}"`);
+  if (!URL.canParse(apiUrl) || !/^https?:$/.test(new URL(apiUrl).protocol))
+    throw new ConfigError('MARKET_API_URL', `must be the registry http(s) URL, got "${apiUrl.slice(0, 80)}"`);
   const limits: Limits = {
     maxPrice: amount(flags['max-price'] ?? read(env, 'MARKET_MCP_MAX_PRICE') ?? DEFAULT_LIMITS.maxPrice, 'MARKET_MCP_MAX_PRICE'),
     budget: amount(flags.budget ?? read(env, 'MARKET_MCP_BUDGET') ?? DEFAULT_LIMITS.budget, 'MARKET_MCP_BUDGET'),
@@ -101,10 +102,15 @@ export async function readMcpConfig(
 async function walletSource(flags: McpFlags, env: Env, prompt: (() => Promise<string>) | undefined): Promise<WalletSource> {
   const keystore = flags.keystore ?? read(env, 'MARKET_KEYSTORE');
   const rawKey = read(env, 'MARKET_MCP_PRIVATE_KEY');
-  if (keystore !== undefined && rawKey !== undefined) throw new ConfigError('MARKET_MCP_PRIVATE_KEY', 'is set together with a keystore: keep one wallet source');
+  if (keystore !== undefined && rawKey !== undefined)
+    throw new ConfigError('MARKET_MCP_PRIVATE_KEY', 'is set together with a keystore: keep one wallet source');
   if (keystore !== undefined) return { type: 'keystore', path: resolve(keystore), passphrase: await passphrase(env, prompt) };
   if (rawKey !== undefined) return { type: 'raw-key', key: rawKey };
-  return { type: 'none', reason: 'no wallet configured: set MARKET_KEYSTORE (a keystore from `market wallet new`) and MARKET_KEYSTORE_PASSPHRASE or MARKET_KEYSTORE_PASSPHRASE_FILE' };
+  return {
+    type: 'none',
+    reason:
+      'no wallet configured: set MARKET_KEYSTORE (a keystore from `market wallet new`) and MARKET_KEYSTORE_PASSPHRASE or MARKET_KEYSTORE_PASSPHRASE_FILE',
+  };
 }
 
 /** stdio MCP has no terminal to prompt on, so the passphrase comes from a variable or a file. */
@@ -113,7 +119,11 @@ async function passphrase(env: Env, prompt: (() => Promise<string>) | undefined)
   if (direct !== undefined && direct !== '') return direct;
   const file = read(env, 'MARKET_KEYSTORE_PASSPHRASE_FILE');
   if (file === undefined && prompt) return prompt();
-  if (file === undefined) throw new ConfigError('MARKET_KEYSTORE_PASSPHRASE', 'is required to open the keystore (or MARKET_KEYSTORE_PASSPHRASE_FILE naming a file that holds it)');
+  if (file === undefined)
+    throw new ConfigError(
+      'MARKET_KEYSTORE_PASSPHRASE',
+      'is required to open the keystore (or MARKET_KEYSTORE_PASSPHRASE_FILE naming a file that holds it)',
+    );
   const text = await Bun.file(file)
     .text()
     .catch((error: Error) => {
@@ -125,10 +135,16 @@ async function passphrase(env: Env, prompt: (() => Promise<string>) | undefined)
 
 function httpSettings(flags: McpFlags, env: Env): McpConfig['http'] {
   const host = flags.host ?? readHost(env, 'MARKET_MCP_HOST', '127.0.0.1');
-  const port = flags.port === undefined ? readPort(env, 'MARKET_MCP_PORT', DEFAULT_MCP_PORT) : readPort({ PORT: flags.port }, 'PORT', DEFAULT_MCP_PORT);
+  const port =
+    flags.port === undefined
+      ? readPort(env, 'MARKET_MCP_PORT', DEFAULT_MCP_PORT)
+      : readPort({ PORT: flags.port }, 'PORT', DEFAULT_MCP_PORT);
   const token = read(env, 'MARKET_MCP_TOKEN');
   if (!isLoopback(host) && (token === undefined || token.length < 24)) {
-    throw new ConfigError('MARKET_MCP_TOKEN', `is required (24+ characters) to serve MCP on ${host}: anyone reaching the port could spend the wallet`);
+    throw new ConfigError(
+      'MARKET_MCP_TOKEN',
+      `is required (24+ characters) to serve MCP on ${host}: anyone reaching the port could spend the wallet`,
+    );
   }
   if (token !== undefined && token.length < 24) throw new ConfigError('MARKET_MCP_TOKEN', 'must be at least 24 characters');
   return { host, port, token };
@@ -156,6 +172,9 @@ function period(value: string): BudgetPeriod {
 }
 
 function allowList(items: string[] | undefined): ReadonlySet<string> | undefined {
-  const entries = (items ?? []).flatMap((i) => i.split(',')).map((i) => i.trim().toLowerCase()).filter(Boolean);
+  const entries = (items ?? [])
+    .flatMap((i) => i.split(','))
+    .map((i) => i.trim().toLowerCase())
+    .filter(Boolean);
   return entries.length === 0 ? undefined : new Set(entries);
 }

@@ -56,7 +56,10 @@ export interface BudgetSnapshot {
 
 /** The budget refused a call; nothing was reserved. */
 export class BudgetRefusal extends Error {
-  constructor(readonly snapshot: BudgetSnapshot, readonly amount: bigint) {
+  constructor(
+    readonly snapshot: BudgetSnapshot,
+    readonly amount: bigint,
+  ) {
     super('budget exceeded');
     this.name = 'BudgetRefusal';
   }
@@ -123,7 +126,15 @@ export class PersistentBudget {
     const reserved = state.reservations.reduce((sum, r) => sum + BigInt(r.amount), 0n);
     const remaining = this.budget - spent - reserved;
     const periodStart = new Date(state.periodStart);
-    return { period: this.period, periodStart, periodEnd: periodEnd(periodStart, this.period), budget: this.budget, spent, reserved, remaining: remaining > 0n ? remaining : 0n };
+    return {
+      period: this.period,
+      periodStart,
+      periodEnd: periodEnd(periodStart, this.period),
+      budget: this.budget,
+      spent,
+      reserved,
+      remaining: remaining > 0n ? remaining : 0n,
+    };
   }
 
   /** Runs `step` on the current state under both locks; writes the state back when it asks to. */
@@ -167,7 +178,17 @@ export class PersistentBudget {
   private async load(): Promise<{ state: LedgerFile; raw: string | undefined }> {
     const file = Bun.file(this.file);
     if (!(await file.exists())) {
-      return { state: { version: 1, period: this.period, periodStart: periodStart(this.now(), this.period).toISOString(), spent: '0', reservations: [], calls: [] }, raw: undefined };
+      return {
+        state: {
+          version: 1,
+          period: this.period,
+          periodStart: periodStart(this.now(), this.period).toISOString(),
+          spent: '0',
+          reservations: [],
+          calls: [],
+        },
+        raw: undefined,
+      };
     }
     const raw = await file.text();
     let parsed: LedgerFile;
@@ -203,10 +224,14 @@ export class PersistentBudget {
         return () => rm(this.lockFile, { force: true });
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-        const age = await stat(this.lockFile).then((s) => Date.now() - s.mtimeMs, () => 0);
+        const age = await stat(this.lockFile).then(
+          (s) => Date.now() - s.mtimeMs,
+          () => 0,
+        );
         // A lock is held for milliseconds; one this old was left by a process that died holding it.
         if (age > LOCK_STALE_MS) await rm(this.lockFile, { force: true });
-        else if (Date.now() > deadline) throw new Error(`${this.lockFile} stayed locked for ${LOCK_WAIT_MS / 1000} s; another market mcp may be stuck`);
+        else if (Date.now() > deadline)
+          throw new Error(`${this.lockFile} stayed locked for ${LOCK_WAIT_MS / 1000} s; another market mcp may be stuck`);
         else await Bun.sleep(5);
       }
     }
@@ -224,7 +249,9 @@ function alive(pid: number): boolean {
 
 /** Periods are calendar units in UTC (weeks start on Monday). */
 export function periodStart(at: Date, period: BudgetPeriod): Date {
-  const d = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), period === 'month' ? 1 : at.getUTCDate(), period === 'hour' ? at.getUTCHours() : 0));
+  const d = new Date(
+    Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), period === 'month' ? 1 : at.getUTCDate(), period === 'hour' ? at.getUTCHours() : 0),
+  );
   if (period === 'week') d.setUTCDate(d.getUTCDate() - ((d.getUTCDay() + 6) % 7));
   return d;
 }

@@ -48,7 +48,10 @@ export class Payments {
 
   async call(slug: string, input: unknown): Promise<PaidResult> {
     if (!this.market.address) {
-      throw new ToolFailure('wallet_required', `This server runs in discovery-only mode (${this.noWallet ?? 'no wallet'}). Searching and reading skills works; to call paid skills, give market mcp a wallet and restart it.`);
+      throw new ToolFailure(
+        'wallet_required',
+        `This server runs in discovery-only mode (${this.noWallet ?? 'no wallet'}). Searching and reading skills works; to call paid skills, give market mcp a wallet and restart it.`,
+      );
     }
     const skill = await this.market.info(slug);
     this.checkLimits(skill, input);
@@ -77,7 +80,12 @@ export class Payments {
       if (spent) spent.error = (error as Error).message;
       await this.budget.settle(reservation, spent);
       if (error instanceof MarketError) {
-        const money = charged === 'no' ? 'Nothing was paid.' : charged === 'yes' ? 'The payment went through.' : 'The payment may have gone through; it counts against the budget.';
+        const money =
+          charged === 'no'
+            ? 'Nothing was paid.'
+            : charged === 'yes'
+              ? 'The payment went through.'
+              : 'The payment may have gone through; it counts against the budget.';
         throw new ToolFailure(error.code, `${error.message}. ${money}`, { charged, ...(receipt ? { receipt: short(receipt) } : {}) });
       }
       throw error;
@@ -114,13 +122,38 @@ export class Payments {
 }
 
 function short(receipt: PaymentReceipt): NonNullable<PaidResult['receipt']> {
-  return { transaction: receipt.transaction, amount: receipt.amount, price: receipt.price, network: receipt.network, payTo: receipt.payTo, payer: receipt.payer };
+  return {
+    transaction: receipt.transaction,
+    amount: receipt.amount,
+    price: receipt.price,
+    network: receipt.network,
+    payTo: receipt.payTo,
+    payer: receipt.payer,
+  };
 }
 
 function record(receipt: PaymentReceipt, charged: 'yes' | 'unknown'): CallRecord {
-  return { at: new Date().toISOString(), slug: receipt.slug, amount: receipt.amount, charged, transaction: receipt.transaction, network: receipt.network, payTo: receipt.payTo, payer: receipt.payer };
+  return {
+    at: new Date().toISOString(),
+    slug: receipt.slug,
+    amount: receipt.amount,
+    charged,
+    transaction: receipt.transaction,
+    network: receipt.network,
+    payTo: receipt.payTo,
+    payer: receipt.payer,
+  };
 }
 
 function blankRecord(slug: string, amount: bigint): CallRecord {
-  return { at: new Date().toISOString(), slug, amount: amount.toString(), charged: 'unknown', transaction: null, network: null, payTo: null, payer: null };
+  return {
+    at: new Date().toISOString(),
+    slug,
+    amount: amount.toString(),
+    charged: 'unknown',
+    transaction: null,
+    network: null,
+    payTo: null,
+    payer: null,
+  };
 }

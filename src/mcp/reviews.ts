@@ -16,7 +16,11 @@ export async function fetchReviews(apiUrl: string, slug: string, fetchImpl: type
   }
   if (!res.ok) throw new Error(`The registry's reviews of ${slug} failed with ${res.status}`);
   const body = (await res.json().catch(() => undefined)) as unknown;
-  const items = Array.isArray(body) ? body : Array.isArray((body as { reviews?: unknown })?.reviews) ? (body as { reviews: unknown[] }).reviews : undefined;
+  const items = Array.isArray(body)
+    ? body
+    : Array.isArray((body as { reviews?: unknown })?.reviews)
+      ? (body as { reviews: unknown[] }).reviews
+      : undefined;
   if (!items) throw new Error(`The registry answered reviews of ${slug} in a shape this version does not read`);
   return { available: true, items };
 }

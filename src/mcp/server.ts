@@ -30,6 +30,11 @@ export function createMcpServer(deps: ServerDeps): McpServer {
   const { market, budget, config } = deps;
   const server = new McpServer({ name: 'skill-market', version: VERSION }, { instructions: INSTRUCTIONS });
   registerDiscoveryTools(server, market, config.apiUrl);
-  registerPayingTools(server, { payments: new Payments(market, budget, config.limits, deps.noWallet), budget, config, noWallet: deps.noWallet });
+  registerPayingTools(server, {
+    payments: new Payments(market, budget, config.limits, deps.noWallet),
+    budget,
+    config,
+    noWallet: deps.noWallet,
+  });
   return server;
 }

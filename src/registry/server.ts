@@ -15,7 +15,11 @@ export interface RunningRegistry {
 }
 
 /** Opens the database (migrating it), builds the app and listens on the configured port. */
-export async function startRegistry(config: RegistryConfig, logger: Logger, extra: Pick<RegistryDeps, 'plugins'> = {}): Promise<RunningRegistry> {
+export async function startRegistry(
+  config: RegistryConfig,
+  logger: Logger,
+  extra: Pick<RegistryDeps, 'plugins'> = {},
+): Promise<RunningRegistry> {
   if (config.auth.jwtSecretGenerated) {
     logger.warn('AUTH_JWT_SECRET is not set: using a random secret, so sessions end when the registry restarts');
   }
@@ -32,9 +36,13 @@ export async function startRegistry(config: RegistryConfig, logger: Logger, extr
   if (!server) throw new Error('the registry did not start listening');
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${server.port}`;
   logger.info('registry listening', { url, database: database.kind });
-  const prober = config.health.enabled ? createHealthProber({ db: database.db, config: config.health, clock: systemClock, logger }) : undefined;
+  const prober = config.health.enabled
+    ? createHealthProber({ db: database.db, config: config.health, clock: systemClock, logger })
+    : undefined;
   prober?.start();
-  const verifier = config.payments.enabled ? createPaymentVerifier({ db: database.db, config: config.payments, chain: config.chain, clock: systemClock, logger }) : undefined;
+  const verifier = config.payments.enabled
+    ? createPaymentVerifier({ db: database.db, config: config.payments, chain: config.chain, clock: systemClock, logger })
+    : undefined;
   verifier?.start();
   return {
     url,

@@ -17,8 +17,12 @@ export function pageRoutes(): Record<string, typeof page> {
 /** `GET /web/config`: what the pages need to know about this registry. */
 export function webRoutes(config: RegistryConfig) {
   const body = pageConfig(config);
-  return new Elysia({ name: 'web-routes' }).get('/web/config', ({ set }) => {
-    set.headers['cache-control'] = 'no-cache';
-    return body;
-  }, { detail: { tags: ['System'], summary: 'Settings the web pages read at start (network, explorer, login options)' } });
+  return new Elysia({ name: 'web-routes' }).get(
+    '/web/config',
+    ({ set }) => {
+      set.headers['cache-control'] = 'no-cache';
+      return body;
+    },
+    { detail: { tags: ['System'], summary: 'Settings the web pages read at start (network, explorer, login options)' } },
+  );
 }

@@ -18,8 +18,10 @@ const PARAMS: Record<string, string> = {
 for (const kind of databaseKinds) {
   describe(`cross-site protection of cookie-authenticated writes on ${kind}`, () => {
     const fx = registryFixture(kind);
-    const cookieOf = (session: { token: string; refreshToken: string }) => `market_token=${session.token}; market_refresh=${session.refreshToken}`;
-    const createKeyWith = (headers: Record<string, string>) => fx.request('/auth/api-keys', jsonPost({ name: 'from a page', type: 'consumer' }, headers));
+    const cookieOf = (session: { token: string; refreshToken: string }) =>
+      `market_token=${session.token}; market_refresh=${session.refreshToken}`;
+    const createKeyWith = (headers: Record<string, string>) =>
+      fx.request('/auth/api-keys', jsonPost({ name: 'from a page', type: 'consumer' }, headers));
     const keysOf = async (token: string) => json(await fx.request('/auth/api-keys', { headers: bearer(token) }));
 
     it('refuses a cross-site write carrying a valid session cookie, and writes nothing', async () => {
@@ -81,7 +83,12 @@ for (const kind of databaseKinds) {
 
     it('leaves API clients alone: a Bearer credential or no cookie passes from any origin', async () => {
       const session = await walletSignIn(fx.request);
-      const withBearer = await createKeyWith({ ...bearer(session.token), cookie: cookieOf(session), origin: EVIL, 'sec-fetch-site': 'cross-site' });
+      const withBearer = await createKeyWith({
+        ...bearer(session.token),
+        cookie: cookieOf(session),
+        origin: EVIL,
+        'sec-fetch-site': 'cross-site',
+      });
       expect(withBearer.status).toBe(201);
       const { key } = await createKey(fx.request, session.token, 'creator');
       const group = await fx.request('/groups', jsonPost({ name: 'from-a-script' }, { ...bearer(key), origin: EVIL }));
@@ -92,7 +99,9 @@ for (const kind of databaseKinds) {
 
     it('does not concern reads: a cross-site GET with the cookie is answered', async () => {
       const session = await walletSignIn(fx.request);
-      const res = await fx.request('/creators/me', { headers: { cookie: cookieOf(session), origin: EVIL, 'sec-fetch-site': 'cross-site' } });
+      const res = await fx.request('/creators/me', {
+        headers: { cookie: cookieOf(session), origin: EVIL, 'sec-fetch-site': 'cross-site' },
+      });
       expect(res.status).toBe(200);
     });
 
@@ -118,7 +127,10 @@ for (const kind of databaseKinds) {
       const session = await walletSignIn(fx.request);
       const cookie = cookieOf(session);
       const behindProxy = (registry: ReturnType<typeof registryWith>, origin: string) =>
-        registry.request('/auth/api-keys', jsonPost({ name: 'proxied' }, { cookie, origin, host: 'market.example:8080', 'x-forwarded-proto': 'https' }));
+        registry.request(
+          '/auth/api-keys',
+          jsonPost({ name: 'proxied' }, { cookie, origin, host: 'market.example:8080', 'x-forwarded-proto': 'https' }),
+        );
       // In process the peer is 127.0.0.1: untrusted by default, trusted in the second registry.
       const direct = fx.registry;
       const proxied = registryWith(fx.database, { ...fx.config, trustedProxies: ['127.0.0.1'] }, fx.clock);
@@ -144,7 +156,16 @@ for (const kind of databaseKinds) {
 
       it('covers the routes the dashboard writes through', () => {
         const names = writes().map((r) => `${r.method} ${r.path}`);
-        for (const name of ['POST /auth/refresh', 'POST /auth/logout', 'POST /auth/api-keys', 'PATCH /creators/me', 'POST /wallet/generate', `DELETE /wallet/${PARAMS.address}`, 'POST /skills', 'POST /analytics/favorite']) {
+        for (const name of [
+          'POST /auth/refresh',
+          'POST /auth/logout',
+          'POST /auth/api-keys',
+          'PATCH /creators/me',
+          'POST /wallet/generate',
+          `DELETE /wallet/${PARAMS.address}`,
+          'POST /skills',
+          'POST /analytics/favorite',
+        ]) {
           expect(names).toContain(name);
         }
       });
@@ -155,7 +176,9 @@ for (const kind of databaseKinds) {
           const refused = await send(route, { origin: EVIL });
           const body = await json(refused);
           outcomes.push(`${route.method} ${route.path} ${refused.status} ${body.error}`);
-          expect(`${route.method} ${route.path} ${refused.status} ${body.error}`).toBe(`${route.method} ${route.path} 403 ${REFUSED.error}`);
+          expect(`${route.method} ${route.path} ${refused.status} ${body.error}`).toBe(
+            `${route.method} ${route.path} 403 ${REFUSED.error}`,
+          );
           const allowed = await send(route, sameOrigin);
           expect(`${route.method} ${route.path} ${(await json(allowed)).error}`).not.toBe(`${route.method} ${route.path} ${REFUSED.error}`);
         }

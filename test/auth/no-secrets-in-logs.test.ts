@@ -34,8 +34,8 @@ describe('logs', () => {
     const apiKey = await createKey(registry.request, provider.token);
     secrets.push(apiKey.key);
     await registry.request('/creators/me', { headers: bearer(apiKey.key) });
-    await registry.request('/creators/me?token=' + apiKey.key, { headers: { cookie: `market_token=${provider.token}` } });
-    await registry.request('/creators/me', { headers: bearer(apiKey.key + 'x') });
+    await registry.request(`/creators/me?token=${apiKey.key}`, { headers: { cookie: `market_token=${provider.token}` } });
+    await registry.request('/creators/me', { headers: bearer(`${apiKey.key}x`) });
 
     await Bun.sleep(20);
     const text = JSON.stringify(registry.logs);

@@ -8,7 +8,11 @@ for (const kind of databaseKinds) {
     const fx = registryFixture(kind);
 
     const patch = (token: string, body: unknown) =>
-      fx.request('/creators/me', { method: 'PATCH', headers: { ...bearer(token), 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      fx.request('/creators/me', {
+        method: 'PATCH',
+        headers: { ...bearer(token), 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
 
     it('lets a user edit name, avatar and bio, shown publicly by address in any case', async () => {
       const { token, wallet } = await walletSignIn(fx.request);
@@ -16,7 +20,12 @@ for (const kind of databaseKinds) {
       expect(res.status).toBe(200);
       const pub = await fx.request(`/creators/${wallet.address.toLowerCase()}`);
       expect(pub.status).toBe(200);
-      expect(await pub.json()).toMatchObject({ walletAddress: wallet.address, name: 'Ada', avatar: 'https://img.test/a.png', bio: 'Builds skills' });
+      expect(await pub.json()).toMatchObject({
+        walletAddress: wallet.address,
+        name: 'Ada',
+        avatar: 'https://img.test/a.png',
+        bio: 'Builds skills',
+      });
     });
 
     it('clears a field with null and leaves the others', async () => {

@@ -30,12 +30,23 @@ const PROTECTED: { method: string; path: string; level: 'account' | 'creator' | 
     method: 'POST',
     path: '/skills',
     level: 'creator',
-    body: { name: 's', endpoint: 'https://x.test', price: '$0.01', paymentAddress: '0x000000000000000000000000000000000000dEaD', groups: ['g'] },
+    body: {
+      name: 's',
+      endpoint: 'https://x.test',
+      price: '$0.01',
+      paymentAddress: '0x000000000000000000000000000000000000dEaD',
+      groups: ['g'],
+    },
   },
   { method: 'PATCH', path: '/skills/some-skill', level: 'creator', body: { price: '$0.02' } },
   { method: 'POST', path: '/analytics/call', level: 'creator', body: { skillId: '00000000-0000-4000-8000-000000000000' } },
   { method: 'POST', path: '/analytics/usage', level: 'consumer', body: { skillId: '00000000-0000-4000-8000-000000000000', amount: 1 } },
-  { method: 'POST', path: '/analytics/favorite', level: 'consumer', body: { skillId: '00000000-0000-4000-8000-000000000000', action: 'add' } },
+  {
+    method: 'POST',
+    path: '/analytics/favorite',
+    level: 'consumer',
+    body: { skillId: '00000000-0000-4000-8000-000000000000', action: 'add' },
+  },
   { method: 'GET', path: '/analytics/usage', level: 'consumer' },
   { method: 'GET', path: '/analytics/favorites', level: 'consumer' },
 ];
@@ -76,12 +87,13 @@ for (const kind of databaseKinds) {
         ['no credential', () => ({}), 401, 'Authentication required'],
         ['a garbage token', () => bearer('garbage'), 401, 'Invalid token'],
         ['a malformed Authorization header', () => ({ authorization: 'Basic dXNlcjpwYXNz' }), 401, 'Invalid token'],
-        ['an unknown API key', () => bearer('sk_' + 'A'.repeat(43)), 401, 'Invalid token'],
+        ['an unknown API key', () => bearer(`sk_${'A'.repeat(43)}`), 401, 'Invalid token'],
         ['an expired token', () => bearer(credentials.expired!), 401, 'Invalid token'],
         ['a garbage cookie', () => ({ cookie: 'market_token=abc.def.ghi', ...sameOrigin }), 401, 'Invalid token'],
         ['a revoked key', () => bearer(credentials.revoked!), 403, 'API key revoked'],
       ];
-      if (route.level === 'creator') cases.push(['a consumer key', () => bearer(credentials.consumer!), 403, 'A creator API key (sk_) is required']);
+      if (route.level === 'creator')
+        cases.push(['a consumer key', () => bearer(credentials.consumer!), 403, 'A creator API key (sk_) is required']);
       if (route.level === 'account') cases.push(['a consumer key', () => bearer(credentials.consumer!), 403, '']);
       if (route.level === 'account') cases.push(['a creator key', () => bearer(credentials.creator!), 403, '']);
       for (const [what, headers, status, error] of cases) {

@@ -30,8 +30,20 @@ for (const kind of databaseKinds) {
       expect(body.creator.walletAddress).toBe(wallet.address);
       const cookies = parseSetCookies(res);
       expect(cookies.market_token?.value).toBe(body.token);
-      expect(cookies.market_token?.attributes).toMatchObject({ 'max-age': '3600', httponly: true, secure: true, samesite: 'Lax', path: '/' });
-      expect(cookies.market_refresh?.attributes).toMatchObject({ 'max-age': '604800', httponly: true, secure: true, samesite: 'Lax', path: '/' });
+      expect(cookies.market_token?.attributes).toMatchObject({
+        'max-age': '3600',
+        httponly: true,
+        secure: true,
+        samesite: 'Lax',
+        path: '/',
+      });
+      expect(cookies.market_refresh?.attributes).toMatchObject({
+        'max-age': '604800',
+        httponly: true,
+        secure: true,
+        samesite: 'Lax',
+        path: '/',
+      });
       expect(cookies.market_refresh?.value).toBe(body.refreshToken);
       const me = await registry.request('/creators/me', { headers: { cookie: `market_token=${body.token}` } });
       expect(((await me.json()) as any).walletAddress).toBe(wallet.address);
@@ -47,8 +59,14 @@ for (const kind of databaseKinds) {
 
     it('uses a configurable cookie prefix', async () => {
       const keys = await providerKeys();
-      const custom = registryWith(database, { ...authTestConfig(keys.publicKeyPem), auth: { ...authTestConfig(keys.publicKeyPem).auth, cookiePrefix: 'acme' } });
-      const res = await custom.request('/auth/privy', { method: 'POST', headers: bearer(await providerToken(keys.privateKey, { wallet: newWallet().address })) });
+      const custom = registryWith(database, {
+        ...authTestConfig(keys.publicKeyPem),
+        auth: { ...authTestConfig(keys.publicKeyPem).auth, cookiePrefix: 'acme' },
+      });
+      const res = await custom.request('/auth/privy', {
+        method: 'POST',
+        headers: bearer(await providerToken(keys.privateKey, { wallet: newWallet().address })),
+      });
       expect(Object.keys(parseSetCookies(res)).sort()).toEqual(['acme_refresh', 'acme_token']);
     });
 
@@ -75,7 +93,11 @@ for (const kind of databaseKinds) {
             .setExpirationTime('1h')
             .sign(new TextEncoder().encode('x'.repeat(32))),
       ],
-      ['unsigned (alg none)', async () => `${b64({ alg: 'none', typ: 'JWT' })}.${b64({ sub: 'did:privy:x', iss: 'privy.io', aud: PROVIDER_APP_ID, exp: 9999999999, iat: 1 })}.`],
+      [
+        'unsigned (alg none)',
+        async () =>
+          `${b64({ alg: 'none', typ: 'JWT' })}.${b64({ sub: 'did:privy:x', iss: 'privy.io', aud: PROVIDER_APP_ID, exp: 9999999999, iat: 1 })}.`,
+      ],
       ['garbage', async () => 'not-a-jwt'],
     ];
     for (const [name, make] of rejected) {

@@ -21,7 +21,10 @@ for (const kind of databaseKinds) {
       return registryWith(database, { ...config, rateLimits: { ...config.rateLimits, ...rules }, trustedProxies: ['127.0.0.1'] }, clock);
     };
     const challengeFrom = (registry: ReturnType<typeof registryWith>, ip: string) =>
-      registry.request('/auth/challenge', { ...jsonPost({ address: newWallet().address }), headers: { 'content-type': 'application/json', 'x-forwarded-for': ip } });
+      registry.request('/auth/challenge', {
+        ...jsonPost({ address: newWallet().address }),
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': ip },
+      });
 
     it('answers 429 Rate limit exceeded after the sign-in burst, with Retry-After and RateLimit headers', async () => {
       const registry = limited({ auth: { limit: 3, windowSeconds: 60 } });
@@ -50,7 +53,11 @@ for (const kind of databaseKinds) {
 
     it('ignores X-Forwarded-For from a peer that is not a trusted proxy', async () => {
       const config = authTestConfig(pem);
-      const registry = registryWith(database, { ...config, rateLimits: { ...config.rateLimits, auth: { limit: 2, windowSeconds: 60 } }, trustedProxies: [] }, clock);
+      const registry = registryWith(
+        database,
+        { ...config, rateLimits: { ...config.rateLimits, auth: { limit: 2, windowSeconds: 60 } }, trustedProxies: [] },
+        clock,
+      );
       clock.advance(60);
       const statuses = [];
       for (const ip of ['10.0.0.1', '10.0.0.2', '10.0.0.3']) statuses.push((await challengeFrom(registry, ip)).status);
@@ -65,7 +72,11 @@ for (const kind of databaseKinds) {
       const registry = limited({ write: { limit: 2, windowSeconds: 60 } });
       clock.advance(60);
       const patch = (key: string) =>
-        registry.request('/creators/me', { method: 'PATCH', headers: { ...bearer(key), 'content-type': 'application/json' }, body: '{"bio":"x"}' });
+        registry.request('/creators/me', {
+          method: 'PATCH',
+          headers: { ...bearer(key), 'content-type': 'application/json' },
+          body: '{"bio":"x"}',
+        });
       expect([(await patch(a.key)).status, (await patch(a.key)).status, (await patch(a.key)).status]).toEqual([403, 403, 429]);
       expect((await patch(b.key)).status).toBe(403);
     });

@@ -9,7 +9,8 @@ for (const kind of databaseKinds) {
     const fx = registryFixture(kind);
 
     const me = (token: string) => fx.request('/creators/me', { headers: bearer(token) });
-    const refreshWithCookie = (refreshToken: string) => fx.request('/auth/refresh', { method: 'POST', headers: { cookie: `market_refresh=${refreshToken}`, ...sameOrigin } });
+    const refreshWithCookie = (refreshToken: string) =>
+      fx.request('/auth/refresh', { method: 'POST', headers: { cookie: `market_refresh=${refreshToken}`, ...sameOrigin } });
 
     it('rotates the refresh token from the cookie and issues a working access token', async () => {
       const session = await walletSignIn(fx.request);
@@ -87,9 +88,13 @@ for (const kind of databaseKinds) {
       const session = await walletSignIn(fx.request);
       const [, payload] = session.token.split('.');
       const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString());
-      const forged = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode('another-secret-of-at-least-32-chars!!'));
+      const forged = await new SignJWT(claims)
+        .setProtectedHeader({ alg: 'HS256' })
+        .sign(new TextEncoder().encode('another-secret-of-at-least-32-chars!!'));
       expect((await me(forged)).status).toBe(401);
-      const hs512 = await new SignJWT(claims).setProtectedHeader({ alg: 'HS512' }).sign(new TextEncoder().encode('test-secret-that-is-at-least-32-chars!'.repeat(2)));
+      const hs512 = await new SignJWT(claims)
+        .setProtectedHeader({ alg: 'HS512' })
+        .sign(new TextEncoder().encode('test-secret-that-is-at-least-32-chars!'.repeat(2)));
       expect((await me(hs512)).status).toBe(401);
       const none = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${payload}.`;
       expect((await me(none)).status).toBe(401);

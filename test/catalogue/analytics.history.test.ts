@@ -17,7 +17,8 @@ for (const kind of databaseKinds) {
       expect(res.status).toBe(200);
     };
     const usage = (token: string, query = '') => fx.request(`/analytics/usage${query}`, { headers: bearer(token) });
-    const favorite = (token: string, skillId: string, action: 'add' | 'remove') => fx.request('/analytics/favorite', jsonPost({ skillId, action }, bearer(token)));
+    const favorite = (token: string, skillId: string, action: 'add' | 'remove') =>
+      fx.request('/analytics/favorite', jsonPost({ skillId, action }, bearer(token)));
 
     it('lists the caller’s paid calls newest first with exact amounts, and never another user’s', async () => {
       const cheap = await newSkill({ price: '$0.001', network: 'eip155:84532' });
@@ -37,7 +38,16 @@ for (const kind of databaseKinds) {
       expect(res.headers.get('link')).toBeNull();
       const records = await json(res);
       expect(records).toHaveLength(2);
-      expect(records[0]).toMatchObject({ skillId: dear.id, skillSlug: dear.slug, skillName: dear.name, amount: '2.500001', amountAtomic: '2500001', paymentRef: null, network: 'eip155:8453', verification: 'none' });
+      expect(records[0]).toMatchObject({
+        skillId: dear.id,
+        skillSlug: dear.slug,
+        skillName: dear.name,
+        amount: '2.500001',
+        amountAtomic: '2500001',
+        paymentRef: null,
+        network: 'eip155:8453',
+        verification: 'none',
+      });
       expect(records[1]).toEqual({
         id: records[1].id,
         skillId: cheap.id,
@@ -56,7 +66,11 @@ for (const kind of databaseKinds) {
       fx.clock.advance(1);
       await pay(me.token, dear.id, 2_500_001, 'not-a-transaction');
       const checked = await json(await usage(me.token));
-      expect(checked.map((r: any) => [r.paymentRef, r.verification])).toEqual([['not-a-transaction', 'rejected'], [null, 'none'], [ref, 'verified']]);
+      expect(checked.map((r: any) => [r.paymentRef, r.verification])).toEqual([
+        ['not-a-transaction', 'rejected'],
+        [null, 'none'],
+        [ref, 'verified'],
+      ]);
 
       const theirs = await json(await usage(someoneElse.token));
       expect(theirs.map((r: any) => r.amountAtomic)).toEqual(['7']);
@@ -130,7 +144,14 @@ for (const kind of databaseKinds) {
       const me = await walletSignIn(fx.request);
       const forge = (value: unknown, id: unknown) => `?cursor=${Buffer.from(JSON.stringify([value, id])).toString('base64url')}`;
       const uuid = '00000000-0000-4000-8000-000000000000';
-      const forged = [forge('yesterday', uuid), forge('2026-02-30T00:00:00.000Z', uuid), forge('+275760-09-13T00:00:00.000Z', uuid), forge('2026-11-22', uuid), forge('2026-11-22T12:00:00.000Z', '-'.repeat(36)), forge(1, uuid)];
+      const forged = [
+        forge('yesterday', uuid),
+        forge('2026-02-30T00:00:00.000Z', uuid),
+        forge('+275760-09-13T00:00:00.000Z', uuid),
+        forge('2026-11-22', uuid),
+        forge('2026-11-22T12:00:00.000Z', '-'.repeat(36)),
+        forge(1, uuid),
+      ];
       for (const query of ['?cursor=nonsense', ...forged, '?limit=0', '?limit=101', '?limit=2.5', '?limit=many']) {
         const res = await usage(me.token, query);
         expect({ query, status: res.status }).toEqual({ query, status: 400 });
@@ -153,7 +174,11 @@ for (const kind of databaseKinds) {
       await favorite(me.token, b.id, 'remove');
       await favorite(me.token, a.id, 'add'); // already a favourite: keeps its place
       await favorite(other.token, b.id, 'add');
-      const patched = await fx.request(`/skills/${c.slug}`, { method: 'PATCH', headers: { ...bearer(creator.key), 'content-type': 'application/json' }, body: JSON.stringify({ isActive: false }) });
+      const patched = await fx.request(`/skills/${c.slug}`, {
+        method: 'PATCH',
+        headers: { ...bearer(creator.key), 'content-type': 'application/json' },
+        body: JSON.stringify({ isActive: false }),
+      });
       expect(patched.status).toBe(200);
 
       const res = await fx.request('/analytics/favorites', { headers: bearer(me.token) });
@@ -163,7 +188,9 @@ for (const kind of databaseKinds) {
       expect(list[0]).toEqual(await json(await fx.request(`/skills/${c.slug}`)));
       expect(list[0]).toMatchObject({ isActive: false, favoriteCount: 1 });
       expect(list[1].isActive).toBe(true);
-      expect((await json(await fx.request('/analytics/favorites', { headers: bearer(other.token) }))).map((s: any) => s.slug)).toEqual([b.slug]);
+      expect((await json(await fx.request('/analytics/favorites', { headers: bearer(other.token) }))).map((s: any) => s.slug)).toEqual([
+        b.slug,
+      ]);
       expect(await json(await fx.request('/analytics/favorites', { headers: bearer((await walletSignIn(fx.request)).token) }))).toEqual([]);
     });
   });
@@ -182,20 +209,37 @@ for (const kind of databaseKinds) {
       // A key, not a session: the clock moves days ahead, past the session's lifetime.
       const { key } = await createKey(fx.request, (await walletSignIn(fx.request)).token, 'consumer');
       let tx = 100;
-      const pay = async () => expect((await fx.request('/analytics/usage', jsonPost({ skillId: skill.id, amount: 250_001, paymentRef: txHash(++tx) }, bearer(key)))).status).toBe(200);
+      const pay = async () =>
+        expect(
+          (await fx.request('/analytics/usage', jsonPost({ skillId: skill.id, amount: 250_001, paymentRef: txHash(++tx) }, bearer(key))))
+            .status,
+        ).toBe(200);
       await pay();
       fx.clock.advance(5 * 86_400);
       await pay();
       await pay();
-      await fx.request('/analytics/view', { ...jsonPost({ skillId: skill.id }), headers: { 'content-type': 'application/json', 'x-forwarded-for': '198.51.100.7' } });
+      await fx.request('/analytics/view', {
+        ...jsonPost({ skillId: skill.id }),
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': '198.51.100.7' },
+      });
       fx.clock.advance(3 * 86_400); // today: nothing yet
       // Revenue counts once the payments are verified, on the day each was reported.
       expect(await confirmReportedPayments(fx.database.db, fx.clock.now())).toBe(3);
 
       const week = await json(await series(skill.id, '?days=7'));
       expect(week.daily.map((d: any) => d.date)).toEqual(Array.from({ length: 7 }, (_, i) => day(i - 6)));
-      expect(week.daily.find((d: any) => d.date === day(-3))).toEqual({ date: day(-3), views: 1, calls: 2, revenue: '0.500002', revenueAtomic: '500002' });
-      expect(week.daily.filter((d: any) => d.date !== day(-3)).every((d: any) => d.views === 0 && d.calls === 0 && d.revenue === '0' && d.revenueAtomic === '0')).toBe(true);
+      expect(week.daily.find((d: any) => d.date === day(-3))).toEqual({
+        date: day(-3),
+        views: 1,
+        calls: 2,
+        revenue: '0.500002',
+        revenueAtomic: '500002',
+      });
+      expect(
+        week.daily
+          .filter((d: any) => d.date !== day(-3))
+          .every((d: any) => d.views === 0 && d.calls === 0 && d.revenue === '0' && d.revenueAtomic === '0'),
+      ).toBe(true);
       expect(week.totalRevenueAtomic).toBe('750003');
 
       const month = await json(await series(skill.id, '?days=30'));

@@ -35,7 +35,8 @@ for (const kind of databaseKinds) {
 
     it('records calls only with the owning creator’s credentials', async () => {
       const skill = await newSkill();
-      const call = (headers: Record<string, string>) => fx.request('/analytics/call', jsonPost({ skillId: skill.id, amount: '0.001' }, headers));
+      const call = (headers: Record<string, string>) =>
+        fx.request('/analytics/call', jsonPost({ skillId: skill.id, amount: '0.001' }, headers));
       expect((await call({})).status).toBe(401);
       const other = await newCreator(fx.request);
       const refused = await call(bearer(other.key));
@@ -57,7 +58,12 @@ for (const kind of databaseKinds) {
       expect((await Promise.all(results.map(json))).filter((r) => r.recorded)).toHaveLength(1);
       const consumer = await walletSignIn(fx.request);
       const usage = [];
-      for (let i = 0; i < 3; i++) usage.push(await json(await fx.request('/analytics/usage', jsonPost({ skillId: skill.id, amount: 1000, paymentRef }, bearer(consumer.token)))));
+      for (let i = 0; i < 3; i++)
+        usage.push(
+          await json(
+            await fx.request('/analytics/usage', jsonPost({ skillId: skill.id, amount: 1000, paymentRef }, bearer(consumer.token))),
+          ),
+        );
       expect(usage.map((u) => u.recorded)).toEqual([true, false, false]);
       // Counting waits for the on-chain check (test/catalogue/verified-payments.test.ts).
       expect(await stats(skill.id)).toMatchObject({ callCount: 0, paidCallCount: 0, totalRevenueAtomic: '0' });
@@ -102,14 +108,18 @@ for (const kind of databaseKinds) {
       const skill = await newSkill();
       const users = [];
       for (let i = 0; i < 100; i++) users.push(await walletSignIn(fx.request));
-      await Promise.all(users.map((u) => fx.request('/analytics/favorite', jsonPost({ skillId: skill.id, action: 'add' }, bearer(u.token)))));
+      await Promise.all(
+        users.map((u) => fx.request('/analytics/favorite', jsonPost({ skillId: skill.id, action: 'add' }, bearer(u.token)))),
+      );
       expect((await stats(skill.id)).favoriteCount).toBe(100);
     }, 60_000);
 
     it('counts 100 concurrent views from 100 IPs and 100 concurrent calls as exactly 100 each', async () => {
       const skill = await newSkill();
       await Promise.all(Array.from({ length: 100 }, (_, i) => view(skill.id, `203.0.113.${i}`)));
-      await Promise.all(Array.from({ length: 100 }, () => fx.request('/analytics/call', jsonPost({ skillId: skill.id }, bearer(creator.key)))));
+      await Promise.all(
+        Array.from({ length: 100 }, () => fx.request('/analytics/call', jsonPost({ skillId: skill.id }, bearer(creator.key)))),
+      );
       const after = await stats(skill.id);
       expect(after.viewCount).toBe(100);
       expect(after.callCount).toBe(100);

@@ -14,15 +14,24 @@ for (const kind of databaseKinds) {
       const text = await creator.group('text');
       const inputSchema = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] };
       const outputSchema = { type: 'object', properties: { words: { type: 'integer' } } };
-      const counted = await json(await creator.register({ name: 'alpha-count', price: '$0.25', groups: [tools.name, text.slug], inputSchema, outputSchema }));
+      const counted = await json(
+        await creator.register({ name: 'alpha-count', price: '$0.25', groups: [tools.name, text.slug], inputSchema, outputSchema }),
+      );
       const hidden = await json(await creator.register({ name: 'beta-hidden', price: '0.000001', groups: [tools.name] }));
-      await fx.request(`/skills/${hidden.slug}`, { method: 'PATCH', headers: { ...bearer(creator.key), 'content-type': 'application/json' }, body: JSON.stringify({ isActive: false }) });
+      await fx.request(`/skills/${hidden.slug}`, {
+        method: 'PATCH',
+        headers: { ...bearer(creator.key), 'content-type': 'application/json' },
+        body: JSON.stringify({ isActive: false }),
+      });
       const stranger = await newCreator(fx.request);
       await stranger.register({ name: 'not-mine' });
 
       const consumer = await walletSignIn(fx.request);
       for (const ip of ['198.51.100.1', '198.51.100.2']) {
-        await fx.request('/analytics/view', { ...jsonPost({ skillId: counted.id }), headers: { 'content-type': 'application/json', 'x-forwarded-for': ip } });
+        await fx.request('/analytics/view', {
+          ...jsonPost({ skillId: counted.id }),
+          headers: { 'content-type': 'application/json', 'x-forwarded-for': ip },
+        });
       }
       for (const paymentRef of [txHash(1), txHash(2), txHash(3)]) {
         await fx.request('/analytics/call', jsonPost({ skillId: counted.id, paymentRef }, bearer(creator.key)));
@@ -51,7 +60,15 @@ for (const kind of databaseKinds) {
           totalRevenue: '0.75',
           totalRevenueAtomic: '750000',
         });
-        expect(table[1]).toMatchObject({ slug: hidden.slug, isActive: false, price: '$0.000001', groups: ['tools'], inputSchema: null, totalRevenue: '0.000001', totalRevenueAtomic: '1' });
+        expect(table[1]).toMatchObject({
+          slug: hidden.slug,
+          isActive: false,
+          price: '$0.000001',
+          groups: ['tools'],
+          inputSchema: null,
+          totalRevenue: '0.000001',
+          totalRevenueAtomic: '1',
+        });
         expect(table[0]).toEqual(await json(await fx.request(`/skills/${counted.slug}`)));
       }
     });

@@ -8,13 +8,27 @@ for (const kind of databaseKinds) {
   describe(`groups on ${kind}`, () => {
     const fx = registryFixture(kind);
     const send = (method: string, path: string, key: string, body?: unknown) =>
-      fx.request(path, { method, headers: { ...bearer(key), 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+      fx.request(path, {
+        method,
+        headers: { ...bearer(key), 'content-type': 'application/json' },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
 
     it('creates a group: 201 with id, slug and name', async () => {
       const creator = await newCreator(fx.request);
-      const res = await fx.request('/groups', jsonPost({ name: 'Weather Tools', description: 'Forecasts', icon: '⛅' }, bearer(creator.key)));
+      const res = await fx.request(
+        '/groups',
+        jsonPost({ name: 'Weather Tools', description: 'Forecasts', icon: '⛅' }, bearer(creator.key)),
+      );
       expect(res.status).toBe(201);
-      expect(await json(res)).toMatchObject({ slug: 'weather-tools', name: 'Weather Tools', description: 'Forecasts', icon: '⛅', creatorId: creator.userId, isActive: true });
+      expect(await json(res)).toMatchObject({
+        slug: 'weather-tools',
+        name: 'Weather Tools',
+        description: 'Forecasts',
+        icon: '⛅',
+        creatorId: creator.userId,
+        isActive: true,
+      });
     });
 
     it('gives a second creator with the same group name another slug', async () => {
@@ -60,14 +74,27 @@ for (const kind of databaseKinds) {
       await send('PATCH', '/creators/me', creator.token, { name: 'Ada', bio: 'Makes tools' });
       const group = await creator.group('profiled');
       const res = await json(await fx.request(`/groups/${group.slug}`));
-      expect(res.creator).toEqual({ id: creator.userId, walletAddress: creator.address, name: 'Ada', avatar: null, bio: 'Makes tools', createdAt: expect.any(String) });
-      expect(res.creator).toEqual(await json(await fx.request(`/creators/${creator.address}`)).then(({ skills: _skills, ...profile }: any) => profile));
+      expect(res.creator).toEqual({
+        id: creator.userId,
+        walletAddress: creator.address,
+        name: 'Ada',
+        avatar: null,
+        bio: 'Makes tools',
+        createdAt: expect.any(String),
+      });
+      expect(res.creator).toEqual(
+        await json(await fx.request(`/creators/${creator.address}`)).then(({ skills: _skills, ...profile }: any) => profile),
+      );
     });
 
     it('renames, describes and sets the icon of the owner’s group; others get 403, unknown 404', async () => {
       const creator = await newCreator(fx.request);
       const group = await creator.group('old');
-      const res = await send('PATCH', `/groups/${group.slug}`, creator.key, { name: 'new', description: 'd', icon: 'https://img.test/i.png' });
+      const res = await send('PATCH', `/groups/${group.slug}`, creator.key, {
+        name: 'new',
+        description: 'd',
+        icon: 'https://img.test/i.png',
+      });
       expect(res.status).toBe(200);
       expect(await json(res)).toMatchObject({ name: 'new', description: 'd', icon: 'https://img.test/i.png', slug: group.slug });
       const other = await newCreator(fx.request);

@@ -38,9 +38,14 @@ for (const kind of databaseKinds) {
     };
     /** Pays the skill from `from` on chain, reports it like another SDK, and runs the verifier. */
     const payAndVerify = async (skill: { slug: string; payTo: Address }, from: TestAccount) => {
-      const hash = await chain.walletClient(from).writeContract({ address: chain.token.address, abi: usdCoinAbi, functionName: 'transfer', args: [skill.payTo, PRICE] });
+      const hash = await chain
+        .walletClient(from)
+        .writeContract({ address: chain.token.address, abi: usdCoinAbi, functionName: 'transfer', args: [skill.payTo, PRICE] });
       await chain.publicClient.waitForTransactionReceipt({ hash });
-      const res = await fx.request('/analytics/usage', jsonPost({ skillSlug: skill.slug, consumerAddress: from.address, paymentTxHash: hash, amount: '$0.001' }));
+      const res = await fx.request(
+        '/analytics/usage',
+        jsonPost({ skillSlug: skill.slug, consumerAddress: from.address, paymentTxHash: hash, amount: '$0.001' }),
+      );
       expect(res.status).toBe(200);
       const round = await createPaymentVerifier({
         db: fx.database.db,
@@ -75,7 +80,10 @@ for (const kind of databaseKinds) {
       const refused = await review(stranger.token, { skillSlug: skill.slug, score: 5 });
       expect(refused.status).toBe(403);
       expect((await json(refused)).error).toBe('Only buyers can review a skill: no verified payment to it from your wallets');
-      await fx.request('/analytics/usage', jsonPost({ skillSlug: skill.slug, consumerAddress: stranger.wallet.address, paymentTxHash: `0x${'12'.repeat(32)}`, amount: 1000 }));
+      await fx.request(
+        '/analytics/usage',
+        jsonPost({ skillSlug: skill.slug, consumerAddress: stranger.wallet.address, paymentTxHash: `0x${'12'.repeat(32)}`, amount: 1000 }),
+      );
       expect((await review(stranger.token, { skillSlug: skill.slug, score: 5 })).status).toBe(403);
       expect(await listing(skill.slug)).toMatchObject({ rating: null, reviewCount: 0 });
     });
@@ -88,7 +96,13 @@ for (const kind of databaseKinds) {
       const first = await review(buyer.token, { skillSlug: skill.slug, score: 4, comment: 'Fast and right' });
       expect(first.status).toBe(201);
       const created = await json(first);
-      expect(created).toMatchObject({ skillId: skill.id, consumerAddress: wallet.address, score: 4, comment: 'Fast and right', reply: null });
+      expect(created).toMatchObject({
+        skillId: skill.id,
+        consumerAddress: wallet.address,
+        score: 4,
+        comment: 'Fast and right',
+        reply: null,
+      });
       expect(await listing(skill.slug)).toMatchObject({ rating: 4, reviewCount: 1 });
 
       const second = await review(buyer.token, { skillSlug: skill.slug, score: 2 });
@@ -96,7 +110,17 @@ for (const kind of databaseKinds) {
       expect(await json(second)).toMatchObject({ id: created.id, score: 2, comment: null });
       expect(await listing(skill.slug)).toMatchObject({ rating: 2, reviewCount: 1 });
       expect(await json<any[]>(await fx.request(`/skills/${skill.slug}/reviews`))).toEqual([
-        { id: created.id, skillId: skill.id, consumerAddress: wallet.address, score: 2, comment: null, reply: null, repliedAt: null, createdAt: expect.any(String), updatedAt: expect.any(String) },
+        {
+          id: created.id,
+          skillId: skill.id,
+          consumerAddress: wallet.address,
+          score: 2,
+          comment: null,
+          reply: null,
+          repliedAt: null,
+          createdAt: expect.any(String),
+          updatedAt: expect.any(String),
+        },
       ]);
     });
 
@@ -186,9 +210,13 @@ for (const kind of databaseKinds) {
     it('sorts by rating: best first, unreviewed last', async () => {
       const rater = await newCreator(fx.request);
       const raterGroup = (await rater.group()).name;
-      const make = async () => json(await rater.register({ price: '$0.001', paymentAddress: newWallet().address, network: chain.network, groups: [raterGroup] }));
+      const make = async () =>
+        json(await rater.register({ price: '$0.001', paymentAddress: newWallet().address, network: chain.network, groups: [raterGroup] }));
       const [good, poor, none] = [await make(), await make(), await make()];
-      for (const [skill, score] of [[good, 5], [poor, 2]] as const) {
+      for (const [skill, score] of [
+        [good, 5],
+        [poor, 2],
+      ] as const) {
         const buyer = await walletSignIn(fx.request);
         await verifiedPaymentFrom({ id: skill.id, payTo: skill.paymentAddress }, buyer.wallet.address);
         expect((await review(buyer.token, { skillSlug: skill.slug, score })).status).toBe(201);
@@ -197,7 +225,9 @@ for (const kind of databaseKinds) {
         const slugs: string[] = [];
         let cursor: string | null = null;
         do {
-          const res: Response = await fx.request(`/skills?creator=${rater.address}&sort=rating&limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`);
+          const res: Response = await fx.request(
+            `/skills?creator=${rater.address}&sort=rating&limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`,
+          );
           slugs.push(...(await json<any[]>(res)).map((s) => s.slug));
           cursor = res.headers.get('x-next-cursor');
         } while (cursor);

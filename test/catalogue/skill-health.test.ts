@@ -54,7 +54,11 @@ for (const kind of databaseKinds) {
     /** Takes a test's skills out of later rounds, so each test counts its own probes. */
     const retire = async (...slugs: string[]) => {
       for (const slug of slugs) {
-        const r = await fx.request(`/skills/${slug}`, { method: 'PATCH', headers: { ...bearer(creator.key), 'content-type': 'application/json' }, body: JSON.stringify({ isActive: false }) });
+        const r = await fx.request(`/skills/${slug}`, {
+          method: 'PATCH',
+          headers: { ...bearer(creator.key), 'content-type': 'application/json' },
+          body: JSON.stringify({ isActive: false }),
+        });
         if (r.status !== 200) throw new Error(`retire ${slug}: ${r.status} ${await r.text()}`);
       }
     };
@@ -68,7 +72,15 @@ for (const kind of databaseKinds) {
       const start = async () => {
         server = await serve(
           { echo: skill({ price: '$0.001' }, (input) => input) },
-          { port, hostname: '127.0.0.1', wallet, facilitatorUrl: `http://127.0.0.1:${await freePort()}`, trackCalls: false, logger: recordingLogger(), env: {} },
+          {
+            port,
+            hostname: '127.0.0.1',
+            wallet,
+            facilitatorUrl: `http://127.0.0.1:${await freePort()}`,
+            trackCalls: false,
+            logger: recordingLogger(),
+            env: {},
+          },
         );
       };
       beforeAll(async () => {
@@ -176,7 +188,11 @@ for (const kind of databaseKinds) {
       const failing = countingServer(503);
       const redirecting = countingServer(302, { location: '/elsewhere' });
       const noHealthRoute = countingServer(404);
-      const slugs = { failing: await register(failing.url), redirecting: await register(redirecting.url), noHealthRoute: await register(noHealthRoute.url) };
+      const slugs = {
+        failing: await register(failing.url),
+        redirecting: await register(redirecting.url),
+        noHealthRoute: await register(noHealthRoute.url),
+      };
       try {
         expect(await prober().probeNow()).toMatchObject({ probed: 3, up: 2, down: 1 });
         expect((await skillAt(slugs.failing)).status).toBe('down');

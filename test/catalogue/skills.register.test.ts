@@ -16,7 +16,18 @@ for (const kind of databaseKinds) {
       const first = await fx.request('/skills', jsonPost(input, bearer(creator.key)));
       expect(first.status).toBe(201);
       const created = await json(first);
-      expect(created).toMatchObject({ name: 'weather', price: '$0.001', priceAtomic: '1000', currency: 'USDC', network: 'eip155:8453', endpoint: 'https://skills.example.com/weather', groups: [group.name], isActive: true, callCount: 0, totalRevenue: '0' });
+      expect(created).toMatchObject({
+        name: 'weather',
+        price: '$0.001',
+        priceAtomic: '1000',
+        currency: 'USDC',
+        network: 'eip155:8453',
+        endpoint: 'https://skills.example.com/weather',
+        groups: [group.name],
+        isActive: true,
+        callCount: 0,
+        totalRevenue: '0',
+      });
       const second = await fx.request('/skills', jsonPost({ ...input, price: 0.002 }, bearer(creator.key)));
       expect(second.status).toBe(200);
       const updated = await json(second);
@@ -26,7 +37,10 @@ for (const kind of databaseKinds) {
     it('changes nothing, not even updatedAt, when re-registered with identical data', async () => {
       const creator = await newCreator(fx.request);
       const group = await creator.group();
-      const input = skillInput({ groups: [group.name], inputSchema: { type: 'object', properties: { b: { type: 'string' }, a: { type: 'number' } } } });
+      const input = skillInput({
+        groups: [group.name],
+        inputSchema: { type: 'object', properties: { b: { type: 'string' }, a: { type: 'number' } } },
+      });
       const created = await json(await fx.request('/skills', jsonPost(input, bearer(creator.key))));
       fx.clock.advance(60);
       const again = await fx.request('/skills', jsonPost(input, bearer(creator.key)));
@@ -42,8 +56,17 @@ for (const kind of databaseKinds) {
       const group = await creator.group();
       const input = skillInput({ groups: [group.name] });
       const created = await json(await fx.request('/skills', jsonPost(input, bearer(creator.key))));
-      await fx.request(`/skills/${created.slug}`, { method: 'PATCH', headers: { ...bearer(creator.key), 'content-type': 'application/json' }, body: '{"isActive":false}' });
-      const moved = await json(await fx.request('/skills', jsonPost({ ...input, endpoint: 'https://new.example.com/base/', outputSchema: { type: 'object' } }, bearer(creator.key))));
+      await fx.request(`/skills/${created.slug}`, {
+        method: 'PATCH',
+        headers: { ...bearer(creator.key), 'content-type': 'application/json' },
+        body: '{"isActive":false}',
+      });
+      const moved = await json(
+        await fx.request(
+          '/skills',
+          jsonPost({ ...input, endpoint: 'https://new.example.com/base/', outputSchema: { type: 'object' } }, bearer(creator.key)),
+        ),
+      );
       expect(moved.endpoint).toBe(`https://new.example.com/base/${input.name}`);
       expect(moved.outputSchema).toEqual({ type: 'object' });
       expect(moved.isActive).toBe(false);
@@ -65,7 +88,9 @@ for (const kind of databaseKinds) {
     it('stores the price as integer micro-USDC, exactly', async () => {
       const creator = await newCreator(fx.request);
       const created = await json(await creator.register({ price: '0.3' }));
-      const result = await fx.database.db.execute(sql`select price_atomic::text as p, pg_typeof(price_atomic)::text as t from skills where id = ${created.id}`);
+      const result = await fx.database.db.execute(
+        sql`select price_atomic::text as p, pg_typeof(price_atomic)::text as t from skills where id = ${created.id}`,
+      );
       const row = (Array.isArray(result) ? result : (result as any).rows)[0];
       expect(row).toEqual({ p: '300000', t: 'bigint' });
     });
@@ -128,7 +153,14 @@ for (const kind of databaseKinds) {
     it('accepts the competitor SDK’s request as it is: numeric price, endpoint with the name, 201 then 200', async () => {
       const creator = await newCreator(fx.request);
       const group = await creator.group('tools');
-      const body = { name: 'summarize', endpoint: 'https://my.server.example/summarize', price: 0.001, paymentAddress: newWallet().address.toLowerCase(), description: 'Summaries', groups: ['tools'] };
+      const body = {
+        name: 'summarize',
+        endpoint: 'https://my.server.example/summarize',
+        price: 0.001,
+        paymentAddress: newWallet().address.toLowerCase(),
+        description: 'Summaries',
+        groups: ['tools'],
+      };
       expect((await fx.request('/skills', jsonPost(body, bearer(creator.key)))).status).toBe(201);
       const again = await fx.request('/skills', jsonPost(body, bearer(creator.key)));
       expect(again.status).toBe(200);
@@ -140,7 +172,10 @@ for (const kind of databaseKinds) {
   describe(`POST /skills with http endpoints allowed on ${kind}`, () => {
     const fx = registryFixture(kind);
     it('accepts an http endpoint when configured for development', async () => {
-      fx.registry = (await import('../support/registry')).registryWith(fx.database, { ...fx.config, catalogue: { ...fx.config.catalogue, allowHttpEndpoints: true } });
+      fx.registry = (await import('../support/registry')).registryWith(fx.database, {
+        ...fx.config,
+        catalogue: { ...fx.config.catalogue, allowHttpEndpoints: true },
+      });
       const creator = await newCreator(fx.registry.request);
       const res = await creator.register({ endpoint: 'http://127.0.0.1:3002' });
       expect(res.status).toBe(201);

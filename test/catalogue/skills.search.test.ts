@@ -18,9 +18,21 @@ for (const kind of databaseKinds) {
         fx.clock.advance(1);
         return fx.request('/skills', jsonPost(skillInput(body), bearer(c.key)));
       };
-      await reg(alice, { name: 'forecast-daily', description: 'Tomorrow’s weather for any city', price: '$0.01', groups: ['weather'], category: 'data' });
+      await reg(alice, {
+        name: 'forecast-daily',
+        description: 'Tomorrow’s weather for any city',
+        price: '$0.01',
+        groups: ['weather'],
+        category: 'data',
+      });
       await reg(alice, { name: 'weather-now', description: 'Current conditions', price: '$0.002', groups: ['weather'], category: 'data' });
-      await reg(bob, { name: 'translator', description: 'Translates text between languages', price: '$0.05', groups: ['text'], category: 'language' });
+      await reg(bob, {
+        name: 'translator',
+        description: 'Translates text between languages',
+        price: '$0.05',
+        groups: ['text'],
+        category: 'language',
+      });
       await reg(bob, { name: 'summarize', description: 'Summaries of long text', price: '$0.2', groups: ['text'] });
     });
 
@@ -63,17 +75,17 @@ for (const kind of databaseKinds) {
     });
 
     it('filters by price range, creator, group and category', async () => {
-      expect((await names('minPrice=0.01&maxPrice=0.05&sort=price'))).toEqual(['forecast-daily', 'translator']);
-      expect((await names(`creator=${bob.address.toLowerCase()}&sort=price`))).toEqual(['translator', 'summarize']);
-      expect((await names('group=weather&sort=price'))).toEqual(['weather-now', 'forecast-daily']);
-      expect((await names('category=language'))).toEqual(['translator']);
-      expect((await names('verified=true'))).toEqual([]);
+      expect(await names('minPrice=0.01&maxPrice=0.05&sort=price')).toEqual(['forecast-daily', 'translator']);
+      expect(await names(`creator=${bob.address.toLowerCase()}&sort=price`)).toEqual(['translator', 'summarize']);
+      expect(await names('group=weather&sort=price')).toEqual(['weather-now', 'forecast-daily']);
+      expect(await names('category=language')).toEqual(['translator']);
+      expect(await names('verified=true')).toEqual([]);
     });
 
     it('sorts by price, newest, popular and revenue', async () => {
       const byPrice = await names(`sort=price&creator=${alice.address}`);
       expect(byPrice).toEqual(['weather-now', 'forecast-daily']);
-      expect((await names(`sort=newest&creator=${bob.address}`))).toEqual(['summarize', 'translator']);
+      expect(await names(`sort=newest&creator=${bob.address}`)).toEqual(['summarize', 'translator']);
       expect((await fx.request('/skills?sort=popular')).status).toBe(200);
       expect((await fx.request('/skills?sort=revenue')).status).toBe(200);
     });
@@ -96,7 +108,15 @@ for (const kind of databaseKinds) {
         fx.clock.advance(i % 3 === 0 ? 0 : 1);
         const res = await fx.request(
           '/skills',
-          jsonPost(skillInput({ name: `bulk-${i}`, description: i % 2 ? 'bulk tool' : 'bulk helper tool', price: `$0.00${(i % 9) + 1}`, groups: [group.name] }), bearer(creator.key)),
+          jsonPost(
+            skillInput({
+              name: `bulk-${i}`,
+              description: i % 2 ? 'bulk tool' : 'bulk helper tool',
+              price: `$0.00${(i % 9) + 1}`,
+              groups: [group.name],
+            }),
+            bearer(creator.key),
+          ),
         );
         if (res.status !== 201) throw new Error(await res.text());
       }

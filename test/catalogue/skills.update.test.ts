@@ -8,14 +8,29 @@ for (const kind of databaseKinds) {
   describe(`PATCH /skills/:slug on ${kind}`, () => {
     const fx = registryFixture(kind);
     const patch = (slug: string, key: string, body: unknown) =>
-      fx.request(`/skills/${slug}`, { method: 'PATCH', headers: { ...bearer(key), 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      fx.request(`/skills/${slug}`, {
+        method: 'PATCH',
+        headers: { ...bearer(key), 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
 
     it('updates description, price, schemas and isActive for the owner', async () => {
       const creator = await newCreator(fx.request);
       const skill = await json(await creator.register());
-      const res = await patch(skill.slug, creator.key, { description: 'New', price: '$0.05', inputSchema: { type: 'object', required: ['q'] }, isActive: false });
+      const res = await patch(skill.slug, creator.key, {
+        description: 'New',
+        price: '$0.05',
+        inputSchema: { type: 'object', required: ['q'] },
+        isActive: false,
+      });
       expect(res.status).toBe(200);
-      expect(await json(res)).toMatchObject({ description: 'New', price: '$0.05', priceAtomic: '50000', inputSchema: { type: 'object', required: ['q'] }, isActive: false });
+      expect(await json(res)).toMatchObject({
+        description: 'New',
+        price: '$0.05',
+        priceAtomic: '50000',
+        inputSchema: { type: 'object', required: ['q'] },
+        isActive: false,
+      });
     });
 
     it('replaces all groups, and refuses an empty list', async () => {

@@ -35,10 +35,9 @@ beforeAll(async () => {
   facilitator = await startFacilitatorFixture(chain, 'embedded');
   facilitator.facilitator.app.listen({ hostname: '127.0.0.1', port: 0 });
   payee = (await chain.createAccount()).address;
-  const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: `http://127.0.0.1:${facilitator.facilitator.app.server!.port}` })).register(
-    chain.network,
-    new ExactEvmScheme(),
-  );
+  const resourceServer = new x402ResourceServer(
+    new HTTPFacilitatorClient({ url: `http://127.0.0.1:${facilitator.facilitator.app.server!.port}` }),
+  ).register(chain.network, new ExactEvmScheme());
   const app = new Hono();
   app.use(
     paymentMiddleware(
@@ -48,7 +47,11 @@ beforeAll(async () => {
             scheme: 'exact',
             network: chain.network,
             payTo: payee,
-            price: { amount: PRICE.toString(), asset: chain.token.address, extra: { name: chain.token.name, version: chain.token.version } },
+            price: {
+              amount: PRICE.toString(),
+              asset: chain.token.address,
+              extra: { name: chain.token.name, version: chain.token.version },
+            },
           },
           description: 'Weather forecast',
         },
@@ -73,7 +76,11 @@ async function payWithReferenceClient(payerIndex: number): Promise<{ transaction
   const client = new x402Client();
   registerExactEvmScheme(client, { signer: payer });
   client.setSpendControls({ allowedAssets: [{ network: chain.network, asset: chain.token.address }] });
-  const res = await wrapFetchWithPayment(fetch, client)(`http://127.0.0.1:${server.port}/forecast`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  const res = await wrapFetchWithPayment(fetch, client)(`http://127.0.0.1:${server.port}/forecast`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  });
   expect(res.status).toBe(200);
   const receipt = decodeSettleResponse(res.headers.get('PAYMENT-RESPONSE')!);
   expect(receipt.success).toBe(true);
@@ -90,7 +97,14 @@ for (const [index, kind] of databaseKinds.entries()) {
     beforeAll(async () => {
       creator = await newCreator(fx.request);
       await creator.group('weather');
-      const res = await creator.register({ name: 'forecast', endpoint: `http://127.0.0.1:${server.port}/forecast`, price: '$0.01', paymentAddress: payee, network: chain.network, groups: ['weather'] });
+      const res = await creator.register({
+        name: 'forecast',
+        endpoint: `http://127.0.0.1:${server.port}/forecast`,
+        price: '$0.01',
+        paymentAddress: payee,
+        network: chain.network,
+        groups: ['weather'],
+      });
       expect(res.status).toBe(201);
       skill = await json(res);
       const consumer = await walletSignIn(fx.request);
@@ -100,8 +114,14 @@ for (const [index, kind] of databaseKinds.entries()) {
     it('counts exactly once, once verified, though the other SDK, our client and our skill server all report it', async () => {
       const { transaction, payer } = await payWithReferenceClient(index);
       const reports = await Promise.all([
-        fx.request('/analytics/usage', jsonPost({ skillSlug: skill.slug, consumerAddress: payer, paymentTxHash: transaction, amount: '$0.01' })),
-        fx.request('/analytics/usage', jsonPost({ skillId: skill.id, amount: Number(PRICE), paymentRef: transaction }, bearer(consumerKey))),
+        fx.request(
+          '/analytics/usage',
+          jsonPost({ skillSlug: skill.slug, consumerAddress: payer, paymentTxHash: transaction, amount: '$0.01' }),
+        ),
+        fx.request(
+          '/analytics/usage',
+          jsonPost({ skillId: skill.id, amount: Number(PRICE), paymentRef: transaction }, bearer(consumerKey)),
+        ),
         fx.request('/analytics/call', jsonPost({ skillId: skill.id, amount: '0.01', paymentRef: transaction }, bearer(creator.key))),
       ]);
       expect(reports.map((r) => r.status)).toEqual([200, 200, 200]);
@@ -118,7 +138,11 @@ for (const [index, kind] of databaseKinds.entries()) {
       expect(await verifier.verifyNow()).toMatchObject({ checked: 1, verified: 1 });
       expect(await verifier.verifyNow()).toMatchObject({ checked: 0 });
       expect(await stats()).toMatchObject({ callCount: 1, paidCallCount: 1, totalRevenueAtomic: PRICE.toString(), totalRevenue: '0.01' });
-      expect((await json<any[]>(await fx.request(`/skills?creator=${creator.address}&sort=revenue`)))[0]).toMatchObject({ slug: skill.slug, paidCallCount: 1, totalRevenue: '0.01' });
+      expect((await json<any[]>(await fx.request(`/skills?creator=${creator.address}&sort=revenue`)))[0]).toMatchObject({
+        slug: skill.slug,
+        paidCallCount: 1,
+        totalRevenue: '0.01',
+      });
     });
   });
 }

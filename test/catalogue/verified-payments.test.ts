@@ -39,7 +39,12 @@ for (const kind of databaseKinds) {
       const hash = await deployer.deployContract({ abi: usdCoinAbi, bytecode: UsdCoin.bytecode });
       otherToken = (await chain.publicClient.waitForTransactionReceipt({ hash })).contractAddress!;
       await chain.publicClient.waitForTransactionReceipt({
-        hash: await deployer.writeContract({ address: otherToken, abi: usdCoinAbi, functionName: 'mint', args: [chain.accounts.payer.address, 1_000_000n] }),
+        hash: await deployer.writeContract({
+          address: otherToken,
+          abi: usdCoinAbi,
+          functionName: 'mint',
+          args: [chain.accounts.payer.address, 1_000_000n],
+        }),
       });
     }, 30_000);
     afterAll(() => chain?.stop());
@@ -62,14 +67,21 @@ for (const kind of databaseKinds) {
       return { id: skill.id as string, slug: skill.slug as string, payTo };
     };
     const transfer = async (from: TestAccount, to: Address, value: bigint, asset: Address = chain.token.address): Promise<Hash> => {
-      const hash = await chain.walletClient(from).writeContract({ address: asset, abi: usdCoinAbi, functionName: 'transfer', args: [to, value] });
+      const hash = await chain
+        .walletClient(from)
+        .writeContract({ address: asset, abi: usdCoinAbi, functionName: 'transfer', args: [to, value] });
       await chain.publicClient.waitForTransactionReceipt({ hash });
       return hash;
     };
-    const report = (skillSlug: string, paymentTxHash: string, amount: string | number = '$0.001', consumerAddress: string = chain.accounts.payer.address) =>
-      fx.request('/analytics/usage', jsonPost({ skillSlug, consumerAddress, paymentTxHash, amount }));
+    const report = (
+      skillSlug: string,
+      paymentTxHash: string,
+      amount: string | number = '$0.001',
+      consumerAddress: string = chain.accounts.payer.address,
+    ) => fx.request('/analytics/usage', jsonPost({ skillSlug, consumerAddress, paymentTxHash, amount }));
     const stats = async (skillId: string) => json(await fx.request(`/analytics/${skillId}`));
-    const checksOf = (skillId: string) => fx.database.db.select().from(paymentVerifications).where(eq(paymentVerifications.skillId, skillId));
+    const checksOf = (skillId: string) =>
+      fx.database.db.select().from(paymentVerifications).where(eq(paymentVerifications.skillId, skillId));
 
     it('counts a real payment reported in the other SDK’s shape without a credential, once verified on chain', async () => {
       const skill = await listSkill();
@@ -81,7 +93,11 @@ for (const kind of databaseKinds) {
 
       expect(await verifier().verifyNow()).toMatchObject({ checked: 1, verified: 1 });
       expect(await stats(skill.id)).toMatchObject({ callCount: 1, paidCallCount: 1, totalRevenueAtomic: '1000', totalRevenue: '0.001' });
-      expect(await json(await fx.request(`/skills/${skill.slug}`))).toMatchObject({ callCount: 1, paidCallCount: 1, totalRevenue: '0.001' });
+      expect(await json(await fx.request(`/skills/${skill.slug}`))).toMatchObject({
+        callCount: 1,
+        paidCallCount: 1,
+        totalRevenue: '0.001',
+      });
       const [check] = await checksOf(skill.id);
       expect(check).toMatchObject({ status: 'verified', payer: chain.accounts.payer.address, amount: PRICE, txHash: hash.toLowerCase() });
       expect((await stats(skill.id)).daily.at(-1)).toMatchObject({ calls: 1, revenue: '0.001' });
@@ -91,9 +107,15 @@ for (const kind of databaseKinds) {
       const skill = await listSkill();
       const hash = await transfer(chain.accounts.payer, skill.payTo, PRICE);
       const records = [
-        ...Array.from({ length: 5 }, () => fx.request('/analytics/call', jsonPost({ skillId: skill.id, amount: '0.001', paymentRef: hash }, bearer(creator.key)))),
-        ...Array.from({ length: 5 }, () => fx.request('/analytics/usage', jsonPost({ skillId: skill.id, amount: 1000, paymentRef: hash }, bearer(consumerKey)))),
-        ...Array.from({ length: 5 }, (_, i) => report(skill.slug, i % 2 ? hash : hash.toUpperCase().replace('0X', '0x'), i % 2 ? 1000 : '0.001')),
+        ...Array.from({ length: 5 }, () =>
+          fx.request('/analytics/call', jsonPost({ skillId: skill.id, amount: '0.001', paymentRef: hash }, bearer(creator.key))),
+        ),
+        ...Array.from({ length: 5 }, () =>
+          fx.request('/analytics/usage', jsonPost({ skillId: skill.id, amount: 1000, paymentRef: hash }, bearer(consumerKey))),
+        ),
+        ...Array.from({ length: 5 }, (_, i) =>
+          report(skill.slug, i % 2 ? hash : hash.toUpperCase().replace('0X', '0x'), i % 2 ? 1000 : '0.001'),
+        ),
       ];
       expect((await Promise.all(records)).map((r) => r.status)).toEqual(Array(15).fill(200));
       expect(await checksOf(skill.id)).toHaveLength(1);
@@ -106,14 +128,23 @@ for (const kind of databaseKinds) {
 
     it('never counts a made-up or mismatched reference, and keeps each as rejected with the reason', async () => {
       const cases: { name: string; skill: Awaited<ReturnType<typeof listSkill>>; ref: string; reason: RegExp }[] = [];
-      const add = async (name: string, reason: RegExp, pay: (skill: Awaited<ReturnType<typeof listSkill>>) => Promise<string>, network?: string) => {
+      const add = async (
+        name: string,
+        reason: RegExp,
+        pay: (skill: Awaited<ReturnType<typeof listSkill>>) => Promise<string>,
+        network?: string,
+      ) => {
         const skill = await listSkill(network);
         cases.push({ name, skill, ref: await pay(skill), reason });
       };
       await add('made up, not a hash', /^not a transaction hash$/, async () => '0xdeadbeef-made-up');
       await add('a hash no transaction has', /^transaction not found on chain after 3 checks$/, async () => `0x${'ab'.repeat(32)}`);
-      await add('wrong payee', /^the transfer goes to 0x[0-9a-fA-F]{40}, not the skill's payment address/, async () => transfer(chain.accounts.payer, chain.accounts.payee.address, PRICE));
-      await add('wrong amount', /^the transfer is 1001 atomic units, the listed price is 1000$/, (s) => transfer(chain.accounts.payer, s.payTo, PRICE + 1n));
+      await add('wrong payee', /^the transfer goes to 0x[0-9a-fA-F]{40}, not the skill's payment address/, async () =>
+        transfer(chain.accounts.payer, chain.accounts.payee.address, PRICE),
+      );
+      await add('wrong amount', /^the transfer is 1001 atomic units, the listed price is 1000$/, (s) =>
+        transfer(chain.accounts.payer, s.payTo, PRICE + 1n),
+      );
       await add('wrong asset', /^no transfer of the listed asset/, (s) => transfer(chain.accounts.payer, s.payTo, PRICE, otherToken));
       await add('reverted transaction', /^transaction reverted$/, async (s) => {
         const broke = await chain.createAccount(); // holds no USDC: the transfer reverts on chain
@@ -125,10 +156,18 @@ for (const kind of databaseKinds) {
         expect((await chain.publicClient.waitForTransactionReceipt({ hash })).status).toBe('reverted');
         return hash;
       });
-      await add('listed on another network', /^the skill is paid on eip155:8453; this registry verifies payments on eip155:84532 only$/, (s) => transfer(chain.accounts.payer, s.payTo, PRICE), 'eip155:8453');
+      await add(
+        'listed on another network',
+        /^the skill is paid on eip155:8453; this registry verifies payments on eip155:84532 only$/,
+        (s) => transfer(chain.accounts.payer, s.payTo, PRICE),
+        'eip155:8453',
+      );
 
       for (const c of cases) {
-        const res = await fx.request('/analytics/usage', jsonPost({ skillId: c.skill.id, amount: 500_000_000, paymentRef: c.ref }, bearer(consumerKey)));
+        const res = await fx.request(
+          '/analytics/usage',
+          jsonPost({ skillId: c.skill.id, amount: 500_000_000, paymentRef: c.ref }, bearer(consumerKey)),
+        );
         expect({ name: c.name, status: res.status }).toEqual({ name: c.name, status: 200 });
         await fx.request('/analytics/call', jsonPost({ skillId: c.skill.id, paymentRef: c.ref }, bearer(creator.key)));
       }
@@ -139,7 +178,12 @@ for (const kind of databaseKinds) {
         await v.verifyNow();
       }
       for (const c of cases) {
-        expect({ name: c.name, ...(await stats(c.skill.id)) }).toMatchObject({ name: c.name, callCount: 0, paidCallCount: 0, totalRevenueAtomic: '0' });
+        expect({ name: c.name, ...(await stats(c.skill.id)) }).toMatchObject({
+          name: c.name,
+          callCount: 0,
+          paidCallCount: 0,
+          totalRevenueAtomic: '0',
+        });
         const checks = await checksOf(c.skill.id);
         expect({ name: c.name, count: checks.length, status: checks[0]?.status }).toEqual({ name: c.name, count: 1, status: 'rejected' });
         expect({ name: c.name, reason: checks[0]!.reason }).toEqual({ name: c.name, reason: expect.stringMatching(c.reason) });
@@ -154,7 +198,9 @@ for (const kind of databaseKinds) {
       expect((await report(skill.slug, hash, '$0.001', 'nobody')).status).toBe(400);
       const wrong = await report(skill.slug, hash, '$500');
       expect(wrong.status).toBe(400);
-      expect((await json(wrong)).error).toBe('Invalid request: field "amount": 500000000 micro-USDC is not the listed price (1000 micro-USDC)');
+      expect((await json(wrong)).error).toBe(
+        'Invalid request: field "amount": 500000000 micro-USDC is not the listed price (1000 micro-USDC)',
+      );
       for (const amount of ['$0.001', '0.001', 1000, '1000']) expect((await report(skill.slug, hash, amount)).status).toBe(200);
       expect(await checksOf(skill.id)).toHaveLength(1);
     });
@@ -175,7 +221,10 @@ for (const kind of databaseKinds) {
       await report(honest.slug, await transfer(chain.accounts.payers[1]!, honest.payTo, PRICE));
       for (let i = 0; i < 5; i++) {
         const fake = `0x${crypto.randomUUID().replaceAll('-', '').padEnd(64, '0')}`;
-        await fx.request('/analytics/usage', jsonPost({ skillId: inflated.id, amount: 500_000_000, paymentRef: fake }, bearer(consumerKey)));
+        await fx.request(
+          '/analytics/usage',
+          jsonPost({ skillId: inflated.id, amount: 500_000_000, paymentRef: fake }, bearer(consumerKey)),
+        );
         await fx.request('/analytics/call', jsonPost({ skillId: inflated.id, amount: '500', paymentRef: fake }, bearer(ranker.key)));
       }
       const v = verifier();
@@ -183,7 +232,8 @@ for (const kind of databaseKinds) {
         await v.verifyNow();
         fx.clock.advance(config.retryBaseSeconds * 2 ** i);
       }
-      const order = async (sort: string) => (await json<any[]>(await fx.request(`/skills?creator=${ranker.address}&sort=${sort}`))).map((s) => s.slug);
+      const order = async (sort: string) =>
+        (await json<any[]>(await fx.request(`/skills?creator=${ranker.address}&sort=${sort}`))).map((s) => s.slug);
       expect(await order('revenue')).toEqual([honest.slug, inflated.slug]);
       expect(await order('popular')).toEqual([honest.slug, inflated.slug]);
       expect(await stats(inflated.id)).toMatchObject({ paidCallCount: 0, totalRevenueAtomic: '0' });
@@ -215,7 +265,12 @@ for (const kind of databaseKinds) {
       const { paymentStatus } = await import('../../src/registry/modules/payment-verification');
       const { usageRecords } = await import('../../src/db/schema');
       const state = async () =>
-        (await fx.database.db.select({ payment: paymentStatus(usageRecords.paymentId) }).from(usageRecords).where(eq(usageRecords.skillId, skill.id)))[0]?.payment;
+        (
+          await fx.database.db
+            .select({ payment: paymentStatus(usageRecords.paymentId) })
+            .from(usageRecords)
+            .where(eq(usageRecords.skillId, skill.id))
+        )[0]?.payment;
       expect(await state()).toBe('pending');
       await verifier().verifyNow();
       expect(await state()).toBe('verified');

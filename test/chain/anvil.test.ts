@@ -1,15 +1,7 @@
-import { afterAll, describe, expect, it } from "bun:test";
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
-import {
-  type LocalChain,
-  MULTICALL3_ADDRESS,
-  randomNonce,
-  signAuthorization,
-  startChain,
-  usdCoinAbi,
-  vrsArgs,
-} from "../support/chain";
+import { afterAll, describe, expect, it } from 'bun:test';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { type LocalChain, MULTICALL3_ADDRESS, randomNonce, signAuthorization, startChain, usdCoinAbi, vrsArgs } from '../support/chain';
 
 const started: LocalChain[] = [];
 const start = async (options?: Parameters<typeof startChain>[0]) => {
@@ -37,38 +29,38 @@ async function waitUntilGone(pid: number, timeoutMs = 3_000): Promise<boolean> {
 }
 
 /** Runs fixtures/orphan.ts in a separate Bun process; resolves with anvil's pid once printed. */
-function runOrphan(mode: "exit" | "throw" | "hang") {
-  const script = fileURLToPath(new URL("./fixtures/orphan.ts", import.meta.url));
-  const child = spawn(process.execPath, [script, mode], { stdio: ["ignore", "pipe", "pipe"] });
+function runOrphan(mode: 'exit' | 'throw' | 'hang') {
+  const script = fileURLToPath(new URL('./fixtures/orphan.ts', import.meta.url));
+  const child = spawn(process.execPath, [script, mode], { stdio: ['ignore', 'pipe', 'pipe'] });
   const anvilPid = new Promise<number>((resolve, reject) => {
-    let out = "";
-    child.stdout.on("data", (chunk: Buffer) => {
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const pid = /anvil-pid (\d+)/.exec(out)?.[1];
       if (pid) resolve(Number(pid));
     });
-    child.on("exit", () => reject(new Error(`orphan.ts ended before starting a chain: ${out}`)));
+    child.on('exit', () => reject(new Error(`orphan.ts ended before starting a chain: ${out}`)));
   });
-  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
   return { child, anvilPid, exited };
 }
 
-describe("startChain", () => {
-  it("runs anvil on loopback with the requested chain id and CAIP-2 network", async () => {
+describe('startChain', () => {
+  it('runs anvil on loopback with the requested chain id and CAIP-2 network', async () => {
     const chain = await start({ chainId: 8453 });
     expect(chain.rpcUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(chain.chainId).toBe(8453);
-    expect(chain.network).toBe("eip155:8453");
+    expect(chain.network).toBe('eip155:8453');
     expect(await chain.publicClient.getChainId()).toBe(8453);
-    expect(chain.domain).toEqual({ name: "USD Coin", version: "2", chainId: 8453, verifyingContract: chain.token.address });
+    expect(chain.domain).toEqual({ name: 'USD Coin', version: '2', chainId: 8453, verifyingContract: chain.token.address });
   });
 
-  it("generates distinct fresh accounts, each funded with ETH", async () => {
+  it('generates distinct fresh accounts, each funded with ETH', async () => {
     const chain = await start();
     const { deployer, relayers, payers, payees } = chain.accounts;
     const all = [deployer, ...relayers, ...payers, ...payees, chain.smartWallet.owner];
     expect(new Set(all.map((a) => a.address)).size).toBe(all.length);
-    expect(all.map((a) => a.address)).not.toContain("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"); // anvil's default
+    expect(all.map((a) => a.address)).not.toContain('0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266'); // anvil's default
     for (const account of all) {
       expect(await chain.publicClient.getBalance({ address: account.address })).toBeGreaterThan(10n ** 18n);
     }
@@ -76,7 +68,7 @@ describe("startChain", () => {
     expect(chain.accounts.payer.privateKey).toMatch(/^0x[0-9a-f]{64}$/);
   });
 
-  it("keeps two chains in one file independent", async () => {
+  it('keeps two chains in one file independent', async () => {
     const [a, b] = await Promise.all([start(), start({ chainId: 31337 })]);
     expect(a.rpcUrl).not.toBe(b.rpcUrl);
     expect(a.pid).not.toBe(b.pid);
@@ -92,10 +84,10 @@ describe("startChain", () => {
       b.walletClient(b.accounts.relayer).writeContract({
         address: b.token.address,
         abi: usdCoinAbi,
-        functionName: "transferWithAuthorization",
+        functionName: 'transferWithAuthorization',
         args: vrsArgs(signed),
       }),
-    ).rejects.toThrow("FiatTokenV2: invalid signature");
+    ).rejects.toThrow('FiatTokenV2: invalid signature');
   });
 
   it("serves Multicall3 at its canonical address, so viem's multicall works as on Base", async () => {
@@ -103,8 +95,8 @@ describe("startChain", () => {
     const token = { address: chain.token.address, abi: usdCoinAbi } as const;
     const results = await chain.publicClient.multicall({
       contracts: [
-        { ...token, functionName: "balanceOf", args: [chain.accounts.payer.address] },
-        { ...token, functionName: "authorizationState", args: [chain.accounts.payer.address, randomNonce()] },
+        { ...token, functionName: 'balanceOf', args: [chain.accounts.payer.address] },
+        { ...token, functionName: 'authorizationState', args: [chain.accounts.payer.address, randomNonce()] },
       ],
       allowFailure: false,
     });
@@ -118,23 +110,23 @@ describe("startChain", () => {
     const hash = await chain.walletClient(chain.accounts.payer).sendTransaction({ to: chain.accounts.payee.address, value: 1n });
     await expect(chain.publicClient.getTransactionReceipt({ hash })).rejects.toThrow(/could not be found/);
     await chain.testClient.mine({ blocks: 1 });
-    expect((await chain.publicClient.getTransactionReceipt({ hash })).status).toBe("success");
+    expect((await chain.publicClient.getTransactionReceipt({ hash })).status).toBe('success');
     await chain.testClient.setAutomine(true);
   });
 });
 
-describe("stopping a chain", () => {
-  it("kills anvil so its pid is gone, and a second stop() is harmless", async () => {
+describe('stopping a chain', () => {
+  it('kills anvil so its pid is gone, and a second stop() is harmless', async () => {
     const chain = await start();
     expect(isAlive(chain.pid)).toBe(true);
     await chain.stop();
     expect(isAlive(chain.pid)).toBe(false);
     await chain.stop();
-    const ping = fetch(chain.rpcUrl, { method: "POST", body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}' });
+    const ping = fetch(chain.rpcUrl, { method: 'POST', body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}' });
     await expect(ping).rejects.toThrow();
   });
 
-  for (const mode of ["exit", "throw"] as const) {
+  for (const mode of ['exit', 'throw'] as const) {
     it(`happens by itself when a process ends by ${mode} without calling stop()`, async () => {
       const orphan = runOrphan(mode);
       const pid = await orphan.anvilPid;
@@ -143,12 +135,12 @@ describe("stopping a chain", () => {
     });
   }
 
-  it("happens by itself when a process is SIGKILLed (no exit hook runs)", async () => {
-    const orphan = runOrphan("hang");
+  it('happens by itself when a process is SIGKILLed (no exit hook runs)', async () => {
+    const orphan = runOrphan('hang');
     const pid = await orphan.anvilPid;
     expect(isAlive(pid)).toBe(true);
-    orphan.child.kill("SIGKILL");
+    orphan.child.kill('SIGKILL');
     await orphan.exited;
-    expect(await waitUntilGone(pid)).toBe(process.platform !== "win32");
+    expect(await waitUntilGone(pid)).toBe(process.platform !== 'win32');
   });
 });

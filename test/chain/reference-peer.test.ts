@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { x402Facilitator } from "@x402/core/facilitator";
-import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
-import { toFacilitatorEvmSigner } from "@x402/evm";
-import { registerExactEvmScheme } from "@x402/evm/exact/facilitator";
-import { type Address, type LocalAccount, publicActions } from "viem";
-import { type LocalChain, signAuthorization, startChain } from "../support/chain";
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
+import { x402Facilitator } from '@x402/core/facilitator';
+import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
+import { toFacilitatorEvmSigner } from '@x402/evm';
+import { registerExactEvmScheme } from '@x402/evm/exact/facilitator';
+import { type Address, type LocalAccount, publicActions } from 'viem';
+import { type LocalChain, signAuthorization, startChain } from '../support/chain';
 
 // The x402 reference facilitator, run against the fixture: proves the token is faithful enough
 // for the reference stack, including its failure diagnosis (which needs Multicall3).
@@ -23,9 +23,9 @@ beforeAll(async () => {
     networks: chain.network,
   });
   requirements = {
-    scheme: "exact",
+    scheme: 'exact',
     network: chain.network,
-    amount: "10000",
+    amount: '10000',
     asset: chain.token.address,
     payTo: chain.accounts.payee.address,
     maxTimeoutSeconds: 60,
@@ -44,25 +44,23 @@ async function payment(signer: LocalAccount, from?: Address): Promise<PaymentPay
   return { x402Version: 2, accepted: requirements, payload: { signature, authorization } };
 }
 
-describe("x402 reference facilitator on the local chain", () => {
-  it("verifies and settles an EOA payment, then reports its replay as nonce already used", async () => {
+describe('x402 reference facilitator on the local chain', () => {
+  it('verifies and settles an EOA payment, then reports its replay as nonce already used', async () => {
     const paid = await payment(chain.accounts.payer);
     expect((await facilitator.verify(paid, requirements)).isValid).toBe(true);
     const settled = await facilitator.settle(paid, requirements);
     expect(settled.success).toBe(true);
     expect(await chain.balanceOf(chain.accounts.payee.address)).toBe(10_000n);
-    expect((await facilitator.verify(paid, requirements)).invalidReason).toBe("invalid_exact_evm_nonce_already_used");
+    expect((await facilitator.verify(paid, requirements)).invalidReason).toBe('invalid_exact_evm_nonce_already_used');
   });
 
-  it("settles an ERC-1271 smart wallet payment", async () => {
+  it('settles an ERC-1271 smart wallet payment', async () => {
     const paid = await payment(chain.smartWallet.owner, chain.smartWallet.address);
     expect((await facilitator.settle(paid, requirements)).success).toBe(true);
   });
 
-  it("reports an underfunded payer as insufficient balance", async () => {
+  it('reports an underfunded payer as insufficient balance', async () => {
     const poor = await chain.createAccount({ usdc: 1n });
-    expect((await facilitator.verify(await payment(poor), requirements)).invalidReason).toBe(
-      "invalid_exact_evm_insufficient_balance",
-    );
+    expect((await facilitator.verify(await payment(poor), requirements)).invalidReason).toBe('invalid_exact_evm_insufficient_balance');
   });
 });

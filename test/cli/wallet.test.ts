@@ -57,7 +57,7 @@ describe('market login and market wallet against a registry', () => {
   });
 
   it('refuses a key the registry does not know, and stores nothing', async () => {
-    const res = await market(['login', '--api-key', 'ck_' + 'A'.repeat(43), '--api-url', apiUrl]);
+    const res = await market(['login', '--api-key', `ck_${'A'.repeat(43)}`, '--api-url', apiUrl]);
     expect(res.code).toBe(1);
     expect(res.stderr).toContain('refused this key: Invalid token');
     expect(() => statSync(join(config, 'skill-market', 'config.json'))).toThrow();
@@ -126,11 +126,11 @@ describe('market login and market wallet against a registry', () => {
   });
 
   it('reports registry errors and refuses key material without sending it', async () => {
-    const unknown = await market(['wallet', 'revoke', '0x' + '1'.repeat(40)]);
+    const unknown = await market(['wallet', 'revoke', `0x${'1'.repeat(40)}`]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toBe('market: Wallet not found (HTTP 404)\n');
     const requests = registry.logs.filter((l) => l.msg === 'request').length;
-    const key = await market(['wallet', 'revoke', '0x' + 'ab'.repeat(32)]);
+    const key = await market(['wallet', 'revoke', `0x${'ab'.repeat(32)}`]);
     expect(key.code).toBe(1);
     expect(key.stderr).toContain('must never be sent');
     const label = await market(['wallet', 'new', '--label', 'ab'.repeat(32)], withPassphrase);
@@ -147,7 +147,7 @@ describe('market login and market wallet against a registry', () => {
   });
 
   it('prefers MARKET_API_URL and MARKET_API_KEY over the stored login, and says when the registry is down', async () => {
-    const bad = await market(['wallet', 'list'], { MARKET_API_KEY: 'ck_' + 'B'.repeat(43) });
+    const bad = await market(['wallet', 'list'], { MARKET_API_KEY: `ck_${'B'.repeat(43)}` });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('Invalid token (HTTP 401)');
     const down = `http://127.0.0.1:${await freePort()}`;

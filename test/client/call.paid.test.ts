@@ -22,7 +22,16 @@ describe('a paid call', () => {
     const { result, receipt } = await market.callWithReceipt(skill.slug, { n: 21 });
 
     expect(result).toEqual({ doubled: 42 });
-    expect(receipt).toMatchObject({ skillId: skill.id, slug: skill.slug, amount: '10000', price: '$0.01', payTo: skill.payTo, network: NETWORK, payer: payer.address, asset: world.asset.address });
+    expect(receipt).toMatchObject({
+      skillId: skill.id,
+      slug: skill.slug,
+      amount: '10000',
+      price: '$0.01',
+      payTo: skill.payTo,
+      network: NETWORK,
+      payer: payer.address,
+      asset: world.asset.address,
+    });
     expect(receipt!.transaction).toMatch(/^0x[0-9a-f]{64}$/);
     expect(await world.chain.balanceOf(payer.address)).toBe(payerBefore - PRICE);
     expect(await world.chain.balanceOf(skill.payTo)).toBe(payeeBefore + PRICE);
@@ -68,7 +77,13 @@ describe('a paid call', () => {
     const market = world.market({ wallet: payer, budget: '$1' });
     const error = await market.call(skill.slug, {}).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SkillCallError);
-    expect(error).toMatchObject({ code: 'skill_failed', message: 'the oracle is closed today', status: 500, charged: 'no', receipt: undefined });
+    expect(error).toMatchObject({
+      code: 'skill_failed',
+      message: 'the oracle is closed today',
+      status: 500,
+      charged: 'no',
+      receipt: undefined,
+    });
     expect(await world.chain.balanceOf(payer.address)).toBe(before);
     expect(market.spending).toMatchObject({ spent: 0n, reserved: 0n, remaining: 1_000_000n });
     await market.flush();
@@ -185,7 +200,11 @@ describe('retries without double payment', () => {
     expect(market.spending).toMatchObject({ spent: PRICE, reserved: 0n });
     // With an RPC the chain says the authorization was used: charged yes, not a guess.
     const withChain = world.market({ wallet: payer, retries: 1, rpcUrl: world.chain.rpcUrl });
-    expect(await withChain.call(skill.slug, { again: true }).catch((e: unknown) => e)).toMatchObject({ code: 'network_error', charged: 'yes', receipt: { payer: payer.address } });
+    expect(await withChain.call(skill.slug, { again: true }).catch((e: unknown) => e)).toMatchObject({
+      code: 'network_error',
+      charged: 'yes',
+      receipt: { payer: payer.address },
+    });
   });
 });
 
@@ -220,7 +239,11 @@ describe('payments the server reports pending or cannot vouch for', () => {
     expect(await world.chain.balanceOf(payer.address)).toBe(before - PRICE);
 
     const seeing = world.market({ wallet: payer, budget: '$1', pendingTimeoutMs: 300, rpcUrl: world.chain.rpcUrl });
-    expect(await seeing.call(skill.slug, { q: 2 }).catch((e: unknown) => e)).toMatchObject({ code: 'payment_pending', charged: 'yes', receipt: { payer: payer.address, amount: '10000' } });
+    expect(await seeing.call(skill.slug, { q: 2 }).catch((e: unknown) => e)).toMatchObject({
+      code: 'payment_pending',
+      charged: 'yes',
+      receipt: { payer: payer.address, amount: '10000' },
+    });
     expect(seeing.spending).toMatchObject({ spent: PRICE, reserved: 0n });
   });
 

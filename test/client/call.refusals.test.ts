@@ -30,7 +30,11 @@ describe('402 terms that differ from the registry listing', () => {
     ['network', () => ({ tamper: () => ({ network: 'eip155:8453' }) }), 'network'],
     ['asset', () => ({ tamper: () => ({ asset: { ...world.asset, address: otherAddress() } }) }), 'asset'],
     ['EIP-712 domain of the asset', () => ({ tamper: () => ({ asset: { ...world.asset, name: 'USD Coin (fake)' } }) }), 'asset'],
-    ['price, in a documented body without the PAYMENT-REQUIRED header', () => ({ terms: 'body', tamper: () => ({ price: 20_000n }) }), 'price'],
+    [
+      'price, in a documented body without the PAYMENT-REQUIRED header',
+      () => ({ terms: 'body', tamper: () => ({ price: 20_000n }) }),
+      'price',
+    ],
   ];
   for (const [what, overrides, field] of cases) {
     it(`refuses a different ${what} with TermsMismatchError('${field}') and signs nothing`, async () => {
@@ -60,7 +64,12 @@ describe('402 terms that differ from the registry listing', () => {
 });
 
 describe('input validation', () => {
-  const inputSchema = { type: 'object', required: ['text'], properties: { text: { type: 'string', maxLength: 10 } }, additionalProperties: false };
+  const inputSchema = {
+    type: 'object',
+    required: ['text'],
+    properties: { text: { type: 'string', maxLength: 10 } },
+    additionalProperties: false,
+  };
 
   it('refuses input that fails the inputSchema before any request to the skill (not even the 402)', async () => {
     const skill = await world.addSkill({ inputSchema });

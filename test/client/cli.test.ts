@@ -52,7 +52,9 @@ describe('market call', () => {
     const run = await market(['call', skill.slug, '{"text":"bonjour"}', ...paying()], { MARKET_PRIVATE_KEY: payer.privateKey });
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual({ upper: 'BONJOUR' });
-    const { receipt } = JSON.parse(run.stderr.trim().split('\n').at(-1)!) as { receipt: { transaction: string; amount: string; payer: string } };
+    const { receipt } = JSON.parse(run.stderr.trim().split('\n').at(-1)!) as {
+      receipt: { transaction: string; amount: string; payer: string };
+    };
     expect(receipt).toMatchObject({ amount: '10000', payer: payer.address });
     expect(receipt.transaction).toMatch(/^0x[0-9a-f]{64}$/);
     expect(await world.chain.balanceOf(skill.payTo)).toBe(before + 10_000n);
@@ -64,7 +66,9 @@ describe('market call', () => {
     const keystorePath = join(work, `${payer.address}.json`);
     await writeKeystoreFile(keystorePath, await encryptKeystore(payer.privateKey, 'correct horse battery', { scrypt: { n: 1024 } }));
     const before = await world.chain.balanceOf(payer.address);
-    const run = await market(['call', skill.slug, '{"n":1}', '--keystore', keystorePath, '--fast', '--json', ...paying()], { MARKET_KEYSTORE_PASSPHRASE: 'correct horse battery' });
+    const run = await market(['call', skill.slug, '{"n":1}', '--keystore', keystorePath, '--fast', '--json', ...paying()], {
+      MARKET_KEYSTORE_PASSPHRASE: 'correct horse battery',
+    });
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('{"echo":{"n":1}}\n');
     expect(await world.chain.balanceOf(payer.address)).toBe(before - 10_000n);

@@ -18,7 +18,11 @@ let runs = 0;
 
 const skills = {
   shout: skill(
-    { price: '$0.01', description: 'Upper-cases text', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } },
+    {
+      price: '$0.01',
+      description: 'Upper-cases text',
+      inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+    },
     ({ text }: { text: string }) => {
       runs++;
       return { shout: text.toUpperCase() };
@@ -58,7 +62,13 @@ describe('our client against a serve() skill server', () => {
     const standard = await market.callWithReceipt(slugs.shout!, { text: 'hi' });
     const fast = await market.callWithReceipt(slugs.shout!, { text: 'there' }, { mode: 'fast' });
     expect([standard.result, fast.result]).toEqual([{ shout: 'HI' }, { shout: 'THERE' }]);
-    for (const { receipt } of [standard, fast]) expect(receipt).toMatchObject({ amount: '10000', payTo: payee, network: NETWORK, transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    for (const { receipt } of [standard, fast])
+      expect(receipt).toMatchObject({
+        amount: '10000',
+        payTo: payee,
+        network: NETWORK,
+        transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+      });
     expect(await world.chain.balanceOf(payee)).toBe(before + 2n * PRICE);
     await market.flush();
     const refs = (await world.usage(standard.skill.id)).map((u) => u.paymentRef);
@@ -67,7 +77,10 @@ describe('our client against a serve() skill server', () => {
 
   it('refuses input the registered inputSchema rejects, before any request or signature', async () => {
     const payer = countingAccount(await world.payer());
-    const error = await world.market({ wallet: payer }).call(slugs.shout!, { text: 42 }).catch((e: unknown) => e);
+    const error = await world
+      .market({ wallet: payer })
+      .call(slugs.shout!, { text: 42 })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InputValidationError);
     expect(payer.signatures).toBe(0);
   });
@@ -75,7 +88,10 @@ describe('our client against a serve() skill server', () => {
   it('brings a handler error back as SkillCallError with its message, and nothing is charged', async () => {
     const payer = await world.payer();
     const before = await world.chain.balanceOf(payer.address);
-    const error = await world.market({ wallet: payer }).call(slugs.broken!, {}).catch((e: unknown) => e);
+    const error = await world
+      .market({ wallet: payer })
+      .call(slugs.broken!, {})
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SkillCallError);
     expect(error).toMatchObject({ code: 'skill_failed', status: 500, charged: 'no', message: 'no shouting on Sundays' });
     expect(await world.chain.balanceOf(payer.address)).toBe(before);

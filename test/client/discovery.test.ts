@@ -34,13 +34,20 @@ describe('discovery', () => {
     const skill = await world.addSkill();
     const market = discovery();
     const info = await market.info(skill.slug);
-    expect(info).toMatchObject({ id: skill.id, slug: skill.slug, endpoint: `${world.server.url}/${skill.name}`, paymentAddress: skill.payTo });
+    expect(info).toMatchObject({
+      id: skill.id,
+      slug: skill.slug,
+      endpoint: `${world.server.url}/${skill.name}`,
+      paymentAddress: skill.payTo,
+    });
     const groups = await market.groups({ creator: world.creator.address });
     expect(groups.map((g) => g.name)).toEqual(info.groups);
   });
 
   it('answers RegistryError skill_not_found (404) for an unknown slug', async () => {
-    const error = await discovery().info('no-such-skill').catch((e: unknown) => e);
+    const error = await discovery()
+      .info('no-such-skill')
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RegistryError);
     expect(error).toMatchObject({ code: 'skill_not_found', status: 404, registryCode: 'NOT_FOUND' });
     expect((error as RegistryError).requestId).toBeString();
@@ -57,7 +64,9 @@ describe('favorites', () => {
 
   it('needs credentials, and says so without calling the registry', async () => {
     const skill = await world.addSkill();
-    const error = await discovery().favorite(skill.slug).catch((e: unknown) => e);
+    const error = await discovery()
+      .favorite(skill.slug)
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'credentials_required' });
   });
 
@@ -97,7 +106,9 @@ describe('a client that trusts no registry', () => {
   ];
   for (const [what, body, message] of bad) {
     it(`refuses ${what}`, async () => {
-      const error = await discovery(answering(JSON.stringify(body))).info('echo').catch((e: unknown) => e);
+      const error = await discovery(answering(JSON.stringify(body)))
+        .info('echo')
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(MarketError);
       expect(error).toMatchObject({ code: 'invalid_response', status: 200 });
       expect((error as Error).message).toMatch(message);
@@ -106,21 +117,31 @@ describe('a client that trusts no registry', () => {
 
   it('refuses a body that is not JSON, quoting an excerpt of it', async () => {
     const html = `<html>${'gateway '.repeat(100)}</html>`;
-    const error = await discovery(answering(html, 200, { 'content-type': 'text/html' })).search('x').catch((e: unknown) => e);
+    const error = await discovery(answering(html, 200, { 'content-type': 'text/html' }))
+      .search('x')
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'invalid_response', status: 200 });
     expect((error as MarketError).body!.length).toBeLessThanOrEqual(241);
     expect((error as MarketError).body).toStartWith('<html>gateway');
   });
 
   it('refuses a search answer that is not an array, naming the bad item of one that is', async () => {
-    expect(await discovery(answering('{"skills": []}')).search('x').catch((e: unknown) => e)).toMatchObject({ code: 'invalid_response' });
-    const error = await discovery(answering(JSON.stringify([skill, { ...skill, price: 'free' }]))).search('x').catch((e: unknown) => e);
+    expect(
+      await discovery(answering('{"skills": []}'))
+        .search('x')
+        .catch((e: unknown) => e),
+    ).toMatchObject({ code: 'invalid_response' });
+    const error = await discovery(answering(JSON.stringify([skill, { ...skill, price: 'free' }])))
+      .search('x')
+      .catch((e: unknown) => e);
     expect((error as Error).message).toContain('item 1');
   });
 
   it('reports a 5xx with its status, the registry message and request id', async () => {
     const body = JSON.stringify({ error: 'Internal server error', code: 'INTERNAL', requestId: 'req-123' });
-    const error = await discovery(answering(body, 500)).search('x').catch((e: unknown) => e);
+    const error = await discovery(answering(body, 500))
+      .search('x')
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'registry_error', status: 500, registryCode: 'INTERNAL', requestId: 'req-123' });
     expect((error as Error).message).toBe('Registry search failed with 500: Internal server error');
   });

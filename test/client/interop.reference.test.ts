@@ -20,7 +20,10 @@ const seen: { proof: string | null; status: number }[] = [];
 
 beforeAll(async () => {
   payee = (await world.chain.createAccount()).address;
-  const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: world.facilitatorUrl })).register(world.chain.network, new ExactEvmScheme());
+  const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: world.facilitatorUrl })).register(
+    world.chain.network,
+    new ExactEvmScheme(),
+  );
   const app = new Hono();
   app.use(async (c, next) => {
     await next();
@@ -34,7 +37,11 @@ beforeAll(async () => {
             scheme: 'exact',
             network: world.chain.network,
             payTo: payee,
-            price: { amount: PRICE.toString(), asset: world.chain.token.address, extra: { name: world.chain.token.name, version: world.chain.token.version } },
+            price: {
+              amount: PRICE.toString(),
+              asset: world.chain.token.address,
+              extra: { name: world.chain.token.name, version: world.chain.token.version },
+            },
           },
           description: 'Weather forecast',
         },
@@ -47,7 +54,13 @@ beforeAll(async () => {
     return c.json({ city, forecast: 'sunny' });
   });
   server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: app.fetch });
-  const res = await world.creator.register({ name: 'forecast', endpoint: `http://127.0.0.1:${server.port}/forecast`, price: '$0.01', paymentAddress: payee, network: world.chain.network });
+  const res = await world.creator.register({
+    name: 'forecast',
+    endpoint: `http://127.0.0.1:${server.port}/forecast`,
+    price: '$0.01',
+    paymentAddress: payee,
+    network: world.chain.network,
+  });
   if (res.status !== 201) throw new Error(`register: ${res.status} ${await res.text()}`);
   skill = (await res.json()) as Skill;
 });

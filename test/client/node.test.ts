@@ -28,7 +28,11 @@ async function payOnNode(slug: string, privateKey: string) {
   });
   const [code, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()]);
   if (code !== 0) throw new Error(`node exited ${code}: ${stderr}`);
-  return JSON.parse(stdout) as { runtime: string; calls: { mode: string; result: unknown; receipt: { transaction: string; amount: string } }[]; spent: string };
+  return JSON.parse(stdout) as {
+    runtime: string;
+    calls: { mode: string; result: unknown; receipt: { transaction: string; amount: string } }[];
+    spent: string;
+  };
 }
 
 describe('the client on Node', () => {

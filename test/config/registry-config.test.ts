@@ -12,7 +12,11 @@ describe('registry configuration', () => {
       logLevel: 'info',
       bodyLimitBytes: 1024 * 1024,
       trustedProxies: [],
-      rateLimits: { auth: { limit: 20, windowSeconds: 60 }, write: { limit: 300, windowSeconds: 60 }, read: { limit: 3000, windowSeconds: 60 } },
+      rateLimits: {
+        auth: { limit: 20, windowSeconds: 60 },
+        write: { limit: 300, windowSeconds: 60 },
+        read: { limit: 3000, windowSeconds: 60 },
+      },
     });
     expect(config.publicUrl.toString()).toBe('http://localhost:3000/');
     expect(config.auth).toMatchObject({
@@ -77,7 +81,13 @@ describe('registry configuration', () => {
 
   it('sets Secure cookies outside development and reads rate limits and proxies', () => {
     const config = loadRegistryConfig(
-      { NODE_ENV: 'production', AUTH_JWT_SECRET: 'x'.repeat(32), RATE_LIMIT_READ: 'off', RATE_LIMIT_AUTH: '5/10', TRUSTED_PROXIES: '10.0.0.1, ::1' },
+      {
+        NODE_ENV: 'production',
+        AUTH_JWT_SECRET: 'x'.repeat(32),
+        RATE_LIMIT_READ: 'off',
+        RATE_LIMIT_AUTH: '5/10',
+        TRUSTED_PROXIES: '10.0.0.1, ::1',
+      },
       '/',
     );
     expect(config.auth.secureCookies).toBe(true);

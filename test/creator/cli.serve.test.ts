@@ -17,7 +17,10 @@ const fx = registryFixture('embedded', { catalogue: { allowHttpEndpoints: true, 
 let stack: PaymentStack;
 
 beforeAll(async () => {
-  const build = Bun.spawn([process.execPath, 'build', '--compile', '--minify', join(import.meta.dir, '../../src/cli/main.ts'), '--outfile', binary], { stdout: 'pipe', stderr: 'pipe' });
+  const build = Bun.spawn(
+    [process.execPath, 'build', '--compile', '--minify', join(import.meta.dir, '../../src/cli/main.ts'), '--outfile', binary],
+    { stdout: 'pipe', stderr: 'pipe' },
+  );
   const [code, stderr] = await Promise.all([build.exited, new Response(build.stderr).text()]);
   if (code !== 0) throw new Error(`build failed: ${stderr}`);
   stack = await startPaymentStack();
@@ -45,7 +48,16 @@ async function finished(child: ReturnType<typeof market>) {
   return { code, stdout, stderr };
 }
 
-const chainFlags = () => ['--host', '127.0.0.1', '--facilitator', stack.facilitatorUrl, '--network', stack.chain.network, '--asset', stack.chain.token.address];
+const chainFlags = () => [
+  '--host',
+  '127.0.0.1',
+  '--facilitator',
+  stack.facilitatorUrl,
+  '--network',
+  stack.chain.network,
+  '--asset',
+  stack.chain.token.address,
+];
 
 describe('market serve (compiled binary)', () => {
   it('runs the example module from an empty folder: /health, input validation, a paid call; stops on SIGTERM', async () => {
@@ -83,7 +95,19 @@ describe('market serve (compiled binary)', () => {
     const port = await freePort();
     const wallet = (await stack.chain.createAccount()).address;
     const child = market(
-      ['serve', 'skills.ts', '--port', String(port), '--endpoint', `http://127.0.0.1:${port}`, '--groups', 'cli-tools', '--api-url', `http://127.0.0.1:${fx.registry.app.server!.port}`, ...chainFlags()],
+      [
+        'serve',
+        'skills.ts',
+        '--port',
+        String(port),
+        '--endpoint',
+        `http://127.0.0.1:${port}`,
+        '--groups',
+        'cli-tools',
+        '--api-url',
+        `http://127.0.0.1:${fx.registry.app.server!.port}`,
+        ...chainFlags(),
+      ],
       { MARKET_WALLET_ADDRESS: wallet, MARKET_API_KEY: creator.key },
       dir,
     );

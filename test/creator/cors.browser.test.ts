@@ -8,11 +8,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { Address } from 'viem';
 import { serve, skill, type ServeOptions, type SkillServer } from '../../sdk/creator/index';
-import { decodePaymentRequired, decodeSettleResponse, encodePaymentPayload, parsePaymentRequirements, signAuthorization } from '../../sdk/x402/index';
+import {
+  decodePaymentRequired,
+  decodeSettleResponse,
+  encodePaymentPayload,
+  parsePaymentRequirements,
+  signAuthorization,
+} from '../../sdk/x402/index';
 import { balances, recordingLogger, startPaymentStack, type PaymentStack } from '../support/skill-server';
 
 const PRICE = 10_000n;
-const echo = skill({ price: '$0.01', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } }, ({ text }: { text: string }) => ({ echo: text }));
+const echo = skill(
+  { price: '$0.01', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } },
+  ({ text }: { text: string }) => ({ echo: text }),
+);
 
 let stack: PaymentStack;
 let payee: Address;
@@ -25,7 +34,18 @@ const servers: SkillServer[] = [];
 const start = async (cors?: ServeOptions['cors']) => {
   const server = await serve(
     { echo },
-    { port: 0, hostname: '127.0.0.1', wallet: payee, facilitatorUrl: stack.facilitatorUrl, network: stack.chain.network, asset: stack.asset, trackCalls: false, logger: recordingLogger(), env: {}, ...(cors === undefined ? {} : { cors }) },
+    {
+      port: 0,
+      hostname: '127.0.0.1',
+      wallet: payee,
+      facilitatorUrl: stack.facilitatorUrl,
+      network: stack.chain.network,
+      asset: stack.asset,
+      trackCalls: false,
+      logger: recordingLogger(),
+      env: {},
+      ...(cors === undefined ? {} : { cors }),
+    },
   );
   servers.push(server);
   return server;
@@ -36,7 +56,11 @@ const fromPage = (url: string, headers: Record<string, string> = {}) =>
   page.evaluate(
     async ({ url, headers }) => {
       try {
-        const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ text: 'from a page' }) });
+        const res = await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: JSON.stringify({ text: 'from a page' }),
+        });
         return {
           status: res.status,
           paymentRequired: res.headers.get('PAYMENT-REQUIRED'),
@@ -54,7 +78,11 @@ beforeAll(async () => {
   stack = await startPaymentStack({ payers: 1 });
   payee = (await stack.chain.createAccount()).address;
   // The page's own origin: localhost on another port, so every call to the skill is cross-origin.
-  site = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('<!doctype html><title>page</title><p>a page', { headers: { 'content-type': 'text/html' } }) });
+  site = Bun.serve({
+    port: 0,
+    hostname: '127.0.0.1',
+    fetch: () => new Response('<!doctype html><title>page</title><p>a page', { headers: { 'content-type': 'text/html' } }),
+  });
   pageOrigin = `http://localhost:${site.port}`;
   browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: ['--no-sandbox'] });
   page = await browser.newPage();
@@ -77,7 +105,9 @@ describe('a browser page calling a skill server on another origin', () => {
     const required = decodePaymentRequired(unpaid.paymentRequired!);
     const payer = stack.chain.accounts.payers[0]!;
     const before = await balances(stack.chain, payer.address, payee);
-    const proof = encodePaymentPayload(await signAuthorization(payer, parsePaymentRequirements(required.accepts[0]), { resource: required.resource }));
+    const proof = encodePaymentPayload(
+      await signAuthorization(payer, parsePaymentRequirements(required.accepts[0]), { resource: required.resource }),
+    );
 
     const paid = await fromPage(`${server.url}/echo`, { 'PAYMENT-SIGNATURE': proof });
     expect(paid).toMatchObject({ status: 200, body: { success: true, result: { echo: 'from a page' } } });

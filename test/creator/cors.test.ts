@@ -8,7 +8,10 @@ import { CORS_EXPOSED_HEADERS, ServeConfigError, createSkillHandler, skill, type
 import { recordingLogger } from '../support/skill-server';
 
 const PAGE = 'https://app.example';
-const echo = skill({ price: '$0.001', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } }, ({ text }: { text: string }) => ({ echo: text }));
+const echo = skill(
+  { price: '$0.001', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } },
+  ({ text }: { text: string }) => ({ echo: text }),
+);
 const boom = skill({ price: '$0.001' }, () => {
   throw new Error('kaboom');
 });
@@ -25,12 +28,22 @@ const handler = (cors?: CorsOption) =>
     },
   );
 const call = (app: ReturnType<typeof handler>, path: string, init: RequestInit & { origin?: string } = {}) =>
-  app.fetch(new Request(`http://skills.test${path}`, { ...init, headers: { ...(init.origin ? { origin: init.origin } : {}), ...(init.headers as Record<string, string>) } }));
+  app.fetch(
+    new Request(`http://skills.test${path}`, {
+      ...init,
+      headers: { ...(init.origin ? { origin: init.origin } : {}), ...(init.headers as Record<string, string>) },
+    }),
+  );
 const post = (app: ReturnType<typeof handler>, path: string, body: string, origin?: string) =>
   call(app, path, { method: 'POST', body, headers: { 'content-type': 'application/json' }, ...(origin ? { origin } : {}) });
 const preflight = (app: ReturnType<typeof handler>, path: string, origin = PAGE) =>
-  call(app, path, { method: 'OPTIONS', origin, headers: { 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, payment-signature' } });
-const accessControl = (res: Response) => Object.fromEntries([...res.headers].filter(([name]) => name.startsWith('access-control-') || name === 'vary'));
+  call(app, path, {
+    method: 'OPTIONS',
+    origin,
+    headers: { 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, payment-signature' },
+  });
+const accessControl = (res: Response) =>
+  Object.fromEntries([...res.headers].filter(([name]) => name.startsWith('access-control-') || name === 'vary'));
 
 describe('skill server CORS by default', () => {
   const app = handler();
@@ -52,7 +65,14 @@ describe('skill server CORS by default', () => {
     expect(res.status).toBe(402);
     expect(res.headers.get('PAYMENT-REQUIRED')).toBeString();
     expect(accessControl(res)).toEqual({ 'access-control-allow-origin': '*', 'access-control-expose-headers': CORS_EXPOSED_HEADERS });
-    expect(CORS_EXPOSED_HEADERS.split(', ')).toEqual(['PAYMENT-REQUIRED', 'PAYMENT-RESPONSE', 'X-PAYMENT-RESPONSE', 'X-Payment-Replayed', 'Retry-After', 'X-Request-Id']);
+    expect(CORS_EXPOSED_HEADERS.split(', ')).toEqual([
+      'PAYMENT-REQUIRED',
+      'PAYMENT-RESPONSE',
+      'X-PAYMENT-RESPONSE',
+      'X-Payment-Replayed',
+      'Retry-After',
+      'X-Request-Id',
+    ]);
   });
 
   it('puts the headers on every other answer too: health, 400, 404, 405, and a request without Origin', async () => {
@@ -76,10 +96,18 @@ describe('skill server CORS restricted to listed origins', () => {
   it('echoes a listed origin with Vary: Origin, on the preflight and on the answer', async () => {
     const pre = await preflight(app, '/echo', 'http://localhost:5173');
     expect(pre.status).toBe(204);
-    expect(accessControl(pre)).toMatchObject({ 'access-control-allow-origin': 'http://localhost:5173', vary: 'Origin', 'access-control-allow-headers': 'Content-Type, X-Payment, PAYMENT-SIGNATURE' });
+    expect(accessControl(pre)).toMatchObject({
+      'access-control-allow-origin': 'http://localhost:5173',
+      vary: 'Origin',
+      'access-control-allow-headers': 'Content-Type, X-Payment, PAYMENT-SIGNATURE',
+    });
     const res = await post(app, '/echo', '{"text":"hi"}', PAGE);
     expect(res.status).toBe(402);
-    expect(accessControl(res)).toEqual({ 'access-control-allow-origin': PAGE, 'access-control-expose-headers': CORS_EXPOSED_HEADERS, vary: 'Origin' });
+    expect(accessControl(res)).toEqual({
+      'access-control-allow-origin': PAGE,
+      'access-control-expose-headers': CORS_EXPOSED_HEADERS,
+      vary: 'Origin',
+    });
   });
 
   it('gives any other origin no allow header, so its browser blocks the page', async () => {
@@ -108,7 +136,11 @@ describe('skill server CORS turned off', () => {
     const pre = await preflight(app, '/echo');
     expect(pre.status).toBe(204);
     expect(accessControl(pre)).toEqual({});
-    for (const res of [await post(app, '/echo', '{"text":"hi"}', PAGE), await post(app, '/boom', '{}', PAGE), await call(app, '/health', { origin: PAGE })]) {
+    for (const res of [
+      await post(app, '/echo', '{"text":"hi"}', PAGE),
+      await post(app, '/boom', '{}', PAGE),
+      await call(app, '/health', { origin: PAGE }),
+    ]) {
       expect(accessControl(res)).toEqual({});
     }
   });

@@ -20,14 +20,28 @@ beforeAll(async () => {
   server = await serve(
     {
       shout: skill(
-        { price: '$0.02', description: 'Upper-cases text', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } },
+        {
+          price: '$0.02',
+          description: 'Upper-cases text',
+          inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+        },
         ({ text }: { text: string }) => (runs++, { shout: text.toUpperCase() }),
       ),
       broken: skill({ price: '$0.02' }, () => {
         throw new Error('broken on purpose');
       }),
     },
-    { port: 0, hostname: '127.0.0.1', wallet: payee, facilitatorUrl: stack.facilitatorUrl, network: stack.chain.network, asset: stack.asset, trackCalls: false, logger: recordingLogger(), env: {} },
+    {
+      port: 0,
+      hostname: '127.0.0.1',
+      wallet: payee,
+      facilitatorUrl: stack.facilitatorUrl,
+      network: stack.chain.network,
+      asset: stack.asset,
+      trackCalls: false,
+      logger: recordingLogger(),
+      env: {},
+    },
   );
 }, 30_000);
 
@@ -43,7 +57,11 @@ function referenceFetch(account: TestAccount) {
   return wrapFetchWithPayment(fetch, client);
 }
 
-const post = (body: unknown): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const post = (body: unknown): RequestInit => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+});
 
 describe('the reference client against our skill server', () => {
   it('pays the price from the PAYMENT-REQUIRED header and gets the result with a receipt', async () => {

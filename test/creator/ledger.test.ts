@@ -87,7 +87,13 @@ describe('proof ledger', () => {
   });
 
   it('never expires, evicts or forgets a held result, and keeps its final answer a while after a late outcome', () => {
-    const { ledger, advance, seconds } = clocked({ maxEntries: 2, graceMs: 1000, maxRetentionMs: 5000, maxBytes: 40_000, resolvedRetentionMs: 60_000 });
+    const { ledger, advance, seconds } = clocked({
+      maxEntries: 2,
+      graceMs: 1000,
+      maxRetentionMs: 5000,
+      maxBytes: 40_000,
+      resolvedRetentionMs: 60_000,
+    });
     ledger.claim('held', 'h', seconds() + 1n);
     ledger.hold('held', answer('h'.repeat(5_000)));
     ledger.claim('done', 'd', seconds() + 1n);

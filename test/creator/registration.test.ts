@@ -52,7 +52,18 @@ for (const kind of databaseKinds) {
 
     const skillAt = async (slug: string) => json(await fx.request(`/skills/${slug}`));
     const startServer = (skills: Skills, extra: Partial<ServeOptions>) =>
-      serve(skills, { port: 0, hostname: '127.0.0.1', wallet, apiKey: creator.key, apiUrl, facilitatorUrl, trackCalls: false, logger: recordingLogger(), env: {}, ...extra });
+      serve(skills, {
+        port: 0,
+        hostname: '127.0.0.1',
+        wallet,
+        apiKey: creator.key,
+        apiUrl,
+        facilitatorUrl,
+        trackCalls: false,
+        logger: recordingLogger(),
+        env: {},
+        ...extra,
+      });
 
     it('registers every skill at start with {endpoint}/<name>, merged groups, and at most batch.concurrency in flight', async () => {
       const skills: Skills = {
@@ -60,14 +71,24 @@ for (const kind of databaseKinds) {
         ...Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`plain${i}`, skill({ price: '$0.002' }, () => i)])),
       };
       const { meter, fetch } = concurrencyMeter();
-      const server = await startServer(skills, { fetch, register: { endpoint: 'http://skills.test:8080/', groups: [' tools', 'tools ', ''], batch: { concurrency: 2 } } });
+      const server = await startServer(skills, {
+        fetch,
+        register: { endpoint: 'http://skills.test:8080/', groups: [' tools', 'tools ', ''], batch: { concurrency: 2 } },
+      });
       try {
         expect(server.registration).toHaveLength(6);
         expect(server.registration.every((r) => r.success && r.slug && r.skillId)).toBe(true);
         expect(meter.requests).toBe(6);
         expect(meter.max).toBe(2);
         const echo = await skillAt(server.registration[0]!.slug!);
-        expect(echo).toMatchObject({ name: 'echo', endpoint: 'http://skills.test:8080/echo', price: '$0.001', paymentAddress: wallet, description: 'Echo', inputSchema: { type: 'object' } });
+        expect(echo).toMatchObject({
+          name: 'echo',
+          endpoint: 'http://skills.test:8080/echo',
+          price: '$0.001',
+          paymentAddress: wallet,
+          description: 'Echo',
+          inputSchema: { type: 'object' },
+        });
         expect([...echo.groups].sort()).toEqual(['text', 'tools']);
         expect((await skillAt(server.registration[1]!.slug!)).groups).toEqual(['tools']);
       } finally {
@@ -76,7 +97,9 @@ for (const kind of databaseKinds) {
     });
 
     it('keeps to the default concurrency of 5', async () => {
-      const skills = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`many${i}`, skill({ price: '$0.001', groups: ['tools'] }, () => i)]));
+      const skills = Object.fromEntries(
+        Array.from({ length: 8 }, (_, i) => [`many${i}`, skill({ price: '$0.001', groups: ['tools'] }, () => i)]),
+      );
       const { meter, fetch } = concurrencyMeter();
       const server = await startServer(skills, { fetch, register: { endpoint: 'http://skills.test' } });
       await server.stop();
@@ -85,7 +108,10 @@ for (const kind of databaseKinds) {
     });
 
     it('re-registers on restart and applies changed price, description and schemas under the same slug', async () => {
-      const first = await startServer({ evolving: skill({ price: '$0.001', description: 'v1', groups: ['tools'] }, () => 1) }, { register: { endpoint: 'http://skills.test' } });
+      const first = await startServer(
+        { evolving: skill({ price: '$0.001', description: 'v1', groups: ['tools'] }, () => 1) },
+        { register: { endpoint: 'http://skills.test' } },
+      );
       await first.stop();
       const second = await startServer(
         { evolving: skill({ price: '$0.005', description: 'v2', groups: ['text'], outputSchema: { type: 'integer' } }, () => 2) },
@@ -93,7 +119,13 @@ for (const kind of databaseKinds) {
       );
       await second.stop();
       expect(second.registration[0]!.slug).toBe(first.registration[0]!.slug!);
-      expect(await skillAt(second.registration[0]!.slug!)).toMatchObject({ price: '$0.005', description: 'v2', endpoint: 'http://skills-v2.test/evolving', outputSchema: { type: 'integer' }, groups: ['text'] });
+      expect(await skillAt(second.registration[0]!.slug!)).toMatchObject({
+        price: '$0.005',
+        description: 'v2',
+        endpoint: 'http://skills-v2.test/evolving',
+        outputSchema: { type: 'integer' },
+        groups: ['text'],
+      });
     });
 
     it('gives a skill without any group a failure without asking the registry, and reports the registry’s refusal', async () => {
@@ -102,29 +134,56 @@ for (const kind of databaseKinds) {
         { lonely: skill({ price: '$0.001' }, () => 1), stranger: skill({ price: '$0.001', groups: ['not-mine'] }, () => 1) },
         { apiKey: creator.key, apiUrl, paymentAddress: wallet, endpoint: 'http://skills.test', fetch, retry: { baseDelayMs: 1 } },
       );
-      expect(results[0]).toEqual({ name: 'lonely', success: false, error: 'no groups: give the skill groups or pass register groups (at least one is required)' });
+      expect(results[0]).toEqual({
+        name: 'lonely',
+        success: false,
+        error: 'no groups: give the skill groups or pass register groups (at least one is required)',
+      });
       expect(results[1]!.success).toBe(false);
-      expect(results[1]!.error).toBe('Group not found: "not-mine" is not one of your groups (create it first with POST /groups) (HTTP 400)');
+      expect(results[1]!.error).toBe(
+        'Group not found: "not-mine" is not one of your groups (create it first with POST /groups) (HTTP 400)',
+      );
       expect(meter.requests).toBe(1); // a 400 is not retried
     });
 
     it('returns a failure per skill for a bad key or bad options, never throwing', async () => {
-      const skills = { a: skill({ price: '$0.001', groups: ['tools'] }, () => 1), b: skill({ price: '$0.001', groups: ['tools'] }, () => 1) };
+      const skills = {
+        a: skill({ price: '$0.001', groups: ['tools'] }, () => 1),
+        b: skill({ price: '$0.001', groups: ['tools'] }, () => 1),
+      };
       const bad = await register(skills, { apiKey: 'sk_unknown', apiUrl, paymentAddress: wallet, endpoint: 'http://skills.test' });
       expect(bad.map((r) => r.success)).toEqual([false, false]);
       expect(bad[0]!.error).toContain('HTTP 401');
-      expect((await register(skills, { apiKey: creator.key, apiUrl, paymentAddress: 'nope', endpoint: 'http://s.test' }))[0]!.error).toContain('paymentAddress must be a 42-character');
-      expect((await register(skills, { apiKey: creator.key, apiUrl, paymentAddress: wallet, endpoint: 'not a url' }))[0]!.error).toContain('endpoint must be an absolute http(s) URL');
+      expect(
+        (await register(skills, { apiKey: creator.key, apiUrl, paymentAddress: 'nope', endpoint: 'http://s.test' }))[0]!.error,
+      ).toContain('paymentAddress must be a 42-character');
+      expect((await register(skills, { apiKey: creator.key, apiUrl, paymentAddress: wallet, endpoint: 'not a url' }))[0]!.error).toContain(
+        'endpoint must be an absolute http(s) URL',
+      );
     });
 
     it('updates a skill: price, description, isActive, and groups replacing all of them', async () => {
-      const [registered] = await register({ editable: skill({ price: '$0.001', groups: ['tools', 'text'] }, () => 1) }, { apiKey: creator.key, apiUrl, paymentAddress: wallet, endpoint: 'http://skills.test' });
+      const [registered] = await register(
+        { editable: skill({ price: '$0.001', groups: ['tools', 'text'] }, () => 1) },
+        { apiKey: creator.key, apiUrl, paymentAddress: wallet, endpoint: 'http://skills.test' },
+      );
       const slug = registered!.slug!;
-      expect(await updateSkill(slug, { price: '$0.25', description: 'Edited', groups: ['text'], isActive: false }, { apiKey: creator.key, apiUrl })).toEqual({ success: true });
+      expect(
+        await updateSkill(
+          slug,
+          { price: '$0.25', description: 'Edited', groups: ['text'], isActive: false },
+          { apiKey: creator.key, apiUrl },
+        ),
+      ).toEqual({ success: true });
       expect(await skillAt(slug)).toMatchObject({ price: '$0.25', description: 'Edited', groups: ['text'], isActive: false });
-      expect(await updateSkill(slug, { groups: [] }, { apiKey: creator.key, apiUrl })).toEqual({ success: false, error: 'groups may not be empty (they replace all groups of the skill)' });
+      expect(await updateSkill(slug, { groups: [] }, { apiKey: creator.key, apiUrl })).toEqual({
+        success: false,
+        error: 'groups may not be empty (they replace all groups of the skill)',
+      });
       expect((await updateSkill(slug, { price: '1,00' }, { apiKey: creator.key, apiUrl })).error).toContain('price');
-      expect((await updateSkill(slug, { inputSchema: { type: 'wrong' } }, { apiKey: creator.key, apiUrl })).error).toContain('inputSchema is not a usable JSON Schema');
+      expect((await updateSkill(slug, { inputSchema: { type: 'wrong' } }, { apiKey: creator.key, apiUrl })).error).toContain(
+        'inputSchema is not a usable JSON Schema',
+      );
       expect((await updateSkill(slug, { colour: 'red' } as never, { apiKey: creator.key, apiUrl })).error).toBe('unknown field "colour"');
       expect((await updateSkill('no-such-skill', { isActive: true }, { apiKey: creator.key, apiUrl })).error).toContain('HTTP 404');
     });
@@ -133,16 +192,29 @@ for (const kind of databaseKinds) {
 
 describe('the registry client trusts no server', () => {
   const skills = { a: skill({ price: '$0.001', groups: ['g'] }, () => 1) };
-  const base = { apiKey: 'sk_x', apiUrl: 'http://registry.test', paymentAddress: wallet, endpoint: 'http://s.test', retry: { baseDelayMs: 1 } };
+  const base = {
+    apiKey: 'sk_x',
+    apiUrl: 'http://registry.test',
+    paymentAddress: wallet,
+    endpoint: 'http://s.test',
+    retry: { baseDelayMs: 1 },
+  };
   const scripted = (answers: (() => Response)[]) => {
     let calls = 0;
     const fetchFn = (async () => answers[Math.min(calls++, answers.length - 1)]!()) as unknown as typeof fetch;
     return { fetch: fetchFn, calls: () => calls };
   };
-  const jsonResponse = (status: number, body: unknown, headers: Record<string, string> = {}) => () => new Response(JSON.stringify(body), { status, headers });
+  const jsonResponse =
+    (status: number, body: unknown, headers: Record<string, string> = {}) =>
+    () =>
+      new Response(JSON.stringify(body), { status, headers });
 
   it('retries 429 and 5xx with back-off, then succeeds', async () => {
-    const s = scripted([jsonResponse(503, { error: 'down' }), jsonResponse(429, { error: 'slow down' }, { 'retry-after': '0' }), jsonResponse(201, { slug: 'a', id: 'id-1' })]);
+    const s = scripted([
+      jsonResponse(503, { error: 'down' }),
+      jsonResponse(429, { error: 'slow down' }, { 'retry-after': '0' }),
+      jsonResponse(201, { slug: 'a', id: 'id-1' }),
+    ]);
     expect(await register(skills, { ...base, fetch: s.fetch })).toEqual([{ name: 'a', success: true, slug: 'a', skillId: 'id-1' }]);
     expect(s.calls()).toBe(3);
   });

@@ -15,7 +15,14 @@ const address = () => privateKeyToAccount(generatePrivateKey()).address;
 async function started(skills: Parameters<typeof serve>[0], options: ServeOptions) {
   const logger = recordingLogger();
   const deadPort = await freePort();
-  const server = await serve(skills, { port: 0, hostname: '127.0.0.1', facilitatorUrl: `http://127.0.0.1:${deadPort}`, trackCalls: false, logger, ...options });
+  const server = await serve(skills, {
+    port: 0,
+    hostname: '127.0.0.1',
+    facilitatorUrl: `http://127.0.0.1:${deadPort}`,
+    trackCalls: false,
+    logger,
+    ...options,
+  });
   return { server, logger };
 }
 
@@ -58,7 +65,10 @@ describe('serve() resolution order', () => {
     const all = { MARKET_WALLET_ADDRESS: b, MARKET_WALLET_KEY: keyM, SKILLZ_WALLET_ADDRESS: c, SKILLZ_WALLET_KEY: keyS };
     expect(resolveWallet(a, all)).toEqual({ address: a, source: 'the wallet option' });
     expect(resolveWallet(undefined, all).address).toBe(b);
-    expect(resolveWallet(undefined, { ...all, MARKET_WALLET_ADDRESS: '' })).toEqual({ address: privateKeyToAccount(keyM).address, source: 'MARKET_WALLET_KEY' });
+    expect(resolveWallet(undefined, { ...all, MARKET_WALLET_ADDRESS: '' })).toEqual({
+      address: privateKeyToAccount(keyM).address,
+      source: 'MARKET_WALLET_KEY',
+    });
     expect(resolveWallet(undefined, { SKILLZ_WALLET_ADDRESS: c, SKILLZ_WALLET_KEY: keyS }).address).toBe(c);
     expect(resolveWallet(undefined, { SKILLZ_WALLET_KEY: keyS }).address).toBe(privateKeyToAccount(keyS).address);
     expect(resolveWallet(a.toLowerCase(), {}).address).toBe(a); // checksummed
@@ -69,7 +79,9 @@ describe('serve() resolution order', () => {
     expect(resolveApiKey(undefined, { MARKET_API_KEY: 'sk_m', SKILLZ_API_KEY: 'sk_s' })).toBe('sk_m');
     expect(resolveApiKey(undefined, { SKILLZ_API_KEY: 'sk_s' })).toBe('sk_s');
     expect(resolveApiKey(undefined, {})).toBeUndefined();
-    expect(resolveApiUrl(undefined, { MARKET_API_URL: 'http://m.test/', SKILLZ_API_URL: 'http://s.test' }, 'http://d.test')).toBe('http://m.test');
+    expect(resolveApiUrl(undefined, { MARKET_API_URL: 'http://m.test/', SKILLZ_API_URL: 'http://s.test' }, 'http://d.test')).toBe(
+      'http://m.test',
+    );
     expect(resolveApiUrl(undefined, { SKILLZ_API_URL: 'http://s.test' }, 'http://d.test')).toBe('http://s.test');
     expect(resolveApiUrl(undefined, {}, 'http://d.test')).toBe('http://d.test');
     expect(() => resolveApiUrl('ftp://x', {}, 'http://d.test')).toThrow('apiUrl must be an absolute http(s) URL');
@@ -94,7 +106,11 @@ describe('serve() start-up', () => {
     const deadRegistry = `http://127.0.0.1:${await freePort()}`;
     const { server, logger } = await started(
       { echo, other: skill({ price: '$1.5', groups: ['g'] }, () => 1) },
-      { wallet: address(), env: { MARKET_API_KEY: 'sk_test', MARKET_API_URL: deadRegistry }, register: { endpoint: 'https://skills.example', groups: ['tools'] } },
+      {
+        wallet: address(),
+        env: { MARKET_API_KEY: 'sk_test', MARKET_API_URL: deadRegistry },
+        register: { endpoint: 'https://skills.example', groups: ['tools'] },
+      },
     );
     try {
       expect(server.url).toBe(`http://127.0.0.1:${server.port}`);
@@ -116,9 +132,14 @@ describe('serve() start-up', () => {
     const port = await freePort();
     const deadRegistry = `http://127.0.0.1:${await freePort()}`;
     const options = { wallet: address(), env: { MARKET_API_KEY: 'sk_test' }, apiUrl: deadRegistry, port } as const;
-    await expect(started({ echo }, { ...options, register: { endpoint: 'https://s.example', groups: ['g'], onError: 'throw' } })).rejects.toThrow('registration failed for "echo"');
+    await expect(
+      started({ echo }, { ...options, register: { endpoint: 'https://s.example', groups: ['g'], onError: 'throw' } }),
+    ).rejects.toThrow('registration failed for "echo"');
     await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow();
-    const { server, logger } = await started({ echo }, { ...options, register: { endpoint: 'https://s.example', groups: ['g'], onError: 'silent' } });
+    const { server, logger } = await started(
+      { echo },
+      { ...options, register: { endpoint: 'https://s.example', groups: ['g'], onError: 'silent' } },
+    );
     expect(server.registration[0]!.success).toBe(false);
     expect(logger.lines.some((l) => l.includes('registration'))).toBe(false);
     await server.stop();
@@ -128,7 +149,9 @@ describe('serve() start-up', () => {
   it('rejects with a clear message when the port is taken', async () => {
     const { server } = await started({ echo }, { wallet: address(), env: {} });
     try {
-      await expect(started({ echo }, { wallet: address(), env: {}, port: server.port })).rejects.toThrow(`cannot listen on 127.0.0.1:${server.port}`);
+      await expect(started({ echo }, { wallet: address(), env: {}, port: server.port })).rejects.toThrow(
+        `cannot listen on 127.0.0.1:${server.port}`,
+      );
     } finally {
       await server.stop();
     }

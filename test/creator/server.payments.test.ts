@@ -6,7 +6,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import type { Address } from 'viem';
 import { SkillTimeoutError, serve, skill, type SkillServer } from '../../sdk/creator/index';
-import { decodePaymentRequired, decodeSettleResponse, encodePaymentPayload, parsePaymentRequirements, signAuthorization } from '../../sdk/x402/index';
+import {
+  decodePaymentRequired,
+  decodeSettleResponse,
+  encodePaymentPayload,
+  parsePaymentRequirements,
+  signAuthorization,
+} from '../../sdk/x402/index';
 import { type TestAccount, usdCoinAbi } from '../support/chain';
 import { balances, paidPost, postJson, proofFor, recordingLogger, startPaymentStack, type PaymentStack } from '../support/skill-server';
 
@@ -28,23 +34,38 @@ const counted = <T>(name: string, fn: () => T) => {
 
 const skills = {
   echo: skill(
-    { price: '$0.01', description: 'Echoes text', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } },
+    {
+      price: '$0.01',
+      description: 'Echoes text',
+      inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+    },
     ({ text }: { text: string }) => counted('echo', () => ({ echo: text })),
   ),
-  boom: skill({ price: '$0.01' }, () => counted('boom', () => {
-    throw new Error('kaboom: database password is hunter2');
-  })),
+  boom: skill({ price: '$0.01' }, () =>
+    counted('boom', () => {
+      throw new Error('kaboom: database password is hunter2');
+    }),
+  ),
   slow: skill({ price: '$0.01', timeout: 300 }, async (_input, { signal }) => {
     counted('slow', () => (slowSignal = signal));
     await new Promise((resolve) => setTimeout(resolve, 1500));
     return { late: true };
   }),
-  liar: skill({ price: '$0.01', outputSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] } }, () => counted('liar', () => ({ n: 'three' }))),
+  liar: skill({ price: '$0.01', outputSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] } }, () =>
+    counted('liar', () => ({ n: 'three' })),
+  ),
   drain: skill({ price: '$0.01' }, async (_input, { payer }) => {
     counted('drain', () => undefined);
     // The payer spends its funds while the handler runs: settlement must fail.
     const account = drainers.get(payer.toLowerCase())!;
-    const hash = await stack.chain.walletClient(account).writeContract({ address: stack.chain.token.address, abi: usdCoinAbi, functionName: 'transfer', args: [stack.chain.accounts.payees[1]!.address, PRICE] });
+    const hash = await stack.chain
+      .walletClient(account)
+      .writeContract({
+        address: stack.chain.token.address,
+        abi: usdCoinAbi,
+        functionName: 'transfer',
+        args: [stack.chain.accounts.payees[1]!.address, PRICE],
+      });
     await stack.chain.publicClient.waitForTransactionReceipt({ hash });
     return { secret: 'result that must not leave unpaid' };
   }),
@@ -126,7 +147,11 @@ describe('input before payment', () => {
   it('answers invalid JSON 400 (never treated as {}), even with a proof attached, and charges nothing', async () => {
     const payer = await newPayer();
     const proof = await proofFor(at('echo'), { text: 'a' }, payer);
-    const res = await fetch(at('echo'), { method: 'POST', headers: { 'content-type': 'application/json', 'X-Payment': proof }, body: '{"text": "a"' });
+    const res = await fetch(at('echo'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'X-Payment': proof },
+      body: '{"text": "a"',
+    });
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ success: false, error: expect.stringContaining('Invalid JSON body') });
     expect(await stack.chain.balanceOf(payer.address)).toBe(1_000_000n);
@@ -136,7 +161,11 @@ describe('input before payment', () => {
     const unpaid = await postJson(at('echo'), { txt: 'a' });
     expect(unpaid.status).toBe(400);
     expect(unpaid.headers.get('PAYMENT-REQUIRED')).toBeNull();
-    expect(await unpaid.json()).toMatchObject({ success: false, error: 'Invalid input', details: [{ path: '/', message: "must have required property 'text'" }] });
+    expect(await unpaid.json()).toMatchObject({
+      success: false,
+      error: 'Invalid input',
+      details: [{ path: '/', message: "must have required property 'text'" }],
+    });
 
     const payer = await newPayer();
     const proof = await proofFor(at('echo'), { text: 'a' }, payer);
@@ -188,7 +217,20 @@ describe('a paid call', () => {
     expect(malformed.status).toBe(402);
     expect(((await malformed.json()) as { error: string }).error).toContain('Malformed payment header');
 
-    const cheapServer = await serve({ echo: skill({ price: '$0.001' }, () => 'x') }, { port: 0, hostname: '127.0.0.1', wallet: payee, facilitatorUrl: stack.facilitatorUrl, network: stack.chain.network, asset: stack.asset, trackCalls: false, logger, env: {} });
+    const cheapServer = await serve(
+      { echo: skill({ price: '$0.001' }, () => 'x') },
+      {
+        port: 0,
+        hostname: '127.0.0.1',
+        wallet: payee,
+        facilitatorUrl: stack.facilitatorUrl,
+        network: stack.chain.network,
+        asset: stack.asset,
+        trackCalls: false,
+        logger,
+        env: {},
+      },
+    );
     const cheapProof = await proofFor(`${cheapServer.url}/echo`, { text: 'a' }, await newPayer());
     await cheapServer.stop();
     const mismatched = await postJson(at('echo'), { text: 'a' }, { 'X-Payment': cheapProof });
@@ -218,7 +260,20 @@ describe('calls that end without a charge', () => {
   });
 
   it('answers "Internal server error" in production, never the handler message', async () => {
-    const production = await serve({ boom: skills.boom }, { port: 0, hostname: '127.0.0.1', wallet: payee, facilitatorUrl: stack.facilitatorUrl, network: stack.chain.network, asset: stack.asset, trackCalls: false, logger, env: { NODE_ENV: 'production' } });
+    const production = await serve(
+      { boom: skills.boom },
+      {
+        port: 0,
+        hostname: '127.0.0.1',
+        wallet: payee,
+        facilitatorUrl: stack.facilitatorUrl,
+        network: stack.chain.network,
+        asset: stack.asset,
+        trackCalls: false,
+        logger,
+        env: { NODE_ENV: 'production' },
+      },
+    );
     try {
       const payer = await newPayer();
       const res = await paidPost(`${production.url}/boom`, {}, payer);

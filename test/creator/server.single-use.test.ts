@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import type { Address } from 'viem';
 import { serve, skill, type ServeOptions, type SkillServer } from '../../sdk/creator/index';
 import { decodeSettleResponse } from '../../sdk/x402/index';
-import { balances, paidPost, postJson, proofFor, recordingLogger, startPaymentStack, type PaymentStack } from '../support/skill-server';
+import { balances, postJson, proofFor, recordingLogger, startPaymentStack, type PaymentStack } from '../support/skill-server';
 
 const PRICE = 10_000n;
 let stack: PaymentStack;
@@ -32,7 +32,18 @@ const skills = {
 };
 
 function options(extra: Partial<ServeOptions> = {}): ServeOptions {
-  return { port: 0, hostname: '127.0.0.1', wallet: payee, facilitatorUrl: stack.facilitatorUrl, network: stack.chain.network, asset: stack.asset, trackCalls: false, logger: recordingLogger(), env: {}, ...extra };
+  return {
+    port: 0,
+    hostname: '127.0.0.1',
+    wallet: payee,
+    facilitatorUrl: stack.facilitatorUrl,
+    network: stack.chain.network,
+    asset: stack.asset,
+    trackCalls: false,
+    logger: recordingLogger(),
+    env: {},
+    ...extra,
+  };
 }
 
 beforeAll(async () => {
@@ -61,7 +72,11 @@ describe('one proof, one run', () => {
     expect(statuses.filter((s) => s === 409)).toHaveLength(19);
     const refused = responses.find((r) => r.status === 409)!;
     expect(refused.headers.get('retry-after')).toBe('2');
-    expect(await refused.json()).toMatchObject({ success: false, code: 'payment_pending', error: expect.stringContaining('already being processed') });
+    expect(await refused.json()).toMatchObject({
+      success: false,
+      code: 'payment_pending',
+      error: expect.stringContaining('already being processed'),
+    });
     expect((runs.work ?? 0) - before).toBe(1);
     expect(await balances(stack.chain, payer.address, payee)).toEqual([payerBefore - PRICE, payeeBefore + PRICE]);
   });
@@ -90,7 +105,10 @@ describe('one proof, one run', () => {
     const proof = await proofFor(at('work'), { n: 1 }, payer);
     expect((await postJson(at('work'), { n: 1 }, { 'X-Payment': proof })).status).toBe(200);
     const before = { work: runs.work, other: runs.other ?? 0 };
-    for (const [name, input] of [['work', { n: 99 }], ['other', {}]] as const) {
+    for (const [name, input] of [
+      ['work', { n: 99 }],
+      ['other', {}],
+    ] as const) {
       const res = await postJson(at(name), input, { 'X-Payment': proof });
       expect(res.status).toBe(402);
       expect(((await res.json()) as { error: string }).error).toBe('invalid_exact_evm_nonce_already_used');
@@ -196,7 +214,10 @@ function lossy(settleReaches: boolean): typeof fetch {
 
 async function startLossy(settleReaches: boolean): Promise<{ s: SkillServer; logger: ReturnType<typeof recordingLogger> }> {
   const logger = recordingLogger();
-  return { s: await serve({ triple: skills.triple }, options({ rpcUrl: stack.chain.rpcUrl, fetch: lossy(settleReaches), logger })), logger };
+  return {
+    s: await serve({ triple: skills.triple }, options({ rpcUrl: stack.chain.rpcUrl, fetch: lossy(settleReaches), logger })),
+    logger,
+  };
 }
 
 /** Re-sends `proof` while the answer is 409 payment_pending (bounded); the last answer. */
@@ -224,7 +245,11 @@ describe('a payment outcome only the chain knows', () => {
       const retry = await retryWhilePending(url, { n: 7 }, proof);
       expect(retry.status).toBe(200);
       expect(await retry.json()).toMatchObject({ success: true, result: { tripled: 21 } });
-      expect(decodeSettleResponse(retry.headers.get('PAYMENT-RESPONSE')!)).toMatchObject({ success: true, payer: payer.address, network: stack.chain.network });
+      expect(decodeSettleResponse(retry.headers.get('PAYMENT-RESPONSE')!)).toMatchObject({
+        success: true,
+        payer: payer.address,
+        network: stack.chain.network,
+      });
       expect(logger.has('info', 'payment confirmed; result released to the retry')).toBe(true);
       expect(await stack.chain.balanceOf(payer.address)).toBe(1_000_000n - PRICE);
     } finally {

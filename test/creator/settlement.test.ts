@@ -26,7 +26,10 @@ const route: SkillRoute = {
 };
 
 /** A facilitator answering `/settlements` (and `/settle`) from a script, last answer repeated. */
-function scripted(outcomes: (SettlementOutcome | Error)[], settle?: () => SettleResponse): FacilitatorClient & { asked: number; settled: number } {
+function scripted(
+  outcomes: (SettlementOutcome | Error)[],
+  settle?: () => SettleResponse,
+): FacilitatorClient & { asked: number; settled: number } {
   const client = {
     asked: 0,
     settled: 0,
@@ -51,7 +54,16 @@ function held(validBefore = Math.floor(Date.now() / 1000) + 60) {
   const key = `k-${crypto.randomUUID()}`;
   ledger.claim(key, 'call', BigInt(validBefore));
   ledger.hold(key, { status: 200, headers: { 'Content-Type': 'application/json' }, body: '{"success":true,"result":42}' });
-  const payment = { authorization: { from: PAYER, to: PAY_TO, value: '10000', validAfter: '0', validBefore: String(validBefore), nonce: `0x${'01'.repeat(32)}` } } as unknown as DecodedPayment;
+  const payment = {
+    authorization: {
+      from: PAYER,
+      to: PAY_TO,
+      value: '10000',
+      validAfter: '0',
+      validBefore: String(validBefore),
+      nonce: `0x${'01'.repeat(32)}`,
+    },
+  } as unknown as DecodedPayment;
   const call: HeldCall = { key, route, payment, resource: { url: 'http://localhost/echo', description: '' }, transaction: '' };
   return { ledger, key, call };
 }
@@ -67,7 +79,12 @@ const fast = { firstDelayMs: 1, maxDelayMs: 2 };
 describe('the settlement watcher', () => {
   it('waits while pending or unreachable, then releases the result with the receipt and reports the call once', async () => {
     const { ledger, key, call } = held();
-    const facilitator = scripted([new Error('connection refused'), { status: 'pending', transaction: TX }, { status: 'pending', transaction: TX }, { status: 'settled', transaction: TX }]);
+    const facilitator = scripted([
+      new Error('connection refused'),
+      { status: 'pending', transaction: TX },
+      { status: 'pending', transaction: TX },
+      { status: 'settled', transaction: TX },
+    ]);
     const settled: SettledCall[] = [];
     const watcher = createSettlementWatcher({ facilitator, ledger, logger: recordingLogger(), onSettled: (c) => settled.push(c), ...fast });
     watcher.watch(call);
@@ -85,7 +102,12 @@ describe('the settlement watcher', () => {
 
   it('asks again for a settlement the facilitator verified but never got', async () => {
     const { ledger, key, call } = held();
-    const facilitator = scripted([{ status: 'unsettled', transaction: '' }], () => ({ success: true, transaction: TX, network: 'eip155:84532', payer: PAYER }));
+    const facilitator = scripted([{ status: 'unsettled', transaction: '' }], () => ({
+      success: true,
+      transaction: TX,
+      network: 'eip155:84532',
+      payer: PAYER,
+    }));
     createSettlementWatcher({ facilitator, ledger, logger: recordingLogger(), ...fast }).watch(call);
     expect((await finished(ledger, key)).type).toBe('replay');
     expect(facilitator.settled).toBe(1);
@@ -93,7 +115,10 @@ describe('the settlement watcher', () => {
 
   it('leaves the proof dead with the reason when the transfer finally failed, and reports nothing', async () => {
     const { ledger, key, call } = held();
-    const facilitator = scripted([{ status: 'pending', transaction: TX }, { status: 'failed', transaction: TX, reason: 'invalid_exact_evm_transaction_dropped' }]);
+    const facilitator = scripted([
+      { status: 'pending', transaction: TX },
+      { status: 'failed', transaction: TX, reason: 'invalid_exact_evm_transaction_dropped' },
+    ]);
     const settled: SettledCall[] = [];
     createSettlementWatcher({ facilitator, ledger, logger: recordingLogger(), onSettled: (c) => settled.push(c), ...fast }).watch(call);
     const outcome = (await finished(ledger, key)) as { type: string; response: { status: number; body: string } };

@@ -13,7 +13,10 @@ const thrown = (fn: () => unknown): Error => {
 
 describe('skill()', () => {
   it('keeps a valid definition, normalizing the price and groups, with the default timeout', () => {
-    const s = skill({ price: ' $0.0010 ', description: 'Echo', groups: [' tools ', 'tools', 'text'], inputSchema: { type: 'object' } }, handler);
+    const s = skill(
+      { price: ' $0.0010 ', description: 'Echo', groups: [' tools ', 'tools', 'text'], inputSchema: { type: 'object' } },
+      handler,
+    );
     expect(s.price).toBe('$0.001');
     expect(s.groups).toEqual(['tools', 'text']);
     expect(s.timeout).toBe(DEFAULT_SKILL_TIMEOUT_MS);
@@ -39,12 +42,17 @@ describe('skill()', () => {
   });
 
   it('refuses schemas that are not JSON Schemas, naming the option', () => {
-    expect(thrown(() => skill({ price: '$0.01', inputSchema: { type: 'nonsense' } }, handler)).message).toContain('inputSchema is not a usable JSON Schema');
-    expect(thrown(() => skill({ price: '$0.01', outputSchema: [] as never }, handler)).message).toContain('outputSchema is not a usable JSON Schema');
+    expect(thrown(() => skill({ price: '$0.01', inputSchema: { type: 'nonsense' } }, handler)).message).toContain(
+      'inputSchema is not a usable JSON Schema',
+    );
+    expect(thrown(() => skill({ price: '$0.01', outputSchema: [] as never }, handler)).message).toContain(
+      'outputSchema is not a usable JSON Schema',
+    );
   });
 
   it('refuses a bad timeout, bad groups, unknown options and a missing handler', () => {
-    for (const timeout of [0, 1.5, -1, 200_001]) expect(thrown(() => skill({ price: '$0.01', timeout }, handler)).message).toContain('timeout must be');
+    for (const timeout of [0, 1.5, -1, 200_001])
+      expect(thrown(() => skill({ price: '$0.01', timeout }, handler)).message).toContain('timeout must be');
     expect(thrown(() => skill({ price: '$0.01', groups: [' '] }, handler)).message).toContain('group name');
     expect(thrown(() => skill({ price: '$0.01', groups: 'tools' as never }, handler)).message).toContain('groups must be an array');
     expect(thrown(() => skill({ price: '$0.01', timeOut: 5 } as never, handler)).message).toContain('unknown option "timeOut"');

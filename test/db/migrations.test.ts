@@ -30,7 +30,10 @@ for (const kind of databaseKinds) {
 
     it('records each migration once with drizzle-kit compatible hashes', async () => {
       const result = await handle.db.execute(sql`select hash, created_at from drizzle.__drizzle_migrations order by id`);
-      const rows = (Array.isArray(result) ? result : (result as unknown as { rows: unknown[] }).rows) as { hash: string; created_at: string }[];
+      const rows = (Array.isArray(result) ? result : (result as unknown as { rows: unknown[] }).rows) as {
+        hash: string;
+        created_at: string;
+      }[];
       const expected = migrations.map((m) => new Bun.CryptoHasher('sha256').update(m.sql).digest('hex'));
       expect(rows.map((r) => r.hash)).toEqual(expected);
       expect(rows.map((r) => Number(r.created_at))).toEqual(migrations.map((m) => m.when));
@@ -49,7 +52,8 @@ describe.skipIf(!TEST_DATABASE_URL)('migrations on PostgreSQL from several proce
       await fresh.db.execute(sql`drop schema public cascade`);
       await fresh.db.execute(sql`create schema public`);
       await fresh.db.execute(sql`drop schema drizzle cascade`);
-      const url = (fresh.db as unknown as { $client: { options: { host: string[]; port: number[]; database: string; user: string } } }).$client.options;
+      const url = (fresh.db as unknown as { $client: { options: { host: string[]; port: number[]; database: string; user: string } } })
+        .$client.options;
       const target = `postgres://${url.user}@${url.host[0]}:${url.port[0]}/${url.database}`;
       const [a, b] = await Promise.all([
         openDatabase({ kind: 'postgres', url: target, poolSize: 2 }),

@@ -36,14 +36,20 @@ describe('migration to verified payments', () => {
   afterAll(() => handle?.close());
 
   it('queues each recorded transaction hash once for a check and links the records to it', async () => {
-    const checks = await rows<{ tx_hash: string; status: string; expected_amount: string }>(sql`select tx_hash, status, expected_amount::text from payment_verifications`);
+    const checks = await rows<{ tx_hash: string; status: string; expected_amount: string }>(
+      sql`select tx_hash, status, expected_amount::text from payment_verifications`,
+    );
     expect(checks).toEqual([{ tx_hash: `0x${'ab'.repeat(32)}`, status: 'pending', expected_amount: '1000' }]);
-    const linked = await rows<{ n: number }>(sql`select (select count(*) from usage_records where payment_id is not null)::int + (select count(*) from skill_calls where payment_id is not null)::int as n`);
+    const linked = await rows<{ n: number }>(
+      sql`select (select count(*) from usage_records where payment_id is not null)::int + (select count(*) from skill_calls where payment_id is not null)::int as n`,
+    );
     expect(linked[0]!.n).toBe(2);
   });
 
   it('drops unverified revenue and keeps only calls without a reference', async () => {
-    expect(await rows(sql`select call_count, paid_call_count, total_revenue::text from skill_stats`)).toEqual([{ call_count: 1, paid_call_count: 0, total_revenue: '0' }]);
+    expect(await rows(sql`select call_count, paid_call_count, total_revenue::text from skill_stats`)).toEqual([
+      { call_count: 1, paid_call_count: 0, total_revenue: '0' },
+    ]);
     expect(await rows(sql`select calls, revenue::text from skill_daily`)).toEqual([{ calls: 1, revenue: '0' }]);
   });
 });

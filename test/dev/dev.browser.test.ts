@@ -33,7 +33,13 @@ afterAll(async () => {
 describe('market dev in a browser', () => {
   it('opens the printed URL, signs in with the demo wallet and pays for a skill with Try it', async () => {
     const chain = createPublicClient({ transport: http(banner.rpcUrl) });
-    const balance = () => chain.readContract({ address: banner.token as Address, abi: usdCoinAbi, functionName: 'balanceOf', args: [banner.wallet as Address] });
+    const balance = () =>
+      chain.readContract({
+        address: banner.token as Address,
+        abi: usdCoinAbi,
+        functionName: 'balanceOf',
+        args: [banner.wallet as Address],
+      });
     const before = await balance();
 
     const context = await newContext(browser, 'desktop', banner.marketplace);

@@ -39,7 +39,10 @@ async function stop(dev: DevProcess, signal: 'SIGTERM' | 'SIGINT' = 'SIGTERM'): 
 }
 
 /** Every process of this stack: anvil names the data directory, the skill server its port. */
-const leftovers = async (dev: DevProcess) => [...(await processesMentioning(dir)), ...(await processesMentioning(`--port ${dev.ports.skills} `))];
+const leftovers = async (dev: DevProcess) => [
+  ...(await processesMentioning(dir)),
+  ...(await processesMentioning(`--port ${dev.ports.skills} `)),
+];
 
 afterAll(async () => {
   for (const dev of running) if (dev.child.exitCode === null) dev.child.kill('SIGKILL');
@@ -51,137 +54,213 @@ let first: { dev: DevProcess; banner: DevBanner };
 let paid: { transaction: Hex; payTo: Address; amount: string };
 
 describe('market dev', () => {
-  it('starts everything and prints a market call command that pays for a skill on the local chain', async () => {
-    first = await start();
-    const { banner } = first;
-    expect({ ...banner }).toMatchObject({ marketplace: `http://127.0.0.1:${first.dev.ports.registry}`, wallet: expect.stringMatching(/^0x/), balance: '100' });
-    expect(banner.call).toContain(` call --dev ${dir} word-count '{"text":`);
+  it(
+    'starts everything and prints a market call command that pays for a skill on the local chain',
+    async () => {
+      first = await start();
+      const { banner } = first;
+      expect({ ...banner }).toMatchObject({
+        marketplace: `http://127.0.0.1:${first.dev.ports.registry}`,
+        wallet: expect.stringMatching(/^0x/),
+        balance: '100',
+      });
+      expect(banner.call).toContain(` call --dev ${dir} word-count '{"text":`);
 
-    const { code, stdout, stderr } = await runPrinted(banner.call);
-    expect({ code, stderr: code === 0 ? '' : stderr }).toEqual({ code: 0, stderr: '' });
-    expect(JSON.parse(stdout)).toEqual({ words: 6, characters: 26 });
-    const receipt = JSON.parse(stderr.trim().split('\n').at(-1)!).receipt as typeof paid & { payer: string; asset: string; network: string };
-    expect(receipt).toMatchObject({ payer: banner.wallet, asset: banner.token, network: 'eip155:31337', amount: '2000' });
-    paid = receipt;
+      const { code, stdout, stderr } = await runPrinted(banner.call);
+      expect({ code, stderr: code === 0 ? '' : stderr }).toEqual({ code: 0, stderr: '' });
+      expect(JSON.parse(stdout)).toEqual({ words: 6, characters: 26 });
+      const receipt = JSON.parse(stderr.trim().split('\n').at(-1)!).receipt as typeof paid & {
+        payer: string;
+        asset: string;
+        network: string;
+      };
+      expect(receipt).toMatchObject({ payer: banner.wallet, asset: banner.token, network: 'eip155:31337', amount: '2000' });
+      paid = receipt;
 
-    const chain = createPublicClient({ transport: http(banner.rpcUrl) });
-    const mined = await chain.getTransactionReceipt({ hash: paid.transaction });
-    expect(mined.status).toBe('success');
-    const transfers = parseEventLogs({ abi: usdCoinAbi, eventName: 'Transfer', logs: mined.logs });
-    expect(transfers.map((t) => t.args)).toEqual([{ from: banner.wallet as Address, to: paid.payTo, value: 2000n }]);
-  }, STEP_MS);
+      const chain = createPublicClient({ transport: http(banner.rpcUrl) });
+      const mined = await chain.getTransactionReceipt({ hash: paid.transaction });
+      expect(mined.status).toBe('success');
+      const transfers = parseEventLogs({ abi: usdCoinAbi, eventName: 'Transfer', logs: mined.logs });
+      expect(transfers.map((t) => t.args)).toEqual([{ from: banner.wallet as Address, to: paid.payTo, value: 2000n }]);
+    },
+    STEP_MS,
+  );
 
-  it('serves the demo wallet API: its address, and signatures by its key for this marketplace only', async () => {
-    const base = first.banner.marketplace;
-    const address = first.banner.wallet as Address;
-    expect(await (await fetch(`${base}/dev/demo-wallet`)).json()).toEqual({ address, label: expect.stringContaining('test only') });
-    const sign = (body: unknown, headers: Record<string, string> = {}) =>
-      fetch(`${base}/dev/demo-wallet/sign`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  it(
+    'serves the demo wallet API: its address, and signatures by its key for this marketplace only',
+    async () => {
+      const base = first.banner.marketplace;
+      const address = first.banner.wallet as Address;
+      expect(await (await fetch(`${base}/dev/demo-wallet`)).json()).toEqual({ address, label: expect.stringContaining('test only') });
+      const sign = (body: unknown, headers: Record<string, string> = {}) =>
+        fetch(`${base}/dev/demo-wallet/sign`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: JSON.stringify(body),
+        });
 
-    const message = 'Sign in to the dev marketplace';
-    const signed = (await (await sign({ method: 'personal_sign', params: [message, address] })).json()) as { result: Hex };
-    expect(await verifyMessage({ address, message, signature: signed.result })).toBe(true);
+      const message = 'Sign in to the dev marketplace';
+      const signed = (await (await sign({ method: 'personal_sign', params: [message, address] })).json()) as { result: Hex };
+      expect(await verifyMessage({ address, message, signature: signed.result })).toBe(true);
 
-    const typed = {
-      domain: { name: 'USD Coin', version: '2', chainId: 31337, verifyingContract: first.banner.token },
-      types: {
-        EIP712Domain: [{ name: 'name', type: 'string' }, { name: 'version', type: 'string' }, { name: 'chainId', type: 'uint256' }, { name: 'verifyingContract', type: 'address' }],
-        TransferWithAuthorization: [
-          { name: 'from', type: 'address' }, { name: 'to', type: 'address' }, { name: 'value', type: 'uint256' },
-          { name: 'validAfter', type: 'uint256' }, { name: 'validBefore', type: 'uint256' }, { name: 'nonce', type: 'bytes32' },
-        ],
-      },
-      primaryType: 'TransferWithAuthorization',
-      message: { from: address, to: paid.payTo, value: '1000', validAfter: '0', validBefore: '99999999999', nonce: `0x${'11'.repeat(32)}` },
-    };
-    const typedSigned = (await (await sign({ method: 'eth_signTypedData_v4', params: [address, JSON.stringify(typed)] })).json()) as { result: Hex };
-    const { EIP712Domain: _, ...types } = typed.types;
-    const valid = await verifyTypedData({
-      address,
-      domain: { ...typed.domain, verifyingContract: typed.domain.verifyingContract as Address },
-      types,
-      primaryType: 'TransferWithAuthorization',
-      message: { ...typed.message, to: paid.payTo, value: 1000n, validAfter: 0n, validBefore: 99999999999n, nonce: typed.message.nonce as Hex },
-      signature: typedSigned.result,
-    });
-    expect(valid).toBe(true);
+      const typed = {
+        domain: { name: 'USD Coin', version: '2', chainId: 31337, verifyingContract: first.banner.token },
+        types: {
+          EIP712Domain: [
+            { name: 'name', type: 'string' },
+            { name: 'version', type: 'string' },
+            { name: 'chainId', type: 'uint256' },
+            { name: 'verifyingContract', type: 'address' },
+          ],
+          TransferWithAuthorization: [
+            { name: 'from', type: 'address' },
+            { name: 'to', type: 'address' },
+            { name: 'value', type: 'uint256' },
+            { name: 'validAfter', type: 'uint256' },
+            { name: 'validBefore', type: 'uint256' },
+            { name: 'nonce', type: 'bytes32' },
+          ],
+        },
+        primaryType: 'TransferWithAuthorization',
+        message: {
+          from: address,
+          to: paid.payTo,
+          value: '1000',
+          validAfter: '0',
+          validBefore: '99999999999',
+          nonce: `0x${'11'.repeat(32)}`,
+        },
+      };
+      const typedSigned = (await (await sign({ method: 'eth_signTypedData_v4', params: [address, JSON.stringify(typed)] })).json()) as {
+        result: Hex;
+      };
+      const { EIP712Domain: _, ...types } = typed.types;
+      const valid = await verifyTypedData({
+        address,
+        domain: { ...typed.domain, verifyingContract: typed.domain.verifyingContract as Address },
+        types,
+        primaryType: 'TransferWithAuthorization',
+        message: {
+          ...typed.message,
+          to: paid.payTo,
+          value: 1000n,
+          validAfter: 0n,
+          validBefore: 99999999999n,
+          nonce: typed.message.nonce as Hex,
+        },
+        signature: typedSigned.result,
+      });
+      expect(valid).toBe(true);
 
-    const other = await sign({ method: 'personal_sign', params: [message, paid.payTo] });
-    expect({ status: other.status, body: await other.json() }).toMatchObject({ status: 400, body: { code: 'VALIDATION', requestId: expect.any(String) } });
-    const elsewhere = await sign({ method: 'personal_sign', params: [message, address] }, { origin: 'https://evil.example' });
-    expect(elsewhere.status).toBe(403);
-    expect((await sign({ method: 'eth_sign', params: [] })).status).toBe(400);
-  }, STEP_MS);
+      const other = await sign({ method: 'personal_sign', params: [message, paid.payTo] });
+      expect({ status: other.status, body: await other.json() }).toMatchObject({
+        status: 400,
+        body: { code: 'VALIDATION', requestId: expect.any(String) },
+      });
+      const elsewhere = await sign({ method: 'personal_sign', params: [message, address] }, { origin: 'https://evil.example' });
+      expect(elsewhere.status).toBe(403);
+      expect((await sign({ method: 'eth_sign', params: [] })).status).toBe(400);
+    },
+    STEP_MS,
+  );
 
-  it('refuses a second market dev on the same directory, and names a busy port', async () => {
-    const second = await spawnDev(dir);
-    running.push(second);
-    expect(await second.exited).toBe(1);
-    expect(second.output()).toContain(`market dev is already running on ${dir}`);
+  it(
+    'refuses a second market dev on the same directory, and names a busy port',
+    async () => {
+      const second = await spawnDev(dir);
+      running.push(second);
+      expect(await second.exited).toBe(1);
+      expect(second.output()).toContain(`market dev is already running on ${dir}`);
 
-    const busy = await spawnDev(join(work, 'other'), [], { ...first.dev.ports, chain: first.dev.ports.chain });
-    running.push(busy);
-    expect(await busy.exited).toBe(1);
-    expect(busy.output()).toContain(`port ${first.dev.ports.registry} (marketplace) is already in use`);
-    expect(busy.output()).toContain('--port');
-  }, STEP_MS);
+      const busy = await spawnDev(join(work, 'other'), [], { ...first.dev.ports, chain: first.dev.ports.chain });
+      running.push(busy);
+      expect(await busy.exited).toBe(1);
+      expect(busy.output()).toContain(`port ${first.dev.ports.registry} (marketplace) is already in use`);
+      expect(busy.output()).toContain('--port');
+    },
+    STEP_MS,
+  );
 
-  it('stops every process on SIGTERM, anvil included, with exit code 0', async () => {
-    expect((await leftovers(first.dev)).length).toBeGreaterThanOrEqual(2); // anvil (and its watchdog), the skill server
-    expect(await stop(first.dev)).toBe(0);
-    expect(await leftovers(first.dev)).toEqual([]);
-  }, STEP_MS);
+  it(
+    'stops every process on SIGTERM, anvil included, with exit code 0',
+    async () => {
+      expect((await leftovers(first.dev)).length).toBeGreaterThanOrEqual(2); // anvil (and its watchdog), the skill server
+      expect(await stop(first.dev)).toBe(0);
+      expect(await leftovers(first.dev)).toEqual([]);
+    },
+    STEP_MS,
+  );
 
-  it('keeps chain, wallet and keys across a restart; Ctrl-C stops it too', async () => {
-    const again = await start();
-    expect(again.banner.wallet).toBe(first.banner.wallet);
-    expect(again.banner.balance).toBe('99.998'); // 100 minus the paid call: the chain state was kept
-    const { code, stdout } = await runPrinted(again.banner.call);
-    expect(code).toBe(0);
-    expect(JSON.parse(stdout)).toEqual({ words: 6, characters: 26 });
-    expect(await stop(again.dev, 'SIGINT')).toBe(0);
-    expect(await leftovers(again.dev)).toEqual([]);
-  }, STEP_MS);
+  it(
+    'keeps chain, wallet and keys across a restart; Ctrl-C stops it too',
+    async () => {
+      const again = await start();
+      expect(again.banner.wallet).toBe(first.banner.wallet);
+      expect(again.banner.balance).toBe('99.998'); // 100 minus the paid call: the chain state was kept
+      const { code, stdout } = await runPrinted(again.banner.call);
+      expect(code).toBe(0);
+      expect(JSON.parse(stdout)).toEqual({ words: 6, characters: 26 });
+      expect(await stop(again.dev, 'SIGINT')).toBe(0);
+      expect(await leftovers(again.dev)).toEqual([]);
+    },
+    STEP_MS,
+  );
 
-  it('brings the whole down with a clear message when a child dies', async () => {
-    const { dev } = await start();
-    const anvil = (await processesMentioning(dir)).find((line) => /^\d+ \S*anvil /.test(line));
-    expect(anvil).toBeDefined();
-    process.kill(Number(anvil!.split(' ')[0]), 'SIGKILL');
-    expect(await dev.exited).toBe(1);
-    expect(dev.output()).toContain('market dev: the local chain (anvil) exited');
-    expect(await leftovers(dev)).toEqual([]);
-  }, STEP_MS);
+  it(
+    'brings the whole down with a clear message when a child dies',
+    async () => {
+      const { dev } = await start();
+      const anvil = (await processesMentioning(dir)).find((line) => /^\d+ \S*anvil /.test(line));
+      expect(anvil).toBeDefined();
+      process.kill(Number(anvil!.split(' ')[0]), 'SIGKILL');
+      expect(await dev.exited).toBe(1);
+      expect(dev.output()).toContain('market dev: the local chain (anvil) exited');
+      expect(await leftovers(dev)).toEqual([]);
+    },
+    STEP_MS,
+  );
 
-  it('leaves nothing behind when it is killed outright (SIGKILL: no handler runs)', async () => {
-    const { dev } = await start();
-    expect((await leftovers(dev)).length).toBeGreaterThanOrEqual(2);
-    dev.child.kill('SIGKILL');
-    await dev.exited;
-    // anvil's watchdog and the skill server both see their pipe from market dev close.
-    for (let i = 0; i < 100 && (await leftovers(dev)).length > 0; i++) await Bun.sleep(100);
-    expect(await leftovers(dev)).toEqual([]);
-  }, STEP_MS);
+  it(
+    'leaves nothing behind when it is killed outright (SIGKILL: no handler runs)',
+    async () => {
+      const { dev } = await start();
+      expect((await leftovers(dev)).length).toBeGreaterThanOrEqual(2);
+      dev.child.kill('SIGKILL');
+      await dev.exited;
+      // anvil's watchdog and the skill server both see their pipe from market dev close.
+      for (let i = 0; i < 100 && (await leftovers(dev)).length > 0; i++) await Bun.sleep(100);
+      expect(await leftovers(dev)).toEqual([]);
+    },
+    STEP_MS,
+  );
 
-  it('starts over with --fresh: a new demo wallet with a full balance; a given module is served and reloaded when saved', async () => {
-    const module = join(work, 'my-skills.ts');
-    const source = (extra: string) =>
-      `import { skill } from 'skill-market/creator';\nexport const shout = skill({ price: '$0.001', groups: ['fun'] }, (i: { text: string }) => ({ text: String(i.text).toUpperCase() }));\n${extra}`;
-    writeFileSync(module, source(''));
-    const { dev, banner } = await start(['--fresh', module]);
-    expect(banner.wallet).not.toBe(first.banner.wallet);
-    expect(banner.balance).toBe('100');
-    expect(banner.call).toContain(' shout ');
+  it(
+    'starts over with --fresh: a new demo wallet with a full balance; a given module is served and reloaded when saved',
+    async () => {
+      const module = join(work, 'my-skills.ts');
+      const source = (extra: string) =>
+        `import { skill } from 'skill-market/creator';\nexport const shout = skill({ price: '$0.001', groups: ['fun'] }, (i: { text: string }) => ({ text: String(i.text).toUpperCase() }));\n${extra}`;
+      writeFileSync(module, source(''));
+      const { dev, banner } = await start(['--fresh', module]);
+      expect(banner.wallet).not.toBe(first.banner.wallet);
+      expect(banner.balance).toBe('100');
+      expect(banner.call).toContain(' shout ');
 
-    writeFileSync(module, source(`export const whisper = skill({ price: '$0.001' }, (i: { text: string }) => ({ text: String(i.text).toLowerCase() }));\n`));
-    const names = async () => ((await (await fetch(`${banner.marketplace}/skills?q=`)).json()) as { name: string }[]).map((s) => s.name).sort();
-    const deadline = Date.now() + 20_000;
-    while (!dev.output().includes('skills reloaded') && Date.now() < deadline) await Bun.sleep(100);
-    expect(dev.output()).toContain('skills module changed: reloading my-skills.ts\nskills reloaded');
-    expect(await names()).toEqual(['shout', 'whisper']);
-    expect(await stop(dev)).toBe(0);
-    expect(await leftovers(dev)).toEqual([]);
-  }, STEP_MS);
+      writeFileSync(
+        module,
+        source(`export const whisper = skill({ price: '$0.001' }, (i: { text: string }) => ({ text: String(i.text).toLowerCase() }));\n`),
+      );
+      const names = async () =>
+        ((await (await fetch(`${banner.marketplace}/skills?q=`)).json()) as { name: string }[]).map((s) => s.name).sort();
+      const deadline = Date.now() + 20_000;
+      while (!dev.output().includes('skills reloaded') && Date.now() < deadline) await Bun.sleep(100);
+      expect(dev.output()).toContain('skills module changed: reloading my-skills.ts\nskills reloaded');
+      expect(await names()).toEqual(['shout', 'whisper']);
+      expect(await stop(dev)).toBe(0);
+      expect(await leftovers(dev)).toEqual([]);
+    },
+    STEP_MS,
+  );
 });
 
 describe('outside market dev', () => {
@@ -190,7 +269,11 @@ describe('outside market dev', () => {
     try {
       const { request } = testRegistry(database);
       expect((await request('/dev/demo-wallet')).status).toBe(404);
-      const post = await request('/dev/demo-wallet/sign', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ method: 'personal_sign', params: ['x', '0x'] }) });
+      const post = await request('/dev/demo-wallet/sign', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ method: 'personal_sign', params: ['x', '0x'] }),
+      });
       expect(post.status).toBe(404);
     } finally {
       await database.close();

@@ -19,7 +19,15 @@ import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import postgres from 'postgres';
 import { parseEventLogs, type Address, type Hex, type LocalAccount } from 'viem';
-import { createSpendingWallet, loadSpendingWallet, SkillMarket, SpendingLimitError, type FetchLike, type PaymentReceipt, type Skill } from 'skill-market';
+import {
+  createSpendingWallet,
+  loadSpendingWallet,
+  SkillMarket,
+  SpendingLimitError,
+  type FetchLike,
+  type PaymentReceipt,
+  type Skill,
+} from 'skill-market';
 import { openDatabase, openEmbedded, type DatabaseHandle } from '../../src/db';
 import { skillCalls, usageRecords } from '../../src/db/schema';
 import { bearer, createKey, jsonPost, newWallet, walletSignIn } from '../support/auth';
@@ -227,9 +235,15 @@ beforeAll(async () => {
     FACILITATOR_ASSETS: chain.token.address,
     FACILITATOR_POLL_INTERVAL_MS: '20',
   });
-  const [health, supported] = await Promise.all([waitFor(registry, `${registryUrl}/health`), waitFor(facilitator, `${facilitatorUrl}/supported`)]);
+  const [health, supported] = await Promise.all([
+    waitFor(registry, `${registryUrl}/health`),
+    waitFor(facilitator, `${facilitatorUrl}/supported`),
+  ]);
   expect(health).toMatchObject({ status: 'ok', database: TEST_DATABASE_URL ? 'postgres' : 'embedded' });
-  expect(supported).toMatchObject({ kinds: expect.arrayContaining([{ x402Version: 2, scheme: 'exact', network: chain.network }]), signers: { 'eip155:*': [chain.accounts.relayer.address] } });
+  expect(supported).toMatchObject({
+    kinds: expect.arrayContaining([{ x402Version: 2, scheme: 'exact', network: chain.network }]),
+    signers: { 'eip155:*': [chain.accounts.relayer.address] },
+  });
 }, 45_000);
 
 afterAll(async () => {
@@ -242,235 +256,340 @@ afterAll(async () => {
 });
 
 describe(`the marketplace end to end, every piece its own process (${DATABASE} database)`, () => {
-  it('a creator signs in with a wallet over HTTP, creates the groups the example skills name, and a creator key', async () => {
-    payee = chain.accounts.payee.address; // the creator is paid into the wallet they sign in with
-    const session = await walletSignIn(request, chain.accounts.payee);
-    expect(session.creator.walletAddress.toLowerCase()).toBe(payee.toLowerCase());
-    creator.token = session.token;
-    // examples/creator/skills.ts: echo is in "tools", word-count in "text".
-    for (const name of ['tools', 'text']) {
-      const res = await request('/groups', jsonPost({ name, description: `${name} skills` }, bearer(creator.token)));
-      expect({ status: res.status, body: await res.json() }).toMatchObject({ status: 201, body: { name, slug: expect.any(String) } });
-    }
-    creator.key = (await createKey(request, creator.token, 'creator', 'skill server')).key;
-    expect(creator.key).toMatch(/^sk_/);
-  }, STEP_MS);
+  it(
+    'a creator signs in with a wallet over HTTP, creates the groups the example skills name, and a creator key',
+    async () => {
+      payee = chain.accounts.payee.address; // the creator is paid into the wallet they sign in with
+      const session = await walletSignIn(request, chain.accounts.payee);
+      expect(session.creator.walletAddress.toLowerCase()).toBe(payee.toLowerCase());
+      creator.token = session.token;
+      // examples/creator/skills.ts: echo is in "tools", word-count in "text".
+      for (const name of ['tools', 'text']) {
+        const res = await request('/groups', jsonPost({ name, description: `${name} skills` }, bearer(creator.token)));
+        expect({ status: res.status, body: await res.json() }).toMatchObject({ status: 201, body: { name, slug: expect.any(String) } });
+      }
+      creator.key = (await createKey(request, creator.token, 'creator', 'skill server')).key;
+      expect(creator.key).toMatch(/^sk_/);
+    },
+    STEP_MS,
+  );
 
-  it('the skill server runs examples/creator/skills.ts from an empty folder and registers both skills', async () => {
-    const dir = join(work, 'creator');
-    mkdirSync(dir);
-    copyFileSync(join(ROOT, 'examples/creator/skills.ts'), join(dir, 'skills.ts'));
-    const port = await freePort();
-    const endpoint = `http://127.0.0.1:${port}`;
-    skillServer = market(
-      'skill server',
-      ['serve', 'skills.ts', '--port', String(port), '--host', '127.0.0.1', '--endpoint', endpoint, '--facilitator', facilitatorUrl, '--network', chain.network, '--asset', chain.token.address],
-      { MARKET_WALLET_ADDRESS: payee, MARKET_API_KEY: creator.key, MARKET_API_URL: registryUrl },
-      dir,
-    );
-    expect(await waitFor(skillServer, `${endpoint}/health`)).toMatchObject({ status: 'ok', skills: ['echo', 'word-count'] });
+  it(
+    'the skill server runs examples/creator/skills.ts from an empty folder and registers both skills',
+    async () => {
+      const dir = join(work, 'creator');
+      mkdirSync(dir);
+      copyFileSync(join(ROOT, 'examples/creator/skills.ts'), join(dir, 'skills.ts'));
+      const port = await freePort();
+      const endpoint = `http://127.0.0.1:${port}`;
+      skillServer = market(
+        'skill server',
+        [
+          'serve',
+          'skills.ts',
+          '--port',
+          String(port),
+          '--host',
+          '127.0.0.1',
+          '--endpoint',
+          endpoint,
+          '--facilitator',
+          facilitatorUrl,
+          '--network',
+          chain.network,
+          '--asset',
+          chain.token.address,
+        ],
+        { MARKET_WALLET_ADDRESS: payee, MARKET_API_KEY: creator.key, MARKET_API_URL: registryUrl },
+        dir,
+      );
+      expect(await waitFor(skillServer, `${endpoint}/health`)).toMatchObject({ status: 'ok', skills: ['echo', 'word-count'] });
 
-    const skills = await poll(
-      () => getJson<Skill[]>(`/skills?creator=${payee}`),
-      (list) => list.length === 2,
-    );
-    expect(skills.map((s) => s.name).sort()).toEqual(['echo', 'word-count']);
-    for (const s of skills) listed[s.name] = s;
-    expect(listed['word-count']).toMatchObject({
-      endpoint: `${endpoint}/word-count`,
-      price: '$0.002',
-      priceAtomic: PRICE.toString(),
-      paymentAddress: payee,
-      network: chain.network,
-      groups: ['text'],
-      inputSchema: { required: ['text'] },
-      outputSchema: { required: ['words', 'characters'] },
-    });
-    expect(listed.echo).toMatchObject({ endpoint: `${endpoint}/echo`, price: '$0.001', groups: ['tools'], inputSchema: null });
-    // What the creator sees with the key the server used.
-    expect((await getJson<Skill[]>('/creators/me/skills', bearer(creator.key))).length).toBe(2);
-  }, STEP_MS);
-
-  it('a consumer signs in, makes a consumer key and finds the skill by search', async () => {
-    const session = await walletSignIn(request, newWallet());
-    consumer.userId = session.creator.id;
-    consumer.token = session.token;
-    consumer.key = (await createKey(request, consumer.token, 'consumer', 'agent')).key;
-    expect(consumer.key).toMatch(/^ck_/);
-
-    const browsing = new SkillMarket({ apiUrl: registryUrl, apiKey: consumer.key, network: chain.network });
-    const { skills } = await browsing.search('count words');
-    expect(skills.map((s) => s.name)).toEqual(['word-count']);
-    expect(skills[0]).toMatchObject({ id: listed['word-count']!.id, slug: listed['word-count']!.slug, price: '$0.002' });
-    expect((await browsing.search('', { group: 'tools' })).skills.map((s) => s.name)).toEqual(['echo']);
-  }, STEP_MS);
-
-  it('the consumer makes a spending wallet with the SDK: key kept in a keystore here, only the address registered', async () => {
-    const sent: { method: string; url: string; body: string }[] = [];
-    const recording = (async (input: string | URL | Request, init?: RequestInit) => {
-      sent.push({ method: init?.method ?? 'GET', url: String(input), body: typeof init?.body === 'string' ? init.body : '' });
-      return fetch(input, init);
-    }) as typeof fetch;
-    const dir = join(work, 'consumer-wallets');
-    const created = await createSpendingWallet({
-      apiUrl: registryUrl,
-      apiKey: consumer.key,
-      passphrase: PASSPHRASE,
-      keystorePath: (address) => join(dir, `${address}.json`),
-      label: 'e2e agent',
-      keystore: { scrypt: { n: 1024 } },
-      fetch: recording,
-    });
-    consumer.wallet = created.address;
-    consumer.keystorePath = created.keystorePath;
-    expect(created.wallet).toMatchObject({ address: created.address, label: 'e2e agent', isActive: true });
-
-    expect(existsSync(created.keystorePath)).toBe(true);
-    expect(statSync(created.keystorePath).mode & 0o777).toBe(0o600);
-    consumer.account = await loadSpendingWallet({ keystorePath: created.keystorePath, passphrase: PASSPHRASE });
-    expect(consumer.account.address).toBe(created.address);
-
-    // One request went out, carrying the address and the label, nothing secret.
-    expect(sent).toEqual([{ method: 'POST', url: `${registryUrl}/wallet/generate`, body: JSON.stringify({ address: created.address, label: 'e2e agent' }) }]);
-    const keystore = readFileSync(created.keystorePath, 'utf8');
-    expect(JSON.parse(keystore)).toMatchObject({ version: 3, crypto: { kdf: 'scrypt', cipher: 'aes-128-ctr' } });
-  }, STEP_MS);
-
-  it('funds minted to the wallet on chain show in GET /wallet as its live balance', async () => {
-    const empty = await getJson('/wallet', bearer(consumer.key));
-    expect(empty).toMatchObject({ address: consumer.wallet, isActive: true, network: chain.network, balance: '0.000000', balanceAtomic: '0' });
-
-    await chain.mint(consumer.wallet, FUNDING);
-    const onChain = await chain.balanceOf(consumer.wallet);
-    expect(onChain).toBe(FUNDING);
-    const funded = await getJson<{ balance: string; balanceAtomic: string; asset: string }>('/wallet', bearer(consumer.key));
-    expect(funded).toMatchObject({ address: consumer.wallet, balance: '1.000000', balanceAtomic: onChain.toString() });
-    expect(funded.asset.toLowerCase()).toBe(chain.token.address.toLowerCase());
-  }, STEP_MS);
-
-  it('the consumer favourites the skill', async () => {
-    const market = consumerMarket();
-    expect(await market.favorite(listed['word-count']!.slug)).toEqual({ favorited: true, favoriteCount: 1 });
-  }, STEP_MS);
-
-  it('refuses a call whose maxPrice is below the listed price before signing or sending anything; nothing moves', async () => {
-    payeeBefore = await chain.balanceOf(payee);
-    const signer = counting(consumer.account);
-    const requests: string[] = [];
-    const market = consumerMarket({ wallet: signer, fetch: (input, init) => (requests.push(String(input instanceof Request ? input.url : input)), fetch(input, init)) });
-    const error = await market.call(listed['word-count']!.slug, { text: 'too dear' }, { maxPrice: '$0.001' }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(SpendingLimitError);
-    expect(error).toMatchObject({ code: 'max_price_exceeded', charged: 'no', limit: 'maxPrice', price: PRICE, allowed: 1_000n });
-    expect(signer.signatures).toBe(0);
-    expect(requests.some((url) => url.startsWith(listed['word-count']!.endpoint))).toBe(false);
-    expect(market.spending.spent).toBe(0n);
-    expect(await chain.balanceOf(consumer.wallet)).toBe(FUNDING);
-    expect(await chain.balanceOf(payee)).toBe(payeeBefore);
-  }, STEP_MS);
-
-  it('pays for three calls with callWithReceipt: results, exactly three times the price moved, three distinct transactions', async () => {
-    const market = consumerMarket();
-    const texts = ['one two three', 'paid per call', 'four words in here'];
-    for (const text of texts) {
-      const { result, receipt, skill } = await market.callWithReceipt<{ words: number; characters: number }>(listed['word-count']!.slug, { text });
-      expect(result).toEqual({ words: text.split(/\s+/).length, characters: text.length });
-      expect(skill.id).toBe(listed['word-count']!.id);
-      // A copy: bun's toMatchObject writes asymmetric matchers into the object it checks.
-      expect({ ...receipt }).toMatchObject({
-        skillId: listed['word-count']!.id,
-        amount: PRICE.toString(),
+      const skills = await poll(
+        () => getJson<Skill[]>(`/skills?creator=${payee}`),
+        (list) => list.length === 2,
+      );
+      expect(skills.map((s) => s.name).sort()).toEqual(['echo', 'word-count']);
+      for (const s of skills) listed[s.name] = s;
+      expect(listed['word-count']).toMatchObject({
+        endpoint: `${endpoint}/word-count`,
         price: '$0.002',
-        payTo: payee,
-        payer: consumer.wallet,
+        priceAtomic: PRICE.toString(),
+        paymentAddress: payee,
         network: chain.network,
-        asset: chain.token.address,
-        transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+        groups: ['text'],
+        inputSchema: { required: ['text'] },
+        outputSchema: { required: ['words', 'characters'] },
       });
-      receipts.push(receipt!);
-    }
-    await market.flush(); // the usage records reach the registry
-    expect(backgroundErrors).toEqual([]);
-    expect(market.spending.spent).toBe(3n * PRICE);
+      expect(listed.echo).toMatchObject({ endpoint: `${endpoint}/echo`, price: '$0.001', groups: ['tools'], inputSchema: null });
+      // What the creator sees with the key the server used.
+      expect((await getJson<Skill[]>('/creators/me/skills', bearer(creator.key))).length).toBe(2);
+    },
+    STEP_MS,
+  );
 
-    expect(new Set(receipts.map((r) => r.transaction)).size).toBe(3);
-    expect(await chain.balanceOf(consumer.wallet)).toBe(FUNDING - 3n * PRICE);
-    expect(await chain.balanceOf(payee)).toBe(payeeBefore + 3n * PRICE);
-    for (const { transaction } of receipts) {
-      const mined = await chain.publicClient.getTransactionReceipt({ hash: transaction! });
-      expect(mined.status).toBe('success');
-      const transfers = parseEventLogs({ abi: usdCoinAbi, eventName: 'Transfer', logs: mined.logs });
-      expect(transfers.map((t) => ({ token: t.address.toLowerCase(), ...t.args }))).toEqual([
-        { token: chain.token.address.toLowerCase(), from: consumer.wallet, to: payee, value: PRICE },
+  it(
+    'a consumer signs in, makes a consumer key and finds the skill by search',
+    async () => {
+      const session = await walletSignIn(request, newWallet());
+      consumer.userId = session.creator.id;
+      consumer.token = session.token;
+      consumer.key = (await createKey(request, consumer.token, 'consumer', 'agent')).key;
+      expect(consumer.key).toMatch(/^ck_/);
+
+      const browsing = new SkillMarket({ apiUrl: registryUrl, apiKey: consumer.key, network: chain.network });
+      const { skills } = await browsing.search('count words');
+      expect(skills.map((s) => s.name)).toEqual(['word-count']);
+      expect(skills[0]).toMatchObject({ id: listed['word-count']!.id, slug: listed['word-count']!.slug, price: '$0.002' });
+      expect((await browsing.search('', { group: 'tools' })).skills.map((s) => s.name)).toEqual(['echo']);
+    },
+    STEP_MS,
+  );
+
+  it(
+    'the consumer makes a spending wallet with the SDK: key kept in a keystore here, only the address registered',
+    async () => {
+      const sent: { method: string; url: string; body: string }[] = [];
+      const recording = (async (input: string | URL | Request, init?: RequestInit) => {
+        sent.push({ method: init?.method ?? 'GET', url: String(input), body: typeof init?.body === 'string' ? init.body : '' });
+        return fetch(input, init);
+      }) as typeof fetch;
+      const dir = join(work, 'consumer-wallets');
+      const created = await createSpendingWallet({
+        apiUrl: registryUrl,
+        apiKey: consumer.key,
+        passphrase: PASSPHRASE,
+        keystorePath: (address) => join(dir, `${address}.json`),
+        label: 'e2e agent',
+        keystore: { scrypt: { n: 1024 } },
+        fetch: recording,
+      });
+      consumer.wallet = created.address;
+      consumer.keystorePath = created.keystorePath;
+      expect(created.wallet).toMatchObject({ address: created.address, label: 'e2e agent', isActive: true });
+
+      expect(existsSync(created.keystorePath)).toBe(true);
+      expect(statSync(created.keystorePath).mode & 0o777).toBe(0o600);
+      consumer.account = await loadSpendingWallet({ keystorePath: created.keystorePath, passphrase: PASSPHRASE });
+      expect(consumer.account.address).toBe(created.address);
+
+      // One request went out, carrying the address and the label, nothing secret.
+      expect(sent).toEqual([
+        { method: 'POST', url: `${registryUrl}/wallet/generate`, body: JSON.stringify({ address: created.address, label: 'e2e agent' }) },
       ]);
-    }
-  }, STEP_MS);
+      const keystore = readFileSync(created.keystorePath, 'utf8');
+      expect(JSON.parse(keystore)).toMatchObject({ version: 3, crypto: { kdf: 'scrypt', cipher: 'aes-128-ctr' } });
+    },
+    STEP_MS,
+  );
 
-  it('the facilitator has each receipt confirmed with the right payer, payee and amount', async () => {
-    for (const { transaction } of receipts) {
-      const res = await fetch(`${facilitatorUrl}/receipts/${transaction}`);
-      expect(res.status).toBe(200);
-      const stored = (await res.json()) as Record<string, unknown>;
-      expect(stored).toMatchObject({ transaction, status: 'confirmed', network: chain.network, payer: consumer.wallet, payee, amount: PRICE.toString(), relayer: chain.accounts.relayer.address });
-      expect(String(stored.asset).toLowerCase()).toBe(chain.token.address.toLowerCase());
-    }
-  }, STEP_MS);
+  it(
+    'funds minted to the wallet on chain show in GET /wallet as its live balance',
+    async () => {
+      const empty = await getJson('/wallet', bearer(consumer.key));
+      expect(empty).toMatchObject({
+        address: consumer.wallet,
+        isActive: true,
+        network: chain.network,
+        balance: '0.000000',
+        balanceAtomic: '0',
+      });
 
-  it('the registry counts the calls the skill server reported, the revenue from usage, the favourite, and the balance follows the chain', async () => {
-    const skillId = listed['word-count']!.id;
-    const slug = listed['word-count']!.slug;
-    // The skill server posts /analytics/call off the response path: wait for the third.
-    const analytics = await poll(
-      () => getJson<{ callCount: number; favoriteCount: number; totalRevenue: string; totalRevenueAtomic: string; daily: { calls: number; revenue: string }[] }>(`/analytics/${skillId}`),
-      (a) => a.callCount >= 3,
-    );
-    expect(analytics).toMatchObject({ skillId, callCount: 3, favoriteCount: 1, totalRevenue: '0.006', totalRevenueAtomic: (3n * PRICE).toString() });
-    expect(analytics.daily.at(-1)).toMatchObject({ calls: 3, revenue: '0.006' });
-    expect(await getJson(`/skills/${slug}`)).toMatchObject({ callCount: 3, favoriteCount: 1 });
-    expect(await getJson(`/analytics/${listed.echo!.id}`)).toMatchObject({ callCount: 0, favoriteCount: 0, totalRevenueAtomic: '0' });
+      await chain.mint(consumer.wallet, FUNDING);
+      const onChain = await chain.balanceOf(consumer.wallet);
+      expect(onChain).toBe(FUNDING);
+      const funded = await getJson<{ balance: string; balanceAtomic: string; asset: string }>('/wallet', bearer(consumer.key));
+      expect(funded).toMatchObject({ address: consumer.wallet, balance: '1.000000', balanceAtomic: onChain.toString() });
+      expect(funded.asset.toLowerCase()).toBe(chain.token.address.toLowerCase());
+    },
+    STEP_MS,
+  );
 
-    const wallet = await getJson<{ balanceAtomic: string }>('/wallet', bearer(consumer.key));
-    expect(wallet.balanceAtomic).toBe((await chain.balanceOf(consumer.wallet)).toString());
-    expect(BigInt(wallet.balanceAtomic)).toBe(FUNDING - 3n * PRICE);
-  }, STEP_MS);
+  it(
+    'the consumer favourites the skill',
+    async () => {
+      const market = consumerMarket();
+      expect(await market.favorite(listed['word-count']!.slug)).toEqual({ favorited: true, favoriteCount: 1 });
+    },
+    STEP_MS,
+  );
 
-  it('every process stops on SIGTERM with exit code 0; the records outlive them: usage under the consumer, paymentRef = tx', async () => {
-    // The skill server first (it delivers pending call records), then the rest together.
-    const codes: Record<string, number> = {};
-    codes['skill server'] = await stop(skillServer!);
-    const [r, f] = await Promise.all([stop(registry), stop(facilitator)]);
-    codes.registry = r;
-    codes.facilitator = f;
-    expect(codes).toEqual({ 'skill server': 0, registry: 0, facilitator: 0 });
-    for (const p of procs) expect({ name: p.name, slow: p.output().includes('shutdown took too long') }).toEqual({ name: p.name, slow: false });
-    const messages = skillServer!
-      .output()
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => (JSON.parse(line) as { msg: string }).msg);
-    expect(messages).toEqual(
-      expect.arrayContaining([
-        '  POST /word-count  0.002 USDC  Counts the words and characters of a text',
-        `registered "echo" as ${listed.echo!.slug}`,
-        `registered "word-count" as ${listed['word-count']!.slug}`,
-        'shutting down',
-      ]),
-    );
+  it(
+    'refuses a call whose maxPrice is below the listed price before signing or sending anything; nothing moves',
+    async () => {
+      payeeBefore = await chain.balanceOf(payee);
+      const signer = counting(consumer.account);
+      const requests: string[] = [];
+      const market = consumerMarket({
+        wallet: signer,
+        fetch: (input, init) => (requests.push(String(input instanceof Request ? input.url : input)), fetch(input, init)),
+      });
+      const error = await market.call(listed['word-count']!.slug, { text: 'too dear' }, { maxPrice: '$0.001' }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(SpendingLimitError);
+      expect(error).toMatchObject({ code: 'max_price_exceeded', charged: 'no', limit: 'maxPrice', price: PRICE, allowed: 1_000n });
+      expect(signer.signatures).toBe(0);
+      expect(requests.some((url) => url.startsWith(listed['word-count']!.endpoint))).toBe(false);
+      expect(market.spending.spent).toBe(0n);
+      expect(await chain.balanceOf(consumer.wallet)).toBe(FUNDING);
+      expect(await chain.balanceOf(payee)).toBe(payeeBefore);
+    },
+    STEP_MS,
+  );
 
-    const handle: DatabaseHandle =
-      'url' in registryDatabase ? await openDatabase({ kind: 'postgres', url: registryDatabase.url, poolSize: 1 }, { migrate: false }) : await openEmbedded(registryDatabase.dataDir);
-    try {
+  it(
+    'pays for three calls with callWithReceipt: results, exactly three times the price moved, three distinct transactions',
+    async () => {
+      const market = consumerMarket();
+      const texts = ['one two three', 'paid per call', 'four words in here'];
+      for (const text of texts) {
+        const { result, receipt, skill } = await market.callWithReceipt<{ words: number; characters: number }>(listed['word-count']!.slug, {
+          text,
+        });
+        expect(result).toEqual({ words: text.split(/\s+/).length, characters: text.length });
+        expect(skill.id).toBe(listed['word-count']!.id);
+        // A copy: bun's toMatchObject writes asymmetric matchers into the object it checks.
+        expect({ ...receipt }).toMatchObject({
+          skillId: listed['word-count']!.id,
+          amount: PRICE.toString(),
+          price: '$0.002',
+          payTo: payee,
+          payer: consumer.wallet,
+          network: chain.network,
+          asset: chain.token.address,
+          transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+        });
+        receipts.push(receipt!);
+      }
+      await market.flush(); // the usage records reach the registry
+      expect(backgroundErrors).toEqual([]);
+      expect(market.spending.spent).toBe(3n * PRICE);
+
+      expect(new Set(receipts.map((r) => r.transaction)).size).toBe(3);
+      expect(await chain.balanceOf(consumer.wallet)).toBe(FUNDING - 3n * PRICE);
+      expect(await chain.balanceOf(payee)).toBe(payeeBefore + 3n * PRICE);
+      for (const { transaction } of receipts) {
+        const mined = await chain.publicClient.getTransactionReceipt({ hash: transaction! });
+        expect(mined.status).toBe('success');
+        const transfers = parseEventLogs({ abi: usdCoinAbi, eventName: 'Transfer', logs: mined.logs });
+        expect(transfers.map((t) => ({ token: t.address.toLowerCase(), ...t.args }))).toEqual([
+          { token: chain.token.address.toLowerCase(), from: consumer.wallet, to: payee, value: PRICE },
+        ]);
+      }
+    },
+    STEP_MS,
+  );
+
+  it(
+    'the facilitator has each receipt confirmed with the right payer, payee and amount',
+    async () => {
+      for (const { transaction } of receipts) {
+        const res = await fetch(`${facilitatorUrl}/receipts/${transaction}`);
+        expect(res.status).toBe(200);
+        const stored = (await res.json()) as Record<string, unknown>;
+        expect(stored).toMatchObject({
+          transaction,
+          status: 'confirmed',
+          network: chain.network,
+          payer: consumer.wallet,
+          payee,
+          amount: PRICE.toString(),
+          relayer: chain.accounts.relayer.address,
+        });
+        expect(String(stored.asset).toLowerCase()).toBe(chain.token.address.toLowerCase());
+      }
+    },
+    STEP_MS,
+  );
+
+  it(
+    'the registry counts the calls the skill server reported, the revenue from usage, the favourite, and the balance follows the chain',
+    async () => {
       const skillId = listed['word-count']!.id;
-      const usage = await handle.db.select({ userId: usageRecords.userId, amount: usageRecords.amount, paymentRef: usageRecords.paymentRef }).from(usageRecords).where(eq(usageRecords.skillId, skillId));
-      const byRef = (a: { paymentRef: string | null }, b: { paymentRef: string | null }) => String(a.paymentRef).localeCompare(String(b.paymentRef));
-      const transactions = receipts.map((x) => x.transaction as Hex);
-      expect(usage.sort(byRef)).toEqual(transactions.map((tx) => ({ userId: consumer.userId, amount: PRICE, paymentRef: tx })).sort(byRef));
-      // The skill server's call records: one per settled call, keyed by the same transactions.
-      const calls = await handle.db.select({ paymentRef: skillCalls.paymentRef, amount: skillCalls.amount }).from(skillCalls).where(eq(skillCalls.skillId, skillId));
-      expect(calls.sort(byRef)).toEqual(transactions.map((tx) => ({ amount: PRICE, paymentRef: tx })).sort(byRef));
-    } finally {
-      await handle.close();
-    }
-  }, STEP_MS);
+      const slug = listed['word-count']!.slug;
+      // The skill server posts /analytics/call off the response path: wait for the third.
+      const analytics = await poll(
+        () =>
+          getJson<{
+            callCount: number;
+            favoriteCount: number;
+            totalRevenue: string;
+            totalRevenueAtomic: string;
+            daily: { calls: number; revenue: string }[];
+          }>(`/analytics/${skillId}`),
+        (a) => a.callCount >= 3,
+      );
+      expect(analytics).toMatchObject({
+        skillId,
+        callCount: 3,
+        favoriteCount: 1,
+        totalRevenue: '0.006',
+        totalRevenueAtomic: (3n * PRICE).toString(),
+      });
+      expect(analytics.daily.at(-1)).toMatchObject({ calls: 3, revenue: '0.006' });
+      expect(await getJson(`/skills/${slug}`)).toMatchObject({ callCount: 3, favoriteCount: 1 });
+      expect(await getJson(`/analytics/${listed.echo!.id}`)).toMatchObject({ callCount: 0, favoriteCount: 0, totalRevenueAtomic: '0' });
+
+      const wallet = await getJson<{ balanceAtomic: string }>('/wallet', bearer(consumer.key));
+      expect(wallet.balanceAtomic).toBe((await chain.balanceOf(consumer.wallet)).toString());
+      expect(BigInt(wallet.balanceAtomic)).toBe(FUNDING - 3n * PRICE);
+    },
+    STEP_MS,
+  );
+
+  it(
+    'every process stops on SIGTERM with exit code 0; the records outlive them: usage under the consumer, paymentRef = tx',
+    async () => {
+      // The skill server first (it delivers pending call records), then the rest together.
+      const codes: Record<string, number> = {};
+      codes['skill server'] = await stop(skillServer!);
+      const [r, f] = await Promise.all([stop(registry), stop(facilitator)]);
+      codes.registry = r;
+      codes.facilitator = f;
+      expect(codes).toEqual({ 'skill server': 0, registry: 0, facilitator: 0 });
+      for (const p of procs)
+        expect({ name: p.name, slow: p.output().includes('shutdown took too long') }).toEqual({ name: p.name, slow: false });
+      const messages = skillServer!
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => (JSON.parse(line) as { msg: string }).msg);
+      expect(messages).toEqual(
+        expect.arrayContaining([
+          '  POST /word-count  0.002 USDC  Counts the words and characters of a text',
+          `registered "echo" as ${listed.echo!.slug}`,
+          `registered "word-count" as ${listed['word-count']!.slug}`,
+          'shutting down',
+        ]),
+      );
+
+      const handle: DatabaseHandle =
+        'url' in registryDatabase
+          ? await openDatabase({ kind: 'postgres', url: registryDatabase.url, poolSize: 1 }, { migrate: false })
+          : await openEmbedded(registryDatabase.dataDir);
+      try {
+        const skillId = listed['word-count']!.id;
+        const usage = await handle.db
+          .select({ userId: usageRecords.userId, amount: usageRecords.amount, paymentRef: usageRecords.paymentRef })
+          .from(usageRecords)
+          .where(eq(usageRecords.skillId, skillId));
+        const byRef = (a: { paymentRef: string | null }, b: { paymentRef: string | null }) =>
+          String(a.paymentRef).localeCompare(String(b.paymentRef));
+        const transactions = receipts.map((x) => x.transaction as Hex);
+        expect(usage.sort(byRef)).toEqual(
+          transactions.map((tx) => ({ userId: consumer.userId, amount: PRICE, paymentRef: tx })).sort(byRef),
+        );
+        // The skill server's call records: one per settled call, keyed by the same transactions.
+        const calls = await handle.db
+          .select({ paymentRef: skillCalls.paymentRef, amount: skillCalls.amount })
+          .from(skillCalls)
+          .where(eq(skillCalls.skillId, skillId));
+        expect(calls.sort(byRef)).toEqual(transactions.map((tx) => ({ amount: PRICE, paymentRef: tx })).sort(byRef));
+      } finally {
+        await handle.close();
+      }
+    },
+    STEP_MS,
+  );
 });
 
 /** The consumer's client: pays from the spending wallet, on the chain, in our token, under limits. */

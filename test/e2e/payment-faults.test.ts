@@ -72,7 +72,10 @@ async function until<T>(what: string, read: () => Promise<T> | T, done: (value: 
   for (;;) {
     const value = await read();
     if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms\n--- facilitator\n${facilitator.output()}\n--- skill server\n${skillServer.output()}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `${what}: not within ${timeoutMs} ms\n--- facilitator\n${facilitator.output()}\n--- skill server\n${skillServer.output()}`,
+      );
     await Bun.sleep(25);
   }
 }
@@ -108,13 +111,32 @@ beforeAll(async () => {
   const port = await freePort();
   skillUrl = `http://127.0.0.1:${port}`;
   skillServer = startMarket(
-    ['serve', 'skills.ts', '--port', String(port), '--host', '127.0.0.1', '--endpoint', skillUrl, '--facilitator', `http://127.0.0.1:${facilitatorPort}`, '--network', chain.network, '--asset', chain.token.address],
+    [
+      'serve',
+      'skills.ts',
+      '--port',
+      String(port),
+      '--host',
+      '127.0.0.1',
+      '--endpoint',
+      skillUrl,
+      '--facilitator',
+      `http://127.0.0.1:${facilitatorPort}`,
+      '--network',
+      chain.network,
+      '--asset',
+      chain.token.address,
+    ],
     // No RPC for the skill server: what it learns of a lost settlement, it learns from the facilitator.
     { LOG_LEVEL: 'info', MARKET_WALLET_ADDRESS: payee, MARKET_API_KEY: creator.key, MARKET_API_URL: registryUrl, MARKET_RPC_URL: '' },
     dir,
   );
   await Promise.all([waitForJson(`http://127.0.0.1:${facilitatorPort}/supported`), waitForJson(`${skillUrl}/health`)]);
-  const listed = await until('the skill server registers its skill', async () => (await (await fetch(`${registryUrl}/skills?creator=${creator.address}`)).json()) as Skill[], (l) => l.length === 1);
+  const listed = await until(
+    'the skill server registers its skill',
+    async () => (await (await fetch(`${registryUrl}/skills?creator=${creator.address}`)).json()) as Skill[],
+    (l) => l.length === 1,
+  );
   listing = listed[0]!;
 }, 60_000);
 
@@ -154,14 +176,24 @@ async function callsInMempool(payer: TestAccount, tag: string): Promise<{ calls:
   await chain.testClient.setIntervalMining({ interval: 0 });
   const market = client(payer);
   const calls = Promise.allSettled(Array.from({ length: CALLS }, (_, i) => market.callWithReceipt(listing.slug, { tag, i })));
-  await until('every transfer reaches the mempool', () => chain.testClient.getTxpoolStatus(), (s) => s.pending === CALLS);
+  await until(
+    'every transfer reaches the mempool',
+    () => chain.testClient.getTxpoolStatus(),
+    (s) => s.pending === CALLS,
+  );
   return { calls }; // wrapped: an async function returning a promise would wait for it
 }
 
 /** The books after a fault: debits, transfers, results, replays and call records all agree. */
-async function expectBooksBalanced(payer: TestAccount, payerBefore: bigint, outcomes: PromiseSettledResult<CallResult<unknown>>[], tag: string) {
+async function expectBooksBalanced(
+  payer: TestAccount,
+  payerBefore: bigint,
+  outcomes: PromiseSettledResult<CallResult<unknown>>[],
+  tag: string,
+) {
   const results = outcomes.map((o) => {
-    if (o.status === 'rejected') throw new Error(`a call failed: ${String(o.reason)} (charged ${(o.reason as { charged?: string }).charged})`);
+    if (o.status === 'rejected')
+      throw new Error(`a call failed: ${String(o.reason)} (charged ${(o.reason as { charged?: string }).charged})`);
     return o.value;
   });
   // Delivered results × price left the payer, no more, no less.
@@ -176,11 +208,18 @@ async function expectBooksBalanced(payer: TestAccount, payerBefore: bigint, outc
     const receipt = await chain.publicClient.getTransactionReceipt({ hash: hash! });
     expect(receipt.status).toBe('success');
     const transfers = parseEventLogs({ abi: usdCoinAbi, eventName: 'Transfer', logs: receipt.logs });
-    expect(transfers.map((t) => ({ from: t.args.from, to: t.args.to, value: t.args.value }))).toEqual([{ from: payer.address, to: payee, value: PRICE }]);
+    expect(transfers.map((t) => ({ from: t.args.from, to: t.args.to, value: t.args.value }))).toEqual([
+      { from: payer.address, to: payee, value: PRICE },
+    ]);
   }
   // What the client says it paid (a receipt with a transaction: charged) is what the chain says.
   for (const { receipt } of results) {
-    const used = await chain.publicClient.readContract({ address: chain.token.address, abi: usdCoinAbi, functionName: 'authorizationState', args: [payer.address, receipt!.nonce as Hex] });
+    const used = await chain.publicClient.readContract({
+      address: chain.token.address,
+      abi: usdCoinAbi,
+      functionName: 'authorizationState',
+      args: [payer.address, receipt!.nonce as Hex],
+    });
     expect(used).toBe(true);
   }
   delivered.push(...(transactions as Hex[]));
@@ -189,7 +228,11 @@ async function expectBooksBalanced(payer: TestAccount, payerBefore: bigint, outc
   expect(proofs).toHaveLength(CALLS);
   for (const proof of proofs) {
     const input = results.find((r) => r.receipt?.nonce === decodePaymentPayload(proof).authorization.nonce)!;
-    const again = await fetch(listing.endpoint, { method: 'POST', headers: { 'content-type': 'application/json', [X_PAYMENT_HEADER]: proof }, body: JSON.stringify(input.result && (input.result as { echo: unknown }).echo) });
+    const again = await fetch(listing.endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', [X_PAYMENT_HEADER]: proof },
+      body: JSON.stringify(input.result && (input.result as { echo: unknown }).echo),
+    });
     expect(again.status).toBe(200);
     expect(again.headers.get('X-Payment-Replayed')).toBe('true');
     expect(((await again.json()) as { result: unknown }).result).toEqual(input.result);
@@ -205,34 +248,54 @@ async function expectBooksBalanced(payer: TestAccount, payerBefore: bigint, outc
 }
 
 describe(`money under faults mid-settlement (real processes, anvil --block-time 1, ${TEST_DATABASE_URL ? 'PostgreSQL' : 'embedded'} facilitator database)`, () => {
-  it('a facilitator SIGKILLed while transfers are in flight, then restarted: every call is delivered to its proof retried, each charged once', async () => {
-    const payer = chain.accounts.payers[0]!;
-    const before = await chain.balanceOf(payer.address);
-    const { calls } = await callsInMempool(payer, 'kill');
+  it(
+    'a facilitator SIGKILLed while transfers are in flight, then restarted: every call is delivered to its proof retried, each charged once',
+    async () => {
+      const payer = chain.accounts.payers[0]!;
+      const before = await chain.balanceOf(payer.address);
+      const { calls } = await callsInMempool(payer, 'kill');
 
-    facilitator.child.kill('SIGKILL');
-    await facilitator.exited;
-    await chain.testClient.setIntervalMining({ interval: 1 });
-    await until('the skill server holds the results', () => occurrences(skillServer.output(), 'result held'), (n) => n >= CALLS);
-    facilitator = startFacilitator();
-    await expectBooksBalanced(payer, before, await calls, 'kill');
-    // The clients heard "pending" and retried the same proofs (never a new signature).
-    expect(sent.some((s) => s.status === 409)).toBe(true);
-  }, STEP_MS);
+      facilitator.child.kill('SIGKILL');
+      await facilitator.exited;
+      await chain.testClient.setIntervalMining({ interval: 1 });
+      await until(
+        'the skill server holds the results',
+        () => occurrences(skillServer.output(), 'result held'),
+        (n) => n >= CALLS,
+      );
+      facilitator = startFacilitator();
+      await expectBooksBalanced(payer, before, await calls, 'kill');
+      // The clients heard "pending" and retried the same proofs (never a new signature).
+      expect(sent.some((s) => s.status === 409)).toBe(true);
+    },
+    STEP_MS,
+  );
 
-  it('the RPC cut while transfers are in flight: the facilitator answers settlement_pending, the skill server holds the results, and releases them once the RPC is back', async () => {
-    const payer = chain.accounts.payers[1]!;
-    const before = await chain.balanceOf(payer.address);
-    const held = occurrences(skillServer.output(), 'result held');
-    const { calls } = await callsInMempool(payer, 'rpc');
+  it(
+    'the RPC cut while transfers are in flight: the facilitator answers settlement_pending, the skill server holds the results, and releases them once the RPC is back',
+    async () => {
+      const payer = chain.accounts.payers[1]!;
+      const before = await chain.balanceOf(payer.address);
+      const held = occurrences(skillServer.output(), 'result held');
+      const { calls } = await callsInMempool(payer, 'rpc');
 
-    rpc.cut();
-    await chain.testClient.setIntervalMining({ interval: 1 });
-    await until('the skill server holds the results', () => occurrences(skillServer.output(), 'result held') - held, (n) => n >= CALLS);
-    // The transfers are on chain by now; nobody on the payment path could see them.
-    await until('the transfers are mined', () => chain.balanceOf(payer.address), (balance) => balance === before - BigInt(CALLS) * PRICE);
-    rpc.restore();
+      rpc.cut();
+      await chain.testClient.setIntervalMining({ interval: 1 });
+      await until(
+        'the skill server holds the results',
+        () => occurrences(skillServer.output(), 'result held') - held,
+        (n) => n >= CALLS,
+      );
+      // The transfers are on chain by now; nobody on the payment path could see them.
+      await until(
+        'the transfers are mined',
+        () => chain.balanceOf(payer.address),
+        (balance) => balance === before - BigInt(CALLS) * PRICE,
+      );
+      rpc.restore();
 
-    await expectBooksBalanced(payer, before, await calls, 'rpc');
-  }, STEP_MS);
+      await expectBooksBalanced(payer, before, await calls, 'rpc');
+    },
+    STEP_MS,
+  );
 });

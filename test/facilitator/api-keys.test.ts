@@ -46,7 +46,10 @@ describe('facilitator API keys (FACILITATOR_API_KEYS)', () => {
 
   it('reads keys from FACILITATOR_API_KEYS and refuses short ones', () => {
     const env = { FACILITATOR_PRIVATE_KEY: `0x${'11'.repeat(32)}` };
-    expect(loadFacilitatorConfig({ ...env, FACILITATOR_API_KEYS: `${KEY}, another-key-0123456789` }, '/').apiKeys).toEqual([KEY, 'another-key-0123456789']);
+    expect(loadFacilitatorConfig({ ...env, FACILITATOR_API_KEYS: `${KEY}, another-key-0123456789` }, '/').apiKeys).toEqual([
+      KEY,
+      'another-key-0123456789',
+    ]);
     expect(loadFacilitatorConfig(env, '/').apiKeys).toEqual([]);
     expect(() => loadFacilitatorConfig({ ...env, FACILITATOR_API_KEYS: 'short' }, '/')).toThrow('FACILITATOR_API_KEYS must be');
   });

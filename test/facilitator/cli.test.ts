@@ -41,7 +41,9 @@ describe('market facilitator configuration errors', () => {
     const key = { FACILITATOR_PRIVATE_KEY: chain.accounts.relayer.privateKey };
     expect((await run(['--network', 'base-mainnet'], key)).stderr).toContain('FACILITATOR_NETWORK must be a CAIP-2 network');
     expect((await run(['--network', 'eip155:31337'], key)).stderr).toContain('FACILITATOR_RPC_URL is required for eip155:31337');
-    expect((await run([], { ...key, FACILITATOR_ASSETS: 'usdc' })).stderr).toContain('FACILITATOR_ASSETS must be comma-separated token addresses');
+    expect((await run([], { ...key, FACILITATOR_ASSETS: 'usdc' })).stderr).toContain(
+      'FACILITATOR_ASSETS must be comma-separated token addresses',
+    );
     const port = await run(['--port', 'abc'], key);
     expect(port.code).toBe(1);
     expect(port.stderr).toContain('PORT must be a port number');
@@ -62,7 +64,11 @@ describe('market facilitator process', () => {
     const port = await freePort();
     const child = spawnMarket(
       ['facilitator', '--port', String(port), '--host', '127.0.0.1', '--rpc', chain.rpcUrl, '--network', chain.network],
-      { FACILITATOR_PRIVATE_KEY: chain.accounts.relayer.privateKey, FACILITATOR_ASSETS: chain.token.address, MARKET_DATA_DIR: join(work, 'data') },
+      {
+        FACILITATOR_PRIVATE_KEY: chain.accounts.relayer.privateKey,
+        FACILITATOR_ASSETS: chain.token.address,
+        MARKET_DATA_DIR: join(work, 'data'),
+      },
       work,
     );
     try {

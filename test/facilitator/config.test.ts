@@ -51,7 +51,9 @@ describe('facilitator configuration', () => {
 
   it('needs FACILITATOR_RPC_URL and FACILITATOR_ASSETS on a chain it does not know', () => {
     expect(configError({ FACILITATOR_NETWORK: 'eip155:31337' }).variable).toBe('FACILITATOR_RPC_URL');
-    expect(configError({ FACILITATOR_NETWORK: 'eip155:31337', FACILITATOR_RPC_URL: 'http://127.0.0.1:8545' }).variable).toBe('FACILITATOR_ASSETS');
+    expect(configError({ FACILITATOR_NETWORK: 'eip155:31337', FACILITATOR_RPC_URL: 'http://127.0.0.1:8545' }).variable).toBe(
+      'FACILITATOR_ASSETS',
+    );
   });
 
   it('names the variable of every bad value and never echoes a key', () => {

@@ -49,7 +49,11 @@ for (const kind of databaseKinds) {
     it('answers 400 for bodies that are not facilitator requests', async () => {
       const good = await paymentBody(chain, chain.accounts.payer, requirementsFor(chain, chain.accounts.payee.address));
       const broken = await f.facilitator.app.handle(
-        new Request('http://localhost/verify', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"x402Version":' }),
+        new Request('http://localhost/verify', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{"x402Version":',
+        }),
       );
       expect(broken.status).toBe(400);
       expect(await broken.json()).toMatchObject({ code: 'MALFORMED_BODY' });
@@ -83,10 +87,21 @@ for (const kind of databaseKinds) {
       const offline = createFacilitator({
         database: f.database,
         logger,
-        config: { network: chain.network, rpcUrl: 'http://127.0.0.1:9/', relayerPrivateKeys: [chain.accounts.relayers[0]!.privateKey], assets: [chain.token.address] },
+        config: {
+          network: chain.network,
+          rpcUrl: 'http://127.0.0.1:9/',
+          relayerPrivateKeys: [chain.accounts.relayers[0]!.privateKey],
+          assets: [chain.token.address],
+        },
       });
       const body = await paymentBody(chain, chain.accounts.payer, requirementsFor(chain, chain.accounts.payee.address));
-      const res = await offline.app.handle(new Request('http://localhost/verify', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }));
+      const res = await offline.app.handle(
+        new Request('http://localhost/verify', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        }),
+      );
       expect(res.status).toBe(503);
       expect(await res.json()).toMatchObject({ code: 'UNAVAILABLE' });
       const log = lines.join('\n');
@@ -100,7 +115,12 @@ for (const kind of databaseKinds) {
         publicClient: chain.publicClient,
         logger: createLogger('silent'),
         prefix: '/facilitator',
-        config: { network: chain.network, rpcUrl: chain.rpcUrl, relayerPrivateKeys: [chain.accounts.relayers[0]!.privateKey], assets: [chain.token.address] },
+        config: {
+          network: chain.network,
+          rpcUrl: chain.rpcUrl,
+          relayerPrivateKeys: [chain.accounts.relayers[0]!.privateKey],
+          assets: [chain.token.address],
+        },
       });
       const host = new Elysia().get('/', () => 'host').use(mounted.app);
       const res = await host.handle(new Request('http://localhost/facilitator/supported'));

@@ -56,7 +56,11 @@ beforeAll(async () => {
             scheme: 'exact',
             network: chain.network,
             payTo: payee,
-            price: { amount: PRICE.toString(), asset: chain.token.address, extra: { name: chain.token.name, version: chain.token.version } },
+            price: {
+              amount: PRICE.toString(),
+              asset: chain.token.address,
+              extra: { name: chain.token.name, version: chain.token.version },
+            },
           },
           description: 'Weather report',
         },
@@ -116,11 +120,15 @@ describe('the reference stack settling through our facilitator over HTTP', () =>
   it('runs the paid handler once when one proof arrives 20 times at once (the reference alone runs it 20 times)', async () => {
     const unpaid = await fetch(weatherUrl());
     const required = decodePaymentRequired(unpaid.headers.get('PAYMENT-REQUIRED')!);
-    const payload = await signWithSdk(chain.accounts.payers[0]!, parsePaymentRequirements(required.accepts[0]), { resource: required.resource });
+    const payload = await signWithSdk(chain.accounts.payers[0]!, parsePaymentRequirements(required.accepts[0]), {
+      resource: required.resource,
+    });
     const header = encodePaymentPayload(payload);
     const payeeBefore = await chain.balanceOf(payee);
     const runsBefore = handlerRuns;
-    const responses = await Promise.all(Array.from({ length: 20 }, () => fetch(weatherUrl(), { headers: { 'PAYMENT-SIGNATURE': header } })));
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () => fetch(weatherUrl(), { headers: { 'PAYMENT-SIGNATURE': header } })),
+    );
     expect(responses.filter((r) => r.status === 200)).toHaveLength(1);
     expect(responses.filter((r) => r.status === 402)).toHaveLength(19);
     expect(handlerRuns - runsBefore).toBe(1);
@@ -140,7 +148,9 @@ describe('the reference facilitator and ours agree on reasons', () => {
     const client = chain.walletClient(chain.accounts.relayers[1]!).extend(publicActions);
     reference = new x402Facilitator();
     registerFacilitatorScheme(reference, {
-      signer: toFacilitatorEvmSigner({ ...client, address: chain.accounts.relayers[1]!.address } as unknown as Parameters<typeof toFacilitatorEvmSigner>[0]),
+      signer: toFacilitatorEvmSigner({ ...client, address: chain.accounts.relayers[1]!.address } as unknown as Parameters<
+        typeof toFacilitatorEvmSigner
+      >[0]),
       networks: chain.network,
     });
   });
@@ -148,10 +158,23 @@ describe('the reference facilitator and ours agree on reasons', () => {
   const now = () => BigInt(Math.floor(Date.now() / 1000));
   const cases: [string, () => Promise<Awaited<ReturnType<typeof paymentBody>>>][] = [
     ['wrong amount', async () => paymentBody(chain, chain.accounts.payer, requirementsFor(chain, payee), { value: PRICE + 1n })],
-    ['wrong payTo', async () => paymentBody(chain, chain.accounts.payer, requirementsFor(chain, payee), { to: chain.accounts.payee.address })],
+    [
+      'wrong payTo',
+      async () => paymentBody(chain, chain.accounts.payer, requirementsFor(chain, payee), { to: chain.accounts.payee.address }),
+    ],
     ['expired', async () => paymentBody(chain, chain.accounts.payer, requirementsFor(chain, payee), { validBefore: now() - 5n })],
-    ['not yet valid', async () => paymentBody(chain, chain.accounts.payer, requirementsFor(chain, payee), { validAfter: now() + 600n, validBefore: now() + 900n })],
-    ['bad signature', async () => paymentBody(chain, privateKeyToAccount(generatePrivateKey()), requirementsFor(chain, payee), { from: chain.accounts.payer.address })],
+    [
+      'not yet valid',
+      async () =>
+        paymentBody(chain, chain.accounts.payer, requirementsFor(chain, payee), { validAfter: now() + 600n, validBefore: now() + 900n }),
+    ],
+    [
+      'bad signature',
+      async () =>
+        paymentBody(chain, privateKeyToAccount(generatePrivateKey()), requirementsFor(chain, payee), {
+          from: chain.accounts.payer.address,
+        }),
+    ],
     ['insufficient balance', async () => paymentBody(chain, await chain.createAccount({ usdc: 1n }), requirementsFor(chain, payee))],
   ];
   for (const [name, make] of cases) {

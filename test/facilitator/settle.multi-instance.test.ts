@@ -10,7 +10,8 @@ import { PRICE, type FacilitatorFixture, paymentBody, requirementsFor, startFaci
 
 /** A second, independent pool on the database behind `handle`. */
 function secondPool(handle: DatabaseHandle): Promise<DatabaseHandle> {
-  const o = (handle.db as unknown as { $client: { options: { host: string[]; port: number[]; database: string; user: string } } }).$client.options;
+  const o = (handle.db as unknown as { $client: { options: { host: string[]; port: number[]; database: string; user: string } } }).$client
+    .options;
   return openDatabase({ kind: 'postgres', url: `postgres://${o.user}@${o.host[0]}:${o.port[0]}/${o.database}`, poolSize: 5 });
 }
 

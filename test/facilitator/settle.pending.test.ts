@@ -41,11 +41,23 @@ for (const kind of databaseKinds) {
       const nonceBefore = await pendingNonce(relayer());
 
       const pending = await f.facilitator.settle(body);
-      expect(pending).toMatchObject({ success: false, errorReason: 'settlement_pending', payer: chain.accounts.payer.address, network: chain.network });
+      expect(pending).toMatchObject({
+        success: false,
+        errorReason: 'settlement_pending',
+        payer: chain.accounts.payer.address,
+        network: chain.network,
+      });
       expect(pending.transaction).toMatch(/^0x[0-9a-f]{64}$/);
-      expect((await (await f.get(`/receipts/${pending.transaction}`)).json()) as object).toMatchObject({ status: 'pending', finalizedAt: null });
+      expect((await (await f.get(`/receipts/${pending.transaction}`)).json()) as object).toMatchObject({
+        status: 'pending',
+        finalizedAt: null,
+      });
 
-      expect(await f.facilitator.settle(body)).toMatchObject({ success: false, errorReason: 'invalid_exact_evm_nonce_already_used', transaction: '' });
+      expect(await f.facilitator.settle(body)).toMatchObject({
+        success: false,
+        errorReason: 'invalid_exact_evm_nonce_already_used',
+        transaction: '',
+      });
       expect(await pendingNonce(relayer())).toBe(nonceBefore + 1);
       expect(await f.facilitator.reconcile()).toMatchObject({ checked: 1, stillPending: 1 });
 
@@ -68,7 +80,10 @@ for (const kind of databaseKinds) {
       expect(await status()).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
       expect((await f.facilitator.verify(body)).isValid).toBe(true);
       // Verified but never settled: the resource server may still ask for the settlement.
-      expect(await status()).toMatchObject({ status: 200, body: { status: 'unsettled', transaction: '', payer: chain.accounts.payer.address, network: chain.network } });
+      expect(await status()).toMatchObject({
+        status: 200,
+        body: { status: 'unsettled', transaction: '', payer: chain.accounts.payer.address, network: chain.network },
+      });
 
       await chain.testClient.setAutomine(false);
       const pending = await f.facilitator.settle(body);
@@ -120,10 +135,17 @@ for (const kind of databaseKinds) {
       expect(await f.facilitator.reconcile()).toMatchObject({ stillPending: 1 }); // not expired yet: it may still appear
       clock.advance(600); // past validBefore (now + 60) and the 120 s grace
       expect(await f.facilitator.reconcile()).toMatchObject({ dropped: 1 });
-      expect(await f.facilitator.receipt(pending.transaction)).toMatchObject({ status: 'dropped', error: expect.stringContaining('Never mined') });
+      expect(await f.facilitator.receipt(pending.transaction)).toMatchObject({
+        status: 'dropped',
+        error: expect.stringContaining('Never mined'),
+      });
       const a = body.paymentPayload.payload.authorization;
       const outcome = await f.get(`/settlements/${chain.network}/${chain.token.address}/${a.from}/${a.nonce}`);
-      expect(await outcome.json()).toMatchObject({ status: 'failed', reason: 'invalid_exact_evm_transaction_dropped', transaction: pending.transaction });
+      expect(await outcome.json()).toMatchObject({
+        status: 'failed',
+        reason: 'invalid_exact_evm_transaction_dropped',
+        transaction: pending.transaction,
+      });
 
       await chain.testClient.setAutomine(true);
       const wallNow = BigInt(Math.floor(Date.now() / 1000));
@@ -137,7 +159,15 @@ for (const kind of databaseKinds) {
       const store = createPaymentStore(f.database.db);
       const key = { network: chain.network, asset: chain.token.address, payer: chain.accounts.payer.address, nonce: randomNonce() };
       const expired = String(Math.floor(clock.now().getTime() / 1000) - 1_000);
-      const entry = { key, payee: chain.accounts.payee.address, amount: '1', validAfter: '0', validBefore: expired, payloadHash: 'h', signerKind: 'ecdsa' as const };
+      const entry = {
+        key,
+        payee: chain.accounts.payee.address,
+        amount: '1',
+        validAfter: '0',
+        validBefore: expired,
+        payloadHash: 'h',
+        signerKind: 'ecdsa' as const,
+      };
       await store.insert(entry, 'settling', clock.now());
       expect(await f.facilitator.reconcile()).toMatchObject({ abandoned: 1 });
       expect(await store.authorization(key)).toMatchObject({ state: 'failed', reason: 'unexpected_settle_error', txHash: null });
@@ -152,11 +182,14 @@ for (const kind of databaseKinds) {
       try {
         const payee = await chain.createAccount();
         await chain.testClient.setAutomine(false);
-        const pending = await background.facilitator.settle(await paymentBody(chain, chain.accounts.payers[1]!, requirementsFor(chain, payee.address)));
+        const pending = await background.facilitator.settle(
+          await paymentBody(chain, chain.accounts.payers[1]!, requirementsFor(chain, payee.address)),
+        );
         expect(pending.errorReason).toBe('settlement_pending');
         await chain.testClient.mine({ blocks: 1 });
         const deadline = Date.now() + 5_000;
-        while ((await background.facilitator.receipt(pending.transaction))?.status === 'pending' && Date.now() < deadline) await Bun.sleep(25);
+        while ((await background.facilitator.receipt(pending.transaction))?.status === 'pending' && Date.now() < deadline)
+          await Bun.sleep(25);
         expect(await background.facilitator.receipt(pending.transaction)).toMatchObject({ status: 'confirmed' });
       } finally {
         await background.close();

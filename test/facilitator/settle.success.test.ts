@@ -27,7 +27,12 @@ for (const kind of databaseKinds) {
 
       expect(await f.facilitator.verify(body)).toEqual({ isValid: true, payer: payer.address });
       const settled = await f.facilitator.settle(body);
-      expect(settled).toEqual({ success: true, transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/), network: chain.network, payer: payer.address });
+      expect(settled).toEqual({
+        success: true,
+        transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+        network: chain.network,
+        payer: payer.address,
+      });
 
       expect(await chain.balanceOf(payee.address)).toBe(PRICE);
       expect(await chain.balanceOf(payer.address)).toBe(before - PRICE);

@@ -52,7 +52,9 @@ for (const kind of databaseKinds) {
     });
 
     it('answers invalid_exact_evm_recipient_mismatch when the authorization pays someone other than payTo', async () => {
-      const body = await paymentBody(chain, chain.accounts.payer, requirementsFor(chain, payee()), { to: chain.accounts.payees[1]!.address });
+      const body = await paymentBody(chain, chain.accounts.payer, requirementsFor(chain, payee()), {
+        to: chain.accounts.payees[1]!.address,
+      });
       await expectInvalid(body, 'invalid_exact_evm_recipient_mismatch');
     });
 
@@ -66,12 +68,21 @@ for (const kind of databaseKinds) {
 
     it('answers invalid_exact_evm_payload_authorization_valid_before when expired or expiring within 6 s', async () => {
       const requirements = requirementsFor(chain, payee());
-      await expectInvalid(await paymentBody(chain, chain.accounts.payer, requirements, { validBefore: now() - 1n }), 'invalid_exact_evm_payload_authorization_valid_before');
-      await expectInvalid(await paymentBody(chain, chain.accounts.payer, requirements, { validBefore: now() + 3n }), 'invalid_exact_evm_payload_authorization_valid_before');
+      await expectInvalid(
+        await paymentBody(chain, chain.accounts.payer, requirements, { validBefore: now() - 1n }),
+        'invalid_exact_evm_payload_authorization_valid_before',
+      );
+      await expectInvalid(
+        await paymentBody(chain, chain.accounts.payer, requirements, { validBefore: now() + 3n }),
+        'invalid_exact_evm_payload_authorization_valid_before',
+      );
     });
 
     it('answers invalid_exact_evm_payload_authorization_valid_after when not yet valid', async () => {
-      const body = await paymentBody(chain, chain.accounts.payer, requirementsFor(chain, payee()), { validAfter: now() + 3600n, validBefore: now() + 7200n });
+      const body = await paymentBody(chain, chain.accounts.payer, requirementsFor(chain, payee()), {
+        validAfter: now() + 3600n,
+        validBefore: now() + 7200n,
+      });
       await expectInvalid(body, 'invalid_exact_evm_payload_authorization_valid_after');
     });
 
@@ -83,7 +94,10 @@ for (const kind of databaseKinds) {
     it('answers invalid_exact_evm_signature for a signature by someone else, a tampered message or a high-s signature', async () => {
       const requirements = requirementsFor(chain, payee());
       const stranger = privateKeyToAccount(generatePrivateKey());
-      await expectInvalid(await paymentBody(chain, stranger, requirements, { from: chain.accounts.payer.address }), 'invalid_exact_evm_signature');
+      await expectInvalid(
+        await paymentBody(chain, stranger, requirements, { from: chain.accounts.payer.address }),
+        'invalid_exact_evm_signature',
+      );
 
       const tampered = await paymentBody(chain, chain.accounts.payer, requirements);
       tampered.paymentPayload.payload.authorization.nonce = `0x${'ab'.repeat(32)}`;
@@ -111,7 +125,11 @@ for (const kind of databaseKinds) {
       await expectInvalid(body, 'invalid_exact_evm_nonce_already_used');
       expect((await f.facilitator.settle(body)).success).toBe(true);
       await expectInvalid(body, 'invalid_exact_evm_nonce_already_used');
-      expect(await f.facilitator.settle(body)).toMatchObject({ success: false, errorReason: 'invalid_exact_evm_nonce_already_used', transaction: '' });
+      expect(await f.facilitator.settle(body)).toMatchObject({
+        success: false,
+        errorReason: 'invalid_exact_evm_nonce_already_used',
+        transaction: '',
+      });
     });
 
     it('refuses to settle a different payload for a verified authorization (same key, other signature bytes)', async () => {
@@ -154,7 +172,10 @@ for (const kind of databaseKinds) {
 
     it('refuses assets it does not settle and schemes other than exact', async () => {
       const other = privateKeyToAccount(generatePrivateKey()).address;
-      await expectInvalid(await paymentBody(chain, chain.accounts.payer, requirementsFor(chain, payee(), { asset: other })), 'invalid_exact_evm_asset_not_allowed');
+      await expectInvalid(
+        await paymentBody(chain, chain.accounts.payer, requirementsFor(chain, payee(), { asset: other })),
+        'invalid_exact_evm_asset_not_allowed',
+      );
       const body = await paymentBody(chain, chain.accounts.payer, requirementsFor(chain, payee()));
       const upto = { ...body, paymentRequirements: { ...body.paymentRequirements, scheme: 'upto' } };
       await expectInvalid(upto, 'invalid_exact_evm_scheme');
@@ -192,7 +213,11 @@ for (const kind of databaseKinds) {
         args: [chain.accounts.payees[1]!.address, PRICE],
       });
       await chain.publicClient.waitForTransactionReceipt({ hash });
-      expect(await f.facilitator.settle(body)).toMatchObject({ success: false, errorReason: 'invalid_exact_evm_insufficient_balance', transaction: '' });
+      expect(await f.facilitator.settle(body)).toMatchObject({
+        success: false,
+        errorReason: 'invalid_exact_evm_insufficient_balance',
+        transaction: '',
+      });
       // The claim is spent: a retry of the same proof is a replay.
       expect(await f.facilitator.settle(body)).toMatchObject({ errorReason: 'invalid_exact_evm_nonce_already_used' });
     });

@@ -51,7 +51,12 @@ for (const kind of databaseKinds) {
       const body = await paymentBody(chain, chain.accounts.payers[0]!, requirements);
       body.paymentPayload.accepted = { ...requirements, maxTimeoutSeconds: 3600 };
       const balance = () =>
-        chain.publicClient.readContract({ address: chain.token.address, abi: usdCoinAbi, functionName: 'balanceOf', args: [chain.accounts.payee.address] });
+        chain.publicClient.readContract({
+          address: chain.token.address,
+          abi: usdCoinAbi,
+          functionName: 'balanceOf',
+          args: [chain.accounts.payee.address],
+        });
       const before = await balance();
       const settled = (await (await f.post('/settle', body)).json()) as { success: boolean; errorReason?: string; transaction: string };
       expect(settled).toMatchObject({ success: false, errorReason: 'invalid_exact_evm_accepted_mismatch', transaction: '' });

@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from 'bun:test';
+import { describe, expect, it } from 'bun:test';
 import { SignJWT } from 'jose';
 import { authTestConfig, bearer, createKey, providerKeys, sameOrigin, walletSignIn } from '../support/auth';
 import { databaseKinds } from '../support/database';
@@ -49,10 +49,15 @@ for (const kind of databaseKinds) {
       const config = authTestConfig((await providerKeys()).publicKeyPem);
       const registry = registryWith(
         fx.database,
-        { ...config, rateLimits: { ...config.rateLimits, read: { limit: 20, windowSeconds: 60 }, write: { limit: 20, windowSeconds: 60 } }, trustedProxies: ['127.0.0.1'] },
+        {
+          ...config,
+          rateLimits: { ...config.rateLimits, read: { limit: 20, windowSeconds: 60 }, write: { limit: 20, windowSeconds: 60 } },
+          trustedProxies: ['127.0.0.1'],
+        },
         fx.clock,
       );
-      const from = (ip: string, headers: Record<string, string>) => registry.request('/auth/api-keys', { headers: { ...headers, 'x-forwarded-for': ip } });
+      const from = (ip: string, headers: Record<string, string>) =>
+        registry.request('/auth/api-keys', { headers: { ...headers, 'x-forwarded-for': ip } });
       const statuses: number[] = [];
       for (let i = 0; i < 30; i++) statuses.push((await from('198.51.100.7', bearer(`junk${i}`))).status);
       expect(statuses.slice(0, 20).every((s) => s === 401)).toBe(true);

@@ -31,14 +31,20 @@ const HOSTLESS = [
 /** Requests both JSON servers (registry, facilitator) must refuse in the error shape. */
 function refusalsOf(port: () => number, post: string) {
   it('answers a declared body over the limit 413 in the error shape, before it arrives', async () => {
-    const [answer] = await exchange(port(), `POST ${post} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 99999999\r\nConnection: close\r\n\r\n{}`);
+    const [answer] = await exchange(
+      port(),
+      `POST ${post} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 99999999\r\nConnection: close\r\n\r\n{}`,
+    );
     expectErrorShape(answer!, 413);
   });
 
   it('answers a chunked body that grows over the limit 413 in the error shape', async () => {
     const chunk = 'a'.repeat(64 * 1024);
     const chunks = Array.from({ length: 20 }, () => `${chunk.length.toString(16)}\r\n${chunk}\r\n`).join('');
-    const [answer] = await exchange(port(), `POST ${post} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n${chunks}0\r\n\r\n`);
+    const [answer] = await exchange(
+      port(),
+      `POST ${post} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n${chunks}0\r\n\r\n`,
+    );
     expectErrorShape(answer!, 413);
   });
 
@@ -82,7 +88,10 @@ for (const kind of databaseKinds) {
       // arrives while the first answer is still pending (any handler that awaits I/O); see the
       // pipelining note in README.md.
       it('answers two pipelined requests sent in one write, in order', async () => {
-        const answers = await exchange(port, 'GET /health HTTP/1.1\r\nHost: x\r\n\r\nGET /nope HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+        const answers = await exchange(
+          port,
+          'GET /health HTTP/1.1\r\nHost: x\r\n\r\nGET /nope HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+        );
         expect(answers.map((a) => a.status)).toEqual([200, 404]);
       });
     }
@@ -116,8 +125,11 @@ describe('facilitator over a socket', () => {
   refusalsOf(() => port, '/verify');
 
   it('answers a body nested deeper than the guard 400 in the error shape', async () => {
-    const body = '{"x402Version":' + '['.repeat(10_000) + ']'.repeat(10_000) + '}';
-    const [answer] = await exchange(port, `POST /verify HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+    const body = `{"x402Version":${'['.repeat(10_000)}${']'.repeat(10_000)}}`;
+    const [answer] = await exchange(
+      port,
+      `POST /verify HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+    );
     expectErrorShape(answer!, 400);
   });
 });
@@ -127,7 +139,13 @@ describe('skill server over a socket', () => {
   beforeAll(async () => {
     server = await serve(
       { echo: skill({ price: '$0.01', inputSchema: { type: 'object' } }, (input: unknown) => input) },
-      { port: 0, hostname: '127.0.0.1', wallet: '0x000000000000000000000000000000000000dEaD', facilitatorUrl: 'http://127.0.0.1:9', logger: { info() {}, warn() {}, error() {} } },
+      {
+        port: 0,
+        hostname: '127.0.0.1',
+        wallet: '0x000000000000000000000000000000000000dEaD',
+        facilitatorUrl: 'http://127.0.0.1:9',
+        logger: { info() {}, warn() {}, error() {} },
+      },
     );
   });
   afterAll(() => server.stop());
@@ -141,20 +159,29 @@ describe('skill server over a socket', () => {
   }
 
   it('answers a declared body over its limit 413 with its JSON error', async () => {
-    const [answer] = await exchange(server.port, 'POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 99999999\r\nConnection: close\r\n\r\n{}');
+    const [answer] = await exchange(
+      server.port,
+      'POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 99999999\r\nConnection: close\r\n\r\n{}',
+    );
     expect(answer!.status).toBe(413);
     expect(JSON.parse(answer!.body)).toMatchObject({ success: false });
   });
 
   it('answers a body nested deeper than the guard 400, before any payment', async () => {
     const body = '['.repeat(50_000) + ']'.repeat(50_000);
-    const [answer] = await exchange(server.port, `POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+    const [answer] = await exchange(
+      server.port,
+      `POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+    );
     expect(answer!.status).toBe(400);
     expect(JSON.parse(answer!.body).error).toContain('nested deeper than');
   });
 
   it('answers two pipelined requests sent in one write, in order', async () => {
-    const answers = await exchange(server.port, 'GET /health HTTP/1.1\r\nHost: x\r\n\r\nGET /nope HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    const answers = await exchange(
+      server.port,
+      'GET /health HTTP/1.1\r\nHost: x\r\n\r\nGET /nope HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+    );
     expect(answers.map((a) => a.status)).toEqual([200, 404]);
   });
 });

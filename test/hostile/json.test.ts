@@ -39,7 +39,11 @@ for (const kind of databaseKinds) {
     const fx = registryFixture(kind);
 
     it('answers 400 MALFORMED_BODY for 20,000 nested objects on the public view counter', async () => {
-      const body = await expectRefusal(await fx.request('/analytics/view', postJson(`{"skillId":${deepObject(20_000)}}`)), 400, 'MALFORMED_BODY');
+      const body = await expectRefusal(
+        await fx.request('/analytics/view', postJson(`{"skillId":${deepObject(20_000)}}`)),
+        400,
+        'MALFORMED_BODY',
+      );
       expect(body.error).toContain('nested deeper than');
     });
 
@@ -55,7 +59,11 @@ for (const kind of databaseKinds) {
     });
 
     it('answers 400 for a body that is not UTF-8', async () => {
-      const res = await fx.request('/auth/challenge', { method: 'POST', headers: { 'content-type': 'application/json' }, body: new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]) });
+      const res = await fx.request('/auth/challenge', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]),
+      });
       await expectRefusal(res, 400, 'MALFORMED_BODY');
     });
 

@@ -16,7 +16,10 @@ const HANG_MS = 8_000;
 export async function exchange(port: number, raw: string): Promise<RawAnswer[]> {
   let received = Buffer.alloc(0);
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no close within ${HANG_MS} ms; got ${JSON.stringify(received.toString().slice(0, 300))}`)), HANG_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`no close within ${HANG_MS} ms; got ${JSON.stringify(received.toString().slice(0, 300))}`)),
+      HANG_MS,
+    );
     const done = () => (clearTimeout(timer), resolve());
     void Bun.connect({
       hostname: '127.0.0.1',
@@ -47,7 +50,11 @@ function parseAnswers(text: string): RawAnswer[] {
     }
     const length = Number(headers['content-length'] ?? 0);
     const bodyStart = headEnd + 4;
-    answers.push({ status: Number(statusLine!.split(' ')[1]), headers, body: Buffer.from(rest.slice(bodyStart, bodyStart + length), 'latin1').toString('utf8') });
+    answers.push({
+      status: Number(statusLine!.split(' ')[1]),
+      headers,
+      body: Buffer.from(rest.slice(bodyStart, bodyStart + length), 'latin1').toString('utf8'),
+    });
     rest = rest.slice(bodyStart + length);
   }
   return answers;

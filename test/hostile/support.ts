@@ -4,7 +4,11 @@ import { expect } from 'bun:test';
  * The answer every hostile input must get: the given 4xx status, the error shape
  * `{error, code, requestId}` with the request id also in `X-Request-Id`. Returns the body.
  */
-export async function expectRefusal(res: Response, status: number, code?: string): Promise<{ error: string; code: string; requestId: string }> {
+export async function expectRefusal(
+  res: Response,
+  status: number,
+  code?: string,
+): Promise<{ error: string; code: string; requestId: string }> {
   const text = await res.text();
   expect({ status: res.status, body: text.slice(0, 300) }).toMatchObject({ status });
   const body = JSON.parse(text) as { error: string; code: string; requestId: string };

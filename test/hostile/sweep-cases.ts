@@ -98,7 +98,9 @@ export function casesFor(method: string, template: string, op: Operation, creds:
   const fill = (overrides: Record<string, string> = {}) =>
     template.replace(/\{([^}]+)\}/g, (_, name: string) => overrides[name] ?? encodeURIComponent(values[name] ?? 'x'));
   const basePath = fill();
-  const baseBody = bodySchema ? Object.fromEntries((bodySchema.required ?? []).map((k: string) => [k, plausible(bodySchema.properties?.[k])])) : undefined;
+  const baseBody = bodySchema
+    ? Object.fromEntries((bodySchema.required ?? []).map((k: string) => [k, plausible(bodySchema.properties?.[k])]))
+    : undefined;
   const json = { 'content-type': 'application/json' };
   const withBody = (text: string | undefined) => (text === undefined ? {} : { body: text });
   const baseText = baseBody ? JSON.stringify(baseBody) : undefined;
@@ -110,7 +112,14 @@ export function casesFor(method: string, template: string, op: Operation, creds:
 
   for (const [who, auth] of auths) {
     const add = (label: string, path: string, expect: Outcome, body = baseText, headers: Record<string, string> = {}) =>
-      cases.push({ label: `${method} ${template} [${who}] ${label}`, method, path, headers: { ...(body !== undefined ? json : {}), ...auth, ...headers }, ...withBody(body), expect });
+      cases.push({
+        label: `${method} ${template} [${who}] ${label}`,
+        method,
+        path,
+        headers: { ...(body !== undefined ? json : {}), ...auth, ...headers },
+        ...withBody(body),
+        expect,
+      });
 
     for (const param of pathParams) {
       const bad: [string, string][] = [
@@ -175,14 +184,20 @@ export function casesFor(method: string, template: string, op: Operation, creds:
       ];
       for (const [what, text] of wholeBodies) add(`body: ${what}`, basePath, '4xx', text);
       const rest = JSON.stringify(baseBody).slice(1);
-      add('body: prototype keys', basePath, 'no-5xx', `{"__proto__":{"polluted":1},"constructor":{"prototype":{"x":1}}${rest === '}' ? '' : ','}${rest}`);
+      add(
+        'body: prototype keys',
+        basePath,
+        'no-5xx',
+        `{"__proto__":{"polluted":1},"constructor":{"prototype":{"x":1}}${rest === '}' ? '' : ','}${rest}`,
+      );
 
       for (const [prop, propSchema] of Object.entries<Schema>(bodySchema.properties ?? {})) {
         const set = (raw: string) => JSON.stringify({ ...baseBody, [prop]: '\u0001HOSTILE\u0001' }).replace('"\\u0001HOSTILE\\u0001"', raw);
         const types = typesOf(propSchema);
         if (types) {
           for (const wrong of [12345, true, {}, [], 'abc', null]) {
-            if (!types.has(jsonType(wrong))) add(`field ${prop}: wrong type ${jsonType(wrong)}`, basePath, '4xx', set(JSON.stringify(wrong)));
+            if (!types.has(jsonType(wrong)))
+              add(`field ${prop}: wrong type ${jsonType(wrong)}`, basePath, '4xx', set(JSON.stringify(wrong)));
           }
         }
         add(`field ${prop}: NUL`, basePath, '4xx', set('"a\\u0000b"'));
@@ -211,7 +226,14 @@ export function casesFor(method: string, template: string, op: Operation, creds:
 
   // Headers, with the operation otherwise well formed.
   const header = (label: string, headers: Record<string, string>, expect: Outcome, body = baseText) =>
-    cases.push({ label: `${method} ${template} header ${label}`, method, path: basePath, headers: { ...(body !== undefined ? json : {}), ...headers }, ...withBody(body), expect });
+    cases.push({
+      label: `${method} ${template} header ${label}`,
+      method,
+      path: basePath,
+      headers: { ...(body !== undefined ? json : {}), ...headers },
+      ...withBody(body),
+      expect,
+    });
   const credentialCase = secured ? '4xx' : 'no-5xx';
   header('cookie with broken percent-encoding', { cookie: 'market_token=%ZZ' }, credentialCase);
   header('cookie that looks like JSON', { cookie: 'market_token={"sub":"x"}' }, credentialCase);
@@ -223,16 +245,35 @@ export function casesFor(method: string, template: string, op: Operation, creds:
   header('bearer fake key', { authorization: `Bearer sk_${'x'.repeat(200)}` }, credentialCase);
   header('bearer empty', { authorization: 'Bearer ' }, credentialCase);
   header('JWT with a non-UUID sid', { authorization: `Bearer ${creds.forgedSid}` }, credentialCase);
-  header('JWT alg none', { authorization: `Bearer ${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from('{"sub":"x"}').toString('base64url')}.` }, credentialCase);
+  header(
+    'JWT alg none',
+    { authorization: `Bearer ${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from('{"sub":"x"}').toString('base64url')}.` },
+    credentialCase,
+  );
   header('hostile request id', { 'x-request-id': '../../etc/passwd\u00e9', authorization: `Bearer ${creds.session}` }, 'no-5xx');
   header('garbage forwarded-for', { 'x-forwarded-for': 'not-an-ip, , 999.1.1.1', authorization: `Bearer ${creds.session}` }, 'no-5xx');
   if (bodySchema) {
     // Elysia reads a JSON-looking text/plain body as JSON; which content types cookie-authenticated
     // writes accept is the cross-site request guard's decision, so here only: never a 5xx.
     header('text/plain body', { 'content-type': 'text/plain', authorization: `Bearer ${creds.session}` }, 'no-5xx', baseText);
-    header('form body with NUL', { 'content-type': 'application/x-www-form-urlencoded', authorization: `Bearer ${creds.session}` }, '4xx', 'a=%00');
-    header('multipart without boundary', { 'content-type': 'multipart/form-data', authorization: `Bearer ${creds.session}` }, '4xx', '--x\r\n');
-    header('JSON body in the wrong charset', { 'content-type': 'application/json', authorization: `Bearer ${creds.session}` }, 'no-5xx', '\ufeff{}');
+    header(
+      'form body with NUL',
+      { 'content-type': 'application/x-www-form-urlencoded', authorization: `Bearer ${creds.session}` },
+      '4xx',
+      'a=%00',
+    );
+    header(
+      'multipart without boundary',
+      { 'content-type': 'multipart/form-data', authorization: `Bearer ${creds.session}` },
+      '4xx',
+      '--x\r\n',
+    );
+    header(
+      'JSON body in the wrong charset',
+      { 'content-type': 'application/json', authorization: `Bearer ${creds.session}` },
+      'no-5xx',
+      '\ufeff{}',
+    );
   }
   return cases;
 }
@@ -241,5 +282,11 @@ export function casesFor(method: string, template: string, op: Operation, creds:
 export function unknownMethodCases(template: string, values: Plausible): HostileCase[] {
   const path = template.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(values[name] ?? 'x'));
   // Methods Bun's Request keeps as they are (it turns names it does not know into GET).
-  return ['TRACE', 'PROPFIND', 'PURGE', 'MKCOL', 'QUERY'].map((method) => ({ label: `${method} ${template}`, method, path, headers: {}, expect: '4xx' as const }));
+  return ['TRACE', 'PROPFIND', 'PURGE', 'MKCOL', 'QUERY'].map((method) => ({
+    label: `${method} ${template}`,
+    method,
+    path,
+    headers: {},
+    expect: '4xx' as const,
+  }));
 }

@@ -64,7 +64,8 @@ for (const kind of databaseKinds) {
         const text = await res.text();
         const requestId = res.headers.get('x-request-id');
         if (res.status >= 500) return void failures.push(`${c.label}: ${res.status} ${text.slice(0, 160)}`);
-        if (c.expect === '4xx' && (res.status < 400 || res.status > 499)) return void failures.push(`${c.label}: expected a 4xx, got ${res.status} ${text.slice(0, 120)}`);
+        if (c.expect === '4xx' && (res.status < 400 || res.status > 499))
+          return void failures.push(`${c.label}: expected a 4xx, got ${res.status} ${text.slice(0, 120)}`);
         if (!requestId) return void failures.push(`${c.label}: no X-Request-Id`);
         if (res.status >= 400) {
           let body: { error?: unknown; code?: unknown; requestId?: unknown } = {};

@@ -75,7 +75,11 @@ for (const kind of databaseKinds) {
         await expectRefusal(await creator.register({ outputSchema: schema }), 400, 'VALIDATION');
       }
       const slug = (await json<{ slug: string }>(await creator.register())).slug;
-      await expectRefusal(await fx.request(`/skills/${slug}`, { ...jsonPost({ inputSchema: '-1' }, bearer(creator.key)), method: 'PATCH' }), 400, 'VALIDATION');
+      await expectRefusal(
+        await fx.request(`/skills/${slug}`, { ...jsonPost({ inputSchema: '-1' }, bearer(creator.key)), method: 'PATCH' }),
+        400,
+        'VALIDATION',
+      );
       const stored = await json<{ inputSchema: unknown }>(await fx.request(`/skills/${slug}`));
       expect(stored.inputSchema).toBeNull();
     });
@@ -89,14 +93,30 @@ for (const kind of databaseKinds) {
 
     it('takes usage amounts only as positive integers of micro-USDC, also in decimal digits', async () => {
       const usage = (amount: unknown) => fx.request('/analytics/usage', jsonPost({ skillId, amount }, bearer(consumerKey)));
-      for (const amount of ['-5000000', '0', '0x10', '1e3', '0010', 'a'.repeat(40), '99999999999999', '1000000000001', 0, -1, 1.5, 1e13, '']) {
+      for (const amount of [
+        '-5000000',
+        '0',
+        '0x10',
+        '1e3',
+        '0010',
+        'a'.repeat(40),
+        '99999999999999',
+        '1000000000001',
+        0,
+        -1,
+        1.5,
+        1e13,
+        '',
+      ]) {
         await expectRefusal(await usage(amount), 400, 'VALIDATION');
       }
       expect((await usage('1500')).status).toBe(200);
       expect((await usage(2500)).status).toBe(200);
       expect((await usage('1000000000000')).status).toBe(200);
       // Usage is the consumer's own record (revenue comes only from payments verified on chain).
-      const history = await json<{ amountAtomic: string }[]>(await fx.request('/analytics/usage?limit=100', { headers: bearer(consumerKey) }));
+      const history = await json<{ amountAtomic: string }[]>(
+        await fx.request('/analytics/usage?limit=100', { headers: bearer(consumerKey) }),
+      );
       expect(history.map((r) => r.amountAtomic).sort()).toEqual(['1000000000000', '1500', '2500']);
     });
   });

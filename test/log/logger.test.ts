@@ -15,7 +15,7 @@ describe('logger', () => {
     const lines: string[] = [];
     createLogger('debug', (l) => lines.push(l)).info('x', {
       headers: { authorization: 'Bearer abc', Cookie: 'market_token=abc' },
-      privateKey: '0x' + 'ab'.repeat(32),
+      privateKey: `0x${'ab'.repeat(32)}`,
       apiKey: 'sk_abc',
       nested: { refreshToken: 'r' },
     });

@@ -27,8 +27,17 @@ describe('market mcp configuration', () => {
   });
 
   it('takes limits from flags over variables, allow-list entries lowercased', async () => {
-    const config = await readMcpConfig({ budget: '$5', allow: ['Weather-Now', '0xABC'] }, env({ MARKET_MCP_BUDGET: '$2', MARKET_MCP_MAX_PRICE: '0.5', MARKET_MCP_BUDGET_PERIOD: 'week', MARKET_MCP_CONFIRM_ABOVE: '$0.25' }));
-    expect(config.limits).toEqual({ maxPrice: 500_000n, budget: 5_000_000n, period: 'week', confirmAbove: 250_000n, allow: new Set(['weather-now', '0xabc']) });
+    const config = await readMcpConfig(
+      { budget: '$5', allow: ['Weather-Now', '0xABC'] },
+      env({ MARKET_MCP_BUDGET: '$2', MARKET_MCP_MAX_PRICE: '0.5', MARKET_MCP_BUDGET_PERIOD: 'week', MARKET_MCP_CONFIRM_ABOVE: '$0.25' }),
+    );
+    expect(config.limits).toEqual({
+      maxPrice: 500_000n,
+      budget: 5_000_000n,
+      period: 'week',
+      confirmAbove: 250_000n,
+      allow: new Set(['weather-now', '0xabc']),
+    });
   });
 
   it('reads the keystore passphrase from a file, without its trailing newline', async () => {
@@ -45,7 +54,12 @@ describe('market mcp configuration', () => {
 
   const refusals: [string, Parameters<typeof readMcpConfig>[0], Record<string, string>, string][] = [
     ['a keystore without a passphrase', {}, { MARKET_KEYSTORE: '/k.json' }, 'MARKET_KEYSTORE_PASSPHRASE'],
-    ['a keystore and a raw key together', {}, { MARKET_KEYSTORE: '/k.json', MARKET_KEYSTORE_PASSPHRASE: 'p', MARKET_MCP_PRIVATE_KEY: '0x01' }, 'MARKET_MCP_PRIVATE_KEY'],
+    [
+      'a keystore and a raw key together',
+      {},
+      { MARKET_KEYSTORE: '/k.json', MARKET_KEYSTORE_PASSPHRASE: 'p', MARKET_MCP_PRIVATE_KEY: '0x01' },
+      'MARKET_MCP_PRIVATE_KEY',
+    ],
     ['a budget that is not an amount', {}, { MARKET_MCP_BUDGET: 'lots' }, 'MARKET_MCP_BUDGET'],
     ['an unknown period', {}, { MARKET_MCP_BUDGET_PERIOD: 'fortnight' }, 'MARKET_MCP_BUDGET_PERIOD'],
     ['HTTP beyond loopback without a token', { http: true, host: '0.0.0.0' }, {}, 'MARKET_MCP_TOKEN'],
@@ -68,9 +82,15 @@ describe('market mcp --print-config', () => {
   it('prints snippets for agent hosts that are JSON, name the command and keep the key out', async () => {
     const { printConfigSnippets } = await import('../../src/mcp/print-config');
     const text = printConfigSnippets('/home/me/wallet.json');
-    const blocks = text.split(/^# .*$/m).map((b) => b.trim()).filter((b) => b.startsWith('{'));
+    const blocks = text
+      .split(/^# .*$/m)
+      .map((b) => b.trim())
+      .filter((b) => b.startsWith('{'));
     const [desktop, vscode] = blocks.map((b) => JSON.parse(b));
-    expect(desktop.mcpServers['skill-market']).toMatchObject({ command: process.execPath, env: { MARKET_KEYSTORE: '/home/me/wallet.json', MARKET_MCP_BUDGET: '$1' } });
+    expect(desktop.mcpServers['skill-market']).toMatchObject({
+      command: process.execPath,
+      env: { MARKET_KEYSTORE: '/home/me/wallet.json', MARKET_MCP_BUDGET: '$1' },
+    });
     expect(desktop.mcpServers['skill-market'].args.at(-1)).toBe('mcp');
     expect(vscode.servers['skill-market']).toMatchObject({ type: 'stdio', command: process.execPath });
     expect(text).not.toContain('PRIVATE_KEY');
@@ -81,7 +101,9 @@ describe('the paying wallet', () => {
   it('opens a keystore with its passphrase, and names MARKET_KEYSTORE when the passphrase is wrong', async () => {
     const key = generatePrivateKey();
     const path = await keystoreFor(key, home.path);
-    expect((await openWallet({ type: 'keystore', path, passphrase: PASSPHRASE }, () => {}))?.address).toBe(privateKeyToAccount(key).address);
+    expect((await openWallet({ type: 'keystore', path, passphrase: PASSPHRASE }, () => {}))?.address).toBe(
+      privateKeyToAccount(key).address,
+    );
     const error = await openWallet({ type: 'keystore', path, passphrase: 'not the passphrase' }, () => {}).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message).toContain('MARKET_KEYSTORE');

@@ -71,5 +71,14 @@ describe('reservations', () => {
 });
 
 function record(slug: string, amount: bigint) {
-  return { at: new Date().toISOString(), slug, amount: amount.toString(), charged: 'yes' as const, transaction: null, network: null, payTo: null, payer: null };
+  return {
+    at: new Date().toISOString(),
+    slug,
+    amount: amount.toString(),
+    charged: 'yes' as const,
+    transaction: null,
+    network: null,
+    payTo: null,
+    payer: null,
+  };
 }

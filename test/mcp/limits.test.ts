@@ -43,7 +43,13 @@ async function connect(limits: Partial<Limits> = {}) {
 describe('limits are checked before anything is signed', () => {
   const cases: [string, Partial<Limits>, () => Promise<{ slug: string; name: string }>, string, string][] = [
     ['a price above the per-call maximum', { maxPrice: 9_999n }, () => world.addSkill(), 'max_price_exceeded', 'MARKET_MCP_MAX_PRICE'],
-    ['a price above the confirmation threshold', { confirmAbove: 5_000n }, () => world.addSkill(), 'confirmation_required', 'MARKET_MCP_CONFIRM_ABOVE'],
+    [
+      'a price above the confirmation threshold',
+      { confirmAbove: 5_000n },
+      () => world.addSkill(),
+      'confirmation_required',
+      'MARKET_MCP_CONFIRM_ABOVE',
+    ],
     ['a skill off the allow-list', { allow: new Set(['some-other-skill']) }, () => world.addSkill(), 'not_allowed', 'MARKET_MCP_ALLOW'],
     ['a price beyond the budget left', { budget: 9_999n }, () => world.addSkill(), 'budget_exceeded', 'MARKET_MCP_BUDGET'],
   ];
@@ -91,7 +97,11 @@ describe('limits are checked before anything is signed', () => {
 
 describe('what a failed call costs', () => {
   it('a skill that fails before settling costs nothing: the hold is released and no call is listed', async () => {
-    const skill = await world.addSkill({ handler: () => { throw new Error('the forecast service is down'); } });
+    const skill = await world.addSkill({
+      handler: () => {
+        throw new Error('the forecast service is down');
+      },
+    });
     const { client, close } = await connect();
     try {
       const failed = await tool(client, 'call_skill', { slug: skill.slug });
@@ -116,7 +126,9 @@ describe('what a failed call costs', () => {
       expect(textOf(lost)).toContain('may have gone through; it counts against the budget');
       expect(await world.chain.balanceOf(skill.payTo)).toBe(before + 10_000n);
       expect((await tool(client, 'wallet_status')).structuredContent.budget).toMatchObject({ spent: '10000', reserved: '0' });
-      expect((await tool(client, 'recent_calls')).structuredContent.calls).toEqual([expect.objectContaining({ slug: skill.slug, amount: '10000', charged: 'unknown' })]);
+      expect((await tool(client, 'recent_calls')).structuredContent.calls).toEqual([
+        expect.objectContaining({ slug: skill.slug, amount: '10000', charged: 'unknown' }),
+      ]);
     } finally {
       await close();
     }
@@ -133,7 +145,11 @@ describe('concurrent calls', () => {
       expect(paid).toHaveLength(3);
       expect(results.filter((r) => r.isError).map((r) => r.structuredContent.error.code)).toEqual(Array(5).fill('budget_exceeded'));
       expect(wallet.signatures).toBe(3);
-      expect((await tool(client, 'wallet_status')).structuredContent.budget).toMatchObject({ spent: '30000', reserved: '0', remaining: '5000' });
+      expect((await tool(client, 'wallet_status')).structuredContent.budget).toMatchObject({
+        spent: '30000',
+        reserved: '0',
+        remaining: '5000',
+      });
     } finally {
       await close();
     }
@@ -145,7 +161,9 @@ describe('concurrent calls', () => {
     const b = new PersistentBudget(dataDir, 5n, 'day');
     const outcomes = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).reserve(1n, 'x')));
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(5);
-    expect(outcomes.filter((o) => o.status === 'rejected').map((o) => (o as PromiseRejectedResult).reason.name)).toEqual(Array(15).fill('BudgetRefusal'));
+    expect(outcomes.filter((o) => o.status === 'rejected').map((o) => (o as PromiseRejectedResult).reason.name)).toEqual(
+      Array(15).fill('BudgetRefusal'),
+    );
     expect(await b.snapshot()).toMatchObject({ reserved: 5n, spent: 0n, remaining: 0n });
   });
 });

@@ -23,7 +23,12 @@ beforeAll(async () => {
 });
 afterAll(async () => home?.remove());
 
-const inputSchema = { type: 'object', required: ['city'], properties: { city: { type: 'string', minLength: 2 } }, additionalProperties: false };
+const inputSchema = {
+  type: 'object',
+  required: ['city'],
+  properties: { city: { type: 'string', minLength: 2 } },
+  additionalProperties: false,
+};
 const proofsTo = (name: string) => world.server.requests.filter((r) => r.skill === name && r.proof !== null);
 
 /** A funded payer's keystore and the env of a server paying from it, with its own budget file. */
@@ -46,7 +51,11 @@ describe('market mcp over stdio', () => {
   let offList: typeof weather;
 
   beforeAll(async () => {
-    weather = await world.addSkill({ name: `weather-${crypto.randomUUID().slice(0, 6)}`, inputSchema, handler: (input) => ({ forecast: `sun in ${(input as { city: string }).city}` }) });
+    weather = await world.addSkill({
+      name: `weather-${crypto.randomUUID().slice(0, 6)}`,
+      inputSchema,
+      handler: (input) => ({ forecast: `sun in ${(input as { city: string }).city}` }),
+    });
     pricey = await world.addSkill({ price: 20_000n });
     offList = await world.addSkill();
     const paying = await payingEnv({ MARKET_MCP_MAX_PRICE: '$0.015', MARKET_MCP_ALLOW: `${weather.slug},${pricey.slug}` });
@@ -60,10 +69,27 @@ describe('market mcp over stdio', () => {
   it('lists its tools with JSON Schemas a model can follow', async () => {
     const { tools } = await discovery.listTools();
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
-    expect(Object.keys(byName).sort()).toEqual(['call_skill', 'get_skill', 'list_groups', 'recent_calls', 'search_skills', 'skill_reviews', 'wallet_status']);
+    expect(Object.keys(byName).sort()).toEqual([
+      'call_skill',
+      'get_skill',
+      'list_groups',
+      'recent_calls',
+      'search_skills',
+      'skill_reviews',
+      'wallet_status',
+    ]);
     for (const t of tools) expect(t.description!.length).toBeGreaterThan(40);
-    expect(byName.call_skill!.inputSchema).toMatchObject({ type: 'object', required: ['slug'], properties: { slug: { type: 'string' }, input: { type: 'object' } } });
-    expect(byName.search_skills!.inputSchema.properties).toMatchObject({ query: { type: 'string' }, maxPrice: { type: 'string' }, sort: { enum: ['relevance', 'popular', 'newest', 'price', 'rating'] }, limit: { type: 'integer', maximum: 50 } });
+    expect(byName.call_skill!.inputSchema).toMatchObject({
+      type: 'object',
+      required: ['slug'],
+      properties: { slug: { type: 'string' }, input: { type: 'object' } },
+    });
+    expect(byName.search_skills!.inputSchema.properties).toMatchObject({
+      query: { type: 'string' },
+      maxPrice: { type: 'string' },
+      sort: { enum: ['relevance', 'popular', 'newest', 'price', 'rating'] },
+      limit: { type: 'integer', maximum: 50 },
+    });
     expect(byName.get_skill!.annotations?.readOnlyHint).toBe(true);
   });
 
@@ -82,21 +108,42 @@ describe('market mcp over stdio', () => {
     expect(textOf(found)).toContain(`${weather.slug}: ${weather.name}, $0.01/call`);
 
     const details = await tool(limited, 'get_skill', { slug: weather.slug });
-    expect(details.structuredContent).toMatchObject({ slug: weather.slug, price: '$0.01', priceAtomic: '10000', isActive: true, inputSchema, rating: null, reviewCount: 0, status: 'unknown' });
+    expect(details.structuredContent).toMatchObject({
+      slug: weather.slug,
+      price: '$0.01',
+      priceAtomic: '10000',
+      isActive: true,
+      inputSchema,
+      rating: null,
+      reviewCount: 0,
+      status: 'unknown',
+    });
     expect(textOf(details)).toContain('"required":["city"]');
 
     const before = { payer: await world.chain.balanceOf(payer.address), payee: await world.chain.balanceOf(weather.payTo) };
     const paid = await tool(limited, 'call_skill', { slug: weather.slug, input: { city: 'Paris' } });
     expect(paid.isError).toBeFalsy();
     expect(paid.structuredContent.result).toEqual({ forecast: 'sun in Paris' });
-    expect(paid.structuredContent.receipt).toMatchObject({ amount: '10000', network: 'eip155:84532', payTo: weather.payTo, payer: payer.address });
+    expect(paid.structuredContent.receipt).toMatchObject({
+      amount: '10000',
+      network: 'eip155:84532',
+      payTo: weather.payTo,
+      payer: payer.address,
+    });
     expect(paid.structuredContent.receipt.transaction).toMatch(/^0x[0-9a-f]{64}$/);
     expect(textOf(paid)).toContain(`transaction ${paid.structuredContent.receipt.transaction}`);
     expect(await world.chain.balanceOf(payer.address)).toBe(before.payer - 10_000n);
     expect(await world.chain.balanceOf(weather.payTo)).toBe(before.payee + 10_000n);
 
     const recent = await tool(limited, 'recent_calls');
-    expect(recent.structuredContent.calls).toEqual([expect.objectContaining({ slug: weather.slug, amount: '10000', charged: 'yes', transaction: paid.structuredContent.receipt.transaction })]);
+    expect(recent.structuredContent.calls).toEqual([
+      expect.objectContaining({
+        slug: weather.slug,
+        amount: '10000',
+        charged: 'yes',
+        transaction: paid.structuredContent.receipt.transaction,
+      }),
+    ]);
     const status = await tool(limited, 'wallet_status');
     expect(status.structuredContent).toMatchObject({
       address: payer.address,
@@ -122,7 +169,9 @@ describe('market mcp over stdio', () => {
     const refused = await tool(limited, 'call_skill', { slug: pricey.slug });
     expect(refused.isError).toBe(true);
     expect(refused.structuredContent.error.code).toBe('max_price_exceeded');
-    expect(textOf(refused)).toContain('above the per-call maximum of $0.015. Nothing was paid. The user can raise it with MARKET_MCP_MAX_PRICE');
+    expect(textOf(refused)).toContain(
+      'above the per-call maximum of $0.015. Nothing was paid. The user can raise it with MARKET_MCP_MAX_PRICE',
+    );
     expect(world.server.requests.filter((r) => r.skill === pricey.name)).toHaveLength(0);
     expect(await world.chain.balanceOf(payer.address)).toBe(before);
   });
@@ -173,7 +222,7 @@ describe('market mcp over stdio', () => {
     expect(world.server.requests.filter((r) => r.skill === offList.name)).toHaveLength(0);
   });
 
-  it('reads the registry\'s reviews (none yet for a new skill), and lists groups', async () => {
+  it("reads the registry's reviews (none yet for a new skill), and lists groups", async () => {
     const reviews = await tool(discovery, 'skill_reviews', { slug: weather.slug });
     expect(reviews.isError).toBeFalsy();
     expect(reviews.structuredContent).toMatchObject({ available: true, reviews: [] });
@@ -194,8 +243,26 @@ describe('market mcp paying a skill served by market serve', () => {
     await world.creator.group('tools');
     await world.creator.group('text');
     const serve = spawnMarket(
-      ['serve', 'examples/creator/skills.ts', '--host', '127.0.0.1', '--port', String(port), '--endpoint', `http://127.0.0.1:${port}`, '--groups', world.group,
-        '--api-url', world.registryUrl, '--facilitator', world.facilitatorUrl, '--network', world.chain.network, '--asset', world.asset.address],
+      [
+        'serve',
+        'examples/creator/skills.ts',
+        '--host',
+        '127.0.0.1',
+        '--port',
+        String(port),
+        '--endpoint',
+        `http://127.0.0.1:${port}`,
+        '--groups',
+        world.group,
+        '--api-url',
+        world.registryUrl,
+        '--facilitator',
+        world.facilitatorUrl,
+        '--network',
+        world.chain.network,
+        '--asset',
+        world.asset.address,
+      ],
       { MARKET_WALLET_ADDRESS: payee.address, MARKET_API_KEY: world.creator.key, LOG_LEVEL: 'info' },
       ROOT,
     );
@@ -216,7 +283,11 @@ describe('market mcp paying a skill served by market serve', () => {
       }
       if (!slug) throw new Error(`market serve did not register word-count:\n${output}`);
       const details = await tool(client, 'get_skill', { slug: slug! });
-      expect(details.structuredContent).toMatchObject({ price: '$0.002', endpoint: `http://127.0.0.1:${port}/word-count`, inputSchema: { required: ['text'] } });
+      expect(details.structuredContent).toMatchObject({
+        price: '$0.002',
+        endpoint: `http://127.0.0.1:${port}/word-count`,
+        inputSchema: { required: ['text'] },
+      });
 
       const bad = await tool(client, 'call_skill', { slug: slug!, input: { text: 42 } });
       expect(bad.structuredContent.error.code).toBe('invalid_input');
@@ -242,7 +313,13 @@ describe('market mcp over Streamable HTTP', () => {
     const child = spawnMarket(['mcp', '--http', '--port', String(port)], env);
     const url = `http://127.0.0.1:${port}/mcp`;
     for (let i = 0; i < 600; i++) {
-      if (await fetch(url).then(() => true, () => false)) break;
+      if (
+        await fetch(url).then(
+          () => true,
+          () => false,
+        )
+      )
+        break;
       if (child.exitCode !== null) throw new Error(`market mcp exited: ${await new Response(child.stderr).text()}`);
       await Bun.sleep(25);
     }
@@ -263,7 +340,12 @@ describe('market mcp over Streamable HTTP', () => {
       expect(paid.structuredContent.receipt.transaction).toMatch(/^0x[0-9a-f]{64}$/);
       expect(await world.chain.balanceOf(payer.address)).toBe(before - 10_000n);
       // A web page reaching the port through DNS rebinding (another Host) or from another origin is refused.
-      const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'page', version: '1' } } };
+      const initialize = {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'page', version: '1' } },
+      };
       const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
       for (const extra of [{ host: 'rebound.example:80' }, { origin: 'https://evil.example' }] as Record<string, string>[]) {
         const res = await fetch(server.url, { method: 'POST', headers: { ...headers, ...extra }, body: JSON.stringify(initialize) });
@@ -285,13 +367,18 @@ describe('market mcp over Streamable HTTP', () => {
       expect(res.status).toBe(401);
       expect(await res.json()).toMatchObject({ code: 'UNAUTHORIZED', requestId: expect.any(String) });
       const client = new Client({ name: 'market-tests', version: '1.0.0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+      );
       expect((await tool(client, 'list_groups')).isError).toBeFalsy();
       await client.close();
     } finally {
       await server.stop();
     }
-    const exposed = spawnMarket(['mcp', '--http', '--host', '0.0.0.0', '--port', String(await freePort())], worldEnv(world, `${home.path}/http`));
+    const exposed = spawnMarket(
+      ['mcp', '--http', '--host', '0.0.0.0', '--port', String(await freePort())],
+      worldEnv(world, `${home.path}/http`),
+    );
     expect(await exposed.exited).toBe(1);
     expect(await new Response(exposed.stderr).text()).toContain('MARKET_MCP_TOKEN');
   }, 30_000);
@@ -299,9 +386,19 @@ describe('market mcp over Streamable HTTP', () => {
 
 describe('stdout', () => {
   it('carries protocol messages only; logs go to stderr', async () => {
-    const child = Bun.spawn([process.execPath, CLI_ENTRY, 'mcp'], { env: worldEnv(world, `${home.path}/raw`), stdin: 'pipe', stdout: 'pipe', stderr: 'pipe' });
+    const child = Bun.spawn([process.execPath, CLI_ENTRY, 'mcp'], {
+      env: worldEnv(world, `${home.path}/raw`),
+      stdin: 'pipe',
+      stdout: 'pipe',
+      stderr: 'pipe',
+    });
     const messages = [
-      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } },
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      },
       { jsonrpc: '2.0', method: 'notifications/initialized' },
       { jsonrpc: '2.0', id: 2, method: 'tools/list' },
       { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'search_skills', arguments: { query: 'anything' } } },
@@ -322,7 +419,11 @@ describe('stdout', () => {
     child.stdin.end();
     expect(await child.exited).toBe(0);
     const parsed = lines.map((l) => JSON.parse(l) as { jsonrpc: string; id: number });
-    expect(parsed.map((m) => [m.jsonrpc, m.id])).toEqual([['2.0', 1], ['2.0', 2], ['2.0', 3]]);
+    expect(parsed.map((m) => [m.jsonrpc, m.id])).toEqual([
+      ['2.0', 1],
+      ['2.0', 2],
+      ['2.0', 3],
+    ]);
     let rest = buffered;
     for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += chunk.value;
     expect(rest).toBe('');

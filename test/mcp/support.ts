@@ -54,7 +54,11 @@ export async function stdioClient(env: Record<string, string>, args: string[] = 
 }
 
 /** Calls a tool; returns the result with its structured content typed loosely. */
-export async function tool(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult & { structuredContent: Record<string, any> }> {
+export async function tool(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<CallToolResult & { structuredContent: Record<string, any> }> {
   return (await client.callTool({ name, arguments: args })) as CallToolResult & { structuredContent: Record<string, any> };
 }
 

@@ -26,11 +26,23 @@ describe('API documentation', () => {
     const { paths } = (await (await testRegistry(database).request('/openapi.json')).json()) as any;
     const usage = paths['/analytics/usage'].get;
     expect(usage.parameters.map((p: any) => p.name)).toEqual(['limit', 'cursor']);
-    expect(usage.responses['200'].content['application/json'].schema.items.required).toEqual(['id', 'skillId', 'skillSlug', 'skillName', 'amount', 'amountAtomic', 'paymentRef', 'network', 'verification', 'createdAt']);
+    expect(usage.responses['200'].content['application/json'].schema.items.required).toEqual([
+      'id',
+      'skillId',
+      'skillSlug',
+      'skillName',
+      'amount',
+      'amountAtomic',
+      'paymentRef',
+      'network',
+      'verification',
+      'createdAt',
+    ]);
     expect(paths['/analytics/favorites'].get.responses['200'].content['application/json'].schema.items.required).toContain('isActive');
     expect(paths['/analytics/{skillId}'].get.parameters.map((p: any) => p.name)).toEqual(['skillId', 'days']);
     expect(paths['/wallet/{address}'].get.responses['200'].content['application/json'].schema.required).toContain('balanceAtomic');
-    for (const path of ['/analytics/usage', '/analytics/favorites', '/wallet/{address}']) expect(paths[path].get.security).toEqual([{ bearer: [] }, { cookie: [] }]);
+    for (const path of ['/analytics/usage', '/analytics/favorites', '/wallet/{address}'])
+      expect(paths[path].get.security).toEqual([{ bearer: [] }, { cookie: [] }]);
   });
 
   it('serves a docs page at /docs that loads /openapi.json', async () => {

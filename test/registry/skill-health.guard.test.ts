@@ -33,9 +33,14 @@ describe('skill health address guard', () => {
   }
 
   it('refuses a name when any of its addresses is not public, and reports a name that does not resolve', async () => {
-    const resolve = async (host: string) => ({ ok: ['93.184.216.34'], mixed: ['93.184.216.34', '10.0.0.8'], none: [] as string[] })[host as 'ok'] ?? Promise.reject(new Error('ENOTFOUND'));
+    const resolve = async (host: string) =>
+      ({ ok: ['93.184.216.34'], mixed: ['93.184.216.34', '10.0.0.8'], none: [] as string[] })[host as 'ok'] ??
+      Promise.reject(new Error('ENOTFOUND'));
     expect(await checkHost('ok', resolve)).toEqual({ type: 'public' });
-    expect(await checkHost('mixed', resolve)).toEqual({ type: 'refused', reason: 'refused: mixed resolves to the non-public address 10.0.0.8' });
+    expect(await checkHost('mixed', resolve)).toEqual({
+      type: 'refused',
+      reason: 'refused: mixed resolves to the non-public address 10.0.0.8',
+    });
     expect((await checkHost('none', resolve)).type).toBe('unresolved');
     expect((await checkHost('gone', resolve)).type).toBe('unresolved');
   });

@@ -86,7 +86,13 @@ export const bearer = (token: string): Record<string, string> => ({ authorizatio
 export async function walletSignIn(
   request: (path: string, init?: RequestInit) => Promise<Response>,
   wallet: PrivateKeyAccount = newWallet(),
-): Promise<{ token: string; refreshToken: string; creator: { id: string; walletAddress: string }; wallet: PrivateKeyAccount; response: Response }> {
+): Promise<{
+  token: string;
+  refreshToken: string;
+  creator: { id: string; walletAddress: string };
+  wallet: PrivateKeyAccount;
+  response: Response;
+}> {
   const challenge = await request('/auth/challenge', jsonPost({ address: wallet.address }));
   const { message } = (await challenge.json()) as { message: string };
   const response = await request('/auth/verify', jsonPost({ message, signature: await wallet.signMessage({ message }) }));

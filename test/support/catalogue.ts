@@ -1,12 +1,9 @@
-import { afterAll, beforeAll } from 'bun:test';
+
 import { eq } from 'drizzle-orm';
 import { paymentVerifications } from '../../src/db/schema';
 import { markVerified } from '../../src/registry/modules/payment-verification/store';
-import type { RegistryConfig } from '../../src/config';
-import type { Database, DatabaseHandle, DatabaseKind } from '../../src/db';
-import { authTestConfig, bearer, createKey, jsonPost, newWallet, providerKeys, walletSignIn } from './auth';
-import { openTestDatabase } from './database';
-import { manualClock, registryWith } from './registry';
+import type { Database, } from '../../src/db';
+import { bearer, createKey, jsonPost, newWallet, walletSignIn } from './auth';
 
 type Request = (path: string, init?: RequestInit) => Promise<Response>;
 

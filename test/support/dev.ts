@@ -38,7 +38,22 @@ export async function freeDevPorts() {
 export async function spawnDev(dir: string, extra: string[] = [], ports?: DevProcess['ports']): Promise<DevProcess> {
   const p = ports ?? (await freeDevPorts());
   const child = Bun.spawn(
-    [process.execPath, CLI_ENTRY, 'dev', '--dir', dir, '--port', `${p.registry}`, '--facilitator-port', `${p.facilitator}`, '--skills-port', `${p.skills}`, '--chain-port', `${p.chain}`, ...extra],
+    [
+      process.execPath,
+      CLI_ENTRY,
+      'dev',
+      '--dir',
+      dir,
+      '--port',
+      `${p.registry}`,
+      '--facilitator-port',
+      `${p.facilitator}`,
+      '--skills-port',
+      `${p.skills}`,
+      '--chain-port',
+      `${p.chain}`,
+      ...extra,
+    ],
     { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' }, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' },
   );
   const chunks: string[] = [];
@@ -84,7 +99,12 @@ function parseBanner(text: string): DevBanner | undefined {
 
 /** Runs a printed command line with sh from the repository root; its exit code and output. */
 export async function runPrinted(command: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  const child = Bun.spawn(['sh', '-c', command], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' }, stdout: 'pipe', stderr: 'pipe' });
+  const child = Bun.spawn(['sh', '-c', command], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
   const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
   return { code, stdout, stderr };
 }

@@ -19,7 +19,13 @@ export function freePort(): Promise<number> {
 export function spawnMarket(args: string[], env: Record<string, string>, cwd?: string) {
   return Bun.spawn([process.execPath, CLI_ENTRY, ...args], {
     cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn', MARKET_RPC_URL: 'http://127.0.0.1:9', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      LOG_LEVEL: 'warn',
+      MARKET_RPC_URL: 'http://127.0.0.1:9',
+      ...env,
+    },
     stdout: 'pipe',
     stderr: 'pipe',
   });

@@ -14,7 +14,14 @@ export function memoryLogger(): { logger: Logger; lines: Record<string, unknown>
 
 export function testConfig(overrides: Partial<RegistryConfig> = {}): RegistryConfig {
   return loadRegistryConfig(
-    { NODE_ENV: 'test', RATE_LIMIT_AUTH: 'off', RATE_LIMIT_WRITE: 'off', RATE_LIMIT_READ: 'off', MARKET_RPC_URL: 'http://127.0.0.1:9', MARKET_RPC_TIMEOUT_MS: '500' },
+    {
+      NODE_ENV: 'test',
+      RATE_LIMIT_AUTH: 'off',
+      RATE_LIMIT_WRITE: 'off',
+      RATE_LIMIT_READ: 'off',
+      MARKET_RPC_URL: 'http://127.0.0.1:9',
+      MARKET_RPC_TIMEOUT_MS: '500',
+    },
     process.cwd(),
     overrides,
   );

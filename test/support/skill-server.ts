@@ -5,7 +5,13 @@
  */
 import type { Address, LocalAccount } from 'viem';
 import type { CreatorLogger } from '../../sdk/creator/index';
-import { decodePaymentRequired, encodePaymentPayload, parsePaymentRequirements, signAuthorization, type AssetInfo } from '../../sdk/x402/index';
+import {
+  decodePaymentRequired,
+  encodePaymentPayload,
+  parsePaymentRequirements,
+  signAuthorization,
+  type AssetInfo,
+} from '../../sdk/x402/index';
 import { type LocalChain, startChain } from './chain';
 import { type FacilitatorFixture, startFacilitatorFixture } from './facilitator';
 
@@ -40,7 +46,8 @@ export async function startPaymentStack(options: { payers?: number } = {}): Prom
 /** Log lines a skill server wrote, as `level message` strings. */
 export function recordingLogger(): CreatorLogger & { lines: string[]; has(level: string, text: string): boolean } {
   const lines: string[] = [];
-  const write = (level: string) => (message: string, fields?: Record<string, unknown>) => void lines.push(`${level} ${message}${fields ? ` ${JSON.stringify(fields)}` : ''}`);
+  const write = (level: string) => (message: string, fields?: Record<string, unknown>) =>
+    void lines.push(`${level} ${message}${fields ? ` ${JSON.stringify(fields)}` : ''}`);
   return {
     lines,
     info: write('info'),

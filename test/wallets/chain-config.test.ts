@@ -24,16 +24,31 @@ describe('spending-wallet chain configuration', () => {
 
   it('takes the token and the RPC from MARKET_USDC_ADDRESS and MARKET_RPC_URL, checksumming the address', () => {
     const config = loadRegistryConfig(
-      { MARKET_NETWORK: 'eip155:31337', MARKET_USDC_ADDRESS: '0x5fbdb2315678afecb367f032d93f642f64180aa3', MARKET_RPC_URL: 'http://127.0.0.1:8545', MARKET_RPC_TIMEOUT_MS: '500', MARKET_BALANCE_CACHE_MS: '0' },
+      {
+        MARKET_NETWORK: 'eip155:31337',
+        MARKET_USDC_ADDRESS: '0x5fbdb2315678afecb367f032d93f642f64180aa3',
+        MARKET_RPC_URL: 'http://127.0.0.1:8545',
+        MARKET_RPC_TIMEOUT_MS: '500',
+        MARKET_BALANCE_CACHE_MS: '0',
+      },
       '/',
     );
-    expect(config.chain).toEqual({ network: 'eip155:31337', usdcAddress: '0x5FbDB2315678afecb367f032d93F642f64180aa3', rpcUrl: 'http://127.0.0.1:8545/', rpcTimeoutMs: 500, balanceCacheMs: 0 });
+    expect(config.chain).toEqual({
+      network: 'eip155:31337',
+      usdcAddress: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
+      rpcUrl: 'http://127.0.0.1:8545/',
+      rpcTimeoutMs: 500,
+      balanceCacheMs: 0,
+    });
   });
 
   const bad: [Record<string, string>, RegExp][] = [
     [{ MARKET_NETWORK: 'base-mainnet' }, /^MARKET_NETWORK must be a CAIP-2 network/],
     [{ MARKET_NETWORK: 'eip155:31337', MARKET_RPC_URL: 'http://127.0.0.1:8545' }, /^MARKET_USDC_ADDRESS is required for eip155:31337/],
-    [{ MARKET_NETWORK: 'eip155:31337', MARKET_USDC_ADDRESS: '0x5fbdb2315678afecb367f032d93f642f64180aa3' }, /^MARKET_RPC_URL is required for eip155:31337/],
+    [
+      { MARKET_NETWORK: 'eip155:31337', MARKET_USDC_ADDRESS: '0x5fbdb2315678afecb367f032d93f642f64180aa3' },
+      /^MARKET_RPC_URL is required for eip155:31337/,
+    ],
     [{ MARKET_USDC_ADDRESS: '0x1234' }, /^MARKET_USDC_ADDRESS must be a token address/],
     [{ MARKET_RPC_URL: 'ws://node' }, /^MARKET_RPC_URL must be an http\(s\) URL/],
     [{ MARKET_RPC_TIMEOUT_MS: '10' }, /^MARKET_RPC_TIMEOUT_MS must be a whole number from 100 to 60000/],

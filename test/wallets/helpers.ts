@@ -15,7 +15,10 @@ export function offlineChain(overrides: Partial<ChainConfig> = {}): ChainConfig 
 }
 
 /** Registry configuration for wallet tests: auth on, rate limits off, the given chain. */
-export async function walletTestConfig(chain: ChainConfig = offlineChain(), overrides: Partial<RegistryConfig> = {}): Promise<RegistryConfig> {
+export async function walletTestConfig(
+  chain: ChainConfig = offlineChain(),
+  overrides: Partial<RegistryConfig> = {},
+): Promise<RegistryConfig> {
   return authTestConfig((await providerKeys()).publicKeyPem, { chain, ...overrides });
 }
 
@@ -33,7 +36,8 @@ export function walletCalls(request: Request, token: string) {
     return { status: res.status, body: text === '' ? undefined : (JSON.parse(text) as any), text, headers: res.headers };
   };
   return {
-    register: (address: string, label?: string | null) => call('POST', '/wallet/generate', label === undefined ? { address } : { address, label }),
+    register: (address: string, label?: string | null) =>
+      call('POST', '/wallet/generate', label === undefined ? { address } : { address, label }),
     active: () => call('GET', '/wallet'),
     one: (address: string) => call('GET', `/wallet/${address}`),
     all: () => call('GET', '/wallet/all'),

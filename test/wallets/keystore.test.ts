@@ -40,7 +40,11 @@ const SCRYPT_VECTOR = {
 };
 const FAST = { scrypt: { n: 1024 } };
 
-const failure = (promise: Promise<unknown>) => promise.then(() => 'resolved', (e: unknown) => (e instanceof KeystoreError ? e.code : String(e)));
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => 'resolved',
+    (e: unknown) => (e instanceof KeystoreError ? e.code : String(e)),
+  );
 
 describe('Web3 Secret Storage v3 keystores', () => {
   it('opens the definition’s PBKDF2 test vector', async () => {
@@ -94,13 +98,18 @@ describe('Web3 Secret Storage v3 keystores', () => {
 
   it('detects tampering and refuses malformed, exotic or hostile files', async () => {
     const keystore = await encryptKeystore(generatePrivateKey(), 'pass phrase', FAST);
-    const flipped = { ...keystore, crypto: { ...keystore.crypto, ciphertext: (keystore.crypto.ciphertext[0] === 'a' ? 'b' : 'a') + keystore.crypto.ciphertext.slice(1) } };
+    const flipped = {
+      ...keystore,
+      crypto: { ...keystore.crypto, ciphertext: (keystore.crypto.ciphertext[0] === 'a' ? 'b' : 'a') + keystore.crypto.ciphertext.slice(1) },
+    };
     expect(await failure(decryptKeystore(flipped, 'pass phrase'))).toBe('wrong_passphrase');
     const otherAddress = { ...keystore, address: privateKeyToAddress(generatePrivateKey()).slice(2) };
     expect(await failure(decryptKeystore(otherAddress, 'pass phrase'))).toBe('address_mismatch');
     expect(await failure(decryptKeystore({ ...keystore, version: 1 }, 'pass phrase'))).toBe('invalid_keystore');
     expect(await failure(decryptKeystore('not json', 'pass phrase'))).toBe('invalid_keystore');
-    expect(await failure(decryptKeystore({ ...keystore, crypto: { ...keystore.crypto, cipher: 'aes-128-cbc' } }, 'pass phrase'))).toBe('unsupported_keystore');
+    expect(await failure(decryptKeystore({ ...keystore, crypto: { ...keystore.crypto, cipher: 'aes-128-cbc' } }, 'pass phrase'))).toBe(
+      'unsupported_keystore',
+    );
     const huge = { ...keystore, crypto: { ...keystore.crypto, kdfparams: { ...keystore.crypto.kdfparams, n: 2 ** 30 } } };
     expect(await failure(decryptKeystore(huge, 'pass phrase'))).toBe('unsupported_keystore');
   });
@@ -121,7 +130,12 @@ describe('Web3 Secret Storage v3 keystores', () => {
     const key = generatePrivateKey();
     const file = join(work, 'node.json');
     writeFileSync(file, JSON.stringify(await encryptKeystore(key, 'node passphrase', FAST)));
-    const built = await Bun.build({ entrypoints: [join(import.meta.dir, '../../sdk/wallet/index.ts')], target: 'node', format: 'esm', outdir: join(work, 'bundle') });
+    const built = await Bun.build({
+      entrypoints: [join(import.meta.dir, '../../sdk/wallet/index.ts')],
+      target: 'node',
+      format: 'esm',
+      outdir: join(work, 'bundle'),
+    });
     expect(built.success).toBe(true);
     const script = `import { loadSpendingWallet } from ${JSON.stringify(built.outputs[0]!.path)};
       const account = await loadSpendingWallet({ keystorePath: ${JSON.stringify(file)}, passphrase: 'node passphrase' });
@@ -134,7 +148,12 @@ describe('Web3 Secret Storage v3 keystores', () => {
   }, 30_000);
 
   it('bundles for a browser page with no node: import, and what the page writes opens on the server', async () => {
-    const built = await Bun.build({ entrypoints: [join(import.meta.dir, '../../sdk/wallet/keystore.ts')], target: 'browser', format: 'esm', outdir: join(work, 'browser') });
+    const built = await Bun.build({
+      entrypoints: [join(import.meta.dir, '../../sdk/wallet/keystore.ts')],
+      target: 'browser',
+      format: 'esm',
+      outdir: join(work, 'browser'),
+    });
     expect(built.success).toBe(true);
     const code = await built.outputs[0]!.text();
     expect(code).not.toMatch(/from\s*["']node:/);

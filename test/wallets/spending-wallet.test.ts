@@ -3,7 +3,15 @@ import { sql } from 'drizzle-orm';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createSpendingWallet, decryptKeystore, KeystoreError, loadSpendingWallet, readKeystoreFile, walletApi, WalletRegistrationError } from '../../sdk/wallet';
+import {
+  createSpendingWallet,
+  decryptKeystore,
+  KeystoreError,
+  loadSpendingWallet,
+  readKeystoreFile,
+  walletApi,
+  WalletRegistrationError,
+} from '../../sdk/wallet';
 import type { DatabaseHandle } from '../../src/db';
 import { createKey, walletSignIn } from '../support/auth';
 import { databaseKinds, openTestDatabase, tableNames } from '../support/database';
@@ -48,7 +56,9 @@ for (const kind of databaseKinds) {
 
       const account = await loadSpendingWallet({ keystorePath: created.keystorePath, passphrase: 'correct horse battery' });
       expect(account.address).toBe(created.address);
-      await expect(loadSpendingWallet({ keystorePath: created.keystorePath, passphrase: 'wrong horse battery' })).rejects.toBeInstanceOf(KeystoreError);
+      await expect(loadSpendingWallet({ keystorePath: created.keystorePath, passphrase: 'wrong horse battery' })).rejects.toBeInstanceOf(
+        KeystoreError,
+      );
 
       const key = (await decryptKeystore(await readKeystoreFile(created.keystorePath), 'correct horse battery')).slice(2);
       expect(sent.join('\n')).not.toContain(key);
@@ -56,7 +66,8 @@ for (const kind of databaseKinds) {
         `POST http://registry.test/wallet/generate ${JSON.stringify({ address: created.address, label: 'agent' })}`,
       ]);
       let dump = '';
-      for (const table of await tableNames(database)) dump += JSON.stringify(await database.db.execute(sql.raw(`select * from "${table}"`)));
+      for (const table of await tableNames(database))
+        dump += JSON.stringify(await database.db.execute(sql.raw(`select * from "${table}"`)));
       expect(dump).toContain(created.address);
       expect(dump.toLowerCase()).not.toContain(key);
 
@@ -71,7 +82,7 @@ for (const kind of databaseKinds) {
     it('keeps the keystore when the registry refuses, and says where it is', async () => {
       const error = await createSpendingWallet({
         apiUrl: 'http://registry.test',
-        apiKey: 'ck_' + 'A'.repeat(43),
+        apiKey: `ck_${'A'.repeat(43)}`,
         fetch: fetchRegistry,
         passphrase: 'another passphrase',
         keystorePath: (address) => join(work, kind, 'refused', `${address}.json`),
@@ -81,17 +92,27 @@ for (const kind of databaseKinds) {
       const { keystorePath, message } = error as WalletRegistrationError;
       expect(existsSync(keystorePath)).toBe(true);
       expect(message).toContain('Invalid token');
-      expect((await loadSpendingWallet({ keystorePath, passphrase: 'another passphrase' })).address).toBe((error as WalletRegistrationError).address);
+      expect((await loadSpendingWallet({ keystorePath, passphrase: 'another passphrase' })).address).toBe(
+        (error as WalletRegistrationError).address,
+      );
     });
 
     it('refuses a short passphrase and never sends key material through the client', async () => {
-      await expect(createSpendingWallet({ apiUrl: 'http://registry.test', apiKey, fetch: fetchRegistry, passphrase: 'short', keystorePath: join(work, 'x.json') })).rejects.toThrow('at least 8');
+      await expect(
+        createSpendingWallet({
+          apiUrl: 'http://registry.test',
+          apiKey,
+          fetch: fetchRegistry,
+          passphrase: 'short',
+          keystorePath: join(work, 'x.json'),
+        }),
+      ).rejects.toThrow('at least 8');
       const api = walletApi({ apiUrl: 'http://registry.test', apiKey, fetch: fetchRegistry });
       const before = sent.length;
-      const key = '0x' + 'ab'.repeat(32);
+      const key = `0x${'ab'.repeat(32)}`;
       await expect(api.register(key)).rejects.toThrow('must never be sent');
       await expect(api.revoke(key)).rejects.toThrow('must never be sent');
-      await expect(api.register('0x' + '1'.repeat(40), key)).rejects.toThrow('must never be sent');
+      await expect(api.register(`0x${'1'.repeat(40)}`, key)).rejects.toThrow('must never be sent');
       expect(sent.length).toBe(before);
     });
   });

@@ -46,7 +46,8 @@ for (const kind of databaseKinds) {
       await database.close();
     });
 
-    const localChain = () => offlineChain({ network: chain.network, usdcAddress: chain.token.address, rpcUrl: rpc.url, balanceCacheMs: 5000 });
+    const localChain = () =>
+      offlineChain({ network: chain.network, usdcAddress: chain.token.address, rpcUrl: rpc.url, balanceCacheMs: 5000 });
 
     it('reads the USDC balance of the active wallet from the chain, exact to 6 decimals', async () => {
       const registry = registryWith(database, await walletTestConfig(localChain()));
@@ -91,7 +92,14 @@ for (const kind of databaseKinds) {
 
       const revoked = await api.one(first.address.toLowerCase());
       expect(revoked.status).toBe(200);
-      expect(revoked.body).toMatchObject({ address: first.address, label: 'first', isActive: false, balance: '2.500001', balanceAtomic: '2500001', network: chain.network });
+      expect(revoked.body).toMatchObject({
+        address: first.address,
+        label: 'first',
+        isActive: false,
+        balance: '2.500001',
+        balanceAtomic: '2500001',
+        network: chain.network,
+      });
       expect(revoked.body.revokedAt).toBeString();
       const listed = (await api.all()).body.find((w: any) => w.address === first.address);
       expect(revoked.body).toMatchObject(listed);
@@ -136,7 +144,9 @@ for (const kind of databaseKinds) {
     it('gives the record with balance null and a reason when the RPC has stopped, without failing', async () => {
       const other = await startChain({ payers: 1, payees: 1 });
       const clock = manualClock();
-      const config = await walletTestConfig(offlineChain({ network: other.network, usdcAddress: other.token.address, rpcUrl: other.rpcUrl }));
+      const config = await walletTestConfig(
+        offlineChain({ network: other.network, usdcAddress: other.token.address, rpcUrl: other.rpcUrl }),
+      );
       const registry = registryWith(database, config, clock);
       const api = walletCalls(registry.request, (await walletSignIn(registry.request)).token);
       const address = other.accounts.payer.address;
@@ -147,7 +157,14 @@ for (const kind of databaseKinds) {
       clock.advance(10);
       const res = await api.active();
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ address, label: 'payer', balance: null, balanceAtomic: null, balanceCheckedAt: null, balanceError: 'The RPC could not be reached' });
+      expect(res.body).toMatchObject({
+        address,
+        label: 'payer',
+        balance: null,
+        balanceAtomic: null,
+        balanceCheckedAt: null,
+        balanceError: 'The RPC could not be reached',
+      });
       expect(res.text).not.toContain(other.rpcUrl.replace('http://', ''));
       expect((await api.all()).status).toBe(200);
       const one = await api.one(address);
@@ -177,7 +194,10 @@ for (const kind of databaseKinds) {
       const registry = registryWith(database, await walletTestConfig(offlineChain({ rpcUrl: rpc.url, usdcAddress: newWallet().address })));
       const api = walletCalls(registry.request, (await walletSignIn(registry.request)).token);
       await api.register(newWallet().address);
-      expect((await api.active()).body).toMatchObject({ balance: null, balanceError: 'The USDC contract could not be read on this network' });
+      expect((await api.active()).body).toMatchObject({
+        balance: null,
+        balanceError: 'The USDC contract could not be read on this network',
+      });
     });
   });
 }

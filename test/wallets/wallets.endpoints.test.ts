@@ -48,7 +48,7 @@ for (const kind of databaseKinds) {
       const other = await signedIn();
       const address = newWallet().address;
       await owner.register(address);
-      for (const variant of [address, address.toLowerCase(), '0x' + address.slice(2).toUpperCase()]) {
+      for (const variant of [address, address.toLowerCase(), `0x${address.slice(2).toUpperCase()}`]) {
         const res = await other.register(variant);
         expect(res.status).toBe(400);
         expect(res.body).toMatchObject({ error: 'Address already registered', code: 'VALIDATION' });
@@ -73,7 +73,10 @@ for (const kind of databaseKinds) {
       await api.register(second, 'second');
       expect((await api.active()).body).toMatchObject({ address: second, isActive: true });
       const all = (await api.all()).body;
-      expect(all.map((w: any) => [w.address, w.isActive])).toEqual([[second, true], [first, false]]);
+      expect(all.map((w: any) => [w.address, w.isActive])).toEqual([
+        [second, true],
+        [first, false],
+      ]);
       await api.register(first);
       expect((await api.active()).body.address).toBe(first);
       expect((await api.all()).body.filter((w: any) => w.isActive)).toHaveLength(1);
@@ -101,9 +104,21 @@ for (const kind of databaseKinds) {
       await api.register(address, 'main');
       const res = await api.active();
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ address, label: 'main', isActive: true, revokedAt: null, network: 'eip155:8453', asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913' });
+      expect(res.body).toMatchObject({
+        address,
+        label: 'main',
+        isActive: true,
+        revokedAt: null,
+        network: 'eip155:8453',
+        asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+      });
       // The test chain's RPC is unreachable on purpose: the record still comes back.
-      expect(res.body).toMatchObject({ balance: null, balanceAtomic: null, balanceCheckedAt: null, balanceError: 'The RPC could not be reached' });
+      expect(res.body).toMatchObject({
+        balance: null,
+        balanceAtomic: null,
+        balanceCheckedAt: null,
+        balanceError: 'The RPC could not be reached',
+      });
     });
 
     it('revokes softly: revokedAt set, no longer active, still listed, idempotent', async () => {
@@ -224,7 +239,7 @@ for (const kind of databaseKinds) {
         const missing = await send({});
         expect(missing.status).toBe(401);
         expect(await missing.json()).toMatchObject({ error: 'Authentication required', code: 'UNAUTHORIZED' });
-        for (const headers of [bearer('garbage'), bearer('ck_' + 'A'.repeat(43)), { cookie: 'market_token=a.b.c', ...sameOrigin }]) {
+        for (const headers of [bearer('garbage'), bearer(`ck_${'A'.repeat(43)}`), { cookie: 'market_token=a.b.c', ...sameOrigin }]) {
           const res = await send(headers);
           expect(res.status).toBe(401);
           expect(((await res.json()) as any).error).toBe('Invalid token');

@@ -13,7 +13,8 @@ const REFUSAL = 'Private keys and recovery phrases must never be sent: send only
 describe('private-key recognition', () => {
   it('recognises raw keys with or without 0x, alone or inside text', () => {
     const key = generatePrivateKey();
-    for (const text of [key, key.slice(2), key.toUpperCase().replace('0X', '0x'), `my key is ${key} ok`]) expect(looksLikePrivateKey(text)).toBe(true);
+    for (const text of [key, key.slice(2), key.toUpperCase().replace('0X', '0x'), `my key is ${key} ok`])
+      expect(looksLikePrivateKey(text)).toBe(true);
   });
 
   it('recognises 12 to 24 word recovery phrases however they are separated or numbered', () => {
@@ -21,13 +22,28 @@ describe('private-key recognition', () => {
       const phrase = generateMnemonic(english, words === 12 ? 128 : 256);
       expect(looksLikePrivateKey(phrase)).toBe(true);
       expect(looksLikePrivateKey(phrase.toUpperCase())).toBe(true);
-      expect(looksLikePrivateKey(phrase.split(' ').map((w, i) => `${i + 1}. ${w}`).join('\n'))).toBe(true);
+      expect(
+        looksLikePrivateKey(
+          phrase
+            .split(' ')
+            .map((w, i) => `${i + 1}. ${w}`)
+            .join('\n'),
+        ),
+      ).toBe(true);
       expect(looksLikePrivateKey(phrase.replaceAll(' ', ','))).toBe(true);
     }
   });
 
   it('lets ordinary labels, addresses, hashes of other lengths and short word lists through', () => {
-    for (const text of ['laptop', 'Travel budget 2030', newWallet().address, 'abandon ship and fund the trip', 'a'.repeat(63), 'b'.repeat(65), '0x' + 'c'.repeat(130)]) {
+    for (const text of [
+      'laptop',
+      'Travel budget 2030',
+      newWallet().address,
+      'abandon ship and fund the trip',
+      'a'.repeat(63),
+      'b'.repeat(65),
+      `0x${'c'.repeat(130)}`,
+    ]) {
       expect(looksLikePrivateKey(text)).toBe(false);
     }
     expect(looksLikePrivateKey(generateMnemonic(english).split(' ').slice(0, 11).join(' '))).toBe(false);

@@ -53,7 +53,12 @@ beforeAll(async () => {
   facilitator.facilitator.app.listen({ hostname: '127.0.0.1', port });
   facilitatorUrl = `http://127.0.0.1:${port}`;
   registry = await startWebRegistry({
-    env: { MARKET_NETWORK: chain.network, MARKET_USDC_ADDRESS: chain.token.address, MARKET_RPC_URL: chain.rpcUrl, MARKET_ALLOW_HTTP_ENDPOINTS: 'true' },
+    env: {
+      MARKET_NETWORK: chain.network,
+      MARKET_USDC_ADDRESS: chain.token.address,
+      MARKET_RPC_URL: chain.rpcUrl,
+      MARKET_ALLOW_HTTP_ENDPOINTS: 'true',
+    },
     verifyPayments: true,
   });
   creatorContext = await newContext(browser, 'desktop', registry.url);
@@ -105,27 +110,58 @@ describe('issue 14 end to end: creator dashboard, marketplace, Try it, analytics
     const port = await freePort();
     const endpoint = `http://127.0.0.1:${port}`;
     skillServer = Bun.spawn(
-      [process.execPath, 'src/cli/main.ts', 'serve', 'examples/creator/skills.ts', '--port', String(port), '--host', '127.0.0.1', '--endpoint', endpoint, '--facilitator', facilitatorUrl, '--network', chain.network, '--asset', chain.token.address],
+      [
+        process.execPath,
+        'src/cli/main.ts',
+        'serve',
+        'examples/creator/skills.ts',
+        '--port',
+        String(port),
+        '--host',
+        '127.0.0.1',
+        '--endpoint',
+        endpoint,
+        '--facilitator',
+        facilitatorUrl,
+        '--network',
+        chain.network,
+        '--asset',
+        chain.token.address,
+      ],
       {
         cwd: ROOT,
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn', MARKET_WALLET_ADDRESS: chain.accounts.payee.address, MARKET_API_KEY: creatorKey, MARKET_API_URL: registry.url },
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '/tmp',
+          LOG_LEVEL: 'warn',
+          MARKET_WALLET_ADDRESS: chain.accounts.payee.address,
+          MARKET_API_KEY: creatorKey,
+          MARKET_API_URL: registry.url,
+        },
         stdout: 'pipe',
         stderr: 'pipe',
       },
     );
-    for (const stream of [skillServer.stdout, skillServer.stderr] as ReadableStream<Uint8Array>[]) void (async () => { for await (const c of stream) serverOutput.push(new TextDecoder().decode(c)); })();
+    for (const stream of [skillServer.stdout, skillServer.stderr] as ReadableStream<Uint8Array>[])
+      void (async () => {
+        for await (const c of stream) serverOutput.push(new TextDecoder().decode(c));
+      })();
     // The listing appears once the server has registered: reload the marketplace until it shows.
     const page = creatorPage;
     await page.goto('/');
     const deadline = Date.now() + 20_000;
     while ((await page.getByRole('link', { name: 'word-count' }).count()) === 0) {
-      if (skillServer.exitCode !== null || Date.now() > deadline) throw new Error(`the skill server did not register:\n${serverOutput.join('')}`);
+      if (skillServer.exitCode !== null || Date.now() > deadline)
+        throw new Error(`the skill server did not register:\n${serverOutput.join('')}`);
       await page.waitForTimeout(200);
       await page.reload();
       await page.getByRole('heading', { level: 1 }).waitFor();
     }
     expect(await page.getByRole('link', { name: 'echo' }).count()).toBe(1);
-    const listed = (await (await registry.request(`/skills?creator=${chain.accounts.payee.address}`)).json()) as { name: string; endpoint: string }[];
+    const listed = (await (await registry.request(`/skills?creator=${chain.accounts.payee.address}`)).json()) as {
+      name: string;
+      endpoint: string;
+    }[];
     expect(listed.map((s) => s.name).sort()).toEqual(['echo', 'word-count']);
     await screenshot(page, 'e2e-marketplace');
   });
@@ -140,7 +176,10 @@ describe('issue 14 end to end: creator dashboard, marketplace, Try it, analytics
     await page.getByText('Showing 1 skill').waitFor();
     await page.getByRole('link', { name: 'word-count' }).click();
     await page.getByRole('heading', { level: 1, name: 'word-count' }).waitFor();
-    const [payerBefore, payeeBefore] = await Promise.all([chain.balanceOf(chain.accounts.payer.address), chain.balanceOf(chain.accounts.payee.address)]);
+    const [payerBefore, payeeBefore] = await Promise.all([
+      chain.balanceOf(chain.accounts.payer.address),
+      chain.balanceOf(chain.accounts.payee.address),
+    ]);
     await page.getByLabel(/^text/).fill('three small words');
     await page.getByRole('button', { name: 'Call this skill' }).click();
     await page.getByRole('heading', { name: 'Confirm the payment' }).waitFor();
@@ -198,9 +237,15 @@ describe('issue 14 end to end: creator dashboard, marketplace, Try it, analytics
     await creatorPage.goto('/dashboard/keys');
     await creatorPage.getByRole('button', { name: 'Revoke skill server' }).click();
     await creatorPage.getByRole('dialog', { name: 'Revoke skill server?' }).getByRole('button', { name: 'Revoke the key' }).click();
-    await creatorPage.getByRole('row', { name: /skill server/ }).getByText('revoked').waitFor();
+    await creatorPage
+      .getByRole('row', { name: /skill server/ })
+      .getByText('revoked')
+      .waitFor();
     const refused = await registry.request('/creators/me/skills', { headers: bearer(creatorKey) });
-    expect({ status: refused.status, error: ((await refused.json()) as { error: string }).error }).toEqual({ status: 403, error: 'API key revoked' });
+    expect({ status: refused.status, error: ((await refused.json()) as { error: string }).error }).toEqual({
+      status: 403,
+      error: 'API key revoked',
+    });
     expect(pageErrorLists).toEqual([[], []]);
   });
 });

@@ -35,7 +35,13 @@ async function open(section: string, ready: string): Promise<void> {
 async function failOnce(path: string, status = 503): Promise<void> {
   await page.route(
     path,
-    (route) => route.fulfill({ status, contentType: 'application/json', headers: { 'x-request-id': 'req-test-42' }, body: JSON.stringify({ error: 'Database unavailable', code: 'UNAVAILABLE', requestId: 'req-test-42' }) }),
+    (route) =>
+      route.fulfill({
+        status,
+        contentType: 'application/json',
+        headers: { 'x-request-id': 'req-test-42' },
+        body: JSON.stringify({ error: 'Database unavailable', code: 'UNAVAILABLE', requestId: 'req-test-42' }),
+      }),
     { times: 1 },
   );
 }
@@ -113,14 +119,25 @@ describe('groups', () => {
     await edit.getByLabel('Icon').fill('📝');
     await edit.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('list', { name: 'Your groups' }).getByText('📝').waitFor();
-    const [group] = (await (await registry.request(`/groups?creator=${((await (await registry.request('/creators/me', { headers: bearer(token) })).json()) as any).walletAddress}`)).json()) as { name: string; icon: string; slug: string }[];
+    const [group] = (await (
+      await registry.request(
+        `/groups?creator=${((await (await registry.request('/creators/me', { headers: bearer(token) })).json()) as any).walletAddress}`,
+      )
+    ).json()) as { name: string; icon: string; slug: string }[];
     expect(group).toMatchObject({ name: 'Text', icon: '📝' });
 
     // A skill in the group: deleting it now is refused.
     const res = await registry.request(
       '/skills',
       jsonPost(
-        { name: 'word-count', endpoint: 'https://skills.example/word-count', price: '0.002', paymentAddress: '0x000000000000000000000000000000000000dEaD', groups: [group!.slug], description: 'Counts words' },
+        {
+          name: 'word-count',
+          endpoint: 'https://skills.example/word-count',
+          price: '0.002',
+          paymentAddress: '0x000000000000000000000000000000000000dEaD',
+          groups: [group!.slug],
+          description: 'Counts words',
+        },
         { ...bearer(token), origin: registry.url },
       ),
     );
@@ -242,13 +259,16 @@ describe('spending wallets', () => {
     expect(await dialog.getByLabel('Passphrase', { exact: true }).getAttribute('aria-invalid')).toBe('true');
     const passphrase = 'a long browser passphrase';
     await dialog.getByLabel('Passphrase', { exact: true }).fill(passphrase);
-    await dialog.getByLabel('Passphrase again').fill(passphrase + 'x');
+    await dialog.getByLabel('Passphrase again').fill(`${passphrase}x`);
     await dialog.getByText('The two passphrases differ.').waitFor();
     expect(await dialog.getByRole('button', { name: 'Create and download' }).isDisabled()).toBe(true);
     await dialog.getByLabel('Passphrase again').fill(passphrase);
     const sent: string[] = [];
     page.on('request', (r) => r.postData() && sent.push(r.postData()!));
-    const [file] = await Promise.all([page.waitForEvent('download', { timeout: 30_000 }), dialog.getByRole('button', { name: 'Create and download' }).click()]);
+    const [file] = await Promise.all([
+      page.waitForEvent('download', { timeout: 30_000 }),
+      dialog.getByRole('button', { name: 'Create and download' }).click(),
+    ]);
     const address = await page.getByTestId('new-wallet-address').textContent({ timeout: 30_000 });
     const keystore = JSON.parse(readFileSync((await file.path())!, 'utf8'));
     const privateKey = await decryptKeystore(keystore, passphrase);
@@ -271,7 +291,11 @@ describe('spending wallets', () => {
     await page.getByRole('button', { name: 'Revoke bots' }).click();
     await page.getByRole('dialog', { name: 'Revoke this wallet?' }).getByRole('button', { name: 'Revoke the wallet' }).click();
     await item.getByText('revoked').waitFor();
-    const [listed] = (await (await registry.request('/wallet/all', { headers: bearer(token) })).json()) as { address: string; label: string; revokedAt: string | null }[];
+    const [listed] = (await (await registry.request('/wallet/all', { headers: bearer(token) })).json()) as {
+      address: string;
+      label: string;
+      revokedAt: string | null;
+    }[];
     expect(listed).toMatchObject({ address, label: 'bots', revokedAt: expect.any(String) });
   });
 });
@@ -289,7 +313,10 @@ describe('profile', () => {
     await page.getByRole('button', { name: 'Save profile' }).click();
     await page.getByText('Saved.').waitFor();
     expect(await page.locator('.account-slot').textContent()).toContain('Ada');
-    expect((await (await registry.request('/creators/me', { headers: bearer(token) })).json()) as any).toMatchObject({ name: 'Ada', bio: 'Writes small text skills.' });
+    expect((await (await registry.request('/creators/me', { headers: bearer(token) })).json()) as any).toMatchObject({
+      name: 'Ada',
+      bio: 'Writes small text skills.',
+    });
     await screenshot(page, 'dashboard-profile');
     expect(errors).toEqual([]);
   });

@@ -11,7 +11,6 @@ import { bearer, jsonPost, walletSignIn } from '../support/auth';
 import { confirmReportedPayments, newCreator, txHash, type Creator } from '../support/catalogue';
 import { injectWallet, launchBrowser, newContext, pageErrors, screenshot, startWebRegistry, type WebRegistry } from '../support/web';
 
-
 let registry: WebRegistry;
 let browser: Browser;
 let context: BrowserContext;
@@ -40,7 +39,10 @@ beforeAll(async () => {
   const text = await alice.group('Text tools');
   const data = await bob.group('Data');
   const register = async (creator: Creator, body: Record<string, unknown>) => {
-    const res = await request('/skills', jsonPost({ endpoint: 'https://skills.example.com', paymentAddress: creator.address, ...body }, bearer(creator.key)));
+    const res = await request(
+      '/skills',
+      jsonPost({ endpoint: 'https://skills.example.com', paymentAddress: creator.address, ...body }, bearer(creator.key)),
+    );
     if (res.status !== 201) throw new Error(`register: ${res.status} ${await res.text()}`);
     return (await res.json()) as { slug: string; id: string };
   };
@@ -53,13 +55,24 @@ beforeAll(async () => {
     outputSchema: { type: 'object', properties: { translation: { type: 'string' } } },
   });
   Object.assign(translator, t);
-  await register(alice, { name: 'summarize', price: '$0.01', description: 'Summarize a long article into three sentences.', groups: [text.name] });
+  await register(alice, {
+    name: 'summarize',
+    price: '$0.01',
+    description: 'Summarize a long article into three sentences.',
+    groups: [text.name],
+  });
   // Enough data skills for two pages of 24.
   for (let i = 0; i < 28; i++) {
-    await register(bob, { name: `dataset-${String(i).padStart(2, '0')}`, price: `$0.${String(100 + i).padStart(4, '0')}`, description: `Rows of dataset number ${i}.`, groups: [data.name] });
+    await register(bob, {
+      name: `dataset-${String(i).padStart(2, '0')}`,
+      price: `$0.${String(100 + i).padStart(4, '0')}`,
+      description: `Rows of dataset number ${i}.`,
+      groups: [data.name],
+    });
   }
   // Some paid calls, so "most called" has an order (they count once their payments are verified).
-  for (const n of [1, 2, 3]) await request('/analytics/call', jsonPost({ skillId: t.id, amount: '0.002', paymentRef: txHash(n) }, bearer(alice.key)));
+  for (const n of [1, 2, 3])
+    await request('/analytics/call', jsonPost({ skillId: t.id, amount: '0.002', paymentRef: txHash(n) }, bearer(alice.key)));
   await confirmReportedPayments(registry.database.db, new Date());
   context = await newContext(browser, 'desktop', registry.url);
   await injectWallet(context, privateKeyToAccount(generatePrivateKey()), 8453);
@@ -233,7 +246,19 @@ describe('skill page', () => {
   });
 
   it('records a view when the page opens', async () => {
-    const res = await registry.request('/skills', jsonPost({ name: 'just-listed', endpoint: 'https://skills.example.com', paymentAddress: alice.address, price: '$0.001', groups: ['Text tools'] }, bearer(alice.key)));
+    const res = await registry.request(
+      '/skills',
+      jsonPost(
+        {
+          name: 'just-listed',
+          endpoint: 'https://skills.example.com',
+          paymentAddress: alice.address,
+          price: '$0.001',
+          groups: ['Text tools'],
+        },
+        bearer(alice.key),
+      ),
+    );
     const fresh = (await res.json()) as { id: string; slug: string };
     const views = async () => ((await (await registry.request(`/analytics/${fresh.id}`)).json()) as { viewCount: number }).viewCount;
     expect(await views()).toBe(0);

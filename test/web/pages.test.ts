@@ -7,8 +7,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { gzipSync } from 'bun';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
-import { injectWallet, launchBrowser, newContext, pageErrors, screenshot, startWebRegistry, VIEWPORTS, type TestWallet, type WebRegistry } from '../support/web';
-
+import {
+  injectWallet,
+  launchBrowser,
+  newContext,
+  pageErrors,
+  screenshot,
+  startWebRegistry,
+  VIEWPORTS,
+  type TestWallet,
+  type WebRegistry,
+} from '../support/web';
 
 let registry: WebRegistry;
 let browser: Browser;
@@ -43,7 +52,14 @@ async function assetsOf(html: string): Promise<{ path: string; type: string | nu
 
 describe('pages beside the API', () => {
   it('answers the page paths with the app and leaves API answers as JSON', async () => {
-    for (const path of ['/', '/skill/some-skill', '/creator/0x0000000000000000000000000000000000000001', '/signin', '/dashboard', '/dashboard/keys']) {
+    for (const path of [
+      '/',
+      '/skill/some-skill',
+      '/creator/0x0000000000000000000000000000000000000001',
+      '/signin',
+      '/dashboard',
+      '/dashboard/keys',
+    ]) {
       const res = await registry.request(path);
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toContain('text/html');
@@ -91,7 +107,9 @@ describe('content security policy', () => {
     page.on('console', (m) => m.text().includes('Content Security Policy') && violations.push(m.text()));
     await page.goto('/');
     await page.getByLabel('Search skills').waitFor();
-    await page.evaluate(`(() => { const s = document.createElement('script'); s.textContent = 'window.__injected = true'; document.body.append(s); })()`);
+    await page.evaluate(
+      `(() => { const s = document.createElement('script'); s.textContent = 'window.__injected = true'; document.body.append(s); })()`,
+    );
     expect(await page.evaluate('window.__injected === true')).toBe(false);
     expect(violations.length).toBeGreaterThan(0);
     // That refusal is the point of this test, not a page error.
@@ -136,7 +154,10 @@ describe('wallet sign-in', () => {
     expect(message).toContain(`${new URL(registry.url).host} wants you to sign in with your Ethereum account:`);
     expect(message).toContain(wallet.account.address);
     const cookies = await context.cookies();
-    const names = cookies.filter((c) => c.httpOnly).map((c) => c.name).sort();
+    const names = cookies
+      .filter((c) => c.httpOnly)
+      .map((c) => c.name)
+      .sort();
     expect(names).toEqual(['market_refresh', 'market_token']);
     expect(await page.evaluate('document.cookie')).toBe('');
     const short = `${wallet.account.address.slice(0, 6)}…${wallet.account.address.slice(-4)}`;

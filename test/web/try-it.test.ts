@@ -17,8 +17,17 @@ import { newCreator, type Creator } from '../support/catalogue';
 import type { TestAccount } from '../support/chain';
 import { freePort } from '../support/process';
 import { recordingLogger, startPaymentStack, type PaymentStack } from '../support/skill-server';
-import { injectWallet, launchBrowser, newContext, pageErrors, screenshot, startWebRegistry, VIEWPORTS, type TestWallet, type WebRegistry } from '../support/web';
-
+import {
+  injectWallet,
+  launchBrowser,
+  newContext,
+  pageErrors,
+  screenshot,
+  startWebRegistry,
+  VIEWPORTS,
+  type TestWallet,
+  type WebRegistry,
+} from '../support/web';
 
 const PRICE = 10_000n; // $0.01
 
@@ -43,7 +52,12 @@ const skills = {
       price: '$0.01',
       groups: ['tools'],
       description: 'Says your text louder.',
-      inputSchema: { type: 'object', required: ['text'], properties: { text: { type: 'string', maxLength: 100, description: 'What to shout' } }, additionalProperties: false },
+      inputSchema: {
+        type: 'object',
+        required: ['text'],
+        properties: { text: { type: 'string', maxLength: 100, description: 'What to shout' } },
+        additionalProperties: false,
+      },
       outputSchema: { type: 'object', properties: { shouted: { type: 'string' } } },
     },
     (input) => ({ shouted: `${(input as { text: string }).text.toUpperCase()}!` }),
@@ -56,7 +70,12 @@ const skills = {
 beforeAll(async () => {
   [stack, browser] = await Promise.all([startPaymentStack(), launchBrowser()]);
   registry = await startWebRegistry({
-    env: { MARKET_NETWORK: stack.chain.network, MARKET_USDC_ADDRESS: stack.asset.address, MARKET_RPC_URL: stack.chain.rpcUrl, MARKET_ALLOW_HTTP_ENDPOINTS: 'true' },
+    env: {
+      MARKET_NETWORK: stack.chain.network,
+      MARKET_USDC_ADDRESS: stack.asset.address,
+      MARKET_RPC_URL: stack.chain.rpcUrl,
+      MARKET_ALLOW_HTTP_ENDPOINTS: 'true',
+    },
   });
   creator = await newCreator(registry.request);
   await creator.group('tools');
@@ -78,7 +97,8 @@ beforeAll(async () => {
     trackCalls: false,
   });
   skillId = server.registration.find((r) => r.name === 'shout')!.skillId!;
-  const listed = ((await (await registry.request(`/creators/${creator.address}`)).json()) as { skills: { slug: string; name: string }[] }).skills;
+  const listed = ((await (await registry.request(`/creators/${creator.address}`)).json()) as { skills: { slug: string; name: string }[] })
+    .skills;
   slug = listed.find((s) => s.name === 'shout')!.slug;
   closedSlug = listed.find((s) => s.name === 'closed')!.slug;
   context = await newContext(browser, 'desktop', registry.url);
@@ -169,7 +189,10 @@ describe('Try it', () => {
     const recorded = await usage;
     expect(recorded.status()).toBe(200);
     expect(await recorded.json()).toEqual({ success: true, recorded: true });
-    const rows = await registry.database.db.select({ amount: usageRecords.amount, paymentRef: usageRecords.paymentRef }).from(usageRecords).where(eq(usageRecords.skillId, skillId));
+    const rows = await registry.database.db
+      .select({ amount: usageRecords.amount, paymentRef: usageRecords.paymentRef })
+      .from(usageRecords)
+      .where(eq(usageRecords.skillId, skillId));
     expect(rows).toEqual([{ amount: PRICE, paymentRef: tx }]);
     expect(errors).toEqual([]);
   });
@@ -189,7 +212,11 @@ describe('Try it', () => {
 
   it('refuses terms that differ from the listing before anything is signed', async () => {
     // The creator doubles the listed price; the skill server still asks the old one.
-    const res = await registry.request(`/skills/${slug}`, { method: 'PATCH', headers: { 'content-type': 'application/json', ...bearer(creator.key) }, body: JSON.stringify({ price: '$0.02' }) });
+    const res = await registry.request(`/skills/${slug}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json', ...bearer(creator.key) },
+      body: JSON.stringify({ price: '$0.02' }),
+    });
     expect(res.status).toBe(200);
     const before = await balances();
     const signed = wallet.requests.length;

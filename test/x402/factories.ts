@@ -1,6 +1,6 @@
 /** Test data builders for the x402 module: each call makes fresh accounts and terms. */
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { buildPaymentTerms, parsePrice, type AssetInfo, type TermsInput } from "../../sdk/x402/index";
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { buildPaymentTerms, parsePrice, type AssetInfo, type TermsInput } from '../../sdk/x402/index';
 
 export const NOW = 1_750_000_000;
 
@@ -12,8 +12,8 @@ export function newAccount() {
 export function localAsset(overrides: Partial<AssetInfo> = {}): AssetInfo {
   return {
     address: newAccount().address,
-    name: "USD Coin",
-    version: "2",
+    name: 'USD Coin',
+    version: '2',
     decimals: 6,
     ...overrides,
   };
@@ -21,12 +21,12 @@ export function localAsset(overrides: Partial<AssetInfo> = {}): AssetInfo {
 
 export function makeTerms(overrides: Partial<TermsInput> = {}) {
   return buildPaymentTerms({
-    amount: parsePrice("$0.001"),
+    amount: parsePrice('$0.001'),
     payTo: newAccount().address,
-    network: "eip155:84532",
-    resourceUrl: "https://skills.example/echo",
-    description: "Echo the input",
-    mimeType: "application/json",
+    network: 'eip155:84532',
+    resourceUrl: 'https://skills.example/echo',
+    description: 'Echo the input',
+    mimeType: 'application/json',
     ...overrides,
   });
 }
@@ -38,7 +38,7 @@ export function thrown(fn: () => unknown): unknown {
   } catch (error) {
     return error;
   }
-  throw new Error("expected a throw");
+  throw new Error('expected a throw');
 }
 
 export async function rejected(fn: () => Promise<unknown>): Promise<unknown> {
@@ -47,5 +47,5 @@ export async function rejected(fn: () => Promise<unknown>): Promise<unknown> {
   } catch (error) {
     return error;
   }
-  throw new Error("expected a rejection");
+  throw new Error('expected a rejection');
 }

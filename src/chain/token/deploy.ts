@@ -1,4 +1,13 @@
-import { encodeDeployData, getContractAddress, type Address, type Chain, type Hash, type LocalAccount, type PublicClient, type Transport } from 'viem';
+import {
+  encodeDeployData,
+  getContractAddress,
+  type Address,
+  type Chain,
+  type Hash,
+  type LocalAccount,
+  type PublicClient,
+  type Transport,
+} from 'viem';
 import { usdCoinAbi } from './abi';
 import { USD_COIN_BYTECODE } from './artifact';
 
@@ -11,12 +20,18 @@ export function tokenAddressOf(deployer: Address): Address {
  * Deploys the token from `deployer` unless it is already at `tokenAddressOf(deployer)` (a chain
  * restored from its state file); returns the address and whether it was deployed now.
  */
-export async function deployToken(client: PublicClient<Transport, Chain | undefined>, deployer: LocalAccount): Promise<{ address: Address; deployed: boolean }> {
+export async function deployToken(
+  client: PublicClient<Transport, Chain | undefined>,
+  deployer: LocalAccount,
+): Promise<{ address: Address; deployed: boolean }> {
   const address = tokenAddressOf(deployer.address);
   const code = await client.getCode({ address });
   if (code !== undefined && code !== '0x') return { address, deployed: false };
   const nonce = await client.getTransactionCount({ address: deployer.address });
-  if (nonce !== 0) throw new Error(`cannot deploy the test USDC: ${deployer.address} has already sent ${nonce} transactions but the token is not at ${address}`);
+  if (nonce !== 0)
+    throw new Error(
+      `cannot deploy the test USDC: ${deployer.address} has already sent ${nonce} transactions but the token is not at ${address}`,
+    );
   const chainId = await client.getChainId();
   const serializedTransaction = await deployer.signTransaction!({
     data: encodeDeployData({ abi: usdCoinAbi, bytecode: USD_COIN_BYTECODE }),

@@ -55,7 +55,12 @@ export async function devCommand(args: string[]): Promise<void> {
   };
   process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
 
-  const ports = { registry: port('port', 3000), facilitator: port('facilitator-port', 3001), skills: port('skills-port', 3002), chain: port('chain-port', 8545) };
+  const ports = {
+    registry: port('port', 3000),
+    facilitator: port('facilitator-port', 3001),
+    skills: port('skills-port', 3002),
+    chain: port('chain-port', 8545),
+  };
   say(`market dev: starting the marketplace on this machine`);
   try {
     stack = await startDev({

@@ -12,7 +12,12 @@ const API_KEY = /^(sk|ck)_[A-Za-z0-9_-]{16,128}$/;
  * not stop the login; one that refuses the key does.
  */
 export async function loginCommand(args: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({ args, options: { 'api-key': { type: 'string' }, 'api-url': { type: 'string' } }, strict: true, allowPositionals: true });
+  const { values, positionals } = parseArgs({
+    args,
+    options: { 'api-key': { type: 'string' }, 'api-url': { type: 'string' } },
+    strict: true,
+    allowPositionals: true,
+  });
   if (positionals.length > 0) throw new UsageError(`login takes no arguments, got "${positionals[0]}"`);
   const apiKey = values['api-key'];
   if (!apiKey) throw new UsageError('login needs --api-key <key> (create one with POST /auth/api-keys or in the dashboard)');

@@ -42,7 +42,9 @@ export async function mcpCommand(args: string[]): Promise<void> {
     process.stdout.write(printConfigSnippets(values.keystore));
     return;
   }
-  const prompt = values.http && process.stdin.isTTY ? () =>
+  const prompt =
+    values.http && process.stdin.isTTY
+      ? () =>
           readPassphrase(process.env, { confirm: false }).catch((error: Error) => {
             throw new ConfigError('MARKET_KEYSTORE_PASSPHRASE', `was not given: ${error.message}`);
           })
@@ -52,7 +54,9 @@ export async function mcpCommand(args: string[]): Promise<void> {
   const deps = await dependencies(config, log);
   if (config.http) {
     const server = serveMcpOverHttp(deps, config.http);
-    log(`market mcp: Streamable HTTP on http://${config.http.host}:${server.port}${MCP_PATH}${config.http.token ? ' (bearer token required)' : ''}`);
+    log(
+      `market mcp: Streamable HTTP on http://${config.http.host}:${server.port}${MCP_PATH}${config.http.token ? ' (bearer token required)' : ''}`,
+    );
     return;
   }
   const server = createMcpServer(deps);

@@ -15,5 +15,3 @@ export async function registryCommand(args: string[]): Promise<void> {
   const running = await startRegistry(config, logger);
   exitOnSignal(running.stop, logger);
 }
-
-

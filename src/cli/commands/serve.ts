@@ -70,10 +70,22 @@ export async function serveCommand(args: string[]): Promise<void> {
       ...(facilitatorUrl !== undefined ? { facilitatorUrl } : {}),
       ...(rpcUrl !== undefined ? { rpcUrl } : {}),
       ...(nonEmpty(env.MARKET_FACILITATOR_API_KEY) !== undefined ? { facilitatorApiKey: nonEmpty(env.MARKET_FACILITATOR_API_KEY) } : {}),
-      ...(values.asset !== undefined ? { asset: { address: values.asset as AssetInfo['address'], name: values['asset-name'] ?? 'USD Coin', version: values['asset-version'] ?? '2', decimals: 6 } } : {}),
+      ...(values.asset !== undefined
+        ? {
+            asset: {
+              address: values.asset as AssetInfo['address'],
+              name: values['asset-name'] ?? 'USD Coin',
+              version: values['asset-version'] ?? '2',
+              decimals: 6,
+            },
+          }
+        : {}),
     };
     if (endpoint !== undefined && !values['no-register']) {
-      const groups = (values.groups ?? '').split(',').map((g) => g.trim()).filter(Boolean);
+      const groups = (values.groups ?? '')
+        .split(',')
+        .map((g) => g.trim())
+        .filter(Boolean);
       options.register = { endpoint, ...(groups.length > 0 ? { groups } : {}) };
     } else {
       logger.info('registration off: pass --endpoint <public URL> (or set MARKET_ENDPOINT) to register the skills');
@@ -88,7 +100,15 @@ export async function serveCommand(args: string[]): Promise<void> {
       process.stdin.on('end', () => process.kill(process.pid, 'SIGTERM')).resume();
     }
   } catch (error) {
-    if (!(error instanceof SkillModuleError || error instanceof ServeConfigError || error instanceof SkillDefinitionError || error instanceof RegistrationError)) throw error;
+    if (
+      !(
+        error instanceof SkillModuleError ||
+        error instanceof ServeConfigError ||
+        error instanceof SkillDefinitionError ||
+        error instanceof RegistrationError
+      )
+    )
+      throw error;
     process.stderr.write(`market: ${error.message}\n`);
     process.exitCode = 1;
   }

@@ -25,7 +25,10 @@ export async function walletCommand(args: string[]): Promise<void> {
   const { values, positionals } = parseArgs({ args, options: OPTIONS, strict: true, allowPositionals: true });
   const [name, ...rest] = positionals;
   const run = name === undefined ? undefined : SUBCOMMANDS[name];
-  if (!run) throw new UsageError(name === undefined ? 'wallet needs a subcommand: new, list, balance, label or revoke' : `unknown wallet subcommand "${name}"`);
+  if (!run)
+    throw new UsageError(
+      name === undefined ? 'wallet needs a subcommand: new, list, balance, label or revoke' : `unknown wallet subcommand "${name}"`,
+    );
   await reportFailures(() => run(values, rest));
 }
 
@@ -40,7 +43,9 @@ async function newWallet(values: Values, rest: string[]): Promise<void> {
     ...(values.label === undefined ? {} : { label: values.label }),
   });
   if (values.json) return print(JSON.stringify({ ...created.wallet, keystorePath: created.keystorePath }));
-  print(`Created spending wallet ${created.address}${created.wallet.label ? ` (${created.wallet.label})` : ''}; it is now your active wallet.`);
+  print(
+    `Created spending wallet ${created.address}${created.wallet.label ? ` (${created.wallet.label})` : ''}; it is now your active wallet.`,
+  );
   print(`Keystore: ${created.keystorePath}`);
   print('The key exists only in that file, encrypted with your passphrase: back both up. Send USDC to the address to fund it.');
 }
@@ -68,7 +73,8 @@ async function balance(values: Values, rest: string[]): Promise<void> {
 
 async function label(values: Values, rest: string[]): Promise<void> {
   const [address, text, ...extra] = rest;
-  if (!address || extra.length > 0 || (text === undefined) === !values.clear) throw new UsageError('usage: market wallet label <address> <label> | market wallet label <address> --clear');
+  if (!address || extra.length > 0 || (text === undefined) === !values.clear)
+    throw new UsageError('usage: market wallet label <address> <label> | market wallet label <address> --clear');
   const wallet = await api(values).then((a) => a.setLabel(address, values.clear ? null : text!));
   print(values.json ? JSON.stringify(wallet) : describe(wallet));
 }
@@ -78,7 +84,9 @@ async function revoke(values: Values, rest: string[]): Promise<void> {
   if (!address || extra.length > 0) throw new UsageError('usage: market wallet revoke <address>');
   const wallet = await api(values).then((a) => a.revoke(address));
   if (values.json) return print(JSON.stringify(wallet));
-  print(`Revoked ${wallet.address} at ${wallet.revokedAt}. It is no longer your active wallet; its funds and its keystore file are untouched.`);
+  print(
+    `Revoked ${wallet.address} at ${wallet.revokedAt}. It is no longer your active wallet; its funds and its keystore file are untouched.`,
+  );
 }
 
 async function api(values: Values) {
@@ -98,4 +106,4 @@ function noArguments(name: string, rest: string[]): void {
   if (rest.length > 0) throw new UsageError(`wallet ${name} takes no arguments, got "${rest[0]}"`);
 }
 
-const print = (line: string) => void process.stdout.write(line + '\n');
+const print = (line: string) => void process.stdout.write(`${line}\n`);

@@ -25,7 +25,11 @@ export const skillStats = pgTable(
     lastCalledAt: timestamp('last_called_at', { withTimezone: true }),
     lastViewedAt: timestamp('last_viewed_at', { withTimezone: true }),
   },
-  (t) => [index('skill_stats_calls_idx').on(t.callCount), index('skill_stats_paid_calls_idx').on(t.paidCallCount), index('skill_stats_revenue_idx').on(t.totalRevenue)],
+  (t) => [
+    index('skill_stats_calls_idx').on(t.callCount),
+    index('skill_stats_paid_calls_idx').on(t.paidCallCount),
+    index('skill_stats_revenue_idx').on(t.totalRevenue),
+  ],
 );
 
 /** Per-day series for charts. */
@@ -70,7 +74,10 @@ export const skillCalls = pgTable(
     paymentId: uuid('payment_id').references(() => paymentVerifications.id, { onDelete: 'set null' }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
   },
-  (t) => [uniqueIndex('skill_calls_payment_ref_key').on(t.skillId, t.paymentRef), index('skill_calls_skill_idx').on(t.skillId, t.createdAt)],
+  (t) => [
+    uniqueIndex('skill_calls_payment_ref_key').on(t.skillId, t.paymentRef),
+    index('skill_calls_skill_idx').on(t.skillId, t.createdAt),
+  ],
 );
 
 /** Usage reported by consumers; it counts as revenue only through its verified payment (`payment_id`). */
@@ -90,7 +97,10 @@ export const usageRecords = pgTable(
     paymentId: uuid('payment_id').references(() => paymentVerifications.id, { onDelete: 'set null' }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
   },
-  (t) => [uniqueIndex('usage_records_payment_ref_key').on(t.skillId, t.paymentRef), index('usage_records_user_idx').on(t.userId, t.createdAt)],
+  (t) => [
+    uniqueIndex('usage_records_payment_ref_key').on(t.skillId, t.paymentRef),
+    index('usage_records_user_idx').on(t.userId, t.createdAt),
+  ],
 );
 
 export const favorites = pgTable(

@@ -50,9 +50,7 @@ export const skills = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
     /** The skill server's base URL: the endpoint without its last path segment (`/<name>`) and query; health is kept per server. */
-    serverUrl: text('server_url')
-      .notNull()
-      .generatedAlwaysAs(sql`regexp_replace(endpoint, '/[^/?#]*([?#].*)?$', '')`),
+    serverUrl: text('server_url').notNull().generatedAlwaysAs(sql`regexp_replace(endpoint, '/[^/?#]*([?#].*)?$', '')`),
     search: tsvector('search').generatedAlwaysAs(
       sql`setweight(to_tsvector('english', coalesce(name, '')), 'A') || setweight(to_tsvector('english', coalesce(description, '')), 'B')`,
     ),

@@ -11,7 +11,9 @@ export const serverHealth = pgTable(
   {
     serverUrl: text('server_url').primaryKey(),
     host: text('host').notNull(),
-    status: text('status', { enum: ['unknown', 'up', 'down'] }).notNull().default('unknown'),
+    status: text('status', { enum: ['unknown', 'up', 'down'] })
+      .notNull()
+      .default('unknown'),
     latencyMs: integer('latency_ms'),
     /** Failed probes in a row; the backoff doubles with each. */
     failures: integer('failures').notNull().default(0),

@@ -18,7 +18,9 @@ export const paymentVerifications = pgTable(
       .references(() => skills.id, { onDelete: 'cascade' }),
     /** The reference as reported; a transaction hash in lower case. */
     txHash: text('tx_hash').notNull(),
-    status: text('status', { enum: ['pending', 'verified', 'rejected'] }).notNull().default('pending'),
+    status: text('status', { enum: ['pending', 'verified', 'rejected'] })
+      .notNull()
+      .default('pending'),
     reason: text('reason'),
     /** The listing when first reported: what the payment must be. */
     expectedAmount: bigint('expected_amount', { mode: 'bigint' }).notNull(),

@@ -25,5 +25,8 @@ export const reviews = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
   },
-  (t) => [uniqueIndex('reviews_skill_user_key').on(t.skillId, t.userId), index('reviews_skill_newest_idx').on(t.skillId, t.createdAt, t.id)],
+  (t) => [
+    uniqueIndex('reviews_skill_user_key').on(t.skillId, t.userId),
+    index('reviews_skill_newest_idx').on(t.skillId, t.createdAt, t.id),
+  ],
 );

@@ -16,8 +16,5 @@ export const users = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [
-    uniqueIndex('users_wallet_address_key').on(t.walletAddress),
-    uniqueIndex('users_provider_user_id_key').on(t.providerUserId),
-  ],
+  (t) => [uniqueIndex('users_wallet_address_key').on(t.walletAddress), uniqueIndex('users_provider_user_id_key').on(t.providerUserId)],
 );

@@ -14,9 +14,13 @@ export function registerDiscoveryTools(server: McpServer, market: SkillMarket, a
     {
       title: 'Search skills',
       description:
-        'Find paid skills in the marketplace by words, group and price. Returns each skill\'s slug (use it with get_skill and call_skill), name, price per call in USDC and a short description. Use an empty query to browse.',
+        "Find paid skills in the marketplace by words, group and price. Returns each skill's slug (use it with get_skill and call_skill), name, price per call in USDC and a short description. Use an empty query to browse.",
       inputSchema: {
-        query: z.string().max(200).optional().describe('Words to look for in names and descriptions, e.g. "weather forecast"; omit to browse.'),
+        query: z
+          .string()
+          .max(200)
+          .optional()
+          .describe('Words to look for in names and descriptions, e.g. "weather forecast"; omit to browse.'),
         group: z.string().max(100).optional().describe('Only skills in this group (slug or name; see list_groups).'),
         maxPrice: z.string().max(20).optional().describe('Only skills costing at most this per call, in USD, e.g. "$0.01".'),
         sort: z.enum(['relevance', 'popular', 'newest', 'price', 'rating']).optional().describe('Order of results; default relevance.'),
@@ -35,8 +39,13 @@ export function registerDiscoveryTools(server: McpServer, market: SkillMarket, a
           limit: args.limit ?? 10,
         });
         const skills = page.skills.map(summary);
-        const lines = skills.map((s) => `- ${s.slug}: ${s.name}, ${s.price}/call${s.description ? ` — ${s.description.slice(0, 120)}` : ''}`);
-        const text = skills.length === 0 ? 'No skill matches.' : `${skills.length} skill(s):\n${lines.join('\n')}${page.nextCursor ? `\nMore: pass cursor "${page.nextCursor}".` : ''}`;
+        const lines = skills.map(
+          (s) => `- ${s.slug}: ${s.name}, ${s.price}/call${s.description ? ` — ${s.description.slice(0, 120)}` : ''}`,
+        );
+        const text =
+          skills.length === 0
+            ? 'No skill matches.'
+            : `${skills.length} skill(s):\n${lines.join('\n')}${page.nextCursor ? `\nMore: pass cursor "${page.nextCursor}".` : ''}`;
         return { text, structured: { skills, nextCursor: page.nextCursor ?? null } };
       }),
   );
@@ -71,7 +80,9 @@ export function registerDiscoveryTools(server: McpServer, market: SkillMarket, a
           `Calls: ${skill.callCount ?? 0}, favorites: ${skill.favoriteCount ?? 0}. ${skill.reviewCount ? `Rated ${skill.rating}/5 by ${skill.reviewCount} verified buyer(s).` : 'No reviews yet.'} Server: ${skill.status ?? 'unknown'}${skill.latencyMs != null ? ` (${skill.latencyMs} ms)` : ''}.`,
           `Input schema: ${skill.inputSchema ? JSON.stringify(skill.inputSchema) : 'none (any JSON object)'}`,
           `Output schema: ${skill.outputSchema ? JSON.stringify(skill.outputSchema) : 'none given'}`,
-        ].filter(Boolean).join('\n');
+        ]
+          .filter(Boolean)
+          .join('\n');
         return { text, structured: details };
       }),
   );
@@ -80,7 +91,7 @@ export function registerDiscoveryTools(server: McpServer, market: SkillMarket, a
     'skill_reviews',
     {
       title: 'Skill reviews',
-      description: "Reviews of a skill, as the registry publishes them. Says plainly when the registry has none.",
+      description: 'Reviews of a skill, as the registry publishes them. Says plainly when the registry has none.',
       inputSchema: { slug: z.string().min(1).max(200).describe('The skill slug.') },
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
@@ -88,8 +99,18 @@ export function registerDiscoveryTools(server: McpServer, market: SkillMarket, a
       answer(async () => {
         await market.info(slug);
         const reviews = await fetchReviews(apiUrl, slug);
-        if (!reviews.available) return { text: `The registry offers no reviews (${reviews.reason}).`, structured: { slug, available: false, reviews: [], note: reviews.reason } };
-        return { text: reviews.items.length === 0 ? `No reviews of ${slug} yet.` : `${reviews.items.length} review(s) of ${slug}:\n${reviews.items.map(reviewLine).join('\n')}`, structured: { slug, available: true, reviews: reviews.items } };
+        if (!reviews.available)
+          return {
+            text: `The registry offers no reviews (${reviews.reason}).`,
+            structured: { slug, available: false, reviews: [], note: reviews.reason },
+          };
+        return {
+          text:
+            reviews.items.length === 0
+              ? `No reviews of ${slug} yet.`
+              : `${reviews.items.length} review(s) of ${slug}:\n${reviews.items.map(reviewLine).join('\n')}`,
+          structured: { slug, available: true, reviews: reviews.items },
+        };
       }),
   );
 
@@ -103,15 +124,29 @@ export function registerDiscoveryTools(server: McpServer, market: SkillMarket, a
     },
     ({ creator }) =>
       answer(async () => {
-        const groups = (await market.groups(creator ? { creator } : {})).map((g) => ({ slug: g.slug, name: g.name, description: g.description }));
-        return { text: groups.length === 0 ? 'No groups.' : groups.map((g) => `- ${g.slug}: ${g.name}${g.description ? ` — ${g.description}` : ''}`).join('\n'), structured: { groups } };
+        const groups = (await market.groups(creator ? { creator } : {})).map((g) => ({
+          slug: g.slug,
+          name: g.name,
+          description: g.description,
+        }));
+        return {
+          text:
+            groups.length === 0
+              ? 'No groups.'
+              : groups.map((g) => `- ${g.slug}: ${g.name}${g.description ? ` — ${g.description}` : ''}`).join('\n'),
+          structured: { groups },
+        };
       }),
   );
 }
 
 /** `- 4/5 by 0x1234…abcd: "comment"` for a review as the registry lists it. */
 function reviewLine(review: unknown): string {
-  const r = (typeof review === 'object' && review !== null ? review : {}) as { score?: unknown; consumerAddress?: unknown; comment?: unknown };
+  const r = (typeof review === 'object' && review !== null ? review : {}) as {
+    score?: unknown;
+    consumerAddress?: unknown;
+    comment?: unknown;
+  };
   const who = typeof r.consumerAddress === 'string' ? ` by ${r.consumerAddress.slice(0, 6)}…${r.consumerAddress.slice(-4)}` : '';
   const comment = typeof r.comment === 'string' && r.comment ? `: ${JSON.stringify(r.comment)}` : '';
   return `- ${typeof r.score === 'number' ? `${r.score}/5` : 'unscored'}${who}${comment}`;

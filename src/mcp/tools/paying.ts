@@ -28,14 +28,19 @@ export function registerPayingTools(server: McpServer, deps: PayingDeps): void {
         "Calls a skill and pays its listed price in USDC from the owner's wallet. The input is checked against the skill's inputSchema first (see get_skill) and the owner's limits are checked before anything is signed; a refused call costs nothing and says why. Returns the skill's result and a receipt (transaction hash, amount, network).",
       inputSchema: {
         slug: z.string().min(1).max(200).describe('The skill slug.'),
-        input: z.record(z.string(), z.unknown()).optional().describe("The skill's input: a JSON object satisfying its inputSchema; default {}."),
+        input: z
+          .record(z.string(), z.unknown())
+          .optional()
+          .describe("The skill's input: a JSON object satisfying its inputSchema; default {}."),
       },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     },
     ({ slug, input }) =>
       answer(async () => {
         const { result, receipt, skill } = await payments.call(slug, input ?? {});
-        const paid = receipt ? `Paid ${formatPriceUsd(BigInt(receipt.amount))} on ${receipt.network}, transaction ${receipt.transaction ?? 'not reported'}.` : 'The skill asked for no payment.';
+        const paid = receipt
+          ? `Paid ${formatPriceUsd(BigInt(receipt.amount))} on ${receipt.network}, transaction ${receipt.transaction ?? 'not reported'}.`
+          : 'The skill asked for no payment.';
         return { text: `${paid}\nResult: ${JSON.stringify(result)}`, structured: { slug: skill.slug, result, receipt } };
       }),
   );
@@ -44,7 +49,8 @@ export function registerPayingTools(server: McpServer, deps: PayingDeps): void {
     'wallet_status',
     {
       title: 'Wallet and budget',
-      description: "The paying wallet's address and token balance, and what has been spent in the current budget period against the owner's limits (budget, per-call maximum, allow-list).",
+      description:
+        "The paying wallet's address and token balance, and what has been spent in the current budget period against the owner's limits (budget, per-call maximum, allow-list).",
       inputSchema: {},
       annotations: { readOnlyHint: true },
     },
@@ -57,7 +63,14 @@ export function registerPayingTools(server: McpServer, deps: PayingDeps): void {
         const structured = {
           address: address ?? null,
           mode: address ? 'paying' : 'discovery-only',
-          balance: balance?.ok ? { amount: balance.atomic.toString(), formatted: formatPriceUsd(balance.atomic), asset: balance.asset, network: balance.network } : null,
+          balance: balance?.ok
+            ? {
+                amount: balance.atomic.toString(),
+                formatted: formatPriceUsd(balance.atomic),
+                asset: balance.asset,
+                network: balance.network,
+              }
+            : null,
           balanceError: balance && !balance.ok ? balance.error : null,
           budget: {
             period: snapshot.period,
@@ -75,7 +88,9 @@ export function registerPayingTools(server: McpServer, deps: PayingDeps): void {
           },
         };
         const lines = [
-          address ? `Wallet ${address}: ${balance?.ok ? `${formatPriceUsd(balance.atomic)} on ${balance.network}` : `balance unavailable (${balance?.error})`}` : `Discovery-only: no wallet (${deps.noWallet}).`,
+          address
+            ? `Wallet ${address}: ${balance?.ok ? `${formatPriceUsd(balance.atomic)} on ${balance.network}` : `balance unavailable (${balance?.error})`}`
+            : `Discovery-only: no wallet (${deps.noWallet}).`,
           `Spent ${formatPriceUsd(snapshot.spent)} of ${formatPriceUsd(snapshot.budget)} this ${snapshot.period} (${formatPriceUsd(snapshot.remaining)} left, resets ${snapshot.periodEnd.toISOString()}).`,
           `Per call at most ${formatPriceUsd(limits.maxPrice)}${limits.confirmAbove !== undefined ? `; above ${formatPriceUsd(limits.confirmAbove)} needs the user's confirmation` : ''}${limits.allow ? `; only ${[...limits.allow].join(', ')}` : ''}.`,
         ];
@@ -87,14 +102,18 @@ export function registerPayingTools(server: McpServer, deps: PayingDeps): void {
     'recent_calls',
     {
       title: 'Recent paid calls',
-      description: 'The latest calls this server paid for (newest first): skill, amount, transaction hash and whether the payment is confirmed.',
+      description:
+        'The latest calls this server paid for (newest first): skill, amount, transaction hash and whether the payment is confirmed.',
       inputSchema: { limit: z.number().int().min(1).max(100).optional().describe('How many calls, 1-100; default 20.') },
       annotations: { readOnlyHint: true },
     },
     ({ limit }) =>
       answer(async () => {
         const calls = await budget.recent(limit ?? 20);
-        const lines = calls.map((c) => `- ${c.at} ${c.slug}: ${formatPriceUsd(BigInt(c.amount))}${c.transaction ? ` tx ${c.transaction}` : ''}${c.charged === 'unknown' ? ' (may have been charged)' : ''}${c.error ? ` — failed: ${c.error}` : ''}`);
+        const lines = calls.map(
+          (c) =>
+            `- ${c.at} ${c.slug}: ${formatPriceUsd(BigInt(c.amount))}${c.transaction ? ` tx ${c.transaction}` : ''}${c.charged === 'unknown' ? ' (may have been charged)' : ''}${c.error ? ` — failed: ${c.error}` : ''}`,
+        );
         return { text: calls.length === 0 ? 'No paid calls yet.' : lines.join('\n'), structured: { calls } };
       }),
   );

@@ -42,7 +42,11 @@ export async function answer(run: () => Promise<{ text: string; structured: Reco
 function toFailure(error: unknown): ToolFailure {
   if (error instanceof ToolFailure) return error;
   if (error instanceof MarketError) {
-    return new ToolFailure(error.code, `${error.message}${error.charged === 'no' ? '' : ` (charged: ${error.charged})`}`, error.code === 'invalid_input' && 'problems' in error ? { problems: error.problems } : {});
+    return new ToolFailure(
+      error.code,
+      `${error.message}${error.charged === 'no' ? '' : ` (charged: ${error.charged})`}`,
+      error.code === 'invalid_input' && 'problems' in error ? { problems: error.problems } : {},
+    );
   }
   if (error instanceof TypeError) return new ToolFailure('invalid_argument', error.message.replace(/^(SkillMarket|call): /, ''));
   process.stderr.write(`market mcp: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

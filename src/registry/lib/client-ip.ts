@@ -10,7 +10,10 @@ export function clientIp(request: Request, server: Server<unknown> | null, trust
   if (!trustedProxies.includes(peer)) return peer;
   const forwarded = request.headers.get('x-forwarded-for');
   if (!forwarded) return peer;
-  const hops = forwarded.split(',').map((h) => normalize(h.trim())).filter(Boolean);
+  const hops = forwarded
+    .split(',')
+    .map((h) => normalize(h.trim()))
+    .filter(Boolean);
   for (let i = hops.length - 1; i >= 0; i--) {
     const hop = hops[i]!;
     if (!trustedProxies.includes(hop)) return hop;

@@ -24,5 +24,9 @@ export function decodeCursor(cursor: string, accepts: (value: string) => boolean
 
 /** An instant exactly as `Date.toISOString()` writes it (what a timestamp cursor carries). */
 export function isIsoInstant(value: string): boolean {
-  return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(value) && !Number.isNaN(Date.parse(value)) && new Date(value).toISOString() === value;
+  return (
+    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(value) &&
+    !Number.isNaN(Date.parse(value)) &&
+    new Date(value).toISOString() === value
+  );
 }

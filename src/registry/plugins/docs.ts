@@ -29,6 +29,8 @@ export function docs() {
   const wrapper = new Elysia({ name: 'docs' }).use(plugin);
   type Routes = { getGlobalRoutes(): { hooks?: { parse?: unknown } }[] };
   (plugin as unknown as Routes).getGlobalRoutes = () =>
-    (wrapper as unknown as Routes).getGlobalRoutes().map((route) => (route.hooks?.parse ? { ...route, hooks: { ...route.hooks, parse: [{ fn: 'json' }] } } : route));
+    (wrapper as unknown as Routes)
+      .getGlobalRoutes()
+      .map((route) => (route.hooks?.parse ? { ...route, hooks: { ...route.hooks, parse: [{ fn: 'json' }] } } : route));
   return wrapper;
 }

@@ -1,4 +1,4 @@
-import { Elysia, ValidationError } from 'elysia';
+import { Elysia, type ValidationError } from 'elysia';
 import { isDatabaseUnavailable } from '../../db';
 import type { Logger } from '../../log';
 import { AppError, type ErrorBody } from '../errors';

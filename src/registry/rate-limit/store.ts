@@ -34,7 +34,9 @@ export function postgresRateLimitStore(db: Database): RateLimitStore {
         .returning({ count: rateLimits.count, windowStart: rateLimits.windowStart });
       if (++hits % 1000 === 0) {
         // Old windows are dead weight; drop them now and then (a day is longer than any window).
-        db.delete(rateLimits).where(sql`${rateLimits.windowStart} < ${nowMs - 86_400_000}`).catch(() => {});
+        db.delete(rateLimits)
+          .where(sql`${rateLimits.windowStart} < ${nowMs - 86_400_000}`)
+          .catch(() => {});
       }
       return { count: row?.count ?? 1, resetAt: (row?.windowStart ?? windowStart) + windowMs };
     },

@@ -64,7 +64,13 @@ interface Stored {
 
 /** Starts the server on 127.0.0.1; `facilitatorUrl` may be omitted when no call is expected to pay. */
 function pendingAnswer(): Stored {
-  const body = { success: false, code: 'payment_pending', error: 'Payment pending; retry with the same proof', retryAfter: 0, timestamp: new Date().toISOString() };
+  const body = {
+    success: false,
+    code: 'payment_pending',
+    error: 'Payment pending; retry with the same proof',
+    retryAfter: 0,
+    timestamp: new Date().toISOString(),
+  };
   return { status: 409, headers: { 'content-type': 'application/json', 'retry-after': '0' }, body: JSON.stringify(body) };
 }
 
@@ -84,7 +90,13 @@ export async function startSkillServer(facilitatorUrl?: string): Promise<TestSki
   };
 
   const termsOf = (name: string, skill: TestSkill): PaymentTerms => {
-    const base = buildPaymentTerms({ amount: skill.price, payTo: skill.payTo, network: skill.network, asset: skill.asset, resourceUrl: `${state.url}/${name}` });
+    const base = buildPaymentTerms({
+      amount: skill.price,
+      payTo: skill.payTo,
+      network: skill.network,
+      asset: skill.asset,
+      resourceUrl: `${state.url}/${name}`,
+    });
     if (!skill.tamper) return base;
     const t = skill.tamper(base.requirements);
     return buildPaymentTerms({
@@ -97,7 +109,13 @@ export async function startSkillServer(facilitatorUrl?: string): Promise<TestSki
     });
   };
 
-  async function handle(name: string, skill: TestSkill, req: IncomingMessage, text: string, record: ServedRequest): Promise<Stored | 'drop'> {
+  async function handle(
+    name: string,
+    skill: TestSkill,
+    req: IncomingMessage,
+    text: string,
+    record: ServedRequest,
+  ): Promise<Stored | 'drop'> {
     const terms = termsOf(name, skill);
     const unpaid = (reason?: string): Stored => {
       const r = paymentRequiredResponse(terms, reason);
@@ -114,25 +132,31 @@ export async function startSkillServer(facilitatorUrl?: string): Promise<TestSki
     posts.set(key, post);
     const pendingNow = skill.pending !== undefined && post <= skill.pending.answers;
     if (pendingNow && !skill.pending!.settleFirst) return pendingAnswer();
-    const work = (!skill.forgetful && stored.get(key)) || (async (): Promise<Stored> => {
-      const verdict = await facilitator('/verify', terms.requirements, read.payment.original);
-      if (verdict.isValid !== true) return unpaid(String(verdict.invalidReason));
-      state.handlerRuns++;
-      let result: unknown;
-      try {
-        result = await skill.handler(JSON.parse(text || '{}'));
-      } catch (error) {
-        return { status: 500, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ success: false, error: (error as Error).message, timestamp: new Date().toISOString() }) };
-      }
-      const settled = (await facilitator('/settle', terms.requirements, read.payment.original)) as unknown as SettleResponse;
-      state.settlements.push(settled);
-      if (!settled.success) return unpaid(settled.errorReason);
-      return {
-        status: 200,
-        headers: { 'content-type': 'application/json', ...settleResponseHeaders(settled) },
-        body: JSON.stringify({ success: true, result, timestamp: new Date().toISOString() }),
-      };
-    })();
+    const work =
+      (!skill.forgetful && stored.get(key)) ||
+      (async (): Promise<Stored> => {
+        const verdict = await facilitator('/verify', terms.requirements, read.payment.original);
+        if (verdict.isValid !== true) return unpaid(String(verdict.invalidReason));
+        state.handlerRuns++;
+        let result: unknown;
+        try {
+          result = await skill.handler(JSON.parse(text || '{}'));
+        } catch (error) {
+          return {
+            status: 500,
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ success: false, error: (error as Error).message, timestamp: new Date().toISOString() }),
+          };
+        }
+        const settled = (await facilitator('/settle', terms.requirements, read.payment.original)) as unknown as SettleResponse;
+        state.settlements.push(settled);
+        if (!settled.success) return unpaid(settled.errorReason);
+        return {
+          status: 200,
+          headers: { 'content-type': 'application/json', ...settleResponseHeaders(settled) },
+          body: JSON.stringify({ success: true, result, timestamp: new Date().toISOString() }),
+        };
+      })();
     stored.set(key, work);
     if (pendingNow) return (await work, pendingAnswer());
     const answer = await work;

@@ -30,7 +30,9 @@ export interface World {
   /** The token skills are paid in (our EIP-3009 USDC on the chain, or a stand-in without one). */
   asset: AssetInfo;
   /** Lists a skill served by the test server; returns the registry listing. */
-  addSkill(overrides?: Partial<TestSkill> & { name?: string; inputSchema?: Record<string, unknown>; listedNetwork?: string }): Promise<Skill & { payTo: `0x${string}` }>;
+  addSkill(
+    overrides?: Partial<TestSkill> & { name?: string; inputSchema?: Record<string, unknown>; listedNetwork?: string },
+  ): Promise<Skill & { payTo: `0x${string}` }>;
   /** A client paying from `wallet` (default a fresh funded payer) on the test network with the test token allowed. */
   market(options?: Partial<SkillMarketOptions>): SkillMarket;
   /** A new payer holding `usdc` atomic units (chain worlds only). */
@@ -60,7 +62,10 @@ export function useWorld(options: { chain: boolean }): World {
     if (options.chain) {
       world.chain = await startChain({ payers: 1, payees: 1, relayers: 2 });
       // One embedded database for the registry and the facilitator (one schema holds both).
-      facilitator = await startFacilitatorFixture(world.chain, 'embedded', { relayers: world.chain.accounts.relayers, database: fx.database });
+      facilitator = await startFacilitatorFixture(world.chain, 'embedded', {
+        relayers: world.chain.accounts.relayers,
+        database: fx.database,
+      });
       facilitator.facilitator.app.listen({ hostname: '127.0.0.1', port: 0 });
       world.facilitatorUrl = `http://127.0.0.1:${facilitator.facilitator.app.server!.port}`;
       const { address, name, version, decimals } = world.chain.token;
@@ -90,7 +95,14 @@ export function useWorld(options: { chain: boolean }): World {
   world.addSkill = async (overrides = {}) => {
     const name = overrides.name ?? `skill-${crypto.randomUUID().slice(0, 8)}`;
     const payTo = options.chain ? (await world.chain.createAccount()).address : newWallet().address;
-    const skill: TestSkill = { price: 10_000n, payTo, network: NETWORK, asset: world.asset, handler: (input) => ({ echo: input }), ...overrides };
+    const skill: TestSkill = {
+      price: 10_000n,
+      payTo,
+      network: NETWORK,
+      asset: world.asset,
+      handler: (input) => ({ echo: input }),
+      ...overrides,
+    };
     world.server.skills.set(name, skill);
     const res = await world.creator.register({
       name,
@@ -116,7 +128,10 @@ export function useWorld(options: { chain: boolean }): World {
     });
 
   world.usage = async (skillId) =>
-    (await fx.database.db.select({ amount: usageRecords.amount, paymentRef: usageRecords.paymentRef }).from(usageRecords).where(eq(usageRecords.skillId, skillId))) as {
+    (await fx.database.db
+      .select({ amount: usageRecords.amount, paymentRef: usageRecords.paymentRef })
+      .from(usageRecords)
+      .where(eq(usageRecords.skillId, skillId))) as {
       amount: bigint;
       paymentRef: string | null;
     }[];

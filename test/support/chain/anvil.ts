@@ -31,12 +31,12 @@ import {
   http,
   parseEther,
   parseGwei,
-} from "viem";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { MULTICALL3_ADDRESS, testSmartWalletAbi, usdCoinAbi } from "./abi";
-import { compileContracts } from "./compile";
-import { spawnAnvil } from "../../../src/chain/anvil";
-import { USD_COIN_BYTECODE } from "../../../src/chain/token";
+} from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { MULTICALL3_ADDRESS, testSmartWalletAbi, usdCoinAbi } from './abi';
+import { compileContracts } from './compile';
+import { spawnAnvil } from '../../../src/chain/anvil';
+import { USD_COIN_BYTECODE } from '../../../src/chain/token';
 
 export type StartChainOptions = {
   /** EIP-155 chain id; 84532 (Base Sepolia) also suits the v1 x402 packages' `base-sepolia`. */
@@ -65,13 +65,13 @@ export type LocalChain = {
   readonly chain: Chain;
   readonly token: {
     readonly address: Address;
-    readonly name: "USD Coin";
-    readonly symbol: "USDC";
-    readonly version: "2";
+    readonly name: 'USD Coin';
+    readonly symbol: 'USDC';
+    readonly version: '2';
     readonly decimals: 6;
   };
   /** EIP-712 domain of the token, ready for `signTypedData`. */
-  readonly domain: { name: "USD Coin"; version: "2"; chainId: number; verifyingContract: Address };
+  readonly domain: { name: 'USD Coin'; version: '2'; chainId: number; verifyingContract: Address };
   readonly accounts: {
     /** Token owner; `mint` sends from it. */
     readonly deployer: TestAccount;
@@ -89,7 +89,7 @@ export type LocalChain = {
   readonly smartWallet: { readonly address: Address; readonly owner: TestAccount };
   readonly publicClient: PublicClient<HttpTransport, Chain>;
   /** anvil cheat codes: time travel (`increaseTime`), `mine`, `setAutomine(false)`, snapshots. */
-  readonly testClient: TestClient<"anvil", HttpTransport, Chain>;
+  readonly testClient: TestClient<'anvil', HttpTransport, Chain>;
   walletClient(account: TestAccount): WalletClient<HttpTransport, Chain, TestAccount>;
   /** A new account with `eth` (default `ethPerAccount`) and `usdc` (default 0) — for per-test data. */
   createAccount(funds?: { eth?: bigint; usdc?: bigint }): Promise<TestAccount>;
@@ -106,12 +106,12 @@ const DEFAULTS = {
   payees: 2,
   relayers: 1,
   usdcPerPayer: 1_000_000_000n, // 1,000 USDC
-  ethPerAccount: parseEther("1000"),
+  ethPerAccount: parseEther('1000'),
   anvilArgs: [] as string[],
 };
 
 // Fixed fees and gas limits: set-up transactions then need no estimate or fee RPCs.
-const FEES = { maxFeePerGas: parseGwei("100"), maxPriorityFeePerGas: parseGwei("1") };
+const FEES = { maxFeePerGas: parseGwei('100'), maxPriorityFeePerGas: parseGwei('1') };
 
 export async function startChain(options: StartChainOptions = {}): Promise<LocalChain> {
   // Field by field, so an explicit `undefined` still means "the default".
@@ -120,14 +120,14 @@ export async function startChain(options: StartChainOptions = {}): Promise<Local
   ) as typeof DEFAULTS;
   const [compiled, anvil] = await Promise.all([
     compileContracts(),
-    spawnAnvil(["--chain-id", String(o.chainId), "--accounts", "0", ...o.anvilArgs]),
+    spawnAnvil(['--chain-id', String(o.chainId), '--accounts', '0', ...o.anvilArgs]),
   ]);
   try {
     const rpcUrl = `http://127.0.0.1:${anvil.port}`;
     const chain = defineChain({
       id: o.chainId,
       name: `anvil-${o.chainId}`,
-      nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
       rpcUrls: { default: { http: [rpcUrl] } },
       contracts: { multicall3: { address: MULTICALL3_ADDRESS } },
     });
@@ -135,7 +135,7 @@ export async function startChain(options: StartChainOptions = {}): Promise<Local
     const transport = http(rpcUrl);
     const clientOptions = { chain, transport, pollingInterval: 20, cacheTime: 0 } as const;
     const publicClient = createPublicClient(clientOptions);
-    const testClient = createTestClient({ ...clientOptions, mode: "anvil" });
+    const testClient = createTestClient({ ...clientOptions, mode: 'anvil' });
     const walletClient = (account: TestAccount) => createWalletClient({ ...clientOptions, account });
 
     const chainIdOnNode = await publicClient.getChainId();
@@ -156,8 +156,7 @@ export async function startChain(options: StartChainOptions = {}): Promise<Local
     // on arrival, so only the receipts are awaited (together).
     const token = getContractAddress({ from: deployer.address, nonce: 0n });
     const wallet = getContractAddress({ from: deployer.address, nonce: 1n });
-    const mint = (to: Address, amount: bigint) =>
-      encodeFunctionData({ abi: usdCoinAbi, functionName: "mint", args: [to, amount] });
+    const mint = (to: Address, amount: bigint) => encodeFunctionData({ abi: usdCoinAbi, functionName: 'mint', args: [to, amount] });
     const setup: { to?: Address; data: Hex; gas: bigint }[] = [
       { data: encodeDeployData({ abi: usdCoinAbi, bytecode: USD_COIN_BYTECODE }), gas: 3_000_000n },
       {
@@ -168,11 +167,11 @@ export async function startChain(options: StartChainOptions = {}): Promise<Local
     ];
     const hashes: Hash[] = [];
     for (const [nonce, tx] of setup.entries()) {
-      const serializedTransaction = await deployer.signTransaction({ ...tx, ...FEES, nonce, chainId: o.chainId, type: "eip1559" });
+      const serializedTransaction = await deployer.signTransaction({ ...tx, ...FEES, nonce, chainId: o.chainId, type: 'eip1559' });
       hashes.push(await publicClient.sendRawTransaction({ serializedTransaction }));
     }
     const receipts = await Promise.all(hashes.map((hash) => publicClient.waitForTransactionReceipt({ hash })));
-    const failed = receipts.findIndex((r) => r.status !== "success");
+    const failed = receipts.findIndex((r) => r.status !== 'success');
     if (failed !== -1) throw new Error(`chain set-up transaction ${failed} reverted (${hashes[failed]})`);
 
     const deployerClient = walletClient(deployer);
@@ -180,9 +179,9 @@ export async function startChain(options: StartChainOptions = {}): Promise<Local
     const mintAndWait = (to: Address, amount: bigint): Promise<Hash> => {
       // One deployer, one nonce sequence: serialize mints instead of racing for nonces.
       const run = mintQueue.then(async () => {
-        const hash = await deployerClient.writeContract({ address: token, abi: usdCoinAbi, functionName: "mint", args: [to, amount] });
+        const hash = await deployerClient.writeContract({ address: token, abi: usdCoinAbi, functionName: 'mint', args: [to, amount] });
         const receipt = await publicClient.waitForTransactionReceipt({ hash });
-        if (receipt.status !== "success") throw new Error(`mint reverted (${hash})`);
+        if (receipt.status !== 'success') throw new Error(`mint reverted (${hash})`);
         return hash;
       });
       mintQueue = run.catch(() => undefined);
@@ -195,15 +194,15 @@ export async function startChain(options: StartChainOptions = {}): Promise<Local
       network: `eip155:${o.chainId}`,
       pid: anvil.pid,
       chain,
-      token: { address: token, name: "USD Coin", symbol: "USDC", version: "2", decimals: 6 },
-      domain: { name: "USD Coin", version: "2", chainId: o.chainId, verifyingContract: token },
+      token: { address: token, name: 'USD Coin', symbol: 'USDC', version: '2', decimals: 6 },
+      domain: { name: 'USD Coin', version: '2', chainId: o.chainId, verifyingContract: token },
       accounts: {
         deployer,
-        relayer: first(relayers, "relayers"),
+        relayer: first(relayers, 'relayers'),
         relayers,
-        payer: first(payers, "payers"),
+        payer: first(payers, 'payers'),
         payers,
-        payee: first(payees, "payees"),
+        payee: first(payees, 'payees'),
         payees,
       },
       smartWallet: { address: wallet, owner: walletOwner },
@@ -217,7 +216,7 @@ export async function startChain(options: StartChainOptions = {}): Promise<Local
         return account;
       },
       mint: mintAndWait,
-      balanceOf: (address) => publicClient.readContract({ address: token, abi: usdCoinAbi, functionName: "balanceOf", args: [address] }),
+      balanceOf: (address) => publicClient.readContract({ address: token, abi: usdCoinAbi, functionName: 'balanceOf', args: [address] }),
       stop: anvil.stop,
     };
   } catch (error) {

@@ -2,9 +2,9 @@
  * Signs EIP-3009 TransferWithAuthorization messages for the local token, independently of the
  * project's own x402 code, so tests can use it as a known-good peer.
  */
-import { type Address, type Hex, type LocalAccount, bytesToHex, parseSignature } from "viem";
-import { transferWithAuthorizationTypes } from "./abi";
-import type { LocalChain } from "./anvil";
+import { type Address, type Hex, type LocalAccount, bytesToHex, parseSignature } from 'viem';
+import { transferWithAuthorizationTypes } from './abi';
+import type { LocalChain } from './anvil';
 
 export type Authorization = {
   from: Address;
@@ -35,9 +35,9 @@ export function randomNonce(): Hex {
  * `validBefore` = now + 60 s (wall clock, which a fresh anvil follows), a random nonce.
  */
 export async function signAuthorization(
-  chain: Pick<LocalChain, "domain">,
+  chain: Pick<LocalChain, 'domain'>,
   signer: LocalAccount,
-  fields: Partial<Authorization> & Pick<Authorization, "to" | "value">,
+  fields: Partial<Authorization> & Pick<Authorization, 'to' | 'value'>,
 ): Promise<SignedAuthorization> {
   const now = BigInt(Math.floor(Date.now() / 1000));
   const authorization: Authorization = {
@@ -51,11 +51,11 @@ export async function signAuthorization(
   const signature = await signer.signTypedData({
     domain: chain.domain,
     types: transferWithAuthorizationTypes,
-    primaryType: "TransferWithAuthorization",
+    primaryType: 'TransferWithAuthorization',
     message: authorization,
   });
   const { r, s, v } = parseSignature(signature);
-  if (v === undefined) throw new Error("expected a legacy (v) signature from a local account");
+  if (v === undefined) throw new Error('expected a legacy (v) signature from a local account');
   return { authorization, signature, v: Number(v), r, s };
 }
 

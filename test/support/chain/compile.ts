@@ -3,24 +3,27 @@
  * per process, and on disk under node_modules/.cache keyed by a hash of the sources, the solc
  * version and the settings. Loading solc-js alone costs ~1 s, so a warm disk cache never imports it.
  */
-import { createHash } from "node:crypto";
-import { mkdir, readdir, readFile, rename, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import type { Abi, Hex } from "viem";
+import { createHash } from 'node:crypto';
+import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Abi, Hex } from 'viem';
 
 export type CompiledContract = { abi: Abi; bytecode: Hex; deployedBytecode: Hex };
-export type ContractName = "UsdCoin" | "TestSmartWallet" | "Multicall3";
+export type ContractName = 'UsdCoin' | 'TestSmartWallet' | 'Multicall3';
 export type CompiledContracts = Record<ContractName, CompiledContract>;
 
-const CONTRACT_NAMES: readonly ContractName[] = ["UsdCoin", "TestSmartWallet", "Multicall3"];
-const CONTRACT_DIRS = [fileURLToPath(new URL("./contracts/", import.meta.url)), fileURLToPath(new URL("../../../src/chain/token/", import.meta.url))];
-const CACHE_DIR = fileURLToPath(new URL("../../../node_modules/.cache/skill-market-contracts/", import.meta.url));
+const CONTRACT_NAMES: readonly ContractName[] = ['UsdCoin', 'TestSmartWallet', 'Multicall3'];
+const CONTRACT_DIRS = [
+  fileURLToPath(new URL('./contracts/', import.meta.url)),
+  fileURLToPath(new URL('../../../src/chain/token/', import.meta.url)),
+];
+const CACHE_DIR = fileURLToPath(new URL('../../../node_modules/.cache/skill-market-contracts/', import.meta.url));
 const SETTINGS = {
   optimizer: { enabled: true, runs: 200 },
-  evmVersion: "cancun",
-  outputSelection: { "*": { "*": ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"] } },
+  evmVersion: 'cancun',
+  outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object'] } },
 } as const;
 
 let memo: Promise<CompiledContracts> | undefined;
@@ -36,12 +39,12 @@ export function compileContracts(): Promise<CompiledContracts> {
 
 async function load(): Promise<CompiledContracts> {
   const sources = await readSources();
-  const input = { language: "Solidity", sources, settings: SETTINGS };
+  const input = { language: 'Solidity', sources, settings: SETTINGS };
   const solcVersion = readSolcVersion();
-  const key = createHash("sha256").update(solcVersion).update(JSON.stringify(input)).digest("hex").slice(0, 32);
+  const key = createHash('sha256').update(solcVersion).update(JSON.stringify(input)).digest('hex').slice(0, 32);
   const cacheFile = join(CACHE_DIR, `${key}.json`);
 
-  const cached = await readFile(cacheFile, "utf8").then(parseCache, () => undefined);
+  const cached = await readFile(cacheFile, 'utf8').then(parseCache, () => undefined);
   if (cached) return cached;
 
   const compiled = await compile(input);
@@ -55,8 +58,8 @@ async function load(): Promise<CompiledContracts> {
 async function readSources(): Promise<Record<string, { content: string }>> {
   const entries = await Promise.all(
     CONTRACT_DIRS.map(async (dir) => {
-      const files = (await readdir(dir)).filter((f) => f.endsWith(".sol"));
-      return Promise.all(files.map(async (f) => [f, { content: await readFile(join(dir, f), "utf8") }] as const));
+      const files = (await readdir(dir)).filter((f) => f.endsWith('.sol'));
+      return Promise.all(files.map(async (f) => [f, { content: await readFile(join(dir, f), 'utf8') }] as const));
     }),
   );
   return Object.fromEntries(entries.flat().sort(([a], [b]) => a.localeCompare(b)));
@@ -64,23 +67,20 @@ async function readSources(): Promise<Record<string, { content: string }>> {
 
 function readSolcVersion(): string {
   const require = createRequire(import.meta.url);
-  return (require("solc/package.json") as { version: string }).version;
+  return (require('solc/package.json') as { version: string }).version;
 }
 
 type SolcOutput = {
-  errors?: { severity: "error" | "warning" | "info"; formattedMessage: string }[];
-  contracts?: Record<
-    string,
-    Record<string, { abi: Abi; evm: { bytecode: { object: string }; deployedBytecode: { object: string } } }>
-  >;
+  errors?: { severity: 'error' | 'warning' | 'info'; formattedMessage: string }[];
+  contracts?: Record<string, Record<string, { abi: Abi; evm: { bytecode: { object: string }; deployedBytecode: { object: string } } }>>;
 };
 
 async function compile(input: object): Promise<CompiledContracts> {
-  const solc = (await import("solc")).default as { compile(input: string): string };
+  const solc = (await import('solc')).default as { compile(input: string): string };
   const output = JSON.parse(solc.compile(JSON.stringify(input))) as SolcOutput;
-  const errors = (output.errors ?? []).filter((e) => e.severity === "error");
+  const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
   if (errors.length > 0) {
-    throw new Error(`solc failed:\n${errors.map((e) => e.formattedMessage).join("\n")}`);
+    throw new Error(`solc failed:\n${errors.map((e) => e.formattedMessage).join('\n')}`);
   }
   const result: Partial<CompiledContracts> = {};
   for (const name of CONTRACT_NAMES) {
@@ -99,7 +99,7 @@ function parseCache(text: string): CompiledContracts | undefined {
   try {
     const parsed = JSON.parse(text) as Partial<CompiledContracts>;
     const complete = CONTRACT_NAMES.every(
-      (n) => parsed[n]?.bytecode?.startsWith("0x") && parsed[n]?.deployedBytecode?.startsWith("0x") && Array.isArray(parsed[n]?.abi),
+      (n) => parsed[n]?.bytecode?.startsWith('0x') && parsed[n]?.deployedBytecode?.startsWith('0x') && Array.isArray(parsed[n]?.abi),
     );
     return complete ? (parsed as CompiledContracts) : undefined;
   } catch {

@@ -2,14 +2,14 @@
  * Local-chain test fixture: anvil + our EIP-3009 USDC + funded accounts + viem clients.
  * Start one chain per test file with `startChain()` and `stop()` it in `afterAll`.
  */
-export { type LocalChain, type StartChainOptions, type TestAccount, startChain } from "./anvil";
+export { type LocalChain, type StartChainOptions, type TestAccount, startChain } from './anvil';
 export {
   MULTICALL3_ADDRESS,
   multicall3Abi,
   testSmartWalletAbi,
   transferWithAuthorizationTypes,
   usdCoinAbi,
-} from "./abi";
+} from './abi';
 export {
   type Authorization,
   type SignedAuthorization,
@@ -17,6 +17,6 @@ export {
   randomNonce,
   signAuthorization,
   vrsArgs,
-} from "./authorization";
-export { type CompiledContracts, compileContracts } from "./compile";
-export { anvilBinary } from "../../../src/chain/anvil";
+} from './authorization';
+export { type CompiledContracts, compileContracts } from './compile';
+export { anvilBinary } from '../../../src/chain/anvil';

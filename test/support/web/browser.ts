@@ -16,11 +16,20 @@ export const VIEWPORTS = {
 
 export async function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium not found at ${CHROMIUM}: install it (apt-get install -y chromium) or set CHROMIUM_PATH. Page tests need a real browser.`);
+    throw new Error(
+      `Chromium not found at ${CHROMIUM}: install it (apt-get install -y chromium) or set CHROMIUM_PATH. Page tests need a real browser.`,
+    );
   }
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
 }
 
@@ -45,6 +54,15 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   return path;
 }
 
-export async function newContext(browser: Browser, viewport: keyof typeof VIEWPORTS = 'desktop', baseURL?: string): Promise<BrowserContext> {
-  return browser.newContext({ viewport: VIEWPORTS[viewport], ...(baseURL ? { baseURL } : {}), colorScheme: 'light', reducedMotion: 'reduce' });
+export async function newContext(
+  browser: Browser,
+  viewport: keyof typeof VIEWPORTS = 'desktop',
+  baseURL?: string,
+): Promise<BrowserContext> {
+  return browser.newContext({
+    viewport: VIEWPORTS[viewport],
+    ...(baseURL ? { baseURL } : {}),
+    colorScheme: 'light',
+    reducedMotion: 'reduce',
+  });
 }

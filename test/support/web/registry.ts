@@ -52,7 +52,13 @@ export async function startWebRegistry(options: WebRegistryOptions = {}): Promis
   const app = createRegistry({ database, config, logger });
   app.listen({ hostname: '127.0.0.1', port });
   const verifier = options.verifyPayments
-    ? createPaymentVerifier({ db: database.db, config: { ...config.payments, enabled: true, intervalMs: 50 }, chain: config.chain, clock: systemClock, logger })
+    ? createPaymentVerifier({
+        db: database.db,
+        config: { ...config.payments, enabled: true, intervalMs: 50 },
+        chain: config.chain,
+        clock: systemClock,
+        logger,
+      })
     : undefined;
   verifier?.start();
   return {

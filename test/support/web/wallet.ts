@@ -16,7 +16,12 @@ export interface TestWallet {
 
 const ICON = `data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" width="24" height="24"><rect width="24" height="24" rx="6" fill="#7c3aed"/></svg>')}`;
 
-export async function injectWallet(context: BrowserContext, account: LocalAccount, chainId: number, name = 'Test Wallet'): Promise<TestWallet> {
+export async function injectWallet(
+  context: BrowserContext,
+  account: LocalAccount,
+  chainId: number,
+  name = 'Test Wallet',
+): Promise<TestWallet> {
   const wallet: TestWallet = { account, requests: [], declineNext: () => void (decline = true) };
   let decline = false;
   const consent = new Set(['eth_requestAccounts', 'personal_sign', 'eth_signTypedData_v4']);

@@ -13,7 +13,11 @@ import type { UsageQuery, UsageRecordView } from './history-model';
  * The caller's own paid calls, newest first, one page at a time: a keyset cursor over
  * (createdAt, id) like skill search, so pages neither repeat nor skip records added meanwhile.
  */
-export async function listUsage(ctx: ServiceContext, userId: string, query: UsageQuery): Promise<{ records: UsageRecordView[]; nextCursor: string | undefined }> {
+export async function listUsage(
+  ctx: ServiceContext,
+  userId: string,
+  query: UsageQuery,
+): Promise<{ records: UsageRecordView[]; nextCursor: string | undefined }> {
   const limit = query.limit ?? DEFAULT_LIMIT;
   const filters: SQL[] = [eq(usageRecords.userId, userId)];
   if (query.cursor) {

@@ -20,66 +20,85 @@ const tags = ['Analytics'];
  * history and favourites; a skill's counters are public.
  */
 export function analyticsRoutes(ctx: ServiceContext) {
-  return new Elysia({ name: 'analytics-routes', prefix: '/analytics' })
-    .use(authPlugin(ctx))
-    .post(
-      '/view',
-      async ({ body, request, server }) => ({ success: true as const, recorded: await recordView(ctx, body.skillId, clientIp(request, server, ctx.config.trustedProxies)) }),
-      { body: ViewBody, response: Recorded, detail: { tags, summary: 'Record a page view (once per IP per skill within the window)' } },
-    )
-    .post('/call', async ({ principal, body }) => ({ success: true as const, recorded: await recordCall(ctx, principal.userId, body) }), {
-      auth: 'creator',
-      body: CallBody,
-      response: Recorded,
-      detail: { tags, summary: 'Record an execution (the skill’s creator only; a paymentRef counts once)' },
-    })
-    .post(
-      '/usage',
-      async ({ body, headers, cookie }) => {
-        // Another SDK's shape needs no credential: its transaction is verified on chain before it counts.
-        if ('skillSlug' in body) return { success: true as const, recorded: await recordReportedPayment(ctx, body) };
-        const principal = await authenticate(ctx, headers.authorization, cookie[accessCookieName(ctx.config.auth)]?.value as string | undefined, 'consumer');
-        return { success: true as const, recorded: await recordUsage(ctx, principal.userId, body) };
-      },
-      {
-        body: t.Union([UsageBody, ReportedPayment]),
+  return (
+    new Elysia({ name: 'analytics-routes', prefix: '/analytics' })
+      .use(authPlugin(ctx))
+      .post(
+        '/view',
+        async ({ body, request, server }) => ({
+          success: true as const,
+          recorded: await recordView(ctx, body.skillId, clientIp(request, server, ctx.config.trustedProxies)),
+        }),
+        { body: ViewBody, response: Recorded, detail: { tags, summary: 'Record a page view (once per IP per skill within the window)' } },
+      )
+      .post('/call', async ({ principal, body }) => ({ success: true as const, recorded: await recordCall(ctx, principal.userId, body) }), {
+        auth: 'creator',
+        body: CallBody,
         response: Recorded,
-        detail: {
-          tags,
-          summary: 'Record usage: {skillId, amount, paymentRef?} with consumer credentials, or {skillSlug, consumerAddress, paymentTxHash, amount} without; a payment counts once verified on chain',
-          security: [{}, { bearer: [] }, { cookie: [] }],
+        detail: { tags, summary: 'Record an execution (the skill’s creator only; a paymentRef counts once)' },
+      })
+      .post(
+        '/usage',
+        async ({ body, headers, cookie }) => {
+          // Another SDK's shape needs no credential: its transaction is verified on chain before it counts.
+          if ('skillSlug' in body) return { success: true as const, recorded: await recordReportedPayment(ctx, body) };
+          const principal = await authenticate(
+            ctx,
+            headers.authorization,
+            cookie[accessCookieName(ctx.config.auth)]?.value as string | undefined,
+            'consumer',
+          );
+          return { success: true as const, recorded: await recordUsage(ctx, principal.userId, body) };
         },
-      },
-    )
-    .post(
-      '/favorite',
-      async ({ principal, body }) => ({ success: true as const, ...(await setFavorite(ctx, principal.userId, body.skillId, body.action === 'add')) }),
-      { auth: 'consumer', body: FavoriteBody, response: FavoriteResult, detail: { tags, summary: 'Add or remove a favorite (idempotent)' } },
-    )
-    // The caller's own lists come before `/:skillId`, which would otherwise read them as an id.
-    .get(
-      '/usage',
-      async ({ principal, query, set, request }) => {
-        const { records, nextCursor } = await listUsage(ctx, principal.userId, query);
-        announceNextPage(set.headers, request.url, nextCursor);
-        return records;
-      },
-      {
+        {
+          body: t.Union([UsageBody, ReportedPayment]),
+          response: Recorded,
+          detail: {
+            tags,
+            summary:
+              'Record usage: {skillId, amount, paymentRef?} with consumer credentials, or {skillSlug, consumerAddress, paymentTxHash, amount} without; a payment counts once verified on chain',
+            security: [{}, { bearer: [] }, { cookie: [] }],
+          },
+        },
+      )
+      .post(
+        '/favorite',
+        async ({ principal, body }) => ({
+          success: true as const,
+          ...(await setFavorite(ctx, principal.userId, body.skillId, body.action === 'add')),
+        }),
+        {
+          auth: 'consumer',
+          body: FavoriteBody,
+          response: FavoriteResult,
+          detail: { tags, summary: 'Add or remove a favorite (idempotent)' },
+        },
+      )
+      // The caller's own lists come before `/:skillId`, which would otherwise read them as an id.
+      .get(
+        '/usage',
+        async ({ principal, query, set, request }) => {
+          const { records, nextCursor } = await listUsage(ctx, principal.userId, query);
+          announceNextPage(set.headers, request.url, nextCursor);
+          return records;
+        },
+        {
+          auth: 'consumer',
+          query: UsageQuery,
+          response: t.Array(UsageRecordView),
+          detail: { tags, summary: 'Your paid calls, newest first; the next page’s cursor is in the X-Next-Cursor header' },
+        },
+      )
+      .get('/favorites', ({ principal }) => listFavorites(ctx, principal.userId), {
         auth: 'consumer',
-        query: UsageQuery,
-        response: t.Array(UsageRecordView),
-        detail: { tags, summary: 'Your paid calls, newest first; the next page’s cursor is in the X-Next-Cursor header' },
-      },
-    )
-    .get('/favorites', ({ principal }) => listFavorites(ctx, principal.userId), {
-      auth: 'consumer',
-      response: t.Array(SkillView),
-      detail: { tags, summary: 'Your favourite skills, most recently favourited first (inactive ones too)' },
-    })
-    .get('/:skillId', ({ params, query }) => getAnalytics(ctx, params.skillId, query.days ?? DEFAULT_DAYS), {
-      params: SkillIdParam,
-      query: AnalyticsQuery,
-      response: Analytics,
-      detail: { tags, summary: 'Counters and a daily series of one skill (the last `days` days, default 30)' },
-    });
+        response: t.Array(SkillView),
+        detail: { tags, summary: 'Your favourite skills, most recently favourited first (inactive ones too)' },
+      })
+      .get('/:skillId', ({ params, query }) => getAnalytics(ctx, params.skillId, query.days ?? DEFAULT_DAYS), {
+        params: SkillIdParam,
+        query: AnalyticsQuery,
+        response: Analytics,
+        detail: { tags, summary: 'Counters and a daily series of one skill (the last `days` days, default 30)' },
+      })
+  );
 }

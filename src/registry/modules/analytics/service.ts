@@ -12,7 +12,13 @@ type Tx = Parameters<Parameters<ServiceContext['db']['transaction']>[0]>[0];
 
 async function skillById(ctx: ServiceContext, skillId: string) {
   const [skill] = await ctx.db
-    .select({ id: skills.id, creatorId: skills.creatorId, priceAtomic: skills.priceAtomic, paymentAddress: skills.paymentAddress, network: skills.network })
+    .select({
+      id: skills.id,
+      creatorId: skills.creatorId,
+      priceAtomic: skills.priceAtomic,
+      paymentAddress: skills.paymentAddress,
+      network: skills.network,
+    })
     .from(skills)
     .where(eq(skills.id, skillId));
   if (!skill) throw new AppError('NOT_FOUND', 'Skill not found');
@@ -48,10 +54,17 @@ export async function recordView(ctx: ServiceContext, skillId: string, ip: strin
     const counted = await tx
       .insert(viewDedup)
       .values({ skillId, visitor, countedAt: now })
-      .onConflictDoUpdate({ target: [viewDedup.skillId, viewDedup.visitor], set: { countedAt: now }, setWhere: lte(viewDedup.countedAt, windowStart) })
+      .onConflictDoUpdate({
+        target: [viewDedup.skillId, viewDedup.visitor],
+        set: { countedAt: now },
+        setWhere: lte(viewDedup.countedAt, windowStart),
+      })
       .returning({ skillId: viewDedup.skillId });
     if (counted.length === 0) return false;
-    await tx.update(skillStats).set({ viewCount: sql`${skillStats.viewCount} + 1`, lastViewedAt: now }).where(eq(skillStats.skillId, skillId));
+    await tx
+      .update(skillStats)
+      .set({ viewCount: sql`${skillStats.viewCount} + 1`, lastViewedAt: now })
+      .where(eq(skillStats.skillId, skillId));
     await bumpDaily(tx, skillId, now, { views: 1 });
     return true;
   });
@@ -62,7 +75,11 @@ export async function recordView(ctx: ServiceContext, skillId: string, ip: strin
  * paymentRef it counts only once that payment is verified on chain (as one paid call, however many
  * records name the transaction); without one it counts at once as an unpaid call.
  */
-export async function recordCall(ctx: ServiceContext, userId: string, input: { skillId: string; amount?: string | number; paymentRef?: string }): Promise<boolean> {
+export async function recordCall(
+  ctx: ServiceContext,
+  userId: string,
+  input: { skillId: string; amount?: string | number; paymentRef?: string },
+): Promise<boolean> {
   const skill = await skillById(ctx, input.skillId);
   if (skill.creatorId !== userId) throw new AppError('FORBIDDEN', 'Only the skill’s creator can record its calls');
   const amount = input.amount === undefined ? null : priceToAtomic(input.amount);
@@ -76,7 +93,10 @@ export async function recordCall(ctx: ServiceContext, userId: string, input: { s
       .returning({ id: skillCalls.id });
     if (inserted.length === 0) return false;
     if (paymentId === null) {
-      await tx.update(skillStats).set({ callCount: sql`${skillStats.callCount} + 1`, lastCalledAt: now }).where(eq(skillStats.skillId, skill.id));
+      await tx
+        .update(skillStats)
+        .set({ callCount: sql`${skillStats.callCount} + 1`, lastCalledAt: now })
+        .where(eq(skillStats.skillId, skill.id));
       await bumpDaily(tx, skill.id, now, { calls: 1 });
     }
     return true;
@@ -87,7 +107,11 @@ export async function recordCall(ctx: ServiceContext, userId: string, input: { s
  * Usage reported by a consumer (micro-USDC), kept for their history; a repeated paymentRef is
  * recorded once. It never counts as revenue by itself: its payment does, once verified on chain.
  */
-export async function recordUsage(ctx: ServiceContext, userId: string, input: { skillId: string; amount: number | string; paymentRef?: string }): Promise<boolean> {
+export async function recordUsage(
+  ctx: ServiceContext,
+  userId: string,
+  input: { skillId: string; amount: number | string; paymentRef?: string },
+): Promise<boolean> {
   const amount = BigInt(input.amount);
   if (amount < 1n || amount > BigInt(MAX_USAGE_AMOUNT)) {
     throw new AppError('VALIDATION', `Invalid request: field "amount": must be a positive integer of micro-USDC up to ${MAX_USAGE_AMOUNT}`);
@@ -106,12 +130,24 @@ export async function recordUsage(ctx: ServiceContext, userId: string, input: { 
 }
 
 /** Adds or removes the caller's favorite (idempotent); answers the count after the change. */
-export async function setFavorite(ctx: ServiceContext, userId: string, skillId: string, add: boolean): Promise<{ favorited: boolean; favoriteCount: number }> {
+export async function setFavorite(
+  ctx: ServiceContext,
+  userId: string,
+  skillId: string,
+  add: boolean,
+): Promise<{ favorited: boolean; favoriteCount: number }> {
   await skillById(ctx, skillId);
   return ctx.db.transaction(async (tx) => {
     const changed = add
-      ? await tx.insert(favorites).values({ userId, skillId, createdAt: ctx.clock.now() }).onConflictDoNothing().returning({ skillId: favorites.skillId })
-      : await tx.delete(favorites).where(and(eq(favorites.userId, userId), eq(favorites.skillId, skillId))).returning({ skillId: favorites.skillId });
+      ? await tx
+          .insert(favorites)
+          .values({ userId, skillId, createdAt: ctx.clock.now() })
+          .onConflictDoNothing()
+          .returning({ skillId: favorites.skillId })
+      : await tx
+          .delete(favorites)
+          .where(and(eq(favorites.userId, userId), eq(favorites.skillId, skillId)))
+          .returning({ skillId: favorites.skillId });
     const delta = changed.length === 0 ? 0 : add ? 1 : -1;
     const [stats] = await tx
       .update(skillStats)

@@ -37,7 +37,12 @@ export function toApiKeyView(row: ApiKeyRow): ApiKeyView {
 }
 
 /** Makes a key (32 random bytes after `sk_` or `ck_`), stores its hash, returns it once. */
-export async function createApiKey(ctx: ServiceContext, userId: string, name: string, type: ApiKeyType): Promise<ApiKeyView & { key: string }> {
+export async function createApiKey(
+  ctx: ServiceContext,
+  userId: string,
+  name: string,
+  type: ApiKeyType,
+): Promise<ApiKeyView & { key: string }> {
   const key = KEY_PREFIX[type] + randomToken(32);
   const [row] = await ctx.db
     .insert(apiKeys)
@@ -54,7 +59,10 @@ export async function listApiKeys(ctx: ServiceContext, userId: string): Promise<
 
 /** Revokes one of the caller's keys; someone else's key or an unknown id is 404. Idempotent. */
 export async function revokeApiKey(ctx: ServiceContext, userId: string, id: string): Promise<void> {
-  const [row] = await ctx.db.select().from(apiKeys).where(and(eq(apiKeys.id, id), eq(apiKeys.userId, userId)));
+  const [row] = await ctx.db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.id, id), eq(apiKeys.userId, userId)));
   if (!row) throw new AppError('NOT_FOUND', 'API key not found');
   if (row.revokedAt === null) {
     await ctx.db.update(apiKeys).set({ revokedAt: ctx.clock.now() }).where(eq(apiKeys.id, id));

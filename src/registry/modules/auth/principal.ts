@@ -24,7 +24,12 @@ export type AccessLevel = 'account' | 'creator' | 'consumer';
  * session → 401 `Invalid token`; revoked key → 403 `API key revoked`; a credential of the wrong
  * kind for the route → 403.
  */
-export async function authenticate(ctx: ServiceContext, authorization: string | undefined, cookieToken: string | undefined, level: AccessLevel): Promise<Principal> {
+export async function authenticate(
+  ctx: ServiceContext,
+  authorization: string | undefined,
+  cookieToken: string | undefined,
+  level: AccessLevel,
+): Promise<Principal> {
   const principal = await resolveCredential(ctx, bearer(authorization) ?? cookieToken);
   if (principal.via === 'api-key') {
     if (level === 'account') throw new AppError('FORBIDDEN', 'This endpoint needs a signed-in session, not an API key');

@@ -57,7 +57,12 @@ function linkedWallet(payload: Record<string, unknown>): string | undefined {
     for (const account of accounts) {
       if (typeof account !== 'object' || account === null) continue;
       const { type, address, chain_type } = account as Record<string, unknown>;
-      if (type === 'wallet' && (chain_type === undefined || chain_type === 'ethereum') && typeof address === 'string' && isAddress(address, { strict: false })) {
+      if (
+        type === 'wallet' &&
+        (chain_type === undefined || chain_type === 'ethereum') &&
+        typeof address === 'string' &&
+        isAddress(address, { strict: false })
+      ) {
         return address;
       }
     }

@@ -57,7 +57,11 @@ export function authRoutes(ctx: ServiceContext) {
         setSessionCookies(cookie, auth, tokens);
         return { token: tokens.accessToken, refreshToken: tokens.refreshToken, expiresIn: auth.accessTtlSeconds };
       },
-      { body: m.RefreshRequest, response: m.RefreshResponse, detail: { tags, summary: 'Rotate the refresh token and get a new access token' } },
+      {
+        body: m.RefreshRequest,
+        response: m.RefreshResponse,
+        detail: { tags, summary: 'Rotate the refresh token and get a new access token' },
+      },
     )
     .post(
       '/logout',
@@ -68,15 +72,19 @@ export function authRoutes(ctx: ServiceContext) {
       },
       { auth: 'account', response: m.Success, detail: { tags, summary: 'Revoke the current session and clear the cookies' } },
     )
-    .post('/api-keys', ({ principal, body, set }) => {
-      set.status = 201;
-      return createApiKey(ctx, principal.userId, body.name, body.type ?? 'creator');
-    }, {
-      auth: 'account',
-      body: m.CreateApiKeyRequest,
-      response: { 201: m.CreatedApiKey },
-      detail: { tags, summary: 'Create an API key (the full key is in this response only)' },
-    })
+    .post(
+      '/api-keys',
+      ({ principal, body, set }) => {
+        set.status = 201;
+        return createApiKey(ctx, principal.userId, body.name, body.type ?? 'creator');
+      },
+      {
+        auth: 'account',
+        body: m.CreateApiKeyRequest,
+        response: { 201: m.CreatedApiKey },
+        detail: { tags, summary: 'Create an API key (the full key is in this response only)' },
+      },
+    )
     .get('/api-keys', ({ principal }) => listApiKeys(ctx, principal.userId), {
       auth: 'account',
       response: t.Array(m.ApiKeyView),

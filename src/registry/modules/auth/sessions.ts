@@ -41,7 +41,11 @@ export async function startSession(ctx: ServiceContext, user: User, method: 'pro
  * statement that checks it, so two concurrent refreshes cannot both win; presenting a token that
  * was already used revokes the whole session (someone else has it).
  */
-export async function refreshSession(ctx: ServiceContext, presented: string, walletOf: (userId: string) => Promise<string>): Promise<IssuedTokens> {
+export async function refreshSession(
+  ctx: ServiceContext,
+  presented: string,
+  walletOf: (userId: string) => Promise<string>,
+): Promise<IssuedTokens> {
   const now = ctx.clock.now();
   const hash = hashSecret(presented);
   const outcome = await ctx.db.transaction(async (tx) => {

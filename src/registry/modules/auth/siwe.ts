@@ -44,7 +44,11 @@ export async function verifyChallenge(ctx: ServiceContext, input: SignedChalleng
   const challenge = 'message' in input ? await byMessage(ctx, input.message) : await latestFor(ctx, input.address, now);
   const parsed = parseSiweMessage(challenge.message);
   const { siwe } = ctx.config.auth;
-  if (parsed.chainId !== siwe.chainId || parsed.uri !== siwe.uri || !validateSiweMessage({ message: parsed, domain: siwe.domain, nonce: challenge.nonce, address: challenge.address as Hex, time: now })) {
+  if (
+    parsed.chainId !== siwe.chainId ||
+    parsed.uri !== siwe.uri ||
+    !validateSiweMessage({ message: parsed, domain: siwe.domain, nonce: challenge.nonce, address: challenge.address as Hex, time: now })
+  ) {
     throw new AppError('UNAUTHORIZED', 'Challenge expired or not valid for this registry');
   }
   if (!(await signedBy(challenge.address as Hex, challenge.message, input.signature, rpc))) {
@@ -75,7 +79,11 @@ async function byMessage(ctx: ServiceContext, message: string) {
 
 async function latestFor(ctx: ServiceContext, address: string, now: Date) {
   const challenge = await ctx.db.query.authChallenges.findFirst({
-    where: and(eq(authChallenges.address, getAddress(address.toLowerCase())), isNull(authChallenges.usedAt), gt(authChallenges.expiresAt, now)),
+    where: and(
+      eq(authChallenges.address, getAddress(address.toLowerCase())),
+      isNull(authChallenges.usedAt),
+      gt(authChallenges.expiresAt, now),
+    ),
     orderBy: desc(authChallenges.createdAt),
   });
   if (!challenge) throw new AppError('UNAUTHORIZED', 'No open challenge for this address: request one from POST /auth/challenge');
@@ -87,7 +95,9 @@ async function signedBy(address: Hex, message: string, signature: Hex, rpc: () =
   if (ecdsa) return true;
   // Contract wallets (ERC-1271, and ERC-6492 for undeployed ones) answer on chain; an RPC that
   // cannot be reached fails closed.
-  return rpc().verifyMessage({ address, message, signature }).catch(() => false);
+  return rpc()
+    .verifyMessage({ address, message, signature })
+    .catch(() => false);
 }
 
 /** A public client on the chain's RPC (MARKET_RPC_URL), made on first use. */

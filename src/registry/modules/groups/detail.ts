@@ -12,7 +12,11 @@ import { toGroupView } from './service';
  * read as `SkillGroupWithSkills`); with `creatorAddress`, only if that creator owns it.
  */
 export async function getGroupDetail(ctx: ServiceContext, slug: string, creatorAddress?: string): Promise<GroupDetail> {
-  const [found] = await ctx.db.select({ group: skillGroups, creator: users }).from(skillGroups).innerJoin(users, eq(users.id, skillGroups.creatorId)).where(eq(skillGroups.slug, slug));
+  const [found] = await ctx.db
+    .select({ group: skillGroups, creator: users })
+    .from(skillGroups)
+    .innerJoin(users, eq(users.id, skillGroups.creatorId))
+    .where(eq(skillGroups.slug, slug));
   if (!found || (creatorAddress && found.creator.walletAddress.toLowerCase() !== creatorAddress.toLowerCase())) {
     throw new AppError('NOT_FOUND', 'Group not found');
   }

@@ -43,6 +43,11 @@ export function groupRoutes(ctx: ServiceContext) {
         await deleteGroup(ctx, principal.userId, params.slug);
         return { success: true as const };
       },
-      { auth: 'creator', params: SlugParam, response: t.Object({ success: t.Literal(true) }), detail: { tags, summary: 'Delete your group (409 while a skill uses it)' } },
+      {
+        auth: 'creator',
+        params: SlugParam,
+        response: t.Object({ success: t.Literal(true) }),
+        detail: { tags, summary: 'Delete your group (409 while a skill uses it)' },
+      },
     );
 }

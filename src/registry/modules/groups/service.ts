@@ -106,7 +106,10 @@ export async function updateGroup(ctx: ServiceContext, creatorId: string, slug: 
 export async function deleteGroup(ctx: ServiceContext, creatorId: string, slug: string): Promise<void> {
   const group = await ownedGroup(ctx, creatorId, slug);
   await ctx.db.transaction(async (tx) => {
-    const [used] = await tx.select({ n: sql<number>`count(*)::int` }).from(skillGroupMembers).where(eq(skillGroupMembers.groupId, group.id));
+    const [used] = await tx
+      .select({ n: sql<number>`count(*)::int` })
+      .from(skillGroupMembers)
+      .where(eq(skillGroupMembers.groupId, group.id));
     if ((used?.n ?? 0) > 0) throw new AppError('CONFLICT', `Group "${group.name}" is used by ${used!.n} skill(s); move them first`);
     await tx.delete(skillGroups).where(eq(skillGroups.id, group.id));
   });
@@ -123,7 +126,8 @@ export async function resolveOwnedGroups(ctx: ServiceContext, creatorId: string,
   const found: GroupRow[] = [];
   for (const name of wanted) {
     const group = own.find((g) => g.name.toLowerCase() === name.toLowerCase() || g.slug === name);
-    if (!group) throw new AppError('VALIDATION', `Group not found: "${name}" is not one of your groups (create it first with POST /groups)`);
+    if (!group)
+      throw new AppError('VALIDATION', `Group not found: "${name}" is not one of your groups (create it first with POST /groups)`);
     if (!found.includes(group)) found.push(group);
   }
   return found;

@@ -43,9 +43,11 @@ export async function checkPaymentOnChain(client: PublicClient, expected: Expect
   });
   if (transfers.length === 0) return { type: 'rejected', reason: `no transfer of the listed asset ${expected.asset}` };
   const toPayee = transfers.filter((t) => t.to.toLowerCase() === expected.payTo.toLowerCase());
-  if (toPayee.length === 0) return { type: 'rejected', reason: `the transfer goes to ${transfers[0]!.to}, not the skill's payment address ${expected.payTo}` };
+  if (toPayee.length === 0)
+    return { type: 'rejected', reason: `the transfer goes to ${transfers[0]!.to}, not the skill's payment address ${expected.payTo}` };
   const exact = toPayee.find((t) => t.value === expected.amount);
-  if (!exact) return { type: 'rejected', reason: `the transfer is ${toPayee[0]!.value} atomic units, the listed price is ${expected.amount}` };
+  if (!exact)
+    return { type: 'rejected', reason: `the transfer is ${toPayee[0]!.value} atomic units, the listed price is ${expected.amount}` };
   return { type: 'verified', payer: exact.from, amount: exact.value, blockNumber: receipt.blockNumber };
 }
 

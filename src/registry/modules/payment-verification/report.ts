@@ -19,7 +19,10 @@ export async function recordReportedPayment(ctx: ServiceContext, report: Reporte
   if (!skill) throw new AppError('NOT_FOUND', 'Skill not found');
   const amount = reportedAmount(report.amount);
   if (amount !== skill.priceAtomic) {
-    throw new AppError('VALIDATION', `Invalid request: field "amount": ${amount} micro-USDC is not the listed price (${skill.priceAtomic} micro-USDC)`);
+    throw new AppError(
+      'VALIDATION',
+      `Invalid request: field "amount": ${amount} micro-USDC is not the listed price (${skill.priceAtomic} micro-USDC)`,
+    );
   }
   return (await nominatePayment(ctx.db, skill, report.paymentTxHash, ctx.clock.now())).created;
 }

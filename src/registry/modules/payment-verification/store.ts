@@ -23,7 +23,12 @@ const TX_HASH = /^0x[0-9a-f]{64}$/;
  * transaction counts at most once per skill. A reference that is not a transaction hash is
  * rejected at once. `created` tells whether this report was the first.
  */
-export async function nominatePayment(db: Database | Tx, skill: ListedSkill, reference: string, now: Date): Promise<{ id: string; created: boolean }> {
+export async function nominatePayment(
+  db: Database | Tx,
+  skill: ListedSkill,
+  reference: string,
+  now: Date,
+): Promise<{ id: string; created: boolean }> {
   const txHash = /^0x[0-9a-fA-F]{64}$/.test(reference) ? reference.toLowerCase() : reference;
   const isHash = TX_HASH.test(txHash);
   const [inserted] = await db
@@ -73,11 +78,24 @@ export async function claimPayment(db: Database, id: string, now: Date, leaseSec
  * Marks a check verified and, in the same transaction and only on that transition, counts it:
  * one paid call and its amount as revenue, on the day it was first reported.
  */
-export async function markVerified(db: Database, id: string, found: { payer: string; amount: bigint; blockNumber: bigint }, now: Date): Promise<boolean> {
+export async function markVerified(
+  db: Database,
+  id: string,
+  found: { payer: string; amount: bigint; blockNumber: bigint },
+  now: Date,
+): Promise<boolean> {
   return db.transaction(async (tx) => {
     const [row] = await tx
       .update(paymentVerifications)
-      .set({ status: 'verified', reason: null, payer: found.payer, amount: found.amount, blockNumber: found.blockNumber, decidedAt: now, attempts: sql`${paymentVerifications.attempts} + 1` })
+      .set({
+        status: 'verified',
+        reason: null,
+        payer: found.payer,
+        amount: found.amount,
+        blockNumber: found.blockNumber,
+        decidedAt: now,
+        attempts: sql`${paymentVerifications.attempts} + 1`,
+      })
       .where(and(eq(paymentVerifications.id, id), eq(paymentVerifications.status, 'pending')))
       .returning({ skillId: paymentVerifications.skillId, createdAt: paymentVerifications.createdAt });
     if (!row) return false;
@@ -103,7 +121,13 @@ export async function markRejected(db: Database, id: string, reason: string, now
 }
 
 /** An inconclusive check: try again later (the pause doubles), or reject after the last attempt. */
-export async function markInconclusive(db: Database, check: Verification, reason: string, now: Date, config: PaymentVerificationConfig): Promise<'retry' | 'rejected'> {
+export async function markInconclusive(
+  db: Database,
+  check: Verification,
+  reason: string,
+  now: Date,
+  config: PaymentVerificationConfig,
+): Promise<'retry' | 'rejected'> {
   const attempts = check.attempts + 1;
   if (attempts >= config.maxAttempts) {
     await markRejected(db, check.id, `${reason} after ${attempts} checks`, now);

@@ -47,20 +47,39 @@ const LEASE_SECONDS = 60;
  */
 export function createPaymentVerifier(deps: PaymentVerifierDeps): PaymentVerifier {
   const { db, config, chain, clock, logger } = deps;
-  const client = deps.client ?? (createPublicClient({ transport: http(chain.rpcUrl, { timeout: chain.rpcTimeoutMs, retryCount: 0 }) }) as PublicClient);
+  const client =
+    deps.client ?? (createPublicClient({ transport: http(chain.rpcUrl, { timeout: chain.rpcTimeoutMs, retryCount: 0 }) }) as PublicClient);
 
   async function checkOne(check: Awaited<ReturnType<typeof duePayments>>[number], round: VerificationRound): Promise<void> {
     if (!(await claimPayment(db, check.id, clock.now(), LEASE_SECONDS))) return;
     round.checked += 1;
     if (check.network !== chain.network) {
-      await markRejected(db, check.id, `the skill is paid on ${check.network}; this registry verifies payments on ${chain.network} only`, clock.now());
+      await markRejected(
+        db,
+        check.id,
+        `the skill is paid on ${check.network}; this registry verifies payments on ${chain.network} only`,
+        clock.now(),
+      );
       round.rejected += 1;
       return;
     }
-    const verdict = await checkPaymentOnChain(client, { txHash: check.txHash as Hash, asset: chain.usdcAddress, payTo: getAddress(check.payTo), amount: check.expectedAmount });
+    const verdict = await checkPaymentOnChain(client, {
+      txHash: check.txHash as Hash,
+      asset: chain.usdcAddress,
+      payTo: getAddress(check.payTo),
+      amount: check.expectedAmount,
+    });
     switch (verdict.type) {
       case 'verified':
-        if (await markVerified(db, check.id, { payer: getAddress(verdict.payer), amount: verdict.amount, blockNumber: verdict.blockNumber }, clock.now())) round.verified += 1;
+        if (
+          await markVerified(
+            db,
+            check.id,
+            { payer: getAddress(verdict.payer), amount: verdict.amount, blockNumber: verdict.blockNumber },
+            clock.now(),
+          )
+        )
+          round.verified += 1;
         return;
       case 'rejected':
         await markRejected(db, check.id, verdict.reason, clock.now());
@@ -77,7 +96,9 @@ export function createPaymentVerifier(deps: PaymentVerifierDeps): PaymentVerifie
     const queue = await duePayments(db, clock.now(), BATCH);
     const worker = async () => {
       for (let next = queue.shift(); next; next = queue.shift()) {
-        await checkOne(next, result).catch((error: unknown) => logger.warn('payment verification failed to record', { paymentId: next.id, error }));
+        await checkOne(next, result).catch((error: unknown) =>
+          logger.warn('payment verification failed to record', { paymentId: next.id, error }),
+        );
       }
     };
     await Promise.all(Array.from({ length: Math.min(CONCURRENCY, queue.length) }, worker));

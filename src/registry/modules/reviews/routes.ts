@@ -22,7 +22,10 @@ export function reviewRoutes(ctx: ServiceContext) {
         auth: 'consumer',
         body: PostReview,
         response: { 200: ReviewView, 201: ReviewView },
-        detail: { tags, summary: 'Review a skill you paid for (verified on chain): 201 new, 200 your review updated; 403 without a payment' },
+        detail: {
+          tags,
+          summary: 'Review a skill you paid for (verified on chain): 201 new, 200 your review updated; 403 without a payment',
+        },
       },
     )
     .get(
@@ -32,7 +35,12 @@ export function reviewRoutes(ctx: ServiceContext) {
         announceNextPage(set.headers, request.url, nextCursor);
         return reviews;
       },
-      { params: SlugParam, query: ReviewsQuery, response: t.Array(ReviewView), detail: { tags, summary: 'A skill’s reviews, newest first; the next page’s cursor is in X-Next-Cursor' } },
+      {
+        params: SlugParam,
+        query: ReviewsQuery,
+        response: t.Array(ReviewView),
+        detail: { tags, summary: 'A skill’s reviews, newest first; the next page’s cursor is in X-Next-Cursor' },
+      },
     )
     .post('/reviews/:id/reply', ({ principal, params, body }) => replyToReview(ctx, principal.userId, params.id, body.comment), {
       auth: 'creator',

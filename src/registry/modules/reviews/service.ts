@@ -36,7 +36,13 @@ async function isVerifiedBuyer(ctx: ServiceContext, userId: string, skillId: str
   const [paid] = await ctx.db
     .select({ id: paymentVerifications.id })
     .from(paymentVerifications)
-    .where(and(eq(paymentVerifications.skillId, skillId), eq(paymentVerifications.status, 'verified'), inArray(paymentVerifications.payer, payers)))
+    .where(
+      and(
+        eq(paymentVerifications.skillId, skillId),
+        eq(paymentVerifications.status, 'verified'),
+        inArray(paymentVerifications.payer, payers),
+      ),
+    )
     .limit(1);
   return paid ? user : undefined;
 }
@@ -46,7 +52,11 @@ async function isVerifiedBuyer(ctx: ServiceContext, userId: string, skillId: str
  * `created` tells which. The skill's count and score sum change in the same transaction, so the
  * average stays exact under concurrent reviews.
  */
-export async function postReview(ctx: ServiceContext, userId: string, input: PostReview): Promise<{ created: boolean; review: ReviewView }> {
+export async function postReview(
+  ctx: ServiceContext,
+  userId: string,
+  input: PostReview,
+): Promise<{ created: boolean; review: ReviewView }> {
   const skill = await skillBySlug(ctx, input.skillSlug);
   const buyer = await isVerifiedBuyer(ctx, userId, skill.id);
   if (!buyer) throw new AppError('FORBIDDEN', 'Only buyers can review a skill: no verified payment to it from your wallets');
@@ -55,7 +65,15 @@ export async function postReview(ctx: ServiceContext, userId: string, input: Pos
   return ctx.db.transaction(async (tx) => {
     const [inserted] = await tx
       .insert(reviews)
-      .values({ skillId: skill.id, userId, consumerAddress: buyer.walletAddress, score: input.score, comment, createdAt: now, updatedAt: now })
+      .values({
+        skillId: skill.id,
+        userId,
+        consumerAddress: buyer.walletAddress,
+        score: input.score,
+        comment,
+        createdAt: now,
+        updatedAt: now,
+      })
       .onConflictDoNothing()
       .returning();
     if (inserted) {
@@ -65,9 +83,17 @@ export async function postReview(ctx: ServiceContext, userId: string, input: Pos
         .where(eq(skillStats.skillId, skill.id));
       return { created: true, review: toReviewView(inserted) };
     }
-    const [previous] = await tx.select().from(reviews).where(and(eq(reviews.skillId, skill.id), eq(reviews.userId, userId))).for('update');
+    const [previous] = await tx
+      .select()
+      .from(reviews)
+      .where(and(eq(reviews.skillId, skill.id), eq(reviews.userId, userId)))
+      .for('update');
     if (!previous) throw new Error('review vanished during an update');
-    const [updated] = await tx.update(reviews).set({ score: input.score, comment, updatedAt: now }).where(eq(reviews.id, previous.id)).returning();
+    const [updated] = await tx
+      .update(reviews)
+      .set({ score: input.score, comment, updatedAt: now })
+      .where(eq(reviews.id, previous.id))
+      .returning();
     await tx
       .update(skillStats)
       .set({ ratingSum: sql`${skillStats.ratingSum} + ${input.score - previous.score}` })
@@ -77,24 +103,40 @@ export async function postReview(ctx: ServiceContext, userId: string, input: Pos
 }
 
 /** A skill's reviews, newest first, one keyset page at a time. */
-export async function listReviews(ctx: ServiceContext, slug: string, query: ReviewsQuery): Promise<{ reviews: ReviewView[]; nextCursor: string | undefined }> {
+export async function listReviews(
+  ctx: ServiceContext,
+  slug: string,
+  query: ReviewsQuery,
+): Promise<{ reviews: ReviewView[]; nextCursor: string | undefined }> {
   const skill = await skillBySlug(ctx, slug);
   const limit = query.limit ?? 20;
   const after = query.cursor ? decodeCursor(query.cursor, isIsoInstant) : undefined;
   const rows = await ctx.db
     .select()
     .from(reviews)
-    .where(and(eq(reviews.skillId, skill.id), after ? sql`(${reviews.createdAt}, ${reviews.id}) < (${after[0]}::timestamptz, ${after[1]}::uuid)` : undefined))
+    .where(
+      and(
+        eq(reviews.skillId, skill.id),
+        after ? sql`(${reviews.createdAt}, ${reviews.id}) < (${after[0]}::timestamptz, ${after[1]}::uuid)` : undefined,
+      ),
+    )
     .orderBy(desc(reviews.createdAt), desc(reviews.id))
     .limit(limit + 1);
   const shown = rows.slice(0, limit);
   const last = shown.at(-1);
-  return { reviews: shown.map(toReviewView), nextCursor: rows.length > limit && last ? encodeCursor(last.createdAt.toISOString(), last.id) : undefined };
+  return {
+    reviews: shown.map(toReviewView),
+    nextCursor: rows.length > limit && last ? encodeCursor(last.createdAt.toISOString(), last.id) : undefined,
+  };
 }
 
 /** The skill's creator answers a review, once. */
 export async function replyToReview(ctx: ServiceContext, userId: string, reviewId: string, comment: string): Promise<ReviewView> {
-  const [found] = await ctx.db.select({ review: reviews, creatorId: skills.creatorId }).from(reviews).innerJoin(skills, eq(skills.id, reviews.skillId)).where(eq(reviews.id, reviewId));
+  const [found] = await ctx.db
+    .select({ review: reviews, creatorId: skills.creatorId })
+    .from(reviews)
+    .innerJoin(skills, eq(skills.id, reviews.skillId))
+    .where(eq(reviews.id, reviewId));
   if (!found) throw new AppError('NOT_FOUND', 'Review not found');
   if (found.creatorId !== userId) throw new AppError('FORBIDDEN', 'Only the skill’s creator can reply to its reviews');
   const [replied] = await ctx.db

@@ -70,5 +70,7 @@ export async function checkHost(hostname: string, resolve: Resolve): Promise<Hos
   }
   if (addresses.length === 0) return { type: 'unresolved', reason: `cannot resolve ${hostname}` };
   const blocked = addresses.find((a) => !isPublicAddress(a));
-  return blocked === undefined ? { type: 'public' } : { type: 'refused', reason: `refused: ${hostname} resolves to the non-public address ${blocked}` };
+  return blocked === undefined
+    ? { type: 'public' }
+    : { type: 'refused', reason: `refused: ${hostname} resolves to the non-public address ${blocked}` };
 }

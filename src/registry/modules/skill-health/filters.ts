@@ -4,7 +4,8 @@ import { serverHealth, skills } from '../../../db/schema';
 export const HEALTH_FILTERS = ['up', 'down', 'unknown', 'any'] as const;
 export type HealthFilter = (typeof HEALTH_FILTERS)[number];
 
-const healthOf = (condition: SQL) => sql`exists (select 1 from ${serverHealth} where ${serverHealth.serverUrl} = ${skills.serverUrl} and ${condition})`;
+const healthOf = (condition: SQL) =>
+  sql`exists (select 1 from ${serverHealth} where ${serverHealth.serverUrl} = ${skills.serverUrl} and ${condition})`;
 
 /**
  * The discovery condition for `status`: `up`, `down` or `unknown` (never answered a probe) keep

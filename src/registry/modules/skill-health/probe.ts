@@ -32,7 +32,12 @@ export async function probeServer(serverUrl: string, options: ProbeOptions): Pro
   }
   const started = performance.now();
   try {
-    const response = await options.fetch(url, { method: 'GET', redirect: 'manual', signal: deadline, headers: { 'user-agent': options.userAgent, accept: 'application/json' } });
+    const response = await options.fetch(url, {
+      method: 'GET',
+      redirect: 'manual',
+      signal: deadline,
+      headers: { 'user-agent': options.userAgent, accept: 'application/json' },
+    });
     const latencyMs = Math.max(0, Math.round(performance.now() - started));
     await response.body?.cancel().catch(() => {});
     return response.status < 500 ? { type: 'up', latencyMs } : { type: 'down', reason: `answered ${response.status}` };

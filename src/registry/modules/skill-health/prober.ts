@@ -83,7 +83,9 @@ export function createHealthProber(deps: HealthProberDeps): HealthProber {
       for (let next = hosts.shift(); next; next = hosts.shift()) {
         const [host, servers] = next;
         for (const serverUrl of servers) {
-          await probeOne(serverUrl, host, result).catch((error: unknown) => logger.warn('skill server probe failed to record', { server: serverUrl, error }));
+          await probeOne(serverUrl, host, result).catch((error: unknown) =>
+            logger.warn('skill server probe failed to record', { server: serverUrl, error }),
+          );
         }
       }
     };

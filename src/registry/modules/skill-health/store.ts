@@ -21,7 +21,13 @@ export async function dueServers(db: Database, now: Date, limit: number): Promis
  * Claims a due server for one probe by moving its next probe time to `leaseUntil`; undefined when
  * it is not due (another round or another registry instance has it). Returns the failures so far.
  */
-export async function claimServer(db: Database, serverUrl: string, host: string, now: Date, leaseUntil: Date): Promise<{ failures: number } | undefined> {
+export async function claimServer(
+  db: Database,
+  serverUrl: string,
+  host: string,
+  now: Date,
+  leaseUntil: Date,
+): Promise<{ failures: number } | undefined> {
   const [claimed] = await db
     .insert(serverHealth)
     .values({ serverUrl, host, nextProbeAt: leaseUntil })
@@ -31,13 +37,29 @@ export async function claimServer(db: Database, serverUrl: string, host: string,
 }
 
 /** Records a probe's outcome and schedules the next one (the backoff doubles per failure in a row). */
-export async function recordOutcome(db: Database, serverUrl: string, outcome: ProbeOutcome, failuresBefore: number, now: Date, config: HealthConfig): Promise<void> {
+export async function recordOutcome(
+  db: Database,
+  serverUrl: string,
+  outcome: ProbeOutcome,
+  failuresBefore: number,
+  now: Date,
+  config: HealthConfig,
+): Promise<void> {
   const after = (seconds: number) => new Date(now.getTime() + seconds * 1000);
   switch (outcome.type) {
     case 'up':
       await db
         .update(serverHealth)
-        .set({ status: 'up', latencyMs: outcome.latencyMs, failures: 0, lastError: null, lastCheckedAt: now, lastUpAt: now, downSince: null, nextProbeAt: after(config.intervalSeconds) })
+        .set({
+          status: 'up',
+          latencyMs: outcome.latencyMs,
+          failures: 0,
+          lastError: null,
+          lastCheckedAt: now,
+          lastUpAt: now,
+          downSince: null,
+          nextProbeAt: after(config.intervalSeconds),
+        })
         .where(eq(serverHealth.serverUrl, serverUrl));
       return;
     case 'down': {
@@ -60,7 +82,15 @@ export async function recordOutcome(db: Database, serverUrl: string, outcome: Pr
       // Never probed, so neither up nor down; looked at again rarely in case its address changes.
       await db
         .update(serverHealth)
-        .set({ status: 'unknown', latencyMs: null, failures: 0, lastError: outcome.reason.slice(0, 500), lastCheckedAt: now, downSince: null, nextProbeAt: after(config.maxBackoffSeconds) })
+        .set({
+          status: 'unknown',
+          latencyMs: null,
+          failures: 0,
+          lastError: outcome.reason.slice(0, 500),
+          lastCheckedAt: now,
+          downSince: null,
+          nextProbeAt: after(config.maxBackoffSeconds),
+        })
         .where(eq(serverHealth.serverUrl, serverUrl));
       return;
   }

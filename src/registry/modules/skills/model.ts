@@ -7,7 +7,11 @@ const Price = t.Union([t.String({ minLength: 1, maxLength: 32 }), t.Number()], {
 // Unknown, not t.Record: Elysia coerces a string into a record ("-1" became {"0":"-","1":"1"}).
 // The service checks it is a JSON object and a valid JSON Schema (schemaOf).
 const Schema = t.Unknown({ description: 'a JSON Schema object, or null' });
-const GroupNames = t.Array(t.String({ minLength: 1, maxLength: 60 }), { minItems: 1, maxItems: 20, description: 'names (or slugs) of your groups' });
+const GroupNames = t.Array(t.String({ minLength: 1, maxLength: 60 }), {
+  minItems: 1,
+  maxItems: 20,
+  description: 'names (or slugs) of your groups',
+});
 
 export const RegisterSkill = t.Object({
   name: t.String({ pattern: SKILL_NAME_PATTERN, description: 'letters, digits, _ and -; at most 64; becomes the URL path segment' }),
@@ -62,7 +66,9 @@ export const SkillView = t.Object({
   reviewCount: t.Number(),
   totalRevenueAtomic: t.String({ description: 'micro-USDC, exact integer (for sums across skills)' }),
   totalRevenue: t.String({ description: 'USDC, exact decimal: the sum of payments verified on chain' }),
-  status: t.Union([t.Literal('up'), t.Literal('down'), t.Literal('unknown')], { description: 'the skill server’s last health probe; unknown until one answers' }),
+  status: t.Union([t.Literal('up'), t.Literal('down'), t.Literal('unknown')], {
+    description: 'the skill server’s last health probe; unknown until one answers',
+  }),
   latencyMs: t.Union([t.Number(), t.Null()], { description: 'response time of the last successful probe' }),
   lastUpAt: t.Union([t.String({ format: 'date-time' }), t.Null()], { description: 'when the server last answered a probe' }),
   createdAt: t.String({ format: 'date-time' }),
@@ -84,7 +90,12 @@ export const SearchQuery = t.Object({
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 100 })),
   cursor: t.Optional(t.String({ maxLength: 512 })),
   sort: t.Optional(t.Union(SORTS.map((s) => t.Literal(s)))),
-  status: t.Optional(t.Union(HEALTH_FILTERS.map((s) => t.Literal(s)), { description: 'server health; default: all but skills down for long' })),
+  status: t.Optional(
+    t.Union(
+      HEALTH_FILTERS.map((s) => t.Literal(s)),
+      { description: 'server health; default: all but skills down for long' },
+    ),
+  ),
 });
 export type SearchQuery = Static<typeof SearchQuery>;
 

@@ -16,7 +16,10 @@ export const DEFAULT_LIMIT = 20;
  * full-text search (English stemming, every word a prefix) over name (weight A) and description
  * (weight B), ranked. Pages are keyset cursors over (sort value, id): no duplicates or gaps.
  */
-export async function searchSkills(ctx: ServiceContext, query: SearchQuery): Promise<{ skills: SkillView[]; nextCursor: string | undefined }> {
+export async function searchSkills(
+  ctx: ServiceContext,
+  query: SearchQuery,
+): Promise<{ skills: SkillView[]; nextCursor: string | undefined }> {
   const tsquery = toTsQuery(query.q ?? '');
   const sort: Sort = query.sort ?? (tsquery ? 'relevance' : 'newest');
   if (sort === 'relevance' && !tsquery) throw new AppError('VALIDATION', 'Invalid request: sort=relevance needs a search query q');
@@ -38,7 +41,12 @@ export async function searchSkills(ctx: ServiceContext, query: SearchQuery): Pro
           .select({ one: sql`1` })
           .from(skillGroupMembers)
           .innerJoin(skillGroups, eq(skillGroups.id, skillGroupMembers.groupId))
-          .where(and(eq(skillGroupMembers.skillId, skills.id), sql`(${skillGroups.slug} = ${query.group} or lower(${skillGroups.name}) = lower(${query.group}))`)),
+          .where(
+            and(
+              eq(skillGroupMembers.skillId, skills.id),
+              sql`(${skillGroups.slug} = ${query.group} or lower(${skillGroups.name}) = lower(${query.group}))`,
+            ),
+          ),
       ),
     );
   }
@@ -65,16 +73,34 @@ export async function searchSkills(ctx: ServiceContext, query: SearchQuery): Pro
     .$dynamic();
   if (needsStats) pageQuery = pageQuery.innerJoin(skillStats, eq(skillStats.skillId, skills.id));
   if (query.creator) pageQuery = pageQuery.innerJoin(users, eq(users.id, skills.creatorId));
-  const page = await pageQuery.where(and(...filters)).orderBy(...key.order).limit(limit + 1);
+  const page = await pageQuery
+    .where(and(...filters))
+    .orderBy(...key.order)
+    .limit(limit + 1);
   const shown = page.slice(0, limit);
-  const full = shown.length ? await selectSkills(ctx.db).where(inArray(skills.id, shown.map((r) => r.id))) : [];
+  const full = shown.length
+    ? await selectSkills(ctx.db).where(
+        inArray(
+          skills.id,
+          shown.map((r) => r.id),
+        ),
+      )
+    : [];
   const byId = new Map(full.map((r) => [r.skill.id, r]));
   const last = shown[shown.length - 1];
   const nextCursor = page.length > limit && last ? encodeCursor(key.valueOf(last), last.id) : undefined;
   return { skills: shown.map((r) => toSkillView(byId.get(r.id)!)), nextCursor };
 }
 
-type Row = { id: string; createdAt: Date; priceAtomic: bigint; paidCallCount: number; totalRevenue: bigint; averageRating: string; rank: number };
+type Row = {
+  id: string;
+  createdAt: Date;
+  priceAtomic: bigint;
+  paidCallCount: number;
+  totalRevenue: bigint;
+  averageRating: string;
+  rank: number;
+};
 
 /** Exact average review score (numeric); unreviewed skills rank below every rated one. */
 const averageRating = sql<string>`(case when ${skillStats.reviewCount} > 0 then ${skillStats.ratingSum}::numeric / ${skillStats.reviewCount} else 0 end)`;
@@ -144,7 +170,6 @@ export function toTsQuery(q: string): string | undefined {
   const words = (q.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, 8);
   return words.length ? words.map((w) => `${w}:*`).join(' & ') : undefined;
 }
-
 
 /** A number PostgreSQL's `real` holds (no overflow, no underflow error). */
 function fitsReal(n: number): boolean {

@@ -17,7 +17,11 @@ type Tx = Parameters<Parameters<ServiceContext['db']['transaction']>[0]>[0];
  * re-registration that changes nothing writes nothing (updatedAt stays); `isActive` is never
  * changed by registration.
  */
-export async function registerSkill(ctx: ServiceContext, creatorId: string, input: RegisterSkill): Promise<{ created: boolean; skill: SkillView }> {
+export async function registerSkill(
+  ctx: ServiceContext,
+  creatorId: string,
+  input: RegisterSkill,
+): Promise<{ created: boolean; skill: SkillView }> {
   const values = {
     description: input.description ?? null,
     priceAtomic: priceToAtomic(input.price),
@@ -33,7 +37,12 @@ export async function registerSkill(ctx: ServiceContext, creatorId: string, inpu
   const now = ctx.clock.now();
 
   const outcome = await ctx.db.transaction(async (tx) => {
-    const byName = () => tx.select().from(skills).where(and(eq(skills.creatorId, creatorId), eq(skills.name, input.name))).for('update');
+    const byName = () =>
+      tx
+        .select()
+        .from(skills)
+        .where(and(eq(skills.creatorId, creatorId), eq(skills.name, input.name)))
+        .for('update');
     let [existing] = await byName();
     if (!existing) {
       // A conflict on insert is either the slug (try another) or a concurrent registration of
@@ -55,9 +64,14 @@ export async function registerSkill(ctx: ServiceContext, creatorId: string, inpu
       }
     }
     const current = existing!;
-    const currentGroups = (await tx.select({ id: skillGroupMembers.groupId }).from(skillGroupMembers).where(eq(skillGroupMembers.skillId, current.id))).map((g) => g.id);
+    const currentGroups = (
+      await tx.select({ id: skillGroupMembers.groupId }).from(skillGroupMembers).where(eq(skillGroupMembers.skillId, current.id))
+    ).map((g) => g.id);
     if (!sameValues(current, values) || !sameSet(currentGroups, groupIds)) {
-      await tx.update(skills).set({ ...values, updatedAt: now }).where(eq(skills.id, current.id));
+      await tx
+        .update(skills)
+        .set({ ...values, updatedAt: now })
+        .where(eq(skills.id, current.id));
       await setGroups(tx, current.id, groupIds);
     }
     return { created: false, id: current.id };
@@ -77,7 +91,10 @@ export async function updateSkill(ctx: ServiceContext, creatorId: string, slug: 
   if (input.category !== undefined) set.category = input.category;
   const groupIds = input.groups ? (await resolveOwnedGroups(ctx, creatorId, input.groups)).map((g) => g.id) : undefined;
   await ctx.db.transaction(async (tx) => {
-    await tx.update(skills).set({ ...set, updatedAt: ctx.clock.now() }).where(eq(skills.id, existing.id));
+    await tx
+      .update(skills)
+      .set({ ...set, updatedAt: ctx.clock.now() })
+      .where(eq(skills.id, existing.id));
     if (groupIds) await setGroups(tx, existing.id, groupIds);
   });
   return getSkillById(ctx, existing.id);
@@ -108,7 +125,10 @@ async function setGroups(tx: Tx, skillId: string, groupIds: string[]): Promise<v
   await tx.insert(skillGroupMembers).values(groupIds.map((groupId) => ({ skillId, groupId })));
 }
 
-function sameValues(row: SkillRow, values: Omit<typeof skills.$inferInsert, 'creatorId' | 'name' | 'slug' | 'createdAt' | 'updatedAt'>): boolean {
+function sameValues(
+  row: SkillRow,
+  values: Omit<typeof skills.$inferInsert, 'creatorId' | 'name' | 'slug' | 'createdAt' | 'updatedAt'>,
+): boolean {
   return (
     row.description === values.description &&
     row.priceAtomic === values.priceAtomic &&
@@ -126,6 +146,8 @@ const sameSet = (a: string[], b: string[]) => a.length === b.length && a.every((
 /** JSON with sorted keys: jsonb does not keep key order, so compare canonical forms. */
 function canonical(value: unknown): string {
   return JSON.stringify(value ?? null, (_key, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
   );
 }

@@ -18,7 +18,9 @@ export const skillColumns = {
   stats: skillStats,
   creatorAddress: users.walletAddress,
   health: { status: serverHealth.status, latencyMs: serverHealth.latencyMs, lastUpAt: serverHealth.lastUpAt },
-  groups: sql<string[]>`(select coalesce(array_agg(g.name order by g.name), '{}') from ${skillGroupMembers} m join ${skillGroups} g on g.id = m.group_id where m.skill_id = ${skills.id})`,
+  groups: sql<
+    string[]
+  >`(select coalesce(array_agg(g.name order by g.name), '{}') from ${skillGroupMembers} m join ${skillGroups} g on g.id = m.group_id where m.skill_id = ${skills.id})`,
 };
 
 /** `select … from skills` joined to its counters and creator, ready for filters. */
@@ -31,7 +33,13 @@ export function selectSkills(db: Database) {
     .leftJoin(serverHealth, eq(serverHealth.serverUrl, skills.serverUrl));
 }
 
-export function toSkillView(row: { skill: SkillRow; stats: StatsRow; creatorAddress: string; health: HealthRow; groups: string[] | string }): SkillView {
+export function toSkillView(row: {
+  skill: SkillRow;
+  stats: StatsRow;
+  creatorAddress: string;
+  health: HealthRow;
+  groups: string[] | string;
+}): SkillView {
   const { skill, stats } = row;
   return {
     id: skill.id,
@@ -74,12 +82,18 @@ function parseTextArray(value: string[] | string): string[] {
   if (Array.isArray(value)) return value;
   const inner = value.slice(1, -1);
   if (inner === '') return [];
-  return (inner.match(/"((?:[^"\\]|\\.)*)"|[^,]+/g) ?? []).map((part) => (part.startsWith('"') ? part.slice(1, -1).replace(/\\(.)/g, '$1') : part));
+  return (inner.match(/"((?:[^"\\]|\\.)*)"|[^,]+/g) ?? []).map((part) =>
+    part.startsWith('"') ? part.slice(1, -1).replace(/\\(.)/g, '$1') : part,
+  );
 }
 
 /** One skill row by slug through a prepared statement (the hottest read: skill detail). */
 export async function findSkillRowBySlug(db: Database, slug: string) {
-  const statement = prepared(db, 'skill_by_slug', (d) => selectSkills(d).where(eq(skills.slug, sql.placeholder('slug'))).prepare('skill_by_slug'));
+  const statement = prepared(db, 'skill_by_slug', (d) =>
+    selectSkills(d)
+      .where(eq(skills.slug, sql.placeholder('slug')))
+      .prepare('skill_by_slug'),
+  );
   const [row] = await statement.execute({ slug });
   return row;
 }

@@ -30,7 +30,10 @@ export function userRoutes(ctx: ServiceContext) {
     })
     .get(
       '/creators/:address',
-      async ({ params }) => ({ ...(await getCreatorByAddress(ctx, params.address)), skills: await listPublicSkillsOf(ctx, params.address) }),
+      async ({ params }) => ({
+        ...(await getCreatorByAddress(ctx, params.address)),
+        skills: await listPublicSkillsOf(ctx, params.address),
+      }),
       {
         params: AddressParam,
         response: t.Composite([Creator, t.Object({ skills: t.Array(SkillView) })]),

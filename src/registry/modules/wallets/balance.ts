@@ -70,6 +70,7 @@ function describeFailure(error: unknown, timeoutMs: number): string {
   }
   if (names.has('TimeoutError')) return `The RPC did not answer within ${timeoutMs} ms`;
   if (names.has('HttpRequestError')) return 'The RPC could not be reached';
-  if (names.has('ContractFunctionZeroDataError') || names.has('ContractFunctionRevertedError')) return 'The USDC contract could not be read on this network';
+  if (names.has('ContractFunctionZeroDataError') || names.has('ContractFunctionRevertedError'))
+    return 'The USDC contract could not be read on this network';
   return 'The balance could not be read from the RPC';
 }

@@ -7,10 +7,15 @@ import { AppError } from '../../errors';
  * answer names the field, never the value.
  */
 export function refusePrivateKeys({ body, params, query }: { body: unknown; params: unknown; query: unknown }): void {
-  const parts: [string, unknown][] = [['', body], ['params', params], ['query', query]];
+  const parts: [string, unknown][] = [
+    ['', body],
+    ['params', params],
+    ['query', query],
+  ];
   for (const [root, value] of parts) {
     const field = findPrivateKeyMaterial(value, root);
     if (field === TOO_DEEP) throw new AppError('VALIDATION', 'Invalid request: the body is nested too deeply');
-    if (field !== undefined) throw new AppError('VALIDATION', PRIVATE_KEY_REFUSAL, [{ field, message: 'looks like a private key or recovery phrase' }]);
+    if (field !== undefined)
+      throw new AppError('VALIDATION', PRIVATE_KEY_REFUSAL, [{ field, message: 'looks like a private key or recovery phrase' }]);
   }
 }

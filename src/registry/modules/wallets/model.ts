@@ -3,8 +3,14 @@ import { t, type Static } from 'elysia';
 
 export const LABEL_MAX_LENGTH = 64;
 
-const Address = t.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: '0x-prefixed Ethereum address (any case; a mixed-case one must carry a valid EIP-55 checksum)' });
-const Label = t.String({ maxLength: LABEL_MAX_LENGTH, description: `plain text, 1–${LABEL_MAX_LENGTH} characters after trimming, no control characters` });
+const Address = t.String({
+  pattern: '^0x[0-9a-fA-F]{40}$',
+  description: '0x-prefixed Ethereum address (any case; a mixed-case one must carry a valid EIP-55 checksum)',
+});
+const Label = t.String({
+  maxLength: LABEL_MAX_LENGTH,
+  description: `plain text, 1–${LABEL_MAX_LENGTH} characters after trimming, no control characters`,
+});
 const Timestamp = t.String({ format: 'date-time' });
 const Nullable = <T extends TSchema>(schema: T) => t.Union([schema, t.Null()]);
 
@@ -15,7 +21,9 @@ export const RegisterWallet = t.Object({
 export type RegisterWallet = Static<typeof RegisterWallet>;
 
 export const UpdateLabel = t.Object({ label: Nullable(Label) });
-export const AddressParam = t.Object({ address: t.String({ maxLength: 128, description: '0x address of one of your wallets (any case)' }) });
+export const AddressParam = t.Object({
+  address: t.String({ maxLength: 128, description: '0x address of one of your wallets (any case)' }),
+});
 
 /** A spending wallet as every wallet endpoint returns it. */
 export const WalletView = t.Object({

@@ -28,7 +28,11 @@ export function toWalletView(row: WalletRow): WalletView {
  * addresses again is idempotent: it becomes active again (un-revoked if it was revoked) and keeps
  * its label unless a new one is given. An address of another user is refused.
  */
-export async function registerWallet(ctx: ServiceContext, userId: string, input: RegisterWallet): Promise<{ wallet: WalletView; created: boolean }> {
+export async function registerWallet(
+  ctx: ServiceContext,
+  userId: string,
+  input: RegisterWallet,
+): Promise<{ wallet: WalletView; created: boolean }> {
   const address = checksummed(input.address);
   const label = input.label === undefined ? undefined : normalizeLabel(input.label);
   const now = ctx.clock.now();
@@ -37,7 +41,10 @@ export async function registerWallet(ctx: ServiceContext, userId: string, input:
     await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('update');
     const [existing] = await tx.select().from(wallets).where(eq(wallets.address, address));
     if (existing && existing.userId !== userId) throw alreadyRegistered();
-    await tx.update(wallets).set({ isActive: false, updatedAt: now }).where(and(eq(wallets.userId, userId), eq(wallets.isActive, true)));
+    await tx
+      .update(wallets)
+      .set({ isActive: false, updatedAt: now })
+      .where(and(eq(wallets.userId, userId), eq(wallets.isActive, true)));
     if (existing) {
       const [row] = await tx
         .update(wallets)
@@ -58,18 +65,30 @@ export async function registerWallet(ctx: ServiceContext, userId: string, input:
 }
 
 export async function getActiveWallet(ctx: ServiceContext, userId: string): Promise<WalletView | null> {
-  const [row] = await ctx.db.select().from(wallets).where(and(eq(wallets.userId, userId), eq(wallets.isActive, true)));
+  const [row] = await ctx.db
+    .select()
+    .from(wallets)
+    .where(and(eq(wallets.userId, userId), eq(wallets.isActive, true)));
   return row ? toWalletView(row) : null;
 }
 
 /** The active wallet with its live USDC balance, or null when the user has none. */
-export async function getActiveWalletWithBalance(ctx: ServiceContext, userId: string, balances: BalanceReader): Promise<ActiveWallet | null> {
+export async function getActiveWalletWithBalance(
+  ctx: ServiceContext,
+  userId: string,
+  balances: BalanceReader,
+): Promise<ActiveWallet | null> {
   const wallet = await getActiveWallet(ctx, userId);
   return wallet ? withBalance(wallet, balances) : null;
 }
 
 /** One of the user's wallets, revoked or not, with its live USDC balance; 404 `Wallet not found` for any other address. */
-export async function getWalletWithBalance(ctx: ServiceContext, userId: string, address: string, balances: BalanceReader): Promise<ActiveWallet> {
+export async function getWalletWithBalance(
+  ctx: ServiceContext,
+  userId: string,
+  address: string,
+  balances: BalanceReader,
+): Promise<ActiveWallet> {
   const [row] = await ctx.db
     .select()
     .from(wallets)
@@ -84,7 +103,13 @@ async function withBalance(wallet: WalletView, balances: BalanceReader): Promise
   if (read.type === 'unavailable') {
     return { ...wallet, ...where, balance: null, balanceAtomic: null, balanceCheckedAt: null, balanceError: read.error };
   }
-  return { ...wallet, ...where, balance: formatUsdc(read.atomic), balanceAtomic: read.atomic.toString(), balanceCheckedAt: read.checkedAt.toISOString() };
+  return {
+    ...wallet,
+    ...where,
+    balance: formatUsdc(read.atomic),
+    balanceAtomic: read.atomic.toString(),
+    balanceCheckedAt: read.checkedAt.toISOString(),
+  };
 }
 
 /** Every wallet of the user, revoked ones included, newest first. */
@@ -112,7 +137,11 @@ export async function revokeWallet(ctx: ServiceContext, userId: string, address:
   const [row] = await ctx.db.select().from(wallets).where(where);
   if (!row) throw notFound();
   if (row.revokedAt !== null) return toWalletView(row);
-  const [revoked] = await ctx.db.update(wallets).set({ revokedAt: now, isActive: false, updatedAt: now }).where(eq(wallets.id, row.id)).returning();
+  const [revoked] = await ctx.db
+    .update(wallets)
+    .set({ revokedAt: now, isActive: false, updatedAt: now })
+    .where(eq(wallets.id, row.id))
+    .returning();
   return toWalletView(revoked ?? row);
 }
 

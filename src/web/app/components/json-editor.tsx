@@ -5,7 +5,8 @@ export function readJson(text: string): JsonRead {
   if (!text.trim()) return { ok: true, value: null };
   try {
     const value = JSON.parse(text) as unknown;
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, problem: 'A schema is a JSON object, like {"type": "object"}.' };
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      return { ok: false, problem: 'A schema is a JSON object, like {"type": "object"}.' };
     return { ok: true, value: value as Record<string, unknown> };
   } catch (error) {
     return { ok: false, problem: `Not valid JSON: ${(error as Error).message}` };

@@ -74,7 +74,13 @@ export function Layout({ children }: { children: ComponentChildren }) {
         </div>
       </header>
       <main id="main" class="container" tabIndex={-1}>
-        {configError && <ErrorBox error={configError} title="Some settings of this marketplace could not be loaded" retry={() => loadPageConfig().catch(() => undefined)} />}
+        {configError && (
+          <ErrorBox
+            error={configError}
+            title="Some settings of this marketplace could not be loaded"
+            retry={() => loadPageConfig().catch(() => undefined)}
+          />
+        )}
         {children}
       </main>
       <footer class="site-footer">

@@ -19,7 +19,8 @@ function initial(field: Field): string {
 }
 
 function convert(field: Field, raw: string): { ok: true; value: unknown; skip?: boolean } | { ok: false; problem: string } {
-  if (raw === '' && field.type !== 'boolean') return field.required ? { ok: false, problem: `${field.name} is required` } : { ok: true, value: undefined, skip: true };
+  if (raw === '' && field.type !== 'boolean')
+    return field.required ? { ok: false, problem: `${field.name} is required` } : { ok: true, value: undefined, skip: true };
   if (field.enum) return { ok: true, value: field.enum.find((v) => String(v) === raw) ?? raw };
   switch (field.type) {
     case 'string':
@@ -27,7 +28,8 @@ function convert(field: Field, raw: string): { ok: true; value: unknown; skip?: 
     case 'number':
     case 'integer': {
       const n = Number(raw);
-      if (!Number.isFinite(n) || (field.type === 'integer' && !Number.isInteger(n))) return { ok: false, problem: `${field.name} must be ${field.type === 'integer' ? 'a whole number' : 'a number'}` };
+      if (!Number.isFinite(n) || (field.type === 'integer' && !Number.isInteger(n)))
+        return { ok: false, problem: `${field.name} must be ${field.type === 'integer' ? 'a whole number' : 'a number'}` };
       return { ok: true, value: n };
     }
     case 'boolean':
@@ -66,12 +68,22 @@ export function useSchemaForm(schema: JsonSchema | null) {
       const id = `input-${f.name}`;
       const set = (v: string) => setValues({ ...values, [f.name]: v });
       const value = values[f.name] ?? '';
-      const hint = f.description ? <span class="hint" id={`${id}-hint`}>{f.description}</span> : null;
+      const hint = f.description ? (
+        <span class="hint" id={`${id}-hint`}>
+          {f.description}
+        </span>
+      ) : null;
       const described = f.description ? `${id}-hint` : undefined;
       if (f.type === 'boolean') {
         return (
           <div class="field field-check" key={f.name}>
-            <input id={id} type="checkbox" checked={value === 'true'} onChange={(e) => set(String(e.currentTarget.checked))} aria-describedby={described} />
+            <input
+              id={id}
+              type="checkbox"
+              checked={value === 'true'}
+              onChange={(e) => set(String(e.currentTarget.checked))}
+              aria-describedby={described}
+            />
             <label for={id}>{f.name}</label>
             {hint}
           </div>
@@ -105,13 +117,34 @@ export function useSchemaForm(schema: JsonSchema | null) {
         <div class="field" key={f.name}>
           {label}
           {structured || longText ? (
-            <textarea id={id} rows={structured ? 4 : 3} value={value} required={f.required} onInput={(e) => set(e.currentTarget.value)} aria-describedby={described} placeholder={structured ? 'JSON' : undefined} />
+            <textarea
+              id={id}
+              rows={structured ? 4 : 3}
+              value={value}
+              required={f.required}
+              onInput={(e) => set(e.currentTarget.value)}
+              aria-describedby={described}
+              placeholder={structured ? 'JSON' : undefined}
+            />
+          ) : f.type === 'string' ? (
+            <input
+              id={id}
+              type="text"
+              value={value}
+              required={f.required}
+              onInput={(e) => set(e.currentTarget.value)}
+              aria-describedby={described}
+            />
           ) : (
-            f.type === 'string' ? (
-              <input id={id} type="text" value={value} required={f.required} onInput={(e) => set(e.currentTarget.value)} aria-describedby={described} />
-            ) : (
-              <input id={id} type="number" step={f.type === 'integer' ? 1 : 'any'} value={value} required={f.required} onInput={(e) => set(e.currentTarget.value)} aria-describedby={described} />
-            )
+            <input
+              id={id}
+              type="number"
+              step={f.type === 'integer' ? 1 : 'any'}
+              value={value}
+              required={f.required}
+              onInput={(e) => set(e.currentTarget.value)}
+              aria-describedby={described}
+            />
           )}
           {hint}
         </div>

@@ -11,7 +11,17 @@ const HEIGHT = 180;
 /** Counts step by whole numbers; money (with `format`) by uPlot's own decimal steps. */
 const WHOLE_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 100000];
 
-export function SeriesChart({ title, dates, values, format }: { title: string; dates: string[]; values: number[]; format?: (n: number) => string }) {
+export function SeriesChart({
+  title,
+  dates,
+  values,
+  format,
+}: {
+  title: string;
+  dates: string[];
+  values: number[];
+  format?: (n: number) => string;
+}) {
   const show = format ?? String;
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -26,7 +36,10 @@ export function SeriesChart({ title, dates, values, format }: { title: string; d
         height: HEIGHT,
         legend: { show: false },
         cursor: { drag: { x: false, y: false } },
-        scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, format ? (max > 0 ? max * 1.2 : 1) : Math.max(4, Math.ceil(max * 1.2))] } },
+        scales: {
+          x: { time: true },
+          y: { range: (_u, _min, max) => [0, format ? (max > 0 ? max * 1.2 : 1) : Math.max(4, Math.ceil(max * 1.2))] },
+        },
         axes: [
           { stroke: text, grid: { show: false } },
           { stroke: text, size: 56, values: (_u, ticks) => ticks.map(show), ...(format ? {} : { incrs: WHOLE_STEPS }) },
@@ -52,17 +65,17 @@ export function SeriesChart({ title, dates, values, format }: { title: string; d
       <div ref={box} class="chart-box" style={{ height: `${HEIGHT}px` }} aria-hidden="true" />
       {/* A table ignores height and overflow, so the hiding box is a div around it (else 30 rows stretch the page). */}
       <div class="visually-hidden">
-      <table>
-        <caption>{title} per day</caption>
-        <tbody>
-          {dates.map((d, i) => (
-            <tr key={d}>
-              <th scope="row">{d}</th>
-              <td>{show(values[i] ?? 0)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        <table>
+          <caption>{title} per day</caption>
+          <tbody>
+            {dates.map((d, i) => (
+              <tr key={d}>
+                <th scope="row">{d}</th>
+                <td>{show(values[i] ?? 0)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
       </div>
     </figure>
   );

@@ -47,8 +47,8 @@ function Receipt({ outcome }: { outcome: PaidOutcome }) {
         </p>
       ) : (
         <p>
-          The skill server sent no settlement receipt{outcome.receipt?.errorReason ? ` (${outcome.receipt.errorReason})` : ''}. Payment reference{' '}
-          <code class="break">{outcome.nonce}</code>.
+          The skill server sent no settlement receipt{outcome.receipt?.errorReason ? ` (${outcome.receipt.errorReason})` : ''}. Payment
+          reference <code class="break">{outcome.nonce}</code>.
         </p>
       )}
     </div>
@@ -75,7 +75,11 @@ export function TryIt({ skill }: { skill: Skill }) {
     setStep({ name: 'quoting' });
     try {
       const q = await quote(skill, read.value, await loadPageConfig());
-      setStep(q.type === 'answered' ? { name: 'done', outcome: { answer: q.answer, receipt: undefined } } : { name: 'confirm', input: read.value, quote: q });
+      setStep(
+        q.type === 'answered'
+          ? { name: 'done', outcome: { answer: q.answer, receipt: undefined } }
+          : { name: 'confirm', input: read.value, quote: q },
+      );
     } catch (error) {
       setStep({ name: 'failed', message: (error as Error).message });
     }
@@ -119,8 +123,9 @@ export function TryIt({ skill }: { skill: Skill }) {
           <div class="notice confirm" role="group" aria-labelledby="confirm-title">
             <h4 id="confirm-title">Confirm the payment</h4>
             <p>
-              Pay <strong class="confirm-price">{usdc(skill.price)} USDC</strong> to <code title={step.quote.terms.requirements.payTo}>{shortAddress(step.quote.terms.requirements.payTo)}</code> on {networkName(skill.network)} for this call.
-              The terms match the listing.
+              Pay <strong class="confirm-price">{usdc(skill.price)} USDC</strong> to{' '}
+              <code title={step.quote.terms.requirements.payTo}>{shortAddress(step.quote.terms.requirements.payTo)}</code> on{' '}
+              {networkName(skill.network)} for this call. The terms match the listing.
             </p>
             {wallet ? (
               <p class="small">
@@ -130,7 +135,13 @@ export function TryIt({ skill }: { skill: Skill }) {
               <WalletPicker action="Connect" onPick={connect} />
             )}
             <div class="row">
-              <button ref={payButton} type="button" class="button button-primary" disabled={!wallet} onClick={() => confirm(step.input, step.quote)}>
+              <button
+                ref={payButton}
+                type="button"
+                class="button button-primary"
+                disabled={!wallet}
+                onClick={() => confirm(step.input, step.quote)}
+              >
                 Pay {usdc(skill.price)} and call
               </button>
               <button type="button" class="button" onClick={() => setStep({ name: 'input' })}>
@@ -155,7 +166,11 @@ export function TryIt({ skill }: { skill: Skill }) {
             <h4>{step.outcome.answer.ok ? 'Result' : `The skill answered ${step.outcome.answer.status}`}</h4>
             {step.outcome.answer.ok ? (
               <pre class="result" tabIndex={0}>
-                <code>{typeof step.outcome.answer.result === 'string' ? step.outcome.answer.result : JSON.stringify(step.outcome.answer.result, null, 2)}</code>
+                <code>
+                  {typeof step.outcome.answer.result === 'string'
+                    ? step.outcome.answer.result
+                    : JSON.stringify(step.outcome.answer.result, null, 2)}
+                </code>
               </pre>
             ) : (
               <p class="error-message">{step.outcome.answer.error}</p>

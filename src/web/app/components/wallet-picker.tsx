@@ -40,7 +40,11 @@ export function WalletPicker({ onPick, action }: { onPick: (wallet: WalletOption
         {wallets.map((wallet) => (
           <li key={wallet.id}>
             <button type="button" class="button wallet-button" disabled={busy !== undefined} onClick={() => pick(wallet)}>
-              {wallet.icon ? <img src={wallet.icon} alt="" width={24} height={24} /> : <span class="wallet-icon-placeholder" aria-hidden="true" />}
+              {wallet.icon ? (
+                <img src={wallet.icon} alt="" width={24} height={24} />
+              ) : (
+                <span class="wallet-icon-placeholder" aria-hidden="true" />
+              )}
               <span>
                 {action} with {wallet.name}
               </span>

@@ -37,7 +37,12 @@ export const sessionHint = {
 /** One refresh at a time, however many calls met a 401 together. */
 export function refreshSession(): Promise<boolean> {
   if (!sessionHint.get()) return Promise.resolve(false);
-  refreshing ??= fetch('/auth/refresh', { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json' }, body: '{}' })
+  refreshing ??= fetch('/auth/refresh', {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  })
     .then((res) => res.ok)
     .catch(() => false)
     .then((ok) => {
@@ -63,16 +68,24 @@ async function toError(res: Response): Promise<ApiError> {
   try {
     const body = (await res.json()) as { error?: unknown; code?: unknown; requestId?: unknown };
     if (typeof body.error === 'string') {
-      return new ApiError(body.error, res.status, typeof body.code === 'string' ? body.code : 'ERROR', typeof body.requestId === 'string' ? body.requestId : requestId);
+      return new ApiError(
+        body.error,
+        res.status,
+        typeof body.code === 'string' ? body.code : 'ERROR',
+        typeof body.requestId === 'string' ? body.requestId : requestId,
+      );
     }
   } catch {
     // not the registry's error shape: fall through to a generic message
   }
-  return new ApiError(`The registry answered ${res.status} ${res.statusText}`.trim(), res.status, 'HTTP_' + res.status, requestId);
+  return new ApiError(`The registry answered ${res.status} ${res.statusText}`.trim(), res.status, `HTTP_${res.status}`, requestId);
 }
 
 /** `GET`/`POST`/… a registry path; resolves with the parsed body and the headers (for X-Next-Cursor). */
-export async function request<T>(path: string, options: { method?: string; body?: unknown; signal?: AbortSignal } = {}): Promise<ApiResult<T>> {
+export async function request<T>(
+  path: string,
+  options: { method?: string; body?: unknown; signal?: AbortSignal } = {},
+): Promise<ApiResult<T>> {
   const init: RequestInit = { method: options.method ?? 'GET', headers: { accept: 'application/json' } };
   if (options.signal) init.signal = options.signal;
   if (options.body !== undefined) {

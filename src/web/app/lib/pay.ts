@@ -42,14 +42,17 @@ async function post(skill: Skill, input: unknown, proof?: string): Promise<{ res
   try {
     res = await fetch(skill.endpoint, { method: 'POST', headers, body: JSON.stringify(input), mode: 'cors', credentials: 'omit' });
   } catch {
-    throw new Error(`The skill server at ${new URL(skill.endpoint).origin} could not be reached from this browser (offline, or it does not allow calls from web pages).`);
+    throw new Error(
+      `The skill server at ${new URL(skill.endpoint).origin} could not be reached from this browser (offline, or it does not allow calls from web pages).`,
+    );
   }
   return { res, text: await res.text() };
 }
 
 function toAnswer(res: Response, text: string, slug: string): SkillAnswer {
   const answer = { status: res.status, headers: res.headers, text };
-  if (!res.ok) return { status: res.status, ok: false, error: reasonOf(answer) ?? `The skill answered ${res.status} ${res.statusText}`.trim() };
+  if (!res.ok)
+    return { status: res.status, ok: false, error: reasonOf(answer) ?? `The skill answered ${res.status} ${res.statusText}`.trim() };
   try {
     return { status: res.status, ok: true, result: resultOf(answer, slug, 'no', undefined) };
   } catch (error) {
@@ -75,9 +78,16 @@ export async function quote(skill: Skill, input: unknown, config: PageConfig): P
 }
 
 /** Signs the confirmed terms with the wallet and sends the paid request. */
-export async function pay(skill: Skill, input: unknown, quoted: Extract<Quote, { type: 'payment-required' }>, wallet: { provider: Eip1193Provider; address: `0x${string}` }): Promise<PaidOutcome> {
+export async function pay(
+  skill: Skill,
+  input: unknown,
+  quoted: Extract<Quote, { type: 'payment-required' }>,
+  wallet: { provider: Eip1193Provider; address: `0x${string}` },
+): Promise<PaidOutcome> {
   await ensureChain(wallet.provider, Number(quoted.terms.requirements.network.split(':')[1]));
-  const payload = await signAuthorization(typedDataSigner(wallet.provider, wallet.address), quoted.terms.requirements, { resource: quoted.resource });
+  const payload = await signAuthorization(typedDataSigner(wallet.provider, wallet.address), quoted.terms.requirements, {
+    resource: quoted.resource,
+  });
   const { res, text } = await post(skill, input, encodePaymentPayload(payload));
   const settled = readSettleResponseHeader(res.headers);
   return {

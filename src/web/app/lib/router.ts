@@ -66,5 +66,7 @@ export function startRouter(): void {
 
 /** Paths the app draws itself; anything else (the API, /docs) is left to a real navigation. */
 export function isPagePath(path: string): boolean {
-  return path === '/' || /^\/(skill|creator)\/[^/]+$/.test(path) || path === '/signin' || path === '/dashboard' || path.startsWith('/dashboard/');
+  return (
+    path === '/' || /^\/(skill|creator)\/[^/]+$/.test(path) || path === '/signin' || path === '/dashboard' || path.startsWith('/dashboard/')
+  );
 }

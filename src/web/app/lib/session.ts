@@ -46,7 +46,8 @@ function follow(wallet: WalletOption): void {
   wallet.provider.on?.('accountsChanged', (accounts) => {
     if (connected.peek()?.wallet.provider !== wallet.provider) return;
     const first = Array.isArray(accounts) ? accounts[0] : undefined;
-    connected.value = typeof first === 'string' && /^0x[0-9a-fA-F]{40}$/.test(first) ? { wallet, address: first as `0x${string}` } : undefined;
+    connected.value =
+      typeof first === 'string' && /^0x[0-9a-fA-F]{40}$/.test(first) ? { wallet, address: first as `0x${string}` } : undefined;
   });
 }
 

@@ -2,10 +2,15 @@
 import { useState } from 'preact/hooks';
 import { asApiError, type ApiError } from './api';
 
-export function useAction(): { busy: boolean; error: ApiError | undefined; run: <T>(work: () => Promise<T>) => Promise<T | undefined>; clear: () => void } {
+export function useAction(): {
+  busy: boolean;
+  error: ApiError | undefined;
+  run: <T>(work: () => Promise<T>) => Promise<T | undefined>;
+  clear: () => void;
+} {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiError | undefined>();
-  const run = async <T,>(work: () => Promise<T>) => {
+  const run = async <T>(work: () => Promise<T>) => {
     setBusy(true);
     setError(undefined);
     try {

@@ -7,7 +7,10 @@ import { useResource } from '../lib/use-resource';
 
 export function CreatorPage({ params }: { params: Record<string, string> }) {
   const address = params.address ?? '';
-  const [creator, retry] = useResource((signal) => api.get<Creator & { skills: Skill[] }>(`/creators/${encodeURIComponent(address)}`, signal), [address]);
+  const [creator, retry] = useResource(
+    (signal) => api.get<Creator & { skills: Skill[] }>(`/creators/${encodeURIComponent(address)}`, signal),
+    [address],
+  );
   if (creator.state === 'loading') {
     return (
       <section>

@@ -35,7 +35,10 @@ function queryOf(filters: Filters, extra: Record<string, string> = {}): string {
   return text ? `?${text}` : '';
 }
 
-type Listing = { state: 'loading' } | { state: 'error'; error: ApiError } | { state: 'ready'; skills: Skill[]; next: string | null; more: 'idle' | 'loading' | ApiError };
+type Listing =
+  | { state: 'loading' }
+  | { state: 'error'; error: ApiError }
+  | { state: 'ready'; skills: Skill[]; next: string | null; more: 'idle' | 'loading' | ApiError };
 
 export function MarketplacePage() {
   const filters = readFilters(location.value.query);
@@ -67,7 +70,8 @@ export function MarketplacePage() {
     const controller = new AbortController();
     setListing({ state: 'loading' });
     request<Skill[]>(`/skills${queryOf(filters, { limit: String(PAGE_SIZE) })}`, { signal: controller.signal }).then(
-      ({ data, headers }) => controller.signal.aborted || setListing({ state: 'ready', skills: data, next: headers.get('x-next-cursor'), more: 'idle' }),
+      ({ data, headers }) =>
+        controller.signal.aborted || setListing({ state: 'ready', skills: data, next: headers.get('x-next-cursor'), more: 'idle' }),
       (error) => controller.signal.aborted || setListing({ state: 'error', error: asApiError(error) }),
     );
     return () => controller.abort();
@@ -93,7 +97,14 @@ export function MarketplacePage() {
       <form class="filters" role="search" onSubmit={(e) => (e.preventDefault(), setFilter('q', text.trim()))}>
         <div class="field field-search">
           <label for="search">Search skills</label>
-          <input id="search" type="search" value={text} placeholder="e.g. translate, weather, summarize" autocomplete="off" onInput={(e) => onType(e.currentTarget.value)} />
+          <input
+            id="search"
+            type="search"
+            value={text}
+            placeholder="e.g. translate, weather, summarize"
+            autocomplete="off"
+            onInput={(e) => onType(e.currentTarget.value)}
+          />
         </div>
         <div class="field">
           <label for="group">Group</label>
@@ -109,15 +120,31 @@ export function MarketplacePage() {
         </div>
         <div class="field field-price">
           <label for="min-price">Min price (USDC)</label>
-          <input id="min-price" inputMode="decimal" value={filters.minPrice} placeholder="0" onChange={(e) => setFilter('minPrice', e.currentTarget.value.trim())} />
+          <input
+            id="min-price"
+            inputMode="decimal"
+            value={filters.minPrice}
+            placeholder="0"
+            onChange={(e) => setFilter('minPrice', e.currentTarget.value.trim())}
+          />
         </div>
         <div class="field field-price">
           <label for="max-price">Max price (USDC)</label>
-          <input id="max-price" inputMode="decimal" value={filters.maxPrice} placeholder="any" onChange={(e) => setFilter('maxPrice', e.currentTarget.value.trim())} />
+          <input
+            id="max-price"
+            inputMode="decimal"
+            value={filters.maxPrice}
+            placeholder="any"
+            onChange={(e) => setFilter('maxPrice', e.currentTarget.value.trim())}
+          />
         </div>
         <div class="field">
           <label for="sort">Sort by</label>
-          <select id="sort" value={filters.sort || (filters.q ? 'relevance' : 'newest')} onChange={(e) => setFilter('sort', e.currentTarget.value)}>
+          <select
+            id="sort"
+            value={filters.sort || (filters.q ? 'relevance' : 'newest')}
+            onChange={(e) => setFilter('sort', e.currentTarget.value)}
+          >
             {SORTS.map(([value, label]) => (
               <option key={value} value={value} disabled={value === 'relevance' && !filters.q}>
                 {label}
@@ -134,7 +161,9 @@ export function MarketplacePage() {
             <SkillCardSkeletons n={12} />
           </>
         )}
-        {listing.state === 'error' && <ErrorBox error={listing.error} title="Could not load skills" retry={() => setAttempt((n) => n + 1)} />}
+        {listing.state === 'error' && (
+          <ErrorBox error={listing.error} title="Could not load skills" retry={() => setAttempt((n) => n + 1)} />
+        )}
         {listing.state === 'ready' &&
           (listing.skills.length === 0 ? (
             <Empty title={key ? 'No skills match' : 'No skills yet'}>
@@ -151,7 +180,9 @@ export function MarketplacePage() {
                   <SkillCard key={skill.id} skill={skill} />
                 ))}
               </ul>
-              {listing.more !== 'idle' && listing.more !== 'loading' && <ErrorBox error={listing.more} title="Could not load more skills" />}
+              {listing.more !== 'idle' && listing.more !== 'loading' && (
+                <ErrorBox error={listing.more} title="Could not load more skills" />
+              )}
               {listing.next && (
                 <div class="center">
                   <button type="button" class="button" onClick={loadMore} disabled={listing.more === 'loading'}>

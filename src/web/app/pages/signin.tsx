@@ -26,10 +26,7 @@ export function SignInPage() {
         </p>
       ) : (
         <>
-          <p>
-            Connect your wallet and sign one message to prove it is yours. Signing is free: it sends no transaction and moves no
-            money.
-          </p>
+          <p>Connect your wallet and sign one message to prove it is yours. Signing is free: it sends no transaction and moves no money.</p>
           <WalletPicker
             action="Sign in"
             onPick={async (wallet) => {
@@ -39,8 +36,8 @@ export function SignInPage() {
           />
           {privyAppId && (
             <p class="muted small">
-              Email and social login are enabled on this registry; use <code>market login</code> or the provider's app until the
-              page offers it.
+              Email and social login are enabled on this registry; use <code>market login</code> or the provider's app until the page offers
+              it.
             </p>
           )}
         </>

@@ -25,7 +25,10 @@ function FavouriteButton({ skill, onCount }: { skill: Skill; onCount: (n: number
     setBusy(true);
     setError(undefined);
     try {
-      const r = await api.post<{ favorited: boolean; favoriteCount: number }>('/analytics/favorite', { skillId: skill.id, action: favourited ? 'remove' : 'add' });
+      const r = await api.post<{ favorited: boolean; favoriteCount: number }>('/analytics/favorite', {
+        skillId: skill.id,
+        action: favourited ? 'remove' : 'add',
+      });
       setFavourited(r.favorited);
       onCount(r.favoriteCount);
     } catch (e) {
@@ -67,7 +70,10 @@ export function SkillPage({ params }: { params: Record<string, string> }) {
   const slug = params.slug ?? '';
   const [skill, retry] = useResource((signal) => api.get<Skill>(`/skills/${encodeURIComponent(slug)}`, signal), [slug]);
   const id = skill.state === 'ready' ? skill.data.id : undefined;
-  const [analytics] = useResource((signal) => (id ? api.get<Analytics>(`/analytics/${id}`, signal) : new Promise<never>(() => undefined)), [id]);
+  const [analytics] = useResource(
+    (signal) => (id ? api.get<Analytics>(`/analytics/${id}`, signal) : new Promise<never>(() => undefined)),
+    [id],
+  );
   const [favourites, setFavourites] = useState<number | undefined>();
 
   useEffect(() => {
@@ -86,7 +92,11 @@ export function SkillPage({ params }: { params: Record<string, string> }) {
             <h1 tabIndex={-1}>{slug}</h1>
           </div>
         </header>
-        {skill.state === 'loading' ? <Skeleton lines={6} label="Loading the skill" /> : <ErrorBox error={skill.error} title="Could not load this skill" retry={retry} />}
+        {skill.state === 'loading' ? (
+          <Skeleton lines={6} label="Loading the skill" />
+        ) : (
+          <ErrorBox error={skill.error} title="Could not load this skill" retry={retry} />
+        )}
       </article>
     );
   }
@@ -112,11 +122,19 @@ export function SkillPage({ params }: { params: Record<string, string> }) {
         </div>
       </header>
       <p class="lead">{s.description ?? <span class="muted">No description.</span>}</p>
-      <Stats skill={s} analytics={analytics.state === 'ready' ? analytics.data : undefined} favourites={favourites ?? (analytics.state === 'ready' ? analytics.data.favoriteCount : s.favoriteCount)} />
+      <Stats
+        skill={s}
+        analytics={analytics.state === 'ready' ? analytics.data : undefined}
+        favourites={favourites ?? (analytics.state === 'ready' ? analytics.data.favoriteCount : s.favoriteCount)}
+      />
       <section aria-labelledby="usage-title">
         <h2 id="usage-title">Usage</h2>
         {analytics.state === 'ready' ? (
-          <SeriesChart title="Calls per day, last 30 days" dates={analytics.data.daily.map((d) => d.date)} values={analytics.data.daily.map((d) => d.calls)} />
+          <SeriesChart
+            title="Calls per day, last 30 days"
+            dates={analytics.data.daily.map((d) => d.date)}
+            values={analytics.data.daily.map((d) => d.calls)}
+          />
         ) : analytics.state === 'error' ? (
           <ErrorBox error={analytics.error} title="Could not load the chart" />
         ) : (

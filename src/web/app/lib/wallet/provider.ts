@@ -38,7 +38,8 @@ export function discoverWallets(): void {
     }));
     const legacy = (window as { ethereum?: Eip1193Provider }).ethereum;
     // An old wallet that only sets window.ethereum, and is not one of the announced providers.
-    if (legacy && !found.some((w) => w.provider === legacy)) found.push({ id: 'injected', name: 'Browser wallet', icon: undefined, provider: legacy });
+    if (legacy && !found.some((w) => w.provider === legacy))
+      found.push({ id: 'injected', name: 'Browser wallet', icon: undefined, provider: legacy });
     discovered.value = found;
   };
   store.subscribe(update, { emitImmediately: true });

@@ -39,7 +39,13 @@ function PaymentRef({ record }: { record: UsageRecord }) {
   // Only a transaction hash on this registry's network has an explorer page; a nonce does not.
   if (explorer && record.network === networkId && TX_HASH.test(ref)) {
     return (
-      <a class="mono tx-hash" href={`${explorer.url}/tx/${ref}`} target="_blank" rel="noopener noreferrer" title={`Open in ${explorer.name}`}>
+      <a
+        class="mono tx-hash"
+        href={`${explorer.url}/tx/${ref}`}
+        target="_blank"
+        rel="noopener noreferrer"
+        title={`Open in ${explorer.name}`}
+      >
         {ref}
       </a>
     );
@@ -80,7 +86,9 @@ export function CallsView() {
             <tr>
               <th scope="col">When</th>
               <th scope="col">Skill</th>
-              <th scope="col" class="num">Paid</th>
+              <th scope="col" class="num">
+                Paid
+              </th>
               <th scope="col">Receipt</th>
             </tr>
           </thead>

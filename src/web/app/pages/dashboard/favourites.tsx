@@ -19,7 +19,11 @@ export function FavouritesView() {
   const paused = skills.data.filter((s) => !s.isActive).length;
   return (
     <>
-      {paused > 0 && <p class="muted small">{paused === 1 ? 'One of them is' : `${paused} of them are`} paused by the creator and cannot be called now.</p>}
+      {paused > 0 && (
+        <p class="muted small">
+          {paused === 1 ? 'One of them is' : `${paused} of them are`} paused by the creator and cannot be called now.
+        </p>
+      )}
       <ul class="skill-grid">
         {skills.data.map((s) => (
           <SkillCard key={s.id} skill={s} />

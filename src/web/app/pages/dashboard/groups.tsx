@@ -27,7 +27,11 @@ function GroupForm({ group, onClose, onSaved }: { group?: Group; onClose: () => 
     event.preventDefault();
     const body = group
       ? { name: name.trim(), icon: icon.trim() || null, description: description.trim() || null }
-      : { name: name.trim(), ...(icon.trim() ? { icon: icon.trim() } : {}), ...(description.trim() ? { description: description.trim() } : {}) };
+      : {
+          name: name.trim(),
+          ...(icon.trim() ? { icon: icon.trim() } : {}),
+          ...(description.trim() ? { description: description.trim() } : {}),
+        };
     const done = await save.run(() => (group ? api.patch(`/groups/${encodeURIComponent(group.slug)}`, body) : api.post('/groups', body)));
     if (done !== undefined) onSaved();
   };
@@ -40,14 +44,26 @@ function GroupForm({ group, onClose, onSaved }: { group?: Group; onClose: () => 
         </div>
         <div class="field">
           <label for="group-icon">Icon</label>
-          <input id="group-icon" maxLength={2048} value={icon} aria-describedby="group-icon-hint" onInput={(e) => setIcon((e.target as HTMLInputElement).value)} />
+          <input
+            id="group-icon"
+            maxLength={2048}
+            value={icon}
+            aria-describedby="group-icon-hint"
+            onInput={(e) => setIcon((e.target as HTMLInputElement).value)}
+          />
           <span id="group-icon-hint" class="hint">
             An emoji, or the https address of an image. Optional.
           </span>
         </div>
         <div class="field">
           <label for="group-description">Description</label>
-          <textarea id="group-description" rows={2} maxLength={500} value={description} onInput={(e) => setDescription((e.target as HTMLTextAreaElement).value)} />
+          <textarea
+            id="group-description"
+            rows={2}
+            maxLength={500}
+            value={description}
+            onInput={(e) => setDescription((e.target as HTMLTextAreaElement).value)}
+          />
         </div>
         {save.error && <ErrorBox error={save.error} title={group ? 'Could not save the group' : 'Could not create the group'} />}
         <div class="row dialog-actions">
@@ -81,7 +97,9 @@ export function GroupsView() {
       </button>
       {groups.state === 'loading' && <Skeleton lines={3} label="Loading your groups" />}
       {groups.state === 'error' && <ErrorBox error={groups.error} title="Could not load your groups" retry={retry} />}
-      {groups.state === 'ready' && groups.data.length === 0 && <Empty title="No groups yet">Create one to publish your first skill in it.</Empty>}
+      {groups.state === 'ready' && groups.data.length === 0 && (
+        <Empty title="No groups yet">Create one to publish your first skill in it.</Empty>
+      )}
       {groups.state === 'ready' && groups.data.length > 0 && (
         <ul class="item-list" aria-label="Your groups">
           {groups.data.map((g) => (
@@ -127,7 +145,10 @@ export function GroupsView() {
         >
           <p>The group goes away for good. A group that a skill still uses cannot be deleted: move the skill first.</p>
           {remove.error && (
-            <ErrorBox error={remove.error} title={remove.error.status === 409 ? 'This group is still in use' : 'Could not delete the group'} />
+            <ErrorBox
+              error={remove.error}
+              title={remove.error.status === 409 ? 'This group is still in use' : 'Could not delete the group'}
+            />
           )}
         </ConfirmDialog>
       )}

@@ -61,32 +61,45 @@ function NewKey({ onClose, onCreated }: { onClose: () => void; onCreated: () => 
           </div>
         </>
       ) : (
-      <form onSubmit={submit}>
-        <div class="field">
-          <label for="key-name">Name</label>
-          <input id="key-name" required maxLength={80} placeholder="e.g. laptop, CI" value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
-        </div>
-        <fieldset class="field">
-          <legend>Type</legend>
-          <div class="field-check">
-            <input type="radio" id="key-type-creator" name="key-type" checked={type === 'creator'} onChange={() => setType('creator')} />
-            <label for="key-type-creator">Creator (sk_): publish skills, record calls</label>
+        <form onSubmit={submit}>
+          <div class="field">
+            <label for="key-name">Name</label>
+            <input
+              id="key-name"
+              required
+              maxLength={80}
+              placeholder="e.g. laptop, CI"
+              value={name}
+              onInput={(e) => setName((e.target as HTMLInputElement).value)}
+            />
           </div>
-          <div class="field-check">
-            <input type="radio" id="key-type-consumer" name="key-type" checked={type === 'consumer'} onChange={() => setType('consumer')} />
-            <label for="key-type-consumer">Consumer (ck_): spending wallets, usage</label>
+          <fieldset class="field">
+            <legend>Type</legend>
+            <div class="field-check">
+              <input type="radio" id="key-type-creator" name="key-type" checked={type === 'creator'} onChange={() => setType('creator')} />
+              <label for="key-type-creator">Creator (sk_): publish skills, record calls</label>
+            </div>
+            <div class="field-check">
+              <input
+                type="radio"
+                id="key-type-consumer"
+                name="key-type"
+                checked={type === 'consumer'}
+                onChange={() => setType('consumer')}
+              />
+              <label for="key-type-consumer">Consumer (ck_): spending wallets, usage</label>
+            </div>
+          </fieldset>
+          {create.error && <ErrorBox error={create.error} title="Could not create the key" />}
+          <div class="row dialog-actions">
+            <button type="button" class="button" onClick={onClose}>
+              Cancel
+            </button>
+            <button type="submit" class="button button-primary" disabled={create.busy}>
+              {create.busy ? 'Creating…' : 'Create key'}
+            </button>
           </div>
-        </fieldset>
-        {create.error && <ErrorBox error={create.error} title="Could not create the key" />}
-        <div class="row dialog-actions">
-          <button type="button" class="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" class="button button-primary" disabled={create.busy}>
-            {create.busy ? 'Creating…' : 'Create key'}
-          </button>
-        </div>
-      </form>
+        </form>
       )}
     </Dialog>
   );
@@ -120,7 +133,9 @@ export function KeysView() {
                 <th scope="col">Key</th>
                 <th scope="col">Created</th>
                 <th scope="col">Last used</th>
-                <th scope="col"><span class="visually-hidden">Actions</span></th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
               </tr>
             </thead>
             <tbody>

@@ -16,7 +16,9 @@ export function ProfileView() {
   const submit = async (event: Event) => {
     event.preventDefault();
     setSaved(false);
-    const updated = await save.run(() => api.patch<Creator>('/creators/me', { name: name.trim() || null, avatar: avatar.trim() || null, bio: bio.trim() || null }));
+    const updated = await save.run(() =>
+      api.patch<Creator>('/creators/me', { name: name.trim() || null, avatar: avatar.trim() || null, bio: bio.trim() || null }),
+    );
     if (updated) {
       account.value = updated;
       setSaved(true);
@@ -25,15 +27,29 @@ export function ProfileView() {
   return (
     <form class="narrow" onSubmit={submit}>
       <p class="muted small">
-        Shown on <a href={`/creator/${me.walletAddress}`}>your public page</a> and beside your skills. Wallet <code class="break">{me.walletAddress}</code>
+        Shown on <a href={`/creator/${me.walletAddress}`}>your public page</a> and beside your skills. Wallet{' '}
+        <code class="break">{me.walletAddress}</code>
       </p>
       <div class="field">
         <label for="profile-name">Name</label>
-        <input id="profile-name" maxLength={80} autoComplete="nickname" value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+        <input
+          id="profile-name"
+          maxLength={80}
+          autoComplete="nickname"
+          value={name}
+          onInput={(e) => setName((e.target as HTMLInputElement).value)}
+        />
       </div>
       <div class="field">
         <label for="profile-avatar">Avatar image address</label>
-        <input id="profile-avatar" type="url" maxLength={2048} placeholder="https://…" value={avatar} onInput={(e) => setAvatar((e.target as HTMLInputElement).value)} />
+        <input
+          id="profile-avatar"
+          type="url"
+          maxLength={2048}
+          placeholder="https://…"
+          value={avatar}
+          onInput={(e) => setAvatar((e.target as HTMLInputElement).value)}
+        />
       </div>
       <div class="field">
         <label for="profile-bio">Bio</label>

@@ -57,9 +57,22 @@ export function SkillAnalytics({ slug }: { slug: string }) {
             </div>
           </dl>
           <div class="chart-grid">
-            <SeriesChart title="Calls" dates={data.data.analytics.daily.map((d) => d.date)} values={data.data.analytics.daily.map((d) => d.calls)} />
-            <SeriesChart title="Views" dates={data.data.analytics.daily.map((d) => d.date)} values={data.data.analytics.daily.map((d) => d.views)} />
-            <SeriesChart title="Revenue (USDC)" dates={data.data.analytics.daily.map((d) => d.date)} values={data.data.analytics.daily.map((d) => Number(d.revenue))} format={money} />
+            <SeriesChart
+              title="Calls"
+              dates={data.data.analytics.daily.map((d) => d.date)}
+              values={data.data.analytics.daily.map((d) => d.calls)}
+            />
+            <SeriesChart
+              title="Views"
+              dates={data.data.analytics.daily.map((d) => d.date)}
+              values={data.data.analytics.daily.map((d) => d.views)}
+            />
+            <SeriesChart
+              title="Revenue (USDC)"
+              dates={data.data.analytics.daily.map((d) => d.date)}
+              values={data.data.analytics.daily.map((d) => Number(d.revenue))}
+              format={money}
+            />
           </div>
           <p class="small">
             <a href={`/skill/${encodeURIComponent(slug)}`}>Open the public page</a>

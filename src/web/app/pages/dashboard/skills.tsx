@@ -19,17 +19,30 @@ const pretty = (schema: Record<string, unknown> | null) => (schema ? JSON.string
 function EditSkill({ skill, groups, onClose, onSaved }: { skill: Skill; groups: Group[]; onClose: () => void; onSaved: () => void }) {
   const [description, setDescription] = useState(skill.description ?? '');
   const [price, setPrice] = useState(skill.price.replace(/^\$/, ''));
-  const [chosen, setChosen] = useState(new Set(groups.filter((g) => skill.groups.includes(g.slug) || skill.groups.includes(g.name)).map((g) => g.slug)));
+  const [chosen, setChosen] = useState(
+    new Set(groups.filter((g) => skill.groups.includes(g.slug) || skill.groups.includes(g.name)).map((g) => g.slug)),
+  );
   const [input, setInput] = useState(pretty(skill.inputSchema));
   const [output, setOutput] = useState(pretty(skill.outputSchema));
   const save = useAction();
   const inputRead = readJson(input);
   const outputRead = readJson(output);
-  const problem = !inputRead.ok || !outputRead.ok ? 'Fix the schema marked above before saving.' : chosen.size === 0 ? 'Choose at least one group.' : undefined;
+  const problem =
+    !inputRead.ok || !outputRead.ok
+      ? 'Fix the schema marked above before saving.'
+      : chosen.size === 0
+        ? 'Choose at least one group.'
+        : undefined;
   const submit = async (event: Event) => {
     event.preventDefault();
     if (problem || !inputRead.ok || !outputRead.ok) return;
-    const body = { description: description.trim() || null, price, groups: [...chosen], inputSchema: inputRead.value, outputSchema: outputRead.value };
+    const body = {
+      description: description.trim() || null,
+      price,
+      groups: [...chosen],
+      inputSchema: inputRead.value,
+      outputSchema: outputRead.value,
+    };
     if ((await save.run(() => api.patch(`/skills/${encodeURIComponent(skill.slug)}`, body))) !== undefined) onSaved();
   };
   return (
@@ -37,11 +50,25 @@ function EditSkill({ skill, groups, onClose, onSaved }: { skill: Skill; groups: 
       <form onSubmit={submit}>
         <div class="field">
           <label for="edit-description">Description</label>
-          <textarea id="edit-description" rows={3} maxLength={2000} value={description} onInput={(e) => setDescription((e.target as HTMLTextAreaElement).value)} />
+          <textarea
+            id="edit-description"
+            rows={3}
+            maxLength={2000}
+            value={description}
+            onInput={(e) => setDescription((e.target as HTMLTextAreaElement).value)}
+          />
         </div>
         <div class="field">
           <label for="edit-price">Price per call (USDC)</label>
-          <input id="edit-price" inputMode="decimal" required pattern="\$?[0-9]+(\.[0-9]{1,6})?" value={price} aria-describedby="edit-price-hint" onInput={(e) => setPrice((e.target as HTMLInputElement).value)} />
+          <input
+            id="edit-price"
+            inputMode="decimal"
+            required
+            pattern="\$?[0-9]+(\.[0-9]{1,6})?"
+            value={price}
+            aria-describedby="edit-price-hint"
+            onInput={(e) => setPrice((e.target as HTMLInputElement).value)}
+          />
           <span id="edit-price-hint" class="hint">
             Up to 6 decimals, e.g. 0.001
           </span>
@@ -110,8 +137,16 @@ function ActiveSwitch({ skill, onChanged }: { skill: Skill; onChanged: () => voi
       </button>
       {action.error && !confirm && <ErrorBox error={action.error} title="Could not change the skill" />}
       {confirm && (
-        <ConfirmDialog title={`Pause ${skill.name}?`} action="Pause the skill" busy={action.busy} onConfirm={() => set(false)} onClose={() => setConfirm(false)}>
-          <p>It leaves the marketplace until you switch it on again. Its server keeps running; calls from people who know the URL still pay.</p>
+        <ConfirmDialog
+          title={`Pause ${skill.name}?`}
+          action="Pause the skill"
+          busy={action.busy}
+          onConfirm={() => set(false)}
+          onClose={() => setConfirm(false)}
+        >
+          <p>
+            It leaves the marketplace until you switch it on again. Its server keeps running; calls from people who know the URL still pay.
+          </p>
           {action.error && <ErrorBox error={action.error} title="Could not pause the skill" />}
         </ConfirmDialog>
       )}
@@ -123,7 +158,10 @@ export function SkillsView({ rest }: { rest: string[] }) {
   const me = account.value!;
   const [data, retry] = useResource(
     async (signal) => {
-      const [skills, groups] = await Promise.all([api.get<Skill[]>('/creators/me/skills', signal), api.get<Group[]>(`/groups?creator=${me.walletAddress}`, signal)]);
+      const [skills, groups] = await Promise.all([
+        api.get<Skill[]>('/creators/me/skills', signal),
+        api.get<Group[]>(`/groups?creator=${me.walletAddress}`, signal),
+      ]);
       return { skills, groups };
     },
     [me.walletAddress],
@@ -149,13 +187,25 @@ export function SkillsView({ rest }: { rest: string[] }) {
           <thead>
             <tr>
               <th scope="col">Skill</th>
-              <th scope="col" class="num">Price</th>
-              <th scope="col" class="num">Calls</th>
-              <th scope="col" class="num">Views</th>
-              <th scope="col" class="num">Favourites</th>
-              <th scope="col" class="num">Revenue</th>
+              <th scope="col" class="num">
+                Price
+              </th>
+              <th scope="col" class="num">
+                Calls
+              </th>
+              <th scope="col" class="num">
+                Views
+              </th>
+              <th scope="col" class="num">
+                Favourites
+              </th>
+              <th scope="col" class="num">
+                Revenue
+              </th>
               <th scope="col">Listed</th>
-              <th scope="col"><span class="visually-hidden">Actions</span></th>
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody>

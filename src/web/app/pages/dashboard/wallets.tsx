@@ -78,8 +78,11 @@ function NewWallet({ onClose, onCreated }: { onClose: () => void; onCreated: () 
           passphrase safe: without both, the funds in this wallet are lost. The registry knows only the address.
         </p>
         <p>
-          Address <code class="break" data-testid="new-wallet-address">{done.address}</code>. Send USDC to it to pay for calls, and use the
-          file with <code>market call --keystore</code> or the SDK.
+          Address{' '}
+          <code class="break" data-testid="new-wallet-address">
+            {done.address}
+          </code>
+          . Send USDC to it to pay for calls, and use the file with <code>market call --keystore</code> or the SDK.
         </p>
         <div class="row dialog-actions">
           <button type="button" class="button button-primary" onClick={onClose}>
@@ -95,7 +98,13 @@ function NewWallet({ onClose, onCreated }: { onClose: () => void; onCreated: () 
         <p class="small muted">The key is made in this page and downloaded as an encrypted keystore file. It never leaves your computer.</p>
         <div class="field">
           <label for="wallet-label">Label</label>
-          <input id="wallet-label" maxLength={64} placeholder="e.g. agents" value={label} onInput={(e) => setLabel((e.target as HTMLInputElement).value)} />
+          <input
+            id="wallet-label"
+            maxLength={64}
+            placeholder="e.g. agents"
+            value={label}
+            onInput={(e) => setLabel((e.target as HTMLInputElement).value)}
+          />
         </div>
         <div class="field">
           <label for="wallet-passphrase">Passphrase</label>
@@ -140,7 +149,11 @@ function NewWallet({ onClose, onCreated }: { onClose: () => void; onCreated: () 
           <button type="button" class="button" onClick={onClose}>
             Cancel
           </button>
-          <button type="submit" class="button button-primary" disabled={create.busy || passphrase.length < MIN_PASSPHRASE_LENGTH || again !== passphrase}>
+          <button
+            type="submit"
+            class="button button-primary"
+            disabled={create.busy || passphrase.length < MIN_PASSPHRASE_LENGTH || again !== passphrase}
+          >
             {create.busy ? 'Creating…' : 'Create and download'}
           </button>
         </div>
@@ -180,7 +193,12 @@ function LabelForm({ wallet, onClose, onSaved }: { wallet: WalletView; onClose: 
 
 function Balance({ wallet }: { wallet: LiveWallet }) {
   if (wallet.revokedAt) return <span class="muted">—</span>;
-  if (wallet.balance === null) return <span class="muted" title={wallet.balanceError}>unavailable</span>;
+  if (wallet.balance === null)
+    return (
+      <span class="muted" title={wallet.balanceError}>
+        unavailable
+      </span>
+    );
   return <span data-testid="wallet-balance">{usdc(BigInt(wallet.balanceAtomic ?? '0'))} USDC</span>;
 }
 
@@ -189,7 +207,9 @@ export function WalletsView() {
     const all = await api.get<WalletView[]>('/wallet/all', signal);
     // Live balances for the wallets in use; revoked ones are shown without.
     return Promise.all(
-      all.map((w) => (w.revokedAt ? ({ ...w, balance: null, balanceAtomic: null } as LiveWallet) : api.get<LiveWallet>(`/wallet/${w.address}`, signal))),
+      all.map((w) =>
+        w.revokedAt ? ({ ...w, balance: null, balanceAtomic: null } as LiveWallet) : api.get<LiveWallet>(`/wallet/${w.address}`, signal),
+      ),
     );
   }, []);
   const [creating, setCreating] = useState(false);
@@ -198,13 +218,17 @@ export function WalletsView() {
   const revoke = useAction();
   return (
     <>
-      <p class="muted">Wallets your agents and scripts pay from. Their keys stay with you; the registry keeps the address to show balances.</p>
+      <p class="muted">
+        Wallets your agents and scripts pay from. Their keys stay with you; the registry keeps the address to show balances.
+      </p>
       <button type="button" class="button button-primary" onClick={() => setCreating(true)}>
         New wallet
       </button>
       {wallets.state === 'loading' && <Skeleton lines={3} label="Loading your wallets" />}
       {wallets.state === 'error' && <ErrorBox error={wallets.error} title="Could not load your wallets" retry={retry} />}
-      {wallets.state === 'ready' && wallets.data.length === 0 && <Empty title="No spending wallets yet">Create one: the key is made in this page.</Empty>}
+      {wallets.state === 'ready' && wallets.data.length === 0 && (
+        <Empty title="No spending wallets yet">Create one: the key is made in this page.</Empty>
+      )}
       {wallets.state === 'ready' && wallets.data.length > 0 && (
         <ul class="item-list" aria-label="Your spending wallets">
           {wallets.data.map((w) => (
@@ -224,7 +248,12 @@ export function WalletsView() {
               </div>
               {!w.revokedAt && (
                 <div class="item-actions">
-                  <button type="button" class="button button-small" aria-label={`Label ${w.label ?? w.address}`} onClick={() => setLabelling(w)}>
+                  <button
+                    type="button"
+                    class="button button-small"
+                    aria-label={`Label ${w.label ?? w.address}`}
+                    onClick={() => setLabelling(w)}
+                  >
                     Label
                   </button>
                   <button
