@@ -24,7 +24,12 @@ async function treeRssMiB(pid: number): Promise<number> {
   const inTree = new Set([pid]);
   for (let grew = true; grew; ) {
     grew = false;
-    for (const [p, parent] of rows) if (inTree.has(parent) && !inTree.has(p)) inTree.add(p), (grew = true);
+    for (const [p, parent] of rows) {
+      if (inTree.has(parent) && !inTree.has(p)) {
+        inTree.add(p);
+        grew = true;
+      }
+    }
   }
   return rows.filter(([p]) => inTree.has(p)).reduce((sum, [, , rss]) => sum + rss, 0) / 1024;
 }

@@ -122,7 +122,10 @@ function referenceClients(chain: LocalChain, url: string, payers: TestAccount[],
     const pay = wrapFetchWithPayment(fetchImpl, client);
     return (i) =>
       pay(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ i }) }).then(
-        async (r) => (await r.arrayBuffer(), r.status === 200),
+        async (r) => {
+          await r.arrayBuffer();
+          return r.status === 200;
+        },
         () => false,
       );
   });

@@ -138,5 +138,12 @@ export async function startReferenceStack(
     child.once('exit', (code) => reject(new Error(`reference stack exited ${code}`)));
   });
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  return { resourceUrl: urls.resourceUrl, payTo, stop: async () => void (child.kill('SIGTERM'), await exited) };
+  return {
+    resourceUrl: urls.resourceUrl,
+    payTo,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
 }

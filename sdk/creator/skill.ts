@@ -51,9 +51,11 @@ export interface SkillContext {
 }
 
 /** The skill's work: input in, a JSON-serializable result out (or a promise of it). */
+// biome-ignore lint/suspicious/noExplicitAny: by default a handler takes and returns whatever its author declares
 export type SkillHandler<I = any, O = any> = (input: I, context: SkillContext) => O | Promise<O>;
 
 /** A checked, frozen skill definition, as `skill()` returns it. */
+// biome-ignore lint/suspicious/noExplicitAny: the handler's own input and output types, whatever its author declares
 export interface Skill<I = any, O = any> {
   readonly [SKILL_BRAND]: true;
   /** The price as given, normalized: `"$0.001"`. */
@@ -88,6 +90,7 @@ export type Skills = Record<string, Skill>;
  *   async ({ text }, { signal }) => ({ french: await translateToFrench(text, signal) }),
  * );
  */
+// biome-ignore lint/suspicious/noExplicitAny: see SkillHandler
 export function skill<I = any, O = any>(options: SkillOptions, handler: SkillHandler<I, O>): Skill<I, O> {
   const fail = (message: string): never => {
     throw new SkillDefinitionError(`skill(): ${message}`);

@@ -150,9 +150,15 @@ export function createCallTracker(client: RegistryClient, logger: CreatorLogger,
       pump();
       if (queue.length === 0 && inFlight === 0) return true;
       let done!: () => void;
-      const emptied = new Promise<void>((resolve) => idle.add((done = resolve)));
+      const emptied = new Promise<void>((resolve) => {
+        done = resolve;
+        idle.add(resolve);
+      });
       let expiry: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([emptied, new Promise<void>((resolve) => (expiry = setTimeout(resolve, timeoutMs)))]);
+      const expired = new Promise<void>((resolve) => {
+        expiry = setTimeout(resolve, timeoutMs);
+      });
+      await Promise.race([emptied, expired]);
       clearTimeout(expiry);
       idle.delete(done);
       return queue.length === 0 && inFlight === 0;

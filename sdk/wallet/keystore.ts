@@ -188,6 +188,7 @@ function parseKeystore(value: unknown): KeystoreV3 {
     }
   }
   if (typeof value !== 'object' || value === null) bad('expected an object');
+  // biome-ignore lint/suspicious/noExplicitAny: untrusted JSON, every field read below is checked before use
   const file = value as Record<string, any>;
   if (file.version !== 3) bad('version must be 3');
   // geth wrote "Crypto" in early versions.

@@ -123,11 +123,17 @@ export async function startDev(options: DevOptions): Promise<DevStack> {
           statePath: paths.chainState,
           onExit: (reason) => fatal(`the local chain (anvil) exited (${reason})`),
         }),
-      ).then((c) => (stops.push(() => c.anvil.stop()), c)),
+      ).then((c) => {
+        stops.push(() => c.anvil.stop());
+        return c;
+      }),
       // The registry waits for nothing on chain: the token's address is known in advance.
       step(`marketplace on the embedded database${firstStart ? ' (first start: creating it)' : ''}`, () =>
         startRegistry(config, logger, { plugins: [demoWalletRoutes(demo)] }),
-      ).then((r) => (stops.push(r.stop), r)),
+      ).then((r) => {
+        stops.push(r.stop);
+        return r;
+      }),
     ]);
 
     const balance = await step('test USDC deployed, demo wallet funded', () => fundDemoWallet(chain, demo.address));

@@ -25,7 +25,10 @@ beforeAll(async () => {
           description: 'Upper-cases text',
           inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
         },
-        ({ text }: { text: string }) => (runs++, { shout: text.toUpperCase() }),
+        ({ text }: { text: string }) => {
+          runs++;
+          return { shout: text.toUpperCase() };
+        },
       ),
       broken: skill({ price: '$0.02' }, () => {
         throw new Error('broken on purpose');

@@ -7,7 +7,13 @@ const answer = (body = 'ok') => ({ status: 200, headers: {}, body });
 function clocked(options: Parameters<typeof createProofLedger>[0] = {}) {
   let now = 1_000_000_000_000;
   const ledger = createProofLedger({ ...options, now: () => now });
-  return { ledger, advance: (ms: number) => void (now += ms), seconds: () => BigInt(Math.floor(now / 1000)) };
+  return {
+    ledger,
+    advance: (ms: number) => {
+      now += ms;
+    },
+    seconds: () => BigInt(Math.floor(now / 1000)),
+  };
 }
 
 describe('proof ledger', () => {

@@ -58,14 +58,12 @@ const skills = {
     counted('drain', () => undefined);
     // The payer spends its funds while the handler runs: settlement must fail.
     const account = drainers.get(payer.toLowerCase())!;
-    const hash = await stack.chain
-      .walletClient(account)
-      .writeContract({
-        address: stack.chain.token.address,
-        abi: usdCoinAbi,
-        functionName: 'transfer',
-        args: [stack.chain.accounts.payees[1]!.address, PRICE],
-      });
+    const hash = await stack.chain.walletClient(account).writeContract({
+      address: stack.chain.token.address,
+      abi: usdCoinAbi,
+      functionName: 'transfer',
+      args: [stack.chain.accounts.payees[1]!.address, PRICE],
+    });
     await stack.chain.publicClient.waitForTransactionReceipt({ hash });
     return { secret: 'result that must not leave unpaid' };
   }),

@@ -15,7 +15,9 @@ let stack: PaymentStack;
 let server: SkillServer;
 let payee: Address;
 const runs: Record<string, number> = {};
-const count = (name: string) => void (runs[name] = (runs[name] ?? 0) + 1);
+const count = (name: string) => {
+  runs[name] = (runs[name] ?? 0) + 1;
+};
 
 const skills = {
   work: skill({ price: '$0.01' }, async (input: { n?: number }) => {
@@ -23,8 +25,14 @@ const skills = {
     await Bun.sleep(100); // long enough for every concurrent copy to arrive while it runs
     return { doubled: (input.n ?? 0) * 2, nonce: crypto.randomUUID() };
   }),
-  other: skill({ price: '$0.01' }, () => (count('other'), { other: true })),
-  triple: skill({ price: '$0.01' }, (input: { n: number }) => (count('triple'), { tripled: input.n * 3 })),
+  other: skill({ price: '$0.01' }, () => {
+    count('other');
+    return { other: true };
+  }),
+  triple: skill({ price: '$0.01' }, (input: { n: number }) => {
+    count('triple');
+    return { tripled: input.n * 3 };
+  }),
   fail: skill({ price: '$0.01' }, () => {
     count('fail');
     throw new Error('flaky');

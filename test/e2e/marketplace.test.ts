@@ -77,7 +77,15 @@ function market(name: string, args: string[], env: Record<string, string>, cwd =
   });
   const out: string[] = [];
   const drained = Promise.all([drain(child.stdout, out), drain(child.stderr, out)]);
-  const proc: Proc = { name, child, output: () => out.join(''), exited: child.exited.then(async (code) => (await drained, code)) };
+  const proc: Proc = {
+    name,
+    child,
+    output: () => out.join(''),
+    exited: child.exited.then(async (code) => {
+      await drained;
+      return code;
+    }),
+  };
   procs.push(proc);
   return proc;
 }
@@ -422,7 +430,10 @@ describe(`the marketplace end to end, every piece its own process (${DATABASE} d
       const requests: string[] = [];
       const market = consumerMarket({
         wallet: signer,
-        fetch: (input, init) => (requests.push(String(input instanceof Request ? input.url : input)), fetch(input, init)),
+        fetch: (input, init) => {
+          requests.push(String(input instanceof Request ? input.url : input));
+          return fetch(input, init);
+        },
       });
       const error = await market.call(listed['word-count']!.slug, { text: 'too dear' }, { maxPrice: '$0.001' }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(SpendingLimitError);

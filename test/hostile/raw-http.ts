@@ -20,13 +20,18 @@ export async function exchange(port: number, raw: string): Promise<RawAnswer[]> 
       () => reject(new Error(`no close within ${HANG_MS} ms; got ${JSON.stringify(received.toString().slice(0, 300))}`)),
       HANG_MS,
     );
-    const done = () => (clearTimeout(timer), resolve());
+    const done = () => {
+      clearTimeout(timer);
+      resolve();
+    };
     void Bun.connect({
       hostname: '127.0.0.1',
       port,
       socket: {
         open: (socket) => void socket.write(raw),
-        data: (_socket, chunk) => void (received = Buffer.concat([received, chunk])),
+        data: (_socket, chunk) => {
+          received = Buffer.concat([received, chunk]);
+        },
         close: done,
         error: done,
         end: (socket) => void socket.end(),

@@ -323,7 +323,13 @@ describe('market mcp over Streamable HTTP', () => {
       if (child.exitCode !== null) throw new Error(`market mcp exited: ${await new Response(child.stderr).text()}`);
       await Bun.sleep(25);
     }
-    return { url, stop: async () => (child.kill(), await child.exited) };
+    return {
+      url,
+      stop: async () => {
+        child.kill();
+        await child.exited;
+      },
+    };
   }
 
   it('serves the same tools and pays a skill, tokens moving on chain', async () => {

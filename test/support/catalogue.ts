@@ -1,8 +1,7 @@
-
 import { eq } from 'drizzle-orm';
 import { paymentVerifications } from '../../src/db/schema';
 import { markVerified } from '../../src/registry/modules/payment-verification/store';
-import type { Database, } from '../../src/db';
+import type { Database } from '../../src/db';
 import { bearer, createKey, jsonPost, newWallet, walletSignIn } from './auth';
 
 type Request = (path: string, init?: RequestInit) => Promise<Response>;

@@ -62,7 +62,10 @@ export async function spawnDev(dir: string, extra: string[] = [], ports?: DevPro
     for await (const chunk of stream) chunks.push(decoder.decode(chunk, { stream: true }));
   };
   const drained = Promise.all([drain(child.stdout), drain(child.stderr)]).catch(() => undefined);
-  const exited = child.exited.then(async (code) => (await drained, code));
+  const exited = child.exited.then(async (code) => {
+    await drained;
+    return code;
+  });
   const output = () => chunks.join('');
   const banner = (async () => {
     let done = false;

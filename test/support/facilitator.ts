@@ -21,7 +21,12 @@ export function memoryLogger(): { logger: Logger; lines: string[] } {
 /** A clock tests move by hand. */
 export function manualClock(start = new Date()): Clock & { advance(seconds: number): void } {
   let now = start.getTime();
-  return { now: () => new Date(now), advance: (seconds) => void (now += seconds * 1000) };
+  return {
+    now: () => new Date(now),
+    advance: (seconds) => {
+      now += seconds * 1000;
+    },
+  };
 }
 
 /** Exact-EVM requirements for the chain's token, paying `payTo` the price. */

@@ -64,5 +64,12 @@ export function startMarket(args: string[], env: Record<string, string>, cwd?: s
     for await (const chunk of stream) chunks.push(decoder.decode(chunk, { stream: true }));
   };
   const drained = Promise.all([drain(child.stdout), drain(child.stderr)]).catch(() => undefined);
-  return { child, output: () => chunks.join(''), exited: child.exited.then(async (code) => (await drained, code)) };
+  return {
+    child,
+    output: () => chunks.join(''),
+    exited: child.exited.then(async (code) => {
+      await drained;
+      return code;
+    }),
+  };
 }

@@ -32,8 +32,12 @@ export function manualClock(start = new Date()): Clock & { advance(seconds: numb
   let now = start.getTime();
   return {
     now: () => new Date(now),
-    advance: (seconds) => void (now += seconds * 1000),
-    set: (date) => void (now = date.getTime()),
+    advance: (seconds) => {
+      now += seconds * 1000;
+    },
+    set: (date) => {
+      now = date.getTime();
+    },
   };
 }
 

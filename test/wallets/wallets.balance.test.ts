@@ -28,7 +28,13 @@ async function silentServer(): Promise<{ url: string; close(): void }> {
   const server: Server = createServer((socket) => void sockets.push(socket));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}/`, close: () => (sockets.forEach((s) => s.destroy()), server.close()) };
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    close: () => {
+      for (const s of sockets) s.destroy();
+      server.close();
+    },
+  };
 }
 
 for (const kind of databaseKinds) {

@@ -151,7 +151,10 @@ describe('payment payload shape validation', () => {
   it('never throws anything but X402Error on randomly mutated payloads', () => {
     const values = [null, 0, -1, 1.5, '', 'x', '0x', [], {}, true, '9'.repeat(100), { url: 1 }];
     let seed = 42;
-    const random = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
     for (let i = 0; i < 2000; i++) {
       const p = json();
       const paths = [[], ['accepted'], ['payload'], ['payload', 'authorization'], ['resource'], ['accepted', 'extra']];

@@ -4,7 +4,7 @@ import type { Clock } from '../context';
 import { AppError } from '../errors';
 import { clientIp } from '../lib/client-ip';
 import { requestPath } from '../../../sdk/shared/request-path';
-import type { RateLimitStore } from './store';
+import type { Hit, RateLimitStore } from './store';
 
 type RouteClass = keyof RateLimitConfig;
 
@@ -44,7 +44,7 @@ export function rateLimiter(options: {
     const credential = routeClass === 'auth' ? undefined : await options.identify(request);
     const who = credential ? `c:${credential}` : `ip:${clientIp(request, server, trustedProxies)}`;
     const now = clock.now().getTime();
-    let hit;
+    let hit: Hit;
     try {
       hit = await store.hit(`${routeClass}:${who}`, rule.windowSeconds * 1000, now);
     } catch (error) {

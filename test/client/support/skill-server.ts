@@ -114,7 +114,7 @@ export async function startSkillServer(facilitatorUrl?: string): Promise<TestSki
     skill: TestSkill,
     req: IncomingMessage,
     text: string,
-    record: ServedRequest,
+    _record: ServedRequest,
   ): Promise<Stored | 'drop'> {
     const terms = termsOf(name, skill);
     const unpaid = (reason?: string): Stored => {
@@ -158,7 +158,10 @@ export async function startSkillServer(facilitatorUrl?: string): Promise<TestSki
         };
       })();
     stored.set(key, work);
-    if (pendingNow) return (await work, pendingAnswer());
+    if (pendingNow) {
+      await work;
+      return pendingAnswer();
+    }
     const answer = await work;
     if (answer.status === 200 && (skill.dropAfterSettle ?? 0) > 0) {
       skill.dropAfterSettle!--;

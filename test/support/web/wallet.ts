@@ -22,7 +22,13 @@ export async function injectWallet(
   chainId: number,
   name = 'Test Wallet',
 ): Promise<TestWallet> {
-  const wallet: TestWallet = { account, requests: [], declineNext: () => void (decline = true) };
+  const wallet: TestWallet = {
+    account,
+    requests: [],
+    declineNext: () => {
+      decline = true;
+    },
+  };
   let decline = false;
   const consent = new Set(['eth_requestAccounts', 'personal_sign', 'eth_signTypedData_v4']);
   await context.exposeFunction('__testWallet', async (method: string, paramsJson: string) => {

@@ -9,6 +9,7 @@ import type { ActiveWallet, RegisterWallet, WalletView } from './model';
 export type WalletRow = typeof wallets.$inferSelect;
 
 // C0/C1 controls, zero-width and bidirectional-override characters: a label is plain, visible text.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
 const HIDDEN_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/;
 
 export function toWalletView(row: WalletRow): WalletView {

@@ -25,7 +25,7 @@ function Receipt({ outcome }: { outcome: PaidOutcome }) {
   const explorer = pageConfig.value?.explorer;
   const tx = outcome.receipt?.transaction;
   return (
-    <div class="receipt" aria-label="Payment receipt">
+    <section class="receipt" aria-label="Payment receipt">
       <h4>Receipt</h4>
       {outcome.receipt?.success && tx ? (
         <p>
@@ -51,7 +51,7 @@ function Receipt({ outcome }: { outcome: PaidOutcome }) {
           reference <code class="break">{outcome.nonce}</code>.
         </p>
       )}
-    </div>
+    </section>
   );
 }
 
@@ -120,6 +120,7 @@ export function TryIt({ skill }: { skill: Skill }) {
       </form>
       <div aria-live="polite">
         {step.name === 'confirm' && (
+          // biome-ignore lint/a11y/useSemanticElements: a notice holding text and two buttons, not a form control group
           <div class="notice confirm" role="group" aria-labelledby="confirm-title">
             <h4 id="confirm-title">Confirm the payment</h4>
             <p>

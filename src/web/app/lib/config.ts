@@ -16,7 +16,8 @@ export function loadPageConfig(): Promise<PageConfig> {
   loading ??= api.get<PageConfig>('/web/config').then(
     (value) => {
       pageConfigError.value = undefined;
-      return (pageConfig.value = value);
+      pageConfig.value = value;
+      return value;
     },
     (error) => {
       loading = undefined;

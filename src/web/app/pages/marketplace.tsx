@@ -94,7 +94,15 @@ export function MarketplacePage() {
         <h1 tabIndex={-1}>Find a skill, pay per call</h1>
         <p class="muted">HTTP skills priced in USDC. Call them from code, the command line or right here in the browser.</p>
       </div>
-      <form class="filters" role="search" onSubmit={(e) => (e.preventDefault(), setFilter('q', text.trim()))}>
+      {/* biome-ignore lint/a11y/useSemanticElements: role=search on the form is the landmark; <search> is not in the JSX types */}
+      <form
+        class="filters"
+        role="search"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setFilter('q', text.trim());
+        }}
+      >
         <div class="field field-search">
           <label for="search">Search skills</label>
           <input

@@ -26,6 +26,7 @@ export function SkillAnalytics({ slug }: { slug: string }) {
       </p>
       <div class="analytics-head">
         <h2 class="no-top">{data.state === 'ready' ? data.data.skill.name : slug}</h2>
+        {/* biome-ignore lint/a11y/useSemanticElements: toggle buttons styled as one segmented control */}
         <div class="segmented" role="group" aria-label="Period">
           {([7, 30] as const).map((d) => (
             <button key={d} type="button" class="button button-small" aria-pressed={days === d} onClick={() => setDays(d)}>
