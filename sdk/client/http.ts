@@ -4,7 +4,7 @@
  */
 import { MarketError } from './errors';
 import type { FetchLike } from './types';
-import { readLimited } from '../shared/read-limited';
+import { readLimited } from '../http/read-limited';
 
 /** Largest response body read from any server. */
 export const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;

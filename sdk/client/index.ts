@@ -30,3 +30,10 @@ export type {
   SkillMarketOptions,
   SpendingSnapshot,
 } from './types';
+// Building blocks of `call()` for clients that pay through another signer, such as a web page
+// asking the visitor's wallet: read a 402's terms, check them against the listing, read the answer.
+export { checkInput } from './preflight';
+export { readAllowedAssets, type AcceptedAsset } from './assets';
+export { reasonOf, resultOf } from './answer';
+export { chooseTerms, readOfferedTerms, type ChosenTerms, type OfferedTerms, type TermsPolicy } from './terms';
+export type { Answer } from './http';

@@ -23,7 +23,7 @@ import { paidCall, type PaidCallDeps, type SettledCall, type SkillRoute } from '
 import { createSettlementWatcher } from './settlement';
 import { isProduction, processEnv } from './settings';
 import { isSkill, type Skills } from './skill';
-import { requestPath } from '../shared/request-path';
+import { requestPath } from '../http/request-path';
 
 /** Default payment network: Base mainnet. */
 export const DEFAULT_NETWORK = 'eip155:8453';

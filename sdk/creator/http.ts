@@ -3,8 +3,8 @@
  * (no caching, CORS that lets browsers read the payment headers), JSON answers, bounded body reads.
  */
 import { PAYMENT_REQUIRED_HEADER, PAYMENT_RESPONSE_HEADER, X_PAYMENT_RESPONSE_HEADER } from '../x402/index';
-import { parseGuardedJson } from '../shared/json-guard';
-import { readLimited } from '../shared/read-limited';
+import { parseGuardedJson } from '../http/json-guard';
+import { readLimited } from '../http/read-limited';
 
 /** Headers a web page may read (CORS exposes them): the payment terms, the receipt, replay and retry hints. */
 export const EXPOSED_HEADERS = [

@@ -5,8 +5,6 @@ import { readKeystoreFile, writeKeystoreFile } from './keystore-file';
 import { looksLikePrivateKey, PRIVATE_KEY_REFUSAL } from './private-keys';
 import { walletApi, type WalletApiOptions, type WalletRecord } from './registry-client';
 
-export { MIN_PASSPHRASE_LENGTH };
-
 export interface CreateSpendingWalletOptions extends WalletApiOptions {
   /** Encrypts the keystore; never sent anywhere. At least 8 characters. */
   passphrase: string;

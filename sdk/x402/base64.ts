@@ -1,4 +1,4 @@
-import { parseGuardedJson } from '../shared/json-guard';
+import { parseGuardedJson } from '../http/json-guard';
 /**
  * base64(UTF-8 JSON) as x402 headers carry it: standard alphabet (`+/`), `=` padding required.
  * Web APIs only (btoa/atob, TextEncoder/TextDecoder) so it runs on Node 20+, Bun and browsers.

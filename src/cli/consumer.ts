@@ -3,7 +3,7 @@
  * that turns "cannot connect" into a readable failure, the passphrase, and reporting failures
  * as `market: <reason>` with exit code 1 instead of a stack.
  */
-import { KeystoreError, WalletApiError, WalletRegistrationError } from '../../sdk/wallet';
+import { KeystoreError, WalletApiError, WalletRegistrationError } from 'skill-market/wallet';
 import { DEFAULT_API_URL, readCredentials, type Env } from './credentials';
 
 /** An expected failure: printed without a stack, exit code 1. */

@@ -4,7 +4,7 @@
  * (`market: <reason>`, exit code 1, the receipt when money moved).
  */
 import type { ParseArgsConfig } from 'node:util';
-import { loadSpendingWallet, MarketError, SkillMarket, type AllowedAsset, type SkillMarketOptions } from '../../sdk/index';
+import { loadSpendingWallet, MarketError, SkillMarket, type AllowedAsset, type SkillMarketOptions } from 'skill-market';
 import { checkUrl, CommandFailure, readPassphrase, reportFailures } from './consumer';
 import { readDevProfile, type DevProfile } from '../dev/profile';
 import { DEFAULT_API_URL, readCredentials, type Env } from './credentials';

@@ -7,9 +7,9 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import * as market from '../../sdk/index';
-import * as creator from '../../sdk/creator/index';
-import { isSkill, type Skills } from '../../sdk/creator/index';
+import * as market from 'skill-market';
+import * as creator from 'skill-market/creator';
+import { isSkill, type Skills } from 'skill-market/creator';
 
 /** The module cannot be loaded or holds no skills: exit code 1 with this message. */
 export class SkillModuleError extends Error {

@@ -1,5 +1,5 @@
 import { getAddress, type Address } from 'viem';
-import { getKnownNetwork, isCaip2Network, normalizeNetwork, type Caip2Network } from '../../sdk/x402/index';
+import { getKnownNetwork, isCaip2Network, normalizeNetwork, type Caip2Network } from 'skill-market/x402';
 import { ConfigError, type Env, read, readHttpUrl, readInteger } from './env';
 
 /** The chain the registry reads spending-wallet balances from. */

@@ -1,6 +1,6 @@
 import { getAddress, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { getKnownNetwork, type Caip2Network } from '../../sdk/x402/index';
+import { getKnownNetwork, type Caip2Network } from 'skill-market/x402';
 import { readNetwork, readRpcUrl } from './chain';
 import { readDatabaseConfig, type DatabaseConfig } from './database';
 import { ConfigError, type Env, read, readChoice, readHost, readInteger, readPort } from './env';

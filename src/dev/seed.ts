@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import type { Address, PrivateKeyAccount } from 'viem';
 import { generatePrivateKey } from 'viem/accounts';
-import { encryptKeystore, loadSpendingWallet, writeKeystoreFile } from '../../sdk/wallet';
+import { encryptKeystore, loadSpendingWallet, writeKeystoreFile } from 'skill-market/wallet';
 import type { ServiceContext } from '../registry';
 import { createApiKey, findApiKey, type ApiKeyType } from '../registry/modules/auth/api-keys';
 import { createGroup, listGroups } from '../registry/modules/groups/service';

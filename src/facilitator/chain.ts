@@ -1,5 +1,5 @@
 import { BaseError, encodeFunctionData, parseAbi, type Address, type Hex, type PublicClient } from 'viem';
-import { splitSignature, type AuthorizationTypedData } from '../../sdk/x402/index';
+import { splitSignature, type AuthorizationTypedData } from 'skill-market/x402';
 import { REASONS } from './reasons';
 import type { PaymentRequest } from './request';
 

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia';
 import { createPublicClient, http, type Address, type PublicClient } from 'viem';
-import { parseCaip2, type SettleResponse } from '../../sdk/x402/index';
+import { parseCaip2, type SettleResponse } from 'skill-market/x402';
 import { ConfigError, FACILITATOR_DEFAULTS, type FacilitatorConfig } from '../config';
 import type { DatabaseHandle } from '../db';
 import { createLogger, type Logger } from '../log';

@@ -1,4 +1,4 @@
-import { FACILITATOR_REASONS } from '../../sdk/x402/index';
+import { FACILITATOR_REASONS } from 'skill-market/x402';
 
 /**
  * The reason strings this facilitator answers with: the reference exact-EVM vocabulary from the

@@ -7,7 +7,7 @@ import {
   type PublicClient,
   type TransactionReceipt,
 } from 'viem';
-import { sameAddress } from '../../sdk/x402/index';
+import { sameAddress } from 'skill-market/x402';
 import { eip3009Abi } from './chain';
 import { REASONS } from './reasons';
 import type { Outcome } from './store';

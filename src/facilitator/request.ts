@@ -7,7 +7,7 @@ import {
   parsePaymentRequirements,
   type DecodedPayment,
   type PaymentRequirements,
-} from '../../sdk/x402/index';
+} from 'skill-market/x402';
 import { REASONS } from './reasons';
 
 /** A body that is not a facilitator request at all (answered 400, as the reference does). */

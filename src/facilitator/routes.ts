@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Elysia } from 'elysia';
 import { BaseError, getAddress, type Hex } from 'viem';
-import { normalizeNetwork } from '../../sdk/x402/index';
+import { normalizeNetwork } from 'skill-market/x402';
 import type { Logger } from '../log';
 import { AppError } from '../registry/errors';
 import { safeError } from './chain';

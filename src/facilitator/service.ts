@@ -15,7 +15,7 @@
  * may be pruned once validBefore has passed (the time-window check refuses them anyway).
  */
 import type { Address } from 'viem';
-import { toV1Name, type Caip2Network, type SettleResponse } from '../../sdk/x402/index';
+import { toV1Name, type Caip2Network, type SettleResponse } from 'skill-market/x402';
 import type { Logger } from '../log';
 import type { ChainReader, Rejection, SignerKind } from './chain';
 import { REASONS } from './reasons';

@@ -5,7 +5,7 @@
  * hash; the reconciler records its final status later. Nothing is ever sent twice.
  */
 import type { Hex, PublicClient } from 'viem';
-import type { SettleResponse } from '../../sdk/x402/index';
+import type { SettleResponse } from 'skill-market/x402';
 import type { Logger } from '../log';
 import { revertText, safeError, transferCall, type ChainReader, type Rejection } from './chain';
 import { REASONS } from './reasons';

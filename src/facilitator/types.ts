@@ -1,5 +1,5 @@
 import type { Address, Hex } from 'viem';
-import type { SettleResponse } from '../../sdk/x402/index';
+import type { SettleResponse } from 'skill-market/x402';
 
 export type { SettleResponse };
 

@@ -11,7 +11,7 @@ import {
   recoverAuthorizationSigner,
   sameAddress,
   type Caip2Network,
-} from '../../sdk/x402/index';
+} from 'skill-market/x402';
 import type { ChainReader, Rejection, SignerKind } from './chain';
 import { transferCall } from './chain';
 import { REASONS } from './reasons';

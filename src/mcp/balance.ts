@@ -4,7 +4,7 @@
  * as such, without the RPC URL (it may carry a provider key).
  */
 import { createPublicClient, getAddress, http, parseAbi, type Address } from 'viem';
-import { getKnownNetwork, normalizeNetwork, DEFAULT_NETWORK } from '../../sdk/x402/index';
+import { getKnownNetwork, normalizeNetwork, DEFAULT_NETWORK } from 'skill-market/x402';
 import { PUBLIC_RPC_URLS } from '../config/chain';
 
 const erc20 = parseAbi(['function balanceOf(address account) view returns (uint256)']);

@@ -4,7 +4,7 @@
  * transport. A bad value stops the server at start with the variable's name, never mid-call.
  */
 import { join, resolve } from 'node:path';
-import { parsePrice } from '../../sdk/x402/index';
+import { parsePrice } from 'skill-market/x402';
 import { ConfigError, read, readHost, readPort, type Env } from '../config/env';
 import { configDir, DEFAULT_API_URL } from '../cli/credentials';
 

@@ -7,9 +7,9 @@
  * SDK says about the money: spent when it moved or may have, released when it certainly did not.
  */
 import type { Address } from 'viem';
-import { MarketError, type PaymentReceipt, type Skill, type SkillMarket } from '../../sdk/client/index';
-import { checkInput } from '../../sdk/client/preflight';
-import { formatPriceUsd } from '../../sdk/x402/index';
+import { MarketError, type PaymentReceipt, type Skill, type SkillMarket } from 'skill-market/client';
+import { checkInput } from 'skill-market/client';
+import { formatPriceUsd } from 'skill-market/x402';
 import type { BudgetPeriod, Limits } from './config';
 import { BudgetRefusal, type CallRecord, type PersistentBudget } from './ledger';
 

@@ -5,7 +5,7 @@
  * failure is a tool error (`isError`) whose text says what happened to the money and what to do.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { SkillMarket } from '../../sdk/client/index';
+import type { SkillMarket } from 'skill-market/client';
 import { VERSION } from '../version';
 import type { McpConfig } from './config';
 import type { PersistentBudget } from './ledger';

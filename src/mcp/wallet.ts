@@ -5,7 +5,7 @@
  */
 import type { LocalAccount } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { loadSpendingWallet, looksLikePrivateKey } from '../../sdk/wallet/index';
+import { loadSpendingWallet, looksLikePrivateKey } from 'skill-market/wallet';
 import { ConfigError } from '../config/env';
 import type { WalletSource } from './config';
 

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { CallOptions } from '../../../sdk/index';
+import type { CallOptions } from 'skill-market';
 import { CommandFailure } from '../consumer';
 import { UsageError } from '../errors';
 import { CLIENT_FLAGS, clientFrom, printJson, reportClientFailures, WALLET_FLAGS } from '../market-client';

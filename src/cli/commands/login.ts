@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { walletApi, WalletApiError } from '../../../sdk/wallet';
+import { walletApi, WalletApiError } from 'skill-market/wallet';
 import { checkUrl, CommandFailure, reachable, reportFailures } from '../consumer';
 import { DEFAULT_API_URL, readCredentials, saveCredentials } from '../credentials';
 import { UsageError } from '../errors';

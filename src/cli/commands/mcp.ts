@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { SkillMarket, type SkillMarketOptions } from '../../../sdk/client/index';
-import { formatPriceUsd } from '../../../sdk/x402/index';
+import { SkillMarket, type SkillMarketOptions } from 'skill-market/client';
+import { formatPriceUsd } from 'skill-market/x402';
 import { ConfigError } from '../../config/env';
 import { readMcpConfig, type McpConfig } from '../../mcp/config';
 import { MCP_PATH, serveMcpOverHttp } from '../../mcp/http';

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { SearchFilters } from '../../../sdk/index';
+import type { SearchFilters } from 'skill-market';
 import { UsageError } from '../errors';
 import { CLIENT_FLAGS, clientFrom, printJson, reportClientFailures } from '../market-client';
 

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
-import { RegistrationError, ServeConfigError, SkillDefinitionError, serve, type ServeOptions } from '../../../sdk/creator/index';
-import type { AssetInfo } from '../../../sdk/x402/index';
+import { RegistrationError, ServeConfigError, SkillDefinitionError, serve, type ServeOptions } from 'skill-market/creator';
+import type { AssetInfo } from 'skill-market/x402';
 import type { LogLevel } from '../../config';
 import { createLogger } from '../../log';
 import { exitOnSignal } from '../../runtime/shutdown';

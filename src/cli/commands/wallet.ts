@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { createSpendingWallet, walletApi, type ActiveWalletRecord, type WalletRecord } from '../../../sdk/wallet';
+import { createSpendingWallet, walletApi, type ActiveWalletRecord, type WalletRecord } from 'skill-market/wallet';
 import { CommandFailure, readPassphrase, reportFailures, resolveConnection } from '../consumer';
 import { defaultKeystorePath } from '../credentials';
 import { UsageError } from '../errors';

@@ -4,7 +4,7 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import type { SkillMarket } from '../../../sdk/client/index';
+import type { SkillMarket } from 'skill-market/client';
 import { fetchReviews } from '../reviews';
 import { answer, summary } from './result';
 

@@ -4,7 +4,7 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { formatPriceUsd } from '../../../sdk/x402/index';
+import { formatPriceUsd } from 'skill-market/x402';
 import { readBalance } from '../balance';
 import type { McpConfig } from '../config';
 import type { PersistentBudget } from '../ledger';

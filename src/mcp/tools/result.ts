@@ -3,7 +3,7 @@
  * error (`isError`) with a readable message and a machine code, never a protocol error or a crash.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { MarketError, type Skill } from '../../../sdk/client/index';
+import { MarketError, type Skill } from 'skill-market/client';
 import { ToolFailure } from '../payments';
 
 /** What search results and details share about a skill. */

@@ -1,4 +1,4 @@
-import { requestPathAndQuery } from '../../../sdk/shared/request-path';
+import { requestPathAndQuery } from 'skill-market/http';
 
 /**
  * Announces the next page of a cursor-paged list: the cursor in `X-Next-Cursor` and a relative

@@ -2,7 +2,7 @@ import { Elysia, type ValidationError } from 'elysia';
 import { isDatabaseUnavailable } from '../../db';
 import type { Logger } from '../../log';
 import { AppError, type ErrorBody } from '../errors';
-import { requestPath } from '../../../sdk/shared/request-path';
+import { requestPath } from 'skill-market/http';
 import { requestIdOf } from './request-context';
 
 /** What a client is told to wait when the database is unavailable. */

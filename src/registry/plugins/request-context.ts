@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
-import { parseGuardedJson } from '../../../sdk/shared/json-guard';
-import { readLimitedBytes } from '../../../sdk/shared/read-limited';
-import { requestPath } from '../../../sdk/shared/request-path';
+import { parseGuardedJson } from 'skill-market/http';
+import { readLimitedBytes } from 'skill-market/http';
+import { requestPath } from 'skill-market/http';
 import type { Logger } from '../../log';
 import { AppError } from '../errors';
 

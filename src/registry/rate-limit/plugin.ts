@@ -3,7 +3,7 @@ import type { RateLimitConfig, RateRule } from '../../config';
 import type { Clock } from '../context';
 import { AppError } from '../errors';
 import { clientIp } from '../lib/client-ip';
-import { requestPath } from '../../../sdk/shared/request-path';
+import { requestPath } from 'skill-market/http';
 import type { Hit, RateLimitStore } from './store';
 
 type RouteClass = keyof RateLimitConfig;

@@ -1,5 +1,5 @@
 import { and, eq, gte, lte, sql } from 'drizzle-orm';
-import { formatPrice } from '../../../../sdk/x402';
+import { formatPrice } from 'skill-market/x402';
 import { favorites, skillCalls, skillDaily, skills, skillStats, usageRecords, viewDedup } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
 import { AppError } from '../../errors';

@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import { DEFAULT_NETWORK } from '../../../../sdk/x402';
+import { DEFAULT_NETWORK } from 'skill-market/x402';
 import { skillGroupMembers, skills, skillStats } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
 import { AppError } from '../../errors';

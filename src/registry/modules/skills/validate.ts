@@ -1,6 +1,6 @@
 import { getAddress, isAddress } from 'viem';
-import { schemaProblem } from '../../../../sdk/json-schema';
-import { isX402Error, parsePrice } from '../../../../sdk/x402';
+import { schemaProblem } from 'skill-market/json-schema';
+import { isX402Error, parsePrice } from 'skill-market/x402';
 import type { RegistryConfig } from '../../../config';
 import { AppError } from '../../errors';
 

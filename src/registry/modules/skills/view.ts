@@ -1,5 +1,5 @@
 import { eq, getTableColumns, sql } from 'drizzle-orm';
-import { formatPrice, formatPriceUsd } from '../../../../sdk/x402';
+import { formatPrice, formatPriceUsd } from 'skill-market/x402';
 import type { Database } from '../../../db';
 import { serverHealth, skillGroupMembers, skillGroups, skills, skillStats, users } from '../../../db/schema';
 import { prepared } from '../../lib/prepared';

@@ -1,4 +1,4 @@
-import { findPrivateKeyMaterial, PRIVATE_KEY_REFUSAL, TOO_DEEP } from '../../../../sdk/wallet/private-keys';
+import { findPrivateKeyMaterial, PRIVATE_KEY_REFUSAL, TOO_DEEP } from 'skill-market/wallet';
 import { AppError } from '../../errors';
 
 /**

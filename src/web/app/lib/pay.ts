@@ -4,10 +4,10 @@
  * (sdk/client/terms: network, payTo, exact price, asset, window), let the user confirm the price,
  * sign the EIP-3009 authorization in the wallet, resend with the proof, read the settlement.
  */
-import { readAllowedAssets } from '../../../../sdk/client/assets';
-import { reasonOf, resultOf } from '../../../../sdk/client/answer';
-import { chooseTerms, readOfferedTerms, type ChosenTerms } from '../../../../sdk/client/terms';
-import type { Skill as ListedSkill } from '../../../../sdk/client/types';
+import { readAllowedAssets } from 'skill-market/client';
+import { reasonOf, resultOf } from 'skill-market/client';
+import { chooseTerms, readOfferedTerms, type ChosenTerms } from 'skill-market/client';
+import type { Skill as ListedSkill } from 'skill-market/client';
 import {
   encodePaymentPayload,
   PAYMENT_SIGNATURE_HEADER,
@@ -16,7 +16,7 @@ import {
   X_PAYMENT_HEADER,
   type ResourceInfo,
   type SettleResponse,
-} from '../../../../sdk/x402/index';
+} from 'skill-market/x402';
 import type { PageConfig, Skill } from './types';
 import { ensureChain, typedDataSigner } from './wallet/signer';
 import type { Eip1193Provider } from './wallet/provider';

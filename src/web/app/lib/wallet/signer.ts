@@ -3,7 +3,7 @@
  * EIP-3009 payment authorization (`eth_signTypedData_v4`), as the x402 codec's TypedDataSigner.
  */
 import { getTypesForEIP712Domain, serializeTypedData, stringToHex, type Hex } from 'viem';
-import type { AuthorizationTypedData, TypedDataSigner } from '../../../../../sdk/x402/index';
+import type { AuthorizationTypedData, TypedDataSigner } from 'skill-market/x402';
 import type { Eip1193Provider } from './provider';
 
 const HEX_SIGNATURE = /^0x[0-9a-fA-F]+$/;

@@ -5,7 +5,7 @@
  */
 import { useState } from 'preact/hooks';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { encryptKeystore, MIN_PASSPHRASE_LENGTH } from '../../../../../sdk/wallet/keystore';
+import { encryptKeystore, MIN_PASSPHRASE_LENGTH } from 'skill-market/wallet';
 import { ConfirmDialog, Dialog } from '../../components/dialog';
 import { Empty, ErrorBox, Skeleton } from '../../components/states';
 import { api } from '../../lib/api';

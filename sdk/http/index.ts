@@ -1,0 +1,7 @@
+/**
+ * HTTP building blocks shared by every party (registry, facilitator, skill server, clients):
+ * bounded body reads, the JSON depth and NUL guard, and request paths that survive a missing Host.
+ */
+export { MAX_JSON_DEPTH, parseGuardedJson, scanJson, type JsonScan } from './json-guard';
+export { readLimited, readLimitedBytes } from './read-limited';
+export { requestPath, requestPathAndQuery } from './request-path';
