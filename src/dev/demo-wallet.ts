@@ -13,7 +13,7 @@
  */
 import { Elysia } from 'elysia';
 import { isAddressEqual, isHex, type Hex, type LocalAccount, type TypedDataDefinition } from 'viem';
-import { AppError } from '../registry/errors';
+import { AppError } from '../http';
 
 export const DEMO_WALLET_LABEL = 'demo wallet (test only, local chain)';
 

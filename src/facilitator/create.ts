@@ -1,12 +1,9 @@
-import { Elysia } from 'elysia';
 import { createPublicClient, http, type Address, type PublicClient } from 'viem';
 import { parseCaip2, type SettleResponse } from 'skill-market/x402';
 import { ConfigError, FACILITATOR_DEFAULTS, type FacilitatorConfig } from '../config';
 import type { DatabaseHandle } from '../db';
 import { createLogger, type Logger } from '../log';
-import { healthRoutes } from '../registry/modules/health/routes';
-import { errorHandler } from '../registry/plugins/error-handler';
-import { requestContext } from '../registry/plugins/request-context';
+import { healthRoutes, serverBase } from '../http';
 import { createChainReader, safeError } from './chain';
 import { createReconciler, type ReconcileReport } from './reconciler';
 import { createRelayerPool } from './relayer';
@@ -73,7 +70,7 @@ export function createFacilitator({ database, config, clock = systemClock, logge
     intervalMs: config.reconcileIntervalMs ?? FACILITATOR_DEFAULTS.reconcileIntervalMs,
   });
   const bodyLimit = config.bodyLimitBytes ?? FACILITATOR_DEFAULTS.bodyLimitBytes;
-  const base = new Elysia({ name: 'facilitator', seed: prefix }).use(requestContext(log, bodyLimit)).use(errorHandler(log));
+  const base = serverBase('facilitator', log, bodyLimit, { seed: prefix });
   const app = (prefix === '' ? base.use(healthRoutes(database)) : base).use(facilitatorRoutes(service, log, prefix, config.apiKeys ?? []));
 
   return {

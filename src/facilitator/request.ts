@@ -2,9 +2,8 @@ import { createHash } from 'node:crypto';
 import { getAddress, type Address, type Hex } from 'viem';
 import {
   X402Error,
-  normalizeNetwork,
-  parsePaymentPayload,
-  parsePaymentRequirements,
+  parseFacilitatorRequest as parseWire,
+  requestedNetwork,
   type DecodedPayment,
   type PaymentRequirements,
 } from 'skill-market/x402';
@@ -38,82 +37,22 @@ export interface AuthorizationKey {
   nonce: Hex;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
- * Parses `{ x402Version, paymentPayload, paymentRequirements }`. Throws FacilitatorRequestError
- * when the body is malformed; returns `invalid` for well-formed requests this facilitator cannot
- * take (another scheme, an unknown v1 network name).
+ * Parses `{ x402Version, paymentPayload, paymentRequirements }` with the x402 module's parser.
+ * Throws FacilitatorRequestError when the body is malformed; returns `invalid` for well-formed
+ * requests this facilitator cannot take (another scheme, an unknown network).
  */
 export function parseFacilitatorRequest(body: unknown): ParsedRequest {
-  if (!isRecord(body)) throw new FacilitatorRequestError('Malformed request: expected a JSON object');
-  const { paymentPayload, paymentRequirements } = body;
-  if (!isRecord(paymentPayload)) throw new FacilitatorRequestError('Malformed request: paymentPayload is missing');
-  if (!isRecord(paymentRequirements)) throw new FacilitatorRequestError('Malformed request: paymentRequirements is missing');
-  const version = paymentPayload.x402Version;
-  if (body.x402Version !== undefined && body.x402Version !== version) {
-    throw new FacilitatorRequestError('Malformed request: x402Version differs from paymentPayload.x402Version');
-  }
-  const echoed = typeof paymentPayload.network === 'string' ? paymentPayload.network : networkOf(paymentPayload.accepted);
-  const invalid = (reason: string, error: X402Error): ParsedRequest => ({
-    type: 'invalid',
-    reason,
-    message: error.message,
-    network: echoed,
-  });
-
-  let payment: DecodedPayment;
   try {
-    payment = parsePaymentPayload(paymentPayload);
+    const parsed = parseWire(body);
+    return { type: 'request', request: { ...parsed, payer: getAddress(parsed.payment.authorization.from.toLowerCase()) } };
   } catch (error) {
-    if (error instanceof X402Error && error.code === 'unsupported_scheme') return invalid(REASONS.invalidScheme, error);
-    if (error instanceof X402Error && error.code === 'invalid_network') return invalid(REASONS.networkMismatch, error);
-    throw asRequestError(error);
+    if (!(error instanceof X402Error)) throw error;
+    const network = requestedNetwork(body);
+    if (error.code === 'unsupported_scheme') return { type: 'invalid', reason: REASONS.invalidScheme, message: error.message, network };
+    if (error.code === 'invalid_network') return { type: 'invalid', reason: REASONS.networkMismatch, message: error.message, network };
+    throw new FacilitatorRequestError(error.message);
   }
-  let requirements: PaymentRequirements;
-  try {
-    requirements = parsePaymentRequirements(payment.x402Version === 1 ? fromV1(paymentRequirements) : paymentRequirements);
-  } catch (error) {
-    if (error instanceof X402Error && error.code === 'unsupported_scheme') return invalid(REASONS.invalidScheme, error);
-    if (error instanceof X402Error && error.code === 'invalid_network') return invalid(REASONS.networkMismatch, error);
-    throw asRequestError(error);
-  }
-  const network = payment.x402Version === 1 ? (payment.original as { network: string }).network : payment.network;
-  return {
-    type: 'request',
-    request: {
-      x402Version: payment.x402Version,
-      payment,
-      requirements,
-      network,
-      payer: getAddress(payment.authorization.from.toLowerCase()),
-    },
-  };
-}
-
-/** v1 requirements (`maxAmountRequired`, network names) in the v2 shape. */
-function fromV1(requirements: Record<string, unknown>): Record<string, unknown> {
-  const { maxAmountRequired, network, scheme, asset, payTo, maxTimeoutSeconds, extra } = requirements;
-  return {
-    scheme,
-    network: typeof network === 'string' ? normalizeNetwork(network) : network,
-    amount: maxAmountRequired,
-    asset,
-    payTo,
-    maxTimeoutSeconds,
-    extra,
-  };
-}
-
-function networkOf(accepted: unknown): string {
-  return isRecord(accepted) && typeof accepted.network === 'string' ? accepted.network.slice(0, 64) : '';
-}
-
-function asRequestError(error: unknown): Error {
-  if (error instanceof X402Error) return new FacilitatorRequestError(error.message);
-  return error instanceof Error ? error : new Error(String(error));
 }
 
 /** The single-use key: network, token, payer, nonce (checksummed addresses, lowercase nonce). */

@@ -1,9 +1,17 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Elysia } from 'elysia';
 import { BaseError, getAddress, type Hex } from 'viem';
-import { normalizeNetwork } from 'skill-market/x402';
+import {
+  FacilitatorRequestSchema,
+  normalizeNetwork,
+  PaymentReceiptSchema,
+  SettleResponseSchema,
+  SettlementStatusSchema,
+  SupportedResponseSchema,
+  VerifyResponseSchema,
+} from 'skill-market/x402';
 import type { Logger } from '../log';
-import { AppError } from '../registry/errors';
+import { AppError } from '../http';
 import { safeError } from './chain';
 import { FacilitatorRequestError, type AuthorizationKey } from './request';
 import type { FacilitatorService } from './service';
@@ -45,25 +53,47 @@ export function facilitatorRoutes(service: FacilitatorService, logger: Logger, p
     const hash = digest(presented);
     if (!allowed.some((key) => timingSafeEqual(key, hash))) throw new AppError('UNAUTHORIZED', 'Invalid token');
   };
-  return (
-    new Elysia({ prefix })
-      .get('/supported', () => service.supported())
-      .post('/verify', ({ body }) => guarded(() => service.verify(body)), { beforeHandle: requireKey })
-      .post('/settle', ({ body }) => guarded(() => service.settle(body)), { beforeHandle: requireKey })
-      .get('/receipts/:tx', async ({ params }) => {
+  const tags = ['Facilitator'];
+  return new Elysia({ prefix })
+    .get('/supported', () => service.supported(), {
+      response: SupportedResponseSchema,
+      detail: { tags, summary: 'The (x402Version, scheme, network) kinds settled here and the relayer addresses' },
+    })
+    .post('/verify', ({ body }) => guarded(() => service.verify(body)), {
+      beforeHandle: requireKey,
+      body: FacilitatorRequestSchema,
+      response: VerifyResponseSchema,
+      detail: { tags, summary: 'Checks a payment without moving money; valid and invalid payments both answer 200' },
+    })
+    .post('/settle', ({ body }) => guarded(() => service.settle(body)), {
+      beforeHandle: requireKey,
+      body: FacilitatorRequestSchema,
+      response: SettleResponseSchema,
+      detail: { tags, summary: 'Moves the money: one transferWithAuthorization per payment, once' },
+    })
+    .get(
+      '/receipts/:tx',
+      async ({ params }) => {
         if (!TX_HASH.test(params.tx)) throw new AppError('VALIDATION', 'Invalid request: tx must be a transaction hash (0x + 64 hex)');
         const receipt = await service.receipt(params.tx);
         if (!receipt) throw new AppError('NOT_FOUND', 'No settlement with this transaction hash');
         return receipt;
-      })
-      // The outcome of one authorization, for a resource server that lost the answer of /settle.
-      .get('/settlements/:network/:asset/:payer/:nonce', async ({ params }) => {
+      },
+      { response: PaymentReceiptSchema, detail: { tags, summary: 'A settlement transaction as stored' } },
+    )
+    .get(
+      '/settlements/:network/:asset/:payer/:nonce',
+      async ({ params }) => {
         const key = settlementKey(params);
         const status = await guarded(() => service.settlement(key));
         if (!status) throw new AppError('NOT_FOUND', 'This facilitator never accepted this authorization');
         return status;
-      })
-  );
+      },
+      {
+        response: SettlementStatusSchema,
+        detail: { tags, summary: 'What became of one authorization: for a resource server that lost the answer of /settle' },
+      },
+    );
 }
 
 /** The single-use key named by a settlements path, normalized as the ledger stores it. */

@@ -1,7 +1,7 @@
 import type { FacilitatorConfig } from '../config';
 import { openDatabase, type DatabaseHandle } from '../db';
 import type { Logger } from '../log';
-import { LISTENER_OPTIONS } from '../registry/plugins/request-context';
+import { listen } from '../http';
 import { checkRpcChain, createFacilitator, createRpcClient, type Facilitator } from './create';
 
 export interface RunningFacilitator {
@@ -18,17 +18,15 @@ export async function startFacilitator(config: FacilitatorConfig, logger: Logger
   await checkRpcChain(publicClient, config.network, logger); // before opening the database: fail fast
   const database = await openDatabase(config.database);
   let facilitator: Facilitator;
+  let url: string;
   try {
     facilitator = createFacilitator({ database, config, logger, publicClient });
     await facilitator.start();
-    facilitator.app.listen({ hostname: config.host, port: config.port, ...LISTENER_OPTIONS });
+    url = listen(facilitator.app, config.host, config.port);
   } catch (error) {
     await database.close();
     throw error;
   }
-  const server = facilitator.app.server;
-  if (!server) throw new Error('the facilitator did not start listening');
-  const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${server.port}`;
   logger.info('facilitator listening', { url, network: config.network, relayers: facilitator.relayers, database: database.kind });
   return {
     url,

@@ -1,4 +1,4 @@
-import { Elysia, type AnyElysia } from 'elysia';
+import type { AnyElysia } from 'elysia';
 import type { RegistryConfig } from '../config';
 import type { DatabaseHandle } from '../db';
 import { createLogger, type Logger } from '../log';
@@ -8,14 +8,12 @@ import { credentialIdentity } from './modules/auth/identity';
 import { authRoutes } from './modules/auth/routes';
 import { crossSiteGuard } from './modules/auth/cross-site';
 import { groupRoutes } from './modules/groups/routes';
-import { healthRoutes } from './modules/health/routes';
 import { reviewRoutes } from './modules/reviews/routes';
 import { skillRoutes } from './modules/skills/routes';
 import { userRoutes } from './modules/users/routes';
 import { walletRoutes } from './modules/wallets/routes';
 import { docs } from './plugins/docs';
-import { errorHandler } from './plugins/error-handler';
-import { requestContext } from './plugins/request-context';
+import { healthRoutes, serverBase } from '../http';
 import { rateLimiter } from './rate-limit/plugin';
 import { memoryRateLimitStore, postgresRateLimitStore, type RateLimitStore } from './rate-limit/store';
 import { pageRoutes, webRoutes } from '../web';
@@ -43,9 +41,7 @@ export function createRegistry(deps: RegistryDeps) {
   const store = deps.rateLimitStore ?? (database.kind === 'postgres' ? postgresRateLimitStore(database.db) : memoryRateLimitStore());
   // The web pages are Bun routes beside the API (no API path is a page path); `development:
   // false` serves the same minified bundle `npm start` and the compiled binary do.
-  const app = new Elysia({ name: 'registry', serve: { routes: pageRoutes(), development: false } })
-    .use(requestContext(logger, config.bodyLimitBytes))
-    .use(errorHandler(logger))
+  const app = serverBase('registry', logger, config.bodyLimitBytes, { serve: { routes: pageRoutes(), development: false } })
     .use(crossSiteGuard(config))
     .use(
       rateLimiter({

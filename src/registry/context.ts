@@ -1,13 +1,9 @@
 import type { RegistryConfig } from '../config';
 import type { Database } from '../db';
 import type { Logger } from '../log';
+import type { Clock } from '../runtime/clock';
 
-/** A source of the current time, injected so tests control expiry and windows. */
-export interface Clock {
-  now(): Date;
-}
-
-export const systemClock: Clock = { now: () => new Date() };
+export { systemClock, type Clock } from '../runtime/clock';
 
 /** What every service function gets: no Elysia, no Request. */
 export interface ServiceContext {

@@ -2,7 +2,7 @@ import type { RegistryConfig } from '../config';
 import { openDatabase, type DatabaseHandle } from '../db';
 import type { Logger } from '../log';
 import { createRegistry, type RegistryDeps } from './app';
-import { LISTENER_OPTIONS } from './plugins/request-context';
+import { listen } from '../http';
 import { systemClock } from './context';
 import { createHealthProber } from './modules/skill-health';
 import { createPaymentVerifier } from './modules/payment-verification';
@@ -25,16 +25,14 @@ export async function startRegistry(
   }
   const database = await openDatabase(config.database);
   let app: ReturnType<typeof createRegistry>;
+  let url: string;
   try {
     app = createRegistry({ database, config, logger, ...extra });
-    app.listen({ hostname: config.host, port: config.port, ...LISTENER_OPTIONS });
+    url = listen(app, config.host, config.port);
   } catch (error) {
     await database.close();
     throw error;
   }
-  const server = app.server;
-  if (!server) throw new Error('the registry did not start listening');
-  const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${server.port}`;
   logger.info('registry listening', { url, database: database.kind });
   const prober = config.health.enabled
     ? createHealthProber({ db: database.db, config: config.health, clock: systemClock, logger })

@@ -12,7 +12,7 @@ import { createPostgresDatabase, openTestDatabase, TEST_DATABASE_URL } from '../
 import { paymentBody, requirementsFor, startFacilitatorFixture } from '../support/facilitator';
 import { balances, paidPost } from '../support/skill-server';
 import { serve, skill } from '../../sdk/creator/index';
-import { LISTENER_OPTIONS } from '../../src/registry/plugins/request-context';
+import { LISTENER_OPTIONS } from '../../src/http';
 import { testRegistry } from '../support/registry';
 import { expectRefusal, postJson } from './support';
 import { startTcpProxy } from '../support/tcp-proxy';

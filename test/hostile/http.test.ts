@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { serve, skill, type SkillServer } from '../../sdk/creator/index';
-import { LISTENER_OPTIONS } from '../../src/registry/plugins/request-context';
+import { LISTENER_OPTIONS } from '../../src/http';
 import { type LocalChain, startChain } from '../support/chain';
 import { databaseKinds } from '../support/database';
 import { type FacilitatorFixture, startFacilitatorFixture } from '../support/facilitator';

@@ -1,4 +1,4 @@
-import { AppError } from '../errors';
+import { AppError } from '../../http';
 import { isUuid } from './uuid';
 
 /**

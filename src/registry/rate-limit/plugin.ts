@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
 import type { RateLimitConfig, RateRule } from '../../config';
 import type { Clock } from '../context';
-import { AppError } from '../errors';
+import { AppError } from '../../http';
 import { clientIp } from '../lib/client-ip';
 import { requestPath } from 'skill-market/http';
 import type { Hit, RateLimitStore } from './store';

@@ -2,7 +2,7 @@ import { and, eq, gte, lte, sql } from 'drizzle-orm';
 import { formatPrice } from 'skill-market/x402';
 import { favorites, skillCalls, skillDaily, skills, skillStats, usageRecords, viewDedup } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
-import { AppError } from '../../errors';
+import { AppError } from '../../../http';
 import { hashSecret } from '../auth/secrets';
 import { priceToAtomic } from '../skills/validate';
 import { MAX_USAGE_AMOUNT } from './model';

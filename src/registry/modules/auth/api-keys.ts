@@ -2,7 +2,7 @@ import { and, desc, eq, sql } from 'drizzle-orm';
 import { prepared } from '../../lib/prepared';
 import { apiKeys, users } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
-import { AppError } from '../../errors';
+import { AppError } from '../../../http';
 import { hashSecret, randomToken } from './secrets';
 
 export type ApiKeyType = 'creator' | 'consumer';

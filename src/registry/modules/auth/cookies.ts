@@ -1,6 +1,6 @@
 import type { Cookie } from 'elysia';
 import type { AuthConfig } from '../../../config';
-import { AppError } from '../../errors';
+import { AppError } from '../../../http';
 
 export const accessCookieName = (auth: AuthConfig) => `${auth.cookiePrefix}_token`;
 export const refreshCookieName = (auth: AuthConfig) => `${auth.cookiePrefix}_refresh`;

@@ -1,7 +1,7 @@
 import type { Server } from 'bun';
 import { Elysia } from 'elysia';
 import type { RegistryConfig } from '../../../config';
-import { AppError } from '../../errors';
+import { AppError } from '../../../http';
 import { peerIp } from '../../lib/client-ip';
 import { accessCookieName, refreshCookieName } from './cookies';
 

@@ -1,5 +1,5 @@
 import type { ServiceContext } from '../../context';
-import { AppError } from '../../errors';
+import { AppError } from '../../../http';
 import { findApiKey, type ApiKeyType } from './api-keys';
 import { isSessionActive } from './sessions';
 import { looksLikeJwt, verifyAccessToken } from './tokens';

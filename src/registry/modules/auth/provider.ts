@@ -1,7 +1,7 @@
 import { errors as joseErrors, importSPKI, jwtVerify, type CryptoKey } from 'jose';
 import { isAddress } from 'viem';
 import type { AuthConfig } from '../../../config';
-import { AppError } from '../../errors';
+import { AppError } from '../../../http';
 
 /** What a verified identity-provider access token tells us. */
 export interface ProviderIdentity {

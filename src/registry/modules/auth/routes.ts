@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia';
 import type { ServiceContext } from '../../context';
-import { AppError } from '../../errors';
+import { AppError } from '../../../http';
 import { findOrCreateByProvider, findOrCreateByWallet, getUserById, toCreator, type User } from '../users/service';
 import { createApiKey, listApiKeys, revokeApiKey } from './api-keys';
 import { clearSessionCookies, credentialCookie, refreshCookieName, setSessionCookies } from './cookies';

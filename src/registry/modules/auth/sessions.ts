@@ -2,7 +2,7 @@ import { and, eq, isNull, sql } from 'drizzle-orm';
 import { prepared } from '../../lib/prepared';
 import { refreshTokens, sessions } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
-import { AppError } from '../../errors';
+import { AppError } from '../../../http';
 import type { User } from '../users/service';
 import { hashSecret, randomToken } from './secrets';
 import { signAccessToken } from './tokens';

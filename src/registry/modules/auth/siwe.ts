@@ -3,7 +3,7 @@ import { createPublicClient, getAddress, http, verifyMessage, type Hex, type Pub
 import { createSiweMessage, generateSiweNonce, parseSiweMessage, validateSiweMessage } from 'viem/siwe';
 import { authChallenges } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
-import { AppError } from '../../errors';
+import { AppError } from '../../../http';
 
 export interface Challenge {
   message: string;

@@ -1,6 +1,6 @@
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import type { AuthConfig } from '../../../config';
-import { AppError } from '../../errors';
+import { AppError } from '../../../http';
 import { isUuid } from '../../lib/uuid';
 
 const ISSUER = 'skill-market';

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { skillGroups, users } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
-import { AppError } from '../../errors';
+import { AppError } from '../../../http';
 import { listGroupSkills } from '../skills/own';
 import { toCreator } from '../users/service';
 import type { GroupDetail } from './model';

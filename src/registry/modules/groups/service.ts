@@ -2,7 +2,7 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import { getAddress } from 'viem';
 import { skillGroupMembers, skillGroups, users } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
-import { AppError } from '../../errors';
+import { AppError } from '../../../http';
 import { slugify, withUniqueSlug } from '../../lib/slug';
 import type { CreateGroup, GroupView, UpdateGroup } from './model';
 

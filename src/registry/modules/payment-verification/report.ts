@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { skills } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
-import { AppError } from '../../errors';
+import { AppError } from '../../../http';
 import { priceToAtomic } from '../skills/validate';
 import type { ReportedPayment } from './model';
 import { nominatePayment } from './store';

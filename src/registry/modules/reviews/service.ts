@@ -1,7 +1,7 @@
 import { and, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { paymentVerifications, reviews, skills, skillStats, users, wallets } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
-import { AppError } from '../../errors';
+import { AppError } from '../../../http';
 import { decodeCursor, encodeCursor, isIsoInstant } from '../../lib/cursor';
 import type { PostReview, ReviewsQuery, ReviewView } from './model';
 

@@ -3,7 +3,7 @@ import { getAddress } from 'viem';
 import { skillGroupMembers, skillGroups, skills, skillStats, users } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
 import { healthCondition } from '../skill-health/filters';
-import { AppError } from '../../errors';
+import { AppError } from '../../../http';
 import { decodeCursor, encodeCursor, isIsoInstant } from '../../lib/cursor';
 import type { SearchQuery, SkillView, Sort } from './model';
 import { selectSkills, toSkillView } from './view';

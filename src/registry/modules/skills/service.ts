@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { DEFAULT_NETWORK } from 'skill-market/x402';
 import { skillGroupMembers, skills, skillStats } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
-import { AppError } from '../../errors';
+import { AppError } from '../../../http';
 import { slugify, withUniqueSlug } from '../../lib/slug';
 import { resolveOwnedGroups } from '../groups/service';
 import type { RegisterSkill, SkillView, UpdateSkill } from './model';

@@ -2,7 +2,7 @@ import { getAddress, isAddress } from 'viem';
 import { schemaProblem } from 'skill-market/json-schema';
 import { isX402Error, parsePrice } from 'skill-market/x402';
 import type { RegistryConfig } from '../../../config';
-import { AppError } from '../../errors';
+import { AppError } from '../../../http';
 
 const invalid = (field: string, why: string) => new AppError('VALIDATION', `Invalid request: field "${field}": ${why}`);
 

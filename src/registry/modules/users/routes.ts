@@ -5,7 +5,7 @@ import type { ServiceContext } from '../../context';
 import { authPlugin } from '../auth/plugin';
 import { AddressParam, Creator, ProfileUpdate } from './model';
 import { getCreatorByAddress, getUserById, toCreator, updateProfile } from './service';
-import { AppError } from '../../errors';
+import { AppError } from '../../../http';
 
 const tags = ['Creators'];
 

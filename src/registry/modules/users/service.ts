@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { getAddress } from 'viem';
 import { users } from '../../../db/schema';
-import { AppError } from '../../errors';
+import { AppError } from '../../../http';
 import type { ServiceContext } from '../../context';
 import type { Creator, ProfileUpdate } from './model';
 

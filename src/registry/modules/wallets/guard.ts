@@ -1,5 +1,5 @@
 import { findPrivateKeyMaterial, PRIVATE_KEY_REFUSAL, TOO_DEEP } from 'skill-market/wallet';
-import { AppError } from '../../errors';
+import { AppError } from '../../../http';
 
 /**
  * Refuses a request carrying anything shaped like a private key or recovery phrase, in any body

@@ -2,7 +2,7 @@ import { and, asc, desc, eq } from 'drizzle-orm';
 import { getAddress } from 'viem';
 import { users, wallets } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
-import { AppError } from '../../errors';
+import { AppError } from '../../../http';
 import type { BalanceReader } from './balance';
 import type { ActiveWallet, RegisterWallet, WalletView } from './model';
 

@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia';
-import type { DatabaseHandle } from '../../../db';
-import { VERSION } from '../../../version';
-import { RETRY_AFTER_SECONDS } from '../../plugins/error-handler';
+import type { DatabaseHandle } from '../db';
+import { VERSION } from '../version';
+import { RETRY_AFTER_SECONDS } from './error-handler';
 
 const Health = t.Object({
   status: t.Union([t.Literal('ok'), t.Literal('unavailable')]),

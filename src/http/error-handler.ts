@@ -1,7 +1,7 @@
 import { Elysia, type ValidationError } from 'elysia';
-import { isDatabaseUnavailable } from '../../db';
-import type { Logger } from '../../log';
-import { AppError, type ErrorBody } from '../errors';
+import { isDatabaseUnavailable } from '../db';
+import type { Logger } from '../log';
+import { AppError, type ErrorBody } from './errors';
 import { requestPath } from 'skill-market/http';
 import { requestIdOf } from './request-context';
 
@@ -55,6 +55,8 @@ function validationBody(error: Readonly<ValidationError>): Omit<ErrorBody, 'requ
     field: 'path' in e && e.path ? e.path.replace(/^\//, '').replaceAll('/', '.') : error.type,
     message: 'summary' in e && e.summary ? e.summary : e.message,
   }));
+  // A schema's own `error` text (e.g. the facilitator request's) says it better than the field's.
+  if (typeof error.customError === 'string') return { error: error.customError, code: 'VALIDATION', details: problems };
   const first = problems[0];
   const where = error.type === 'body' ? '' : `${error.type} `;
   return {

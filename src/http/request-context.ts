@@ -1,9 +1,7 @@
 import { Elysia } from 'elysia';
-import { parseGuardedJson } from 'skill-market/http';
-import { readLimitedBytes } from 'skill-market/http';
-import { requestPath } from 'skill-market/http';
-import type { Logger } from '../../log';
-import { AppError } from '../errors';
+import { parseGuardedJson, readLimitedBytes, requestPath } from 'skill-market/http';
+import type { Logger } from '../log';
+import { AppError } from './errors';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 const INCOMING_ID = /^[A-Za-z0-9._:-]{8,128}$/;
@@ -106,18 +104,3 @@ export function requestIdOf(headers: Record<string, unknown>): string {
   const id = headers[REQUEST_ID_HEADER];
   return typeof id === 'string' ? id : 'unknown';
 }
-
-/**
- * The body limit to give the listener (Bun.serve): none of its own. Bun answers bodies over its
- * limit itself with an empty 413 (no error shape, no request id); request-context refuses them
- * instead, by Content-Length before reading and by counting while reading, so nothing is buffered.
- */
-export const LISTENER_BODY_LIMIT = Number.MAX_SAFE_INTEGER;
-
-/**
- * Options for the listener of a server built on these plugins: no body limit of its own (above),
- * and never Bun's development error page, which would send the working directory and source
- * lines to the client should anything escape the error handler. With development off Bun shares
- * a port already in use unless reusePort is said false: a second server must fail EADDRINUSE.
- */
-export const LISTENER_OPTIONS = { maxRequestBodySize: LISTENER_BODY_LIMIT, development: false, reusePort: false } as const;

@@ -1,0 +1,214 @@
+/**
+ * The standard facilitator API as both sides speak it: the verify/settle request
+ * `{x402Version, paymentPayload, paymentRequirements}`, the answers of `/verify`, `/settle` and
+ * `/supported`, our facilitator's `/settlements/…` and `/receipts/:tx`, and the one mapping of
+ * requirements between wire versions (v1: `maxAmountRequired` and network names; v2:
+ * `amount` and CAIP-2). The facilitator's routes validate and document with these schemas; a
+ * resource server builds its requests and checks the answers with them.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { type DecodedPayment, parsePaymentPayload, parsePaymentRequirements } from './codec';
+import { X402Error } from './errors';
+import { normalizeNetwork, toV1Name } from './networks';
+import { ADDRESS_PATTERN, type Address, TX_HASH_PATTERN } from './patterns';
+import { checkShape, type PaymentRequirements } from './schemas';
+
+const Text = (maxLength: number) => Type.String({ maxLength });
+const AddressS = Type.String({ pattern: ADDRESS_PATTERN.source });
+const TxHashOrEmpty = Type.Union([Type.String({ pattern: TX_HASH_PATTERN.source }), Type.Literal('')]);
+const MALFORMED = 'Malformed request: expected {x402Version: 1 | 2, paymentPayload: {…}, paymentRequirements: {…}}';
+const JsonObject = (description: string) => Type.Object({}, { additionalProperties: true, description, error: MALFORMED });
+
+/**
+ * A verify or settle request. Only the envelope is checked here; the payload and requirements are
+ * parsed in full by {@link parseFacilitatorRequest}, which names what is wrong.
+ */
+export const FacilitatorRequestSchema = Type.Object(
+  {
+    x402Version: Type.Optional(
+      Type.Union([Type.Literal(1), Type.Literal(2)], { description: 'equal to paymentPayload.x402Version', error: MALFORMED }),
+    ),
+    paymentPayload: JsonObject('the PaymentPayload the client sent (v2, or v1 with `scheme` and `network`)'),
+    paymentRequirements: JsonObject('the requirements the resource server offered (v2 `amount`, or v1 `maxAmountRequired`)'),
+  },
+  { error: MALFORMED },
+);
+export type FacilitatorRequest = Static<typeof FacilitatorRequestSchema>;
+
+/** Answer of `POST /verify`: 200 for valid and invalid payments alike. */
+export const VerifyResponseSchema = Type.Object({
+  isValid: Type.Boolean(),
+  invalidReason: Type.Optional(Text(512)),
+  invalidMessage: Type.Optional(Text(4096)),
+  payer: Type.Optional(AddressS),
+});
+export interface VerifyResponse {
+  isValid: boolean;
+  invalidReason?: string;
+  invalidMessage?: string;
+  payer?: Address;
+}
+
+/** One (version, scheme, network) a facilitator handles. */
+export const SupportedKindSchema = Type.Object({
+  x402Version: Type.Integer({ minimum: 1 }),
+  scheme: Text(64),
+  network: Text(64),
+  extra: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+});
+export type SupportedKind = Static<typeof SupportedKindSchema>;
+
+/** Answer of `GET /supported` (v1-era facilitators send `kinds` only). */
+export const SupportedResponseSchema = Type.Object({
+  kinds: Type.Array(SupportedKindSchema, { maxItems: 256 }),
+  extensions: Type.Optional(Type.Array(Text(200), { maxItems: 256 })),
+  signers: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String()))),
+});
+export type SupportedResponse = Static<typeof SupportedResponseSchema>;
+
+export const SETTLEMENT_STATES = ['unsettled', 'pending', 'settled', 'failed'] as const;
+
+/**
+ * What became of one authorization, answered by `GET /settlements/:network/:asset/:payer/:nonce`:
+ * `unsettled` (verified, no settlement asked for yet: a settle may still be sent), `pending` (a
+ * settlement is under way or its transaction awaits a final status), `settled` (the transfer is on
+ * chain) or `failed` (it did not and will not happen through this facilitator; `reason` says why).
+ * A resource server that lost the answer of `/settle` asks this to learn the outcome.
+ */
+export const SettlementStatusSchema = Type.Object({
+  status: Type.Union([Type.Literal('unsettled'), Type.Literal('pending'), Type.Literal('settled'), Type.Literal('failed')]),
+  network: Text(64),
+  payer: AddressS,
+  transaction: TxHashOrEmpty,
+  reason: Type.Optional(Text(200)),
+});
+export type SettlementStatus = Static<typeof SettlementStatusSchema>;
+
+export const RECEIPT_STATUSES = ['pending', 'confirmed', 'reverted', 'dropped'] as const;
+export type ReceiptStatus = (typeof RECEIPT_STATUSES)[number];
+
+/** A settlement transaction as a facilitator stored it (`GET /receipts/:tx`). Amounts in atomic units. */
+export const PaymentReceiptSchema = Type.Object({
+  transaction: Type.String({ pattern: TX_HASH_PATTERN.source }),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('confirmed'), Type.Literal('reverted'), Type.Literal('dropped')]),
+  network: Text(64),
+  asset: AddressS,
+  payer: AddressS,
+  payee: AddressS,
+  amount: Type.String({ pattern: '^[0-9]{1,78}$' }),
+  relayer: AddressS,
+  blockNumber: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+  error: Type.Union([Text(1000), Type.Null()]),
+  submittedAt: Type.String(),
+  updatedAt: Type.String(),
+  finalizedAt: Type.Union([Type.String(), Type.Null()]),
+});
+export type PaymentReceipt = Static<typeof PaymentReceiptSchema>;
+
+const check = {
+  request: TypeCompiler.Compile(FacilitatorRequestSchema),
+  verify: TypeCompiler.Compile(VerifyResponseSchema),
+  supported: TypeCompiler.Compile(SupportedResponseSchema),
+  settlement: TypeCompiler.Compile(SettlementStatusSchema),
+};
+
+/** What a resource server says about the resource in v1 requirements (v2 carries it in the payload). */
+export interface ResourceHint {
+  url: string;
+  description: string;
+}
+
+/** v1 requirements (`maxAmountRequired`, a network name or CAIP-2 id) in the v2 shape, unchecked. */
+export function requirementsFromV1(requirements: Record<string, unknown>): Record<string, unknown> {
+  const { maxAmountRequired, network, scheme, asset, payTo, maxTimeoutSeconds, extra } = requirements;
+  return {
+    scheme,
+    network: typeof network === 'string' ? normalizeNetwork(network) : network,
+    amount: maxAmountRequired,
+    asset,
+    payTo,
+    maxTimeoutSeconds,
+    extra,
+  };
+}
+
+/** v2 requirements for a v1 payload: `maxAmountRequired`, the network as the payload names it, the resource fields. */
+export function requirementsToV1(
+  payment: DecodedPayment,
+  requirements: PaymentRequirements,
+  resource: ResourceHint,
+): Record<string, unknown> {
+  const named = (payment.original as { network?: unknown }).network;
+  return {
+    scheme: requirements.scheme,
+    network: typeof named === 'string' ? named : (toV1Name(requirements.network) ?? requirements.network),
+    maxAmountRequired: requirements.amount,
+    resource: resource.url,
+    description: resource.description,
+    mimeType: 'application/json',
+    payTo: requirements.payTo,
+    maxTimeoutSeconds: requirements.maxTimeoutSeconds,
+    asset: requirements.asset,
+    extra: requirements.extra,
+  };
+}
+
+/** The body of `POST /verify` and `POST /settle` for a decoded payment, in the payment's own wire version. */
+export function facilitatorRequest(payment: DecodedPayment, requirements: PaymentRequirements, resource: ResourceHint): FacilitatorRequest {
+  return {
+    x402Version: payment.x402Version,
+    paymentPayload: payment.original as unknown as Record<string, unknown>,
+    paymentRequirements: payment.x402Version === 2 ? { ...requirements } : requirementsToV1(payment, requirements, resource),
+  };
+}
+
+/** A verify/settle request parsed in full; both wire versions normalized to v2 requirements. */
+export interface ParsedFacilitatorRequest {
+  x402Version: 1 | 2;
+  payment: DecodedPayment;
+  requirements: PaymentRequirements;
+  /** The network as the payload names it (a v1 name or CAIP-2), echoed in settle answers. */
+  network: string;
+}
+
+/**
+ * Parses `{x402Version, paymentPayload, paymentRequirements}`.
+ *
+ * @throws X402Error: `malformed_payment` / `invalid_requirements` when the request is not a
+ * facilitator request (answered 400), `unsupported_scheme` / `invalid_network` when it is one this
+ * facilitator cannot take (answered 200 with the reason)
+ */
+export function parseFacilitatorRequest(body: unknown): ParsedFacilitatorRequest {
+  const envelope = checkShape<FacilitatorRequest>(check.request, body, 'malformed_payment', 'facilitator request');
+  const { paymentPayload, paymentRequirements } = envelope;
+  if (envelope.x402Version !== undefined && envelope.x402Version !== (paymentPayload as { x402Version?: unknown }).x402Version) {
+    throw new X402Error('malformed_payment', 'Malformed request: x402Version differs from paymentPayload.x402Version');
+  }
+  const payment = parsePaymentPayload(paymentPayload);
+  const requirements = parsePaymentRequirements(payment.x402Version === 1 ? requirementsFromV1(paymentRequirements) : paymentRequirements);
+  const network = payment.x402Version === 1 ? (payment.original as { network: string }).network : payment.network;
+  return { x402Version: payment.x402Version, payment, requirements, network };
+}
+
+/** The network a (possibly malformed) request names, for echoing in a refusal. */
+export function requestedNetwork(body: unknown): string {
+  const payload = (body as { paymentPayload?: { network?: unknown; accepted?: { network?: unknown } } } | null)?.paymentPayload;
+  const named = typeof payload?.network === 'string' ? payload.network : payload?.accepted?.network;
+  return typeof named === 'string' ? named.slice(0, 64) : '';
+}
+
+/** Checks a `/verify` answer. @throws X402Error('malformed_settle_response') */
+export function parseVerifyResponse(value: unknown): VerifyResponse {
+  return checkShape<VerifyResponse>(check.verify, value, 'malformed_settle_response', 'verify response');
+}
+
+/** Checks a `/supported` answer. @throws X402Error('malformed_settle_response') */
+export function parseSupportedResponse(value: unknown): SupportedResponse {
+  return checkShape<SupportedResponse>(check.supported, value, 'malformed_settle_response', 'supported response');
+}
+
+/** Checks a `/settlements/…` answer. @throws X402Error('malformed_settle_response') */
+export function parseSettlementStatus(value: unknown): SettlementStatus {
+  return checkShape<SettlementStatus>(check.settlement, value, 'malformed_settle_response', 'settlement status');
+}
