@@ -6,7 +6,7 @@
  */
 import { readSettleResponseHeader, sameAddress, type PaymentPayloadV2, type PaymentRequirements } from '../x402/index';
 import { MarketError, SkillCallError, type ChargeState } from './errors';
-import { isRecord, parseJson, type Answer } from './http';
+import { isRecord, parseJson, type Answer } from '../http/exchange';
 import type { PaymentReceipt, Skill } from './types';
 
 /** The payment a proof carried, for receipts. */

@@ -20,7 +20,7 @@ import {
 } from '../x402/index';
 import { failureOf, reasonOf, receiptOf, resultOf, type SentPayment } from './answer';
 import { MarketError, TermsMismatchError, type ChargeState } from './errors';
-import { exchange, isRecord, parseJson, type Answer } from './http';
+import { exchange, isRecord, parseJson, type Answer } from '../http/exchange';
 import { checkInput, checkSkill } from './preflight';
 import { checkMaxPrice, type Reservation, type SpendingLedger } from './spending';
 import { chooseTerms, listingTerms, readOfferedTerms, type ChosenTerms, type OfferedTerms, type TermsPolicy } from './terms';

@@ -36,4 +36,4 @@ export { checkInput } from './preflight';
 export { readAllowedAssets, type AcceptedAsset } from './assets';
 export { reasonOf, resultOf } from './answer';
 export { chooseTerms, readOfferedTerms, type ChosenTerms, type OfferedTerms, type TermsPolicy } from './terms';
-export type { Answer } from './http';
+export type { Answer } from '../http/exchange';

@@ -8,8 +8,9 @@ import { createAuthorizationStateReader, DEFAULT_NETWORK, normalizeNetwork, type
 import { readAllowedAssets } from './assets';
 import { ListingCache } from './cache';
 import { PaidCall, type CallContext } from './call';
-import { RegistryApi } from './registry';
+import { RegistryClient } from '../registry/client';
 import { readAmount, SpendingLedger } from './spending';
+import type { ReviewView as Review } from '../registry/contract/index';
 import type { ChosenTerms } from './terms';
 import type {
   CallOptions,
@@ -45,7 +46,7 @@ const DEFAULTS = {
 export class SkillMarket {
   /** The paying address, when a wallet was given. */
   readonly address: Address | undefined;
-  private readonly registry: RegistryApi;
+  private readonly registry: RegistryClient;
   private readonly cache: ListingCache<Skill>;
   private readonly ledger: SpendingLedger;
   private readonly context: CallContext;
@@ -84,7 +85,13 @@ export class SkillMarket {
     this.address = signer?.address;
     this.mode = options.mode ?? DEFAULTS.mode;
     this.timeoutMs = timeoutMs;
-    this.registry = new RegistryApi({ apiUrl: options.apiUrl, apiKey: options.apiKey, fetch: fetchImpl, timeoutMs, retries });
+    this.registry = new RegistryClient({
+      apiUrl: options.apiUrl,
+      apiKey: options.apiKey,
+      fetch: fetchImpl,
+      timeoutMs,
+      retry: { attempts: retries + 1 },
+    });
     this.cache = new ListingCache(nonNegativeInteger(options.cacheTtlMs, DEFAULTS.cacheTtlMs, 'cacheTtlMs'));
     this.ledger = new SpendingLedger(options.budget === undefined ? undefined : readAmount(options.budget, 'SkillMarket: budget'));
     const recordUsage = options.recordUsage ?? true;
@@ -126,14 +133,28 @@ export class SkillMarket {
    * while (page.nextCursor) page = await market.search('weather', { limit: 10, cursor: page.nextCursor });
    */
   async search(query = '', filters: SearchFilters = {}): Promise<SearchPage> {
-    const page = await this.registry.search(query, filters);
-    for (const skill of page.skills) this.cache.set(skill.slug, skill);
-    return page;
+    const { verified, ...rest } = filters;
+    const page = await this.registry.search({ ...rest, q: query, ...(verified === undefined ? {} : { verified: String(verified) }) });
+    for (const skill of page.items) this.cache.set(skill.slug, skill);
+    return { skills: page.items, nextCursor: page.nextCursor };
   }
 
   /** One skill's listing, always fresh from the registry (inactive ones too). */
   async info(slug: string): Promise<Skill> {
     return (await this.cache.get(slug, true, () => this.registry.skill(slug))).value;
+  }
+
+  /**
+   * Reviews of a skill by verified buyers, newest first (`limit` 1–100, `cursor` for the next page).
+   *
+   * @example const { reviews } = await market.reviews('weather-now', { limit: 5 });
+   */
+  async reviews(
+    slug: string,
+    page: { limit?: number; cursor?: string } = {},
+  ): Promise<{ reviews: Review[]; nextCursor: string | undefined }> {
+    const { items, nextCursor } = await this.registry.reviews(slug, page);
+    return { reviews: items, nextCursor };
   }
 
   /** Skill groups, optionally of one creator (wallet address). */
@@ -148,7 +169,8 @@ export class SkillMarket {
    */
   async favorite(slug: string, add = true): Promise<{ favorited: boolean; favoriteCount: number }> {
     const { skill } = await this.context.lookup(slug, false);
-    return this.registry.favorite(skill.id, add, slug);
+    const { favorited, favoriteCount } = await this.registry.favorite(skill.id, add, slug);
+    return { favorited, favoriteCount };
   }
 
   /**
@@ -198,7 +220,7 @@ export class SkillMarket {
 
   private async recordUsage(receipt: PaymentReceipt, skill: Skill): Promise<void> {
     const paymentRef = receipt.transaction ?? receipt.nonce;
-    await this.registry.usage({ skillId: skill.id, amount: Number(skill.priceAtomic), paymentRef }, skill.slug);
+    await this.registry.recordUsage({ skillId: skill.id, amount: Number(skill.priceAtomic), paymentRef }, skill.slug);
   }
 
   private inBackground(task: Promise<void>, onError: ((error: unknown) => void) | undefined): void {

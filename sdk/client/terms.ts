@@ -17,7 +17,7 @@ import {
 } from '../x402/index';
 import { acceptedAsset, amountIn, defaultAsset, type AcceptedAsset } from './assets';
 import { MarketError, TermsMismatchError, type TermsField } from './errors';
-import { isRecord, parseJson, type Answer } from './http';
+import { isRecord, parseJson, type Answer } from '../http/exchange';
 import type { Skill } from './types';
 
 /** The interface spec's documented window, used for terms built from a listing. */

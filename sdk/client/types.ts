@@ -3,80 +3,20 @@
  * the options that shape both.
  */
 import type { Address, Hex, LocalAccount } from 'viem';
-import type { JsonSchema } from '../json-schema/index';
+import type { FetchLike } from '../http/exchange';
+import type { SearchQuery } from '../registry/contract/index';
+import type { Skill } from '../registry/read';
 import type { Caip2Network, TypedDataSigner } from '../x402/index';
 
-/** A skill as the registry lists it (`GET /skills/:slug`), checked by the client. */
-export interface Skill {
-  /** UUID; `skillId` in analytics. */
-  id: string;
-  slug: string;
-  name: string;
-  description: string | null;
-  /** Dollar-prefixed USDC, e.g. `"$0.001"`. */
-  price: string;
-  /** The same price in atomic micro-USDC, e.g. `"1000"`. */
-  priceAtomic: string;
-  /** CAIP-2 payment network, e.g. `eip155:8453`. */
-  network: Caip2Network;
-  /** The full call URL: the client POSTs the input here. */
-  endpoint: string;
-  /** Who receives payments (the 402 `payTo` must be this address). */
-  paymentAddress: Address;
-  inputSchema: JsonSchema | null;
-  outputSchema: JsonSchema | null;
-  isActive: boolean;
-  groups: string[];
-  currency?: string;
-  category?: string | null;
-  verified?: boolean;
-  creatorId?: string;
-  creatorAddress?: string;
-  callCount?: number;
-  viewCount?: number;
-  favoriteCount?: number;
-  totalRevenue?: string;
-  /** Calls whose payment the registry verified on chain. */
-  paidCallCount?: number;
-  /** Average review score (1–5) of verified buyers; null without reviews. */
-  rating?: number | null;
-  reviewCount?: number;
-  /** The skill server's last health probe by the registry. */
-  status?: 'up' | 'down' | 'unknown';
-  latencyMs?: number | null;
-  createdAt?: string;
-  updatedAt?: string;
-}
+export type { FetchLike };
 
+/** A skill as the registry lists it (`GET /skills/:slug`), checked by the client (see skill-market/registry). */
+export type { Skill } from '../registry/read';
 /** A skill group (`GET /groups`). */
-export interface Group {
-  id: string;
-  slug: string;
-  name: string;
-  description: string | null;
-  icon?: string | null;
-  creatorId?: string;
-  isActive?: boolean;
-  createdAt?: string;
-  updatedAt?: string;
-}
+export type { GroupView as Group } from '../registry/contract/index';
 
-/** Filters of {@link SkillMarket.search}; prices are USDC amounts such as `"$0.01"`. */
-export interface SearchFilters {
-  category?: string;
-  minPrice?: string;
-  maxPrice?: string;
-  /** Creator wallet address. */
-  creator?: string;
-  verified?: boolean;
-  /** Group slug or name. */
-  group?: string;
-  sort?: 'relevance' | 'popular' | 'newest' | 'price' | 'revenue' | 'rating';
-  /** Page size, 1–100; the registry's default is 20. */
-  limit?: number;
-  /** `nextCursor` of the previous page. */
-  cursor?: string;
-}
+/** Filters of {@link SkillMarket.search} (the registry's search query but the text); prices are USDC amounts such as `"$0.01"`. */
+export type SearchFilters = Omit<SearchQuery, 'q' | 'verified'> & { verified?: boolean };
 
 /** One page of search results. */
 export interface SearchPage {
@@ -145,9 +85,6 @@ export interface AllowedAsset {
   /** Token decimals; default 6 (listings are priced in micro-USDC). */
   decimals?: number;
 }
-
-/** The part of `fetch` the client uses (any WHATWG-compatible implementation). */
-export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 /** A wallet that pays: a 0x private key, or a viem account (e.g. `loadSpendingWallet(...)`). */
 export type WalletInput = string | LocalAccount | TypedDataSigner;

@@ -24,26 +24,6 @@ export class RegistrationError extends Error {
   }
 }
 
-/**
- * The registry refused a request or answered something unexpected. `status` is 0 when no answer
- * arrived (network error, timeout); `retryable` is true for 0, 429 and 5xx.
- */
-export class RegistryApiError extends Error {
-  override readonly name = 'RegistryApiError';
-  readonly retryable: boolean;
-  constructor(
-    readonly status: number,
-    message: string,
-    /** The first 200 characters of the answer, for diagnosis. */
-    readonly body = '',
-    /** The server's Retry-After, in ms, when it sent one. */
-    readonly retryAfterMs?: number,
-  ) {
-    super(message);
-    this.retryable = status === 0 || status === 429 || status >= 500;
-  }
-}
-
 /** The payment facilitator could not be reached or answered something unexpected. */
 export class FacilitatorUnavailableError extends Error {
   override readonly name = 'FacilitatorUnavailableError';
@@ -55,9 +35,4 @@ export class SkillTimeoutError extends Error {
   constructor(readonly timeoutMs: number) {
     super(`Skill timed out after ${timeoutMs} ms`);
   }
-}
-
-/** The first 200 characters of a text, for error messages. */
-export function excerpt(text: string): string {
-  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }

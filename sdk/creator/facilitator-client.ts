@@ -18,7 +18,8 @@ import {
   type SupportedKind,
   type VerifyResponse,
 } from '../x402/index';
-import { FacilitatorUnavailableError, excerpt } from './errors';
+import { excerpt } from '../http/errors';
+import { FacilitatorUnavailableError } from './errors';
 
 export type { ResourceHint };
 

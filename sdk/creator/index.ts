@@ -53,14 +53,13 @@ export type { SettledCall } from './paid-call';
 export type { TrackingOptions } from './tracker';
 export type { LedgerOptions } from './ledger';
 export { EXPOSED_HEADERS as CORS_EXPOSED_HEADERS, type CorsOption } from './cors';
-export type { RetryOptions } from './registry-client';
+export { RegistryError, type RetryOptions } from '../registry/index';
 export type { CreatorLogger } from './logger';
 export type { Env } from './settings';
 export {
   SkillDefinitionError,
   ServeConfigError,
   RegistrationError,
-  RegistryApiError,
   FacilitatorUnavailableError,
   SkillTimeoutError,
 } from './errors';

@@ -2,13 +2,13 @@
  * Registering skills with the registry: one upsert per skill (`POST /skills`), at most
  * `batch.concurrency` in flight. Returns one `{ name, success, slug?, error? }` per skill; never throws.
  */
-import { createRegistryClient, type RetryOptions } from './registry-client';
+import type { RegisterSkill } from '../registry/contract/index';
+import { DEFAULT_API_URL, RegistryClient, type RetryOptions } from '../registry/client';
 import { httpUrl, walletAddress } from './settings';
 import { isSkill, normalizeGroups, type Skill, type Skills } from './skill';
 import { errorText } from './logger';
 
-/** Default registry: `market registry` on this machine. */
-export const DEFAULT_API_URL = 'http://localhost:3000';
+export { DEFAULT_API_URL };
 /** Default number of registrations in flight at once. */
 export const DEFAULT_REGISTRATION_CONCURRENCY = 5;
 
@@ -58,7 +58,7 @@ export async function register(skills: Skills, options: RegisterOptions): Promis
   const entries = Object.entries(skills ?? {});
   const setup = checkRegisterOptions(options);
   if (typeof setup === 'string') return entries.map(([name]) => ({ name, success: false, error: setup }));
-  const client = createRegistryClient({
+  const client = new RegistryClient({
     apiUrl: setup.apiUrl,
     apiKey: options.apiKey,
     ...(options.fetch ? { fetch: options.fetch } : {}),
@@ -71,8 +71,8 @@ export async function register(skills: Skills, options: RegisterOptions): Promis
     if (groups.length === 0)
       return { name, success: false, error: 'no groups: give the skill groups or pass register groups (at least one is required)' };
     try {
-      const registered = await client.register(registrationBody(name, definition, groups, setup));
-      return { name, success: true, slug: registered.slug, ...(registered.id ? { skillId: registered.id } : {}) };
+      const { skill } = await client.registerSkill(registrationBody(name, definition, groups, setup));
+      return { name, success: true, slug: skill.slug, ...(skill.id ? { skillId: skill.id } : {}) };
     } catch (error) {
       return { name, success: false, error: errorText(error) };
     }
@@ -124,7 +124,7 @@ function checkRegisterOptions(options: RegisterOptions): RegisterSetup | string 
   }
 }
 
-function registrationBody(name: string, definition: Skill, groups: string[], setup: RegisterSetup): Record<string, unknown> {
+function registrationBody(name: string, definition: Skill, groups: string[], setup: RegisterSetup): RegisterSkill {
   return {
     name,
     endpoint: `${setup.endpoint}/${name}`,

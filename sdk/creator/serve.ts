@@ -19,7 +19,7 @@ import type { LedgerOptions } from './ledger';
 import { listen } from './listen';
 import { consoleLogger, errorText, type CreatorLogger } from './logger';
 import { DEFAULT_API_URL, register, type RegistrationResult } from './register';
-import { createRegistryClient } from './registry-client';
+import { RegistryClient } from '../registry/client';
 import { httpUrl, isProduction, processEnv, resolveApiKey, resolveApiUrl, resolveWallet, type Env } from './settings';
 import type { Skills } from './skill';
 import { createCallTracker, type CallTracker, type TrackingOptions } from './tracker';
@@ -219,7 +219,7 @@ function startTracking(
     logger.info('call tracking off: no API key (set MARKET_API_KEY)');
     return undefined;
   }
-  const client = createRegistryClient({
+  const client = new RegistryClient({
     apiUrl,
     apiKey,
     userAgent: appName,

@@ -5,10 +5,10 @@
  * after `maxAttempts` (or when the registry refuses it for good, or the queue overflows), always
  * with a warning. The transaction hash is the paymentRef, so a repeated delivery counts once.
  */
-import { RegistryApiError } from './errors';
+import { RegistryError } from '../http/errors';
 import { errorText, type CreatorLogger } from './logger';
 import type { SettledCall } from './paid-call';
-import type { RegistryClient } from './registry-client';
+import type { RegistryClient } from '../registry/client';
 
 /** Tuning of call tracking (`serve({ trackCalls: { … } })`). */
 export interface TrackingOptions {
@@ -85,7 +85,7 @@ export function createCallTracker(client: RegistryClient, logger: CreatorLogger,
         });
       await client.recordCall({ skillId, amount: call.amount, paymentRef: call.transaction });
     } catch (error) {
-      if (error instanceof RegistryApiError && !error.retryable) {
+      if (error instanceof RegistryError && !error.retryable) {
         return logger.warn('call record refused by the registry; dropped', {
           skill: call.skill,
           transaction: call.transaction,

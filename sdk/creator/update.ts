@@ -5,8 +5,7 @@
 import { schemaProblem } from '../json-schema/index';
 import { formatPriceUsd, isX402Error, parsePrice } from '../x402/index';
 import { errorText } from './logger';
-import { DEFAULT_API_URL } from './register';
-import { createRegistryClient, type RetryOptions } from './registry-client';
+import { DEFAULT_API_URL, RegistryClient, type RetryOptions } from '../registry/client';
 import { httpUrl } from './settings';
 import { normalizeGroups } from './skill';
 
@@ -44,13 +43,13 @@ export async function updateSkill(slug: string, data: SkillUpdate, options: Upda
   const body = checkUpdate(slug, data, options);
   if (typeof body === 'string') return { success: false, error: body };
   try {
-    const client = createRegistryClient({
+    const client = new RegistryClient({
       apiUrl: httpUrl(options.apiUrl ?? DEFAULT_API_URL, 'apiUrl'),
       apiKey: options.apiKey,
       ...(options.fetch ? { fetch: options.fetch } : {}),
       ...(options.retry ? { retry: options.retry } : {}),
     });
-    await client.update(slug, body);
+    await client.updateSkill(slug, body);
     return { success: true };
   } catch (error) {
     return { success: false, error: errorText(error) };

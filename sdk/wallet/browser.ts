@@ -17,7 +17,6 @@ export {
 } from './keystore';
 export {
   walletApi,
-  WalletApiError,
   type WalletApi,
   type WalletApiOptions,
   type WalletRecord,

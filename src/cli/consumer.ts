@@ -3,7 +3,8 @@
  * that turns "cannot connect" into a readable failure, the passphrase, and reporting failures
  * as `market: <reason>` with exit code 1 instead of a stack.
  */
-import { KeystoreError, WalletApiError, WalletRegistrationError } from 'skill-market/wallet';
+import { MarketError, RegistryError } from 'skill-market/registry';
+import { KeystoreError, WalletRegistrationError } from 'skill-market/wallet';
 import { DEFAULT_API_URL, readCredentials, type Env } from './credentials';
 
 /** An expected failure: printed without a stack, exit code 1. */
@@ -17,7 +18,6 @@ export class CommandFailure extends Error {
 export interface Connection {
   apiUrl: string;
   apiKey: string;
-  fetch: typeof fetch;
 }
 
 /** URL: --api-url, MARKET_API_URL, SKILLZ_API_URL, the stored login, http://localhost:3000. Key likewise, with no default. */
@@ -26,7 +26,7 @@ export async function resolveConnection(flags: { 'api-url'?: string; 'api-key'?:
   const apiUrl = flags['api-url'] ?? nonEmpty(env.MARKET_API_URL) ?? nonEmpty(env.SKILLZ_API_URL) ?? stored.apiUrl ?? DEFAULT_API_URL;
   const apiKey = flags['api-key'] ?? nonEmpty(env.MARKET_API_KEY) ?? nonEmpty(env.SKILLZ_API_KEY) ?? stored.apiKey;
   if (!apiKey) throw new CommandFailure('not logged in: run `market login --api-key <key>` or set MARKET_API_KEY');
-  return { apiUrl: checkUrl(apiUrl), apiKey, fetch: reachable(apiUrl) };
+  return { apiUrl: checkUrl(apiUrl), apiKey };
 }
 
 export function checkUrl(raw: string): string {
@@ -37,18 +37,6 @@ export function checkUrl(raw: string): string {
     // reported below
   }
   throw new CommandFailure(`the registry URL must be http(s), got "${raw}"`);
-}
-
-/** The global fetch, failing with "could not reach the registry at …" when there is no answer. */
-export function reachable(apiUrl: string): typeof fetch {
-  return (async (input: string | URL | Request, init?: RequestInit) => {
-    try {
-      return await fetch(input, init);
-    } catch (error) {
-      const reason = (error as Error)?.name === 'TimeoutError' ? 'no answer in time' : ((error as Error)?.message ?? String(error));
-      throw new CommandFailure(`could not reach the registry at ${apiUrl}: ${reason}`);
-    }
-  }) as typeof fetch;
 }
 
 /** MARKET_KEYSTORE_PASSPHRASE, else a hidden prompt on the terminal (asked twice with `confirm`). */
@@ -95,15 +83,21 @@ export async function reportFailures(run: () => Promise<void>): Promise<void> {
   } catch (error) {
     const expected =
       error instanceof CommandFailure ||
-      error instanceof WalletApiError ||
+      error instanceof MarketError ||
       error instanceof KeystoreError ||
       error instanceof WalletRegistrationError;
     const fileError = typeof (error as NodeJS.ErrnoException)?.code === 'string' && (error as NodeJS.ErrnoException).syscall !== undefined;
     if (!expected && !fileError) throw error;
-    const status = error instanceof WalletApiError && error.status > 0 ? ` (HTTP ${error.status})` : '';
-    process.stderr.write(`market: ${(error as Error).message}${status}\n`);
+    process.stderr.write(`market: ${describeFailure(error as Error)}\n`);
     process.exitCode = 1;
   }
+}
+
+/** A registry's refusal in its own words with the status (`Wallet not found (HTTP 404)`); anything else by its message. */
+export function describeFailure(error: Error): string {
+  return error instanceof RegistryError && error.error !== undefined && (error.status ?? 0) > 0
+    ? `${error.error} (HTTP ${error.status})`
+    : error.message;
 }
 
 const nonEmpty = (value: string | undefined) => (value === undefined || value.trim() === '' ? undefined : value.trim());

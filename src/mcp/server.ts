@@ -29,7 +29,7 @@ a refused call pays nothing. wallet_status shows what is left; recent_calls list
 export function createMcpServer(deps: ServerDeps): McpServer {
   const { market, budget, config } = deps;
   const server = new McpServer({ name: 'skill-market', version: VERSION }, { instructions: INSTRUCTIONS });
-  registerDiscoveryTools(server, market, config.apiUrl);
+  registerDiscoveryTools(server, market);
   registerPayingTools(server, {
     payments: new Payments(market, budget, config.limits, deps.noWallet),
     budget,

@@ -1,5 +1,5 @@
 import type { RegistryConfig } from '../config';
-import type { PageConfig } from './app/lib/types';
+import type { PageConfig } from './app/lib/config';
 
 export type { PageConfig };
 

@@ -153,7 +153,7 @@ describe('market login and market wallet against a registry', () => {
     const down = `http://127.0.0.1:${await freePort()}`;
     const res = await market(['wallet', 'list'], { MARKET_API_URL: down });
     expect(res.code).toBe(1);
-    expect(res.stderr).toContain(`could not reach the registry at ${down}`);
+    expect(res.stderr).toContain(`The registry at ${down} could not be reached`);
   });
 
   it('exits 2 with usage on an unknown or incomplete wallet command', async () => {

@@ -141,7 +141,7 @@ for (const kind of databaseKinds) {
       });
       expect(results[1]!.success).toBe(false);
       expect(results[1]!.error).toBe(
-        'Group not found: "not-mine" is not one of your groups (create it first with POST /groups) (HTTP 400)',
+        'Registry registration of stranger failed with 400: Group not found: "not-mine" is not one of your groups (create it first with POST /groups)',
       );
       expect(meter.requests).toBe(1); // a 400 is not retried
     });
@@ -153,7 +153,7 @@ for (const kind of databaseKinds) {
       };
       const bad = await register(skills, { apiKey: 'sk_unknown', apiUrl, paymentAddress: wallet, endpoint: 'http://skills.test' });
       expect(bad.map((r) => r.success)).toEqual([false, false]);
-      expect(bad[0]!.error).toContain('HTTP 401');
+      expect(bad[0]!.error).toContain('failed with 401: Invalid token');
       expect(
         (await register(skills, { apiKey: creator.key, apiUrl, paymentAddress: 'nope', endpoint: 'http://s.test' }))[0]!.error,
       ).toContain('paymentAddress must be a 42-character');
@@ -185,7 +185,9 @@ for (const kind of databaseKinds) {
         'inputSchema is not a usable JSON Schema',
       );
       expect((await updateSkill(slug, { colour: 'red' } as never, { apiKey: creator.key, apiUrl })).error).toBe('unknown field "colour"');
-      expect((await updateSkill('no-such-skill', { isActive: true }, { apiKey: creator.key, apiUrl })).error).toContain('HTTP 404');
+      expect((await updateSkill('no-such-skill', { isActive: true }, { apiKey: creator.key, apiUrl })).error).toContain(
+        'failed with 404: Skill not found',
+      );
     });
   });
 }
@@ -221,17 +223,21 @@ describe('the registry client trusts no server', () => {
 
   it('gives up after the attempts and reads the error from message, then error', async () => {
     const s = scripted([jsonResponse(500, { message: 'from message', error: 'from error' })]);
-    expect((await register(skills, { ...base, fetch: s.fetch }))[0]!.error).toBe('from message (HTTP 500)');
+    expect((await register(skills, { ...base, fetch: s.fetch }))[0]!.error).toBe(
+      'Registry registration of a failed with 500: from message',
+    );
     expect(s.calls()).toBe(3);
     const t = scripted([jsonResponse(403, { error: 'API key revoked' })]);
-    expect((await register(skills, { ...base, fetch: t.fetch }))[0]!.error).toBe('API key revoked (HTTP 403)');
+    expect((await register(skills, { ...base, fetch: t.fetch }))[0]!.error).toBe(
+      'Registry registration of a failed with 403: API key revoked',
+    );
     expect(t.calls()).toBe(1);
   });
 
   it('refuses a success answer without a usable slug', async () => {
     for (const body of [{}, { slug: 42 }, [], 'text', { slug: 'ok', id: 7 }]) {
       const s = scripted([jsonResponse(200, body)]);
-      expect((await register(skills, { ...base, fetch: s.fetch }))[0]!.error).toContain('unexpected answer from POST /skills');
+      expect((await register(skills, { ...base, fetch: s.fetch }))[0]!.error).toContain('The registry answered an invalid skill');
     }
     const html = scripted([() => new Response('<html>proxy</html>', { status: 200 })]);
     expect((await register(skills, { ...base, fetch: html.fetch }))[0]!.error).toContain('<html>proxy</html>');

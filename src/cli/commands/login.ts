@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
-import { walletApi, WalletApiError } from 'skill-market/wallet';
-import { checkUrl, CommandFailure, reachable, reportFailures } from '../consumer';
+import { RegistryClient, RegistryError } from 'skill-market/registry';
+import { checkUrl, CommandFailure, describeFailure, reportFailures } from '../consumer';
 import { DEFAULT_API_URL, readCredentials, saveCredentials } from '../credentials';
 import { UsageError } from '../errors';
 
@@ -26,12 +26,12 @@ export async function loginCommand(args: string[]): Promise<void> {
     const stored = await readCredentials();
     const apiUrl = checkUrl(values['api-url'] ?? stored.apiUrl ?? DEFAULT_API_URL);
     try {
-      await walletApi({ apiUrl, apiKey, fetch: reachable(apiUrl), timeoutMs: 10_000 }).list();
+      await new RegistryClient({ apiUrl, apiKey, timeoutMs: 10_000, retry: { attempts: 1 } }).wallets();
     } catch (error) {
-      if (error instanceof WalletApiError && (error.status === 401 || error.status === 403)) {
-        throw new CommandFailure(`the registry at ${apiUrl} refused this key: ${error.message}`);
+      if (error instanceof RegistryError && (error.status === 401 || error.status === 403)) {
+        throw new CommandFailure(`the registry at ${apiUrl} refused this key: ${error.error ?? error.message}`);
       }
-      process.stderr.write(`market: warning: could not check the key: ${(error as Error).message}\n`);
+      process.stderr.write(`market: warning: could not check the key: ${describeFailure(error as Error)}\n`);
     }
     const path = await saveCredentials({ apiUrl, apiKey });
     process.stdout.write(`Logged in to ${apiUrl} with ${apiKey.slice(0, 11)}…; saved to ${path}\n`);

@@ -5,10 +5,11 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { SkillMarket } from 'skill-market/client';
-import { fetchReviews } from '../reviews';
+import type { ReviewView } from 'skill-market/registry';
+import { readReviews } from '../reviews';
 import { answer, summary } from './result';
 
-export function registerDiscoveryTools(server: McpServer, market: SkillMarket, apiUrl: string): void {
+export function registerDiscoveryTools(server: McpServer, market: SkillMarket): void {
   server.registerTool(
     'search_skills',
     {
@@ -98,7 +99,7 @@ export function registerDiscoveryTools(server: McpServer, market: SkillMarket, a
     ({ slug }) =>
       answer(async () => {
         await market.info(slug);
-        const reviews = await fetchReviews(apiUrl, slug);
+        const reviews = await readReviews(market, slug);
         if (!reviews.available)
           return {
             text: `The registry offers no reviews (${reviews.reason}).`,
@@ -141,13 +142,8 @@ export function registerDiscoveryTools(server: McpServer, market: SkillMarket, a
 }
 
 /** `- 4/5 by 0x1234…abcd: "comment"` for a review as the registry lists it. */
-function reviewLine(review: unknown): string {
-  const r = (typeof review === 'object' && review !== null ? review : {}) as {
-    score?: unknown;
-    consumerAddress?: unknown;
-    comment?: unknown;
-  };
-  const who = typeof r.consumerAddress === 'string' ? ` by ${r.consumerAddress.slice(0, 6)}…${r.consumerAddress.slice(-4)}` : '';
-  const comment = typeof r.comment === 'string' && r.comment ? `: ${JSON.stringify(r.comment)}` : '';
-  return `- ${typeof r.score === 'number' ? `${r.score}/5` : 'unscored'}${who}${comment}`;
+function reviewLine(review: ReviewView): string {
+  const who = ` by ${review.consumerAddress.slice(0, 6)}…${review.consumerAddress.slice(-4)}`;
+  const comment = review.comment ? `: ${JSON.stringify(review.comment)}` : '';
+  return `- ${review.score}/5${who}${comment}`;
 }

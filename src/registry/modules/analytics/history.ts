@@ -4,10 +4,9 @@ import { favorites, skills, usageRecords } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
 import { decodeCursor, encodeCursor, isIsoInstant } from '../../lib/cursor';
 import { paymentStatus } from '../payment-verification/status';
-import type { SkillView } from '../skills/model';
+import type { SkillView, UsageQuery, UsageRecordView } from 'skill-market/registry';
 import { DEFAULT_LIMIT } from '../skills/search';
 import { selectSkills, toSkillView } from '../skills/view';
-import type { UsageQuery, UsageRecordView } from './history-model';
 
 /**
  * The caller's own paid calls, newest first, one page at a time: a keyset cursor over

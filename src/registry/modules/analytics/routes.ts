@@ -1,15 +1,26 @@
-import { Elysia, t } from 'elysia';
+import { Elysia } from 'elysia';
 import type { ServiceContext } from '../../context';
 import { clientIp } from '../../lib/client-ip';
 import { announceNextPage } from '../../lib/paging';
 import { authPlugin } from '../auth/plugin';
-import { SkillView } from '../skills/model';
 import { listFavorites, listUsage } from './history';
-import { UsageQuery, UsageRecordView } from './history-model';
 import { accessCookieName } from '../auth/cookies';
 import { authenticate } from '../auth/principal';
-import { recordReportedPayment, ReportedPayment } from '../payment-verification';
-import { Analytics, AnalyticsQuery, CallBody, FavoriteBody, FavoriteResult, Recorded, SkillIdParam, UsageBody, ViewBody } from './model';
+import { recordReportedPayment } from '../payment-verification';
+import {
+  Analytics,
+  AnalyticsQuery,
+  CallBody,
+  FavoriteBody,
+  FavoriteResult,
+  Recorded,
+  SkillIdParam,
+  SkillList,
+  UsageQuery,
+  UsageRecordList,
+  UsageRequest,
+  ViewBody,
+} from 'skill-market/registry';
 import { DEFAULT_DAYS, getAnalytics, recordCall, recordUsage, recordView, setFavorite } from './service';
 
 const tags = ['Analytics'];
@@ -51,7 +62,7 @@ export function analyticsRoutes(ctx: ServiceContext) {
           return { success: true as const, recorded: await recordUsage(ctx, principal.userId, body) };
         },
         {
-          body: t.Union([UsageBody, ReportedPayment]),
+          body: UsageRequest,
           response: Recorded,
           detail: {
             tags,
@@ -85,13 +96,13 @@ export function analyticsRoutes(ctx: ServiceContext) {
         {
           auth: 'consumer',
           query: UsageQuery,
-          response: t.Array(UsageRecordView),
+          response: UsageRecordList,
           detail: { tags, summary: 'Your paid calls, newest first; the next page’s cursor is in the X-Next-Cursor header' },
         },
       )
       .get('/favorites', ({ principal }) => listFavorites(ctx, principal.userId), {
         auth: 'consumer',
-        response: t.Array(SkillView),
+        response: SkillList,
         detail: { tags, summary: 'Your favourite skills, most recently favourited first (inactive ones too)' },
       })
       .get('/:skillId', ({ params, query }) => getAnalytics(ctx, params.skillId, query.days ?? DEFAULT_DAYS), {

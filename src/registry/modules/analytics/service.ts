@@ -5,7 +5,7 @@ import type { ServiceContext } from '../../context';
 import { AppError } from '../../../http';
 import { hashSecret } from '../auth/secrets';
 import { priceToAtomic } from '../skills/validate';
-import { MAX_USAGE_AMOUNT } from './model';
+import { MAX_USAGE_AMOUNT } from 'skill-market/registry';
 import { nominatePayment } from '../payment-verification/store';
 
 type Tx = Parameters<Parameters<ServiceContext['db']['transaction']>[0]>[0];

@@ -1,10 +1,10 @@
-import { Elysia, t } from 'elysia';
+import { Elysia } from 'elysia';
 import type { ServiceContext } from '../../context';
 import { AppError } from '../../../http';
 import { findOrCreateByProvider, findOrCreateByWallet, getUserById, toCreator, type User } from '../users/service';
 import { createApiKey, listApiKeys, revokeApiKey } from './api-keys';
 import { clearSessionCookies, credentialCookie, refreshCookieName, setSessionCookies } from './cookies';
-import * as m from './model';
+import * as m from 'skill-market/registry';
 import { authPlugin } from './plugin';
 import { verifyProviderToken } from './provider';
 import { refreshSession, revokeSession, startSession } from './sessions';
@@ -87,7 +87,7 @@ export function authRoutes(ctx: ServiceContext) {
     )
     .get('/api-keys', ({ principal }) => listApiKeys(ctx, principal.userId), {
       auth: 'account',
-      response: t.Array(m.ApiKeyView),
+      response: m.ApiKeyList,
       detail: { tags, summary: 'List your API keys (never the keys themselves)' },
     })
     .delete(

@@ -4,7 +4,7 @@ import type { ServiceContext } from '../../context';
 import { AppError } from '../../../http';
 import { listGroupSkills } from '../skills/own';
 import { toCreator } from '../users/service';
-import type { GroupDetail } from './model';
+import type { GroupDetail } from 'skill-market/registry';
 import { toGroupView } from './service';
 
 /**

@@ -1,8 +1,8 @@
-import { Elysia, t } from 'elysia';
+import { Elysia } from 'elysia';
 import type { ServiceContext } from '../../context';
 import { authPlugin } from '../auth/plugin';
 import { getGroupDetail } from './detail';
-import { CreateGroup, CreatorQuery, GroupDetail, GroupView, SlugParam, UpdateGroup } from './model';
+import { CreateGroup, CreatorQuery, GroupDetail, GroupList, GroupSlugParam, GroupView, Success, UpdateGroup } from 'skill-market/registry';
 import { createGroup, deleteGroup, listGroups, updateGroup } from './service';
 
 const tags = ['Groups'];
@@ -21,18 +21,18 @@ export function groupRoutes(ctx: ServiceContext) {
     )
     .get('/groups', ({ query }) => listGroups(ctx, query.creator), {
       query: CreatorQuery,
-      response: t.Array(GroupView),
+      response: GroupList,
       detail: { tags, summary: 'All groups, or one creator’s (by wallet address)' },
     })
     .get('/groups/:slug', ({ params, query }) => getGroupDetail(ctx, params.slug, query.creator), {
-      params: SlugParam,
+      params: GroupSlugParam,
       query: CreatorQuery,
       response: GroupDetail,
       detail: { tags, summary: 'A group with its creator and its active skills' },
     })
     .patch('/groups/:slug', ({ principal, params, body }) => updateGroup(ctx, principal.userId, params.slug, body), {
       auth: 'creator',
-      params: SlugParam,
+      params: GroupSlugParam,
       body: UpdateGroup,
       response: GroupView,
       detail: { tags, summary: 'Rename your group, or change its description or icon' },
@@ -45,8 +45,8 @@ export function groupRoutes(ctx: ServiceContext) {
       },
       {
         auth: 'creator',
-        params: SlugParam,
-        response: t.Object({ success: t.Literal(true) }),
+        params: GroupSlugParam,
+        response: Success,
         detail: { tags, summary: 'Delete your group (409 while a skill uses it)' },
       },
     );

@@ -4,7 +4,7 @@ import { skillGroupMembers, skillGroups, users } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
 import { AppError } from '../../../http';
 import { slugify, withUniqueSlug } from '../../lib/slug';
-import type { CreateGroup, GroupView, UpdateGroup } from './model';
+import type { CreateGroup, GroupView, UpdateGroup } from 'skill-market/registry';
 
 type GroupRow = typeof skillGroups.$inferSelect;
 

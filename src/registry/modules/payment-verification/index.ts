@@ -5,5 +5,4 @@
 export { createPaymentVerifier, type PaymentVerifier, type PaymentVerifierDeps, type VerificationRound } from './verifier';
 export { checkPaymentOnChain, type ChainVerdict, type ExpectedPayment } from './chain-check';
 export { recordReportedPayment } from './report';
-export { ReportedPayment } from './model';
 export { paymentStatus } from './status';

@@ -3,7 +3,7 @@ import { skills } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
 import { AppError } from '../../../http';
 import { priceToAtomic } from '../skills/validate';
-import type { ReportedPayment } from './model';
+import type { ReportedPayment } from 'skill-market/registry';
 import { nominatePayment } from './store';
 
 /**

@@ -1,8 +1,8 @@
-import { Elysia, t } from 'elysia';
+import { Elysia } from 'elysia';
 import type { ServiceContext } from '../../context';
 import { announceNextPage } from '../../lib/paging';
 import { authPlugin } from '../auth/plugin';
-import { PostReview, ReplyBody, ReviewIdParam, ReviewsQuery, ReviewView, SlugParam } from './model';
+import { PostReview, ReplyBody, ReviewIdParam, ReviewList, ReviewsQuery, ReviewView, SlugParam } from 'skill-market/registry';
 import { listReviews, postReview, replyToReview } from './service';
 
 const tags = ['Reviews'];
@@ -38,7 +38,7 @@ export function reviewRoutes(ctx: ServiceContext) {
       {
         params: SlugParam,
         query: ReviewsQuery,
-        response: t.Array(ReviewView),
+        response: ReviewList,
         detail: { tags, summary: 'A skill’s reviews, newest first; the next page’s cursor is in X-Next-Cursor' },
       },
     )

@@ -3,7 +3,7 @@ import { paymentVerifications, reviews, skills, skillStats, users, wallets } fro
 import type { ServiceContext } from '../../context';
 import { AppError } from '../../../http';
 import { decodeCursor, encodeCursor, isIsoInstant } from '../../lib/cursor';
-import type { PostReview, ReviewsQuery, ReviewView } from './model';
+import type { PostReview, ReviewsQuery, ReviewView } from 'skill-market/registry';
 
 type ReviewRow = typeof reviews.$inferSelect;
 

@@ -1,8 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
+import type { HealthFilter } from 'skill-market/registry';
 import { serverHealth, skills } from '../../../db/schema';
-
-export const HEALTH_FILTERS = ['up', 'down', 'unknown', 'any'] as const;
-export type HealthFilter = (typeof HEALTH_FILTERS)[number];
 
 const healthOf = (condition: SQL) =>
   sql`exists (select 1 from ${serverHealth} where ${serverHealth.serverUrl} = ${skills.serverUrl} and ${condition})`;

@@ -4,6 +4,6 @@
  * `modules/health`).
  */
 export { createHealthProber, type HealthProber, type HealthProberDeps, type ProbeRound } from './prober';
-export { healthCondition, HEALTH_FILTERS, type HealthFilter } from './filters';
+export { healthCondition } from './filters';
 export { isPublicAddress, checkHost, resolveWithDns, type Resolve } from './address-guard';
 export { probeServer, type ProbeOutcome } from './probe';

@@ -2,7 +2,7 @@ import { asc, eq } from 'drizzle-orm';
 import { getAddress } from 'viem';
 import { skillGroupMembers, skills, users } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
-import type { SkillView } from './model';
+import type { SkillView } from 'skill-market/registry';
 import { selectSkills, toSkillView } from './view';
 
 /** Every skill of one creator, inactive ones included, by name. */

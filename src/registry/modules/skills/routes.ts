@@ -1,7 +1,7 @@
-import { Elysia, t } from 'elysia';
+import { Elysia } from 'elysia';
 import type { ServiceContext } from '../../context';
 import { authPlugin } from '../auth/plugin';
-import { RegisterSkill, SearchQuery, SkillView, SlugParam, UpdateSkill } from './model';
+import { RegisterSkill, SearchQuery, SkillList, SkillView, SlugParam, UpdateSkill } from 'skill-market/registry';
 import { searchSkills } from './search';
 import { getSkillBySlug, registerSkill, updateSkill } from './service';
 import { listOwnSkills } from './own';
@@ -36,7 +36,7 @@ export function skillRoutes(ctx: ServiceContext) {
       },
       {
         query: SearchQuery,
-        response: t.Array(SkillView),
+        response: SkillList,
         detail: { tags, summary: 'Search active skills; the next page’s cursor is in the X-Next-Cursor header' },
       },
     )
@@ -54,7 +54,7 @@ export function skillRoutes(ctx: ServiceContext) {
     })
     .get('/creators/me/skills', ({ principal }) => listOwnSkills(ctx, principal.userId), {
       auth: 'creator',
-      response: t.Array(SkillView),
+      response: SkillList,
       detail: { tags: ['Creators'], summary: 'All your skills, inactive ones included, with their analytics' },
     });
 }

@@ -5,7 +5,7 @@ import type { ServiceContext } from '../../context';
 import { healthCondition } from '../skill-health/filters';
 import { AppError } from '../../../http';
 import { decodeCursor, encodeCursor, isIsoInstant } from '../../lib/cursor';
-import type { SearchQuery, SkillView, Sort } from './model';
+import type { SearchQuery, SkillView, Sort } from 'skill-market/registry';
 import { selectSkills, toSkillView } from './view';
 import { priceToAtomic } from './validate';
 

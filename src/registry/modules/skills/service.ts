@@ -5,7 +5,7 @@ import type { ServiceContext } from '../../context';
 import { AppError } from '../../../http';
 import { slugify, withUniqueSlug } from '../../lib/slug';
 import { resolveOwnedGroups } from '../groups/service';
-import type { RegisterSkill, SkillView, UpdateSkill } from './model';
+import type { RegisterSkill, SkillView, UpdateSkill } from 'skill-market/registry';
 import { callUrlOf, paymentAddressOf, priceToAtomic, schemaOf } from './validate';
 import { findSkillRowBySlug, selectSkills, toSkillView } from './view';
 

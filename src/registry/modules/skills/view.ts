@@ -3,7 +3,7 @@ import { formatPrice, formatPriceUsd } from 'skill-market/x402';
 import type { Database } from '../../../db';
 import { serverHealth, skillGroupMembers, skillGroups, skills, skillStats, users } from '../../../db/schema';
 import { prepared } from '../../lib/prepared';
-import type { SkillView } from './model';
+import type { SkillView } from 'skill-market/registry';
 
 type SkillRow = Omit<typeof skills.$inferSelect, 'search'>;
 type StatsRow = typeof skillStats.$inferSelect;

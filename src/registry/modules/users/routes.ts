@@ -1,9 +1,8 @@
-import { Elysia, t } from 'elysia';
-import { SkillView } from '../skills/model';
+import { Elysia } from 'elysia';
 import { listPublicSkillsOf } from '../skills/own';
 import type { ServiceContext } from '../../context';
 import { authPlugin } from '../auth/plugin';
-import { AddressParam, Creator, ProfileUpdate } from './model';
+import { AddressParam, Creator, CreatorWithSkills, ProfileUpdate } from 'skill-market/registry';
 import { getCreatorByAddress, getUserById, toCreator, updateProfile } from './service';
 import { AppError } from '../../../http';
 
@@ -36,7 +35,7 @@ export function userRoutes(ctx: ServiceContext) {
       }),
       {
         params: AddressParam,
-        response: t.Composite([Creator, t.Object({ skills: t.Array(SkillView) })]),
+        response: CreatorWithSkills,
         detail: { tags, summary: 'A creator’s public profile with their active skills' },
       },
     );

@@ -3,7 +3,7 @@ import { getAddress } from 'viem';
 import { users } from '../../../db/schema';
 import { AppError } from '../../../http';
 import type { ServiceContext } from '../../context';
-import type { Creator, ProfileUpdate } from './model';
+import type { Creator, ProfileUpdate } from 'skill-market/registry';
 
 export type User = typeof users.$inferSelect;
 

@@ -1,9 +1,9 @@
-import { Elysia, t } from 'elysia';
+import { Elysia } from 'elysia';
 import type { ServiceContext } from '../../context';
 import { authPlugin } from '../auth/plugin';
 import { balanceReader } from './balance';
 import { refusePrivateKeys } from './guard';
-import * as m from './model';
+import * as m from 'skill-market/registry';
 import { getActiveWalletWithBalance, getWalletWithBalance, listWallets, registerWallet, revokeWallet, setWalletLabel } from './service';
 
 const tags = ['Spending wallets'];
@@ -41,24 +41,24 @@ export function walletRoutes(ctx: ServiceContext) {
       },
       {
         auth: 'consumer',
-        response: t.Union([m.ActiveWallet, t.Null()]),
+        response: m.ActiveWalletOrNull,
         detail: { tags, summary: 'The active wallet with its live USDC balance, or null' },
       },
     )
     .get('/all', ({ principal }) => listWallets(ctx, principal.userId), {
       auth: 'consumer',
-      response: t.Array(m.WalletView),
+      response: m.WalletList,
       detail: { tags, summary: 'Every wallet, revoked ones included, newest first' },
     })
     .get('/:address', ({ principal, params }) => getWalletWithBalance(ctx, principal.userId, params.address, balances), {
       auth: 'consumer',
-      params: m.AddressParam,
+      params: m.WalletAddressParam,
       response: m.ActiveWallet,
       detail: { tags, summary: 'One of your wallets (revoked ones too) with its live USDC balance' },
     })
     .patch('/:address', ({ principal, params, body }) => setWalletLabel(ctx, principal.userId, params.address, body.label), {
       auth: 'consumer',
-      params: m.AddressParam,
+      params: m.WalletAddressParam,
       body: m.UpdateLabel,
       response: m.WalletView,
       detail: { tags, summary: 'Set a wallet’s label (null removes it)' },
@@ -68,7 +68,7 @@ export function walletRoutes(ctx: ServiceContext) {
       async ({ principal, params }) => ({ success: true as const, wallet: await revokeWallet(ctx, principal.userId, params.address) }),
       {
         auth: 'consumer',
-        params: m.AddressParam,
+        params: m.WalletAddressParam,
         response: m.RevokedWallet,
         detail: { tags, summary: 'Revoke a wallet: no longer active, still listed; funds on-chain are untouched' },
       },

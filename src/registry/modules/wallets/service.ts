@@ -4,7 +4,7 @@ import { users, wallets } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
 import { AppError } from '../../../http';
 import type { BalanceReader } from './balance';
-import type { ActiveWallet, RegisterWallet, WalletView } from './model';
+import type { ActiveWallet, RegisterWallet, WalletView } from 'skill-market/registry';
 
 export type WalletRow = typeof wallets.$inferSelect;
 

@@ -1,7 +1,11 @@
 import { count, shortAddress, usdc } from '../lib/format';
-import type { Skill } from '../lib/types';
+import type { Skill, SkillView } from 'skill-market/registry';
 
-export function SkillCard({ skill }: { skill: Skill }) {
+/** What a card shows: a search result, or a skill of a creator's or group's page. */
+type CardSkill = Pick<Skill, 'slug' | 'name' | 'description' | 'price' | 'groups'> &
+  Partial<Pick<SkillView, 'callCount' | 'favoriteCount' | 'creatorAddress'>>;
+
+export function SkillCard({ skill }: { skill: CardSkill }) {
   return (
     <li class="card skill-card">
       <h3>
@@ -15,21 +19,39 @@ export function SkillCard({ skill }: { skill: Skill }) {
         </div>
         <div>
           <dt>Calls</dt>
-          <dd>{count(skill.callCount)}</dd>
+          <dd>{count(skill.callCount ?? 0)}</dd>
         </div>
         <div>
           <dt>Favourites</dt>
-          <dd>{count(skill.favoriteCount)}</dd>
+          <dd>{count(skill.favoriteCount ?? 0)}</dd>
         </div>
       </dl>
       <p class="small muted">
-        by{' '}
-        <a href={`/creator/${skill.creatorAddress}`} title={skill.creatorAddress}>
-          {shortAddress(skill.creatorAddress)}
-        </a>
-        {skill.groups.length > 0 && <> · {skill.groups.join(', ')}</>}
+        <Byline creatorAddress={skill.creatorAddress} groups={skill.groups} />
       </p>
     </li>
+  );
+}
+
+/** "by 0x12…cdef · group, group": the creator linked to their page (absent from a listing that lacks it). */
+export function Byline({ creatorAddress, groups }: { creatorAddress: string | undefined; groups: string[] }) {
+  return (
+    <>
+      {creatorAddress && (
+        <>
+          by{' '}
+          <a href={`/creator/${creatorAddress}`} title={creatorAddress}>
+            {shortAddress(creatorAddress)}
+          </a>
+        </>
+      )}
+      {groups.length > 0 && (
+        <>
+          {creatorAddress ? ' · ' : ''}
+          {groups.join(', ')}
+        </>
+      )}
+    </>
   );
 }
 

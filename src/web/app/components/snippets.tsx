@@ -1,6 +1,6 @@
 import { pageConfig } from '../lib/config';
 import { exampleOf } from '../lib/schema';
-import type { Skill } from '../lib/types';
+import type { Skill } from 'skill-market/registry';
 import { CodeBlock } from './copy-button';
 
 /** Copy-ready ways to call the skill: the SDK, the CLI, and curl (which shows the 402 terms). */

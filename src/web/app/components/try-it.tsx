@@ -3,12 +3,12 @@
  * sign in the wallet, get the result and the receipt. The usage is recorded for a signed-in user.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api } from '../lib/api';
+import { registry } from '../lib/api';
 import { loadPageConfig, networkName, pageConfig } from '../lib/config';
 import { shortAddress, usdc } from '../lib/format';
 import { pay, quote, type PaidOutcome, type Quote, type SkillAnswer } from '../lib/pay';
 import { account, connect, connected } from '../lib/session';
-import type { Skill } from '../lib/types';
+import type { Skill } from 'skill-market/registry';
 import { walletErrorMessage } from '../lib/wallet/provider';
 import { useSchemaForm } from './schema-form';
 import { WalletPicker } from './wallet-picker';
@@ -95,7 +95,7 @@ export function TryIt({ skill }: { skill: Skill }) {
       if (outcome.answer.ok && account.value) {
         const paymentRef = outcome.receipt?.transaction || outcome.nonce;
         // Usage history is a convenience: a failed record never hides the result.
-        api.post('/analytics/usage', { skillId: skill.id, amount: Number(skill.priceAtomic), paymentRef }).catch(() => undefined);
+        registry.recordUsage({ skillId: skill.id, amount: skill.priceAtomic, paymentRef }).catch(() => undefined);
       }
     } catch (error) {
       setStep({ name: 'failed', message: walletErrorMessage(error) });

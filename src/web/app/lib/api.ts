@@ -1,9 +1,11 @@
 /**
- * The one way pages talk to the registry: same-origin JSON with the session cookies. An error
- * answer becomes an ApiError carrying the registry's `{error, code, requestId}`, so every view
- * can show the message and the request id. A 401 on a signed-in call refreshes the session once
- * (the HttpOnly refresh cookie) and retries.
+ * How pages talk to the registry: the SDK's one registry client, on the page's own origin with the
+ * session cookies. A 401 on a signed-in call refreshes the session once (the HttpOnly refresh
+ * cookie) and retries. Any failure becomes an ApiError, which every view shows the same way: the
+ * registry's own words, its code and the request id.
  */
+import { MarketError, RegistryClient, RegistryError } from 'skill-market/registry';
+
 export class ApiError extends Error {
   constructor(
     message: string,
@@ -14,11 +16,6 @@ export class ApiError extends Error {
     super(message);
     this.name = 'ApiError';
   }
-}
-
-export interface ApiResult<T> {
-  data: T;
-  headers: Headers;
 }
 
 let refreshing: Promise<boolean> | undefined;
@@ -55,58 +52,57 @@ export function refreshSession(): Promise<boolean> {
   return refreshing;
 }
 
-async function send(path: string, init: RequestInit): Promise<Response> {
+/** fetch with the session cookies; a 401 outside /auth/ refreshes the session once and sends again. */
+async function pageFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+  const send = () => fetch(input, { ...init, credentials: 'same-origin' });
+  const res = await send();
+  const path = typeof input === 'string' ? input : input instanceof URL ? input.pathname : new URL(input.url).pathname;
+  if (res.status === 401 && !path.startsWith('/auth/') && (await refreshSession())) return send();
+  return res;
+}
+
+/** The registry that served this page. Views retry by hand (Try again), so the client does not. */
+export const registry = new RegistryClient({ apiUrl: '', cookies: true, fetch: pageFetch, retry: { attempts: 1 } });
+
+/** `GET`/`POST` a JSON path of this server that is not part of the registry API (page settings, the dev demo wallet). */
+export async function pageJson<T>(path: string, body?: unknown): Promise<T> {
+  let res: Response;
   try {
-    return await fetch(path, { credentials: 'same-origin', ...init });
+    res = await pageFetch(path, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
   } catch {
-    throw new ApiError('The registry could not be reached. Check your connection and try again.', 0, 'NETWORK', undefined);
+    throw unreachable();
   }
+  const json = (await res.json().catch(() => undefined)) as { error?: unknown; code?: unknown; requestId?: unknown } | undefined;
+  if (!res.ok) {
+    const requestId = typeof json?.requestId === 'string' ? json.requestId : (res.headers.get('x-request-id') ?? undefined);
+    const message = typeof json?.error === 'string' ? json.error : `The server answered ${res.status} ${res.statusText}`.trim();
+    throw new ApiError(message, res.status, typeof json?.code === 'string' ? json.code : `HTTP_${res.status}`, requestId);
+  }
+  return json as T;
 }
 
-async function toError(res: Response): Promise<ApiError> {
-  const requestId = res.headers.get('x-request-id') ?? undefined;
-  try {
-    const body = (await res.json()) as { error?: unknown; code?: unknown; requestId?: unknown };
-    if (typeof body.error === 'string') {
-      return new ApiError(
-        body.error,
-        res.status,
-        typeof body.code === 'string' ? body.code : 'ERROR',
-        typeof body.requestId === 'string' ? body.requestId : requestId,
-      );
-    }
-  } catch {
-    // not the registry's error shape: fall through to a generic message
-  }
-  return new ApiError(`The registry answered ${res.status} ${res.statusText}`.trim(), res.status, `HTTP_${res.status}`, requestId);
-}
-
-/** `GET`/`POST`/… a registry path; resolves with the parsed body and the headers (for X-Next-Cursor). */
-export async function request<T>(
-  path: string,
-  options: { method?: string; body?: unknown; signal?: AbortSignal } = {},
-): Promise<ApiResult<T>> {
-  const init: RequestInit = { method: options.method ?? 'GET', headers: { accept: 'application/json' } };
-  if (options.signal) init.signal = options.signal;
-  if (options.body !== undefined) {
-    init.headers = { ...init.headers, 'content-type': 'application/json' };
-    init.body = JSON.stringify(options.body);
-  }
-  let res = await send(path, init);
-  if (res.status === 401 && !path.startsWith('/auth/') && (await refreshSession())) res = await send(path, init);
-  if (!res.ok) throw await toError(res);
-  return { data: (await res.json()) as T, headers: res.headers };
-}
-
-export const api = {
-  get: async <T>(path: string, signal?: AbortSignal) => (await request<T>(path, signal ? { signal } : {})).data,
-  post: async <T>(path: string, body: unknown) => (await request<T>(path, { method: 'POST', body })).data,
-  patch: async <T>(path: string, body: unknown) => (await request<T>(path, { method: 'PATCH', body })).data,
-  delete: async <T>(path: string) => (await request<T>(path, { method: 'DELETE' })).data,
-};
+const unreachable = () => new ApiError('The registry could not be reached. Check your connection and try again.', 0, 'NETWORK', undefined);
 
 /** Any thrown value as an ApiError, so views show one kind of error box. */
 export function asApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
+  if (error instanceof RegistryError) {
+    if (!error.status) return unreachable();
+    return new ApiError(error.error ?? error.message, error.status, error.registryCode ?? `HTTP_${error.status}`, error.requestId);
+  }
+  if (error instanceof MarketError) return new ApiError(error.message, error.status ?? 0, error.code, undefined);
   return new ApiError(error instanceof Error ? error.message : String(error), 0, 'CLIENT', undefined);
+}
+
+/** Runs a registry call; its failure arrives as an ApiError (for `instanceof` checks on status). */
+export async function call<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw asApiError(error);
+  }
 }

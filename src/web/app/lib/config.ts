@@ -1,6 +1,20 @@
 import { signal } from '@preact/signals';
-import { api, asApiError, type ApiError } from './api';
-import type { PageConfig } from './types';
+import { asApiError, pageJson, type ApiError } from './api';
+
+/** What `GET /web/config` answers (built by src/web/config.ts). */
+export interface PageConfig {
+  /** The registry's public origin, for copy-ready snippets (`--registry`, curl). */
+  publicUrl: string;
+  network: { id: string; name: string; chainId: number };
+  /** The token payments are made in on this registry's network (USDC, or a test token locally). */
+  asset: { address: string; decimals: number };
+  /** Absent on a local chain: transaction hashes show unlinked. */
+  explorer: { name: string; url: string } | null;
+  /** Identity-provider (Privy) login is offered only when the registry verifies its tokens. */
+  privyAppId: string | null;
+  /** `market dev`: the page offers the dev-only demo wallet. Never on in production. */
+  devMode: boolean;
+}
 
 /**
  * The registry's page settings (`GET /web/config`). Pages render before they arrive (the
@@ -13,13 +27,13 @@ export const pageConfigError = signal<ApiError | undefined>(undefined);
 let loading: Promise<PageConfig> | undefined;
 
 export function loadPageConfig(): Promise<PageConfig> {
-  loading ??= api.get<PageConfig>('/web/config').then(
-    (value) => {
+  loading ??= pageJson<PageConfig>('/web/config').then(
+    (value: PageConfig) => {
       pageConfigError.value = undefined;
       pageConfig.value = value;
       return value;
     },
-    (error) => {
+    (error: unknown) => {
       loading = undefined;
       pageConfigError.value = asApiError(error);
       throw error;

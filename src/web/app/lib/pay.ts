@@ -7,7 +7,6 @@
 import { readAllowedAssets } from 'skill-market/client';
 import { reasonOf, resultOf } from 'skill-market/client';
 import { chooseTerms, readOfferedTerms, type ChosenTerms } from 'skill-market/client';
-import type { Skill as ListedSkill } from 'skill-market/client';
 import {
   encodePaymentPayload,
   PAYMENT_SIGNATURE_HEADER,
@@ -17,7 +16,8 @@ import {
   type ResourceInfo,
   type SettleResponse,
 } from 'skill-market/x402';
-import type { PageConfig, Skill } from './types';
+import type { Skill } from 'skill-market/registry';
+import type { PageConfig } from './config';
 import { ensureChain, typedDataSigner } from './wallet/signer';
 import type { Eip1193Provider } from './wallet/provider';
 
@@ -72,9 +72,8 @@ function policy(config: PageConfig) {
 export async function quote(skill: Skill, input: unknown, config: PageConfig): Promise<Quote> {
   const { res, text } = await post(skill, input);
   if (res.status !== 402) return { type: 'answered', answer: toAnswer(res, text, skill.slug) };
-  const listed = skill as unknown as ListedSkill;
-  const offered = readOfferedTerms({ status: res.status, headers: res.headers, text }, listed);
-  return { type: 'payment-required', terms: chooseTerms(offered, listed, policy(config)), resource: offered.resource };
+  const offered = readOfferedTerms({ status: res.status, headers: res.headers, text }, skill);
+  return { type: 'payment-required', terms: chooseTerms(offered, skill, policy(config)), resource: offered.resource };
 }
 
 /** Signs the confirmed terms with the wallet and sends the paid request. */

@@ -4,8 +4,8 @@
  * HttpOnly session cookies (the page never sees a token).
  */
 import { effect, signal } from '@preact/signals';
-import { api, ApiError, sessionHint } from './api';
-import type { Creator } from './types';
+import type { Creator } from 'skill-market/registry';
+import { ApiError, call, registry, sessionHint } from './api';
 import { discovered, discoverWallets, requestAddress, type WalletOption } from './wallet/provider';
 import { signMessage } from './wallet/signer';
 
@@ -17,7 +17,7 @@ export const connected = signal<{ wallet: WalletOption; address: `0x${string}` }
 
 export async function loadSession(): Promise<void> {
   try {
-    account.value = await api.get<Creator>('/creators/me');
+    account.value = await call(() => registry.me());
     sessionHint.set(true);
   } catch (error) {
     // Unknown counts as signed out (the views offer to sign in) rather than a page that waits forever.
@@ -78,9 +78,9 @@ export function restoreWallet(): void {
 
 export async function signInWithWallet(wallet: WalletOption): Promise<Creator> {
   const address = await connect(wallet);
-  const { message } = await api.post<{ message: string }>('/auth/challenge', { address });
+  const { message } = await call(() => registry.challenge(address));
   const signature = await signMessage(wallet.provider, address, message);
-  const session = await api.post<{ creator: Creator }>('/auth/verify', { message, signature });
+  const session = await call(() => registry.verify({ message, signature }));
   account.value = session.creator;
   sessionHint.set(true);
   return session.creator;
@@ -88,7 +88,7 @@ export async function signInWithWallet(wallet: WalletOption): Promise<Creator> {
 
 export async function signOut(): Promise<void> {
   try {
-    await api.post('/auth/logout', {});
+    await call(() => registry.logout());
   } catch (error) {
     // An expired session is signed out already; anything else is worth telling.
     if (!(error instanceof ApiError && error.status === 401)) throw error;

@@ -1,16 +1,12 @@
 import { SkillCard, SkillCardSkeletons } from '../components/skill-card';
 import { Empty, ErrorBox, Skeleton } from '../components/states';
-import { api } from '../lib/api';
+import { registry } from '../lib/api';
 import { date, shortAddress } from '../lib/format';
-import type { Creator, Skill } from '../lib/types';
 import { useResource } from '../lib/use-resource';
 
 export function CreatorPage({ params }: { params: Record<string, string> }) {
   const address = params.address ?? '';
-  const [creator, retry] = useResource(
-    (signal) => api.get<Creator & { skills: Skill[] }>(`/creators/${encodeURIComponent(address)}`, signal),
-    [address],
-  );
+  const [creator, retry] = useResource((signal) => registry.creator(address, signal), [address]);
   if (creator.state === 'loading') {
     return (
       <section>

@@ -6,9 +6,9 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { SkillCard, SkillCardSkeletons } from '../components/skill-card';
 import { Empty, ErrorBox } from '../components/states';
-import { api, asApiError, request, type ApiError } from '../lib/api';
+import type { GroupView as Group, SearchQuery, Skill } from 'skill-market/registry';
+import { asApiError, registry, type ApiError } from '../lib/api';
 import { location, navigate } from '../lib/router';
-import type { Group, Skill } from '../lib/types';
 
 const PAGE_SIZE = 24;
 const SORTS = [
@@ -33,6 +33,15 @@ function queryOf(filters: Filters, extra: Record<string, string> = {}): string {
   if (!filters.q && params.get('sort') === 'relevance') params.delete('sort');
   const text = params.toString();
   return text ? `?${text}` : '';
+}
+
+/** The registry's search query for these filters (the URL's, which may hold anything: the registry checks it). */
+function searchOf(filters: Filters, cursor?: string): SearchQuery {
+  const query: Record<string, string | number> = { limit: PAGE_SIZE };
+  for (const [k, v] of Object.entries(filters)) if (v) query[k] = v;
+  if (!filters.q && query.sort === 'relevance') delete query.sort;
+  if (cursor) query.cursor = cursor;
+  return query as SearchQuery;
 }
 
 type Listing =
@@ -61,7 +70,7 @@ export function MarketplacePage() {
   useEffect(() => () => clearTimeout(typing.current), []);
 
   useEffect(() => {
-    api.get<Group[]>('/groups').then(setGroups, () => setGroups([]));
+    registry.groups().then(setGroups, () => setGroups([]));
   }, []);
 
   // A layout effect starts the request right after the first render instead of after the first
@@ -69,9 +78,9 @@ export function MarketplacePage() {
   useLayoutEffect(() => {
     const controller = new AbortController();
     setListing({ state: 'loading' });
-    request<Skill[]>(`/skills${queryOf(filters, { limit: String(PAGE_SIZE) })}`, { signal: controller.signal }).then(
-      ({ data, headers }) =>
-        controller.signal.aborted || setListing({ state: 'ready', skills: data, next: headers.get('x-next-cursor'), more: 'idle' }),
+    registry.search(searchOf(filters), controller.signal).then(
+      ({ items, nextCursor }) =>
+        controller.signal.aborted || setListing({ state: 'ready', skills: items, next: nextCursor ?? null, more: 'idle' }),
       (error) => controller.signal.aborted || setListing({ state: 'error', error: asApiError(error) }),
     );
     return () => controller.abort();
@@ -81,8 +90,8 @@ export function MarketplacePage() {
     if (listing.state !== 'ready' || !listing.next) return;
     setListing({ ...listing, more: 'loading' });
     try {
-      const { data, headers } = await request<Skill[]>(`/skills${queryOf(filters, { limit: String(PAGE_SIZE), cursor: listing.next })}`);
-      setListing({ state: 'ready', skills: [...listing.skills, ...data], next: headers.get('x-next-cursor'), more: 'idle' });
+      const { items, nextCursor } = await registry.search(searchOf(filters, listing.next));
+      setListing({ state: 'ready', skills: [...listing.skills, ...items], next: nextCursor ?? null, more: 'idle' });
     } catch (error) {
       setListing({ ...listing, more: asApiError(error) });
     }

@@ -9,11 +9,12 @@ import { SchemaView } from '../components/schema-view';
 import { Snippets } from '../components/snippets';
 import { ErrorBox, Skeleton } from '../components/states';
 import { TryIt } from '../components/try-it';
-import { api, asApiError, type ApiError } from '../lib/api';
+import { Byline } from '../components/skill-card';
+import { asApiError, registry, type ApiError } from '../lib/api';
 import { networkName } from '../lib/config';
-import { count, shortAddress, usdc } from '../lib/format';
+import { count, usdc } from '../lib/format';
 import { account } from '../lib/session';
-import type { Analytics, Skill } from '../lib/types';
+import type { Analytics, Skill } from 'skill-market/registry';
 import { useResource } from '../lib/use-resource';
 
 function FavouriteButton({ skill, onCount }: { skill: Skill; onCount: (n: number) => void }) {
@@ -25,10 +26,7 @@ function FavouriteButton({ skill, onCount }: { skill: Skill; onCount: (n: number
     setBusy(true);
     setError(undefined);
     try {
-      const r = await api.post<{ favorited: boolean; favoriteCount: number }>('/analytics/favorite', {
-        skillId: skill.id,
-        action: favourited ? 'remove' : 'add',
-      });
+      const r = await registry.favorite(skill.id, !favourited, skill.slug);
       setFavourited(r.favorited);
       onCount(r.favoriteCount);
     } catch (e) {
@@ -49,10 +47,10 @@ function FavouriteButton({ skill, onCount }: { skill: Skill; onCount: (n: number
 
 function Stats({ skill, analytics, favourites }: { skill: Skill; analytics: Analytics | undefined; favourites: number }) {
   const items: [string, string][] = [
-    ['Calls', count(analytics?.callCount ?? skill.callCount)],
-    ['Views', count(analytics?.viewCount ?? skill.viewCount)],
+    ['Calls', count(analytics?.callCount ?? skill.callCount ?? 0)],
+    ['Views', count(analytics?.viewCount ?? skill.viewCount ?? 0)],
     ['Favourites', count(favourites)],
-    ['Revenue', `${usdc(analytics?.totalRevenue ?? skill.totalRevenue)} USDC`],
+    ['Revenue', `${usdc(analytics?.totalRevenue ?? skill.totalRevenue ?? '0')} USDC`],
   ];
   return (
     <dl class="stats">
@@ -68,16 +66,13 @@ function Stats({ skill, analytics, favourites }: { skill: Skill; analytics: Anal
 
 export function SkillPage({ params }: { params: Record<string, string> }) {
   const slug = params.slug ?? '';
-  const [skill, retry] = useResource((signal) => api.get<Skill>(`/skills/${encodeURIComponent(slug)}`, signal), [slug]);
+  const [skill, retry] = useResource((signal) => registry.skill(slug, signal), [slug]);
   const id = skill.state === 'ready' ? skill.data.id : undefined;
-  const [analytics] = useResource(
-    (signal) => (id ? api.get<Analytics>(`/analytics/${id}`, signal) : new Promise<never>(() => undefined)),
-    [id],
-  );
+  const [analytics] = useResource((signal) => (id ? registry.analytics(id, undefined, signal) : new Promise<never>(() => undefined)), [id]);
   const [favourites, setFavourites] = useState<number | undefined>();
 
   useEffect(() => {
-    if (id) api.post('/analytics/view', { skillId: id }).catch(() => undefined);
+    if (id) registry.recordView(id).catch(() => undefined);
   }, [id]);
   useEffect(() => {
     if (skill.state === 'ready') document.title = `${skill.data.name} · Skill Market`;
@@ -107,11 +102,7 @@ export function SkillPage({ params }: { params: Record<string, string> }) {
         <div>
           <h1 tabIndex={-1}>{s.name}</h1>
           <p class="muted">
-            by{' '}
-            <a href={`/creator/${s.creatorAddress}`} title={s.creatorAddress}>
-              {shortAddress(s.creatorAddress)}
-            </a>
-            {s.groups.length > 0 && <> · {s.groups.join(', ')}</>}
+            <Byline creatorAddress={s.creatorAddress} groups={s.groups} />
             {s.verified && <span class="badge">verified</span>}
             {!s.isActive && <span class="badge badge-warn">paused</span>}
           </p>
@@ -125,7 +116,7 @@ export function SkillPage({ params }: { params: Record<string, string> }) {
       <Stats
         skill={s}
         analytics={analytics.state === 'ready' ? analytics.data : undefined}
-        favourites={favourites ?? (analytics.state === 'ready' ? analytics.data.favoriteCount : s.favoriteCount)}
+        favourites={favourites ?? (analytics.state === 'ready' ? analytics.data.favoriteCount : (s.favoriteCount ?? 0))}
       />
       <section aria-labelledby="usage-title">
         <h2 id="usage-title">Usage</h2>

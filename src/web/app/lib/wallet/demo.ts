@@ -3,7 +3,7 @@
  * server, reached through `GET /dev/demo-wallet` and `POST /dev/demo-wallet/sign`. Offered only
  * when the page settings say dev mode.
  */
-import { api } from '../api';
+import { pageJson } from '../api';
 import type { Eip1193Provider, WalletOption } from './provider';
 
 export function demoWallet(chainId: number): WalletOption {
@@ -13,13 +13,13 @@ export function demoWallet(chainId: number): WalletOption {
       switch (method) {
         case 'eth_requestAccounts':
         case 'eth_accounts':
-          address ??= (await api.get<{ address: string; label: string }>('/dev/demo-wallet')).address;
+          address ??= (await pageJson<{ address: string; label: string }>('/dev/demo-wallet')).address;
           return [address];
         case 'eth_chainId':
           return `0x${chainId.toString(16)}`;
         case 'personal_sign':
         case 'eth_signTypedData_v4':
-          return (await api.post<{ result: string }>('/dev/demo-wallet/sign', { method, params })).result;
+          return (await pageJson<{ result: string }>('/dev/demo-wallet/sign', { method, params })).result;
         default:
           throw Object.assign(new Error(`The demo wallet does not support ${method}`), { code: 4200 });
       }

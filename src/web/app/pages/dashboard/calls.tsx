@@ -1,25 +1,12 @@
 /** My paid calls: newest first, paged by the registry's cursor, each with its receipt. */
 import { useState } from 'preact/hooks';
 import { Empty, ErrorBox, Skeleton } from '../../components/states';
-import { request } from '../../lib/api';
+import type { UsageRecordView as UsageRecord } from 'skill-market/registry';
+import { registry } from '../../lib/api';
 import { pageConfig } from '../../lib/config';
 import { usdc } from '../../lib/format';
 import { useAction } from '../../lib/use-action';
 import { useResource } from '../../lib/use-resource';
-
-interface UsageRecord {
-  id: string;
-  skillId: string;
-  skillSlug: string;
-  skillName: string;
-  amount: string;
-  amountAtomic: string;
-  paymentRef: string | null;
-  network: string;
-  /** The registry's on-chain check of the payment. */
-  verification: 'none' | 'pending' | 'verified' | 'rejected';
-  createdAt: string;
-}
 
 const CHECK_TEXT: Record<UsageRecord['verification'], string> = {
   none: 'no payment reference',
@@ -55,8 +42,8 @@ function PaymentRef({ record }: { record: UsageRecord }) {
 
 export function CallsView() {
   const [first, retry] = useResource(async (signal) => {
-    const { data, headers } = await request<UsageRecord[]>(`/analytics/usage?limit=${PAGE}`, { signal });
-    return { records: data, next: headers.get('x-next-cursor') };
+    const { items, nextCursor } = await registry.usage({ limit: PAGE }, signal);
+    return { records: items, next: nextCursor ?? null };
   }, []);
   const [more, setMore] = useState<{ records: UsageRecord[]; next: string | null } | undefined>();
   const load = useAction();
@@ -74,8 +61,8 @@ export function CallsView() {
   }
   const loadMore = async () => {
     if (!next) return;
-    const page = await load.run(() => request<UsageRecord[]>(`/analytics/usage?limit=${PAGE}&cursor=${encodeURIComponent(next)}`));
-    if (page) setMore({ records: [...(more?.records ?? []), ...page.data], next: page.headers.get('x-next-cursor') });
+    const page = await load.run(() => registry.usage({ limit: PAGE, cursor: next }));
+    if (page) setMore({ records: [...(more?.records ?? []), ...page.items], next: page.nextCursor ?? null });
   };
   return (
     <>

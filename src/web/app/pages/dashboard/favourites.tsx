@@ -1,12 +1,11 @@
 /** Favourites: the skills I starred, most recent first (paused ones flagged). */
 import { SkillCard } from '../../components/skill-card';
 import { Empty, ErrorBox, Skeleton } from '../../components/states';
-import { api } from '../../lib/api';
-import type { Skill } from '../../lib/types';
+import { registry } from '../../lib/api';
 import { useResource } from '../../lib/use-resource';
 
 export function FavouritesView() {
-  const [skills, retry] = useResource((signal) => api.get<Skill[]>('/analytics/favorites', signal), []);
+  const [skills, retry] = useResource((signal) => registry.favorites(signal), []);
   if (skills.state === 'loading') return <Skeleton lines={4} label="Loading your favourites" />;
   if (skills.state === 'error') return <ErrorBox error={skills.error} title="Could not load your favourites" retry={retry} />;
   if (skills.data.length === 0) {

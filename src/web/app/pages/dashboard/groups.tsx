@@ -2,9 +2,9 @@
 import { useState } from 'preact/hooks';
 import { ConfirmDialog, Dialog } from '../../components/dialog';
 import { Empty, ErrorBox, Skeleton } from '../../components/states';
-import { api } from '../../lib/api';
+import { registry } from '../../lib/api';
 import { account } from '../../lib/session';
-import type { Group } from '../../lib/types';
+import type { GroupView as Group } from 'skill-market/registry';
 import { useAction } from '../../lib/use-action';
 import { useResource } from '../../lib/use-resource';
 
@@ -25,14 +25,15 @@ function GroupForm({ group, onClose, onSaved }: { group?: Group; onClose: () => 
   const save = useAction();
   const submit = async (event: Event) => {
     event.preventDefault();
-    const body = group
-      ? { name: name.trim(), icon: icon.trim() || null, description: description.trim() || null }
-      : {
-          name: name.trim(),
-          ...(icon.trim() ? { icon: icon.trim() } : {}),
-          ...(description.trim() ? { description: description.trim() } : {}),
-        };
-    const done = await save.run(() => (group ? api.patch(`/groups/${encodeURIComponent(group.slug)}`, body) : api.post('/groups', body)));
+    const done = await save.run(() =>
+      group
+        ? registry.updateGroup(group.slug, { name: name.trim(), icon: icon.trim() || null, description: description.trim() || null })
+        : registry.createGroup({
+            name: name.trim(),
+            ...(icon.trim() ? { icon: icon.trim() } : {}),
+            ...(description.trim() ? { description: description.trim() } : {}),
+          }),
+    );
     if (done !== undefined) onSaved();
   };
   return (
@@ -81,7 +82,7 @@ function GroupForm({ group, onClose, onSaved }: { group?: Group; onClose: () => 
 
 export function GroupsView() {
   const me = account.value!;
-  const [groups, retry] = useResource((signal) => api.get<Group[]>(`/groups?creator=${me.walletAddress}`, signal), [me.walletAddress]);
+  const [groups, retry] = useResource((signal) => registry.groups(me.walletAddress, signal), [me.walletAddress]);
   const [editing, setEditing] = useState<Group | 'new' | undefined>();
   const [deleting, setDeleting] = useState<Group | undefined>();
   const remove = useAction();
@@ -137,7 +138,7 @@ export function GroupsView() {
           busy={remove.busy}
           onClose={() => setDeleting(undefined)}
           onConfirm={async () => {
-            if ((await remove.run(() => api.delete(`/groups/${encodeURIComponent(deleting.slug)}`))) !== undefined) {
+            if ((await remove.run(() => registry.deleteGroup(deleting.slug))) !== undefined) {
               setDeleting(undefined);
               retry();
             }

@@ -6,25 +6,16 @@ import { useEffect, useState } from 'preact/hooks';
 import { CopyButton } from '../../components/copy-button';
 import { ConfirmDialog, Dialog } from '../../components/dialog';
 import { Empty, ErrorBox, Skeleton } from '../../components/states';
-import { api } from '../../lib/api';
+import type { ApiKeyView as ApiKey, CreatedApiKey } from 'skill-market/registry';
+import { registry } from '../../lib/api';
 import { date } from '../../lib/format';
 import { useAction } from '../../lib/use-action';
 import { useResource } from '../../lib/use-resource';
 
-interface ApiKey {
-  id: string;
-  name: string;
-  type: 'creator' | 'consumer';
-  keyPrefix: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-}
-
 function NewKey({ onClose, onCreated }: { onClose: () => void; onCreated: () => void }) {
   const [name, setName] = useState('');
   const [type, setType] = useState<'creator' | 'consumer'>('creator');
-  const [created, setCreated] = useState<(ApiKey & { key: string }) | undefined>();
+  const [created, setCreated] = useState<CreatedApiKey | undefined>();
   const create = useAction();
   // The form is gone: focus goes to the key, selected, ready to copy.
   useEffect(() => {
@@ -32,7 +23,7 @@ function NewKey({ onClose, onCreated }: { onClose: () => void; onCreated: () => 
   }, [created]);
   const submit = async (event: Event) => {
     event.preventDefault();
-    const key = await create.run(() => api.post<ApiKey & { key: string }>('/auth/api-keys', { name: name.trim(), type }));
+    const key = await create.run(() => registry.createApiKey({ name: name.trim(), type }));
     if (key) {
       setCreated(key);
       onCreated();
@@ -106,7 +97,7 @@ function NewKey({ onClose, onCreated }: { onClose: () => void; onCreated: () => 
 }
 
 export function KeysView() {
-  const [keys, retry] = useResource((signal) => api.get<ApiKey[]>('/auth/api-keys', signal), []);
+  const [keys, retry] = useResource((signal) => registry.apiKeys(signal), []);
   const [creating, setCreating] = useState(false);
   const [revoking, setRevoking] = useState<ApiKey | undefined>();
   const revoke = useAction();
@@ -179,7 +170,7 @@ export function KeysView() {
           busy={revoke.busy}
           onClose={() => setRevoking(undefined)}
           onConfirm={async () => {
-            if ((await revoke.run(() => api.delete(`/auth/api-keys/${revoking.id}`))) !== undefined) {
+            if ((await revoke.run(() => registry.revokeApiKey(revoking.id))) !== undefined) {
               setRevoking(undefined);
               retry();
             }

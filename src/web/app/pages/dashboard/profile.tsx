@@ -1,9 +1,8 @@
 /** Profile: name, avatar and bio, as the creator page shows them (`PATCH /creators/me`). */
 import { useState } from 'preact/hooks';
 import { ErrorBox } from '../../components/states';
-import { api } from '../../lib/api';
+import { registry } from '../../lib/api';
 import { account } from '../../lib/session';
-import type { Creator } from '../../lib/types';
 import { useAction } from '../../lib/use-action';
 
 export function ProfileView() {
@@ -17,7 +16,7 @@ export function ProfileView() {
     event.preventDefault();
     setSaved(false);
     const updated = await save.run(() =>
-      api.patch<Creator>('/creators/me', { name: name.trim() || null, avatar: avatar.trim() || null, bio: bio.trim() || null }),
+      registry.updateProfile({ name: name.trim() || null, avatar: avatar.trim() || null, bio: bio.trim() || null }),
     );
     if (updated) {
       account.value = updated;

@@ -2,9 +2,8 @@
 import { useState } from 'preact/hooks';
 import { SeriesChart } from '../../components/series-chart';
 import { ErrorBox, Skeleton } from '../../components/states';
-import { api } from '../../lib/api';
+import { registry } from '../../lib/api';
 import { count, usdc } from '../../lib/format';
-import type { Analytics, Skill } from '../../lib/types';
 import { useResource } from '../../lib/use-resource';
 
 const money = (n: number) => `$${Number(n.toFixed(6))}`;
@@ -13,8 +12,8 @@ export function SkillAnalytics({ slug }: { slug: string }) {
   const [days, setDays] = useState<7 | 30>(30);
   const [data, retry] = useResource(
     async (signal) => {
-      const skill = await api.get<Skill>(`/skills/${encodeURIComponent(slug)}`, signal);
-      const analytics = await api.get<Analytics>(`/analytics/${skill.id}?days=${days}`, signal);
+      const skill = await registry.skill(slug, signal);
+      const analytics = await registry.analytics(skill.id, days, signal);
       return { skill, analytics };
     },
     [slug, days],

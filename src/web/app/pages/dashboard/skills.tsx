@@ -6,10 +6,10 @@ import { useState } from 'preact/hooks';
 import { ConfirmDialog, Dialog } from '../../components/dialog';
 import { JsonEditor, readJson } from '../../components/json-editor';
 import { Empty, ErrorBox, Skeleton } from '../../components/states';
-import { api } from '../../lib/api';
+import { registry } from '../../lib/api';
 import { count, usdc } from '../../lib/format';
 import { account } from '../../lib/session';
-import type { Group, Skill } from '../../lib/types';
+import type { GroupView as Group, SkillView as Skill } from 'skill-market/registry';
 import { useAction } from '../../lib/use-action';
 import { useResource } from '../../lib/use-resource';
 import { SkillAnalytics } from './skill-analytics';
@@ -43,7 +43,7 @@ function EditSkill({ skill, groups, onClose, onSaved }: { skill: Skill; groups: 
       inputSchema: inputRead.value,
       outputSchema: outputRead.value,
     };
-    if ((await save.run(() => api.patch(`/skills/${encodeURIComponent(skill.slug)}`, body))) !== undefined) onSaved();
+    if ((await save.run(() => registry.updateSkill(skill.slug, body))) !== undefined) onSaved();
   };
   return (
     <Dialog title={`Edit ${skill.name}`} onClose={onClose}>
@@ -117,7 +117,7 @@ function ActiveSwitch({ skill, onChanged }: { skill: Skill; onChanged: () => voi
   const [confirm, setConfirm] = useState(false);
   const action = useAction();
   const set = async (isActive: boolean) => {
-    if ((await action.run(() => api.patch(`/skills/${encodeURIComponent(skill.slug)}`, { isActive }))) !== undefined) {
+    if ((await action.run(() => registry.updateSkill(skill.slug, { isActive }))) !== undefined) {
       setConfirm(false);
       onChanged();
     }
@@ -158,10 +158,7 @@ export function SkillsView({ rest }: { rest: string[] }) {
   const me = account.value!;
   const [data, retry] = useResource(
     async (signal) => {
-      const [skills, groups] = await Promise.all([
-        api.get<Skill[]>('/creators/me/skills', signal),
-        api.get<Group[]>(`/groups?creator=${me.walletAddress}`, signal),
-      ]);
+      const [skills, groups] = await Promise.all([registry.ownSkills(signal), registry.groups(me.walletAddress, signal)]);
       return { skills, groups };
     },
     [me.walletAddress],

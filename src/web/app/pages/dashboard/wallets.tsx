@@ -8,25 +8,14 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { encryptKeystore, MIN_PASSPHRASE_LENGTH } from 'skill-market/wallet';
 import { ConfirmDialog, Dialog } from '../../components/dialog';
 import { Empty, ErrorBox, Skeleton } from '../../components/states';
-import { api } from '../../lib/api';
+import type { ActiveWallet, WalletView } from 'skill-market/registry';
+import { registry } from '../../lib/api';
 import { date, usdc } from '../../lib/format';
 import { useAction } from '../../lib/use-action';
 import { useResource } from '../../lib/use-resource';
 
-interface WalletView {
-  id: string;
-  address: string;
-  label: string | null;
-  isActive: boolean;
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-}
-interface LiveWallet extends WalletView {
-  balance: string | null;
-  balanceAtomic: string | null;
-  balanceError?: string;
-}
+/** A wallet in the list: live balance for wallets in use, none for revoked ones. */
+type LiveWallet = WalletView & Partial<ActiveWallet>;
 
 function download(name: string, text: string): void {
   const url = URL.createObjectURL(new Blob([text], { type: 'application/json' }));
@@ -61,7 +50,7 @@ function NewWallet({ onClose, onCreated }: { onClose: () => void; onCreated: () 
       // The file is saved before the registry hears of the address, so a wallet is never listed without its key.
       download(file, JSON.stringify(keystore));
       setStage('Registering the address…');
-      await api.post('/wallet/generate', { address, ...(label.trim() ? { label: label.trim() } : {}) });
+      await registry.registerWallet({ address, ...(label.trim() ? { label: label.trim() } : {}) });
       return { address, file };
     });
     setStage(undefined);
@@ -167,7 +156,7 @@ function LabelForm({ wallet, onClose, onSaved }: { wallet: WalletView; onClose: 
   const save = useAction();
   const submit = async (event: Event) => {
     event.preventDefault();
-    if ((await save.run(() => api.patch(`/wallet/${wallet.address}`, { label: label.trim() || null }))) !== undefined) onSaved();
+    if ((await save.run(() => registry.setWalletLabel(wallet.address, label.trim() || null))) !== undefined) onSaved();
   };
   return (
     <Dialog title="Label the wallet" onClose={onClose}>
@@ -204,12 +193,10 @@ function Balance({ wallet }: { wallet: LiveWallet }) {
 
 export function WalletsView() {
   const [wallets, retry] = useResource(async (signal) => {
-    const all = await api.get<WalletView[]>('/wallet/all', signal);
+    const all = await registry.wallets(signal);
     // Live balances for the wallets in use; revoked ones are shown without.
     return Promise.all(
-      all.map((w) =>
-        w.revokedAt ? ({ ...w, balance: null, balanceAtomic: null } as LiveWallet) : api.get<LiveWallet>(`/wallet/${w.address}`, signal),
-      ),
+      all.map((w) => (w.revokedAt ? ({ ...w, balance: null, balanceAtomic: null } as LiveWallet) : registry.wallet(w.address, signal))),
     );
   }, []);
   const [creating, setCreating] = useState(false);
@@ -291,7 +278,7 @@ export function WalletsView() {
           busy={revoke.busy}
           onClose={() => setRevoking(undefined)}
           onConfirm={async () => {
-            if ((await revoke.run(() => api.delete(`/wallet/${revoking.address}`))) !== undefined) {
+            if ((await revoke.run(() => registry.revokeWallet(revoking.address))) !== undefined) {
               setRevoking(undefined);
               retry();
             }

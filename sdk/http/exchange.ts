@@ -1,10 +1,13 @@
 /**
- * One HTTP exchange as the client needs it: a request under a timeout and the caller's signal,
- * the whole body read (bounded), and no-answer failures retried with the very same request.
+ * The SDK's HTTP core, one exchange as every client needs it: a request under a timeout and the
+ * caller's signal, the whole body read (bounded), and no-answer failures retried with the very
+ * same request (a payment proof is re-sent as is, never re-signed).
  */
-import { MarketError } from './errors';
-import type { FetchLike } from './types';
-import { readLimited } from '../http/read-limited';
+import { MarketError, NoAnswerError } from './errors';
+import { readLimited } from './read-limited';
+
+/** The part of `fetch` the SDK uses (any WHATWG-compatible implementation). */
+export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 /** Largest response body read from any server. */
 export const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
@@ -23,11 +26,6 @@ export interface ExchangeOptions {
   signal?: AbortSignal | undefined;
   /** For error messages: `registry` or the skill slug. */
   what: string;
-}
-
-/** Thrown by {@link exchange} when no answer came after every attempt. */
-export class NoAnswerError extends MarketError {
-  override name = 'NoAnswerError';
 }
 
 async function readBody(response: Response): Promise<string> {
@@ -91,4 +89,13 @@ export function parseJson(text: string): { ok: true; value: unknown } | { ok: fa
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A Retry-After header in ms: delay-seconds or an HTTP date; undefined when absent or unreadable. */
+export function retryAfterMs(header: string | null, now = Date.now()): number | undefined {
+  if (header === null || header.trim() === '') return undefined;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return seconds >= 0 ? seconds * 1000 : undefined;
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }

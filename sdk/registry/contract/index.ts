@@ -1,0 +1,13 @@
+/**
+ * The registry's wire contract: TypeBox schemas of every request and answer, with their types.
+ * The registry validates and documents its routes with them; every client (consumer, creator,
+ * wallet, CLI, MCP server, web pages) reads the answers by them.
+ */
+export * from './analytics';
+export * from './auth';
+export * from './common';
+export * from './groups';
+export * from './reviews';
+export * from './skills';
+export * from './users';
+export * from './wallets';
