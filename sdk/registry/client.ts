@@ -58,6 +58,8 @@ interface SendOptions {
   /** Safe to send again: retried on no answer, 429 and 5xx. */
   repeatable?: boolean;
   signal?: AbortSignal | undefined;
+  /** A credential for this request only (an identity-provider token), in place of the API key. */
+  bearer?: string;
 }
 
 const MAX_CURSOR_LENGTH = 512;
@@ -259,6 +261,11 @@ export class RegistryClient {
     return this.read(c.ChallengeResponse, 'POST', '/auth/challenge', { what: 'sign-in challenge', body: { address } });
   }
 
+  /** `POST /auth/privy`: an identity-provider (Privy) token exchanged for a session (also set as cookies). */
+  providerLogin(providerToken: string): Promise<c.SessionResponse> {
+    return this.read(c.SessionResponse, 'POST', '/auth/privy', { what: 'provider sign-in', bearer: providerToken });
+  }
+
   /** `POST /auth/verify`: the signed message for a session (also set as cookies). */
   verify(body: c.VerifyRequest): Promise<c.SessionResponse> {
     return this.read(c.SessionResponse, 'POST', '/auth/verify', { what: 'sign-in', body });
@@ -346,7 +353,8 @@ export class RegistryClient {
   private async send(method: Method, path: string, options: SendOptions): Promise<Answer> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (this.options.userAgent) headers['user-agent'] = this.options.userAgent;
-    if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
+    if (options.bearer) headers.authorization = `Bearer ${options.bearer}`;
+    else if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
     else if (options.auth && !this.options.cookies) {
       throw new MarketError('credentials_required', `The ${options.what} needs apiKey (an API key or a session token)`, {
         slug: options.slug,

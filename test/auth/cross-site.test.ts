@@ -1,5 +1,16 @@
 import { beforeAll, describe, expect, it } from 'bun:test';
-import { bearer, createKey, jsonPost, sameOrigin, TEST_PUBLIC_URL, walletSignIn } from '../support/auth';
+import {
+  authTestConfig,
+  bearer,
+  createKey,
+  jsonPost,
+  newWallet,
+  providerKeys,
+  providerToken,
+  sameOrigin,
+  TEST_PUBLIC_URL,
+  walletSignIn,
+} from '../support/auth';
 import { json } from '../support/catalogue';
 import { databaseKinds } from '../support/database';
 import { registryFixture, registryWith } from '../support/registry';
@@ -95,6 +106,36 @@ for (const kind of databaseKinds) {
       expect(group.status).toBe(201);
       const view = await fx.request('/analytics/view', jsonPost({ skillId: PARAMS.skillId }, { origin: EVIL }));
       expect(view.status).toBe(404); // public and cookie-less: judged on its merits
+    });
+
+    it('refuses a sign-in sent by a browser from another site (login CSRF), with or without a cookie', async () => {
+      const keys = await providerKeys();
+      const withProvider = registryWith(fx.database, authTestConfig(keys.publicKeyPem));
+      const token = await providerToken(keys.privateKey, { wallet: newWallet().address });
+      const exchange = (headers: Record<string, string>) =>
+        withProvider.request('/auth/privy', { method: 'POST', headers: { ...bearer(token), ...headers } });
+      const foreign: Record<string, string>[] = [
+        { origin: EVIL },
+        { referer: `${EVIL}/login` },
+        { 'sec-fetch-site': 'cross-site' },
+        { 'sec-fetch-site': 'same-site' },
+      ];
+      for (const headers of foreign) {
+        const res = await exchange(headers);
+        expect({ headers, status: res.status }).toEqual({ headers, status: 403 });
+        expect(await json(res)).toMatchObject(REFUSED);
+        expect(res.headers.getSetCookie()).toEqual([]);
+      }
+      const wallet = newWallet();
+      const { message } = await json(await fx.request('/auth/challenge', jsonPost({ address: wallet.address })));
+      const signed = { message, signature: await wallet.signMessage({ message }) };
+      const planted = await fx.request('/auth/verify', jsonPost(signed, { origin: EVIL }));
+      expect(planted.status).toBe(403);
+      expect(planted.headers.getSetCookie()).toEqual([]);
+      // From the registry's own pages, and from API clients (no Origin), the same sign-ins work.
+      expect((await exchange(sameOrigin)).status).toBe(200);
+      expect((await exchange({})).status).toBe(200);
+      expect((await fx.request('/auth/verify', jsonPost(signed, sameOrigin))).status).toBe(200);
     });
 
     it('does not concern reads: a cross-site GET with the cookie is answered', async () => {

@@ -6,6 +6,8 @@ import { peerIp } from '../../lib/client-ip';
 import { accessCookieName, refreshCookieName } from './cookies';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** Writes that start a session and set its cookies. */
+const SESSION_STARTS = new Set(['/auth/privy', '/auth/verify', '/auth/refresh']);
 
 /**
  * Cross-site request protection for the browser session. The session cookies are SameSite=Lax,
@@ -15,13 +17,22 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * else the origin of `Referer`, equal to PUBLIC_URL's origin or the request's own origin; with
  * neither header, only `Sec-Fetch-Site: same-origin` passes; `Sec-Fetch-Site: cross-site` never
  * does. Requests without the cookie or with a Bearer credential (API clients) are not concerned:
- * a browser never attaches those by itself. Runs first, so a refused request writes nothing.
+ * a browser never attaches those by itself. A write that starts a session (provider token
+ * exchange, wallet sign-in, refresh) sent by a browser (it names an Origin, a Referer or a
+ * Sec-Fetch-Site) must come from the registry's own origin even without a cookie or with a Bearer
+ * token, so that no other site can plant its own session in a visitor's browser (login CSRF).
+ * Runs first, so a refused request writes nothing.
  */
 export function crossSiteGuard(config: Pick<RegistryConfig, 'auth' | 'publicUrl' | 'trustedProxies'>) {
   const cookieNames = [accessCookieName(config.auth), refreshCookieName(config.auth)];
   const publicOrigin = config.publicUrl.origin;
   return new Elysia({ name: 'cross-site-guard' }).onRequest(({ request, server }) => {
     if (SAFE_METHODS.has(request.method)) return;
+    if (SESSION_STARTS.has(new URL(request.url).pathname) && fromBrowser(request.headers)) {
+      if (!isSameOrigin(request, server, publicOrigin, config.trustedProxies))
+        throw new AppError('FORBIDDEN', 'Cross-site request refused');
+      return;
+    }
     if (request.headers.get('authorization')?.trim()) return;
     if (!hasSessionCookie(request.headers.get('cookie'), cookieNames)) return;
     if (!isSameOrigin(request, server, publicOrigin, config.trustedProxies)) throw new AppError('FORBIDDEN', 'Cross-site request refused');
@@ -59,6 +70,11 @@ function originOf(value: string): string | undefined {
 function refererOrigin(referer: string | null): string | undefined {
   if (referer === null) return undefined;
   return originOf(referer) ?? '';
+}
+
+/** A browser names where a write comes from; API clients (CLI, SDK, scripts) usually do not. */
+function fromBrowser(headers: Headers): boolean {
+  return headers.has('origin') || headers.has('referer') || headers.has('sec-fetch-site');
 }
 
 function hasSessionCookie(header: string | null, names: string[]): boolean {

@@ -86,6 +86,14 @@ export async function signInWithWallet(wallet: WalletOption): Promise<Creator> {
   return session.creator;
 }
 
+/** Exchanges an identity-provider token at `POST /auth/privy` for the session cookies. */
+export async function signInWithProviderToken(token: string): Promise<Creator> {
+  const session = await call(() => registry.providerLogin(token));
+  account.value = session.creator;
+  sessionHint.set(true);
+  return session.creator;
+}
+
 export async function signOut(): Promise<void> {
   try {
     await call(() => registry.logout());

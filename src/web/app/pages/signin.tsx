@@ -1,3 +1,4 @@
+import { ProviderLogin, socialReturn } from '../components/provider-login';
 import { WalletPicker } from '../components/wallet-picker';
 import { pageConfig } from '../lib/config';
 import { isPagePath, location, navigate } from '../lib/router';
@@ -14,6 +15,7 @@ function nextPath(): string {
 export function SignInPage() {
   const me = account.value;
   const privyAppId = pageConfig.value?.privyAppId;
+  const returned = socialReturn(location.value.query);
   return (
     <section class="narrow">
       <h1 tabIndex={-1}>Sign in</h1>
@@ -35,10 +37,12 @@ export function SignInPage() {
             }}
           />
           {privyAppId && (
-            <p class="muted small">
-              Email and social login are enabled on this registry; use <code>market login</code> or the provider's app until the page offers
-              it.
-            </p>
+            <ProviderLogin
+              appId={privyAppId}
+              returnTo={`${window.location.origin}/signin?next=${encodeURIComponent(nextPath())}`}
+              returned={returned}
+              onSignedIn={() => navigate(nextPath())}
+            />
           )}
         </>
       )}
