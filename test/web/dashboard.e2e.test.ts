@@ -1,44 +1,63 @@
 /**
- * Issue 14's story in a real Chromium, every piece real: anvil with our EIP-3009 token, a
- * facilitator on a real port settling there, the registry serving the pages, and `market serve`
- * (the CLI as a child process) running examples/creator/skills.ts. Two injected wallets: the
- * creator (who is paid) and the consumer (who holds USDC).
+ * Issue 14's story in a real Chromium against the compiled binary, every piece real: anvil with our
+ * EIP-3009 token, and `dist/market` (built by `npm run build` when missing or stale) run three
+ * times: `market facilitator` settling on that chain, `market registry` serving the pages (on
+ * PostgreSQL from TEST_DATABASE_URL when set, else embedded) and verifying payments on the chain,
+ * and `market serve` running examples/creator/skills.ts. Two injected wallets: the creator (who is
+ * paid) and the consumer (who holds USDC).
  *
  * A creator connects, creates the groups the example skills name, creates a creator API key in the
- * dashboard and takes it from the page; the skill server registers with that key; the skill is
- * listed on the marketplace. A consumer signs in, searches, opens the skill and pays with Try it:
- * tokens move on chain, the result and receipt show. The call shows in the creator's analytics and
- * revenue and in the consumer's paid calls. The key is revoked in the dashboard and the registry
- * refuses it.
+ * dashboard and copies it (read back from the clipboard); the skill server registers with that key;
+ * the skill is listed on the marketplace. A consumer signs in, searches, opens the skill and pays
+ * with Try it: tokens move on chain, the result and receipt show. The call shows in the creator's
+ * analytics and revenue and in the consumer's paid calls. The key is revoked in the dashboard and
+ * the registry refuses it.
  */
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startChain, type LocalChain } from '../support/chain';
-import { startFacilitatorFixture, type FacilitatorFixture } from '../support/facilitator';
-import { freePort } from '../support/process';
 import { bearer } from '../support/auth';
-import { injectWallet, launchBrowser, newContext, pageErrors, screenshot, startWebRegistry, type WebRegistry } from '../support/web';
+import { ensureBinary, startBinary, type BinaryProcess } from '../support/binary';
+import { startChain, type LocalChain } from '../support/chain';
+import { createPostgresDatabase, seedEmbeddedDataDir, TEST_DATABASE_URL } from '../support/database';
+import { freePort } from '../support/process';
+import { injectWallet, launchBrowser, newContext, pageErrors, screenshot } from '../support/web';
 
 setDefaultTimeout(30_000);
 
-const ROOT = join(import.meta.dir, '../..');
 const PRICE = 2_000n; // word-count: $0.002
 
 let chain: LocalChain;
-let facilitator: FacilitatorFixture;
 let facilitatorUrl: string;
-let registry: WebRegistry;
+let registryUrl: string;
 let browser: Browser;
 let creatorContext: BrowserContext;
 let consumerContext: BrowserContext;
 let creatorPage: Page;
 let consumerPage: Page;
-let skillServer: ReturnType<typeof Bun.spawn> | undefined;
-const serverOutput: string[] = [];
+let skillServer: BinaryProcess | undefined;
+const processes: BinaryProcess[] = [];
+const cleanups: (() => Promise<void> | void)[] = [];
 /** Console errors and failed scripts of each page; both must stay clean. */
 const pageErrorLists: string[][] = [];
 let creatorKey: string;
+
+const registryRequest = (path: string, init?: RequestInit) => fetch(`${registryUrl}${path}`, init);
+
+/** Where a server process keeps its data: a fresh PostgreSQL database when TEST_DATABASE_URL is set, else a seeded embedded one. */
+async function databaseEnv(): Promise<Record<string, string>> {
+  if (TEST_DATABASE_URL) {
+    const created = await createPostgresDatabase();
+    cleanups.push(() => created.drop());
+    return { DATABASE_URL: created.url };
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'market-e2e-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  await seedEmbeddedDataDir(dir);
+  return { MARKET_DATA_DIR: dir };
+}
 
 async function signIn(page: Page, next: string): Promise<void> {
   await page.goto(`/signin?next=${next}`);
@@ -47,43 +66,75 @@ async function signIn(page: Page, next: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  [chain, browser] = await Promise.all([startChain({ payers: 1, payees: 1, relayers: 1 }), launchBrowser()]);
-  facilitator = await startFacilitatorFixture(chain, 'embedded');
-  const port = await freePort();
-  facilitator.facilitator.app.listen({ hostname: '127.0.0.1', port });
-  facilitatorUrl = `http://127.0.0.1:${port}`;
-  registry = await startWebRegistry({
-    env: {
-      MARKET_NETWORK: chain.network,
-      MARKET_USDC_ADDRESS: chain.token.address,
-      MARKET_RPC_URL: chain.rpcUrl,
-      MARKET_ALLOW_HTTP_ENDPOINTS: 'true',
-    },
-    verifyPayments: true,
-  });
-  creatorContext = await newContext(browser, 'desktop', registry.url);
-  consumerContext = await newContext(browser, 'desktop', registry.url);
+  const [binary, started, launched] = await Promise.all([
+    ensureBinary(),
+    startChain({ payers: 1, payees: 1, relayers: 1 }),
+    launchBrowser(),
+  ]);
+  console.log(binary.buildMs ? `built dist/market in ${Math.round(binary.buildMs)} ms` : 'dist/market is up to date');
+  chain = started;
+  browser = launched;
+  const [facilitatorPort, registryPort, facilitatorDb, registryDb] = await Promise.all([
+    freePort(),
+    freePort(),
+    databaseEnv(),
+    databaseEnv(),
+  ]);
+  facilitatorUrl = `http://127.0.0.1:${facilitatorPort}`;
+  registryUrl = `http://127.0.0.1:${registryPort}`;
+  const [facilitator, registry] = await Promise.all([
+    startBinary(
+      ['facilitator', '--port', String(facilitatorPort), '--host', '127.0.0.1'],
+      {
+        ...facilitatorDb,
+        FACILITATOR_PRIVATE_KEY: chain.accounts.relayer.privateKey,
+        FACILITATOR_NETWORK: chain.network,
+        FACILITATOR_RPC_URL: chain.rpcUrl,
+        FACILITATOR_ASSETS: chain.token.address,
+      },
+      `${facilitatorUrl}/health`,
+    ),
+    startBinary(
+      ['registry', '--port', String(registryPort), '--host', '127.0.0.1'],
+      {
+        ...registryDb,
+        PUBLIC_URL: registryUrl,
+        AUTH_JWT_SECRET: 'e2e-binary-secret-that-is-at-least-32-chars',
+        MARKET_NETWORK: chain.network,
+        MARKET_USDC_ADDRESS: chain.token.address,
+        MARKET_RPC_URL: chain.rpcUrl,
+        MARKET_ALLOW_HTTP_ENDPOINTS: 'true',
+        MARKET_PAYMENT_VERIFY_INTERVAL_MS: '100',
+        RATE_LIMIT_AUTH: 'off',
+        RATE_LIMIT_WRITE: 'off',
+        RATE_LIMIT_READ: 'off',
+      },
+      `${registryUrl}/health`,
+    ),
+  ]);
+  processes.push(facilitator, registry);
+  creatorContext = await newContext(browser, 'desktop', registryUrl);
+  consumerContext = await newContext(browser, 'desktop', registryUrl);
+  // Copy buttons write to the clipboard; the story reads it back.
+  await creatorContext.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: registryUrl });
   await injectWallet(creatorContext, chain.accounts.payee, chain.chainId);
   await injectWallet(consumerContext, chain.accounts.payer, chain.chainId);
   creatorPage = await creatorContext.newPage();
   consumerPage = await consumerContext.newPage();
   pageErrorLists.push(pageErrors(creatorPage), pageErrors(consumerPage));
-}, 60_000);
+}, 90_000);
 
 afterAll(async () => {
-  if (skillServer) {
-    skillServer.kill('SIGTERM');
-    await skillServer.exited;
-  }
   await browser?.close();
-  await registry?.close();
-  await facilitator?.facilitator.app.stop(true);
-  await facilitator?.close();
+  for (const running of [skillServer, ...processes].filter((p) => p !== undefined)) await running.stop();
   await chain?.stop();
+  for (const cleanup of cleanups) await cleanup();
 });
 
 describe('issue 14 end to end: creator dashboard, marketplace, Try it, analytics and history, key revoked', () => {
   it('the creator connects the wallet, creates the groups and a creator API key taken from the page', async () => {
+    const health = (await (await registryRequest('/health')).json()) as { status: string; database: string };
+    expect(health).toMatchObject({ status: 'ok', database: TEST_DATABASE_URL ? 'postgres' : 'embedded' });
     await signIn(creatorPage, '/dashboard/groups');
     for (const name of ['text', 'tools']) {
       await creatorPage.getByRole('button', { name: 'New group' }).click();
@@ -102,6 +153,9 @@ describe('issue 14 end to end: creator dashboard, marketplace, Try it, analytics
     const shown = creatorPage.getByRole('dialog', { name: 'Your new API key' });
     creatorKey = await shown.getByLabel(/Creator key/).inputValue();
     expect(creatorKey).toMatch(/^sk_/);
+    await shown.getByRole('button', { name: 'Copy the key' }).click();
+    await shown.getByRole('button', { name: 'Copied' }).waitFor();
+    expect(await creatorPage.evaluate('navigator.clipboard.readText()')).toBe(creatorKey);
     await shown.getByRole('button', { name: 'Done' }).click();
     await creatorPage.getByRole('row', { name: /skill server/ }).waitFor();
   });
@@ -109,10 +163,8 @@ describe('issue 14 end to end: creator dashboard, marketplace, Try it, analytics
   it('market serve registers the skills with that key, and the marketplace lists them', async () => {
     const port = await freePort();
     const endpoint = `http://127.0.0.1:${port}`;
-    skillServer = Bun.spawn(
+    skillServer = await startBinary(
       [
-        process.execPath,
-        'src/cli/main.ts',
         'serve',
         'examples/creator/skills.ts',
         '--port',
@@ -128,37 +180,21 @@ describe('issue 14 end to end: creator dashboard, marketplace, Try it, analytics
         '--asset',
         chain.token.address,
       ],
-      {
-        cwd: ROOT,
-        env: {
-          PATH: process.env.PATH ?? '',
-          HOME: process.env.HOME ?? '/tmp',
-          LOG_LEVEL: 'warn',
-          MARKET_WALLET_ADDRESS: chain.accounts.payee.address,
-          MARKET_API_KEY: creatorKey,
-          MARKET_API_URL: registry.url,
-        },
-        stdout: 'pipe',
-        stderr: 'pipe',
-      },
+      { MARKET_WALLET_ADDRESS: chain.accounts.payee.address, MARKET_API_KEY: creatorKey, MARKET_API_URL: registryUrl },
     );
-    for (const stream of [skillServer.stdout, skillServer.stderr] as ReadableStream<Uint8Array>[])
-      void (async () => {
-        for await (const c of stream) serverOutput.push(new TextDecoder().decode(c));
-      })();
     // The listing appears once the server has registered: reload the marketplace until it shows.
     const page = creatorPage;
     await page.goto('/');
     const deadline = Date.now() + 20_000;
     while ((await page.getByRole('link', { name: 'word-count' }).count()) === 0) {
-      if (skillServer.exitCode !== null || Date.now() > deadline)
-        throw new Error(`the skill server did not register:\n${serverOutput.join('')}`);
+      if (skillServer.child.exitCode !== null || Date.now() > deadline)
+        throw new Error(`the skill server did not register:\n${skillServer.output()}`);
       await page.waitForTimeout(200);
       await page.reload();
       await page.getByRole('heading', { level: 1 }).waitFor();
     }
     expect(await page.getByRole('link', { name: 'echo' }).count()).toBe(1);
-    const listed = (await (await registry.request(`/skills?creator=${chain.accounts.payee.address}`)).json()) as {
+    const listed = (await (await registryRequest(`/skills?creator=${chain.accounts.payee.address}`)).json()) as {
       name: string;
       endpoint: string;
     }[];
@@ -233,7 +269,7 @@ describe('issue 14 end to end: creator dashboard, marketplace, Try it, analytics
   });
 
   it('the key is revoked in the dashboard and the registry refuses it', async () => {
-    expect((await registry.request('/creators/me/skills', { headers: bearer(creatorKey) })).status).toBe(200);
+    expect((await registryRequest('/creators/me/skills', { headers: bearer(creatorKey) })).status).toBe(200);
     await creatorPage.goto('/dashboard/keys');
     await creatorPage.getByRole('button', { name: 'Revoke skill server' }).click();
     await creatorPage.getByRole('dialog', { name: 'Revoke skill server?' }).getByRole('button', { name: 'Revoke the key' }).click();
@@ -241,7 +277,7 @@ describe('issue 14 end to end: creator dashboard, marketplace, Try it, analytics
       .getByRole('row', { name: /skill server/ })
       .getByText('revoked')
       .waitFor();
-    const refused = await registry.request('/creators/me/skills', { headers: bearer(creatorKey) });
+    const refused = await registryRequest('/creators/me/skills', { headers: bearer(creatorKey) });
     expect({ status: refused.status, error: ((await refused.json()) as { error: string }).error }).toEqual({
       status: 403,
       error: 'API key revoked',
