@@ -43,6 +43,11 @@ for asset in $assets; do
 done
 echo "smoke($expected): / and its $(echo "$assets" | wc -w) assets served from the binary"
 curl -sf "http://127.0.0.1:$port/skills" | grep -q '^\[' || { echo "smoke: GET /skills is not the JSON list"; exit 1; }
+# The identity provider's SDK is a bundle of its own (the sign-in page loads it): served too.
+sdk_page=$(curl -sf "http://127.0.0.1:$port/web/identity-provider")
+sdk_script=$(echo "$sdk_page" | grep -oE 'src="/[^"]+\.js"' | head -n 1 | sed -E 's/^src="//; s/"$//')
+[ -n "$sdk_script" ] || { echo "smoke: /web/identity-provider names no script"; exit 1; }
+curl -sf "http://127.0.0.1:$port$sdk_script" | grep -q 'auth.privy.io' || { echo "smoke: the identity provider's SDK bundle is not served"; exit 1; }
 
 if [ "$expected" = embedded ]; then
   other=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')

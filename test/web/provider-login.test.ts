@@ -164,6 +164,7 @@ describe('sign-in with the identity provider (provider simulated at the network 
     const alert = page.getByRole('alert');
     await alert.waitFor();
     expect(await alert.textContent()).toContain('The provider account has no linked wallet');
+    await page.getByText('link a wallet to your account with the sign-in service').waitFor();
     expect(await alert.locator('.request-id').textContent()).toMatch(/\S+/);
     expect((await me(context)).status).toBe(401);
     await screenshot(page, 'signin-provider-no-wallet');

@@ -209,6 +209,12 @@ export function ProviderLogin({ appId, returnTo, returned, onSignedIn }: Props) 
         </>
       )}
       {error && <ErrorBox error={error} title={title} />}
+      {error?.code === 'VALIDATION' && (
+        <p class="muted small">
+          The marketplace pays creators at the wallet of their account: link a wallet to your account with the sign-in service, or sign in
+          with a browser wallet above.
+        </p>
+      )}
     </section>
   );
 }
