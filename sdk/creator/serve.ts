@@ -3,18 +3,11 @@
  * registers the skills and starts call tracking. It starts even when the facilitator or the
  * registry cannot be reached (with a warning), so a creator's server never depends on them to boot.
  */
-import { formatPrice, normalizeNetwork, parsePrice, resolveAsset, type Address, type AssetInfo } from '../x402/index';
+import { DEFAULT_NETWORK, formatPrice, normalizeNetwork, parsePrice, resolveAsset, type Address, type AssetInfo } from '../x402/index';
 import type { CorsOption } from './cors';
 import { RegistrationError, ServeConfigError } from './errors';
 import { createFacilitatorClient } from './facilitator-client';
-import {
-  createSkillHandler,
-  DEFAULT_APP_NAME,
-  DEFAULT_FACILITATOR_URL,
-  DEFAULT_MAX_BODY_BYTES,
-  DEFAULT_NETWORK,
-  type SkillHandlerOptions,
-} from './handler';
+import { createSkillHandler, DEFAULT_APP_NAME, DEFAULT_FACILITATOR_URL, DEFAULT_MAX_BODY_BYTES, type SkillHandlerOptions } from './handler';
 import type { LedgerOptions } from './ledger';
 import { listen } from './listen';
 import { consoleLogger, errorText, type CreatorLogger } from './logger';

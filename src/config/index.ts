@@ -1,4 +1,4 @@
-export { ConfigError, type Env } from './env';
+export { ConfigError, read, readPort, type Env } from './env';
 export { readDatabaseConfig, DEFAULT_DATA_DIR, type DatabaseConfig } from './database';
 export { readAuthConfig, AUTH_DEFAULTS, type AuthConfig } from './auth';
 export { readPaymentVerificationConfig, PAYMENT_VERIFICATION_DEFAULTS, type PaymentVerificationConfig } from './payments';
@@ -15,3 +15,18 @@ export {
   type RunMode,
 } from './registry';
 export { loadFacilitatorConfig, FACILITATOR_DEFAULTS, type FacilitatorConfig } from './facilitator';
+export {
+  readConfigDir,
+  readRegistryConnection,
+  checkRegistryUrl,
+  readClientChain,
+  readWalletKey,
+  readKeystorePassphrase,
+  readKeystorePath,
+  readServeEnv,
+  readDevDir,
+  type RegistryConnection,
+  type ConnectionFlags,
+  type ClientChain,
+  type ServeEnv,
+} from './client';
