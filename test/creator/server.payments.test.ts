@@ -5,14 +5,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import type { Address } from 'viem';
-import { SkillTimeoutError, serve, skill, type SkillServer } from '../../sdk/creator/index';
+import { SkillTimeoutError, serve, skill, type SkillServer } from 'skill-market/creator';
 import {
   decodePaymentRequired,
   decodeSettleResponse,
   encodePaymentPayload,
   parsePaymentRequirements,
   signAuthorization,
-} from '../../sdk/x402/index';
+} from 'skill-market/x402';
 import { type TestAccount, usdCoinAbi } from '../support/chain';
 import { balances, paidPost, postJson, proofFor, recordingLogger, startPaymentStack, type PaymentStack } from '../support/skill-server';
 

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import type { Address } from 'viem';
-import { serve, skill, type ServeOptions, type SkillServer } from '../../sdk/creator/index';
+import { serve, skill, type ServeOptions, type SkillServer } from 'skill-market/creator';
 import { PAYMENT_VERIFICATION_DEFAULTS } from '../../src/config';
 import { createPaymentVerifier, type PaymentVerifier } from '../../src/registry/modules/payment-verification';
 import { memoryLogger, registryFixture } from '../support/registry';

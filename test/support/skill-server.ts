@@ -4,14 +4,14 @@
  * that records what the server says.
  */
 import type { Address, LocalAccount } from 'viem';
-import type { CreatorLogger } from '../../sdk/creator/index';
+import type { CreatorLogger } from 'skill-market/creator';
 import {
   decodePaymentRequired,
   encodePaymentPayload,
   parsePaymentRequirements,
   signAuthorization,
   type AssetInfo,
-} from '../../sdk/x402/index';
+} from 'skill-market/x402';
 import { type LocalChain, startChain } from './chain';
 import { type FacilitatorFixture, startFacilitatorFixture } from './facilitator';
 

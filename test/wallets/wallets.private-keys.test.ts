@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { sql } from 'drizzle-orm';
 import { english, generateMnemonic, generatePrivateKey } from 'viem/accounts';
-import { looksLikePrivateKey } from '../../sdk/wallet/private-keys';
+import { looksLikePrivateKey } from 'skill-market/wallet';
 import type { DatabaseHandle } from '../../src/db';
 import { newWallet, walletSignIn } from '../support/auth';
 import { databaseKinds, openTestDatabase, tableNames } from '../support/database';

@@ -14,7 +14,7 @@ import {
   readSettleResponseHeader,
   signAuthorization,
   type X402ErrorCode,
-} from '../../sdk/x402/index';
+} from 'skill-market/x402';
 import { NOW, makeTerms, newAccount, thrown } from './factories';
 
 const terms = makeTerms();
