@@ -22,7 +22,7 @@ export const PUBLIC_RPC_URLS: Readonly<Record<string, string>> = {
   'eip155:84532': 'https://sepolia.base.org',
 };
 
-export const CHAIN_DEFAULTS = {
+const CHAIN_DEFAULTS = {
   network: DEFAULT_NETWORK,
   rpcTimeoutMs: 3000,
   balanceCacheMs: 5000,

@@ -3,7 +3,7 @@ import { parseGuardedJson, readLimitedBytes, requestPath } from 'skill-market/ht
 import type { Logger } from '../log';
 import { AppError } from './errors';
 
-export const REQUEST_ID_HEADER = 'x-request-id';
+const REQUEST_ID_HEADER = 'x-request-id';
 const INCOMING_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 /** A NUL in the path or query, raw or percent-encoded: PostgreSQL refuses it in text. */
 const NUL_IN_URL = /%00|\0/i;

@@ -12,7 +12,7 @@ import { requestContext } from './request-context';
  * limit itself with an empty 413 (no error shape, no request id); request-context refuses them
  * instead, by Content-Length before reading and by counting while reading, so nothing is buffered.
  */
-export const LISTENER_BODY_LIMIT = Number.MAX_SAFE_INTEGER;
+const LISTENER_BODY_LIMIT = Number.MAX_SAFE_INTEGER;
 
 /**
  * Options for the listener of a server built on these plugins: no body limit of its own (above),

@@ -18,7 +18,7 @@ import {
 import { readHost, readPort } from '../config/env';
 
 export type BudgetPeriod = 'hour' | 'day' | 'week' | 'month';
-export const BUDGET_PERIODS: readonly BudgetPeriod[] = ['hour', 'day', 'week', 'month'];
+const BUDGET_PERIODS: readonly BudgetPeriod[] = ['hour', 'day', 'week', 'month'];
 
 /** The owner's limits, in atomic micro-USDC. */
 export interface Limits {
@@ -69,8 +69,8 @@ export interface McpFlags {
 }
 
 /** Safe defaults: an agent in a loop can spend at most $1 a day, 10 cents a call. */
-export const DEFAULT_LIMITS = { maxPrice: '$0.10', budget: '$1', period: 'day' as BudgetPeriod };
-export const DEFAULT_MCP_PORT = 3005;
+const DEFAULT_LIMITS = { maxPrice: '$0.10', budget: '$1', period: 'day' as BudgetPeriod };
+const DEFAULT_MCP_PORT = 3005;
 
 /**
  * Flags win over variables. Wallet: --keystore / MARKET_KEYSTORE (passphrase from

@@ -66,5 +66,3 @@ export function createRegistry(deps: RegistryDeps) {
   for (const plugin of deps.plugins ?? []) app.use(plugin);
   return app;
 }
-
-export type Registry = ReturnType<typeof createRegistry>;

@@ -7,7 +7,7 @@ import { pageConfig } from './config';
  * Human URLs of the pages, all answered by the one HTML bundle (the app routes in the browser).
  * None collides with an API path; the bundle's hashed chunks are served by Bun at the root.
  */
-export const PAGE_PATHS = ['/', '/skill/:slug', '/creator/:address', '/signin', '/dashboard', '/dashboard/*'] as const;
+const PAGE_PATHS = ['/', '/skill/:slug', '/creator/:address', '/signin', '/dashboard', '/dashboard/*'] as const;
 
 /** Bun routes for `new Elysia({ serve: { routes } })`: bundled at build time, no files on disk. */
 export function pageRoutes(): Record<string, typeof page> {

@@ -7,7 +7,7 @@ import type { PostReview, ReviewsQuery, ReviewView } from 'skill-market/registry
 
 type ReviewRow = typeof reviews.$inferSelect;
 
-export function toReviewView(row: ReviewRow): ReviewView {
+function toReviewView(row: ReviewRow): ReviewView {
   return {
     id: row.id,
     skillId: row.skillId,

@@ -166,7 +166,7 @@ function sortKey(sort: Sort, match: SQL | undefined): SortKey {
 }
 
 /** "weather fore" → "weather:* & fore:*"; only letters and digits reach the query. */
-export function toTsQuery(q: string): string | undefined {
+function toTsQuery(q: string): string | undefined {
   const words = (q.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, 8);
   return words.length ? words.map((w) => `${w}:*`).join(' & ') : undefined;
 }

@@ -100,7 +100,7 @@ export async function updateSkill(ctx: ServiceContext, creatorId: string, slug: 
   return getSkillById(ctx, existing.id);
 }
 
-export async function ownedSkill(ctx: ServiceContext, creatorId: string, slug: string): Promise<SkillRow> {
+async function ownedSkill(ctx: ServiceContext, creatorId: string, slug: string): Promise<SkillRow> {
   const [skill] = await ctx.db.select().from(skills).where(eq(skills.slug, slug));
   if (!skill) throw new AppError('NOT_FOUND', 'Skill not found');
   if (skill.creatorId !== creatorId) throw new AppError('FORBIDDEN', 'Only the skill’s creator can change it');
@@ -114,7 +114,7 @@ export async function getSkillBySlug(ctx: ServiceContext, slug: string): Promise
   return toSkillView(row);
 }
 
-export async function getSkillById(ctx: ServiceContext, id: string): Promise<SkillView> {
+async function getSkillById(ctx: ServiceContext, id: string): Promise<SkillView> {
   const [row] = await selectSkills(ctx.db).where(eq(skills.id, id));
   if (!row) throw new AppError('NOT_FOUND', 'Skill not found');
   return toSkillView(row);
