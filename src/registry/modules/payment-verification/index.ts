@@ -5,3 +5,4 @@
 export { createPaymentVerifier, type PaymentVerifier } from './verifier';
 export { recordReportedPayment } from './report';
 export { paymentStatus } from './status';
+export { nominatePayment } from './store';

@@ -5,3 +5,4 @@
  */
 export { createHealthProber, type HealthProberDeps } from './prober';
 export { isPublicAddress, checkHost, resolveWithDns } from './address-guard';
+export { healthCondition } from './filters';

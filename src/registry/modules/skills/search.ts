@@ -2,7 +2,7 @@ import { and, asc, desc, eq, exists, gte, inArray, lte, sql, type SQL } from 'dr
 import { getAddress } from 'viem';
 import { skillGroupMembers, skillGroups, skills, skillStats, users } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
-import { healthCondition } from '../skill-health/filters';
+import { healthCondition } from '../skill-health';
 import { AppError } from '../../../http';
 import { decodeCursor, encodeCursor, isIsoInstant } from '../../lib/cursor';
 import type { SearchQuery, SkillView, Sort } from 'skill-market/registry';

@@ -1,10 +1,11 @@
 import { and, eq } from 'drizzle-orm';
 import { DEFAULT_NETWORK } from 'skill-market/x402';
-import { skillGroupMembers, skills, skillStats } from '../../../db/schema';
+import { skillGroupMembers, skills } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
 import { AppError } from '../../../http';
 import { slugify, withUniqueSlug } from '../../lib/slug';
-import { resolveOwnedGroups } from '../groups/service';
+import { createSkillStats } from '../analytics';
+import { resolveOwnedGroups } from '../groups';
 import type { RegisterSkill, SkillView, UpdateSkill } from 'skill-market/registry';
 import { callUrlOf, paymentAddressOf, priceToAtomic, schemaOf } from './validate';
 import { findSkillRowBySlug, selectSkills, toSkillView } from './view';
@@ -58,7 +59,7 @@ export async function registerSkill(
         return existing ? { row: undefined } : undefined;
       });
       if (inserted.row) {
-        await tx.insert(skillStats).values({ skillId: inserted.row.id });
+        await createSkillStats(tx, inserted.row.id);
         await setGroups(tx, inserted.row.id, groupIds);
         return { created: true, id: inserted.row.id };
       }
