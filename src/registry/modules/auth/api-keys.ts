@@ -87,11 +87,13 @@ export async function findApiKey(ctx: ServiceContext, presented: string): Promis
   if (row.revokedAt !== null) return row;
   const now = ctx.clock.now();
   if (row.lastUsedAt === null || now.getTime() - row.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
-    ctx.db
-      .update(apiKeys)
-      .set({ lastUsedAt: now })
-      .where(eq(apiKeys.id, row.id))
-      .catch((error: unknown) => ctx.logger.warn('could not record API key use', { keyId: row.id, error }));
+    void ctx.pending.track(
+      ctx.db
+        .update(apiKeys)
+        .set({ lastUsedAt: now })
+        .where(eq(apiKeys.id, row.id))
+        .catch((error: unknown) => ctx.logger.warn('could not record API key use', { keyId: row.id, error })),
+    );
   }
   return row;
 }
