@@ -6,7 +6,7 @@
  *
  *   npx bun bench/client-roundtrips.ts [calls per mode, default 200] [concurrency, default 1]
  */
-import { SkillMarket, type PaymentMode } from '../sdk/index';
+import { SkillMarket, type PaymentMode } from 'skill-market';
 import { authTestConfig, createKey, providerKeys, walletSignIn } from '../test/support/auth';
 import { newCreator } from '../test/support/catalogue';
 import { startChain } from '../test/support/chain';

@@ -6,11 +6,12 @@
  *
  */
 import { MarketError, SkillMarket } from 'skill-market';
+import { DEFAULT_API_URL } from 'skill-market/registry';
 
 const [query = '', input = '{}'] = process.argv.slice(2);
 
 const market = new SkillMarket({
-  apiUrl: process.env.MARKET_API_URL ?? 'http://localhost:3000',
+  apiUrl: process.env.MARKET_API_URL ?? DEFAULT_API_URL,
   wallet: process.env.MARKET_PRIVATE_KEY, // or: await loadSpendingWallet({ keystorePath, passphrase })
   apiKey: process.env.MARKET_API_KEY, // optional: records usage under your account
   maxPrice: '$0.05', // never more than this per call

@@ -6,13 +6,10 @@ import type { ValueProblem } from '../json-schema/index';
 import { MarketError } from '../http/errors';
 
 export {
-  excerpt,
   MarketError,
-  NoAnswerError,
   RegistryError,
   type ChargeState,
   type MarketErrorCode,
-  type MarketErrorDetails,
 } from '../http/errors';
 
 /** The input was refused before any request to the skill: `problems` lists every violation. */

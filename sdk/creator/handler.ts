@@ -8,6 +8,7 @@ import {
   buildPaymentTerms,
   createAuthorizationStateReader,
   DEFAULT_MAX_TIMEOUT_SECONDS,
+  DEFAULT_NETWORK,
   parsePrice,
   resolveAsset,
   type AssetInfo,
@@ -25,8 +26,6 @@ import { isProduction, processEnv } from './settings';
 import { isSkill, type Skills } from './skill';
 import { requestPath } from '../http/request-path';
 
-/** Default payment network: Base mainnet. */
-export const DEFAULT_NETWORK = 'eip155:8453';
 /** Default facilitator: `market facilitator` on this machine. */
 export const DEFAULT_FACILITATOR_URL = 'http://localhost:3001';
 /** Default app name, shown by `/health` and sent as the User-Agent. */

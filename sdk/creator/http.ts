@@ -17,7 +17,7 @@ export const EXPOSED_HEADERS = [
 ].join(', ');
 
 /** Headers on every answer: payment answers must never be cached. CORS headers are added by cors.ts, per request. */
-export const COMMON_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+const COMMON_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'Cache-Control': 'no-store',
   'X-Content-Type-Options': 'nosniff',
 });
@@ -50,7 +50,7 @@ export function failure(
 }
 
 /** Seconds a client is asked to wait before retrying a proof whose payment is still pending. */
-export const PENDING_RETRY_SECONDS = 2;
+const PENDING_RETRY_SECONDS = 2;
 
 /**
  * The answer to a proof whose call ran but whose payment is not confirmed yet: 409 with

@@ -36,7 +36,6 @@ export {
   DEFAULT_APP_NAME,
   DEFAULT_FACILITATOR_URL,
   DEFAULT_MAX_BODY_BYTES,
-  DEFAULT_NETWORK,
   type SkillHandlerOptions,
   type SkillRequestHandler,
 } from './handler';
@@ -48,6 +47,7 @@ export {
   type RegisterOptions,
   type RegistrationResult,
 } from './register';
+export { DEFAULT_NETWORK } from '../x402/index';
 export { updateSkill, type SkillUpdate, type UpdateOptions } from './update';
 export type { SettledCall } from './paid-call';
 export type { TrackingOptions } from './tracker';

@@ -10,7 +10,7 @@
 import type { StoredResponse } from './http';
 
 /** Outcome of claiming a proof. */
-export type ClaimResult =
+type ClaimResult =
   /** Nobody has used this authorization: go ahead, then `complete` or `release`. */
   | { type: 'claimed' }
   /** The same authorization is being processed by another request right now. */

@@ -33,9 +33,6 @@ export const consoleLogger: CreatorLogger = {
   error: (message, fields) => console.error(`[skill-market] ${line(message, fields)}`),
 };
 
-/** Writes nothing. */
-export const silentLogger: CreatorLogger = { info: () => {}, warn: () => {}, error: () => {} };
-
 /** Runs a user callback without letting it break anything: sync throws and async rejections are logged. */
 export function callSafely(logger: CreatorLogger, what: string, callback: () => unknown): void {
   try {

@@ -4,6 +4,7 @@
  */
 import type { RegisterSkill } from '../registry/contract/index';
 import { DEFAULT_API_URL, RegistryClient, type RetryOptions } from '../registry/client';
+import { DEFAULT_NETWORK } from '../x402/index';
 import { httpUrl, walletAddress } from './settings';
 import { isSkill, normalizeGroups, type Skill, type Skills } from './skill';
 import { errorText } from './logger';
@@ -109,7 +110,7 @@ function checkRegisterOptions(options: RegisterOptions): RegisterSetup | string 
       apiUrl: httpUrl(options.apiUrl ?? DEFAULT_API_URL, 'apiUrl'),
       endpoint: httpUrl(options.endpoint, 'endpoint'),
       paymentAddress: walletAddress(String(options.paymentAddress ?? ''), 'paymentAddress'),
-      network: options.network ?? 'eip155:8453',
+      network: options.network ?? DEFAULT_NETWORK,
       // Blank names are dropped here (e.g. from splitting "a,,b"); skill() refuses them outright.
       groups: normalizeGroups(
         Array.isArray(options.groups) ? options.groups.filter((g) => typeof g !== 'string' || g.trim() !== '') : options.groups,
@@ -139,7 +140,7 @@ function registrationBody(name: string, definition: Skill, groups: string[], set
 }
 
 /** Runs `fn` over `items` with at most `limit` in flight; results keep the input order. */
-export async function mapWithConcurrency<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+async function mapWithConcurrency<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   const worker = async () => {

@@ -3,18 +3,11 @@
  * registers the skills and starts call tracking. It starts even when the facilitator or the
  * registry cannot be reached (with a warning), so a creator's server never depends on them to boot.
  */
-import { formatPrice, normalizeNetwork, parsePrice, resolveAsset, type Address, type AssetInfo } from '../x402/index';
+import { DEFAULT_NETWORK, formatPrice, normalizeNetwork, parsePrice, resolveAsset, type Address, type AssetInfo } from '../x402/index';
 import type { CorsOption } from './cors';
 import { RegistrationError, ServeConfigError } from './errors';
 import { createFacilitatorClient } from './facilitator-client';
-import {
-  createSkillHandler,
-  DEFAULT_APP_NAME,
-  DEFAULT_FACILITATOR_URL,
-  DEFAULT_MAX_BODY_BYTES,
-  DEFAULT_NETWORK,
-  type SkillHandlerOptions,
-} from './handler';
+import { createSkillHandler, DEFAULT_APP_NAME, DEFAULT_FACILITATOR_URL, DEFAULT_MAX_BODY_BYTES, type SkillHandlerOptions } from './handler';
 import type { LedgerOptions } from './ledger';
 import { listen } from './listen';
 import { consoleLogger, errorText, type CreatorLogger } from './logger';
@@ -108,6 +101,13 @@ export interface SkillServer {
   registration: RegistrationResult[];
   /** The same handler in process, without the network. */
   fetch(request: Request): Promise<Response>;
+  /** Call records not yet delivered to the registry: queued, in flight or waiting to retry (0 without tracking). */
+  pendingCalls(): number;
+  /**
+   * Tries every pending call record now and resolves once none is left (each delivered, or dropped
+   * with a warning) or after `timeoutMs` (default 10 s); true when none is left.
+   */
+  flushCalls(timeoutMs?: number): Promise<boolean>;
   /** Stops listening, lets running calls finish, delivers pending call records (briefly). Idempotent. */
   stop(): Promise<void>;
 }
@@ -204,7 +204,16 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
     const failed = results.filter((r) => !r.success);
     throw new RegistrationError(`registration failed for ${failed.map((r) => `"${r.name}" (${r.error})`).join(', ')}`, results);
   }
-  return { url, port: listener.port, payTo: wallet.address, registration: results, fetch: (request) => app.fetch(request), stop };
+  return {
+    url,
+    port: listener.port,
+    payTo: wallet.address,
+    registration: results,
+    fetch: (request) => app.fetch(request),
+    pendingCalls: () => tracker?.pending() ?? 0,
+    flushCalls: async (timeoutMs = 10_000) => (tracker ? tracker.flush(timeoutMs) : true),
+    stop,
+  };
 }
 
 function startTracking(

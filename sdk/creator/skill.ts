@@ -7,7 +7,7 @@ import { formatPriceUsd, isX402Error, parsePrice, type Address } from '../x402/i
 import { SkillDefinitionError } from './errors';
 
 /** Marks the objects `skill()` returns; `Symbol.for` so that two copies of the SDK recognise each other's skills. */
-export const SKILL_BRAND: unique symbol = Symbol.for('skill-market.skill') as never;
+const SKILL_BRAND: unique symbol = Symbol.for('skill-market.skill') as never;
 
 /** Default handler timeout: 30 s. */
 export const DEFAULT_SKILL_TIMEOUT_MS = 30_000;

@@ -10,7 +10,7 @@ import { readLimited } from './read-limited';
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 /** Largest response body read from any server. */
-export const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 
 /** A response with its body already read. */
 export interface Answer {

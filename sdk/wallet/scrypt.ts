@@ -15,7 +15,7 @@ export interface ScryptParams {
 }
 
 /** Largest work accepted from a keystore file, so a hostile file cannot exhaust memory or time. */
-export const SCRYPT_LIMITS = { maxN: 2 ** 20, maxMemoryBytes: 1024 * 1024 * 1024, maxP: 16, maxR: 32 } as const;
+const SCRYPT_LIMITS = { maxN: 2 ** 20, maxMemoryBytes: 1024 * 1024 * 1024, maxP: 16, maxR: 32 } as const;
 
 export function checkScryptParams({ n, r, p, dklen }: ScryptParams): string | undefined {
   if (!Number.isSafeInteger(n) || n < 2 || (n & (n - 1)) !== 0 || n > SCRYPT_LIMITS.maxN)

@@ -17,7 +17,7 @@ const Timeout = Type.Integer({ minimum: 1, maximum: 31_536_000 });
 const Obj = Type.Record(Type.String(), Type.Unknown());
 const OptObj = Type.Optional(Type.Union([Obj, Type.Null()]));
 
-export const ResourceInfoSchema = Type.Object({ url: Str, description: OptStr, mimeType: OptStr });
+const ResourceInfoSchema = Type.Object({ url: Str, description: OptStr, mimeType: OptStr });
 
 /** Strict v2 requirements of the `exact` scheme on an EVM network. */
 export const RequirementsSchema = Type.Object({

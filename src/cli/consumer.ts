@@ -5,7 +5,8 @@
  */
 import { MarketError, RegistryError } from 'skill-market/registry';
 import { KeystoreError, WalletRegistrationError } from 'skill-market/wallet';
-import { DEFAULT_API_URL, readCredentials, type Env } from './credentials';
+import { type Env, readKeystorePassphrase, readRegistryConnection } from '../config';
+import { readCredentials } from './credentials';
 
 /** An expected failure: printed without a stack, exit code 1. */
 export class CommandFailure extends Error {
@@ -20,29 +21,17 @@ export interface Connection {
   apiKey: string;
 }
 
-/** URL: --api-url, MARKET_API_URL, SKILLZ_API_URL, the stored login, http://localhost:3000. Key likewise, with no default. */
-export async function resolveConnection(flags: { 'api-url'?: string; 'api-key'?: string }, env: Env = process.env): Promise<Connection> {
-  const stored = await readCredentials(env);
-  const apiUrl = flags['api-url'] ?? nonEmpty(env.MARKET_API_URL) ?? nonEmpty(env.SKILLZ_API_URL) ?? stored.apiUrl ?? DEFAULT_API_URL;
-  const apiKey = flags['api-key'] ?? nonEmpty(env.MARKET_API_KEY) ?? nonEmpty(env.SKILLZ_API_KEY) ?? stored.apiKey;
+/** The registry and a key, as `readRegistryConnection` finds them; without a key the command cannot run. */
+export async function resolveConnection(flags: { 'api-url'?: string; 'api-key'?: string }, env: Env): Promise<Connection> {
+  const { apiUrl, apiKey } = readRegistryConnection(env, flags, await readCredentials(env));
   if (!apiKey) throw new CommandFailure('not logged in: run `market login --api-key <key>` or set MARKET_API_KEY');
-  return { apiUrl: checkUrl(apiUrl), apiKey };
-}
-
-export function checkUrl(raw: string): string {
-  try {
-    const url = new URL(raw);
-    if (url.protocol === 'http:' || url.protocol === 'https:') return raw;
-  } catch {
-    // reported below
-  }
-  throw new CommandFailure(`the registry URL must be http(s), got "${raw}"`);
+  return { apiUrl, apiKey };
 }
 
 /** MARKET_KEYSTORE_PASSPHRASE, else a hidden prompt on the terminal (asked twice with `confirm`). */
 export async function readPassphrase(env: Env, options: { confirm: boolean }): Promise<string> {
-  const fromEnv = env.MARKET_KEYSTORE_PASSPHRASE;
-  if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
+  const fromEnv = readKeystorePassphrase(env);
+  if (fromEnv !== undefined) return fromEnv;
   if (!process.stdin.isTTY) throw new CommandFailure('no passphrase: set MARKET_KEYSTORE_PASSPHRASE or run in a terminal to be asked');
   const passphrase = await promptHidden('Keystore passphrase: ');
   if (options.confirm && (await promptHidden('Repeat the passphrase: ')) !== passphrase)
@@ -99,5 +88,3 @@ export function describeFailure(error: Error): string {
     ? `${error.error} (HTTP ${error.status})`
     : error.message;
 }
-
-const nonEmpty = (value: string | undefined) => (value === undefined || value.trim() === '' ? undefined : value.trim());

@@ -3,31 +3,20 @@
  * (or `~/.config/skill-market/`), mode 0600, holding the registry URL and API key.
  */
 import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { readConfigDir, type Env } from '../config';
 
 export interface StoredCredentials {
   apiUrl?: string;
   apiKey?: string;
 }
 
-export type Env = Record<string, string | undefined>;
-
-export const DEFAULT_API_URL = 'http://localhost:3000';
-
-/** `$XDG_CONFIG_HOME/skill-market`, else `~/.config/skill-market`. */
-export function configDir(env: Env = process.env): string {
-  const xdg = env.XDG_CONFIG_HOME?.trim();
-  const base = xdg?.startsWith('/') ? xdg : join(env.HOME?.trim() || homedir(), '.config');
-  return join(base, 'skill-market');
-}
-
-export const credentialsPath = (env: Env = process.env) => join(configDir(env), 'config.json');
+const credentialsPath = (env: Env) => join(readConfigDir(env), 'config.json');
 
 /** Where `market wallet new` keeps a wallet's keystore unless --keystore says otherwise. */
-export const defaultKeystorePath = (address: string, env: Env = process.env) => join(configDir(env), 'wallets', `${address}.json`);
+export const defaultKeystorePath = (address: string, env: Env) => join(readConfigDir(env), 'wallets', `${address}.json`);
 
-export async function readCredentials(env: Env = process.env): Promise<StoredCredentials> {
+export async function readCredentials(env: Env): Promise<StoredCredentials> {
   let text: string;
   try {
     text = await readFile(credentialsPath(env), 'utf8');
@@ -47,9 +36,9 @@ export async function readCredentials(env: Env = process.env): Promise<StoredCre
 }
 
 /** Replaces the stored credentials atomically; the file is 0600 and its folder 0700. */
-export async function saveCredentials(credentials: StoredCredentials, env: Env = process.env): Promise<string> {
+export async function saveCredentials(credentials: StoredCredentials, env: Env): Promise<string> {
   const path = credentialsPath(env);
-  await mkdir(configDir(env), { recursive: true, mode: 0o700 });
+  await mkdir(readConfigDir(env), { recursive: true, mode: 0o700 });
   const temporary = `${path}.${process.pid}.tmp`;
   await writeFile(temporary, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
   await chmod(temporary, 0o600);

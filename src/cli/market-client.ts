@@ -5,9 +5,10 @@
  */
 import type { ParseArgsConfig } from 'node:util';
 import { loadSpendingWallet, MarketError, SkillMarket, type AllowedAsset, type SkillMarketOptions } from 'skill-market';
-import { checkUrl, CommandFailure, readPassphrase, reportFailures } from './consumer';
+import { checkRegistryUrl, type Env, readClientChain, readRegistryConnection, readWalletKey } from '../config';
 import { readDevProfile, type DevProfile } from '../dev/profile';
-import { DEFAULT_API_URL, readCredentials, type Env } from './credentials';
+import { CommandFailure, readPassphrase, reportFailures } from './consumer';
+import { readCredentials } from './credentials';
 import { UsageError } from './errors';
 
 /** Flags every calling command takes. */
@@ -37,13 +38,10 @@ export interface ClientValues {
   dev?: string | undefined;
 }
 
-const nonEmpty = (value: string | undefined) => (value === undefined || value.trim() === '' ? undefined : value.trim());
-
 /**
- * The client for a command. Registry: --api-url, MARKET_API_URL, SKILLZ_API_URL, the stored
- * login, http://localhost:3000. Key (optional): --api-key, MARKET_API_KEY, the stored login.
- * Network: --network, MARKET_NETWORK, eip155:8453. Extra tokens: --asset (repeatable),
- * MARKET_ASSETS (comma-separated), addresses on that network. With `pays`, the wallet:
+ * The client for a command: registry and key as `readRegistryConnection` finds them (flags,
+ * MARKET_* then SKILLZ_* variables, the stored login), network and extra tokens as
+ * `readClientChain` (--network, MARKET_NETWORK; --asset, MARKET_ASSETS). With `pays`, the wallet:
  * --wallet-key, MARKET_PRIVATE_KEY, SKILLZ_PRIVATE_KEY, or --keystore PATH opened with
  * MARKET_KEYSTORE_PASSPHRASE (else a prompt on a terminal), and MARKET_RPC_URL (when set, a call
  * whose payment outcome the server cannot tell is checked on chain).
@@ -55,27 +53,14 @@ export async function clientFrom(
   extra: Partial<SkillMarketOptions> = {},
 ): Promise<SkillMarket> {
   if (values.dev !== undefined) return devClient(values, readProfile(values.dev), pays, extra);
-  const stored = await readCredentials(env);
-  const apiUrl = checkUrl(
-    values['api-url'] ?? nonEmpty(env.MARKET_API_URL) ?? nonEmpty(env.SKILLZ_API_URL) ?? stored.apiUrl ?? DEFAULT_API_URL,
-  );
-  const apiKey = values['api-key'] ?? nonEmpty(env.MARKET_API_KEY) ?? stored.apiKey;
-  const network = values.network ?? nonEmpty(env.MARKET_NETWORK);
-  const addresses =
-    values.asset ??
-    nonEmpty(env.MARKET_ASSETS)
-      ?.split(',')
-      .map((a) => a.trim())
-      .filter(Boolean) ??
-    [];
-  const assets: AllowedAsset[] = addresses.map((address) => ({ network: network ?? 'eip155:8453', address }));
+  const { apiUrl, apiKey } = readRegistryConnection(env, values, await readCredentials(env));
+  const { network, assets, rpcUrl } = readClientChain(env, values);
   const options: SkillMarketOptions = { apiUrl, assets, ...extra };
   if (apiKey) options.apiKey = apiKey;
   if (network) options.network = network;
   if (pays) {
     const wallet = await walletFrom(values, env);
     if (wallet) options.wallet = wallet;
-    const rpcUrl = nonEmpty(env.MARKET_RPC_URL);
     if (rpcUrl) options.rpcUrl = rpcUrl;
   }
   return new SkillMarket(options);
@@ -99,7 +84,7 @@ async function devClient(
   const network = values.network ?? profile.network;
   const assets: AllowedAsset[] = [...(values.asset ?? []), profile.asset].map((address) => ({ network, address }));
   const options: SkillMarketOptions = {
-    apiUrl: checkUrl(values['api-url'] ?? profile.apiUrl),
+    apiUrl: values['api-url'] === undefined ? profile.apiUrl : checkRegistryUrl(values['api-url'], '--api-url'),
     apiKey: values['api-key'] ?? profile.apiKey,
     network,
     assets,
@@ -120,7 +105,7 @@ async function walletFrom(values: ClientValues, env: Env): Promise<SkillMarketOp
   if (values.keystore !== undefined) {
     return loadSpendingWallet({ keystorePath: values.keystore, passphrase: await readPassphrase(env, { confirm: false }) });
   }
-  return values['wallet-key'] ?? nonEmpty(env.MARKET_PRIVATE_KEY) ?? nonEmpty(env.SKILLZ_PRIVATE_KEY);
+  return values['wallet-key'] ?? readWalletKey(env);
 }
 
 /**

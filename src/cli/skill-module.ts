@@ -17,7 +17,7 @@ export class SkillModuleError extends Error {
 }
 
 /** Package names a skills module may import, and what they resolve to. */
-export const PROVIDED_PACKAGES: Readonly<Record<string, Record<string, unknown>>> = {
+const PROVIDED_PACKAGES: Readonly<Record<string, Record<string, unknown>>> = {
   'skill-market/creator': { ...creator },
   'skill-market': { ...market },
 };
@@ -26,7 +26,7 @@ let provided = false;
 let loads = 0;
 
 /** Installs the plugin that answers imports of our package names (once per process). */
-export function provideSdk(): void {
+function provideSdk(): void {
   if (provided) return;
   provided = true;
   Bun.plugin({

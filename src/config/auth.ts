@@ -18,7 +18,7 @@ export interface AuthConfig {
   siwe: { domain: string; uri: string; chainId: number; challengeTtlSeconds: number };
 }
 
-export const AUTH_DEFAULTS = {
+const AUTH_DEFAULTS = {
   accessTtlSeconds: 3600,
   refreshTtlSeconds: 7 * 24 * 3600,
   cookiePrefix: 'market',

@@ -1,5 +1,5 @@
 import { getAddress, type Address } from 'viem';
-import { getKnownNetwork, isCaip2Network, normalizeNetwork, type Caip2Network } from 'skill-market/x402';
+import { DEFAULT_NETWORK, getKnownNetwork, isCaip2Network, normalizeNetwork, type Caip2Network } from 'skill-market/x402';
 import { ConfigError, type Env, read, readHttpUrl, readInteger } from './env';
 
 /** The chain the registry reads spending-wallet balances from. */
@@ -22,8 +22,8 @@ export const PUBLIC_RPC_URLS: Readonly<Record<string, string>> = {
   'eip155:84532': 'https://sepolia.base.org',
 };
 
-export const CHAIN_DEFAULTS = {
-  network: 'eip155:8453' as Caip2Network,
+const CHAIN_DEFAULTS = {
+  network: DEFAULT_NETWORK,
   rpcTimeoutMs: 3000,
   balanceCacheMs: 5000,
 } as const;

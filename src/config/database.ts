@@ -4,7 +4,7 @@ import { type Env, readInteger, readPostgresUrl, read } from './env';
 /** Where the data lives: a PostgreSQL server, or the embedded database in a directory. */
 export type DatabaseConfig = { kind: 'postgres'; url: string; poolSize: number } | { kind: 'embedded'; dataDir: string };
 
-export const DEFAULT_DATA_DIR = './.market/data';
+const DEFAULT_DATA_DIR = './.market/data';
 
 /** `DATABASE_URL` set → PostgreSQL; unset → embedded PGlite in `MARKET_DATA_DIR`. */
 export function readDatabaseConfig(env: Env, cwd: string): DatabaseConfig {

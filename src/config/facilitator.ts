@@ -1,6 +1,6 @@
 import { getAddress, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { getKnownNetwork, type Caip2Network } from 'skill-market/x402';
+import { DEFAULT_NETWORK, getKnownNetwork, type Caip2Network } from 'skill-market/x402';
 import { readNetwork, readRpcUrl } from './chain';
 import { readDatabaseConfig, type DatabaseConfig } from './database';
 import { ConfigError, type Env, read, readChoice, readHost, readInteger, readPort } from './env';
@@ -35,7 +35,7 @@ export interface FacilitatorConfig {
 export const FACILITATOR_DEFAULTS = {
   host: '0.0.0.0',
   port: 3001,
-  network: 'eip155:8453' as Caip2Network,
+  network: DEFAULT_NETWORK,
   logLevel: 'info',
   bodyLimitBytes: 64 * 1024,
   receiptTimeoutMs: 10_000,

@@ -10,7 +10,7 @@ export interface RateLimitConfig {
   read: RateRule;
 }
 
-export const RATE_LIMIT_DEFAULTS = { auth: '20/60', write: '300/60', read: '3000/60' } as const;
+const RATE_LIMIT_DEFAULTS = { auth: '20/60', write: '300/60', read: '3000/60' } as const;
 
 /** `RATE_LIMIT_AUTH=20/60` means 20 requests per 60 s; `off` disables the class. */
 export function readRateLimits(env: Env): RateLimitConfig {

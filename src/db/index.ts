@@ -1,7 +1,6 @@
-export { openDatabase, openEmbedded, type OpenOptions } from './open';
+export { openDatabase, openEmbedded } from './open';
 export { migrate } from './migrate';
-export { DataDirectoryLockedError, lockDataDirectory, LOCK_FILE } from './lock';
+export { DataDirectoryLockedError } from './lock';
 export type { Database, DatabaseHandle, DatabaseKind } from './types';
 export * as schema from './schema';
-export { DATABASE_DEADLINE_MS, DatabaseUnavailableError } from './deadline';
 export { isDatabaseUnavailable } from './unavailable';

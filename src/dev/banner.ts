@@ -28,7 +28,7 @@ export function banner(stack: DevStack, cwd = process.cwd()): string {
 }
 
 /** A small input that satisfies a skill's input schema (required fields filled), or a greeting for none. */
-export function exampleInput(schema: unknown): unknown {
+function exampleInput(schema: unknown): unknown {
   const s = schema as { type?: string; properties?: Record<string, { type?: string }>; required?: string[] } | null | undefined;
   if (s?.type !== 'object' || !s.properties) return { hello: 'world' };
   const sample: Record<string, unknown> = {};

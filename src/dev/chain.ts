@@ -17,10 +17,10 @@ import { spawnAnvil, type AnvilProcess } from '../chain/anvil';
 import { deployToken, tokenAddressOf, usdCoinAbi } from '../chain/token';
 import { devAccounts } from './accounts';
 
-export const DEV_CHAIN_ID = 31337;
+const DEV_CHAIN_ID = 31337;
 export const DEV_NETWORK = `eip155:${DEV_CHAIN_ID}` as const;
 /** The demo wallet is topped up to this (100 USDC) at start when it holds less than a tenth of it. */
-export const DEMO_FUNDING = 100_000_000n;
+const DEMO_FUNDING = 100_000_000n;
 
 export interface DevChain {
   rpcUrl: string;

@@ -17,7 +17,7 @@ export interface DevProfile {
   passphrase: string;
 }
 
-export const PROFILE_FILE = 'profile.json';
+const PROFILE_FILE = 'profile.json';
 
 /** Reads `<dir>/profile.json`; a clear message when `dir` holds no dev marketplace. */
 export function readDevProfile(dir: string, cwd = process.cwd()): DevProfile {

@@ -9,7 +9,7 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 const MAIN = resolve(import.meta.dir, '../cli/main.ts');
 
 /** True inside `bun build --compile` output, whose modules live in a virtual file system. */
-export const isCompiled = import.meta.url.includes('$bunfs') || import.meta.dir.includes('~BUN');
+const isCompiled = import.meta.url.includes('$bunfs') || import.meta.dir.includes('~BUN');
 
 /** argv prefix that runs `market` (append the command and its arguments). */
 export function selfArgv(): string[] {

@@ -13,6 +13,8 @@ import { loadRegistryConfig } from '../config';
 import { createFacilitator } from '../facilitator';
 import { createLogger, type Logger } from '../log';
 import { startRegistry, type RunningRegistry } from '../registry';
+import { systemClock } from '../runtime/clock';
+import { pendingWork } from '../runtime/pending';
 import { loadSkillModule } from '../cli/skill-module';
 import { devAccounts, privateKeyOf } from './accounts';
 import { DEV_NETWORK, devTokenAddress, fundDemoWallet, startDevChain, type DevChain } from './chain';
@@ -141,7 +143,7 @@ export async function startDev(options: DevOptions): Promise<DevStack> {
       startDevFacilitator(registry, chain, p.facilitator, logger, stops),
     );
 
-    const ctx = { db: registry.database.db, clock: { now: () => new Date() }, config, logger };
+    const ctx = { db: registry.database.db, clock: systemClock, config, logger, pending: pendingWork() };
     let groups = await skillGroups(module, false);
     const seeded = await seedMarketplace(ctx, {
       creator: accounts.creator.address,

@@ -18,7 +18,7 @@ export const eip3009Abi = parseAbi([
 export type SignerKind = 'ecdsa' | 'erc1271';
 
 /** The token's EIP-712 name and version as read on chain (version undefined when absent). */
-export interface TokenDomain {
+interface TokenDomain {
   name: string;
   version: string | undefined;
 }

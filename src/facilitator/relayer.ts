@@ -19,7 +19,7 @@ import {
 import { privateKeyToAccount } from 'viem/accounts';
 
 /** A transaction to send: target, calldata and gas limit. */
-export interface RelayerCall {
+interface RelayerCall {
   to: Address;
   data: Hex;
   gas: bigint;
@@ -34,9 +34,9 @@ export type SendResult =
   | { type: 'unknown'; hash: Hex; nonce: number; error: unknown };
 
 /** Runs with the hash and nonce of the signed transaction, before it is broadcast. */
-export type BeforeBroadcast = (hash: Hex, nonce: number) => Promise<void>;
+type BeforeBroadcast = (hash: Hex, nonce: number) => Promise<void>;
 
-export interface Relayer {
+interface Relayer {
   readonly address: Address;
   /** Transactions waiting for (or in) this lane. */
   readonly queued: number;

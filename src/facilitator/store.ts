@@ -13,7 +13,6 @@ import type { PaymentReceipt, ReceiptStatus } from './types';
 
 export type AuthorizationRow = typeof auths.$inferSelect;
 export type ReceiptRow = typeof receipts.$inferSelect;
-export type AuthorizationState = AuthorizationRow['state'];
 
 /** What verify (or a settle without verify) records about an accepted authorization. */
 export interface NewAuthorization {

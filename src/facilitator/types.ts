@@ -5,9 +5,7 @@
 export type {
   FacilitatorReceipt as PaymentReceipt,
   ReceiptStatus,
-  SettleResponse,
   SettlementStatus,
-  SupportedKind,
   SupportedResponse,
   VerifyResponse,
 } from 'skill-market/x402';

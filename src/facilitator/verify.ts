@@ -18,7 +18,7 @@ import { REASONS } from './reasons';
 import type { PaymentRequest } from './request';
 
 /** An authorization must stay valid this long after verify, as the reference requires. */
-export const VALID_BEFORE_MARGIN_SECONDS = 6;
+const VALID_BEFORE_MARGIN_SECONDS = 6;
 
 /** secp256k1 n / 2: FiatToken (and our token) reject signatures with a larger s. */
 const HALF_CURVE_ORDER = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
@@ -67,7 +67,7 @@ export function checkTerms(request: PaymentRequest, ctx: TermsContext): Rejectio
 }
 
 /** The requirements' domain (extra.name/version) against the token's name()/version() on chain. */
-export async function checkDomain(request: PaymentRequest, chain: ChainReader): Promise<Rejection | undefined> {
+async function checkDomain(request: PaymentRequest, chain: ChainReader): Promise<Rejection | undefined> {
   const r = request.requirements;
   const domain = await chain.tokenDomain(r.asset);
   if (!domain) return reject(REASONS.assetNotDeployed, `No contract at ${r.asset}`);
@@ -82,7 +82,7 @@ export async function checkDomain(request: PaymentRequest, chain: ChainReader): 
  * Who signed: an ECDSA signature recovering to `from` (low-s only, as the token demands), or,
  * when `from` is a contract, its ERC-1271 `isValidSignature`. Runs once per payment.
  */
-export async function checkSignature(request: PaymentRequest, chain: ChainReader): Promise<{ kind: SignerKind } | Rejection> {
+async function checkSignature(request: PaymentRequest, chain: ChainReader): Promise<{ kind: SignerKind } | Rejection> {
   const { payment, requirements, payer } = request;
   if (/^0x[0-9a-fA-F]{130}$/.test(payment.signature)) {
     const signer = await recoverAuthorizationSigner(payment, requirements).catch((error: unknown) => {

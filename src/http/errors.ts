@@ -2,7 +2,7 @@
  * The one error services throw. `message` is the text clients read in `error` (the interface
  * spec's wording where it has one); `code` is the machine code; the HTTP status follows the code.
  */
-export const ERROR_STATUS = {
+const ERROR_STATUS = {
   VALIDATION: 400,
   MALFORMED_BODY: 400,
   UNAUTHORIZED: 401,

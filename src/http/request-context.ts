@@ -1,14 +1,17 @@
 import { Elysia } from 'elysia';
 import { parseGuardedJson, readLimitedBytes, requestPath } from 'skill-market/http';
 import type { Logger } from '../log';
+import type { PendingWork } from '../runtime/pending';
 import { AppError } from './errors';
 
-export const REQUEST_ID_HEADER = 'x-request-id';
+const REQUEST_ID_HEADER = 'x-request-id';
 const INCOMING_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 /** A NUL in the path or query, raw or percent-encoded: PostgreSQL refuses it in text. */
 const NUL_IN_URL = /%00|\0/i;
 const JSON_TYPE = /^application\/([a-z.+-]*\+)?json$/i;
 const startedAt = new WeakMap<Request, number>();
+/** Resolves a request's entry in `pending` once its access-log line is written. */
+const logged = new WeakMap<Request, () => void>();
 
 const tooLarge = (limit: number) => new AppError('PAYLOAD_TOO_LARGE', `Request body too large: the limit is ${limit} bytes`);
 const malformed = (why = 'expected valid JSON') => new AppError('MALFORMED_BODY', `Malformed request body: ${why}`);
@@ -40,10 +43,11 @@ function fieldWith(value: unknown, bad: (text: string) => boolean, path = ''): s
  * Every body is read here, bounded, whatever its type, so the listener's own body limit can stay
  * above ours and every 413 is answered in the error shape.
  */
-export function requestContext(logger: Logger, bodyLimitBytes: number) {
+export function requestContext(logger: Logger, bodyLimitBytes: number, pending?: PendingWork) {
   return new Elysia({ name: 'request-context' })
     .onRequest(({ request, set }) => {
       startedAt.set(request, performance.now());
+      if (pending) void pending.track(new Promise<void>((resolve) => logged.set(request, resolve)));
       const incoming = request.headers.get(REQUEST_ID_HEADER);
       set.headers[REQUEST_ID_HEADER] = incoming && INCOMING_ID.test(incoming) ? incoming : crypto.randomUUID();
       const length = Number(request.headers.get('content-length') ?? 0);
@@ -96,6 +100,7 @@ export function requestContext(logger: Logger, bodyLimitBytes: number) {
         ms: began === undefined ? undefined : Math.round((performance.now() - began) * 10) / 10,
         requestId: set.headers[REQUEST_ID_HEADER],
       });
+      logged.get(request)?.();
     });
 }
 

@@ -4,6 +4,7 @@
  */
 import { Elysia, type AnyElysia } from 'elysia';
 import type { Logger } from '../log';
+import type { PendingWork } from '../runtime/pending';
 import { errorHandler } from './error-handler';
 import { requestContext } from './request-context';
 
@@ -12,7 +13,7 @@ import { requestContext } from './request-context';
  * limit itself with an empty 413 (no error shape, no request id); request-context refuses them
  * instead, by Content-Length before reading and by counting while reading, so nothing is buffered.
  */
-export const LISTENER_BODY_LIMIT = Number.MAX_SAFE_INTEGER;
+const LISTENER_BODY_LIMIT = Number.MAX_SAFE_INTEGER;
 
 /**
  * Options for the listener of a server built on these plugins: no body limit of its own (above),
@@ -26,8 +27,14 @@ export const LISTENER_OPTIONS = { maxRequestBodySize: LISTENER_BODY_LIMIT, devel
  * The base of a server: request ids, the access log, the body limit and the JSON guard
  * (request-context), then one error shape for every failure (error-handler). Routes go on top.
  */
-export function serverBase(name: string, logger: Logger, bodyLimitBytes: number, options: ConstructorParameters<typeof Elysia>[0] = {}) {
-  return new Elysia({ ...options, name }).use(requestContext(logger, bodyLimitBytes)).use(errorHandler(logger));
+export function serverBase(
+  name: string,
+  logger: Logger,
+  bodyLimitBytes: number,
+  options: ConstructorParameters<typeof Elysia>[0] = {},
+  pending?: PendingWork,
+) {
+  return new Elysia({ ...options, name }).use(requestContext(logger, bodyLimitBytes, pending)).use(errorHandler(logger));
 }
 
 /** Starts `app` on host:port; answers the URL to reach it from this machine. */

@@ -1,1 +1,1 @@
-export { createLogger, type Logger, type LogSink } from './logger';
+export { createLogger, type Logger } from './logger';

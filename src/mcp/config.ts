@@ -5,11 +5,20 @@
  */
 import { join, resolve } from 'node:path';
 import { parsePrice } from 'skill-market/x402';
-import { ConfigError, read, readHost, readPort, type Env } from '../config/env';
-import { configDir, DEFAULT_API_URL } from '../cli/credentials';
+import {
+  ConfigError,
+  read,
+  readClientChain,
+  readConfigDir,
+  readKeystorePassphrase,
+  readKeystorePath,
+  readRegistryConnection,
+  type Env,
+} from '../config';
+import { readHost, readPort } from '../config/env';
 
 export type BudgetPeriod = 'hour' | 'day' | 'week' | 'month';
-export const BUDGET_PERIODS: readonly BudgetPeriod[] = ['hour', 'day', 'week', 'month'];
+const BUDGET_PERIODS: readonly BudgetPeriod[] = ['hour', 'day', 'week', 'month'];
 
 /** The owner's limits, in atomic micro-USDC. */
 export interface Limits {
@@ -60,8 +69,8 @@ export interface McpFlags {
 }
 
 /** Safe defaults: an agent in a loop can spend at most $1 a day, 10 cents a call. */
-export const DEFAULT_LIMITS = { maxPrice: '$0.10', budget: '$1', period: 'day' as BudgetPeriod };
-export const DEFAULT_MCP_PORT = 3005;
+const DEFAULT_LIMITS = { maxPrice: '$0.10', budget: '$1', period: 'day' as BudgetPeriod };
+const DEFAULT_MCP_PORT = 3005;
 
 /**
  * Flags win over variables. Wallet: --keystore / MARKET_KEYSTORE (passphrase from
@@ -75,9 +84,7 @@ export async function readMcpConfig(
   /** Asks for the passphrase when neither variable gives it (a terminal with --http; never on stdio, which carries the protocol). */
   prompt?: () => Promise<string>,
 ): Promise<McpConfig> {
-  const apiUrl = flags['api-url'] ?? read(env, 'MARKET_API_URL') ?? stored.apiUrl ?? DEFAULT_API_URL;
-  if (!URL.canParse(apiUrl) || !/^https?:$/.test(new URL(apiUrl).protocol))
-    throw new ConfigError('MARKET_API_URL', `must be the registry http(s) URL, got "${apiUrl.slice(0, 80)}"`);
+  const { apiUrl, apiKey } = readRegistryConnection(env, { 'api-url': flags['api-url'] }, stored);
   const limits: Limits = {
     maxPrice: amount(flags['max-price'] ?? read(env, 'MARKET_MCP_MAX_PRICE') ?? DEFAULT_LIMITS.maxPrice, 'MARKET_MCP_MAX_PRICE'),
     budget: amount(flags.budget ?? read(env, 'MARKET_MCP_BUDGET') ?? DEFAULT_LIMITS.budget, 'MARKET_MCP_BUDGET'),
@@ -85,22 +92,22 @@ export async function readMcpConfig(
     confirmAbove: optionalAmount(flags['confirm-above'] ?? read(env, 'MARKET_MCP_CONFIRM_ABOVE'), 'MARKET_MCP_CONFIRM_ABOVE'),
     allow: allowList(flags.allow ?? read(env, 'MARKET_MCP_ALLOW')?.split(',')),
   };
-  const network = read(env, 'MARKET_NETWORK');
+  const { network, assets, rpcUrl } = readClientChain(env);
   return {
     apiUrl,
-    apiKey: read(env, 'MARKET_API_KEY') ?? stored.apiKey,
+    apiKey,
     network,
-    assets: (read(env, 'MARKET_ASSETS')?.split(',') ?? []).map((a) => a.trim()).filter(Boolean),
-    rpcUrl: read(env, 'MARKET_RPC_URL'),
+    assets: assets.map((asset) => asset.address),
+    rpcUrl,
     wallet: await walletSource(flags, env, prompt),
     limits,
-    dataDir: resolve(flags['data-dir'] ?? read(env, 'MARKET_MCP_DATA_DIR') ?? join(configDir(env), 'mcp')),
+    dataDir: resolve(flags['data-dir'] ?? read(env, 'MARKET_MCP_DATA_DIR') ?? join(readConfigDir(env), 'mcp')),
     http: flags.http ? httpSettings(flags, env) : undefined,
   };
 }
 
 async function walletSource(flags: McpFlags, env: Env, prompt: (() => Promise<string>) | undefined): Promise<WalletSource> {
-  const keystore = flags.keystore ?? read(env, 'MARKET_KEYSTORE');
+  const keystore = flags.keystore ?? readKeystorePath(env);
   const rawKey = read(env, 'MARKET_MCP_PRIVATE_KEY');
   if (keystore !== undefined && rawKey !== undefined)
     throw new ConfigError('MARKET_MCP_PRIVATE_KEY', 'is set together with a keystore: keep one wallet source');
@@ -115,8 +122,8 @@ async function walletSource(flags: McpFlags, env: Env, prompt: (() => Promise<st
 
 /** stdio MCP has no terminal to prompt on, so the passphrase comes from a variable or a file. */
 async function passphrase(env: Env, prompt: (() => Promise<string>) | undefined): Promise<string> {
-  const direct = env.MARKET_KEYSTORE_PASSPHRASE;
-  if (direct !== undefined && direct !== '') return direct;
+  const direct = readKeystorePassphrase(env);
+  if (direct !== undefined) return direct;
   const file = read(env, 'MARKET_KEYSTORE_PASSPHRASE_FILE');
   if (file === undefined && prompt) return prompt();
   if (file === undefined)

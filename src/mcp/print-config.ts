@@ -3,14 +3,15 @@
  * this very binary (or `bun src/cli/main.ts` when run from source).
  */
 import { defaultKeystorePath } from '../cli/credentials';
+import { type Env, readKeystorePath, readRegistryConnection } from '../config';
 
-export function printConfigSnippets(keystore: string | undefined): string {
+export function printConfigSnippets(keystore: string | undefined, environment: Env): string {
   const fromSource = /\.(ts|js)$/.test(process.argv[1] ?? '');
   const command = process.execPath;
   const args = fromSource ? [process.argv[1]!, 'mcp'] : ['mcp'];
   const env = {
-    MARKET_API_URL: process.env.MARKET_API_URL ?? 'http://localhost:3000',
-    MARKET_KEYSTORE: keystore ?? process.env.MARKET_KEYSTORE ?? defaultKeystorePath('0xYOUR_WALLET_ADDRESS'),
+    MARKET_API_URL: readRegistryConnection(environment).apiUrl,
+    MARKET_KEYSTORE: keystore ?? readKeystorePath(environment) ?? defaultKeystorePath('0xYOUR_WALLET_ADDRESS', environment),
     MARKET_KEYSTORE_PASSPHRASE_FILE: '/path/to/a/file/holding/the/passphrase',
     MARKET_MCP_MAX_PRICE: '$0.10',
     MARKET_MCP_BUDGET: '$1',

@@ -2,6 +2,7 @@ import type { AnyElysia } from 'elysia';
 import type { RegistryConfig } from '../config';
 import type { DatabaseHandle } from '../db';
 import { createLogger, type Logger } from '../log';
+import { pendingWork, type PendingWork } from '../runtime/pending';
 import { systemClock, type Clock, type ServiceContext } from './context';
 import { analyticsRoutes } from './modules/analytics/routes';
 import { credentialIdentity } from './modules/auth/identity';
@@ -29,6 +30,8 @@ export interface RegistryDeps {
   rateLimitStore?: RateLimitStore;
   /** Extra routes mounted after the registry's own (e.g. `market dev`'s demo wallet); none by default. */
   plugins?: readonly AnyElysia[];
+  /** Tracks work done off the request path (access-log lines, lastUsedAt); tests pass theirs to await it. */
+  pending?: PendingWork;
 }
 
 /**
@@ -37,11 +40,12 @@ export interface RegistryDeps {
  */
 export function createRegistry(deps: RegistryDeps) {
   const { database, config, clock = systemClock, logger = createLogger(config.logLevel) } = deps;
-  const ctx: ServiceContext = { db: database.db, clock, config, logger };
+  const pending = deps.pending ?? pendingWork();
+  const ctx: ServiceContext = { db: database.db, clock, config, logger, pending };
   const store = deps.rateLimitStore ?? (database.kind === 'postgres' ? postgresRateLimitStore(database.db) : memoryRateLimitStore());
   // The web pages are Bun routes beside the API (no API path is a page path); `development:
   // false` serves the same minified bundle `npm start` and the compiled binary do.
-  const app = serverBase('registry', logger, config.bodyLimitBytes, { serve: { routes: pageRoutes(), development: false } })
+  const app = serverBase('registry', logger, config.bodyLimitBytes, { serve: { routes: pageRoutes(), development: false } }, pending)
     .use(crossSiteGuard(config))
     .use(
       rateLimiter({
@@ -66,5 +70,3 @@ export function createRegistry(deps: RegistryDeps) {
   for (const plugin of deps.plugins ?? []) app.use(plugin);
   return app;
 }
-
-export type Registry = ReturnType<typeof createRegistry>;

@@ -2,6 +2,7 @@ import type { RegistryConfig } from '../config';
 import type { Database } from '../db';
 import type { Logger } from '../log';
 import type { Clock } from '../runtime/clock';
+import type { PendingWork } from '../runtime/pending';
 
 export { systemClock, type Clock } from '../runtime/clock';
 
@@ -11,4 +12,6 @@ export interface ServiceContext {
   clock: Clock;
   config: RegistryConfig;
   logger: Logger;
+  /** Writes made off the request path; `settled()` awaits them. */
+  pending: PendingWork;
 }

@@ -1,2 +1,1 @@
-export { pageRoutes, webRoutes, PAGE_PATHS } from './server';
-export { pageConfig, type PageConfig } from './config';
+export { pageRoutes, webRoutes } from './server';

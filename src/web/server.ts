@@ -8,7 +8,7 @@ import { pageConfig } from './config';
  * Human URLs of the pages, all answered by the one HTML bundle (the app routes in the browser).
  * None collides with an API path; the bundle's hashed chunks are served by Bun at the root.
  */
-export const PAGE_PATHS = ['/', '/skill/:slug', '/creator/:address', '/signin', '/dashboard', '/dashboard/*'] as const;
+const PAGE_PATHS = ['/', '/skill/:slug', '/creator/:address', '/signin', '/dashboard', '/dashboard/*'] as const;
 
 /** The identity provider's SDK, bundled apart: the sign-in page loads it from here (src/web/app/lib/identity/load.ts). */
 const PROVIDER_SDK_PATH = '/web/identity-provider';

@@ -44,16 +44,16 @@ for (const kind of databaseKinds) {
       const { token } = await walletSignIn(fx.request);
       const { key, id } = await createKey(fx.request, token);
       expect((await fx.request('/creators/me', { headers: bearer(key) })).status).toBe(200);
-      await Bun.sleep(20);
+      await fx.settled();
       const first = (await list(token)).find((k) => k.id === id).lastUsedAt;
       expect(first).toBe(fx.clock.now().toISOString());
       fx.clock.advance(10);
       await fx.request('/creators/me', { headers: bearer(key) });
-      await Bun.sleep(20);
+      await fx.settled();
       expect((await list(token)).find((k) => k.id === id).lastUsedAt).toBe(first);
       fx.clock.advance(60);
       await fx.request('/creators/me', { headers: bearer(key) });
-      await Bun.sleep(20);
+      await fx.settled();
       expect((await list(token)).find((k) => k.id === id).lastUsedAt).toBe(fx.clock.now().toISOString());
     });
 

@@ -37,7 +37,7 @@ describe('logs', () => {
     await registry.request(`/creators/me?token=${apiKey.key}`, { headers: { cookie: `market_token=${provider.token}` } });
     await registry.request('/creators/me', { headers: bearer(`${apiKey.key}x`) });
 
-    await Bun.sleep(20);
+    await registry.settled(); // every request's access-log line is written
     const text = JSON.stringify(registry.logs);
     expect(registry.logs.filter((l) => l.msg === 'request').length).toBeGreaterThanOrEqual(10);
     for (const secret of secrets) {

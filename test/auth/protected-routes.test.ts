@@ -4,6 +4,7 @@ import type { DatabaseHandle } from '../../src/db';
 import { authTestConfig, bearer, createKey, providerKeys, sameOrigin, walletSignIn } from '../support/auth';
 import { databaseKinds, openTestDatabase } from '../support/database';
 import { registryWith } from '../support/registry';
+import { pendingWork } from '../../src/runtime/pending';
 
 /**
  * Every protected route, with what it needs. Later features add their routes here, so each new
@@ -124,7 +125,7 @@ describe('the authentication resolver', () => {
     const session = await walletSignIn(registry.request);
     const consumer = (await createKey(registry.request, session.token, 'consumer')).key;
     const creator = (await createKey(registry.request, session.token, 'creator')).key;
-    const ctx = { db: database.db, clock: { now: () => new Date() }, config, logger: createLogger('silent') };
+    const ctx = { db: database.db, clock: { now: () => new Date() }, config, logger: createLogger('silent'), pending: pendingWork() };
     await expect(authenticate(ctx, `Bearer ${consumer}`, undefined, 'creator')).rejects.toThrow('A creator API key (sk_) is required');
     expect((await authenticate(ctx, `Bearer ${consumer}`, undefined, 'consumer')).userId).toBe(session.creator.id);
     expect((await authenticate(ctx, `Bearer ${creator}`, undefined, 'creator')).userId).toBe(session.creator.id);

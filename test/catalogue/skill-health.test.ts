@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { serve, skill, type SkillServer } from '../../sdk/creator/index';
+import { serve, skill, type SkillServer } from 'skill-market/creator';
 import { HEALTH_DEFAULTS } from '../../src/config';
 import { createHealthProber, type HealthProberDeps } from '../../src/registry/modules/skill-health';
 import { bearer } from '../support/auth';

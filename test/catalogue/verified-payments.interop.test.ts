@@ -13,7 +13,7 @@ import { wrapFetchWithPayment } from '@x402/fetch';
 import { paymentMiddleware, x402ResourceServer } from '@x402/hono';
 import { Hono } from 'hono';
 import type { Address } from 'viem';
-import { decodeSettleResponse } from '../../sdk/x402/index';
+import { decodeSettleResponse } from 'skill-market/x402';
 import { PAYMENT_VERIFICATION_DEFAULTS } from '../../src/config';
 import { createPaymentVerifier } from '../../src/registry/modules/payment-verification';
 import { bearer, createKey, jsonPost, walletSignIn } from '../support/auth';

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Server } from 'bun';
-import { decryptKeystore, loadSpendingWallet } from '../../sdk/wallet';
+import { decryptKeystore, loadSpendingWallet } from 'skill-market/wallet';
 import type { DatabaseHandle } from '../../src/db';
 import { createKey, walletSignIn } from '../support/auth';
 import { startChain, type LocalChain } from '../support/chain';

@@ -3,8 +3,8 @@
  * our facilitator settles → result and receipt; exactly the price moves, usage is recorded.
  */
 import { describe, expect, it } from 'bun:test';
-import { decodePaymentPayload, formatPriceUsd } from '../../sdk/x402/index';
-import { MarketError, SkillCallError } from '../../sdk/index';
+import { decodePaymentPayload, formatPriceUsd } from 'skill-market/x402';
+import { MarketError, SkillCallError } from 'skill-market';
 import { countingAccount, NETWORK, useWorld } from './support/world';
 
 const world = useWorld({ chain: true });

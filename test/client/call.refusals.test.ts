@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'bun:test';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { InputValidationError, MarketError, SpendingLimitError, TermsMismatchError } from '../../sdk/index';
+import { InputValidationError, MarketError, SpendingLimitError, TermsMismatchError } from 'skill-market';
 import { bearer } from '../support/auth';
 import { countingAccount, NETWORK, useWorld } from './support/world';
 

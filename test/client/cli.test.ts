@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { encryptKeystore, writeKeystoreFile } from '../../sdk/wallet/index';
+import { encryptKeystore, writeKeystoreFile } from 'skill-market/wallet';
 import { spawnMarket } from '../support/process';
 import { NETWORK, useWorld } from './support/world';
 

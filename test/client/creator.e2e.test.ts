@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import type { Address } from 'viem';
-import { serve, skill, type SkillServer } from '../../sdk/creator/index';
-import { InputValidationError, SkillCallError, type FetchLike } from '../../sdk/index';
+import { serve, skill, type SkillServer } from 'skill-market/creator';
+import { InputValidationError, SkillCallError, type FetchLike } from 'skill-market';
 import { freePort } from '../support/process';
 import { countingAccount, NETWORK, useWorld } from './support/world';
 

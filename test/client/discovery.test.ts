@@ -3,7 +3,7 @@
  * key, and a client that trusts no registry: bad bodies become named errors with status and excerpt.
  */
 import { describe, expect, it } from 'bun:test';
-import { MarketError, RegistryError, SkillMarket, type FetchLike } from '../../sdk/index';
+import { MarketError, RegistryError, SkillMarket, type FetchLike } from 'skill-market';
 import { useWorld } from './support/world';
 
 const world = useWorld({ chain: false });

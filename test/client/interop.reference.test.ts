@@ -8,7 +8,7 @@ import { ExactEvmScheme } from '@x402/evm/exact/server';
 import { paymentMiddleware, x402ResourceServer } from '@x402/hono';
 import { Hono } from 'hono';
 import type { Address } from 'viem';
-import type { Skill } from '../../sdk/index';
+import type { Skill } from 'skill-market';
 import { countingAccount, useWorld } from './support/world';
 
 const world = useWorld({ chain: true });

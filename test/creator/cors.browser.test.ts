@@ -7,14 +7,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { Address } from 'viem';
-import { serve, skill, type ServeOptions, type SkillServer } from '../../sdk/creator/index';
+import { serve, skill, type ServeOptions, type SkillServer } from 'skill-market/creator';
 import {
   decodePaymentRequired,
   decodeSettleResponse,
   encodePaymentPayload,
   parsePaymentRequirements,
   signAuthorization,
-} from '../../sdk/x402/index';
+} from 'skill-market/x402';
 import { balances, recordingLogger, startPaymentStack, type PaymentStack } from '../support/skill-server';
 
 const PRICE = 10_000n;

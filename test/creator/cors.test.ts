@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'bun:test';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { CORS_EXPOSED_HEADERS, ServeConfigError, createSkillHandler, skill, type CorsOption } from '../../sdk/creator/index';
+import { CORS_EXPOSED_HEADERS, ServeConfigError, createSkillHandler, skill, type CorsOption } from 'skill-market/creator';
 import { recordingLogger } from '../support/skill-server';
 
 const PAGE = 'https://app.example';

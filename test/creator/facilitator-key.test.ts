@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
-import { serve, skill } from '../../sdk/creator/index';
+import { serve, skill } from 'skill-market/creator';
 import { startChain, type LocalChain } from '../support/chain';
 import { startFacilitatorFixture, type FacilitatorFixture } from '../support/facilitator';
 import { balances, paidPost, recordingLogger } from '../support/skill-server';

@@ -4,8 +4,8 @@ import { x402Client } from '@x402/core/client';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import type { Address } from 'viem';
-import { serve, skill, type SkillServer } from '../../sdk/creator/index';
-import { decodeSettleResponse } from '../../sdk/x402/index';
+import { serve, skill, type SkillServer } from 'skill-market/creator';
+import { decodeSettleResponse } from 'skill-market/x402';
 import type { TestAccount } from '../support/chain';
 import { recordingLogger, startPaymentStack, type PaymentStack } from '../support/skill-server';
 

@@ -1,7 +1,7 @@
 /** The creator SDK on Node 20+: serve() listens with node:http and takes a paid call end to end. */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { join } from 'node:path';
-import { decodeSettleResponse } from '../../sdk/x402/index';
+import { decodeSettleResponse } from 'skill-market/x402';
 import { paidPost, postJson, startPaymentStack, type PaymentStack } from '../support/skill-server';
 
 let stack: PaymentStack;

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { register, serve, skill, updateSkill, type ServeOptions, type Skills } from '../../sdk/creator/index';
+import { register, serve, skill, updateSkill, type ServeOptions, type Skills } from 'skill-market/creator';
 import { registryFixture } from '../support/registry';
 import { json, newCreator, type Creator } from '../support/catalogue';
 import { databaseKinds } from '../support/database';

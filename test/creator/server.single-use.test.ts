@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import type { Address } from 'viem';
-import { serve, skill, type ServeOptions, type SkillServer } from '../../sdk/creator/index';
-import { decodeSettleResponse } from '../../sdk/x402/index';
+import { serve, skill, type ServeOptions, type SkillServer } from 'skill-market/creator';
+import { decodeSettleResponse } from 'skill-market/x402';
 import { balances, postJson, proofFor, recordingLogger, startPaymentStack, type PaymentStack } from '../support/skill-server';
 
 const PRICE = 10_000n;

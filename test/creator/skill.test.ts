@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test';
-import { DEFAULT_SKILL_TIMEOUT_MS, SkillDefinitionError, isSkill, skill } from '../../sdk/creator/index';
+import { DEFAULT_SKILL_TIMEOUT_MS, SkillDefinitionError, isSkill, skill } from 'skill-market/creator';
 
 const handler = () => ({ ok: true });
 const thrown = (fn: () => unknown): Error => {

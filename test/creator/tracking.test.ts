@@ -1,10 +1,12 @@
 /**
  * Call tracking: each settled call reaches the registry's POST /analytics/call in the background,
  * a registry outage never slows or fails a paid call, and the records arrive once it is back.
+ * Each test stands alone: it awaits the server's delivery (`flushCalls`) and then one round of
+ * payment checks (`verifyNow`), never a guessed time.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import type { Address } from 'viem';
-import { serve, skill, type ServeOptions, type SkillServer } from '../../sdk/creator/index';
+import { register, serve, skill, type ServeOptions, type SkillServer } from 'skill-market/creator';
 import { PAYMENT_VERIFICATION_DEFAULTS } from '../../src/config';
 import { createPaymentVerifier, type PaymentVerifier } from '../../src/registry/modules/payment-verification';
 import { memoryLogger, registryFixture } from '../support/registry';
@@ -18,8 +20,12 @@ let creator: Creator;
 let payee: Address;
 let registryPort: number;
 let front: ReturnType<typeof Bun.serve> | undefined;
-/** A reported call counts once its payment is verified on chain: checks run in the background here. */
+/** A reported call counts once its payment is verified on chain: each test runs a round of checks. */
 let verifier: PaymentVerifier;
+/** The id the registry gave the `tracked` skill, registered before any test. */
+let skillId: string;
+/** Call records that reached the registry. */
+let recordsReceived = 0;
 const servers: SkillServer[] = [];
 
 /** The registry behind a port that can really go away (connection refused) and come back. */
@@ -29,6 +35,7 @@ const registryUp = () => {
     port: registryPort,
     fetch: (request) => {
       const url = new URL(request.url);
+      if (url.pathname === '/analytics/call') recordsReceived++;
       return fx.registry.app.handle(new Request(`http://localhost${url.pathname}${url.search}`, request));
     },
   });
@@ -52,16 +59,25 @@ beforeAll(async () => {
   registryUp();
   verifier = createPaymentVerifier({
     db: fx.database.db,
-    config: { ...PAYMENT_VERIFICATION_DEFAULTS, enabled: true, intervalMs: 25 },
+    config: { ...PAYMENT_VERIFICATION_DEFAULTS, enabled: true },
     chain: { ...fx.config.chain, network: stack.chain.network, usdcAddress: stack.chain.token.address, rpcUrl: stack.chain.rpcUrl },
     clock: fx.clock,
     logger: memoryLogger().logger,
   });
-  verifier.start();
+  const [registered] = await register(
+    { tracked: skills.tracked },
+    {
+      apiKey: creator.key,
+      apiUrl: `http://127.0.0.1:${registryPort}`,
+      paymentAddress: payee,
+      endpoint: 'http://skills.test',
+      network: stack.chain.network,
+    },
+  );
+  skillId = registered!.skillId!;
 }, 30_000);
 
 afterAll(async () => {
-  await verifier?.stop();
   for (const s of servers) await s.stop();
   await registryDown();
   await stack?.close();
@@ -87,60 +103,69 @@ async function start(extra: Partial<ServeOptions>, chosen: Partial<typeof skills
   return { server, logger };
 }
 
-const callCount = async (skillId: string) => (await json<{ callCount: number }>(await fx.request(`/analytics/${skillId}`))).callCount;
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await Bun.sleep(25);
-  }
-}
+/** The skill's call count once every delivered record's payment has been checked on chain. */
+const callCount = async () => {
+  await verifier.verifyNow();
+  return (await json<{ callCount: number }>(await fx.request(`/analytics/${skillId}`))).callCount;
+};
 const newPayer = () => stack.chain.createAccount({ usdc: 1_000_000n });
 
 describe('call tracking', () => {
-  let skillId: string;
-
   it('records each settled call with the registered skill id, the amount and the transaction as paymentRef', async () => {
     const { server } = await start({ register: { endpoint: 'http://skills.test' } });
-    skillId = server.registration[0]!.skillId!;
-    expect(skillId).toBeTruthy();
+    expect(server.registration[0]!.skillId).toBe(skillId);
+    const before = await callCount();
     const res = await paidPost(`${server.url}/tracked`, {}, await newPayer());
     expect(res.status).toBe(200);
-    await waitFor(async () => (await callCount(skillId)) === 1);
+    expect(await server.flushCalls()).toBe(true);
+    expect(server.pendingCalls()).toBe(0);
+    expect(await callCount()).toBe(before + 1);
   });
 
   it('keeps paid calls fast while the registry is down and delivers their records once it is back', async () => {
     const { server } = await start({});
-    const before = await callCount(skillId);
+    const before = await callCount();
     await registryDown();
-    for (let i = 0; i < 3; i++) {
-      const started = Date.now();
-      const res = await paidPost(`${server.url}/tracked`, {}, await newPayer());
-      expect(res.status).toBe(200);
-      expect(Date.now() - started).toBeLessThan(1000);
+    try {
+      for (let i = 0; i < 3; i++) {
+        const started = Date.now();
+        const res = await paidPost(`${server.url}/tracked`, {}, await newPayer());
+        expect(res.status).toBe(200);
+        expect(Date.now() - started).toBeLessThan(1000);
+      }
+      // Tried at once while the registry is gone: nothing arrives and the records stay queued
+      // (the wait here is the flush's own limit, which is what is tested).
+      const received = recordsReceived;
+      expect(await server.flushCalls(300)).toBe(false);
+      expect(server.pendingCalls()).toBe(3);
+      expect(recordsReceived).toBe(received);
+    } finally {
+      registryUp();
     }
-    await Bun.sleep(300); // a few failed deliveries
-    registryUp();
-    await waitFor(async () => (await callCount(skillId)) === before + 3);
+    expect(await server.flushCalls()).toBe(true);
+    expect(await callCount()).toBe(before + 3);
   });
 
   it('finds the skill id through the registry when this server did not register (no register option)', async () => {
     const { server } = await start({});
     expect(server.registration).toEqual([]);
-    const before = await callCount(skillId);
+    const before = await callCount();
     expect((await paidPost(`${server.url}/tracked`, {}, await newPayer())).status).toBe(200);
-    await waitFor(async () => (await callCount(skillId)) === before + 1);
+    expect(await server.flushCalls()).toBe(true);
+    expect(await callCount()).toBe(before + 1);
   });
 
   it('warns about a skill the registry does not know, and drops a record with a warning after its attempts', async () => {
     const { server, logger } = await start({ trackCalls: { baseDelayMs: 10, maxDelayMs: 20, maxAttempts: 2 } }, skills);
     expect((await paidPost(`${server.url}/unknown`, {}, await newPayer())).status).toBe(200);
-    await waitFor(async () => logger.has('warn', 'call not tracked: the skill is not registered under this API key'));
+    expect(await server.flushCalls()).toBe(true);
+    expect(logger.has('warn', 'call not tracked: the skill is not registered under this API key')).toBe(true);
 
     await registryDown();
     try {
       expect((await paidPost(`${server.url}/tracked`, {}, await newPayer())).status).toBe(200);
-      await waitFor(async () => logger.has('warn', 'call record dropped after 2 attempts'));
+      expect(await server.flushCalls()).toBe(true); // dropped after its attempts, so none is left
+      expect(logger.has('warn', 'call record dropped after 2 attempts')).toBe(true);
     } finally {
       registryUp();
     }
@@ -148,9 +173,11 @@ describe('call tracking', () => {
 
   it('does not track with trackCalls false', async () => {
     const { server } = await start({ trackCalls: false });
-    const before = await callCount(skillId);
+    const before = await callCount();
+    const received = recordsReceived;
     expect((await paidPost(`${server.url}/tracked`, {}, await newPayer())).status).toBe(200);
-    await Bun.sleep(200);
-    expect(await callCount(skillId)).toBe(before);
+    expect(server.pendingCalls()).toBe(0);
+    expect(await server.stop().then(() => recordsReceived)).toBe(received);
+    expect(await callCount()).toBe(before);
   });
 });

@@ -57,18 +57,32 @@ for (const kind of databaseKinds) {
       );
       expect(broken.status).toBe(400);
       expect(await broken.json()).toMatchObject({ code: 'MALFORMED_BODY' });
-      for (const body of [
-        {},
-        { x402Version: 2, paymentRequirements: good.paymentRequirements },
-        { ...good, paymentPayload: { ...good.paymentPayload, payload: { ...good.paymentPayload.payload, signature: 'zz' } } },
-        { ...good, paymentRequirements: { ...good.paymentRequirements, amount: '-1' } },
-        { ...good, x402Version: 1 },
-        { ...good, paymentPayload: { ...good.paymentPayload, x402Version: 3 }, x402Version: 3 },
-      ]) {
+      // Each refusal names what is wrong with that body, so a facilitator refusing everything fails here.
+      const cases: [unknown, string][] = [
+        [{}, 'Malformed payment payload: /x402Version is missing'],
+        [
+          { x402Version: 2, paymentRequirements: good.paymentRequirements },
+          'Malformed request: x402Version differs from paymentPayload.x402Version',
+        ],
+        [
+          { ...good, paymentPayload: { ...good.paymentPayload, payload: { ...good.paymentPayload.payload, signature: 'zz' } } },
+          "Malformed payment payload: /payload/signature Expected string to match '^0x(?:[0-9a-fA-F]{2})+$'",
+        ],
+        [
+          { ...good, paymentRequirements: { ...good.paymentRequirements, amount: '-1' } },
+          "Malformed payment requirements: /amount Expected string to match '^(?:0|[1-9][0-9]{0,77})$'",
+        ],
+        [{ ...good, x402Version: 1 }, 'Malformed request: x402Version differs from paymentPayload.x402Version'],
+        [
+          { ...good, paymentPayload: { ...good.paymentPayload, x402Version: 3 }, x402Version: 3 },
+          'Malformed request: expected {x402Version: 1 | 2, paymentPayload: {…}, paymentRequirements: {…}}',
+        ],
+      ];
+      for (const [body, error] of cases) {
         for (const path of ['/verify', '/settle']) {
           const res = await f.post(path, body);
           expect(res.status).toBe(400);
-          expect(await res.json()).toMatchObject({ code: 'VALIDATION', error: expect.stringMatching(/malformed|unsupported|differs/i) });
+          expect(await res.json()).toMatchObject({ code: 'VALIDATION', error });
         }
       }
     });

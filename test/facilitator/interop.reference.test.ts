@@ -25,7 +25,7 @@ import {
   encodePaymentPayload,
   parsePaymentRequirements,
   signAuthorization as signWithSdk,
-} from '../../sdk/x402/index';
+} from 'skill-market/x402';
 import { type LocalChain, startChain } from '../support/chain';
 import { PRICE, type FacilitatorFixture, paymentBody, requirementsFor, startFacilitatorFixture } from '../support/facilitator';
 

@@ -4,7 +4,7 @@
  * the seller would refuse is neither verified nor settled.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
-import { paymentMatchesRequirements, parsePaymentPayload, type PaymentRequirements } from '../../sdk/x402/index';
+import { paymentMatchesRequirements, parsePaymentPayload, type PaymentRequirements } from 'skill-market/x402';
 import { type LocalChain, startChain, usdCoinAbi } from '../support/chain';
 import { databaseKinds } from '../support/database';
 import { type FacilitatorFixture, paymentBody, requirementsFor, startFacilitatorFixture } from '../support/facilitator';

@@ -11,7 +11,7 @@ import { type LocalChain, startChain } from '../support/chain';
 import { createPostgresDatabase, openTestDatabase, TEST_DATABASE_URL } from '../support/database';
 import { paymentBody, requirementsFor, startFacilitatorFixture } from '../support/facilitator';
 import { balances, paidPost } from '../support/skill-server';
-import { serve, skill } from '../../sdk/creator/index';
+import { serve, skill } from 'skill-market/creator';
 import { LISTENER_OPTIONS } from '../../src/http';
 import { testRegistry } from '../support/registry';
 import { expectRefusal, postJson } from './support';

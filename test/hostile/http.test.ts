@@ -4,7 +4,7 @@
  * the skill server.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
-import { serve, skill, type SkillServer } from '../../sdk/creator/index';
+import { serve, skill, type SkillServer } from 'skill-market/creator';
 import { LISTENER_OPTIONS } from '../../src/http';
 import { type LocalChain, startChain } from '../support/chain';
 import { databaseKinds } from '../support/database';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test';
-import { MAX_JSON_DEPTH, parseGuardedJson, scanJson } from '../../sdk/http/json-guard';
+import { MAX_JSON_DEPTH, parseGuardedJson, scanJson } from 'skill-market/http';
 import { databaseKinds } from '../support/database';
 import { registryFixture } from '../support/registry';
 import { deepArray, deepObject, expectRefusal, postJson } from './support';

@@ -1,13 +1,42 @@
 /**
  * Hostile requests generated from an OpenAPI document: for every operation, bad path parameters,
  * query values, bodies (whole and field by field) and headers. Each case says what it must get:
- * `4xx` when the input can never be acceptable (NUL, deep nesting, a wrong type, a broken
- * credential on a protected route, …), `no-5xx` when a route may legitimately take it (a long
- * search text, a huge description without a length limit) — then any answer but a 5xx.
+ * for an input that can never be acceptable (NUL, deep nesting, a wrong type, a broken credential
+ * on a protected route, …) the refusal itself — its status and its error text, naming the field
+ * attacked — or, where routes check in a different order, one of a few such refusals; `no-5xx`
+ * when a route may legitimately take the input (a long search text, a huge description without a
+ * length limit) — then any answer but a 5xx.
  */
 import { deepArray, deepObject } from './support';
 
-export type Outcome = '4xx' | 'no-5xx';
+/** A refusal: its status and its `error` text (exact, or a pattern). */
+export interface Refusal {
+  status: number;
+  error: string | RegExp;
+}
+export type Outcome = { refusals: Refusal[] } | 'no-5xx';
+
+const refused = (status: number, error: string | RegExp): Outcome => ({ refusals: [{ status, error }] });
+const oneOf = (...refusals: Refusal[]): Outcome => ({ refusals });
+const quoted = (name: string) => name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+/** Schema validation naming `name` (a body field, or with `where` a query or path parameter) as what is wrong. */
+const invalid = (name: string, where: 'field' | 'query field' | 'params field' = 'field'): Refusal => ({
+  status: 400,
+  error: new RegExp(`^Invalid request: ${where} "${quoted(name)}(/[^"]*)?": `),
+});
+const URL_NUL = refused(400, 'Invalid request: the URL must not contain NUL characters');
+const NOT_JSON = refused(400, 'Malformed request body: expected valid JSON');
+const NOT_OBJECT = refused(400, 'Invalid request: the body must be a JSON object');
+const TOO_DEEP = refused(400, 'Malformed request body: JSON nested deeper than 64 levels');
+const TOO_LARGE = refused(413, /^Request body too large: the limit is \d+ bytes$/);
+const withNul = (name: string) => refused(400, `Invalid request: field "${name}": must not contain NUL characters`);
+const withSurrogate = (name: string) =>
+  refused(400, `Invalid request: field "${name}": must not contain unpaired UTF-16 surrogates (\\ud800 without its pair)`);
+const SIGN_IN: Refusal = { status: 401, error: 'Authentication required' };
+const BAD_TOKEN: Refusal = { status: 401, error: 'Invalid token' };
+const CROSS_SITE: Refusal = { status: 403, error: 'Cross-site request refused' };
+const NOT_FOUND: Refusal = { status: 404, error: /^[A-Z][A-Za-z ]* not found$/ };
+
 export interface HostileCase {
   label: string;
   method: string;
@@ -73,14 +102,16 @@ function plausible(schema: Schema | undefined): unknown {
   if (first?.enum) return first.enum[0];
   switch (first?.type) {
     case 'string':
-      return first.format === 'uuid' ? ZERO_ID : 'x';
+      if (first.format === 'uuid') return ZERO_ID;
+      if (first.pattern === '^0x[0-9a-fA-F]{40}$') return `0x${'0'.repeat(40)}`;
+      return 'x'.repeat(Math.max(1, first.minLength ?? 1));
     case 'number':
     case 'integer':
       return 1;
     case 'boolean':
       return true;
     case 'array':
-      return [];
+      return Array.from({ length: first.minItems ?? 0 }, () => plausible(first.items));
     case 'object':
       return {};
     default:
@@ -98,8 +129,10 @@ export function casesFor(method: string, template: string, op: Operation, creds:
   const fill = (overrides: Record<string, string> = {}) =>
     template.replace(/\{([^}]+)\}/g, (_, name: string) => overrides[name] ?? encodeURIComponent(values[name] ?? 'x'));
   const basePath = fill();
-  const baseBody = bodySchema
-    ? Object.fromEntries((bodySchema.required ?? []).map((k: string) => [k, plausible(bodySchema.properties?.[k])]))
+  // A body that is one of several shapes is filled after the first.
+  const baseShape = bodySchema?.anyOf?.[0] ?? bodySchema;
+  const baseBody = baseShape
+    ? Object.fromEntries((baseShape.required ?? []).map((k: string) => [k, plausible(baseShape.properties?.[k])]))
     : undefined;
   const json = { 'content-type': 'application/json' };
   const withBody = (text: string | undefined) => (text === undefined ? {} : { body: text });
@@ -121,27 +154,32 @@ export function casesFor(method: string, template: string, op: Operation, creds:
         expect,
       });
 
+    /** Anonymous on a protected route: some routes check the caller first, others the input. */
+    const orSignIn = secured && who === 'anonymous' ? [SIGN_IN] : [];
     for (const param of pathParams) {
-      const bad: [string, string][] = [
-        ['NUL', '%00'],
-        ['NUL inside', 'ab%00cd'],
-        ['bad UUID', 'not-a-uuid'],
-        ['dashes as UUID', '------------------------------------'],
-        ['broken percent-encoding', '%ZZ'],
-        ['overlong UTF-8', '%C0%AF'],
-        ['truncated UTF-8', '%F0%9F'],
-        ['traversal', '..%2F..%2Fetc%2Fpasswd'],
-        ['huge', 'z'.repeat(4000)],
-        ['emoji', encodeURIComponent('😀')],
-        ['lone surrogate escape', '%ED%A0%80'],
+      const unreadable = oneOf(invalid(param.name, 'params field'));
+      // A value of the right shape for this parameter names nothing that exists.
+      const wrongOrMissing = oneOf(invalid(param.name, 'params field'), NOT_FOUND, ...orSignIn);
+      const bad: [string, string, Outcome][] = [
+        ['NUL', '%00', URL_NUL],
+        ['NUL inside', 'ab%00cd', URL_NUL],
+        ['bad UUID', 'not-a-uuid', wrongOrMissing],
+        ['dashes as UUID', '------------------------------------', wrongOrMissing],
+        ['broken percent-encoding', '%ZZ', unreadable],
+        ['overlong UTF-8', '%C0%AF', unreadable],
+        ['truncated UTF-8', '%F0%9F', unreadable],
+        ['traversal', '..%2F..%2Fetc%2Fpasswd', wrongOrMissing],
+        ['huge', 'z'.repeat(4000), unreadable],
+        ['emoji', encodeURIComponent('😀'), wrongOrMissing],
+        ['lone surrogate escape', '%ED%A0%80', unreadable],
       ];
-      for (const [what, value] of bad) add(`path ${param.name}: ${what}`, fill({ [param.name]: value }), '4xx');
+      for (const [what, value, outcome] of bad) add(`path ${param.name}: ${what}`, fill({ [param.name]: value }), outcome);
     }
 
     for (const param of queryParams) {
       const q = (value: string) => `${basePath}?${param.name}=${value}`;
-      add(`query ${param.name}: NUL`, q('%00'), '4xx');
-      add(`query ${param.name}: NUL inside`, q('a%00b'), '4xx');
+      add(`query ${param.name}: NUL`, q('%00'), URL_NUL);
+      add(`query ${param.name}: NUL inside`, q('a%00b'), URL_NUL);
       for (const [what, value] of [
         ['huge', 'q'.repeat(6000)],
         ['broken percent-encoding', '%ZZ'],
@@ -162,27 +200,27 @@ export function casesFor(method: string, template: string, op: Operation, creds:
           ['object', cursorOf({ a: 1 })],
           ['deep', Buffer.from(deepArray(5000)).toString('base64url')],
         ] as const) {
-          add(`query cursor: ${what}`, q(value), '4xx');
+          add(`query cursor: ${what}`, q(value), oneOf({ status: 400, error: /^Invalid request: (query )?field "cursor": / }, ...orSignIn));
         }
       }
     }
 
     if (bodySchema) {
-      const wholeBodies: [string, string][] = [
-        ['array', '[]'],
-        ['string', '"x"'],
-        ['number', '1'],
-        ['false', 'false'],
-        ['truncated', '{"a":'],
-        ['empty', ''],
-        ['not JSON', 'hello'],
-        ['deep objects', deepObject(20_000)],
-        ['deep arrays', deepArray(20_000)],
-        ['NUL key', '{"a\\u0000":1}'],
-        ['lone surrogate key', '{"\\ud800":1}'],
-        ['over the body limit', JSON.stringify({ pad: 'p'.repeat(1_100_000) })],
+      const wholeBodies: [string, string, Outcome][] = [
+        ['array', '[]', NOT_OBJECT],
+        ['string', '"x"', NOT_OBJECT],
+        ['number', '1', NOT_OBJECT],
+        ['false', 'false', NOT_OBJECT],
+        ['truncated', '{"a":', NOT_JSON],
+        ['empty', '', NOT_JSON],
+        ['not JSON', 'hello', NOT_JSON],
+        ['deep objects', deepObject(20_000), TOO_DEEP],
+        ['deep arrays', deepArray(20_000), TOO_DEEP],
+        ['NUL key', '{"a\\u0000":1}', withNul('a\u0000')],
+        ['lone surrogate key', '{"\\ud800":1}', withSurrogate('\ud800')],
+        ['over the body limit', JSON.stringify({ pad: 'p'.repeat(1_100_000) }), TOO_LARGE],
       ];
-      for (const [what, text] of wholeBodies) add(`body: ${what}`, basePath, '4xx', text);
+      for (const [what, text, outcome] of wholeBodies) add(`body: ${what}`, basePath, outcome, text);
       const rest = JSON.stringify(baseBody).slice(1);
       add(
         'body: prototype keys',
@@ -197,17 +235,18 @@ export function casesFor(method: string, template: string, op: Operation, creds:
         if (types) {
           for (const wrong of [12345, true, {}, [], 'abc', null]) {
             if (!types.has(jsonType(wrong)))
-              add(`field ${prop}: wrong type ${jsonType(wrong)}`, basePath, '4xx', set(JSON.stringify(wrong)));
+              add(`field ${prop}: wrong type ${jsonType(wrong)}`, basePath, oneOf(invalid(prop)), set(JSON.stringify(wrong)));
           }
         }
-        add(`field ${prop}: NUL`, basePath, '4xx', set('"a\\u0000b"'));
-        add(`field ${prop}: lone surrogate`, basePath, '4xx', set('"\\ud800"'));
-        add(`field ${prop}: deep arrays`, basePath, '4xx', set(deepArray(6000)));
-        add(`field ${prop}: deep objects`, basePath, '4xx', set(deepObject(6000)));
+        add(`field ${prop}: NUL`, basePath, withNul(prop), set('"a\\u0000b"'));
+        add(`field ${prop}: lone surrogate`, basePath, withSurrogate(prop), set('"\\ud800"'));
+        add(`field ${prop}: deep arrays`, basePath, TOO_DEEP, set(deepArray(6000)));
+        add(`field ${prop}: deep objects`, basePath, TOO_DEEP, set(deepObject(6000)));
         const limited = typeof propSchema.maxLength === 'number' || types?.has('string') === false;
-        add(`field ${prop}: huge string`, basePath, limited ? '4xx' : 'no-5xx', set(JSON.stringify(HUGE)));
-        if (propSchema.format === 'uuid') add(`field ${prop}: bad UUID`, basePath, '4xx', set('"0000-not-a-uuid"'));
-        if (propSchema.const !== undefined || propSchema.enum) add(`field ${prop}: outside the enum`, basePath, '4xx', set('"nope"'));
+        add(`field ${prop}: huge string`, basePath, limited ? oneOf(invalid(prop)) : 'no-5xx', set(JSON.stringify(HUGE)));
+        if (propSchema.format === 'uuid') add(`field ${prop}: bad UUID`, basePath, oneOf(invalid(prop)), set('"0000-not-a-uuid"'));
+        if (propSchema.const !== undefined || propSchema.enum)
+          add(`field ${prop}: outside the enum`, basePath, oneOf(invalid(prop)), set('"nope"'));
         for (const [what, raw] of [
           ['emoji', '"😀"'],
           ['huge number', '1e308'],
@@ -234,11 +273,14 @@ export function casesFor(method: string, template: string, op: Operation, creds:
       ...withBody(body),
       expect,
     });
-  const credentialCase = secured ? '4xx' : 'no-5xx';
-  header('cookie with broken percent-encoding', { cookie: 'market_token=%ZZ' }, credentialCase);
-  header('cookie that looks like JSON', { cookie: 'market_token={"sub":"x"}' }, credentialCase);
-  header('cookie with NUL', { cookie: 'market_token=a%00b' }, credentialCase);
-  header('refresh cookie broken', { cookie: 'market_refresh=%ZZ; market_token=%E0%A4%A' }, credentialCase);
+  // A broken credential on a protected route: `Invalid token`; a cookie on a write without an
+  // Origin is refused as cross-site before the cookie is read.
+  const credentialCase: Outcome = secured ? oneOf(BAD_TOKEN) : 'no-5xx';
+  const cookieCase: Outcome = secured ? oneOf(BAD_TOKEN, CROSS_SITE) : 'no-5xx';
+  header('cookie with broken percent-encoding', { cookie: 'market_token=%ZZ' }, cookieCase);
+  header('cookie that looks like JSON', { cookie: 'market_token={"sub":"x"}' }, cookieCase);
+  header('cookie with NUL', { cookie: 'market_token=a%00b' }, cookieCase);
+  header('refresh cookie broken', { cookie: 'market_refresh=%ZZ; market_token=%E0%A4%A' }, cookieCase);
   header('bearer junk', { authorization: 'Bearer junk' }, credentialCase);
   header('basic auth', { authorization: 'Basic Zm9vOmJhcg==' }, credentialCase);
   header('bearer huge', { authorization: `Bearer ${'j'.repeat(8000)}` }, credentialCase);
@@ -259,13 +301,13 @@ export function casesFor(method: string, template: string, op: Operation, creds:
     header(
       'form body with NUL',
       { 'content-type': 'application/x-www-form-urlencoded', authorization: `Bearer ${creds.session}` },
-      '4xx',
+      refused(400, 'Invalid request: the body must not contain NUL characters'),
       'a=%00',
     );
     header(
       'multipart without boundary',
       { 'content-type': 'multipart/form-data', authorization: `Bearer ${creds.session}` },
-      '4xx',
+      refused(400, 'Malformed request body: expected valid multipart form data'),
       '--x\r\n',
     );
     header(
@@ -287,6 +329,6 @@ export function unknownMethodCases(template: string, values: Plausible): Hostile
     method,
     path,
     headers: {},
-    expect: '4xx' as const,
+    expect: refused(404, 'Not found'),
   }));
 }

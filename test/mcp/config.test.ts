@@ -81,7 +81,7 @@ describe('market mcp configuration', () => {
 describe('market mcp --print-config', () => {
   it('prints snippets for agent hosts that are JSON, name the command and keep the key out', async () => {
     const { printConfigSnippets } = await import('../../src/mcp/print-config');
-    const text = printConfigSnippets('/home/me/wallet.json');
+    const text = printConfigSnippets('/home/me/wallet.json', env({ SKILLZ_API_URL: 'https://registry.example' }));
     const blocks = text
       .split(/^# .*$/m)
       .map((b) => b.trim())
@@ -89,7 +89,7 @@ describe('market mcp --print-config', () => {
     const [desktop, vscode] = blocks.map((b) => JSON.parse(b));
     expect(desktop.mcpServers['skill-market']).toMatchObject({
       command: process.execPath,
-      env: { MARKET_KEYSTORE: '/home/me/wallet.json', MARKET_MCP_BUDGET: '$1' },
+      env: { MARKET_API_URL: 'https://registry.example', MARKET_KEYSTORE: '/home/me/wallet.json', MARKET_MCP_BUDGET: '$1' },
     });
     expect(desktop.mcpServers['skill-market'].args.at(-1)).toBe('mcp');
     expect(vscode.servers['skill-market']).toMatchObject({ type: 'stdio', command: process.execPath });

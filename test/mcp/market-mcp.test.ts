@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { formatPriceUsd } from '../../sdk/x402/index';
+import { formatPriceUsd } from 'skill-market/x402';
 import { join } from 'node:path';
 import { CLI_ENTRY, freePort, spawnMarket } from '../support/process';
 import { useWorld } from '../client/support/world';

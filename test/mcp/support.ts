@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Hex } from 'viem';
-import { encryptKeystore, writeKeystoreFile } from '../../sdk/wallet/index';
+import { encryptKeystore, writeKeystoreFile } from 'skill-market/wallet';
 import { CLI_ENTRY } from '../support/process';
 import { NETWORK, type World } from '../client/support/world';
 

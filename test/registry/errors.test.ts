@@ -91,7 +91,7 @@ describe('request ids and the access log', () => {
   it('writes one line per request with method, path and status, never the query or credentials', async () => {
     const registry = probe();
     await registry.request('/health?token=secret-token-value', { headers: { authorization: 'Bearer sk_live_secret' } });
-    await new Promise((r) => setTimeout(r, 10));
+    await registry.settled(); // its access-log line is written after the answer
     const lines = registry.logs.filter((l) => l.msg === 'request');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ method: 'GET', path: '/health', status: 200 });

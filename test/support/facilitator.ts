@@ -3,7 +3,7 @@
  * request bodies signed by the chain's accounts, a log capture and a hand-moved clock.
  */
 import type { Address, Hex, LocalAccount } from 'viem';
-import type { PaymentRequirements } from '../../sdk/x402/index';
+import type { PaymentRequirements } from 'skill-market/x402';
 import type { DatabaseHandle, DatabaseKind } from '../../src/db';
 import { createFacilitator, type Clock, type Facilitator, type FacilitatorSettings } from '../../src/facilitator';
 import { createLogger, type Logger } from '../../src/log';

@@ -5,6 +5,7 @@ import { authTestConfig, providerKeys } from './auth';
 import { openTestDatabase } from './database';
 import { createLogger, type Logger } from '../../src/log';
 import { createRegistry, type Clock } from '../../src/registry';
+import { pendingWork } from '../../src/runtime/pending';
 
 /** Log lines written by an app under test, parsed. */
 export function memoryLogger(): { logger: Logger; lines: Record<string, unknown>[] } {
@@ -49,9 +50,12 @@ export function testRegistry(database: DatabaseHandle, overrides: Partial<Regist
 /** Like testRegistry, with a whole configuration. */
 export function registryWith(database: DatabaseHandle, config: RegistryConfig, clock?: Clock) {
   const { logger, lines } = memoryLogger();
-  const app = createRegistry({ database, config, logger, ...(clock ? { clock } : {}) });
+  const pending = pendingWork();
+  const app = createRegistry({ database, config, logger, pending, ...(clock ? { clock } : {}) });
   const request = (path: string, init?: RequestInit) => app.handle(new Request(`http://localhost${path}`, init));
-  return { app, request, logs: lines };
+  /** Resolves once the work requests started off their path (log lines, lastUsedAt) is done. */
+  const settled = () => pending.settled();
+  return { app, request, logs: lines, settled };
 }
 
 /**
@@ -65,6 +69,7 @@ export function registryFixture(kind: DatabaseKind, overrides: Partial<RegistryC
     database: DatabaseHandle;
     registry: ReturnType<typeof registryWith>;
     request: (path: string, init?: RequestInit) => Promise<Response>;
+    settled: () => Promise<void>;
     config: RegistryConfig;
   };
   beforeAll(async () => {
@@ -72,6 +77,7 @@ export function registryFixture(kind: DatabaseKind, overrides: Partial<RegistryC
     fx.config = authTestConfig((await providerKeys()).publicKeyPem, overrides);
     fx.registry = registryWith(fx.database, fx.config, clock);
     fx.request = fx.registry.request;
+    fx.settled = fx.registry.settled;
   });
   afterAll(() => fx.database.close());
   return fx;

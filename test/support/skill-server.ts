@@ -4,14 +4,14 @@
  * that records what the server says.
  */
 import type { Address, LocalAccount } from 'viem';
-import type { CreatorLogger } from '../../sdk/creator/index';
+import type { CreatorLogger } from 'skill-market/creator';
 import {
   decodePaymentRequired,
   encodePaymentPayload,
   parsePaymentRequirements,
   signAuthorization,
   type AssetInfo,
-} from '../../sdk/x402/index';
+} from 'skill-market/x402';
 import { type LocalChain, startChain } from './chain';
 import { type FacilitatorFixture, startFacilitatorFixture } from './facilitator';
 
@@ -44,16 +44,32 @@ export async function startPaymentStack(options: { payers?: number } = {}): Prom
 }
 
 /** Log lines a skill server wrote, as `level message` strings. */
-export function recordingLogger(): CreatorLogger & { lines: string[]; has(level: string, text: string): boolean } {
+export function recordingLogger(): CreatorLogger & {
+  lines: string[];
+  has(level: string, text: string): boolean;
+  /** Resolves once a line of `level` containing `text` is (or already was) written. */
+  logged(level: string, text: string): Promise<void>;
+} {
   const lines: string[] = [];
-  const write = (level: string) => (message: string, fields?: Record<string, unknown>) =>
-    void lines.push(`${level} ${message}${fields ? ` ${JSON.stringify(fields)}` : ''}`);
+  const waiting = new Set<{ level: string; text: string; resolve: () => void }>();
+  const matches = (line: string, level: string, text: string) => line.startsWith(`${level} `) && line.includes(text);
+  const write = (level: string) => (message: string, fields?: Record<string, unknown>) => {
+    const line = `${level} ${message}${fields ? ` ${JSON.stringify(fields)}` : ''}`;
+    lines.push(line);
+    for (const waiter of waiting) {
+      if (!matches(line, waiter.level, waiter.text)) continue;
+      waiting.delete(waiter);
+      waiter.resolve();
+    }
+  };
+  const has = (level: string, text: string) => lines.some((l) => matches(l, level, text));
   return {
     lines,
     info: write('info'),
     warn: write('warn'),
     error: write('error'),
-    has: (level, text) => lines.some((l) => l.startsWith(`${level} `) && l.includes(text)),
+    has,
+    logged: (level, text) => (has(level, text) ? Promise.resolve() : new Promise((resolve) => waiting.add({ level, text, resolve }))),
   };
 }
 

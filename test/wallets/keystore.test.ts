@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { keccak256, toHex } from 'viem';
 import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts';
-import { decryptKeystore, encryptKeystore, KeystoreError, readKeystoreFile, writeKeystoreFile } from '../../sdk/wallet';
+import { decryptKeystore, encryptKeystore, KeystoreError, readKeystoreFile, writeKeystoreFile } from 'skill-market/wallet';
 
 const work = mkdtempSync(join(tmpdir(), 'market-keystore-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -157,7 +157,7 @@ describe('Web3 Secret Storage v3 keystores', () => {
     expect(built.success).toBe(true);
     const code = await built.outputs[0]!.text();
     expect(code).not.toMatch(/from\s*["']node:/);
-    const { encryptKeystore: pageEncrypt } = (await import(built.outputs[0]!.path)) as typeof import('../../sdk/wallet/keystore');
+    const { encryptKeystore: pageEncrypt } = (await import(built.outputs[0]!.path)) as typeof import('skill-market/wallet');
     const key = generatePrivateKey();
     const written = await pageEncrypt(key, 'made in a page', FAST);
     expect(await decryptKeystore(written, 'made in a page')).toBe(key);

@@ -11,7 +11,7 @@ import {
   readKeystoreFile,
   walletApi,
   WalletRegistrationError,
-} from '../../sdk/wallet';
+} from 'skill-market/wallet';
 import type { DatabaseHandle } from '../../src/db';
 import { createKey, walletSignIn } from '../support/auth';
 import { databaseKinds, openTestDatabase, tableNames } from '../support/database';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { sql } from 'drizzle-orm';
 import { english, generateMnemonic, generatePrivateKey } from 'viem/accounts';
-import { looksLikePrivateKey } from '../../sdk/wallet/private-keys';
+import { looksLikePrivateKey } from 'skill-market/wallet';
 import type { DatabaseHandle } from '../../src/db';
 import { newWallet, walletSignIn } from '../support/auth';
 import { databaseKinds, openTestDatabase, tableNames } from '../support/database';
@@ -122,7 +122,7 @@ for (const kind of databaseKinds) {
 
     it('never writes a refused key or phrase to the logs or the database', async () => {
       expect(secrets.length).toBeGreaterThan(10);
-      await Bun.sleep(20);
+      await registry.settled(); // every request's access-log line is written
       const logs = JSON.stringify(registry.logs);
       expect(registry.logs.filter((l) => l.msg === 'request').length).toBeGreaterThan(10);
       let dump = '';

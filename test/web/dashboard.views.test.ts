@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bu
 import { readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { decryptKeystore } from '../../sdk/wallet/keystore';
+import { decryptKeystore } from 'skill-market/wallet';
 import { bearer, jsonPost } from '../support/auth';
 import { injectWallet, launchBrowser, newContext, pageErrors, screenshot, startWebRegistry, type WebRegistry } from '../support/web';
 

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { Address, Hex } from 'viem';
-import { serve, skill, type SkillServer } from '../../sdk/creator/index';
+import { serve, skill, type SkillServer } from 'skill-market/creator';
 import { usageRecords } from '../../src/db/schema';
 import { bearer } from '../support/auth';
 import { newCreator, type Creator } from '../support/catalogue';

@@ -14,17 +14,18 @@ import {
   readSettleResponseHeader,
   signAuthorization,
   type X402ErrorCode,
-} from '../../sdk/x402/index';
+} from 'skill-market/x402';
 import { NOW, makeTerms, newAccount, thrown } from './factories';
 
 const terms = makeTerms();
 const payload = await signAuthorization(newAccount(), terms.requirements, { now: NOW, resource: terms.paymentRequired.resource });
 const json = () => structuredClone(payload) as unknown as Record<string, any>;
 
-function expectCode(fn: () => unknown, code: X402ErrorCode) {
+function expectCode(fn: () => unknown, code: X402ErrorCode, message?: string) {
   const error = thrown(fn);
   if (!(error instanceof X402Error)) throw new Error(`expected X402Error, got ${String(error)}`);
   expect(error.code).toBe(code);
+  if (message !== undefined) expect(error.message).toBe(message);
 }
 
 const decoders = [
@@ -82,53 +83,205 @@ describe('header decoding rejects malformed base64 and JSON with X402Error', () 
 });
 
 describe('payment payload shape validation', () => {
-  const mutations: [string, (p: Record<string, any>) => void, X402ErrorCode][] = [
-    ['x402Version missing', (p) => delete p.x402Version, 'malformed_payment'],
-    ['x402Version as a string', (p) => (p.x402Version = '2'), 'malformed_payment'],
-    ['x402Version 3', (p) => (p.x402Version = 3), 'unsupported_version'],
-    ['x402Version 0', (p) => (p.x402Version = 0), 'unsupported_version'],
-    ['scheme upto', (p) => (p.accepted.scheme = 'upto'), 'unsupported_scheme'],
-    ['accepted missing', (p) => delete p.accepted, 'malformed_payment'],
-    ['accepted an array', (p) => (p.accepted = []), 'malformed_payment'],
-    ['payload missing', (p) => delete p.payload, 'malformed_payment'],
-    ['payload null', (p) => (p.payload = null), 'malformed_payment'],
-    ['signature missing', (p) => delete p.payload.signature, 'malformed_payment'],
-    ['signature without 0x', (p) => (p.payload.signature = p.payload.signature.slice(2)), 'malformed_payment'],
-    ['signature of odd length', (p) => (p.payload.signature = `${p.payload.signature}0`), 'malformed_payment'],
-    ['signature empty hex', (p) => (p.payload.signature = '0x'), 'malformed_payment'],
-    ['signature non-hex', (p) => (p.payload.signature = `0x${'zz'.repeat(65)}`), 'malformed_payment'],
-    ['authorization missing', (p) => delete p.payload.authorization, 'malformed_payment'],
-    ['from too short', (p) => (p.payload.authorization.from = '0x1234'), 'malformed_payment'],
-    ['to without 0x', (p) => (p.payload.authorization.to = 'a'.repeat(40)), 'malformed_payment'],
-    ['to of 41 hex', (p) => (p.payload.authorization.to = `0x${'a'.repeat(41)}`), 'malformed_payment'],
-    ['value as a number', (p) => (p.payload.authorization.value = 1000), 'malformed_payment'],
-    ['value negative', (p) => (p.payload.authorization.value = '-1000'), 'malformed_payment'],
-    ['value with leading zero', (p) => (p.payload.authorization.value = '01000'), 'malformed_payment'],
-    ['value in hex', (p) => (p.payload.authorization.value = '0x3e8'), 'malformed_payment'],
-    ['value decimal fraction', (p) => (p.payload.authorization.value = '1000.5'), 'malformed_payment'],
-    ['value above uint256', (p) => (p.payload.authorization.value = '9'.repeat(78)), 'malformed_payment'],
-    ['validAfter missing', (p) => delete p.payload.authorization.validAfter, 'malformed_payment'],
-    ['validBefore empty', (p) => (p.payload.authorization.validBefore = ''), 'malformed_payment'],
-    ['nonce of 63 hex', (p) => (p.payload.authorization.nonce = `0x${'1'.repeat(63)}`), 'malformed_payment'],
-    ['nonce as a number', (p) => (p.payload.authorization.nonce = 7), 'malformed_payment'],
-    ['accepted amount as number', (p) => (p.accepted.amount = 1000), 'malformed_payment'],
-    ['accepted amount above uint256', (p) => (p.accepted.amount = '9'.repeat(78)), 'malformed_payment'],
-    ['accepted network v1 name', (p) => (p.accepted.network = 'base'), 'malformed_payment'],
-    ['accepted network huge chain id', (p) => (p.accepted.network = 'eip155:9999999999999999'), 'invalid_network'],
-    ['accepted payTo bad', (p) => (p.accepted.payTo = '0xnothex'), 'malformed_payment'],
-    ['accepted maxTimeoutSeconds string', (p) => (p.accepted.maxTimeoutSeconds = '60'), 'malformed_payment'],
-    ['accepted maxTimeoutSeconds zero', (p) => (p.accepted.maxTimeoutSeconds = 0), 'malformed_payment'],
-    ['accepted extra a string', (p) => (p.accepted.extra = 'x'), 'malformed_payment'],
-    ['resource without url', (p) => (p.resource = { description: 'x' }), 'malformed_payment'],
-    ['resource url a number', (p) => (p.resource = { url: 5 }), 'malformed_payment'],
-    ['extensions an array', (p) => (p.extensions = [1]), 'malformed_payment'],
+  const mutations: [string, (p: Record<string, any>) => void, X402ErrorCode, string][] = [
+    ['x402Version missing', (p) => delete p.x402Version, 'malformed_payment', 'Malformed payment payload: /x402Version is missing'],
+    ['x402Version as a string', (p) => (p.x402Version = '2'), 'malformed_payment', 'Malformed payment payload: /x402Version is missing'],
+    ['x402Version 3', (p) => (p.x402Version = 3), 'unsupported_version', 'Unsupported x402Version 3'],
+    ['x402Version 0', (p) => (p.x402Version = 0), 'unsupported_version', 'Unsupported x402Version 0'],
+    ['scheme upto', (p) => (p.accepted.scheme = 'upto'), 'unsupported_scheme', 'Unsupported scheme "upto"'],
+    ['accepted missing', (p) => delete p.accepted, 'malformed_payment', 'Malformed payment payload: /accepted Expected required property'],
+    ['accepted an array', (p) => (p.accepted = []), 'malformed_payment', 'Malformed payment payload: /accepted Expected object'],
+    ['payload missing', (p) => delete p.payload, 'malformed_payment', 'Malformed payment payload: /payload Expected required property'],
+    ['payload null', (p) => (p.payload = null), 'malformed_payment', 'Malformed payment payload: /payload Expected object'],
+    [
+      'signature missing',
+      (p) => delete p.payload.signature,
+      'malformed_payment',
+      'Malformed payment payload: /payload/signature Expected required property',
+    ],
+    [
+      'signature without 0x',
+      (p) => (p.payload.signature = p.payload.signature.slice(2)),
+      'malformed_payment',
+      "Malformed payment payload: /payload/signature Expected string to match '^0x(?:[0-9a-fA-F]{2})+$'",
+    ],
+    [
+      'signature of odd length',
+      (p) => (p.payload.signature = `${p.payload.signature}0`),
+      'malformed_payment',
+      "Malformed payment payload: /payload/signature Expected string to match '^0x(?:[0-9a-fA-F]{2})+$'",
+    ],
+    [
+      'signature empty hex',
+      (p) => (p.payload.signature = '0x'),
+      'malformed_payment',
+      "Malformed payment payload: /payload/signature Expected string to match '^0x(?:[0-9a-fA-F]{2})+$'",
+    ],
+    [
+      'signature non-hex',
+      (p) => (p.payload.signature = `0x${'zz'.repeat(65)}`),
+      'malformed_payment',
+      "Malformed payment payload: /payload/signature Expected string to match '^0x(?:[0-9a-fA-F]{2})+$'",
+    ],
+    [
+      'authorization missing',
+      (p) => delete p.payload.authorization,
+      'malformed_payment',
+      'Malformed payment payload: /payload/authorization Expected required property',
+    ],
+    [
+      'from too short',
+      (p) => (p.payload.authorization.from = '0x1234'),
+      'malformed_payment',
+      "Malformed payment payload: /payload/authorization/from Expected string to match '^0x[0-9a-fA-F]{40}$'",
+    ],
+    [
+      'to without 0x',
+      (p) => (p.payload.authorization.to = 'a'.repeat(40)),
+      'malformed_payment',
+      "Malformed payment payload: /payload/authorization/to Expected string to match '^0x[0-9a-fA-F]{40}$'",
+    ],
+    [
+      'to of 41 hex',
+      (p) => (p.payload.authorization.to = `0x${'a'.repeat(41)}`),
+      'malformed_payment',
+      "Malformed payment payload: /payload/authorization/to Expected string to match '^0x[0-9a-fA-F]{40}$'",
+    ],
+    [
+      'value as a number',
+      (p) => (p.payload.authorization.value = 1000),
+      'malformed_payment',
+      'Malformed payment payload: /payload/authorization/value Expected string',
+    ],
+    [
+      'value negative',
+      (p) => (p.payload.authorization.value = '-1000'),
+      'malformed_payment',
+      "Malformed payment payload: /payload/authorization/value Expected string to match '^(?:0|[1-9][0-9]{0,77})$'",
+    ],
+    [
+      'value with leading zero',
+      (p) => (p.payload.authorization.value = '01000'),
+      'malformed_payment',
+      "Malformed payment payload: /payload/authorization/value Expected string to match '^(?:0|[1-9][0-9]{0,77})$'",
+    ],
+    [
+      'value in hex',
+      (p) => (p.payload.authorization.value = '0x3e8'),
+      'malformed_payment',
+      "Malformed payment payload: /payload/authorization/value Expected string to match '^(?:0|[1-9][0-9]{0,77})$'",
+    ],
+    [
+      'value decimal fraction',
+      (p) => (p.payload.authorization.value = '1000.5'),
+      'malformed_payment',
+      "Malformed payment payload: /payload/authorization/value Expected string to match '^(?:0|[1-9][0-9]{0,77})$'",
+    ],
+    [
+      'value above uint256',
+      (p) => (p.payload.authorization.value = '9'.repeat(78)),
+      'malformed_payment',
+      'Malformed payment payload: value exceeds uint256',
+    ],
+    [
+      'validAfter missing',
+      (p) => delete p.payload.authorization.validAfter,
+      'malformed_payment',
+      'Malformed payment payload: /payload/authorization/validAfter Expected required property',
+    ],
+    [
+      'validBefore empty',
+      (p) => (p.payload.authorization.validBefore = ''),
+      'malformed_payment',
+      "Malformed payment payload: /payload/authorization/validBefore Expected string to match '^(?:0|[1-9][0-9]{0,77})$'",
+    ],
+    [
+      'nonce of 63 hex',
+      (p) => (p.payload.authorization.nonce = `0x${'1'.repeat(63)}`),
+      'malformed_payment',
+      "Malformed payment payload: /payload/authorization/nonce Expected string to match '^0x[0-9a-fA-F]{64}$'",
+    ],
+    [
+      'nonce as a number',
+      (p) => (p.payload.authorization.nonce = 7),
+      'malformed_payment',
+      'Malformed payment payload: /payload/authorization/nonce Expected string',
+    ],
+    [
+      'accepted amount as number',
+      (p) => (p.accepted.amount = 1000),
+      'malformed_payment',
+      'Malformed payment payload: /accepted/amount Expected string',
+    ],
+    [
+      'accepted amount above uint256',
+      (p) => (p.accepted.amount = '9'.repeat(78)),
+      'malformed_payment',
+      'Malformed payment payload: amount exceeds uint256',
+    ],
+    [
+      'accepted network v1 name',
+      (p) => (p.accepted.network = 'base'),
+      'malformed_payment',
+      "Malformed payment payload: /accepted/network Expected string to match '^eip155:[1-9][0-9]{0,15}$'",
+    ],
+    [
+      'accepted network huge chain id',
+      (p) => (p.accepted.network = 'eip155:9999999999999999'),
+      'invalid_network',
+      'Invalid network "eip155:9999999999999999": expected eip155:<chainId>',
+    ],
+    [
+      'accepted payTo bad',
+      (p) => (p.accepted.payTo = '0xnothex'),
+      'malformed_payment',
+      "Malformed payment payload: /accepted/payTo Expected string to match '^0x[0-9a-fA-F]{40}$'",
+    ],
+    [
+      'accepted maxTimeoutSeconds string',
+      (p) => (p.accepted.maxTimeoutSeconds = '60'),
+      'malformed_payment',
+      'Malformed payment payload: /accepted/maxTimeoutSeconds Expected integer',
+    ],
+    [
+      'accepted maxTimeoutSeconds zero',
+      (p) => (p.accepted.maxTimeoutSeconds = 0),
+      'malformed_payment',
+      'Malformed payment payload: /accepted/maxTimeoutSeconds Expected integer to be greater or equal to 1',
+    ],
+    [
+      'accepted extra a string',
+      (p) => (p.accepted.extra = 'x'),
+      'malformed_payment',
+      'Malformed payment payload: /accepted/extra Expected union value',
+    ],
+    [
+      'resource without url',
+      (p) => (p.resource = { description: 'x' }),
+      'malformed_payment',
+      'Malformed payment payload: /resource Expected union value',
+    ],
+    [
+      'resource url a number',
+      (p) => (p.resource = { url: 5 }),
+      'malformed_payment',
+      'Malformed payment payload: /resource Expected union value',
+    ],
+    [
+      'extensions an array',
+      (p) => (p.extensions = [1]),
+      'malformed_payment',
+      'Malformed payment payload: /extensions Expected union value',
+    ],
   ];
 
-  for (const [label, mutate, code] of mutations) {
+  // Each mutation is refused with its own code and a message naming what is wrong (the field's
+  // path), so a decoder refusing every payload alike fails here.
+  for (const [label, mutate, code, message] of mutations) {
     it(`rejects a payload with ${label} (${code})`, () => {
       const p = json();
       mutate(p);
-      expectCode(() => decodePaymentPayload(encodeBase64Json(p)), code);
+      expectCode(() => decodePaymentPayload(encodeBase64Json(p)), code, message);
     });
   }
 

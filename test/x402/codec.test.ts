@@ -14,7 +14,7 @@ import {
   signAuthorization,
   type PaymentPayloadV1,
   type SettleResponse,
-} from '../../sdk/x402/index';
+} from 'skill-market/x402';
 import { NOW, makeTerms, newAccount } from './factories';
 
 const STANDARD_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;

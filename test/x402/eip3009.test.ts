@@ -10,7 +10,7 @@ import {
   splitSignature,
   type Authorization,
   type TypedDataSigner,
-} from '../../sdk/x402/index';
+} from 'skill-market/x402';
 import { NOW, localAsset, makeTerms, newAccount, rejected, thrown } from './factories';
 
 describe('createAuthorization', () => {

@@ -1,6 +1,6 @@
 /** Test data builders for the x402 module: each call makes fresh accounts and terms. */
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { buildPaymentTerms, parsePrice, type AssetInfo, type TermsInput } from '../../sdk/x402/index';
+import { buildPaymentTerms, parsePrice, type AssetInfo, type TermsInput } from 'skill-market/x402';
 
 export const NOW = 1_750_000_000;
 

@@ -28,7 +28,7 @@ import {
   signAuthorization,
   type DecodedPayment,
   type PaymentTerms,
-} from '../../sdk/x402/index';
+} from 'skill-market/x402';
 import { NOW, localAsset, makeTerms, newAccount } from './factories';
 
 /** What the reference fetch wrapper does on a 402: read our response, pay, build the retry headers. */

@@ -11,7 +11,7 @@ import {
   toCaip2,
   toV1Name,
   validateAsset,
-} from '../../sdk/x402/index';
+} from 'skill-market/x402';
 import { localAsset, thrown } from './factories';
 
 function code(fn: () => unknown): string {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test';
-import { MAX_PRICE_ATOMIC, X402Error, formatPrice, formatPriceUsd, parsePrice } from '../../sdk/x402/index';
+import { MAX_PRICE_ATOMIC, X402Error, formatPrice, formatPriceUsd, parsePrice } from 'skill-market/x402';
 import { thrown } from './factories';
 
 function expectInvalid(input: unknown) {

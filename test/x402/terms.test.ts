@@ -9,7 +9,7 @@ import {
   paymentRequiredResponse,
   requirementsFromBody,
   type DecodedPayment,
-} from '../../sdk/x402/index';
+} from 'skill-market/x402';
 import { localAsset, makeTerms, newAccount, thrown } from './factories';
 
 function code(fn: () => unknown): string {

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { AnvilNotFoundError } from '../../chain/anvil';
 import { banner } from '../../dev/banner';
+import { readDevDir } from '../../config';
 import { DEFAULT_DEV_DIR } from '../../dev/data-dir';
 import { DevError } from '../../dev/errors';
 import { startDev, type DevStack } from '../../dev/stack';
@@ -64,7 +65,7 @@ export async function devCommand(args: string[]): Promise<void> {
   say(`market dev: starting the marketplace on this machine`);
   try {
     stack = await startDev({
-      dir: values.dir ?? process.env.MARKET_DEV_DIR ?? DEFAULT_DEV_DIR,
+      dir: values.dir ?? readDevDir(process.env) ?? DEFAULT_DEV_DIR,
       fresh: values.fresh ?? false,
       module: positionals[0],
       ports,

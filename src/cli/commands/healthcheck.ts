@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { readPort } from '../../config/env';
+import { readPort, REGISTRY_DEFAULTS } from '../../config';
 
 /**
  * `market healthcheck [--url U]`: exits 0 when the registry's /health answers ok, else 1.
@@ -7,7 +7,7 @@ import { readPort } from '../../config/env';
  */
 export async function healthcheckCommand(args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { url: { type: 'string' } }, strict: true });
-  const url = values.url ?? `http://127.0.0.1:${readPort(process.env, 'PORT', 3000)}/health`;
+  const url = values.url ?? `http://127.0.0.1:${readPort(process.env, 'PORT', REGISTRY_DEFAULTS.port)}/health`;
   const res = await fetch(url, { signal: AbortSignal.timeout(3000) }).catch(() => undefined);
   const body = (await res?.json().catch(() => undefined)) as { status?: string } | undefined;
   if (res?.ok && body?.status === 'ok') {

@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { RegistryClient, RegistryError } from 'skill-market/registry';
-import { checkUrl, CommandFailure, describeFailure, reportFailures } from '../consumer';
-import { DEFAULT_API_URL, readCredentials, saveCredentials } from '../credentials';
+import { readRegistryConnection } from '../../config';
+import { CommandFailure, describeFailure, reportFailures } from '../consumer';
+import { readCredentials, saveCredentials } from '../credentials';
 import { UsageError } from '../errors';
 
 const API_KEY = /^(sk|ck)_[A-Za-z0-9_-]{16,128}$/;
@@ -23,8 +24,8 @@ export async function loginCommand(args: string[]): Promise<void> {
   if (!apiKey) throw new UsageError('login needs --api-key <key> (create one with POST /auth/api-keys or in the dashboard)');
   await reportFailures(async () => {
     if (!API_KEY.test(apiKey)) throw new CommandFailure('that is not an API key: keys start with sk_ (creator) or ck_ (consumer)');
-    const stored = await readCredentials();
-    const apiUrl = checkUrl(values['api-url'] ?? stored.apiUrl ?? DEFAULT_API_URL);
+    const env = process.env;
+    const { apiUrl } = readRegistryConnection(env, { 'api-url': values['api-url'] }, await readCredentials(env));
     try {
       await new RegistryClient({ apiUrl, apiKey, timeoutMs: 10_000, retry: { attempts: 1 } }).wallets();
     } catch (error) {
@@ -33,7 +34,7 @@ export async function loginCommand(args: string[]): Promise<void> {
       }
       process.stderr.write(`market: warning: could not check the key: ${describeFailure(error as Error)}\n`);
     }
-    const path = await saveCredentials({ apiUrl, apiKey });
+    const path = await saveCredentials({ apiUrl, apiKey }, env);
     process.stdout.write(`Logged in to ${apiUrl} with ${apiKey.slice(0, 11)}…; saved to ${path}\n`);
   });
 }

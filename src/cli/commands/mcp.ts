@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { SkillMarket, type SkillMarketOptions } from 'skill-market/client';
-import { formatPriceUsd } from 'skill-market/x402';
-import { ConfigError } from '../../config/env';
+import { DEFAULT_NETWORK, formatPriceUsd } from 'skill-market/x402';
+import { ConfigError } from '../../config';
 import { readMcpConfig, type McpConfig } from '../../mcp/config';
 import { MCP_PATH, serveMcpOverHttp } from '../../mcp/http';
 import { PersistentBudget } from '../../mcp/ledger';
@@ -39,7 +39,7 @@ export async function mcpCommand(args: string[]): Promise<void> {
   });
   void positionals;
   if (values['print-config']) {
-    process.stdout.write(printConfigSnippets(values.keystore));
+    process.stdout.write(printConfigSnippets(values.keystore, process.env));
     return;
   }
   const prompt =
@@ -70,7 +70,7 @@ async function dependencies(config: McpConfig, log: (line: string) => void): Pro
   const wallet = await openWallet(config.wallet, log);
   const options: SkillMarketOptions = {
     apiUrl: config.apiUrl,
-    assets: config.assets.map((address) => ({ network: config.network ?? 'eip155:8453', address })),
+    assets: config.assets.map((address) => ({ network: config.network ?? DEFAULT_NETWORK, address })),
     maxPrice: formatPriceUsd(config.limits.maxPrice),
   };
   if (config.apiKey) options.apiKey = config.apiKey;

@@ -1,13 +1,11 @@
 import { parseArgs } from 'node:util';
 import { RegistrationError, ServeConfigError, SkillDefinitionError, serve, type ServeOptions } from 'skill-market/creator';
 import type { AssetInfo } from 'skill-market/x402';
-import type { LogLevel } from '../../config';
+import { readServeEnv } from '../../config';
 import { createLogger } from '../../log';
 import { exitOnSignal } from '../../runtime/shutdown';
 import { UsageError } from '../errors';
 import { SkillModuleError, loadSkillModule } from '../skill-module';
-
-const LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
 
 /**
  * `market serve <module.ts> [--port N] [--host H] [--wallet W] [--endpoint URL] [--groups a,b]
@@ -44,11 +42,10 @@ export async function serveCommand(args: string[]): Promise<void> {
   const [file, ...extra] = positionals;
   if (!file) throw new UsageError('serve needs a skills module: market serve <module.ts>');
   if (extra.length > 0) throw new UsageError(`serve takes one module, got also "${extra[0]}"`);
-  const env = process.env;
+  const env = readServeEnv(process.env);
   const port = values.port === undefined ? undefined : Number(values.port);
   if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535)) throw new UsageError('--port must be a port number');
-  const level = LEVELS.find((l) => l === env.LOG_LEVEL?.trim().toLowerCase()) ?? 'info';
-  const logger = createLogger(level);
+  const logger = createLogger(env.logLevel);
 
   if (values.wallet !== undefined && values.wallet.trim().length === 66) {
     logger.warn('--wallet got a private key, which shows in process listings: pass the address, or the key in MARKET_WALLET_KEY');
@@ -56,10 +53,10 @@ export async function serveCommand(args: string[]): Promise<void> {
 
   try {
     const skills = await loadSkillModule(file);
-    const network = values.network ?? nonEmpty(env.MARKET_NETWORK);
-    const endpoint = values.endpoint ?? nonEmpty(env.MARKET_ENDPOINT);
-    const facilitatorUrl = values.facilitator ?? nonEmpty(env.MARKET_FACILITATOR_URL);
-    const rpcUrl = values['rpc-url'] ?? nonEmpty(env.MARKET_RPC_URL);
+    const network = values.network ?? env.network;
+    const endpoint = values.endpoint ?? env.endpoint;
+    const facilitatorUrl = values.facilitator ?? env.facilitatorUrl;
+    const rpcUrl = values['rpc-url'] ?? env.rpcUrl;
     const options: ServeOptions = {
       logger,
       hostname: values.host ?? '0.0.0.0',
@@ -69,7 +66,7 @@ export async function serveCommand(args: string[]): Promise<void> {
       ...(network !== undefined ? { network } : {}),
       ...(facilitatorUrl !== undefined ? { facilitatorUrl } : {}),
       ...(rpcUrl !== undefined ? { rpcUrl } : {}),
-      ...(nonEmpty(env.MARKET_FACILITATOR_API_KEY) !== undefined ? { facilitatorApiKey: nonEmpty(env.MARKET_FACILITATOR_API_KEY) } : {}),
+      ...(env.facilitatorApiKey !== undefined ? { facilitatorApiKey: env.facilitatorApiKey } : {}),
       ...(values.asset !== undefined
         ? {
             asset: {
@@ -95,7 +92,7 @@ export async function serveCommand(args: string[]): Promise<void> {
     process.once('SIGTERM', early).once('SIGINT', early);
     const server = await serve(skills, options).finally(() => process.off('SIGTERM', early).off('SIGINT', early));
     exitOnSignal(server.stop, logger, 5000); // running calls may finish, pending call records go out
-    if (env.MARKET_SERVE_STOP_WITH_STDIN === '1') {
+    if (env.stopWithStdin) {
       // Started by `market dev`: its pipe closing means it is gone, so stop as on SIGTERM.
       process.stdin.on('end', () => process.kill(process.pid, 'SIGTERM')).resume();
     }
@@ -112,8 +109,4 @@ export async function serveCommand(args: string[]): Promise<void> {
     process.stderr.write(`market: ${error.message}\n`);
     process.exitCode = 1;
   }
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
 }

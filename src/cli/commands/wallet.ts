@@ -34,12 +34,12 @@ export async function walletCommand(args: string[]): Promise<void> {
 
 async function newWallet(values: Values, rest: string[]): Promise<void> {
   noArguments('new', rest);
-  const connection = await resolveConnection(values);
+  const connection = await resolveConnection(values, process.env);
   const passphrase = await readPassphrase(process.env, { confirm: true });
   const created = await createSpendingWallet({
     ...connection,
     passphrase,
-    keystorePath: values.keystore ?? ((address) => defaultKeystorePath(address)),
+    keystorePath: values.keystore ?? ((address) => defaultKeystorePath(address, process.env)),
     ...(values.label === undefined ? {} : { label: values.label }),
   });
   if (values.json) return print(JSON.stringify({ ...created.wallet, keystorePath: created.keystorePath }));
@@ -90,7 +90,7 @@ async function revoke(values: Values, rest: string[]): Promise<void> {
 }
 
 async function api(values: Values) {
-  return walletApi(await resolveConnection(values));
+  return walletApi(await resolveConnection(values, process.env));
 }
 
 function describe(wallet: WalletRecord): string {

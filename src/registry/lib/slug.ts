@@ -14,7 +14,7 @@ export function slugify(text: string, maxLength = 48): string {
 }
 
 /** The slug with a short random suffix, for when the plain one is taken. */
-export function suffixed(slug: string): string {
+function suffixed(slug: string): string {
   return `${slug}-${randomBytes(3).toString('hex')}`;
 }
 

@@ -16,7 +16,7 @@ import {
   type PaymentRequirements,
   type PaymentTerms,
   type SettleResponse,
-} from '../../../sdk/x402/index';
+} from 'skill-market/x402';
 
 export interface TestSkill {
   price: bigint;

@@ -6,8 +6,8 @@
 import { afterAll, beforeAll } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import type { LocalAccount } from 'viem';
-import { SkillMarket, type Skill, type SkillMarketOptions } from '../../../sdk/index';
-import { formatPriceUsd, type AssetInfo } from '../../../sdk/x402/index';
+import { SkillMarket, type Skill, type SkillMarketOptions } from 'skill-market';
+import { formatPriceUsd, type AssetInfo } from 'skill-market/x402';
 import { usageRecords } from '../../../src/db/schema';
 import { createKey, newWallet, walletSignIn } from '../../support/auth';
 import { registryFixture } from '../../support/registry';

@@ -29,4 +29,4 @@ export const multicall3Abi = parseAbi([
 export const MULTICALL3_ADDRESS = '0xcA11bde05977b3631167028862bE2a173976CA11';
 
 /** EIP-712 types of an EIP-3009 transfer authorization: the SDK's own, so tests sign what it signs. */
-export { TRANSFER_WITH_AUTHORIZATION_TYPES as transferWithAuthorizationTypes } from '../../../sdk/x402/index';
+export { TRANSFER_WITH_AUTHORIZATION_TYPES as transferWithAuthorizationTypes } from 'skill-market/x402';

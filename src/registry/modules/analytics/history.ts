@@ -3,10 +3,10 @@ import { formatPrice } from 'skill-market/x402';
 import { favorites, skills, usageRecords } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
 import { decodeCursor, encodeCursor, isIsoInstant } from '../../lib/cursor';
-import { paymentStatus } from '../payment-verification/status';
+import { paymentStatus } from '../payment-verification';
 import type { SkillView, UsageQuery, UsageRecordView } from 'skill-market/registry';
-import { DEFAULT_LIMIT } from '../skills/search';
-import { selectSkills, toSkillView } from '../skills/view';
+import { DEFAULT_LIMIT } from '../skills';
+import { selectSkills, toSkillView } from '../skills';
 
 /**
  * The caller's own paid calls, newest first, one page at a time: a keyset cursor over

@@ -2,10 +2,10 @@ import { Elysia } from 'elysia';
 import type { ServiceContext } from '../../context';
 import { clientIp } from '../../lib/client-ip';
 import { announceNextPage } from '../../lib/paging';
-import { authPlugin } from '../auth/plugin';
+import { authPlugin } from '../auth';
 import { listFavorites, listUsage } from './history';
-import { accessCookieName } from '../auth/cookies';
-import { authenticate } from '../auth/principal';
+import { accessCookieName } from '../auth';
+import { authenticate } from '../auth';
 import { recordReportedPayment } from '../payment-verification';
 import {
   Analytics,

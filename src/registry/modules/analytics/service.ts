@@ -1,14 +1,13 @@
-import { and, eq, gte, lte, sql } from 'drizzle-orm';
+import { and, eq, gte, lte } from 'drizzle-orm';
 import { formatPrice } from 'skill-market/x402';
 import { favorites, skillCalls, skillDaily, skills, skillStats, usageRecords, viewDedup } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
 import { AppError } from '../../../http';
-import { hashSecret } from '../auth/secrets';
-import { priceToAtomic } from '../skills/validate';
 import { MAX_USAGE_AMOUNT } from 'skill-market/registry';
-import { nominatePayment } from '../payment-verification/store';
-
-type Tx = Parameters<Parameters<ServiceContext['db']['transaction']>[0]>[0];
+import { hashSecret } from '../auth';
+import { nominatePayment } from '../payment-verification';
+import { priceToAtomic } from '../skills';
+import { countFavorite, countUnpaidCall, countView, dayOf } from './stats';
 
 async function skillById(ctx: ServiceContext, skillId: string) {
   const [skill] = await ctx.db
@@ -23,25 +22,6 @@ async function skillById(ctx: ServiceContext, skillId: string) {
     .where(eq(skills.id, skillId));
   if (!skill) throw new AppError('NOT_FOUND', 'Skill not found');
   return skill;
-}
-
-const dayOf = (date: Date) => date.toISOString().slice(0, 10);
-
-export async function bumpDaily(tx: Tx, skillId: string, now: Date, delta: { views?: number; calls?: number; revenue?: bigint }) {
-  const views = delta.views ?? 0;
-  const calls = delta.calls ?? 0;
-  const revenue = delta.revenue ?? 0n;
-  await tx
-    .insert(skillDaily)
-    .values({ skillId, day: dayOf(now), views, calls, revenue })
-    .onConflictDoUpdate({
-      target: [skillDaily.skillId, skillDaily.day],
-      set: {
-        views: sql`${skillDaily.views} + ${views}`,
-        calls: sql`${skillDaily.calls} + ${calls}`,
-        revenue: sql`${skillDaily.revenue} + ${revenue}`,
-      },
-    });
 }
 
 /** Counts a view once per client IP per skill within the configured window. */
@@ -61,11 +41,7 @@ export async function recordView(ctx: ServiceContext, skillId: string, ip: strin
       })
       .returning({ skillId: viewDedup.skillId });
     if (counted.length === 0) return false;
-    await tx
-      .update(skillStats)
-      .set({ viewCount: sql`${skillStats.viewCount} + 1`, lastViewedAt: now })
-      .where(eq(skillStats.skillId, skillId));
-    await bumpDaily(tx, skillId, now, { views: 1 });
+    await countView(tx, skillId, now);
     return true;
   });
 }
@@ -92,13 +68,7 @@ export async function recordCall(
       .onConflictDoNothing()
       .returning({ id: skillCalls.id });
     if (inserted.length === 0) return false;
-    if (paymentId === null) {
-      await tx
-        .update(skillStats)
-        .set({ callCount: sql`${skillStats.callCount} + 1`, lastCalledAt: now })
-        .where(eq(skillStats.skillId, skill.id));
-      await bumpDaily(tx, skill.id, now, { calls: 1 });
-    }
+    if (paymentId === null) await countUnpaidCall(tx, skill.id, now);
     return true;
   });
 }
@@ -149,12 +119,7 @@ export async function setFavorite(
           .where(and(eq(favorites.userId, userId), eq(favorites.skillId, skillId)))
           .returning({ skillId: favorites.skillId });
     const delta = changed.length === 0 ? 0 : add ? 1 : -1;
-    const [stats] = await tx
-      .update(skillStats)
-      .set({ favoriteCount: sql`${skillStats.favoriteCount} + ${delta}` })
-      .where(eq(skillStats.skillId, skillId))
-      .returning({ favoriteCount: skillStats.favoriteCount });
-    return { favorited: add, favoriteCount: stats?.favoriteCount ?? 0 };
+    return { favorited: add, favoriteCount: await countFavorite(tx, skillId, delta) };
   });
 }
 

@@ -8,7 +8,7 @@ import { hashSecret, randomToken } from './secrets';
 export type ApiKeyType = 'creator' | 'consumer';
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 
-export const KEY_PREFIX: Record<ApiKeyType, string> = { creator: 'sk_', consumer: 'ck_' };
+const KEY_PREFIX: Record<ApiKeyType, string> = { creator: 'sk_', consumer: 'ck_' };
 /** Characters of the key shown in listings: the type prefix and 8 of the random part. */
 const VISIBLE = 11;
 /** lastUsedAt is written at most this often per key. */
@@ -24,7 +24,7 @@ export interface ApiKeyView {
   revokedAt: string | null;
 }
 
-export function toApiKeyView(row: ApiKeyRow): ApiKeyView {
+function toApiKeyView(row: ApiKeyRow): ApiKeyView {
   return {
     id: row.id,
     name: row.name,
@@ -87,11 +87,13 @@ export async function findApiKey(ctx: ServiceContext, presented: string): Promis
   if (row.revokedAt !== null) return row;
   const now = ctx.clock.now();
   if (row.lastUsedAt === null || now.getTime() - row.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
-    ctx.db
-      .update(apiKeys)
-      .set({ lastUsedAt: now })
-      .where(eq(apiKeys.id, row.id))
-      .catch((error: unknown) => ctx.logger.warn('could not record API key use', { keyId: row.id, error }));
+    void ctx.pending.track(
+      ctx.db
+        .update(apiKeys)
+        .set({ lastUsedAt: now })
+        .where(eq(apiKeys.id, row.id))
+        .catch((error: unknown) => ctx.logger.warn('could not record API key use', { keyId: row.id, error })),
+    );
   }
   return row;
 }

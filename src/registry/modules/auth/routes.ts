@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
 import type { ServiceContext } from '../../context';
 import { AppError } from '../../../http';
-import { findOrCreateByProvider, findOrCreateByWallet, getUserById, toCreator, type User } from '../users/service';
+import { findOrCreateByProvider, findOrCreateByWallet, getUserById, toCreator, type User } from '../users';
 import { createApiKey, listApiKeys, revokeApiKey } from './api-keys';
 import { clearSessionCookies, credentialCookie, refreshCookieName, setSessionCookies } from './cookies';
 import * as m from 'skill-market/registry';

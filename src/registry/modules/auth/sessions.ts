@@ -3,7 +3,7 @@ import { prepared } from '../../lib/prepared';
 import { refreshTokens, sessions } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
 import { AppError } from '../../../http';
-import type { User } from '../users/service';
+import type { User } from '../users';
 import { hashSecret, randomToken } from './secrets';
 import { signAccessToken } from './tokens';
 

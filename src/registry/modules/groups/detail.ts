@@ -2,8 +2,8 @@ import { eq } from 'drizzle-orm';
 import { skillGroups, users } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
 import { AppError } from '../../../http';
-import { listGroupSkills } from '../skills/own';
-import { toCreator } from '../users/service';
+import { listGroupSkills } from '../skills';
+import { toCreator } from '../users';
 import type { GroupDetail } from 'skill-market/registry';
 import { toGroupView } from './service';
 

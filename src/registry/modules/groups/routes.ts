@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia';
 import type { ServiceContext } from '../../context';
-import { authPlugin } from '../auth/plugin';
+import { authPlugin } from '../auth';
 import { getGroupDetail } from './detail';
 import { CreateGroup, CreatorQuery, GroupDetail, GroupList, GroupSlugParam, GroupView, Success, UpdateGroup } from 'skill-market/registry';
 import { createGroup, deleteGroup, listGroups, updateGroup } from './service';

@@ -66,7 +66,7 @@ export async function listGroups(ctx: ServiceContext, creatorAddress?: string): 
 }
 
 /** A group by slug; with `creatorAddress`, only if that creator owns it. */
-export async function getGroupRow(ctx: ServiceContext, slug: string, creatorAddress?: string): Promise<GroupRow> {
+async function getGroupRow(ctx: ServiceContext, slug: string, creatorAddress?: string): Promise<GroupRow> {
   const [found] = await ctx.db
     .select({ group: skillGroups, wallet: users.walletAddress })
     .from(skillGroups)

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { skills } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
 import { AppError } from '../../../http';
-import { priceToAtomic } from '../skills/validate';
+import { priceToAtomic } from '../skills';
 import type { ReportedPayment } from 'skill-market/registry';
 import { nominatePayment } from './store';
 

@@ -1,8 +1,8 @@
 import { and, asc, eq, lte, sql } from 'drizzle-orm';
 import type { PaymentVerificationConfig } from '../../../config';
 import type { Database } from '../../../db';
-import { paymentVerifications, skillStats } from '../../../db/schema';
-import { bumpDaily } from '../analytics/service';
+import { paymentVerifications } from '../../../db/schema';
+import { countPaidCall } from '../analytics';
 
 type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
 type Verification = typeof paymentVerifications.$inferSelect;
@@ -99,16 +99,7 @@ export async function markVerified(
       .where(and(eq(paymentVerifications.id, id), eq(paymentVerifications.status, 'pending')))
       .returning({ skillId: paymentVerifications.skillId, createdAt: paymentVerifications.createdAt });
     if (!row) return false;
-    await tx
-      .update(skillStats)
-      .set({
-        callCount: sql`${skillStats.callCount} + 1`,
-        paidCallCount: sql`${skillStats.paidCallCount} + 1`,
-        totalRevenue: sql`${skillStats.totalRevenue} + ${found.amount}`,
-        lastCalledAt: sql`greatest(${skillStats.lastCalledAt}, ${row.createdAt.toISOString()}::timestamptz)`,
-      })
-      .where(eq(skillStats.skillId, row.skillId));
-    await bumpDaily(tx, row.skillId, row.createdAt, { calls: 1, revenue: found.amount });
+    await countPaidCall(tx, row.skillId, found.amount, row.createdAt);
     return true;
   });
 }

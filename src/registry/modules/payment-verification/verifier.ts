@@ -9,7 +9,7 @@ import { checkPaymentOnChain } from './chain-check';
 import { claimPayment, duePayments, markInconclusive, markRejected, markVerified } from './store';
 
 /** What one round of checks decided. */
-export interface VerificationRound {
+interface VerificationRound {
   checked: number;
   verified: number;
   rejected: number;

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
 import type { ServiceContext } from '../../context';
 import { announceNextPage } from '../../lib/paging';
-import { authPlugin } from '../auth/plugin';
+import { authPlugin } from '../auth';
 import { PostReview, ReplyBody, ReviewIdParam, ReviewList, ReviewsQuery, ReviewView, SlugParam } from 'skill-market/registry';
 import { listReviews, postReview, replyToReview } from './service';
 

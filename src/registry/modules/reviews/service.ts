@@ -1,13 +1,14 @@
 import { and, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
-import { paymentVerifications, reviews, skills, skillStats, users, wallets } from '../../../db/schema';
+import { paymentVerifications, reviews, skills, users, wallets } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
 import { AppError } from '../../../http';
 import { decodeCursor, encodeCursor, isIsoInstant } from '../../lib/cursor';
 import type { PostReview, ReviewsQuery, ReviewView } from 'skill-market/registry';
+import { countReview } from '../analytics';
 
 type ReviewRow = typeof reviews.$inferSelect;
 
-export function toReviewView(row: ReviewRow): ReviewView {
+function toReviewView(row: ReviewRow): ReviewView {
   return {
     id: row.id,
     skillId: row.skillId,
@@ -77,10 +78,7 @@ export async function postReview(
       .onConflictDoNothing()
       .returning();
     if (inserted) {
-      await tx
-        .update(skillStats)
-        .set({ reviewCount: sql`${skillStats.reviewCount} + 1`, ratingSum: sql`${skillStats.ratingSum} + ${input.score}` })
-        .where(eq(skillStats.skillId, skill.id));
+      await countReview(tx, skill.id, input.score);
       return { created: true, review: toReviewView(inserted) };
     }
     const [previous] = await tx
@@ -94,10 +92,7 @@ export async function postReview(
       .set({ score: input.score, comment, updatedAt: now })
       .where(eq(reviews.id, previous.id))
       .returning();
-    await tx
-      .update(skillStats)
-      .set({ ratingSum: sql`${skillStats.ratingSum} + ${input.score - previous.score}` })
-      .where(eq(skillStats.skillId, skill.id));
+    await countReview(tx, skill.id, input.score, previous.score);
     return { created: false, review: toReviewView(updated!) };
   });
 }

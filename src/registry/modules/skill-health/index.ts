@@ -3,7 +3,6 @@
  * latency and last success that listings show. Not the registry's own `/health` route (see
  * `modules/health`).
  */
-export { createHealthProber, type HealthProber, type HealthProberDeps, type ProbeRound } from './prober';
+export { createHealthProber, type HealthProberDeps } from './prober';
+export { isPublicAddress, checkHost, resolveWithDns } from './address-guard';
 export { healthCondition } from './filters';
-export { isPublicAddress, checkHost, resolveWithDns, type Resolve } from './address-guard';
-export { probeServer, type ProbeOutcome } from './probe';

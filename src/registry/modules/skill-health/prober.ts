@@ -9,7 +9,7 @@ import { probeServer, type ProbeOutcome } from './probe';
 import { claimServer, dueServers, recordOutcome } from './store';
 
 /** What one round of probes did. */
-export interface ProbeRound {
+interface ProbeRound {
   probed: number;
   up: number;
   down: number;

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia';
 import type { ServiceContext } from '../../context';
-import { authPlugin } from '../auth/plugin';
+import { authPlugin } from '../auth';
 import { RegisterSkill, SearchQuery, SkillList, SkillView, SlugParam, UpdateSkill } from 'skill-market/registry';
 import { searchSkills } from './search';
 import { getSkillBySlug, registerSkill, updateSkill } from './service';

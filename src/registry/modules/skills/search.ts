@@ -2,7 +2,7 @@ import { and, asc, desc, eq, exists, gte, inArray, lte, sql, type SQL } from 'dr
 import { getAddress } from 'viem';
 import { skillGroupMembers, skillGroups, skills, skillStats, users } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
-import { healthCondition } from '../skill-health/filters';
+import { healthCondition } from '../skill-health';
 import { AppError } from '../../../http';
 import { decodeCursor, encodeCursor, isIsoInstant } from '../../lib/cursor';
 import type { SearchQuery, SkillView, Sort } from 'skill-market/registry';
@@ -166,7 +166,7 @@ function sortKey(sort: Sort, match: SQL | undefined): SortKey {
 }
 
 /** "weather fore" → "weather:* & fore:*"; only letters and digits reach the query. */
-export function toTsQuery(q: string): string | undefined {
+function toTsQuery(q: string): string | undefined {
   const words = (q.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, 8);
   return words.length ? words.map((w) => `${w}:*`).join(' & ') : undefined;
 }

@@ -1,10 +1,11 @@
 import { and, eq } from 'drizzle-orm';
 import { DEFAULT_NETWORK } from 'skill-market/x402';
-import { skillGroupMembers, skills, skillStats } from '../../../db/schema';
+import { skillGroupMembers, skills } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
 import { AppError } from '../../../http';
 import { slugify, withUniqueSlug } from '../../lib/slug';
-import { resolveOwnedGroups } from '../groups/service';
+import { createSkillStats } from '../analytics';
+import { resolveOwnedGroups } from '../groups';
 import type { RegisterSkill, SkillView, UpdateSkill } from 'skill-market/registry';
 import { callUrlOf, paymentAddressOf, priceToAtomic, schemaOf } from './validate';
 import { findSkillRowBySlug, selectSkills, toSkillView } from './view';
@@ -58,7 +59,7 @@ export async function registerSkill(
         return existing ? { row: undefined } : undefined;
       });
       if (inserted.row) {
-        await tx.insert(skillStats).values({ skillId: inserted.row.id });
+        await createSkillStats(tx, inserted.row.id);
         await setGroups(tx, inserted.row.id, groupIds);
         return { created: true, id: inserted.row.id };
       }
@@ -100,7 +101,7 @@ export async function updateSkill(ctx: ServiceContext, creatorId: string, slug: 
   return getSkillById(ctx, existing.id);
 }
 
-export async function ownedSkill(ctx: ServiceContext, creatorId: string, slug: string): Promise<SkillRow> {
+async function ownedSkill(ctx: ServiceContext, creatorId: string, slug: string): Promise<SkillRow> {
   const [skill] = await ctx.db.select().from(skills).where(eq(skills.slug, slug));
   if (!skill) throw new AppError('NOT_FOUND', 'Skill not found');
   if (skill.creatorId !== creatorId) throw new AppError('FORBIDDEN', 'Only the skill’s creator can change it');
@@ -114,7 +115,7 @@ export async function getSkillBySlug(ctx: ServiceContext, slug: string): Promise
   return toSkillView(row);
 }
 
-export async function getSkillById(ctx: ServiceContext, id: string): Promise<SkillView> {
+async function getSkillById(ctx: ServiceContext, id: string): Promise<SkillView> {
   const [row] = await selectSkills(ctx.db).where(eq(skills.id, id));
   if (!row) throw new AppError('NOT_FOUND', 'Skill not found');
   return toSkillView(row);

@@ -13,7 +13,7 @@ type HealthRow = { status: 'unknown' | 'up' | 'down' | null; latencyMs: number |
 const { search: _search, ...skillFields } = getTableColumns(skills);
 
 /** The columns every skill listing selects: the skill, its counters, its creator, its server's health, its group names. */
-export const skillColumns = {
+const skillColumns = {
   skill: skillFields,
   stats: skillStats,
   creatorAddress: users.walletAddress,

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
-import { listPublicSkillsOf } from '../skills/own';
+import { listPublicSkillsOf } from '../skills';
 import type { ServiceContext } from '../../context';
-import { authPlugin } from '../auth/plugin';
+import { authPlugin } from '../auth';
 import { AddressParam, Creator, CreatorWithSkills, ProfileUpdate } from 'skill-market/registry';
 import { getCreatorByAddress, getUserById, toCreator, updateProfile } from './service';
 import { AppError } from '../../../http';

@@ -3,7 +3,7 @@ import type { ChainConfig } from '../../../config/chain';
 import type { Logger } from '../../../log';
 import type { Clock } from '../../context';
 
-export type BalanceRead = { type: 'ok'; atomic: bigint; checkedAt: Date } | { type: 'unavailable'; error: string };
+type BalanceRead = { type: 'ok'; atomic: bigint; checkedAt: Date } | { type: 'unavailable'; error: string };
 
 /** Live USDC balances, each address read at most once per cache window. */
 export interface BalanceReader {

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia';
 import type { ServiceContext } from '../../context';
-import { authPlugin } from '../auth/plugin';
+import { authPlugin } from '../auth';
 import { balanceReader } from './balance';
 import { refusePrivateKeys } from './guard';
 import * as m from 'skill-market/registry';

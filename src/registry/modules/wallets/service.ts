@@ -6,13 +6,13 @@ import { AppError } from '../../../http';
 import type { BalanceReader } from './balance';
 import type { ActiveWallet, RegisterWallet, WalletView } from 'skill-market/registry';
 
-export type WalletRow = typeof wallets.$inferSelect;
+type WalletRow = typeof wallets.$inferSelect;
 
 // C0/C1 controls, zero-width and bidirectional-override characters: a label is plain, visible text.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
 const HIDDEN_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/;
 
-export function toWalletView(row: WalletRow): WalletView {
+function toWalletView(row: WalletRow): WalletView {
   return {
     id: row.id,
     address: row.address,
@@ -65,7 +65,7 @@ export async function registerWallet(
   });
 }
 
-export async function getActiveWallet(ctx: ServiceContext, userId: string): Promise<WalletView | null> {
+async function getActiveWallet(ctx: ServiceContext, userId: string): Promise<WalletView | null> {
   const [row] = await ctx.db
     .select()
     .from(wallets)
@@ -147,14 +147,14 @@ export async function revokeWallet(ctx: ServiceContext, userId: string, address:
 }
 
 /** Exact USDC with all 6 decimals: 10500000n → "10.500000". */
-export function formatUsdc(atomic: bigint): string {
+function formatUsdc(atomic: bigint): string {
   const whole = atomic / 1_000_000n;
   const fraction = (atomic % 1_000_000n).toString().padStart(6, '0');
   return `${whole}.${fraction}`;
 }
 
 /** Trimmed NFC text; empty means no label. */
-export function normalizeLabel(raw: string | null): string | null {
+function normalizeLabel(raw: string | null): string | null {
   if (raw === null) return null;
   const label = raw.normalize('NFC').trim();
   if (label === '') return null;

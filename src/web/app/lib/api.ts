@@ -32,7 +32,7 @@ export const sessionHint = {
 };
 
 /** One refresh at a time, however many calls met a 401 together. */
-export function refreshSession(): Promise<boolean> {
+function refreshSession(): Promise<boolean> {
   if (!sessionHint.get()) return Promise.resolve(false);
   refreshing ??= fetch('/auth/refresh', {
     method: 'POST',

@@ -12,7 +12,7 @@ export interface Field {
 
 const isRecord = (v: unknown): v is JsonSchema => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-export function typeOf(schema: JsonSchema): string {
+function typeOf(schema: JsonSchema): string {
   const t = schema.type;
   if (Array.isArray(t)) return t.filter((x) => x !== 'null').join(' | ') || 'null';
   if (typeof t === 'string') return t === 'array' && isRecord(schema.items) ? `array of ${typeOf(schema.items)}` : t;

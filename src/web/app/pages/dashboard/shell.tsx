@@ -23,7 +23,7 @@ interface Section {
 }
 
 /** Add a section here; its path is /dashboard/<path>. */
-export const SECTIONS: Section[] = [
+const SECTIONS: Section[] = [
   { path: 'skills', label: 'My skills', group: 'Creator', View: SkillsView },
   { path: 'groups', label: 'Groups', group: 'Creator', View: GroupsView },
   { path: 'keys', label: 'API keys', group: 'Creator', View: KeysView },

@@ -1,0 +1,2 @@
+/** Analytics as other modules see it: the counters they add to, inside their own transaction. */
+export { countPaidCall, countReview, createSkillStats } from './stats';

@@ -1,0 +1,89 @@
+/**
+ * A skill's counters (skill_stats) and daily series (skill_daily): this file is the only writer of
+ * both. Other modules count through these functions inside their own transaction (they pass its
+ * `tx`), so a count commits or rolls back with the event it counts.
+ */
+import { eq, sql } from 'drizzle-orm';
+import type { Database } from '../../../db';
+import { skillDaily, skillStats } from '../../../db/schema';
+
+/** A transaction of the registry's database. */
+export type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
+
+export const dayOf = (date: Date) => date.toISOString().slice(0, 10);
+
+async function bumpDaily(tx: Tx, skillId: string, at: Date, delta: { views?: number; calls?: number; revenue?: bigint }) {
+  const views = delta.views ?? 0;
+  const calls = delta.calls ?? 0;
+  const revenue = delta.revenue ?? 0n;
+  await tx
+    .insert(skillDaily)
+    .values({ skillId, day: dayOf(at), views, calls, revenue })
+    .onConflictDoUpdate({
+      target: [skillDaily.skillId, skillDaily.day],
+      set: {
+        views: sql`${skillDaily.views} + ${views}`,
+        calls: sql`${skillDaily.calls} + ${calls}`,
+        revenue: sql`${skillDaily.revenue} + ${revenue}`,
+      },
+    });
+}
+
+/** Zeroed counters for a newly listed skill. */
+export async function createSkillStats(tx: Tx, skillId: string): Promise<void> {
+  await tx.insert(skillStats).values({ skillId });
+}
+
+/** One counted view (already deduplicated by the caller). */
+export async function countView(tx: Tx, skillId: string, at: Date): Promise<void> {
+  await tx
+    .update(skillStats)
+    .set({ viewCount: sql`${skillStats.viewCount} + 1`, lastViewedAt: at })
+    .where(eq(skillStats.skillId, skillId));
+  await bumpDaily(tx, skillId, at, { views: 1 });
+}
+
+/** One call without a payment to verify: counted at once. */
+export async function countUnpaidCall(tx: Tx, skillId: string, at: Date): Promise<void> {
+  await tx
+    .update(skillStats)
+    .set({ callCount: sql`${skillStats.callCount} + 1`, lastCalledAt: at })
+    .where(eq(skillStats.skillId, skillId));
+  await bumpDaily(tx, skillId, at, { calls: 1 });
+}
+
+/** One paid call whose payment (`amount` micro-USDC) is verified, counted on the day it was made. */
+export async function countPaidCall(tx: Tx, skillId: string, amount: bigint, calledAt: Date): Promise<void> {
+  await tx
+    .update(skillStats)
+    .set({
+      callCount: sql`${skillStats.callCount} + 1`,
+      paidCallCount: sql`${skillStats.paidCallCount} + 1`,
+      totalRevenue: sql`${skillStats.totalRevenue} + ${amount}`,
+      lastCalledAt: sql`greatest(${skillStats.lastCalledAt}, ${calledAt.toISOString()}::timestamptz)`,
+    })
+    .where(eq(skillStats.skillId, skillId));
+  await bumpDaily(tx, skillId, calledAt, { calls: 1, revenue: amount });
+}
+
+/** A new review's score (`previousScore` undefined), or a changed one. */
+export async function countReview(tx: Tx, skillId: string, score: number, previousScore?: number): Promise<void> {
+  await tx
+    .update(skillStats)
+    .set(
+      previousScore === undefined
+        ? { reviewCount: sql`${skillStats.reviewCount} + 1`, ratingSum: sql`${skillStats.ratingSum} + ${score}` }
+        : { ratingSum: sql`${skillStats.ratingSum} + ${score - previousScore}` },
+    )
+    .where(eq(skillStats.skillId, skillId));
+}
+
+/** Adds `delta` (1, -1 or 0) to the favorites; answers the count after the change. */
+export async function countFavorite(tx: Tx, skillId: string, delta: number): Promise<number> {
+  const [stats] = await tx
+    .update(skillStats)
+    .set({ favoriteCount: sql`${skillStats.favoriteCount} + ${delta}` })
+    .where(eq(skillStats.skillId, skillId))
+    .returning({ favoriteCount: skillStats.favoriteCount });
+  return stats?.favoriteCount ?? 0;
+}
