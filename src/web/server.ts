@@ -2,6 +2,7 @@ import { Elysia } from 'elysia';
 import type { RegistryConfig } from '../config';
 import page from './app/index.html';
 import identityProvider from './app/identity-provider.html';
+import { PROVIDER_SDK_PAGE } from './app/lib/identity/load';
 import { pageConfig } from './config';
 
 /**
@@ -10,12 +11,12 @@ import { pageConfig } from './config';
  */
 const PAGE_PATHS = ['/', '/skill/:slug', '/creator/:address', '/signin', '/dashboard', '/dashboard/*'] as const;
 
-/** The identity provider's SDK, bundled apart: the sign-in page loads it from here (src/web/app/lib/identity/load.ts). */
-const PROVIDER_SDK_PATH = '/web/identity-provider';
-
-/** Bun routes for `new Elysia({ serve: { routes } })`: bundled at build time, no files on disk. */
+/**
+ * Bun routes for `new Elysia({ serve: { routes } })`: bundled at build time, no files on disk. The
+ * identity provider's SDK is a bundle apart, loaded by the sign-in page (lib/identity/load.ts).
+ */
 export function pageRoutes(): Record<string, typeof page> {
-  return { ...Object.fromEntries(PAGE_PATHS.map((path) => [path, page])), [PROVIDER_SDK_PATH]: identityProvider };
+  return { ...Object.fromEntries(PAGE_PATHS.map((path) => [path, page])), [PROVIDER_SDK_PAGE]: identityProvider };
 }
 
 /** `GET /web/config`: what the pages need to know about this registry. */
