@@ -1,7 +1,8 @@
 /**
- * The SDK checked as its users get it: `npm pack` of sdk/, installed with npm into fresh
- * temporary projects outside this repository (one run by Node, one by Bun) with nothing else of
- * ours, only viem beside it (from npm's cache when it is there). There the declarations
+ * The SDK checked as its users get it: `npm pack` of sdk/, installed into fresh temporary
+ * projects outside this repository (one by npm and run by Node, one by `bun add` and run by Bun)
+ * with nothing else of ours, only viem beside it (from the installers' caches when they hold it).
+ * There the declarations
  * type-check a file using every public export under `strict` with `moduleResolution` node16 and
  * bundler; every entry imports from plain JavaScript; and a creator serve() takes a paid call
  * from a consumer against the local registry, facilitator and chain.
@@ -46,20 +47,24 @@ async function run(argv: string[], cwd: string, env: Record<string, string> = {}
   return { code, stdout, stderr };
 }
 
-/** A new project folder with the tarball, viem and Node's types installed by npm, nothing else. */
-async function installProject(name: string): Promise<string> {
-  const dir = join(folder, name);
+/**
+ * A new project folder with the tarball and viem installed, nothing else of ours: by npm for the
+ * Node project (with Node's types, for the type checks), by Bun's own installer for the Bun one.
+ * Both take what their caches hold and fetch only what is missing.
+ */
+async function installProject(runtime: 'node' | 'bun'): Promise<string> {
+  const dir = join(folder, runtime);
   await mkdir(dir);
-  await writeFile(join(dir, 'package.json'), JSON.stringify({ name: `sdk-user-${name}`, private: true, type: 'module' }));
+  await writeFile(join(dir, 'package.json'), JSON.stringify({ name: `sdk-user-${runtime}`, private: true, type: 'module' }));
   const lock = JSON.parse(await readFile(join(REPO, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version: string }> };
-  const viem = lock.packages['node_modules/viem']!.version;
-  const nodeTypes = lock.packages['node_modules/@types/node']!.version;
-  const install = await run(
-    ['npm', 'install', '--prefer-offline', '--no-audit', '--no-fund', packed.file, `viem@${viem}`, `@types/node@${nodeTypes}`],
-    dir,
-    { npm_config_cache: process.env.npm_config_cache ?? join(process.env.HOME ?? '/tmp', '.npm') },
-  );
-  if (install.code !== 0) throw new Error(`npm install in ${dir} failed: ${install.stderr}`);
+  const viem = `viem@${lock.packages['node_modules/viem']!.version}`;
+  const nodeTypes = `@types/node@${lock.packages['node_modules/@types/node']!.version}`;
+  const argv =
+    runtime === 'node'
+      ? ['npm', 'install', '--prefer-offline', '--no-audit', '--no-fund', packed.file, viem, nodeTypes]
+      : [BUN, 'add', '--prefer-offline', packed.file, viem];
+  const install = await run(argv, dir);
+  if (install.code !== 0) throw new Error(`${argv.slice(0, 2).join(' ')} in ${dir} failed: ${install.stderr}`);
   return dir;
 }
 
