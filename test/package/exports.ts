@@ -75,3 +75,23 @@ export function everyExportModule(exports: Record<string, PublicExport[]>): stri
     })
     .join('\n');
 }
+
+/** The JSDoc tag names on the declarations of `name` as `specifier` exports it (e.g. `example`, `throws`). */
+export function docTags(project: string, specifier: string, name: string): string[] {
+  const options: TS.CompilerOptions = {
+    module: ts.ModuleKind.Preserve,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    noEmit: true,
+    types: [],
+  };
+  const host = ts.createCompilerHost(options);
+  const resolved = ts.resolveModuleName(specifier, join(project, 'index.ts'), options, host).resolvedModule;
+  if (!resolved) throw new Error(`${specifier} does not resolve from ${project}`);
+  const program = ts.createProgram([resolved.resolvedFileName], options, host);
+  const checker = program.getTypeChecker();
+  const module = checker.getSymbolAtLocation(program.getSourceFile(resolved.resolvedFileName)!);
+  const symbol = module && checker.getExportsOfModule(module).find((s) => s.name === name);
+  if (!symbol) throw new Error(`${specifier} does not export ${name}`);
+  const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
+  return target.getJsDocTags(checker).map((tag) => tag.name);
+}
