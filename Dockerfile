@@ -7,6 +7,8 @@
 FROM node:20-bookworm-slim AS install
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The SDK is an npm workspace (sdk/): npm ci needs its manifest.
+COPY sdk/package.json ./sdk/package.json
 # Bun arrives as an npm dev dependency, so npm alone installs the whole toolchain.
 RUN npm ci --no-audit --no-fund
 
@@ -14,6 +16,7 @@ FROM install AS build
 COPY tsconfig.json bunfig.toml ./
 COPY src ./src
 COPY sdk ./sdk
+COPY scripts ./scripts
 COPY drizzle ./drizzle
 RUN npm run build && ./dist/market --version
 

@@ -10,6 +10,8 @@
  * const wallet = await loadSpendingWallet({ keystorePath: './wallet.json', passphrase });
  * const market = new SkillMarket({ apiUrl: 'https://registry.example', wallet, budget: '$1' });
  * const answer = await market.call('summarize', { text });
+ *
+ * @module skill-market
  */
 export * from './client/index';
 export {

@@ -78,7 +78,7 @@ export class PaidCall<T> {
 
   async run(): Promise<CallResult<T>> {
     const { skill, cached } = await this.ctx.lookup(this.slug, false, this.settings.signal);
-    this.adopt(skill, cached);
+    await this.adopt(skill, cached);
     if (this.settings.mode === 'fast') {
       const learned = this.ctx.learned.get(this.slug);
       const chosen = (learned && this.stillValid(learned)) || listingTerms(this.skill, this.ctx.policy);
@@ -93,9 +93,9 @@ export class PaidCall<T> {
   }
 
   /** Takes a listing after every check that needs no answer from the skill server. */
-  private adopt(skill: Skill, cached: boolean): void {
+  private async adopt(skill: Skill, cached: boolean): Promise<void> {
     checkSkill(skill, this.ctx.network, this.ctx.allowHttp);
-    checkInput(skill, this.body);
+    await checkInput(skill, this.body);
     checkMaxPrice(BigInt(skill.priceAtomic), skill.slug, this.ctx.maxPrice, this.settings.maxPrice);
     this.ctx.ledger.check(BigInt(skill.priceAtomic), skill.slug, this.held);
     if (!this.ctx.signer) {
@@ -142,7 +142,7 @@ export class PaidCall<T> {
       const fresh = await this.ctx.lookup(this.slug, true, this.settings.signal);
       // Terms from one server are never paid to another endpoint.
       if (fresh.skill.endpoint !== this.skill.endpoint || !paymentFieldsChanged(this.skill, fresh.skill)) throw error;
-      this.adopt(fresh.skill, false);
+      await this.adopt(fresh.skill, false);
       return chooseTerms(offered, this.skill, this.ctx.policy);
     }
   }

@@ -2,6 +2,8 @@
  * The consumer client: discover skills and call them, paying per call with x402 (USDC, EIP-3009)
  * under limits the caller sets. Web APIs, viem and the shared x402 codec only: runs on Node 20+,
  * Bun and browsers.
+ *
+ * @module skill-market/client
  */
 export { SkillMarket } from './market';
 export {

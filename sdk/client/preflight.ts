@@ -3,7 +3,7 @@
  * inactive skill, a network the client does not pay on, a plain-http endpoint off this machine,
  * input that fails the skill's inputSchema.
  */
-import { validateAgainst, type ValueProblem } from '../json-schema/index';
+import type { ValueProblem } from '../json-schema/index';
 import { InputValidationError, MarketError } from './errors';
 import type { Skill } from './types';
 
@@ -32,13 +32,25 @@ export function checkSkill(skill: Skill, network: string, allowHttp: boolean): v
 }
 
 /**
+ * The JSON Schema checker (ajv, about 40 kB of a page's gzipped script) loads at the first input
+ * check, so a page that imports the client carries it only once it calls a skill with an inputSchema.
+ */
+let schemaChecker: Promise<typeof import('../json-schema/index')> | undefined;
+
+function loadSchemaChecker(): Promise<typeof import('../json-schema/index')> {
+  schemaChecker ??= import('../json-schema/index');
+  return schemaChecker;
+}
+
+/**
  * Validates the input as the server will see it (the JSON text, parsed back) against the
  * listing's inputSchema.
  *
  * @throws InputValidationError listing every problem; MarketError('invalid_response') for an unusable schema
  */
-export function checkInput(skill: Skill, body: string): void {
+export async function checkInput(skill: Skill, body: string): Promise<void> {
   if (skill.inputSchema === null) return;
+  const { validateAgainst } = await loadSchemaChecker();
   let problems: ValueProblem[];
   try {
     problems = validateAgainst(skill.inputSchema, JSON.parse(body));

@@ -37,8 +37,11 @@ export interface ChosenTerms {
   asset: AcceptedAsset;
 }
 
+/** What a client accepts in payment terms: the assets it pays in and the longest authorization it signs. */
 export interface TermsPolicy {
+  /** Tokens (per network) this client pays in. */
   allowed: readonly AcceptedAsset[];
+  /** Longest validity accepted for an authorization, in seconds. */
   maxTimeoutSeconds: number;
 }
 

@@ -18,6 +18,8 @@
  * );
  * await serve({ wordCount }, { register: { endpoint: 'https://skills.example.com' } });
  * // wallet from MARKET_WALLET_ADDRESS, API key from MARKET_API_KEY
+ *
+ * @module skill-market/creator
  */
 export {
   skill,

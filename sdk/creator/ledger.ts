@@ -24,6 +24,7 @@ type ClaimResult =
   /** Too many proofs are in flight to take one more. */
   | { type: 'full' };
 
+/** Bounds of a skill server's memory of used payment proofs (`serve({ replay })`). */
 export interface LedgerOptions {
   /** Most authorizations remembered at once; default 10 000. */
   maxEntries?: number;

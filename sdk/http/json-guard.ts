@@ -14,6 +14,7 @@
 /** Deeper than any request we serve; JSON Schemas in skill listings stay well inside it. */
 export const MAX_JSON_DEPTH = 64;
 
+/** What {@link scanJson} found: nesting within the limit (and whether a NUL or a lone surrogate occurs), or too deep. */
 export type JsonScan = { type: 'ok'; nul: boolean; loneSurrogate: boolean } | { type: 'too-deep'; limit: number };
 
 /** Scans `text` (which need not be valid JSON): stops at the first level beyond `maxDepth`. */

@@ -2,6 +2,19 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 
 /**
+ * JSON Schema checks (ajv): a schema's validity and a value against a schema, draft-07 and 2020-12.
+ *
+ * @example
+ * import { schemaProblem, validateAgainst } from 'skill-market/json-schema';
+ *
+ * const schema = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] };
+ * schemaProblem(schema); // undefined: usable
+ * validateAgainst(schema, { text: 42 }); // [{ path: '/text', message: 'must be string' }]
+ *
+ * @module skill-market/json-schema
+ */
+
+/**
  * JSON Schema checks shared by the registry (schemas are valid at registration), the skill
  * server and the consumer client (input is valid before any payment). Draft-07 by default;
  * a schema whose `$schema` names 2020-12 is read as 2020-12.

@@ -66,6 +66,25 @@ const MAX_CURSOR_LENGTH = 512;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const segment = encodeURIComponent;
 
+/**
+ * The one typed client of a registry's HTTP API, as the consumer, the creator SDK, the CLI and the
+ * pages use it: requests and answers checked against the contract, a timeout, bounded reads,
+ * retries of repeatable requests (honouring Retry-After), and one {@link RegistryError} for every
+ * refusal.
+ *
+ * @example
+ * import { RegistryClient, RegistryError } from 'skill-market/registry';
+ *
+ * const registry = new RegistryClient({ apiUrl: 'https://registry.example', apiKey: process.env.MARKET_API_KEY });
+ * const page = await registry.search({ q: 'weather', limit: 10 });
+ * try {
+ *   const listing = await registry.skill('weather-now');
+ *   console.log(listing.price, listing.endpoint);
+ * } catch (error) {
+ *   if (error instanceof RegistryError && error.status === 404) console.log('no such skill');
+ *   else throw error;
+ * }
+ */
 export class RegistryClient {
   private readonly base: string;
   private readonly fetch: FetchLike;

@@ -1,6 +1,8 @@
 /**
  * Talking to a registry: its wire contract (every request and answer as a TypeBox schema with its
  * type) and the one typed client every part of the SDK, the CLI, the MCP server and the web pages use.
+ *
+ * @module skill-market/registry
  */
 export * from './contract/index';
 export { DEFAULT_API_URL, RegistryClient, type Page, type RegistryClientOptions, type RetryOptions } from './client';

@@ -15,6 +15,7 @@ export type WalletRecord = WalletView;
 /** A wallet with its live USDC balance (`balance` null and `balanceError` set when the chain could not be read). */
 export type ActiveWalletRecord = ActiveWallet;
 
+/** Where the registry is and how to sign in to it, for {@link walletApi}. */
 export interface WalletApiOptions {
   /** Registry base URL, e.g. `https://registry.example.com`. */
   apiUrl: string;
@@ -63,4 +64,5 @@ export function walletApi(options: WalletApiOptions) {
   };
 }
 
+/** The registry's wallet endpoints, as {@link walletApi} returns them. */
 export type WalletApi = ReturnType<typeof walletApi>;

@@ -5,6 +5,7 @@ import { readKeystoreFile, writeKeystoreFile } from './keystore-file';
 import { looksLikePrivateKey, PRIVATE_KEY_REFUSAL } from './private-keys';
 import { walletApi, type WalletApiOptions, type WalletRecord } from './registry-client';
 
+/** Options of {@link createSpendingWallet}: the registry to register with, the passphrase and where the keystore goes. */
 export interface CreateSpendingWalletOptions extends WalletApiOptions {
   /** Encrypts the keystore; never sent anywhere. At least 8 characters. */
   passphrase: string;
@@ -16,6 +17,7 @@ export interface CreateSpendingWalletOptions extends WalletApiOptions {
   keystore?: EncryptOptions;
 }
 
+/** What {@link createSpendingWallet} made: the address, the keystore file and the registry's record. */
 export interface CreatedSpendingWallet {
   address: Address;
   keystorePath: string;

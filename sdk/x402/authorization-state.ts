@@ -16,6 +16,7 @@ const abi = parseAbi(['function authorizationState(address authorizer, bytes32 n
  */
 export type AuthorizationUse = 'used' | 'unused' | 'expired';
 
+/** One EIP-3009 authorization to look up on chain: the token, the payer and the nonce. */
 export interface AuthorizationQuery {
   asset: Address;
   payer: Address;
@@ -24,11 +25,13 @@ export interface AuthorizationQuery {
   validBefore: bigint;
 }
 
+/** Reads whether an authorization was used, is still unused, or expired unused (the token's `authorizationState`). */
 export interface AuthorizationStateReader {
   /** @throws Error when the RPC cannot be reached or answers an error */
   read(query: AuthorizationQuery): Promise<AuthorizationUse>;
 }
 
+/** Options of {@link createAuthorizationStateReader}. */
 export interface AuthorizationStateOptions {
   /** Per JSON-RPC request; default 5000 ms. */
   timeoutMs?: number;

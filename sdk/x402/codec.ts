@@ -118,12 +118,32 @@ export function parsePaymentPayload(value: unknown): DecodedPayment {
   };
 }
 
-/** Decodes a PAYMENT-SIGNATURE / X-Payment header value. Throws X402Error only (see parsePaymentPayload). */
+/**
+ * Decodes a PAYMENT-SIGNATURE / X-Payment header value. Throws X402Error only (see parsePaymentPayload).
+ *
+ * @example
+ * import { decodePaymentPayload, PAYMENT_SIGNATURE_HEADER } from 'skill-market/x402';
+ *
+ * const header = request.headers.get(PAYMENT_SIGNATURE_HEADER); // or X-Payment (v1)
+ * if (header) {
+ *   const payment = decodePaymentPayload(header);
+ *   console.log(payment.x402Version, payment.network, payment.authorization.from, payment.authorization.value);
+ * }
+ */
 export function decodePaymentPayload(header: string): DecodedPayment {
   return parsePaymentPayload(decodeBase64Json(header, 'malformed_payment', 'payment header'));
 }
 
-/** Encodes a v1 or v2 PaymentPayload for the PAYMENT-SIGNATURE / X-Payment header (validated first). */
+/**
+ * Encodes a v1 or v2 PaymentPayload for the PAYMENT-SIGNATURE / X-Payment header (validated first).
+ *
+ * @example
+ * import { decodePaymentRequired, encodePaymentPayload, signAuthorization } from 'skill-market/x402';
+ *
+ * const { accepts, resource } = decodePaymentRequired(first.headers.get('PAYMENT-REQUIRED') ?? '');
+ * const payload = await signAuthorization(account, accepts[0]!, { resource }); // a viem account
+ * await fetch(url, { method: 'POST', headers: { 'PAYMENT-SIGNATURE': encodePaymentPayload(payload) }, body });
+ */
 export function encodePaymentPayload(payload: PaymentPayloadV2 | PaymentPayloadV1): string {
   parsePaymentPayload(payload);
   return encodeBase64Json(payload);
@@ -139,12 +159,31 @@ export function parsePaymentRequired(value: unknown): PaymentRequired {
   return out;
 }
 
-/** Decodes a PAYMENT-REQUIRED header value. Throws X402Error only. */
+/**
+ * Decodes a PAYMENT-REQUIRED header value. Throws X402Error only.
+ *
+ * @example
+ * import { decodePaymentRequired } from 'skill-market/x402';
+ *
+ * const answer = await fetch(url, { method: 'POST', body });
+ * if (answer.status === 402) {
+ *   const { accepts, resource } = decodePaymentRequired(answer.headers.get('PAYMENT-REQUIRED') ?? '');
+ *   console.log(resource.url, accepts[0]?.amount, accepts[0]?.payTo);
+ * }
+ */
 export function decodePaymentRequired(header: string): PaymentRequired {
   return parsePaymentRequired(decodeBase64Json(header, 'malformed_payment_required', 'PAYMENT-REQUIRED header'));
 }
 
-/** Encodes a v2 PaymentRequired for the PAYMENT-REQUIRED header (validated first). */
+/**
+ * Encodes a v2 PaymentRequired for the PAYMENT-REQUIRED header (validated first).
+ *
+ * @example
+ * import { encodePaymentRequired } from 'skill-market/x402';
+ *
+ * const header = encodePaymentRequired({ x402Version: 2, resource: { url: 'https://skills.example/echo' }, accepts: [requirements] });
+ * return new Response('{}', { status: 402, headers: { 'PAYMENT-REQUIRED': header } });
+ */
 export function encodePaymentRequired(paymentRequired: PaymentRequired): string {
   parsePaymentRequired(paymentRequired);
   return encodeBase64Json(paymentRequired);
@@ -160,12 +199,27 @@ export function parseSettleResponse(value: unknown): SettleResponse {
   return out;
 }
 
-/** Decodes a PAYMENT-RESPONSE / X-PAYMENT-RESPONSE header value. Throws X402Error only. */
+/**
+ * Decodes a PAYMENT-RESPONSE / X-PAYMENT-RESPONSE header value. Throws X402Error only.
+ *
+ * @example
+ * import { decodeSettleResponse } from 'skill-market/x402';
+ *
+ * const receipt = decodeSettleResponse(answer.headers.get('PAYMENT-RESPONSE') ?? '');
+ * if (receipt.success) console.log(`paid in ${receipt.transaction} on ${receipt.network}`);
+ */
 export function decodeSettleResponse(header: string): SettleResponse {
   return parseSettleResponse(decodeBase64Json(header, 'malformed_settle_response', 'payment response header'));
 }
 
-/** Encodes a SettleResponse (known fields only) for PAYMENT-RESPONSE / X-PAYMENT-RESPONSE. */
+/**
+ * Encodes a SettleResponse (known fields only) for PAYMENT-RESPONSE / X-PAYMENT-RESPONSE.
+ *
+ * @example
+ * import { encodeSettleResponse } from 'skill-market/x402';
+ *
+ * const headers = { 'PAYMENT-RESPONSE': encodeSettleResponse({ success: true, transaction, network: 'eip155:8453' }) };
+ */
 export function encodeSettleResponse(response: SettleResponse): string {
   return encodeBase64Json(parseSettleResponse(response));
 }

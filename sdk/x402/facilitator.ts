@@ -34,6 +34,7 @@ export const FacilitatorRequestSchema = Type.Object(
   },
   { error: MALFORMED },
 );
+/** The body of `POST /verify` and `POST /settle` (see {@link FacilitatorRequestSchema}). */
 export type FacilitatorRequest = Static<typeof FacilitatorRequestSchema>;
 
 /** Answer of `POST /verify`: 200 for valid and invalid payments alike. */
@@ -43,6 +44,7 @@ export const VerifyResponseSchema = Type.Object({
   invalidMessage: Type.Optional(Text(4096)),
   payer: Type.Optional(AddressS),
 });
+/** Answer of `POST /verify` (see {@link VerifyResponseSchema}). */
 export interface VerifyResponse {
   isValid: boolean;
   invalidReason?: string;
@@ -57,6 +59,7 @@ export const SupportedKindSchema = Type.Object({
   network: Text(64),
   extra: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
 });
+/** One (version, scheme, network) a facilitator handles. */
 export type SupportedKind = Static<typeof SupportedKindSchema>;
 
 /** Answer of `GET /supported` (v1-era facilitators send `kinds` only). */
@@ -65,8 +68,10 @@ export const SupportedResponseSchema = Type.Object({
   extensions: Type.Optional(Type.Array(Text(200), { maxItems: 256 })),
   signers: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String()))),
 });
+/** Answer of `GET /supported`. */
 export type SupportedResponse = Static<typeof SupportedResponseSchema>;
 
+/** The states of {@link SettlementStatus}. */
 export const SETTLEMENT_STATES = ['unsettled', 'pending', 'settled', 'failed'] as const;
 
 /**
@@ -83,9 +88,12 @@ export const SettlementStatusSchema = Type.Object({
   transaction: TxHashOrEmpty,
   reason: Type.Optional(Text(200)),
 });
+/** What became of one authorization (see {@link SettlementStatusSchema}). */
 export type SettlementStatus = Static<typeof SettlementStatusSchema>;
 
+/** The states of a settlement transaction a facilitator stored. */
 export const RECEIPT_STATUSES = ['pending', 'confirmed', 'reverted', 'dropped'] as const;
+/** One of {@link RECEIPT_STATUSES}. */
 export type ReceiptStatus = (typeof RECEIPT_STATUSES)[number];
 
 /** A settlement transaction as a facilitator stored it (`GET /receipts/:tx`). Amounts in atomic units. */
@@ -104,6 +112,7 @@ export const PaymentReceiptSchema = Type.Object({
   updatedAt: Type.String(),
   finalizedAt: Type.Union([Type.String(), Type.Null()]),
 });
+/** A settlement transaction as a facilitator stored it (see {@link PaymentReceiptSchema}). */
 export type PaymentReceipt = Static<typeof PaymentReceiptSchema>;
 
 const check = {

@@ -2,6 +2,8 @@
  * x402 protocol module shared by the skill server, the consumer client and the facilitator:
  * prices, networks, payment terms, wire codecs (v1 and v2), EIP-3009 signing and recovery.
  * Web APIs and viem only: runs on Node 20+, Bun and browsers.
+ *
+ * @module skill-market/x402
  */
 export { X402Error, isX402Error, FACILITATOR_REASONS, type X402ErrorCode, type FacilitatorReason } from './errors';
 export { parsePrice, formatPrice, formatPriceUsd, USDC_DECIMALS, MAX_PRICE_UNITS, MAX_PRICE_ATOMIC } from './price';

@@ -43,6 +43,12 @@ function checkDecimals(decimals: number): bigint {
  * @param input - the price, in whole tokens (dollars for USDC)
  * @param decimals - token decimals, default 6 (USDC)
  * @returns atomic units, e.g. `parsePrice("$0.001") === 1000n`
+ * @example
+ * import { formatPriceUsd, parsePrice } from 'skill-market/x402';
+ *
+ * parsePrice('$0.001'); // 1000n (USDC has 6 decimals)
+ * parsePrice('0.5', 18); // 500000000000000000n
+ * formatPriceUsd(parsePrice('$0.25')); // '$0.25'
  */
 export function parsePrice(input: string | number, decimals: number = USDC_DECIMALS): bigint {
   const scale = checkDecimals(decimals);

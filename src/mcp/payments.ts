@@ -54,7 +54,7 @@ export class Payments {
       );
     }
     const skill = await this.market.info(slug);
-    this.checkLimits(skill, input);
+    await this.checkLimits(skill, input);
     const price = BigInt(skill.priceAtomic);
     let reservation: string;
     try {
@@ -93,7 +93,7 @@ export class Payments {
   }
 
   /** The owner's limits that need only the listing; each refusal says how the user can change it. */
-  private checkLimits(skill: Skill, input: unknown): void {
+  private async checkLimits(skill: Skill, input: unknown): Promise<void> {
     const { allow, maxPrice, confirmAbove } = this.limits;
     const creator = skill.creatorAddress?.toLowerCase();
     if (allow && !allow.has(skill.slug.toLowerCase()) && !(creator && allow.has(creator))) {
@@ -102,7 +102,7 @@ export class Payments {
         `Refused: ${skill.slug} is not on this server's allow-list (skills or creators the owner allowed). Nothing was paid. The user can add "${skill.slug}"${creator ? ` or its creator ${creator}` : ''} to MARKET_MCP_ALLOW or --allow.`,
       );
     }
-    checkInput(skill, JSON.stringify(input ?? {}));
+    await checkInput(skill, JSON.stringify(input ?? {}));
     const price = BigInt(skill.priceAtomic);
     if (price > maxPrice) {
       throw new ToolFailure(

@@ -1,0 +1,139 @@
+/**
+ * The SDK as its users get it: the packed tarball (`npm pack` of the workspace package in sdk/,
+ * built by its prepack script) and bundles of its built entries for a web page. Used by
+ * scripts/sdk-size.ts (the size budget) and test/package (the installed package).
+ */
+import { builtinModules } from 'node:module';
+import { join, resolve } from 'node:path';
+import { gzipSync } from 'node:zlib';
+
+export const SDK_DIR = resolve(import.meta.dir, '../sdk');
+
+/** Budgets: the packed tarball, and the consumer entry for a page (minified, gzipped, viem left out). */
+export const TARBALL_BUDGET_BYTES = 150 * 1024;
+export const CONSUMER_BUDGET_BYTES = 60 * 1024;
+
+interface Manifest {
+  name: string;
+  version: string;
+  exports: Record<string, string | Record<string, string | Record<string, string>>>;
+}
+
+export const sdkManifest = (): Promise<Manifest> => Bun.file(join(SDK_DIR, 'package.json')).json() as Promise<Manifest>;
+
+/** Import specifiers of every entry: `skill-market`, `skill-market/creator`, … */
+export async function sdkSpecifiers(): Promise<string[]> {
+  const { name, exports } = await sdkManifest();
+  return Object.keys(exports)
+    .filter((key) => key !== './package.json')
+    .map((key) => (key === '.' ? name : `${name}/${key.slice(2)}`));
+}
+
+/** Subpaths that run in a web page: everything but the creator (a server). */
+export const BROWSER_SUBPATHS = ['.', './client', './x402', './registry', './wallet', './http', './json-schema'] as const;
+
+/** The built file a bundler targeting browsers takes for a subpath (its `browser`, else `import` condition). */
+export async function browserFile(subpath: string, packageDir = SDK_DIR): Promise<string> {
+  const manifest = (await Bun.file(join(packageDir, 'package.json')).json()) as Manifest;
+  const entry = manifest.exports[subpath];
+  if (typeof entry !== 'object') throw new Error(`no export ${subpath}`);
+  const browser = entry.browser;
+  const file = typeof browser === 'object' ? browser.default : (browser ?? entry.import);
+  if (typeof file !== 'string') throw new Error(`no built file for ${subpath}`);
+  return join(packageDir, file);
+}
+
+export interface Packed {
+  /** Absolute path of the .tgz. */
+  file: string;
+  /** Bytes of the .tgz, as published. */
+  size: number;
+  unpackedSize: number;
+  files: string[];
+}
+
+/** `npm pack` of the SDK into `destination` (its prepack script builds sdk/dist first). */
+export async function packSdk(destination: string, options: { build?: boolean } = {}): Promise<Packed> {
+  const args = ['npm', 'pack', '--json', '--pack-destination', destination, ...(options.build === false ? ['--ignore-scripts'] : [])];
+  const child = Bun.spawn(args, { cwd: SDK_DIR, stdout: 'pipe', stderr: 'pipe' });
+  const [code, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()]);
+  if (code !== 0) throw new Error(`npm pack exited ${code}: ${stderr}`);
+  // The prepack build prints to stdout before the JSON report.
+  const [report] = JSON.parse(stdout.slice(stdout.indexOf('[\n'))) as {
+    filename: string;
+    size: number;
+    unpackedSize: number;
+    files: { path: string }[];
+  }[];
+  if (!report) throw new Error(`npm pack printed no report: ${stdout}`);
+  return {
+    file: join(destination, report.filename),
+    size: report.size,
+    unpackedSize: report.unpackedSize,
+    files: report.files.map((f) => f.path),
+  };
+}
+
+const BUILTINS = new RegExp(`^(node:.*|${builtinModules.map((m) => m.replace(/[/]/g, '\\/')).join('|')})(\\/.*)?$`);
+
+export interface BrowserBundle {
+  /** What a page loads with the import: the entry and the chunks it imports statically. */
+  bytes: number;
+  gzipBytes: number;
+  /** Chunks loaded later, by a dynamic import (e.g. the JSON Schema checker, at the first input check). */
+  lazyBytes: number;
+  lazyGzipBytes: number;
+  /** Node built-in modules the code imports (none may be, for a page). */
+  builtins: string[];
+}
+
+const STATIC_IMPORT = /(?:\bfrom\s*|\bimport\s*)["'](\.\/[^"']+)["']/g;
+
+/**
+ * Bundles `file` for browsers as a page's bundler would (minified, split, viem left out: a page
+ * that pays has its own), measures what loads with the import and what loads later, and records
+ * every Node built-in reached (Bun would otherwise put in browser stand-ins silently).
+ */
+export async function bundleForBrowser(file: string): Promise<BrowserBundle> {
+  const builtins = new Set<string>();
+  const result = await Bun.build({
+    entrypoints: [file],
+    target: 'browser',
+    format: 'esm',
+    minify: true,
+    splitting: true,
+    external: ['viem', 'viem/*'],
+    plugins: [
+      {
+        name: 'node-builtins',
+        setup(build) {
+          build.onResolve({ filter: BUILTINS }, (args) => {
+            builtins.add(args.path);
+            return { path: args.path, external: true };
+          });
+        },
+      },
+    ],
+  });
+  if (!result.success) throw new AggregateError(result.logs, `bundling ${file} failed`);
+  const chunks = new Map<string, string>();
+  for (const output of result.outputs) chunks.set(output.path.replace(/^.*\//, './'), await output.text());
+  const entry = result.outputs.find((output) => output.kind === 'entry-point');
+  if (!entry) throw new Error(`bundling ${file} made no entry`);
+  const initial = new Set<string>();
+  const visit = (name: string): void => {
+    if (initial.has(name)) return;
+    initial.add(name);
+    for (const [, next] of (chunks.get(name) ?? '').matchAll(STATIC_IMPORT)) if (next && chunks.has(next)) visit(next);
+  };
+  visit(entry.path.replace(/^.*\//, './'));
+  const measure = (names: string[]) => {
+    const code = new TextEncoder().encode(names.map((name) => chunks.get(name)).join('\n'));
+    return { bytes: code.length, gzipBytes: names.length === 0 ? 0 : gzipSync(code, { level: 9 }).length };
+  };
+  const now = measure([...initial]);
+  const later = measure([...chunks.keys()].filter((name) => !initial.has(name)));
+  return { ...now, lazyBytes: later.bytes, lazyGzipBytes: later.gzipBytes, builtins: [...builtins].sort() };
+}
+
+export const kB = (bytes: number): string => `${(bytes / 1024).toFixed(1)} kB`;
