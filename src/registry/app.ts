@@ -3,6 +3,8 @@ import type { RegistryConfig } from '../config';
 import type { DatabaseHandle } from '../db';
 import { createLogger, type Logger } from '../log';
 import { systemClock, type Clock, type ServiceContext } from './context';
+import { followChanges } from './cache/changes';
+import { ReadCache } from './cache/read-cache';
 import { analyticsRoutes } from './modules/analytics/routes';
 import { credentialIdentity } from './modules/auth/identity';
 import { authRoutes } from './modules/auth/routes';
@@ -37,7 +39,13 @@ export interface RegistryDeps {
  */
 export function createRegistry(deps: RegistryDeps) {
   const { database, config, clock = systemClock, logger = createLogger(config.logLevel) } = deps;
-  const ctx: ServiceContext = { db: database.db, clock, config, logger };
+  const reads = config.readCacheMs > 0 ? new ReadCache(config.readCacheMs, clock) : undefined;
+  if (reads) {
+    followChanges(database, reads, logger).catch((error) =>
+      logger.warn('cannot follow change notifications; cached reads rely on their age bound alone', { error }),
+    );
+  }
+  const ctx: ServiceContext = { db: database.db, readDb: database.read, reads, clock, config, logger };
   const store = deps.rateLimitStore ?? (database.kind === 'postgres' ? postgresRateLimitStore(database.db) : memoryRateLimitStore());
   // The web pages are Bun routes beside the API (no API path is a page path); `development:
   // false` serves the same minified bundle `npm start` and the compiled binary do.

@@ -1,5 +1,6 @@
 import type { RegistryConfig } from '../config';
 import type { Database } from '../db';
+import type { ReadCache } from './cache/read-cache';
 import type { Logger } from '../log';
 import type { Clock } from '../runtime/clock';
 
@@ -11,4 +12,8 @@ export interface ServiceContext {
   clock: Clock;
   config: RegistryConfig;
   logger: Logger;
+  /** Where public discovery reads go: a read replica when configured; `db` otherwise. */
+  readDb?: Database;
+  /** The public read cache, told of this instance's own writes at once (others arrive by NOTIFY). */
+  reads?: ReadCache;
 }

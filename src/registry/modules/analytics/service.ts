@@ -50,7 +50,7 @@ export async function recordView(ctx: ServiceContext, skillId: string, ip: strin
   const now = ctx.clock.now();
   const windowStart = new Date(now.getTime() - ctx.config.catalogue.viewWindowSeconds * 1000);
   const visitor = hashSecret(`view:${ip}`).slice(0, 32);
-  return ctx.db.transaction(async (tx) => {
+  const counted = await ctx.db.transaction(async (tx) => {
     const counted = await tx
       .insert(viewDedup)
       .values({ skillId, visitor, countedAt: now })
@@ -68,6 +68,8 @@ export async function recordView(ctx: ServiceContext, skillId: string, ip: strin
     await bumpDaily(tx, skillId, now, { views: 1 });
     return true;
   });
+  if (counted) ctx.reads?.skillChanged(skillId);
+  return counted;
 }
 
 /**
@@ -84,7 +86,7 @@ export async function recordCall(
   if (skill.creatorId !== userId) throw new AppError('FORBIDDEN', 'Only the skill’s creator can record its calls');
   const amount = input.amount === undefined ? null : priceToAtomic(input.amount);
   const now = ctx.clock.now();
-  return ctx.db.transaction(async (tx) => {
+  const recorded = await ctx.db.transaction(async (tx) => {
     const paymentId = input.paymentRef ? (await nominatePayment(tx, skill, input.paymentRef, now)).id : null;
     const inserted = await tx
       .insert(skillCalls)
@@ -101,6 +103,8 @@ export async function recordCall(
     }
     return true;
   });
+  if (recorded) ctx.reads?.skillChanged(skill.id);
+  return recorded;
 }
 
 /**
@@ -137,7 +141,7 @@ export async function setFavorite(
   add: boolean,
 ): Promise<{ favorited: boolean; favoriteCount: number }> {
   await skillById(ctx, skillId);
-  return ctx.db.transaction(async (tx) => {
+  const outcome = await ctx.db.transaction(async (tx) => {
     const changed = add
       ? await tx
           .insert(favorites)
@@ -154,8 +158,10 @@ export async function setFavorite(
       .set({ favoriteCount: sql`${skillStats.favoriteCount} + ${delta}` })
       .where(eq(skillStats.skillId, skillId))
       .returning({ favoriteCount: skillStats.favoriteCount });
-    return { favorited: add, favoriteCount: stats?.favoriteCount ?? 0 };
+    return { favorited: add, favoriteCount: stats?.favoriteCount ?? 0, changed: delta !== 0 };
   });
+  if (outcome.changed) ctx.reads?.skillChanged(skillId);
+  return { favorited: outcome.favorited, favoriteCount: outcome.favoriteCount };
 }
 
 /** Days in the daily series when the caller does not say. */

@@ -62,7 +62,7 @@ export async function postReview(
   if (!buyer) throw new AppError('FORBIDDEN', 'Only buyers can review a skill: no verified payment to it from your wallets');
   const comment = input.comment?.trim() || null;
   const now = ctx.clock.now();
-  return ctx.db.transaction(async (tx) => {
+  const outcome = await ctx.db.transaction(async (tx) => {
     const [inserted] = await tx
       .insert(reviews)
       .values({
@@ -100,6 +100,8 @@ export async function postReview(
       .where(eq(skillStats.skillId, skill.id));
     return { created: false, review: toReviewView(updated!) };
   });
+  ctx.reads?.skillChanged(skill.id); // its rating
+  return outcome;
 }
 
 /** A skill's reviews, newest first, one keyset page at a time. */
