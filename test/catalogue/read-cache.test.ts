@@ -5,6 +5,7 @@ import { authTestConfig, bearer, jsonPost, providerKeys } from '../support/auth'
 import { json, newCreator, type Creator } from '../support/catalogue';
 import { createPostgresDatabase, databaseKinds, openTestDatabase } from '../support/database';
 import { manualClock, registryWith } from '../support/registry';
+import { CHANGES_CHANNEL } from '../../src/registry/cache/changes';
 
 /**
  * Two registry instances over one database, each with its own read cache: on PostgreSQL two
@@ -70,6 +71,22 @@ for (const kind of databaseKinds) {
       const res = await creator.register({ description });
       expect(res.status).toBe(201);
       return json(res);
+    };
+    /**
+     * Registers a skill and waits for its change notification to reach B's database handle, so
+     * that it cannot arrive after a read of B and drop what that read cached (the tests of counters
+     * need the cached answer to stay put).
+     */
+    const registerSettled = async (description: string) => {
+      const payloads: string[] = [];
+      const stop = await handles.b.listen(CHANGES_CHANNEL, (payload) => payloads.push(payload));
+      try {
+        const skill = await register(description);
+        await eventually(async () => payloads.includes(`skill:${skill.id}`), Boolean);
+        return skill;
+      } finally {
+        await stop();
+      }
     };
     const listing = async (app: typeof a, slug: string, headers: Record<string, string> = {}) =>
       json(await app.request(`/skills/${slug}`, { headers }));
@@ -150,6 +167,25 @@ for (const kind of databaseKinds) {
       ).toEqual([renamed]);
     });
 
+    it('shows a change of the skill server’s health on the other instance', async () => {
+      const skill = await register('Served somewhere');
+      const serverUrl = skill.endpoint.replace(/\/[^/?#]*([?#].*)?$/, '');
+      await handles.a.db.execute(
+        sql`insert into server_health (server_url, host, status, next_probe_at) values (${serverUrl}, 'skills.example.com', 'unknown', now()) on conflict do nothing`,
+      );
+      const before = (await listing(b, skill.slug)).status;
+      const after = before === 'up' ? 'down' : 'up';
+      await handles.a.db.execute(sql`update server_health set status = ${after} where server_url = ${serverUrl}`);
+      expect(
+        (
+          await eventually(
+            () => listing(b, skill.slug),
+            (s) => s.status === after,
+          )
+        ).status,
+      ).toBe(after);
+    });
+
     it('lets the writer see their own write at once: on the instance written to, and with a credential anywhere', async () => {
       const skill = await register('A skill about to change');
       expect((await listing(a, skill.slug)).price).toBe('$0.001');
@@ -161,7 +197,7 @@ for (const kind of databaseKinds) {
     });
 
     it('keeps counters, which change without notice, at most the stated age', async () => {
-      const skill = await register('Counted quietly');
+      const skill = await registerSettled('Counted quietly');
       expect((await listing(c, skill.slug)).viewCount).toBe(0);
       // A write no trigger announces (as counters are): the cached answer stands until its age runs out.
       await handles.a.db.execute(sql`update skill_stats set view_count = 42 where skill_id = ${skill.id}`);
@@ -173,7 +209,7 @@ for (const kind of databaseKinds) {
     });
 
     it('counts a view on A into B’s listing within the bound', async () => {
-      const skill = await register('Viewed');
+      const skill = await registerSettled('Viewed');
       expect((await listing(c, skill.slug)).viewCount).toBe(0);
       expect((await a.request('/analytics/view', jsonPost({ skillId: skill.id }))).status).toBe(200);
       expect((await listing(a, skill.slug)).viewCount).toBe(1); // the writing instance at once
