@@ -5,6 +5,7 @@ import { createLogger, type Logger } from '../log';
 import { systemClock, type Clock, type ServiceContext } from './context';
 import { followChanges } from './cache/changes';
 import { ReadCache } from './cache/read-cache';
+import { readObservedFields } from './modules/skills/view';
 import { analyticsRoutes } from './modules/analytics/routes';
 import { credentialIdentity } from './modules/auth/identity';
 import { authRoutes } from './modules/auth/routes';
@@ -39,7 +40,10 @@ export interface RegistryDeps {
  */
 export function createRegistry(deps: RegistryDeps) {
   const { database, config, clock = systemClock, logger = createLogger(config.logLevel) } = deps;
-  const reads = config.readCacheMs > 0 ? new ReadCache(config.readCacheMs, clock) : undefined;
+  const reads =
+    config.readCacheMs > 0
+      ? new ReadCache({ maxAgeMs: config.readCacheMs, clock, observe: (ids) => readObservedFields(database.read, ids) })
+      : undefined;
   if (reads) {
     followChanges(database, reads, logger).catch((error) =>
       logger.warn('cannot follow change notifications; cached reads rely on their age bound alone', { error }),

@@ -1,8 +1,17 @@
-import type { CachedAnswer } from './read-cache';
+/** One answer as sent: its JSON body, its entity tag, and headers of its own (e.g. the next page's link). */
+export interface CachedAnswer {
+  body: string;
+  etag: string;
+  headers?: Record<string, string>;
+}
 
 /** A JSON answer ready to keep and to send again: the body serialized once, its entity tag its hash. */
 export function jsonAnswer(value: unknown, headers?: Record<string, string>): CachedAnswer {
-  const body = JSON.stringify(value);
+  return bodyAnswer(JSON.stringify(value), headers);
+}
+
+/** An answer of a JSON body already serialized. */
+export function bodyAnswer(body: string, headers?: Record<string, string>): CachedAnswer {
   return { body, etag: `"${Bun.hash(body).toString(36)}-${body.length.toString(36)}"`, ...(headers ? { headers } : {}) };
 }
 

@@ -1,126 +1,251 @@
+import type { SkillView } from 'skill-market/registry';
 import type { Clock } from '../../runtime/clock';
+import type { ObservedFields } from '../modules/skills/view';
+import { bodyAnswer, jsonAnswer, type CachedAnswer } from './http';
 
-/** One answer as sent: its JSON body, its entity tag, and headers of its own (e.g. the next page's link). */
-export interface CachedAnswer {
-  body: string;
-  etag: string;
-  headers?: Record<string, string>;
+export type { CachedAnswer } from './http';
+
+export interface ReadCacheOptions {
+  /** The most a served counter may lag the database (READ_CACHE_MS). */
+  maxAgeMs: number;
+  clock: Clock;
+  /** Reads the observed fields (counters, health) of these skills in one go; a skill missing is gone. */
+  observe(ids: string[]): Promise<Map<string, ObservedFields>>;
+  /** Entries per kind before the oldest go (default 10,000). */
+  maxEntries?: number;
 }
 
-interface Entry {
+interface Listing {
+  view: SkillView;
   answer: CachedAnswer;
-  /** When the load that produced it started: the data is at least this new. */
-  loadedAt: number;
-  skillId?: string;
+  /** When the read its counters came from started: they are at least this new. */
+  checkedAt: number;
+  usedAt: number;
 }
 
-type Loader = () => Promise<{ answer: CachedAnswer; skillId?: string }>;
+interface Page {
+  ids: string[];
+  headers: Record<string, string>;
+  loadedAt: number;
+  /** How long its choice and order of skills stand: READ_CACHE_MS when ordered by counters. */
+  maxAgeMs: number;
+  built: { version: number; answer: CachedAnswer };
+}
 
-/** Entries per kind (listings, search pages) before the oldest go. */
-const DEFAULT_MAX_ENTRIES = 10_000;
+/** How long a search page's choice and order stand when they depend on content only (which notifies). */
+export const PAGE_ORDER_MAX_AGE_MS = 10_000;
+/** A listing nobody asked for this long is no longer refreshed, but dropped. */
+const IDLE_MS = 60_000;
 
 /**
- * An in-process cache of public discovery answers: skill listings by slug and search pages by
- * query. An answer is served while younger than `maxAgeMs` (the bound on counters, which change
- * without notice); any change to a skill's listing (NOTIFY from another instance, or this
- * instance's own write) drops that listing and every search page at once.
+ * An in-process cache of public discovery answers: skill listings by slug, and search pages as
+ * lists of skills whose listings are shared with the listing cache.
  *
- * - One load per key at a time; requests for a key being loaded wait for it.
- * - Past half its age an entry is reloaded in the background while it is still served, so a
- *   busy key never makes requests wait.
- * - A load that overlaps an invalidation is answered to its waiters but not kept: it may have
- *   read the data from before the change.
- * - Not-found and errors are never kept.
+ * - A listing's content is kept until a change notification (another instance's write) or this
+ *   instance's own write drops it. Its observed fields (counters, health) change without notice:
+ *   they are re-read for every listing in use, in one statement, once they are half `maxAgeMs`
+ *   old (served meanwhile), and a listing whose counters are `maxAgeMs` old is not served before
+ *   that re-read. So counters lag at most `maxAgeMs`, at the cost of one statement per half
+ *   `maxAgeMs` whatever the number of listings and requests.
+ * - A search page keeps which skills it lists, in order, until a change drops every page, and
+ *   at most PAGE_ORDER_MAX_AGE_MS (`maxAgeMs` when ordered by counters); its body is built from
+ *   the current listings.
+ * - One load per key at a time; a load that overlaps a change is answered to its waiters but not
+ *   kept. Not-found and errors are never kept.
  */
 export class ReadCache {
-  private readonly listings = new Map<string, Entry>();
-  private readonly slugOf = new Map<string, string>();
-  private readonly searches = new Map<string, Entry>();
+  private readonly listings = new Map<string, Listing>();
+  private readonly idOf = new Map<string, string>();
+  private readonly pages = new Map<string, Page>();
   private readonly loading = new Map<string, Promise<CachedAnswer>>();
+  private refreshing: Promise<void> | undefined;
+  /** Bumped by every change notice: loads that started before one are not kept. */
   private epoch = 0;
-  /** Counts for tests and the bench: answers served from memory, and loads. */
-  readonly stats = { hits: 0, loads: 0 };
+  /** Bumped whenever a listing's answer changes or goes: pages rebuild their body then. */
+  private version = 0;
+  private readonly maxEntries: number;
+  /** For tests and the bench: answers served from memory, loads, and re-reads of counters. */
+  readonly stats = { hits: 0, loads: 0, refreshes: 0 };
 
-  constructor(
-    readonly maxAgeMs: number,
-    private readonly clock: Clock,
-    private readonly maxEntries = DEFAULT_MAX_ENTRIES,
-  ) {}
-
-  /** The listing of `slug`; `load` reads it and tells the skill's id. */
-  listing(slug: string, load: () => Promise<{ answer: CachedAnswer; skillId: string }>): Promise<CachedAnswer> {
-    return this.get(this.listings, `l:${slug}`, slug, load);
+  constructor(private readonly options: ReadCacheOptions) {
+    this.maxEntries = options.maxEntries ?? 10_000;
   }
 
-  /** The search page for `key` (the normalized query). */
-  search(key: string, load: () => Promise<CachedAnswer>): Promise<CachedAnswer> {
-    return this.get(this.searches, `s:${key}`, key, async () => ({ answer: await load() }));
+  /** The listing of `slug`. */
+  async listing(slug: string, load: () => Promise<SkillView>): Promise<CachedAnswer> {
+    const id = this.idOf.get(slug);
+    const cached = id === undefined ? undefined : this.listings.get(id);
+    if (cached && (await this.current([cached]))) {
+      this.stats.hits++;
+      return cached.answer;
+    }
+    return this.flight(`l:${slug}`, async (keep) => {
+      const view = await load();
+      const answer = jsonAnswer(view);
+      keep((at) => this.keepListing(view, answer, at));
+      return answer;
+    });
+  }
+
+  /** The search page for `key` (the path and query); `byCounters` when its order depends on counters. */
+  async search(
+    key: string,
+    byCounters: boolean,
+    load: () => Promise<{ skills: SkillView[]; headers: Record<string, string> }>,
+  ): Promise<CachedAnswer> {
+    const page = this.pages.get(key);
+    if (page) {
+      const age = this.now() - page.loadedAt;
+      const listed = page.ids.map((id) => this.listings.get(id));
+      if (age >= 0 && age < page.maxAgeMs && listed.every((l) => l !== undefined) && (await this.current(listed))) {
+        this.stats.hits++;
+        if (page.built.version !== this.version) {
+          page.built = { version: this.version, answer: bodyAnswer(`[${listed.map((l) => l.answer.body).join(',')}]`, page.headers) };
+        }
+        return page.built.answer;
+      }
+    }
+    return this.flight(`s:${key}`, async (keep) => {
+      const { skills, headers } = await load();
+      const answer = jsonAnswer(skills, headers);
+      keep((at) => {
+        for (const view of skills) this.keepListing(view, jsonAnswer(view), at);
+        this.pages.delete(key);
+        this.bound(this.pages);
+        this.pages.set(key, {
+          ids: skills.map((s) => s.id),
+          headers,
+          loadedAt: at,
+          maxAgeMs: byCounters ? this.options.maxAgeMs : Math.max(this.options.maxAgeMs, PAGE_ORDER_MAX_AGE_MS),
+          built: { version: this.version, answer },
+        });
+      });
+      return answer;
+    });
   }
 
   /** One skill's listing changed (content, membership or counters): its entry and every search page go. */
   skillChanged(skillId: string): void {
-    this.epoch++;
-    this.loading.clear();
-    const slug = this.slugOf.get(skillId);
-    if (slug !== undefined) {
-      this.listings.delete(slug);
-      this.slugOf.delete(skillId);
-    }
-    this.searches.clear();
+    this.changed();
+    const listing = this.listings.get(skillId);
+    if (listing) this.dropListing(listing);
+    this.pages.clear();
   }
 
   /** Anything may have changed (a group renamed, a server's health, a lost notification channel). */
   clear(): void {
-    this.epoch++;
-    this.loading.clear();
+    this.changed();
     this.listings.clear();
-    this.slugOf.clear();
-    this.searches.clear();
+    this.idOf.clear();
+    this.pages.clear();
   }
 
-  private get(map: Map<string, Entry>, flight: string, key: string, load: Loader): Promise<CachedAnswer> {
-    const entry = map.get(key);
-    if (entry) {
-      const age = this.clock.now().getTime() - entry.loadedAt;
-      if (age < this.maxAgeMs && age >= 0) {
-        this.stats.hits++;
-        if (age >= this.maxAgeMs / 2 && !this.loading.has(flight)) this.fill(map, flight, key, load).catch(() => {});
-        return Promise.resolve(entry.answer);
-      }
-      this.drop(map, key, entry);
+  private changed(): void {
+    this.epoch++;
+    this.version++;
+    this.loading.clear();
+  }
+
+  private now(): number {
+    return this.options.clock.now().getTime();
+  }
+
+  /**
+   * Whether these listings may be served: counters younger than maxAgeMs, re-read first when
+   * not (and in the background past half of it). False if one went meanwhile.
+   */
+  private async current(listed: Listing[]): Promise<boolean> {
+    if (listed.length === 0) return true;
+    const now = this.now();
+    const oldest = Math.min(...listed.map((l) => l.checkedAt));
+    const age = now - oldest;
+    for (const l of listed) l.usedAt = now;
+    if (age >= 0 && age < this.options.maxAgeMs / 2) return true;
+    if (age >= 0 && age < this.options.maxAgeMs) {
+      this.refresh().catch(() => {});
+      return true;
     }
-    return this.loading.get(flight) ?? this.fill(map, flight, key, load);
+    await this.refresh();
+    const after = this.now();
+    return listed.every((l) => this.listings.get(l.view.id) === l && after - l.checkedAt < this.options.maxAgeMs);
   }
 
-  private fill(map: Map<string, Entry>, flight: string, key: string, load: Loader): Promise<CachedAnswer> {
+  /** Re-reads the counters of every listing in use that is half maxAgeMs old, in one statement; one at a time. */
+  private refresh(): Promise<void> {
+    this.refreshing ??= (async () => {
+      const startedAt = this.now();
+      const due: Listing[] = [];
+      for (const listing of this.listings.values()) {
+        if (startedAt - listing.usedAt > IDLE_MS) this.dropListing(listing);
+        else if (startedAt - listing.checkedAt >= this.options.maxAgeMs / 2 || startedAt < listing.checkedAt) due.push(listing);
+      }
+      if (due.length === 0) return;
+      this.stats.refreshes++;
+      const observed = await this.options.observe(due.map((l) => l.view.id));
+      for (const listing of due) {
+        if (this.listings.get(listing.view.id) !== listing) continue; // changed meanwhile
+        const fields = observed.get(listing.view.id);
+        if (!fields) {
+          this.dropListing(listing);
+          continue;
+        }
+        if (!sameFields(listing.view, fields)) {
+          listing.view = { ...listing.view, ...fields };
+          listing.answer = jsonAnswer(listing.view);
+          this.version++;
+        }
+        listing.checkedAt = startedAt;
+      }
+    })().finally(() => {
+      this.refreshing = undefined;
+    });
+    return this.refreshing;
+  }
+
+  /** Runs `load` once per key at a time; `keep` stores its result unless a change came meanwhile. */
+  private flight(key: string, load: (keep: (store: (at: number) => void) => void) => Promise<CachedAnswer>): Promise<CachedAnswer> {
+    const running = this.loading.get(key);
+    if (running) return running;
     const epoch = this.epoch;
-    const loadedAt = this.clock.now().getTime();
+    const startedAt = this.now();
     this.stats.loads++;
-    const pending: Promise<CachedAnswer> = load()
-      .then(({ answer, skillId }) => {
-        if (this.epoch === epoch) this.keep(map, key, { answer, loadedAt, ...(skillId ? { skillId } : {}) });
-        return answer;
-      })
-      .finally(() => {
-        if (this.loading.get(flight) === pending) this.loading.delete(flight);
-      });
-    this.loading.set(flight, pending);
+    const pending: Promise<CachedAnswer> = load((store) => {
+      if (this.epoch === epoch) store(startedAt);
+    }).finally(() => {
+      if (this.loading.get(key) === pending) this.loading.delete(key);
+    });
+    this.loading.set(key, pending);
     return pending;
   }
 
-  private keep(map: Map<string, Entry>, key: string, entry: Entry): void {
-    const previous = map.get(key);
-    if (previous) this.drop(map, key, previous);
-    while (map.size >= this.maxEntries) {
-      const [oldestKey, oldest] = map.entries().next().value as [string, Entry];
-      this.drop(map, oldestKey, oldest);
+  private keepListing(view: SkillView, answer: CachedAnswer, at: number): void {
+    const previous = this.listings.get(view.id);
+    if (previous) {
+      if (previous.checkedAt > at) return; // a newer read is already there
+      this.dropListing(previous);
     }
-    map.set(key, entry);
-    if (entry.skillId) this.slugOf.set(entry.skillId, key);
+    this.bound(this.listings, (l) => this.dropListing(l));
+    this.listings.set(view.id, { view, answer, checkedAt: at, usedAt: at });
+    this.idOf.set(view.slug, view.id);
+    this.version++;
   }
 
-  private drop(map: Map<string, Entry>, key: string, entry: Entry): void {
-    map.delete(key);
-    if (entry.skillId && this.slugOf.get(entry.skillId) === key) this.slugOf.delete(entry.skillId);
+  private dropListing(listing: Listing): void {
+    this.listings.delete(listing.view.id);
+    if (this.idOf.get(listing.view.slug) === listing.view.id) this.idOf.delete(listing.view.slug);
+    this.version++;
   }
+
+  /** Makes room for one more entry, dropping the oldest. */
+  private bound<T>(map: Map<string, T>, drop: (value: T, key: string) => void = (_v, k) => map.delete(k)): void {
+    while (map.size >= this.maxEntries) {
+      const [key, value] = map.entries().next().value as [string, T];
+      drop(value, key);
+    }
+  }
+}
+
+function sameFields(view: SkillView, fields: ObservedFields): boolean {
+  for (const key of Object.keys(fields) as (keyof ObservedFields)[]) if (view[key] !== fields[key]) return false;
+  return true;
 }

@@ -45,9 +45,13 @@ export function skillRoutes(ctx: ServiceContext) {
           const { skills, nextCursor } = await searchSkills(credentialed ? ctx : publicCtx, query);
           const headers: Record<string, string> = {};
           announceNextPage(headers, request.url, nextCursor);
-          return jsonAnswer(skills, headers);
+          return { skills, headers };
         };
-        const answer = credentialed || !ctx.reads ? await load() : await ctx.reads.search(requestPathAndQuery(request.url), load);
+        const byCounters = query.sort === 'popular' || query.sort === 'revenue' || query.sort === 'rating';
+        const answer =
+          credentialed || !ctx.reads
+            ? await load().then(({ skills, headers }) => jsonAnswer(skills, headers))
+            : await ctx.reads.search(requestPathAndQuery(request.url), byCounters, load);
         return sendAnswer(request, answer, credentialed ? privateControl : publicControl);
       },
       {
@@ -60,11 +64,8 @@ export function skillRoutes(ctx: ServiceContext) {
       '/skills/:slug',
       async ({ params, request }) => {
         const credentialed = hasCredential(request, cookieName);
-        const load = async () => {
-          const skill = await getSkillBySlug(credentialed ? ctx : publicCtx, params.slug);
-          return { answer: jsonAnswer(skill), skillId: skill.id };
-        };
-        const answer = credentialed || !ctx.reads ? (await load()).answer : await ctx.reads.listing(params.slug, load);
+        const load = () => getSkillBySlug(credentialed ? ctx : publicCtx, params.slug);
+        const answer = credentialed || !ctx.reads ? jsonAnswer(await load()) : await ctx.reads.listing(params.slug, load);
         return sendAnswer(request, answer, credentialed ? privateControl : publicControl);
       },
       {
