@@ -77,6 +77,17 @@ describe('read cache', () => {
     expect(t.loads()).toBe(2);
   });
 
+  it('reloads content at most every 10 s even without a change notice (one missed, a replica that lagged)', async () => {
+    const t = setup();
+    await t.listing(1);
+    t.clock.advance(9.9);
+    await t.listing(1); // counters re-read, content kept
+    expect(t.loads()).toBe(1);
+    t.clock.advance(0.1);
+    await t.listing(1);
+    expect(t.loads()).toBe(2);
+  });
+
   it('does not keep a load that overlaps a change', async () => {
     const t = setup();
     let release!: () => void;

@@ -18,6 +18,8 @@ export interface ReadCacheOptions {
 interface Listing {
   view: SkillView;
   answer: CachedAnswer;
+  /** When the load of its content started. */
+  loadedAt: number;
   /** When the read its counters came from started: they are at least this new. */
   checkedAt: number;
   usedAt: number;
@@ -32,8 +34,11 @@ interface Page {
   built: { version: number; answer: CachedAnswer };
 }
 
-/** How long a search page's choice and order stand when they depend on content only (which notifies). */
-export const PAGE_ORDER_MAX_AGE_MS = 10_000;
+/**
+ * How long content (a listing, a search page's choice and order) is kept even without a change
+ * notice: the bound should a notice be missed, or a read replica still lag when it arrived.
+ */
+export const CONTENT_MAX_AGE_MS = 10_000;
 /** A listing nobody asked for this long is no longer refreshed, but dropped. */
 const IDLE_MS = 60_000;
 
@@ -42,13 +47,13 @@ const IDLE_MS = 60_000;
  * lists of skills whose listings are shared with the listing cache.
  *
  * - A listing's content is kept until a change notification (another instance's write) or this
- *   instance's own write drops it. Its observed fields (counters, health) change without notice:
+ *   instance's own write drops it, and at most CONTENT_MAX_AGE_MS. Its observed fields (counters, health) change without notice:
  *   they are re-read for every listing in use, in one statement, once they are half `maxAgeMs`
  *   old (served meanwhile), and a listing whose counters are `maxAgeMs` old is not served before
  *   that re-read. So counters lag at most `maxAgeMs`, at the cost of one statement per half
  *   `maxAgeMs` whatever the number of listings and requests.
  * - A search page keeps which skills it lists, in order, until a change drops every page, and
- *   at most PAGE_ORDER_MAX_AGE_MS (`maxAgeMs` when ordered by counters); its body is built from
+ *   at most CONTENT_MAX_AGE_MS (`maxAgeMs` when ordered by counters); its body is built from
  *   the current listings.
  * - One load per key at a time; a load that overlaps a change is answered to its waiters but not
  *   kept. Not-found and errors are never kept.
@@ -75,7 +80,7 @@ export class ReadCache {
   async listing(slug: string, load: () => Promise<SkillView>): Promise<CachedAnswer> {
     const id = this.idOf.get(slug);
     const cached = id === undefined ? undefined : this.listings.get(id);
-    if (cached && (await this.current([cached]))) {
+    if (cached && this.young(cached) && (await this.current([cached]))) {
       this.stats.hits++;
       return cached.answer;
     }
@@ -97,7 +102,12 @@ export class ReadCache {
     if (page) {
       const age = this.now() - page.loadedAt;
       const listed = page.ids.map((id) => this.listings.get(id));
-      if (age >= 0 && age < page.maxAgeMs && listed.every((l) => l !== undefined) && (await this.current(listed))) {
+      if (
+        age >= 0 &&
+        age < page.maxAgeMs &&
+        listed.every((l): l is Listing => l !== undefined && this.young(l)) &&
+        (await this.current(listed))
+      ) {
         this.stats.hits++;
         if (page.built.version !== this.version) {
           page.built = { version: this.version, answer: bodyAnswer(`[${listed.map((l) => l.answer.body).join(',')}]`, page.headers) };
@@ -116,7 +126,7 @@ export class ReadCache {
           ids: skills.map((s) => s.id),
           headers,
           loadedAt: at,
-          maxAgeMs: byCounters ? this.options.maxAgeMs : Math.max(this.options.maxAgeMs, PAGE_ORDER_MAX_AGE_MS),
+          maxAgeMs: byCounters ? this.options.maxAgeMs : Math.max(this.options.maxAgeMs, CONTENT_MAX_AGE_MS),
           built: { version: this.version, answer },
         });
       });
@@ -146,6 +156,12 @@ export class ReadCache {
     this.loading.clear();
   }
 
+  /** Whether a listing's content is within CONTENT_MAX_AGE_MS. */
+  private young(listing: Listing): boolean {
+    const age = this.now() - listing.loadedAt;
+    return age >= 0 && age < Math.max(this.options.maxAgeMs, CONTENT_MAX_AGE_MS);
+  }
+
   private now(): number {
     return this.options.clock.now().getTime();
   }
@@ -165,9 +181,14 @@ export class ReadCache {
       this.refresh().catch(() => {});
       return true;
     }
-    await this.refresh();
-    const after = this.now();
-    return listed.every((l) => this.listings.get(l.view.id) === l && after - l.checkedAt < this.options.maxAgeMs);
+    // A re-read already under way may have started before these were due: then one more.
+    for (let round = 0; round < 2; round++) {
+      await this.refresh();
+      if (listed.some((l) => this.listings.get(l.view.id) !== l)) return false;
+      const after = this.now();
+      if (listed.every((l) => after - l.checkedAt < this.options.maxAgeMs)) return true;
+    }
+    return false;
   }
 
   /** Re-reads the counters of every listing in use that is half maxAgeMs old, in one statement; one at a time. */
@@ -225,7 +246,7 @@ export class ReadCache {
       this.dropListing(previous);
     }
     this.bound(this.listings, (l) => this.dropListing(l));
-    this.listings.set(view.id, { view, answer, checkedAt: at, usedAt: at });
+    this.listings.set(view.id, { view, answer, loadedAt: at, checkedAt: at, usedAt: at });
     this.idOf.set(view.slug, view.id);
     this.version++;
   }
