@@ -31,7 +31,7 @@ export async function openDatabase(config: DatabaseConfig, options: OpenOptions 
 type PostgresHandle = DatabaseHandle & { unbounded: Database };
 
 /** The application_name of the primary's pool and of the read pool (visible in pg_stat_activity). */
-export const APPLICATION_NAME = 'market-registry';
+const APPLICATION_NAME = 'market-registry';
 export const READ_APPLICATION_NAME = 'market-registry-read';
 
 /** postgres.js with a deadline on connecting and on every statement (deadline.ts). */

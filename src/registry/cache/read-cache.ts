@@ -11,8 +11,10 @@ export interface ReadCacheOptions {
   clock: Clock;
   /** Reads the observed fields (counters, health) of these skills in one go; a skill missing is gone. */
   observe(ids: string[]): Promise<Map<string, ObservedFields>>;
-  /** Entries per kind before the oldest go (default 10,000). */
-  maxEntries?: number;
+  /** Listings kept before the oldest go (default 10,000: some 20 MB). */
+  maxListings?: number;
+  /** Search pages kept before the oldest go (default 2,000: each holds its built body, up to 100 listings). */
+  maxPages?: number;
 }
 
 interface Listing {
@@ -68,20 +70,13 @@ export class ReadCache {
   private epoch = 0;
   /** Bumped whenever a listing's answer changes or goes: pages rebuild their body then. */
   private version = 0;
-  private readonly maxEntries: number;
-  /** For tests and the bench: answers served from memory, loads, and re-reads of counters. */
-  readonly stats = { hits: 0, loads: 0, refreshes: 0 };
-
-  constructor(private readonly options: ReadCacheOptions) {
-    this.maxEntries = options.maxEntries ?? 10_000;
-  }
+  constructor(private readonly options: ReadCacheOptions) {}
 
   /** The listing of `slug`. */
   async listing(slug: string, load: () => Promise<SkillView>): Promise<CachedAnswer> {
     const id = this.idOf.get(slug);
     const cached = id === undefined ? undefined : this.listings.get(id);
     if (cached && this.young(cached) && (await this.current([cached]))) {
-      this.stats.hits++;
       return cached.answer;
     }
     return this.flight(`l:${slug}`, async (keep) => {
@@ -108,7 +103,6 @@ export class ReadCache {
         listed.every((l): l is Listing => l !== undefined && this.young(l)) &&
         (await this.current(listed))
       ) {
-        this.stats.hits++;
         if (page.built.version !== this.version) {
           page.built = { version: this.version, answer: bodyAnswer(`[${listed.map((l) => l.answer.body).join(',')}]`, page.headers) };
         }
@@ -121,7 +115,7 @@ export class ReadCache {
       keep((at) => {
         for (const view of skills) this.keepListing(view, jsonAnswer(view), at);
         this.pages.delete(key);
-        this.bound(this.pages);
+        this.bound(this.pages, this.options.maxPages ?? 2_000);
         this.pages.set(key, {
           ids: skills.map((s) => s.id),
           headers,
@@ -201,7 +195,6 @@ export class ReadCache {
         else if (startedAt - listing.checkedAt >= this.options.maxAgeMs / 2 || startedAt < listing.checkedAt) due.push(listing);
       }
       if (due.length === 0) return;
-      this.stats.refreshes++;
       const observed = await this.options.observe(due.map((l) => l.view.id));
       for (const listing of due) {
         if (this.listings.get(listing.view.id) !== listing) continue; // changed meanwhile
@@ -229,7 +222,6 @@ export class ReadCache {
     if (running) return running;
     const epoch = this.epoch;
     const startedAt = this.now();
-    this.stats.loads++;
     const pending: Promise<CachedAnswer> = load((store) => {
       if (this.epoch === epoch) store(startedAt);
     }).finally(() => {
@@ -245,7 +237,7 @@ export class ReadCache {
       if (previous.checkedAt > at) return; // a newer read is already there
       this.dropListing(previous);
     }
-    this.bound(this.listings, (l) => this.dropListing(l));
+    this.bound(this.listings, this.options.maxListings ?? 10_000, (l) => this.dropListing(l));
     this.listings.set(view.id, { view, answer, loadedAt: at, checkedAt: at, usedAt: at });
     this.idOf.set(view.slug, view.id);
     this.version++;
@@ -258,8 +250,8 @@ export class ReadCache {
   }
 
   /** Makes room for one more entry, dropping the oldest. */
-  private bound<T>(map: Map<string, T>, drop: (value: T, key: string) => void = (_v, k) => map.delete(k)): void {
-    while (map.size >= this.maxEntries) {
+  private bound<T>(map: Map<string, T>, max: number, drop: (value: T, key: string) => void = (_v, k) => map.delete(k)): void {
+    while (map.size >= max) {
       const [key, value] = map.entries().next().value as [string, T];
       drop(value, key);
     }
