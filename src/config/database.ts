@@ -1,8 +1,16 @@
 import { resolve } from 'node:path';
-import { type Env, readInteger, readPostgresUrl, read } from './env';
+import { ConfigError, type Env, readInteger, readPostgresUrl, read } from './env';
 
 /** Where the data lives: a PostgreSQL server, or the embedded database in a directory. */
-export type DatabaseConfig = { kind: 'postgres'; url: string; poolSize: number } | { kind: 'embedded'; dataDir: string };
+export type DatabaseConfig =
+  | {
+      kind: 'postgres';
+      url: string;
+      poolSize: number;
+      /** A read replica for discovery reads (DATABASE_READ_URL); unset: everything reads the primary. */
+      readUrl?: string;
+    }
+  | { kind: 'embedded'; dataDir: string };
 
 const DEFAULT_DATA_DIR = './.market/data';
 
@@ -10,7 +18,11 @@ const DEFAULT_DATA_DIR = './.market/data';
 export function readDatabaseConfig(env: Env, cwd: string): DatabaseConfig {
   const url = readPostgresUrl(env, 'DATABASE_URL');
   if (url !== undefined) {
-    return { kind: 'postgres', url, poolSize: readInteger(env, 'DATABASE_POOL_SIZE', 10, 1, 200) };
+    const readUrl = readPostgresUrl(env, 'DATABASE_READ_URL');
+    return { kind: 'postgres', url, poolSize: readInteger(env, 'DATABASE_POOL_SIZE', 10, 1, 200), ...(readUrl ? { readUrl } : {}) };
+  }
+  if (read(env, 'DATABASE_READ_URL') !== undefined) {
+    throw new ConfigError('DATABASE_READ_URL', 'needs DATABASE_URL: a read replica is of a PostgreSQL primary');
   }
   return { kind: 'embedded', dataDir: resolve(cwd, read(env, 'MARKET_DATA_DIR') ?? DEFAULT_DATA_DIR) };
 }

@@ -31,6 +31,12 @@ export interface RegistryConfig {
   /** Network, USDC contract and RPC for spending-wallet balances. */
   chain: ChainConfig;
   catalogue: CatalogueConfig;
+  /**
+   * How long a public discovery answer (a listing, a search page) may be served from the registry's
+   * memory (READ_CACHE_MS, default 1000; 0 turns the cache off). It bounds how stale counters may
+   * be; other changes reach every instance at once through NOTIFY.
+   */
+  readCacheMs: number;
   /** Background probes of skill servers. */
   health: HealthConfig;
   /** Background checks of reported payments on chain. */
@@ -67,6 +73,7 @@ export function loadRegistryConfig(env: Env, cwd = process.cwd(), overrides: Par
     trustedProxies: readTrustedProxies(env),
     chain: readChainConfig(env),
     catalogue: readCatalogueConfig(env, mode),
+    readCacheMs: readInteger(env, 'READ_CACHE_MS', 1000, 0, 60_000),
     health: readHealthConfig(env, mode),
     payments: readPaymentVerificationConfig(env, mode),
     ...overrides,

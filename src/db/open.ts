@@ -16,7 +16,8 @@ export interface OpenOptions {
 
 /** Opens the configured database and brings its schema up to date. */
 export async function openDatabase(config: DatabaseConfig, options: OpenOptions = {}): Promise<DatabaseHandle> {
-  const handle = config.kind === 'postgres' ? openPostgres(config.url, config.poolSize) : await openEmbedded(config.dataDir);
+  const handle =
+    config.kind === 'postgres' ? openPostgres(config.url, config.poolSize, config.readUrl) : await openEmbedded(config.dataDir);
   try {
     // Migrations may rightly take long: they run without the per-statement deadline.
     if (options.migrate !== false) await migrate(handle.kind === 'postgres' ? (handle as PostgresHandle).unbounded : handle.db);
@@ -29,23 +30,40 @@ export async function openDatabase(config: DatabaseConfig, options: OpenOptions 
 
 type PostgresHandle = DatabaseHandle & { unbounded: Database };
 
+/** The application_name of the primary's pool and of the read pool (visible in pg_stat_activity). */
+const APPLICATION_NAME = 'market-registry';
+export const READ_APPLICATION_NAME = 'market-registry-read';
+
 /** postgres.js with a deadline on connecting and on every statement (deadline.ts). */
-function openPostgres(url: string, poolSize: number): PostgresHandle {
-  const client = postgres(url, {
+function postgresClient(url: string, poolSize: number, applicationName: string) {
+  return postgres(url, {
     max: poolSize,
     onnotice: () => {},
     connect_timeout: DATABASE_DEADLINE_MS / 1000,
     // postgres.js waits up to 20 s between reconnects after repeated failures (3^n / 100 s), so
     // a database back from an outage stayed "unavailable" that long; retry within a second.
     backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
+    connection: { application_name: applicationName },
   });
+}
+
+/** The primary's pool, and a pool of the same size on `readUrl` (a replica) when given. */
+function openPostgres(url: string, poolSize: number, readUrl?: string): PostgresHandle {
+  const client = postgresClient(url, poolSize, APPLICATION_NAME);
+  const reader = readUrl ? postgresClient(readUrl, poolSize, READ_APPLICATION_NAME) : undefined;
   const db = drizzlePostgres(withDeadline(client), { schema }) as unknown as Database;
   return {
     db,
+    read: reader ? (drizzlePostgres(withDeadline(reader), { schema }) as unknown as Database) : db,
     unbounded: drizzlePostgres(client, { schema }) as unknown as Database,
     kind: 'postgres',
+    // A dedicated connection of postgres.js, outside the pool, that reconnects by itself.
+    listen: async (channel, onNotify, onListen) => {
+      const request = await client.listen(channel, onNotify, onListen);
+      return () => request.unlisten();
+    },
     ping: async () => void (await db.execute(sql`select 1`)),
-    close: once(() => client.end({ timeout: 1 })),
+    close: once(() => Promise.all([client.end({ timeout: 1 }), reader?.end({ timeout: 1 })])),
   };
 }
 
@@ -55,7 +73,14 @@ export async function openEmbedded(dataDir: string | undefined, loadDataDir?: Bl
   const db = drizzlePglite(client, { schema }) as unknown as Database;
   return {
     db,
+    read: db,
     kind: 'embedded',
+    // One session in this process: a notification arrives as its transaction commits.
+    listen: async (channel, onNotify, onListen) => {
+      const stop = await client.listen(channel, onNotify);
+      onListen?.();
+      return () => stop();
+    },
     // PGlite runs in this process, one statement at a time on this thread: it answers, or fails at
     // once when closed (503 then); a deadline could not fire while a statement holds the thread.
     ping: async () => void (await client.query('select 1')),

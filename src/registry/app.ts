@@ -4,6 +4,9 @@ import type { DatabaseHandle } from '../db';
 import { createLogger, type Logger } from '../log';
 import { pendingWork, type PendingWork } from '../runtime/pending';
 import { systemClock, type Clock, type ServiceContext } from './context';
+import { followChanges } from './cache/changes';
+import { ReadCache } from './cache/read-cache';
+import { readObservedFields } from './modules/skills/view';
 import { analyticsRoutes } from './modules/analytics/routes';
 import { credentialIdentity } from './modules/auth/identity';
 import { authRoutes } from './modules/auth/routes';
@@ -41,7 +44,16 @@ export interface RegistryDeps {
 export function createRegistry(deps: RegistryDeps) {
   const { database, config, clock = systemClock, logger = createLogger(config.logLevel) } = deps;
   const pending = deps.pending ?? pendingWork();
-  const ctx: ServiceContext = { db: database.db, clock, config, logger, pending };
+  const reads =
+    config.readCacheMs > 0
+      ? new ReadCache({ maxAgeMs: config.readCacheMs, clock, observe: (ids) => readObservedFields(database.read, ids) })
+      : undefined;
+  if (reads) {
+    followChanges(database, reads, logger).catch((error) =>
+      logger.warn('cannot follow change notifications; cached reads rely on their age bound alone', { error }),
+    );
+  }
+  const ctx: ServiceContext = { db: database.db, readDb: database.read, reads, clock, config, logger, pending };
   const store = deps.rateLimitStore ?? (database.kind === 'postgres' ? postgresRateLimitStore(database.db) : memoryRateLimitStore());
   // The web pages are Bun routes beside the API (no API path is a page path); `development:
   // false` serves the same minified bundle `npm start` and the compiled binary do.

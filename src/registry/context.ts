@@ -1,5 +1,6 @@
 import type { RegistryConfig } from '../config';
 import type { Database } from '../db';
+import type { ReadCache } from './cache/read-cache';
 import type { Logger } from '../log';
 import type { Clock } from '../runtime/clock';
 import type { PendingWork } from '../runtime/pending';
@@ -14,4 +15,8 @@ export interface ServiceContext {
   logger: Logger;
   /** Writes made off the request path; `settled()` awaits them. */
   pending: PendingWork;
+  /** Where public discovery reads go: a read replica when configured; `db` otherwise. */
+  readDb?: Database;
+  /** The public read cache, told of this instance's own writes at once (others arrive by NOTIFY). */
+  reads?: ReadCache;
 }

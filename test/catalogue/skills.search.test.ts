@@ -69,6 +69,25 @@ for (const kind of databaseKinds) {
       expect(await names('q=weather%20languages')).toEqual([]);
     });
 
+    it('finds as the user types: each word a prefix, from three letters', async () => {
+      expect(await names('q=wea')).toEqual(['weather-now', 'forecast-daily']);
+      expect(await names('q=weather%20cit')).toEqual(['forecast-daily']);
+      expect(await names('q=tra')).toEqual(['translator']);
+    });
+
+    it('tolerates a typo in a single word by trigram similarity to the name, with the other filters', async () => {
+      expect(await names('q=wether')).toEqual(['weather-now']);
+      expect(await names('q=trnslator')).toEqual(['translator']);
+      expect(await names('q=forcast')).toEqual(['forecast-daily']);
+      expect(await names('q=wether&category=language')).toEqual([]);
+      expect(await names('q=zzzzqqq')).toEqual([]);
+      // Not for several words (every word must match), nor for short ones.
+      expect(await names('q=wether%20city')).toEqual([]);
+      expect(await names('q=wez')).toEqual([]);
+      const res = await fx.request('/skills?q=wether&limit=1');
+      expect(res.headers.get('x-next-cursor')).toBeNull();
+    });
+
     it('treats punctuation in q as text, not query syntax', async () => {
       expect((await fx.request(`/skills?q=${encodeURIComponent("weather' | !(:*&")}`)).status).toBe(200);
       expect(await names(`q=${encodeURIComponent('weather!!!')}`)).toEqual(['weather-now', 'forecast-daily']);

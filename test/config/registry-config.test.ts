@@ -36,6 +36,21 @@ describe('registry configuration', () => {
     expect(config.database).toEqual({ kind: 'postgres', url: 'postgres://u@db:5432/market', poolSize: 4 });
   });
 
+  it('reads discovery from DATABASE_READ_URL when set, and keeps public reads 1 s in memory unless READ_CACHE_MS says', () => {
+    const config = loadRegistryConfig(
+      { DATABASE_URL: 'postgres://u@primary/market', DATABASE_READ_URL: 'postgres://u@replica/market' },
+      '/',
+    );
+    expect(config.database).toEqual({
+      kind: 'postgres',
+      url: 'postgres://u@primary/market',
+      poolSize: 10,
+      readUrl: 'postgres://u@replica/market',
+    });
+    expect(config.readCacheMs).toBe(1000);
+    expect(loadRegistryConfig({ READ_CACHE_MS: '0' }, '/').readCacheMs).toBe(0);
+  });
+
   it('resolves MARKET_DATA_DIR against the working directory', () => {
     expect(loadRegistryConfig({ MARKET_DATA_DIR: 'var/db' }, '/srv').database).toEqual({ kind: 'embedded', dataDir: '/srv/var/db' });
   });
@@ -47,6 +62,8 @@ describe('registry configuration', () => {
     ['DATABASE_URL', 'mysql://x@y/z', /^DATABASE_URL must start with postgres:\/\//],
     ['DATABASE_URL', 'not a url', /^DATABASE_URL must be a PostgreSQL connection URL/],
     ['DATABASE_POOL_SIZE', '0', /^DATABASE_POOL_SIZE must be a whole number from 1 to 200/],
+    ['DATABASE_READ_URL', 'postgres://u@replica/d', /^DATABASE_READ_URL needs DATABASE_URL/],
+    ['READ_CACHE_MS', '-1', /^READ_CACHE_MS must be a whole number from 0 to 60000/],
     ['LOG_LEVEL', 'loud', /^LOG_LEVEL must be one of debug, info, warn, error, silent/],
     ['NODE_ENV', 'staging', /^NODE_ENV must be one of development, production, test/],
     ['MARKET_BODY_LIMIT', '1.5', /^MARKET_BODY_LIMIT must be a whole number/],

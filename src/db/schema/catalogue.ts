@@ -58,6 +58,8 @@ export const skills = pgTable(
   (t) => [
     uniqueIndex('skills_creator_name_key').on(t.creatorId, t.name),
     index('skills_search_idx').using('gin', t.search),
+    /** Trigram index on the name: typo-tolerant search (pg_trgm, created by migration 0007). */
+    index('skills_name_trgm_idx').using('gin', t.name.op('gin_trgm_ops')),
     index('skills_created_at_idx').on(t.createdAt, t.id),
     index('skills_price_idx').on(t.priceAtomic, t.id),
     index('skills_server_url_idx').on(t.serverUrl),

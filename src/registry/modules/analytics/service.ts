@@ -30,7 +30,7 @@ export async function recordView(ctx: ServiceContext, skillId: string, ip: strin
   const now = ctx.clock.now();
   const windowStart = new Date(now.getTime() - ctx.config.catalogue.viewWindowSeconds * 1000);
   const visitor = hashSecret(`view:${ip}`).slice(0, 32);
-  return ctx.db.transaction(async (tx) => {
+  const counted = await ctx.db.transaction(async (tx) => {
     const counted = await tx
       .insert(viewDedup)
       .values({ skillId, visitor, countedAt: now })
@@ -44,6 +44,8 @@ export async function recordView(ctx: ServiceContext, skillId: string, ip: strin
     await countView(tx, skillId, now);
     return true;
   });
+  if (counted) ctx.reads?.skillChanged(skillId);
+  return counted;
 }
 
 /**
@@ -60,7 +62,7 @@ export async function recordCall(
   if (skill.creatorId !== userId) throw new AppError('FORBIDDEN', 'Only the skill’s creator can record its calls');
   const amount = input.amount === undefined ? null : priceToAtomic(input.amount);
   const now = ctx.clock.now();
-  return ctx.db.transaction(async (tx) => {
+  const recorded = await ctx.db.transaction(async (tx) => {
     const paymentId = input.paymentRef ? (await nominatePayment(tx, skill, input.paymentRef, now)).id : null;
     const inserted = await tx
       .insert(skillCalls)
@@ -71,6 +73,8 @@ export async function recordCall(
     if (paymentId === null) await countUnpaidCall(tx, skill.id, now);
     return true;
   });
+  if (recorded) ctx.reads?.skillChanged(skill.id);
+  return recorded;
 }
 
 /**
@@ -107,7 +111,7 @@ export async function setFavorite(
   add: boolean,
 ): Promise<{ favorited: boolean; favoriteCount: number }> {
   await skillById(ctx, skillId);
-  return ctx.db.transaction(async (tx) => {
+  const outcome = await ctx.db.transaction(async (tx) => {
     const changed = add
       ? await tx
           .insert(favorites)
@@ -119,8 +123,10 @@ export async function setFavorite(
           .where(and(eq(favorites.userId, userId), eq(favorites.skillId, skillId)))
           .returning({ skillId: favorites.skillId });
     const delta = changed.length === 0 ? 0 : add ? 1 : -1;
-    return { favorited: add, favoriteCount: await countFavorite(tx, skillId, delta) };
+    return { favorited: add, favoriteCount: await countFavorite(tx, skillId, delta), changed: delta !== 0 };
   });
+  if (outcome.changed) ctx.reads?.skillChanged(skillId);
+  return { favorited: outcome.favorited, favoriteCount: outcome.favoriteCount };
 }
 
 /** Days in the daily series when the caller does not say. */

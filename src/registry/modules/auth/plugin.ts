@@ -15,8 +15,10 @@ export function authPlugin(ctx: ServiceContext) {
       // An arrow function, not a method: Elysia reads the handler's source to learn which context
       // fields it uses, and cannot parse a minified one-line method (the compiled binary's), so
       // `headers` would arrive undefined and every protected route answer 500.
-      resolve: async ({ headers, cookie }) => {
+      resolve: async ({ headers, cookie, set }) => {
         const principal = await authenticate(ctx, headers.authorization, credentialCookie(cookie, cookieName), level);
+        // An answer for one principal: no shared cache may keep it, nor a browser reuse it.
+        set.headers['cache-control'] = 'private, no-store';
         return { principal };
       },
     }),

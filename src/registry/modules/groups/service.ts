@@ -99,6 +99,7 @@ export async function updateGroup(ctx: ServiceContext, creatorId: string, slug: 
     })
     .where(eq(skillGroups.id, group.id))
     .returning();
+  ctx.reads?.clear(); // its skills' listings name it
   return toGroupView(row!);
 }
 
@@ -113,6 +114,7 @@ export async function deleteGroup(ctx: ServiceContext, creatorId: string, slug: 
     if ((used?.n ?? 0) > 0) throw new AppError('CONFLICT', `Group "${group.name}" is used by ${used!.n} skill(s); move them first`);
     await tx.delete(skillGroups).where(eq(skillGroups.id, group.id));
   });
+  ctx.reads?.clear(); // a search by this group's name no longer finds anything
 }
 
 /**

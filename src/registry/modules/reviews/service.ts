@@ -63,7 +63,7 @@ export async function postReview(
   if (!buyer) throw new AppError('FORBIDDEN', 'Only buyers can review a skill: no verified payment to it from your wallets');
   const comment = input.comment?.trim() || null;
   const now = ctx.clock.now();
-  return ctx.db.transaction(async (tx) => {
+  const outcome = await ctx.db.transaction(async (tx) => {
     const [inserted] = await tx
       .insert(reviews)
       .values({
@@ -95,6 +95,8 @@ export async function postReview(
     await countReview(tx, skill.id, input.score, previous.score);
     return { created: false, review: toReviewView(updated!) };
   });
+  ctx.reads?.skillChanged(skill.id); // its rating
+  return outcome;
 }
 
 /** A skill's reviews, newest first, one keyset page at a time. */

@@ -6,11 +6,21 @@ import { searchSkills } from './search';
 import { getSkillBySlug, registerSkill, updateSkill } from './service';
 import { listOwnSkills } from './own';
 import { announceNextPage } from '../../lib/paging';
+import { accessCookieName } from '../auth';
+import { hasCredential, jsonAnswer, sendAnswer } from '../../cache/http';
+import { requestPathAndQuery } from 'skill-market/http';
 
 const tags = ['Skills'];
 
 /** Registration (upsert), update, discovery and detail of skills. */
 export function skillRoutes(ctx: ServiceContext) {
+  const cookieName = accessCookieName(ctx.config.auth);
+  // Anonymous discovery reads may go to a replica and to the cache; a request with a credential
+  // reads the primary past the cache, so a creator sees their own writes at once.
+  const publicCtx: ServiceContext = ctx.readDb ? { ...ctx, db: ctx.readDb } : ctx;
+  const maxAgeSeconds = Math.floor(ctx.config.readCacheMs / 1000);
+  const publicControl = maxAgeSeconds > 0 ? `public, max-age=${maxAgeSeconds}` : 'public, no-cache';
+  const privateControl = 'private, no-cache';
   return new Elysia({ name: 'skill-routes' })
     .use(authPlugin(ctx))
     .post(
@@ -29,10 +39,20 @@ export function skillRoutes(ctx: ServiceContext) {
     )
     .get(
       '/skills',
-      async ({ query, set, request }) => {
-        const { skills, nextCursor } = await searchSkills(ctx, query);
-        announceNextPage(set.headers, request.url, nextCursor);
-        return skills;
+      async ({ query, request }) => {
+        const credentialed = hasCredential(request, cookieName);
+        const load = async () => {
+          const { skills, nextCursor } = await searchSkills(credentialed ? ctx : publicCtx, query);
+          const headers: Record<string, string> = {};
+          announceNextPage(headers, request.url, nextCursor);
+          return { skills, headers };
+        };
+        const byCounters = query.sort === 'popular' || query.sort === 'revenue' || query.sort === 'rating';
+        const answer =
+          credentialed || !ctx.reads
+            ? await load().then(({ skills, headers }) => jsonAnswer(skills, headers))
+            : await ctx.reads.search(requestPathAndQuery(request.url), byCounters, load);
+        return sendAnswer(request, answer, credentialed ? privateControl : publicControl);
       },
       {
         query: SearchQuery,
@@ -40,11 +60,20 @@ export function skillRoutes(ctx: ServiceContext) {
         detail: { tags, summary: 'Search active skills; the next page’s cursor is in the X-Next-Cursor header' },
       },
     )
-    .get('/skills/:slug', ({ params }) => getSkillBySlug(ctx, params.slug), {
-      params: SlugParam,
-      response: SkillView,
-      detail: { tags, summary: 'One skill with its groups and analytics counters (inactive ones too)' },
-    })
+    .get(
+      '/skills/:slug',
+      async ({ params, request }) => {
+        const credentialed = hasCredential(request, cookieName);
+        const load = () => getSkillBySlug(credentialed ? ctx : publicCtx, params.slug);
+        const answer = credentialed || !ctx.reads ? jsonAnswer(await load()) : await ctx.reads.listing(params.slug, load);
+        return sendAnswer(request, answer, credentialed ? privateControl : publicControl);
+      },
+      {
+        params: SlugParam,
+        response: SkillView,
+        detail: { tags, summary: 'One skill with its groups and analytics counters (inactive ones too)' },
+      },
+    )
     .patch('/skills/:slug', ({ principal, params, body }) => updateSkill(ctx, principal.userId, params.slug, body), {
       auth: 'creator',
       params: SlugParam,

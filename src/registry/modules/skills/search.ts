@@ -28,7 +28,6 @@ export async function searchSkills(
   const limit = query.limit ?? DEFAULT_LIMIT;
 
   const filters: (SQL | undefined)[] = [eq(skills.isActive, true)];
-  if (match) filters.push(sql`${skills.search} @@ ${match}`);
   if (query.category) filters.push(eq(skills.category, query.category));
   if (query.minPrice) filters.push(gte(skills.priceAtomic, priceFilter('minPrice', query.minPrice)));
   if (query.maxPrice) filters.push(lte(skills.priceAtomic, priceFilter('maxPrice', query.maxPrice)));
@@ -51,6 +50,8 @@ export async function searchSkills(
     );
   }
   filters.push(healthCondition(query.status, new Date(ctx.clock.now().getTime() - ctx.config.health.hideAfterSeconds * 1000)));
+  const filtered = [...filters];
+  if (match) filters.push(sql`${skills.search} @@ ${match}`);
   if (query.cursor) {
     const [value, id] = decodeCursor(query.cursor, key.accepts);
     filters.push(key.after(value, id));
@@ -77,7 +78,8 @@ export async function searchSkills(
     .where(and(...filters))
     .orderBy(...key.order)
     .limit(limit + 1);
-  const shown = page.slice(0, limit);
+  const typo = page.length === 0 && !query.cursor && sort === 'relevance' ? typoTolerant(query.q ?? '') : undefined;
+  const shown = typo ? await nearNames(ctx, typo, filtered, limit) : page.slice(0, limit);
   const full = shown.length
     ? await selectSkills(ctx.db).where(
         inArray(
@@ -87,9 +89,39 @@ export async function searchSkills(
       )
     : [];
   const byId = new Map(full.map((r) => [r.skill.id, r]));
-  const last = shown[shown.length - 1];
+  const last = page[limit - 1];
   const nextCursor = page.length > limit && last ? encodeCursor(key.valueOf(last), last.id) : undefined;
   return { skills: shown.map((r) => toSkillView(byId.get(r.id)!)), nextCursor };
+}
+
+/**
+ * A single word of at least 4 letters that matched nothing may be misspelt: it is then looked up
+ * among skill names by trigram word similarity (pg_trgm), e.g. "wether" finds "weather-now".
+ */
+function typoTolerant(q: string): string | undefined {
+  const words = q.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  return words.length === 1 && words[0]!.length >= 4 && words[0]!.length <= 64 ? words[0] : undefined;
+}
+
+/** How alike a word and a name must be, 0 to 1 (pg_trgm's word_similarity). */
+const TYPO_SIMILARITY = 0.4;
+
+/**
+ * One page of the active skills (with the other filters) whose name has a part like `word`, most
+ * alike first. The trigram index answers `<%` under the session's threshold, set for this
+ * transaction only; there is no next page.
+ */
+async function nearNames(ctx: ServiceContext, word: string, filters: (SQL | undefined)[], limit: number): Promise<{ id: string }[]> {
+  const likeness = sql<number>`word_similarity(${word}, ${skills.name})`;
+  return ctx.db.transaction(async (tx) => {
+    await tx.execute(sql`select set_config('pg_trgm.word_similarity_threshold', ${String(TYPO_SIMILARITY)}, true)`);
+    return tx
+      .select({ id: skills.id })
+      .from(skills)
+      .where(and(...filters, sql`${word} <% ${skills.name}`))
+      .orderBy(desc(likeness), desc(skills.id))
+      .limit(limit);
+  });
 }
 
 type Row = {

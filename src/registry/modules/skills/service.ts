@@ -77,6 +77,7 @@ export async function registerSkill(
     }
     return { created: false, id: current.id };
   });
+  ctx.reads?.skillChanged(outcome.id);
   return { created: outcome.created, skill: await getSkillById(ctx, outcome.id) };
 }
 
@@ -98,6 +99,7 @@ export async function updateSkill(ctx: ServiceContext, creatorId: string, slug: 
       .where(eq(skills.id, existing.id));
     if (groupIds) await setGroups(tx, existing.id, groupIds);
   });
+  ctx.reads?.skillChanged(existing.id);
   return getSkillById(ctx, existing.id);
 }
 

@@ -1,4 +1,4 @@
-import { eq, getTableColumns, sql } from 'drizzle-orm';
+import { eq, getTableColumns, inArray, sql } from 'drizzle-orm';
 import { formatPrice, formatPriceUsd } from 'skill-market/x402';
 import type { Database } from '../../../db';
 import { serverHealth, skillGroupMembers, skillGroups, skills, skillStats, users } from '../../../db/schema';
@@ -61,6 +61,30 @@ export function toSkillView(row: {
     verified: skill.verified,
     creatorId: skill.creatorId,
     creatorAddress: row.creatorAddress,
+    ...observedFields(stats, row.health),
+    createdAt: skill.createdAt.toISOString(),
+    updatedAt: skill.updatedAt.toISOString(),
+  };
+}
+
+/** The fields of a listing that change without notice: counters, rating, the server's health. */
+export type ObservedFields = Pick<
+  SkillView,
+  | 'callCount'
+  | 'paidCallCount'
+  | 'viewCount'
+  | 'favoriteCount'
+  | 'rating'
+  | 'reviewCount'
+  | 'totalRevenueAtomic'
+  | 'totalRevenue'
+  | 'status'
+  | 'latencyMs'
+  | 'lastUpAt'
+>;
+
+function observedFields(stats: StatsRow, health: HealthRow): ObservedFields {
+  return {
     callCount: stats.callCount,
     paidCallCount: stats.paidCallCount,
     viewCount: stats.viewCount,
@@ -69,12 +93,22 @@ export function toSkillView(row: {
     reviewCount: stats.reviewCount,
     totalRevenueAtomic: BigInt(stats.totalRevenue).toString(),
     totalRevenue: formatPrice(BigInt(stats.totalRevenue)),
-    status: row.health?.status ?? 'unknown',
-    latencyMs: row.health?.latencyMs ?? null,
-    lastUpAt: row.health?.lastUpAt?.toISOString() ?? null,
-    createdAt: skill.createdAt.toISOString(),
-    updatedAt: skill.updatedAt.toISOString(),
+    status: health?.status ?? 'unknown',
+    latencyMs: health?.latencyMs ?? null,
+    lastUpAt: health?.lastUpAt?.toISOString() ?? null,
   };
+}
+
+/** The observed fields of these skills, in one statement (a read cache's refresh); a skill not there is gone. */
+export async function readObservedFields(db: Database, ids: string[]): Promise<Map<string, ObservedFields>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .select({ stats: skillStats, health: skillColumns.health })
+    .from(skillStats)
+    .innerJoin(skills, eq(skills.id, skillStats.skillId))
+    .leftJoin(serverHealth, eq(serverHealth.serverUrl, skills.serverUrl))
+    .where(inArray(skillStats.skillId, ids));
+  return new Map(rows.map((r) => [r.stats.skillId, observedFields(r.stats, r.health)]));
 }
 
 /** A text[] from either driver: an array, or PostgreSQL's `{a,"b c"}` text form. */
