@@ -5,21 +5,41 @@ import { Cursor, Nullable, PageLimit, QueryInteger, Timestamp, Uuid } from './co
 const SkillId = Uuid('the skill id (UUID)');
 const PaymentRef = T.String({ minLength: 1, maxLength: 200, description: 'transaction hash or authorization nonce; counted once' });
 
+/**
+ * `POST /analytics/view` body: a page view of one skill. No credential; the registry counts it once
+ * per client IP per skill within its window (an hour unless configured) and answers {@link Recorded}.
+ */
 export const ViewBody = T.Object({ skillId: SkillId });
+/** The {@link ViewBody} schema's type. */
 export type ViewBody = Static<typeof ViewBody>;
 
-/** `POST /analytics/call`: the skill's creator (its skill server) reports an execution. */
+/**
+ * `POST /analytics/call` body: the skill's creator (its skill server, with its `sk_` key) reports an
+ * execution; answered with {@link Recorded}. `amount` is in USDC (not micro-USDC). With a
+ * `paymentRef` the call counts as one paid call once that payment is verified on chain, however
+ * often the reference is sent; without one it counts at once as an unpaid call.
+ */
 export const CallBody = T.Object({
   skillId: SkillId,
   amount: T.Optional(T.Union([T.String({ maxLength: 32 }), T.Number()], { description: 'USDC amount, e.g. "0.001"' })),
   paymentRef: T.Optional(PaymentRef),
 });
+/** The {@link CallBody} schema's type. */
 export type CallBody = Static<typeof CallBody>;
 
-/** Largest usage amount: $1,000,000 in micro-USDC. */
+/**
+ * Largest `amount` of a {@link UsageBody} (`POST /analytics/usage`): 10^12 micro-USDC, that is
+ * $1,000,000. A larger amount is refused with 400.
+ */
 export const MAX_USAGE_AMOUNT = 1_000_000_000_000;
 
-/** `POST /analytics/usage` with consumer credentials. */
+/**
+ * `POST /analytics/usage` body with consumer credentials (a `ck_` or `sk_` key, or a session):
+ * one paid call for the caller's own history, answered with {@link Recorded}. `amount` is integer
+ * micro-USDC (1 = $0.000001), 1 to {@link MAX_USAGE_AMOUNT}, as a JSON number or a string of
+ * decimal digits (how a bigint travels). A repeated `paymentRef` is recorded once; usage never
+ * counts as revenue by itself, only its payment does once verified on chain.
+ */
 export const UsageBody = T.Object({
   skillId: SkillId,
   // A JSON integer, or the same in decimal digits (how bigint amounts travel). A number with
@@ -29,9 +49,16 @@ export const UsageBody = T.Object({
   }),
   paymentRef: T.Optional(PaymentRef),
 });
+/** The {@link UsageBody} schema's type. */
 export type UsageBody = Static<typeof UsageBody>;
 
-/** The usage record other x402 SDKs post without a credential: believed only once verified on chain. */
+/**
+ * `POST /analytics/usage` body as other x402 SDKs post it, without a credential: the skill's slug,
+ * the payer and the settlement transaction hash. Believed only once the transaction is verified on
+ * chain (a forged one never counts). `amount` must be the skill's listed price: a whole number
+ * (or digit string) is micro-USDC, anything else a USDC price such as `"$0.001"` or `"0.001"`;
+ * another amount is refused with 400.
+ */
 export const ReportedPayment = T.Object({
   skillSlug: T.String({ minLength: 1, maxLength: 120 }),
   consumerAddress: T.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'the payer' }),
@@ -40,24 +67,55 @@ export const ReportedPayment = T.Object({
     description: 'the listed price: "$0.001", "0.001", or integer micro-USDC (1000)',
   }),
 });
+/** The {@link ReportedPayment} schema's type. */
 export type ReportedPayment = Static<typeof ReportedPayment>;
 
-/** `POST /analytics/usage`: ours with consumer credentials, or another SDK's report without. */
+/**
+ * `POST /analytics/usage` body: either a {@link UsageBody} (with consumer credentials) or a
+ * {@link ReportedPayment} (without); the registry tells them apart by `skillSlug`. Answered with
+ * {@link Recorded}.
+ */
 export const UsageRequest = T.Union([UsageBody, ReportedPayment]);
 
+/**
+ * `POST /analytics/favorite` body (consumer credentials): add or remove the caller's favourite.
+ * Idempotent; answered with {@link FavoriteResult}.
+ */
 export const FavoriteBody = T.Object({ skillId: SkillId, action: T.Union([T.Literal('add'), T.Literal('remove')]) });
+/** The {@link FavoriteBody} schema's type. */
 export type FavoriteBody = Static<typeof FavoriteBody>;
+/** Path parameters of `GET /analytics/:skillId`: the skill's id (a UUID, not its slug). */
 export const SkillIdParam = T.Object({ skillId: SkillId });
+/**
+ * Query of `GET /analytics/:skillId`: `days`, the length of the daily series (a whole number,
+ * 1–90, default 30).
+ */
 export const AnalyticsQuery = T.Object({
   days: T.Optional(QueryInteger(1, 90, 'length of the daily series, 1–90, default 30')),
 });
 
+/**
+ * Answer of `POST /analytics/view`, `/analytics/call` and `/analytics/usage`: `recorded` is false
+ * when the same view (IP and window) or the same payment reference was already counted, which is
+ * not an error.
+ */
 export const Recorded = T.Object({ success: T.Literal(true), recorded: T.Boolean({ description: 'false when already counted' }) });
+/** The {@link Recorded} schema's type. */
 export type Recorded = Static<typeof Recorded>;
+/**
+ * Answer of `POST /analytics/favorite`: whether the skill is now the caller's favourite, and its
+ * favourite count after the change.
+ */
 export const FavoriteResult = T.Object({ success: T.Literal(true), favorited: T.Boolean(), favoriteCount: T.Number() });
+/** The {@link FavoriteResult} schema's type. */
 export type FavoriteResult = Static<typeof FavoriteResult>;
 
-/** `GET /analytics/:skillId`: counters and a daily series. */
+/**
+ * Answer of `GET /analytics/:skillId` (public): a skill's counters and a daily series of the last
+ * `days` UTC days. Revenue is the sum of payments verified on chain, twice: `totalRevenue` in USDC
+ * as an exact decimal string and `totalRevenueAtomic` in micro-USDC as an integer string (use the
+ * latter for sums). `lastCalledAt` and `lastViewedAt` are null before the first call or view.
+ */
 export const Analytics = T.Object({
   skillId: Uuid(),
   callCount: T.Number(),
@@ -79,13 +137,28 @@ export const Analytics = T.Object({
     { description: 'the last `days` days (today included), oldest first, empty days as zeros' },
   ),
 });
+/** The {@link Analytics} schema's type. */
 export type Analytics = Static<typeof Analytics>;
 
-/** `GET /analytics/usage`: the caller's paid calls, newest first. */
+/**
+ * Query of `GET /analytics/usage` (consumer credentials): the caller's paid calls, newest first.
+ * `limit` is 1–100 (default 20); `cursor` is the `X-Next-Cursor` header of the previous page
+ * (see {@link NEXT_CURSOR_HEADER}), absent on the last page.
+ */
 export const UsageQuery = T.Object({ limit: T.Optional(PageLimit('records per page, 1–100, default 20')), cursor: T.Optional(Cursor) });
+/** The {@link UsageQuery} schema's type. */
 export type UsageQuery = Static<typeof UsageQuery>;
 
+/**
+ * The values of {@link UsageRecordView}'s `verification`, the on-chain check of a usage record's
+ * payment: `none` (no payment reference), `pending`, `verified` (counts as revenue) or `rejected`.
+ */
 export const VERIFICATION_STATES = ['none', 'pending', 'verified', 'rejected'] as const;
+/**
+ * One record of `GET /analytics/usage`: a paid call of the caller's, with the skill it was for.
+ * `amount` is USDC as an exact decimal string, `amountAtomic` micro-USDC as an integer string;
+ * `paymentRef` is null when none was sent; `verification` is one of {@link VERIFICATION_STATES}.
+ */
 export const UsageRecordView = T.Object({
   id: Uuid(),
   skillId: Uuid(),
@@ -100,5 +173,10 @@ export const UsageRecordView = T.Object({
   }),
   createdAt: Timestamp(),
 });
+/** The {@link UsageRecordView} schema's type. */
 export type UsageRecordView = Static<typeof UsageRecordView>;
+/**
+ * Answer of `GET /analytics/usage`: one page of {@link UsageRecordView}, newest first; the next
+ * page's cursor is in the `X-Next-Cursor` header.
+ */
 export const UsageRecordList = T.Array(UsageRecordView);

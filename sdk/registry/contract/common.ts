@@ -1,14 +1,41 @@
 /** Building blocks of the registry's wire shapes. */
 import { type Static, type TSchema, Type as T } from '@sinclair/typebox';
 
+/**
+ * The pattern of a 0x address on the wire: `0x` and 40 hex digits, any case (the registry answers
+ * EIP-55 checksummed addresses; a mixed-case one a client sends must carry a valid checksum where
+ * noted).
+ */
 export const ADDRESS_PATTERN = '^0x[0-9a-fA-F]{40}$';
+/**
+ * Schema of an id on the wire: a UUID string (skills, groups, reviews, API keys, wallets, usage
+ * records). `description` documents the field in the registry's OpenAPI.
+ */
 export const Uuid = (description?: string) => T.String({ format: 'uuid', ...(description ? { description } : {}) });
+/**
+ * Schema of a moment on the wire: an ISO 8601 date-time string in UTC, e.g.
+ * `"2026-11-25T08:30:00.000Z"` (`createdAt`, `lastUsedAt`, …).
+ */
 export const Timestamp = (description?: string) => T.String({ format: 'date-time', ...(description ? { description } : {}) });
+/**
+ * `schema` or JSON `null`. On the wire, null means "none" or "not yet" (no description, never
+ * used, not revoked); in a `PATCH` body it clears the field, while leaving the field out keeps it.
+ */
 export const Nullable = <S extends TSchema>(schema: S, description?: string) =>
   T.Union([schema, T.Null()], description ? { description } : {});
+/**
+ * Schema of a 0x address sent to the registry ({@link ADDRESS_PATTERN}), with its description for
+ * the OpenAPI document.
+ */
 export const AddressString = (description = '0x-prefixed Ethereum address') => T.String({ pattern: ADDRESS_PATTERN, description });
 
-/** Every error answer of the registry: the interface spec's text in `error`, a machine `code`, the request id. */
+/**
+ * Every error answer of the registry (any 4xx or 5xx, from any route): the human text in `error`
+ * (the interface spec's wording, e.g. `"Authentication required"`), a machine `code` (`VALIDATION`
+ * 400, `UNAUTHORIZED` 401, `FORBIDDEN` 403, `NOT_FOUND` 404, `CONFLICT` 409, `RATE_LIMITED` 429, …)
+ * and `requestId`, the `X-Request-Id` to quote when asking for support. `details` lists every
+ * problem of a `VALIDATION` answer. The SDK's client throws it as a `RegistryError`.
+ */
 export const ErrorBody = T.Object({
   error: T.String({ description: 'what went wrong, for people' }),
   code: T.String({ description: 'machine code: VALIDATION, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, RATE_LIMITED, …' }),
@@ -16,12 +43,25 @@ export const ErrorBody = T.Object({
   details: T.Optional(T.Unknown({ description: 'every problem, for VALIDATION' })),
 });
 
-/** `{success: true}`: a write that returns nothing else. */
+/**
+ * Answer `{success: true}` of a write that returns nothing else: `POST /auth/logout`,
+ * `DELETE /auth/api-keys/:id`, `DELETE /groups/:slug`.
+ */
 export const Success = T.Object({ success: T.Literal(true) });
+/** The {@link Success} schema's type. */
 export type Success = Static<typeof Success>;
 
-/** Paged lists: the next page's cursor travels in the X-Next-Cursor header (and a Link header). */
+/**
+ * The response header (lower case, as `Headers.get` takes it) carrying the next page's cursor of a
+ * paged list: `GET /skills`, `GET /skills/:slug/reviews`, `GET /analytics/usage`. A `Link` header
+ * with `rel="next"` gives the same as a relative URL. Absent on the last page.
+ */
 export const NEXT_CURSOR_HEADER = 'x-next-cursor';
+/**
+ * The `cursor` query parameter of a paged list: the {@link NEXT_CURSOR_HEADER} value of the
+ * previous page, sent back as it is (opaque, at most 512 characters). Leave the other parameters
+ * as they were; a cursor that does not fit the list's order gives 400.
+ */
 export const Cursor = T.String({ maxLength: 512, description: 'the X-Next-Cursor of the previous page' });
 /**
  * A whole number in a query string. A number schema with multipleOf 1, not an integer schema: the
@@ -29,5 +69,12 @@ export const Cursor = T.String({ maxLength: 512, description: 'the X-Next-Cursor
  */
 export const QueryInteger = (minimum: number, maximum: number, description: string) =>
   T.Number({ minimum, maximum, multipleOf: 1, description });
+/**
+ * The `limit` query parameter of a paged list: items per page, a whole number 1–100, default 20.
+ */
 export const PageLimit = (description = 'items per page, 1–100, default 20') => QueryInteger(1, 100, description);
+/**
+ * Path parameters of `GET /skills/:slug`, `PATCH /skills/:slug` and `GET /skills/:slug/reviews`:
+ * the skill's `slug`, as the registry assigned it at registration (1–120 characters).
+ */
 export const SlugParam = T.Object({ slug: T.String({ minLength: 1, maxLength: 120 }) });

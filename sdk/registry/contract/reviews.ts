@@ -2,13 +2,27 @@
 import { type Static, Type as T } from '@sinclair/typebox';
 import { Nullable, PageLimit, Timestamp, Uuid } from './common';
 
+/**
+ * `POST /reviews` body (consumer credentials): the caller's review of the skill `skillSlug`, a
+ * whole `score` from 1 to 5 and an optional `comment` (at most 2000 characters, null for none).
+ * Only a verified buyer may review: a payment to the skill from one of the caller's wallets must be
+ * verified on chain, else 403. One review per buyer and skill: answered 201 with the new
+ * {@link ReviewView}, or 200 when it replaced the caller's earlier one.
+ */
 export const PostReview = T.Object({
   skillSlug: T.String({ minLength: 1, maxLength: 120 }),
   score: T.Integer({ minimum: 1, maximum: 5, description: '1 (worst) to 5 (best)' }),
   comment: T.Optional(Nullable(T.String({ maxLength: 2000 }))),
 });
+/** The {@link PostReview} schema's type. */
 export type PostReview = Static<typeof PostReview>;
 
+/**
+ * A review as the registry answers it: `POST /reviews`, `POST /reviews/:id/reply` and the items of
+ * `GET /skills/:slug/reviews`. `consumerAddress` is the reviewer's wallet; `score` is 1–5;
+ * `comment` is null when none was given; `reply` and `repliedAt` are null until the skill's
+ * creator answers.
+ */
 export const ReviewView = T.Object({
   id: Uuid(),
   skillId: Uuid(),
@@ -20,14 +34,30 @@ export const ReviewView = T.Object({
   createdAt: Timestamp(),
   updatedAt: Timestamp(),
 });
+/** The {@link ReviewView} schema's type. */
 export type ReviewView = Static<typeof ReviewView>;
+/**
+ * Answer of `GET /skills/:slug/reviews` (public): one page of {@link ReviewView}, newest first; the
+ * next page's cursor is in the `X-Next-Cursor` header.
+ */
 export const ReviewList = T.Array(ReviewView);
 
+/**
+ * Query of `GET /skills/:slug/reviews`: `limit` 1–100 (default 20), and `cursor`, the
+ * `X-Next-Cursor` header of the previous page.
+ */
 export const ReviewsQuery = T.Object({
   limit: T.Optional(PageLimit('reviews per page, 1–100, default 20')),
   cursor: T.Optional(T.String({ maxLength: 200 })),
 });
+/** The {@link ReviewsQuery} schema's type. */
 export type ReviewsQuery = Static<typeof ReviewsQuery>;
 
+/**
+ * `POST /reviews/:id/reply` body (creator credentials, the reviewed skill's creator only): the
+ * answer, 1–2000 characters, not blank. A review takes one reply: a second gives 409. Answered
+ * with the {@link ReviewView}.
+ */
 export const ReplyBody = T.Object({ comment: T.String({ minLength: 1, maxLength: 2000, pattern: '\\S' }) });
+/** Path parameters of `POST /reviews/:id/reply`: the review's `id` (a UUID). */
 export const ReviewIdParam = T.Object({ id: Uuid() });

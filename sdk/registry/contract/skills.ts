@@ -2,11 +2,28 @@
 import { type Static, Type as T } from '@sinclair/typebox';
 import { ADDRESS_PATTERN, Cursor, Nullable, PageLimit, Timestamp, Uuid } from './common';
 
+/**
+ * The pattern of a skill's `name` in {@link RegisterSkill} (`POST /skills`): a letter or digit, then
+ * up to 63 letters, digits, `_` or `-`. The name is the path segment the skill is called at
+ * (`POST <endpoint>/<name>`) and, with the caller, the key of the registration upsert.
+ */
 export const SKILL_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$';
+/**
+ * The orders of `GET /skills` ({@link SearchQuery}'s `sort`): `relevance` (best full-text match;
+ * needs `q`, and is the default with one), `popular` (most verified paid calls), `newest` (the
+ * default without `q`), `price` (cheapest first), `revenue` (most verified revenue) and `rating`
+ * (best average review score; unreviewed skills last).
+ */
 export const SORTS = ['relevance', 'popular', 'newest', 'price', 'revenue', 'rating'] as const;
+/** One of {@link SORTS}: the `sort` of a {@link SearchQuery}. */
 export type Sort = (typeof SORTS)[number];
-/** `status` of discovery: a server's last health probe; `any` keeps all. */
+/**
+ * The `status` filter of `GET /skills` ({@link SearchQuery}), by the skill server's last health
+ * probe: `up`, `down` or `unknown` (never answered one) keep those skills only; `any` keeps all.
+ * Without it, every skill is kept except those whose server has been down for long.
+ */
 export const HEALTH_FILTERS = ['up', 'down', 'unknown', 'any'] as const;
+/** One of {@link HEALTH_FILTERS}: the `status` of a {@link SearchQuery}. */
 export type HealthFilter = (typeof HEALTH_FILTERS)[number];
 
 const Price = T.Union([T.String({ minLength: 1, maxLength: 32 }), T.Number()], { description: '"$0.001", "0.001" or 0.001 (USDC)' });
@@ -19,7 +36,37 @@ const GroupNames = T.Array(T.String({ minLength: 1, maxLength: 60 }), {
   description: 'names (or slugs) of your groups',
 });
 
-/** `POST /skills`: register, or update yours of the same name (201 created, 200 updated). */
+/**
+ * `POST /skills` body (creator credentials: an `sk_` key or a session): registers a skill, or
+ * updates the caller's skill of the same `name` (an upsert): answered 201 created or 200 updated,
+ * with the {@link SkillView} and its assigned `slug`.
+ *
+ * - `name`: {@link SKILL_NAME_PATTERN}; the path segment the skill is called at.
+ * - `endpoint`: the skill server's base URL (`/<name>` is appended) or the full call URL ending in
+ *   `/<name>`; absolute http(s), https unless the registry allows http.
+ * - `price`: USDC per call as `"$0.001"`, `"0.001"` or `0.001`; more than 0, at most 6 decimals.
+ * - `paymentAddress`: the 0x address paid (the 402 `payTo`); a mixed-case one needs a valid
+ *   EIP-55 checksum.
+ * - `groups`: 1–20 names or slugs of the caller's existing groups (an unknown one gives 400).
+ * - `inputSchema`, `outputSchema`: JSON Schema objects, or null; `description` at most 2000
+ *   characters; `category` at most 40; `network` a CAIP-2 id, default `eip155:8453` (Base).
+ *
+ * @example
+ * import { type RegisterSkill, RegistryClient } from 'skill-market/registry';
+ *
+ * const body: RegisterSkill = {
+ *   name: 'weather-now',
+ *   endpoint: 'https://skills.example.com',
+ *   price: '$0.001',
+ *   paymentAddress: '0x2546BcD3c84621e976D8185a91A922aE77ECEc30',
+ *   description: 'Current weather for a city',
+ *   inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+ *   groups: ['weather'],
+ * };
+ * const registry = new RegistryClient({ apiUrl: 'https://registry.example.com', apiKey: process.env.MARKET_API_KEY });
+ * const { skill, created } = await registry.registerSkill(body);
+ * console.log(created ? 'registered' : 'updated', skill.slug);
+ */
 export const RegisterSkill = T.Object({
   name: T.String({ pattern: SKILL_NAME_PATTERN, description: 'letters, digits, _ and -; at most 64; becomes the URL path segment' }),
   endpoint: T.String({ minLength: 1, maxLength: 2048, description: 'the skill server base URL, or the full call URL ending in /<name>' }),
@@ -32,9 +79,15 @@ export const RegisterSkill = T.Object({
   network: T.Optional(T.String({ pattern: '^eip155:[0-9]{1,12}$', description: 'CAIP-2 payment network, default eip155:8453' })),
   category: T.Optional(T.String({ minLength: 1, maxLength: 40 })),
 });
+/** The {@link RegisterSkill} schema's type. */
 export type RegisterSkill = Static<typeof RegisterSkill>;
 
-/** `PATCH /skills/:slug`: groups replace the whole set. */
+/**
+ * `PATCH /skills/:slug` body (the skill's creator): any of the fields; one left out is kept. `groups`
+ * replaces the whole set (1–20 of the caller's groups); `null` clears `description`, `category`
+ * or a schema; `isActive: false` hides the skill from discovery (its detail stays readable).
+ * `price` is USDC as in {@link RegisterSkill}. Answered with the {@link SkillView}.
+ */
 export const UpdateSkill = T.Object({
   description: T.Optional(Nullable(T.String({ maxLength: 2000 }))),
   price: T.Optional(Price),
@@ -44,9 +97,38 @@ export const UpdateSkill = T.Object({
   isActive: T.Optional(T.Boolean()),
   category: T.Optional(Nullable(T.String({ minLength: 1, maxLength: 40 }))),
 });
+/** The {@link UpdateSkill} schema's type. */
 export type UpdateSkill = Static<typeof UpdateSkill>;
 
-/** A skill as the registry lists it: `GET /skills/:slug`, search results, a creator's skills. */
+/**
+ * A skill as the registry answers it: `GET /skills/:slug`, the items of `GET /skills`,
+ * `GET /creators/:address`, `GET /groups/:slug`, `GET /creators/me/skills` and
+ * `GET /analytics/favorites`, and the answer of `POST /skills` and `PATCH /skills/:slug`.
+ *
+ * - Money: `price` (`"$0.001"`) and `priceUsdc` (`"0.001"`) are for people; `priceAtomic` is the
+ *   exact integer micro-USDC (1 = $0.000001) to pay per call, to `paymentAddress` on `network`.
+ *   Revenue is the sum of payments verified on chain: `totalRevenue` in USDC, `totalRevenueAtomic`
+ *   in micro-USDC (use it for sums). All are strings, never floats.
+ * - Calling: `POST` the input as JSON to `endpoint` (the full call URL); unpaid, it answers 402.
+ * - Counters: `paidCallCount` counts calls whose payment is verified on chain, `callCount` adds the
+ *   unpaid calls the creator reported.
+ * - Null means none: `description`, `category`, `inputSchema`, `outputSchema`; `rating` (average
+ *   score 1–5) before any review; `latencyMs` and `lastUpAt` before the server answered a probe.
+ * - `status` is the server's last health probe (`unknown` until one answers); `verified` is the
+ *   registry operator's mark; a skill with `isActive: false` is left out of discovery (search,
+ *   groups, creator profiles) but still answered by slug.
+ *
+ * @example
+ * import { RegistryClient, type SkillView } from 'skill-market/registry';
+ *
+ * const registry = new RegistryClient({ apiUrl: 'https://registry.example.com', apiKey: process.env.MARKET_API_KEY });
+ * const mine: SkillView[] = await registry.ownSkills();
+ * for (const skill of mine) {
+ *   const rating = skill.rating === null ? 'no reviews' : `${skill.rating.toFixed(1)}/5 (${skill.reviewCount})`;
+ *   console.log(`${skill.slug} ${skill.price} per call, ${skill.paidCallCount} paid calls, $${skill.totalRevenue}, ${rating}`);
+ * }
+ * console.log('earned in all (micro-USDC):', mine.reduce((sum, skill) => sum + BigInt(skill.totalRevenueAtomic), 0n));
+ */
 export const SkillView = T.Object({
   id: Uuid(),
   slug: T.String({ minLength: 1, maxLength: 200 }),
@@ -83,10 +165,38 @@ export const SkillView = T.Object({
   createdAt: Timestamp(),
   updatedAt: Timestamp(),
 });
+/** The {@link SkillView} schema's type. */
 export type SkillView = Static<typeof SkillView>;
+/**
+ * A list of {@link SkillView}: the answer of `GET /skills` (one page; the next page's cursor is in
+ * the `X-Next-Cursor` header), `GET /creators/me/skills` and `GET /analytics/favorites`.
+ */
 export const SkillList = T.Array(SkillView);
 
-/** `GET /skills`: full-text search and filters; the next page's cursor is in X-Next-Cursor. */
+/**
+ * Query of `GET /skills` (public): active skills matching every filter given, one page at a time.
+ *
+ * - `q`: full-text search over name and description; every word matches as a prefix.
+ * - `minPrice`, `maxPrice`: USDC per call, inclusive, as `"0.01"` or `"$0.01"` (not micro-USDC).
+ * - `creator`: the creator's 0x wallet address; `group`: a group's slug or name; `category`:
+ *   exact; `verified`: `"true"` or `"false"`.
+ * - `sort`: one of {@link SORTS}; `status`: one of {@link HEALTH_FILTERS}.
+ * - `limit`: 1–100, default 20; `cursor`: the `X-Next-Cursor` header of the previous page, sent
+ *   with the same other parameters.
+ *
+ * @example
+ * import { RegistryClient, type SearchQuery, type SkillView } from 'skill-market/registry';
+ *
+ * const query: SearchQuery = { q: 'weather forecast', maxPrice: '0.01', group: 'weather', sort: 'popular', limit: 50 };
+ * const registry = new RegistryClient({ apiUrl: 'https://registry.example.com' });
+ * const found: Pick<SkillView, 'slug' | 'price'>[] = [];
+ * let page = await registry.search(query);
+ * found.push(...page.items);
+ * while (page.nextCursor) {
+ *   page = await registry.search({ ...query, cursor: page.nextCursor });
+ *   found.push(...page.items);
+ * }
+ */
 export const SearchQuery = T.Object({
   q: T.Optional(T.String({ maxLength: 200 })),
   category: T.Optional(T.String({ maxLength: 40 })),
@@ -105,4 +215,5 @@ export const SearchQuery = T.Object({
     ),
   ),
 });
+/** The {@link SearchQuery} schema's type. */
 export type SearchQuery = Static<typeof SearchQuery>;

@@ -2,6 +2,10 @@
 import { type Static, Type as T } from '@sinclair/typebox';
 import { AddressString, Nullable, Timestamp, Uuid } from './common';
 
+/**
+ * Longest wallet `label` ({@link RegisterWallet}, {@link UpdateLabel}), in characters after
+ * trimming; a label that is empty after trimming counts as none.
+ */
 export const LABEL_MAX_LENGTH = 64;
 
 const Address = AddressString('0x-prefixed Ethereum address (any case; a mixed-case one must carry a valid EIP-55 checksum)');
@@ -10,18 +14,39 @@ const Label = T.String({
   description: `plain text, 1–${LABEL_MAX_LENGTH} characters after trimming, no control characters`,
 });
 
-/** `POST /wallet/generate`: an address, never a key. */
+/**
+ * `POST /wallet/generate` body (consumer credentials): registers a spending wallet by its 0x
+ * `address` only; the key is made and kept on the client and never sent (a body carrying one is
+ * refused). The wallet becomes the active one. Registering one of your own addresses again is
+ * idempotent (it is made active again, un-revoked, and keeps its label unless one is given):
+ * answered 201 new or 200 known, with the {@link WalletView}. An address of another user gives 400
+ * `Address already registered`.
+ */
 export const RegisterWallet = T.Object({ address: Address, label: T.Optional(Nullable(Label)) });
+/** The {@link RegisterWallet} schema's type. */
 export type RegisterWallet = Static<typeof RegisterWallet>;
 
-/** `PATCH /wallet/:address`: null removes the label. */
+/**
+ * `PATCH /wallet/:address` body: the new `label` (plain text, at most {@link LABEL_MAX_LENGTH}
+ * characters), or `null` to remove it. Answered with the {@link WalletView}.
+ */
 export const UpdateLabel = T.Object({ label: Nullable(Label) });
+/** The {@link UpdateLabel} schema's type. */
 export type UpdateLabel = Static<typeof UpdateLabel>;
+/**
+ * Path parameters of `GET`, `PATCH` and `DELETE /wallet/:address`: the 0x address of one of the
+ * caller's wallets, any case; another address gives 404 `Wallet not found`.
+ */
 export const WalletAddressParam = T.Object({
   address: T.String({ maxLength: 128, description: '0x address of one of your wallets (any case)' }),
 });
 
-/** A spending wallet as every wallet endpoint returns it. */
+/**
+ * A spending wallet as every wallet route answers it (`POST /wallet/generate`,
+ * `GET /wallet/all`, `PATCH /wallet/:address`, and within {@link ActiveWallet} and
+ * {@link RevokedWallet}). `isActive` marks the one wallet payments are made from; `label`,
+ * `lastUsedAt` and `revokedAt` are null when unset, never used or not revoked.
+ */
 export const WalletView = T.Object({
   id: Uuid(),
   address: T.String({ description: 'EIP-55 checksummed address' }),
@@ -31,10 +56,20 @@ export const WalletView = T.Object({
   lastUsedAt: Nullable(Timestamp()),
   revokedAt: Nullable(Timestamp()),
 });
+/** The {@link WalletView} schema's type. */
 export type WalletView = Static<typeof WalletView>;
+/**
+ * Answer of `GET /wallet/all`: every wallet of the caller as {@link WalletView}, revoked ones
+ * included, newest first.
+ */
 export const WalletList = T.Array(WalletView);
 
-/** A wallet with its live balance (`GET /wallet`, `GET /wallet/:address`); a failed chain read gives nulls and `balanceError`. */
+/**
+ * A wallet with its live USDC balance read from the chain: the answer of `GET /wallet` (the active
+ * wallet) and `GET /wallet/:address`. `balance` is USDC as an exact 6-decimal string, `balanceAtomic`
+ * the same in micro-USDC; when the chain read fails, both and `balanceCheckedAt` are null and
+ * `balanceError` says why (the rest of the wallet is still answered).
+ */
 export const ActiveWallet = T.Composite([
   WalletView,
   T.Object({
@@ -46,9 +81,18 @@ export const ActiveWallet = T.Composite([
     balanceError: T.Optional(T.String({ description: 'why the balance could not be read' })),
   }),
 ]);
+/** The {@link ActiveWallet} schema's type. */
 export type ActiveWallet = Static<typeof ActiveWallet>;
-/** `GET /wallet`: the active wallet, or null. */
+/**
+ * Answer of `GET /wallet`: the caller's active wallet with its balance, or the JSON literal `null`
+ * when they have none (never registered, or revoked).
+ */
 export const ActiveWalletOrNull = T.Union([ActiveWallet, T.Null()]);
 
+/**
+ * Answer of `DELETE /wallet/:address`: the revoked wallet, no longer active but still listed by
+ * `GET /wallet/all`, with `revokedAt` set. Idempotent; funds on chain are untouched.
+ */
 export const RevokedWallet = T.Object({ success: T.Literal(true), wallet: WalletView });
+/** The {@link RevokedWallet} schema's type. */
 export type RevokedWallet = Static<typeof RevokedWallet>;
