@@ -43,7 +43,13 @@ export function receiptOf(answer: Answer, skill: Skill, sent: SentPayment): { re
   };
 }
 
-/** The reason a server gives in a JSON error body (`error`, else `message`), if any. */
+/**
+ * The reason a server gives in a JSON error body (`error`, else `message`), if any.
+ *
+ * @example
+ * const answer = { status: response.status, headers: response.headers, text: await response.text() };
+ * if (answer.status >= 400) console.log(`the skill refused: ${reasonOf(answer) ?? answer.status}`);
+ */
 export function reasonOf(answer: Answer): string | undefined {
   const parsed = parseJson(answer.text);
   if (!parsed.ok || !isRecord(parsed.value)) return undefined;
@@ -58,6 +64,11 @@ export function reasonOf(answer: Answer): string | undefined {
  * when the server did not claim JSON.
  *
  * @throws SkillCallError for `{success: false}`; MarketError('invalid_response') for broken JSON
+ *
+ * @example
+ * const paid = await fetch(skill.endpoint, { method: 'POST', headers: { 'PAYMENT-SIGNATURE': proof }, body });
+ * const answer = { status: paid.status, headers: paid.headers, text: await paid.text() };
+ * if (paid.ok) console.log(resultOf(answer, skill.slug, 'yes', undefined)); // the handler's result
  */
 export function resultOf(answer: Answer, slug: string, charged: ChargeState, receipt: PaymentReceipt | undefined): unknown {
   const type = answer.headers.get('content-type') ?? '';

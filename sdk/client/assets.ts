@@ -19,7 +19,13 @@ export interface AcceptedAsset {
   decimals: number;
 }
 
-/** Validates the `assets` option once, at construction. */
+/**
+ * Validates the `assets` option once, at construction.
+ *
+ * @example
+ * const allowed = readAllowedAssets([{ network: 'eip155:31337', address: token, name: 'USD Coin', version: '2' }]);
+ * const policy = { allowed, maxTimeoutSeconds: 600 }; // a TermsPolicy for chooseTerms
+ */
 export function readAllowedAssets(assets: AllowedAsset[] | undefined): AcceptedAsset[] {
   if (assets === undefined) return [];
   if (!Array.isArray(assets))

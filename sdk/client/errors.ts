@@ -12,7 +12,17 @@ export {
   type MarketErrorCode,
 } from '../http/errors';
 
-/** The input was refused before any request to the skill: `problems` lists every violation. */
+/**
+ * The input was refused before any request to the skill: `problems` lists every violation.
+ *
+ * @example
+ * try {
+ *   await market.call('word-count', { text: 42 });
+ * } catch (error) {
+ *   if (error instanceof InputValidationError) console.log(error.problems); // [{ path: '/text', message: 'must be string' }]
+ *   else throw error;
+ * }
+ */
 export class InputValidationError extends MarketError {
   override name = 'InputValidationError';
   constructor(
@@ -31,7 +41,18 @@ export class InputValidationError extends MarketError {
 /** Which term of a 402 answer disagreed with the listing. */
 export type TermsField = 'scheme' | 'network' | 'payTo' | 'price' | 'asset' | 'maxTimeoutSeconds';
 
-/** The skill server asked for other terms than the registry lists; nothing was signed. */
+/**
+ * The skill server asked for other terms than the registry lists; nothing was signed.
+ *
+ * @example
+ * try {
+ *   await market.call('weather-now', { city: 'Paris' });
+ * } catch (error) {
+ *   // e.g. the server asks for more than the listed price: nothing was signed
+ *   if (error instanceof TermsMismatchError) console.log(error.field, error.expected, error.actual);
+ *   else throw error;
+ * }
+ */
 export class TermsMismatchError extends MarketError {
   override name = 'TermsMismatchError';
   constructor(
@@ -45,7 +66,17 @@ export class TermsMismatchError extends MarketError {
   }
 }
 
-/** A spending limit refused the call before anything was signed. Amounts in atomic units. */
+/**
+ * A spending limit refused the call before anything was signed. Amounts in atomic units.
+ *
+ * @example
+ * try {
+ *   await market.call('weather-now', { city: 'Paris' }, { maxPrice: '$0.001' });
+ * } catch (error) {
+ *   if (error instanceof SpendingLimitError) console.log(error.limit, formatPriceUsd(error.price), formatPriceUsd(error.allowed));
+ *   else throw error;
+ * }
+ */
 export class SpendingLimitError extends MarketError {
   override name = 'SpendingLimitError';
   constructor(
@@ -60,7 +91,18 @@ export class SpendingLimitError extends MarketError {
   }
 }
 
-/** The skill's handler failed; `message` is the skill's own error text. */
+/**
+ * The skill's handler failed; `message` is the skill's own error text.
+ *
+ * @example
+ * try {
+ *   await market.call('translate', { text: 'hello', to: 'xx' });
+ * } catch (error) {
+ *   // code 'skill_failed', 'skill_timeout' or 'skill_error'; `charged` says whether the call was paid
+ *   if (error instanceof SkillCallError) console.log(error.code, error.message, error.charged);
+ *   else throw error;
+ * }
+ */
 export class SkillCallError extends MarketError {
   override name = 'SkillCallError';
 }

@@ -139,7 +139,13 @@ export class SkillMarket {
     return { skills: page.items, nextCursor: page.nextCursor };
   }
 
-  /** One skill's listing, always fresh from the registry (inactive ones too). */
+  /**
+   * One skill's listing, always fresh from the registry (inactive ones too).
+   *
+   * @example
+   * const skill = await market.info('weather-now');
+   * console.log(skill.price, skill.network, skill.isActive, skill.inputSchema);
+   */
   async info(slug: string): Promise<Skill> {
     return (await this.cache.get(slug, true, () => this.registry.skill(slug))).value;
   }
@@ -157,7 +163,12 @@ export class SkillMarket {
     return { reviews: items, nextCursor };
   }
 
-  /** Skill groups, optionally of one creator (wallet address). */
+  /**
+   * Skill groups, optionally of one creator (wallet address).
+   *
+   * @example
+   * const groups = await market.groups({ creator: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C' });
+   */
   groups(filters: { creator?: string } = {}): Promise<Group[]> {
     return this.registry.groups(filters.creator);
   }
@@ -208,12 +219,25 @@ export class SkillMarket {
     return call.run();
   }
 
-  /** What this instance has spent and holds, in atomic micro-USDC. */
+  /**
+   * What this instance has spent and holds, in atomic micro-USDC.
+   *
+   * @example
+   * const market = new SkillMarket({ apiUrl, wallet, budget: '$1' });
+   * await market.call('weather-now', { city: 'Paris' });
+   * formatPriceUsd(market.spending.remaining ?? 0n); // e.g. '$0.999'
+   */
   get spending(): SpendingSnapshot {
     return this.ledger.snapshot();
   }
 
-  /** Waits for background work (usage records) to finish; call before a short-lived process exits. */
+  /**
+   * Waits for background work (usage records) to finish; call before a short-lived process exits.
+   *
+   * @example
+   * await market.call('weather-now', { city: 'Paris' });
+   * await market.flush(); // the usage record is sent before the script ends
+   */
   async flush(): Promise<void> {
     while (this.background.size > 0) await Promise.allSettled([...this.background]);
   }

@@ -47,6 +47,11 @@ function loadSchemaChecker(): Promise<typeof import('../json-schema/index')> {
  * listing's inputSchema.
  *
  * @throws InputValidationError listing every problem; MarketError('invalid_response') for an unusable schema
+ *
+ * @example
+ * const skill = await market.info('word-count');
+ * const body = JSON.stringify({ text: 'one two three' });
+ * await checkInput(skill, body); // throws InputValidationError before the skill server is contacted
  */
 export async function checkInput(skill: Skill, body: string): Promise<void> {
   if (skill.inputSchema === null) return;

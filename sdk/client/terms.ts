@@ -50,6 +50,27 @@ export interface TermsPolicy {
  * unreadable, the documented body `{accepts: {scheme, price, network, payTo, …}, description}`.
  *
  * @throws MarketError('invalid_response') when neither holds readable terms
+ *
+ * @example
+ * // A page paying through the visitor's wallet instead of SkillMarket's signer:
+ * import { checkInput, chooseTerms, readAllowedAssets, readOfferedTerms, resultOf } from 'skill-market';
+ * import { encodePaymentPayload, signAuthorization } from 'skill-market/x402';
+ *
+ * const skill = await market.info('word-count');
+ * const body = JSON.stringify({ text: 'one two three' });
+ * await checkInput(skill, body);
+ * const post = async (headers: Record<string, string>) => {
+ *   const r = await fetch(skill.endpoint, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+ *   return { status: r.status, headers: r.headers, text: await r.text() };
+ * };
+ * const first = await post({});
+ * if (first.status === 402) {
+ *   const offered = readOfferedTerms(first, skill);
+ *   const { requirements } = chooseTerms(offered, skill, { allowed: readAllowedAssets([]), maxTimeoutSeconds: 600 });
+ *   const payload = await signAuthorization(visitorAccount, requirements, { resource: offered.resource });
+ *   const paid = await post({ 'PAYMENT-SIGNATURE': encodePaymentPayload(payload) });
+ *   console.log(resultOf(paid, skill.slug, 'yes', undefined));
+ * }
  */
 export function readOfferedTerms(answer: Answer, skill: Skill): OfferedTerms {
   const header = answer.headers.get(PAYMENT_REQUIRED_HEADER);
@@ -88,6 +109,12 @@ type Check = { field: TermsField; expected: string; actual: string } | undefined
  * closest candidate is reported.
  *
  * @throws TermsMismatchError naming the field; MarketError('invalid_response') for malformed terms
+ *
+ * @example
+ * const offered = readOfferedTerms(answer402, skill);
+ * // TermsMismatchError naming the field when no offer matches the listing (payTo, price, network, asset)
+ * const { requirements, asset } = chooseTerms(offered, skill, { allowed: readAllowedAssets([]), maxTimeoutSeconds: 600 });
+ * const payload = await signAuthorization(account, requirements, { resource: offered.resource });
  */
 export function chooseTerms(offered: OfferedTerms, skill: Skill, policy: TermsPolicy): ChosenTerms {
   let best: { passed: number; problem: NonNullable<Check> } | undefined;

@@ -3,17 +3,45 @@
  * (API keys and private keys are never part of a message).
  */
 
-/** A skill definition that cannot work: bad price, schema, groups or timeout. Thrown by `skill()`. */
+/**
+ * A skill definition that cannot work: bad price, schema, groups or timeout. Thrown by `skill()`.
+ *
+ * @example
+ * try {
+ *   skill({ price: '$0.0000001' }, handler); // finer than one micro-USDC
+ * } catch (error) {
+ *   if (error instanceof SkillDefinitionError) console.error(error.message); // names the bad option
+ * }
+ */
 export class SkillDefinitionError extends Error {
   override readonly name = 'SkillDefinitionError';
 }
 
-/** `serve()` cannot start: no skills, no wallet, a malformed option. */
+/**
+ * `serve()` cannot start: no skills, no wallet, a malformed option.
+ *
+ * @example
+ * try {
+ *   await serve({ wordCount }, { network: 'mainnet' });
+ * } catch (error) {
+ *   if (error instanceof ServeConfigError) console.error(error.message); // e.g. 'network: Invalid network "mainnet": …'
+ *   else throw error;
+ * }
+ */
 export class ServeConfigError extends Error {
   override readonly name = 'ServeConfigError';
 }
 
-/** Registration failed with `onError: 'throw'`; `results` holds one outcome per skill. */
+/**
+ * Registration failed with `onError: 'throw'`; `results` holds one outcome per skill.
+ *
+ * @example
+ * try {
+ *   await serve({ wordCount }, { register: { endpoint: 'https://skills.example.com', onError: 'throw' } });
+ * } catch (error) {
+ *   if (error instanceof RegistrationError) for (const r of error.results) if (!r.success) console.error(r.name, r.error);
+ * }
+ */
 export class RegistrationError extends Error {
   override readonly name = 'RegistrationError';
   constructor(
@@ -24,12 +52,28 @@ export class RegistrationError extends Error {
   }
 }
 
-/** The payment facilitator could not be reached or answered something unexpected. */
+/**
+ * The payment facilitator could not be reached or answered something unexpected.
+ *
+ * @example
+ * // Not thrown to your code: a paid call that finds the facilitator down is answered 503 ("nothing was
+ * // charged") and the server's logger gets a warning with this error's message.
+ * await serve({ wordCount }, { facilitatorUrl: 'https://facilitator.example', logger });
+ */
 export class FacilitatorUnavailableError extends Error {
   override readonly name = 'FacilitatorUnavailableError';
 }
 
-/** A handler ran past its `timeout`; the call was answered 504 and not charged. */
+/**
+ * A handler ran past its `timeout`; the call was answered 504 and not charged.
+ *
+ * @example
+ * await serve({ render }, {
+ *   onError: (name, error) => {
+ *     if (error instanceof SkillTimeoutError) console.warn(`${name} ran past ${error.timeoutMs} ms; answered 504, not charged`);
+ *   },
+ * });
+ */
 export class SkillTimeoutError extends Error {
   override readonly name = 'SkillTimeoutError';
   constructor(readonly timeoutMs: number) {

@@ -26,11 +26,26 @@ import { isProduction, processEnv } from './settings';
 import { isSkill, type Skills } from './skill';
 import { requestPath } from '../http/request-path';
 
-/** Default facilitator: `market facilitator` on this machine. */
+/**
+ * Default facilitator: `market facilitator` on this machine.
+ *
+ * @example
+ * await serve({ wordCount }, { facilitatorUrl: process.env.FACILITATOR_URL ?? DEFAULT_FACILITATOR_URL });
+ */
 export const DEFAULT_FACILITATOR_URL = 'http://localhost:3001';
-/** Default app name, shown by `/health` and sent as the User-Agent. */
+/**
+ * Default app name, shown by `/health` and sent as the User-Agent.
+ *
+ * @example
+ * await serve({ wordCount }, { appName: 'word tools' }); // shown by GET /health instead of DEFAULT_APP_NAME
+ */
 export const DEFAULT_APP_NAME = 'skill-market skill server';
-/** Default largest request body: 1 MiB. */
+/**
+ * Default largest request body: 1 MiB.
+ *
+ * @example
+ * await serve({ summarize }, { maxBodyBytes: 4 * DEFAULT_MAX_BODY_BYTES }); // accept 4 MiB inputs
+ */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;

@@ -6,7 +6,13 @@ import { PAYMENT_REQUIRED_HEADER, PAYMENT_RESPONSE_HEADER, X_PAYMENT_RESPONSE_HE
 import { parseGuardedJson } from '../http/json-guard';
 import { readLimited } from '../http/read-limited';
 
-/** Headers a web page may read (CORS exposes them): the payment terms, the receipt, replay and retry hints. */
+/**
+ * Headers a web page may read (CORS exposes them): the payment terms, the receipt, replay and retry hints.
+ *
+ * @example
+ * // As `CORS_EXPOSED_HEADERS` of skill-market/creator, for a server that answers preflights itself:
+ * headers.set('Access-Control-Expose-Headers', CORS_EXPOSED_HEADERS); // 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, …'
+ */
 export const EXPOSED_HEADERS = [
   PAYMENT_REQUIRED_HEADER,
   PAYMENT_RESPONSE_HEADER,

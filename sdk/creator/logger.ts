@@ -4,8 +4,11 @@
  * lines to the console.
  */
 export interface CreatorLogger {
+  /** What happened: started, registered, settled. `fields` hold the details. */
   info(message: string, fields?: Record<string, unknown>): void;
+  /** Something to look at; the server keeps serving. `fields` hold the details. */
   warn(message: string, fields?: Record<string, unknown>): void;
+  /** A call or a background task failed. `fields` hold the details. */
   error(message: string, fields?: Record<string, unknown>): void;
 }
 

@@ -10,7 +10,12 @@ import { isSkill, normalizeGroups, type Skill, type Skills } from './skill';
 import { errorText } from './logger';
 
 export { DEFAULT_API_URL };
-/** Default number of registrations in flight at once. */
+/**
+ * Default number of registrations in flight at once.
+ *
+ * @example
+ * await register(skills, { apiKey, paymentAddress, endpoint, batch: { concurrency: 2 * DEFAULT_REGISTRATION_CONCURRENCY } });
+ */
 export const DEFAULT_REGISTRATION_CONCURRENCY = 5;
 
 /** Outcome of registering one skill. */
@@ -80,7 +85,12 @@ export async function register(skills: Skills, options: RegisterOptions): Promis
   });
 }
 
-/** Union of group lists, trimmed, empty names dropped, first spelling kept. */
+/**
+ * Union of group lists, trimmed, empty names dropped, first spelling kept.
+ *
+ * @example
+ * mergeGroups(['text', ' nlp '], undefined, ['nlp', 'Text']); // ['text', 'nlp', 'Text']
+ */
 export function mergeGroups(...lists: readonly (readonly string[] | undefined)[]): string[] {
   const out: string[] = [];
   for (const list of lists)

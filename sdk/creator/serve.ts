@@ -17,7 +17,13 @@ import { httpUrl, isProduction, processEnv, resolveApiKey, resolveApiUrl, resolv
 import type { Skills } from './skill';
 import { createCallTracker, type CallTracker, type TrackingOptions } from './tracker';
 
-/** Default port of a skill server. */
+/**
+ * Default port of a skill server.
+ *
+ * @example
+ * const server = await serve({ wordCount }); // no port option: DEFAULT_PORT (3002)
+ * console.log(server.url); // 'http://localhost:3002'
+ */
 export const DEFAULT_PORT = 3002;
 
 /** Auto-registration at start (`serve({ register })`). */

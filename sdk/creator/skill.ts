@@ -9,11 +9,19 @@ import { SkillDefinitionError } from './errors';
 /** Marks the objects `skill()` returns; `Symbol.for` so that two copies of the SDK recognise each other's skills. */
 const SKILL_BRAND: unique symbol = Symbol.for('skill-market.skill') as never;
 
-/** Default handler timeout: 30 s. */
+/**
+ * Default handler timeout: 30 s.
+ *
+ * @example
+ * skill({ price: '$0.001' }, handler).timeout; // DEFAULT_SKILL_TIMEOUT_MS (30 000) when none is given
+ */
 export const DEFAULT_SKILL_TIMEOUT_MS = 30_000;
 /**
  * Longest handler timeout: 200 s. The payment authorization must still be valid when it is
  * settled, and a connection may stay silent at most 255 s on Bun.
+ *
+ * @example
+ * skill({ price: '$0.01', timeout: MAX_SKILL_TIMEOUT_MS }, render); // the longest a handler may run: 200 s
  */
 export const MAX_SKILL_TIMEOUT_MS = 200_000;
 
@@ -135,7 +143,17 @@ export function skill<I = any, O = any>(options: SkillOptions, handler: SkillHan
   return Object.freeze(definition);
 }
 
-/** True for an object made by `skill()` (from any copy of this SDK). */
+/**
+ * True for an object made by `skill()` (from any copy of this SDK).
+ *
+ * @example
+ * import { pathToFileURL } from 'node:url';
+ * import { isSkill, serve, type Skills } from 'skill-market/creator';
+ *
+ * const module = await import(pathToFileURL('skills.ts').href); // a module of skills, as `market serve` loads it
+ * const skills = Object.fromEntries(Object.entries(module).filter(([, value]) => isSkill(value))) as Skills;
+ * await serve(skills);
+ */
 export function isSkill(value: unknown): value is Skill {
   return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[SKILL_BRAND] === true;
 }

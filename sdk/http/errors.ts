@@ -112,6 +112,15 @@ export class MarketError extends Error {
 /**
  * A registry answered an error (`{error, code, requestId}`), or could not be reached (`status`
  * 0). The one error class of every registry client (consumer, creator, wallets, CLI, MCP, pages).
+ *
+ * @example
+ * try {
+ *   await market.info('weather-now');
+ * } catch (error) {
+ *   if (error instanceof RegistryError && error.code === 'skill_not_found') console.log('no such skill');
+ *   else if (error instanceof RegistryError && error.retryable) console.log(`registry busy, request ${error.requestId}`);
+ *   else throw error;
+ * }
  */
 export class RegistryError extends MarketError {
   override name = 'RegistryError';

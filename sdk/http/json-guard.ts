@@ -11,13 +11,24 @@
  * x402 codec (payment headers).
  */
 
-/** Deeper than any request we serve; JSON Schemas in skill listings stay well inside it. */
+/**
+ * Deeper than any request we serve; JSON Schemas in skill listings stay well inside it.
+ *
+ * @example
+ * scanJson('['.repeat(MAX_JSON_DEPTH + 1)); // { type: 'too-deep', limit: 64 }
+ */
 export const MAX_JSON_DEPTH = 64;
 
 /** What {@link scanJson} found: nesting within the limit (and whether a NUL or a lone surrogate occurs), or too deep. */
 export type JsonScan = { type: 'ok'; nul: boolean; loneSurrogate: boolean } | { type: 'too-deep'; limit: number };
 
-/** Scans `text` (which need not be valid JSON): stops at the first level beyond `maxDepth`. */
+/**
+ * Scans `text` (which need not be valid JSON): stops at the first level beyond `maxDepth`.
+ *
+ * @example
+ * scanJson('{"a":[1,2]}'); // { type: 'ok', nul: false, loneSurrogate: false }
+ * scanJson('[[[1]]]', 2); // { type: 'too-deep', limit: 2 }
+ */
 export function scanJson(text: string, maxDepth: number = MAX_JSON_DEPTH): JsonScan {
   let depth = 0;
   let inString = false;
@@ -61,6 +72,13 @@ export function scanJson(text: string, maxDepth: number = MAX_JSON_DEPTH): JsonS
 /**
  * `JSON.parse` behind the depth guard: `too-deep` without parsing when nesting exceeds
  * `maxDepth`, `invalid` when the text is not JSON. `nul` and `loneSurrogate` tell what the strings hold.
+ *
+ * @example
+ * import { parseGuardedJson, readLimited } from 'skill-market/http';
+ *
+ * const parsed = parseGuardedJson((await readLimited(request.body, 64 * 1024)) ?? '');
+ * if (parsed.type !== 'json') return Response.json({ error: parsed.message }, { status: 400 });
+ * if (parsed.nul) return Response.json({ error: 'strings must not contain NUL' }, { status: 400 });
  */
 export function parseGuardedJson(
   text: string,

@@ -21,7 +21,12 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
  */
 export type JsonSchema = Record<string, unknown>;
 
-/** Largest schema accepted, as JSON text. */
+/**
+ * Largest schema accepted, as JSON text.
+ *
+ * @example
+ * schemaProblem({ description: 'x'.repeat(MAX_SCHEMA_BYTES) }); // 'must be at most 65536 bytes of JSON'
+ */
 export const MAX_SCHEMA_BYTES = 64 * 1024;
 
 const draft07 = new Ajv({ strict: false, allErrors: true, validateFormats: false });
@@ -32,7 +37,15 @@ function engineFor(schema: JsonSchema): Ajv {
   return typeof schema.$schema === 'string' && schema.$schema.includes('2020-12') ? draft2020 : draft07;
 }
 
-/** Undefined when `schema` is a usable JSON Schema object, else why not. */
+/**
+ * Undefined when `schema` is a usable JSON Schema object, else why not.
+ *
+ * @example
+ * import { schemaProblem } from 'skill-market/json-schema';
+ *
+ * schemaProblem({ type: 'object', properties: { text: { type: 'string' } } }); // undefined: usable
+ * schemaProblem({ type: 'strnig' }); // why not, e.g. '/type must be equal to one of the allowed values'
+ */
 export function schemaProblem(schema: unknown): string | undefined {
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return 'must be a JSON Schema object';
   if (JSON.stringify(schema).length > MAX_SCHEMA_BYTES) return `must be at most ${MAX_SCHEMA_BYTES} bytes of JSON`;
@@ -52,7 +65,16 @@ export interface ValueProblem {
   message: string;
 }
 
-/** The problems of `value` against `schema` (empty when valid). */
+/**
+ * The problems of `value` against `schema` (empty when valid).
+ *
+ * @example
+ * import { validateAgainst } from 'skill-market/json-schema';
+ *
+ * const schema = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] };
+ * validateAgainst(schema, { text: 'hello' }); // []
+ * validateAgainst(schema, {}); // [{ path: '/', message: "must have required property 'text'" }]
+ */
 export function validateAgainst(schema: JsonSchema, value: unknown): ValueProblem[] {
   const validate = validatorFor(schema);
   if (validate(value)) return [];

@@ -12,7 +12,12 @@ import { type Answer, exchange, type FetchLike, isRecord, parseJson, retryAfterM
 import * as c from './contract/index';
 import { type AnswerContext, type RegisteredSkill, RegisteredSkillSchema, readAnswer, readSkill, readSkills, type Skill } from './read';
 
-/** The registry a client talks to unless told otherwise: `market registry` on this machine. */
+/**
+ * The registry a client talks to unless told otherwise: `market registry` on this machine.
+ *
+ * @example
+ * new RegistryClient({ apiUrl: process.env.MARKET_API_URL ?? DEFAULT_API_URL }); // else http://localhost:3000
+ */
 export const DEFAULT_API_URL = 'http://localhost:3000';
 
 /** Retries of requests that are safe to repeat. */
@@ -25,6 +30,7 @@ export interface RetryOptions {
   maxDelayMs?: number;
 }
 
+/** Options of {@link RegistryClient}: where the registry is, how to sign in, and the transport's limits. */
 export interface RegistryClientOptions {
   /** Registry base URL, e.g. `http://localhost:3000`; `''` for the page's own origin. */
   apiUrl: string;
@@ -110,7 +116,17 @@ export class RegistryClient {
 
   // Discovery (no credential)
 
-  /** `GET /skills`: one page of active skills matching the query and filters. */
+  /**
+   * `GET /skills`: one page of active skills matching the query and filters.
+   *
+   * @example
+   * let cursor: string | undefined;
+   * do {
+   *   const page = await registry.search({ q: 'weather', sort: 'popular', limit: 50, cursor });
+   *   for (const skill of page.items) console.log(skill.slug, skill.price);
+   *   cursor = page.nextCursor;
+   * } while (cursor);
+   */
   async search(query: c.SearchQuery = {}, signal?: AbortSignal): Promise<Page<Skill>> {
     const answer = await this.send('GET', '/skills', { what: 'search', query: { q: '', ...query }, repeatable: true, signal });
     return { items: readSkills(this.json(answer, 'skill list'), this.context(answer, 'skill list')), nextCursor: this.cursor(answer) };
@@ -182,18 +198,34 @@ export class RegistryClient {
     return readSkills(this.json(answer, 'skill list'), this.context(answer, 'skill list'));
   }
 
-  /** `POST /analytics/usage`: a paid call, counted once per payment reference. */
+  /**
+   * `POST /analytics/usage`: a paid call, counted once per payment reference.
+   *
+   * @example
+   * await registry.recordUsage({ skillId: skill.id, amount: '1000', paymentRef: receipt.transaction }); // 1000 micro-USDC = $0.001
+   */
   recordUsage(record: c.UsageBody, slug?: string): Promise<c.Recorded> {
     return this.read(c.Recorded, 'POST', '/analytics/usage', { what: 'usage record', slug, auth: true, body: record });
   }
 
-  /** `GET /analytics/usage`: the caller's paid calls, newest first. */
+  /**
+   * `GET /analytics/usage`: the caller's paid calls, newest first.
+   *
+   * @example
+   * const { items, nextCursor } = await registry.usage({ limit: 100 });
+   * for (const record of items) console.log(record.skillSlug, record.amount, record.verification);
+   */
   async usage(query: c.UsageQuery = {}, signal?: AbortSignal): Promise<Page<c.UsageRecordView>> {
     const answer = await this.send('GET', '/analytics/usage', { what: 'usage history', query, auth: true, repeatable: true, signal });
     return { items: this.check(c.UsageRecordList, answer, 'usage history'), nextCursor: this.cursor(answer) };
   }
 
-  /** `POST /reviews`: review a skill you paid for; `created` is false when your review was updated. */
+  /**
+   * `POST /reviews`: review a skill you paid for; `created` is false when your review was updated.
+   *
+   * @example
+   * const { created } = await registry.postReview({ skillSlug: 'word-count', score: 5, comment: 'Fast and exact' });
+   */
   async postReview(review: c.PostReview): Promise<{ review: c.ReviewView; created: boolean }> {
     const answer = await this.send('POST', '/reviews', { what: 'review', slug: review.skillSlug, auth: true, body: review });
     return { review: this.check(c.ReviewView, answer, 'review'), created: answer.status === 201 };
@@ -201,13 +233,30 @@ export class RegistryClient {
 
   // A creator's own (creator key, session)
 
-  /** `POST /skills`: registers the caller's skill of that name, or updates it (an upsert). */
+  /**
+   * `POST /skills`: registers the caller's skill of that name, or updates it (an upsert).
+   *
+   * @example
+   * const registry = new RegistryClient({ apiUrl: 'https://registry.example', apiKey: process.env.MARKET_API_KEY }); // sk_…
+   * const { skill, created } = await registry.registerSkill({
+   *   name: 'word-count',
+   *   endpoint: 'https://skills.example.com',
+   *   price: '$0.001',
+   *   paymentAddress: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C',
+   *   groups: ['text'],
+   * });
+   */
   async registerSkill(body: c.RegisterSkill): Promise<{ skill: RegisteredSkill; created: boolean }> {
     const answer = await this.send('POST', '/skills', { what: `registration of ${body.name}`, auth: true, body, repeatable: true });
     return { skill: this.check(RegisteredSkillSchema, answer, 'skill'), created: answer.status === 201 };
   }
 
-  /** `PATCH /skills/:slug`: groups replace the whole set. */
+  /**
+   * `PATCH /skills/:slug`: groups replace the whole set.
+   *
+   * @example
+   * await registry.updateSkill('word-count', { price: '$0.002', isActive: true }); // the answer is the updated SkillView
+   */
   updateSkill(slug: string, body: c.UpdateSkill): Promise<c.SkillView> {
     return this.read(c.SkillView, 'PATCH', `/skills/${segment(slug)}`, {
       what: `update of ${slug}`,
@@ -228,10 +277,12 @@ export class RegistryClient {
     return this.read(c.Recorded, 'POST', '/analytics/call', { what: 'call record', auth: true, body });
   }
 
+  /** `POST /groups`: a new group of the caller's skills (a creator key). */
   createGroup(body: c.CreateGroup): Promise<c.GroupView> {
     return this.read(c.GroupView, 'POST', '/groups', { what: 'new group', auth: true, body });
   }
 
+  /** `PATCH /groups/:slug`: the name, description or icon of one of the caller's groups. */
   updateGroup(slug: string, body: c.UpdateGroup): Promise<c.GroupView> {
     return this.read(c.GroupView, 'PATCH', `/groups/${segment(slug)}`, {
       what: `update of group ${slug}`,
@@ -258,10 +309,12 @@ export class RegistryClient {
     return this.read(c.Creator, 'GET', '/creators/me', { what: 'profile', auth: true, repeatable: true, signal });
   }
 
+  /** `PATCH /creators/me`: the caller's public profile. */
   updateProfile(body: c.ProfileUpdate): Promise<c.Creator> {
     return this.read(c.Creator, 'PATCH', '/creators/me', { what: 'profile update', auth: true, body, repeatable: true });
   }
 
+  /** `GET /auth/api-keys`: the caller's API keys, each by its prefix (never the key itself). */
   apiKeys(signal?: AbortSignal): Promise<c.ApiKeyView[]> {
     return this.read(c.ApiKeyList, 'GET', '/auth/api-keys', { what: 'API keys', auth: true, repeatable: true, signal });
   }
@@ -271,6 +324,7 @@ export class RegistryClient {
     return this.read(c.CreatedApiKey, 'POST', '/auth/api-keys', { what: 'new API key', auth: true, body });
   }
 
+  /** `DELETE /auth/api-keys/:id`: revokes one of the caller's API keys. */
   revokeApiKey(id: string): Promise<c.Success> {
     return this.read(c.Success, 'DELETE', `/auth/api-keys/${segment(id)}`, { what: 'API key revocation', auth: true });
   }
@@ -295,6 +349,7 @@ export class RegistryClient {
     return this.read(c.RefreshResponse, 'POST', '/auth/refresh', { what: 'session refresh', body: refreshToken ? { refreshToken } : {} });
   }
 
+  /** `POST /auth/logout`: ends the caller's session. */
   logout(): Promise<c.Success> {
     return this.read(c.Success, 'POST', '/auth/logout', { what: 'sign-out', auth: true, body: {} });
   }
@@ -306,7 +361,13 @@ export class RegistryClient {
     return this.read(c.WalletView, 'POST', '/wallet/generate', { what: 'wallet registration', auth: true, body, repeatable: true });
   }
 
-  /** `GET /wallet`: the active wallet with its live balance, or null. */
+  /**
+   * `GET /wallet`: the active wallet with its live balance, or null.
+   *
+   * @example
+   * const wallet = await registry.activeWallet(); // null when none is registered
+   * if (wallet) console.log(wallet.address, wallet.balance);
+   */
   activeWallet(signal?: AbortSignal): Promise<c.ActiveWallet | null> {
     return this.read(c.ActiveWalletOrNull, 'GET', '/wallet', { what: 'active wallet', auth: true, repeatable: true, signal });
   }

@@ -39,7 +39,14 @@ function invalid(context: AnswerContext, why: string): MarketError {
   });
 }
 
-/** `value` as `schema` describes it, or MarketError('invalid_response') naming the first bad field. */
+/**
+ * `value` as `schema` describes it, or MarketError('invalid_response') naming the first bad field.
+ *
+ * @example
+ * const answer = await fetch('https://registry.example/groups');
+ * const text = await answer.text();
+ * const groups = readAnswer(Type.Array(GroupView), JSON.parse(text), { what: 'group list', status: answer.status, body: text });
+ */
 export function readAnswer<S extends TSchema>(schema: S, value: unknown, context: AnswerContext): Static<S> {
   ensureFormats();
   if (Value.Check(schema, value)) return value as Static<S>;
@@ -73,6 +80,7 @@ export const RegisteredSkillSchema = T.Composite([
   T.Object({ id: T.Optional(T.String({ minLength: 1, maxLength: 100 })) }),
   T.Partial(T.Omit(SkillView, ['slug', 'id'])),
 ]);
+/** A registration's answer (see {@link RegisteredSkillSchema}): `slug` always, `id` and the rest of the listing when the registry sends them. */
 export type RegisteredSkill = Static<typeof RegisteredSkillSchema>;
 
 type Listed = Static<typeof ListedSkillSchema>;
@@ -124,14 +132,30 @@ function listedSkill(value: unknown): Skill | string {
   };
 }
 
-/** A registry skill, checked by shape and by meaning. @throws MarketError('invalid_response') naming the first bad field */
+/**
+ * A registry skill, checked by shape and by meaning.
+ *
+ * @throws MarketError('invalid_response') naming the first bad field
+ * @example
+ * const answer = await fetch('https://registry.example/skills/weather-now');
+ * const text = await answer.text();
+ * const skill = readSkill(JSON.parse(text), { what: 'skill', status: answer.status, body: text, slug: 'weather-now' });
+ * skill.network; // CAIP-2, e.g. 'eip155:8453'; skill.paymentAddress checksummed
+ */
 export function readSkill(value: unknown, context: AnswerContext): Skill {
   const skill = listedSkill(value);
   if (typeof skill === 'string') throw invalid(context, skill);
   return skill;
 }
 
-/** A JSON array of skills, each checked as by {@link readSkill}. */
+/**
+ * A JSON array of skills, each checked as by {@link readSkill}.
+ *
+ * @example
+ * const answer = await fetch('https://registry.example/creators/me/skills', { headers: { authorization: `Bearer ${apiKey}` } });
+ * const text = await answer.text();
+ * const skills = readSkills(JSON.parse(text), { what: 'skill list', status: answer.status, body: text });
+ */
 export function readSkills(value: unknown, context: AnswerContext): Skill[] {
   if (!Array.isArray(value)) throw invalid(context, 'expected a JSON array');
   return value.map((item, index) => {

@@ -27,6 +27,12 @@ function folderOf(path: string): string {
  * never replaced: losing a key file can mean losing the funds it controls.
  *
  * @throws an `EEXIST` error when `path` exists
+ *
+ * @example
+ * import { encryptKeystore, writeKeystoreFile } from 'skill-market/wallet';
+ * import { generatePrivateKey } from 'viem/accounts';
+ *
+ * await writeKeystoreFile('./wallets/agent.json', await encryptKeystore(generatePrivateKey(), passphrase)); // mode 0600
  */
 export async function writeKeystoreFile(path: string, keystore: KeystoreV3): Promise<void> {
   const { chmod, mkdir, open } = fs();
@@ -42,7 +48,12 @@ export async function writeKeystoreFile(path: string, keystore: KeystoreV3): Pro
   await chmod(path, 0o600);
 }
 
-/** Reads a keystore file as JSON (it is validated when decrypted). */
+/**
+ * Reads a keystore file as JSON (it is validated when decrypted).
+ *
+ * @example
+ * const privateKey = await decryptKeystore(await readKeystoreFile('./wallets/agent.json'), passphrase);
+ */
 export async function readKeystoreFile(path: string): Promise<unknown> {
   const text = await fs().readFile(path, 'utf8');
   try {

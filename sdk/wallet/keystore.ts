@@ -23,6 +23,7 @@ export interface KeystoreV3 {
     mac: string;
   };
 }
+/** `kdfparams` of a scrypt keystore (the kind {@link encryptKeystore} writes): cost `n`, `r`, `p` and the hex salt. */
 export interface ScryptKdfParams {
   dklen: number;
   n: number;
@@ -30,6 +31,7 @@ export interface ScryptKdfParams {
   p: number;
   salt: string;
 }
+/** `kdfparams` of a pbkdf2-hmac-sha256 keystore (read, never written): iterations `c` and the hex salt. */
 export interface Pbkdf2KdfParams {
   dklen: number;
   c: number;
@@ -37,9 +39,24 @@ export interface Pbkdf2KdfParams {
   salt: string;
 }
 
+/**
+ * The `code` of a {@link KeystoreError}: `invalid_keystore` (not a v3 keystore),
+ * `unsupported_keystore` (a cipher, kdf or cost this reader does not take), `wrong_passphrase`
+ * (the MAC does not match) or `address_mismatch` (the file's address is not the key's).
+ */
 export type KeystoreErrorCode = 'invalid_keystore' | 'unsupported_keystore' | 'wrong_passphrase' | 'address_mismatch';
 
-/** Why a keystore could not be written or opened. Never carries key material. */
+/**
+ * Why a keystore could not be written or opened. Never carries key material.
+ *
+ * @example
+ * try {
+ *   await loadSpendingWallet({ keystorePath: './wallet.json', passphrase });
+ * } catch (error) {
+ *   if (error instanceof KeystoreError && error.code === 'wrong_passphrase') console.error('Wrong passphrase, try again');
+ *   else throw error;
+ * }
+ */
 export class KeystoreError extends Error {
   constructor(
     readonly code: KeystoreErrorCode,
@@ -50,13 +67,25 @@ export class KeystoreError extends Error {
   }
 }
 
-/** scrypt cost written by default: geth's "standard" (2^18, r 8, p 1; about 256 MB and a second). */
+/**
+ * scrypt cost written by default: geth's "standard" (2^18, r 8, p 1; about 256 MB and a second).
+ *
+ * @example
+ * await encryptKeystore(key, passphrase); // scrypt n 2^18, r 8, p 1: DEFAULT_SCRYPT
+ * await encryptKeystore(key, passphrase, { scrypt: { n: 2 ** 10 } }); // a fast, weak keystore for tests only
+ */
 export const DEFAULT_SCRYPT = { n: 2 ** 18, r: 8, p: 1 } as const;
-/** Shortest passphrase accepted for a new keystore (here, so a browser page can read it without node:fs). */
+/**
+ * Shortest passphrase accepted for a new keystore (here, so a browser page can read it without node:fs).
+ *
+ * @example
+ * if (passphrase.length < MIN_PASSPHRASE_LENGTH) form.error = `Use at least ${MIN_PASSPHRASE_LENGTH} characters`;
+ */
 export const MIN_PASSPHRASE_LENGTH = 8;
 const MAX_PBKDF2_ITERATIONS = 10_000_000;
 const HEX = /^[0-9a-fA-F]*$/;
 
+/** Options of {@link encryptKeystore}. */
 export interface EncryptOptions {
   /** scrypt cost; lower only for tests. Default {@link DEFAULT_SCRYPT}. */
   scrypt?: { n?: number; r?: number; p?: number };
@@ -103,6 +132,13 @@ export async function encryptKeystore(privateKey: Hex, passphrase: string, optio
  * @throws KeystoreError `wrong_passphrase` when the MAC does not match; `invalid_keystore` or
  *   `unsupported_keystore` for malformed or exotic files; `address_mismatch` when the file's
  *   address is not the key's.
+ *
+ * @example
+ * import { decryptKeystore } from 'skill-market/wallet';
+ * import { privateKeyToAccount } from 'viem/accounts';
+ *
+ * const keystore = JSON.parse(await file.text()); // e.g. a file the visitor picked in a web page
+ * const account = privateKeyToAccount(await decryptKeystore(keystore, passphrase)); // KeystoreError 'wrong_passphrase' on a typo
  */
 export async function decryptKeystore(keystore: unknown, passphrase: string): Promise<Hex> {
   const file = parseKeystore(keystore);

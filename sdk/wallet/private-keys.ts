@@ -11,10 +11,20 @@ const WORDS = new Set(english);
 /** Deeper JSON than this is refused rather than scanned. */
 const MAX_DEPTH = 32;
 
-/** What `findPrivateKeyMaterial` answers for JSON nested too deeply to scan. */
+/**
+ * What `findPrivateKeyMaterial` answers for JSON nested too deeply to scan.
+ *
+ * @example
+ * if (findPrivateKeyMaterial(body) === TOO_DEEP) return Response.json({ error: 'body nested too deeply' }, { status: 400 });
+ */
 export const TOO_DEEP = '(too deep)';
 
-/** The one sentence every refusal uses. */
+/**
+ * The one sentence every refusal uses.
+ *
+ * @example
+ * if (looksLikePrivateKey(input.value)) form.error = PRIVATE_KEY_REFUSAL;
+ */
 export const PRIVATE_KEY_REFUSAL = 'Private keys and recovery phrases must never be sent: send only the wallet address';
 
 /**
@@ -37,6 +47,10 @@ export function looksLikePrivateKey(text: string): boolean {
  * The path (`label`, `tags.0`, `params.address`…) of the first string or key in `value` that
  * looks like private-key material, `"(too deep)"` for nesting past 32 levels, or undefined.
  * Never returns the material itself.
+ *
+ * @example
+ * findPrivateKeyMaterial({ address: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C', label: 'agent' }); // undefined: an address is fine
+ * findPrivateKeyMaterial({ params: { secret: `0x${'ab'.repeat(32)}` } }); // 'params.secret'
  */
 export function findPrivateKeyMaterial(value: unknown, root = ''): string | undefined {
   const stack: { value: unknown; path: string; depth: number }[] = [{ value, path: root, depth: 0 }];

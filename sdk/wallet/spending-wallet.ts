@@ -25,7 +25,17 @@ export interface CreatedSpendingWallet {
   wallet: WalletRecord;
 }
 
-/** Registration failed after the keystore was saved: the key is safe in `keystorePath`. */
+/**
+ * Registration failed after the keystore was saved: the key is safe in `keystorePath`.
+ *
+ * @example
+ * try {
+ *   await createSpendingWallet({ apiUrl, apiKey, passphrase, keystorePath: './wallet.json' });
+ * } catch (error) {
+ *   if (error instanceof WalletRegistrationError) console.error(`Saved ${error.address} to ${error.keystorePath}; register it later`);
+ *   else throw error;
+ * }
+ */
 export class WalletRegistrationError extends Error {
   constructor(
     readonly address: Address,

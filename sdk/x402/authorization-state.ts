@@ -38,7 +38,19 @@ export interface AuthorizationStateOptions {
   fetch?: (input: string, init?: RequestInit) => Promise<Response>;
 }
 
-/** A reader over the JSON-RPC endpoint `rpcUrl`. */
+/**
+ * A reader over the JSON-RPC endpoint `rpcUrl`.
+ *
+ * @example
+ * const reader = createAuthorizationStateReader('https://mainnet.base.org');
+ * const { authorization } = decodePaymentPayload(header);
+ * const use = await reader.read({
+ *   asset: terms.requirements.asset,
+ *   payer: authorization.from,
+ *   nonce: authorization.nonce,
+ *   validBefore: BigInt(authorization.validBefore),
+ * }); // 'used' | 'unused' | 'expired'
+ */
 export function createAuthorizationStateReader(rpcUrl: string, options: AuthorizationStateOptions = {}): AuthorizationStateReader {
   const doFetch = options.fetch ?? ((input: string, init?: RequestInit) => globalThis.fetch(input, init));
   const timeoutMs = options.timeoutMs ?? 5000;

@@ -5,13 +5,24 @@ import { parseGuardedJson } from '../http/json-guard';
  */
 import { X402Error, type X402ErrorCode } from './errors';
 
-/** Largest header value any decoder accepts, in characters (16 KiB). */
+/**
+ * Largest header value any decoder accepts, in characters (16 KiB).
+ *
+ * @example
+ * const header = request.headers.get('PAYMENT-SIGNATURE');
+ * if (header && header.length > MAX_HEADER_LENGTH) return new Response('payment header too long', { status: 400 });
+ */
 export const MAX_HEADER_LENGTH = 16 * 1024;
 
 const STANDARD_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const CHUNK = 0x8000;
 
-/** Encodes a JSON-serializable value as standard, padded base64 of its UTF-8 JSON. */
+/**
+ * Encodes a JSON-serializable value as standard, padded base64 of its UTF-8 JSON.
+ *
+ * @example
+ * encodeBase64Json({ success: true }); // 'eyJzdWNjZXNzIjp0cnVlfQ=='
+ */
 export function encodeBase64Json(value: unknown): string {
   const bytes = new TextEncoder().encode(JSON.stringify(value));
   let binary = '';
@@ -24,6 +35,10 @@ export function encodeBase64Json(value: unknown): string {
 /**
  * Decodes standard padded base64 of UTF-8 JSON. Rejects, with X402Error(code): non-strings,
  * empty or oversize input, base64url or unpadded input, invalid UTF-8 and invalid JSON.
+ *
+ * @example
+ * decodeBase64Json('eyJzdWNjZXNzIjp0cnVlfQ==', 'malformed_settle_response', 'receipt'); // { success: true }
+ * decodeBase64Json('not base64!', 'malformed_payment', 'payment'); // throws X402Error('malformed_payment')
  */
 export function decodeBase64Json(text: unknown, code: X402ErrorCode, what: string): unknown {
   if (typeof text !== 'string' || text.length === 0) {

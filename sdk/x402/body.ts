@@ -31,6 +31,13 @@ interface BodyShape {
  * USDC; when the asset is that USDC, `price` and `amount` must agree.
  *
  * @throws X402Error("malformed_payment_required" | "unsupported_scheme" | "invalid_network")
+ *
+ * @example
+ * const answer = await fetch('https://skills.example/echo', { method: 'POST', body });
+ * if (answer.status === 402 && !answer.headers.has('PAYMENT-REQUIRED')) {
+ *   const requirements = requirementsFromBody(await answer.json()); // from { accepts: { price: '$0.001', ... } }
+ *   const payload = await signAuthorization(account, requirements);
+ * }
  */
 export function requirementsFromBody(body: unknown): PaymentRequirements {
   const { accepts } = checkShape<BodyShape>(Checkers.body, body, 'malformed_payment_required', '402 body');

@@ -56,6 +56,9 @@ function checkUint256(fields: Record<string, unknown>, what: string): void {
  * request) and returns them without null extras.
  *
  * @throws X402Error("unsupported_scheme" | "invalid_requirements")
+ *
+ * @example
+ * const requirements = parsePaymentRequirements(request.paymentRequirements); // throws X402Error when not exact-EVM v2
  */
 export function parsePaymentRequirements(value: unknown): PaymentRequirements {
   if (isRecord(value) && typeof value.scheme === 'string' && value.scheme !== 'exact') {
@@ -76,6 +79,10 @@ export function parsePaymentRequirements(value: unknown): PaymentRequirements {
  * Validates a decoded PaymentPayload object (v1 or v2) and normalizes it.
  *
  * @throws X402Error("malformed_payment" | "unsupported_version" | "unsupported_scheme" | "invalid_network")
+ *
+ * @example
+ * const payment = parsePaymentPayload(await request.json()); // v1 or v2, normalized
+ * payment.authorization.value; // atomic units, as a decimal string
  */
 export function parsePaymentPayload(value: unknown): DecodedPayment {
   if (!isRecord(value)) throw new X402Error('malformed_payment', 'Malformed payment payload: expected a JSON object');
@@ -149,7 +156,12 @@ export function encodePaymentPayload(payload: PaymentPayloadV2 | PaymentPayloadV
   return encodeBase64Json(payload);
 }
 
-/** Validates a decoded PaymentRequired object (v2) and drops null optionals. Throws X402Error. */
+/**
+ * Validates a decoded PaymentRequired object (v2) and drops null optionals. Throws X402Error.
+ *
+ * @example
+ * const { accepts } = parsePaymentRequired(decodeBase64Json(header, 'malformed_payment_required', 'PAYMENT-REQUIRED'));
+ */
 export function parsePaymentRequired(value: unknown): PaymentRequired {
   if (isRecord(value) && typeof value.x402Version === 'number' && value.x402Version !== 2) {
     throw new X402Error('unsupported_version', `Unsupported PaymentRequired x402Version ${value.x402Version}`);
@@ -189,7 +201,13 @@ export function encodePaymentRequired(paymentRequired: PaymentRequired): string 
   return encodeBase64Json(paymentRequired);
 }
 
-/** Validates a SettleResponse (header content or a facilitator /settle answer). Throws X402Error. */
+/**
+ * Validates a SettleResponse (header content or a facilitator /settle answer). Throws X402Error.
+ *
+ * @example
+ * const receipt = parseSettleResponse(await (await fetch(`${facilitatorUrl}/settle`, { method: 'POST', body })).json());
+ * if (!receipt.success) console.log(receipt.errorReason);
+ */
 export function parseSettleResponse(value: unknown): SettleResponse {
   const r = checkShape<SettleResponse>(Checkers.settleResponse, value, 'malformed_settle_response', 'settle response');
   const out: SettleResponse = { success: r.success, transaction: r.transaction, network: r.network };

@@ -10,10 +10,30 @@ import { parseCaip2 } from './networks';
 import { isUint256String, type Address, type Hex } from './patterns';
 import type { Authorization, PaymentPayloadV2, PaymentRequirements, ResourceInfo } from './schemas';
 
-/** How far back `validAfter` is set, as the reference client does (clock-skew tolerance). */
+/**
+ * How far back `validAfter` is set, as the reference client does (clock-skew tolerance).
+ *
+ * @example
+ * const now = Math.floor(Date.now() / 1000);
+ * createAuthorization(requirements, payer, { now }).validAfter; // String(now - VALID_AFTER_SKEW_SECONDS)
+ */
 export const VALID_AFTER_SKEW_SECONDS = 600;
 
-/** EIP-712 types of EIP-3009 `TransferWithAuthorization`. */
+/**
+ * EIP-712 types of EIP-3009 `TransferWithAuthorization`.
+ *
+ * @example
+ * import { hashTypedData } from 'viem';
+ *
+ * const { message } = authorizationTypedData(authorization, requirements); // amounts as bigint
+ * const digest = hashTypedData({
+ *   domain: authorizationDomain(requirements),
+ *   types: TRANSFER_WITH_AUTHORIZATION_TYPES,
+ *   primaryType: 'TransferWithAuthorization',
+ *   message,
+ * }); // what the payer signs
+ * TRANSFER_WITH_AUTHORIZATION_TYPES.TransferWithAuthorization.map((f) => f.name); // ['from', 'to', 'value', 'validAfter', 'validBefore', 'nonce']
+ */
 export const TRANSFER_WITH_AUTHORIZATION_TYPES = {
   TransferWithAuthorization: [
     { name: 'from', type: 'address' },
@@ -44,6 +64,7 @@ export interface AuthorizationTypedData {
 /** Anything that signs EIP-712 typed data, e.g. a viem `LocalAccount` from `privateKeyToAccount`. */
 export interface TypedDataSigner {
   address: Address;
+  /** Signs the typed data with the key of `address`; the 65-byte signature as 0x-hex. */
   signTypedData(typedData: AuthorizationTypedData): Promise<Hex>;
 }
 
@@ -57,7 +78,12 @@ export interface AuthorizationOptions {
 
 const checksum = (address: string): Address => getAddress(address.toLowerCase());
 
-/** 32 random bytes as 0x-hex, from the Web Crypto API. */
+/**
+ * 32 random bytes as 0x-hex, from the Web Crypto API.
+ *
+ * @example
+ * createAuthorization(requirements, payer, { nonce: randomNonce() }); // '0x' + 64 hex
+ */
 export function randomNonce(): Hex {
   return bytesToHex(crypto.getRandomValues(new Uint8Array(32)));
 }
@@ -68,6 +94,9 @@ export function randomNonce(): Hex {
  *
  * @throws X402Error("invalid_requirements") when `extra.name` / `extra.version` are missing
  *   (the facilitator's `invalid_exact_evm_missing_eip712_domain`)
+ *
+ * @example
+ * authorizationDomain(terms.requirements); // { name: 'USD Coin', version: '2', chainId: 8453, verifyingContract: '0x8335…2913' }
  */
 export function authorizationDomain(requirements: PaymentRequirements): AuthorizationDomain {
   const name = requirements.extra?.name;
@@ -78,7 +107,13 @@ export function authorizationDomain(requirements: PaymentRequirements): Authoriz
   return { name, version, chainId: parseCaip2(requirements.network), verifyingContract: checksum(requirements.asset) };
 }
 
-/** Typed data of `authorization` under the domain of `requirements` (for sign, verify, hash). */
+/**
+ * Typed data of `authorization` under the domain of `requirements` (for sign, verify, hash).
+ *
+ * @example
+ * const typedData = authorizationTypedData(payment.authorization, requirements);
+ * const digest = hashTypedData(typedData); // viem; or account.signTypedData(typedData)
+ */
 export function authorizationTypedData(authorization: Authorization, requirements: PaymentRequirements): AuthorizationTypedData {
   checkShape<Authorization>(Checkers.authorization, authorization, 'malformed_payment', 'authorization');
   for (const field of ['value', 'validAfter', 'validBefore'] as const) {
@@ -102,6 +137,10 @@ export function authorizationTypedData(authorization: Authorization, requirement
 /**
  * A fresh authorization paying `requirements` from `from`: value = amount, to = payTo,
  * validAfter = now - 600 (floored at 0), validBefore = now + maxTimeoutSeconds, random nonce.
+ *
+ * @example
+ * const authorization = createAuthorization(terms.requirements, account.address);
+ * const signature = await account.signTypedData(authorizationTypedData(authorization, terms.requirements));
  */
 export function createAuthorization(requirements: PaymentRequirements, from: string, options: AuthorizationOptions = {}): Authorization {
   const req = parsePaymentRequirements(requirements);
@@ -156,6 +195,11 @@ export async function signAuthorization(
  *
  * @throws X402Error("invalid_signature") when the signature is not a recoverable 65-byte ECDSA signature;
  *   X402Error("invalid_requirements") when the requirements lack the EIP-712 domain
+ *
+ * @example
+ * const payment = decodePaymentPayload(header);
+ * const signer = await recoverAuthorizationSigner(payment, terms.requirements);
+ * if (!sameAddress(signer, payment.authorization.from)) return reject('invalid_exact_evm_signature');
  */
 export async function recoverAuthorizationSigner(
   payment: { authorization: Authorization; signature: Hex },
@@ -172,7 +216,12 @@ export async function recoverAuthorizationSigner(
   }
 }
 
-/** True when the authorization was signed (ECDSA) by its own `from`. Never throws on bad signatures. */
+/**
+ * True when the authorization was signed (ECDSA) by its own `from`. Never throws on bad signatures.
+ *
+ * @example
+ * if (!(await isSignedByPayer(decodePaymentPayload(header), terms.requirements))) return reject('invalid_exact_evm_signature');
+ */
 export async function isSignedByPayer(
   payment: { authorization: Authorization; signature: Hex },
   requirements: PaymentRequirements,
@@ -186,7 +235,13 @@ export async function isSignedByPayer(
   }
 }
 
-/** A 65-byte signature split for `transferWithAuthorization(..., v, r, s)`; v is 27 or 28. */
+/**
+ * A 65-byte signature split for `transferWithAuthorization(..., v, r, s)`; v is 27 or 28.
+ *
+ * @example
+ * const { v, r, s } = splitSignature(payment.signature);
+ * // token.transferWithAuthorization(from, to, value, validAfter, validBefore, nonce, v, r, s)
+ */
 export function splitSignature(signature: Hex): { v: 27 | 28; r: Hex; s: Hex; yParity: 0 | 1 } {
   if (typeof signature !== 'string' || !/^0x[0-9a-fA-F]{130}$/.test(signature)) {
     throw new X402Error('invalid_signature', 'Expected a 65-byte signature (0x + 130 hex)');

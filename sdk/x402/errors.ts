@@ -42,7 +42,17 @@ export class X402Error extends Error {
   }
 }
 
-/** True when `value` is an {@link X402Error}, optionally with the given code. */
+/**
+ * True when `value` is an {@link X402Error}, optionally with the given code.
+ *
+ * @example
+ * try {
+ *   parsePrice(input);
+ * } catch (error) {
+ *   if (isX402Error(error, 'invalid_price')) return new Response(error.message, { status: 400 });
+ *   throw error;
+ * }
+ */
 export function isX402Error(value: unknown, code?: X402ErrorCode): value is X402Error {
   return value instanceof X402Error && (code === undefined || value.code === code);
 }
@@ -50,6 +60,10 @@ export function isX402Error(value: unknown, code?: X402ErrorCode): value is X402
 /**
  * Reason strings of the reference exact-EVM facilitator (`invalidReason` of /verify,
  * `errorReason` of /settle). Clients treat them as opaque strings; use these where they fit.
+ *
+ * @example
+ * const verified = parseVerifyResponse(await (await fetch(`${facilitatorUrl}/verify`, { method: 'POST', body })).json());
+ * if (verified.invalidReason === FACILITATOR_REASONS.insufficientBalance) console.log('top up the payer wallet');
  */
 export const FACILITATOR_REASONS = {
   invalidScheme: 'invalid_exact_evm_scheme',

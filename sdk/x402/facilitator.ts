@@ -71,7 +71,13 @@ export const SupportedResponseSchema = Type.Object({
 /** Answer of `GET /supported`. */
 export type SupportedResponse = Static<typeof SupportedResponseSchema>;
 
-/** The states of {@link SettlementStatus}. */
+/**
+ * The states of {@link SettlementStatus}.
+ *
+ * @example
+ * const tally = Object.fromEntries(SETTLEMENT_STATES.map((state) => [state, 0])); // { unsettled: 0, pending: 0, settled: 0, failed: 0 }
+ * for (const status of statuses) tally[status.status] += 1;
+ */
 export const SETTLEMENT_STATES = ['unsettled', 'pending', 'settled', 'failed'] as const;
 
 /**
@@ -91,7 +97,12 @@ export const SettlementStatusSchema = Type.Object({
 /** What became of one authorization (see {@link SettlementStatusSchema}). */
 export type SettlementStatus = Static<typeof SettlementStatusSchema>;
 
-/** The states of a settlement transaction a facilitator stored. */
+/**
+ * The states of a settlement transaction a facilitator stored.
+ *
+ * @example
+ * const final = RECEIPT_STATUSES.filter((s) => s !== 'pending'); // ['confirmed', 'reverted', 'dropped']
+ */
 export const RECEIPT_STATUSES = ['pending', 'confirmed', 'reverted', 'dropped'] as const;
 /** One of {@link RECEIPT_STATUSES}. */
 export type ReceiptStatus = (typeof RECEIPT_STATUSES)[number];
@@ -128,7 +139,13 @@ export interface ResourceHint {
   description: string;
 }
 
-/** v1 requirements (`maxAmountRequired`, a network name or CAIP-2 id) in the v2 shape, unchecked. */
+/**
+ * v1 requirements (`maxAmountRequired`, a network name or CAIP-2 id) in the v2 shape, unchecked.
+ *
+ * @example
+ * requirementsFromV1({ scheme: 'exact', network: 'base', maxAmountRequired: '1000', asset, payTo, maxTimeoutSeconds: 60 });
+ * // { scheme: 'exact', network: 'eip155:8453', amount: '1000', asset, payTo, maxTimeoutSeconds: 60, extra: undefined }
+ */
 export function requirementsFromV1(requirements: Record<string, unknown>): Record<string, unknown> {
   const { maxAmountRequired, network, scheme, asset, payTo, maxTimeoutSeconds, extra } = requirements;
   return {
@@ -142,7 +159,13 @@ export function requirementsFromV1(requirements: Record<string, unknown>): Recor
   };
 }
 
-/** v2 requirements for a v1 payload: `maxAmountRequired`, the network as the payload names it, the resource fields. */
+/**
+ * v2 requirements for a v1 payload: `maxAmountRequired`, the network as the payload names it, the resource fields.
+ *
+ * @example
+ * const v1 = requirementsToV1(payment, terms.requirements, { url: 'https://skills.example/echo', description: 'Echo' });
+ * v1.maxAmountRequired; // terms.requirements.amount
+ */
 export function requirementsToV1(
   payment: DecodedPayment,
   requirements: PaymentRequirements,
@@ -163,7 +186,13 @@ export function requirementsToV1(
   };
 }
 
-/** The body of `POST /verify` and `POST /settle` for a decoded payment, in the payment's own wire version. */
+/**
+ * The body of `POST /verify` and `POST /settle` for a decoded payment, in the payment's own wire version.
+ *
+ * @example
+ * const body = facilitatorRequest(payment, terms.requirements, { url: resourceUrl, description: 'Echo' });
+ * const verified = parseVerifyResponse(await (await fetch(`${facilitatorUrl}/verify`, { method: 'POST', body: JSON.stringify(body) })).json());
+ */
 export function facilitatorRequest(payment: DecodedPayment, requirements: PaymentRequirements, resource: ResourceHint): FacilitatorRequest {
   return {
     x402Version: payment.x402Version,
@@ -187,6 +216,9 @@ export interface ParsedFacilitatorRequest {
  * @throws X402Error: `malformed_payment` / `invalid_requirements` when the request is not a
  * facilitator request (answered 400), `unsupported_scheme` / `invalid_network` when it is one this
  * facilitator cannot take (answered 200 with the reason)
+ *
+ * @example
+ * const { payment, requirements, network } = parseFacilitatorRequest(await request.json()); // a facilitator's /verify
  */
 export function parseFacilitatorRequest(body: unknown): ParsedFacilitatorRequest {
   const envelope = checkShape<FacilitatorRequest>(check.request, body, 'malformed_payment', 'facilitator request');
@@ -200,24 +232,50 @@ export function parseFacilitatorRequest(body: unknown): ParsedFacilitatorRequest
   return { x402Version: payment.x402Version, payment, requirements, network };
 }
 
-/** The network a (possibly malformed) request names, for echoing in a refusal. */
+/**
+ * The network a (possibly malformed) request names, for echoing in a refusal.
+ *
+ * @example
+ * requestedNetwork({ paymentPayload: { x402Version: 1, network: 'base' } }); // 'base'
+ */
 export function requestedNetwork(body: unknown): string {
   const payload = (body as { paymentPayload?: { network?: unknown; accepted?: { network?: unknown } } } | null)?.paymentPayload;
   const named = typeof payload?.network === 'string' ? payload.network : payload?.accepted?.network;
   return typeof named === 'string' ? named.slice(0, 64) : '';
 }
 
-/** Checks a `/verify` answer. @throws X402Error('malformed_settle_response') */
+/**
+ * Checks a `/verify` answer.
+ *
+ * @throws X402Error('malformed_settle_response')
+ * @example
+ * const verified = parseVerifyResponse(await (await fetch(`${facilitatorUrl}/verify`, { method: 'POST', body })).json());
+ * if (!verified.isValid) console.log(verified.invalidReason);
+ */
 export function parseVerifyResponse(value: unknown): VerifyResponse {
   return checkShape<VerifyResponse>(check.verify, value, 'malformed_settle_response', 'verify response');
 }
 
-/** Checks a `/supported` answer. @throws X402Error('malformed_settle_response') */
+/**
+ * Checks a `/supported` answer.
+ *
+ * @throws X402Error('malformed_settle_response')
+ * @example
+ * const { kinds } = parseSupportedResponse(await (await fetch(`${facilitatorUrl}/supported`)).json());
+ * kinds.some((k) => k.scheme === 'exact' && k.network === 'eip155:8453');
+ */
 export function parseSupportedResponse(value: unknown): SupportedResponse {
   return checkShape<SupportedResponse>(check.supported, value, 'malformed_settle_response', 'supported response');
 }
 
-/** Checks a `/settlements/…` answer. @throws X402Error('malformed_settle_response') */
+/**
+ * Checks a `/settlements/…` answer.
+ *
+ * @throws X402Error('malformed_settle_response')
+ * @example
+ * const status = parseSettlementStatus(await (await fetch(`${facilitatorUrl}/settlements/${network}/${asset}/${payer}/${nonce}`)).json());
+ * if (status.status === 'settled') console.log(status.transaction);
+ */
 export function parseSettlementStatus(value: unknown): SettlementStatus {
   return checkShape<SettlementStatus>(check.settlement, value, 'malformed_settle_response', 'settlement status');
 }

@@ -6,19 +6,45 @@ import { decodePaymentPayload, decodeSettleResponse, encodeSettleResponse, type 
 import { X402Error } from './errors';
 import type { SettleResponse } from './schemas';
 
-/** v2: the server's terms, base64 JSON PaymentRequired. */
+/**
+ * v2: the server's terms, base64 JSON PaymentRequired.
+ *
+ * @example
+ * const terms = decodePaymentRequired(answer.headers.get(PAYMENT_REQUIRED_HEADER) ?? '');
+ */
 export const PAYMENT_REQUIRED_HEADER = 'PAYMENT-REQUIRED';
-/** v2: the client's proof, base64 JSON PaymentPayload. */
+/**
+ * v2: the client's proof, base64 JSON PaymentPayload.
+ *
+ * @example
+ * await fetch(url, { method: 'POST', headers: { [PAYMENT_SIGNATURE_HEADER]: encodePaymentPayload(payload) }, body });
+ */
 export const PAYMENT_SIGNATURE_HEADER = 'PAYMENT-SIGNATURE';
-/** v1 and the interface spec: the client's proof. */
+/**
+ * v1 and the interface spec: the client's proof.
+ *
+ * @example
+ * await fetch(url, { method: 'POST', headers: { [X_PAYMENT_HEADER]: encodePaymentPayload(payload) }, body }); // a v1 server
+ */
 export const X_PAYMENT_HEADER = 'X-PAYMENT';
-/** v2: the settlement receipt. */
+/**
+ * v2: the settlement receipt.
+ *
+ * @example
+ * const receipt = decodeSettleResponse(answer.headers.get(PAYMENT_RESPONSE_HEADER) ?? '');
+ */
 export const PAYMENT_RESPONSE_HEADER = 'PAYMENT-RESPONSE';
-/** v1: the settlement receipt. */
+/**
+ * v1: the settlement receipt.
+ *
+ * @example
+ * const value = answer.headers.get(PAYMENT_RESPONSE_HEADER) ?? answer.headers.get(X_PAYMENT_RESPONSE_HEADER);
+ */
 export const X_PAYMENT_RESPONSE_HEADER = 'X-PAYMENT-RESPONSE';
 
 /** Anything with a case-insensitive `get`, e.g. a Fetch `Headers`. */
 export interface HeaderReader {
+  /** The header's value, matched case-insensitively; null or undefined when absent. */
   get(name: string): string | null | undefined;
 }
 
@@ -61,6 +87,10 @@ export type SettleHeaderResult = { type: 'none' } | { type: 'receipt'; receipt: 
 /**
  * Reads the settlement receipt from `PAYMENT-RESPONSE` (preferred) or `X-PAYMENT-RESPONSE`.
  * Never throws.
+ *
+ * @example
+ * const read = readSettleResponseHeader(answer.headers);
+ * if (read.type === 'receipt' && read.receipt.success) console.log('paid in', read.receipt.transaction);
  */
 export function readSettleResponseHeader(headers: HeaderReader): SettleHeaderResult {
   const value = headers.get(PAYMENT_RESPONSE_HEADER) ?? headers.get(X_PAYMENT_RESPONSE_HEADER) ?? null;
@@ -75,6 +105,10 @@ export function readSettleResponseHeader(headers: HeaderReader): SettleHeaderRes
 /**
  * The receipt headers a skill server adds after settlement: the same base64 value under
  * `PAYMENT-RESPONSE` (v2) and `X-PAYMENT-RESPONSE` (v1).
+ *
+ * @example
+ * const headers = settleResponseHeaders({ success: true, transaction, network: 'eip155:8453', payer });
+ * return Response.json(result, { headers }); // PAYMENT-RESPONSE and X-PAYMENT-RESPONSE
  */
 export function settleResponseHeaders(response: SettleResponse): Record<string, string> {
   const value = encodeSettleResponse(response);

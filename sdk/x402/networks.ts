@@ -31,7 +31,13 @@ export interface KnownNetwork {
   usdc: AssetInfo;
 }
 
-/** Base mainnet and its USDC. */
+/**
+ * Base mainnet and its USDC.
+ *
+ * @example
+ * BASE_MAINNET.network; // 'eip155:8453'
+ * BASE_MAINNET.usdc.address; // '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'
+ */
 export const BASE_MAINNET: KnownNetwork = Object.freeze({
   network: 'eip155:8453',
   chainId: 8453,
@@ -44,7 +50,12 @@ export const BASE_MAINNET: KnownNetwork = Object.freeze({
   }),
 });
 
-/** Base Sepolia and its USDC. */
+/**
+ * Base Sepolia and its USDC.
+ *
+ * @example
+ * const market = new SkillMarket({ apiUrl, wallet, network: BASE_SEPOLIA.network }); // test money
+ */
 export const BASE_SEPOLIA: KnownNetwork = Object.freeze({
   network: 'eip155:84532',
   chainId: 84532,
@@ -57,10 +68,20 @@ export const BASE_SEPOLIA: KnownNetwork = Object.freeze({
   }),
 });
 
-/** Every network with a built-in USDC. */
+/**
+ * Every network with a built-in USDC.
+ *
+ * @example
+ * KNOWN_NETWORKS.map((n) => n.v1Name); // ['base', 'base-sepolia']
+ */
 export const KNOWN_NETWORKS: readonly KnownNetwork[] = Object.freeze([BASE_MAINNET, BASE_SEPOLIA]);
 
-/** The interface spec's default payment network (Base mainnet). */
+/**
+ * The interface spec's default payment network (Base mainnet).
+ *
+ * @example
+ * buildPaymentTerms({ amount: 1000n, payTo, resourceUrl }).requirements.network === DEFAULT_NETWORK; // true: 'eip155:8453'
+ */
 export const DEFAULT_NETWORK: Caip2Network = BASE_MAINNET.network;
 
 const CAIP2_EIP155 = /^eip155:([1-9][0-9]{0,15})$/;
@@ -80,12 +101,23 @@ export function parseCaip2(network: string): number {
   return chainId;
 }
 
-/** True when `network` is a valid CAIP-2 eip155 id. */
+/**
+ * True when `network` is a valid CAIP-2 eip155 id.
+ *
+ * @example
+ * isCaip2Network('eip155:84532'); // true
+ * isCaip2Network('base-sepolia'); // false: a v1 name, see normalizeNetwork
+ */
 export function isCaip2Network(network: unknown): network is Caip2Network {
   return typeof network === 'string' && CAIP2_EIP155.test(network) && Number.isSafeInteger(Number(network.slice(7)));
 }
 
-/** Builds `eip155:<chainId>`; throws X402Error("invalid_network") for a non-positive or unsafe id. */
+/**
+ * Builds `eip155:<chainId>`; throws X402Error("invalid_network") for a non-positive or unsafe id.
+ *
+ * @example
+ * toCaip2(31337); // 'eip155:31337' (a local anvil chain)
+ */
 export function toCaip2(chainId: number): Caip2Network {
   if (!Number.isSafeInteger(chainId) || chainId <= 0) {
     throw new X402Error('invalid_network', `Invalid chain id ${String(chainId)}`);
@@ -97,6 +129,10 @@ export function toCaip2(chainId: number): Caip2Network {
  * Normalizes a network given as CAIP-2 (`eip155:84532`) or as a v1 name (`base-sepolia`) to CAIP-2.
  *
  * @throws X402Error("invalid_network") for unknown v1 names and malformed ids
+ *
+ * @example
+ * normalizeNetwork('base-sepolia'); // 'eip155:84532'
+ * normalizeNetwork('eip155:8453'); // 'eip155:8453'
  */
 export function normalizeNetwork(network: string): Caip2Network {
   const known = KNOWN_NETWORKS.find((n) => n.v1Name === network);
@@ -105,12 +141,24 @@ export function normalizeNetwork(network: string): Caip2Network {
   return network as Caip2Network;
 }
 
-/** The v1 name of a CAIP-2 network (`eip155:8453` → `base`), or undefined when it has none. */
+/**
+ * The v1 name of a CAIP-2 network (`eip155:8453` → `base`), or undefined when it has none.
+ *
+ * @example
+ * toV1Name('eip155:8453'); // 'base'
+ * toV1Name('eip155:31337'); // undefined
+ */
 export function toV1Name(network: string): string | undefined {
   return KNOWN_NETWORKS.find((n) => n.network === network)?.v1Name;
 }
 
-/** The built-in description of a network (CAIP-2 or v1 name), or undefined. */
+/**
+ * The built-in description of a network (CAIP-2 or v1 name), or undefined.
+ *
+ * @example
+ * getKnownNetwork('base')?.chainId; // 8453
+ * getKnownNetwork('eip155:84532')?.usdc.name; // 'USDC'
+ */
 export function getKnownNetwork(network: string): KnownNetwork | undefined {
   return KNOWN_NETWORKS.find((n) => n.network === network || n.v1Name === network);
 }
@@ -119,6 +167,10 @@ export function getKnownNetwork(network: string): KnownNetwork | undefined {
  * Validates a caller-supplied asset and returns it with a checksummed address.
  *
  * @throws X402Error("invalid_asset") naming the bad field
+ *
+ * @example
+ * const token = validateAsset({ address: '0x5fbdb2315678afecb367f032d93f642f64180aa3', name: 'USD Coin', version: '2', decimals: 6 });
+ * token.address; // '0x5FbDB2315678afecb367f032d93F642f64180aa3' (checksummed)
  */
 export function validateAsset(asset: AssetInfo): AssetInfo {
   const bad = (field: string): never => {
@@ -143,6 +195,10 @@ export function validateAsset(asset: AssetInfo): AssetInfo {
  *
  * @throws X402Error("invalid_network") when the network is malformed or has no built-in USDC and
  *   no custom asset was supplied; X402Error("invalid_asset") when `custom` is invalid
+ *
+ * @example
+ * resolveAsset('base').address; // Base's USDC
+ * resolveAsset('eip155:31337', { address: token, name: 'USD Coin', version: '2', decimals: 6 }); // a local token
  */
 export function resolveAsset(network: string, custom?: AssetInfo): AssetInfo {
   const caip2 = normalizeNetwork(network);

@@ -1,7 +1,10 @@
 /** Wire-format patterns shared by the schemas, the terms builder and the network table. */
-import type { Address, Hex } from 'viem';
+import type { Address as ViemAddress, Hex as ViemHex } from 'viem';
 
-export type { Address, Hex };
+/** A 0x-prefixed address as viem types it (`0x${string}`); payment addresses are checksummed where the SDK returns them. */
+export type Address = ViemAddress;
+/** 0x-prefixed hex data as viem types it (`0x${string}`): signatures, nonces, transaction hashes. */
+export type Hex = ViemHex;
 
 /** 0x + 40 hex digits, any case (checksums are not required on the wire). */
 export const ADDRESS_PATTERN = /^0x[0-9a-fA-F]{40}$/;
@@ -14,15 +17,31 @@ export const UINT_PATTERN = /^(?:0|[1-9][0-9]{0,77})$/;
 /** A transaction hash, or "" when nothing was sent. */
 export const TX_HASH_PATTERN = /^(?:0x[0-9a-fA-F]{64})?$/;
 
-/** Largest uint256. */
+/**
+ * Largest uint256.
+ *
+ * @example
+ * BigInt(authorization.value) <= MAX_UINT256; // true for every valid uint256 string
+ */
 export const MAX_UINT256 = 2n ** 256n - 1n;
 
-/** True when `value` is a canonical decimal string that fits in a uint256. */
+/**
+ * True when `value` is a canonical decimal string that fits in a uint256.
+ *
+ * @example
+ * isUint256String('1000'); // true
+ * isUint256String('-1'); // false; so are '01', '1e3' and 2^256
+ */
 export function isUint256String(value: unknown): value is string {
   return typeof value === 'string' && UINT_PATTERN.test(value) && BigInt(value) <= MAX_UINT256;
 }
 
-/** Case-insensitive address equality. */
+/**
+ * Case-insensitive address equality.
+ *
+ * @example
+ * sameAddress(payment.authorization.to, '0x209693bc6afc0c5328ba36faf03c514ef312287c'); // checksum or not
+ */
 export function sameAddress(a: string, b: string): boolean {
   return a.toLowerCase() === b.toLowerCase();
 }

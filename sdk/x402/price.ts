@@ -5,13 +5,28 @@
  */
 import { X402Error } from './errors';
 
-/** Decimals of USDC on every supported network. */
+/**
+ * Decimals of USDC on every supported network.
+ *
+ * @example
+ * formatPrice(1_500_000n, USDC_DECIMALS); // '1.5'
+ */
 export const USDC_DECIMALS = 6;
 
-/** Highest accepted price in whole tokens (inclusive): 1,000,000 USDC. */
+/**
+ * Highest accepted price in whole tokens (inclusive): 1,000,000 USDC.
+ *
+ * @example
+ * parsePrice(`$${MAX_PRICE_UNITS}`); // 1000000000000n, the highest price accepted
+ */
 export const MAX_PRICE_UNITS = 1_000_000n;
 
-/** Highest accepted price in USDC atomic units (inclusive): 1,000,000 USDC = 10^12. */
+/**
+ * Highest accepted price in USDC atomic units (inclusive): 1,000,000 USDC = 10^12.
+ *
+ * @example
+ * if (amount > MAX_PRICE_ATOMIC) throw new Error('price above 1,000,000 USDC');
+ */
 export const MAX_PRICE_ATOMIC = MAX_PRICE_UNITS * 10n ** BigInt(USDC_DECIMALS);
 
 const MAX_INPUT_LENGTH = 64;
@@ -109,6 +124,12 @@ export function formatPrice(atomic: bigint, decimals: number = USDC_DECIMALS): s
  *
  * @param atomic - non-negative amount in atomic units
  * @param decimals - token decimals, default 6 (USDC)
+ *
+ * @example
+ * import { formatPriceUsd } from 'skill-market';
+ *
+ * formatPriceUsd(1000n); // '$0.001'
+ * formatPriceUsd(BigInt(skill.priceMicroUsdc)); // a listing's price in micro-USDC, as '$0.25'
  */
 export function formatPriceUsd(atomic: bigint, decimals: number = USDC_DECIMALS): string {
   return `$${formatPrice(atomic, decimals)}`;

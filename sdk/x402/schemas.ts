@@ -41,6 +41,7 @@ export const AnyRequirementsSchema = Type.Object({
   extra: OptObj,
 });
 
+/** A v2 PaymentRequired: `x402Version` 2, the paid `resource`, the `accepts` list of requirements (the PAYMENT-REQUIRED header's content). */
 export const PaymentRequiredSchema = Type.Object({
   x402Version: Type.Literal(2),
   error: OptStr,
@@ -49,6 +50,7 @@ export const PaymentRequiredSchema = Type.Object({
   extensions: OptObj,
 });
 
+/** An EIP-3009 TransferWithAuthorization: `from`, `to`, `value`, `validAfter`, `validBefore` (decimal strings) and the bytes32 `nonce`. */
 export const AuthorizationSchema = Type.Object({
   from: AddressS,
   to: AddressS,
@@ -58,11 +60,13 @@ export const AuthorizationSchema = Type.Object({
   nonce: Type.String({ pattern: BYTES32_PATTERN.source }),
 });
 
+/** The `payload` of an `exact` EVM payment: the authorization and its 65-byte signature. */
 export const ExactPayloadSchema = Type.Object({
   signature: Type.String({ pattern: HEX_BYTES_PATTERN.source, maxLength: 8192 }),
   authorization: AuthorizationSchema,
 });
 
+/** A v2 PaymentPayload (PAYMENT-SIGNATURE): the `accepted` requirements echoed, the signed authorization, optional resource and extensions. */
 export const PaymentPayloadV2Schema = Type.Object({
   x402Version: Type.Literal(2),
   accepted: RequirementsSchema,
@@ -71,6 +75,7 @@ export const PaymentPayloadV2Schema = Type.Object({
   extensions: OptObj,
 });
 
+/** A v1 PaymentPayload (X-Payment): scheme `exact`, the network (a v1 name such as `base`, or CAIP-2), the signed authorization. */
 export const PaymentPayloadV1Schema = Type.Object({
   x402Version: Type.Literal(1),
   scheme: Type.Literal('exact'),
@@ -78,6 +83,7 @@ export const PaymentPayloadV1Schema = Type.Object({
   payload: ExactPayloadSchema,
 });
 
+/** A settlement receipt (PAYMENT-RESPONSE / X-PAYMENT-RESPONSE, a facilitator's `/settle` answer): `success`, `transaction`, `network`, the reason when it failed. */
 export const SettleResponseSchema = Type.Object({
   success: Type.Boolean(),
   errorReason: OptStr,

@@ -13,7 +13,12 @@ import { ADDRESS_PATTERN } from './patterns';
 import { MAX_PRICE_UNITS, formatPrice } from './price';
 import type { PaymentRequired, PaymentRequiredBody, PaymentRequirements } from './schemas';
 
-/** The interface spec's documented payment window. */
+/**
+ * The interface spec's documented payment window.
+ *
+ * @example
+ * buildPaymentTerms({ amount, payTo, resourceUrl }).requirements.maxTimeoutSeconds; // DEFAULT_MAX_TIMEOUT_SECONDS (60)
+ */
 export const DEFAULT_MAX_TIMEOUT_SECONDS = 60;
 
 /** What a skill charges and where the money goes. */
@@ -125,6 +130,11 @@ export function buildPaymentTerms(input: TermsInput): PaymentTerms {
  * The full HTTP 402 answer: status 402, the interface spec's JSON body, and the headers
  * `Content-Type: application/json` and `PAYMENT-REQUIRED` (base64 JSON v2 PaymentRequired, which
  * the reference v2 clients read). `error` (e.g. a facilitator reason) goes into both.
+ *
+ * @example
+ * const terms = buildPaymentTerms({ amount: parsePrice('$0.001'), payTo, resourceUrl: 'https://skills.example/echo' });
+ * const { status, headers, body } = paymentRequiredResponse(terms);
+ * return Response.json(body, { status, headers }); // 402 with the JSON body and PAYMENT-REQUIRED
  */
 export function paymentRequiredResponse(terms: PaymentTerms, error?: string): PaymentRequiredResponse {
   const paymentRequired: PaymentRequired = error === undefined ? terms.paymentRequired : { ...terms.paymentRequired, error };
@@ -151,6 +161,10 @@ function jsonEqual(a: unknown, b: unknown): boolean {
  * Does a client's `accepted` answer our requirements? As the reference server: every core field
  * (all but `extra`) equal on both sides, with `asset` and `payTo` compared case-insensitively, and
  * our `extra` a subset of theirs.
+ *
+ * @example
+ * const payment = decodePaymentPayload(header);
+ * if (payment.x402Version === 2 && !acceptedMatches(payment.accepted, terms.requirements)) return reject('terms differ');
  */
 export function acceptedMatches(accepted: unknown, requirements: PaymentRequirements): boolean {
   if (typeof accepted !== 'object' || accepted === null || Array.isArray(accepted)) return false;
@@ -178,6 +192,12 @@ export function acceptedMatches(accepted: unknown, requirements: PaymentRequirem
  * Does a decoded proof target these requirements? v2: {@link acceptedMatches}. v1 payloads carry
  * no `accepted`, so only scheme and network can be compared here (as the reference server does);
  * the facilitator's checks of recipient and value then carry the rest.
+ *
+ * @example
+ * const read = readPaymentHeader(request.headers);
+ * if (read.type === 'payment' && !paymentMatchesRequirements(read.payment, terms.requirements)) {
+ *   return Response.json(paymentRequiredResponse(terms, 'payment does not match the terms').body, { status: 402 });
+ * }
  */
 export function paymentMatchesRequirements(payment: DecodedPayment, requirements: PaymentRequirements): boolean {
   if (payment.x402Version === 2) return acceptedMatches(payment.accepted, requirements);

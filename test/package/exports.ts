@@ -1,7 +1,8 @@
 /**
  * The public exports of the installed SDK as its declarations state them, read with the
  * TypeScript compiler API (the SDK's own dev dependency, the one TypeDoc uses): for each entry,
- * every exported name and whether it is a value (importable from JavaScript) or only a type.
+ * every exported name and whether it is a value (importable from JavaScript) or only a type, and
+ * the doc comment its declarations carry.
  */
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -31,8 +32,15 @@ function isValueExport(checker: TS.TypeChecker, symbol: TS.Symbol): boolean {
   return (current.flags & ts.SymbolFlags.Value) !== 0;
 }
 
-/** `{specifier: exports}` for each specifier, resolved from `project` as `moduleResolution: bundler` does. */
-export function publicExports(project: string, specifiers: string[]): Record<string, PublicExport[]> {
+/**
+ * Each specifier's exported symbols, resolved from `project` as `moduleResolution: bundler` does,
+ * mapped by `read` with the program's type checker; sorted by name.
+ */
+function readExports<T extends { name: string }>(
+  project: string,
+  specifiers: string[],
+  read: (checker: TS.TypeChecker, symbol: TS.Symbol) => T,
+): Record<string, T[]> {
   const options: TS.CompilerOptions = {
     module: ts.ModuleKind.Preserve,
     moduleResolution: ts.ModuleResolutionKind.Bundler,
@@ -49,17 +57,22 @@ export function publicExports(project: string, specifiers: string[]): Record<str
   });
   const program = ts.createProgram(files, options, host);
   const checker = program.getTypeChecker();
-  const answer: Record<string, PublicExport[]> = {};
+  const answer: Record<string, T[]> = {};
   specifiers.forEach((specifier, i) => {
     const source = program.getSourceFile(files[i]!);
     const module = source && checker.getSymbolAtLocation(source);
     if (!module) throw new Error(`no declarations for ${specifier}`);
     answer[specifier] = checker
       .getExportsOfModule(module)
-      .map((symbol) => ({ name: symbol.name, value: isValueExport(checker, symbol) }))
+      .map((symbol) => read(checker, symbol))
       .sort((a, b) => a.name.localeCompare(b.name));
   });
   return answer;
+}
+
+/** `{specifier: exports}` for each specifier, resolved from `project` as `moduleResolution: bundler` does. */
+export function publicExports(project: string, specifiers: string[]): Record<string, PublicExport[]> {
+  return readExports(project, specifiers, (checker, symbol) => ({ name: symbol.name, value: isValueExport(checker, symbol) }));
 }
 
 /** A TypeScript module that re-exports every export of every entry (values and types), each under a unique name. */
@@ -77,22 +90,26 @@ export function everyExportModule(exports: Record<string, PublicExport[]>): stri
     .join('\n');
 }
 
-/** The JSDoc tag names on the declarations of `name` as `specifier` exports it (e.g. `example`, `throws`). */
-export function docTags(project: string, specifier: string, name: string): string[] {
-  const options: TS.CompilerOptions = {
-    module: ts.ModuleKind.Preserve,
-    moduleResolution: ts.ModuleResolutionKind.Bundler,
-    noEmit: true,
-    types: [],
-  };
-  const host = ts.createCompilerHost(options);
-  const resolved = ts.resolveModuleName(specifier, join(project, 'index.ts'), options, host).resolvedModule;
-  if (!resolved) throw new Error(`${specifier} does not resolve from ${project}`);
-  const program = ts.createProgram([resolved.resolvedFileName], options, host);
-  const checker = program.getTypeChecker();
-  const module = checker.getSymbolAtLocation(program.getSourceFile(resolved.resolvedFileName)!);
-  const symbol = module && checker.getExportsOfModule(module).find((s) => s.name === name);
-  if (!symbol) throw new Error(`${specifier} does not export ${name}`);
-  const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
-  return target.getJsDocTags(checker).map((tag) => tag.name);
+export interface ExportDocs extends PublicExport {
+  /** A value whose type is a TypeBox schema (the registry contract's and the x402 wire schemas). */
+  schema: boolean;
+  /** Its declarations carry a doc comment with text. */
+  documented: boolean;
+  /** The JSDoc tag names on its declarations (e.g. `example`, `throws`). */
+  tags: string[];
+}
+
+/** Every export of each specifier, resolved from `project`, with the doc comment its declarations carry. */
+export function exportDocs(project: string, specifiers: string[]): Record<string, ExportDocs[]> {
+  return readExports(project, specifiers, (checker, symbol) => {
+    const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
+    const type = target.flags & ts.SymbolFlags.Variable ? checker.getTypeOfSymbol(target) : undefined;
+    return {
+      name: symbol.name,
+      value: isValueExport(checker, symbol),
+      schema: type !== undefined && type.getProperty('static') !== undefined && type.getProperty('params') !== undefined,
+      documented: ts.displayPartsToString(target.getDocumentationComment(checker)).trim() !== '',
+      tags: target.getJsDocTags(checker).map((tag) => tag.name),
+    };
+  });
 }

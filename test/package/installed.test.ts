@@ -23,7 +23,7 @@ import {
   type Packed,
 } from '../../scripts/sdk-package';
 import { NETWORK, useWorld } from '../client/support/world';
-import { docTags, everyExportModule, type PublicExport, publicExports } from './exports';
+import { everyExportModule, type PublicExport, publicExports } from './exports';
 
 const REPO = resolve(import.meta.dir, '../..');
 const TSC = join(REPO, 'node_modules/.bin/tsc');
@@ -137,31 +137,6 @@ describe('the packed SDK', () => {
       expect(wrong.stdout).toContain("wrong.ts(4,41): error TS2322: Type 'number' is not assignable to type 'string'.");
     }
   }, 180_000);
-
-  it('documents the main entry points with an example in the declarations it ships (the API reference reads them)', () => {
-    const main: Record<string, string[]> = {
-      'skill-market': ['SkillMarket', 'createSpendingWallet', 'loadSpendingWallet', 'parsePrice'],
-      'skill-market/creator': ['skill', 'serve', 'register', 'updateSkill'],
-      'skill-market/registry': ['RegistryClient'],
-      'skill-market/x402': [
-        'decodePaymentPayload',
-        'encodePaymentPayload',
-        'decodePaymentRequired',
-        'encodePaymentRequired',
-        'decodeSettleResponse',
-        'encodeSettleResponse',
-        'signAuthorization',
-      ],
-    };
-    for (const [specifier, names] of Object.entries(main)) {
-      for (const name of names)
-        expect({ specifier, name, example: docTags(projects.node, specifier, name).includes('example') }).toEqual({
-          specifier,
-          name,
-          example: true,
-        });
-    }
-  });
 
   it('bundles for a web page: no entry but the creator reaches a Node built-in; the consumer import is under its budget', async () => {
     const installed = join(projects.node, 'node_modules/skill-market');

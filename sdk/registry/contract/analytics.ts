@@ -30,6 +30,9 @@ export type CallBody = Static<typeof CallBody>;
 /**
  * Largest `amount` of a {@link UsageBody} (`POST /analytics/usage`): 10^12 micro-USDC, that is
  * $1,000,000. A larger amount is refused with 400.
+ *
+ * @example
+ * await registry.recordUsage({ skillId, amount: String(parsePrice('$0.001')), paymentRef: transaction }); // at most MAX_USAGE_AMOUNT
  */
 export const MAX_USAGE_AMOUNT = 1_000_000_000_000;
 
@@ -152,6 +155,10 @@ export type UsageQuery = Static<typeof UsageQuery>;
 /**
  * The values of {@link UsageRecordView}'s `verification`, the on-chain check of a usage record's
  * payment: `none` (no payment reference), `pending`, `verified` (counts as revenue) or `rejected`.
+ *
+ * @example
+ * const { items } = await registry.usage();
+ * const counted = items.filter((record) => record.verification === 'verified'); // one of VERIFICATION_STATES
  */
 export const VERIFICATION_STATES = ['none', 'pending', 'verified', 'rejected'] as const;
 /**

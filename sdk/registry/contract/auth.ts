@@ -63,6 +63,9 @@ export type RefreshResponse = Static<typeof RefreshResponse>;
 /**
  * Kinds of API key: `creator` keys start `sk_` (register skills, manage groups, and everything a
  * consumer key may do), `consumer` keys start `ck_` (wallets, usage, favourites, reviews).
+ *
+ * @example
+ * const { key } = await registry.createApiKey({ type: 'consumer', name: 'agent' }); // a type of API_KEY_TYPES; key starts ck_
  */
 export const API_KEY_TYPES = ['creator', 'consumer'] as const;
 /** One of {@link API_KEY_TYPES}: `creator` (`sk_`) or `consumer` (`ck_`). */

@@ -5,27 +5,42 @@ import { type Static, type TSchema, Type as T } from '@sinclair/typebox';
  * The pattern of a 0x address on the wire: `0x` and 40 hex digits, any case (the registry answers
  * EIP-55 checksummed addresses; a mixed-case one a client sends must carry a valid checksum where
  * noted).
+ *
+ * @example
+ * new RegExp(ADDRESS_PATTERN).test('0x209693Bc6afc0C5328bA36FaF03C514EF312287C'); // true
  */
 export const ADDRESS_PATTERN = '^0x[0-9a-fA-F]{40}$';
 /**
  * Schema of an id on the wire: a UUID string (skills, groups, reviews, API keys, wallets, usage
  * records). `description` documents the field in the registry's OpenAPI.
+ *
+ * @example
+ * const SkillRef = Type.Object({ skillId: Uuid('the skill, as GET /skills lists it') }); // { type: 'string', format: 'uuid', … }
  */
 export const Uuid = (description?: string) => T.String({ format: 'uuid', ...(description ? { description } : {}) });
 /**
  * Schema of a moment on the wire: an ISO 8601 date-time string in UTC, e.g.
  * `"2026-11-25T08:30:00.000Z"` (`createdAt`, `lastUsedAt`, …).
+ *
+ * @example
+ * const Seen = Type.Object({ lastSeenAt: Timestamp() }); // '2026-11-25T08:30:00.000Z'
  */
 export const Timestamp = (description?: string) => T.String({ format: 'date-time', ...(description ? { description } : {}) });
 /**
  * `schema` or JSON `null`. On the wire, null means "none" or "not yet" (no description, never
  * used, not revoked); in a `PATCH` body it clears the field, while leaving the field out keeps it.
+ *
+ * @example
+ * const Profile = Type.Object({ bio: Nullable(Type.String({ maxLength: 500 }), 'null: none') }); // string or null
  */
 export const Nullable = <S extends TSchema>(schema: S, description?: string) =>
   T.Union([schema, T.Null()], description ? { description } : {});
 /**
  * Schema of a 0x address sent to the registry ({@link ADDRESS_PATTERN}), with its description for
  * the OpenAPI document.
+ *
+ * @example
+ * const Payout = Type.Object({ payTo: AddressString('who receives the payments') });
  */
 export const AddressString = (description = '0x-prefixed Ethereum address') => T.String({ pattern: ADDRESS_PATTERN, description });
 
@@ -55,6 +70,11 @@ export type Success = Static<typeof Success>;
  * The response header (lower case, as `Headers.get` takes it) carrying the next page's cursor of a
  * paged list: `GET /skills`, `GET /skills/:slug/reviews`, `GET /analytics/usage`. A `Link` header
  * with `rel="next"` gives the same as a relative URL. Absent on the last page.
+ *
+ * @example
+ * const first = await fetch('https://registry.example/skills?q=weather');
+ * const next = first.headers.get(NEXT_CURSOR_HEADER); // null on the last page
+ * if (next) await fetch(`https://registry.example/skills?q=weather&cursor=${encodeURIComponent(next)}`);
  */
 export const NEXT_CURSOR_HEADER = 'x-next-cursor';
 /**
@@ -66,11 +86,17 @@ export const Cursor = T.String({ maxLength: 512, description: 'the X-Next-Cursor
 /**
  * A whole number in a query string. A number schema with multipleOf 1, not an integer schema: the
  * registry's router turns query numbers from text (Elysia coerces number schemas, not integer ones).
+ *
+ * @example
+ * const DaysQuery = Type.Object({ days: Type.Optional(QueryInteger(1, 365, 'days of history, default 30')) }); // ?days=7 → 7
  */
 export const QueryInteger = (minimum: number, maximum: number, description: string) =>
   T.Number({ minimum, maximum, multipleOf: 1, description });
 /**
  * The `limit` query parameter of a paged list: items per page, a whole number 1–100, default 20.
+ *
+ * @example
+ * const ListQuery = Type.Object({ limit: Type.Optional(PageLimit()), cursor: Type.Optional(Cursor) });
  */
 export const PageLimit = (description = 'items per page, 1–100, default 20') => QueryInteger(1, 100, description);
 /**

@@ -6,6 +6,10 @@ import { ADDRESS_PATTERN, Cursor, Nullable, PageLimit, Timestamp, Uuid } from '.
  * The pattern of a skill's `name` in {@link RegisterSkill} (`POST /skills`): a letter or digit, then
  * up to 63 letters, digits, `_` or `-`. The name is the path segment the skill is called at
  * (`POST <endpoint>/<name>`) and, with the caller, the key of the registration upsert.
+ *
+ * @example
+ * new RegExp(SKILL_NAME_PATTERN).test('word-count'); // true
+ * new RegExp(SKILL_NAME_PATTERN).test('word count'); // false: refused with 400
  */
 export const SKILL_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$';
 /**
@@ -13,6 +17,9 @@ export const SKILL_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$';
  * needs `q`, and is the default with one), `popular` (most verified paid calls), `newest` (the
  * default without `q`), `price` (cheapest first), `revenue` (most verified revenue) and `rating`
  * (best average review score; unreviewed skills last).
+ *
+ * @example
+ * await registry.search({ q: 'translate', sort: 'price' }); // cheapest first; any of SORTS
  */
 export const SORTS = ['relevance', 'popular', 'newest', 'price', 'revenue', 'rating'] as const;
 /** One of {@link SORTS}: the `sort` of a {@link SearchQuery}. */
@@ -21,6 +28,9 @@ export type Sort = (typeof SORTS)[number];
  * The `status` filter of `GET /skills` ({@link SearchQuery}), by the skill server's last health
  * probe: `up`, `down` or `unknown` (never answered one) keep those skills only; `any` keeps all.
  * Without it, every skill is kept except those whose server has been down for long.
+ *
+ * @example
+ * await registry.search({ group: 'text', status: 'up' }); // only skills whose server answered the last probe
  */
 export const HEALTH_FILTERS = ['up', 'down', 'unknown', 'any'] as const;
 /** One of {@link HEALTH_FILTERS}: the `status` of a {@link SearchQuery}. */

@@ -5,6 +5,9 @@ import { AddressString, Nullable, Timestamp, Uuid } from './common';
 /**
  * Longest wallet `label` ({@link RegisterWallet}, {@link UpdateLabel}), in characters after
  * trimming; a label that is empty after trimming counts as none.
+ *
+ * @example
+ * await registry.setWalletLabel(address, label.trim().slice(0, LABEL_MAX_LENGTH));
  */
 export const LABEL_MAX_LENGTH = 64;
 
