@@ -6,6 +6,7 @@ import m3 from './0003_wallets.sql' with { type: 'text' };
 import m4 from './0004_skill_health.sql' with { type: 'text' };
 import m5 from './0005_verified_payments.sql' with { type: 'text' };
 import m6 from './0006_reviews.sql' with { type: 'text' };
+import m7 from './0007_settlement_exposure.sql' with { type: 'text' };
 
 export interface MigrationSource {
   tag: string;
@@ -22,4 +23,5 @@ export const migrations: MigrationSource[] = [
   { tag: '0004_skill_health', when: 1795391344732, breakpoints: true, sql: m4 },
   { tag: '0005_verified_payments', when: 1795392186786, breakpoints: true, sql: m5 },
   { tag: '0006_reviews', when: 1795392884527, breakpoints: true, sql: m6 },
+  { tag: '0007_settlement_exposure', when: 1795593184570, breakpoints: true, sql: m7 },
 ];

@@ -117,6 +117,8 @@ export {
   SettlementStatusSchema,
   PaymentReceiptSchema,
   SETTLEMENT_STATES,
+  SETTLEMENT_MODES,
+  SETTLEMENT_MODE_HEADER,
   RECEIPT_STATUSES,
   requirementsFromV1,
   requirementsToV1,
@@ -133,6 +135,7 @@ export {
   type SupportedKind,
   type SupportedResponse,
   type SettlementStatus,
+  type SettlementMode,
   type ReceiptStatus,
   type PaymentReceipt as FacilitatorReceipt,
 } from './facilitator';

@@ -5,3 +5,4 @@ export type { Database, DatabaseHandle, DatabaseKind } from './types';
 export * as schema from './schema';
 export { DATABASE_DEADLINE_MS, DatabaseUnavailableError } from './deadline';
 export { isDatabaseUnavailable } from './unavailable';
+export { resultRows } from './rows';

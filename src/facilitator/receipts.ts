@@ -16,19 +16,21 @@ import type { Outcome } from './store';
  * Polls for a transaction's receipt until `timeoutMs` has passed; undefined when none was seen in
  * time. The first look is immediate and early retries come quickly (5 ms, doubling up to
  * `pollMs`): fast chains often mine within milliseconds. RPC failures count as "not seen yet".
+ * An aborted `signal` ends the wait at the next look (the reconciler finishes the job).
  */
 export async function waitForReceipt(
   client: PublicClient,
   hash: Hex,
   timeoutMs: number,
   pollMs: number,
+  signal?: AbortSignal,
 ): Promise<TransactionReceipt | undefined> {
   const deadline = performance.now() + timeoutMs;
   for (let delay = Math.min(5, pollMs); ; delay = Math.min(delay * 2, pollMs)) {
     const receipt = await findReceipt(client, hash).catch(() => undefined);
     if (receipt) return receipt;
     const left = deadline - performance.now();
-    if (left <= 0) return undefined;
+    if (left <= 0 || signal?.aborted) return undefined;
     await new Promise((resolve) => setTimeout(resolve, Math.min(delay, left)));
   }
 }

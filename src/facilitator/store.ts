@@ -1,13 +1,15 @@
 /**
  * The facilitator's persistence: accepted authorizations (the single-use ledger) and settlement
- * receipts. Every state change is one conditional statement (or one transaction), so concurrent
- * requests and several instances on one PostgreSQL never both win.
+ * receipts. Every state change is one conditional statement (a receipt and its authorization
+ * change together in one statement of data-modifying CTEs), so concurrent requests and several
+ * instances on one PostgreSQL never both win, and each step is one round trip.
  */
-import { and, asc, eq, isNull, lt, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, isNull, lt, sql } from 'drizzle-orm';
 import type { Address, Hex } from 'viem';
-import type { Database } from '../db';
+import { resultRows, type Database } from '../db';
 import { paymentAuthorizations as auths, paymentReceipts as receipts } from '../db/schema';
 import type { SignerKind } from './chain';
+import { REASONS } from './reasons';
 import type { AuthorizationKey } from './request';
 import type { PaymentReceipt, ReceiptStatus } from './types';
 
@@ -42,6 +44,21 @@ export interface Outcome {
   authorization?: { state: 'settled' | 'failed'; reason?: string };
 }
 
+/**
+ * A payer's standing before a new authorization of one asset: whether this authorization's key
+ * is taken (a replay), the amount of their settlements not yet final, and whether one of their
+ * settlements reverted since a given time (not counting reverts because another transaction used
+ * the authorization first: that payment was made).
+ */
+export interface PayerStanding {
+  taken: boolean;
+  unconfirmed: bigint;
+  reverted: boolean;
+}
+
+/** A claimed authorization and the payer's other unconfirmed amount of the same asset. */
+export type ClaimedAuthorization = AuthorizationRow & { unconfirmedOthers: bigint };
+
 /** A pending receipt with what the reconciler needs from its authorization. */
 export type PendingReceipt = ReceiptRow & { validBefore: string; nonce: string };
 
@@ -56,6 +73,22 @@ export function createPaymentStore(db: Database) {
     async exists(key: AuthorizationKey): Promise<boolean> {
       const rows = await db.select({ id: auths.id }).from(auths).where(keyIs(key)).limit(1);
       return rows.length > 0;
+    },
+
+    /** One statement: is the key taken, the payer's unconfirmed amount, a revert since `revertedSince`. */
+    async standing(key: AuthorizationKey, revertedSince: Date): Promise<PayerStanding> {
+      const result = await db.execute(sql`
+        select
+          exists(select 1 from payment_authorizations
+                 where network = ${key.network} and asset = ${key.asset} and payer = ${key.payer} and nonce = ${key.nonce}) as taken,
+          (select coalesce(sum(amount), 0)::text from payment_authorizations
+           where payer = ${key.payer} and asset = ${key.asset} and network = ${key.network} and state = 'settling') as unconfirmed,
+          exists(select 1 from payment_receipts r join payment_authorizations a on a.id = r.authorization_id
+                 where r.payer = ${key.payer} and r.asset = ${key.asset} and r.network = ${key.network} and r.status = 'reverted'
+                   and r.finalized_at > ${revertedSince.toISOString()}::timestamptz
+                   and a.reason is distinct from ${REASONS.nonceAlreadyUsed}) as reverted`);
+      const row = resultRows<{ taken: boolean; unconfirmed: string; reverted: boolean }>(result)[0];
+      return { taken: row?.taken === true, unconfirmed: BigInt(row?.unconfirmed ?? '0'), reverted: row?.reverted === true };
     },
 
     /** Records an accepted authorization; undefined when its key is already taken (a replay). */
@@ -79,14 +112,23 @@ export function createPaymentStore(db: Database) {
       return rows[0];
     },
 
-    /** verified → settling for exactly the verified payload; only one caller ever gets the row. */
-    async claimVerified(key: AuthorizationKey, payloadHash: string, now: Date): Promise<AuthorizationRow | undefined> {
+    /**
+     * verified → settling for exactly the verified payload; only one caller ever gets the row. It
+     * comes with the payer's other unconfirmed amount of the asset (same statement).
+     */
+    async claimVerified(key: AuthorizationKey, payloadHash: string, now: Date): Promise<ClaimedAuthorization | undefined> {
       const rows = await db
         .update(auths)
         .set({ state: 'settling', updatedAt: now })
         .where(and(keyIs(key), eq(auths.state, 'verified'), eq(auths.payloadHash, payloadHash)))
-        .returning();
-      return rows[0];
+        .returning({
+          ...getTableColumns(auths),
+          unconfirmedOthers: sql<string>`(select coalesce(sum(o.amount), 0)::text from payment_authorizations o
+            where o.payer = ${auths.payer} and o.asset = ${auths.asset} and o.network = ${auths.network}
+              and o.state = 'settling' and o.id <> ${auths.id})`,
+        });
+      const row = rows[0];
+      return row ? { ...row, unconfirmedOthers: BigInt(row.unconfirmedOthers ?? '0') } : undefined;
     },
 
     /** settling → failed when nothing was (or could be) sent. */
@@ -100,23 +142,17 @@ export function createPaymentStore(db: Database) {
     /** Stores the receipt (pending) before the transaction is broadcast, so a crash cannot lose it. */
     async recordSubmission(s: Submission, now: Date): Promise<void> {
       const a = s.authorization;
-      await db.transaction(async (tx) => {
-        await tx.insert(receipts).values({
-          txHash: s.txHash,
-          authorizationId: a.id,
-          network: a.network,
-          asset: a.asset,
-          payer: a.payer,
-          payee: a.payee,
-          amount: a.amount,
-          relayer: s.relayer,
-          relayerNonce: s.relayerNonce,
-          status: 'pending',
-          submittedAt: now,
-          updatedAt: now,
-        });
-        await tx.update(auths).set({ txHash: s.txHash, updatedAt: now }).where(eq(auths.id, a.id));
-      });
+      const at = now.toISOString();
+      await db.execute(sql`
+        with receipt as (
+          insert into payment_receipts
+            (tx_hash, authorization_id, network, asset, payer, payee, amount, relayer, relayer_nonce, status, submitted_at, updated_at)
+          values (${s.txHash}, ${a.id}, ${a.network}, ${a.asset}, ${a.payer}, ${a.payee}, ${a.amount}, ${s.relayer},
+                  ${s.relayerNonce}, 'pending', ${at}::timestamptz, ${at}::timestamptz)
+          returning authorization_id
+        )
+        update payment_authorizations set tx_hash = ${s.txHash}, updated_at = ${at}::timestamptz
+        where id = (select authorization_id from receipt)`);
     },
 
     /**
@@ -124,28 +160,24 @@ export function createPaymentStore(db: Database) {
      * call and the reconciler may both see the receipt).
      */
     async finalize(txHash: Hex, outcome: Outcome, now: Date): Promise<boolean> {
-      return db.transaction(async (tx) => {
-        const rows = await tx
-          .update(receipts)
-          .set({
-            status: outcome.status,
-            blockNumber: outcome.blockNumber ?? null,
-            error: outcome.error ?? null,
-            updatedAt: now,
-            finalizedAt: now,
-          })
-          .where(and(eq(receipts.txHash, txHash), eq(receipts.status, 'pending')))
-          .returning({ authorizationId: receipts.authorizationId });
-        const row = rows[0];
-        if (!row) return false;
-        if (!outcome.authorization) return true;
-        const { state, reason } = outcome.authorization;
-        await tx
-          .update(auths)
-          .set({ state, reason: reason ?? null, updatedAt: now })
-          .where(and(eq(auths.id, row.authorizationId), eq(auths.state, 'settling')));
-        return true;
-      });
+      const at = now.toISOString();
+      const receipt = sql`update payment_receipts
+          set status = ${outcome.status}, block_number = ${outcome.blockNumber ?? null}, error = ${outcome.error ?? null},
+              updated_at = ${at}::timestamptz, finalized_at = ${at}::timestamptz
+          where tx_hash = ${txHash} and status = 'pending'
+          returning authorization_id`;
+      const change = outcome.authorization;
+      const result = change
+        ? await db.execute(sql`
+            with receipt as (${receipt}),
+            authorization_change as (
+              update payment_authorizations set state = ${change.state}, reason = ${change.reason ?? null}, updated_at = ${at}::timestamptz
+              where id = (select authorization_id from receipt) and state = 'settling'
+              returning id
+            )
+            select count(*)::int as finalized from receipt`)
+        : await db.execute(sql`with receipt as (${receipt}) select count(*)::int as finalized from receipt`);
+      return Number(resultRows<{ finalized: number }>(result)[0]?.finalized ?? 0) > 0;
     },
 
     async receipt(txHash: string): Promise<ReceiptRow | undefined> {
