@@ -52,6 +52,7 @@ async function measure(
   countRequests: () => number,
 ): Promise<Run> {
   for (const [i, pay] of clients.entries()) if (!(await pay(-1 - i))) throw new Error(`${label}: warm-up call failed`);
+  await allMined(chain); // broadcast answers come before the block: the warm-up's transfers must not count
   const before = await chain.balanceOf(payTo as `0x${string}`);
   const requestsBefore = countRequests();
   const latencies: number[] = [];
@@ -68,13 +69,9 @@ async function measure(
     }),
   );
   const seconds = (performance.now() - began) / 1000;
-  // Broadcast answers come before the block: give the last transfers time to be mined.
+  await allMined(chain); // the last broadcast answers' transfers
   const expected = BigInt(latencies.length) * PRICE;
-  let moved = (await chain.balanceOf(payTo as `0x${string}`)) - before;
-  for (let i = 0; i < 100 && moved < expected; i++) {
-    await new Promise((r) => setTimeout(r, 100));
-    moved = (await chain.balanceOf(payTo as `0x${string}`)) - before;
-  }
+  const moved = (await chain.balanceOf(payTo as `0x${string}`)) - before;
   latencies.sort((a, b) => a - b);
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? Number.NaN;
   if (moved !== expected) throw new Error(`${label}: ${latencies.length} successes but ${moved} atomic units moved`);
@@ -89,6 +86,14 @@ async function measure(
     roundTrips: (countRequests() - requestsBefore) / calls,
     moved: moved.toString(),
   };
+}
+
+/** Waits until every relayer's sent transactions are mined. */
+async function allMined(chain: LocalChain): Promise<void> {
+  for (const relayer of chain.accounts.relayers) {
+    const count = (blockTag: 'pending' | 'latest') => chain.publicClient.getTransactionCount({ address: relayer.address, blockTag });
+    for (let i = 0; i < 100 && (await count('pending')) > (await count('latest')); i++) await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 function counting(): { fetch: typeof fetch; count: () => number } {

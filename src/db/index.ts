@@ -6,3 +6,4 @@ export * as schema from './schema';
 export { DATABASE_DEADLINE_MS, DatabaseUnavailableError } from './deadline';
 export { isDatabaseUnavailable } from './unavailable';
 export { resultRows } from './rows';
+export { prepared, preparedSql, type PreparedSql } from './prepared';

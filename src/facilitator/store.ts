@@ -6,7 +6,7 @@
  */
 import { and, asc, eq, getTableColumns, isNull, lt, sql } from 'drizzle-orm';
 import type { Address, Hex } from 'viem';
-import { resultRows, type Database } from '../db';
+import { prepared, preparedSql, type Database } from '../db';
 import { paymentAuthorizations as auths, paymentReceipts as receipts } from '../db/schema';
 import type { SignerKind } from './chain';
 import { REASONS } from './reasons';
@@ -67,6 +67,7 @@ export type PaymentStore = ReturnType<typeof createPaymentStore>;
 export function createPaymentStore(db: Database) {
   const keyIs = (key: AuthorizationKey) =>
     and(eq(auths.network, key.network), eq(auths.asset, key.asset), eq(auths.payer, key.payer), eq(auths.nonce, key.nonce));
+  const statements = hotStatements(db);
 
   return {
     /** True when this authorization was ever accepted here (any state). */
@@ -77,38 +78,23 @@ export function createPaymentStore(db: Database) {
 
     /** One statement: is the key taken, the payer's unconfirmed amount, a revert since `revertedSince`. */
     async standing(key: AuthorizationKey, revertedSince: Date): Promise<PayerStanding> {
-      const result = await db.execute(sql`
-        select
-          exists(select 1 from payment_authorizations
-                 where network = ${key.network} and asset = ${key.asset} and payer = ${key.payer} and nonce = ${key.nonce}) as taken,
-          (select coalesce(sum(amount), 0)::text from payment_authorizations
-           where payer = ${key.payer} and asset = ${key.asset} and network = ${key.network} and state = 'settling') as unconfirmed,
-          exists(select 1 from payment_receipts r join payment_authorizations a on a.id = r.authorization_id
-                 where r.payer = ${key.payer} and r.asset = ${key.asset} and r.network = ${key.network} and r.status = 'reverted'
-                   and r.finalized_at > ${revertedSince.toISOString()}::timestamptz
-                   and a.reason is distinct from ${REASONS.nonceAlreadyUsed}) as reverted`);
-      const row = resultRows<{ taken: boolean; unconfirmed: string; reverted: boolean }>(result)[0];
+      const [row] = await statements.standing().execute({ ...key, since: revertedSince.toISOString() });
       return { taken: row?.taken === true, unconfirmed: BigInt(row?.unconfirmed ?? '0'), reverted: row?.reverted === true };
     },
 
     /** Records an accepted authorization; undefined when its key is already taken (a replay). */
     async insert(entry: NewAuthorization, state: 'verified' | 'settling', now: Date): Promise<AuthorizationRow | undefined> {
-      const rows = await db
-        .insert(auths)
-        .values({
-          ...entry.key,
-          payee: entry.payee,
-          amount: entry.amount,
-          validAfter: entry.validAfter,
-          validBefore: entry.validBefore,
-          payloadHash: entry.payloadHash,
-          signerKind: entry.signerKind,
-          state,
-          createdAt: now,
-          updatedAt: now,
-        })
-        .onConflictDoNothing({ target: [auths.network, auths.asset, auths.payer, auths.nonce] })
-        .returning();
+      const rows = await statements.insert().execute({
+        ...entry.key,
+        payee: entry.payee,
+        amount: entry.amount,
+        validAfter: entry.validAfter,
+        validBefore: entry.validBefore,
+        payloadHash: entry.payloadHash,
+        signerKind: entry.signerKind,
+        state,
+        now, // a Date: drizzle maps the timestamp columns' placeholders
+      });
       return rows[0];
     },
 
@@ -117,17 +103,7 @@ export function createPaymentStore(db: Database) {
      * comes with the payer's other unconfirmed amount of the asset (same statement).
      */
     async claimVerified(key: AuthorizationKey, payloadHash: string, now: Date): Promise<ClaimedAuthorization | undefined> {
-      const rows = await db
-        .update(auths)
-        .set({ state: 'settling', updatedAt: now })
-        .where(and(keyIs(key), eq(auths.state, 'verified'), eq(auths.payloadHash, payloadHash)))
-        .returning({
-          ...getTableColumns(auths),
-          unconfirmedOthers: sql<string>`(select coalesce(sum(o.amount), 0)::text from payment_authorizations o
-            where o.payer = ${auths.payer} and o.asset = ${auths.asset} and o.network = ${auths.network}
-              and o.state = 'settling' and o.id <> ${auths.id})`,
-        });
-      const row = rows[0];
+      const [row] = await statements.claim().execute({ ...key, payloadHash, now });
       return row ? { ...row, unconfirmedOthers: BigInt(row.unconfirmedOthers ?? '0') } : undefined;
     },
 
@@ -142,17 +118,18 @@ export function createPaymentStore(db: Database) {
     /** Stores the receipt (pending) before the transaction is broadcast, so a crash cannot lose it. */
     async recordSubmission(s: Submission, now: Date): Promise<void> {
       const a = s.authorization;
-      const at = now.toISOString();
-      await db.execute(sql`
-        with receipt as (
-          insert into payment_receipts
-            (tx_hash, authorization_id, network, asset, payer, payee, amount, relayer, relayer_nonce, status, submitted_at, updated_at)
-          values (${s.txHash}, ${a.id}, ${a.network}, ${a.asset}, ${a.payer}, ${a.payee}, ${a.amount}, ${s.relayer},
-                  ${s.relayerNonce}, 'pending', ${at}::timestamptz, ${at}::timestamptz)
-          returning authorization_id
-        )
-        update payment_authorizations set tx_hash = ${s.txHash}, updated_at = ${at}::timestamptz
-        where id = (select authorization_id from receipt)`);
+      await statements.submission().execute({
+        txHash: s.txHash,
+        authorizationId: a.id,
+        network: a.network,
+        asset: a.asset,
+        payer: a.payer,
+        payee: a.payee,
+        amount: a.amount,
+        relayer: s.relayer,
+        relayerNonce: s.relayerNonce,
+        now: now.toISOString(),
+      });
     },
 
     /**
@@ -160,24 +137,18 @@ export function createPaymentStore(db: Database) {
      * call and the reconciler may both see the receipt).
      */
     async finalize(txHash: Hex, outcome: Outcome, now: Date): Promise<boolean> {
-      const at = now.toISOString();
-      const receipt = sql`update payment_receipts
-          set status = ${outcome.status}, block_number = ${outcome.blockNumber ?? null}, error = ${outcome.error ?? null},
-              updated_at = ${at}::timestamptz, finalized_at = ${at}::timestamptz
-          where tx_hash = ${txHash} and status = 'pending'
-          returning authorization_id`;
       const change = outcome.authorization;
-      const result = change
-        ? await db.execute(sql`
-            with receipt as (${receipt}),
-            authorization_change as (
-              update payment_authorizations set state = ${change.state}, reason = ${change.reason ?? null}, updated_at = ${at}::timestamptz
-              where id = (select authorization_id from receipt) and state = 'settling'
-              returning id
-            )
-            select count(*)::int as finalized from receipt`)
-        : await db.execute(sql`with receipt as (${receipt}) select count(*)::int as finalized from receipt`);
-      return Number(resultRows<{ finalized: number }>(result)[0]?.finalized ?? 0) > 0;
+      const values = {
+        txHash,
+        status: outcome.status,
+        blockNumber: outcome.blockNumber ?? null,
+        error: outcome.error ?? null,
+        now: now.toISOString(),
+      };
+      const [row] = change
+        ? await statements.finalizeWithAuthorization().execute({ ...values, state: change.state, reason: change.reason ?? null })
+        : await statements.finalize().execute(values);
+      return Number(row?.finalized ?? 0) > 0;
     },
 
     async receipt(txHash: string): Promise<ReceiptRow | undefined> {
@@ -213,6 +184,105 @@ export function createPaymentStore(db: Database) {
         .returning({ id: auths.id });
       return rows.length;
     },
+  };
+}
+
+const p = (name: string) => sql.placeholder(name);
+const keyPlaceholders = () =>
+  and(eq(auths.network, p('network')), eq(auths.asset, p('asset')), eq(auths.payer, p('payer')), eq(auths.nonce, p('nonce')));
+/** The receipt's final status; `returning authorization_id`, for the authorization's change. */
+const finalReceipt = sql`update payment_receipts
+  set status = ${p('status')}, block_number = ${p('blockNumber')}, error = ${p('error')},
+      updated_at = ${p('now')}::timestamptz, finalized_at = ${p('now')}::timestamptz
+  where tx_hash = ${p('txHash')} and status = 'pending'
+  returning authorization_id`;
+
+/** The statements of every paid call, prepared once per database (values as placeholders). */
+function hotStatements(db: Database) {
+  return {
+    standing: () =>
+      preparedSql<{ taken: boolean; unconfirmed: string; reverted: boolean }>(
+        db,
+        'facilitator_payer_standing',
+        () => sql`select
+          exists(select 1 from payment_authorizations
+                 where network = ${p('network')} and asset = ${p('asset')} and payer = ${p('payer')} and nonce = ${p('nonce')}) as taken,
+          (select coalesce(sum(amount), 0)::text from payment_authorizations
+           where payer = ${p('payer')} and asset = ${p('asset')} and network = ${p('network')} and state = 'settling') as unconfirmed,
+          exists(select 1 from payment_receipts r join payment_authorizations a on a.id = r.authorization_id
+                 where r.payer = ${p('payer')} and r.asset = ${p('asset')} and r.network = ${p('network')} and r.status = 'reverted'
+                   and r.finalized_at > ${p('since')}::timestamptz
+                   and a.reason is distinct from ${REASONS.nonceAlreadyUsed}) as reverted`,
+      ),
+    insert: () =>
+      prepared(db, 'facilitator_insert_authorization', (d) =>
+        d
+          .insert(auths)
+          .values({
+            network: p('network'),
+            asset: p('asset'),
+            payer: p('payer'),
+            nonce: p('nonce'),
+            payee: p('payee'),
+            amount: p('amount'),
+            validAfter: p('validAfter'),
+            validBefore: p('validBefore'),
+            payloadHash: p('payloadHash'),
+            signerKind: p('signerKind'),
+            state: p('state'),
+            createdAt: p('now'),
+            updatedAt: p('now'),
+          })
+          .onConflictDoNothing({ target: [auths.network, auths.asset, auths.payer, auths.nonce] })
+          .returning()
+          .prepare('facilitator_insert_authorization'),
+      ),
+    claim: () =>
+      prepared(db, 'facilitator_claim_verified', (d) =>
+        d
+          .update(auths)
+          .set({ state: 'settling', updatedAt: p('now') as unknown as Date })
+          .where(and(keyPlaceholders(), eq(auths.state, 'verified'), eq(auths.payloadHash, p('payloadHash'))))
+          .returning({
+            ...getTableColumns(auths),
+            unconfirmedOthers: sql<string>`(select coalesce(sum(o.amount), 0)::text from payment_authorizations o
+              where o.payer = ${auths.payer} and o.asset = ${auths.asset} and o.network = ${auths.network}
+                and o.state = 'settling' and o.id <> ${auths.id})`,
+          })
+          .prepare('facilitator_claim_verified'),
+      ),
+    submission: () =>
+      preparedSql(
+        db,
+        'facilitator_record_submission',
+        () => sql`with receipt as (
+          insert into payment_receipts
+            (tx_hash, authorization_id, network, asset, payer, payee, amount, relayer, relayer_nonce, status, submitted_at, updated_at)
+          values (${p('txHash')}, ${p('authorizationId')}, ${p('network')}, ${p('asset')}, ${p('payer')}, ${p('payee')}, ${p('amount')},
+                  ${p('relayer')}, ${p('relayerNonce')}, 'pending', ${p('now')}::timestamptz, ${p('now')}::timestamptz)
+          returning authorization_id
+        )
+        update payment_authorizations set tx_hash = ${p('txHash')}, updated_at = ${p('now')}::timestamptz
+        where id = (select authorization_id from receipt)`,
+      ),
+    finalize: () =>
+      preparedSql<{ finalized: number }>(
+        db,
+        'facilitator_finalize',
+        () => sql`with receipt as (${finalReceipt}) select count(*)::int as finalized from receipt`,
+      ),
+    finalizeWithAuthorization: () =>
+      preparedSql<{ finalized: number }>(
+        db,
+        'facilitator_finalize_with_authorization',
+        () => sql`with receipt as (${finalReceipt}),
+          authorization_change as (
+            update payment_authorizations set state = ${p('state')}, reason = ${p('reason')}, updated_at = ${p('now')}::timestamptz
+            where id = (select authorization_id from receipt) and state = 'settling'
+            returning id
+          )
+          select count(*)::int as finalized from receipt`,
+      ),
   };
 }
 
