@@ -5,6 +5,7 @@
  * /settle, and inside those every JSON-RPC call by method. Prints medians per call, per mode.
  *   npx bun bench/payment-spans.ts [calls=100]      (needs PostgreSQL, as the other benches)
  */
+import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { createPublicClient, custom, http, type PublicClient } from 'viem';
 import { serve, skill } from '../sdk/creator/index';
@@ -119,6 +120,16 @@ try {
     for (const [name, ms] of spans.medians()) rows.push([mode, name, fmt(ms, 2)]);
     await server.stop();
   }
+  // One database round trip under the same load, for scale: a paid call makes 2 at verify (the
+  // payer's standing beside the chain checks, then the insert) and 2 (broadcast) or 3 (confirmed) at settle.
+  const roundTrips: number[] = [];
+  for (let i = 0; i < 200; i++) {
+    const t = performance.now();
+    await database.db.execute(sql`select 1`);
+    roundTrips.push(performance.now() - t);
+  }
+  roundTrips.sort((a, b) => a - b);
+  rows.push(['-', 'one database round trip (select 1)', fmt(roundTrips[100] ?? 0, 2)]);
   printTable(`Median ms per sequential paid call (${CALLS} calls per mode; spans nest by indent)`, ['mode', 'span', 'ms'], rows);
   await facilitator.app.stop();
   await facilitator.stop();
