@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'bun:test';
 import type { Hex } from 'viem';
 import { type LocalChain, startChain } from '../support/chain';
 import { drainFirst, eventually } from '../support/eventually';
-import { databaseKinds } from '../support/database';
+import { databaseKinds, openTestDatabase } from '../support/database';
 import { PRICE, type FacilitatorFixture, paymentBody, requirementsFor, startFacilitatorFixture } from '../support/facilitator';
 
 let chain: LocalChain;
@@ -107,6 +107,35 @@ for (const kind of databaseKinds) {
         'the one transfer',
       );
       expect(await chain.balanceOf(payer.address)).toBe(PRICE * 4n);
+    });
+
+    it('loses nothing when it stops after a broadcast answer: the next instance reconciles the transfer, nothing is sent twice', async () => {
+      const database = await openTestDatabase(kind);
+      const first = await startFacilitatorFixture(chain, kind, { database, config: { settlementMode: 'broadcast' } });
+      const payer = await chain.createAccount({ usdc: PRICE });
+      const payee = (await chain.createAccount()).address;
+      const body = await paymentBody(chain, payer, requirementsFor(chain, payee));
+      expect((await first.facilitator.verify(body)).isValid).toBe(true);
+      await chain.testClient.setAutomine(false);
+      const answer = await first.facilitator.settle(body);
+      expect(answer.success).toBe(true);
+      await first.close(); // its background receipt wait ends unfinished
+      const second = await startFacilitatorFixture(chain, kind, { database, config: { settlementMode: 'broadcast' } });
+      try {
+        expect(await second.facilitator.receipt(answer.transaction)).toMatchObject({ status: 'pending' });
+        expect(await second.facilitator.settle(body)).toMatchObject({
+          success: false,
+          errorReason: 'invalid_exact_evm_nonce_already_used',
+        });
+        await chain.testClient.mine({ blocks: 1 });
+        expect(await second.facilitator.reconcile()).toMatchObject({ confirmed: 1 });
+        expect(await second.facilitator.receipt(answer.transaction)).toMatchObject({ status: 'confirmed' });
+        expect(await chain.balanceOf(payee)).toBe(PRICE);
+        expect(await chain.balanceOf(payer.address)).toBe(0n);
+      } finally {
+        await second.close();
+        await database.close();
+      }
     });
 
     it("refuses an authorization the payer's balance minus their unconfirmed settlements cannot cover", async () => {
