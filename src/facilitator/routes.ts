@@ -72,7 +72,11 @@ export function facilitatorRoutes(service: FacilitatorService, logger: Logger, p
       beforeHandle: requireKey,
       body: FacilitatorRequestSchema,
       response: SettleResponseSchema,
-      detail: { tags, summary: 'Moves the money: one transferWithAuthorization per payment, once' },
+      detail: {
+        tags,
+        summary:
+          'Moves the money: one transferWithAuthorization per payment, once; header X-Settlement-Mode: confirmed (answer once mined) or broadcast (once the node accepted it)',
+      },
     })
     .get(
       '/receipts/:tx',
