@@ -5,6 +5,7 @@ import type { DatabaseHandle } from '../db';
 import { createLogger, type Logger } from '../log';
 import { healthRoutes, serverBase } from '../http';
 import { createChainReader, safeError } from './chain';
+import { createReceiptWatcher } from './receipts';
 import { createReconciler, type ReconcileReport } from './reconciler';
 import { createRelayerPool } from './relayer';
 import { facilitatorRoutes } from './routes';
@@ -72,6 +73,7 @@ export function createFacilitator({ database, config, clock = systemClock, logge
     settlementMode: config.settlementMode ?? FACILITATOR_DEFAULTS.settlementMode,
     background,
     stopping: stopping.signal,
+    receipts: createReceiptWatcher(client, pollIntervalMs, stopping.signal),
   });
   const reconciler = createReconciler({
     store,

@@ -15,7 +15,7 @@ import type { SettleResponse, SettlementMode } from 'skill-market/x402';
 import type { Logger } from '../log';
 import { revertText, safeError, transferCall, type ChainReader, type Rejection } from './chain';
 import { REASONS } from './reasons';
-import { outcomeOf, waitForReceipt } from './receipts';
+import { outcomeOf, waitForReceipt, type ReceiptWatcher } from './receipts';
 import type { RelayerPool, SendResult } from './relayer';
 import type { PaymentRequest } from './request';
 import type { AuthorizationRow, PaymentStore } from './store';
@@ -34,6 +34,8 @@ export interface SettleContext {
   background(task: () => Promise<unknown>): void;
   /** Aborted when the facilitator stops: background waits end, the reconciler takes over. */
   stopping: AbortSignal;
+  /** The background receipt waits of broadcast settlements, sharing one poller. */
+  receipts: ReceiptWatcher;
 }
 
 /** How a claimed authorization is to be settled. */
@@ -146,7 +148,9 @@ async function awaitOutcome(
   const a = request.payment.authorization;
   const pending = settleFailure(request, { reason: REASONS.settlementPending, message: 'Sent; the receipt was not seen in time' }, hash);
   try {
-    const receipt = await waitForReceipt(ctx.client, hash, timeoutMs, ctx.pollIntervalMs, ctx.stopping);
+    const receipt = answered
+      ? await ctx.receipts.wait(hash, timeoutMs)
+      : await waitForReceipt(ctx.client, hash, timeoutMs, ctx.pollIntervalMs, ctx.stopping);
     if (!receipt) return pending;
     const outcome = outcomeOf(receipt, { asset: request.requirements.asset, from: request.payer, to: a.to, value: BigInt(a.value) });
     if (outcome.status === 'reverted' && outcome.authorization) {
