@@ -71,6 +71,18 @@ export const SupportedResponseSchema = Type.Object({
 /** Answer of `GET /supported`. */
 export type SupportedResponse = Static<typeof SupportedResponseSchema>;
 
+/**
+ * How a settle answers. `confirmed`: once the transfer is mined (standard x402: success means on
+ * chain). `broadcast`: once the transfer is verified, simulated, signed, stored and accepted by
+ * the node; its receipt is reconciled afterwards and a revert is recorded against the payer. A
+ * resource server asks for one per request with the {@link SETTLEMENT_MODE_HEADER} header; without
+ * it the facilitator's configured mode applies.
+ */
+export const SETTLEMENT_MODES = ['confirmed', 'broadcast'] as const;
+export type SettlementMode = (typeof SETTLEMENT_MODES)[number];
+/** Request header of `POST /settle` naming the {@link SettlementMode} wanted. */
+export const SETTLEMENT_MODE_HEADER = 'x-settlement-mode';
+
 /** The states of {@link SettlementStatus}. */
 export const SETTLEMENT_STATES = ['unsettled', 'pending', 'settled', 'failed'] as const;
 
