@@ -21,9 +21,15 @@ type Request = (path: string, init?: RequestInit) => Promise<Response>;
 
 /**
  * Our product as separate processes of the compiled binary: registry and facilitator on
- * PostgreSQL, and `market serve` of the echo skill, auto-registered with a creator key.
+ * PostgreSQL, and `market serve` of the echo skill in a settlement mode, auto-registered with a
+ * creator key.
  */
-export async function startOurStack(chain: LocalChain, databaseUrl: string, relayerKeys: string[]): Promise<OurStack> {
+export async function startOurStack(
+  chain: LocalChain,
+  databaseUrl: string,
+  relayerKeys: string[],
+  settlement: 'broadcast' | 'confirmed',
+): Promise<OurStack> {
   const { walletSignIn, createKey, jsonPost, bearer } = await import('../../test/support/auth');
   const stops: (() => Promise<void>)[] = [];
   const [registryPort, facilitatorPort, skillPort] = [await freePort(), await freePort(), await freePort()];
@@ -88,6 +94,8 @@ export async function startOurStack(chain: LocalChain, databaseUrl: string, rela
       chain.token.address,
       '--wallet',
       payTo,
+      '--settlement',
+      settlement,
     ],
     { LOG_LEVEL: 'warn', MARKET_API_KEY: key },
     `${skillUrl}/health`,

@@ -14,7 +14,9 @@ import {
   type DecodedPayment,
   type PaymentRequirements,
   type ResourceHint,
+  SETTLEMENT_MODE_HEADER,
   type SettleResponse,
+  type SettlementMode,
   type SupportedKind,
   type VerifyResponse,
 } from '../x402/index';
@@ -49,7 +51,16 @@ export interface SettlementOutcome {
 
 export interface FacilitatorClient {
   verify(payment: DecodedPayment, requirements: PaymentRequirements, resource: ResourceHint): Promise<VerifyResponse>;
-  settle(payment: DecodedPayment, requirements: PaymentRequirements, resource: ResourceHint): Promise<SettleResponse>;
+  /**
+   * `mode` asks our facilitator to answer `confirmed` (mined) or `broadcast` (accepted by the node);
+   * facilitators that know no modes ignore it and answer once mined.
+   */
+  settle(
+    payment: DecodedPayment,
+    requirements: PaymentRequirements,
+    resource: ResourceHint,
+    mode?: SettlementMode,
+  ): Promise<SettleResponse>;
   /** `GET /settlements/:network/:asset/:payer/:nonce`. */
   settlement(requirements: PaymentRequirements, payer: string, nonce: string): Promise<SettlementOutcome>;
   /** The (x402Version, scheme, network) kinds it supports. */
@@ -69,13 +80,13 @@ export function createFacilitatorClient(options: FacilitatorClientOptions): Faci
   if (options.userAgent) headers['user-agent'] = options.userAgent;
   if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
 
-  const send = async (path: string, timeoutMs: number, body?: unknown): Promise<Reply> => {
+  const send = async (path: string, timeoutMs: number, body?: unknown, extra?: Record<string, string>): Promise<Reply> => {
     let res: Response;
     let text: string;
     try {
       res = await doFetch(`${base}${path}`, {
         method: body === undefined ? 'GET' : 'POST',
-        headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+        headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json', ...extra },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         signal: AbortSignal.timeout(timeoutMs),
       });
@@ -112,8 +123,13 @@ export function createFacilitatorClient(options: FacilitatorClientOptions): Faci
       }
       return verdict;
     },
-    async settle(payment, requirements, resource) {
-      const reply = await send('/settle', options.settleTimeoutMs ?? 30_000, facilitatorRequest(payment, requirements, resource));
+    async settle(payment, requirements, resource, mode) {
+      const reply = await send(
+        '/settle',
+        options.settleTimeoutMs ?? 30_000,
+        facilitatorRequest(payment, requirements, resource),
+        mode ? { [SETTLEMENT_MODE_HEADER]: mode } : undefined,
+      );
       return read(reply, '/settle', parseSettleResponse);
     },
     async settlement(requirements, payer, nonce) {

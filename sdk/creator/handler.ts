@@ -15,6 +15,7 @@ import {
   type PaymentTerms,
 } from '../x402/index';
 import { ServeConfigError } from './errors';
+import { createExposure, settlementSettings, type SettlementOption } from './exposure';
 import { createFacilitatorClient } from './facilitator-client';
 import { corsPolicy, type CorsOption } from './cors';
 import { failure, jsonAnswer, parseJsonBody, readBodyText, toResponse } from './http';
@@ -91,6 +92,12 @@ export interface SkillHandlerOptions {
   /** Clock in ms; default Date.now. */
   now?: () => number;
   /**
+   * When a paid call's result leaves: `broadcast` (default) once the facilitator has broadcast the
+   * transfer, within caps of unconfirmed value per payer and per skill (`{ mode, maxUnconfirmedPerPayer,
+   * maxUnconfirmedPerSkill }`, prices; default $1 and $10); `confirmed` once it is mined.
+   */
+  settlement?: SettlementOption;
+  /**
    * Calls from web pages (CORS). Default `true`: any origin may call and read the x402 headers
    * (skills are public paid APIs without cookies). `{ origins: ['https://app.example'] }` allows
    * only those origins; `false` sends no CORS headers. See {@link CorsOption}.
@@ -129,9 +136,17 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   const ledger = createProofLedger({ ...options.replay, ...(options.now ? { now: options.now } : {}) });
+  const decimals = [...routes.values()][0]?.terms.asset.decimals ?? 6;
+  const exposure = createExposure({
+    settings: settlementSettings(options.settlement, decimals),
+    facilitator,
+    logger,
+    ...(options.now ? { now: options.now } : {}),
+  });
   const deps: PaidCallDeps = {
     facilitator,
     ledger,
+    exposure,
     settlements: createSettlementWatcher({
       facilitator,
       ledger,

@@ -54,6 +54,7 @@ export { updateSkill, type SkillUpdate, type UpdateOptions } from './update';
 export type { SettledCall } from './paid-call';
 export type { TrackingOptions } from './tracker';
 export type { LedgerOptions } from './ledger';
+export { DEFAULT_SETTLEMENT, type SettlementOption } from './exposure';
 export { EXPOSED_HEADERS as CORS_EXPOSED_HEADERS, type CorsOption } from './cors';
 export { RegistryError, type RetryOptions } from '../registry/index';
 export type { CreatorLogger } from './logger';

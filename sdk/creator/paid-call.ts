@@ -20,6 +20,7 @@ import {
   type SettleResponse,
 } from '../x402/index';
 import { SkillTimeoutError } from './errors';
+import type { Exposure } from './exposure';
 import type { FacilitatorClient } from './facilitator-client';
 import { failure, jsonAnswer, pendingAnswer, toResponse, type StoredResponse } from './http';
 import type { ProofLedger } from './ledger';
@@ -56,6 +57,8 @@ export interface PaidCallDeps {
   ledger: ProofLedger;
   /** Finds out the outcome of held calls. */
   settlements: SettlementWatcher;
+  /** Settlement mode per call and the bound on unconfirmed value. */
+  exposure: Exposure;
   logger: CreatorLogger;
   exposeErrors: boolean;
   now: () => number;
@@ -112,6 +115,11 @@ export async function paidCall(deps: PaidCallDeps, route: SkillRoute, input: unk
       return toResponse(failure(503, 'Too many payments in progress; retry shortly', {}, { 'Retry-After': '1' }));
     case 'claimed':
       break;
+  }
+  const refusal = deps.exposure.refusal(auth.from);
+  if (refusal) {
+    deps.ledger.release(key);
+    return toResponse(paymentRequired(route, refusal));
   }
 
   const resource = { url: route.terms.paymentRequired.resource.url, description: route.skill.description ?? '' };
@@ -190,10 +198,23 @@ async function runAndSettle(
   }
 
   const result = { success: true, result: outcome.result, timestamp: new Date(deps.now()).toISOString() };
+  const mode = deps.exposure.reserve(name, payer, route.amount);
   let receipt: SettleResponse;
   try {
-    receipt = await deps.facilitator.settle(payment, route.terms.requirements, resource);
+    receipt = await deps.facilitator.settle(payment, route.terms.requirements, resource, mode);
+    if (mode === 'broadcast') {
+      if (receipt.success) {
+        deps.exposure.watch({
+          skill: name,
+          payment,
+          requirements: route.terms.requirements,
+          amount: route.amount,
+          transaction: receipt.transaction,
+        });
+      } else deps.exposure.release(name, payer, route.amount);
+    }
   } catch (error) {
+    if (mode === 'broadcast') deps.exposure.release(name, payer, route.amount);
     // The settle may have reached the facilitator and moved the money: find out, keep the result.
     deps.logger.warn('settlement outcome unknown (facilitator unavailable); result held', { skill: name, error: errorText(error) });
     return { held: jsonAnswer(200, result), transaction: '' };

@@ -6,6 +6,7 @@
 import { DEFAULT_NETWORK, formatPrice, normalizeNetwork, parsePrice, resolveAsset, type Address, type AssetInfo } from '../x402/index';
 import type { CorsOption } from './cors';
 import { RegistrationError, ServeConfigError } from './errors';
+import type { SettlementOption } from './exposure';
 import { createFacilitatorClient } from './facilitator-client';
 import { createSkillHandler, DEFAULT_APP_NAME, DEFAULT_FACILITATOR_URL, DEFAULT_MAX_BODY_BYTES, type SkillHandlerOptions } from './handler';
 import type { LedgerOptions } from './ledger';
@@ -80,6 +81,13 @@ export interface ServeOptions {
   maxBodyBytes?: number;
   /** Bounds of the single-use and replay memory. */
   replay?: LedgerOptions;
+  /**
+   * When a paid call's result leaves: `'broadcast'` (default) once the facilitator has broadcast
+   * the transfer, within caps of unconfirmed value (default $1 per payer, $10 per skill; beyond
+   * them a call waits for its receipt); `'confirmed'` once the transfer is mined.
+   * @example serve(skills, { settlement: { mode: 'broadcast', maxUnconfirmedPerPayer: '$0.25' } })
+   */
+  settlement?: SettlementOption;
   /** Used for the facilitator and the registry; default the global fetch. */
   fetch?: typeof fetch;
   /** Default: readable lines on the console. */
@@ -161,6 +169,7 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
     ...(options.onError ? { onError: options.onError } : {}),
     ...(options.maxBodyBytes ? { maxBodyBytes: options.maxBodyBytes } : {}),
     ...(options.replay ? { replay: options.replay } : {}),
+    ...(options.settlement !== undefined ? { settlement: options.settlement } : {}),
     ...(options.rpcUrl ? { rpcUrl: httpUrl(options.rpcUrl, 'rpcUrl') } : {}),
     onSettled: (call) => tracker?.track(call),
     ...fetchOption,

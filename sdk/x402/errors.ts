@@ -80,6 +80,8 @@ export const FACILITATOR_REASONS = {
   transactionFailed: 'invalid_exact_evm_transaction_failed',
   assetNotDeployed: 'asset_not_deployed_contract',
   settlementPending: 'settlement_pending',
+  /** One of the payer's settlements reverted after it was answered (e.g. they moved their funds away). */
+  payerReverted: 'invalid_exact_evm_payer_reverted_settlement',
 } as const;
 
 /** One of the {@link FACILITATOR_REASONS} strings. */

@@ -72,6 +72,30 @@ export const SupportedResponseSchema = Type.Object({
 export type SupportedResponse = Static<typeof SupportedResponseSchema>;
 
 /**
+ * How a settle answers. `confirmed`: once the transfer is mined (standard x402: success means on
+ * chain). `broadcast`: once the transfer is verified, simulated, signed, stored and accepted by
+ * the node; its receipt is reconciled afterwards and a revert is recorded against the payer. A
+ * resource server asks for one per request with the {@link SETTLEMENT_MODE_HEADER} header; without
+ * it the facilitator's configured mode applies.
+ *
+ * @example
+ * const mode = process.env.FACILITATOR_SETTLEMENT ?? 'confirmed';
+ * if (!(SETTLEMENT_MODES as readonly string[]).includes(mode)) {
+ *   throw new Error(`FACILITATOR_SETTLEMENT must be one of ${SETTLEMENT_MODES.join(', ')}`); // confirmed, broadcast
+ * }
+ */
+export const SETTLEMENT_MODES = ['confirmed', 'broadcast'] as const;
+/** One of {@link SETTLEMENT_MODES}. */
+export type SettlementMode = (typeof SETTLEMENT_MODES)[number];
+/**
+ * Request header of `POST /settle` naming the {@link SettlementMode} wanted.
+ *
+ * @example
+ * await fetch(`${facilitatorUrl}/settle`, { method: 'POST', headers: { 'content-type': 'application/json', [SETTLEMENT_MODE_HEADER]: 'broadcast' }, body });
+ */
+export const SETTLEMENT_MODE_HEADER = 'x-settlement-mode';
+
+/**
  * The states of {@link SettlementStatus}.
  *
  * @example

@@ -119,6 +119,8 @@ export {
   SettlementStatusSchema,
   PaymentReceiptSchema,
   SETTLEMENT_STATES,
+  SETTLEMENT_MODES,
+  SETTLEMENT_MODE_HEADER,
   RECEIPT_STATUSES,
   requirementsFromV1,
   requirementsToV1,
@@ -135,6 +137,7 @@ export {
   type SupportedKind,
   type SupportedResponse,
   type SettlementStatus,
+  type SettlementMode,
   type ReceiptStatus,
   type PaymentReceipt as FacilitatorReceipt,
 } from './facilitator';

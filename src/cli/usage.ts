@@ -5,12 +5,14 @@ export const USAGE = `market ${VERSION}: a marketplace for paid HTTP skills (x40
 Usage:
   market [registry] [--port N] [--host H]   run the registry (the default command)
   market serve <module.ts> [--port N] [--host H] [--wallet W] [--endpoint URL] [--groups a,b]
-               [--facilitator URL] [--api-url URL] [--network eip155:ID] [--asset 0x… [--asset-name N] [--asset-version V]] [--rpc-url URL] [--no-register]
+               [--facilitator URL] [--api-url URL] [--network eip155:ID] [--asset 0x… [--asset-name N] [--asset-version V]] [--rpc-url URL]
+               [--settlement broadcast|confirmed] [--no-register]
                                             run a creator's paid skill server (default port 3002)
                                             from a module exporting skill(...)s; the SDK is built in.
                                             Wallet from MARKET_WALLET_ADDRESS / MARKET_WALLET_KEY, key
                                             from MARKET_API_KEY; MARKET_ENDPOINT, MARKET_FACILITATOR_URL,
-                                            MARKET_NETWORK, MARKET_API_URL as defaults of the flags
+                                            MARKET_NETWORK, MARKET_API_URL, MARKET_SETTLEMENT as defaults
+                                            of the flags
   market facilitator [--port N] [--host H] [--rpc URL] [--network eip155:ID]
                                             verify and settle x402 payments (default port 3001;
                                             relayer key from FACILITATOR_PRIVATE_KEY)
@@ -58,5 +60,5 @@ MARKET_DATA_DIR (default ./.market/data). Configuration is read from the environ
 PORT, HOST, DATABASE_URL, DATABASE_POOL_SIZE, MARKET_DATA_DIR, LOG_LEVEL, NODE_ENV, MARKET_BODY_LIMIT.
 The facilitator also reads FACILITATOR_PRIVATE_KEY (required), FACILITATOR_RPC_URL,
 FACILITATOR_NETWORK, FACILITATOR_ASSETS, FACILITATOR_RECEIPT_TIMEOUT_MS,
-FACILITATOR_POLL_INTERVAL_MS and FACILITATOR_RECONCILE_INTERVAL_MS.
+FACILITATOR_POLL_INTERVAL_MS, FACILITATOR_RECONCILE_INTERVAL_MS and FACILITATOR_SETTLEMENT.
 `;

@@ -1,6 +1,6 @@
 import { getAddress, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { DEFAULT_NETWORK, getKnownNetwork, type Caip2Network } from 'skill-market/x402';
+import { DEFAULT_NETWORK, getKnownNetwork, SETTLEMENT_MODES, type Caip2Network, type SettlementMode } from 'skill-market/x402';
 import { readNetwork, readRpcUrl } from './chain';
 import { readDatabaseConfig, type DatabaseConfig } from './database';
 import { ConfigError, type Env, read, readChoice, readHost, readInteger, readPort } from './env';
@@ -30,6 +30,11 @@ export interface FacilitatorConfig {
   reconcileIntervalMs: number;
   /** When non-empty, /verify and /settle need `Authorization: Bearer <one of these>`. */
   apiKeys: readonly string[];
+  /**
+   * How a settle answers when the resource server does not ask (`X-Settlement-Mode`):
+   * `confirmed` (default: standard x402 resource servers take success as mined) or `broadcast`.
+   */
+  settlementMode: SettlementMode;
 }
 
 export const FACILITATOR_DEFAULTS = {
@@ -41,6 +46,7 @@ export const FACILITATOR_DEFAULTS = {
   receiptTimeoutMs: 10_000,
   pollIntervalMs: 250,
   reconcileIntervalMs: 5_000,
+  settlementMode: 'confirmed' as SettlementMode,
 } as const;
 
 const PRIVATE_KEY = /^0x[0-9a-fA-F]{64}$/;
@@ -67,6 +73,7 @@ export function loadFacilitatorConfig(env: Env, cwd = process.cwd(), overrides: 
     pollIntervalMs: readInteger(env, 'FACILITATOR_POLL_INTERVAL_MS', FACILITATOR_DEFAULTS.pollIntervalMs, 10, 60_000),
     reconcileIntervalMs: readInteger(env, 'FACILITATOR_RECONCILE_INTERVAL_MS', FACILITATOR_DEFAULTS.reconcileIntervalMs, 100, 3_600_000),
     apiKeys: readApiKeys(env),
+    settlementMode: readChoice(env, 'FACILITATOR_SETTLEMENT', SETTLEMENT_MODES, FACILITATOR_DEFAULTS.settlementMode),
     ...overrides,
   };
 }

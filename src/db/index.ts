@@ -4,3 +4,4 @@ export { DataDirectoryLockedError } from './lock';
 export type { Database, DatabaseHandle, DatabaseKind } from './types';
 export * as schema from './schema';
 export { isDatabaseUnavailable } from './unavailable';
+export { prepared, preparedSql } from './prepared';

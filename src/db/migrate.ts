@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { migrations as bundled, type MigrationSource } from '../../drizzle/migrations';
+import { resultRows as rows } from './rows';
 import type { Database } from './types';
 
 /**
@@ -34,8 +35,3 @@ export async function migrate(db: Database, migrations: MigrationSource[] = bund
 
 /** An arbitrary constant naming "schema migration" among advisory locks. */
 const MIGRATION_LOCK_KEY = 7_202_611_220;
-
-/** postgres.js returns an array; PGlite returns `{ rows }`. */
-function rows<T>(result: unknown): T[] {
-  return Array.isArray(result) ? (result as T[]) : ((result as { rows: T[] }).rows ?? []);
-}

@@ -64,6 +64,10 @@ export interface ChainReader {
   /** Gas for the transfer from `from`, or why it would revert. */
   estimateGas(call: TransferCall, from: Address, request: PaymentRequest): Promise<{ gas: bigint } | Rejection>;
   authorizationUsed(asset: Address, payer: Address, nonce: Hex): Promise<boolean>;
+  /** The payer's token balance (latest block). */
+  balanceOf(asset: Address, payer: Address): Promise<bigint>;
+  /** Why the transfer of `request` failed on chain: nonce used, balance short, or a generic failure. */
+  explainRevert(request: PaymentRequest, error?: unknown): Promise<Rejection>;
 }
 
 export function createChainReader(client: PublicClient): ChainReader {
@@ -98,7 +102,7 @@ export function createChainReader(client: PublicClient): ChainReader {
     if (/expired/i.test(text)) return { reason: REASONS.validBefore, message: text };
     if (/not yet valid/i.test(text)) return { reason: REASONS.validAfter, message: text };
     if (/invalid signature/i.test(text)) return { reason: REASONS.invalidSignature, message: text };
-    return { reason: REASONS.simulationFailed, message: text };
+    return { reason: error instanceof BaseError ? REASONS.simulationFailed : REASONS.transactionFailed, message: text };
   };
 
   return {
@@ -139,6 +143,8 @@ export function createChainReader(client: PublicClient): ChainReader {
       }
     },
     authorizationUsed,
+    balanceOf: (asset, payer) => client.readContract({ address: asset, abi: eip3009Abi, functionName: 'balanceOf', args: [payer] }),
+    explainRevert: (request, error) => diagnose(request, error ?? new Error('The transaction reverted')),
   };
 }
 

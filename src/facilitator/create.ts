@@ -1,10 +1,11 @@
 import { createPublicClient, http, type Address, type PublicClient } from 'viem';
-import { parseCaip2, type SettleResponse } from 'skill-market/x402';
+import { parseCaip2, type SettleResponse, type SettlementMode } from 'skill-market/x402';
 import { ConfigError, FACILITATOR_DEFAULTS, type FacilitatorConfig } from '../config';
 import type { DatabaseHandle } from '../db';
 import { createLogger, type Logger } from '../log';
 import { healthRoutes, serverBase } from '../http';
 import { createChainReader, safeError } from './chain';
+import { createReceiptWatcher } from './receipts';
 import { createReconciler, type ReconcileReport } from './reconciler';
 import { createRelayerPool } from './relayer';
 import { facilitatorRoutes } from './routes';
@@ -16,7 +17,10 @@ import { systemClock, type Clock, type PaymentReceipt, type SettlementStatus, ty
 /** What the facilitator needs from its configuration; the rest of FacilitatorConfig has defaults. */
 export type FacilitatorSettings = Pick<FacilitatorConfig, 'network' | 'rpcUrl' | 'relayerPrivateKeys' | 'assets'> &
   Partial<
-    Pick<FacilitatorConfig, 'receiptTimeoutMs' | 'pollIntervalMs' | 'reconcileIntervalMs' | 'bodyLimitBytes' | 'logLevel' | 'apiKeys'>
+    Pick<
+      FacilitatorConfig,
+      'receiptTimeoutMs' | 'pollIntervalMs' | 'reconcileIntervalMs' | 'bodyLimitBytes' | 'logLevel' | 'apiKeys' | 'settlementMode'
+    >
   >;
 
 export interface FacilitatorDeps {
@@ -48,6 +52,13 @@ export function createFacilitator({ database, config, clock = systemClock, logge
   const store = createPaymentStore(database.db);
   const chain = createChainReader(client);
   const relayers = createRelayerPool({ privateKeys: config.relayerPrivateKeys, client, chainId });
+  const stopping = new AbortController();
+  const tasks = new Set<Promise<unknown>>();
+  const background = (task: () => Promise<unknown>) => {
+    const running = task().catch((error: unknown) => log.error('background settlement task failed', { error: safeError(error) }));
+    tasks.add(running);
+    void running.finally(() => tasks.delete(running));
+  };
   const service = createFacilitatorService({
     network: config.network,
     assets: config.assets,
@@ -59,6 +70,10 @@ export function createFacilitator({ database, config, clock = systemClock, logge
     logger: log,
     receiptTimeoutMs: config.receiptTimeoutMs ?? FACILITATOR_DEFAULTS.receiptTimeoutMs,
     pollIntervalMs,
+    settlementMode: config.settlementMode ?? FACILITATOR_DEFAULTS.settlementMode,
+    background,
+    stopping: stopping.signal,
+    receipts: createReceiptWatcher(client, pollIntervalMs, stopping.signal),
   });
   const reconciler = createReconciler({
     store,
@@ -79,7 +94,7 @@ export function createFacilitator({ database, config, clock = systemClock, logge
     /** Relayer addresses (the `signers` of /supported). */
     relayers: relayers.addresses as readonly Address[],
     verify: (body: unknown): Promise<VerifyResponse> => service.verify(body),
-    settle: (body: unknown): Promise<SettleResponse> => service.settle(body),
+    settle: (body: unknown, mode?: SettlementMode): Promise<SettleResponse> => service.settle(body, mode),
     supported: (): SupportedResponse => service.supported(),
     receipt: (txHash: string): Promise<PaymentReceipt | undefined> => service.receipt(txHash),
     settlement: (key: AuthorizationKey): Promise<SettlementStatus | undefined> => service.settlement(key),
@@ -90,7 +105,12 @@ export function createFacilitator({ database, config, clock = systemClock, logge
       await checkRpcChain(client, config.network, log);
       reconciler.start();
     },
-    stop: (): Promise<void> => reconciler.stop(),
+    /** Stops the reconciler and the background receipt waits (what they did not finish, the next start's reconciler does). */
+    async stop(): Promise<void> {
+      stopping.abort();
+      await Promise.allSettled([...tasks]);
+      await reconciler.stop();
+    },
   };
 }
 

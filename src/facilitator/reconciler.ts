@@ -59,12 +59,21 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
     const hash = row.txHash as Hex;
     const receipt = await findReceipt(client, hash);
     if (receipt) {
-      return outcomeOf(receipt, {
+      const outcome = outcomeOf(receipt, {
         asset: row.asset as Address,
         from: row.payer as Address,
         to: row.payee as Address,
         value: BigInt(row.amount),
       });
+      // A revert because another transaction used the authorization first is no fault of the payer's.
+      if (
+        outcome.status === 'reverted' &&
+        outcome.authorization &&
+        (await chain.authorizationUsed(row.asset as Address, row.payer as Address, row.nonce as Hex))
+      ) {
+        outcome.authorization.reason = REASONS.nonceAlreadyUsed;
+      }
+      return outcome;
     }
     if (await isKnownTransaction(client, hash)) return undefined; // still waiting in a mempool
     if (BigInt(now) <= BigInt(row.validBefore) + BigInt(grace)) return undefined; // may still be mined

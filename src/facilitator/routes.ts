@@ -5,6 +5,9 @@ import {
   FacilitatorRequestSchema,
   normalizeNetwork,
   PaymentReceiptSchema,
+  SETTLEMENT_MODE_HEADER,
+  SETTLEMENT_MODES,
+  type SettlementMode,
   SettleResponseSchema,
   SettlementStatusSchema,
   SupportedResponseSchema,
@@ -65,11 +68,15 @@ export function facilitatorRoutes(service: FacilitatorService, logger: Logger, p
       response: VerifyResponseSchema,
       detail: { tags, summary: 'Checks a payment without moving money; valid and invalid payments both answer 200' },
     })
-    .post('/settle', ({ body }) => guarded(() => service.settle(body)), {
+    .post('/settle', ({ body, headers }) => guarded(() => service.settle(body, settlementMode(headers[SETTLEMENT_MODE_HEADER]))), {
       beforeHandle: requireKey,
       body: FacilitatorRequestSchema,
       response: SettleResponseSchema,
-      detail: { tags, summary: 'Moves the money: one transferWithAuthorization per payment, once' },
+      detail: {
+        tags,
+        summary:
+          'Moves the money: one transferWithAuthorization per payment, once; header X-Settlement-Mode: confirmed (answer once mined) or broadcast (once the node accepted it)',
+      },
     })
     .get(
       '/receipts/:tx',
@@ -94,6 +101,16 @@ export function facilitatorRoutes(service: FacilitatorService, logger: Logger, p
         detail: { tags, summary: 'What became of one authorization: for a resource server that lost the answer of /settle' },
       },
     );
+}
+
+/** The mode a resource server asks for; undefined (the configured mode) when absent. */
+function settlementMode(value: string | undefined): SettlementMode | undefined {
+  if (value === undefined) return undefined;
+  const mode = value.trim().toLowerCase();
+  if (!(SETTLEMENT_MODES as readonly string[]).includes(mode)) {
+    throw new AppError('VALIDATION', `Invalid request: ${SETTLEMENT_MODE_HEADER} must be one of ${SETTLEMENT_MODES.join(', ')}`);
+  }
+  return mode as SettlementMode;
 }
 
 /** The single-use key named by a settlements path, normalized as the ledger stores it. */

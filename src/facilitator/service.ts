@@ -15,7 +15,7 @@
  * may be pruned once validBefore has passed (the time-window check refuses them anyway).
  */
 import type { Address } from 'viem';
-import { toV1Name, type Caip2Network, type SettleResponse } from 'skill-market/x402';
+import { toV1Name, type Caip2Network, type SettleResponse, type SettlementMode } from 'skill-market/x402';
 import type { Logger } from '../log';
 import type { ChainReader, Rejection, SignerKind } from './chain';
 import { REASONS } from './reasons';
@@ -35,13 +35,15 @@ export interface FacilitatorServiceDeps extends SettleContext {
   chain: ChainReader;
   clock: Clock;
   logger: Logger;
+  /** How a settle that does not ask for a mode answers. */
+  settlementMode: SettlementMode;
 }
 
 export interface FacilitatorService {
   /** `POST /verify`: throws FacilitatorRequestError on a malformed body. */
   verify(body: unknown): Promise<VerifyResponse>;
-  /** `POST /settle`: throws FacilitatorRequestError on a malformed body. */
-  settle(body: unknown): Promise<SettleResponse>;
+  /** `POST /settle` (in `mode`, default the configured one): throws FacilitatorRequestError on a malformed body. */
+  settle(body: unknown, mode?: SettlementMode): Promise<SettleResponse>;
   supported(): SupportedResponse;
   receipt(txHash: string): Promise<PaymentReceipt | undefined>;
   /** What became of one authorization; undefined when this facilitator never accepted it. */
@@ -52,6 +54,13 @@ export interface FacilitatorService {
 const STATUS_OF_STATE = { verified: 'unsettled', settling: 'pending', settled: 'settled', failed: 'failed' } as const;
 
 const replay: Rejection = { reason: REASONS.nonceAlreadyUsed, message: 'This authorization was already presented' };
+
+/** A payer whose settlement reverted is refused this long after the revert was recorded. */
+const REVERTED_PAYER_REFUSAL_MS = 24 * 60 * 60 * 1000;
+const reverted: Rejection = {
+  reason: REASONS.payerReverted,
+  message: 'A recent settlement of this payer reverted; new authorizations are refused for 24 hours',
+};
 
 export function createFacilitatorService(deps: FacilitatorServiceDeps): FacilitatorService {
   const { store, chain, clock, network } = deps;
@@ -94,33 +103,53 @@ export function createFacilitatorService(deps: FacilitatorServiceDeps): Facilita
       const request = parsed.request;
       const failed = terms(request);
       if (failed) return invalid(failed, request.payer);
-      // A replay is refused before any chain read; the insert below settles races.
-      if (await store.exists(authorizationKey(request))) return invalid(replay, request.payer);
-      const checked = await checkAuthorization(request, chain, { simulateFrom });
+      const key = authorizationKey(request);
+      // The payer's standing (replay, unconfirmed amount, recent revert: one statement) alongside
+      // the chain checks; the insert below settles races.
+      const [standing, checked] = await Promise.all([
+        store.standing(key, new Date(clock.now().getTime() - REVERTED_PAYER_REFUSAL_MS)),
+        checkAuthorization(request, chain, { simulateFrom }),
+      ]);
+      if (standing.taken) return invalid(replay, request.payer);
+      if (standing.reverted) return invalid(reverted, request.payer);
       if ('reason' in checked) return invalid(checked, request.payer);
+      if (standing.unconfirmed > 0n) {
+        // The simulation saw the balance cover this payment alone; settlements in flight count too.
+        const balance = await chain.balanceOf(key.asset, key.payer);
+        const value = BigInt(request.payment.authorization.value);
+        if (balance - standing.unconfirmed < value) {
+          const message = `The payer holds ${balance}, of which ${standing.unconfirmed} is owed to unconfirmed settlements; ${value} is authorized`;
+          return invalid({ reason: REASONS.insufficientBalance, message }, request.payer);
+        }
+      }
       const row = await store.insert(record(request, checked.kind), 'verified', clock.now());
       if (!row) return invalid(replay, request.payer);
       return { isValid: true, payer: request.payer };
     },
 
-    async settle(body) {
+    async settle(body, mode = deps.settlementMode) {
       const parsed = parseFacilitatorRequest(body);
       if (parsed.type === 'invalid') return settleFailure(parsed, parsed);
       const request = parsed.request;
       const failed = terms(request);
       if (failed) return settleFailure(request, failed);
       const key = authorizationKey(request);
-      // The verified payload: reuse verify's signature check, no second recovery.
-      let claimed = await store.claimVerified(key, payloadHash(request), clock.now());
-      if (!claimed) {
-        if (await store.exists(key)) return settleFailure(request, replay);
-        // Settle without verify: check the signature now; estimating gas simulates the rest.
-        const checked = await checkAuthorization(request, chain, {});
-        if ('reason' in checked) return settleFailure(request, checked);
-        claimed = await store.insert(record(request, checked.kind), 'settling', clock.now());
-        if (!claimed) return settleFailure(request, replay);
-      }
-      return submitSettlement(deps, request, claimed);
+      // The verified payload: reuse verify's signature check and simulation, no second recovery
+      // nor gas estimate. In broadcast mode the balance is read alongside, for the exposure bound.
+      const [claimed, balance] = await Promise.all([
+        store.claimVerified(key, payloadHash(request), clock.now()),
+        mode === 'broadcast' ? chain.balanceOf(key.asset, key.payer).catch(() => undefined) : undefined,
+      ]);
+      if (claimed)
+        return submitSettlement(deps, request, claimed, { mode, simulated: true, unconfirmedOthers: claimed.unconfirmedOthers, balance });
+      if (await store.exists(key)) return settleFailure(request, replay);
+      // Settle without verify: check the signature now; estimating gas simulates the rest. It
+      // always waits for the receipt (nothing of the payer's standing was checked).
+      const checked = await checkAuthorization(request, chain, {});
+      if ('reason' in checked) return settleFailure(request, checked);
+      const inserted = await store.insert(record(request, checked.kind), 'settling', clock.now());
+      if (!inserted) return settleFailure(request, replay);
+      return submitSettlement(deps, request, inserted, { mode: 'confirmed', simulated: false, unconfirmedOthers: 0n, balance: undefined });
     },
 
     supported: () => structuredClone(supported),

@@ -1,13 +1,15 @@
 /**
  * The facilitator's persistence: accepted authorizations (the single-use ledger) and settlement
- * receipts. Every state change is one conditional statement (or one transaction), so concurrent
- * requests and several instances on one PostgreSQL never both win.
+ * receipts. Every state change is one conditional statement (a receipt and its authorization
+ * change together in one statement of data-modifying CTEs), so concurrent requests and several
+ * instances on one PostgreSQL never both win, and each step is one round trip.
  */
-import { and, asc, eq, isNull, lt, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, isNull, lt, sql } from 'drizzle-orm';
 import type { Address, Hex } from 'viem';
-import type { Database } from '../db';
+import { prepared, preparedSql, type Database } from '../db';
 import { paymentAuthorizations as auths, paymentReceipts as receipts } from '../db/schema';
 import type { SignerKind } from './chain';
+import { REASONS } from './reasons';
 import type { AuthorizationKey } from './request';
 import type { PaymentReceipt, ReceiptStatus } from './types';
 
@@ -41,6 +43,21 @@ export interface Outcome {
   authorization?: { state: 'settled' | 'failed'; reason?: string };
 }
 
+/**
+ * A payer's standing before a new authorization of one asset: whether this authorization's key
+ * is taken (a replay), the amount of their settlements not yet final, and whether one of their
+ * settlements reverted since a given time (not counting reverts because another transaction used
+ * the authorization first: that payment was made).
+ */
+export interface PayerStanding {
+  taken: boolean;
+  unconfirmed: bigint;
+  reverted: boolean;
+}
+
+/** A claimed authorization and the payer's other unconfirmed amount of the same asset. */
+export type ClaimedAuthorization = AuthorizationRow & { unconfirmedOthers: bigint };
+
 /** A pending receipt with what the reconciler needs from its authorization. */
 export type PendingReceipt = ReceiptRow & { validBefore: string; nonce: string };
 
@@ -49,6 +66,7 @@ export type PaymentStore = ReturnType<typeof createPaymentStore>;
 export function createPaymentStore(db: Database) {
   const keyIs = (key: AuthorizationKey) =>
     and(eq(auths.network, key.network), eq(auths.asset, key.asset), eq(auths.payer, key.payer), eq(auths.nonce, key.nonce));
+  const statements = hotStatements(db);
 
   return {
     /** True when this authorization was ever accepted here (any state). */
@@ -57,35 +75,35 @@ export function createPaymentStore(db: Database) {
       return rows.length > 0;
     },
 
+    /** One statement: is the key taken, the payer's unconfirmed amount, a revert since `revertedSince`. */
+    async standing(key: AuthorizationKey, revertedSince: Date): Promise<PayerStanding> {
+      const [row] = await statements.standing().execute({ ...key, since: revertedSince.toISOString() });
+      return { taken: row?.taken === true, unconfirmed: BigInt(row?.unconfirmed ?? '0'), reverted: row?.reverted === true };
+    },
+
     /** Records an accepted authorization; undefined when its key is already taken (a replay). */
     async insert(entry: NewAuthorization, state: 'verified' | 'settling', now: Date): Promise<AuthorizationRow | undefined> {
-      const rows = await db
-        .insert(auths)
-        .values({
-          ...entry.key,
-          payee: entry.payee,
-          amount: entry.amount,
-          validAfter: entry.validAfter,
-          validBefore: entry.validBefore,
-          payloadHash: entry.payloadHash,
-          signerKind: entry.signerKind,
-          state,
-          createdAt: now,
-          updatedAt: now,
-        })
-        .onConflictDoNothing({ target: [auths.network, auths.asset, auths.payer, auths.nonce] })
-        .returning();
+      const rows = await statements.insert().execute({
+        ...entry.key,
+        payee: entry.payee,
+        amount: entry.amount,
+        validAfter: entry.validAfter,
+        validBefore: entry.validBefore,
+        payloadHash: entry.payloadHash,
+        signerKind: entry.signerKind,
+        state,
+        now, // a Date: drizzle maps the timestamp columns' placeholders
+      });
       return rows[0];
     },
 
-    /** verified → settling for exactly the verified payload; only one caller ever gets the row. */
-    async claimVerified(key: AuthorizationKey, payloadHash: string, now: Date): Promise<AuthorizationRow | undefined> {
-      const rows = await db
-        .update(auths)
-        .set({ state: 'settling', updatedAt: now })
-        .where(and(keyIs(key), eq(auths.state, 'verified'), eq(auths.payloadHash, payloadHash)))
-        .returning();
-      return rows[0];
+    /**
+     * verified → settling for exactly the verified payload; only one caller ever gets the row. It
+     * comes with the payer's other unconfirmed amount of the asset (same statement).
+     */
+    async claimVerified(key: AuthorizationKey, payloadHash: string, now: Date): Promise<ClaimedAuthorization | undefined> {
+      const [row] = await statements.claim().execute({ ...key, payloadHash, now });
+      return row ? { ...row, unconfirmedOthers: BigInt(row.unconfirmedOthers ?? '0') } : undefined;
     },
 
     /** settling → failed when nothing was (or could be) sent. */
@@ -99,22 +117,17 @@ export function createPaymentStore(db: Database) {
     /** Stores the receipt (pending) before the transaction is broadcast, so a crash cannot lose it. */
     async recordSubmission(s: Submission, now: Date): Promise<void> {
       const a = s.authorization;
-      await db.transaction(async (tx) => {
-        await tx.insert(receipts).values({
-          txHash: s.txHash,
-          authorizationId: a.id,
-          network: a.network,
-          asset: a.asset,
-          payer: a.payer,
-          payee: a.payee,
-          amount: a.amount,
-          relayer: s.relayer,
-          relayerNonce: s.relayerNonce,
-          status: 'pending',
-          submittedAt: now,
-          updatedAt: now,
-        });
-        await tx.update(auths).set({ txHash: s.txHash, updatedAt: now }).where(eq(auths.id, a.id));
+      await statements.submission().execute({
+        txHash: s.txHash,
+        authorizationId: a.id,
+        network: a.network,
+        asset: a.asset,
+        payer: a.payer,
+        payee: a.payee,
+        amount: a.amount,
+        relayer: s.relayer,
+        relayerNonce: s.relayerNonce,
+        now: now.toISOString(),
       });
     },
 
@@ -123,28 +136,18 @@ export function createPaymentStore(db: Database) {
      * call and the reconciler may both see the receipt).
      */
     async finalize(txHash: Hex, outcome: Outcome, now: Date): Promise<boolean> {
-      return db.transaction(async (tx) => {
-        const rows = await tx
-          .update(receipts)
-          .set({
-            status: outcome.status,
-            blockNumber: outcome.blockNumber ?? null,
-            error: outcome.error ?? null,
-            updatedAt: now,
-            finalizedAt: now,
-          })
-          .where(and(eq(receipts.txHash, txHash), eq(receipts.status, 'pending')))
-          .returning({ authorizationId: receipts.authorizationId });
-        const row = rows[0];
-        if (!row) return false;
-        if (!outcome.authorization) return true;
-        const { state, reason } = outcome.authorization;
-        await tx
-          .update(auths)
-          .set({ state, reason: reason ?? null, updatedAt: now })
-          .where(and(eq(auths.id, row.authorizationId), eq(auths.state, 'settling')));
-        return true;
-      });
+      const change = outcome.authorization;
+      const values = {
+        txHash,
+        status: outcome.status,
+        blockNumber: outcome.blockNumber ?? null,
+        error: outcome.error ?? null,
+        now: now.toISOString(),
+      };
+      const [row] = change
+        ? await statements.finalizeWithAuthorization().execute({ ...values, state: change.state, reason: change.reason ?? null })
+        : await statements.finalize().execute(values);
+      return Number(row?.finalized ?? 0) > 0;
     },
 
     async receipt(txHash: string): Promise<ReceiptRow | undefined> {
@@ -180,6 +183,105 @@ export function createPaymentStore(db: Database) {
         .returning({ id: auths.id });
       return rows.length;
     },
+  };
+}
+
+const p = (name: string) => sql.placeholder(name);
+const keyPlaceholders = () =>
+  and(eq(auths.network, p('network')), eq(auths.asset, p('asset')), eq(auths.payer, p('payer')), eq(auths.nonce, p('nonce')));
+/** The receipt's final status; `returning authorization_id`, for the authorization's change. */
+const finalReceipt = sql`update payment_receipts
+  set status = ${p('status')}, block_number = ${p('blockNumber')}, error = ${p('error')},
+      updated_at = ${p('now')}::timestamptz, finalized_at = ${p('now')}::timestamptz
+  where tx_hash = ${p('txHash')} and status = 'pending'
+  returning authorization_id`;
+
+/** The statements of every paid call, prepared once per database (values as placeholders). */
+function hotStatements(db: Database) {
+  return {
+    standing: () =>
+      preparedSql<{ taken: boolean; unconfirmed: string; reverted: boolean }>(
+        db,
+        'facilitator_payer_standing',
+        () => sql`select
+          exists(select 1 from payment_authorizations
+                 where network = ${p('network')} and asset = ${p('asset')} and payer = ${p('payer')} and nonce = ${p('nonce')}) as taken,
+          (select coalesce(sum(amount), 0)::text from payment_authorizations
+           where payer = ${p('payer')} and asset = ${p('asset')} and network = ${p('network')} and state = 'settling') as unconfirmed,
+          exists(select 1 from payment_receipts r join payment_authorizations a on a.id = r.authorization_id
+                 where r.payer = ${p('payer')} and r.asset = ${p('asset')} and r.network = ${p('network')} and r.status = 'reverted'
+                   and r.finalized_at > ${p('since')}::timestamptz
+                   and a.reason is distinct from ${REASONS.nonceAlreadyUsed}) as reverted`,
+      ),
+    insert: () =>
+      prepared(db, 'facilitator_insert_authorization', (d) =>
+        d
+          .insert(auths)
+          .values({
+            network: p('network'),
+            asset: p('asset'),
+            payer: p('payer'),
+            nonce: p('nonce'),
+            payee: p('payee'),
+            amount: p('amount'),
+            validAfter: p('validAfter'),
+            validBefore: p('validBefore'),
+            payloadHash: p('payloadHash'),
+            signerKind: p('signerKind'),
+            state: p('state'),
+            createdAt: p('now'),
+            updatedAt: p('now'),
+          })
+          .onConflictDoNothing({ target: [auths.network, auths.asset, auths.payer, auths.nonce] })
+          .returning()
+          .prepare('facilitator_insert_authorization'),
+      ),
+    claim: () =>
+      prepared(db, 'facilitator_claim_verified', (d) =>
+        d
+          .update(auths)
+          .set({ state: 'settling', updatedAt: p('now') as unknown as Date })
+          .where(and(keyPlaceholders(), eq(auths.state, 'verified'), eq(auths.payloadHash, p('payloadHash'))))
+          .returning({
+            ...getTableColumns(auths),
+            unconfirmedOthers: sql<string>`(select coalesce(sum(o.amount), 0)::text from payment_authorizations o
+              where o.payer = ${auths.payer} and o.asset = ${auths.asset} and o.network = ${auths.network}
+                and o.state = 'settling' and o.id <> ${auths.id})`,
+          })
+          .prepare('facilitator_claim_verified'),
+      ),
+    submission: () =>
+      preparedSql(
+        db,
+        'facilitator_record_submission',
+        () => sql`with receipt as (
+          insert into payment_receipts
+            (tx_hash, authorization_id, network, asset, payer, payee, amount, relayer, relayer_nonce, status, submitted_at, updated_at)
+          values (${p('txHash')}, ${p('authorizationId')}, ${p('network')}, ${p('asset')}, ${p('payer')}, ${p('payee')}, ${p('amount')},
+                  ${p('relayer')}, ${p('relayerNonce')}, 'pending', ${p('now')}::timestamptz, ${p('now')}::timestamptz)
+          returning authorization_id
+        )
+        update payment_authorizations set tx_hash = ${p('txHash')}, updated_at = ${p('now')}::timestamptz
+        where id = (select authorization_id from receipt)`,
+      ),
+    finalize: () =>
+      preparedSql<{ finalized: number }>(
+        db,
+        'facilitator_finalize',
+        () => sql`with receipt as (${finalReceipt}) select count(*)::int as finalized from receipt`,
+      ),
+    finalizeWithAuthorization: () =>
+      preparedSql<{ finalized: number }>(
+        db,
+        'facilitator_finalize_with_authorization',
+        () => sql`with receipt as (${finalReceipt}),
+          authorization_change as (
+            update payment_authorizations set state = ${p('state')}, reason = ${p('reason')}, updated_at = ${p('now')}::timestamptz
+            where id = (select authorization_id from receipt) and state = 'settling'
+            returning id
+          )
+          select count(*)::int as finalized from receipt`,
+      ),
   };
 }
 

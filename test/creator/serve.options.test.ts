@@ -55,6 +55,16 @@ describe('serve() errors of the interface spec', () => {
     await expect(serve({ echo }, { wallet, env: {}, port: 70_000 })).rejects.toThrow('port must be');
     await expect(serve({ echo }, { wallet, env: {}, network: 'eip155:31337' })).rejects.toThrow('No built-in USDC on eip155:31337');
   });
+
+  it('refuses an unknown settlement mode and a cap that is not a price', async () => {
+    const wallet = address();
+    await expect(serve({ echo }, { wallet, env: {}, settlement: 'later' as never })).rejects.toThrow(
+      'settlement mode must be one of confirmed, broadcast',
+    );
+    await expect(serve({ echo }, { wallet, env: {}, settlement: { maxUnconfirmedPerPayer: 'lots' } })).rejects.toThrow(
+      'settlement.maxUnconfirmedPerPayer',
+    );
+  });
 });
 
 describe('serve() resolution order', () => {

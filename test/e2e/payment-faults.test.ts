@@ -126,6 +126,9 @@ beforeAll(async () => {
       chain.network,
       '--asset',
       chain.token.address,
+      // These faults strike while the answer waits for the receipt (broadcast mode answers before it).
+      '--settlement',
+      'confirmed',
     ],
     // No RPC for the skill server: what it learns of a lost settlement, it learns from the facilitator.
     { LOG_LEVEL: 'info', MARKET_WALLET_ADDRESS: payee, MARKET_API_KEY: creator.key, MARKET_API_URL: registryUrl, MARKET_RPC_URL: '' },

@@ -213,11 +213,12 @@ for (const kind of databaseKinds) {
         args: [chain.accounts.payees[1]!.address, PRICE],
       });
       await chain.publicClient.waitForTransactionReceipt({ hash });
-      expect(await f.facilitator.settle(body)).toMatchObject({
-        success: false,
-        errorReason: 'invalid_exact_evm_insufficient_balance',
-        transaction: '',
-      });
+      // Verify simulated the transfer, so settle sends it without a second simulation: it reverts
+      // on chain, and the revert is recorded with its cause.
+      const answer = await f.facilitator.settle(body);
+      expect(answer).toMatchObject({ success: false, errorReason: 'invalid_exact_evm_insufficient_balance' });
+      expect(answer.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+      expect(await f.facilitator.receipt(answer.transaction)).toMatchObject({ status: 'reverted', payer: payer.address });
       // The claim is spent: a retry of the same proof is a replay.
       expect(await f.facilitator.settle(body)).toMatchObject({ errorReason: 'invalid_exact_evm_nonce_already_used' });
     });

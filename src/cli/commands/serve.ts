@@ -10,11 +10,12 @@ import { SkillModuleError, loadSkillModule } from '../skill-module';
 /**
  * `market serve <module.ts> [--port N] [--host H] [--wallet W] [--endpoint URL] [--groups a,b]
  * [--facilitator URL] [--api-url URL] [--network eip155:ID] [--asset 0x… [--asset-name N] [--asset-version V]]
- * [--rpc-url URL] [--no-register]`: `--asset` is a 6-decimal EIP-3009 token paid instead of the network's USDC (its
+ * [--rpc-url URL] [--settlement broadcast|confirmed] [--no-register]`: `--asset` is a 6-decimal EIP-3009 token paid instead of the network's USDC (its
  * EIP-712 domain `USD Coin` version `2` unless named otherwise, e.g. a local test token);
  * it loads a creator's skills module and runs the paid skill server. Flags win over MARKET_ENDPOINT,
  * MARKET_FACILITATOR_URL, MARKET_RPC_URL (the chain, asked when a payment's outcome is unknown)
- * and MARKET_NETWORK; wallet, API key and registry URL follow the SDK's
+ * and MARKET_NETWORK, MARKET_SETTLEMENT (when a paid call's result leaves: once the transfer is broadcast,
+ * the default, or once it is mined); wallet, API key and registry URL follow the SDK's
  * order (flag, then MARKET_WALLET_ADDRESS / MARKET_WALLET_KEY / MARKET_API_KEY / MARKET_API_URL,
  * then the SKILLZ_* names). Skills are registered at start when an endpoint is known.
  */
@@ -36,6 +37,7 @@ export async function serveCommand(args: string[]): Promise<void> {
       'asset-name': { type: 'string' },
       'asset-version': { type: 'string' },
       'rpc-url': { type: 'string' },
+      settlement: { type: 'string' },
       'no-register': { type: 'boolean' },
     },
   });
@@ -57,6 +59,10 @@ export async function serveCommand(args: string[]): Promise<void> {
     const endpoint = values.endpoint ?? env.endpoint;
     const facilitatorUrl = values.facilitator ?? env.facilitatorUrl;
     const rpcUrl = values['rpc-url'] ?? env.rpcUrl;
+    const settlement = values.settlement ?? env.settlement;
+    if (settlement !== undefined && settlement !== 'broadcast' && settlement !== 'confirmed') {
+      throw new UsageError('--settlement must be broadcast or confirmed');
+    }
     const options: ServeOptions = {
       logger,
       hostname: values.host ?? '0.0.0.0',
@@ -66,6 +72,7 @@ export async function serveCommand(args: string[]): Promise<void> {
       ...(network !== undefined ? { network } : {}),
       ...(facilitatorUrl !== undefined ? { facilitatorUrl } : {}),
       ...(rpcUrl !== undefined ? { rpcUrl } : {}),
+      ...(settlement !== undefined ? { settlement } : {}),
       ...(env.facilitatorApiKey !== undefined ? { facilitatorApiKey: env.facilitatorApiKey } : {}),
       ...(values.asset !== undefined
         ? {

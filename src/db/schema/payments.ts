@@ -38,6 +38,8 @@ export const paymentAuthorizations = pgTable(
   (t) => [
     uniqueIndex('payment_authorizations_single_use_key').on(t.network, t.asset, t.payer, t.nonce),
     index('payment_authorizations_settling_idx').on(t.validBefore).where(sql`${t.state} = 'settling'`),
+    /** A payer's unconfirmed amount per asset (settling: claimed, sent, not yet final). */
+    index('payment_authorizations_unconfirmed_idx').on(t.payer, t.asset).where(sql`${t.state} = 'settling'`),
     check('payment_authorizations_state_check', sql`${t.state} in ('verified', 'settling', 'settled', 'failed')`),
     check('payment_authorizations_signer_kind_check', sql`${t.signerKind} in ('ecdsa', 'erc1271')`),
   ],
@@ -73,6 +75,8 @@ export const paymentReceipts = pgTable(
   (t) => [
     index('payment_receipts_pending_idx').on(t.submittedAt).where(sql`${t.status} = 'pending'`),
     index('payment_receipts_authorization_id_idx').on(t.authorizationId),
+    /** A payer's reverted settlements, which refuse their next authorizations for a while. */
+    index('payment_receipts_reverted_idx').on(t.payer, t.asset, t.finalizedAt).where(sql`${t.status} = 'reverted'`),
     check('payment_receipts_status_check', sql`${t.status} in ('pending', 'confirmed', 'reverted', 'dropped')`),
   ],
 );

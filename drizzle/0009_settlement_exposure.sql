@@ -1,0 +1,2 @@
+CREATE INDEX "payment_authorizations_unconfirmed_idx" ON "payment_authorizations" USING btree ("payer","asset") WHERE "payment_authorizations"."state" = 'settling';--> statement-breakpoint
+CREATE INDEX "payment_receipts_reverted_idx" ON "payment_receipts" USING btree ("payer","asset","finalized_at") WHERE "payment_receipts"."status" = 'reverted';

@@ -1,0 +1,187 @@
+/**
+ * Settlement mode of the skill server and the creator's bound on unconfirmed value.
+ *
+ * In `broadcast` mode a paid call's result leaves once the facilitator has verified, simulated,
+ * signed and broadcast the transfer, not once it is mined: the block wait (up to 2 s on Base)
+ * leaves the paid call. Until its transfer is confirmed, a payment is value at risk. This keeps the
+ * risk bounded: each broadcast payment counts against its payer and its skill until the facilitator
+ * says it settled (asked once, shortly after, off the response path, again with back-off while
+ * pending); a call that would take either total over its cap waits for its receipt instead
+ * (`confirmed` for that call). A payment that failed after its answer (the payer moved their funds
+ * away in between) is logged, and that payer is refused here for a while.
+ */
+import {
+  FACILITATOR_REASONS,
+  parsePrice,
+  SETTLEMENT_MODES,
+  type DecodedPayment,
+  type PaymentRequirements,
+  type SettlementMode,
+} from '../x402/index';
+import { ServeConfigError } from './errors';
+import type { FacilitatorClient } from './facilitator-client';
+import { errorText, type CreatorLogger } from './logger';
+
+/** `serve({ settlement })`: the mode, and (broadcast) the caps of unconfirmed value in atomic units. */
+export interface SettlementSettings {
+  mode: SettlementMode;
+  /** Most unconfirmed value per payer. */
+  maxUnconfirmedPerPayer: bigint;
+  /** Most unconfirmed value per skill. */
+  maxUnconfirmedPerSkill: bigint;
+}
+
+/**
+ * `serve({ settlement })` / `createSkillHandler({ settlement })`: a mode, or the mode with caps
+ * of unconfirmed value as prices (`'$1'`, `'0.5'`). Default `broadcast`, at most $1 unconfirmed
+ * per payer and $10 per skill (see README: why broadcast is the default).
+ * @example serve(skills, { settlement: { mode: 'broadcast', maxUnconfirmedPerPayer: '$0.25' } })
+ */
+export type SettlementOption =
+  | SettlementMode
+  | { mode?: SettlementMode; maxUnconfirmedPerPayer?: string | number; maxUnconfirmedPerSkill?: string | number };
+
+/**
+ * The settlement a skill server uses without a `settlement` option: `broadcast`, at most $1 of
+ * unconfirmed payments per payer and $10 per skill.
+ *
+ * @example
+ * await serve({ wordCount }, { settlement: { ...DEFAULT_SETTLEMENT, maxUnconfirmedPerPayer: '$0.25' } });
+ */
+export const DEFAULT_SETTLEMENT = { mode: 'broadcast', maxUnconfirmedPerPayer: '$1', maxUnconfirmedPerSkill: '$10' } as const;
+
+/** The settings of a {@link SettlementOption} for a token with `decimals`; ServeConfigError on a bad value. */
+export function settlementSettings(option: SettlementOption | undefined, decimals: number): SettlementSettings {
+  const given = typeof option === 'string' ? { mode: option } : (option ?? {});
+  const mode = given.mode ?? DEFAULT_SETTLEMENT.mode;
+  if (!(SETTLEMENT_MODES as readonly string[]).includes(mode)) {
+    throw new ServeConfigError(`settlement mode must be one of ${SETTLEMENT_MODES.join(', ')}`);
+  }
+  const cap = (value: string | number, name: string) => {
+    try {
+      return parsePrice(value, decimals);
+    } catch (error) {
+      throw new ServeConfigError(`settlement.${name}: ${errorText(error)}`);
+    }
+  };
+  return {
+    mode,
+    maxUnconfirmedPerPayer: cap(given.maxUnconfirmedPerPayer ?? DEFAULT_SETTLEMENT.maxUnconfirmedPerPayer, 'maxUnconfirmedPerPayer'),
+    maxUnconfirmedPerSkill: cap(given.maxUnconfirmedPerSkill ?? DEFAULT_SETTLEMENT.maxUnconfirmedPerSkill, 'maxUnconfirmedPerSkill'),
+  };
+}
+
+/** A broadcast payment waiting for its confirmation. */
+interface UnconfirmedPayment {
+  skill: string;
+  payment: DecodedPayment;
+  requirements: PaymentRequirements;
+  amount: bigint;
+  transaction: string;
+}
+
+export interface ExposureOptions {
+  settings: SettlementSettings;
+  facilitator: FacilitatorClient;
+  logger: CreatorLogger;
+  now?: () => number;
+  /** First confirmation check this long after the answer, doubling while pending; default 1000 ms. */
+  firstCheckMs?: number;
+  /** Longest wait between checks; default 10 000 ms. */
+  maxCheckMs?: number;
+  /** How long a payer whose payment failed after its answer is refused; default 24 h. */
+  refusalMs?: number;
+}
+
+export interface Exposure {
+  /**
+   * The mode this call settles in: `broadcast` only while both caps leave room for `amount`, which
+   * is then reserved: follow with {@link watch} (answered before its confirmation) or {@link release}.
+   */
+  reserve(skill: string, payer: string, amount: bigint): SettlementMode;
+  /** Gives back a reservation whose payment was not answered before its confirmation. */
+  release(skill: string, payer: string, amount: bigint): void;
+  /** Keeps a reserved payment counted until the facilitator confirms it. */
+  watch(payment: UnconfirmedPayment): void;
+  /** The reason to refuse this payer (a payment of theirs failed after its answer), or undefined. */
+  refusal(payer: string): string | undefined;
+  /** Unconfirmed value of a payer (atomic units). */
+  unconfirmedOf(payer: string): bigint;
+}
+
+export function createExposure(options: ExposureOptions): Exposure {
+  const { settings, facilitator, logger } = options;
+  const now = options.now ?? Date.now;
+  const firstCheckMs = options.firstCheckMs ?? 1000;
+  const maxCheckMs = options.maxCheckMs ?? 10_000;
+  const refusalMs = options.refusalMs ?? 24 * 60 * 60 * 1000;
+  const byPayer = new Map<string, bigint>();
+  const bySkill = new Map<string, bigint>();
+  const refused = new Map<string, number>();
+
+  const change = (map: Map<string, bigint>, key: string, delta: bigint) => {
+    const value = (map.get(key) ?? 0n) + delta;
+    if (value <= 0n) map.delete(key);
+    else map.set(key, value);
+  };
+
+  const settle = (entry: UnconfirmedPayment, payer: string) => {
+    change(byPayer, payer, -entry.amount);
+    change(bySkill, entry.skill, -entry.amount);
+  };
+
+  const check = (entry: UnconfirmedPayment, delay: number) => {
+    const payer = entry.payment.authorization.from.toLowerCase();
+    const timer = setTimeout(async () => {
+      const told = await facilitator
+        .settlement(entry.requirements, entry.payment.authorization.from, entry.payment.authorization.nonce)
+        .catch((error: unknown) => {
+          logger.warn('payment confirmation check failed', { skill: entry.skill, error: errorText(error) });
+          return undefined;
+        });
+      // `unknown`: a facilitator that cannot tell (it answers settle only once the transfer is mined).
+      if (told?.status === 'settled' || told?.status === 'unknown') return settle(entry, payer);
+      if (told?.status === 'failed') {
+        settle(entry, payer);
+        refused.set(payer, now() + refusalMs);
+        logger.warn('a payment failed after its result was sent; the payer is refused from now on', {
+          skill: entry.skill,
+          payer: entry.payment.authorization.from,
+          transaction: entry.transaction || undefined,
+          reason: told.reason,
+        });
+        return;
+      }
+      check(entry, Math.min(delay * 2, maxCheckMs));
+    }, delay);
+    (timer as { unref?: () => void }).unref?.();
+  };
+
+  return {
+    reserve(skill, payer, amount) {
+      if (settings.mode === 'confirmed') return 'confirmed';
+      const key = payer.toLowerCase();
+      if ((byPayer.get(key) ?? 0n) + amount > settings.maxUnconfirmedPerPayer) return 'confirmed';
+      if ((bySkill.get(skill) ?? 0n) + amount > settings.maxUnconfirmedPerSkill) return 'confirmed';
+      change(byPayer, key, amount);
+      change(bySkill, skill, amount);
+      return 'broadcast';
+    },
+    release(skill, payer, amount) {
+      change(byPayer, payer.toLowerCase(), -amount);
+      change(bySkill, skill, -amount);
+    },
+    watch(entry) {
+      check(entry, firstCheckMs);
+    },
+    refusal(payer) {
+      const key = payer.toLowerCase();
+      const until = refused.get(key);
+      if (until === undefined) return undefined;
+      if (until > now()) return FACILITATOR_REASONS.payerReverted;
+      refused.delete(key);
+      return undefined;
+    },
+    unconfirmedOf: (payer) => byPayer.get(payer.toLowerCase()) ?? 0n,
+  };
+}

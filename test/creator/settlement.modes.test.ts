@@ -1,0 +1,180 @@
+/**
+ * The skill server's settlement modes against our facilitator on each database: one proof, one
+ * run and one transfer in both modes; `broadcast` answers before the block and carries the
+ * transaction hash; the creator's cap of unconfirmed value makes a call wait for its receipt; a
+ * payer who drains their balance after a broadcast answer is refused afterwards.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'bun:test';
+import type { Address, Hex } from 'viem';
+import { serve, skill, type ServeOptions, type SkillServer } from 'skill-market/creator';
+import { decodeSettleResponse } from 'skill-market/x402';
+import { type LocalChain, startChain } from '../support/chain';
+import { drainFirst, eventually } from '../support/eventually';
+import { databaseKinds } from '../support/database';
+import { type FacilitatorFixture, startFacilitatorFixture } from '../support/facilitator';
+import { balances, paidPost, postJson, proofFor, recordingLogger } from '../support/skill-server';
+
+const PRICE = 10_000n; // $0.01
+let chain: LocalChain;
+beforeAll(async () => {
+  chain = await startChain({ payers: 1, relayers: 1 });
+}, 30_000);
+afterAll(() => chain.stop());
+afterEach(() => chain.testClient.setAutomine(true));
+
+const runs = { work: 0 };
+const skills = {
+  work: skill({ price: '$0.01' }, async (input: { n?: number }) => {
+    runs.work++;
+    await Bun.sleep(50); // every concurrent copy arrives while it runs
+    return { doubled: (input.n ?? 0) * 2 };
+  }),
+};
+
+const receiptOf = (hash: Hex) => chain.publicClient.getTransactionReceipt({ hash }).catch(() => undefined);
+const transactionOf = (res: Response) => decodeSettleResponse(res.headers.get('PAYMENT-RESPONSE')!).transaction as Hex;
+
+for (const kind of databaseKinds) {
+  describe(`skill server settlement modes (${kind} facilitator database)`, () => {
+    let f: FacilitatorFixture;
+    let payee: Address;
+    const servers: SkillServer[] = [];
+    const logger = recordingLogger();
+    const start = async (extra: Partial<ServeOptions>) => {
+      const server = await serve(skills, {
+        port: 0,
+        hostname: '127.0.0.1',
+        wallet: payee,
+        facilitatorUrl: `http://127.0.0.1:${f.facilitator.app.server!.port}`,
+        network: chain.network,
+        asset: { address: chain.token.address, name: chain.token.name, version: chain.token.version, decimals: chain.token.decimals },
+        trackCalls: false,
+        logger,
+        env: {},
+        ...extra,
+      });
+      servers.push(server);
+      return server;
+    };
+    beforeAll(async () => {
+      f = await startFacilitatorFixture(chain, kind);
+      f.facilitator.app.listen({ hostname: '127.0.0.1', port: 0 });
+      payee = (await chain.createAccount()).address;
+    }, 30_000);
+    afterAll(async () => {
+      for (const s of servers) await s.stop();
+      await f.facilitator.app.stop();
+      await f.close();
+    });
+
+    for (const mode of ['broadcast', 'confirmed'] as const) {
+      it(`${mode}: 20 concurrent submissions of one proof run once and transfer once; a retry gets the stored answer`, async () => {
+        const server = await start({ settlement: mode });
+        const url = `${server.url}/work`;
+        const payer = await chain.createAccount({ usdc: PRICE * 10n });
+        const proof = await proofFor(url, { n: 4 }, payer);
+        const [payerBefore, payeeBefore] = await balances(chain, payer.address, payee);
+        const before = runs.work;
+        const responses = await Promise.all(Array.from({ length: 20 }, () => postJson(url, { n: 4 }, { 'X-Payment': proof })));
+        const ok = responses.filter((r) => r.status === 200);
+        expect(ok).toHaveLength(1);
+        expect(responses.filter((r) => r.status === 409)).toHaveLength(19);
+        expect(runs.work - before).toBe(1);
+        const transaction = transactionOf(ok[0]!);
+        expect(transaction).toMatch(/^0x[0-9a-f]{64}$/);
+        const first = await ok[0]!.text();
+
+        const retry = await postJson(url, { n: 4 }, { 'X-Payment': proof });
+        expect(retry.status).toBe(200);
+        expect(await retry.text()).toBe(first);
+        expect(transactionOf(retry)).toBe(transaction);
+        expect(runs.work - before).toBe(1);
+        await eventually(
+          () => receiptOf(transaction),
+          (r) => r?.status === 'success',
+          'the transfer mined',
+        );
+        expect(await balances(chain, payer.address, payee)).toEqual([payerBefore - PRICE, payeeBefore + PRICE]);
+      });
+    }
+
+    it('broadcast: the result and the transaction hash leave before the block; confirmed: after it', async () => {
+      const broadcast = await start({ settlement: 'broadcast' });
+      const confirmed = await start({ settlement: 'confirmed' });
+      const payer = await chain.createAccount({ usdc: PRICE * 2n });
+      const relayer = chain.accounts.relayer.address;
+      const sent = await chain.publicClient.getTransactionCount({ address: relayer, blockTag: 'latest' });
+      await chain.testClient.setAutomine(false);
+      const fast = await paidPost(`${broadcast.url}/work`, { n: 1 }, payer);
+      expect(fast.status).toBe(200);
+      expect(await receiptOf(transactionOf(fast))).toBeUndefined();
+
+      let answered = false;
+      const slow = paidPost(`${confirmed.url}/work`, { n: 2 }, payer).then((res) => {
+        answered = true;
+        return res;
+      });
+      await eventually(
+        () => chain.publicClient.getTransactionCount({ address: relayer, blockTag: 'pending' }),
+        (n) => n >= sent + 2,
+        'both sent',
+        5000,
+      );
+      expect(answered).toBe(false); // sent, not mined: the confirmed call is still waiting
+      await chain.testClient.mine({ blocks: 1 });
+      const res = await slow;
+      expect(res.status).toBe(200);
+      expect((await receiptOf(transactionOf(res)))?.status).toBe('success');
+    });
+
+    it("a call over the creator's cap of unconfirmed value per payer waits for its receipt", async () => {
+      const capped = await start({ settlement: { mode: 'broadcast', maxUnconfirmedPerPayer: '$0.01' } });
+      const payer = await chain.createAccount({ usdc: PRICE * 2n });
+      await chain.testClient.setAutomine(false);
+      const first = await paidPost(`${capped.url}/work`, { n: 1 }, payer);
+      expect(first.status).toBe(200);
+      expect(await receiptOf(transactionOf(first))).toBeUndefined(); // within the cap: answered at broadcast
+
+      let answered = false;
+      const second = paidPost(`${capped.url}/work`, { n: 2 }, payer).then((res) => {
+        answered = true;
+        return res;
+      });
+      const relayer = chain.accounts.relayer.address;
+      const sent = await chain.publicClient.getTransactionCount({ address: relayer, blockTag: 'latest' });
+      await eventually(
+        () => chain.publicClient.getTransactionCount({ address: relayer, blockTag: 'pending' }),
+        (n) => n >= sent + 2,
+        'both sent',
+        5000,
+      );
+      expect(answered).toBe(false); // over the cap: waits for the block
+      await chain.testClient.mine({ blocks: 1 });
+      const res = await second;
+      expect(res.status).toBe(200);
+      expect((await receiptOf(transactionOf(res)))?.status).toBe('success');
+    });
+
+    it('a payer who drains their balance after a broadcast answer is refused afterwards', async () => {
+      const server = await start({ settlement: 'broadcast' });
+      const payer = await chain.createAccount({ usdc: PRICE });
+      await chain.testClient.setAutomine(false);
+      const answered = await paidPost(`${server.url}/work`, { n: 1 }, payer);
+      expect(answered.status).toBe(200);
+      await drainFirst(chain, payer, chain.accounts.payees[1]!.address, PRICE);
+      expect((await receiptOf(transactionOf(answered)))?.status).toBe('reverted');
+      await eventually(
+        async () => logger.has('warn', 'a payment failed after its result was sent'),
+        (seen) => seen,
+        'the skill server learns of the revert',
+      );
+      await chain.mint(payer.address, PRICE);
+      const before = runs.work;
+      const refused = await paidPost(`${server.url}/work`, { n: 2 }, payer);
+      expect(refused.status).toBe(402);
+      expect(((await refused.json()) as { error: string }).error).toBe('invalid_exact_evm_payer_reverted_settlement');
+      expect(runs.work).toBe(before);
+      expect(await chain.balanceOf(payer.address)).toBe(PRICE);
+    });
+  });
+}

@@ -1,0 +1,197 @@
+/**
+ * Broadcast settlement: the facilitator answers once the node accepted the transfer, and keeps
+ * each payer's unconfirmed amount bounded by their balance; a payer who drains their balance after
+ * a broadcast answer is recorded as a reverted payment and refused afterwards.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'bun:test';
+import type { Hex } from 'viem';
+import { type LocalChain, startChain } from '../support/chain';
+import { drainFirst, eventually } from '../support/eventually';
+import { databaseKinds, openTestDatabase } from '../support/database';
+import { PRICE, type FacilitatorFixture, paymentBody, requirementsFor, startFacilitatorFixture } from '../support/facilitator';
+
+let chain: LocalChain;
+beforeAll(async () => {
+  chain = await startChain({ payers: 1, relayers: 2 });
+}, 30_000);
+afterAll(() => chain.stop());
+afterEach(() => chain.testClient.setAutomine(true));
+
+const receiptOf = (hash: Hex) => chain.publicClient.getTransactionReceipt({ hash }).catch(() => undefined);
+
+for (const kind of databaseKinds) {
+  describe(`broadcast settlement (${kind} database)`, () => {
+    let f: FacilitatorFixture;
+    beforeAll(async () => {
+      f = await startFacilitatorFixture(chain, kind, { relayers: [chain.accounts.relayers[0]!], config: { settlementMode: 'broadcast' } });
+    }, 30_000);
+    afterAll(() => f.close());
+
+    /** A payer holding one price, a verified payment of it, and its broadcast answer (automining off). */
+    const broadcastOne = async () => {
+      const payer = await chain.createAccount({ usdc: PRICE });
+      const payee = (await chain.createAccount()).address;
+      const body = await paymentBody(chain, payer, requirementsFor(chain, payee));
+      expect((await f.facilitator.verify(body)).isValid).toBe(true);
+      await chain.testClient.setAutomine(false);
+      return { payer, payee, body, answer: await f.facilitator.settle(body) };
+    };
+
+    it('answers success with the hash before the transfer is mined, then records it settled once mined', async () => {
+      const { payer, payee, answer } = await broadcastOne();
+      expect(answer).toEqual({
+        success: true,
+        transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+        network: chain.network,
+        payer: payer.address,
+      });
+      expect(await receiptOf(answer.transaction as Hex)).toBeUndefined(); // answered before the block
+      expect(await f.facilitator.receipt(answer.transaction)).toMatchObject({ status: 'pending' });
+      await chain.testClient.mine({ blocks: 1 });
+      await eventually(
+        () => f.facilitator.receipt(answer.transaction),
+        (r) => r?.status === 'confirmed',
+        'the receipt recorded',
+      );
+      expect(await chain.balanceOf(payee)).toBe(PRICE);
+    });
+
+    it('waits for the receipt when the resource server asks for confirmed settlement', async () => {
+      const payer = await chain.createAccount({ usdc: PRICE });
+      const body = await paymentBody(chain, payer, requirementsFor(chain, (await chain.createAccount()).address));
+      expect((await f.facilitator.verify(body)).isValid).toBe(true);
+      const answer = await f.facilitator.settle(body, 'confirmed');
+      expect(answer.success).toBe(true);
+      expect((await receiptOf(answer.transaction as Hex))?.status).toBe('success'); // mined when answered
+    });
+
+    it('takes the mode from the X-Settlement-Mode header and refuses an unknown one with 400', async () => {
+      const body = await paymentBody(
+        chain,
+        await chain.createAccount({ usdc: PRICE }),
+        requirementsFor(chain, chain.accounts.payee.address),
+      );
+      const refused = await f.facilitator.app.handle(
+        new Request('http://localhost/settle', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-settlement-mode': 'eventually' },
+          body: JSON.stringify(body),
+        }),
+      );
+      expect(refused.status).toBe(400);
+      const settled = await f.facilitator.app.handle(
+        new Request('http://localhost/settle', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-settlement-mode': 'confirmed' },
+          body: JSON.stringify(body),
+        }),
+      );
+      const answer = (await settled.json()) as { success: boolean; transaction: Hex };
+      expect(answer.success).toBe(true);
+      expect((await receiptOf(answer.transaction))?.status).toBe('success');
+    });
+
+    it('20 concurrent broadcast settles of one verified proof make exactly one transfer', async () => {
+      const payer = await chain.createAccount({ usdc: PRICE * 5n });
+      const payee = (await chain.createAccount()).address;
+      const body = await paymentBody(chain, payer, requirementsFor(chain, payee));
+      expect((await f.facilitator.verify(body)).isValid).toBe(true);
+      const answers = await Promise.all(Array.from({ length: 20 }, () => f.facilitator.settle(body)));
+      expect(answers.filter((a) => a.success)).toHaveLength(1);
+      expect(answers.filter((a) => !a.success).every((a) => a.errorReason === 'invalid_exact_evm_nonce_already_used')).toBe(true);
+      // A retry after the answer is a replay too: nothing is sent twice.
+      expect(await f.facilitator.settle(body)).toMatchObject({ success: false, errorReason: 'invalid_exact_evm_nonce_already_used' });
+      await eventually(
+        () => chain.balanceOf(payee),
+        (b) => b === PRICE,
+        'the one transfer',
+      );
+      expect(await chain.balanceOf(payer.address)).toBe(PRICE * 4n);
+    });
+
+    it('loses nothing when it stops after a broadcast answer: the next instance reconciles the transfer, nothing is sent twice', async () => {
+      const database = await openTestDatabase(kind);
+      const first = await startFacilitatorFixture(chain, kind, { database, config: { settlementMode: 'broadcast' } });
+      const payer = await chain.createAccount({ usdc: PRICE });
+      const payee = (await chain.createAccount()).address;
+      const body = await paymentBody(chain, payer, requirementsFor(chain, payee));
+      expect((await first.facilitator.verify(body)).isValid).toBe(true);
+      await chain.testClient.setAutomine(false);
+      const answer = await first.facilitator.settle(body);
+      expect(answer.success).toBe(true);
+      await first.close(); // its background receipt wait ends unfinished
+      const second = await startFacilitatorFixture(chain, kind, { database, config: { settlementMode: 'broadcast' } });
+      try {
+        expect(await second.facilitator.receipt(answer.transaction)).toMatchObject({ status: 'pending' });
+        expect(await second.facilitator.settle(body)).toMatchObject({
+          success: false,
+          errorReason: 'invalid_exact_evm_nonce_already_used',
+        });
+        await chain.testClient.mine({ blocks: 1 });
+        expect(await second.facilitator.reconcile()).toMatchObject({ confirmed: 1 });
+        expect(await second.facilitator.receipt(answer.transaction)).toMatchObject({ status: 'confirmed' });
+        expect(await chain.balanceOf(payee)).toBe(PRICE);
+        expect(await chain.balanceOf(payer.address)).toBe(0n);
+      } finally {
+        await second.close();
+        await database.close();
+      }
+    });
+
+    it("refuses an authorization the payer's balance minus their unconfirmed settlements cannot cover", async () => {
+      const payer = await chain.createAccount({ usdc: PRICE * 2n });
+      const payee = (await chain.createAccount()).address;
+      await chain.testClient.setAutomine(false);
+      for (let i = 0; i < 2; i++) {
+        const body = await paymentBody(chain, payer, requirementsFor(chain, payee));
+        expect((await f.facilitator.verify(body)).isValid).toBe(true);
+        expect((await f.facilitator.settle(body)).success).toBe(true);
+      }
+      // On chain the payer still holds 2 × price (nothing mined), but both are owed.
+      expect(await chain.balanceOf(payer.address)).toBe(PRICE * 2n);
+      const third = await paymentBody(chain, payer, requirementsFor(chain, payee));
+      expect(await f.facilitator.verify(third)).toMatchObject({
+        isValid: false,
+        invalidReason: 'invalid_exact_evm_insufficient_balance',
+        invalidMessage: expect.stringContaining('unconfirmed'),
+      });
+      await chain.testClient.mine({ blocks: 1 });
+      await eventually(
+        () => chain.balanceOf(payee),
+        (b) => b === PRICE * 2n,
+        'both transfers',
+      );
+    });
+
+    it('records a payer who drains their balance after a broadcast answer as a reverted payment, and refuses them afterwards', async () => {
+      const { payer, payee, body, answer } = await broadcastOne();
+      expect(answer.success).toBe(true);
+      // The payer moves the money away with a higher tip, so their transfer is mined first.
+      await drainFirst(chain, payer, chain.accounts.payees[1]!.address, PRICE);
+      expect((await receiptOf(answer.transaction as Hex))?.status).toBe('reverted');
+      await eventually(
+        () => f.facilitator.receipt(answer.transaction),
+        (r) => r?.status === 'reverted',
+        'the revert recorded',
+      );
+      expect(await f.facilitator.receipt(answer.transaction)).toMatchObject({ payer: payer.address, amount: PRICE.toString() });
+      const status = await f.facilitator.settlement({
+        network: chain.network,
+        asset: chain.token.address,
+        payer: payer.address,
+        nonce: body.paymentPayload.payload.authorization.nonce,
+      });
+      expect(status).toMatchObject({ status: 'failed', reason: 'invalid_exact_evm_insufficient_balance', transaction: answer.transaction });
+      expect(await chain.balanceOf(payee)).toBe(0n);
+      expect(f.logs.some((l) => l.includes('a broadcast settlement failed after its answer'))).toBe(true);
+
+      // Funded again, the payer is still refused.
+      await chain.mint(payer.address, PRICE);
+      const next = await paymentBody(chain, payer, requirementsFor(chain, payee));
+      expect(await f.facilitator.verify(next)).toMatchObject({
+        isValid: false,
+        invalidReason: 'invalid_exact_evm_payer_reverted_settlement',
+      });
+    });
+  });
+}
