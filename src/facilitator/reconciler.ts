@@ -6,6 +6,8 @@
  */
 import type { Address, Hex, PublicClient } from 'viem';
 import type { Logger } from '../log';
+import { batchOutcome, droppedBatchOutcome } from './batch-outcome';
+import type { BatchRow, BatchStore } from './batch-store';
 import { safeError, type ChainReader } from './chain';
 import { REASONS } from './reasons';
 import { findReceipt, isKnownTransaction, outcomeOf } from './receipts';
@@ -33,6 +35,8 @@ export interface Reconciler {
 
 export interface ReconcilerDeps {
   store: PaymentStore;
+  /** Batched settlements, reconciled from their stored transaction hash like single ones. */
+  batches: BatchStore;
   client: PublicClient;
   chain: ChainReader;
   relayers: RelayerPool;
@@ -87,6 +91,40 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
         };
   }
 
+  /** The outcome of a pending batch transaction, member by member; undefined while it may still be mined. */
+  async function inspectBatch(batch: BatchRow, now: number) {
+    const hash = batch.txHash as Hex;
+    const receipt = await findReceipt(client, hash);
+    const members = await deps.batches.members(hash);
+    if (receipt) return batchOutcome(chain, receipt, members);
+    if (await isKnownTransaction(client, hash)) return undefined;
+    const lastValid = members.reduce((latest, m) => (BigInt(m.validBefore) > latest ? BigInt(m.validBefore) : latest), 0n);
+    if (BigInt(now) <= lastValid + BigInt(grace)) return undefined;
+    return droppedBatchOutcome(chain, members);
+  }
+
+  async function batchPass(report: ReconcileReport, now: number): Promise<void> {
+    for (const batch of await deps.batches.pending(batchSize)) {
+      report.checked++;
+      try {
+        const outcome = await inspectBatch(batch, now);
+        if (!outcome) {
+          report.stillPending++;
+          continue;
+        }
+        if (await deps.batches.finalize(batch.txHash as Hex, outcome, clock.now())) {
+          report[outcome.status]++;
+          const settled = outcome.members.filter((m) => m.state === 'settled').length;
+          logger.info('settlement batch reconciled', { tx: batch.txHash, status: outcome.status, size: batch.size, settled });
+        }
+        if (outcome.status === 'dropped') deps.relayers.byAddress(batch.relayer)?.resync();
+      } catch (error) {
+        report.stillPending++;
+        logger.warn('reconcile failed for a batch', { tx: batch.txHash, error: safeError(error) });
+      }
+    }
+  }
+
   async function pass(): Promise<ReconcileReport> {
     const report: ReconcileReport = { checked: 0, confirmed: 0, reverted: 0, dropped: 0, stillPending: 0, abandoned: 0 };
     const now = unixSeconds(clock);
@@ -110,6 +148,7 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
         logger.warn('reconcile failed for a receipt', { tx: row.txHash, error: safeError(error) });
       }
     }
+    await batchPass(report, now);
     return report;
   }
 
