@@ -29,5 +29,5 @@ export const migrations: MigrationSource[] = [
   { tag: '0007_read_cache', when: 1795593207051, breakpoints: true, sql: m7 },
   { tag: '0008_search_trigrams', when: 1795593214260, breakpoints: true, sql: m8 },
   { tag: '0009_settlement_exposure', when: 1795596803021, breakpoints: true, sql: m9 },
-  { tag: '0010_settlement_batches', when: 1795597253838, breakpoints: true, sql: m10 },
+  { tag: '0010_settlement_batches', when: 1795597773657, breakpoints: true, sql: m10 },
 ];

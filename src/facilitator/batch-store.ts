@@ -5,7 +5,7 @@
  * two sent transactions. Outcomes are recorded once: the batch row's pending → final change
  * decides who records them (the settle call or the reconciler).
  */
-import { and, asc, eq, inArray, isNull } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNotNull, isNull, lt, sql } from 'drizzle-orm';
 import type { Address, Hex } from 'viem';
 import type { Database } from '../db';
 import { paymentAuthorizations as auths, paymentBatches as batches } from '../db/schema';
@@ -39,7 +39,7 @@ export interface BatchOutcome {
 }
 
 /** Thrown when a member was no longer free to join a batch: nothing is broadcast. */
-class BatchMemberTaken extends Error {
+export class BatchMemberTaken extends Error {
   constructor() {
     super('an authorization of the batch is no longer free to settle');
   }
@@ -69,6 +69,44 @@ export function createBatchStore(db: Database) {
           updatedAt: now,
         });
       });
+    },
+
+    /** Stores the calldata of an authorization queued for a batch (see `orphans`). */
+    async queue(id: string, batchCall: Hex, now: Date): Promise<void> {
+      await db
+        .update(auths)
+        .set({ batchCall, updatedAt: now })
+        .where(and(eq(auths.id, id), eq(auths.state, 'settling'), isNull(auths.txHash)));
+    },
+
+    /**
+     * Authorizations queued for a batch before `queuedBefore` that no transaction took, still
+     * valid at `nowSeconds`: their process stopped before sending them.
+     */
+    async orphans(queuedBefore: Date, nowSeconds: number, limit: number): Promise<(AuthorizationRow & { batchCall: string })[]> {
+      const rows = await db
+        .select()
+        .from(auths)
+        .where(
+          and(
+            eq(auths.state, 'settling'),
+            isNull(auths.txHash),
+            isNotNull(auths.batchCall),
+            lt(auths.updatedAt, queuedBefore),
+            gt(auths.validBefore, sql`${String(nowSeconds)}::numeric`),
+          ),
+        )
+        .orderBy(asc(auths.updatedAt))
+        .limit(limit);
+      return rows as (AuthorizationRow & { batchCall: string })[];
+    },
+
+    /** settling → failed for members no transaction took (nothing was sent for them). */
+    async failUnsent(ids: readonly string[], reason: string, now: Date): Promise<void> {
+      await db
+        .update(auths)
+        .set({ state: 'failed', reason, updatedAt: now })
+        .where(and(inArray(auths.id, [...ids]), eq(auths.state, 'settling'), isNull(auths.txHash)));
     },
 
     /** A batch the node refused (nothing is out): dropped, its members free for another batch. */

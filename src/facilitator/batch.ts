@@ -3,16 +3,18 @@
  * flushed when it holds `maxSize` of them or `maxWaitMs` after the first arrived, as one
  * transaction to Multicall3 `aggregate3`, one `transferWithAuthorization` call per authorization,
  * each with `allowFailure`, so one bad authorization (balance moved away, nonce used elsewhere)
- * fails alone. The batch and its members are recorded before the broadcast (see batch-store), so
- * a restart loses nothing and never sends a member twice: the reconciler reads the outcome from
- * the stored hash. Each settle call answers its own outcome: at the broadcast in `broadcast` mode
- * (within the payer's exposure bound), else once the receipt is read.
+ * fails alone. Each queued authorization's calldata is stored when it is queued, and the batch and
+ * its members are recorded before the broadcast (see batch-store), so a restart loses nothing and
+ * never sends a member twice: the reconciler sends what a stopped process had queued but not sent
+ * (`resume`) and reads a sent batch's outcome from its stored hash. Each settle call answers its
+ * own outcome: at the broadcast in `broadcast` mode (within the payer's exposure bound), else once
+ * the receipt is read.
  */
 import { encodeFunctionData, parseAbi, type Address, type Hex } from 'viem';
 import type { SettleResponse } from 'skill-market/x402';
 import { revertText, safeError, transferCall } from './chain';
 import { batchOutcome, type AnsweredOutcome } from './batch-outcome';
-import type { BatchStore } from './batch-store';
+import { BatchMemberTaken, type BatchStore } from './batch-store';
 import { REASONS } from './reasons';
 import { waitForReceipt } from './receipts';
 import type { SendResult } from './relayer';
@@ -55,16 +57,23 @@ export interface Batcher {
   submit(request: PaymentRequest, claimed: AuthorizationRow, options: SettleOptions): Promise<SettleResponse>;
   /** Flushes whatever is queued now (the facilitator's stop calls it before the waits end). */
   drain(): void;
+  /** Sends queued authorizations that a stopped process left unsent (see BatchStore.orphans); resolves once their outcome is known or left to the reconciler. */
+  resume(rows: readonly (AuthorizationRow & { batchCall: string })[]): Promise<void>;
 }
 
 interface Entry {
-  request: PaymentRequest;
   claimed: AuthorizationRow;
+  callData: Hex;
+  /** Who the answer names: the request's network and payer. */
+  who: Pick<PaymentRequest, 'network' | 'payer'>;
   /** Answers at the broadcast (exposure covered) rather than at the receipt. */
   early: boolean;
   answered: boolean;
   answer(response: SettleResponse): void;
 }
+
+const chunks = <T>(items: readonly T[], size: number): T[][] =>
+  Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
 
 export function createBatcher(ctx: BatchContext, settings: BatchSettings): Batcher {
   let queue: Entry[] = [];
@@ -73,19 +82,26 @@ export function createBatcher(ctx: BatchContext, settings: BatchSettings): Batch
   const flush = () => {
     if (timer) clearTimeout(timer);
     timer = undefined;
-    while (queue.length > 0) {
-      const entries = queue.slice(0, settings.maxSize);
-      queue = queue.slice(settings.maxSize);
-      ctx.background(() => settleBatch(ctx, entries));
-    }
+    const batches = chunks(queue, settings.maxSize);
+    queue = [];
+    for (const entries of batches) ctx.background(() => settleBatch(ctx, entries));
   };
 
   return {
-    submit(request, claimed, options) {
+    async submit(request, claimed, options) {
+      const callData = transferCall(request, claimed.signerKind).data;
+      try {
+        await ctx.batches.queue(claimed.id, callData, ctx.clock.now());
+      } catch (error) {
+        ctx.logger.error('an authorization could not be queued for a batch', { error: safeError(error) });
+        await ctx.batches.failUnsent([claimed.id], REASONS.unexpectedSettleError, ctx.clock.now()).catch(() => undefined);
+        return settleFailure(request, { reason: REASONS.unexpectedSettleError, message: 'The settlement could not be submitted' });
+      }
       return new Promise<SettleResponse>((resolve) => {
         const entry: Entry = {
-          request,
           claimed,
+          callData,
+          who: request,
           early: answerMode(options, request.payment.authorization.value) === 'broadcast',
           answered: false,
           answer(response) {
@@ -100,29 +116,42 @@ export function createBatcher(ctx: BatchContext, settings: BatchSettings): Batch
       });
     },
     drain: flush,
+    async resume(rows) {
+      const entries = rows.map(
+        (row): Entry => ({
+          claimed: row,
+          callData: row.batchCall as Hex,
+          who: { network: row.network as PaymentRequest['network'], payer: row.payer as Address },
+          early: false,
+          answered: true, // nobody waits for these answers any more
+          answer: () => undefined,
+        }),
+      );
+      for (const batch of chunks(entries, settings.maxSize)) await settleBatch(ctx, batch);
+    },
   };
 }
 
 /** Sends one batch, answers each member, and records the outcome when the receipt is seen in time. */
 async function settleBatch(ctx: BatchContext, entries: readonly Entry[]): Promise<void> {
   const { clock, logger } = ctx;
+  const memberIds = entries.map((e) => e.claimed.id);
   const failAll = async (reason: string, message: string) => {
-    await Promise.all(entries.map((e) => ctx.store.fail(e.claimed.id, reason, clock.now()).catch(() => undefined)));
-    for (const e of entries) e.answer(settleFailure(e.request, { reason, message }));
+    await ctx.batches.failUnsent(memberIds, reason, clock.now()).catch(() => undefined);
+    for (const e of entries) e.answer(settleFailure(e.who, { reason, message }));
   };
   const data = encodeFunctionData({
     abi: multicall3Abi,
     functionName: 'aggregate3',
     args: [
       entries.map((e) => ({
-        target: e.request.requirements.asset,
+        target: e.claimed.asset as Address,
         allowFailure: true,
-        callData: transferCall(e.request, e.claimed.signerKind).data,
+        callData: e.callData,
       })),
     ],
   });
   const gas = BATCH_BASE_GAS + SIMULATED_TRANSFER_GAS * BigInt(entries.length);
-  const memberIds = entries.map((e) => e.claimed.id);
 
   let sent: Extract<SendResult, { type: 'sent' | 'unknown' }> | undefined;
   for (let attempt = 1; !sent; attempt++) {
@@ -133,6 +162,13 @@ async function settleBatch(ctx: BatchContext, entries: readonly Entry[]): Promis
         ctx.batches.record({ txHash, network: ctx.network, relayer: relayer.address, relayerNonce, memberIds }, clock.now()),
       );
     } catch (error) {
+      if (error instanceof BatchMemberTaken) {
+        // Another instance's reconciler sent them (this process was taken for stopped): its batch decides.
+        logger.warn('batch members already sent by another instance', { size: entries.length });
+        const message = 'Sent by another instance; ask GET /settlements for the outcome';
+        for (const e of entries) e.answer(settleFailure(e.who, { reason: REASONS.settlementPending, message }));
+        return;
+      }
       // Nothing was broadcast: the claims end here and the payers must sign anew.
       logger.error('batch settlement failed before broadcast', { error: safeError(error), size: entries.length });
       return failAll(REASONS.unexpectedSettleError, 'The settlement could not be submitted');
@@ -149,19 +185,19 @@ async function settleBatch(ctx: BatchContext, entries: readonly Entry[]): Promis
   }
   const hash = sent.hash;
   if (sent.type === 'unknown') logger.warn('relayer batch broadcast unconfirmed', { tx: hash, error: revertText(sent.error) });
-  else
-    for (const e of entries)
-      if (e.early) e.answer({ success: true, transaction: hash, network: e.request.network, payer: e.request.payer });
+  else for (const e of entries) if (e.early) e.answer({ success: true, transaction: hash, network: e.who.network, payer: e.who.payer });
   logger.debug('payment batch broadcast', { tx: hash, size: entries.length });
 
-  const waiting = entries.some((e) => !e.answered);
+  // Callers still waiting get the receipt's outcome within the settle timeout; early answers were
+  // given already, so their receipt is awaited as long as a broadcast settlement's.
+  const onlyEarly = entries.every((e) => e.early && e.answered);
   const pending = (e: Entry) =>
-    settleFailure(e.request, { reason: REASONS.settlementPending, message: 'Sent; the receipt was not seen in time' }, hash);
+    settleFailure(e.who, { reason: REASONS.settlementPending, message: 'Sent; the receipt was not seen in time' }, hash);
   try {
     const receipt = await waitForReceipt(
       ctx.client,
       hash,
-      waiting ? ctx.receiptTimeoutMs : BACKGROUND_RECEIPT_TIMEOUT_MS,
+      onlyEarly ? BACKGROUND_RECEIPT_TIMEOUT_MS : ctx.receiptTimeoutMs,
       ctx.pollIntervalMs,
       ctx.stopping,
     );
@@ -191,20 +227,15 @@ async function settleBatch(ctx: BatchContext, entries: readonly Entry[]): Promis
 }
 
 function answerOutcome(ctx: SettleContext, e: Entry, hash: Hex, outcome: AnsweredOutcome): void {
-  const { request } = e;
+  const { who } = e;
   if (outcome.state === 'settled') {
-    e.answer({ success: true, transaction: hash, network: request.network, payer: request.payer });
+    e.answer({ success: true, transaction: hash, network: who.network, payer: who.payer });
     return;
   }
-  if (e.answered) {
-    const a = request.payment.authorization;
-    ctx.logger.warn('a broadcast settlement failed after its answer', {
-      tx: hash,
-      payer: request.payer,
-      amount: a.value,
-      reason: outcome.reason,
-    });
+  if (e.early) {
+    const fields = { tx: hash, payer: who.payer, amount: e.claimed.amount, reason: outcome.reason };
+    ctx.logger.warn('a broadcast settlement failed after its answer', fields);
   }
   const reason = outcome.reason ?? REASONS.transactionFailed;
-  e.answer(settleFailure(request, { reason, message: outcome.message ?? 'The transfer failed' }, hash));
+  e.answer(settleFailure(who, { reason, message: outcome.message ?? 'The transfer failed' }, hash));
 }

@@ -16,6 +16,9 @@ import { createPaymentStore } from './store';
 import type { AuthorizationKey } from './request';
 import { systemClock, type Clock, type PaymentReceipt, type SettlementStatus, type SupportedResponse, type VerifyResponse } from './types';
 
+/** Batch size for queued authorizations a stopped process left, when this instance does not batch. */
+const RESUMED_BATCH_SIZE = 20;
+
 /** What the facilitator needs from its configuration; the rest of FacilitatorConfig has defaults. */
 export type FacilitatorSettings = Pick<FacilitatorConfig, 'network' | 'rpcUrl' | 'relayerPrivateKeys' | 'assets'> &
   Partial<
@@ -84,23 +87,22 @@ export function createFacilitator({ database, config, clock = systemClock, logge
     receipts: createReceiptWatcher(client, pollIntervalMs, stopping.signal),
   };
   const batchMaxSize = config.batchMaxSize ?? FACILITATOR_DEFAULTS.batchMaxSize;
-  const batcher =
-    batchMaxSize > 1
-      ? createBatcher(
-          { ...settleContext, batches, network: config.network },
-          { maxSize: batchMaxSize, maxWaitMs: config.batchWaitMs ?? FACILITATOR_DEFAULTS.batchWaitMs },
-        )
-      : undefined;
+  // Always there: the reconciler sends what a stopped batching instance left queued.
+  const batcher = createBatcher(
+    { ...settleContext, batches, network: config.network },
+    { maxSize: batchMaxSize > 1 ? batchMaxSize : RESUMED_BATCH_SIZE, maxWaitMs: config.batchWaitMs ?? FACILITATOR_DEFAULTS.batchWaitMs },
+  );
   const service = createFacilitatorService({
     ...settleContext,
     network: config.network,
     assets: config.assets,
     settlementMode: config.settlementMode ?? FACILITATOR_DEFAULTS.settlementMode,
-    ...(batcher ? { batcher } : {}),
+    ...(batchMaxSize > 1 ? { batcher } : {}),
   });
   const reconciler = createReconciler({
     store,
     batches,
+    batcher,
     client,
     chain,
     relayers,
@@ -131,7 +133,7 @@ export function createFacilitator({ database, config, clock = systemClock, logge
     },
     /** Stops the reconciler and the background receipt waits (what they did not finish, the next start's reconciler does). */
     async stop(): Promise<void> {
-      batcher?.drain(); // queued authorizations are sent, not dropped
+      batcher.drain(); // queued authorizations are sent, not dropped
       stopping.abort();
       await Promise.allSettled([...tasks]);
       await reconciler.stop();

@@ -8,6 +8,7 @@ import type { Address, Hex, PublicClient } from 'viem';
 import type { Logger } from '../log';
 import { batchOutcome, droppedBatchOutcome } from './batch-outcome';
 import type { BatchRow, BatchStore } from './batch-store';
+import type { Batcher } from './batch';
 import { safeError, type ChainReader } from './chain';
 import { REASONS } from './reasons';
 import { findReceipt, isKnownTransaction, outcomeOf } from './receipts';
@@ -23,7 +24,17 @@ export interface ReconcileReport {
   stillPending: number;
   /** Claimed authorizations that expired without ever getting a transaction. */
   abandoned: number;
+  /** Authorizations queued for a batch by a process that stopped before sending them, sent now. */
+  resumed: number;
 }
+
+/**
+ * How long an authorization queued for a batch may go unsent before the reconciler takes its
+ * process for stopped and sends it: FACILITATOR_BATCH_MS is at most 60 s. Safe either way: a
+ * batch takes its members only while no transaction has (BatchStore.record), so a process that was
+ * merely slow finds them taken and sends nothing.
+ */
+const ORPHAN_AFTER_MS = 90_000;
 
 export interface Reconciler {
   /** One pass now (concurrent calls share the running pass). */
@@ -37,6 +48,8 @@ export interface ReconcilerDeps {
   store: PaymentStore;
   /** Batched settlements, reconciled from their stored transaction hash like single ones. */
   batches: BatchStore;
+  /** Sends what a stopped process queued for a batch but never sent. */
+  batcher: Pick<Batcher, 'resume'>;
   client: PublicClient;
   chain: ChainReader;
   relayers: RelayerPool;
@@ -126,9 +139,15 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
   }
 
   async function pass(): Promise<ReconcileReport> {
-    const report: ReconcileReport = { checked: 0, confirmed: 0, reverted: 0, dropped: 0, stillPending: 0, abandoned: 0 };
+    const report: ReconcileReport = { checked: 0, confirmed: 0, reverted: 0, dropped: 0, stillPending: 0, abandoned: 0, resumed: 0 };
     const now = unixSeconds(clock);
     report.abandoned = await store.abandonExpired(now - grace, REASONS.unexpectedSettleError, clock.now());
+    const orphans = await deps.batches.orphans(new Date(clock.now().getTime() - ORPHAN_AFTER_MS), now, batchSize);
+    if (orphans.length > 0) {
+      report.resumed = orphans.length;
+      logger.warn('sending authorizations a stopped process queued for a batch', { count: orphans.length });
+      await deps.batcher.resume(orphans);
+    }
     for (const row of await store.pending(batchSize)) {
       report.checked++;
       try {

@@ -5,17 +5,17 @@
  * sends nothing twice.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'bun:test';
-import { eq } from 'drizzle-orm';
+import { eq, isNotNull } from 'drizzle-orm';
 import { getAddress, parseEventLogs, type Address, type Hex } from 'viem';
-import { paymentBatches } from '../../src/db/schema';
+import { paymentAuthorizations, paymentBatches } from '../../src/db/schema';
 import { MULTICALL3_ADDRESS, type LocalChain, type TestAccount, startChain, usdCoinAbi } from '../support/chain';
 import { databaseKinds, openTestDatabase } from '../support/database';
 import { drainFirst, eventually } from '../support/eventually';
-import { PRICE, type FacilitatorFixture, paymentBody, requirementsFor, startFacilitatorFixture } from '../support/facilitator';
+import { PRICE, type FacilitatorFixture, manualClock, paymentBody, requirementsFor, startFacilitatorFixture } from '../support/facilitator';
 
 let chain: LocalChain;
 beforeAll(async () => {
-  chain = await startChain({ payers: 1, relayers: 1 });
+  chain = await startChain({ payers: 1, relayers: 2 });
 }, 30_000);
 afterAll(() => chain.stop());
 afterEach(() => chain.testClient.setAutomine(true));
@@ -29,10 +29,11 @@ const keyOf = (body: Body) => {
 };
 
 /** `count` payers holding one price each, and their verified payments to one new payee. */
-async function verifiedPayments(f: FacilitatorFixture, count: number) {
+async function verifiedPayments(f: FacilitatorFixture, count: number, validSeconds = 60) {
   const payee = (await chain.createAccount()).address;
   const payers = await Promise.all(Array.from({ length: count }, () => chain.createAccount({ usdc: PRICE })));
-  const bodies = await Promise.all(payers.map((p) => paymentBody(chain, p, requirementsFor(chain, payee))));
+  const validBefore = BigInt(Math.floor(Date.now() / 1000) + validSeconds);
+  const bodies = await Promise.all(payers.map((p) => paymentBody(chain, p, requirementsFor(chain, payee), { validBefore })));
   for (const body of bodies) expect((await f.facilitator.verify(body)).isValid).toBe(true);
   return { payee, payers, bodies };
 }
@@ -240,6 +241,45 @@ for (const kind of databaseKinds) {
         expect(await chain.balanceOf(payee)).toBe(3n * PRICE);
       } finally {
         await second.close();
+        await database.close();
+      }
+    });
+
+    it('a process that stopped before sending its queue: another instance sends it once, and the stopped one sends nothing after', async () => {
+      const database = await openTestDatabase(kind);
+      const stalled = await startFacilitatorFixture(chain, kind, {
+        relayers: [relayer()],
+        database,
+        config: { batchMaxSize: 10, batchWaitMs: 600_000 },
+      });
+      const clock = manualClock();
+      const other = await startFacilitatorFixture(chain, kind, { relayers: [chain.accounts.relayers[1] as TestAccount], database, clock });
+      try {
+        const { payee, bodies } = await verifiedPayments(stalled, 3, 3600);
+        const [stalledSent, otherSent] = [await sentBy(relayer().address), await sentBy(other.facilitator.relayers[0] as Address)];
+        const answering = Promise.all(bodies.map((b) => stalled.facilitator.settle(b)));
+        await eventually(
+          () => database.db.select().from(paymentAuthorizations).where(isNotNull(paymentAuthorizations.batchCall)),
+          (rows) => rows.length === 3,
+          'the three queued',
+        );
+        expect(await other.facilitator.reconcile()).toMatchObject({ resumed: 0 }); // queued moments ago: its process may be alive
+        clock.advance(100);
+        expect(await other.facilitator.reconcile()).toMatchObject({ resumed: 3 });
+        const statuses = await Promise.all(bodies.map((b) => other.facilitator.settlement(keyOf(b))));
+        expect(statuses.map((s) => s?.status)).toEqual(['settled', 'settled', 'settled']);
+        expect(await other.facilitator.reconcile()).toMatchObject({ resumed: 0, checked: 0 });
+        expect(await chain.balanceOf(payee)).toBe(3n * PRICE);
+        expect(await sentBy(other.facilitator.relayers[0] as Address)).toBe(otherSent + 1);
+
+        await stalled.close(); // its queue flushes now: the members are taken, nothing is sent
+        const answers = await answering;
+        expect(answers.map((r) => r.errorReason)).toEqual(['settlement_pending', 'settlement_pending', 'settlement_pending']);
+        expect(await sentBy(relayer().address)).toBe(stalledSent);
+        expect(await chain.balanceOf(payee)).toBe(3n * PRICE);
+      } finally {
+        await stalled.close();
+        await other.close();
         await database.close();
       }
     });

@@ -32,6 +32,12 @@ export const paymentAuthorizations = pgTable(
     /** Why a settlement failed (a facilitator reason string). */
     reason: text('reason'),
     txHash: text('tx_hash'),
+    /**
+     * The `transferWithAuthorization` calldata of an authorization queued for a batched settlement,
+     * stored when it is queued, so that a batch the process never sent (it stopped in between) is
+     * sent by the reconciler while the authorization is still valid.
+     */
+    batchCall: text('batch_call'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
   },
