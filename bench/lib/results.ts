@@ -23,6 +23,17 @@ export function saveSection(name: string, data: unknown): void {
   writeFileSync(FILE, `${JSON.stringify(all, null, 2)}\n`);
 }
 
+/**
+ * Adds `data` to an existing section (keeping what another bench wrote there) and `ratios` to its
+ * `ratios`, e.g. the batched-gas figures into the payments section.
+ */
+export function mergeIntoSection(name: string, data: object, ratios: Record<string, number>): void {
+  const all = existsSync(FILE) ? (JSON.parse(readFileSync(FILE, 'utf8')) as Record<string, Record<string, unknown>>) : {};
+  const section = all[name] ?? {};
+  all[name] = { ...section, ...data, ratios: { ...(section.ratios as object | undefined), ...ratios } };
+  writeFileSync(FILE, `${JSON.stringify(all, null, 2)}\n`);
+}
+
 /** Prints rows as an aligned table. */
 export function printTable(title: string, header: string[], rows: (string | number)[][]): void {
   const cells = [header, ...rows.map((r) => r.map(String))];

@@ -35,6 +35,13 @@ export interface FacilitatorConfig {
    * `confirmed` (default: standard x402 resource servers take success as mined) or `broadcast`.
    */
   settlementMode: SettlementMode;
+  /**
+   * Authorizations settled per transaction (Multicall3 `aggregate3`); 1 (default) settles each in
+   * its own transaction. Batching saves gas per payment but makes each settle wait for its batch.
+   */
+  batchMaxSize: number;
+  /** How long the first queued authorization waits for its batch to fill before it is sent anyway. */
+  batchWaitMs: number;
 }
 
 export const FACILITATOR_DEFAULTS = {
@@ -47,6 +54,8 @@ export const FACILITATOR_DEFAULTS = {
   pollIntervalMs: 250,
   reconcileIntervalMs: 5_000,
   settlementMode: 'confirmed' as SettlementMode,
+  batchMaxSize: 1,
+  batchWaitMs: 100,
 } as const;
 
 const PRIVATE_KEY = /^0x[0-9a-fA-F]{64}$/;
@@ -74,6 +83,8 @@ export function loadFacilitatorConfig(env: Env, cwd = process.cwd(), overrides: 
     reconcileIntervalMs: readInteger(env, 'FACILITATOR_RECONCILE_INTERVAL_MS', FACILITATOR_DEFAULTS.reconcileIntervalMs, 100, 3_600_000),
     apiKeys: readApiKeys(env),
     settlementMode: readChoice(env, 'FACILITATOR_SETTLEMENT', SETTLEMENT_MODES, FACILITATOR_DEFAULTS.settlementMode),
+    batchMaxSize: readInteger(env, 'FACILITATOR_BATCH_MAX', FACILITATOR_DEFAULTS.batchMaxSize, 1, 200),
+    batchWaitMs: readInteger(env, 'FACILITATOR_BATCH_MS', FACILITATOR_DEFAULTS.batchWaitMs, 1, 60_000),
     ...overrides,
   };
 }

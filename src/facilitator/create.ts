@@ -4,6 +4,8 @@ import { ConfigError, FACILITATOR_DEFAULTS, type FacilitatorConfig } from '../co
 import type { DatabaseHandle } from '../db';
 import { createLogger, type Logger } from '../log';
 import { healthRoutes, serverBase } from '../http';
+import { createBatcher } from './batch';
+import { createBatchStore } from './batch-store';
 import { createChainReader, safeError } from './chain';
 import { createReceiptWatcher } from './receipts';
 import { createReconciler, type ReconcileReport } from './reconciler';
@@ -14,12 +16,23 @@ import { createPaymentStore } from './store';
 import type { AuthorizationKey } from './request';
 import { systemClock, type Clock, type PaymentReceipt, type SettlementStatus, type SupportedResponse, type VerifyResponse } from './types';
 
+/** Batch size for queued authorizations a stopped process left, when this instance does not batch. */
+const RESUMED_BATCH_SIZE = 20;
+
 /** What the facilitator needs from its configuration; the rest of FacilitatorConfig has defaults. */
 export type FacilitatorSettings = Pick<FacilitatorConfig, 'network' | 'rpcUrl' | 'relayerPrivateKeys' | 'assets'> &
   Partial<
     Pick<
       FacilitatorConfig,
-      'receiptTimeoutMs' | 'pollIntervalMs' | 'reconcileIntervalMs' | 'bodyLimitBytes' | 'logLevel' | 'apiKeys' | 'settlementMode'
+      | 'receiptTimeoutMs'
+      | 'pollIntervalMs'
+      | 'reconcileIntervalMs'
+      | 'bodyLimitBytes'
+      | 'logLevel'
+      | 'apiKeys'
+      | 'settlementMode'
+      | 'batchMaxSize'
+      | 'batchWaitMs'
     >
   >;
 
@@ -59,9 +72,8 @@ export function createFacilitator({ database, config, clock = systemClock, logge
     tasks.add(running);
     void running.finally(() => tasks.delete(running));
   };
-  const service = createFacilitatorService({
-    network: config.network,
-    assets: config.assets,
+  const batches = createBatchStore(database.db);
+  const settleContext = {
     store,
     chain,
     client,
@@ -70,13 +82,27 @@ export function createFacilitator({ database, config, clock = systemClock, logge
     logger: log,
     receiptTimeoutMs: config.receiptTimeoutMs ?? FACILITATOR_DEFAULTS.receiptTimeoutMs,
     pollIntervalMs,
-    settlementMode: config.settlementMode ?? FACILITATOR_DEFAULTS.settlementMode,
     background,
     stopping: stopping.signal,
     receipts: createReceiptWatcher(client, pollIntervalMs, stopping.signal),
+  };
+  const batchMaxSize = config.batchMaxSize ?? FACILITATOR_DEFAULTS.batchMaxSize;
+  // Always there: the reconciler sends what a stopped batching instance left queued.
+  const batcher = createBatcher(
+    { ...settleContext, batches, network: config.network },
+    { maxSize: batchMaxSize > 1 ? batchMaxSize : RESUMED_BATCH_SIZE, maxWaitMs: config.batchWaitMs ?? FACILITATOR_DEFAULTS.batchWaitMs },
+  );
+  const service = createFacilitatorService({
+    ...settleContext,
+    network: config.network,
+    assets: config.assets,
+    settlementMode: config.settlementMode ?? FACILITATOR_DEFAULTS.settlementMode,
+    ...(batchMaxSize > 1 ? { batcher } : {}),
   });
   const reconciler = createReconciler({
     store,
+    batches,
+    batcher,
     client,
     chain,
     relayers,
@@ -107,6 +133,7 @@ export function createFacilitator({ database, config, clock = systemClock, logge
     },
     /** Stops the reconciler and the background receipt waits (what they did not finish, the next start's reconciler does). */
     async stop(): Promise<void> {
+      batcher.drain(); // queued authorizations are sent, not dropped
       stopping.abort();
       await Promise.allSettled([...tasks]);
       await reconciler.stop();

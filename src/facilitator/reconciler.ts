@@ -6,6 +6,9 @@
  */
 import type { Address, Hex, PublicClient } from 'viem';
 import type { Logger } from '../log';
+import { batchOutcome, droppedBatchOutcome } from './batch-outcome';
+import type { BatchRow, BatchStore } from './batch-store';
+import type { Batcher } from './batch';
 import { safeError, type ChainReader } from './chain';
 import { REASONS } from './reasons';
 import { findReceipt, isKnownTransaction, outcomeOf } from './receipts';
@@ -21,7 +24,17 @@ export interface ReconcileReport {
   stillPending: number;
   /** Claimed authorizations that expired without ever getting a transaction. */
   abandoned: number;
+  /** Authorizations queued for a batch by a process that stopped before sending them, sent now. */
+  resumed: number;
 }
+
+/**
+ * How long an authorization queued for a batch may go unsent before the reconciler takes its
+ * process for stopped and sends it: FACILITATOR_BATCH_MS is at most 60 s. Safe either way: a
+ * batch takes its members only while no transaction has (BatchStore.record), so a process that was
+ * merely slow finds them taken and sends nothing.
+ */
+const ORPHAN_AFTER_MS = 90_000;
 
 export interface Reconciler {
   /** One pass now (concurrent calls share the running pass). */
@@ -33,6 +46,10 @@ export interface Reconciler {
 
 export interface ReconcilerDeps {
   store: PaymentStore;
+  /** Batched settlements, reconciled from their stored transaction hash like single ones. */
+  batches: BatchStore;
+  /** Sends what a stopped process queued for a batch but never sent. */
+  batcher: Pick<Batcher, 'resume'>;
   client: PublicClient;
   chain: ChainReader;
   relayers: RelayerPool;
@@ -87,10 +104,50 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
         };
   }
 
+  /** The outcome of a pending batch transaction, member by member; undefined while it may still be mined. */
+  async function inspectBatch(batch: BatchRow, now: number) {
+    const hash = batch.txHash as Hex;
+    const receipt = await findReceipt(client, hash);
+    const members = await deps.batches.members(hash);
+    if (receipt) return batchOutcome(chain, receipt, members);
+    if (await isKnownTransaction(client, hash)) return undefined;
+    const lastValid = members.reduce((latest, m) => (BigInt(m.validBefore) > latest ? BigInt(m.validBefore) : latest), 0n);
+    if (BigInt(now) <= lastValid + BigInt(grace)) return undefined;
+    return droppedBatchOutcome(chain, members);
+  }
+
+  async function batchPass(report: ReconcileReport, now: number): Promise<void> {
+    for (const batch of await deps.batches.pending(batchSize)) {
+      report.checked++;
+      try {
+        const outcome = await inspectBatch(batch, now);
+        if (!outcome) {
+          report.stillPending++;
+          continue;
+        }
+        if (await deps.batches.finalize(batch.txHash as Hex, outcome, clock.now())) {
+          report[outcome.status]++;
+          const settled = outcome.members.filter((m) => m.state === 'settled').length;
+          logger.info('settlement batch reconciled', { tx: batch.txHash, status: outcome.status, size: batch.size, settled });
+        }
+        if (outcome.status === 'dropped') deps.relayers.byAddress(batch.relayer)?.resync();
+      } catch (error) {
+        report.stillPending++;
+        logger.warn('reconcile failed for a batch', { tx: batch.txHash, error: safeError(error) });
+      }
+    }
+  }
+
   async function pass(): Promise<ReconcileReport> {
-    const report: ReconcileReport = { checked: 0, confirmed: 0, reverted: 0, dropped: 0, stillPending: 0, abandoned: 0 };
+    const report: ReconcileReport = { checked: 0, confirmed: 0, reverted: 0, dropped: 0, stillPending: 0, abandoned: 0, resumed: 0 };
     const now = unixSeconds(clock);
     report.abandoned = await store.abandonExpired(now - grace, REASONS.unexpectedSettleError, clock.now());
+    const orphans = await deps.batches.orphans(new Date(clock.now().getTime() - ORPHAN_AFTER_MS), now, batchSize);
+    if (orphans.length > 0) {
+      report.resumed = orphans.length;
+      logger.warn('sending authorizations a stopped process queued for a batch', { count: orphans.length });
+      await deps.batcher.resume(orphans);
+    }
     for (const row of await store.pending(batchSize)) {
       report.checked++;
       try {
@@ -110,6 +167,7 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
         logger.warn('reconcile failed for a receipt', { tx: row.txHash, error: safeError(error) });
       }
     }
+    await batchPass(report, now);
     return report;
   }
 

@@ -17,6 +17,7 @@
 import type { Address } from 'viem';
 import { toV1Name, type Caip2Network, type SettleResponse, type SettlementMode } from 'skill-market/x402';
 import type { Logger } from '../log';
+import type { Batcher } from './batch';
 import type { ChainReader, Rejection, SignerKind } from './chain';
 import { REASONS } from './reasons';
 import type { RelayerPool } from './relayer';
@@ -37,6 +38,8 @@ export interface FacilitatorServiceDeps extends SettleContext {
   logger: Logger;
   /** How a settle that does not ask for a mode answers. */
   settlementMode: SettlementMode;
+  /** When set, verified ECDSA transfers settle in batches through it. */
+  batcher?: Batcher;
 }
 
 export interface FacilitatorService {
@@ -140,8 +143,11 @@ export function createFacilitatorService(deps: FacilitatorServiceDeps): Facilita
         store.claimVerified(key, payloadHash(request), clock.now()),
         mode === 'broadcast' ? chain.balanceOf(key.asset, key.payer).catch(() => undefined) : undefined,
       ]);
-      if (claimed)
-        return submitSettlement(deps, request, claimed, { mode, simulated: true, unconfirmedOthers: claimed.unconfirmedOthers, balance });
+      if (claimed) {
+        const options = { mode, simulated: true, unconfirmedOthers: claimed.unconfirmedOthers, balance };
+        if (deps.batcher && claimed.signerKind === 'ecdsa') return deps.batcher.submit(request, claimed, options);
+        return submitSettlement(deps, request, claimed, options);
+      }
       if (await store.exists(key)) return settleFailure(request, replay);
       // Settle without verify: check the signature now; estimating gas simulates the rest. It
       // always waits for the receipt (nothing of the payer's standing was checked).

@@ -50,17 +50,17 @@ export interface SettleOptions {
 }
 
 /** Sends after a nonce or fee race are retried with a fresh nonce this many times. */
-const MAX_SEND_ATTEMPTS = 3;
+export const MAX_SEND_ATTEMPTS = 3;
 
 /**
  * Gas limit of a transfer verify simulated: FiatToken's ECDSA transferWithAuthorization takes
  * 69-86k (a new payee costs the most); the bound leaves room for proxies and blocklist checks.
  * A transfer that still runs out reverts and is recorded as failed, as any revert.
  */
-const SIMULATED_TRANSFER_GAS = 150_000n;
+export const SIMULATED_TRANSFER_GAS = 150_000n;
 
 /** How long a broadcast settlement's receipt is awaited in the background before the reconciler's turn. */
-const BACKGROUND_RECEIPT_TIMEOUT_MS = 120_000;
+export const BACKGROUND_RECEIPT_TIMEOUT_MS = 120_000;
 
 export function settleFailure(
   request: Pick<PaymentRequest, 'network'> & { payer?: PaymentRequest['payer'] },
@@ -78,6 +78,15 @@ export function settleFailure(
   return response;
 }
 
+/**
+ * The mode a settlement really answers in. Exposure bound: answer before the receipt only what
+ * the payer's balance covers besides their unconfirmed settlements.
+ */
+export function answerMode(options: SettleOptions, value: string): SettlementMode {
+  const covered = options.balance !== undefined && options.balance - options.unconfirmedOthers >= BigInt(value);
+  return options.mode === 'broadcast' && covered ? 'broadcast' : 'confirmed';
+}
+
 /** Submits the transfer of `claimed` (state `settling`) and answers with its outcome. */
 export async function submitSettlement(
   ctx: SettleContext,
@@ -89,9 +98,7 @@ export async function submitSettlement(
   const call = transferCall(request, claimed.signerKind);
   const a = request.payment.authorization;
   const log = logger.child({ payer: request.payer, payee: a.to, amount: a.value, network: request.requirements.network });
-  const covered = options.balance !== undefined && options.balance - options.unconfirmedOthers >= BigInt(a.value);
-  // Exposure bound: answer before the receipt only what the payer's balance covers besides their unconfirmed settlements.
-  const mode: SettlementMode = options.mode === 'broadcast' && covered ? 'broadcast' : 'confirmed';
+  const mode = answerMode(options, a.value);
   if (options.mode === 'broadcast' && mode === 'confirmed') log.debug('broadcast not covered by the balance; waiting for the receipt');
 
   for (let attempt = 1; ; attempt++) {

@@ -47,7 +47,7 @@ export interface Outcome {
  * A payer's standing before a new authorization of one asset: whether this authorization's key
  * is taken (a replay), the amount of their settlements not yet final, and whether one of their
  * settlements reverted since a given time (not counting reverts because another transaction used
- * the authorization first: that payment was made).
+ * the authorization first: that payment was made), or, in a batch, failed for want of balance.
  */
 export interface PayerStanding {
   taken: boolean;
@@ -211,7 +211,10 @@ function hotStatements(db: Database) {
           exists(select 1 from payment_receipts r join payment_authorizations a on a.id = r.authorization_id
                  where r.payer = ${p('payer')} and r.asset = ${p('asset')} and r.network = ${p('network')} and r.status = 'reverted'
                    and r.finalized_at > ${p('since')}::timestamptz
-                   and a.reason is distinct from ${REASONS.nonceAlreadyUsed}) as reverted`,
+                   and a.reason is distinct from ${REASONS.nonceAlreadyUsed})
+          or exists(select 1 from payment_authorizations a join payment_batches b on b.tx_hash = a.tx_hash
+                 where a.network = ${p('network')} and a.asset = ${p('asset')} and a.payer = ${p('payer')} and a.state = 'failed'
+                   and a.reason = ${REASONS.insufficientBalance} and a.updated_at > ${p('since')}::timestamptz) as reverted`,
       ),
     insert: () =>
       prepared(db, 'facilitator_insert_authorization', (d) =>

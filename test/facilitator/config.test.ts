@@ -31,6 +31,14 @@ describe('facilitator configuration', () => {
     });
   });
 
+  it('settles one authorization per transaction unless FACILITATOR_BATCH_MAX asks for batches, and bounds both batch settings', () => {
+    expect(load({})).toMatchObject({ batchMaxSize: 1, batchWaitMs: 100 });
+    expect(load({ FACILITATOR_BATCH_MAX: '20', FACILITATOR_BATCH_MS: '250' })).toMatchObject({ batchMaxSize: 20, batchWaitMs: 250 });
+    expect(configError({ FACILITATOR_BATCH_MAX: '0' }).message).toContain('FACILITATOR_BATCH_MAX');
+    expect(configError({ FACILITATOR_BATCH_MAX: '201' }).message).toContain('FACILITATOR_BATCH_MAX');
+    expect(configError({ FACILITATOR_BATCH_MS: 'soon' }).message).toContain('FACILITATOR_BATCH_MS');
+  });
+
   it('reads a relayer pool, extra assets (checksummed, deduplicated), a network by v1 name and its default RPC', () => {
     const second = generatePrivateKey();
     const token = '0x1111111111111111111111111111111111111111';

@@ -32,6 +32,12 @@ export const paymentAuthorizations = pgTable(
     /** Why a settlement failed (a facilitator reason string). */
     reason: text('reason'),
     txHash: text('tx_hash'),
+    /**
+     * The `transferWithAuthorization` calldata of an authorization queued for a batched settlement,
+     * stored when it is queued, so that a batch the process never sent (it stopped in between) is
+     * sent by the reconciler while the authorization is still valid.
+     */
+    batchCall: text('batch_call'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
   },
@@ -40,6 +46,8 @@ export const paymentAuthorizations = pgTable(
     index('payment_authorizations_settling_idx').on(t.validBefore).where(sql`${t.state} = 'settling'`),
     /** A payer's unconfirmed amount per asset (settling: claimed, sent, not yet final). */
     index('payment_authorizations_unconfirmed_idx').on(t.payer, t.asset).where(sql`${t.state} = 'settling'`),
+    /** The members of a batched settlement transaction (payment_batches). */
+    index('payment_authorizations_tx_hash_idx').on(t.txHash).where(sql`${t.txHash} is not null`),
     check('payment_authorizations_state_check', sql`${t.state} in ('verified', 'settling', 'settled', 'failed')`),
     check('payment_authorizations_signer_kind_check', sql`${t.signerKind} in ('ecdsa', 'erc1271')`),
   ],
@@ -78,5 +86,35 @@ export const paymentReceipts = pgTable(
     /** A payer's reverted settlements, which refuse their next authorizations for a while. */
     index('payment_receipts_reverted_idx').on(t.payer, t.asset, t.finalizedAt).where(sql`${t.status} = 'reverted'`),
     check('payment_receipts_status_check', sql`${t.status} in ('pending', 'confirmed', 'reverted', 'dropped')`),
+  ],
+);
+
+/**
+ * One row per batched settlement transaction (Multicall3 `aggregate3`, one
+ * `transferWithAuthorization` per member, each allowed to fail alone), written before it is
+ * broadcast. Its members are the authorizations whose `tx_hash` is this hash; each gets its own
+ * outcome from the receipt's `AuthorizationUsed` and `Transfer` logs. `pending` until the settle
+ * call or the reconciler records that outcome: `confirmed`, `reverted`, or `dropped`.
+ */
+export const paymentBatches = pgTable(
+  'payment_batches',
+  {
+    txHash: text('tx_hash').primaryKey(),
+    network: text('network').notNull(),
+    relayer: text('relayer').notNull(),
+    relayerNonce: bigint('relayer_nonce', { mode: 'number' }).notNull(),
+    /** Authorizations in the transaction. */
+    size: bigint('size', { mode: 'number' }).notNull(),
+    status: text('status', { enum: ['pending', 'confirmed', 'reverted', 'dropped'] }).notNull(),
+    blockNumber: bigint('block_number', { mode: 'number' }),
+    gasUsed: bigint('gas_used', { mode: 'number' }),
+    error: text('error'),
+    submittedAt: timestamp('submitted_at', { withTimezone: true }).notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
+    finalizedAt: timestamp('finalized_at', { withTimezone: true }),
+  },
+  (t) => [
+    index('payment_batches_pending_idx').on(t.submittedAt).where(sql`${t.status} = 'pending'`),
+    check('payment_batches_status_check', sql`${t.status} in ('pending', 'confirmed', 'reverted', 'dropped')`),
   ],
 );

@@ -1,0 +1,170 @@
+/**
+ * Persistence of batched settlements: a batch transaction (payment_batches) is recorded with its
+ * members (their authorizations' `tx_hash`) before it is broadcast, in one database transaction
+ * that takes only members still `settling` without a transaction, so no authorization is ever in
+ * two sent transactions. Outcomes are recorded once: the batch row's pending → final change
+ * decides who records them (the settle call or the reconciler).
+ */
+import { and, asc, eq, gt, inArray, isNotNull, isNull, lt, sql } from 'drizzle-orm';
+import type { Address, Hex } from 'viem';
+import type { Database } from '../db';
+import { paymentAuthorizations as auths, paymentBatches as batches } from '../db/schema';
+import type { AuthorizationRow } from './store';
+
+export type BatchRow = typeof batches.$inferSelect;
+
+/** A batch transaction about to be broadcast. */
+export interface BatchSubmission {
+  txHash: Hex;
+  network: string;
+  relayer: Address;
+  relayerNonce: number;
+  memberIds: readonly string[];
+}
+
+/** What became of one member. */
+export interface MemberOutcome {
+  id: string;
+  state: 'settled' | 'failed';
+  reason?: string;
+}
+
+/** A batch transaction's final status and its members' outcomes. */
+export interface BatchOutcome {
+  status: 'confirmed' | 'reverted' | 'dropped';
+  blockNumber?: number;
+  gasUsed?: number;
+  error?: string;
+  members: readonly MemberOutcome[];
+}
+
+/** Thrown when a member was no longer free to join a batch: nothing is broadcast. */
+export class BatchMemberTaken extends Error {
+  constructor() {
+    super('an authorization of the batch is no longer free to settle');
+  }
+}
+
+export type BatchStore = ReturnType<typeof createBatchStore>;
+
+export function createBatchStore(db: Database) {
+  return {
+    /** Records the batch (pending) and takes its members; throws BatchMemberTaken when one is not free. */
+    async record(s: BatchSubmission, now: Date): Promise<void> {
+      await db.transaction(async (tx) => {
+        const taken = await tx
+          .update(auths)
+          .set({ txHash: s.txHash, updatedAt: now })
+          .where(and(inArray(auths.id, [...s.memberIds]), eq(auths.state, 'settling'), isNull(auths.txHash)))
+          .returning({ id: auths.id });
+        if (taken.length !== s.memberIds.length) throw new BatchMemberTaken();
+        await tx.insert(batches).values({
+          txHash: s.txHash,
+          network: s.network,
+          relayer: s.relayer,
+          relayerNonce: s.relayerNonce,
+          size: s.memberIds.length,
+          status: 'pending',
+          submittedAt: now,
+          updatedAt: now,
+        });
+      });
+    },
+
+    /** Stores the calldata of an authorization queued for a batch (see `orphans`). */
+    async queue(id: string, batchCall: Hex, now: Date): Promise<void> {
+      await db
+        .update(auths)
+        .set({ batchCall, updatedAt: now })
+        .where(and(eq(auths.id, id), eq(auths.state, 'settling'), isNull(auths.txHash)));
+    },
+
+    /**
+     * Authorizations queued for a batch before `queuedBefore` that no transaction took, still
+     * valid at `nowSeconds`: their process stopped before sending them.
+     */
+    async orphans(queuedBefore: Date, nowSeconds: number, limit: number): Promise<(AuthorizationRow & { batchCall: string })[]> {
+      const rows = await db
+        .select()
+        .from(auths)
+        .where(
+          and(
+            eq(auths.state, 'settling'),
+            isNull(auths.txHash),
+            isNotNull(auths.batchCall),
+            lt(auths.updatedAt, queuedBefore),
+            gt(auths.validBefore, sql`${String(nowSeconds)}::numeric`),
+          ),
+        )
+        .orderBy(asc(auths.updatedAt))
+        .limit(limit);
+      return rows as (AuthorizationRow & { batchCall: string })[];
+    },
+
+    /** settling → failed for members no transaction took (nothing was sent for them). */
+    async failUnsent(ids: readonly string[], reason: string, now: Date): Promise<void> {
+      await db
+        .update(auths)
+        .set({ state: 'failed', reason, updatedAt: now })
+        .where(and(inArray(auths.id, [...ids]), eq(auths.state, 'settling'), isNull(auths.txHash)));
+    },
+
+    /** A batch the node refused (nothing is out): dropped, its members free for another batch. */
+    async release(txHash: Hex, error: string, now: Date): Promise<void> {
+      await db.transaction(async (tx) => {
+        await tx
+          .update(batches)
+          .set({ status: 'dropped', error: error.slice(0, 300), updatedAt: now, finalizedAt: now })
+          .where(and(eq(batches.txHash, txHash), eq(batches.status, 'pending')));
+        await tx
+          .update(auths)
+          .set({ txHash: null, updatedAt: now })
+          .where(and(eq(auths.txHash, txHash), eq(auths.state, 'settling')));
+      });
+    },
+
+    /** Records the outcome once; false when the batch was already final. */
+    async finalize(txHash: Hex, outcome: BatchOutcome, now: Date): Promise<boolean> {
+      return db.transaction(async (tx) => {
+        const rows = await tx
+          .update(batches)
+          .set({
+            status: outcome.status,
+            blockNumber: outcome.blockNumber ?? null,
+            gasUsed: outcome.gasUsed ?? null,
+            error: outcome.error?.slice(0, 300) ?? null,
+            updatedAt: now,
+            finalizedAt: now,
+          })
+          .where(and(eq(batches.txHash, txHash), eq(batches.status, 'pending')))
+          .returning({ txHash: batches.txHash });
+        if (rows.length === 0) return false;
+        for (const member of outcome.members) {
+          await tx
+            .update(auths)
+            .set({ state: member.state, reason: member.reason ?? null, updatedAt: now })
+            .where(and(eq(auths.id, member.id), eq(auths.txHash, txHash), eq(auths.state, 'settling')));
+        }
+        return true;
+      });
+    },
+
+    /** The oldest pending batches, for the reconciler. */
+    async pending(limit: number): Promise<BatchRow[]> {
+      return db.select().from(batches).where(eq(batches.status, 'pending')).orderBy(asc(batches.submittedAt)).limit(limit);
+    },
+
+    /** The members of a batch that have no outcome yet. */
+    async members(txHash: string): Promise<AuthorizationRow[]> {
+      return db
+        .select()
+        .from(auths)
+        .where(and(eq(auths.txHash, txHash), eq(auths.state, 'settling')));
+    },
+
+    async batch(txHash: string): Promise<BatchRow | undefined> {
+      const rows = await db.select().from(batches).where(eq(batches.txHash, txHash.toLowerCase())).limit(1);
+      return rows[0];
+    },
+  };
+}

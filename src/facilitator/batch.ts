@@ -1,0 +1,241 @@
+/**
+ * Batched settlement: claimed authorizations (verified ECDSA transfers) wait in a queue that is
+ * flushed when it holds `maxSize` of them or `maxWaitMs` after the first arrived, as one
+ * transaction to Multicall3 `aggregate3`, one `transferWithAuthorization` call per authorization,
+ * each with `allowFailure`, so one bad authorization (balance moved away, nonce used elsewhere)
+ * fails alone. Each queued authorization's calldata is stored when it is queued, and the batch and
+ * its members are recorded before the broadcast (see batch-store), so a restart loses nothing and
+ * never sends a member twice: the reconciler sends what a stopped process had queued but not sent
+ * (`resume`) and reads a sent batch's outcome from its stored hash. Each settle call answers its
+ * own outcome: at the broadcast in `broadcast` mode (within the payer's exposure bound), else once
+ * the receipt is read.
+ */
+import { encodeFunctionData, parseAbi, type Address, type Hex } from 'viem';
+import type { SettleResponse } from 'skill-market/x402';
+import { revertText, safeError, transferCall } from './chain';
+import { batchOutcome, type AnsweredOutcome } from './batch-outcome';
+import { BatchMemberTaken, type BatchStore } from './batch-store';
+import { REASONS } from './reasons';
+import { waitForReceipt } from './receipts';
+import type { SendResult } from './relayer';
+import type { PaymentRequest } from './request';
+import {
+  answerMode,
+  BACKGROUND_RECEIPT_TIMEOUT_MS,
+  MAX_SEND_ATTEMPTS,
+  SIMULATED_TRANSFER_GAS,
+  settleFailure,
+  type SettleContext,
+  type SettleOptions,
+} from './settle';
+import type { AuthorizationRow } from './store';
+
+/** Multicall3, at the same address on every chain that has it (Base included). */
+const MULTICALL3_ADDRESS: Address = '0xcA11bde05977b3631167028862bE2a173976CA11';
+
+const multicall3Abi = parseAbi([
+  'struct Call3 { address target; bool allowFailure; bytes callData; }',
+  'struct Result { bool success; bytes returnData; }',
+  'function aggregate3(Call3[] calls) payable returns (Result[] returnData)',
+]);
+
+/** Gas of the batch beyond its transfers: the transaction, the loop and the returned results. */
+const BATCH_BASE_GAS = 60_000n;
+
+/** What a batch needs beyond a single settlement: where batches are stored, and the network. */
+type BatchContext = SettleContext & { batches: BatchStore; network: string };
+
+export interface BatchSettings {
+  /** Authorizations per transaction; the queue flushes once it holds this many. */
+  maxSize: number;
+  /** Longest wait of the first queued authorization before a flush. */
+  maxWaitMs: number;
+}
+
+export interface Batcher {
+  /** Queues a claimed authorization (state `settling`, ECDSA, simulated by verify) and answers its outcome. */
+  submit(request: PaymentRequest, claimed: AuthorizationRow, options: SettleOptions): Promise<SettleResponse>;
+  /** Flushes whatever is queued now (the facilitator's stop calls it before the waits end). */
+  drain(): void;
+  /** Sends queued authorizations that a stopped process left unsent (see BatchStore.orphans); resolves once their outcome is known or left to the reconciler. */
+  resume(rows: readonly (AuthorizationRow & { batchCall: string })[]): Promise<void>;
+}
+
+interface Entry {
+  claimed: AuthorizationRow;
+  callData: Hex;
+  /** Who the answer names: the request's network and payer. */
+  who: Pick<PaymentRequest, 'network' | 'payer'>;
+  /** Answers at the broadcast (exposure covered) rather than at the receipt. */
+  early: boolean;
+  answered: boolean;
+  answer(response: SettleResponse): void;
+}
+
+const chunks = <T>(items: readonly T[], size: number): T[][] =>
+  Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
+
+export function createBatcher(ctx: BatchContext, settings: BatchSettings): Batcher {
+  let queue: Entry[] = [];
+  let timer: ReturnType<typeof setTimeout> | undefined;
+
+  const flush = () => {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    const batches = chunks(queue, settings.maxSize);
+    queue = [];
+    for (const entries of batches) ctx.background(() => settleBatch(ctx, entries));
+  };
+
+  return {
+    async submit(request, claimed, options) {
+      const callData = transferCall(request, claimed.signerKind).data;
+      try {
+        await ctx.batches.queue(claimed.id, callData, ctx.clock.now());
+      } catch (error) {
+        ctx.logger.error('an authorization could not be queued for a batch', { error: safeError(error) });
+        await ctx.batches.failUnsent([claimed.id], REASONS.unexpectedSettleError, ctx.clock.now()).catch(() => undefined);
+        return settleFailure(request, { reason: REASONS.unexpectedSettleError, message: 'The settlement could not be submitted' });
+      }
+      return new Promise<SettleResponse>((resolve) => {
+        const entry: Entry = {
+          claimed,
+          callData,
+          who: request,
+          early: answerMode(options, request.payment.authorization.value) === 'broadcast',
+          answered: false,
+          answer(response) {
+            if (entry.answered) return;
+            entry.answered = true;
+            resolve(response);
+          },
+        };
+        queue.push(entry);
+        if (queue.length >= settings.maxSize) flush();
+        else timer ??= setTimeout(flush, settings.maxWaitMs);
+      });
+    },
+    drain: flush,
+    async resume(rows) {
+      const entries = rows.map(
+        (row): Entry => ({
+          claimed: row,
+          callData: row.batchCall as Hex,
+          who: { network: row.network as PaymentRequest['network'], payer: row.payer as Address },
+          early: false,
+          answered: true, // nobody waits for these answers any more
+          answer: () => undefined,
+        }),
+      );
+      for (const batch of chunks(entries, settings.maxSize)) await settleBatch(ctx, batch);
+    },
+  };
+}
+
+/** Sends one batch, answers each member, and records the outcome when the receipt is seen in time. */
+async function settleBatch(ctx: BatchContext, entries: readonly Entry[]): Promise<void> {
+  const { clock, logger } = ctx;
+  const memberIds = entries.map((e) => e.claimed.id);
+  const failAll = async (reason: string, message: string) => {
+    await ctx.batches.failUnsent(memberIds, reason, clock.now()).catch(() => undefined);
+    for (const e of entries) e.answer(settleFailure(e.who, { reason, message }));
+  };
+  const data = encodeFunctionData({
+    abi: multicall3Abi,
+    functionName: 'aggregate3',
+    args: [
+      entries.map((e) => ({
+        target: e.claimed.asset as Address,
+        allowFailure: true,
+        callData: e.callData,
+      })),
+    ],
+  });
+  const gas = BATCH_BASE_GAS + SIMULATED_TRANSFER_GAS * BigInt(entries.length);
+
+  let sent: Extract<SendResult, { type: 'sent' | 'unknown' }> | undefined;
+  for (let attempt = 1; !sent; attempt++) {
+    const relayer = ctx.relayers.pick();
+    let result: SendResult;
+    try {
+      result = await relayer.send({ to: MULTICALL3_ADDRESS, data, gas }, (txHash, relayerNonce) =>
+        ctx.batches.record({ txHash, network: ctx.network, relayer: relayer.address, relayerNonce, memberIds }, clock.now()),
+      );
+    } catch (error) {
+      if (error instanceof BatchMemberTaken) {
+        // Another instance's reconciler sent them (this process was taken for stopped): its batch decides.
+        logger.warn('batch members already sent by another instance', { size: entries.length });
+        const message = 'Sent by another instance; ask GET /settlements for the outcome';
+        for (const e of entries) e.answer(settleFailure(e.who, { reason: REASONS.settlementPending, message }));
+        return;
+      }
+      // Nothing was broadcast: the claims end here and the payers must sign anew.
+      logger.error('batch settlement failed before broadcast', { error: safeError(error), size: entries.length });
+      return failAll(REASONS.unexpectedSettleError, 'The settlement could not be submitted');
+    }
+    if (result.type === 'rejected') {
+      const error = revertText(result.error);
+      await ctx.batches.release(result.hash, error, clock.now());
+      const retry = result.retryable && attempt < MAX_SEND_ATTEMPTS;
+      logger.warn('relayer batch transaction refused', { tx: result.hash, relayer: relayer.address, error, retry });
+      if (!retry) return failAll(REASONS.transactionFailed, `The node refused the transaction: ${error}`);
+      continue;
+    }
+    sent = result;
+  }
+  const hash = sent.hash;
+  if (sent.type === 'unknown') logger.warn('relayer batch broadcast unconfirmed', { tx: hash, error: revertText(sent.error) });
+  else for (const e of entries) if (e.early) e.answer({ success: true, transaction: hash, network: e.who.network, payer: e.who.payer });
+  logger.debug('payment batch broadcast', { tx: hash, size: entries.length });
+
+  // Callers still waiting get the receipt's outcome within the settle timeout; early answers were
+  // given already, so their receipt is awaited as long as a broadcast settlement's.
+  const onlyEarly = entries.every((e) => e.early && e.answered);
+  const pending = (e: Entry) =>
+    settleFailure(e.who, { reason: REASONS.settlementPending, message: 'Sent; the receipt was not seen in time' }, hash);
+  try {
+    const receipt = await waitForReceipt(
+      ctx.client,
+      hash,
+      onlyEarly ? BACKGROUND_RECEIPT_TIMEOUT_MS : ctx.receiptTimeoutMs,
+      ctx.pollIntervalMs,
+      ctx.stopping,
+    );
+    if (!receipt) {
+      for (const e of entries) e.answer(pending(e));
+      return;
+    }
+    const outcome = await batchOutcome(
+      ctx.chain,
+      receipt,
+      entries.map((e) => e.claimed),
+    );
+    await ctx.batches.finalize(hash, outcome, clock.now());
+    for (const [i, e] of entries.entries()) answerOutcome(ctx, e, hash, outcome.members[i] as AnsweredOutcome);
+    logger.info('payment batch settled', {
+      tx: hash,
+      size: entries.length,
+      settled: outcome.members.filter((m) => m.state === 'settled').length,
+      block: outcome.blockNumber,
+      gasUsed: outcome.gasUsed,
+    });
+  } catch (error) {
+    // Sent, but the outcome could not be recorded: the reconciler will.
+    logger.error('batch outcome not recorded', { tx: hash, error: safeError(error) });
+    for (const e of entries) e.answer(pending(e));
+  }
+}
+
+function answerOutcome(ctx: SettleContext, e: Entry, hash: Hex, outcome: AnsweredOutcome): void {
+  const { who } = e;
+  if (outcome.state === 'settled') {
+    e.answer({ success: true, transaction: hash, network: who.network, payer: who.payer });
+    return;
+  }
+  if (e.early) {
+    const fields = { tx: hash, payer: who.payer, amount: e.claimed.amount, reason: outcome.reason };
+    ctx.logger.warn('a broadcast settlement failed after its answer', fields);
+  }
+  const reason = outcome.reason ?? REASONS.transactionFailed;
+  e.answer(settleFailure(who, { reason, message: outcome.message ?? 'The transfer failed' }, hash));
+}
