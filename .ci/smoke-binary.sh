@@ -29,25 +29,29 @@ for _ in $(seq 1 200); do
   sleep 0.05
 done
 echo "smoke($expected): /health after $(( $(date +%s%3N) - start_ms )) ms: $health"
-echo "$health" | grep -q "\"status\":\"ok\"" || { cat registry.log; echo "smoke: /health is not ok"; exit 1; }
-echo "$health" | grep -q "\"database\":\"$expected\"" || { echo "smoke: expected database $expected"; exit 1; }
+grep -q "\"status\":\"ok\"" <<<"$health" || { cat registry.log; echo "smoke: /health is not ok"; exit 1; }
+grep -q "\"database\":\"$expected\"" <<<"$health" || { echo "smoke: expected database $expected"; exit 1; }
 
 # The web pages are embedded: / is the marketplace page, and every script and stylesheet it
 # names is served from the binary (no files on disk, no network).
 page=$(curl -sf "http://127.0.0.1:$port/")
-echo "$page" | grep -q '<div id="app">' || { echo "smoke: / is not the marketplace page"; exit 1; }
+grep -q '<div id="app">' <<<"$page" || { echo "smoke: / is not the marketplace page"; exit 1; }
 assets=$(echo "$page" | grep -oE '(src|href)="/[^"]+\.(js|css)"' | sed -E 's/^(src|href)="//; s/"$//')
 [ -n "$assets" ] || { echo "smoke: the page names no script or stylesheet"; exit 1; }
 for asset in $assets; do
   curl -sf -o /dev/null "http://127.0.0.1:$port$asset" || { echo "smoke: $asset is not served"; exit 1; }
 done
 echo "smoke($expected): / and its $(echo "$assets" | wc -w) assets served from the binary"
-curl -sf "http://127.0.0.1:$port/skills" | grep -q '^\[' || { echo "smoke: GET /skills is not the JSON list"; exit 1; }
+# Bodies are read whole before grep -q looks at them: grep quitting at the first match would cut
+# curl off (SIGPIPE), which pipefail turns into a failure.
+skills_body=$(curl -sf "http://127.0.0.1:$port/skills") || { echo "smoke: GET /skills failed"; exit 1; }
+grep -q '^\[' <<<"$skills_body" || { echo "smoke: GET /skills is not the JSON list"; exit 1; }
 # The identity provider's SDK is a bundle of its own (the sign-in page loads it): served too.
 sdk_page=$(curl -sf "http://127.0.0.1:$port/web/identity-provider")
 sdk_script=$(echo "$sdk_page" | grep -oE 'src="/[^"]+\.js"' | head -n 1 | sed -E 's/^src="//; s/"$//')
 [ -n "$sdk_script" ] || { echo "smoke: /web/identity-provider names no script"; exit 1; }
-curl -sf "http://127.0.0.1:$port$sdk_script" | grep -q 'auth.privy.io' || { echo "smoke: the identity provider's SDK bundle is not served"; exit 1; }
+sdk_body=$(curl -sf "http://127.0.0.1:$port$sdk_script") || { echo "smoke: $sdk_script is not served"; exit 1; }
+grep -q 'auth.privy.io' <<<"$sdk_body" || { echo "smoke: the identity provider's SDK bundle is not the provider's SDK"; exit 1; }
 
 if [ "$expected" = embedded ]; then
   other=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
