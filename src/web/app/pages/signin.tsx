@@ -28,7 +28,10 @@ export function SignInPage() {
         </p>
       ) : (
         <>
-          <p>Connect your wallet and sign one message to prove it is yours. Signing is free: it sends no transaction and moves no money.</p>
+          <p>
+            Connect your wallet and sign one message to prove it is yours. Signing is free: it sends no transaction and moves no money.
+            {privyAppId && ' No wallet? Sign in with your email or a social account below.'}
+          </p>
           <WalletPicker
             action="Sign in"
             onPick={async (wallet) => {
