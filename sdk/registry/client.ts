@@ -209,6 +209,26 @@ export class RegistryClient {
   }
 
   /**
+   * `GET /analytics/:skillId/payments`: the payments reported for one of your skills with their
+   * on-chain check, newest first; `state: 'rejected'` lists the ones that never counted, a
+   * reverted transfer among them (`reason` is `PAYMENT_REVERTED_REASON`). The skill's creator only.
+   *
+   * @example
+   * const { items } = await registry.skillPayments(skillId, { state: 'rejected', limit: 10 });
+   * for (const payment of items) console.log(payment.txHash, payment.amount, payment.reason);
+   */
+  async skillPayments(skillId: string, query: c.SkillPaymentsQuery = {}, signal?: AbortSignal): Promise<Page<c.SkillPaymentView>> {
+    const answer = await this.send('GET', `/analytics/${segment(skillId)}/payments`, {
+      what: 'skill payments',
+      query,
+      auth: true,
+      repeatable: true,
+      signal,
+    });
+    return { items: this.check(c.SkillPaymentList, answer, 'skill payment list'), nextCursor: this.cursor(answer) };
+  }
+
+  /**
    * `GET /analytics/usage`: the caller's paid calls, newest first.
    *
    * @example

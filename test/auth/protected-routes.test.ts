@@ -50,6 +50,7 @@ const PROTECTED: { method: string; path: string; level: 'account' | 'creator' | 
   },
   { method: 'GET', path: '/analytics/usage', level: 'consumer' },
   { method: 'GET', path: '/analytics/favorites', level: 'consumer' },
+  { method: 'GET', path: '/analytics/00000000-0000-4000-8000-000000000000/payments', level: 'consumer' },
 ];
 
 for (const kind of databaseKinds) {

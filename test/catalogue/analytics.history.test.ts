@@ -47,6 +47,7 @@ for (const kind of databaseKinds) {
         paymentRef: null,
         network: 'eip155:8453',
         verification: 'none',
+        verificationReason: null,
       });
       expect(records[1]).toEqual({
         id: records[1].id,
@@ -58,6 +59,7 @@ for (const kind of databaseKinds) {
         paymentRef: ref,
         network: 'eip155:84532',
         verification: 'pending',
+        verificationReason: null,
         createdAt: new Date(fx.clock.now().getTime() - 2000).toISOString(),
       });
       expect(records[0].id).toMatch(/^[0-9a-f-]{36}$/);

@@ -146,7 +146,7 @@ for (const kind of databaseKinds) {
         transfer(chain.accounts.payer, s.payTo, PRICE + 1n),
       );
       await add('wrong asset', /^no transfer of the listed asset/, (s) => transfer(chain.accounts.payer, s.payTo, PRICE, otherToken));
-      await add('reverted transaction', /^transaction reverted$/, async (s) => {
+      await add('reverted transaction', /^payment reverted on chain: the payer was not charged$/, async (s) => {
         const broke = await chain.createAccount(); // holds no USDC: the transfer reverts on chain
         const hash = await chain.walletClient(broke).sendTransaction({
           to: chain.token.address,

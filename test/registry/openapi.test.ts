@@ -36,12 +36,30 @@ describe('API documentation', () => {
       'paymentRef',
       'network',
       'verification',
+      'verificationReason',
       'createdAt',
     ]);
+    const payments = paths['/analytics/{skillId}/payments'].get;
+    expect(payments.parameters.map((p: any) => p.name)).toEqual(['skillId', 'state', 'limit', 'cursor']);
+    expect(payments.responses['200'].content['application/json'].schema.items.required).toEqual([
+      'id',
+      'txHash',
+      'network',
+      'amount',
+      'amountAtomic',
+      'state',
+      'reason',
+      'payer',
+      'reportedAt',
+      'decidedAt',
+    ]);
+    expect(paths['/analytics/{skillId}'].get.responses['200'].content['application/json'].schema.required).toContain(
+      'rejectedPaymentCount',
+    );
     expect(paths['/analytics/favorites'].get.responses['200'].content['application/json'].schema.items.required).toContain('isActive');
     expect(paths['/analytics/{skillId}'].get.parameters.map((p: any) => p.name)).toEqual(['skillId', 'days']);
     expect(paths['/wallet/{address}'].get.responses['200'].content['application/json'].schema.required).toContain('balanceAtomic');
-    for (const path of ['/analytics/usage', '/analytics/favorites', '/wallet/{address}'])
+    for (const path of ['/analytics/usage', '/analytics/favorites', '/analytics/{skillId}/payments', '/wallet/{address}'])
       expect(paths[path].get.security).toEqual([{ bearer: [] }, { cookie: [] }]);
   });
 

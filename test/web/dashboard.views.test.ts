@@ -9,6 +9,11 @@ import { readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { decryptKeystore } from 'skill-market/wallet';
+import { eq } from 'drizzle-orm';
+import { PAYMENT_REVERTED_REASON } from 'skill-market/registry';
+import { paymentVerifications } from '../../src/db/schema';
+import { pageConfig as webPageConfig } from '../../src/web/config';
+import { markRejected } from '../../src/registry/modules/payment-verification/store';
 import { bearer, jsonPost } from '../support/auth';
 import { injectWallet, launchBrowser, newContext, pageErrors, screenshot, startWebRegistry, type WebRegistry } from '../support/web';
 
@@ -355,5 +360,89 @@ describe('phone width and keyboard', () => {
     expect(await page.evaluate('location.pathname')).toBe('/dashboard/groups');
     // Focus went to the new section's heading, for screen readers.
     expect(await page.evaluate('document.activeElement?.tagName')).toBe('H1');
+  });
+});
+
+describe('reverted payments', () => {
+  it("lists a skill's reverted payment for its creator, and tells the payer they were not charged", async () => {
+    const skill = (await (await registry.request('/skills/word-count')).json()) as { id: string };
+    // The skill's analytics before: an empty list, with its loading state while the registry answers.
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route(
+      '**/analytics/*/payments?*',
+      async (route) => {
+        await held;
+        await route.continue();
+      },
+      { times: 1 },
+    );
+    await page.goto('/dashboard/skills/word-count');
+    await page.getByRole('status', { name: 'Loading the rejected payments' }).waitFor();
+    release();
+    await page.getByText('No rejected payments').waitFor();
+    expect(await page.getByTestId('stat-rejected').textContent()).toBe('0');
+
+    // Two paid calls reported by the payer: one transfer reverted on chain, one paid someone else.
+    const reverted = `0x${'ab'.repeat(32)}`;
+    const misdirected = `0x${'cd'.repeat(32)}`;
+    for (const paymentRef of [misdirected, reverted]) {
+      const res = await registry.request(
+        '/analytics/usage',
+        jsonPost({ skillId: skill.id, amount: 3000, paymentRef }, { ...bearer(token), origin: registry.url }),
+      );
+      expect(res.status).toBe(200);
+    }
+    // What the verifier stores for them (the chain check itself runs on anvil in test/catalogue/reverted-payments.test.ts).
+    const checks = await registry.database.db.select().from(paymentVerifications).where(eq(paymentVerifications.skillId, skill.id));
+    const reason = new Map([
+      [reverted, PAYMENT_REVERTED_REASON],
+      [misdirected, "the transfer goes to 0x0000000000000000000000000000000000000001, not the skill's payment address"],
+    ]);
+    for (const check of checks) await markRejected(registry.database.db, check.id, reason.get(check.txHash)!, new Date());
+
+    await page.reload();
+    const section = page.getByRole('region', { name: 'Rejected payments' });
+    await section.getByText('payment reverted: not charged').waitFor();
+    expect(await page.getByTestId('stat-rejected').textContent()).toBe('2');
+    const rows = section.getByRole('row');
+    expect(await rows.count()).toBe(3); // header and two payments
+    const explorer = webPageConfig(registry.config).explorer;
+    const link = section.getByRole('link', { name: reverted });
+    expect(await link.getAttribute('href')).toBe(`${explorer!.url}/tx/${reverted}`);
+    expect(await link.getAttribute('target')).toBe('_blank');
+    expect(await section.textContent()).toContain("not the skill's payment address");
+    expect(await section.textContent()).toContain('$0.003');
+    await screenshot(page, 'dashboard-analytics-rejected');
+
+    // The list's error state does not hide the analytics, and recovers.
+    await failOnce('**/analytics/*/payments?*');
+    await page.reload();
+    const alert = page.getByRole('alert').filter({ hasText: 'Could not load the rejected payments' });
+    await alert.waitFor();
+    expect(await alert.locator('.request-id').textContent()).toBe('req-test-42');
+    expect(await page.getByTestId('stat-rejected').textContent()).toBe('2');
+    await alert.getByRole('button', { name: 'Try again' }).click();
+    await section.getByText('payment reverted: not charged').waitFor();
+
+    // The payer's own history keeps both calls and says what happened to each payment.
+    await open('calls', 'payment reverted: not charged');
+    const callRows = page.getByRole('row');
+    expect(await callRows.nth(1).textContent()).toContain('payment reverted: not charged');
+    expect(await callRows.nth(2).textContent()).toContain(
+      'payment rejected: the transfer goes to 0x0000000000000000000000000000000000000001',
+    );
+    await screenshot(page, 'dashboard-calls-reverted');
+
+    // At phone width the list scrolls inside its table, not the page.
+    const phone = await newContext(browser, 'phone', registry.url);
+    await phone.addCookies((await context.cookies()).filter((c) => c.name.startsWith('market_')));
+    const small = await phone.newPage();
+    await small.goto('/dashboard/skills/word-count');
+    await small.getByText('payment reverted: not charged').waitFor();
+    expect(await small.evaluate('document.documentElement.scrollWidth')).toBe(390);
+    await screenshot(small, 'dashboard-analytics-rejected');
+    await phone.close();
+    expect(errors).toEqual([]);
   });
 });

@@ -118,6 +118,9 @@ export type FavoriteResult = Static<typeof FavoriteResult>;
  * `days` UTC days. Revenue is the sum of payments verified on chain, twice: `totalRevenue` in USDC
  * as an exact decimal string and `totalRevenueAtomic` in micro-USDC as an integer string (use the
  * latter for sums). `lastCalledAt` and `lastViewedAt` are null before the first call or view.
+ * `rejectedPaymentCount` counts the skill's reported payments that the chain check rejected, such
+ * as a `broadcast` settlement whose transfer later reverted; its creator lists them with
+ * `GET /analytics/:skillId/payments?state=rejected` ({@link SkillPaymentView}).
  */
 export const Analytics = T.Object({
   skillId: Uuid(),
@@ -129,6 +132,9 @@ export const Analytics = T.Object({
   totalRevenueAtomic: T.String({ description: 'micro-USDC' }),
   lastCalledAt: Nullable(Timestamp()),
   lastViewedAt: Nullable(Timestamp()),
+  rejectedPaymentCount: T.Number({
+    description: 'reported payments the on-chain check rejected (a reverted transfer among them); they count in no other figure',
+  }),
   daily: T.Array(
     T.Object({
       date: T.String({ description: 'UTC day, YYYY-MM-DD' }),
@@ -164,7 +170,9 @@ export const VERIFICATION_STATES = ['none', 'pending', 'verified', 'rejected'] a
 /**
  * One record of `GET /analytics/usage`: a paid call of the caller's, with the skill it was for.
  * `amount` is USDC as an exact decimal string, `amountAtomic` micro-USDC as an integer string;
- * `paymentRef` is null when none was sent; `verification` is one of {@link VERIFICATION_STATES}.
+ * `paymentRef` is null when none was sent; `verification` is one of {@link VERIFICATION_STATES};
+ * `verificationReason` says why a payment was rejected ({@link PAYMENT_REVERTED_REASON} when its
+ * transfer reverted: the payer was not charged) or why its check is still pending.
  */
 export const UsageRecordView = T.Object({
   id: Uuid(),
@@ -178,6 +186,7 @@ export const UsageRecordView = T.Object({
   verification: T.Union([T.Literal('none'), T.Literal('pending'), T.Literal('verified'), T.Literal('rejected')], {
     description: 'the payment’s on-chain check: none (no reference), pending, verified (counts as revenue) or rejected',
   }),
+  verificationReason: Nullable(T.String(), 'why the check rejected the payment (or why it is still pending); null otherwise'),
   createdAt: Timestamp(),
 });
 /** The {@link UsageRecordView} schema's type. */
@@ -187,3 +196,64 @@ export type UsageRecordView = Static<typeof UsageRecordView>;
  * page's cursor is in the `X-Next-Cursor` header.
  */
 export const UsageRecordList = T.Array(UsageRecordView);
+
+/**
+ * The reason the registry stores for a reported payment whose transaction reverted on chain, for
+ * instance a `broadcast` settlement answered before its block while the payer drained their
+ * balance: nothing moved, the payer was not charged, and the call counts as neither paid nor
+ * revenue. It is the `verificationReason` of a {@link UsageRecordView} and the `reason` of a
+ * {@link SkillPaymentView}.
+ *
+ * @example
+ * const { items } = await registry.usage();
+ * const reverted = items.filter((record) => record.verificationReason === PAYMENT_REVERTED_REASON);
+ */
+export const PAYMENT_REVERTED_REASON = 'payment reverted on chain: the payer was not charged';
+
+/**
+ * The states `GET /analytics/:skillId/payments` filters by (`state`), the on-chain check of each
+ * payment reported for the skill: `pending`, `verified` (counted as revenue) or `rejected`.
+ *
+ * @example
+ * const { items } = await registry.skillPayments(skillId, { state: 'rejected' }); // one of PAYMENT_STATES
+ */
+export const PAYMENT_STATES = ['pending', 'verified', 'rejected'] as const;
+
+/**
+ * Query of `GET /analytics/:skillId/payments` (the skill's creator only): `state` filters by one of
+ * {@link PAYMENT_STATES} (default all), `limit` is 1–100 (default 20) and `cursor` the
+ * `X-Next-Cursor` header of the previous page.
+ */
+export const SkillPaymentsQuery = T.Object({
+  state: T.Optional(T.Union([T.Literal('pending'), T.Literal('verified'), T.Literal('rejected')], { description: 'default: every state' })),
+  limit: T.Optional(PageLimit('payments per page, 1–100, default 20')),
+  cursor: T.Optional(Cursor),
+});
+/** The {@link SkillPaymentsQuery} schema's type. */
+export type SkillPaymentsQuery = Static<typeof SkillPaymentsQuery>;
+
+/**
+ * One payment reported for a skill, as its creator sees it in `GET /analytics/:skillId/payments`:
+ * the transaction, the amount the listing asked for (USDC exact decimal and micro-USDC), the
+ * check's `state` and `reason` ({@link PAYMENT_REVERTED_REASON} for a reverted transfer), the payer
+ * once verified, when it was first reported and when the check decided.
+ */
+export const SkillPaymentView = T.Object({
+  id: Uuid(),
+  txHash: T.String({ description: 'the reported transaction hash (lower case) or reference' }),
+  network: T.String({ description: 'CAIP-2 network of the payment, e.g. eip155:8453' }),
+  amount: T.String({ description: 'USDC the listing asked for, exact decimal' }),
+  amountAtomic: T.String({ description: 'micro-USDC the listing asked for' }),
+  state: T.Union([T.Literal('pending'), T.Literal('verified'), T.Literal('rejected')]),
+  reason: Nullable(T.String(), 'why the check rejected it, or why it is still pending'),
+  payer: Nullable(T.String(), 'who paid, from the chain, once verified'),
+  reportedAt: Timestamp('when the payment was first reported'),
+  decidedAt: Nullable(Timestamp(), 'when the check verified or rejected it'),
+});
+/** The {@link SkillPaymentView} schema's type. */
+export type SkillPaymentView = Static<typeof SkillPaymentView>;
+/**
+ * Answer of `GET /analytics/:skillId/payments`: one page of {@link SkillPaymentView}, newest report
+ * first; the next page's cursor is in the `X-Next-Cursor` header.
+ */
+export const SkillPaymentList = T.Array(SkillPaymentView);

@@ -3,7 +3,7 @@ import { formatPrice } from 'skill-market/x402';
 import { favorites, skills, usageRecords } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
 import { decodeCursor, encodeCursor, isIsoInstant } from '../../lib/cursor';
-import { paymentStatus } from '../payment-verification';
+import { paymentReason, paymentStatus } from '../payment-verification';
 import type { SkillView, UsageQuery, UsageRecordView } from 'skill-market/registry';
 import { DEFAULT_LIMIT } from '../skills';
 import { selectSkills, toSkillView } from '../skills';
@@ -33,6 +33,7 @@ export async function listUsage(
       paymentRef: usageRecords.paymentRef,
       network: skills.network,
       verification: paymentStatus(usageRecords.paymentId),
+      verificationReason: paymentReason(usageRecords.paymentId),
       createdAt: usageRecords.createdAt,
     })
     .from(usageRecords)

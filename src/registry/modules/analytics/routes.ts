@@ -16,12 +16,14 @@ import {
   Recorded,
   SkillIdParam,
   SkillList,
+  SkillPaymentList,
+  SkillPaymentsQuery,
   UsageQuery,
   UsageRecordList,
   UsageRequest,
   ViewBody,
 } from 'skill-market/registry';
-import { DEFAULT_DAYS, getAnalytics, recordCall, recordUsage, recordView, setFavorite } from './service';
+import { DEFAULT_DAYS, getAnalytics, recordCall, recordUsage, recordView, setFavorite, skillPayments } from './service';
 
 const tags = ['Analytics'];
 
@@ -111,5 +113,24 @@ export function analyticsRoutes(ctx: ServiceContext) {
         response: Analytics,
         detail: { tags, summary: 'Counters and a daily series of one skill (the last `days` days, default 30)' },
       })
+      .get(
+        '/:skillId/payments',
+        async ({ principal, params, query, set, request }) => {
+          const { payments, nextCursor } = await skillPayments(ctx, principal.userId, params.skillId, query);
+          announceNextPage(set.headers, request.url, nextCursor);
+          return payments;
+        },
+        {
+          auth: 'consumer',
+          params: SkillIdParam,
+          query: SkillPaymentsQuery,
+          response: SkillPaymentList,
+          detail: {
+            tags,
+            summary:
+              'Payments reported for your skill with their on-chain check (state=rejected: reverted or mismatched ones), newest first; the next page’s cursor is in X-Next-Cursor',
+          },
+        },
+      )
   );
 }

@@ -3,10 +3,10 @@ import { formatPrice } from 'skill-market/x402';
 import { favorites, skillCalls, skillDaily, skills, skillStats, usageRecords, viewDedup } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
 import { AppError } from '../../../http';
-import { MAX_USAGE_AMOUNT } from 'skill-market/registry';
+import { MAX_USAGE_AMOUNT, type SkillPaymentsQuery } from 'skill-market/registry';
 import { hashSecret } from '../auth';
-import { nominatePayment } from '../payment-verification';
-import { priceToAtomic } from '../skills';
+import { countRejectedPayments, listSkillPayments, nominatePayment } from '../payment-verification';
+import { DEFAULT_LIMIT, priceToAtomic } from '../skills';
 import { countFavorite, countUnpaidCall, countView, dayOf } from './stats';
 
 async function skillById(ctx: ServiceContext, skillId: string) {
@@ -154,10 +154,18 @@ export async function getAnalytics(ctx: ServiceContext, skillId: string, length 
     totalRevenueAtomic: revenue.toString(),
     lastCalledAt: stats?.lastCalledAt?.toISOString() ?? null,
     lastViewedAt: stats?.lastViewedAt?.toISOString() ?? null,
+    rejectedPaymentCount: await countRejectedPayments(ctx.db, skillId),
     daily: days.map((date) => {
       const r = byDay.get(date);
       const revenue = BigInt(r?.revenue ?? 0);
       return { date, views: r?.views ?? 0, calls: r?.calls ?? 0, revenue: formatPrice(revenue), revenueAtomic: revenue.toString() };
     }),
   };
+}
+
+/** A skill's reported payments and their checks, for its creator only (403 for anyone else). */
+export async function skillPayments(ctx: ServiceContext, userId: string, skillId: string, query: SkillPaymentsQuery) {
+  const skill = await skillById(ctx, skillId);
+  if (skill.creatorId !== userId) throw new AppError('FORBIDDEN', 'Only the skill’s creator can read its payments');
+  return listSkillPayments(ctx.db, skill.id, query, query.limit ?? DEFAULT_LIMIT);
 }

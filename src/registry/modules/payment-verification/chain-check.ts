@@ -1,4 +1,5 @@
 import { decodeEventLog, parseAbi, type Address, type Hash, type PublicClient } from 'viem';
+import { PAYMENT_REVERTED_REASON } from 'skill-market/registry';
 
 const transferEvent = parseAbi(['event Transfer(address indexed from, address indexed to, uint256 value)']);
 
@@ -19,7 +20,7 @@ export type ChainVerdict =
 /**
  * Reads the transaction's receipt: it must have succeeded and hold a `Transfer` log emitted by
  * the asset contract to `payTo` of exactly `amount`. Other transfers in the same transaction
- * (batches) are ignored; a receipt is final, so anything but a missing receipt or an RPC
+ * (batches) are ignored; a reverted one moved nothing (the payer was not charged). A receipt is final, so anything but a missing receipt or an RPC
  * failure decides for good.
  */
 export async function checkPaymentOnChain(client: PublicClient, expected: ExpectedPayment): Promise<ChainVerdict> {
@@ -31,7 +32,7 @@ export async function checkPaymentOnChain(client: PublicClient, expected: Expect
     if (names.has('TransactionReceiptNotFoundError')) return { type: 'retry', reason: 'transaction not found on chain' };
     return { type: 'retry', reason: names.has('TimeoutError') ? 'the RPC did not answer in time' : 'the RPC could not be read' };
   }
-  if (receipt.status !== 'success') return { type: 'rejected', reason: 'transaction reverted' };
+  if (receipt.status !== 'success') return { type: 'rejected', reason: PAYMENT_REVERTED_REASON };
   const transfers = receipt.logs.flatMap((log) => {
     if (log.address.toLowerCase() !== expected.asset.toLowerCase()) return [];
     try {

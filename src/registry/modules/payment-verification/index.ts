@@ -4,5 +4,6 @@
  */
 export { createPaymentVerifier, type PaymentVerifier } from './verifier';
 export { recordReportedPayment } from './report';
-export { paymentStatus } from './status';
+export { paymentReason, paymentStatus } from './status';
+export { countRejectedPayments, listSkillPayments } from './listing';
 export { nominatePayment } from './store';

@@ -11,3 +11,10 @@ export type PaymentStatus = 'none' | 'pending' | 'verified' | 'rejected';
 export function paymentStatus(paymentId: AnyColumn): SQL<PaymentStatus> {
   return sql<PaymentStatus>`coalesce((select ${paymentVerifications.status} from ${paymentVerifications} where ${paymentVerifications.id} = ${paymentId}), 'none')`;
 }
+
+/** Why the check of a record's payment rejected it (or is still pending): null without one. */
+export function paymentReason(paymentId: AnyColumn): SQL<string | null> {
+  return sql<
+    string | null
+  >`(select ${paymentVerifications.reason} from ${paymentVerifications} where ${paymentVerifications.id} = ${paymentId} and ${paymentVerifications.status} <> 'verified')`;
+}

@@ -1,9 +1,9 @@
 /** My paid calls: newest first, paged by the registry's cursor, each with its receipt. */
 import { useState } from 'preact/hooks';
 import { Empty, ErrorBox, Skeleton } from '../../components/states';
-import type { UsageRecordView as UsageRecord } from 'skill-market/registry';
+import { PAYMENT_REVERTED_REASON, type UsageRecordView as UsageRecord } from 'skill-market/registry';
+import { TxLink } from '../../components/tx-link';
 import { registry } from '../../lib/api';
-import { pageConfig } from '../../lib/config';
 import { usdc } from '../../lib/format';
 import { useAction } from '../../lib/use-action';
 import { useResource } from '../../lib/use-resource';
@@ -12,32 +12,16 @@ const CHECK_TEXT: Record<UsageRecord['verification'], string> = {
   none: 'no payment reference',
   pending: 'being checked on chain',
   verified: 'verified on chain',
-  rejected: 'not found on chain',
+  rejected: 'rejected on chain: not counted',
 };
 
 const PAGE = 20;
-const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
 
-function PaymentRef({ record }: { record: UsageRecord }) {
-  const explorer = pageConfig.value?.explorer;
-  const networkId = pageConfig.value?.network.id;
-  const ref = record.paymentRef;
-  if (!ref) return <span class="muted">none recorded</span>;
-  // Only a transaction hash on this registry's network has an explorer page; a nonce does not.
-  if (explorer && record.network === networkId && TX_HASH.test(ref)) {
-    return (
-      <a
-        class="mono tx-hash"
-        href={`${explorer.url}/tx/${ref}`}
-        target="_blank"
-        rel="noopener noreferrer"
-        title={`Open in ${explorer.name}`}
-      >
-        {ref}
-      </a>
-    );
-  }
-  return <code class="tx-hash">{ref}</code>;
+/** What a record's check says; a reverted transfer says so plainly: the call was answered but nothing was charged. */
+function checkText(record: UsageRecord): string {
+  if (record.verification === 'rejected' && record.verificationReason === PAYMENT_REVERTED_REASON) return 'payment reverted: not charged';
+  if (record.verification === 'rejected' && record.verificationReason) return `payment rejected: ${record.verificationReason}`;
+  return CHECK_TEXT[record.verification] ?? record.verification;
 }
 
 export function CallsView() {
@@ -88,8 +72,11 @@ export function CallsView() {
                 </th>
                 <td class="num">{usdc(BigInt(r.amountAtomic))}</td>
                 <td class="receipt-cell">
-                  <PaymentRef record={r} />
-                  <span class={`muted check-${r.verification}`}> · {CHECK_TEXT[r.verification] ?? r.verification}</span>
+                  <TxLink reference={r.paymentRef} network={r.network} />
+                  <span class={`muted check-${r.verification}`} title={r.verificationReason ?? undefined}>
+                    {' '}
+                    · {checkText(r)}
+                  </span>
                 </td>
               </tr>
             ))}

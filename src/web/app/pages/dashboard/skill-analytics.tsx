@@ -1,10 +1,83 @@
 /** One skill's analytics: counters and daily views, calls and revenue over 7 or 30 days (uPlot). */
 import { useState } from 'preact/hooks';
+import { PAYMENT_REVERTED_REASON } from 'skill-market/registry';
 import { SeriesChart } from '../../components/series-chart';
-import { ErrorBox, Skeleton } from '../../components/states';
+import { Empty, ErrorBox, Skeleton } from '../../components/states';
+import { TxLink } from '../../components/tx-link';
 import { registry } from '../../lib/api';
 import { count, usdc } from '../../lib/format';
 import { useResource } from '../../lib/use-resource';
+
+/** How many rejected payments the analytics page lists (the newest). */
+const REJECTED_SHOWN = 10;
+
+/**
+ * The skill's payments the chain check rejected, newest first: a reverted transfer (a `broadcast`
+ * call answered before its block, the payer's balance gone by then) says so; others show the
+ * registry's reason. None of them counts as a paid call or revenue.
+ */
+function RejectedPayments({ skillId, total }: { skillId: string; total: number }) {
+  const [list, retry] = useResource(
+    (signal) => registry.skillPayments(skillId, { state: 'rejected', limit: REJECTED_SHOWN }, signal),
+    [skillId],
+  );
+  return (
+    <section class="rejected-payments" aria-labelledby="rejected-payments-title">
+      <h3 id="rejected-payments-title">Rejected payments</h3>
+      <p class="muted small">
+        Calls answered whose payment the chain check refused, such as a transfer that reverted after a fast (broadcast) answer. They count
+        in no revenue or paid-call figure.
+      </p>
+      {list.state === 'loading' && <Skeleton lines={3} label="Loading the rejected payments" />}
+      {list.state === 'error' && <ErrorBox error={list.error} title="Could not load the rejected payments" retry={retry} />}
+      {list.state === 'ready' && list.data.items.length === 0 && (
+        <Empty title="No rejected payments">Every payment reported for this skill was verified on chain or is still being checked.</Empty>
+      )}
+      {list.state === 'ready' && list.data.items.length > 0 && (
+        <>
+          <div class="table-wrap">
+            <table class="data-table">
+              <caption class="visually-hidden">Rejected payments, newest first</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Reported</th>
+                  <th scope="col" class="num">
+                    Amount
+                  </th>
+                  <th scope="col">Transaction</th>
+                  <th scope="col">Why</th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.data.items.map((p) => (
+                  <tr key={p.id}>
+                    <td class="nowrap">{new Date(p.reportedAt).toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' })}</td>
+                    <td class="num">{usdc(BigInt(p.amountAtomic))}</td>
+                    <td class="receipt-cell">
+                      <TxLink reference={p.txHash} network={p.network} />
+                    </td>
+                    <td class="rejected-reason">
+                      {p.reason === PAYMENT_REVERTED_REASON ? (
+                        <span class="badge badge-warn">payment reverted: not charged</span>
+                      ) : (
+                        (p.reason ?? 'rejected')
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          {total > list.data.items.length && (
+            <p class="muted small">
+              The newest {list.data.items.length} of {count(total)}.
+            </p>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
 
 const money = (n: number) => `$${Number(n.toFixed(6))}`;
 
@@ -38,7 +111,7 @@ export function SkillAnalytics({ slug }: { slug: string }) {
       {data.state === 'error' && <ErrorBox error={data.error} title="Could not load the analytics" retry={retry} />}
       {data.state === 'ready' && (
         <>
-          <dl class="stats">
+          <dl class="stats stats-five">
             <div>
               <dt>Calls</dt>
               <dd data-testid="stat-calls">{count(data.data.analytics.callCount)}</dd>
@@ -54,6 +127,10 @@ export function SkillAnalytics({ slug }: { slug: string }) {
             <div>
               <dt>Revenue</dt>
               <dd data-testid="stat-revenue">{usdc(data.data.analytics.totalRevenue)}</dd>
+            </div>
+            <div>
+              <dt>Rejected payments</dt>
+              <dd data-testid="stat-rejected">{count(data.data.analytics.rejectedPaymentCount)}</dd>
             </div>
           </dl>
           <div class="chart-grid">
@@ -74,6 +151,7 @@ export function SkillAnalytics({ slug }: { slug: string }) {
               format={money}
             />
           </div>
+          <RejectedPayments skillId={data.data.skill.id} total={data.data.analytics.rejectedPaymentCount} />
           <p class="small">
             <a href={`/skill/${encodeURIComponent(slug)}`}>Open the public page</a>
           </p>
