@@ -10,7 +10,7 @@ import type { CallBody, CallOutcome } from 'skill-market/registry';
 import { skillCalls, skills } from '../../../db/schema';
 import { AppError } from '../../../http';
 import type { ServiceContext } from '../../context';
-import { nominatePayment } from '../payment-verification';
+import { nominatePayments } from '../payment-verification';
 import { priceToAtomic } from '../skills';
 import { countUnpaidCalls } from './stats';
 
@@ -56,11 +56,13 @@ export async function recordCalls(ctx: ServiceContext, userId: string, calls: re
   const key = (a: Accepted) => `${a.skill.id}\n${a.paymentRef ?? ''}`;
   const ordered = [...accepted].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a.index - b.index));
   const inserted = await ctx.db.transaction(async (tx) => {
-    const paymentIds = new Map<string, string>();
-    for (const a of ordered) {
-      if (a.paymentRef !== null && !paymentIds.has(key(a)))
-        paymentIds.set(key(a), (await nominatePayment(tx, a.skill, a.paymentRef, now)).id);
-    }
+    const paid = ordered.filter((a) => a.paymentRef !== null);
+    const nominated = await nominatePayments(
+      tx,
+      paid.map((a) => ({ skill: a.skill, reference: a.paymentRef! })),
+      now,
+    );
+    const paymentIds = new Map(paid.map((a, i) => [key(a), nominated[i]!.id]));
     const rows = await tx
       .insert(skillCalls)
       .values(

@@ -5,4 +5,4 @@
 export { createPaymentVerifier, type PaymentVerifier } from './verifier';
 export { recordReportedPayment } from './report';
 export { paymentStatus } from './status';
-export { nominatePayment } from './store';
+export { nominatePayment, nominatePayments } from './store';
