@@ -1,7 +1,8 @@
 /**
- * Call tracking off the response path: each settled call becomes one `POST /analytics/call
- * {skillId, amount, paymentRef}` record, queued in memory and delivered in the background with
- * exponential back-off. A registry outage never slows a paid call; a record is dropped only
+ * Call tracking off the response path: each settled call becomes one `{skillId, amount, paymentRef}`
+ * record, queued in memory and delivered in the background in batches (`POST /analytics/calls`,
+ * sent once `batchSize` records wait or the oldest has waited `batchDelayMs`), with exponential
+ * back-off. A registry without the batch route (404) gets one `POST /analytics/call` per record. A registry outage never slows a paid call; a record is dropped only
  * after `maxAttempts` (or when the registry refuses it for good, or the queue overflows), always
  * with a warning. The transaction hash is the paymentRef, so a repeated delivery counts once.
  */
@@ -9,6 +10,7 @@ import { RegistryError } from '../http/errors';
 import { errorText, type CreatorLogger } from './logger';
 import type { SettledCall } from './paid-call';
 import type { RegistryClient } from '../registry/client';
+import { MAX_CALL_BATCH, type CallBody } from '../registry/contract/index';
 
 /** Tuning of call tracking (`serve({ trackCalls: { … } })`). */
 export interface TrackingOptions {
@@ -20,8 +22,12 @@ export interface TrackingOptions {
   maxAttempts?: number;
   /** Records waiting at most; beyond it the oldest is dropped; default 10 000. */
   maxQueue?: number;
-  /** Records sent at once; default 4. */
+  /** Requests in flight at once; default 4. */
   concurrency?: number;
+  /** Records per batch at most; a full batch is sent at once; default 50 (the registry takes up to 100). */
+  batchSize?: number;
+  /** Longest wait in ms of a new record for others to share its request; default 200. */
+  batchDelayMs?: number;
 }
 
 export interface CallTracker {
@@ -49,14 +55,20 @@ export function createCallTracker(client: RegistryClient, logger: CreatorLogger,
   const maxAttempts = options.maxAttempts ?? 12;
   const maxQueue = options.maxQueue ?? 10_000;
   const concurrency = options.concurrency ?? 4;
+  const batchSize = Math.max(1, Math.min(MAX_CALL_BATCH, options.batchSize ?? 50));
+  const batchDelayMs = options.batchDelayMs ?? 200;
   const skillIds = new Map<string, string>();
   const missingUntil = new Map<string, number>();
   const queue: Item[] = [];
   const idle = new Set<() => void>();
+  /** Requests in flight, and the records they carry. */
   let inFlight = 0;
+  let recordsInFlight = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let lookup: Promise<void> | undefined;
   let stopped = false;
+  /** The registry answered 404 for the batch route: one request per record from then on. */
+  let singles = false;
 
   /** The id of a skill: from registration, else from the creator's own skill list (one lookup at a time). */
   const skillIdOf = async (name: string): Promise<string | undefined> => {
@@ -74,35 +86,72 @@ export function createCallTracker(client: RegistryClient, logger: CreatorLogger,
     return skillIds.get(name);
   };
 
-  const send = async (item: Item) => {
+  const retry = (item: Item, error: unknown) => {
     const { call } = item;
-    try {
+    if (error instanceof RegistryError && !error.retryable) {
+      return logger.warn('call record refused by the registry; dropped', {
+        skill: call.skill,
+        transaction: call.transaction,
+        error: error.message,
+      });
+    }
+    item.attempts++;
+    if (item.attempts >= maxAttempts) {
+      return logger.warn(`call record dropped after ${item.attempts} attempts`, {
+        skill: call.skill,
+        transaction: call.transaction,
+        error: errorText(error),
+      });
+    }
+    const delay = Math.min(maxDelayMs, baseDelayMs * 2 ** (item.attempts - 1)) * (0.8 + Math.random() * 0.4);
+    item.nextAt = Date.now() + delay;
+    queue.push(item);
+  };
+
+  /** The records of `items` whose skill id is known; the others are dropped with a warning. */
+  const recordsOf = async (items: Item[]) => {
+    const records: { item: Item; body: CallBody }[] = [];
+    for (const item of items) {
+      const { call } = item;
       const skillId = await skillIdOf(call.skill);
-      if (!skillId)
-        return logger.warn('call not tracked: the skill is not registered under this API key', {
+      if (skillId) records.push({ item, body: { skillId, amount: call.amount, paymentRef: call.transaction } });
+      else
+        logger.warn('call not tracked: the skill is not registered under this API key', {
           skill: call.skill,
           transaction: call.transaction,
         });
-      await client.recordCall({ skillId, amount: call.amount, paymentRef: call.transaction });
+    }
+    return records;
+  };
+
+  const send = async (items: Item[]) => {
+    let records: { item: Item; body: CallBody }[] = [];
+    try {
+      records = await recordsOf(items);
+      if (records.length === 0) return;
+      if (singles) {
+        for (const { body } of records) await client.recordCall(body);
+        return;
+      }
+      const { results } = await client.recordCalls(records.map((r) => r.body));
+      results.forEach((outcome, i) => {
+        const call = records[i]?.item.call;
+        if (outcome.status === 'refused' && call)
+          logger.warn('call record refused by the registry; dropped', {
+            skill: call.skill,
+            transaction: call.transaction,
+            error: `${outcome.reason}: ${outcome.message}`,
+          });
+      });
     } catch (error) {
-      if (error instanceof RegistryError && !error.retryable) {
-        return logger.warn('call record refused by the registry; dropped', {
-          skill: call.skill,
-          transaction: call.transaction,
-          error: error.message,
-        });
+      if (!singles && error instanceof RegistryError && error.status === 404) {
+        // A registry of another kind: send these again, one request each.
+        singles = true;
+        for (const item of items) queue.push(item);
+        return;
       }
-      item.attempts++;
-      if (item.attempts >= maxAttempts) {
-        return logger.warn(`call record dropped after ${item.attempts} attempts`, {
-          skill: call.skill,
-          transaction: call.transaction,
-          error: errorText(error),
-        });
-      }
-      const delay = Math.min(maxDelayMs, baseDelayMs * 2 ** (item.attempts - 1)) * (0.8 + Math.random() * 0.4);
-      item.nextAt = Date.now() + delay;
-      queue.push(item);
+      // Not resolved yet (the skill lookup failed): every item is retried.
+      for (const item of records.length > 0 ? records.map((r) => r.item) : items) retry(item, error);
     }
   };
 
@@ -111,13 +160,28 @@ export function createCallTracker(client: RegistryClient, logger: CreatorLogger,
     timer = undefined;
     if (stopped) return;
     const now = Date.now();
+    // A full batch of new records goes at once rather than waiting for its delay.
+    if (queue.filter((item) => item.nextAt > now && item.attempts === 0).length >= batchSize) {
+      for (const item of queue) if (item.attempts === 0) item.nextAt = Math.min(item.nextAt, now);
+    }
+    const size = singles ? 1 : batchSize;
     while (inFlight < concurrency) {
-      const index = queue.findIndex((item) => item.nextAt <= now);
-      if (index < 0) break;
-      const [item] = queue.splice(index, 1);
+      const batch: Item[] = [];
+      for (let i = 0; i < queue.length && batch.length < size; ) {
+        if (queue[i]!.nextAt <= now) batch.push(...queue.splice(i, 1));
+        else i++;
+      }
+      if (batch.length === 0) break;
+      // New records still in their delay share the request (records in back-off keep their time).
+      for (let i = 0; i < queue.length && batch.length < size; ) {
+        if (queue[i]!.attempts === 0) batch.push(...queue.splice(i, 1));
+        else i++;
+      }
       inFlight++;
-      void send(item!).finally(() => {
+      recordsInFlight += batch.length;
+      void send(batch).finally(() => {
         inFlight--;
+        recordsInFlight -= batch.length;
         pump();
       });
     }
@@ -139,7 +203,7 @@ export function createCallTracker(client: RegistryClient, logger: CreatorLogger,
           transaction: dropped.call.transaction,
         });
       }
-      queue.push({ call, attempts: 0, nextAt: 0 });
+      queue.push({ call, attempts: 0, nextAt: Date.now() + batchDelayMs });
       pump();
     },
     remember(name, skillId) {
@@ -163,7 +227,7 @@ export function createCallTracker(client: RegistryClient, logger: CreatorLogger,
       idle.delete(done);
       return queue.length === 0 && inFlight === 0;
     },
-    pending: () => queue.length + inFlight,
+    pending: () => queue.length + recordsInFlight,
     stop() {
       stopped = true;
       clearTimeout(timer);

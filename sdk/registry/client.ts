@@ -297,6 +297,14 @@ export class RegistryClient {
     return this.read(c.Recorded, 'POST', '/analytics/call', { what: 'call record', auth: true, body });
   }
 
+  /**
+   * `POST /analytics/calls`: up to {@link c.MAX_CALL_BATCH} executions of the caller's skills in one
+   * request, sent once; one outcome per record, in order. A registry without the route answers 404.
+   */
+  recordCalls(calls: c.CallBody[]): Promise<c.CallsResult> {
+    return this.read(c.CallsResult, 'POST', '/analytics/calls', { what: 'call records', auth: true, body: { calls } });
+  }
+
   /** `POST /groups`: a new group of the caller's skills (a creator key). */
   createGroup(body: c.CreateGroup): Promise<c.GroupView> {
     return this.read(c.GroupView, 'POST', '/groups', { what: 'new group', auth: true, body });

@@ -1,5 +1,5 @@
 /**
- * Call tracking: each settled call reaches the registry's POST /analytics/call in the background,
+ * Call tracking: each settled call reaches the registry (POST /analytics/calls) in the background,
  * a registry outage never slows or fails a paid call, and the records arrive once it is back.
  * Each test stands alone: it awaits the server's delivery (`flushCalls`) and then one round of
  * payment checks (`verifyNow`), never a guessed time.
@@ -24,7 +24,7 @@ let front: ReturnType<typeof Bun.serve> | undefined;
 let verifier: PaymentVerifier;
 /** The id the registry gave the `tracked` skill, registered before any test. */
 let skillId: string;
-/** Call records that reached the registry. */
+/** Call-record requests that reached the registry (batch or single). */
 let recordsReceived = 0;
 const servers: SkillServer[] = [];
 
@@ -35,7 +35,7 @@ const registryUp = () => {
     port: registryPort,
     fetch: (request) => {
       const url = new URL(request.url);
-      if (url.pathname === '/analytics/call') recordsReceived++;
+      if (url.pathname === '/analytics/calls' || url.pathname === '/analytics/call') recordsReceived++;
       return fx.registry.app.handle(new Request(`http://localhost${url.pathname}${url.search}`, request));
     },
   });

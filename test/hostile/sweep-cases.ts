@@ -22,7 +22,8 @@ const quoted = (name: string) => name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 /** Schema validation naming `name` (a body field, or with `where` a query or path parameter) as what is wrong. */
 const invalid = (name: string, where: 'field' | 'query field' | 'params field' = 'field'): Refusal => ({
   status: 400,
-  error: new RegExp(`^Invalid request: ${where} "${quoted(name)}(/[^"]*)?": `),
+  // A nested field is named by its path below the field: "calls.0.skillId".
+  error: new RegExp(`^Invalid request: ${where} "${quoted(name)}([./][^"]*)?": `),
 });
 const URL_NUL = refused(400, 'Invalid request: the URL must not contain NUL characters');
 const NOT_JSON = refused(400, 'Malformed request body: expected valid JSON');
@@ -113,7 +114,7 @@ function plausible(schema: Schema | undefined): unknown {
     case 'array':
       return Array.from({ length: first.minItems ?? 0 }, () => plausible(first.items));
     case 'object':
-      return {};
+      return Object.fromEntries((first.required ?? []).map((k: string) => [k, plausible(first.properties?.[k])]));
     default:
       return 'x';
   }

@@ -28,6 +28,49 @@ export const CallBody = T.Object({
 export type CallBody = Static<typeof CallBody>;
 
 /**
+ * Most records a {@link CallsBody} (`POST /analytics/calls`) may carry: 100. A longer batch is
+ * refused with 400; send it in parts.
+ *
+ * @example
+ * for (let i = 0; i < records.length; i += MAX_CALL_BATCH) await registry.recordCalls(records.slice(i, i + MAX_CALL_BATCH));
+ */
+export const MAX_CALL_BATCH = 100;
+
+/**
+ * `POST /analytics/calls` body: up to {@link MAX_CALL_BATCH} executions of the caller's skills at
+ * once (a creator's `sk_` key), each a {@link CallBody} counted exactly as `POST /analytics/call`
+ * would count it: a `paymentRef` once, however often it is sent. All are recorded in one
+ * transaction; a record the registry refuses (an unknown skill, another creator's skill, a bad
+ * amount) is answered as refused in {@link CallsResult} without dropping the others.
+ */
+export const CallsBody = T.Object({
+  calls: T.Array(CallBody, { minItems: 1, maxItems: MAX_CALL_BATCH, description: `1 to ${MAX_CALL_BATCH} call records` }),
+});
+/** The {@link CallsBody} schema's type. */
+export type CallsBody = Static<typeof CallsBody>;
+
+/**
+ * The outcome of one record of a {@link CallsBody}: `recorded`, `duplicate` (its `paymentRef` was
+ * already recorded: not an error), or `refused` with a `reason` (`unknown-skill`, `not-yours`,
+ * `invalid-amount`) and a readable `message`; a refused record will not be accepted if re-sent.
+ */
+export const CallOutcome = T.Object({
+  status: T.Union([T.Literal('recorded'), T.Literal('duplicate'), T.Literal('refused')]),
+  reason: T.Optional(T.Union([T.Literal('unknown-skill'), T.Literal('not-yours'), T.Literal('invalid-amount')])),
+  message: T.Optional(T.String()),
+});
+/** The {@link CallOutcome} schema's type. */
+export type CallOutcome = Static<typeof CallOutcome>;
+
+/**
+ * Answer of `POST /analytics/calls`: one {@link CallOutcome} per record, in the order sent, and
+ * how many were `recorded`.
+ */
+export const CallsResult = T.Object({ success: T.Literal(true), recorded: T.Number(), results: T.Array(CallOutcome) });
+/** The {@link CallsResult} schema's type. */
+export type CallsResult = Static<typeof CallsResult>;
+
+/**
  * Largest `amount` of a {@link UsageBody} (`POST /analytics/usage`): 10^12 micro-USDC, that is
  * $1,000,000. A larger amount is refused with 400.
  *

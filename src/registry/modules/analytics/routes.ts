@@ -11,6 +11,8 @@ import {
   Analytics,
   AnalyticsQuery,
   CallBody,
+  CallsBody,
+  CallsResult,
   FavoriteBody,
   FavoriteResult,
   Recorded,
@@ -23,7 +25,8 @@ import {
   UsageRequest,
   ViewBody,
 } from 'skill-market/registry';
-import { DEFAULT_DAYS, getAnalytics, recordCall, recordUsage, recordView, setFavorite, skillPayments } from './service';
+import { recordCall, recordCalls } from './calls';
+import { DEFAULT_DAYS, getAnalytics, recordUsage, recordView, setFavorite, skillPayments } from './service';
 
 const tags = ['Analytics'];
 
@@ -50,6 +53,23 @@ export function analyticsRoutes(ctx: ServiceContext) {
         response: Recorded,
         detail: { tags, summary: 'Record an execution (the skill’s creator only; a paymentRef counts once)' },
       })
+      .post(
+        '/calls',
+        async ({ principal, body }) => {
+          const results = await recordCalls(ctx, principal.userId, body.calls);
+          return { success: true as const, recorded: results.filter((r) => r.status === 'recorded').length, results };
+        },
+        {
+          auth: 'creator',
+          body: CallsBody,
+          response: CallsResult,
+          detail: {
+            tags,
+            summary:
+              'Record up to 100 executions in one transaction (the skills’ creator only; a paymentRef counts once); one outcome per record: recorded, duplicate, or refused with a reason',
+          },
+        },
+      )
       .post(
         '/usage',
         async ({ body, headers, cookie }) => {

@@ -1,13 +1,13 @@
 import { and, eq, gte, lte } from 'drizzle-orm';
 import { formatPrice } from 'skill-market/x402';
-import { favorites, skillCalls, skillDaily, skills, skillStats, usageRecords, viewDedup } from '../../../db/schema';
+import { favorites, skillDaily, skills, skillStats, usageRecords, viewDedup } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
 import { AppError } from '../../../http';
 import { MAX_USAGE_AMOUNT, type SkillPaymentsQuery } from 'skill-market/registry';
 import { hashSecret } from '../auth';
 import { countRejectedPayments, listSkillPayments, nominatePayment } from '../payment-verification';
-import { DEFAULT_LIMIT, priceToAtomic } from '../skills';
-import { countFavorite, countUnpaidCall, countView, dayOf } from './stats';
+import { DEFAULT_LIMIT } from '../skills';
+import { countFavorite, countView, dayOf } from './stats';
 
 async function skillById(ctx: ServiceContext, skillId: string) {
   const [skill] = await ctx.db
@@ -46,35 +46,6 @@ export async function recordView(ctx: ServiceContext, skillId: string, ip: strin
   });
   if (counted) ctx.reads?.skillChanged(skillId);
   return counted;
-}
-
-/**
- * An execution reported by the skill's own creator; a repeated paymentRef is recorded once. With a
- * paymentRef it counts only once that payment is verified on chain (as one paid call, however many
- * records name the transaction); without one it counts at once as an unpaid call.
- */
-export async function recordCall(
-  ctx: ServiceContext,
-  userId: string,
-  input: { skillId: string; amount?: string | number; paymentRef?: string },
-): Promise<boolean> {
-  const skill = await skillById(ctx, input.skillId);
-  if (skill.creatorId !== userId) throw new AppError('FORBIDDEN', 'Only the skill’s creator can record its calls');
-  const amount = input.amount === undefined ? null : priceToAtomic(input.amount);
-  const now = ctx.clock.now();
-  const recorded = await ctx.db.transaction(async (tx) => {
-    const paymentId = input.paymentRef ? (await nominatePayment(tx, skill, input.paymentRef, now)).id : null;
-    const inserted = await tx
-      .insert(skillCalls)
-      .values({ skillId: skill.id, amount, paymentRef: input.paymentRef ?? null, paymentId, createdAt: now })
-      .onConflictDoNothing()
-      .returning({ id: skillCalls.id });
-    if (inserted.length === 0) return false;
-    if (paymentId === null) await countUnpaidCall(tx, skill.id, now);
-    return true;
-  });
-  if (recorded) ctx.reads?.skillChanged(skill.id);
-  return recorded;
 }
 
 /**

@@ -3,7 +3,7 @@
  * both. Other modules count through these functions inside their own transaction (they pass its
  * `tx`), so a count commits or rolls back with the event it counts.
  */
-import { eq, sql } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../../../db';
 import { skillDaily, skillStats } from '../../../db/schema';
 
@@ -43,13 +43,33 @@ export async function countView(tx: Tx, skillId: string, at: Date): Promise<void
   await bumpDaily(tx, skillId, at, { views: 1 });
 }
 
-/** One call without a payment to verify: counted at once. */
-export async function countUnpaidCall(tx: Tx, skillId: string, at: Date): Promise<void> {
+/**
+ * Calls without a payment to verify, `calls` per skill id, counted at once: one statement per
+ * table however many skills (a batch of call records).
+ */
+export async function countUnpaidCalls(tx: Tx, calls: ReadonlyMap<string, number>, at: Date): Promise<void> {
+  const entries = [...calls].filter(([, n]) => n > 0);
+  if (entries.length === 0) return;
+  const added = sql.join(
+    entries.map(([skillId, n]) => sql`when ${skillId}::uuid then ${n}::integer`),
+    sql` `,
+  );
   await tx
     .update(skillStats)
-    .set({ callCount: sql`${skillStats.callCount} + 1`, lastCalledAt: at })
-    .where(eq(skillStats.skillId, skillId));
-  await bumpDaily(tx, skillId, at, { calls: 1 });
+    .set({ callCount: sql`${skillStats.callCount} + (case ${skillStats.skillId} ${added} else 0 end)`, lastCalledAt: at })
+    .where(
+      inArray(
+        skillStats.skillId,
+        entries.map(([skillId]) => skillId),
+      ),
+    );
+  await tx
+    .insert(skillDaily)
+    .values(entries.map(([skillId, calls]) => ({ skillId, day: dayOf(at), calls })))
+    .onConflictDoUpdate({
+      target: [skillDaily.skillId, skillDaily.day],
+      set: { calls: sql`${skillDaily.calls} + excluded.calls` },
+    });
 }
 
 /** One paid call whose payment (`amount` micro-USDC) is verified, counted on the day it was made. */

@@ -6,4 +6,4 @@ export { createPaymentVerifier, type PaymentVerifier } from './verifier';
 export { recordReportedPayment } from './report';
 export { paymentReason, paymentStatus } from './status';
 export { countRejectedPayments, listSkillPayments } from './listing';
-export { nominatePayment } from './store';
+export { nominatePayment, nominatePayments } from './store';

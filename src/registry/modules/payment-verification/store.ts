@@ -1,4 +1,4 @@
-import { and, asc, eq, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, lte, or, sql } from 'drizzle-orm';
 import type { PaymentVerificationConfig } from '../../../config';
 import type { Database } from '../../../db';
 import { paymentVerifications } from '../../../db/schema';
@@ -29,29 +29,57 @@ export async function nominatePayment(
   reference: string,
   now: Date,
 ): Promise<{ id: string; created: boolean }> {
-  const txHash = /^0x[0-9a-fA-F]{64}$/.test(reference) ? reference.toLowerCase() : reference;
-  const isHash = TX_HASH.test(txHash);
-  const [inserted] = await db
-    .insert(paymentVerifications)
-    .values({
+  const [nominated] = await nominatePayments(db, [{ skill, reference }], now);
+  return nominated!;
+}
+
+/**
+ * {@link nominatePayment} for many references at once (a batch of call records), one statement
+ * for the new checks and one for the existing ones; answers in the order given. A reference named
+ * twice is `created` at most once.
+ */
+export async function nominatePayments(
+  db: Database | Tx,
+  payments: readonly { skill: ListedSkill; reference: string }[],
+  now: Date,
+): Promise<{ id: string; created: boolean }[]> {
+  if (payments.length === 0) return [];
+  const rows = payments.map(({ skill, reference }) => {
+    const txHash = /^0x[0-9a-fA-F]{64}$/.test(reference) ? reference.toLowerCase() : reference;
+    return {
       skillId: skill.id,
       txHash,
       expectedAmount: skill.priceAtomic,
       payTo: skill.paymentAddress,
       network: skill.network,
-      ...(isHash ? {} : { status: 'rejected' as const, reason: 'not a transaction hash', decidedAt: now }),
+      ...(TX_HASH.test(txHash) ? {} : { status: 'rejected' as const, reason: 'not a transaction hash', decidedAt: now }),
       nextAttemptAt: now,
       createdAt: now,
-    })
+    };
+  });
+  const key = (r: { skillId: string; txHash: string }) => `${r.skillId}\n${r.txHash}`;
+  // One row per check, in one order for every caller, so concurrent batches never deadlock.
+  const distinct = [...new Map(rows.map((r) => [key(r), r])).values()].sort((x, y) => (key(x) < key(y) ? -1 : key(x) > key(y) ? 1 : 0));
+  const inserted = await db
+    .insert(paymentVerifications)
+    .values(distinct)
     .onConflictDoNothing()
-    .returning({ id: paymentVerifications.id });
-  if (inserted) return { id: inserted.id, created: true };
-  const [existing] = await db
-    .select({ id: paymentVerifications.id })
-    .from(paymentVerifications)
-    .where(and(eq(paymentVerifications.skillId, skill.id), eq(paymentVerifications.txHash, txHash)));
-  if (!existing) throw new Error('payment verification vanished after a conflicting insert');
-  return { id: existing.id, created: false };
+    .returning({ id: paymentVerifications.id, skillId: paymentVerifications.skillId, txHash: paymentVerifications.txHash });
+  const ids = new Map(inserted.map((r) => [key(r), r.id]));
+  const created = new Set(ids.keys());
+  const missing = distinct.filter((r) => !ids.has(key(r)));
+  if (missing.length > 0) {
+    const existing = await db
+      .select({ id: paymentVerifications.id, skillId: paymentVerifications.skillId, txHash: paymentVerifications.txHash })
+      .from(paymentVerifications)
+      .where(or(...missing.map((r) => and(eq(paymentVerifications.skillId, r.skillId), eq(paymentVerifications.txHash, r.txHash)))));
+    for (const r of existing) ids.set(key(r), r.id);
+  }
+  return rows.map((r) => {
+    const id = ids.get(key(r));
+    if (!id) throw new Error('payment verification vanished after a conflicting insert');
+    return { id, created: created.delete(key(r)) };
+  });
 }
 
 /** Pending checks whose time has come, oldest first. */

@@ -1,0 +1,102 @@
+/**
+ * Executions reported by a skill's creator (its skill server), one or a batch at a time: each
+ * record is checked on its own (an unknown skill, another creator's skill or a bad amount refuses
+ * that record only), and all accepted ones are recorded in one transaction. A paymentRef is
+ * recorded once per skill, however often it is sent; with one, the call counts once its payment is
+ * verified on chain; without one it counts at once as an unpaid call.
+ */
+import { inArray } from 'drizzle-orm';
+import type { CallBody, CallOutcome } from 'skill-market/registry';
+import { skillCalls, skills } from '../../../db/schema';
+import { AppError } from '../../../http';
+import type { ServiceContext } from '../../context';
+import { nominatePayments } from '../payment-verification';
+import { priceToAtomic } from '../skills';
+import { countUnpaidCalls } from './stats';
+
+type Listed = { id: string; creatorId: string; priceAtomic: bigint; paymentAddress: string; network: string };
+type Accepted = { index: number; skill: Listed; amount: bigint | null; paymentRef: string | null };
+
+const refused = (reason: NonNullable<CallOutcome['reason']>, message: string): CallOutcome => ({ status: 'refused', reason, message });
+
+/** Records a batch of call records of `userId`'s skills; one outcome per record, in order. */
+export async function recordCalls(ctx: ServiceContext, userId: string, calls: readonly CallBody[]): Promise<CallOutcome[]> {
+  const ids = [...new Set(calls.map((c) => c.skillId))];
+  const listed = await ctx.db
+    .select({
+      id: skills.id,
+      creatorId: skills.creatorId,
+      priceAtomic: skills.priceAtomic,
+      paymentAddress: skills.paymentAddress,
+      network: skills.network,
+    })
+    .from(skills)
+    .where(inArray(skills.id, ids));
+  const byId = new Map(listed.map((s) => [s.id, s as Listed]));
+  const outcomes: CallOutcome[] = new Array(calls.length);
+  const accepted: Accepted[] = [];
+  for (const [index, call] of calls.entries()) {
+    const skill = byId.get(call.skillId);
+    if (!skill) outcomes[index] = refused('unknown-skill', 'Skill not found');
+    else if (skill.creatorId !== userId) outcomes[index] = refused('not-yours', 'Only the skill’s creator can record its calls');
+    else {
+      try {
+        const amount = call.amount === undefined ? null : priceToAtomic(call.amount);
+        accepted.push({ index, skill, amount, paymentRef: call.paymentRef ?? null });
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        outcomes[index] = refused('invalid-amount', error.message);
+      }
+    }
+  }
+  if (accepted.length === 0) return outcomes;
+
+  const now = ctx.clock.now();
+  // One lock order for every batch (skill, then reference), so concurrent batches never deadlock.
+  const key = (a: Accepted) => `${a.skill.id}\n${a.paymentRef ?? ''}`;
+  const ordered = [...accepted].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a.index - b.index));
+  const inserted = await ctx.db.transaction(async (tx) => {
+    const paid = ordered.filter((a) => a.paymentRef !== null);
+    const nominated = await nominatePayments(
+      tx,
+      paid.map((a) => ({ skill: a.skill, reference: a.paymentRef! })),
+      now,
+    );
+    const paymentIds = new Map(paid.map((a, i) => [key(a), nominated[i]!.id]));
+    const rows = await tx
+      .insert(skillCalls)
+      .values(
+        ordered.map((a) => ({
+          skillId: a.skill.id,
+          amount: a.amount,
+          paymentRef: a.paymentRef,
+          paymentId: paymentIds.get(key(a)) ?? null,
+          createdAt: now,
+        })),
+      )
+      .onConflictDoNothing()
+      .returning({ skillId: skillCalls.skillId, paymentRef: skillCalls.paymentRef });
+    const unpaid = new Map<string, number>();
+    for (const row of rows) if (row.paymentRef === null) unpaid.set(row.skillId, (unpaid.get(row.skillId) ?? 0) + 1);
+    await countUnpaidCalls(tx, unpaid, now);
+    return rows;
+  });
+  // A reference inserted now is recorded for its first record in the batch; the rest are duplicates.
+  const fresh = new Set(inserted.filter((r) => r.paymentRef !== null).map((r) => `${r.skillId}\n${r.paymentRef}`));
+  const changed = new Set<string>();
+  for (const a of accepted) {
+    const recorded = a.paymentRef === null || fresh.delete(key(a));
+    outcomes[a.index] = { status: recorded ? 'recorded' : 'duplicate' };
+    if (recorded) changed.add(a.skill.id);
+  }
+  for (const skillId of changed) ctx.reads?.skillChanged(skillId);
+  return outcomes;
+}
+
+/** One call record, as `POST /analytics/call` takes it: a refusal is an error; false when already recorded. */
+export async function recordCall(ctx: ServiceContext, userId: string, call: CallBody): Promise<boolean> {
+  const [outcome] = await recordCalls(ctx, userId, [call]);
+  if (outcome!.status !== 'refused') return outcome!.status === 'recorded';
+  const code = outcome!.reason === 'unknown-skill' ? 'NOT_FOUND' : outcome!.reason === 'not-yours' ? 'FORBIDDEN' : 'VALIDATION';
+  throw new AppError(code, outcome!.message!);
+}
