@@ -5,6 +5,7 @@ import type { ServiceContext } from '../../context';
 import { AppError } from '../../../http';
 import { MAX_USAGE_AMOUNT, type SkillPaymentsQuery } from 'skill-market/registry';
 import { hashSecret } from '../auth';
+import { decodeCursor, isIsoInstant } from '../../lib/cursor';
 import { countRejectedPayments, listSkillPayments, nominatePayment } from '../payment-verification';
 import { DEFAULT_LIMIT } from '../skills';
 import { countFavorite, countView, dayOf } from './stats';
@@ -136,7 +137,9 @@ export async function getAnalytics(ctx: ServiceContext, skillId: string, length 
 
 /** A skill's reported payments and their checks, for its creator only (403 for anyone else). */
 export async function skillPayments(ctx: ServiceContext, userId: string, skillId: string, query: SkillPaymentsQuery) {
+  // A malformed cursor is refused (400) before asking whose skill it is, as on every paged list.
+  const after = query.cursor ? decodeCursor(query.cursor, isIsoInstant) : undefined;
   const skill = await skillById(ctx, skillId);
   if (skill.creatorId !== userId) throw new AppError('FORBIDDEN', 'Only the skill’s creator can read its payments');
-  return listSkillPayments(ctx.db, skill.id, query, query.limit ?? DEFAULT_LIMIT);
+  return listSkillPayments(ctx.db, skill.id, { state: query.state, after }, query.limit ?? DEFAULT_LIMIT);
 }

@@ -3,7 +3,7 @@ import { formatPrice } from 'skill-market/x402';
 import type { SkillPaymentsQuery, SkillPaymentView } from 'skill-market/registry';
 import type { Database } from '../../../db';
 import { paymentVerifications } from '../../../db/schema';
-import { decodeCursor, encodeCursor, isIsoInstant } from '../../lib/cursor';
+import { encodeCursor } from '../../lib/cursor';
 
 /** How many of a skill's reported payments the chain check rejected (reverted transfers among them). */
 export async function countRejectedPayments(db: Database, skillId: string): Promise<number> {
@@ -17,18 +17,18 @@ export async function countRejectedPayments(db: Database, skillId: string): Prom
 /**
  * A skill's reported payments, newest report first, optionally of one state, one page at a time: a
  * keyset cursor over (createdAt, id), so pages neither repeat nor skip checks added meanwhile.
- * The caller has checked that the reader is the skill's creator.
+ * The caller has checked that the reader is the skill's creator, and decoded the cursor (`after`).
  */
 export async function listSkillPayments(
   db: Database,
   skillId: string,
-  query: SkillPaymentsQuery,
+  query: Pick<SkillPaymentsQuery, 'state'> & { after: readonly [string, string] | undefined },
   limit: number,
 ): Promise<{ payments: SkillPaymentView[]; nextCursor: string | undefined }> {
   const filters: SQL[] = [eq(paymentVerifications.skillId, skillId)];
   if (query.state) filters.push(eq(paymentVerifications.status, query.state));
-  if (query.cursor) {
-    const [createdAt, id] = decodeCursor(query.cursor, isIsoInstant);
+  if (query.after) {
+    const [createdAt, id] = query.after;
     filters.push(sql`(${paymentVerifications.createdAt}, ${paymentVerifications.id}) < (${createdAt}::timestamptz, ${id}::uuid)`);
   }
   const rows = await db
