@@ -95,6 +95,11 @@ export type LocalChain = {
   createAccount(funds?: { eth?: bigint; usdc?: bigint }): Promise<TestAccount>;
   /** Mints USDC (atomic units) from the deployer and waits for the receipt. Safe to call concurrently. */
   mint(to: Address, amount: bigint): Promise<Hash>;
+  /**
+   * The token balance once the transactions anvil accepted are mined: a skill server in `broadcast`
+   * mode answers when its transfer is accepted, and automining follows a moment later (longer on a
+   * busy machine). With automining off (a test holding transactions back) it reads at once.
+   */
   balanceOf(address: Address): Promise<bigint>;
   /** Kills anvil; idempotent. Also happens automatically when the process exits. */
   stop(): Promise<void>;
@@ -216,7 +221,10 @@ export async function startChain(options: StartChainOptions = {}): Promise<Local
         return account;
       },
       mint: mintAndWait,
-      balanceOf: (address) => publicClient.readContract({ address: token, abi: usdCoinAbi, functionName: 'balanceOf', args: [address] }),
+      balanceOf: async (address) => {
+        await minedAccepted(testClient);
+        return publicClient.readContract({ address: token, abi: usdCoinAbi, functionName: 'balanceOf', args: [address] });
+      },
       stop: anvil.stop,
     };
   } catch (error) {
@@ -234,4 +242,12 @@ function first<T>(items: readonly T[], what: string): T {
   const item = items[0];
   if (item === undefined) throw new Error(`startChain: at least one of ${what} is required`);
   return item;
+}
+
+/** Waits (bounded) until an automining anvil has mined every transaction it accepted. */
+async function minedAccepted(testClient: TestClient<'anvil', HttpTransport, Chain>): Promise<void> {
+  if (!(await testClient.getAutomine())) return;
+  for (const end = Date.now() + 5_000; Date.now() < end; await Bun.sleep(10)) {
+    if ((await testClient.getTxpoolStatus()).pending === 0) return;
+  }
 }
