@@ -5,34 +5,23 @@
  * recorded once per skill, however often it is sent; with one, the call counts once its payment is
  * verified on chain; without one it counts at once as an unpaid call.
  */
-import { inArray } from 'drizzle-orm';
 import type { CallBody, CallOutcome } from 'skill-market/registry';
-import { skillCalls, skills } from '../../../db/schema';
+import { skillCalls } from '../../../db/schema';
 import { AppError } from '../../../http';
 import type { ServiceContext } from '../../context';
 import { nominatePayments } from '../payment-verification';
 import { priceToAtomic } from '../skills';
+import { type SkillFacts, skillsByIds } from './skill-facts';
 import { countUnpaidCalls } from './stats';
 
-type Listed = { id: string; creatorId: string; priceAtomic: bigint; paymentAddress: string; network: string };
-type Accepted = { index: number; skill: Listed; amount: bigint | null; paymentRef: string | null };
+type Accepted = { index: number; skill: SkillFacts; amount: bigint | null; paymentRef: string | null };
 
 const refused = (reason: NonNullable<CallOutcome['reason']>, message: string): CallOutcome => ({ status: 'refused', reason, message });
 
 /** Records a batch of call records of `userId`'s skills; one outcome per record, in order. */
 export async function recordCalls(ctx: ServiceContext, userId: string, calls: readonly CallBody[]): Promise<CallOutcome[]> {
   const ids = [...new Set(calls.map((c) => c.skillId))];
-  const listed = await ctx.db
-    .select({
-      id: skills.id,
-      creatorId: skills.creatorId,
-      priceAtomic: skills.priceAtomic,
-      paymentAddress: skills.paymentAddress,
-      network: skills.network,
-    })
-    .from(skills)
-    .where(inArray(skills.id, ids));
-  const byId = new Map(listed.map((s) => [s.id, s as Listed]));
+  const byId = await skillsByIds(ctx, ids);
   const outcomes: CallOutcome[] = new Array(calls.length);
   const accepted: Accepted[] = [];
   for (const [index, call] of calls.entries()) {

@@ -1,6 +1,6 @@
 import { and, eq, gte, lte } from 'drizzle-orm';
 import { formatPrice } from 'skill-market/x402';
-import { favorites, skillDaily, skills, skillStats, usageRecords, viewDedup } from '../../../db/schema';
+import { favorites, skillDaily, skillStats, usageRecords, viewDedup } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
 import { AppError } from '../../../http';
 import { MAX_USAGE_AMOUNT, type SkillPaymentsQuery } from 'skill-market/registry';
@@ -8,22 +8,8 @@ import { hashSecret } from '../auth';
 import { decodeCursor, isIsoInstant } from '../../lib/cursor';
 import { countRejectedPayments, listSkillPayments, nominatePayment } from '../payment-verification';
 import { DEFAULT_LIMIT } from '../skills';
+import { skillById } from './skill-facts';
 import { countFavorite, countView, dayOf } from './stats';
-
-async function skillById(ctx: ServiceContext, skillId: string) {
-  const [skill] = await ctx.db
-    .select({
-      id: skills.id,
-      creatorId: skills.creatorId,
-      priceAtomic: skills.priceAtomic,
-      paymentAddress: skills.paymentAddress,
-      network: skills.network,
-    })
-    .from(skills)
-    .where(eq(skills.id, skillId));
-  if (!skill) throw new AppError('NOT_FOUND', 'Skill not found');
-  return skill;
-}
 
 /** Counts a view once per client IP per skill within the configured window. */
 export async function recordView(ctx: ServiceContext, skillId: string, ip: string): Promise<boolean> {

@@ -1,0 +1,31 @@
+/** What analytics needs to know of a skill (owner, price, payee, network), read by id: one skill or a batch's. */
+import { eq, inArray } from 'drizzle-orm';
+import { skills } from '../../../db/schema';
+import { AppError } from '../../../http';
+import type { ServiceContext } from '../../context';
+
+const facts = {
+  id: skills.id,
+  creatorId: skills.creatorId,
+  priceAtomic: skills.priceAtomic,
+  paymentAddress: skills.paymentAddress,
+  network: skills.network,
+};
+
+export type SkillFacts = { id: string; creatorId: string; priceAtomic: bigint; paymentAddress: string; network: string };
+
+/** @throws AppError NOT_FOUND */
+export async function skillById(ctx: ServiceContext, skillId: string): Promise<SkillFacts> {
+  const [skill] = await ctx.db.select(facts).from(skills).where(eq(skills.id, skillId));
+  if (!skill) throw new AppError('NOT_FOUND', 'Skill not found');
+  return skill;
+}
+
+/** The skills among `ids` that exist, by id. */
+export async function skillsByIds(ctx: ServiceContext, ids: readonly string[]): Promise<Map<string, SkillFacts>> {
+  const listed = await ctx.db
+    .select(facts)
+    .from(skills)
+    .where(inArray(skills.id, [...ids]));
+  return new Map(listed.map((s) => [s.id, s]));
+}
