@@ -202,6 +202,7 @@ describe('sign-in with the identity provider (provider simulated at the network 
     const codeField = page.getByLabel('Code from the email');
     await codeField.waitFor();
     // The code field takes focus as it appears.
+    await page.waitForFunction("document.activeElement?.id === 'provider-code'", undefined, { timeout: 2000 }).catch(() => {});
     expect(await focused()).toBe('provider-code');
     await screenshot(page, 'signin-provider-code');
     await page.keyboard.type((await waitForCode(sim, 'kb@example.com'))!);

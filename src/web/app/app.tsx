@@ -1,5 +1,5 @@
 import type { ComponentType } from 'preact';
-import { useEffect } from 'preact/hooks';
+import { useLayoutEffect } from 'preact/hooks';
 import { Layout } from './components/layout';
 import { focusNewPage, match, location } from './lib/router';
 import { CreatorPage } from './pages/creator';
@@ -33,7 +33,8 @@ export function App() {
       break;
     }
   }
-  useEffect(() => {
+  // At commit, not after paint: the new heading holds the focus from the first frame it is seen in.
+  useLayoutEffect(() => {
     document.title = 'Skill Market';
     focusNewPage();
   }, [path]);

@@ -4,7 +4,7 @@
  * loaded here only. The provider's token is exchanged at `POST /auth/privy` for our HttpOnly
  * session cookies; then the provider's own session is ended.
  */
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, asApiError } from '../lib/api';
 import { loadProviderSdk, type ProviderSdk as Sdk } from '../lib/identity/load';
 import type { ProviderClient, ProviderMethods, SocialId } from '../lib/identity/privy';
@@ -95,7 +95,8 @@ export function ProviderLogin({ appId, returnTo, returned, onSignedIn }: Props) 
     );
   }, [returned?.code, methods]);
 
-  useEffect(() => {
+  // At commit, so the field has the focus in the first frame it is seen in.
+  useLayoutEffect(() => {
     if (codeSent) codeInput.current?.focus();
   }, [codeSent]);
 
