@@ -17,6 +17,7 @@ import { loadavg } from 'node:os';
 import postgres from 'postgres';
 import { SkillMarket, type PaymentMode } from 'skill-market';
 import { startChain, type LocalChain, type TestAccount } from '../test/support/chain';
+import { cpuSnapshot, cpuSpent } from './lib/cpu';
 import { fmt, printTable, saveSection } from './lib/results';
 import { type OurStack, startOurStack, startReferenceStack } from './lib/stacks';
 
@@ -38,7 +39,12 @@ interface Run {
   p95: number;
   roundTrips: number;
   moved: string;
+  /** CPU milliseconds per successful call, by process group (clients = this process). */
+  cpuMsPerCall: Record<string, number>;
 }
+
+/** Process ids of the running stacks and the chain, by the group their CPU time is counted in. */
+const cpuLabels = new Map<number, string>([[process.pid, 'clients']]);
 
 type Pay = (i: number) => Promise<boolean>;
 
@@ -58,6 +64,7 @@ async function measure(
   const latencies: number[] = [];
   let failures = 0;
   let next = 0;
+  const cpuBefore = cpuSnapshot();
   const began = performance.now();
   await Promise.all(
     clients.map(async (pay) => {
@@ -69,6 +76,7 @@ async function measure(
     }),
   );
   const seconds = (performance.now() - began) / 1000;
+  const cpu = cpuSpent(cpuBefore, cpuSnapshot(), cpuLabels);
   await allMined(chain); // the last broadcast answers' transfers
   const expected = BigInt(latencies.length) * PRICE;
   const moved = (await chain.balanceOf(payTo as `0x${string}`)) - before;
@@ -85,6 +93,11 @@ async function measure(
     p95: pct(0.95),
     roundTrips: (countRequests() - requestsBefore) / calls,
     moved: moved.toString(),
+    cpuMsPerCall: Object.fromEntries(
+      Object.entries(cpu)
+        .filter(([, ms]) => ms > 0)
+        .map(([group, ms]) => [group, Number((ms / Math.max(1, latencies.length)).toFixed(2))]),
+    ),
   };
 }
 
@@ -163,6 +176,7 @@ async function benchChain(
 ): Promise<ChainRuns> {
   const chain = await startChain({ payers: CLIENTS, relayers: 8, usdcPerPayer: 10_000_000_000n, anvilArgs });
   const stops: (() => Promise<void>)[] = [];
+  cpuLabels.set(chain.pid, 'anvil');
   try {
     const relayer = (i: number) => chain.accounts.relayers[i]!.privateKey;
     const confirmed = await startOurStack(chain, await newDatabase(), [relayer(0)], 'confirmed');
@@ -173,6 +187,8 @@ async function benchChain(
     stops.push(reference.stop);
     const shipped = sizes.shipped ? await startReferenceStack(chain, relayer(6), false) : undefined;
     if (shipped) stops.push(shipped.stop);
+    for (const stack of [confirmed, broadcast]) for (const [role, pid] of Object.entries(stack.pids)) cpuLabels.set(pid, role);
+    for (const stack of [reference, shipped]) if (stack) cpuLabels.set(stack.pid, 'reference (server + facilitator)');
 
     const one = chain.accounts.payers.slice(0, 1);
     const all = chain.accounts.payers.slice(0, CLIENTS);
@@ -260,6 +276,19 @@ async function main() {
       `Paid calls (price $0.001; instant chain ${CALLS} sequential / ${CONCURRENT_CALLS} concurrent; 2 s blocks ${BLOCK_CALLS} / ${BLOCK_CONCURRENT_CALLS})`,
       ['run', 'calls/s', 'p50 ms', 'p95 ms', 'failed', 'round trips/call'],
       runs.map((r) => [r.label, fmt(r.callsPerSecond, 1), fmt(r.p50, 1), fmt(r.p95, 1), `${r.failures}/${r.calls}`, fmt(r.roundTrips, 2)]),
+    );
+    const groups = [...new Set(runs.flatMap((r) => Object.keys(r.cpuMsPerCall)))].sort();
+    printTable(
+      'CPU per paid call, ms, by process (2 cores shared by all; clients = the bench process)',
+      ['run', ...groups, 'total'],
+      runs.map((r) => [
+        r.label,
+        ...groups.map((g) => fmt(r.cpuMsPerCall[g] ?? 0, 2)),
+        fmt(
+          Object.values(r.cpuMsPerCall).reduce((a, b) => a + b, 0),
+          2,
+        ),
+      ]),
     );
     const sequentialOf = (c: ChainRuns) => [c.ours.sequentialConfirmed, c.ours.sequentialBroadcast, c.ours.sequentialBroadcastOneTrip];
     const ratios = {

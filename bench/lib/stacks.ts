@@ -14,6 +14,8 @@ export interface OurStack {
   skillUrl: string;
   slug: string;
   payTo: string;
+  /** Process ids by role, for CPU accounting. */
+  pids: Record<'registry' | 'facilitator' | 'skill server', number>;
   stop(): Promise<void>;
 }
 
@@ -115,6 +117,7 @@ export async function startOurStack(
     skillUrl: `${skillUrl}/echo`,
     slug,
     payTo,
+    pids: { registry: registry.child.pid!, facilitator: facilitator.child.pid!, 'skill server': server.child.pid! },
     stop: async () => {
       for (const stop of stops.reverse()) await stop().catch(() => {});
     },
@@ -126,7 +129,7 @@ export async function startReferenceStack(
   chain: LocalChain,
   relayerKey: string,
   nonceManager: boolean,
-): Promise<{ resourceUrl: string; payTo: string; stop(): Promise<void> }> {
+): Promise<{ resourceUrl: string; payTo: string; pid: number; stop(): Promise<void> }> {
   const payTo = (await chain.createAccount()).address;
   const child = spawn('bun', [join(import.meta.dir, '..', 'reference', 'stack.ts')], {
     env: {
@@ -149,6 +152,7 @@ export async function startReferenceStack(
   return {
     resourceUrl: urls.resourceUrl,
     payTo,
+    pid: child.pid!,
     stop: async () => {
       child.kill('SIGTERM');
       await exited;

@@ -22,6 +22,7 @@ import { failure, jsonAnswer, parseJsonBody, readBodyText, toResponse } from './
 import { createProofLedger, type LedgerOptions } from './ledger';
 import { consoleLogger, errorText, type CreatorLogger } from './logger';
 import { paidCall, type PaidCallDeps, type SettledCall, type SkillRoute } from './paid-call';
+import { createPayerTrust, verifyMode, type VerifyMode } from './payers';
 import { createSettlementWatcher } from './settlement';
 import { isProduction, processEnv } from './settings';
 import { isSkill, type Skills } from './skill';
@@ -98,6 +99,12 @@ export interface SkillHandlerOptions {
    */
   settlement?: SettlementOption;
   /**
+   * When the facilitator verifies a payment: `at-settlement` (default) verifies a payer who already
+   * paid this server in the settle itself, one round trip less per call; `first` calls /verify
+   * before every handler run (for expensive handlers or ones with side effects). See {@link VERIFY_MODES}.
+   */
+  verify?: VerifyMode;
+  /**
    * Calls from web pages (CORS). Default `true`: any origin may call and read the x402 headers
    * (skills are public paid APIs without cookies). `{ origins: ['https://app.example'] }` allows
    * only those origins; `false` sends no CORS headers. See {@link CorsOption}.
@@ -147,6 +154,7 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
     facilitator,
     ledger,
     exposure,
+    payers: createPayerTrust(verifyMode(options.verify)),
     settlements: createSettlementWatcher({
       facilitator,
       ledger,

@@ -55,6 +55,7 @@ export type { SettledCall } from './paid-call';
 export type { TrackingOptions } from './tracker';
 export type { LedgerOptions } from './ledger';
 export { DEFAULT_SETTLEMENT, type SettlementOption } from './exposure';
+export { VERIFY_MODES, type VerifyMode } from './payers';
 export { EXPOSED_HEADERS as CORS_EXPOSED_HEADERS, type CorsOption } from './cors';
 export { RegistryError, type RetryOptions } from '../registry/index';
 export type { CreatorLogger } from './logger';

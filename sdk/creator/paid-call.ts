@@ -1,6 +1,7 @@
 /**
  * One paid call, in the order that protects both sides: claim the proof (one proof, one run),
- * verify it with the facilitator, run the handler under its deadline, and only after a good
+ * verify it with the facilitator (for a payer who already paid here: checked here and verified by
+ * the settle itself, see payers.ts), run the handler under its deadline, and only after a good
  * result settle the payment; the result leaves only with a settled payment. When the settlement's
  * outcome is unknown (its answer lost, or pending), the result is held, not dropped: the client
  * gets 409 `payment_pending` and its retries with the same proof get the result once the transfer
@@ -25,6 +26,7 @@ import type { FacilitatorClient } from './facilitator-client';
 import { failure, jsonAnswer, pendingAnswer, toResponse, type StoredResponse } from './http';
 import type { ProofLedger } from './ledger';
 import { callSafely, errorText, type CreatorLogger } from './logger';
+import type { PayerTrust } from './payers';
 import { runHandler } from './run';
 import type { HeldCall, SettlementWatcher } from './settlement';
 import type { Skill } from './skill';
@@ -59,6 +61,8 @@ export interface PaidCallDeps {
   settlements: SettlementWatcher;
   /** Settlement mode per call and the bound on unconfirmed value. */
   exposure: Exposure;
+  /** Whose calls the facilitator verifies at settlement instead of before the handler. */
+  payers: PayerTrust;
   logger: CreatorLogger;
   exposeErrors: boolean;
   now: () => number;
@@ -123,16 +127,20 @@ export async function paidCall(deps: PaidCallDeps, route: SkillRoute, input: unk
   }
 
   const resource = { url: route.terms.paymentRequired.resource.url, description: route.skill.description ?? '' };
-  try {
-    const verdict = await deps.facilitator.verify(payment, requirements, resource);
-    if (!verdict.isValid) {
+  // A payer who already paid here is verified by the settle itself (payers.ts); others first.
+  const atSettlement = await deps.payers.take(payment, requirements, deps.now());
+  if (!atSettlement) {
+    try {
+      const verdict = await deps.facilitator.verify(payment, requirements, resource);
+      if (!verdict.isValid) {
+        deps.ledger.release(key);
+        return toResponse(paymentRequired(route, verdict.invalidReason ?? 'invalid_payment'));
+      }
+    } catch (error) {
       deps.ledger.release(key);
-      return toResponse(paymentRequired(route, verdict.invalidReason ?? 'invalid_payment'));
+      deps.logger.warn('payment facilitator unavailable', { skill: route.name, error: errorText(error) });
+      return toResponse(failure(503, 'Payment facilitator unavailable; nothing was charged', {}, { 'Retry-After': '2' }));
     }
-  } catch (error) {
-    deps.ledger.release(key);
-    deps.logger.warn('payment facilitator unavailable', { skill: route.name, error: errorText(error) });
-    return toResponse(failure(503, 'Payment facilitator unavailable; nothing was charged', {}, { 'Retry-After': '2' }));
   }
 
   let answer: StoredResponse | Held;
@@ -141,6 +149,8 @@ export async function paidCall(deps: PaidCallDeps, route: SkillRoute, input: unk
   } catch (error) {
     deps.logger.error('paid call failed', { skill: route.name, error: errorText(error) });
     answer = failure(500, 'Internal server error');
+  } finally {
+    if (atSettlement) deps.payers.release(auth.from);
   }
   if ('held' in answer) {
     deps.ledger.hold(key, answer.held);
@@ -229,8 +239,10 @@ async function runAndSettle(
       reason: receipt.errorReason,
       transaction: receipt.transaction || undefined,
     });
+    deps.payers.refused(payer);
     return paymentRequired(route, receipt.errorReason ?? 'settlement_failed');
   }
+  deps.payers.settled(payer);
   const settled = settledCall(route, receipt, payer);
   callSafely(deps.logger, 'call tracking', () => deps.onSettled?.(settled));
   return jsonAnswer(200, result, settleResponseHeaders(receipt));

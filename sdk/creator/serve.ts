@@ -11,6 +11,7 @@ import { createFacilitatorClient } from './facilitator-client';
 import { createSkillHandler, DEFAULT_APP_NAME, DEFAULT_FACILITATOR_URL, DEFAULT_MAX_BODY_BYTES, type SkillHandlerOptions } from './handler';
 import type { LedgerOptions } from './ledger';
 import { listen } from './listen';
+import type { VerifyMode } from './payers';
 import { consoleLogger, errorText, type CreatorLogger } from './logger';
 import { DEFAULT_API_URL, register, type RegistrationResult } from './register';
 import { RegistryClient } from '../registry/client';
@@ -88,6 +89,13 @@ export interface ServeOptions {
    * @example serve(skills, { settlement: { mode: 'broadcast', maxUnconfirmedPerPayer: '$0.25' } })
    */
   settlement?: SettlementOption;
+  /**
+   * When the facilitator verifies a payment: `'at-settlement'` (default) for payers who already paid
+   * this server (checked here, verified by the settle: one round trip less), new payers first;
+   * `'first'` before every handler run (expensive handlers, side effects).
+   * @example serve(skills, { verify: 'first' })
+   */
+  verify?: VerifyMode;
   /** Used for the facilitator and the registry; default the global fetch. */
   fetch?: typeof fetch;
   /** Default: readable lines on the console. */
@@ -170,6 +178,7 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
     ...(options.maxBodyBytes ? { maxBodyBytes: options.maxBodyBytes } : {}),
     ...(options.replay ? { replay: options.replay } : {}),
     ...(options.settlement !== undefined ? { settlement: options.settlement } : {}),
+    ...(options.verify !== undefined ? { verify: options.verify } : {}),
     ...(options.rpcUrl ? { rpcUrl: httpUrl(options.rpcUrl, 'rpcUrl') } : {}),
     onSettled: (call) => tracker?.track(call),
     ...fetchOption,

@@ -6,13 +6,13 @@ Usage:
   market [registry] [--port N] [--host H]   run the registry (the default command)
   market serve <module.ts> [--port N] [--host H] [--wallet W] [--endpoint URL] [--groups a,b]
                [--facilitator URL] [--api-url URL] [--network eip155:ID] [--asset 0x… [--asset-name N] [--asset-version V]] [--rpc-url URL]
-               [--settlement broadcast|confirmed] [--no-register]
+               [--settlement broadcast|confirmed] [--verify at-settlement|first] [--no-register]
                                             run a creator's paid skill server (default port 3002)
                                             from a module exporting skill(...)s; the SDK is built in.
                                             Wallet from MARKET_WALLET_ADDRESS / MARKET_WALLET_KEY, key
                                             from MARKET_API_KEY; MARKET_ENDPOINT, MARKET_FACILITATOR_URL,
-                                            MARKET_NETWORK, MARKET_API_URL, MARKET_SETTLEMENT as defaults
-                                            of the flags
+                                            MARKET_NETWORK, MARKET_API_URL, MARKET_SETTLEMENT, MARKET_VERIFY
+                                            as defaults of the flags
   market facilitator [--port N] [--host H] [--rpc URL] [--network eip155:ID]
                                             verify and settle x402 payments (default port 3001;
                                             relayer key from FACILITATOR_PRIVATE_KEY)

@@ -109,11 +109,13 @@ export interface ServeEnv {
   rpcUrl: string | undefined;
   /** `broadcast` or `confirmed` (MARKET_SETTLEMENT); checked by the command with its flag. */
   settlement: string | undefined;
+  /** `first` or `at-settlement` (MARKET_VERIFY); checked by the command with its flag. */
+  verify: string | undefined;
   /** Set by `market dev`: stop when stdin closes. */
   stopWithStdin: boolean;
 }
 
-/** LOG_LEVEL, MARKET_NETWORK, MARKET_ENDPOINT, MARKET_FACILITATOR_URL, MARKET_FACILITATOR_API_KEY, MARKET_RPC_URL, MARKET_SETTLEMENT, MARKET_SERVE_STOP_WITH_STDIN. */
+/** LOG_LEVEL, MARKET_NETWORK, MARKET_ENDPOINT, MARKET_FACILITATOR_URL, MARKET_FACILITATOR_API_KEY, MARKET_RPC_URL, MARKET_SETTLEMENT, MARKET_VERIFY, MARKET_SERVE_STOP_WITH_STDIN. */
 export function readServeEnv(env: Env): ServeEnv {
   return {
     logLevel: readChoice(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
@@ -123,6 +125,7 @@ export function readServeEnv(env: Env): ServeEnv {
     facilitatorApiKey: read(env, 'MARKET_FACILITATOR_API_KEY'),
     rpcUrl: read(env, 'MARKET_RPC_URL'),
     settlement: read(env, 'MARKET_SETTLEMENT'),
+    verify: read(env, 'MARKET_VERIFY'),
     stopWithStdin: read(env, 'MARKET_SERVE_STOP_WITH_STDIN') === '1',
   };
 }

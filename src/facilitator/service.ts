@@ -5,6 +5,8 @@
  * (network, asset, payer, nonce); the first settle of exactly that payload moves it to `settling`
  * in one conditional update. A replayed verify, a settle of a different payload for the same key,
  * or any second settle finds the key taken and is refused `invalid_exact_evm_nonce_already_used`.
+ * A settle of a payload never verified runs verify's checks and records it straight as `settling`
+ * (a resource server that verifies at settlement saves a round trip; the mode it asks is kept).
  *
  * A record left `verified` (the resource server's handler failed, so it never settled; or it
  * died in between) means: every check passed, no money moved, and none will move through this
@@ -22,8 +24,8 @@ import type { ChainReader, Rejection, SignerKind } from './chain';
 import { REASONS } from './reasons';
 import type { RelayerPool } from './relayer';
 import { authorizationKey, parseFacilitatorRequest, payloadHash, type AuthorizationKey, type PaymentRequest } from './request';
-import { settleFailure, submitSettlement, type SettleContext } from './settle';
-import { toPaymentReceipt, type NewAuthorization, type PaymentStore } from './store';
+import { settleFailure, submitSettlement, type SettleContext, type SettleOptions } from './settle';
+import { toPaymentReceipt, type AuthorizationRow, type NewAuthorization, type PaymentStore } from './store';
 import { unixSeconds, type Clock, type PaymentReceipt, type SettlementStatus, type SupportedResponse, type VerifyResponse } from './types';
 import { checkAuthorization, checkTerms } from './verify';
 
@@ -90,6 +92,40 @@ export function createFacilitatorService(deps: FacilitatorServiceDeps): Facilita
     };
   };
 
+  /**
+   * Verify's checks: the payer's standing (replay, unconfirmed amount, recent revert: one
+   * statement) alongside the chain checks (domain, signature, a simulated transfer); the insert
+   * that follows settles races. With settlements in flight, the balance must cover them too.
+   */
+  const admit = async (
+    request: PaymentRequest,
+    knownBalance?: bigint,
+  ): Promise<{ kind: SignerKind; unconfirmed: bigint; balance: bigint | undefined } | Rejection> => {
+    const key = authorizationKey(request);
+    const [standing, checked] = await Promise.all([
+      store.standing(key, new Date(clock.now().getTime() - REVERTED_PAYER_REFUSAL_MS)),
+      checkAuthorization(request, chain, { simulateFrom }),
+    ]);
+    if (standing.taken) return replay;
+    if (standing.reverted) return reverted;
+    if ('reason' in checked) return checked;
+    let balance = knownBalance;
+    if (standing.unconfirmed > 0n) {
+      // The simulation saw the balance cover this payment alone; settlements in flight count too.
+      balance ??= await chain.balanceOf(key.asset, key.payer);
+      const value = BigInt(request.payment.authorization.value);
+      if (balance - standing.unconfirmed < value) {
+        const message = `The payer holds ${balance}, of which ${standing.unconfirmed} is owed to unconfirmed settlements; ${value} is authorized`;
+        return { reason: REASONS.insufficientBalance, message };
+      }
+    }
+    return { kind: checked.kind, unconfirmed: standing.unconfirmed, balance };
+  };
+  const send = (request: PaymentRequest, claimed: AuthorizationRow, options: SettleOptions): Promise<SettleResponse> =>
+    deps.batcher && claimed.signerKind === 'ecdsa'
+      ? deps.batcher.submit(request, claimed, options)
+      : submitSettlement(deps, request, claimed, options);
+
   const supported: SupportedResponse = {
     kinds: [
       { x402Version: 2, scheme: 'exact', network },
@@ -106,26 +142,9 @@ export function createFacilitatorService(deps: FacilitatorServiceDeps): Facilita
       const request = parsed.request;
       const failed = terms(request);
       if (failed) return invalid(failed, request.payer);
-      const key = authorizationKey(request);
-      // The payer's standing (replay, unconfirmed amount, recent revert: one statement) alongside
-      // the chain checks; the insert below settles races.
-      const [standing, checked] = await Promise.all([
-        store.standing(key, new Date(clock.now().getTime() - REVERTED_PAYER_REFUSAL_MS)),
-        checkAuthorization(request, chain, { simulateFrom }),
-      ]);
-      if (standing.taken) return invalid(replay, request.payer);
-      if (standing.reverted) return invalid(reverted, request.payer);
-      if ('reason' in checked) return invalid(checked, request.payer);
-      if (standing.unconfirmed > 0n) {
-        // The simulation saw the balance cover this payment alone; settlements in flight count too.
-        const balance = await chain.balanceOf(key.asset, key.payer);
-        const value = BigInt(request.payment.authorization.value);
-        if (balance - standing.unconfirmed < value) {
-          const message = `The payer holds ${balance}, of which ${standing.unconfirmed} is owed to unconfirmed settlements; ${value} is authorized`;
-          return invalid({ reason: REASONS.insufficientBalance, message }, request.payer);
-        }
-      }
-      const row = await store.insert(record(request, checked.kind), 'verified', clock.now());
+      const admitted = await admit(request);
+      if ('reason' in admitted) return invalid(admitted, request.payer);
+      const row = await store.insert(record(request, admitted.kind), 'verified', clock.now());
       if (!row) return invalid(replay, request.payer);
       return { isValid: true, payer: request.payer };
     },
@@ -143,19 +162,14 @@ export function createFacilitatorService(deps: FacilitatorServiceDeps): Facilita
         store.claimVerified(key, payloadHash(request), clock.now()),
         mode === 'broadcast' ? chain.balanceOf(key.asset, key.payer).catch(() => undefined) : undefined,
       ]);
-      if (claimed) {
-        const options = { mode, simulated: true, unconfirmedOthers: claimed.unconfirmedOthers, balance };
-        if (deps.batcher && claimed.signerKind === 'ecdsa') return deps.batcher.submit(request, claimed, options);
-        return submitSettlement(deps, request, claimed, options);
-      }
-      if (await store.exists(key)) return settleFailure(request, replay);
-      // Settle without verify: check the signature now; estimating gas simulates the rest. It
-      // always waits for the receipt (nothing of the payer's standing was checked).
-      const checked = await checkAuthorization(request, chain, {});
-      if ('reason' in checked) return settleFailure(request, checked);
-      const inserted = await store.insert(record(request, checked.kind), 'settling', clock.now());
+      if (claimed) return send(request, claimed, { mode, simulated: true, unconfirmedOthers: claimed.unconfirmedOthers, balance });
+      // Settle without verify (a server that verifies at settlement): the same checks as verify,
+      // then claimed straight into `settling`; the balance read above serves the exposure bound.
+      const admitted = await admit(request, balance);
+      if ('reason' in admitted) return settleFailure(request, admitted);
+      const inserted = await store.insert(record(request, admitted.kind), 'settling', clock.now());
       if (!inserted) return settleFailure(request, replay);
-      return submitSettlement(deps, request, inserted, { mode: 'confirmed', simulated: false, unconfirmedOthers: 0n, balance: undefined });
+      return send(request, inserted, { mode, simulated: true, unconfirmedOthers: admitted.unconfirmed, balance: admitted.balance });
     },
 
     supported: () => structuredClone(supported),

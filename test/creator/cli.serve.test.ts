@@ -128,7 +128,7 @@ describe('market serve (compiled binary)', () => {
     }
   }, 30_000);
 
-  it('exits 1 with a clear message for a missing module, a module without skills, a bad skill or no wallet; 2 without a module or with a bad --settlement', async () => {
+  it('exits 1 with a clear message for a missing module, a module without skills, a bad skill or no wallet; 2 without a module or with a bad --settlement or --verify', async () => {
     const dir = folder('mistakes', {
       'none.ts': 'export const answer = 42;\n',
       'bad.ts': `import { skill } from 'skill-market/creator';\nexport const s = skill({ price: '$1,000' }, () => 1);\n`,
@@ -142,6 +142,8 @@ describe('market serve (compiled binary)', () => {
       [['serve', 'ok.ts'], { MARKET_WALLET_ADDRESS: '0x1234' }, 1, 'MARKET_WALLET_ADDRESS must be a 42-character 0x address'],
       [['serve'], {}, 2, 'serve needs a skills module'],
       [['serve', 'ok.ts', '--settlement', 'eventually'], {}, 2, '--settlement must be broadcast or confirmed'],
+      [['serve', 'ok.ts', '--verify', 'never'], {}, 2, '--verify (MARKET_VERIFY) must be first or at-settlement'],
+      [['serve', 'ok.ts'], { MARKET_VERIFY: 'later' }, 2, '--verify (MARKET_VERIFY) must be first or at-settlement'],
     ];
     for (const [args, env, expected, message] of cases) {
       const { code, stderr } = await finished(market(args, env, dir));

@@ -192,6 +192,100 @@ for (const kind of databaseKinds) {
         isValid: false,
         invalidReason: 'invalid_exact_evm_payer_reverted_settlement',
       });
+      // A settle that skips verify is refused the same way, and sends nothing.
+      const nonce = await chain.publicClient.getTransactionCount({ address: chain.accounts.relayers[0]!.address, blockTag: 'pending' });
+      expect(await f.facilitator.settle(next)).toMatchObject({
+        success: false,
+        errorReason: 'invalid_exact_evm_payer_reverted_settlement',
+      });
+      expect(await chain.publicClient.getTransactionCount({ address: chain.accounts.relayers[0]!.address, blockTag: 'pending' })).toBe(
+        nonce,
+      );
+    });
+
+    describe('a settle that was not verified first (a server verifying at settlement)', () => {
+      it('runs the checks of verify and still answers before the block', async () => {
+        const payer = await chain.createAccount({ usdc: PRICE });
+        const payee = (await chain.createAccount()).address;
+        const body = await paymentBody(chain, payer, requirementsFor(chain, payee));
+        await chain.testClient.setAutomine(false);
+        const answer = await f.facilitator.settle(body);
+        expect(answer).toEqual({
+          success: true,
+          transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+          network: chain.network,
+          payer: payer.address,
+        });
+        expect(await receiptOf(answer.transaction as Hex)).toBeUndefined(); // answered before the block
+        // A verify or settle of the same proof afterwards is a replay.
+        expect(await f.facilitator.verify(body)).toMatchObject({ isValid: false, invalidReason: 'invalid_exact_evm_nonce_already_used' });
+        expect(await f.facilitator.settle(body)).toMatchObject({ success: false, errorReason: 'invalid_exact_evm_nonce_already_used' });
+        await chain.testClient.mine({ blocks: 1 });
+        await eventually(
+          () => f.facilitator.receipt(answer.transaction),
+          (r) => r?.status === 'confirmed',
+          'the receipt recorded',
+        );
+        expect(await chain.balanceOf(payee)).toBe(PRICE);
+        expect(await chain.balanceOf(payer.address)).toBe(0n);
+      });
+
+      it('20 concurrent settles of one never-verified proof make exactly one transfer', async () => {
+        const payer = await chain.createAccount({ usdc: PRICE * 5n });
+        const payee = (await chain.createAccount()).address;
+        const body = await paymentBody(chain, payer, requirementsFor(chain, payee));
+        const answers = await Promise.all(Array.from({ length: 20 }, () => f.facilitator.settle(body)));
+        expect(answers.filter((a) => a.success)).toHaveLength(1);
+        expect(answers.filter((a) => !a.success).every((a) => a.errorReason === 'invalid_exact_evm_nonce_already_used')).toBe(true);
+        await eventually(
+          () => chain.balanceOf(payee),
+          (b) => b === PRICE,
+          'the one transfer',
+        );
+        expect(await chain.balanceOf(payer.address)).toBe(PRICE * 4n);
+      });
+
+      it("refuses what the payer's balance minus their unconfirmed settlements cannot cover, sending nothing", async () => {
+        const payer = await chain.createAccount({ usdc: PRICE * 2n });
+        const payee = (await chain.createAccount()).address;
+        await chain.testClient.setAutomine(false);
+        for (let i = 0; i < 2; i++) {
+          expect((await f.facilitator.settle(await paymentBody(chain, payer, requirementsFor(chain, payee)))).success).toBe(true);
+        }
+        const relayer = chain.accounts.relayers[0]!.address;
+        const sent = await chain.publicClient.getTransactionCount({ address: relayer, blockTag: 'pending' });
+        expect(await f.facilitator.settle(await paymentBody(chain, payer, requirementsFor(chain, payee)))).toMatchObject({
+          success: false,
+          errorReason: 'invalid_exact_evm_insufficient_balance',
+          errorMessage: expect.stringContaining('unconfirmed'),
+        });
+        expect(await chain.publicClient.getTransactionCount({ address: relayer, blockTag: 'pending' })).toBe(sent);
+        await chain.testClient.mine({ blocks: 1 });
+        await eventually(
+          () => chain.balanceOf(payee),
+          (b) => b === PRICE * 2n,
+          'both transfers',
+        );
+      });
+
+      it('refuses a payer without the balance, and a forged signature, before anything is sent', async () => {
+        const relayer = chain.accounts.relayers[0]!.address;
+        const sent = await chain.publicClient.getTransactionCount({ address: relayer, blockTag: 'pending' });
+        const poor = await chain.createAccount();
+        expect(
+          await f.facilitator.settle(await paymentBody(chain, poor, requirementsFor(chain, chain.accounts.payee.address))),
+        ).toMatchObject({
+          success: false,
+          errorReason: 'invalid_exact_evm_insufficient_balance',
+        });
+        const payer = await chain.createAccount({ usdc: PRICE });
+        const forged = await paymentBody(chain, await chain.createAccount(), requirementsFor(chain, chain.accounts.payee.address), {
+          from: payer.address,
+        });
+        expect(await f.facilitator.settle(forged)).toMatchObject({ success: false, errorReason: 'invalid_exact_evm_signature' });
+        expect(await chain.publicClient.getTransactionCount({ address: relayer, blockTag: 'pending' })).toBe(sent);
+        expect(await chain.balanceOf(payer.address)).toBe(PRICE);
+      });
     });
   });
 }

@@ -1,5 +1,13 @@
 import { parseArgs } from 'node:util';
-import { RegistrationError, ServeConfigError, SkillDefinitionError, serve, type ServeOptions } from 'skill-market/creator';
+import {
+  RegistrationError,
+  ServeConfigError,
+  SkillDefinitionError,
+  VERIFY_MODES,
+  serve,
+  type ServeOptions,
+  type VerifyMode,
+} from 'skill-market/creator';
 import type { AssetInfo } from 'skill-market/x402';
 import { readServeEnv } from '../../config';
 import { createLogger } from '../../log';
@@ -10,12 +18,13 @@ import { SkillModuleError, loadSkillModule } from '../skill-module';
 /**
  * `market serve <module.ts> [--port N] [--host H] [--wallet W] [--endpoint URL] [--groups a,b]
  * [--facilitator URL] [--api-url URL] [--network eip155:ID] [--asset 0x… [--asset-name N] [--asset-version V]]
- * [--rpc-url URL] [--settlement broadcast|confirmed] [--no-register]`: `--asset` is a 6-decimal EIP-3009 token paid instead of the network's USDC (its
+ * [--rpc-url URL] [--settlement broadcast|confirmed] [--verify first|at-settlement] [--no-register]`: `--asset` is a 6-decimal EIP-3009 token paid instead of the network's USDC (its
  * EIP-712 domain `USD Coin` version `2` unless named otherwise, e.g. a local test token);
  * it loads a creator's skills module and runs the paid skill server. Flags win over MARKET_ENDPOINT,
  * MARKET_FACILITATOR_URL, MARKET_RPC_URL (the chain, asked when a payment's outcome is unknown)
  * and MARKET_NETWORK, MARKET_SETTLEMENT (when a paid call's result leaves: once the transfer is broadcast,
- * the default, or once it is mined); wallet, API key and registry URL follow the SDK's
+ * the default, or once it is mined), MARKET_VERIFY (when the facilitator verifies a payment: at
+ * settlement for payers who already paid here, the default, or before every handler run); wallet, API key and registry URL follow the SDK's
  * order (flag, then MARKET_WALLET_ADDRESS / MARKET_WALLET_KEY / MARKET_API_KEY / MARKET_API_URL,
  * then the SKILLZ_* names). Skills are registered at start when an endpoint is known.
  */
@@ -38,6 +47,7 @@ export async function serveCommand(args: string[]): Promise<void> {
       'asset-version': { type: 'string' },
       'rpc-url': { type: 'string' },
       settlement: { type: 'string' },
+      verify: { type: 'string' },
       'no-register': { type: 'boolean' },
     },
   });
@@ -63,6 +73,10 @@ export async function serveCommand(args: string[]): Promise<void> {
     if (settlement !== undefined && settlement !== 'broadcast' && settlement !== 'confirmed') {
       throw new UsageError('--settlement must be broadcast or confirmed');
     }
+    const verify = values.verify ?? env.verify;
+    if (verify !== undefined && !(VERIFY_MODES as readonly string[]).includes(verify)) {
+      throw new UsageError(`--verify (MARKET_VERIFY) must be ${VERIFY_MODES.join(' or ')}`);
+    }
     const options: ServeOptions = {
       logger,
       hostname: values.host ?? '0.0.0.0',
@@ -73,6 +87,7 @@ export async function serveCommand(args: string[]): Promise<void> {
       ...(facilitatorUrl !== undefined ? { facilitatorUrl } : {}),
       ...(rpcUrl !== undefined ? { rpcUrl } : {}),
       ...(settlement !== undefined ? { settlement } : {}),
+      ...(verify !== undefined ? { verify: verify as VerifyMode } : {}),
       ...(env.facilitatorApiKey !== undefined ? { facilitatorApiKey: env.facilitatorApiKey } : {}),
       ...(values.asset !== undefined
         ? {
