@@ -39,6 +39,8 @@ interface Run {
   p95: number;
   roundTrips: number;
   moved: string;
+  /** Settlement transactions sent per successful call (below 1: payments shared transactions). */
+  transactionsPerCall: number;
   /** CPU milliseconds per successful call, by process group (clients = this process). */
   cpuMsPerCall: Record<string, number>;
 }
@@ -61,6 +63,7 @@ async function measure(
   await allMined(chain); // broadcast answers come before the block: the warm-up's transfers must not count
   const before = await chain.balanceOf(payTo as `0x${string}`);
   const requestsBefore = countRequests();
+  const sentBefore = await sentByRelayers(chain);
   const latencies: number[] = [];
   let failures = 0;
   let next = 0;
@@ -78,6 +81,7 @@ async function measure(
   const seconds = (performance.now() - began) / 1000;
   const cpu = cpuSpent(cpuBefore, cpuSnapshot(), cpuLabels);
   await allMined(chain); // the last broadcast answers' transfers
+  const transactions = (await sentByRelayers(chain)) - sentBefore;
   const expected = BigInt(latencies.length) * PRICE;
   const moved = (await chain.balanceOf(payTo as `0x${string}`)) - before;
   latencies.sort((a, b) => a - b);
@@ -93,12 +97,21 @@ async function measure(
     p95: pct(0.95),
     roundTrips: (countRequests() - requestsBefore) / calls,
     moved: moved.toString(),
+    transactionsPerCall: transactions / Math.max(1, latencies.length),
     cpuMsPerCall: Object.fromEntries(
       Object.entries(cpu)
         .filter(([, ms]) => ms > 0)
         .map(([group, ms]) => [group, Number((ms / Math.max(1, latencies.length)).toFixed(2))]),
     ),
   };
+}
+
+/** Transactions sent by all relayers so far (pending included). */
+async function sentByRelayers(chain: LocalChain): Promise<number> {
+  const counts = await Promise.all(
+    chain.accounts.relayers.map((r) => chain.publicClient.getTransactionCount({ address: r.address, blockTag: 'pending' })),
+  );
+  return counts.reduce((a, b) => a + b, 0);
 }
 
 /** Waits until every relayer's sent transactions are mined. */
@@ -163,7 +176,7 @@ function referenceClients(chain: LocalChain, url: string, payers: TestAccount[],
 
 interface ChainRuns {
   runs: Run[];
-  ours: { sequentialConfirmed: Run; sequentialBroadcast: Run; sequentialBroadcastOneTrip: Run; concurrent: Run[] };
+  ours: { sequentialConfirmed: Run; sequentialBroadcast: Run; sequentialBroadcastOneTrip: Run; sequentialBatched: Run; concurrent: Run[] };
   reference: { sequential: Run; concurrent: Run; shipped?: Run };
 }
 
@@ -183,11 +196,17 @@ async function benchChain(
     stops.push(confirmed.stop);
     const broadcast = await startOurStack(chain, await newDatabase(), [relayer(1)], 'broadcast');
     stops.push(broadcast.stop);
+    // Broadcast mode with eager batches: a payment alone goes at once, payments that arrive during a broadcast share the next transaction.
+    const batched = await startOurStack(chain, await newDatabase(), [relayer(2)], 'broadcast', {
+      FACILITATOR_BATCH_MAX: String(CLIENTS),
+      FACILITATOR_BATCH_EAGER: 'true',
+    });
+    stops.push(batched.stop);
     const reference = await startReferenceStack(chain, relayer(5), true);
     stops.push(reference.stop);
     const shipped = sizes.shipped ? await startReferenceStack(chain, relayer(6), false) : undefined;
     if (shipped) stops.push(shipped.stop);
-    for (const stack of [confirmed, broadcast]) for (const [role, pid] of Object.entries(stack.pids)) cpuLabels.set(pid, role);
+    for (const stack of [confirmed, broadcast, batched]) for (const [role, pid] of Object.entries(stack.pids)) cpuLabels.set(pid, role);
     for (const stack of [reference, shipped]) if (stack) cpuLabels.set(stack.pid, 'reference (server + facilitator)');
 
     const one = chain.accounts.payers.slice(0, 1);
@@ -222,11 +241,23 @@ async function benchChain(
       ours(broadcast, one, 'fast'),
       sizes.sequential,
     );
+    const sequentialBatched = await run(
+      'ours broadcast one-round-trip, eager batches, sequential',
+      batched.payTo,
+      ours(batched, one, 'fast'),
+      sizes.sequential,
+    );
     const sequential = await run('reference, sequential', reference.payTo, refs(reference.resourceUrl, one), sizes.sequential);
     const concurrent = [
       await run(`ours broadcast one-round-trip, ${CLIENTS} clients`, broadcast.payTo, ours(broadcast, all, 'fast'), sizes.concurrent),
       await run(`ours broadcast, ${CLIENTS} clients`, broadcast.payTo, ours(broadcast, all, 'standard'), sizes.concurrent),
       await run(`ours confirmed one-round-trip, ${CLIENTS} clients`, confirmed.payTo, ours(confirmed, all, 'fast'), sizes.concurrent),
+      await run(
+        `ours broadcast one-round-trip, eager batches, ${CLIENTS} clients`,
+        batched.payTo,
+        ours(batched, all, 'fast'),
+        sizes.concurrent,
+      ),
     ];
     const referenceConcurrent = await run(
       `reference (nonceManager), ${CLIENTS} clients`,
@@ -239,7 +270,7 @@ async function benchChain(
       : undefined;
     return {
       runs,
-      ours: { sequentialConfirmed, sequentialBroadcast, sequentialBroadcastOneTrip, concurrent },
+      ours: { sequentialConfirmed, sequentialBroadcast, sequentialBroadcastOneTrip, sequentialBatched, concurrent },
       reference: { sequential, concurrent: referenceConcurrent, ...(shippedRun ? { shipped: shippedRun } : {}) },
     };
   } finally {
@@ -274,8 +305,16 @@ async function main() {
     const runs = [...instant.runs, ...blocks.runs];
     printTable(
       `Paid calls (price $0.001; instant chain ${CALLS} sequential / ${CONCURRENT_CALLS} concurrent; 2 s blocks ${BLOCK_CALLS} / ${BLOCK_CONCURRENT_CALLS})`,
-      ['run', 'calls/s', 'p50 ms', 'p95 ms', 'failed', 'round trips/call'],
-      runs.map((r) => [r.label, fmt(r.callsPerSecond, 1), fmt(r.p50, 1), fmt(r.p95, 1), `${r.failures}/${r.calls}`, fmt(r.roundTrips, 2)]),
+      ['run', 'calls/s', 'p50 ms', 'p95 ms', 'failed', 'round trips/call', 'transactions/call'],
+      runs.map((r) => [
+        r.label,
+        fmt(r.callsPerSecond, 1),
+        fmt(r.p50, 1),
+        fmt(r.p95, 1),
+        `${r.failures}/${r.calls}`,
+        fmt(r.roundTrips, 2),
+        fmt(r.transactionsPerCall, 2),
+      ]),
     );
     const groups = [...new Set(runs.flatMap((r) => Object.keys(r.cpuMsPerCall)))].sort();
     printTable(
@@ -290,7 +329,12 @@ async function main() {
         ),
       ]),
     );
-    const sequentialOf = (c: ChainRuns) => [c.ours.sequentialConfirmed, c.ours.sequentialBroadcast, c.ours.sequentialBroadcastOneTrip];
+    const sequentialOf = (c: ChainRuns) => [
+      c.ours.sequentialConfirmed,
+      c.ours.sequentialBroadcast,
+      c.ours.sequentialBroadcastOneTrip,
+      c.ours.sequentialBatched,
+    ];
     const ratios = {
       /** Best mode of ours, instant chain: p50 ours / reference (lower is better). */
       sequentialP50: best(sequentialOf(instant), (r) => r.p50, true).p50 / instant.reference.sequential.p50,

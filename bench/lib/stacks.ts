@@ -31,6 +31,7 @@ export async function startOurStack(
   databaseUrl: string,
   relayerKeys: string[],
   settlement: 'broadcast' | 'confirmed',
+  facilitatorEnv: Record<string, string> = {},
 ): Promise<OurStack> {
   const { walletSignIn, createKey, jsonPost, bearer } = await import('../../test/support/auth');
   const stops: (() => Promise<void>)[] = [];
@@ -61,6 +62,7 @@ export async function startOurStack(
       FACILITATOR_NETWORK: chain.network,
       FACILITATOR_ASSETS: chain.token.address,
       FACILITATOR_POLL_INTERVAL_MS: '20',
+      ...facilitatorEnv,
     },
     `http://127.0.0.1:${facilitatorPort}/health`,
   );

@@ -150,6 +150,40 @@ export const PaymentReceiptSchema = Type.Object({
 /** A settlement transaction as a facilitator stored it (see {@link PaymentReceiptSchema}). */
 export type PaymentReceipt = Static<typeof PaymentReceiptSchema>;
 
+/**
+ * A batched settlement transaction (`GET /receipts/:tx` for the hash of a batch): one transaction
+ * carrying several payments, each with its own outcome (`pending` until the receipt is read).
+ *
+ * @example
+ * const receipt = await (await fetch(`${facilitatorUrl}/receipts/${tx}`)).json();
+ * if ('payments' in receipt) console.log(receipt.payments.filter((p) => p.status === 'settled').length, 'settled');
+ */
+export const BatchReceiptSchema = Type.Object({
+  transaction: Type.String({ pattern: TX_HASH_PATTERN.source }),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('confirmed'), Type.Literal('reverted'), Type.Literal('dropped')]),
+  network: Text(64),
+  relayer: AddressS,
+  blockNumber: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+  gasUsed: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+  error: Type.Union([Text(1000), Type.Null()]),
+  submittedAt: Type.String(),
+  updatedAt: Type.String(),
+  finalizedAt: Type.Union([Type.String(), Type.Null()]),
+  payments: Type.Array(
+    Type.Object({
+      asset: AddressS,
+      payer: AddressS,
+      payee: AddressS,
+      amount: Type.String({ pattern: '^[0-9]{1,78}$' }),
+      nonce: Type.String({ pattern: '^0x[0-9a-fA-F]{64}$' }),
+      status: Type.Union([Type.Literal('pending'), Type.Literal('settled'), Type.Literal('failed')]),
+      reason: Type.Union([Text(300), Type.Null()]),
+    }),
+  ),
+});
+/** A batched settlement transaction (see {@link BatchReceiptSchema}). */
+export type BatchReceipt = Static<typeof BatchReceiptSchema>;
+
 const check = {
   request: TypeCompiler.Compile(FacilitatorRequestSchema),
   verify: TypeCompiler.Compile(VerifyResponseSchema),

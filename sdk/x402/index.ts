@@ -118,6 +118,7 @@ export {
   SupportedResponseSchema,
   SettlementStatusSchema,
   PaymentReceiptSchema,
+  BatchReceiptSchema,
   SETTLEMENT_STATES,
   SETTLEMENT_MODES,
   SETTLEMENT_MODE_HEADER,
@@ -140,4 +141,5 @@ export {
   type SettlementMode,
   type ReceiptStatus,
   type PaymentReceipt as FacilitatorReceipt,
+  type BatchReceipt,
 } from './facilitator';

@@ -29,6 +29,15 @@ export function readPort(env: Env, name: string, fallback: number): number {
   return Number(raw);
 }
 
+/** A yes/no variable: 1/true/yes/on or 0/false/no/off (ConfigError otherwise). */
+export function readBoolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = read(env, name)?.toLowerCase();
+  if (raw === undefined) return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+  throw new ConfigError(name, `must be true or false, got "${raw}"`);
+}
+
 export function readInteger(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = read(env, name);
   if (raw === undefined) return fallback;

@@ -3,7 +3,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { DEFAULT_NETWORK, getKnownNetwork, SETTLEMENT_MODES, type Caip2Network, type SettlementMode } from 'skill-market/x402';
 import { readNetwork, readRpcUrl } from './chain';
 import { readDatabaseConfig, type DatabaseConfig } from './database';
-import { ConfigError, type Env, read, readChoice, readHost, readInteger, readPort } from './env';
+import { ConfigError, type Env, read, readBoolean, readChoice, readHost, readInteger, readPort } from './env';
 import { LOG_LEVELS, RUN_MODES, type LogLevel, type RunMode } from './registry';
 
 /** Everything `market facilitator` reads from its environment, validated once at start. */
@@ -42,6 +42,12 @@ export interface FacilitatorConfig {
   batchMaxSize: number;
   /** How long the first queued authorization waits for its batch to fill before it is sent anyway. */
   batchWaitMs: number;
+  /**
+   * Send a batch as soon as a relayer is free rather than when it is full or `batchWaitMs` passed:
+   * no added wait at low load (a payment alone goes as a plain transfer), and under load the
+   * payments arriving while transactions are being sent share the next one.
+   */
+  batchEager: boolean;
 }
 
 export const FACILITATOR_DEFAULTS = {
@@ -56,6 +62,7 @@ export const FACILITATOR_DEFAULTS = {
   settlementMode: 'confirmed' as SettlementMode,
   batchMaxSize: 1,
   batchWaitMs: 100,
+  batchEager: false,
 } as const;
 
 const PRIVATE_KEY = /^0x[0-9a-fA-F]{64}$/;
@@ -85,6 +92,7 @@ export function loadFacilitatorConfig(env: Env, cwd = process.cwd(), overrides: 
     settlementMode: readChoice(env, 'FACILITATOR_SETTLEMENT', SETTLEMENT_MODES, FACILITATOR_DEFAULTS.settlementMode),
     batchMaxSize: readInteger(env, 'FACILITATOR_BATCH_MAX', FACILITATOR_DEFAULTS.batchMaxSize, 1, 200),
     batchWaitMs: readInteger(env, 'FACILITATOR_BATCH_MS', FACILITATOR_DEFAULTS.batchWaitMs, 1, 60_000),
+    batchEager: readBoolean(env, 'FACILITATOR_BATCH_EAGER', FACILITATOR_DEFAULTS.batchEager),
     ...overrides,
   };
 }

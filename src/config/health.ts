@@ -1,5 +1,5 @@
 import { type Env, readInteger } from './env';
-import { readBoolean } from './catalogue';
+import { readBoolean } from './env';
 import type { RunMode } from './registry';
 
 /** How the registry probes skill servers (`GET <server>/health`) to show which skills answer. */

@@ -1,5 +1,5 @@
 import { type Env, readInteger } from './env';
-import { readBoolean } from './catalogue';
+import { readBoolean } from './env';
 import type { RunMode } from './registry';
 
 /** Background checks of reported payments against the chain (`MARKET_RPC_URL`). */

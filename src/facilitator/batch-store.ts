@@ -7,6 +7,7 @@
  */
 import { and, asc, eq, gt, inArray, isNotNull, isNull, lt, sql } from 'drizzle-orm';
 import type { Address, Hex } from 'viem';
+import type { BatchReceipt } from 'skill-market/x402';
 import type { Database } from '../db';
 import { paymentAuthorizations as auths, paymentBatches as batches } from '../db/schema';
 import type { AuthorizationRow } from './store';
@@ -162,9 +163,46 @@ export function createBatchStore(db: Database) {
         .where(and(eq(auths.txHash, txHash), eq(auths.state, 'settling')));
     },
 
+    /** A batch and all its members (any state), or undefined when no batch has this hash. */
+    async withMembers(txHash: string): Promise<{ batch: BatchRow; members: AuthorizationRow[] } | undefined> {
+      const hash = txHash.toLowerCase();
+      const [batch] = await db.select().from(batches).where(eq(batches.txHash, hash)).limit(1);
+      if (!batch) return undefined;
+      const members = await db.select().from(auths).where(eq(auths.txHash, hash)).orderBy(asc(auths.createdAt));
+      return { batch, members };
+    },
+
     async batch(txHash: string): Promise<BatchRow | undefined> {
       const rows = await db.select().from(batches).where(eq(batches.txHash, txHash.toLowerCase())).limit(1);
       return rows[0];
     },
+  };
+}
+
+/** The members' states as a batch receipt shows them: `settling` is pending until the receipt is read. */
+const MEMBER_STATUS = { verified: 'pending', settling: 'pending', settled: 'settled', failed: 'failed' } as const;
+
+/** The public form of a stored batch and its members. */
+export function toBatchReceipt(batch: BatchRow, members: readonly AuthorizationRow[]): BatchReceipt {
+  return {
+    transaction: batch.txHash as Hex,
+    status: batch.status,
+    network: batch.network,
+    relayer: batch.relayer as Address,
+    blockNumber: batch.blockNumber,
+    gasUsed: batch.gasUsed,
+    error: batch.error,
+    submittedAt: batch.submittedAt.toISOString(),
+    updatedAt: batch.updatedAt.toISOString(),
+    finalizedAt: batch.finalizedAt?.toISOString() ?? null,
+    payments: members.map((m) => ({
+      asset: m.asset as Address,
+      payer: m.payer as Address,
+      payee: m.payee as Address,
+      amount: m.amount,
+      nonce: m.nonce,
+      status: MEMBER_STATUS[m.state],
+      reason: m.reason,
+    })),
   };
 }

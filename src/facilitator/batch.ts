@@ -1,7 +1,7 @@
 /**
  * Batched settlement: claimed authorizations (verified ECDSA transfers) wait in a queue that is
- * flushed when it holds `maxSize` of them or `maxWaitMs` after the first arrived, as one
- * transaction to Multicall3 `aggregate3`, one `transferWithAuthorization` call per authorization,
+ * flushed when it holds `maxSize` of them or `maxWaitMs` after the first arrived (or, `eager`, as
+ * soon as a relayer is free to send), as one transaction to Multicall3 `aggregate3`, one `transferWithAuthorization` call per authorization,
  * each with `allowFailure`, so one bad authorization (balance moved away, nonce used elsewhere)
  * fails alone. Each queued authorization's calldata is stored when it is queued, and the batch and
  * its members are recorded before the broadcast (see batch-store), so a restart loses nothing and
@@ -50,6 +50,12 @@ export interface BatchSettings {
   maxSize: number;
   /** Longest wait of the first queued authorization before a flush. */
   maxWaitMs: number;
+  /**
+   * Send as soon as a relayer is free (no wait at low load; under load the authorizations that
+   * arrive while transactions are being sent share the next one); else wait for a full batch or
+   * `maxWaitMs`.
+   */
+  eager?: boolean;
 }
 
 export interface Batcher {
@@ -78,13 +84,24 @@ const chunks = <T>(items: readonly T[], size: number): T[][] =>
 export function createBatcher(ctx: BatchContext, settings: BatchSettings): Batcher {
   let queue: Entry[] = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
+  /** Batches being signed and broadcast; `eager` sends while fewer than the relayers. */
+  let sending = 0;
+  const lanes = Math.max(1, ctx.relayers.addresses.length);
 
   const flush = () => {
     if (timer) clearTimeout(timer);
     timer = undefined;
     const batches = chunks(queue, settings.maxSize);
     queue = [];
-    for (const entries of batches) ctx.background(() => settleBatch(ctx, entries));
+    for (const entries of batches) {
+      sending++;
+      ctx.background(() =>
+        settleBatch(ctx, entries, () => {
+          sending--;
+          if (settings.eager && queue.length > 0 && sending < lanes) flush();
+        }),
+      );
+    }
   };
 
   return {
@@ -111,7 +128,7 @@ export function createBatcher(ctx: BatchContext, settings: BatchSettings): Batch
           },
         };
         queue.push(entry);
-        if (queue.length >= settings.maxSize) flush();
+        if (queue.length >= settings.maxSize || (settings.eager && sending < lanes)) flush();
         else timer ??= setTimeout(flush, settings.maxWaitMs);
       });
     },
@@ -132,33 +149,51 @@ export function createBatcher(ctx: BatchContext, settings: BatchSettings): Batch
   };
 }
 
-/** Sends one batch, answers each member, and records the outcome when the receipt is seen in time. */
-async function settleBatch(ctx: BatchContext, entries: readonly Entry[]): Promise<void> {
+/**
+ * Sends one batch, answers each member, and records the outcome when the receipt is seen in time.
+ * `sent` is called once the broadcast is over (sent, refused or failed). A batch of one is sent as
+ * the transfer itself, without Multicall3 (its outcome reads the same from the receipt).
+ */
+async function settleBatch(ctx: BatchContext, entries: readonly Entry[], sent: () => void = () => undefined): Promise<void> {
+  let over = false;
+  const broadcastOver = () => {
+    if (over) return;
+    over = true;
+    sent();
+  };
+  try {
+    await sendAndSettle(ctx, entries, broadcastOver);
+  } finally {
+    broadcastOver();
+  }
+}
+
+async function sendAndSettle(ctx: BatchContext, entries: readonly Entry[], broadcastOver: () => void): Promise<void> {
   const { clock, logger } = ctx;
   const memberIds = entries.map((e) => e.claimed.id);
   const failAll = async (reason: string, message: string) => {
     await ctx.batches.failUnsent(memberIds, reason, clock.now()).catch(() => undefined);
     for (const e of entries) e.answer(settleFailure(e.who, { reason, message }));
   };
-  const data = encodeFunctionData({
-    abi: multicall3Abi,
-    functionName: 'aggregate3',
-    args: [
-      entries.map((e) => ({
-        target: e.claimed.asset as Address,
-        allowFailure: true,
-        callData: e.callData,
-      })),
-    ],
-  });
-  const gas = BATCH_BASE_GAS + SIMULATED_TRANSFER_GAS * BigInt(entries.length);
+  const single = entries.length === 1 ? entries[0] : undefined;
+  const call = single
+    ? { to: single.claimed.asset as Address, data: single.callData, gas: SIMULATED_TRANSFER_GAS }
+    : {
+        to: MULTICALL3_ADDRESS,
+        data: encodeFunctionData({
+          abi: multicall3Abi,
+          functionName: 'aggregate3',
+          args: [entries.map((e) => ({ target: e.claimed.asset as Address, allowFailure: true, callData: e.callData }))],
+        }),
+        gas: BATCH_BASE_GAS + SIMULATED_TRANSFER_GAS * BigInt(entries.length),
+      };
 
   let sent: Extract<SendResult, { type: 'sent' | 'unknown' }> | undefined;
   for (let attempt = 1; !sent; attempt++) {
     const relayer = ctx.relayers.pick();
     let result: SendResult;
     try {
-      result = await relayer.send({ to: MULTICALL3_ADDRESS, data, gas }, (txHash, relayerNonce) =>
+      result = await relayer.send(call, (txHash, relayerNonce) =>
         ctx.batches.record({ txHash, network: ctx.network, relayer: relayer.address, relayerNonce, memberIds }, clock.now()),
       );
     } catch (error) {
@@ -183,6 +218,7 @@ async function settleBatch(ctx: BatchContext, entries: readonly Entry[]): Promis
     }
     sent = result;
   }
+  broadcastOver();
   const hash = sent.hash;
   if (sent.type === 'unknown') logger.warn('relayer batch broadcast unconfirmed', { tx: hash, error: revertText(sent.error) });
   else for (const e of entries) if (e.early) e.answer({ success: true, transaction: hash, network: e.who.network, payer: e.who.payer });

@@ -1,5 +1,5 @@
 import { createPublicClient, http, type Address, type PublicClient } from 'viem';
-import { parseCaip2, type SettleResponse, type SettlementMode } from 'skill-market/x402';
+import { parseCaip2, type BatchReceipt, type SettleResponse, type SettlementMode } from 'skill-market/x402';
 import { ConfigError, FACILITATOR_DEFAULTS, type FacilitatorConfig } from '../config';
 import type { DatabaseHandle } from '../db';
 import { createLogger, type Logger } from '../log';
@@ -33,6 +33,7 @@ export type FacilitatorSettings = Pick<FacilitatorConfig, 'network' | 'rpcUrl' |
       | 'settlementMode'
       | 'batchMaxSize'
       | 'batchWaitMs'
+      | 'batchEager'
     >
   >;
 
@@ -90,7 +91,11 @@ export function createFacilitator({ database, config, clock = systemClock, logge
   // Always there: the reconciler sends what a stopped batching instance left queued.
   const batcher = createBatcher(
     { ...settleContext, batches, network: config.network },
-    { maxSize: batchMaxSize > 1 ? batchMaxSize : RESUMED_BATCH_SIZE, maxWaitMs: config.batchWaitMs ?? FACILITATOR_DEFAULTS.batchWaitMs },
+    {
+      maxSize: batchMaxSize > 1 ? batchMaxSize : RESUMED_BATCH_SIZE,
+      maxWaitMs: config.batchWaitMs ?? FACILITATOR_DEFAULTS.batchWaitMs,
+      eager: config.batchEager ?? FACILITATOR_DEFAULTS.batchEager,
+    },
   );
   const service = createFacilitatorService({
     ...settleContext,
@@ -98,6 +103,7 @@ export function createFacilitator({ database, config, clock = systemClock, logge
     assets: config.assets,
     settlementMode: config.settlementMode ?? FACILITATOR_DEFAULTS.settlementMode,
     ...(batchMaxSize > 1 ? { batcher } : {}),
+    batches,
   });
   const reconciler = createReconciler({
     store,
@@ -122,7 +128,7 @@ export function createFacilitator({ database, config, clock = systemClock, logge
     verify: (body: unknown): Promise<VerifyResponse> => service.verify(body),
     settle: (body: unknown, mode?: SettlementMode): Promise<SettleResponse> => service.settle(body, mode),
     supported: (): SupportedResponse => service.supported(),
-    receipt: (txHash: string): Promise<PaymentReceipt | undefined> => service.receipt(txHash),
+    receipt: (txHash: string): Promise<PaymentReceipt | BatchReceipt | undefined> => service.receipt(txHash),
     settlement: (key: AuthorizationKey): Promise<SettlementStatus | undefined> => service.settlement(key),
     /** One reconciliation pass now (the timer runs them every `reconcileIntervalMs` after start). */
     reconcile: (): Promise<ReconcileReport> => reconciler.runOnce(),

@@ -1,10 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { Elysia } from 'elysia';
+import { Elysia, t } from 'elysia';
 import { BaseError, getAddress, type Hex } from 'viem';
 import {
   FacilitatorRequestSchema,
   normalizeNetwork,
   PaymentReceiptSchema,
+  BatchReceiptSchema,
   SETTLEMENT_MODE_HEADER,
   SETTLEMENT_MODES,
   type SettlementMode,
@@ -86,7 +87,10 @@ export function facilitatorRoutes(service: FacilitatorService, logger: Logger, p
         if (!receipt) throw new AppError('NOT_FOUND', 'No settlement with this transaction hash');
         return receipt;
       },
-      { response: PaymentReceiptSchema, detail: { tags, summary: 'A settlement transaction as stored' } },
+      {
+        response: t.Union([PaymentReceiptSchema, BatchReceiptSchema]),
+        detail: { tags, summary: "A settlement transaction as stored: one payment's, or a batch's with each payment's outcome" },
+      },
     )
     .get(
       '/settlements/:network/:asset/:payer/:nonce',

@@ -17,9 +17,10 @@
  * may be pruned once validBefore has passed (the time-window check refuses them anyway).
  */
 import type { Address } from 'viem';
-import { toV1Name, type Caip2Network, type SettleResponse, type SettlementMode } from 'skill-market/x402';
+import { toV1Name, type BatchReceipt, type Caip2Network, type SettleResponse, type SettlementMode } from 'skill-market/x402';
 import type { Logger } from '../log';
 import type { Batcher } from './batch';
+import { toBatchReceipt, type BatchStore } from './batch-store';
 import type { ChainReader, Rejection, SignerKind } from './chain';
 import { REASONS } from './reasons';
 import type { RelayerPool } from './relayer';
@@ -42,6 +43,8 @@ export interface FacilitatorServiceDeps extends SettleContext {
   settlementMode: SettlementMode;
   /** When set, verified ECDSA transfers settle in batches through it. */
   batcher?: Batcher;
+  /** Batched settlement transactions, for their receipts. */
+  batches: BatchStore;
 }
 
 export interface FacilitatorService {
@@ -50,7 +53,8 @@ export interface FacilitatorService {
   /** `POST /settle` (in `mode`, default the configured one): throws FacilitatorRequestError on a malformed body. */
   settle(body: unknown, mode?: SettlementMode): Promise<SettleResponse>;
   supported(): SupportedResponse;
-  receipt(txHash: string): Promise<PaymentReceipt | undefined>;
+  /** A settlement transaction: one payment's, or a batch's with each payment's outcome. */
+  receipt(txHash: string): Promise<PaymentReceipt | BatchReceipt | undefined>;
   /** What became of one authorization; undefined when this facilitator never accepted it. */
   settlement(key: AuthorizationKey): Promise<SettlementStatus | undefined>;
 }
@@ -110,16 +114,26 @@ export function createFacilitatorService(deps: FacilitatorServiceDeps): Facilita
     if (standing.reverted) return reverted;
     if ('reason' in checked) return checked;
     let balance = knownBalance;
-    if (standing.unconfirmed > 0n) {
+    let unconfirmed = standing.unconfirmed;
+    if (unconfirmed > 0n) {
       // The simulation saw the balance cover this payment alone; settlements in flight count too.
       balance ??= await chain.balanceOf(key.asset, key.payer);
       const value = BigInt(request.payment.authorization.value);
-      if (balance - standing.unconfirmed < value) {
-        const message = `The payer holds ${balance}, of which ${standing.unconfirmed} is owed to unconfirmed settlements; ${value} is authorized`;
+      if (balance - unconfirmed < value && standing.settling) {
+        // A settlement mined but not yet recorded is in the balance already: count only those whose
+        // authorization is still unused on chain, against a balance read after that check.
+        const used = await Promise.all(
+          standing.settling.map((s) => chain.authorizationUsed(key.asset, key.payer, s.nonce).catch(() => false)),
+        );
+        unconfirmed = standing.settling.reduce((sum, s, i) => (used[i] ? sum : sum + s.amount), 0n);
+        if (used.some(Boolean)) balance = await chain.balanceOf(key.asset, key.payer);
+      }
+      if (balance - unconfirmed < value) {
+        const message = `The payer holds ${balance}, of which ${unconfirmed} is owed to unconfirmed settlements; ${value} is authorized`;
         return { reason: REASONS.insufficientBalance, message };
       }
     }
-    return { kind: checked.kind, unconfirmed: standing.unconfirmed, balance };
+    return { kind: checked.kind, unconfirmed, balance };
   };
   const send = (request: PaymentRequest, claimed: AuthorizationRow, options: SettleOptions): Promise<SettleResponse> =>
     deps.batcher && claimed.signerKind === 'ecdsa'
@@ -176,7 +190,9 @@ export function createFacilitatorService(deps: FacilitatorServiceDeps): Facilita
 
     async receipt(txHash) {
       const row = await store.receipt(txHash);
-      return row ? toPaymentReceipt(row) : undefined;
+      if (row) return toPaymentReceipt(row);
+      const batch = await deps.batches.withMembers(txHash);
+      return batch ? toBatchReceipt(batch.batch, batch.members) : undefined;
     },
 
     async settlement(key) {

@@ -53,7 +53,12 @@ export interface PayerStanding {
   taken: boolean;
   unconfirmed: bigint;
   reverted: boolean;
+  /** The settlements making up `unconfirmed` (nonce, amount), when there are at most {@link STANDING_SETTLING_LIMIT}. */
+  settling: { nonce: Hex; amount: bigint }[] | undefined;
 }
+
+/** Most unconfirmed settlements a standing lists one by one. */
+const STANDING_SETTLING_LIMIT = 32;
 
 /** A claimed authorization and the payer's other unconfirmed amount of the same asset. */
 export type ClaimedAuthorization = AuthorizationRow & { unconfirmedOthers: bigint };
@@ -78,7 +83,11 @@ export function createPaymentStore(db: Database) {
     /** One statement: is the key taken, the payer's unconfirmed amount, a revert since `revertedSince`. */
     async standing(key: AuthorizationKey, revertedSince: Date): Promise<PayerStanding> {
       const [row] = await statements.standing().execute({ ...key, since: revertedSince.toISOString() });
-      return { taken: row?.taken === true, unconfirmed: BigInt(row?.unconfirmed ?? '0'), reverted: row?.reverted === true };
+      const unconfirmed = BigInt(row?.unconfirmed ?? '0');
+      const listed = (typeof row?.settling === 'string' ? JSON.parse(row.settling) : (row?.settling ?? [])) as [Hex, string][];
+      const settling = listed.map(([nonce, amount]) => ({ nonce, amount: BigInt(amount) }));
+      const complete = settling.reduce((sum, s) => sum + s.amount, 0n) === unconfirmed;
+      return { taken: row?.taken === true, unconfirmed, reverted: row?.reverted === true, settling: complete ? settling : undefined };
     },
 
     /** Records an accepted authorization; undefined when its key is already taken (a replay). */
@@ -200,7 +209,7 @@ const finalReceipt = sql`update payment_receipts
 function hotStatements(db: Database) {
   return {
     standing: () =>
-      preparedSql<{ taken: boolean; unconfirmed: string; reverted: boolean }>(
+      preparedSql<{ taken: boolean; unconfirmed: string; settling: unknown; reverted: boolean }>(
         db,
         'facilitator_payer_standing',
         () => sql`select
@@ -208,6 +217,10 @@ function hotStatements(db: Database) {
                  where network = ${p('network')} and asset = ${p('asset')} and payer = ${p('payer')} and nonce = ${p('nonce')}) as taken,
           (select coalesce(sum(amount), 0)::text from payment_authorizations
            where payer = ${p('payer')} and asset = ${p('asset')} and network = ${p('network')} and state = 'settling') as unconfirmed,
+          (select coalesce(json_agg(json_build_array(s.nonce, s.amount::text)), '[]'::json) from (
+             select nonce, amount from payment_authorizations
+             where payer = ${p('payer')} and asset = ${p('asset')} and network = ${p('network')} and state = 'settling'
+             limit ${sql.raw(String(STANDING_SETTLING_LIMIT))}) s) as settling,
           exists(select 1 from payment_receipts r join payment_authorizations a on a.id = r.authorization_id
                  where r.payer = ${p('payer')} and r.asset = ${p('asset')} and r.network = ${p('network')} and r.status = 'reverted'
                    and r.finalized_at > ${p('since')}::timestamptz

@@ -93,6 +93,28 @@ for (const kind of databaseKinds) {
       expect(statuses[2]?.reason).toBe('invalid_exact_evm_nonce_already_used');
       const [batch] = await f.database.db.select().from(paymentBatches).where(eq(paymentBatches.txHash, hash));
       expect(batch).toMatchObject({ status: 'confirmed', size: 4, gasUsed: Number(receipt.gasUsed) });
+
+      // GET /receipts/:tx of the batch: the transaction, and each payment with its own outcome.
+      const res = await f.facilitator.app.handle(new Request(`http://localhost/receipts/${hash}`));
+      expect(res.status).toBe(200);
+      const stored = (await res.json()) as { payments: { payer: string; status: string; reason: string | null }[] };
+      expect(stored).toMatchObject({
+        transaction: hash,
+        status: 'confirmed',
+        network: chain.network,
+        relayer: relayer().address,
+        blockNumber: Number(receipt.blockNumber),
+        gasUsed: Number(receipt.gasUsed),
+      });
+      const byPayer = new Map(stored.payments.map((p) => [p.payer, p]));
+      expect(payers.map((p) => byPayer.get(p.address))).toEqual([
+        expect.objectContaining({ status: 'settled', reason: null, payee, amount: PRICE.toString() }),
+        expect.objectContaining({ status: 'failed', reason: 'invalid_exact_evm_insufficient_balance' }),
+        expect.objectContaining({ status: 'failed', reason: 'invalid_exact_evm_nonce_already_used' }),
+        expect.objectContaining({ status: 'settled', reason: null }),
+      ]);
+      const unknown = await f.facilitator.app.handle(new Request(`http://localhost/receipts/0x${'ab'.repeat(32)}`));
+      expect(unknown.status).toBe(404);
     });
 
     it('20 concurrent settles of one proof make one transfer, and a retry does not charge again', async () => {
@@ -282,6 +304,40 @@ for (const kind of databaseKinds) {
         await other.close();
         await database.close();
       }
+    });
+
+    describe('eager batches (sent as soon as a relayer is free)', () => {
+      let eager: FacilitatorFixture;
+      beforeAll(async () => {
+        // A wait of a minute: only a free relayer can make a batch leave in time.
+        eager = await startFacilitatorFixture(chain, kind, {
+          relayers: [chain.accounts.relayers[1] as TestAccount],
+          config: { batchMaxSize: 10, batchWaitMs: 60_000, batchEager: true },
+        });
+      }, 30_000);
+      afterAll(() => eager.close());
+
+      it('sends a payment alone at once, as a plain transfer', async () => {
+        const { payee, bodies } = await verifiedPayments(eager, 1);
+        const answer = await eager.facilitator.settle(bodies[0] as Body);
+        expect(answer.success).toBe(true);
+        const receipt = await chain.publicClient.getTransactionReceipt({ hash: answer.transaction as Hex });
+        expect(receipt.to?.toLowerCase()).toBe(chain.token.address.toLowerCase());
+        expect(await chain.balanceOf(payee)).toBe(PRICE);
+        const res = await eager.facilitator.app.handle(new Request(`http://localhost/receipts/${answer.transaction}`));
+        expect(await res.json()).toMatchObject({ status: 'confirmed', payments: [{ status: 'settled', payee, amount: PRICE.toString() }] });
+      });
+
+      it('settles 12 concurrent payments exactly once each, every transaction sent accounted for by the answers', async () => {
+        const { payee, bodies } = await verifiedPayments(eager, 12);
+        const sender = (chain.accounts.relayers[1] as TestAccount).address;
+        const sentBefore = await sentBy(sender);
+        const answers = await Promise.all(bodies.map((b) => eager.facilitator.settle(b)));
+        expect(answers.every((r) => r.success)).toBe(true);
+        const transactions = new Set(answers.map((r) => r.transaction)).size;
+        expect(await sentBy(sender)).toBe(sentBefore + transactions);
+        expect(await chain.balanceOf(payee)).toBe(12n * PRICE);
+      });
     });
   });
 }

@@ -203,6 +203,47 @@ for (const kind of databaseKinds) {
       );
     });
 
+    it('does not count a settlement mined but not yet recorded twice: the payer can spend the rest of their balance', async () => {
+      // The instance that broadcast the first payment stops before it sees the receipt; the next
+      // finds it mined on chain but still unconfirmed in the ledger (its reconciler has not run).
+      const database = await openTestDatabase(kind);
+      const first = await startFacilitatorFixture(chain, kind, { database, config: { settlementMode: 'broadcast' } });
+      const payer = await chain.createAccount({ usdc: PRICE * 2n });
+      const payee = (await chain.createAccount()).address;
+      const paid = await paymentBody(chain, payer, requirementsFor(chain, payee));
+      expect((await first.facilitator.verify(paid)).isValid).toBe(true);
+      await chain.testClient.setAutomine(false);
+      const answer = await first.facilitator.settle(paid);
+      expect(answer.success).toBe(true);
+      await first.close();
+      await chain.testClient.mine({ blocks: 1 });
+      await chain.testClient.setAutomine(true);
+      const second = await startFacilitatorFixture(chain, kind, { database, config: { settlementMode: 'broadcast' } });
+      try {
+        expect((await receiptOf(answer.transaction as Hex))?.status).toBe('success');
+        expect(await second.facilitator.receipt(answer.transaction)).toMatchObject({ status: 'pending' });
+        expect(await chain.balanceOf(payer.address)).toBe(PRICE); // gone on chain, and still owed in the ledger
+
+        const next = await paymentBody(chain, payer, requirementsFor(chain, payee));
+        expect(await second.facilitator.verify(next)).toEqual({ isValid: true, payer: payer.address });
+        expect((await second.facilitator.settle(next)).success).toBe(true);
+        await eventually(
+          () => chain.balanceOf(payee),
+          (b) => b === PRICE * 2n,
+          'both transfers',
+        );
+        // Nothing left: a third is refused.
+        const third = await paymentBody(chain, payer, requirementsFor(chain, payee));
+        expect(await second.facilitator.verify(third)).toMatchObject({
+          isValid: false,
+          invalidReason: 'invalid_exact_evm_insufficient_balance',
+        });
+      } finally {
+        await second.close();
+        await database.close();
+      }
+    });
+
     describe('a settle that was not verified first (a server verifying at settlement)', () => {
       it('runs the checks of verify and still answers before the block', async () => {
         const payer = await chain.createAccount({ usdc: PRICE });
