@@ -8,6 +8,23 @@ import { freePort, startProcess } from './processes';
 const ROOT = join(import.meta.dir, '..', '..');
 export const BINARY = join(ROOT, 'dist/market');
 
+/**
+ * The command of our processes: the compiled binary, or with BENCH_PROFILE_DIR set the sources
+ * under Bun's CPU profiler, one markdown profile per process written there on exit.
+ */
+const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
+const market = (...args: string[]) =>
+  PROFILE_DIR
+    ? [
+        'bun',
+        '--cpu-prof-md',
+        `--cpu-prof-dir=${PROFILE_DIR}`,
+        `--cpu-prof-name=${args[0]}-${Date.now()}.md`,
+        join(ROOT, 'src/cli/main.ts'),
+        ...args,
+      ]
+    : [BINARY, ...args];
+
 export interface OurStack {
   registryUrl: string;
   facilitatorUrl: string;
@@ -38,7 +55,7 @@ export async function startOurStack(
   const [registryPort, facilitatorPort, skillPort] = [await freePort(), await freePort(), await freePort()];
   const common = { DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', NODE_ENV: 'production' };
   const registry = await startProcess(
-    [BINARY, 'registry', '--port', String(registryPort), '--host', '127.0.0.1'],
+    market('registry', '--port', String(registryPort), '--host', '127.0.0.1'),
     {
       ...common,
       AUTH_JWT_SECRET: 'bench-secret-bench-secret-bench-secret!',
@@ -54,7 +71,7 @@ export async function startOurStack(
   );
   stops.push(registry.stop);
   const facilitator = await startProcess(
-    [BINARY, 'facilitator', '--port', String(facilitatorPort), '--host', '127.0.0.1'],
+    market('facilitator', '--port', String(facilitatorPort), '--host', '127.0.0.1'),
     {
       ...common,
       FACILITATOR_PRIVATE_KEY: relayerKeys.join(','),
@@ -79,27 +96,28 @@ export async function startOurStack(
   const skillUrl = `http://127.0.0.1:${skillPort}`;
   const server = await startProcess(
     [
-      BINARY,
-      'serve',
-      'skills.ts',
-      '--port',
-      String(skillPort),
-      '--host',
-      '127.0.0.1',
-      '--endpoint',
-      skillUrl,
-      '--facilitator',
-      `http://127.0.0.1:${facilitatorPort}`,
-      '--api-url',
-      registryUrl,
-      '--network',
-      chain.network,
-      '--asset',
-      chain.token.address,
-      '--wallet',
-      payTo,
-      '--settlement',
-      settlement,
+      ...market(
+        'serve',
+        'skills.ts',
+        '--port',
+        String(skillPort),
+        '--host',
+        '127.0.0.1',
+        '--endpoint',
+        skillUrl,
+        '--facilitator',
+        `http://127.0.0.1:${facilitatorPort}`,
+        '--api-url',
+        registryUrl,
+        '--network',
+        chain.network,
+        '--asset',
+        chain.token.address,
+        '--wallet',
+        payTo,
+        '--settlement',
+        settlement,
+      ),
     ],
     { LOG_LEVEL: 'warn', MARKET_API_KEY: key },
     `${skillUrl}/health`,

@@ -25,6 +25,7 @@ import {
   MAX_SEND_ATTEMPTS,
   SIMULATED_TRANSFER_GAS,
   settleFailure,
+  submitSettlement,
   type SettleContext,
   type SettleOptions,
 } from './settle';
@@ -51,9 +52,10 @@ export interface BatchSettings {
   /** Longest wait of the first queued authorization before a flush. */
   maxWaitMs: number;
   /**
-   * Send as soon as a relayer is free (no wait at low load; under load the authorizations that
-   * arrive while transactions are being sent share the next one); else wait for a full batch or
-   * `maxWaitMs`.
+   * Send as soon as a relayer is free: an authorization arriving with nothing queued and a relayer
+   * free settles alone at once (an unbatched settlement, no wait); under load the authorizations
+   * that arrive while transactions are being sent share the next one. Else wait for a full batch
+   * or `maxWaitMs`.
    */
   eager?: boolean;
 }
@@ -106,6 +108,14 @@ export function createBatcher(ctx: BatchContext, settings: BatchSettings): Batch
 
   return {
     async submit(request, claimed, options) {
+      if (settings.eager && queue.length === 0 && sending < lanes) {
+        // Nothing to share a transaction with: settle it alone at once, as an unbatched settlement.
+        sending++;
+        return submitSettlement(ctx, request, claimed, options).finally(() => {
+          sending--;
+          if (queue.length > 0 && sending < lanes) flush();
+        });
+      }
       const callData = transferCall(request, claimed.signerKind).data;
       try {
         await ctx.batches.queue(claimed.id, callData, ctx.clock.now());
