@@ -10,7 +10,7 @@ import { decodeSettleResponse } from 'skill-market/x402';
 import { type LocalChain, startChain } from '../support/chain';
 import { databaseKinds } from '../support/database';
 import { type FacilitatorFixture, startFacilitatorFixture } from '../support/facilitator';
-import { balances, paidPost, postJson, proofFor, recordingLogger } from '../support/skill-server';
+import { balances, localServeOptions, paidPost, postJson, proofFor, recordingLogger } from '../support/skill-server';
 
 const PRICE = 10_000n; // $0.01
 let chain: LocalChain;
@@ -39,18 +39,7 @@ for (const kind of databaseKinds) {
       f = await startFacilitatorFixture(chain, kind, { config: { batchMaxSize: 5, batchWaitMs: 200 } });
       f.facilitator.app.listen({ hostname: '127.0.0.1', port: 0 });
       payee = (await chain.createAccount()).address;
-      server = await serve(skills, {
-        port: 0,
-        hostname: '127.0.0.1',
-        wallet: payee,
-        facilitatorUrl: `http://127.0.0.1:${f.facilitator.app.server!.port}`,
-        network: chain.network,
-        asset: { address: chain.token.address, name: chain.token.name, version: chain.token.version, decimals: chain.token.decimals },
-        trackCalls: false,
-        logger: recordingLogger(),
-        env: {},
-        settlement: 'confirmed',
-      });
+      server = await serve(skills, localServeOptions(chain, f, payee, recordingLogger(), { settlement: 'confirmed' }));
     }, 30_000);
     afterAll(async () => {
       await server.stop();

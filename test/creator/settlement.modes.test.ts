@@ -12,7 +12,7 @@ import { type LocalChain, startChain } from '../support/chain';
 import { drainFirst, eventually } from '../support/eventually';
 import { databaseKinds } from '../support/database';
 import { type FacilitatorFixture, startFacilitatorFixture } from '../support/facilitator';
-import { balances, paidPost, postJson, proofFor, recordingLogger } from '../support/skill-server';
+import { balances, localServeOptions, paidPost, postJson, proofFor, recordingLogger } from '../support/skill-server';
 
 const PRICE = 10_000n; // $0.01
 let chain: LocalChain;
@@ -41,18 +41,7 @@ for (const kind of databaseKinds) {
     const servers: SkillServer[] = [];
     const logger = recordingLogger();
     const start = async (extra: Partial<ServeOptions>) => {
-      const server = await serve(skills, {
-        port: 0,
-        hostname: '127.0.0.1',
-        wallet: payee,
-        facilitatorUrl: `http://127.0.0.1:${f.facilitator.app.server!.port}`,
-        network: chain.network,
-        asset: { address: chain.token.address, name: chain.token.name, version: chain.token.version, decimals: chain.token.decimals },
-        trackCalls: false,
-        logger,
-        env: {},
-        ...extra,
-      });
+      const server = await serve(skills, localServeOptions(chain, f, payee, logger, extra));
       servers.push(server);
       return server;
     };

@@ -4,7 +4,7 @@
  * that records what the server says.
  */
 import type { Address, LocalAccount } from 'viem';
-import type { CreatorLogger } from 'skill-market/creator';
+import type { CreatorLogger, ServeOptions } from 'skill-market/creator';
 import {
   decodePaymentRequired,
   encodePaymentPayload,
@@ -24,6 +24,39 @@ export interface PaymentStack {
   close(): Promise<void>;
 }
 
+/** The chain's token as `serve({ asset })` takes it. */
+export const chainAsset = (chain: LocalChain): AssetInfo => ({
+  address: chain.token.address,
+  name: chain.token.name,
+  version: chain.token.version,
+  decimals: chain.token.decimals,
+});
+
+/**
+ * serve() options of a skill server on a free loopback port, paid in the chain's token through the
+ * facilitator fixture `f` (listening), registering and tracking nothing; `extra` wins.
+ */
+export function localServeOptions(
+  chain: LocalChain,
+  f: FacilitatorFixture,
+  payTo: Address,
+  logger: CreatorLogger,
+  extra: Partial<ServeOptions> = {},
+): ServeOptions {
+  return {
+    port: 0,
+    hostname: '127.0.0.1',
+    wallet: payTo,
+    facilitatorUrl: `http://127.0.0.1:${f.facilitator.app.server!.port}`,
+    network: chain.network,
+    asset: chainAsset(chain),
+    trackCalls: false,
+    logger,
+    env: {},
+    ...extra,
+  };
+}
+
 /** anvil + our token + our facilitator (embedded ledger) served over HTTP on a free port. */
 export async function startPaymentStack(options: { payers?: number } = {}): Promise<PaymentStack> {
   const chain = await startChain({ payers: options.payers ?? 3, relayers: 1 });
@@ -34,7 +67,7 @@ export async function startPaymentStack(options: { payers?: number } = {}): Prom
     chain,
     facilitator,
     facilitatorUrl,
-    asset: { address: chain.token.address, name: chain.token.name, version: chain.token.version, decimals: chain.token.decimals },
+    asset: chainAsset(chain),
     async close() {
       await facilitator.facilitator.app.stop();
       await facilitator.close();
