@@ -6,7 +6,7 @@
  * leaves the paid call. Until its transfer is confirmed, a payment is value at risk. This keeps the
  * risk bounded: each broadcast payment counts against its payer and its skill until the facilitator
  * says it settled (asked once, shortly after, off the response path, again with back-off while
- * pending); a call that would take either total over its cap waits for its receipt instead
+ * pending; payments due together are asked about in one `POST /settlements`); a call that would take either total over its cap waits for its receipt instead
  * (`confirmed` for that call). A payment that failed after its answer (the payer moved their funds
  * away in between) is logged, and that payer is refused here for a while.
  */
@@ -19,7 +19,7 @@ import {
   type SettlementMode,
 } from '../x402/index';
 import { ServeConfigError } from './errors';
-import type { FacilitatorClient } from './facilitator-client';
+import type { FacilitatorClient, SettlementOutcome } from './facilitator-client';
 import { errorText, type CreatorLogger } from './logger';
 
 /** `serve({ settlement })`: the mode, and (broadcast) the caps of unconfirmed value in atomic units. */
@@ -80,6 +80,9 @@ interface UnconfirmedPayment {
   transaction: string;
 }
 
+/** A confirmation check also takes the payments due this soon after it, so they share its request. */
+const COALESCE_MS = 250;
+
 export interface ExposureOptions {
   settings: SettlementSettings;
   facilitator: FacilitatorClient;
@@ -130,30 +133,55 @@ export function createExposure(options: ExposureOptions): Exposure {
     change(bySkill, entry.skill, -entry.amount);
   };
 
-  const check = (entry: UnconfirmedPayment, delay: number) => {
+  /** Payments awaiting a confirmation check, each due at `at` (ms); checked together, one request per tick. */
+  let due: { entry: UnconfirmedPayment; at: number; delay: number }[] = [];
+  let timer: ReturnType<typeof setTimeout> | undefined;
+
+  const outcome = (entry: UnconfirmedPayment, delay: number, told: SettlementOutcome | undefined) => {
     const payer = entry.payment.authorization.from.toLowerCase();
-    const timer = setTimeout(async () => {
-      const told = await facilitator
-        .settlement(entry.requirements, entry.payment.authorization.from, entry.payment.authorization.nonce)
-        .catch((error: unknown) => {
-          logger.warn('payment confirmation check failed', { skill: entry.skill, error: errorText(error) });
-          return undefined;
-        });
-      // `unknown`: a facilitator that cannot tell (it answers settle only once the transfer is mined).
-      if (told?.status === 'settled' || told?.status === 'unknown') return settle(entry, payer);
-      if (told?.status === 'failed') {
-        settle(entry, payer);
-        refused.set(payer, now() + refusalMs);
-        logger.warn('a payment failed after its result was sent; the payer is refused from now on', {
-          skill: entry.skill,
+    // `unknown`: a facilitator that cannot tell (it answers settle only once the transfer is mined).
+    if (told?.status === 'settled' || told?.status === 'unknown') return settle(entry, payer);
+    if (told?.status === 'failed') {
+      settle(entry, payer);
+      refused.set(payer, now() + refusalMs);
+      logger.warn('a payment failed after its result was sent; the payer is refused from now on', {
+        skill: entry.skill,
+        payer: entry.payment.authorization.from,
+        transaction: entry.transaction || undefined,
+        reason: told.reason,
+      });
+      return;
+    }
+    const next = Math.min(delay * 2, maxCheckMs);
+    due.push({ entry, at: Date.now() + next, delay: next });
+  };
+
+  const tick = async () => {
+    timer = undefined;
+    // What falls due within a moment goes along: fewer, fuller requests.
+    const cutoff = Date.now() + COALESCE_MS;
+    const ready = due.filter((d) => d.at <= cutoff);
+    due = due.filter((d) => d.at > cutoff);
+    let told: (SettlementOutcome | undefined)[] = ready.map(() => undefined);
+    try {
+      told = await facilitator.settlements(
+        ready.map(({ entry }) => ({
+          requirements: entry.requirements,
           payer: entry.payment.authorization.from,
-          transaction: entry.transaction || undefined,
-          reason: told.reason,
-        });
-        return;
-      }
-      check(entry, Math.min(delay * 2, maxCheckMs));
-    }, delay);
+          nonce: entry.payment.authorization.nonce,
+        })),
+      );
+    } catch (error) {
+      logger.warn('payment confirmation check failed', { payments: ready.length, error: errorText(error) });
+    }
+    for (const [i, d] of ready.entries()) outcome(d.entry, d.delay, told[i]);
+    schedule();
+  };
+
+  const schedule = () => {
+    if (timer || due.length === 0) return;
+    const first = due.reduce((min, d) => Math.min(min, d.at), Number.POSITIVE_INFINITY);
+    timer = setTimeout(() => void tick(), Math.max(0, first - Date.now()));
     (timer as { unref?: () => void }).unref?.();
   };
 
@@ -172,7 +200,8 @@ export function createExposure(options: ExposureOptions): Exposure {
       change(bySkill, skill, -amount);
     },
     watch(entry) {
-      check(entry, firstCheckMs);
+      due.push({ entry, at: Date.now() + firstCheckMs, delay: firstCheckMs });
+      schedule();
     },
     refusal(payer) {
       const key = payer.toLowerCase();

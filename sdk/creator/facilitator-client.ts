@@ -1,7 +1,7 @@
 /**
  * The skill server's side of the standard facilitator API: `POST /verify`, `POST /settle` and
  * `GET /supported`, plus our facilitator's `GET /settlements/…` (what became of an authorization
- * whose settle answer was lost). Requests are built and answers checked with the x402 module's
+ * whose settle answer was lost) and `POST /settlements` (the same for many at once). Requests are built and answers checked with the x402 module's
  * facilitator protocol; anything unexpected becomes a FacilitatorUnavailableError.
  */
 import {
@@ -9,7 +9,9 @@ import {
   facilitatorRequest,
   parseSettleResponse,
   parseSettlementStatus,
+  parseSettlementsAnswer,
   parseSupportedResponse,
+  MAX_SETTLEMENT_QUERY,
   parseVerifyResponse,
   type DecodedPayment,
   type PaymentRequirements,
@@ -63,6 +65,11 @@ export interface FacilitatorClient {
   ): Promise<SettleResponse>;
   /** `GET /settlements/:network/:asset/:payer/:nonce`. */
   settlement(requirements: PaymentRequirements, payer: string, nonce: string): Promise<SettlementOutcome>;
+  /**
+   * What became of several authorizations, in order: one `POST /settlements` per
+   * {@link MAX_SETTLEMENT_QUERY}, or one `GET` each from a facilitator without that route.
+   */
+  settlements(items: readonly { requirements: PaymentRequirements; payer: string; nonce: string }[]): Promise<SettlementOutcome[]>;
   /** The (x402Version, scheme, network) kinds it supports. */
   supported(timeoutMs?: number): Promise<SupportedKind[]>;
 }
@@ -113,7 +120,10 @@ export function createFacilitatorClient(options: FacilitatorClientOptions): Faci
     }
   };
 
-  return {
+  /** False once the facilitator answered POST /settlements 404 or 405 (not ours, or older). */
+  let settlementsRoute = true;
+
+  const client: FacilitatorClient = {
     async verify(payment, requirements, resource) {
       const reply = await send('/verify', options.verifyTimeoutMs ?? 10_000, facilitatorRequest(payment, requirements, resource));
       // Some facilitators answer an invalid payment 400 with the verdict; any other status is a fault.
@@ -141,10 +151,48 @@ export function createFacilitatorClient(options: FacilitatorClientOptions): Faci
       const told = read(reply, path, parseSettlementStatus);
       return { status: told.status, transaction: told.transaction, ...(told.reason === undefined ? {} : { reason: told.reason }) };
     },
+    async settlements(items) {
+      const outcomes: SettlementOutcome[] = [];
+      for (let i = 0; i < items.length; i += MAX_SETTLEMENT_QUERY) {
+        const page = items.slice(i, i + MAX_SETTLEMENT_QUERY);
+        if (settlementsRoute) {
+          const authorizations = page.map(({ requirements, payer, nonce }) => ({
+            network: requirements.network,
+            asset: requirements.asset,
+            payer,
+            nonce,
+          }));
+          const reply = await send('/settlements', options.verifyTimeoutMs ?? 10_000, { authorizations });
+          if (reply.status === 200) {
+            const told = read(reply, '/settlements', parseSettlementsAnswer).settlements;
+            if (told.length !== page.length) throw new FacilitatorUnavailableError('facilitator /settlements answered another count');
+            for (const status of told) {
+              outcomes.push(
+                status
+                  ? {
+                      status: status.status,
+                      transaction: status.transaction,
+                      ...(status.reason === undefined ? {} : { reason: status.reason }),
+                    }
+                  : { status: 'unknown', transaction: '' },
+              );
+            }
+            continue;
+          }
+          if (reply.status !== 404 && reply.status !== 405) {
+            throw new FacilitatorUnavailableError(`facilitator /settlements answered ${reply.status}`);
+          }
+          settlementsRoute = false;
+        }
+        for (const { requirements, payer, nonce } of page) outcomes.push(await client.settlement(requirements, payer, nonce));
+      }
+      return outcomes;
+    },
     async supported(timeoutMs = 3000) {
       const reply = await send('/supported', timeoutMs);
       if (reply.status !== 200) throw new FacilitatorUnavailableError(`facilitator ${base}/supported answered ${reply.status}`);
       return read(reply, '/supported', parseSupportedResponse).kinds;
     },
   };
+  return client;
 }

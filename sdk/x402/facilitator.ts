@@ -121,6 +121,45 @@ export const SettlementStatusSchema = Type.Object({
 /** What became of one authorization (see {@link SettlementStatusSchema}). */
 export type SettlementStatus = Static<typeof SettlementStatusSchema>;
 
+/** Most authorizations one `POST /settlements` asks about. */
+export const MAX_SETTLEMENT_QUERY = 100;
+
+/**
+ * `POST /settlements`: what became of several authorizations at once (one request where a resource
+ * server would send one `GET /settlements/…` per payment).
+ *
+ * @example
+ * const body = { authorizations: [{ network: 'eip155:8453', asset, payer, nonce }] };
+ * const { settlements } = await (await fetch(`${facilitatorUrl}/settlements`, { method: 'POST', body: JSON.stringify(body) })).json();
+ */
+export const SettlementQuerySchema = Type.Object({
+  authorizations: Type.Array(
+    Type.Object({
+      network: Text(64),
+      asset: AddressS,
+      payer: AddressS,
+      nonce: Type.String({ pattern: '^0x[0-9a-fA-F]{64}$' }),
+    }),
+    { minItems: 1, maxItems: MAX_SETTLEMENT_QUERY },
+  ),
+});
+/** The body of `POST /settlements` (see {@link SettlementQuerySchema}). */
+export type SettlementQuery = Static<typeof SettlementQuerySchema>;
+
+/**
+ * The answer of `POST /settlements`: one entry per authorization asked, in order; `null` for one
+ * this facilitator never accepted.
+ *
+ * @example
+ * const { settlements } = parseSettlementsAnswer(await res.json());
+ * settlements.forEach((s, i) => console.log(i, s?.status ?? 'unknown'));
+ */
+export const SettlementsAnswerSchema = Type.Object({
+  settlements: Type.Array(Type.Union([SettlementStatusSchema, Type.Null()]), { maxItems: MAX_SETTLEMENT_QUERY }),
+});
+/** The answer of `POST /settlements` (see {@link SettlementsAnswerSchema}). */
+export type SettlementsAnswer = Static<typeof SettlementsAnswerSchema>;
+
 /**
  * The states of a settlement transaction a facilitator stored.
  *
@@ -189,6 +228,7 @@ const check = {
   verify: TypeCompiler.Compile(VerifyResponseSchema),
   supported: TypeCompiler.Compile(SupportedResponseSchema),
   settlement: TypeCompiler.Compile(SettlementStatusSchema),
+  settlements: TypeCompiler.Compile(SettlementsAnswerSchema),
 };
 
 /** What a resource server says about the resource in v1 requirements (v2 carries it in the payload). */
@@ -336,4 +376,14 @@ export function parseSupportedResponse(value: unknown): SupportedResponse {
  */
 export function parseSettlementStatus(value: unknown): SettlementStatus {
   return checkShape<SettlementStatus>(check.settlement, value, 'malformed_settle_response', 'settlement status');
+}
+
+/**
+ * Checks the answer of `POST /settlements`; X402Error("malformed_settle_response") otherwise.
+ *
+ * @example
+ * const { settlements } = parseSettlementsAnswer(await (await fetch(`${facilitatorUrl}/settlements`, init)).json());
+ */
+export function parseSettlementsAnswer(value: unknown): SettlementsAnswer {
+  return checkShape<SettlementsAnswer>(check.settlements, value, 'malformed_settle_response', 'settlement statuses');
 }

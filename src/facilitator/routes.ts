@@ -11,6 +11,9 @@ import {
   type SettlementMode,
   SettleResponseSchema,
   SettlementStatusSchema,
+  SettlementQuerySchema,
+  SettlementsAnswerSchema,
+  MAX_SETTLEMENT_QUERY,
   SupportedResponseSchema,
   VerifyResponseSchema,
 } from 'skill-market/x402';
@@ -103,6 +106,21 @@ export function facilitatorRoutes(service: FacilitatorService, logger: Logger, p
       {
         response: SettlementStatusSchema,
         detail: { tags, summary: 'What became of one authorization: for a resource server that lost the answer of /settle' },
+      },
+    )
+    .post(
+      '/settlements',
+      async ({ body }) => {
+        const keys = body.authorizations.map(settlementKey);
+        return { settlements: await guarded(() => service.settlements(keys)) };
+      },
+      {
+        body: SettlementQuerySchema,
+        response: SettlementsAnswerSchema,
+        detail: {
+          tags,
+          summary: `What became of up to ${MAX_SETTLEMENT_QUERY} authorizations at once, in order (null: never accepted here)`,
+        },
       },
     );
 }

@@ -57,10 +57,28 @@ export interface FacilitatorService {
   receipt(txHash: string): Promise<PaymentReceipt | BatchReceipt | undefined>;
   /** What became of one authorization; undefined when this facilitator never accepted it. */
   settlement(key: AuthorizationKey): Promise<SettlementStatus | undefined>;
+  /** What became of each of several authorizations, in order; null for one never accepted here. */
+  settlements(keys: readonly AuthorizationKey[]): Promise<(SettlementStatus | null)[]>;
 }
 
 /** The ledger's states as the outside sees them: `settling` is pending until the reconciler knows. */
 const STATUS_OF_STATE = { verified: 'unsettled', settling: 'pending', settled: 'settled', failed: 'failed' } as const;
+
+/** An authorization's outcome as the outside sees it. */
+function statusOf(row: AuthorizationRow): SettlementStatus {
+  const status = STATUS_OF_STATE[row.state];
+  const answer: SettlementStatus = {
+    status,
+    network: row.network,
+    payer: row.payer as Address,
+    transaction: (row.txHash ?? '') as SettlementStatus['transaction'],
+  };
+  if (status === 'failed' && row.reason) answer.reason = row.reason;
+  return answer;
+}
+
+const keyText = (key: { network: string; asset: string; payer: string; nonce: string }) =>
+  `${key.network}|${key.asset}|${key.payer}|${key.nonce}`.toLowerCase();
 
 const replay: Rejection = { reason: REASONS.nonceAlreadyUsed, message: 'This authorization was already presented' };
 
@@ -197,16 +215,16 @@ export function createFacilitatorService(deps: FacilitatorServiceDeps): Facilita
 
     async settlement(key) {
       const row = await store.authorization(key);
-      if (!row) return undefined;
-      const status = STATUS_OF_STATE[row.state];
-      const answer: SettlementStatus = {
-        status,
-        network: row.network,
-        payer: row.payer as Address,
-        transaction: (row.txHash ?? '') as SettlementStatus['transaction'],
-      };
-      if (status === 'failed' && row.reason) answer.reason = row.reason;
-      return answer;
+      return row ? statusOf(row) : undefined;
+    },
+
+    async settlements(keys) {
+      const rows = await store.authorizations(keys);
+      const byKey = new Map(rows.map((row) => [keyText(row), row]));
+      return keys.map((key) => {
+        const row = byKey.get(keyText(key));
+        return row ? statusOf(row) : null;
+      });
     },
   };
 }

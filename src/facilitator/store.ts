@@ -4,7 +4,7 @@
  * change together in one statement of data-modifying CTEs), so concurrent requests and several
  * instances on one PostgreSQL never both win, and each step is one round trip.
  */
-import { and, asc, eq, getTableColumns, isNull, lt, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Address, Hex } from 'viem';
 import { prepared, preparedSql, type Database } from '../db';
 import { paymentAuthorizations as auths, paymentReceipts as receipts } from '../db/schema';
@@ -162,6 +162,15 @@ export function createPaymentStore(db: Database) {
     async receipt(txHash: string): Promise<ReceiptRow | undefined> {
       const rows = await db.select().from(receipts).where(eq(receipts.txHash, txHash.toLowerCase())).limit(1);
       return rows[0];
+    },
+
+    /** Several authorizations by key, in one statement (at most a page of them). */
+    async authorizations(keys: readonly AuthorizationKey[]): Promise<AuthorizationRow[]> {
+      if (keys.length === 0) return [];
+      return db
+        .select()
+        .from(auths)
+        .where(or(...keys.map(keyIs)));
     },
 
     async authorization(key: AuthorizationKey): Promise<AuthorizationRow | undefined> {

@@ -165,5 +165,41 @@ for (const kind of databaseKinds) {
       expect(runs.work).toBe(before);
       expect(await chain.balanceOf(payer.address)).toBe(PRICE);
     });
+
+    it('asks the facilitator about the payments it answered together in one request, and frees their caps', async () => {
+      const asked: { method: string; path: string; count: number }[] = [];
+      const counted = (async (input: string | URL | Request, init?: RequestInit) => {
+        const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+        if (url.pathname.startsWith('/settlements')) {
+          const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as { authorizations?: unknown[] }) : {};
+          asked.push({ method: init?.method ?? 'GET', path: url.pathname, count: body.authorizations?.length ?? 1 });
+        }
+        return fetch(input, init);
+      }) as typeof fetch;
+      // A cap of five prices per skill: five more calls are answered before their block only once the first five are confirmed.
+      const server = await start({ fetch: counted, settlement: { mode: 'broadcast', maxUnconfirmedPerSkill: '$0.05' } });
+      const payers = await Promise.all(Array.from({ length: 5 }, () => chain.createAccount({ usdc: PRICE * 2n })));
+      const first = await Promise.all(payers.map((p, n) => paidPost(`${server.url}/work`, { n }, p)));
+      expect(first.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+      await eventually(
+        async () => asked.reduce((sum, a) => sum + a.count, 0),
+        (n) => n >= 5,
+        'the five confirmations asked',
+      );
+      expect(asked.every((a) => a.method === 'POST' && a.path === '/settlements')).toBe(true);
+      expect(asked.length).toBeLessThan(5);
+      // The cap is free again: five more calls are answered before their block.
+      await chain.testClient.setAutomine(false);
+      const second = await Promise.all(payers.map((p, n) => paidPost(`${server.url}/work`, { n }, p)));
+      expect(second.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+      expect(await Promise.all(second.map((r) => receiptOf(transactionOf(r))))).toEqual([
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+      ]);
+      await chain.testClient.mine({ blocks: 1 });
+    });
   });
 }

@@ -45,6 +45,7 @@ function scripted(
       if (next instanceof Error) throw next;
       return next;
     },
+    settlements: () => Promise.reject(new Error('not used')),
   };
   return client;
 }

@@ -99,6 +99,53 @@ for (const kind of databaseKinds) {
       expect((await status(`/settlements/nowhere/${chain.token.address}/${a.from}/${a.nonce}`)).status).toBe(400);
     });
 
+    it('answers POST /settlements for several authorizations at once, in order, null for one never accepted', async () => {
+      const payee = await chain.createAccount();
+      const settled = await paymentBody(chain, chain.accounts.payer, requirementsFor(chain, payee.address));
+      const verified = await paymentBody(chain, chain.accounts.payer, requirementsFor(chain, payee.address));
+      const unknown = await paymentBody(chain, chain.accounts.payer, requirementsFor(chain, payee.address));
+      expect((await f.facilitator.verify(settled)).isValid).toBe(true);
+      const paid = await f.facilitator.settle(settled);
+      expect(paid.success).toBe(true);
+      expect((await f.facilitator.verify(verified)).isValid).toBe(true);
+      const keyOf = (body: typeof settled, shout = false) => {
+        const a = body.paymentPayload.payload.authorization;
+        return {
+          network: chain.network,
+          asset: shout ? chain.token.address.toLowerCase() : chain.token.address,
+          payer: shout ? a.from.toLowerCase() : a.from,
+          nonce: shout ? `0x${a.nonce.slice(2).toUpperCase()}` : a.nonce,
+        };
+      };
+      const query = (authorizations: unknown) =>
+        f.facilitator.app.handle(
+          new Request('http://localhost/settlements', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ authorizations }),
+          }),
+        );
+      const res = await query([keyOf(unknown), keyOf(settled, true), keyOf(verified)]);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({
+        settlements: [
+          null,
+          await (
+            await f.get(`/settlements/${chain.network}/${chain.token.address}/${keyOf(settled).payer}/${keyOf(settled).nonce}`)
+          ).json(),
+          { status: 'unsettled', transaction: '', payer: chain.accounts.payer.address, network: chain.network },
+        ],
+      });
+      expect((await (await query([keyOf(settled)])).json()) as unknown).toMatchObject({
+        settlements: [{ status: 'settled', transaction: paid.transaction }],
+      });
+      // Bad queries: none, more than 100, a malformed nonce, a network that is not CAIP-2.
+      expect((await query([])).status).toBe(400);
+      expect((await query(Array.from({ length: 101 }, () => keyOf(settled)))).status).toBe(400);
+      expect((await query([{ ...keyOf(settled), nonce: '0x1234' }])).status).toBe(400);
+      expect((await query([{ ...keyOf(settled), network: 'nowhere' }])).status).toBe(400);
+    });
+
     it('reconciles a pending transfer that reverts (the authorization was used by another transaction first) to reverted', async () => {
       const payee = await chain.createAccount();
       const requirements = requirementsFor(chain, payee.address);
