@@ -121,7 +121,12 @@ export const SettlementStatusSchema = Type.Object({
 /** What became of one authorization (see {@link SettlementStatusSchema}). */
 export type SettlementStatus = Static<typeof SettlementStatusSchema>;
 
-/** Most authorizations one `POST /settlements` asks about. */
+/**
+ * Most authorizations one `POST /settlements` asks about.
+ *
+ * @example
+ * for (let i = 0; i < keys.length; i += MAX_SETTLEMENT_QUERY) await ask(keys.slice(i, i + MAX_SETTLEMENT_QUERY));
+ */
 export const MAX_SETTLEMENT_QUERY = 100;
 
 /**
