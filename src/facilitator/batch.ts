@@ -63,7 +63,7 @@ export interface BatchSettings {
 export interface Batcher {
   /** Queues a claimed authorization (state `settling`, ECDSA, simulated by verify) and answers its outcome. */
   submit(request: PaymentRequest, claimed: AuthorizationRow, options: SettleOptions): Promise<SettleResponse>;
-  /** Flushes whatever is queued now (the facilitator's stop calls it before the waits end). */
+  /** Flushes whatever is queued now and sends what comes after at once (the facilitator's stop calls it before the waits end). */
   drain(): void;
   /** Sends queued authorizations that a stopped process left unsent (see BatchStore.orphans); resolves once their outcome is known or left to the reconciler. */
   resume(rows: readonly (AuthorizationRow & { batchCall: string })[]): Promise<void>;
@@ -89,6 +89,8 @@ export function createBatcher(ctx: BatchContext, settings: BatchSettings): Batch
   /** Batches being signed and broadcast; `eager` sends while fewer than the relayers. */
   let sending = 0;
   const lanes = Math.max(1, ctx.relayers.addresses.length);
+  /** Set by drain (the facilitator stopping): a settle still arriving is sent at once, not left to a timer. */
+  let draining = false;
 
   const flush = () => {
     if (timer) clearTimeout(timer);
@@ -138,11 +140,14 @@ export function createBatcher(ctx: BatchContext, settings: BatchSettings): Batch
           },
         };
         queue.push(entry);
-        if (queue.length >= settings.maxSize || (settings.eager && sending < lanes)) flush();
+        if (draining || queue.length >= settings.maxSize || (settings.eager && sending < lanes)) flush();
         else timer ??= setTimeout(flush, settings.maxWaitMs);
       });
     },
-    drain: flush,
+    drain() {
+      draining = true;
+      flush();
+    },
     async resume(rows) {
       const entries = rows.map(
         (row): Entry => ({
