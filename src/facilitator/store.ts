@@ -74,12 +74,6 @@ export function createPaymentStore(db: Database) {
   const statements = hotStatements(db);
 
   return {
-    /** True when this authorization was ever accepted here (any state). */
-    async exists(key: AuthorizationKey): Promise<boolean> {
-      const rows = await db.select({ id: auths.id }).from(auths).where(keyIs(key)).limit(1);
-      return rows.length > 0;
-    },
-
     /** One statement: is the key taken, the payer's unconfirmed amount, a revert since `revertedSince`. */
     async standing(key: AuthorizationKey, revertedSince: Date): Promise<PayerStanding> {
       const [row] = await statements.standing().execute({ ...key, since: revertedSince.toISOString() });

@@ -12,7 +12,16 @@ import { type LocalChain, startChain } from '../support/chain';
 import { drainFirst, eventually } from '../support/eventually';
 import { databaseKinds } from '../support/database';
 import { type FacilitatorFixture, startFacilitatorFixture } from '../support/facilitator';
-import { balances, localServeOptions, paidPost, postJson, proofFor, recordingLogger } from '../support/skill-server';
+import {
+  balances,
+  localServeOptions,
+  paidPost,
+  postJson,
+  proofFor,
+  recordingLogger,
+  recordingFetch,
+  type SentRequest,
+} from '../support/skill-server';
 
 const PRICE = 10_000n; // $0.01
 let chain: LocalChain;
@@ -167,27 +176,21 @@ for (const kind of databaseKinds) {
     });
 
     it('asks the facilitator about the payments it answered together in one request, and frees their caps', async () => {
-      const asked: { method: string; path: string; count: number }[] = [];
-      const counted = (async (input: string | URL | Request, init?: RequestInit) => {
-        const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
-        if (url.pathname.startsWith('/settlements')) {
-          const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as { authorizations?: unknown[] }) : {};
-          asked.push({ method: init?.method ?? 'GET', path: url.pathname, count: body.authorizations?.length ?? 1 });
-        }
-        return fetch(input, init);
-      }) as typeof fetch;
+      const recording = recordingFetch();
+      const asked = () => recording.sent.filter((r) => r.path.startsWith('/settlements'));
+      const count = (r: SentRequest) => (r.body as { authorizations?: unknown[] } | undefined)?.authorizations?.length ?? 1;
       // A cap of five prices per skill: five more calls are answered before their block only once the first five are confirmed.
-      const server = await start({ fetch: counted, settlement: { mode: 'broadcast', maxUnconfirmedPerSkill: '$0.05' } });
+      const server = await start({ fetch: recording.fetch, settlement: { mode: 'broadcast', maxUnconfirmedPerSkill: '$0.05' } });
       const payers = await Promise.all(Array.from({ length: 5 }, () => chain.createAccount({ usdc: PRICE * 2n })));
       const first = await Promise.all(payers.map((p, n) => paidPost(`${server.url}/work`, { n }, p)));
       expect(first.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
       await eventually(
-        async () => asked.reduce((sum, a) => sum + a.count, 0),
+        async () => asked().reduce((sum, r) => sum + count(r), 0),
         (n) => n >= 5,
         'the five confirmations asked',
       );
-      expect(asked.every((a) => a.method === 'POST' && a.path === '/settlements')).toBe(true);
-      expect(asked.length).toBeLessThan(5);
+      expect(asked().every((r) => r.method === 'POST' && r.path === '/settlements')).toBe(true);
+      expect(asked().length).toBeLessThan(5);
       // The cap is free again: five more calls are answered before their block.
       await chain.testClient.setAutomine(false);
       const second = await Promise.all(payers.map((p, n) => paidPost(`${server.url}/work`, { n }, p)));

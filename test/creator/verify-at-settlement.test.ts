@@ -12,7 +12,7 @@ import { decodePaymentRequired, decodeSettleResponse } from 'skill-market/x402';
 import { type LocalChain, startChain } from '../support/chain';
 import { databaseKinds } from '../support/database';
 import { type FacilitatorFixture, startFacilitatorFixture } from '../support/facilitator';
-import { balances, localServeOptions, paidPost, postJson, proofFor, recordingLogger } from '../support/skill-server';
+import { balances, localServeOptions, paidPost, postJson, proofFor, recordingLogger, recordingFetch } from '../support/skill-server';
 
 const PRICE = 10_000n; // $0.01
 let chain: LocalChain;
@@ -36,21 +36,18 @@ for (const kind of databaseKinds) {
     let payee: Address;
     const servers: SkillServer[] = [];
     /** Facilitator requests of the skill servers, by path. */
-    const asked: string[] = [];
-    const counted = ((input: string | URL | Request, init?: RequestInit) => {
-      asked.push(new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url).pathname);
-      return fetch(input, init);
-    }) as typeof fetch;
+    const recording = recordingFetch();
     const start = async (extra: Partial<ServeOptions> = {}) => {
-      const server = await serve(skills, localServeOptions(chain, f, payee, recordingLogger(), { fetch: counted, ...extra }));
+      const server = await serve(skills, localServeOptions(chain, f, payee, recordingLogger(), { fetch: recording.fetch, ...extra }));
       servers.push(server);
       return server;
     };
     /** The facilitator paths one paid call asked for. */
     const pathsOf = async (call: () => Promise<Response>) => {
-      const from = asked.length;
+      const from = recording.sent.length;
       const res = await call();
-      return { res, paths: asked.slice(from).filter((p) => p === '/verify' || p === '/settle') };
+      const paths = recording.sent.slice(from).map((r) => r.path);
+      return { res, paths: paths.filter((p) => p === '/verify' || p === '/settle') };
     };
     beforeAll(async () => {
       f = await startFacilitatorFixture(chain, kind);

@@ -24,6 +24,26 @@ export interface PaymentStack {
   close(): Promise<void>;
 }
 
+/** A request a skill server sent, as {@link recordingFetch} saw it. */
+export interface SentRequest {
+  method: string;
+  path: string;
+  /** The JSON body, parsed; undefined for none. */
+  body: unknown;
+}
+
+/** A fetch for `serve({ fetch })` that records each request (to the facilitator, the registry) before sending it. */
+export function recordingFetch(): { fetch: typeof fetch; sent: SentRequest[] } {
+  const sent: SentRequest[] = [];
+  const recording = ((input: string | URL | Request, init?: RequestInit) => {
+    const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+    const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as unknown) : undefined;
+    sent.push({ method: init?.method ?? 'GET', path: url.pathname, body });
+    return fetch(input, init);
+  }) as typeof fetch;
+  return { fetch: recording, sent };
+}
+
 /** The chain's token as `serve({ asset })` takes it. */
 export const chainAsset = (chain: LocalChain): AssetInfo => ({
   address: chain.token.address,
