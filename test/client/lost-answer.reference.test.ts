@@ -34,7 +34,11 @@ beforeAll(async () => {
   reference = await startReferenceSkill(world.chain, PRICE, { name: 'forecast' });
   proxy = await startAnswerDroppingProxy(new URL(reference.endpoint).origin);
   skill = await register('forecast', `${proxy.url}/forecast`, reference.payee);
-  remote = await startReferenceSkill(world.chain, PRICE, { name: 'remote-forecast', facilitatorOverHttp: true });
+  remote = await startReferenceSkill(world.chain, PRICE, {
+    name: 'remote-forecast',
+    facilitatorOverHttp: true,
+    facilitatorTimeoutMs: 3_000,
+  });
   remoteSkill = await register('remote-forecast', remote.endpoint, remote.payee);
 });
 
@@ -141,6 +145,23 @@ describe('a settlement whose answer the reference server lost on the way from it
       expect(market.spending).toMatchObject({ spent: PRICE, reserved: 0n, remaining: BUDGET - PRICE });
       if (rpcUrl) expect(error.receipt!.transaction).toMatch(/^0x[0-9a-f]{64}$/);
       expect(payer.signatures).toBe(1);
+    }
+  });
+
+  it('is reported as charged unknown without an RPC and yes with one when the facilitator timed out and the server answered 502', async () => {
+    for (const rpcUrl of [undefined, world.chain.rpcUrl]) {
+      const payer = await world.payer();
+      const market = world.market({ wallet: payer, budget: '$1', ...(rpcUrl ? { rpcUrl } : {}) });
+      const payeeBefore = await world.chain.balanceOf(remote.payee);
+      remote.facilitatorProxy!.drop(1, '/settle', 'hold');
+
+      const error = (await market.call(remoteSkill.slug, { city: 'Caen' }).catch((e: unknown) => e)) as MarketError;
+
+      expect(error).toBeInstanceOf(MarketError);
+      expect(error).toMatchObject({ status: 502, charged: rpcUrl ? 'yes' : 'unknown' });
+      expect(await world.chain.balanceOf(remote.payee)).toBe(payeeBefore + PRICE);
+      expect(market.spending).toMatchObject({ spent: PRICE, reserved: 0n, remaining: BUDGET - PRICE });
+      if (rpcUrl) expect(error.receipt!.transaction).toMatch(/^0x[0-9a-f]{64}$/);
     }
   });
 });

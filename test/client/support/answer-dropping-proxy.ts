@@ -1,8 +1,9 @@
 /**
  * An HTTP proxy that loses answers the way a network does: it forwards every request whole, waits
  * for the target's whole answer, and for the next `drop(n)` requests that carry a payment proof
- * (or go to a given path) closes the client's connection instead of answering. The target has
- * done its work (verified, run the handler, settled); only the client never hears of it.
+ * (or go to a given path) closes the client's connection instead of answering, or holds it open
+ * without a word until the client gives up. The target has done its work (verified, run the
+ * handler, settled); only the client never hears of it.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,8 +20,11 @@ export interface AnswerDroppingProxy {
   /** `http://127.0.0.1:<port>`: the target's paths, proxied. */
   url: string;
   requests: ProxiedRequest[];
-  /** Loses the answers to the next `count` requests that carry a proof, or that go to `path`. */
-  drop(count: number, path?: string): void;
+  /**
+   * Loses the answers to the next `count` requests that carry a proof, or that go to `path`:
+   * `close` resets the connection, `hold` keeps it open and silent (the client times out).
+   */
+  drop(count: number, path?: string, how?: 'close' | 'hold'): void;
   close(): Promise<void>;
 }
 
@@ -31,6 +35,7 @@ export async function startAnswerDroppingProxy(target: string): Promise<AnswerDr
   const requests: ProxiedRequest[] = [];
   let toDrop = 0;
   let dropPath: string | undefined;
+  let dropHow: 'close' | 'hold' = 'close';
 
   const forward = async (req: IncomingMessage, body: Buffer): Promise<Response> => {
     const headers = new Headers();
@@ -57,7 +62,7 @@ export async function startAnswerDroppingProxy(target: string): Promise<AnswerDr
         const text = await answer.arrayBuffer();
         if (toDrop > 0 && (dropPath === undefined ? proof !== null : path === dropPath)) {
           toDrop--;
-          req.socket.destroy();
+          if (dropHow === 'close') req.socket.destroy();
           return;
         }
         record.status = answer.status;
@@ -76,9 +81,10 @@ export async function startAnswerDroppingProxy(target: string): Promise<AnswerDr
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,
-    drop(count, path) {
+    drop(count, path, how = 'close') {
       toDrop = count;
       dropPath = path;
+      dropHow = how;
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -51,7 +51,7 @@ function facilitatorApp(facilitator: Verdicts): Hono {
 export async function startReferenceSkill(
   chain: LocalChain,
   price: bigint,
-  options: { name: string; facilitatorOverHttp?: boolean },
+  options: { name: string; facilitatorOverHttp?: boolean; facilitatorTimeoutMs?: number },
 ): Promise<ReferenceSkill> {
   const route = `/${options.name}`;
   const relayer = await chain.createAccount();
@@ -70,7 +70,7 @@ export async function startReferenceSkill(
   if (options.facilitatorOverHttp) {
     const api = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: facilitatorApp(facilitator).fetch });
     facilitatorProxy = await startAnswerDroppingProxy(`http://127.0.0.1:${api.port}`);
-    facilitatorClient = new HTTPFacilitatorClient({ url: facilitatorProxy.url });
+    facilitatorClient = new HTTPFacilitatorClient({ url: facilitatorProxy.url, timeoutMs: options.facilitatorTimeoutMs ?? 10_000 });
     stops.push(facilitatorProxy.close, () => api.stop(true));
   } else {
     facilitatorClient = {
