@@ -2,9 +2,18 @@
  * What a skill server's answer means for the caller: the handler's result (unwrapped from
  * `{success, result, timestamp}`), the settlement receipt, or a typed error saying whether money
  * moved. Accounting follows the protocol: a 2xx after a proof is paid; a 402 or a handler error
- * is not, unless the server says otherwise with a successful receipt.
+ * is not, unless the server says otherwise with a successful receipt or the answer leaves the
+ * payment open (doubt.ts).
  */
-import { readSettleResponseHeader, sameAddress, type PaymentPayloadV2, type PaymentRequirements } from '../x402/index';
+import {
+  decodePaymentRequired,
+  PAYMENT_REQUIRED_HEADER,
+  readSettleResponseHeader,
+  sameAddress,
+  type Hex,
+  type PaymentPayloadV2,
+  type PaymentRequirements,
+} from '../x402/index';
 import { MarketError, SkillCallError, type ChargeState } from './errors';
 import { isRecord, parseJson, type Answer } from '../http/exchange';
 import type { PaymentReceipt, Skill } from './types';
@@ -18,44 +27,72 @@ export interface SentPayment {
 /** The receipt of a paid answer, and whether the server confirmed settlement. */
 export function receiptOf(answer: Answer, skill: Skill, sent: SentPayment): { receipt: PaymentReceipt; settled: boolean } {
   const { requirements, payload } = sent;
-  const { authorization } = payload.payload;
   const read = readSettleResponseHeader(answer.headers);
   const settled =
     read.type === 'receipt' &&
     read.receipt.success &&
     read.receipt.transaction !== '' &&
     read.receipt.network === requirements.network &&
-    (read.receipt.payer === undefined || sameAddress(read.receipt.payer, authorization.from));
+    (read.receipt.payer === undefined || sameAddress(read.receipt.payer, payload.payload.authorization.from));
+  return { settled, receipt: paymentReceipt(skill, sent, settled && read.type === 'receipt' ? (read.receipt.transaction as Hex) : null) };
+}
+
+/** The receipt of a sent payment, with the transaction that settled it when known. */
+export function paymentReceipt(skill: Skill, sent: SentPayment, transaction: Hex | null): PaymentReceipt {
+  const { requirements, payload } = sent;
+  const { authorization } = payload.payload;
   return {
-    settled,
-    receipt: {
-      skillId: skill.id,
-      slug: skill.slug,
-      transaction: settled && read.type === 'receipt' ? (read.receipt.transaction as `0x${string}`) : null,
-      amount: requirements.amount,
-      price: skill.price,
-      payTo: requirements.payTo,
-      network: requirements.network,
-      asset: requirements.asset,
-      payer: authorization.from,
-      nonce: authorization.nonce,
-    },
+    skillId: skill.id,
+    slug: skill.slug,
+    transaction,
+    amount: requirements.amount,
+    price: skill.price,
+    payTo: requirements.payTo,
+    network: requirements.network,
+    asset: requirements.asset,
+    payer: authorization.from,
+    nonce: authorization.nonce,
   };
 }
 
 /**
- * The reason a server gives in a JSON error body (`error`, else `message`), if any.
+ * The reason a server gives for an error answer: the `error` of the x402 v2 `PAYMENT-REQUIRED`
+ * header (reference v2 servers answer a refused proof with an empty body), else the `errorReason`
+ * of a failed settlement receipt (`PAYMENT-RESPONSE` with `success: false`), else the `error` (or
+ * `message`) of the JSON body, as x402 v1 (`{x402Version: 1, error, accepts}`) and the interface
+ * spec send it.
  *
  * @example
  * const answer = { status: response.status, headers: response.headers, text: await response.text() };
  * if (answer.status >= 400) console.log(`the skill refused: ${reasonOf(answer) ?? answer.status}`);
  */
 export function reasonOf(answer: Answer): string | undefined {
+  return (headerReason(answer) ?? failedSettlementOf(answer)?.reason ?? bodyReason(answer))?.slice(0, 500);
+}
+
+/** A failed settlement receipt (`PAYMENT-RESPONSE` with `success: false`) and its `errorReason`, if the answer has one. */
+export function failedSettlementOf(answer: Answer): { reason: string | undefined } | undefined {
+  const read = readSettleResponseHeader(answer.headers);
+  if (read.type !== 'receipt' || read.receipt.success) return undefined;
+  return { reason: read.receipt.errorReason || undefined };
+}
+
+function headerReason(answer: Answer): string | undefined {
+  const header = answer.headers.get(PAYMENT_REQUIRED_HEADER);
+  if (header === null) return undefined;
+  try {
+    const { error } = decodePaymentRequired(header);
+    return error === undefined || error === '' ? undefined : error;
+  } catch {
+    return undefined; // an unreadable header: the body may still say why
+  }
+}
+
+function bodyReason(answer: Answer): string | undefined {
   const parsed = parseJson(answer.text);
   if (!parsed.ok || !isRecord(parsed.value)) return undefined;
   const { error, message } = parsed.value;
-  const reason = typeof error === 'string' ? error : typeof message === 'string' ? message : undefined;
-  return reason?.slice(0, 500);
+  return typeof error === 'string' ? error : typeof message === 'string' ? message : undefined;
 }
 
 /**

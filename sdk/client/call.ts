@@ -1,13 +1,13 @@
 /**
  * One paid call, start to end: checks that need no server (active, network, endpoint, input,
  * price limits, wallet), the 402 exchange or the fast path, the terms check, budget reservation,
- * signing, sending the proof (re-sent as is on a lost answer, and while the server answers
- * "payment pending"), and reading the outcome. `charged` is never `'no'` when the authorization
- * may have been used: in doubt the chain is asked (with an RPC URL), else it is `'unknown'`.
+ * signing, sending the proof (re-sent as is on a lost answer, while the server answers
+ * "payment pending", and after a 503 with Retry-After), and reading the outcome. `charged` is
+ * never `'no'` when the authorization may have been used (doubt.ts): then the chain is asked
+ * (with an RPC URL), else it is `'unknown'`, and the price stays counted against the budget.
  */
 import {
   encodePaymentPayload,
-  FACILITATOR_REASONS,
   PAYMENT_SIGNATURE_HEADER,
   sameAddress,
   signAuthorization,
@@ -18,9 +18,10 @@ import {
   type ResourceInfo,
   type TypedDataSigner,
 } from '../x402/index';
-import { failureOf, reasonOf, receiptOf, resultOf, type SentPayment } from './answer';
+import { failureOf, paymentReceipt, reasonOf, receiptOf, resultOf, type SentPayment } from './answer';
+import { doubtOf, errorMayBePaid, isPending, pendingWaitMs, unavailableWaitMs } from './doubt';
 import { MarketError, TermsMismatchError, type ChargeState } from './errors';
-import { exchange, isRecord, parseJson, type Answer } from '../http/exchange';
+import { exchange, type Answer } from '../http/exchange';
 import { checkInput, checkSkill } from './preflight';
 import { checkMaxPrice, type Reservation, type SpendingLedger } from './spending';
 import { chooseTerms, listingTerms, readOfferedTerms, type ChosenTerms, type OfferedTerms, type TermsPolicy } from './terms';
@@ -39,6 +40,8 @@ export interface CallContext {
   retries: number;
   /** How long a proof is re-sent while the server answers "payment pending", ms. */
   pendingTimeoutMs: number;
+  /** Retries of a 503 with Retry-After, and the most they may wait in total, ms. */
+  unavailable: { retries: number; maxWaitMs: number };
   /** The chain, to tell whether an authorization was used when a server cannot. */
   chain: AuthorizationStateReader | undefined;
   /** Terms a server asked for before, per slug: fast mode reuses them while the listing agrees. */
@@ -62,6 +65,8 @@ export class PaidCall<T> {
   private fellBack = false;
   /** What this call holds of the budget right now. */
   private held = 0n;
+  /** A proof went out more than once for want of an answer: an earlier send may have been settled. */
+  private resent = false;
   private readonly body: string;
 
   constructor(
@@ -116,21 +121,49 @@ export class PaidCall<T> {
     return reservation;
   }
 
-  private post(proof: string | undefined): Promise<Answer> {
+  /**
+   * One POST (with `proof`, the same one every time), sent again after a 503 with Retry-After
+   * (nothing charged yet), at most `unavailable.retries` times and `unavailable.maxWaitMs` in all.
+   */
+  private async post(proof: string | undefined): Promise<Answer> {
+    let waited = 0;
+    for (let retry = 0; ; retry++) {
+      const answer = await this.send(proof);
+      const wait = unavailableWaitMs(answer);
+      const { retries, maxWaitMs } = this.ctx.unavailable;
+      if (wait === undefined || retry >= retries || waited + wait > maxWaitMs) return answer;
+      await this.pause(wait, 'while the skill server was unavailable');
+      waited += wait;
+    }
+  }
+
+  private async send(proof: string | undefined): Promise<Answer> {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
     // Both names: the interface spec reads X-Payment, x402 v2 servers read PAYMENT-SIGNATURE.
     if (proof !== undefined) headers[X_PAYMENT_HEADER] = headers[PAYMENT_SIGNATURE_HEADER] = proof;
-    return exchange(
+    let sends = 0;
+    const answer = await exchange(
       this.skill.endpoint,
       { method: 'POST', headers, body: this.body },
       {
-        fetch: this.ctx.fetch,
+        fetch: (input, init) => {
+          sends++;
+          return this.ctx.fetch(input, init);
+        },
         timeoutMs: this.settings.timeoutMs,
         retries: this.ctx.retries,
         signal: this.settings.signal,
         what: this.slug,
       },
     );
+    // exchange() sends again only when an attempt got no (whole) answer.
+    if (proof !== undefined && sends > 1) this.resent = true;
+    return answer;
+  }
+
+  private async pause(ms: number, why: string): Promise<void> {
+    await sleep(ms, this.settings.signal);
+    if (this.settings.signal?.aborted) throw new MarketError('aborted', `${this.slug}: aborted by the caller ${why}`, { slug: this.slug });
   }
 
   /** The offered terms that match the listing; a mismatch against a cached listing is re-checked against a fresh one. */
@@ -161,47 +194,25 @@ export class PaidCall<T> {
       answer = await this.deliver(encodePaymentPayload(sent.payload));
     } catch (error) {
       // No (whole) answer to a sent proof: it may have been settled, so the money counts as spent.
-      const charged = await this.chargedOnChain(sent, reservation);
+      const { charged, receipt } = await this.onChain(sent, reservation);
       const code = error instanceof MarketError ? error.code : 'network_error';
       throw new MarketError(code, `${(error as Error).message}; the payment may have been settled`, {
         slug: this.slug,
         charged,
         cause: error,
-        ...this.maybeReceipt(charged, sent),
+        ...(receipt ? { receipt } : {}),
       });
     }
-    if (isPending(answer) || codeOf(answer) === 'payment_unresolved') {
-      const charged = await this.chargedOnChain(sent, reservation);
-      const why = isPending(answer)
-        ? `its payment was still pending after ${this.ctx.pendingTimeoutMs} ms`
-        : 'the server cannot determine its payment';
-      throw new MarketError(
-        'payment_pending',
-        `${this.slug} ran the call but ${why}; retrying the same proof later may still get the result`,
-        {
-          status: answer.status,
-          body: answer.text,
-          slug: this.slug,
-          charged,
-          ...this.maybeReceipt(charged, sent),
-        },
-      );
-    }
-    if (answer.status === 402 && MAYBE_SPENT.has(reasonOf(answer) ?? '')) {
-      // The authorization may be spent (a retried proof the server no longer knows, or a transfer
-      // not seen in time): never "not charged" on the server's word alone.
-      const charged = await this.chargedOnChain(sent, reservation);
-      throw new MarketError(
-        'payment_rejected',
-        `${this.slug} refused the payment: ${reasonOf(answer)}; the authorization may have been used`,
-        {
-          status: 402,
-          body: answer.text,
-          slug: this.slug,
-          charged,
-          ...this.maybeReceipt(charged, sent),
-        },
-      );
+    const doubt = doubtOf(answer, this.resent, this.ctx.pendingTimeoutMs);
+    if (doubt) {
+      const { charged, receipt } = await this.onChain(sent, reservation);
+      throw new MarketError(doubt.code, `${this.slug} ${doubt.message}`, {
+        status: answer.status,
+        body: answer.text,
+        slug: this.slug,
+        charged,
+        ...(receipt ? { receipt } : {}),
+      });
     }
     if (answer.status === 402) return this.refused(answer, chosen, sent, reservation);
     return this.outcome(answer, sent, reservation);
@@ -213,33 +224,38 @@ export class PaidCall<T> {
     for (;;) {
       const answer = await this.post(proof);
       if (!isPending(answer)) return answer;
-      const wait = retryAfterMs(answer);
+      const wait = pendingWaitMs(answer);
       if (Date.now() + wait > deadline) return answer;
-      await sleep(wait, this.settings.signal);
-      if (this.settings.signal?.aborted)
-        throw new MarketError('aborted', `${this.slug}: aborted by the caller while its payment was pending`, { slug: this.slug });
+      await this.pause(wait, 'while its payment was pending');
     }
   }
 
   /**
-   * Settles the reservation of a call whose payment outcome the server did not tell: the chain's
-   * word when there is an RPC (`used`: yes; expired unused: no), else `unknown` (counted as spent).
+   * What the chain says of a payment the server's answer left open, settling the reservation by
+   * it: used → `yes` (with the transaction that used it when found), expired unused → `no`
+   * (released), anything else or no RPC → `unknown` (counted as spent).
    */
-  private async chargedOnChain(sent: SentPayment, reservation: Reservation): Promise<ChargeState> {
+  private async onChain(sent: SentPayment, reservation: Reservation): Promise<{ charged: ChargeState; receipt?: PaymentReceipt }> {
     const a = sent.payload.payload.authorization;
-    const use = await this.ctx.chain
-      ?.read({ asset: sent.requirements.asset, payer: a.from, nonce: a.nonce, validBefore: BigInt(a.validBefore) })
-      .catch(() => undefined);
+    const query = { asset: sent.requirements.asset, payer: a.from, nonce: a.nonce, validBefore: BigInt(a.validBefore) };
+    const chain = this.ctx.chain;
+    const use = await chain?.read(query).catch(() => undefined);
     const charged: ChargeState = use === 'used' ? 'yes' : use === 'expired' ? 'no' : 'unknown';
-    if (charged === 'no') reservation.release();
-    else reservation.commit();
-    if (charged === 'yes') this.ctx.paid(receiptOf({ status: 0, headers: new Headers(), text: '' }, this.skill, sent).receipt, this.skill);
-    return charged;
+    if (charged !== 'yes') {
+      this.account(reservation, charged, undefined);
+      return { charged };
+    }
+    const transaction = (await chain?.usedIn?.(query).catch(() => undefined)) ?? null;
+    const receipt = paymentReceipt(this.skill, sent, transaction);
+    this.account(reservation, charged, receipt);
+    return { charged, receipt };
   }
 
-  /** The receipt (without a transaction hash) of a payment the chain shows spent. */
-  private maybeReceipt(charged: ChargeState, sent: SentPayment): { receipt?: PaymentReceipt } {
-    return charged === 'yes' ? { receipt: receiptOf({ status: 0, headers: new Headers(), text: '' }, this.skill, sent).receipt } : {};
+  /** Ends the call's hold on the budget (released only when certainly not charged) and records a paid call. */
+  private account(reservation: Reservation | undefined, charged: ChargeState, receipt: PaymentReceipt | undefined): void {
+    if (charged === 'no') reservation?.release();
+    else reservation?.commit();
+    if (receipt && charged !== 'no') this.ctx.paid(receipt, this.skill);
   }
 
   /**
@@ -289,15 +305,19 @@ export class PaidCall<T> {
   }
 
   /** The result of a non-402 answer, or its typed error; settles the reservation. */
-  private outcome(answer: Answer, sent: SentPayment | undefined, reservation: Reservation | undefined): CallResult<T> {
+  private async outcome(answer: Answer, sent: SentPayment | undefined, reservation: Reservation | undefined): Promise<CallResult<T>> {
     const paid = sent ? receiptOf(answer, this.skill, sent) : undefined;
     const ok = answer.status >= 200 && answer.status < 300;
-    // After a proof: a 2xx is paid (confirmed by a receipt or not); an error is paid only with a receipt.
-    const charged: ChargeState = !paid ? 'no' : paid.settled ? 'yes' : ok ? 'unknown' : 'no';
-    if (charged === 'no') reservation?.release();
-    else reservation?.commit();
-    const receipt = charged === 'no' ? undefined : paid?.receipt;
-    if (receipt) this.ctx.paid(receipt, this.skill);
+    let charged: ChargeState;
+    let receipt: PaymentReceipt | undefined;
+    if (sent && reservation && paid && !ok && !paid.settled && errorMayBePaid(answer, this.resent)) {
+      ({ charged, receipt } = await this.onChain(sent, reservation));
+    } else {
+      // After a proof: a 2xx is paid (confirmed by a receipt or not); an error is paid only with a receipt.
+      charged = !paid ? 'no' : paid.settled ? 'yes' : ok ? 'unknown' : 'no';
+      receipt = charged === 'no' ? undefined : paid?.receipt;
+      this.account(reservation, charged, receipt);
+    }
     if (!ok) throw failureOf(answer, this.slug, charged, receipt);
     return { result: resultOf(answer, this.slug, charged, receipt) as T, receipt: receipt ?? null, skill: this.skill };
   }
@@ -313,28 +333,6 @@ export class PaidCall<T> {
       return undefined;
     }
   }
-}
-
-/** 402 reasons that do not mean "nothing moved": the authorization may be (or be about to be) spent. */
-const MAYBE_SPENT = new Set<string>([FACILITATOR_REASONS.nonceAlreadyUsed, FACILITATOR_REASONS.settlementPending]);
-
-/** The machine `code` of a JSON error body. */
-function codeOf(answer: Answer): string | undefined {
-  const parsed = parseJson(answer.text);
-  return parsed.ok && isRecord(parsed.value) && typeof parsed.value.code === 'string' ? parsed.value.code : undefined;
-}
-
-/** "Payment pending, retry the same proof": 409 (or 202) `payment_pending`, or a 409 with Retry-After. */
-function isPending(answer: Answer): boolean {
-  if (answer.status !== 409 && answer.status !== 202) return false;
-  return codeOf(answer) === 'payment_pending' || (answer.status === 409 && answer.headers.has('retry-after'));
-}
-
-/** Retry-After (seconds or an HTTP date) in ms, between 100 ms and 10 s; 1 s when absent. */
-function retryAfterMs(answer: Answer): number {
-  const raw = answer.headers.get('retry-after')?.trim() ?? '';
-  const seconds = /^\d+$/.test(raw) ? Number(raw) * 1000 : Number.isNaN(Date.parse(raw)) ? 1000 : Date.parse(raw) - Date.now();
-  return Math.min(10_000, Math.max(100, seconds));
 }
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {

@@ -32,6 +32,8 @@ const DEFAULTS = {
   retries: 2,
   maxTimeoutSeconds: 600,
   pendingTimeoutMs: 120_000,
+  unavailableRetries: 3,
+  unavailableMaxWaitMs: 10_000,
   mode: 'standard' as PaymentMode,
 };
 
@@ -113,6 +115,10 @@ export class SkillMarket {
       fetch: fetchImpl,
       retries,
       pendingTimeoutMs: nonNegativeInteger(options.pendingTimeoutMs, DEFAULTS.pendingTimeoutMs, 'pendingTimeoutMs'),
+      unavailable: {
+        retries: nonNegativeInteger(options.unavailableRetries, DEFAULTS.unavailableRetries, 'unavailableRetries'),
+        maxWaitMs: nonNegativeInteger(options.unavailableMaxWaitMs, DEFAULTS.unavailableMaxWaitMs, 'unavailableMaxWaitMs'),
+      },
       chain:
         options.rpcUrl === undefined
           ? undefined
@@ -200,7 +206,11 @@ export class SkillMarket {
    * EIP-3009 authorization, re-POSTs with the proof, and returns the result with the receipt.
    * Nothing is signed when a check fails. When the server answers "payment pending" (409
    * `payment_pending`: the call ran, the transfer is not confirmed yet), the same proof is sent
-   * again after Retry-After until the result comes, for up to `pendingTimeoutMs`. Usage is recorded in the background when `apiKey` is set.
+   * again after Retry-After until the result comes, for up to `pendingTimeoutMs`; a 503 with
+   * Retry-After (nothing charged) is retried the same way (`unavailableRetries`). An error that
+   * leaves the payment open (a lost answer, "nonce already used", pending) says `charged:
+   * 'unknown'`, or what the chain says with `rpcUrl`, and keeps the price counted against the
+   * budget. Usage is recorded in the background when `apiKey` is set.
    *
    * @example
    * const { result, receipt } = await market.callWithReceipt('weather-now', { city: 'Paris' }, { mode: 'fast' });

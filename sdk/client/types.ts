@@ -124,9 +124,18 @@ export interface SkillMarketOptions {
    */
   pendingTimeoutMs?: number;
   /**
+   * How many times a request answered 503 with Retry-After ("unavailable, nothing was charged",
+   * e.g. the skill server's payment facilitator is down) is sent again after the wait it asks
+   * for, the same proof each time (never a new signature); default 3. 0 disables it.
+   */
+  unavailableRetries?: number;
+  /** The most a call waits in total for those retries, ms; a Retry-After past it ends the call with the 503. Default 10 000. */
+  unavailableMaxWaitMs?: number;
+  /**
    * JSON-RPC URL of the payment network. Optional: when a call ends without telling whether the
    * payment went through, the token's `authorizationState` is read so `charged` is `'yes'` (or
-   * `'no'` for an authorization that expired unused) instead of `'unknown'`.
+   * `'no'` for an authorization that expired unused) instead of `'unknown'`, and the receipt
+   * names the transaction that paid when its log is found.
    */
   rpcUrl?: string;
   /** Send proofs over plain http to non-loopback hosts; default false (loopback is always allowed). */

@@ -2,13 +2,25 @@
  * What the chain says about one EIP-3009 authorization, for whoever must know whether a payment
  * happened without trusting a facilitator's answer (or without one): the token's
  * `authorizationState(payer, nonce)`, and, while it is unused, whether it can still be used
- * (the latest block's timestamp against `validBefore`: no later block can be older).
- * Two JSON-RPC calls over fetch; no client library state.
+ * (the latest block's timestamp against `validBefore`: no later block can be older), and for a
+ * used one the transaction that used it. JSON-RPC over fetch; no client library state.
  */
-import { decodeFunctionResult, encodeFunctionData, parseAbi } from 'viem';
+import { decodeFunctionResult, encodeEventTopics, encodeFunctionData, numberToHex, parseAbi } from 'viem';
 import type { Address, Hex } from './patterns';
 
-const abi = parseAbi(['function authorizationState(address authorizer, bytes32 nonce) view returns (bool)']);
+const abi = parseAbi([
+  'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
+  'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
+]);
+
+/**
+ * How far back {@link AuthorizationStateReader.usedIn} searches, in blocks: past any authorization
+ * window a client accepts on Base (2 s blocks) and within the log range public RPCs serve.
+ *
+ * @example
+ * const hash = await reader.usedIn?.(query); // undefined when used more than USED_LOG_LOOKBACK_BLOCKS blocks ago
+ */
+export const USED_LOG_LOOKBACK_BLOCKS = 5_000n;
 
 /**
  * `used`: the nonce is spent on chain (the transfer happened, or the payer cancelled it);
@@ -29,6 +41,13 @@ export interface AuthorizationQuery {
 export interface AuthorizationStateReader {
   /** @throws Error when the RPC cannot be reached or answers an error */
   read(query: AuthorizationQuery): Promise<AuthorizationUse>;
+  /**
+   * The transaction that used the authorization (the token's `AuthorizationUsed(payer, nonce)`
+   * log in the last {@link USED_LOG_LOOKBACK_BLOCKS} blocks); undefined when none is found.
+   *
+   * @throws Error when the RPC cannot be reached or answers an error
+   */
+  usedIn?(query: AuthorizationQuery): Promise<Hex | undefined>;
 }
 
 /** Options of {@link createAuthorizationStateReader}. */
@@ -78,6 +97,17 @@ export function createAuthorizationStateReader(rpcUrl: string, options: Authoriz
       if (decodeFunctionResult({ abi, functionName: 'authorizationState', data: result as Hex })) return 'used';
       // The token refuses once block.timestamp >= validBefore, and timestamps never go back.
       return BigInt(block.timestamp) >= validBefore ? 'expired' : 'unused';
+    },
+    async usedIn({ asset, payer, nonce }) {
+      const latest = BigInt((await rpc('eth_blockNumber', [])) as string);
+      const from = latest > USED_LOG_LOOKBACK_BLOCKS ? latest - USED_LOG_LOOKBACK_BLOCKS : 0n;
+      const topics = encodeEventTopics({ abi, eventName: 'AuthorizationUsed', args: { authorizer: payer, nonce } });
+      const logs = await rpc('eth_getLogs', [{ address: asset, topics, fromBlock: numberToHex(from), toBlock: numberToHex(latest) }]);
+      if (!Array.isArray(logs)) throw new Error('RPC eth_getLogs answered no list');
+      const log = (logs as { transactionHash?: unknown; removed?: boolean }[]).find(
+        (l) => l.removed !== true && typeof l.transactionHash === 'string',
+      );
+      return log?.transactionHash as Hex | undefined;
     },
   };
 }

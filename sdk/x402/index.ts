@@ -106,6 +106,7 @@ export {
 } from './eip3009';
 export {
   createAuthorizationStateReader,
+  USED_LOG_LOOKBACK_BLOCKS,
   type AuthorizationUse,
   type AuthorizationQuery,
   type AuthorizationStateReader,

@@ -272,6 +272,25 @@ describe('payments the server reports pending or cannot vouch for', () => {
     expect(await world.chain.balanceOf(payer.address)).toBe(before - 2n * PRICE);
     expect(payer.signatures).toBe(2);
   });
+
+  it('reads the reason of a legacy x402 v1 refusal body ({x402Version: 1, error, accepts}) of a re-sent proof: unknown without an RPC, yes with the transaction with one', async () => {
+    const skill = await world.addSkill({ dropAfterSettle: 2, forgetful: true, v1Refusals: true });
+    const payer = countingAccount(await world.payer());
+    const blind = world.market({ wallet: payer, budget: '$1' });
+    const error = await blind.call(skill.slug, { v: 1 }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'payment_rejected', status: 402, charged: 'unknown' });
+    expect((error as MarketError).message).toContain('invalid_exact_evm_nonce_already_used');
+    expect((error as MarketError).body).toContain('"x402Version":1');
+    expect(requestsTo(skill.name).map((r) => r.status)).toEqual([402, 'dropped', 402]);
+    expect(blind.spending).toMatchObject({ spent: PRICE, reserved: 0n });
+
+    const seeing = world.market({ wallet: payer, budget: '$1', rpcUrl: world.chain.rpcUrl });
+    const seen = (await seeing.call(skill.slug, { v: 2 }).catch((e: unknown) => e)) as MarketError;
+    expect(seen).toMatchObject({ code: 'payment_rejected', charged: 'yes', receipt: { payer: payer.address } });
+    expect(seen.receipt!.transaction).toBe(world.server.settlements.at(-1)!.transaction as `0x${string}`);
+    expect(seeing.spending).toMatchObject({ spent: PRICE, reserved: 0n });
+    expect(payer.signatures).toBe(2);
+  });
 });
 
 describe('budget under concurrency', () => {

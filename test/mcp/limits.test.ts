@@ -10,6 +10,8 @@ import type { LocalAccount } from 'viem';
 import type { Limits } from '../../src/mcp/config';
 import { PersistentBudget } from '../../src/mcp/ledger';
 import { createMcpServer } from '../../src/mcp/server';
+import { startAnswerDroppingProxy } from '../client/support/answer-dropping-proxy';
+import { startReferenceSkill } from '../client/support/reference-server';
 import { countingAccount, NETWORK, useWorld } from '../client/support/world';
 import { tempDir, textOf, tool } from './support';
 
@@ -112,6 +114,36 @@ describe('what a failed call costs', () => {
       expect((await tool(client, 'recent_calls')).structuredContent.calls).toEqual([]);
     } finally {
       await close();
+    }
+  });
+
+  it('an answer lost after the reference x402 server settled counts against the budget, though it refuses the re-sent proof', async () => {
+    const reference = await startReferenceSkill(world.chain, 10_000n, { name: 'reference-forecast' });
+    const proxy = await startAnswerDroppingProxy(new URL(reference.endpoint).origin);
+    const { client, close } = await connect();
+    try {
+      const res = await world.creator.register({
+        name: 'reference-forecast',
+        endpoint: `${proxy.url}/reference-forecast`,
+        price: '$0.01',
+        paymentAddress: reference.payee,
+        network: NETWORK,
+      });
+      const { slug } = (await res.json()) as { slug: string };
+      proxy.drop(1);
+      const lost = await tool(client, 'call_skill', { slug, input: { city: 'Lyon' } });
+      expect(lost.isError).toBe(true);
+      expect(lost.structuredContent.error).toMatchObject({ code: 'payment_rejected', charged: 'unknown' });
+      expect(proxy.requests.map((r) => r.status)).toEqual([402, 'dropped', 402]);
+      expect(await world.chain.balanceOf(reference.payee)).toBe(10_000n);
+      expect((await tool(client, 'wallet_status')).structuredContent.budget).toMatchObject({ spent: '10000', reserved: '0' });
+      expect((await tool(client, 'recent_calls')).structuredContent.calls).toEqual([
+        expect.objectContaining({ slug, amount: '10000', charged: 'unknown' }),
+      ]);
+    } finally {
+      await close();
+      await proxy.close();
+      await reference.stop();
     }
   });
 

@@ -11,6 +11,7 @@ import {
   paymentMatchesRequirements,
   paymentRequiredResponse,
   readPaymentHeader,
+  requirementsToV1,
   settleResponseHeaders,
   type AssetInfo,
   type PaymentRequirements,
@@ -32,6 +33,8 @@ export interface TestSkill {
   dropAfterSettle?: number;
   /** No replay memory (as the reference x402 middleware): a re-sent proof is verified (and refused) anew. */
   forgetful?: boolean;
+  /** Refuse proofs as a legacy x402 v1 server: body `{x402Version: 1, error, accepts: [v1 requirements]}`, no PAYMENT-REQUIRED header. */
+  v1Refusals?: boolean;
   /**
    * Answer the first `answers` posts of each proof 409 `payment_pending` (Retry-After 0); with
    * `settleFirst` the call runs and settles on the first post all the same.
@@ -123,10 +126,19 @@ export async function startSkillServer(facilitatorUrl?: string): Promise<TestSki
       if (skill.terms === 'body') delete headers['PAYMENT-REQUIRED'];
       return { status: 402, headers, body: JSON.stringify(r.body) };
     };
+    let refuse: (reason: string) => Stored = unpaid;
     const read = readPaymentHeader({ get: (h) => (req.headers[h.toLowerCase()] as string | undefined) ?? null });
     if (read.type === 'none') return unpaid();
     if (read.type === 'error') return unpaid(read.error.code);
-    if (!paymentMatchesRequirements(read.payment, terms.requirements)) return unpaid('accepted_mismatch');
+    if (skill.v1Refusals) {
+      const accepts = [requirementsToV1(read.payment, terms.requirements, { url: `${state.url}/${name}`, description: '' })];
+      refuse = (reason) => ({
+        status: 402,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ x402Version: 1, error: reason, accepts }),
+      });
+    }
+    if (!paymentMatchesRequirements(read.payment, terms.requirements)) return refuse('accepted_mismatch');
     const key = read.payment.authorization.nonce + read.payment.signature;
     const post = (posts.get(key) ?? 0) + 1;
     posts.set(key, post);
@@ -136,7 +148,7 @@ export async function startSkillServer(facilitatorUrl?: string): Promise<TestSki
       (!skill.forgetful && stored.get(key)) ||
       (async (): Promise<Stored> => {
         const verdict = await facilitator('/verify', terms.requirements, read.payment.original);
-        if (verdict.isValid !== true) return unpaid(String(verdict.invalidReason));
+        if (verdict.isValid !== true) return refuse(String(verdict.invalidReason));
         state.handlerRuns++;
         let result: unknown;
         try {
@@ -150,7 +162,7 @@ export async function startSkillServer(facilitatorUrl?: string): Promise<TestSki
         }
         const settled = (await facilitator('/settle', terms.requirements, read.payment.original)) as unknown as SettleResponse;
         state.settlements.push(settled);
-        if (!settled.success) return unpaid(settled.errorReason);
+        if (!settled.success) return refuse(String(settled.errorReason));
         return {
           status: 200,
           headers: { 'content-type': 'application/json', ...settleResponseHeaders(settled) },
