@@ -75,6 +75,8 @@ async function dependencies(config: McpConfig, log: (line: string) => void): Pro
   };
   if (config.apiKey) options.apiKey = config.apiKey;
   if (config.network) options.network = config.network;
+  // With an RPC, a call whose answer was lost is settled from the chain (charged yes or no), not left unknown.
+  if (config.rpcUrl) options.rpcUrl = config.rpcUrl;
   if (wallet) options.wallet = wallet;
   const market = new SkillMarket(options);
   const { limits } = config;
