@@ -57,23 +57,48 @@ export function channelConfig(chain: LocalChain, overrides: Partial<ChannelConfi
   };
 }
 
+export type OpenChannel = {
+  payer: TestAccount;
+  receiver: TestAccount;
+  authorizer: TestAccount;
+  config: ChannelConfig;
+  channelId: Hex;
+};
+
+/**
+ * A channel between fresh accounts: a payer holding 1 USDC, a receiver and a receiver authorizer
+ * (with ETH to send transactions), funded with `deposit` (default 10,000; 0 opens nothing).
+ */
+export async function openChannel(
+  chain: LocalChain,
+  { deposit = 10_000n, ...overrides }: Partial<ChannelConfig> & { deposit?: bigint } = {},
+): Promise<OpenChannel> {
+  const [payer, receiver, authorizer] = await Promise.all([
+    chain.createAccount({ usdc: 1_000_000n }),
+    chain.createAccount(),
+    chain.createAccount(),
+  ]);
+  const config = channelConfig(chain, {
+    payer: payer.address,
+    receiver: receiver.address,
+    receiverAuthorizer: authorizer.address,
+    ...overrides,
+  });
+  if (deposit > 0n) await depositToChannel(chain, payer, config, deposit);
+  return { payer, receiver, authorizer, config, channelId: channelIdOf(config, chain.chainId) };
+}
+
 /** The chain's clock (anvil's, which time travel moves away from the wall clock). */
 export async function chainTime(chain: LocalChain): Promise<bigint> {
   return (await chain.publicClient.getBlock()).timestamp;
 }
 
 /**
- * Deposits `amount` into the channel of `config`: `signer` signs an EIP-3009 ReceiveWithAuthorization
- * to the collector (the payer itself, or the owner of a smart-wallet payer) and `relayer` (default
- * the fixture's relayer) sends `deposit`. Returns the successful receipt.
+ * The arguments of `deposit` for `amount` into the channel of `config`: `signer` (the payer itself,
+ * or the owner of a smart-wallet payer) signs an EIP-3009 ReceiveWithAuthorization to the collector,
+ * valid for an hour of chain time, bound to this channel by its nonce.
  */
-export async function depositToChannel(
-  chain: LocalChain,
-  signer: LocalAccount,
-  config: ChannelConfig,
-  amount: bigint,
-  relayer: TestAccount = chain.accounts.relayer,
-): Promise<TransactionReceipt> {
+export async function signDeposit(chain: LocalChain, signer: LocalAccount, config: ChannelConfig, amount: bigint) {
   const salt = BigInt(randomNonce());
   const validBefore = (await chainTime(chain)) + 3_600n;
   const signature = await signer.signTypedData({
@@ -89,8 +114,18 @@ export async function depositToChannel(
       nonce: erc3009DepositNonce(channelIdOf(config, chain.chainId), salt),
     },
   });
-  const collectorData = erc3009CollectorData(0n, validBefore, salt, signature);
-  return settlementTx(chain, relayer, 'deposit', [config, amount, ERC3009_DEPOSIT_COLLECTOR_ADDRESS, collectorData]);
+  return [config, amount, ERC3009_DEPOSIT_COLLECTOR_ADDRESS, erc3009CollectorData(0n, validBefore, salt, signature)] as const;
+}
+
+/** Deposits `amount` (see signDeposit), sent by `relayer` (default the fixture's); returns the receipt. */
+export async function depositToChannel(
+  chain: LocalChain,
+  signer: LocalAccount,
+  config: ChannelConfig,
+  amount: bigint,
+  relayer: TestAccount = chain.accounts.relayer,
+): Promise<TransactionReceipt> {
+  return settlementTx(chain, relayer, 'deposit', await signDeposit(chain, signer, config, amount));
 }
 
 /** A voucher for `maxClaimableAmount` on the channel of `config`, signed by `signer`. */
