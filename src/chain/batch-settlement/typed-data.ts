@@ -3,6 +3,7 @@
  * channel configs, vouchers, refunds and claim batches, the channel id, and the ERC-3009 deposit
  * authorization that the deposit collector redeems.
  */
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from 'skill-market/x402';
 import { type Address, type Hex, encodeAbiParameters, hashTypedData, keccak256 } from 'viem';
 import { BATCH_SETTLEMENT_ADDRESS } from './addresses';
 
@@ -65,16 +66,12 @@ export const claimBatchTypes = {
   ],
 } as const;
 
-/** EIP-3009 `ReceiveWithAuthorization`, under the token's own domain; `to` is the deposit collector. */
+/**
+ * EIP-3009 `ReceiveWithAuthorization` (the fields of TransferWithAuthorization), under the token's
+ * own domain; `to` is the deposit collector, which alone may redeem it.
+ */
 export const receiveWithAuthorizationTypes = {
-  ReceiveWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
-  ],
+  ReceiveWithAuthorization: TRANSFER_WITH_AUTHORIZATION_TYPES.TransferWithAuthorization,
 } as const;
 
 /** The channel id: the EIP-712 hash of `config` under the contract's domain on `chainId`. */

@@ -83,7 +83,7 @@ describe('x402BatchSettlement channels', () => {
 
   it('claims many channels in one relayed claimWithSignature; replaying it, or a stale row, changes nothing', async () => {
     const a = await openChannel(chain);
-    const shared = { receiver: a.config.receiver, receiverAuthorizer: a.config.receiverAuthorizer };
+    const shared = { receiver: a.receiver, authorizer: a.authorizer };
     const b = await openChannel(chain, shared);
     const c = await openChannel(chain, shared);
     const rows = await Promise.all(
@@ -132,7 +132,7 @@ describe('x402BatchSettlement channels', () => {
 
   it('settles everything claimed for a receiver across channels in one transfer; with nothing new it does nothing', async () => {
     const a = await openChannel(chain);
-    const b = await openChannel(chain, { receiver: a.config.receiver, receiverAuthorizer: a.config.receiverAuthorizer });
+    const b = await openChannel(chain, { receiver: a.receiver, authorizer: a.authorizer });
     for (const [{ payer, config }, amount] of [
       [a, 2_500n],
       [b, 4_000n],

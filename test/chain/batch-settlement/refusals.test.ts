@@ -2,13 +2,14 @@
  * What x402BatchSettlement and its ERC-3009 deposit collector refuse, each with its custom error:
  * forged or altered vouchers, claims beyond a voucher or the deposit, callers without the role,
  * early or duplicate withdrawals, replayed refund nonces, withdraw delays out of bounds, and
- * deposits whose authorization or collector does not deliver.
+ * deposits whose authorization or collector does not deliver, and collectors that re-enter.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import {
   type BaseError,
   ContractFunctionRevertedError,
   type Hex,
+  encodeFunctionData,
   numberToHex,
   parseSignature,
   serializeSignature,
@@ -18,12 +19,14 @@ import {
   ERC3009_DEPOSIT_COLLECTOR_ADDRESS,
   MAX_WITHDRAW_DELAY,
   MIN_WITHDRAW_DELAY,
+  batchSettlementAbi,
   erc3009DepositCollectorAbi,
 } from '../../../src/chain/batch-settlement';
 import {
   type LocalChain,
   channelState,
   claimRow,
+  compileContracts,
   openChannel,
   randomNonce,
   settlementRevert,
@@ -239,6 +242,31 @@ describe('x402BatchSettlement refuses', () => {
       errorName: 'DepositAmountMismatch',
       args: [1_000n, 0n],
     });
+  });
+
+  it('a collector that calls back into the settlement contract during a deposit', async () => {
+    const { payer, config } = await openChannel(chain, { deposit: 0n });
+    const { ReentrantCollector } = await compileContracts();
+    const hostile = (await chain.createAccount()).address;
+    await chain.testClient.setCode({ address: hostile, bytecode: ReentrantCollector.deployedBytecode });
+    const [, amount, , data] = await signDeposit(chain, payer, config, 1_000n);
+    const reentries = [
+      encodeFunctionData({ abi: batchSettlementAbi, functionName: 'settle', args: [config.receiver, config.token] }),
+      encodeFunctionData({ abi: batchSettlementAbi, functionName: 'deposit', args: [config, amount, hostile, data] }),
+    ];
+    for (const reentry of reentries) {
+      const hash = await chain.walletClient(chain.accounts.relayer).writeContract({
+        address: hostile,
+        abi: ReentrantCollector.abi,
+        functionName: 'setReentry',
+        args: [reentry],
+      });
+      await chain.publicClient.waitForTransactionReceipt({ hash });
+      expect(await settlementRevert(chain, chain.accounts.relayer.address, 'deposit', [config, amount, hostile, data])).toEqual({
+        errorName: 'Reentrancy',
+        args: [],
+      });
+    }
   });
 
   it('deposit collection called by anyone but the settlement contract', async () => {

@@ -66,26 +66,32 @@ export type OpenChannel = {
 };
 
 /**
- * A channel between fresh accounts: a payer holding 1 USDC, a receiver and a receiver authorizer
- * (with ETH to send transactions), funded with `deposit` (default 10,000; 0 opens nothing).
+ * A channel from a fresh payer holding 1 USDC to `receiver` with receiver authorizer `authorizer`
+ * (fresh accounts with ETH unless given; pass the same ones for channels of one seller), funded
+ * with `deposit` (default 10,000; 0 deposits nothing). Other fields override the config.
  */
 export async function openChannel(
   chain: LocalChain,
-  { deposit = 10_000n, ...overrides }: Partial<ChannelConfig> & { deposit?: bigint } = {},
+  {
+    deposit = 10_000n,
+    receiver,
+    authorizer,
+    ...overrides
+  }: Partial<Omit<ChannelConfig, 'receiver'>> & { deposit?: bigint; receiver?: TestAccount; authorizer?: TestAccount } = {},
 ): Promise<OpenChannel> {
-  const [payer, receiver, authorizer] = await Promise.all([
+  const [payer, receiverAccount, authorizerAccount] = await Promise.all([
     chain.createAccount({ usdc: 1_000_000n }),
-    chain.createAccount(),
-    chain.createAccount(),
+    receiver ?? chain.createAccount(),
+    authorizer ?? chain.createAccount(),
   ]);
   const config = channelConfig(chain, {
     payer: payer.address,
-    receiver: receiver.address,
-    receiverAuthorizer: authorizer.address,
+    receiver: receiverAccount.address,
+    receiverAuthorizer: authorizerAccount.address,
     ...overrides,
   });
   if (deposit > 0n) await depositToChannel(chain, payer, config, deposit);
-  return { payer, receiver, authorizer, config, channelId: channelIdOf(config, chain.chainId) };
+  return { payer, receiver: receiverAccount, authorizer: authorizerAccount, config, channelId: channelIdOf(config, chain.chainId) };
 }
 
 /** The chain's clock (anvil's, which time travel moves away from the wall clock). */

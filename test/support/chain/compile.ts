@@ -12,13 +12,20 @@ import { fileURLToPath } from 'node:url';
 import type { Abi, Hex } from 'viem';
 
 export type CompiledContract = { abi: Abi; bytecode: Hex; deployedBytecode: Hex };
-export type ContractName = 'UsdCoin' | 'TestSmartWallet' | 'Multicall3' | 'x402BatchSettlement' | 'ERC3009DepositCollector';
+export type ContractName =
+  | 'UsdCoin'
+  | 'TestSmartWallet'
+  | 'Multicall3'
+  | 'ReentrantCollector'
+  | 'x402BatchSettlement'
+  | 'ERC3009DepositCollector';
 export type CompiledContracts = Record<ContractName, CompiledContract>;
 
 const CONTRACT_NAMES: readonly ContractName[] = [
   'UsdCoin',
   'TestSmartWallet',
   'Multicall3',
+  'ReentrantCollector',
   'x402BatchSettlement',
   'ERC3009DepositCollector',
 ];
