@@ -27,7 +27,6 @@ import {
 import {
   type LocalChain,
   type TestAccount,
-  chainTime,
   channelState,
   receiverState,
   settlementEvents,
@@ -246,7 +245,7 @@ describe('the x402 reference batch-settlement stack on our contract', () => {
 
     const escrow = topUpAmount; // balance − totalClaimed
     const initiated = await settlementTx(chain, payer, 'initiateWithdraw', [config, escrow]);
-    const initiatedAt = Number(await chainTime(chain));
+    const initiatedAt = Number((await chain.publicClient.getBlock({ blockNumber: initiated.blockNumber })).timestamp);
     expect(settlementEvents(initiated)).toEqual([['WithdrawInitiated', { channelId, amount: escrow, finalizeAfter: initiatedAt + 900 }]]);
     expect(await channelState(chain, config)).toMatchObject({ withdrawAmount: escrow, withdrawInitiatedAt: initiatedAt });
 
