@@ -1,9 +1,11 @@
 /**
  * The dev chain: anvil on a loopback port with its state in the data directory, our test USDC
- * deployed at a fixed address, and the demo wallet funded.
+ * deployed at a fixed address, the x402 batch-settlement contracts at their canonical addresses,
+ * and the demo wallet funded.
  */
 import {
   createPublicClient,
+  createTestClient,
   createWalletClient,
   defineChain,
   http,
@@ -14,6 +16,7 @@ import {
   type Transport,
 } from 'viem';
 import { spawnAnvil, type AnvilProcess } from '../chain/anvil';
+import { installBatchSettlement } from '../chain/batch-settlement';
 import { deployToken, tokenAddressOf, usdCoinAbi } from '../chain/token';
 import { devAccounts } from './accounts';
 
@@ -53,6 +56,7 @@ export async function startDevChain(options: { port: number; statePath: string; 
     const client = createPublicClient({ chain, transport: http(rpcUrl), pollingInterval: 20, cacheTime: 0 });
     const { deployer } = devAccounts();
     const { address: token } = await deployToken(client, deployer);
+    await installBatchSettlement(createTestClient({ mode: 'anvil', chain, transport: http(rpcUrl) }));
     const wallet = createWalletClient({ chain, transport: http(rpcUrl), account: deployer as LocalAccount });
     const balanceOf = (address: Address) =>
       client.readContract({ address: token, abi: usdCoinAbi, functionName: 'balanceOf', args: [address] });

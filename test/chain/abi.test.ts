@@ -1,27 +1,9 @@
 import { describe, expect, it } from 'bun:test';
 import { existsSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Abi } from 'viem';
 import { USD_COIN_BYTECODE } from '../../src/chain/token';
 import { compileContracts, multicall3Abi, testSmartWalletAbi, usdCoinAbi } from '../support/chain';
-
-type Param = { type: string; name?: string; indexed?: boolean; components?: readonly Param[] };
-
-const params = (list: readonly Param[] = []): string =>
-  list.map((p) => `${p.type}${p.components ? `{${params(p.components)}}` : ''}${p.indexed ? ' indexed' : ''} ${p.name ?? ''}`).join(',');
-
-/** One comparable line per ABI item (structs expanded); ignores solc-only details such as internalType. */
-function signatures(abi: Abi): string[] {
-  return abi
-    .map((item) => {
-      const name = 'name' in item ? item.name : '';
-      const inputs = 'inputs' in item ? params(item.inputs) : '';
-      const outputs = 'outputs' in item ? params(item.outputs) : '';
-      const mutability = 'stateMutability' in item ? item.stateMutability : '';
-      return `${item.type} ${name}(${inputs}) ${mutability} -> (${outputs})`;
-    })
-    .sort();
-}
+import { abiSignatures as signatures } from '../support/chain/abi-items';
 
 describe('compiled test contracts', () => {
   it('match the hand-written usdCoinAbi item by item', async () => {

@@ -1,6 +1,7 @@
 /**
- * A fresh local chain per call: anvil on a free loopback port with our EIP-3009 USDC deployed and
- * freshly generated, funded accounts. Every payment test, the e2e test and the benchmarks use it.
+ * A fresh local chain per call: anvil on a free loopback port with our EIP-3009 USDC deployed,
+ * Multicall3 and the x402 batch-settlement contracts at their canonical addresses, and freshly
+ * generated, funded accounts. Every payment test, the e2e test and the benchmarks use it.
  *
  * @example
  * let chain: LocalChain;
@@ -36,6 +37,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { MULTICALL3_ADDRESS, testSmartWalletAbi, usdCoinAbi } from './abi';
 import { compileContracts } from './compile';
 import { spawnAnvil } from '../../../src/chain/anvil';
+import { installBatchSettlement } from '../../../src/chain/batch-settlement';
 import { USD_COIN_BYTECODE } from '../../../src/chain/token';
 
 export type StartChainOptions = {
@@ -155,6 +157,7 @@ export async function startChain(options: StartChainOptions = {}): Promise<Local
     await Promise.all([
       ...everyone.map((a) => testClient.setBalance({ address: a.address, value: o.ethPerAccount })),
       testClient.setCode({ address: MULTICALL3_ADDRESS, bytecode: compiled.Multicall3.deployedBytecode }),
+      installBatchSettlement(testClient),
     ]);
 
     // The deployer's first transactions, sent back to back with explicit nonces; anvil mines each

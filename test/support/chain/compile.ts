@@ -1,5 +1,6 @@
 /**
- * Compiles the test contracts in ./contracts and the token in src/chain/token with solc-js and caches the result twice: in memory
+ * Compiles the test contracts in ./contracts, the token in src/chain/token and the x402 batch-settlement
+ * contracts in src/chain/batch-settlement with solc-js and caches the result twice: in memory
  * per process, and on disk under node_modules/.cache keyed by a hash of the sources, the solc
  * version and the settings. Loading solc-js alone costs ~1 s, so a warm disk cache never imports it.
  */
@@ -11,13 +12,27 @@ import { fileURLToPath } from 'node:url';
 import type { Abi, Hex } from 'viem';
 
 export type CompiledContract = { abi: Abi; bytecode: Hex; deployedBytecode: Hex };
-export type ContractName = 'UsdCoin' | 'TestSmartWallet' | 'Multicall3';
+export type ContractName =
+  | 'UsdCoin'
+  | 'TestSmartWallet'
+  | 'Multicall3'
+  | 'ReentrantCollector'
+  | 'x402BatchSettlement'
+  | 'ERC3009DepositCollector';
 export type CompiledContracts = Record<ContractName, CompiledContract>;
 
-const CONTRACT_NAMES: readonly ContractName[] = ['UsdCoin', 'TestSmartWallet', 'Multicall3'];
+const CONTRACT_NAMES: readonly ContractName[] = [
+  'UsdCoin',
+  'TestSmartWallet',
+  'Multicall3',
+  'ReentrantCollector',
+  'x402BatchSettlement',
+  'ERC3009DepositCollector',
+];
 const CONTRACT_DIRS = [
   fileURLToPath(new URL('./contracts/', import.meta.url)),
   fileURLToPath(new URL('../../../src/chain/token/', import.meta.url)),
+  fileURLToPath(new URL('../../../src/chain/batch-settlement/', import.meta.url)),
 ];
 const CACHE_DIR = fileURLToPath(new URL('../../../node_modules/.cache/skill-market-contracts/', import.meta.url));
 const SETTINGS = {

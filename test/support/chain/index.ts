@@ -1,5 +1,6 @@
 /**
- * Local-chain test fixture: anvil + our EIP-3009 USDC + funded accounts + viem clients.
+ * Local-chain test fixture: anvil + our EIP-3009 USDC + the x402 batch-settlement contracts +
+ * funded accounts + viem clients, and helpers to drive payment channels directly.
  * Start one chain per test file with `startChain()` and `stop()` it in `afterAll`.
  */
 export { type LocalChain, type StartChainOptions, type TestAccount, startChain } from './anvil';
@@ -18,5 +19,23 @@ export {
   signAuthorization,
   vrsArgs,
 } from './authorization';
+export {
+  type ClaimRow,
+  chainTime,
+  channelConfig,
+  channelState,
+  claimRow,
+  depositToChannel,
+  type OpenChannel,
+  openChannel,
+  receiverState,
+  settlementEvents,
+  settlementRevert,
+  settlementTx,
+  signClaimBatch,
+  signDeposit,
+  signRefund,
+  signVoucher,
+} from './channels';
 export { type CompiledContracts, compileContracts } from './compile';
 export { anvilBinary } from '../../../src/chain/anvil';
