@@ -187,8 +187,8 @@ export function createProofLedger(options: LedgerOptions = {}): ProofLedger {
       if (!entry || entry.state === 'done') return Promise.resolve(entry?.response);
       if (timeoutMs <= 0) return Promise.resolve(undefined);
       return new Promise((resolve) => {
-        let waiting = waiters.get(key);
-        if (!waiting) waiters.set(key, (waiting = new Set()));
+        const waiting = waiters.get(key) ?? new Set();
+        waiters.set(key, waiting);
         const done = (response: StoredResponse | undefined) => {
           clearTimeout(timer);
           resolve(response);

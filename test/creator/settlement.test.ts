@@ -133,7 +133,11 @@ describe('the settlement watcher', () => {
   it('keeps asking while a re-sent settle finds the authorization taken (the first settle arrived late)', async () => {
     const { ledger, key, call } = held();
     const facilitator = scripted(
-      [{ status: 'none', transaction: '' }, { status: 'pending', transaction: TX }, { status: 'settled', transaction: TX }],
+      [
+        { status: 'none', transaction: '' },
+        { status: 'pending', transaction: TX },
+        { status: 'settled', transaction: TX },
+      ],
       () => ({ success: false, errorReason: 'invalid_exact_evm_nonce_already_used', transaction: '', network: 'eip155:84532' }),
     );
     createSettlementWatcher({ facilitator, ledger, logger: recordingLogger(), ...fast }).watch(call);
@@ -168,10 +172,18 @@ describe('the settlement watcher', () => {
     let clock = Date.now();
     const facilitator = scripted([{ status: 'pending', transaction: TX }]);
     createSettlementWatcher({ facilitator, ledger, logger: recordingLogger(), now: () => clock, ...fast }).watch(call);
-    await eventually(async () => facilitator.asked, (n) => n >= 2, 'the watcher asks');
+    await eventually(
+      async () => facilitator.asked,
+      (n) => n >= 2,
+      'the watcher asks',
+    );
     clock = validBefore * 1000 + 170_000;
     const asked = facilitator.asked;
-    await eventually(async () => facilitator.asked, (n) => n >= asked + 2, 'the watcher asks on');
+    await eventually(
+      async () => facilitator.asked,
+      (n) => n >= asked + 2,
+      'the watcher asks on',
+    );
     expect(ledger.held(key)).toBeDefined(); // still within the bound
     clock = validBefore * 1000 + 181_000;
     const outcome = (await finished(ledger, key)) as { response: { status: number; body: string } };
