@@ -90,6 +90,8 @@ export function createSettlementWatcher(options: SettlementWatcherOptions): Sett
   const maxDelayMs = options.maxDelayMs ?? 2000;
   const giveUpAfterMs = options.giveUpAfterMs ?? 3 * 60_000;
   let watching = 0;
+  /** Calls whose settle, sent again, found the authorization taken: its outcome is coming, never send it again. */
+  const taken = new WeakSet<HeldCall>();
 
   /** The facilitator's word, or undefined when it cannot be reached. */
   const ask = async (call: HeldCall): Promise<SettlementOutcome | undefined> => {
@@ -119,6 +121,7 @@ export function createSettlementWatcher(options: SettlementWatcherOptions): Sett
     if (receipt.transaction) call.transaction = receipt.transaction;
     const reason = receipt.errorReason ?? 'settlement_failed';
     // Pending, or claimed meanwhile by the first settle arriving late: the outcome is still coming.
+    if (reason === FACILITATOR_REASONS.nonceAlreadyUsed) taken.add(call);
     if (reason === FACILITATOR_REASONS.settlementPending || reason === FACILITATOR_REASONS.nonceAlreadyUsed) return WAIT;
     return { type: 'failed', reason };
   };
@@ -141,7 +144,7 @@ export function createSettlementWatcher(options: SettlementWatcherOptions): Sett
     // was down): settle again while the authorization can still be. A facilitator that cannot
     // tell (`unknown`) may have sent it: a second send then fails on the used nonce, nothing more.
     const unsent = told?.status === 'unsettled' || told?.status === 'none' || told?.status === 'unknown';
-    if (unsent && (told.status === 'unsettled' || stillValid(call))) {
+    if (unsent && !taken.has(call) && (told.status === 'unsettled' || stillValid(call))) {
       const verdict = await settleAgain(call);
       if (verdict.type !== 'wait') return verdict;
     }
@@ -180,7 +183,7 @@ export function createSettlementWatcher(options: SettlementWatcherOptions): Sett
       payer: a.from,
     };
     ledger.complete(key, { ...held, headers: { ...held.headers, ...settleResponseHeaders(receipt) } });
-    logger.info('payment confirmed; result released to the retry', { skill: route.name, payer: a.from, transaction: verdict.transaction });
+    logger.info('payment confirmed; held result released', { skill: route.name, payer: a.from, transaction: verdict.transaction });
     const settled = settledCall(route, receipt, a.from);
     callSafely(logger, 'call tracking', () => options.onSettled?.(settled));
   };

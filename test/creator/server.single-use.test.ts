@@ -252,7 +252,7 @@ describe('when the facilitator cannot be reached', () => {
       expect(retry.headers.get('PAYMENT-RESPONSE')).toBeTruthy();
       expect(runs.other).toBe(before + 1);
       expect(await stack.chain.balanceOf(payer.address)).toBe(1_000_000n - PRICE);
-      expect(logger.has('info', 'payment confirmed; result released to the retry')).toBe(true);
+      expect(logger.has('info', 'payment confirmed; held result released')).toBe(true);
     } finally {
       await s.stop();
     }
@@ -313,7 +313,7 @@ describe('a payment outcome only the chain knows', () => {
         payer: payer.address,
         network: stack.chain.network,
       });
-      expect(logger.has('info', 'payment confirmed; result released to the retry')).toBe(true);
+      expect(logger.has('info', 'payment confirmed; held result released')).toBe(true);
       expect(await stack.chain.balanceOf(payer.address)).toBe(1_000_000n - PRICE);
     } finally {
       await s.stop();

@@ -130,11 +130,12 @@ describe('the settlement watcher', () => {
     });
   }
 
-  it('keeps asking while a re-sent settle finds the authorization taken (the first settle arrived late)', async () => {
+  it('keeps asking, without sending it again, once a re-sent settle found the authorization taken (the first settle arrived late)', async () => {
     const { ledger, key, call } = held();
     const facilitator = scripted(
       [
         { status: 'none', transaction: '' },
+        { status: 'unknown', transaction: '' },
         { status: 'pending', transaction: TX },
         { status: 'settled', transaction: TX },
       ],
