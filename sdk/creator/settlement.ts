@@ -49,8 +49,7 @@ export interface SettlementWatcherOptions {
   maxDelayMs?: number;
   /**
    * How long past the authorization's validBefore to keep asking while nobody can tell (the
-   * facilitator unreachable, or still pending, or unable to answer such questions) before giving
-   * up: the result stays withheld, answered 502 `payment_unresolved`. Default 3 minutes: once
+   * facilitator unreachable, or still saying pending) before giving up: the result stays withheld, answered 502 `payment_unresolved`. Default 3 minutes: once
    * validBefore has passed no new transfer of the authorization can be mined, and our facilitator
    * turns a transaction it never saw mined into `failed` (dropped) 120 s after validBefore (its
    * reconciler's grace for nodes and clocks that disagree, checked every few seconds); the rest is
