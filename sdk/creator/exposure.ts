@@ -139,8 +139,9 @@ export function createExposure(options: ExposureOptions): Exposure {
 
   const outcome = (entry: UnconfirmedPayment, delay: number, told: SettlementOutcome | undefined) => {
     const payer = entry.payment.authorization.from.toLowerCase();
-    // `unknown`: a facilitator that cannot tell (it answers settle only once the transfer is mined).
-    if (told?.status === 'settled' || told?.status === 'unknown') return settle(entry, payer);
+    // `unknown`: a facilitator that cannot tell (it answers settle only once the transfer is mined);
+    // `none`: one that lost the record of a settle it answered (nothing left to wait for).
+    if (told?.status === 'settled' || told?.status === 'unknown' || told?.status === 'none') return settle(entry, payer);
     if (told?.status === 'failed') {
       settle(entry, payer);
       refused.set(payer, now() + refusalMs);

@@ -42,11 +42,12 @@ export interface FacilitatorClientOptions {
 
 /**
  * What a facilitator says became of an authorization: `unsettled` (verified, never settled: settle
- * may be asked again), `pending`, `settled` (with the transaction), `failed` (with the reason), or
- * `unknown` (this facilitator has no record of it, or does not answer such questions).
+ * may be asked again), `pending`, `settled` (with the transaction), `failed` (with the reason),
+ * `none` (it never accepted this authorization: `POST /settlements` answered null), or `unknown`
+ * (it cannot tell: no record by `GET /settlements/…`, or it does not answer such questions).
  */
 export interface SettlementOutcome {
-  status: 'unsettled' | 'pending' | 'settled' | 'failed' | 'unknown';
+  status: 'unsettled' | 'pending' | 'settled' | 'failed' | 'none' | 'unknown';
   transaction: string;
   reason?: string;
 }
@@ -174,7 +175,7 @@ export function createFacilitatorClient(options: FacilitatorClientOptions): Faci
                       transaction: status.transaction,
                       ...(status.reason === undefined ? {} : { reason: status.reason }),
                     }
-                  : { status: 'unknown', transaction: '' },
+                  : { status: 'none', transaction: '' },
               );
             }
             continue;

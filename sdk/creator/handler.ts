@@ -50,6 +50,19 @@ export const DEFAULT_APP_NAME = 'skill-market skill server';
  */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
+/**
+ * Default `holdMs`: 30 s. Covers a facilitator that answered `settlement_pending` after its
+ * receipt wait (10 s by default) and a restart of a facilitator, and stays well inside what clients
+ * wait for an answer (the SDK client gives a request 60 s; the reference x402 clients send a paid
+ * request once and read whatever comes back).
+ *
+ * @example
+ * await serve({ wordCount }, { holdMs: 2 * DEFAULT_HOLD_MS }); // hold paid requests up to a minute
+ */
+export const DEFAULT_HOLD_MS = 30_000;
+/** Longest `holdMs`: a request must end before the server closes its connection as idle. */
+const MAX_HOLD_MS = 120_000;
+
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 const RESERVED = new Set(['health']);
 
@@ -93,6 +106,13 @@ export interface SkillHandlerOptions {
   /** Clock in ms; default Date.now. */
   now?: () => number;
   /**
+   * Longest a paid request waits for a payment whose outcome is still open (the settle answered
+   * `settlement_pending`, or its answer was lost), and a second copy of a proof for the first's
+   * answer, ms; default {@link DEFAULT_HOLD_MS}. It is answered the result (with `PAYMENT-RESPONSE`)
+   * or the 402 as soon as the outcome is known; past the bound, 409 `payment_pending`.
+   */
+  holdMs?: number;
+  /**
    * When a paid call's result leaves: `broadcast` (default) once the facilitator has broadcast the
    * transfer, within caps of unconfirmed value per payer and per skill (`{ mode, maxUnconfirmedPerPayer,
    * maxUnconfirmedPerSkill }`, prices; default $1 and $10); `confirmed` once it is mined.
@@ -133,6 +153,7 @@ export interface SkillRequestHandler {
  */
 export function createSkillHandler(skills: Skills, options: SkillHandlerOptions): SkillRequestHandler {
   const routes = buildRoutes(skills, options);
+  const holdMs = holdOption(options.holdMs);
   const logger = options.logger ?? consoleLogger;
   const appName = options.appName ?? DEFAULT_APP_NAME;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
@@ -165,6 +186,7 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
     }),
     logger,
     exposeErrors: options.exposeErrors ?? !isProduction(processEnv()),
+    holdMs,
     now: options.now ?? Date.now,
     onCall: options.onCall,
     onError: options.onError,
@@ -211,6 +233,14 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
       return cors.apply(request, response);
     },
   };
+}
+
+/** `holdMs`, checked: a whole number of ms from 0 to 120 000. */
+export function holdOption(value: number | undefined): number {
+  const holdMs = value ?? DEFAULT_HOLD_MS;
+  if (!Number.isInteger(holdMs) || holdMs < 0 || holdMs > MAX_HOLD_MS)
+    throw new ServeConfigError(`holdMs must be a whole number of milliseconds from 0 to ${MAX_HOLD_MS}`);
+  return holdMs;
 }
 
 /** Checks the skills map and builds each skill's payment terms once (deterministic, as x402 requires). */

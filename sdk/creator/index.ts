@@ -38,6 +38,7 @@ export {
   DEFAULT_APP_NAME,
   DEFAULT_FACILITATOR_URL,
   DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_HOLD_MS,
   type SkillHandlerOptions,
   type SkillRequestHandler,
 } from './handler';

@@ -5,6 +5,8 @@
  * lost response gets that answer again instead of paying twice. A call whose settlement outcome is
  * not known yet (the facilitator vanished mid-settle, or the transaction was not seen in time) is
  * held: its result stays here, never evicted, until the outcome is found and the call completed.
+ * Requests may wait here for a call's final answer (`outcome`), so a copy of a proof in progress
+ * or a call whose payment is still open is answered with the result instead of "retry later".
  * Memory is bounded by entry count and stored bytes; the oldest finished entries go first.
  */
 import type { StoredResponse } from './http';
@@ -65,6 +67,12 @@ export interface ProofLedger {
   held(key: string): StoredResponse | undefined;
   /** Forgets a claim whose payment was never accepted (the proof may be presented again). */
   release(key: string): void;
+  /**
+   * The final answer of the call under `key` once {@link complete} gives it; undefined when the
+   * claim is released, when no call is kept under `key`, or after `timeoutMs`. At once for a
+   * finished call.
+   */
+  outcome(key: string, timeoutMs: number): Promise<StoredResponse | undefined>;
   /** Entries held (for tests and metrics). */
   size(): number;
   /** Bytes of stored answers. */
@@ -79,6 +87,8 @@ export function createProofLedger(options: LedgerOptions = {}): ProofLedger {
   const resolvedRetentionMs = options.resolvedRetentionMs ?? 5 * 60_000;
   const now = options.now ?? Date.now;
   const entries = new Map<string, Entry>();
+  /** Requests waiting for the final answer of a running or held call. */
+  const waiters = new Map<string, Set<(response: StoredResponse | undefined) => void>>();
   let bytes = 0;
   let lastSweep = 0;
 
@@ -113,6 +123,12 @@ export function createProofLedger(options: LedgerOptions = {}): ProofLedger {
     bytes += size;
   };
   const sizeOf = (response: StoredResponse) => response.body.length * 2 + 512;
+  const notify = (key: string, response: StoredResponse | undefined) => {
+    const waiting = waiters.get(key);
+    if (!waiting) return;
+    waiters.delete(key);
+    for (const resolve of waiting) resolve(response);
+  };
 
   return {
     claim(key, fingerprint, validBefore) {
@@ -143,6 +159,7 @@ export function createProofLedger(options: LedgerOptions = {}): ProofLedger {
         forgetBody(entry);
       }
       entry.state = 'done';
+      notify(key, response);
       const size = sizeOf(response);
       // Too big to keep: a replay is then refused as `used`. Not so for a held call's answer: a
       // retry is waiting for it, and it may be paid for.
@@ -161,7 +178,28 @@ export function createProofLedger(options: LedgerOptions = {}): ProofLedger {
     },
     release(key) {
       const entry = entries.get(key);
-      if (entry?.state === 'running') drop(key, entry);
+      if (entry?.state !== 'running') return;
+      drop(key, entry);
+      notify(key, undefined);
+    },
+    outcome(key, timeoutMs) {
+      const entry = entries.get(key);
+      if (!entry || entry.state === 'done') return Promise.resolve(entry?.response);
+      if (timeoutMs <= 0) return Promise.resolve(undefined);
+      return new Promise((resolve) => {
+        const waiting = waiters.get(key) ?? new Set();
+        waiters.set(key, waiting);
+        const done = (response: StoredResponse | undefined) => {
+          clearTimeout(timer);
+          resolve(response);
+        };
+        const timer = setTimeout(() => {
+          waiting.delete(done);
+          if (waiting.size === 0 && waiters.get(key) === waiting) waiters.delete(key);
+          resolve(undefined);
+        }, timeoutMs);
+        waiting.add(done);
+      });
     },
     size: () => entries.size,
     storedBytes: () => bytes,

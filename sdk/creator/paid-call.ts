@@ -3,9 +3,12 @@
  * verify it with the facilitator (for a payer who already paid here: checked here and verified by
  * the settle itself, see payers.ts), run the handler under its deadline, and only after a good
  * result settle the payment; the result leaves only with a settled payment. When the settlement's
- * outcome is unknown (its answer lost, or pending), the result is held, not dropped: the client
- * gets 409 `payment_pending` and its retries with the same proof get the result once the transfer
- * is confirmed (see settlement.ts).
+ * outcome is unknown (its answer lost, or pending), the result is held, not dropped, and so is the
+ * request: standard x402 clients send a paid request once and expect the result (or a 402), so it
+ * is answered as soon as the outcome is found (settlement.ts), for up to `holdMs`. Only past that
+ * bound does the client hear 409 `payment_pending`; a retry with the same proof then waits the
+ * same way and gets the result once the transfer is confirmed. A copy of a proof that is being
+ * processed waits for the first's answer in the same way.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -65,6 +68,8 @@ export interface PaidCallDeps {
   payers: PayerTrust;
   logger: CreatorLogger;
   exposeErrors: boolean;
+  /** Longest a request waits for the open payment outcome of its call (or of a copy in progress), ms. */
+  holdMs: number;
   now: () => number;
   onCall?: ((skillName: string, input: unknown) => unknown) | undefined;
   onError?: ((skillName: string, error: unknown) => unknown) | undefined;
@@ -105,10 +110,10 @@ export async function paidCall(deps: PaidCallDeps, route: SkillRoute, input: unk
   }
 
   const key = [requirements.network, requirements.asset, auth.from, auth.nonce].join('|').toLowerCase();
-  const claim = deps.ledger.claim(key, fingerprint(route.name, payment, input), BigInt(auth.validBefore));
+  const claim = await claimOrWait(deps, key, fingerprint(route.name, payment, input), BigInt(auth.validBefore));
   switch (claim.type) {
     case 'busy':
-      return toResponse(pendingAnswer('This payment is already being processed; retry with the same proof shortly for its result'));
+      return toResponse(pendingAnswer('This payment is already being processed; retry with the same proof for its result'));
     case 'pending':
       return toResponse(pendingAnswer('Payment pending: the transfer is not confirmed yet; retry with the same proof for the result'));
     case 'replay':
@@ -155,12 +160,30 @@ export async function paidCall(deps: PaidCallDeps, route: SkillRoute, input: unk
   if ('held' in answer) {
     deps.ledger.hold(key, answer.held);
     deps.settlements.watch({ key, route, payment, resource, transaction: answer.transaction } satisfies HeldCall);
+    const final = await deps.ledger.outcome(key, deps.holdMs);
+    if (final) return toResponse(final);
     return toResponse(
       pendingAnswer('Payment pending: the settlement was sent but is not confirmed yet; retry with the same proof for the result'),
     );
   }
   deps.ledger.complete(key, answer);
   return toResponse(answer);
+}
+
+/**
+ * Claims the proof; while a copy of it is being processed (`busy`) or its call's payment is still
+ * open (`pending`), waits for that call's answer and claims again, for up to `holdMs` in all.
+ */
+async function claimOrWait(deps: PaidCallDeps, key: string, print: string, validBefore: bigint) {
+  const deadline = Date.now() + deps.holdMs;
+  let claim = deps.ledger.claim(key, print, validBefore);
+  while (claim.type === 'busy' || claim.type === 'pending') {
+    const left = deadline - Date.now();
+    if (left <= 0) break;
+    await deps.ledger.outcome(key, left);
+    claim = deps.ledger.claim(key, print, validBefore);
+  }
+  return claim;
 }
 
 /** A result whose payment outcome is unknown: kept until it is known. */

@@ -30,8 +30,8 @@ export const VERIFY_MODES = ['first', 'at-settlement'] as const satisfies readon
 const MAX_KNOWN_PAYERS = 10_000;
 /** Calls of one payer verified at settlement at once; more wait for /verify like a new payer's. */
 const MAX_IN_FLIGHT_PER_PAYER = 8;
-/** The authorization must stay valid this long for a call verified at settlement (as /verify asks). */
-const VALID_BEFORE_MARGIN_SECONDS = 6;
+/** The authorization must stay valid this long for a facilitator to take it (as /verify and /settle ask). */
+export const VALID_BEFORE_MARGIN_SECONDS = 6;
 
 export interface PayerTrust {
   /**

@@ -8,7 +8,14 @@ import type { CorsOption } from './cors';
 import { RegistrationError, ServeConfigError } from './errors';
 import type { SettlementOption } from './exposure';
 import { createFacilitatorClient } from './facilitator-client';
-import { createSkillHandler, DEFAULT_APP_NAME, DEFAULT_FACILITATOR_URL, DEFAULT_MAX_BODY_BYTES, type SkillHandlerOptions } from './handler';
+import {
+  createSkillHandler,
+  DEFAULT_APP_NAME,
+  DEFAULT_FACILITATOR_URL,
+  DEFAULT_MAX_BODY_BYTES,
+  holdOption,
+  type SkillHandlerOptions,
+} from './handler';
 import type { LedgerOptions } from './ledger';
 import { listen } from './listen';
 import type { VerifyMode } from './payers';
@@ -82,6 +89,13 @@ export interface ServeOptions {
   maxBodyBytes?: number;
   /** Bounds of the single-use and replay memory. */
   replay?: LedgerOptions;
+  /**
+   * Longest a paid request is held, ms, while its payment's outcome is open (the facilitator
+   * answered `settlement_pending`, or its answer was lost): answered with the result or the 402 as
+   * soon as the outcome is known, past the bound 409 `payment_pending`. Default 30 000; 0 to 120 000.
+   * @example serve(skills, { holdMs: 10_000 })
+   */
+  holdMs?: number;
   /**
    * When a paid call's result leaves: `'broadcast'` (default) once the facilitator has broadcast
    * the transfer, within caps of unconfirmed value (default $1 per payer, $10 per skill; beyond
@@ -177,6 +191,7 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
     ...(options.onError ? { onError: options.onError } : {}),
     ...(options.maxBodyBytes ? { maxBodyBytes: options.maxBodyBytes } : {}),
     ...(options.replay ? { replay: options.replay } : {}),
+    ...(options.holdMs !== undefined ? { holdMs: options.holdMs } : {}),
     ...(options.settlement !== undefined ? { settlement: options.settlement } : {}),
     ...(options.verify !== undefined ? { verify: options.verify } : {}),
     ...(options.rpcUrl ? { rpcUrl: httpUrl(options.rpcUrl, 'rpcUrl') } : {}),
@@ -191,7 +206,8 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
     port,
     hostname,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-    idleTimeoutSeconds: Math.ceil(longest / 1000) + 30,
+    // A paid request: the handler, the facilitator's answers, then perhaps the hold.
+    idleTimeoutSeconds: Math.ceil((longest + holdOption(options.holdMs)) / 1000) + 30,
   }).catch((error: unknown) => {
     throw new ServeConfigError(`cannot listen on ${hostname}:${port}: ${errorText(error)}`);
   });

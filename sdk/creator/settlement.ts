@@ -1,11 +1,15 @@
 /**
  * Calls whose payment outcome is unknown: the handler ran, `/settle` was sent, but its answer was
  * lost (facilitator killed or unreachable, timeout) or said `settlement_pending`. The money may
- * have moved, so the result is neither sent nor thrown away: the ledger holds it and this watcher
- * finds out what happened, from the facilitator (`GET /settlements/…`; a settle that never reached
- * it is asked again) and, when it has an RPC, from the chain (`authorizationState`). A confirmed
- * transfer releases the result to the next retry of the same proof (and is reported to call
- * tracking, once); a transfer that can no longer happen leaves the proof dead (402 with the reason).
+ * have moved, so the result is neither sent nor thrown away: the ledger holds it (and the request,
+ * for a while: paid-call.ts) and this watcher finds out what happened, from the facilitator
+ * (`POST /settlements`, else `GET /settlements/…`) and, when it has an RPC, from the chain
+ * (`authorizationState`). A settle the facilitator never got (it has no record of the
+ * authorization, or only its verification) is sent again while the authorization is still valid:
+ * never a second transfer, since the facilitator takes each authorization once and the token
+ * spends its nonce once. A confirmed transfer releases the result to the waiting request or the
+ * next retry of the same proof (and is reported to call tracking, once); a transfer that can no
+ * longer happen leaves the proof dead (402 with the reason).
  */
 import {
   FACILITATOR_REASONS,
@@ -19,6 +23,7 @@ import { failure } from './http';
 import type { ProofLedger } from './ledger';
 import { callSafely, errorText, type CreatorLogger } from './logger';
 import { paymentRequired, settledCall, type SettledCall, type SkillRoute } from './paid-call';
+import { VALID_BEFORE_MARGIN_SECONDS } from './payers';
 
 /** A held call: what is needed to ask about its payment and to finish it. */
 export interface HeldCall {
@@ -40,15 +45,26 @@ export interface SettlementWatcherOptions {
   now?: () => number;
   /** First look after this many ms, doubling up to `maxDelayMs`; default 500. */
   firstDelayMs?: number;
-  /** Default 5000. */
+  /** Default 2000: a held request hears the outcome within about that long of the facilitator. */
   maxDelayMs?: number;
   /**
-   * How long past the authorization's validBefore to keep asking before giving up (the result
-   * stays withheld, answered 502 `payment_unresolved`); default 10 minutes, longer than our
-   * facilitator takes to declare an unseen transaction dropped.
+   * How long past the authorization's validBefore to keep asking while nobody can tell (the
+   * facilitator unreachable, or still saying pending) before giving up: the result stays withheld, answered 502 `payment_unresolved`. Default 3 minutes: once
+   * validBefore has passed no new transfer of the authorization can be mined, and our facilitator
+   * turns a transaction it never saw mined into `failed` (dropped) 120 s after validBefore (its
+   * reconciler's grace for nodes and clocks that disagree, checked every few seconds); the rest is
+   * slack for that pass. Past it, asking again would not change the answer.
    */
   giveUpAfterMs?: number;
 }
+
+/**
+ * A facilitator that never accepted an authorization cannot have moved it, and once it expired
+ * nobody can; this long past validBefore (clocks differ, and a settle sent before may still be on
+ * its way) its "never accepted" is final: nothing was charged. A facilitator that cannot tell
+ * will not know better later either: the outcome is then left unresolved.
+ */
+const NEVER_ACCEPTED_FINAL_MS = 60_000;
 
 export interface SettlementWatcher {
   /** Starts finding out the outcome of a call the ledger holds. */
@@ -57,7 +73,12 @@ export interface SettlementWatcher {
   readonly watching: number;
 }
 
-type Verdict = { type: 'confirmed'; transaction: string } | { type: 'failed'; reason: string } | { type: 'wait' };
+type Verdict =
+  | { type: 'confirmed'; transaction: string }
+  | { type: 'failed'; reason: string }
+  /** Nobody can tell, and waiting will not change that. */
+  | { type: 'unresolved' }
+  | { type: 'wait' };
 
 const WAIT: Verdict = { type: 'wait' };
 
@@ -65,21 +86,33 @@ export function createSettlementWatcher(options: SettlementWatcherOptions): Sett
   const { facilitator, ledger, logger, chain } = options;
   const now = options.now ?? Date.now;
   const firstDelayMs = options.firstDelayMs ?? 500;
-  const maxDelayMs = options.maxDelayMs ?? 5000;
-  const giveUpAfterMs = options.giveUpAfterMs ?? 10 * 60_000;
+  const maxDelayMs = options.maxDelayMs ?? 2000;
+  const giveUpAfterMs = options.giveUpAfterMs ?? 3 * 60_000;
   let watching = 0;
+  /** Calls whose settle, sent again, found the authorization taken: its outcome is coming, never send it again. */
+  const taken = new WeakSet<HeldCall>();
 
   /** The facilitator's word, or undefined when it cannot be reached. */
-  const ask = (call: HeldCall): Promise<SettlementOutcome | undefined> =>
-    facilitator
-      .settlement(call.route.terms.requirements, call.payment.authorization.from, call.payment.authorization.nonce)
-      .catch(() => undefined);
+  const ask = async (call: HeldCall): Promise<SettlementOutcome | undefined> => {
+    const { requirements } = call.route.terms;
+    const { from, nonce } = call.payment.authorization;
+    const told = await facilitator.settlements([{ requirements, payer: from, nonce }]).catch(() => undefined);
+    return told?.[0];
+  };
 
-  /** Settle again a payment the facilitator verified but never got (or never took) the settle of. */
+  /** Whether it is `ms` past the authorization's validBefore. */
+  const past = (call: HeldCall, ms: number) => now() > Number(call.payment.authorization.validBefore) * 1000 + ms;
+  /** Whether a facilitator still accepts the authorization for a settlement (its validBefore margin). */
+  const stillValid = (call: HeldCall) => !past(call, -VALID_BEFORE_MARGIN_SECONDS * 1000);
+
+  /**
+   * Settle again a payment whose settle the facilitator never got (or never took): confirmed, so
+   * its success means mined. A copy of the first settle arriving late finds the authorization taken.
+   */
   const settleAgain = async (call: HeldCall): Promise<Verdict> => {
     let receipt: SettleResponse;
     try {
-      receipt = await facilitator.settle(call.payment, call.route.terms.requirements, call.resource);
+      receipt = await facilitator.settle(call.payment, call.route.terms.requirements, call.resource, 'confirmed');
     } catch {
       return WAIT;
     }
@@ -87,6 +120,7 @@ export function createSettlementWatcher(options: SettlementWatcherOptions): Sett
     if (receipt.transaction) call.transaction = receipt.transaction;
     const reason = receipt.errorReason ?? 'settlement_failed';
     // Pending, or claimed meanwhile by the first settle arriving late: the outcome is still coming.
+    if (reason === FACILITATOR_REASONS.nonceAlreadyUsed) taken.add(call);
     if (reason === FACILITATOR_REASONS.settlementPending || reason === FACILITATOR_REASONS.nonceAlreadyUsed) return WAIT;
     return { type: 'failed', reason };
   };
@@ -105,7 +139,11 @@ export function createSettlementWatcher(options: SettlementWatcherOptions): Sett
     const told = await ask(call);
     if (told?.transaction) call.transaction = told.transaction;
     if (told?.status === 'settled') return { type: 'confirmed', transaction: call.transaction };
-    if (told?.status === 'unsettled') {
+    // Verified but never settled; or not known there at all (the settle never reached it, e.g. it
+    // was down): settle again while the authorization can still be. A facilitator that cannot
+    // tell (`unknown`) may have sent it: a second send then fails on the used nonce, nothing more.
+    const unsent = told?.status === 'unsettled' || told?.status === 'none' || told?.status === 'unknown';
+    if (unsent && !taken.has(call) && (told.status === 'unsettled' || stillValid(call))) {
       const verdict = await settleAgain(call);
       if (verdict.type !== 'wait') return verdict;
     }
@@ -114,10 +152,15 @@ export function createSettlementWatcher(options: SettlementWatcherOptions): Sett
     if (use === 'used') return { type: 'confirmed', transaction: call.transaction };
     if (told?.status === 'failed') return { type: 'failed', reason: told.reason ?? 'settlement_failed' };
     if (use === 'expired') return { type: 'failed', reason: FACILITATOR_REASONS.validBefore };
+    if (past(call, NEVER_ACCEPTED_FINAL_MS)) {
+      // Expired: what the facilitator says now, it will keep saying.
+      if (told?.status === 'none') return { type: 'failed', reason: FACILITATOR_REASONS.validBefore };
+      if (told?.status === 'unknown') return { type: 'unresolved' };
+    }
     return WAIT;
   };
 
-  const finish = (call: HeldCall, verdict: Exclude<Verdict, { type: 'wait' }>) => {
+  const finish = (call: HeldCall, verdict: Extract<Verdict, { type: 'confirmed' | 'failed' }>) => {
     const { route, key } = call;
     const a = call.payment.authorization;
     if (verdict.type === 'failed') {
@@ -139,7 +182,7 @@ export function createSettlementWatcher(options: SettlementWatcherOptions): Sett
       payer: a.from,
     };
     ledger.complete(key, { ...held, headers: { ...held.headers, ...settleResponseHeaders(receipt) } });
-    logger.info('payment confirmed; result released to the retry', { skill: route.name, payer: a.from, transaction: verdict.transaction });
+    logger.info('payment confirmed; held result released', { skill: route.name, payer: a.from, transaction: verdict.transaction });
     const settled = settledCall(route, receipt, a.from);
     callSafely(logger, 'call tracking', () => options.onSettled?.(settled));
   };
@@ -167,11 +210,11 @@ export function createSettlementWatcher(options: SettlementWatcherOptions): Sett
           return WAIT;
         })
         .then((verdict) => {
-          if (verdict.type !== 'wait') {
+          if (verdict.type === 'confirmed' || verdict.type === 'failed') {
             watching--;
             return finish(call, verdict);
           }
-          if (now() > Number(call.payment.authorization.validBefore) * 1000 + giveUpAfterMs) {
+          if (verdict.type === 'unresolved' || past(call, giveUpAfterMs)) {
             watching--;
             return giveUp(call);
           }

@@ -124,4 +124,25 @@ describe('proof ledger', () => {
     ledger.complete('big', answer('R'.repeat(30_000)));
     expect(ledger.claim('big', 'b', seconds() + 60n)).toEqual({ type: 'replay', response: answer('R'.repeat(30_000)) });
   });
+
+  it("hands a call's final answer to the requests waiting for it: at completion, undefined on release or past the wait", async () => {
+    const { ledger, seconds } = clocked();
+    const validBefore = seconds() + 60n;
+    ledger.claim('held', 'h', validBefore);
+    ledger.hold('held', answer('result'));
+    const waiting = [ledger.outcome('held', 60_000), ledger.outcome('held', 60_000)];
+    ledger.complete('held', answer('result+receipt'));
+    expect(await Promise.all(waiting)).toEqual([answer('result+receipt'), answer('result+receipt')]);
+    expect(await ledger.outcome('held', 0)).toEqual(answer('result+receipt')); // finished: at once
+
+    ledger.claim('running', 'r', validBefore);
+    const released = ledger.outcome('running', 60_000);
+    ledger.release('running');
+    expect(await released).toBeUndefined();
+    expect(ledger.claim('running', 'r', validBefore)).toEqual({ type: 'claimed' });
+
+    expect(await ledger.outcome('running', 5)).toBeUndefined(); // nothing came within the wait
+    expect(ledger.claim('running', 'r', validBefore)).toEqual({ type: 'busy' });
+    expect(await ledger.outcome('never', 60_000)).toBeUndefined();
+  });
 });

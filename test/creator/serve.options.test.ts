@@ -65,6 +65,13 @@ describe('serve() errors of the interface spec', () => {
       'settlement.maxUnconfirmedPerPayer',
     );
   });
+
+  it('refuses a holdMs that is not a whole number of ms from 0 to 120 000', async () => {
+    const wallet = address();
+    for (const holdMs of [-1, 1.5, 120_001, Number.NaN]) {
+      await expect(serve({ echo }, { wallet, env: {}, holdMs })).rejects.toThrow('holdMs must be a whole number of milliseconds');
+    }
+  });
 });
 
 describe('serve() resolution order', () => {

@@ -69,24 +69,41 @@ const at = (name: string, s: SkillServer = server) => `${s.url}/${name}`;
 const newPayer = () => stack.chain.createAccount({ usdc: 1_000_000n });
 
 describe('one proof, one run', () => {
-  it('runs the handler once and transfers once when one proof arrives 20 times at once; the others are refused', async () => {
+  it('runs the handler once and transfers once when one proof arrives 20 times at once; the copies wait for its answer', async () => {
     const payer = await newPayer();
     const proof = await proofFor(at('work'), { n: 2 }, payer);
     const [payerBefore, payeeBefore] = await balances(stack.chain, payer.address, payee);
     const before = runs.work ?? 0;
     const responses = await Promise.all(Array.from({ length: 20 }, () => postJson(at('work'), { n: 2 }, { 'X-Payment': proof })));
-    const statuses = responses.map((r) => r.status).sort();
-    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
-    expect(statuses.filter((s) => s === 409)).toHaveLength(19);
-    const refused = responses.find((r) => r.status === 409)!;
-    expect(refused.headers.get('retry-after')).toBe('2');
-    expect(await refused.json()).toMatchObject({
-      success: false,
-      code: 'payment_pending',
-      error: expect.stringContaining('already being processed'),
-    });
+    expect(responses.map((r) => r.status)).toEqual(Array.from({ length: 20 }, () => 200));
+    expect(responses.filter((r) => r.headers.get('X-Payment-Replayed') === 'true')).toHaveLength(19);
+    expect(new Set(await Promise.all(responses.map((r) => r.text()))).size).toBe(1);
     expect((runs.work ?? 0) - before).toBe(1);
     expect(await balances(stack.chain, payer.address, payee)).toEqual([payerBefore - PRICE, payeeBefore + PRICE]);
+  });
+
+  it('refuses the copies 409 payment_pending with Retry-After when they cannot wait (holdMs 0)', async () => {
+    const s = await serve({ work: skills.work }, options({ holdMs: 0 }));
+    try {
+      const payer = await newPayer();
+      const proof = await proofFor(at('work', s), { n: 3 }, payer);
+      const before = runs.work ?? 0;
+      const responses = await Promise.all(Array.from({ length: 20 }, () => postJson(at('work', s), { n: 3 }, { 'X-Payment': proof })));
+      const statuses = responses.map((r) => r.status).sort();
+      expect(statuses.filter((status) => status === 200)).toHaveLength(1);
+      expect(statuses.filter((status) => status === 409)).toHaveLength(19);
+      const refused = responses.find((r) => r.status === 409)!;
+      expect(refused.headers.get('retry-after')).toBe('2');
+      expect(await refused.json()).toMatchObject({
+        success: false,
+        code: 'payment_pending',
+        error: expect.stringContaining('already being processed'),
+      });
+      expect((runs.work ?? 0) - before).toBe(1);
+      expect(await stack.chain.balanceOf(payer.address)).toBe(1_000_000n - PRICE);
+    } finally {
+      await s.stop();
+    }
   });
 
   it('answers a retry with the same proof with the stored response of the first run, not a second charge', async () => {
@@ -139,6 +156,22 @@ describe('one proof, one run', () => {
   });
 });
 
+/** A fetch to the facilitator whose `/settle` fails (connection reset) while `down`; counts the settles sent. */
+function settleOutage() {
+  const outage = {
+    down: true,
+    attempts: 0,
+    fetch: (async (input: string | URL | Request, init?: RequestInit) => {
+      if (String(input).endsWith('/settle')) {
+        outage.attempts++;
+        if (outage.down) throw new TypeError('fetch failed: connection reset');
+      }
+      return fetch(input, init);
+    }) as typeof fetch,
+  };
+  return outage;
+}
+
 describe('when the facilitator cannot be reached', () => {
   it('answers 503 without running the handler when /verify is unreachable, and the same proof works once it is back', async () => {
     let down = true;
@@ -164,16 +197,38 @@ describe('when the facilitator cannot be reached', () => {
     }
   });
 
-  it('holds the result when /settle is unreachable after the handler ran: a retry hears "pending" (409), then gets the result once the settle goes through', async () => {
-    let settleDown = true;
-    let settleAttempts = 0;
-    const flaky = (async (input: string | URL | Request, init?: RequestInit) => {
-      if (String(input).endsWith('/settle')) settleAttempts++;
-      if (settleDown && String(input).endsWith('/settle')) throw new TypeError('fetch failed: connection reset');
-      return fetch(input, init);
-    }) as typeof fetch;
+  it('holds the request when /settle is unreachable after the handler ran, and answers it the result once a settle goes through', async () => {
+    const flaky = settleOutage();
     const logger = recordingLogger();
-    const s = await serve({ other: skills.other }, options({ fetch: flaky, logger }));
+    const s = await serve({ other: skills.other }, options({ fetch: flaky.fetch, logger }));
+    try {
+      const payer = await newPayer();
+      const proof = await proofFor(at('other', s), {}, payer);
+      const before = runs.other ?? 0;
+      const answer = postJson(at('other', s), {}, { 'X-Payment': proof });
+      await logger.logged('warn', 'settlement outcome unknown (facilitator unavailable); result held');
+      // While the facilitator cannot take the settle (the watcher sends it again), nothing moves.
+      for (const deadline = Date.now() + 10_000; flaky.attempts < 2 && Date.now() < deadline; ) await Bun.sleep(20);
+      expect(flaky.attempts).toBeGreaterThanOrEqual(2);
+      expect(await stack.chain.balanceOf(payer.address)).toBe(1_000_000n);
+
+      flaky.down = false;
+      const res = await answer;
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({ success: true, result: { other: true } });
+      expect(decodeSettleResponse(res.headers.get('PAYMENT-RESPONSE')!)).toMatchObject({ success: true, payer: payer.address });
+      expect(res.headers.get('X-Payment-Replayed')).toBeNull();
+      expect(runs.other).toBe(before + 1);
+      expect(await stack.chain.balanceOf(payer.address)).toBe(1_000_000n - PRICE);
+    } finally {
+      await s.stop();
+    }
+  });
+
+  it('past holdMs answers 409 "pending" with Retry-After; a retry of the proof then gets the result once the settle goes through', async () => {
+    const flaky = settleOutage();
+    const logger = recordingLogger();
+    const s = await serve({ other: skills.other }, options({ fetch: flaky.fetch, logger, holdMs: 200 }));
     try {
       const payer = await newPayer();
       const proof = await proofFor(at('other', s), {}, payer);
@@ -184,20 +239,20 @@ describe('when the facilitator cannot be reached', () => {
       expect(await first.json()).toMatchObject({ success: false, code: 'payment_pending', retryAfter: 2 });
       expect(logger.has('warn', 'settlement outcome unknown (facilitator unavailable); result held')).toBe(true);
       // While the facilitator cannot take the settle (the watcher asks it again), the result stays held and nothing moves.
-      for (const deadline = Date.now() + 10_000; settleAttempts < 2 && Date.now() < deadline; ) await Bun.sleep(20);
-      expect(settleAttempts).toBeGreaterThanOrEqual(2);
+      for (const deadline = Date.now() + 10_000; flaky.attempts < 2 && Date.now() < deadline; ) await Bun.sleep(20);
+      expect(flaky.attempts).toBeGreaterThanOrEqual(2);
       const meanwhile = await postJson(at('other', s), {}, { 'X-Payment': proof });
       expect(meanwhile.status).toBe(409);
       expect(await stack.chain.balanceOf(payer.address)).toBe(1_000_000n);
 
-      settleDown = false;
+      flaky.down = false;
       const retry = await retryWhilePending(at('other', s), {}, proof);
       expect(retry.status).toBe(200);
       expect(await retry.json()).toMatchObject({ success: true, result: { other: true } });
       expect(retry.headers.get('PAYMENT-RESPONSE')).toBeTruthy();
       expect(runs.other).toBe(before + 1);
       expect(await stack.chain.balanceOf(payer.address)).toBe(1_000_000n - PRICE);
-      expect(logger.has('info', 'payment confirmed; result released to the retry')).toBe(true);
+      expect(logger.has('info', 'payment confirmed; held result released')).toBe(true);
     } finally {
       await s.stop();
     }
@@ -205,13 +260,13 @@ describe('when the facilitator cannot be reached', () => {
 });
 
 /**
- * A fetch between the skill server and the facilitator: `/settlements` is unknown there, and the
+ * A fetch between the skill server and the facilitator: `/settlements` (POST and GET) is unknown there, and the
  * answer of `/settle` is lost — after it reached the facilitator (`settleReaches`), or before.
  */
 function lossy(settleReaches: boolean): typeof fetch {
   return (async (input: string | URL | Request, init?: RequestInit) => {
     const url = String(input);
-    if (url.includes('/settlements/')) return new Response('Not Found', { status: 404 });
+    if (url.includes('/settlements')) return new Response('Not Found', { status: 404 });
     if (url.endsWith('/settle')) {
       if (settleReaches) await (await fetch(input, init)).text();
       throw new TypeError('fetch failed: connection reset');
@@ -220,10 +275,13 @@ function lossy(settleReaches: boolean): typeof fetch {
   }) as typeof fetch;
 }
 
-async function startLossy(settleReaches: boolean): Promise<{ s: SkillServer; logger: ReturnType<typeof recordingLogger> }> {
+async function startLossy(
+  settleReaches: boolean,
+  extra: Partial<ServeOptions> = {},
+): Promise<{ s: SkillServer; logger: ReturnType<typeof recordingLogger> }> {
   const logger = recordingLogger();
   return {
-    s: await serve({ triple: skills.triple }, options({ rpcUrl: stack.chain.rpcUrl, fetch: lossy(settleReaches), logger })),
+    s: await serve({ triple: skills.triple }, options({ rpcUrl: stack.chain.rpcUrl, fetch: lossy(settleReaches), logger, ...extra })),
     logger,
   };
 }
@@ -239,18 +297,15 @@ async function retryWhilePending(url: string, input: unknown, proof: string): Pr
 }
 
 describe('a payment outcome only the chain knows', () => {
-  it('releases the held result to the retried proof once the chain shows the authorization used', async () => {
+  it('answers the held request the result once the chain shows the authorization used', async () => {
     const { s, logger } = await startLossy(true);
     try {
       const payer = await stack.chain.createAccount({ usdc: 1_000_000n });
       const url = at('triple', s);
       const proof = await proofFor(url, { n: 7 }, payer);
-      const first = await postJson(url, { n: 7 }, { 'X-Payment': proof });
-      expect(first.status).toBe(409);
-      expect(await first.json()).toMatchObject({ code: 'payment_pending' });
+      const retry = await postJson(url, { n: 7 }, { 'X-Payment': proof });
+      expect(logger.has('warn', 'settlement outcome unknown (facilitator unavailable); result held')).toBe(true);
       expect(await stack.chain.balanceOf(payer.address)).toBe(1_000_000n - PRICE); // it did settle; the answer was lost
-
-      const retry = await retryWhilePending(url, { n: 7 }, proof);
       expect(retry.status).toBe(200);
       expect(await retry.json()).toMatchObject({ success: true, result: { tripled: 21 } });
       expect(decodeSettleResponse(retry.headers.get('PAYMENT-RESPONSE')!)).toMatchObject({
@@ -258,7 +313,7 @@ describe('a payment outcome only the chain knows', () => {
         payer: payer.address,
         network: stack.chain.network,
       });
-      expect(logger.has('info', 'payment confirmed; result released to the retry')).toBe(true);
+      expect(logger.has('info', 'payment confirmed; held result released')).toBe(true);
       expect(await stack.chain.balanceOf(payer.address)).toBe(1_000_000n - PRICE);
     } finally {
       await s.stop();
@@ -267,7 +322,7 @@ describe('a payment outcome only the chain knows', () => {
 
   // Last: it moves the chain's clock an hour ahead.
   it('declares the proof dead once its authorization expired unused: 402 with the reason, result withheld, nothing moved', async () => {
-    const { s } = await startLossy(false);
+    const { s } = await startLossy(false, { holdMs: 200 });
     try {
       const payer = await stack.chain.createAccount({ usdc: 1_000_000n });
       const url = at('triple', s);

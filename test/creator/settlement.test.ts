@@ -11,6 +11,7 @@ import type { SettledCall, SkillRoute } from '../../sdk/creator/paid-call';
 import { createSettlementWatcher, type HeldCall } from '../../sdk/creator/settlement';
 import { skill } from '../../sdk/creator/skill';
 import { buildPaymentTerms, type AuthorizationUse, type DecodedPayment, type SettleResponse } from '../../sdk/x402/index';
+import { eventually } from '../support/eventually';
 import { recordingLogger } from '../support/skill-server';
 
 const PAYER = '0x1111111111111111111111111111111111111111';
@@ -29,26 +30,31 @@ const route: SkillRoute = {
 function scripted(
   outcomes: (SettlementOutcome | Error)[],
   settle?: () => SettleResponse,
-): FacilitatorClient & { asked: number; settled: number } {
+): FacilitatorClient & { asked: number; settled: number; modes: (string | undefined)[] } {
+  const next = () => {
+    const outcome = outcomes[Math.min(client.asked++, outcomes.length - 1)]!;
+    if (outcome instanceof Error) throw outcome;
+    return outcome;
+  };
   const client = {
     asked: 0,
     settled: 0,
+    modes: [] as (string | undefined)[],
     verify: () => Promise.reject(new Error('not used')),
     supported: () => Promise.resolve([]),
-    async settle() {
+    async settle(_payment: unknown, _requirements: unknown, _resource: unknown, mode?: string) {
       client.settled++;
+      client.modes.push(mode);
       if (!settle) throw new Error('no settle scripted');
       return settle();
     },
-    async settlement() {
-      const next = outcomes[Math.min(client.asked++, outcomes.length - 1)]!;
-      if (next instanceof Error) throw next;
-      return next;
-    },
-    settlements: () => Promise.reject(new Error('not used')),
+    settlement: async () => next(),
+    settlements: async (items: readonly unknown[]) => items.map(() => next()),
   };
   return client;
 }
+
+const settledReceipt = (): SettleResponse => ({ success: true, transaction: TX, network: 'eip155:84532', payer: PAYER });
 
 function held(validBefore = Math.floor(Date.now() / 1000) + 60) {
   const ledger = createProofLedger();
@@ -103,15 +109,87 @@ describe('the settlement watcher', () => {
 
   it('asks again for a settlement the facilitator verified but never got', async () => {
     const { ledger, key, call } = held();
-    const facilitator = scripted([{ status: 'unsettled', transaction: '' }], () => ({
-      success: true,
-      transaction: TX,
-      network: 'eip155:84532',
-      payer: PAYER,
-    }));
+    const facilitator = scripted([{ status: 'unsettled', transaction: '' }], settledReceipt);
     createSettlementWatcher({ facilitator, ledger, logger: recordingLogger(), ...fast }).watch(call);
     expect((await finished(ledger, key)).type).toBe('replay');
     expect(facilitator.settled).toBe(1);
+  });
+
+  for (const status of ['none', 'unknown'] as const) {
+    it(`sends the settle again, confirmed, while the authorization is valid and the facilitator has no record of it (${status})`, async () => {
+      const { ledger, key, call } = held();
+      const facilitator = scripted([new Error('connection refused'), { status, transaction: '' }], settledReceipt);
+      const settled: SettledCall[] = [];
+      createSettlementWatcher({ facilitator, ledger, logger: recordingLogger(), onSettled: (c) => settled.push(c), ...fast }).watch(call);
+      const outcome = (await finished(ledger, key)) as { type: string; response: { status: number; headers: Record<string, string> } };
+      expect(outcome.type).toBe('replay');
+      expect(outcome.response.status).toBe(200);
+      expect(outcome.response.headers['PAYMENT-RESPONSE']).toBeDefined();
+      expect(facilitator.modes).toEqual(['confirmed']);
+      expect(settled.map((c) => c.transaction)).toEqual([TX]);
+    });
+  }
+
+  it('keeps asking, without sending it again, once a re-sent settle found the authorization taken (the first settle arrived late)', async () => {
+    const { ledger, key, call } = held();
+    const facilitator = scripted(
+      [
+        { status: 'none', transaction: '' },
+        { status: 'unknown', transaction: '' },
+        { status: 'pending', transaction: TX },
+        { status: 'settled', transaction: TX },
+      ],
+      () => ({ success: false, errorReason: 'invalid_exact_evm_nonce_already_used', transaction: '', network: 'eip155:84532' }),
+    );
+    createSettlementWatcher({ facilitator, ledger, logger: recordingLogger(), ...fast }).watch(call);
+    const outcome = (await finished(ledger, key)) as { response: { status: number } };
+    expect(outcome.response.status).toBe(200);
+    expect(facilitator.settled).toBe(1);
+  });
+
+  it('settles nothing again once the authorization has expired; a facilitator that never accepted it then means not charged (402)', async () => {
+    const { ledger, key, call } = held(Math.floor(Date.now() / 1000) - 61);
+    const facilitator = scripted([{ status: 'none', transaction: '' }], settledReceipt);
+    createSettlementWatcher({ facilitator, ledger, logger: recordingLogger(), ...fast }).watch(call);
+    const outcome = (await finished(ledger, key)) as { response: { status: number; body: string } };
+    expect(outcome.response.status).toBe(402);
+    expect(JSON.parse(outcome.response.body)).toMatchObject({ error: 'invalid_exact_evm_payload_authorization_valid_before' });
+    expect(facilitator.settled).toBe(0);
+  });
+
+  it('stops asking a facilitator that cannot tell soon after the authorization expired (502 payment_unresolved, no 10-minute poll)', async () => {
+    const { ledger, key, call } = held(Math.floor(Date.now() / 1000) - 61);
+    const facilitator = scripted([{ status: 'unknown', transaction: '' }]);
+    createSettlementWatcher({ facilitator, ledger, logger: recordingLogger(), ...fast }).watch(call);
+    const outcome = (await finished(ledger, key)) as { response: { status: number; body: string } };
+    expect(outcome.response.status).toBe(502);
+    expect(JSON.parse(outcome.response.body)).toMatchObject({ code: 'payment_unresolved' });
+    expect(facilitator.asked).toBe(1);
+  });
+
+  it('gives up on a payment still pending 3 minutes past its validBefore by default', async () => {
+    const validBefore = Math.floor(Date.now() / 1000) + 60;
+    const { ledger, key, call } = held(validBefore);
+    let clock = Date.now();
+    const facilitator = scripted([{ status: 'pending', transaction: TX }]);
+    createSettlementWatcher({ facilitator, ledger, logger: recordingLogger(), now: () => clock, ...fast }).watch(call);
+    await eventually(
+      async () => facilitator.asked,
+      (n) => n >= 2,
+      'the watcher asks',
+    );
+    clock = validBefore * 1000 + 170_000;
+    const asked = facilitator.asked;
+    await eventually(
+      async () => facilitator.asked,
+      (n) => n >= asked + 2,
+      'the watcher asks on',
+    );
+    expect(ledger.held(key)).toBeDefined(); // still within the bound
+    clock = validBefore * 1000 + 181_000;
+    const outcome = (await finished(ledger, key)) as { response: { status: number; body: string } };
+    expect(outcome.response.status).toBe(502);
+    expect(JSON.parse(outcome.response.body)).toMatchObject({ code: 'payment_unresolved' });
   });
 
   it('leaves the proof dead with the reason when the transfer finally failed, and reports nothing', async () => {
