@@ -18,7 +18,7 @@ import { checkSkill } from './preflight';
 import type { ChosenTerms, PaymentScheme, SignedPayment, Terms, TermsPolicy } from './scheme';
 import type { PaymentSigner } from './signer';
 import { checkMaxPrice, type Reservation, type SpendingLedger } from './spending';
-import { chooseAmong, readOfferedTerms, type Choice } from './terms';
+import { chooseAmong, readOfferedTerms, type Choice, type OfferedTerms } from './terms';
 import type { CallResult, PaymentMode, PaymentReceipt } from './types';
 
 /** What a call needs from its pipeline. */
@@ -150,7 +150,11 @@ export class PaidCall<T = unknown> {
       return await this.payWith(quoted.choice, quoted.resource, this.reserve());
     } finally {
       const last = this.last;
-      if (last) await last.scheme.finish?.(last.payment, last.charged);
+      try {
+        if (last) await last.scheme.finish?.(last.payment, last.charged);
+      } catch {
+        // The scheme's bookkeeping: its failure must not hide what the call itself came to.
+      }
     }
   }
 
@@ -286,7 +290,7 @@ export class PaidCall<T = unknown> {
    * own terms, same nonce; a channel's corrective 402: the corrected voucher).
    */
   private async refused(answer: Answer, choice: Choice, payment: SignedPayment, reservation: Reservation): Promise<CallResult<T>> {
-    let offered: ReturnType<typeof readOfferedTerms>;
+    let offered: OfferedTerms;
     try {
       offered = readOfferedTerms(answer, this.skill);
     } catch {

@@ -69,23 +69,14 @@
 import type { ChargeState } from '../http/errors';
 import type { Answer } from '../http/exchange';
 import type { Skill } from '../registry/read';
-import type { Address, Caip2Network, Hex, PaymentRequirements, ResourceInfo } from '../x402/index';
+import type { Address, Hex, PaymentRequirements, ResourceInfo } from '../x402/index';
 import type { AcceptedAsset } from './assets';
 import type { TermsField } from './errors';
 import type { PaymentSigner } from './signer';
 import type { PaymentMode } from './types';
 
 /** Payment terms of any scheme, as one candidate of a 402's `accepts` (x402 v2 PaymentRequirements). */
-export interface Terms {
-  scheme: string;
-  network: Caip2Network;
-  /** Atomic units of `asset`, decimal string. */
-  amount: string;
-  asset: Address;
-  payTo: Address;
-  maxTimeoutSeconds: number;
-  extra?: Record<string, unknown>;
-}
+export type Terms = Omit<PaymentRequirements, 'scheme'> & { scheme: string };
 
 /** Terms the client agreed to pay, and the accepted asset they are paid in. */
 export interface ChosenTerms<R extends Terms = PaymentRequirements> {
