@@ -6,36 +6,64 @@
  * @module skill-market/client
  */
 export { SkillMarket } from './market';
-export {
-  MarketError,
-  RegistryError,
-  InputValidationError,
-  TermsMismatchError,
-  SpendingLimitError,
-  SkillCallError,
-  type MarketErrorCode,
-  type ChargeState,
-  type TermsField,
-} from './errors';
+export { MarketError, RegistryError, type MarketErrorCode, type ChargeState } from '../http/errors';
 export type {
   Skill,
   Group,
   SearchFilters,
   SearchPage,
-  PaymentReceipt,
-  CallResult,
   CallOptions,
-  PaymentMode,
-  AllowedAsset,
-  WalletInput,
   FetchLike,
   SkillMarketOptions,
-  SpendingSnapshot,
 } from './types';
-// Building blocks of `call()` for clients that pay through another signer, such as a web page
-// asking the visitor's wallet: read a 402's terms, check them against the listing, read the answer.
-export { checkInput } from './preflight';
-export { readAllowedAssets, type AcceptedAsset } from './assets';
-export { reasonOf, resultOf } from './answer';
-export { chooseTerms, readOfferedTerms, type ChosenTerms, type OfferedTerms, type TermsPolicy } from './terms';
+// The payment pipeline SkillMarket.call runs, for clients that pay through another signer (a web
+// page asking the visitor's wallet), with its schemes, signers, errors and data shapes, and the
+// building blocks of reading a 402's terms, checking them against the listing, and reading the answer.
+export {
+  PaymentPipeline,
+  exactScheme,
+  toPaymentSigner,
+  eip1193Signer,
+  InputValidationError,
+  TermsMismatchError,
+  SpendingLimitError,
+  SkillCallError,
+  checkInput,
+  readAllowedAssets,
+  reasonOf,
+  resultOf,
+  chooseTerms,
+  readOfferedTerms,
+  type PaymentPipelineOptions,
+  type PaymentCallOptions,
+  type PaidCall,
+  type Quote,
+  type ExactSchemeOptions,
+  type PaymentScheme,
+  type SchemeId,
+  type Terms,
+  type TermsProblem,
+  type CandidateContext,
+  type Acceptance,
+  type SignedPayment,
+  type SignContext,
+  type Refusal,
+  type RefusalVerdict,
+  type Settlement,
+  type PaymentSigner,
+  type PaymentTypedData,
+  type TypedDataField,
+  type Eip1193Requester,
+  type WalletInput,
+  type TermsField,
+  type AcceptedAsset,
+  type ChosenTerms,
+  type OfferedTerms,
+  type TermsPolicy,
+  type PaymentReceipt,
+  type CallResult,
+  type PaymentMode,
+  type AllowedAsset,
+  type SpendingSnapshot,
+} from '../payment/index';
 export type { Answer } from '../http/exchange';

@@ -4,38 +4,20 @@
  * checked before signing, a lost answer is retried with the same proof, usage is recorded after.
  */
 import type { Address } from 'viem';
-import { createAuthorizationStateReader, DEFAULT_NETWORK, normalizeNetwork, type Caip2Network, type TypedDataSigner } from '../x402/index';
-import { readAllowedAssets } from './assets';
-import { ListingCache } from './cache';
-import { PaidCall, type CallContext } from './call';
+import { readAllowedAssets } from '../payment/assets';
+import { exactScheme } from '../payment/exact';
+import { PAYMENT_DEFAULTS, PaymentPipeline } from '../payment/pipeline';
+import { checkInput } from '../payment/preflight';
+import { toPaymentSigner, type PaymentSigner } from '../payment/signer';
+import { readAmount } from '../payment/spending';
+import type { CallResult, PaymentMode, PaymentReceipt, SpendingSnapshot } from '../payment/types';
 import { RegistryClient } from '../registry/client';
-import { readAmount, SpendingLedger } from './spending';
 import type { ReviewView as Review } from '../registry/contract/index';
-import type { ChosenTerms } from './terms';
-import type {
-  CallOptions,
-  CallResult,
-  Group,
-  PaymentMode,
-  PaymentReceipt,
-  SearchFilters,
-  SearchPage,
-  Skill,
-  SkillMarketOptions,
-  SpendingSnapshot,
-} from './types';
-import { toSigner } from './wallet';
+import { createAuthorizationStateReader, DEFAULT_NETWORK, normalizeNetwork, type Caip2Network } from '../x402/index';
+import { ListingCache } from './cache';
+import type { CallOptions, Group, SearchFilters, SearchPage, Skill, SkillMarketOptions } from './types';
 
-const DEFAULTS = {
-  cacheTtlMs: 30_000,
-  timeoutMs: 60_000,
-  retries: 2,
-  maxTimeoutSeconds: 600,
-  pendingTimeoutMs: 120_000,
-  unavailableRetries: 3,
-  unavailableMaxWaitMs: 10_000,
-  mode: 'standard' as PaymentMode,
-};
+const DEFAULTS = { ...PAYMENT_DEFAULTS, cacheTtlMs: 30_000 };
 
 /**
  * A client of the skill marketplace.
@@ -50,8 +32,7 @@ export class SkillMarket {
   readonly address: Address | undefined;
   private readonly registry: RegistryClient;
   private readonly cache: ListingCache<Skill>;
-  private readonly ledger: SpendingLedger;
-  private readonly context: CallContext;
+  private readonly pipeline: PaymentPipeline;
   private readonly mode: PaymentMode;
   private readonly timeoutMs: number;
   private readonly background = new Set<Promise<void>>();
@@ -76,7 +57,7 @@ export class SkillMarket {
       throw new TypeError("SkillMarket: mode must be 'standard' or 'fast'");
     if (options.apiKey !== undefined && (typeof options.apiKey !== 'string' || options.apiKey.trim() === ''))
       throw new TypeError('SkillMarket: apiKey must be a non-empty string');
-    const signer: TypedDataSigner | undefined = options.wallet === undefined ? undefined : toSigner(options.wallet);
+    const signer: PaymentSigner | undefined = options.wallet === undefined ? undefined : toPaymentSigner(options.wallet);
     if (
       options.rpcUrl !== undefined &&
       (typeof options.rpcUrl !== 'string' || !URL.canParse(options.rpcUrl) || !/^https?:$/.test(new URL(options.rpcUrl).protocol))
@@ -95,40 +76,41 @@ export class SkillMarket {
       retry: { attempts: retries + 1 },
     });
     this.cache = new ListingCache(nonNegativeInteger(options.cacheTtlMs, DEFAULTS.cacheTtlMs, 'cacheTtlMs'));
-    this.ledger = new SpendingLedger(options.budget === undefined ? undefined : readAmount(options.budget, 'SkillMarket: budget'));
     const recordUsage = options.recordUsage ?? true;
     const onError = options.onBackgroundError;
-    this.context = {
-      lookup: async (slug, fresh, signal) => {
-        const { value, cached } = await this.cache.get(slug, fresh, () => this.registry.skill(slug, signal));
-        return { skill: value, cached };
-      },
-      signer,
-      ledger: this.ledger,
+    this.pipeline = new PaymentPipeline({
+      network,
+      schemes: [
+        exactScheme(
+          options.rpcUrl === undefined
+            ? {}
+            : { chain: createAuthorizationStateReader(options.rpcUrl, { fetch: fetchImpl, timeoutMs: Math.min(timeoutMs, 10_000) }) },
+        ),
+      ],
+      ...(signer ? { signer } : {}),
       policy: {
         allowed: readAllowedAssets(options.assets),
         maxTimeoutSeconds: positiveInteger(options.maxTimeoutSeconds, DEFAULTS.maxTimeoutSeconds, 'maxTimeoutSeconds'),
       },
-      network,
-      maxPrice: options.maxPrice === undefined ? undefined : readAmount(options.maxPrice, 'SkillMarket: maxPrice'),
+      ...(options.budget === undefined ? {} : { budget: readAmount(options.budget, 'SkillMarket: budget') }),
+      ...(options.maxPrice === undefined ? {} : { maxPrice: readAmount(options.maxPrice, 'SkillMarket: maxPrice') }),
       allowHttp: options.allowHttp ?? false,
+      checkInput,
       fetch: fetchImpl,
+      timeoutMs,
       retries,
       pendingTimeoutMs: nonNegativeInteger(options.pendingTimeoutMs, DEFAULTS.pendingTimeoutMs, 'pendingTimeoutMs'),
       unavailable: {
         retries: nonNegativeInteger(options.unavailableRetries, DEFAULTS.unavailableRetries, 'unavailableRetries'),
         maxWaitMs: nonNegativeInteger(options.unavailableMaxWaitMs, DEFAULTS.unavailableMaxWaitMs, 'unavailableMaxWaitMs'),
       },
-      chain:
-        options.rpcUrl === undefined
-          ? undefined
-          : createAuthorizationStateReader(options.rpcUrl, { fetch: fetchImpl, timeoutMs: Math.min(timeoutMs, 10_000) }),
-      learned: new Map<string, ChosenTerms>(),
+      lookup: (slug, fresh, signal) => this.lookup(slug, fresh, signal),
       paid: (receipt, skill) => {
         if (!recordUsage || options.apiKey === undefined) return;
         this.inBackground(this.recordUsage(receipt, skill), onError);
       },
-    };
+      mode: this.mode,
+    });
   }
 
   /**
@@ -185,7 +167,7 @@ export class SkillMarket {
    * @example await market.favorite('weather-now'); await market.favorite('weather-now', false);
    */
   async favorite(slug: string, add = true): Promise<{ favorited: boolean; favoriteCount: number }> {
-    const { skill } = await this.context.lookup(slug, false);
+    const { skill } = await this.lookup(slug, false);
     const { favorited, favoriteCount } = await this.registry.favorite(skill.id, add, slug);
     return { favorited, favoriteCount };
   }
@@ -220,13 +202,13 @@ export class SkillMarket {
   async callWithReceipt<T = unknown>(slug: string, input: unknown, options: CallOptions = {}): Promise<CallResult<T>> {
     const mode = options.mode ?? this.mode;
     if (mode !== 'standard' && mode !== 'fast') throw new TypeError("call: mode must be 'standard' or 'fast'");
-    const call = new PaidCall<T>(this.context, slug, input, {
+    if (typeof slug !== 'string' || slug === '') throw new TypeError('call: slug must be a non-empty string');
+    return this.pipeline.call<T>(slug, input, {
       mode,
-      maxPrice: options.maxPrice === undefined ? undefined : readAmount(options.maxPrice, 'call: maxPrice'),
+      ...(options.maxPrice === undefined ? {} : { maxPrice: readAmount(options.maxPrice, 'call: maxPrice') }),
       timeoutMs: positiveInteger(options.timeoutMs, this.timeoutMs, 'timeoutMs'),
-      signal: options.signal,
+      ...(options.signal ? { signal: options.signal } : {}),
     });
-    return call.run();
   }
 
   /**
@@ -238,7 +220,7 @@ export class SkillMarket {
    * formatPriceUsd(market.spending.remaining ?? 0n); // e.g. '$0.999'
    */
   get spending(): SpendingSnapshot {
-    return this.ledger.snapshot();
+    return this.pipeline.spending;
   }
 
   /**
@@ -250,6 +232,11 @@ export class SkillMarket {
    */
   async flush(): Promise<void> {
     while (this.background.size > 0) await Promise.allSettled([...this.background]);
+  }
+
+  private async lookup(slug: string, fresh: boolean, signal?: AbortSignal): Promise<{ skill: Skill; cached: boolean }> {
+    const { value, cached } = await this.cache.get(slug, fresh, () => this.registry.skill(slug, signal));
+    return { skill: value, cached };
   }
 
   private async recordUsage(receipt: PaymentReceipt, skill: Skill): Promise<void> {

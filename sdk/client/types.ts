@@ -2,13 +2,15 @@
  * The consumer client's public data shapes: what the registry lists, what a call returns, and
  * the options that shape both.
  */
-import type { Address, Hex, LocalAccount } from 'viem';
 import type { FetchLike } from '../http/exchange';
+import type { AllowedAsset, PaymentMode } from '../payment/types';
+import type { WalletInput } from '../payment/signer';
 import type { SearchQuery } from '../registry/contract/index';
 import type { Skill } from '../registry/read';
-import type { Caip2Network, TypedDataSigner } from '../x402/index';
 
 export type { FetchLike };
+/** What a paid call cost and where the money went (sdk/payment/types.ts). */
+export type { PaymentReceipt } from '../payment/types';
 
 /** A skill as the registry lists it (`GET /skills/:slug`), checked by the client (see skill-market/registry). */
 export type { Skill } from '../registry/read';
@@ -25,42 +27,6 @@ export interface SearchPage {
   nextCursor: string | undefined;
 }
 
-/** What a paid call cost and where the money went. */
-export interface PaymentReceipt {
-  skillId: string;
-  slug: string;
-  /** Settlement transaction hash; null when the server sent no valid settlement receipt. */
-  transaction: Hex | null;
-  /** Atomic units of `asset` (micro-USDC for USDC), e.g. `"1000"`. */
-  amount: string;
-  /** The listed price, e.g. `"$0.001"`. */
-  price: string;
-  payTo: Address;
-  network: Caip2Network;
-  asset: Address;
-  payer: Address;
-  /** The EIP-3009 authorization nonce (single use on chain). */
-  nonce: Hex;
-}
-
-/** Result of {@link SkillMarket.callWithReceipt}. */
-export interface CallResult<T = unknown> {
-  /** The handler's result (the `result` of the skill server's success body). */
-  result: T;
-  /** The payment; null when the server served the call without asking for payment. */
-  receipt: PaymentReceipt | null;
-  /** The listing the call was checked against. */
-  skill: Skill;
-}
-
-/**
- * How a call pays. `standard`: POST without payment, read the 402 terms, check them, sign, POST
- * again (two round trips). `fast`: sign from the registry listing and send the proof with the
- * first POST (one round trip); a 402 with other terms falls back to the standard flow, re-signing
- * with the same EIP-3009 nonce so at most one of the two authorizations can ever settle.
- */
-export type PaymentMode = 'standard' | 'fast';
-
 /** Per-call options of {@link SkillMarket.call}. */
 export interface CallOptions {
   /** Highest price for this call, e.g. `"$0.01"`; capped by the client's `maxPrice`. Default: the listed price. */
@@ -72,22 +38,6 @@ export interface CallOptions {
   /** Per-attempt timeout in ms; default the client's `timeoutMs`. */
   timeoutMs?: number;
 }
-
-/** A token the client may pay in besides the network's built-in USDC (e.g. a test token). */
-export interface AllowedAsset {
-  /** CAIP-2 network, e.g. `eip155:84532`. */
-  network: string;
-  address: string;
-  /** EIP-712 domain name; omitted: the server's `extra.name` is used. */
-  name?: string;
-  /** EIP-712 domain version; omitted: the server's `extra.version` is used. */
-  version?: string;
-  /** Token decimals; default 6 (listings are priced in micro-USDC). */
-  decimals?: number;
-}
-
-/** A wallet that pays: a 0x private key, or a viem account (e.g. `loadSpendingWallet(...)`). */
-export type WalletInput = string | LocalAccount | TypedDataSigner;
 
 /** Options of {@link SkillMarket}. */
 export interface SkillMarketOptions {
@@ -144,15 +94,4 @@ export interface SkillMarketOptions {
   recordUsage?: boolean;
   /** Called when a background task (a usage record) fails; default: ignored. */
   onBackgroundError?: (error: unknown) => void;
-}
-
-/** Budget state in atomic micro-USDC. */
-export interface SpendingSnapshot {
-  /** Settled or possibly settled. */
-  spent: bigint;
-  /** Held by calls in flight. */
-  reserved: bigint;
-  budget: bigint | undefined;
-  /** `budget - spent - reserved`, undefined without a budget. */
-  remaining: bigint | undefined;
 }

@@ -6,7 +6,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { registry } from '../lib/api';
 import { loadPageConfig, networkName, pageConfig } from '../lib/config';
 import { shortAddress, usdc } from '../lib/format';
-import { pay, quote, type PaidOutcome, type Quote, type SkillAnswer } from '../lib/pay';
+import { pay, quote, type PaidOutcome, type Quoted, type SkillAnswer } from '../lib/pay';
 import { account, connect, connected } from '../lib/session';
 import type { Skill } from 'skill-market/registry';
 import { walletErrorMessage } from '../lib/wallet/provider';
@@ -16,7 +16,7 @@ import { WalletPicker } from './wallet-picker';
 type Step =
   | { name: 'input' }
   | { name: 'quoting' }
-  | { name: 'confirm'; input: unknown; quote: Extract<Quote, { type: 'payment-required' }> }
+  | { name: 'confirm'; quote: Extract<Quoted, { type: 'payment-required' }> }
   | { name: 'paying' }
   | { name: 'done'; outcome: PaidOutcome | { answer: SkillAnswer; receipt: undefined } }
   | { name: 'failed'; message: string };
@@ -27,7 +27,7 @@ function Receipt({ outcome }: { outcome: PaidOutcome }) {
   return (
     <section class="receipt" aria-label="Payment receipt">
       <h4>Receipt</h4>
-      {outcome.receipt?.success && tx ? (
+      {outcome.charged === 'yes' && tx ? (
         <p>
           Paid on chain. Transaction{' '}
           {explorer ? (
@@ -39,16 +39,18 @@ function Receipt({ outcome }: { outcome: PaidOutcome }) {
           )}
           {explorer && <span class="muted small"> (opens {explorer.name})</span>}
         </p>
-      ) : !outcome.answer.ok ? (
-        // As the SDK counts it: a failed call without a successful settlement was not paid.
-        <p>
-          No payment was settled{outcome.receipt?.errorReason ? ` (${outcome.receipt.errorReason})` : ''}: you were not charged. Your signed
-          authorization (nonce <code class="break">{outcome.nonce}</code>) expires unused.
-        </p>
+      ) : outcome.charged === 'no' ? (
+        // As the SDK verified it: no payment was settled, and the signed authorization expires unused.
+        <p>No payment was settled: you were not charged. Your signed authorization expires unused.</p>
       ) : (
         <p>
-          The skill server sent no settlement receipt{outcome.receipt?.errorReason ? ` (${outcome.receipt.errorReason})` : ''}. Payment
-          reference <code class="break">{outcome.nonce}</code>.
+          {outcome.answer.ok ? 'The skill server sent no settlement receipt.' : 'The payment may have gone through.'}
+          {outcome.receipt && (
+            <>
+              {' '}
+              Payment reference <code class="break">{outcome.receipt.nonce}</code>.
+            </>
+          )}
         </p>
       )}
     </section>
@@ -75,25 +77,21 @@ export function TryIt({ skill }: { skill: Skill }) {
     setStep({ name: 'quoting' });
     try {
       const q = await quote(skill, read.value, await loadPageConfig());
-      setStep(
-        q.type === 'answered'
-          ? { name: 'done', outcome: { answer: q.answer, receipt: undefined } }
-          : { name: 'confirm', input: read.value, quote: q },
-      );
+      setStep(q.type === 'answered' ? { name: 'done', outcome: { answer: q.answer, receipt: undefined } } : { name: 'confirm', quote: q });
     } catch (error) {
       setStep({ name: 'failed', message: (error as Error).message });
     }
   };
 
-  const confirm = async (input: unknown, q: Extract<Quote, { type: 'payment-required' }>) => {
+  const confirm = async (q: Extract<Quoted, { type: 'payment-required' }>) => {
     const w = connected.value;
     if (!w) return;
     setStep({ name: 'paying' });
     try {
-      const outcome = await pay(skill, input, q, { provider: w.wallet.provider, address: w.address });
+      const outcome = await pay(q, { provider: w.wallet.provider, address: w.address });
       setStep({ name: 'done', outcome });
-      if (outcome.answer.ok && account.value) {
-        const paymentRef = outcome.receipt?.transaction || outcome.nonce;
+      if (outcome.answer.ok && outcome.receipt && account.value) {
+        const paymentRef = outcome.receipt.transaction ?? outcome.receipt.nonce;
         // Usage history is a convenience: a failed record never hides the result.
         registry.recordUsage({ skillId: skill.id, amount: skill.priceAtomic, paymentRef }).catch(() => undefined);
       }
@@ -136,13 +134,7 @@ export function TryIt({ skill }: { skill: Skill }) {
               <WalletPicker action="Connect" onPick={connect} />
             )}
             <div class="row">
-              <button
-                ref={payButton}
-                type="button"
-                class="button button-primary"
-                disabled={!wallet}
-                onClick={() => confirm(step.input, step.quote)}
-              >
+              <button ref={payButton} type="button" class="button button-primary" disabled={!wallet} onClick={() => confirm(step.quote)}>
                 Pay {usdc(skill.price)} and call
               </button>
               <button type="button" class="button" onClick={() => setStep({ name: 'input' })}>
@@ -176,7 +168,7 @@ export function TryIt({ skill }: { skill: Skill }) {
             ) : (
               <p class="error-message">{step.outcome.answer.error}</p>
             )}
-            {'nonce' in step.outcome && <Receipt outcome={step.outcome} />}
+            {'charged' in step.outcome && <Receipt outcome={step.outcome} />}
           </div>
         )}
       </div>

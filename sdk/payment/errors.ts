@@ -1,16 +1,10 @@
 /**
- * The errors of the consumer client: the SDK's base errors (sdk/http/errors.ts) and those of a
- * paid call. Errors raised after a proof was sent say whether money moved (`charged`).
+ * The errors of a paid call, on top of the SDK's base errors (sdk/http/errors.ts): refused input,
+ * terms, limits, and a failed skill. Errors raised after a proof was sent say whether money moved
+ * (`charged`).
  */
 import type { ValueProblem } from '../json-schema/index';
 import { MarketError } from '../http/errors';
-
-export {
-  MarketError,
-  RegistryError,
-  type ChargeState,
-  type MarketErrorCode,
-} from '../http/errors';
 
 /**
  * The input was refused before any request to the skill: `problems` lists every violation.

@@ -1,46 +1,19 @@
 /**
  * What a skill server's answer means for the caller: the handler's result (unwrapped from
- * `{success, result, timestamp}`), the settlement receipt, or a typed error saying whether money
- * moved. Accounting follows the protocol: a 2xx after a proof is paid; a 402 or a handler error
- * is not, unless the server says otherwise with a successful receipt or the answer leaves the
- * payment open (doubt.ts).
+ * `{success, result, timestamp}`), the receipt of the payment, or a typed error saying whether
+ * money moved, and the reason a server gives for an error answer.
  */
-import {
-  decodePaymentRequired,
-  PAYMENT_REQUIRED_HEADER,
-  readSettleResponseHeader,
-  sameAddress,
-  type Hex,
-  type PaymentPayloadV2,
-  type PaymentRequirements,
-} from '../x402/index';
-import { MarketError, SkillCallError, type ChargeState } from './errors';
+import { MarketError, type ChargeState } from '../http/errors';
 import { isRecord, parseJson, type Answer } from '../http/exchange';
-import type { PaymentReceipt, Skill } from './types';
-
-/** The payment a proof carried, for receipts. */
-export interface SentPayment {
-  requirements: PaymentRequirements;
-  payload: PaymentPayloadV2;
-}
-
-/** The receipt of a paid answer, and whether the server confirmed settlement. */
-export function receiptOf(answer: Answer, skill: Skill, sent: SentPayment): { receipt: PaymentReceipt; settled: boolean } {
-  const { requirements, payload } = sent;
-  const read = readSettleResponseHeader(answer.headers);
-  const settled =
-    read.type === 'receipt' &&
-    read.receipt.success &&
-    read.receipt.transaction !== '' &&
-    read.receipt.network === requirements.network &&
-    (read.receipt.payer === undefined || sameAddress(read.receipt.payer, payload.payload.authorization.from));
-  return { settled, receipt: paymentReceipt(skill, sent, settled && read.type === 'receipt' ? (read.receipt.transaction as Hex) : null) };
-}
+import type { Skill } from '../registry/read';
+import { decodePaymentRequired, PAYMENT_REQUIRED_HEADER, readSettleResponseHeader, type Hex } from '../x402/index';
+import { SkillCallError } from './errors';
+import type { SignedPayment } from './scheme';
+import type { PaymentReceipt } from './types';
 
 /** The receipt of a sent payment, with the transaction that settled it when known. */
-export function paymentReceipt(skill: Skill, sent: SentPayment, transaction: Hex | null): PaymentReceipt {
-  const { requirements, payload } = sent;
-  const { authorization } = payload.payload;
+export function paymentReceipt(skill: Skill, payment: SignedPayment, transaction: Hex | null): PaymentReceipt {
+  const { requirements } = payment;
   return {
     skillId: skill.id,
     slug: skill.slug,
@@ -50,8 +23,8 @@ export function paymentReceipt(skill: Skill, sent: SentPayment, transaction: Hex
     payTo: requirements.payTo,
     network: requirements.network,
     asset: requirements.asset,
-    payer: authorization.from,
-    nonce: authorization.nonce,
+    payer: payment.payer,
+    nonce: payment.reference,
   };
 }
 

@@ -3,9 +3,10 @@
  * inactive skill, a network the client does not pay on, a plain-http endpoint off this machine,
  * input that fails the skill's inputSchema.
  */
+import { MarketError } from '../http/errors';
 import type { ValueProblem } from '../json-schema/index';
-import { InputValidationError, MarketError } from './errors';
-import type { Skill } from './types';
+import type { Skill } from '../registry/read';
+import { InputValidationError } from './errors';
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 

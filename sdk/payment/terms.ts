@@ -1,27 +1,27 @@
 /**
  * The payment terms of a 402 answer, read (PAYMENT-REQUIRED header first, the interface spec's
- * JSON body as fallback) and checked against the registry listing before anything is signed:
- * same network, same payTo, exactly the listed price, an accepted asset with its own EIP-712
- * domain, a bounded validity window.
+ * JSON body as fallback) and checked against the registry listing before anything is signed: a
+ * scheme the client pays, the same network, the same payTo, an accepted asset, exactly the listed
+ * price; then the scheme's own checks (for `exact`: the asset's EIP-712 domain and a bounded
+ * validity window).
  */
+import { MarketError } from '../http/errors';
+import { isRecord, parseJson, type Answer } from '../http/exchange';
+import type { Skill } from '../registry/read';
 import {
   decodePaymentRequired,
   formatPrice,
   normalizeNetwork,
-  parsePaymentRequirements,
   PAYMENT_REQUIRED_HEADER,
   requirementsFromBody,
   sameAddress,
-  type PaymentRequirements,
   type ResourceInfo,
 } from '../x402/index';
-import { acceptedAsset, amountIn, defaultAsset, type AcceptedAsset } from './assets';
-import { MarketError, TermsMismatchError, type TermsField } from './errors';
-import { isRecord, parseJson, type Answer } from '../http/exchange';
-import type { Skill } from './types';
-
-/** The interface spec's documented window, used for terms built from a listing. */
-const LISTING_TIMEOUT_SECONDS = 60;
+import { acceptedAsset, amountIn, type AcceptedAsset } from './assets';
+import { text } from './checks';
+import { TermsMismatchError } from './errors';
+import { exactScheme } from './exact';
+import type { ChosenTerms, PaymentScheme, Terms, TermsPolicy, TermsProblem } from './scheme';
 
 /** What a 402 answer offers. */
 export interface OfferedTerms {
@@ -29,20 +29,6 @@ export interface OfferedTerms {
   resource: ResourceInfo;
   /** The server's reason, e.g. why a proof was refused. */
   error: string | undefined;
-}
-
-/** Terms the client agreed to pay. */
-export interface ChosenTerms {
-  requirements: PaymentRequirements;
-  asset: AcceptedAsset;
-}
-
-/** What a client accepts in payment terms: the assets it pays in and the longest authorization it signs. */
-export interface TermsPolicy {
-  /** Tokens (per network) this client pays in. */
-  allowed: readonly AcceptedAsset[];
-  /** Longest validity accepted for an authorization, in seconds. */
-  maxTimeoutSeconds: number;
 }
 
 /**
@@ -102,11 +88,12 @@ export function readOfferedTerms(answer: Answer, skill: Skill): OfferedTerms {
   }
 }
 
-type Check = { field: TermsField; expected: string; actual: string } | undefined;
+/** The `exact` scheme, for {@link chooseTerms}. */
+let exact: readonly PaymentScheme[] | undefined;
 
 /**
- * The first offered terms that match the listing exactly. When none does, the mismatch of the
- * closest candidate is reported.
+ * The first offered terms that match the listing exactly, in the `exact` scheme. When none does,
+ * the mismatch of the closest candidate is reported.
  *
  * @throws TermsMismatchError naming the field; MarketError('invalid_response') for malformed terms
  *
@@ -117,30 +104,64 @@ type Check = { field: TermsField; expected: string; actual: string } | undefined
  * const payload = await signAuthorization(account, requirements, { resource: offered.resource });
  */
 export function chooseTerms(offered: OfferedTerms, skill: Skill, policy: TermsPolicy): ChosenTerms {
-  let best: { passed: number; problem: NonNullable<Check> } | undefined;
-  for (const candidate of offered.candidates) {
-    const outcome = checkCandidate(candidate, skill, policy);
-    if ('chosen' in outcome) return outcome.chosen;
+  exact ??= [exactScheme()];
+  return chooseAmong(offered.candidates, skill, policy, exact).terms as ChosenTerms;
+}
+
+/** Terms chosen for a call, and the scheme that pays them. */
+export interface Choice {
+  terms: ChosenTerms<Terms>;
+  scheme: PaymentScheme;
+}
+
+/**
+ * The first candidate that matches the listing and that one of `schemes` accepts, trying the
+ * schemes in the client's order of preference and, for each, the candidates in the server's
+ * order. When none does, the mismatch of the closest candidate is reported.
+ *
+ * @throws TermsMismatchError naming the field; MarketError('invalid_response') for malformed terms
+ */
+export function chooseAmong(candidates: readonly unknown[], skill: Skill, policy: TermsPolicy, schemes: readonly PaymentScheme[]): Choice {
+  let best: { passed: number; problem: TermsProblem } | undefined;
+  const consider = (candidate: unknown, scheme: PaymentScheme | undefined) => {
+    const outcome = checkCandidate(candidate, skill, policy, scheme, schemes);
+    if ('terms' in outcome) return outcome.terms;
     if (!best || outcome.passed > best.passed) best = outcome;
+    return undefined;
+  };
+  for (const scheme of schemes) {
+    for (const candidate of candidates) {
+      if (!isRecord(candidate) || candidate.scheme !== scheme.id) continue;
+      const terms = consider(candidate, scheme);
+      if (terms) return { terms, scheme };
+    }
   }
-  const problem = best?.problem ?? { field: 'scheme' as const, expected: 'exact', actual: 'nothing' };
+  for (const candidate of candidates) {
+    if (!isRecord(candidate) || !schemes.some((s) => s.id === candidate.scheme)) consider(candidate, undefined);
+  }
+  const problem = best?.problem ?? { field: 'scheme' as const, expected: schemeNames(schemes), actual: 'nothing' };
   throw new TermsMismatchError(problem.field, problem.expected, problem.actual, skill.slug);
 }
 
+const schemeNames = (schemes: readonly PaymentScheme[]) => schemes.map((s) => s.id).join(' or ');
+
+/**
+ * The listing's checks of one candidate (scheme, network, payTo, asset, price, in that order),
+ * then the scheme's own; how many passed before the first problem.
+ */
 function checkCandidate(
   candidate: unknown,
   skill: Skill,
   policy: TermsPolicy,
-): { chosen: ChosenTerms } | { passed: number; problem: NonNullable<Check> } {
+  scheme: PaymentScheme | undefined,
+  schemes: readonly PaymentScheme[],
+): { terms: ChosenTerms<Terms> } | { passed: number; problem: TermsProblem } {
   const c = isRecord(candidate) ? candidate : {};
-  const text = (value: unknown) =>
-    typeof value === 'string' || typeof value === 'number' ? String(value).slice(0, 80) : JSON.stringify(value ?? null).slice(0, 80);
-  const priceMicro = BigInt(skill.priceAtomic);
   let asset: AcceptedAsset | undefined;
-  let network: string | undefined;
-  const checks: (() => Check)[] = [
-    () => (c.scheme === 'exact' ? undefined : { field: 'scheme', expected: 'exact', actual: text(c.scheme) }),
+  const checks: (() => TermsProblem | undefined)[] = [
+    () => (scheme ? undefined : { field: 'scheme', expected: schemeNames(schemes), actual: text(c.scheme) }),
     () => {
+      let network: string | undefined;
       try {
         network = normalizeNetwork(String(c.network));
       } catch {
@@ -159,7 +180,7 @@ function checkCandidate(
         : { field: 'asset', expected: `USDC or an asset allowed on ${skill.network} (option assets)`, actual: text(c.asset) };
     },
     () => {
-      const due = amountIn(asset!, priceMicro);
+      const due = amountIn(asset!, BigInt(skill.priceAtomic));
       if (due !== undefined && c.amount === due.toString()) return undefined;
       const actual =
         typeof c.amount === 'string' && /^\d{1,78}$/.test(c.amount)
@@ -167,60 +188,12 @@ function checkCandidate(
           : text(c.amount);
       return { field: 'price', expected: `${skill.price.replace(/^\$/, '')} (${due ?? '?'} atomic) as listed`, actual };
     },
-    () => {
-      const extra = isRecord(c.extra) ? c.extra : {};
-      const name = asset!.name ?? (typeof extra.name === 'string' && extra.name !== '' ? extra.name : undefined);
-      const version = asset!.version ?? (typeof extra.version === 'string' && extra.version !== '' ? extra.version : undefined);
-      if (name !== undefined && version !== undefined && extra.name === name && extra.version === version) return undefined;
-      return {
-        field: 'asset',
-        expected: `EIP-712 domain ${asset!.name ?? '?'} v${asset!.version ?? '?'}`,
-        actual: `EIP-712 domain ${text(extra.name)} v${text(extra.version)}`,
-      };
-    },
-    () => {
-      const seconds = c.maxTimeoutSeconds;
-      if (typeof seconds === 'number' && Number.isInteger(seconds) && seconds >= 1 && seconds <= policy.maxTimeoutSeconds) return undefined;
-      return {
-        field: 'maxTimeoutSeconds',
-        expected: `at most ${policy.maxTimeoutSeconds} (option maxTimeoutSeconds)`,
-        actual: text(seconds),
-      };
-    },
   ];
   for (const [passed, check] of checks.entries()) {
     const problem = check();
     if (problem) return { passed, problem };
   }
-  let requirements: PaymentRequirements;
-  try {
-    requirements = parsePaymentRequirements(candidate);
-  } catch (error) {
-    throw new MarketError('invalid_response', `${skill.slug} offered malformed payment terms: ${(error as Error).message}`, {
-      status: 402,
-      slug: skill.slug,
-    });
-  }
-  return { chosen: { requirements, asset: asset! } };
-}
-
-/**
- * Terms built from the listing alone, for fast mode: the listed network, payTo and price in the
- * default asset, the documented 60 s window. Undefined when the asset's EIP-712 domain is unknown.
- */
-export function listingTerms(skill: Skill, policy: TermsPolicy): ChosenTerms | undefined {
-  const asset = defaultAsset(policy.allowed, skill.network);
-  if (!asset || asset.name === undefined || asset.version === undefined) return undefined;
-  const amount = amountIn(asset, BigInt(skill.priceAtomic));
-  if (amount === undefined) return undefined;
-  const requirements: PaymentRequirements = {
-    scheme: 'exact',
-    network: skill.network,
-    amount: amount.toString(),
-    asset: asset.address,
-    payTo: skill.paymentAddress,
-    maxTimeoutSeconds: Math.min(LISTING_TIMEOUT_SECONDS, policy.maxTimeoutSeconds),
-    extra: { name: asset.name, version: asset.version },
-  };
-  return { requirements, asset };
+  const accepted = scheme!.accepts(c, { skill, policy, asset: asset! });
+  if (!accepted.ok) return { passed: checks.length + accepted.passed, problem: accepted.problem };
+  return { terms: { requirements: accepted.requirements, asset: asset! } };
 }

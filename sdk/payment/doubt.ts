@@ -4,32 +4,11 @@
  * such an answer: the chain is asked when there is an RPC, else the call reports `'unknown'`
  * and its price stays counted against the budget.
  */
-import { FACILITATOR_REASONS, readSettleResponseHeader } from '../x402/index';
+import type { MarketErrorCode } from '../http/errors';
 import { isRecord, parseJson, retryAfterMs, type Answer } from '../http/exchange';
+import { readSettleResponseHeader } from '../x402/index';
 import { failedSettlementOf, reasonOf } from './answer';
-import type { MarketErrorCode } from './errors';
-
-/**
- * 402 reasons that do not mean "nothing moved": the authorization was used already (by this
- * call's own earlier send, whose answer was lost), or its transfer was sent but not seen in time.
- */
-const MAYBE_SPENT = new Set<string>([FACILITATOR_REASONS.nonceAlreadyUsed, FACILITATOR_REASONS.settlementPending]);
-
-/**
- * Reasons of a failed settlement after which nothing moved: the facilitator's checks before it
- * sends a transfer, and a sent transfer that reverted. Any other failed settlement (a transport
- * error between server and facilitator, an unexpected error) may have sent the transfer.
- */
-const NOTHING_MOVED = new Set<string>([
-  ...Object.values(FACILITATOR_REASONS).filter(
-    (r) =>
-      r !== FACILITATOR_REASONS.nonceAlreadyUsed &&
-      r !== FACILITATOR_REASONS.settlementPending &&
-      r !== FACILITATOR_REASONS.transactionFailed,
-  ),
-  'invalid_transaction_state',
-  'insufficient_funds',
-]);
+import type { PaymentScheme } from './scheme';
 
 /** Why a payment stays open, as the call's error states it. */
 export interface Doubt {
@@ -42,15 +21,18 @@ export interface Doubt {
  * The doubt an answer leaves about its payment, or undefined when the answer settles the
  * question (a 2xx, a plain refusal, a handler error before settlement).
  *
- * A 402 with a failed settlement receipt (`PAYMENT-RESPONSE`, `success: false`) came after the
- * server tried to settle: unless its reason says nothing moved, the transfer may have been sent.
+ * A 402 whose reason is one of the scheme's `maybeSpentReasons` (for `exact`: the nonce was used
+ * already, the transfer was sent but not seen in time) does not mean nothing moved. A 402 with a
+ * failed settlement receipt (`PAYMENT-RESPONSE`, `success: false`) came after the server tried to
+ * settle: unless its reason is one of the scheme's `nothingMovedReasons`, the transfer may have
+ * been sent.
  *
  * `resent`: the proof went out more than once because an earlier send got no answer. That send
  * may have been settled, so then no refusal and no error answer can prove that nothing moved:
  * a server without replay memory refuses the used authorization (nonce used, or, on a stack that
  * checks no nonce before settling, a failed transfer or a balance the first transfer emptied).
  */
-export function doubtOf(answer: Answer, resent: boolean, pendingTimeoutMs: number): Doubt | undefined {
+export function doubtOf(answer: Answer, resent: boolean, pendingTimeoutMs: number, scheme: PaymentScheme): Doubt | undefined {
   if (isPending(answer)) {
     return {
       code: 'payment_pending',
@@ -64,11 +46,11 @@ export function doubtOf(answer: Answer, resent: boolean, pendingTimeoutMs: numbe
     };
   }
   const reason = reasonOf(answer);
-  if (answer.status === 402 && MAYBE_SPENT.has(reason ?? '')) {
+  if (answer.status === 402 && scheme.maybeSpentReasons.has(reason ?? '')) {
     return { code: 'payment_rejected', message: `refused the payment: ${reason}; the authorization may have been used` };
   }
   const settlement = answer.status === 402 ? failedSettlementOf(answer) : undefined;
-  if (settlement && !NOTHING_MOVED.has(settlement.reason ?? '')) {
+  if (settlement && !scheme.nothingMovedReasons.has(settlement.reason ?? '')) {
     return {
       code: 'payment_rejected',
       message: `could not confirm its settlement of the payment${settlement.reason ? ` (${settlement.reason})` : ''}; the transfer may have been sent`,

@@ -1,0 +1,38 @@
+/**
+ * The consumer's payment pipeline and its scheme plug-ins: quote → choose scheme and terms →
+ * sign (any {@link PaymentSigner}) → pay → verify the answer. scheme.ts holds the design; `exact`
+ * is the scheme implemented. Published through `skill-market/client`.
+ */
+export { PaymentPipeline, type PaymentPipelineOptions, type PaymentCallOptions } from './pipeline';
+export type { PaidCall, Quote } from './call';
+export { exactScheme, type ExactSchemeOptions } from './exact';
+export type {
+  PaymentScheme,
+  SchemeId,
+  Terms,
+  ChosenTerms,
+  TermsPolicy,
+  TermsProblem,
+  CandidateContext,
+  Acceptance,
+  SignedPayment,
+  SignContext,
+  Refusal,
+  RefusalVerdict,
+  Settlement,
+} from './scheme';
+export {
+  toPaymentSigner,
+  eip1193Signer,
+  type PaymentSigner,
+  type PaymentTypedData,
+  type TypedDataField,
+  type Eip1193Requester,
+  type WalletInput,
+} from './signer';
+export { checkInput } from './preflight';
+export { readAllowedAssets, type AcceptedAsset } from './assets';
+export { reasonOf, resultOf } from './answer';
+export { chooseTerms, readOfferedTerms, type OfferedTerms } from './terms';
+export { InputValidationError, TermsMismatchError, SpendingLimitError, SkillCallError, type TermsField } from './errors';
+export type { PaymentReceipt, CallResult, PaymentMode, AllowedAsset, SpendingSnapshot } from './types';
