@@ -71,6 +71,8 @@ describe('skill page snippets', () => {
       expect(runInShell(curl)).toEqual({
         args: [['-i', '-X', 'POST', endpoint, '-H', 'content-type: application/json', '-d', '{"text":"text"}']],
         pwned: false,
+        exitCode: 0,
+        stderr: '',
       });
       await screenshot(page, 'skill-snippets');
       expect(errors).toEqual([]);
@@ -88,11 +90,17 @@ describe('skill page snippets', () => {
     await page.locator('.snippets').waitFor();
     expect(await page.locator('main').textContent()).toContain(endpoint);
     const curl = runInShell(await snippet(page, 'curl'));
-    expect(curl.pwned).toBe(false);
-    expect(curl.args.map((args) => args[3])).toEqual([endpoint]);
+    expect({ pwned: curl.pwned, stderr: curl.stderr, endpoints: curl.args.map((args) => args[3]) }).toEqual({
+      pwned: false,
+      stderr: '',
+      endpoints: [endpoint],
+    });
     const cli = runInShell(await snippet(page, 'CLI'));
-    expect(cli.pwned).toBe(false);
-    expect(cli.args.map((args) => args.slice(0, 2))).toEqual([['call', slug]]);
+    expect({ pwned: cli.pwned, stderr: cli.stderr, calls: cli.args.map((args) => args.slice(0, 2)) }).toEqual({
+      pwned: false,
+      stderr: '',
+      calls: [['call', slug]],
+    });
     await context.close();
   });
 });

@@ -25,9 +25,7 @@ const HOSTILE = [
 describe('shellQuote', () => {
   for (const text of HOSTILE) {
     it(`passes ${JSON.stringify(text)} to a command as one argument`, () => {
-      const { args, pwned } = runInShell(`curl ${shellQuote(text)}`);
-      expect(pwned).toBe(false);
-      expect(args).toEqual([[text]]);
+      expect(runInShell(`curl ${shellQuote(text)}`)).toEqual({ args: [[text]], pwned: false, exitCode: 0, stderr: '' });
     });
   }
 });
@@ -52,15 +50,21 @@ describe('callSnippets', () => {
   const input = JSON.stringify({ "te'xt": 'text' });
 
   it('curl: the endpoint and input reach curl as they are, and nothing else runs', () => {
-    const { args, pwned } = runInShell(snippets.curl);
-    expect(pwned).toBe(false);
-    expect(args).toEqual([['-i', '-X', 'POST', skill.endpoint, '-H', 'content-type: application/json', '-d', input]]);
+    expect(runInShell(snippets.curl)).toEqual({
+      args: [['-i', '-X', 'POST', skill.endpoint, '-H', 'content-type: application/json', '-d', input]],
+      pwned: false,
+      exitCode: 0,
+      stderr: '',
+    });
   });
 
   it('CLI: slug, input, registry and price reach market as they are', () => {
-    const { args, pwned } = runInShell(snippets.cli);
-    expect(pwned).toBe(false);
-    expect(args).toEqual([['call', skill.slug, input, '--api-url', registry, '--max-price', '$0.001']]);
+    expect(runInShell(snippets.cli)).toEqual({
+      args: [['call', skill.slug, input, '--api-url', registry, '--max-price', '$0.001']],
+      pwned: false,
+      exitCode: 0,
+      stderr: '',
+    });
   });
 
   it('SDK: the strings in the code are the listing’s values', () => {

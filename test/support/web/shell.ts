@@ -12,6 +12,9 @@ export interface ShellRun {
   args: string[][];
   /** Whether the script made `.pwned` or `pwned`: a command it was not meant to run. */
   pwned: boolean;
+  /** The shell's exit code and what it said on stderr (a smuggled command that fails shows here). */
+  exitCode: number;
+  stderr: string;
 }
 
 export function runInShell(script: string): ShellRun {
@@ -28,13 +31,13 @@ export function runInShell(script: string): ShellRun {
   }
   try {
     const run = Bun.spawnSync(['sh', '-c', script], { cwd: dir, env: { PATH: `${bin}:/usr/bin:/bin`, IFS: ' ' } });
-    if (run.exitCode !== 0) throw new Error(`sh exited ${run.exitCode}: ${run.stderr.toString()}`);
     const recorded = existsSync(join(dir, 'args')) ? readFileSync(join(dir, 'args'), 'utf8') : '';
     const args = recorded
       .split('\x01')
       .filter((call) => call !== '')
       .map((call) => call.split('\0').slice(0, -1));
-    return { args, pwned: existsSync(join(dir, '.pwned')) || existsSync(join(dir, 'pwned')) };
+    const pwned = existsSync(join(dir, '.pwned')) || existsSync(join(dir, 'pwned'));
+    return { args, pwned, exitCode: run.exitCode, stderr: run.stderr.toString() };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
