@@ -156,8 +156,8 @@ describe('framing', () => {
 });
 
 describe('/docs', () => {
-  it('renders the API reference with every other host unreachable, under its content policy', async () => {
-    for (const viewport of ['desktop', 'phone'] as const) {
+  for (const viewport of ['desktop', 'phone'] as const) {
+    it(`renders the API reference with every other host unreachable, under its content policy (${viewport})`, async () => {
       const context = await newContext(browser, viewport, registry.url);
       const elsewhere: string[] = [];
       await context.route(
@@ -183,6 +183,6 @@ describe('/docs', () => {
       expect(violations).toEqual([]);
       expect(errors).toEqual([]);
       await context.close();
-    }
-  });
+    });
+  }
 });
