@@ -52,6 +52,16 @@ sdk_script=$(echo "$sdk_page" | grep -oE 'src="/[^"]+\.js"' | head -n 1 | sed -E
 [ -n "$sdk_script" ] || { echo "smoke: /web/identity-provider names no script"; exit 1; }
 sdk_body=$(curl -sf "http://127.0.0.1:$port$sdk_script") || { echo "smoke: $sdk_script is not served"; exit 1; }
 grep -q 'auth.privy.io' <<<"$sdk_body" || { echo "smoke: the identity provider's SDK bundle is not the provider's SDK"; exit 1; }
+# The API reference at /docs and its files come from the binary too (no CDN), with the security headers.
+docs_headers=$(curl -sf -D - -o "$work/docs.html" "http://127.0.0.1:$port/docs") || { echo "smoke: /docs failed"; exit 1; }
+grep -qi "^content-security-policy:.*frame-ancestors 'none'" <<<"$docs_headers" || { echo "smoke: /docs has no content policy header"; exit 1; }
+docs_files=$(grep -oE '(src|href)="[^"]+\.(js|css)"' "$work/docs.html" | sed -E 's/^(src|href)="//; s/"$//')
+[ -n "$docs_files" ] || { echo "smoke: /docs names no script or stylesheet"; exit 1; }
+if grep -qE '(src|href)="https?:' "$work/docs.html"; then echo "smoke: /docs loads from another host"; exit 1; fi
+for file in $docs_files; do
+  curl -sf -o /dev/null "http://127.0.0.1:$port/${file#/}" || { echo "smoke: /docs file $file is not served"; exit 1; }
+done
+echo "smoke($expected): /docs and its $(echo "$docs_files" | wc -w) files served from the binary"
 
 if [ "$expected" = embedded ]; then
   other=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')

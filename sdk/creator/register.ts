@@ -2,7 +2,7 @@
  * Registering skills with the registry: one upsert per skill (`POST /skills`), at most
  * `batch.concurrency` in flight. Returns one `{ name, success, slug?, error? }` per skill; never throws.
  */
-import type { RegisterSkill } from '../registry/contract/index';
+import { endpointProblem, type RegisterSkill } from '../registry/contract/index';
 import { DEFAULT_API_URL, RegistryClient, type RetryOptions } from '../registry/client';
 import { DEFAULT_NETWORK } from '../x402/index';
 import { httpUrl, walletAddress } from './settings';
@@ -116,9 +116,13 @@ function checkRegisterOptions(options: RegisterOptions): RegisterSetup | string 
       return 'no API key: pass apiKey or set MARKET_API_KEY';
     const concurrency = options.batch?.concurrency ?? DEFAULT_REGISTRATION_CONCURRENCY;
     if (!Number.isInteger(concurrency) || concurrency < 1) return 'batch.concurrency must be a positive integer';
+    const endpoint = httpUrl(options.endpoint, 'endpoint');
+    // The registry's own rule: refused here, before any request, in the registry's words.
+    const problem = endpointProblem(endpoint);
+    if (problem) return `endpoint ${problem}`;
     return {
       apiUrl: httpUrl(options.apiUrl ?? DEFAULT_API_URL, 'apiUrl'),
-      endpoint: httpUrl(options.endpoint, 'endpoint'),
+      endpoint,
       paymentAddress: walletAddress(String(options.paymentAddress ?? ''), 'paymentAddress'),
       network: options.network ?? DEFAULT_NETWORK,
       // Blank names are dropped here (e.g. from splitting "a,,b"); skill() refuses them outright.

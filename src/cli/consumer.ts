@@ -7,6 +7,7 @@ import { MarketError, RegistryError } from 'skill-market/registry';
 import { KeystoreError, WalletRegistrationError } from 'skill-market/wallet';
 import { type Env, readKeystorePassphrase, readRegistryConnection } from '../config';
 import { readCredentials } from './credentials';
+import { terminalText } from './terminal';
 
 /** An expected failure: printed without a stack, exit code 1. */
 export class CommandFailure extends Error {
@@ -77,7 +78,7 @@ export async function reportFailures(run: () => Promise<void>): Promise<void> {
       error instanceof WalletRegistrationError;
     const fileError = typeof (error as NodeJS.ErrnoException)?.code === 'string' && (error as NodeJS.ErrnoException).syscall !== undefined;
     if (!expected && !fileError) throw error;
-    process.stderr.write(`market: ${describeFailure(error as Error)}\n`);
+    process.stderr.write(`market: ${terminalText(describeFailure(error as Error))}\n`);
     process.exitCode = 1;
   }
 }

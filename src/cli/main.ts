@@ -4,6 +4,7 @@ import { DataDirectoryLockedError } from '../db/lock';
 import { DevError } from '../dev/errors';
 import { VERSION } from '../version';
 import { NotAvailableError, UsageError } from './errors';
+import { terminalText } from './terminal';
 import { USAGE } from './usage';
 
 type Command = (args: string[]) => Promise<void>;
@@ -61,10 +62,10 @@ function report(error: unknown): number {
     error instanceof NotAvailableError ||
     error instanceof DevError
   ) {
-    process.stderr.write(`market: ${error.message}\n`);
+    process.stderr.write(`market: ${terminalText(error.message)}\n`);
     return 1;
   }
-  process.stderr.write(`market: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(`market: ${terminalText(error instanceof Error ? (error.stack ?? error.message) : String(error))}\n`);
   return 1;
 }
 

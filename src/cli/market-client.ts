@@ -10,6 +10,7 @@ import { readDevProfile, type DevProfile } from '../dev/profile';
 import { CommandFailure, readPassphrase, reportFailures } from './consumer';
 import { readCredentials } from './credentials';
 import { UsageError } from './errors';
+import { terminalJson } from './terminal';
 
 /** Flags every calling command takes. */
 export const CLIENT_FLAGS = {
@@ -120,7 +121,7 @@ export function reportClientFailures(run: () => Promise<void>): Promise<void> {
     } catch (error) {
       if (error instanceof MarketError) {
         const charged = error.charged === 'no' ? '' : ` (charged: ${error.charged})`;
-        if (error.receipt) process.stderr.write(`${JSON.stringify({ receipt: error.receipt })}\n`);
+        if (error.receipt) process.stderr.write(`${terminalJson({ receipt: error.receipt }, true)}\n`);
         throw new CommandFailure(`${error.message}${charged}`);
       }
       if (error instanceof TypeError && error.message.startsWith('SkillMarket:'))
@@ -131,7 +132,7 @@ export function reportClientFailures(run: () => Promise<void>): Promise<void> {
   });
 }
 
-/** Writes `value` as JSON on stdout: indented for people, one line with --json. */
+/** Writes `value` as JSON on stdout: indented for people, one line with --json; nothing in it acts on a terminal. */
 export function printJson(value: unknown, compact: boolean | undefined): void {
-  process.stdout.write(`${compact ? JSON.stringify(value) : JSON.stringify(value, null, 2)}\n`);
+  process.stdout.write(`${terminalJson(value, compact === true)}\n`);
 }

@@ -1,6 +1,6 @@
 /**
- * The server kit shared by the registry and the facilitator: request context (ids, access log,
- * body limit, JSON guard), one error shape and its mapping, the health route, and listening.
+ * The server kit shared by the registry and the facilitator: security headers, request context
+ * (ids, access log, body limit, JSON guard), one error shape and its mapping, the health route, and listening.
  */
 export { AppError } from './errors';
 export { healthRoutes } from './health';

@@ -7,6 +7,7 @@ import type { Logger } from '../log';
 import type { PendingWork } from '../runtime/pending';
 import { errorHandler } from './error-handler';
 import { requestContext } from './request-context';
+import { securityHeaders, type SecurityHeaderOptions } from './security-headers';
 
 /**
  * The body limit to give the listener (Bun.serve): none of its own. Bun answers bodies over its
@@ -24,8 +25,9 @@ const LISTENER_BODY_LIMIT = Number.MAX_SAFE_INTEGER;
 export const LISTENER_OPTIONS = { maxRequestBodySize: LISTENER_BODY_LIMIT, development: false, reusePort: false } as const;
 
 /**
- * The base of a server: request ids, the access log, the body limit and the JSON guard
- * (request-context), then one error shape for every failure (error-handler). Routes go on top.
+ * The base of a server: the security headers of every answer, request ids, the access log, the
+ * body limit and the JSON guard (request-context), then one error shape for every failure
+ * (error-handler). Routes go on top.
  */
 export function serverBase(
   name: string,
@@ -33,8 +35,12 @@ export function serverBase(
   bodyLimitBytes: number,
   options: ConstructorParameters<typeof Elysia>[0] = {},
   pending?: PendingWork,
+  security: SecurityHeaderOptions = {},
 ) {
-  return new Elysia({ ...options, name }).use(requestContext(logger, bodyLimitBytes, pending)).use(errorHandler(logger));
+  return new Elysia({ ...options, name })
+    .use(securityHeaders(security))
+    .use(requestContext(logger, bodyLimitBytes, pending))
+    .use(errorHandler(logger));
 }
 
 /** Starts `app` on host:port; answers the URL to reach it from this machine. */

@@ -55,9 +55,8 @@ export function createRegistry(deps: RegistryDeps) {
   }
   const ctx: ServiceContext = { db: database.db, readDb: database.read, reads, clock, config, logger, pending };
   const store = deps.rateLimitStore ?? (database.kind === 'postgres' ? postgresRateLimitStore(database.db) : memoryRateLimitStore());
-  // The web pages are Bun routes beside the API (no API path is a page path); `development:
-  // false` serves the same minified bundle `npm start` and the compiled binary do.
-  const app = serverBase('registry', logger, config.bodyLimitBytes, { serve: { routes: pageRoutes(), development: false } }, pending)
+  // The web pages are routes beside the API (no API path is a page path), with the same headers.
+  const app = serverBase('registry', logger, config.bodyLimitBytes, {}, pending, { publicUrl: config.publicUrl })
     .use(crossSiteGuard(config))
     .use(
       rateLimiter({
@@ -78,7 +77,8 @@ export function createRegistry(deps: RegistryDeps) {
     .use(skillRoutes(ctx))
     .use(analyticsRoutes(ctx))
     .use(reviewRoutes(ctx))
-    .use(webRoutes(config));
+    .use(webRoutes(config))
+    .use(pageRoutes());
   for (const plugin of deps.plugins ?? []) app.use(plugin);
   return app;
 }

@@ -15,3 +15,12 @@ declare module '*.tar.gz' {
   const path: string;
   export default path;
 }
+// The API reference's script and stylesheet (swagger-ui-dist), embedded as files.
+declare module 'swagger-ui-dist/swagger-ui-bundle.js' {
+  const path: string;
+  export default path;
+}
+declare module 'swagger-ui-dist/swagger-ui.css' {
+  const path: string;
+  export default path;
+}

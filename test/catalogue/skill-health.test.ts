@@ -264,8 +264,9 @@ for (const kind of databaseKinds) {
         const round = await prober({
           config: { ...guarded, concurrency },
           resolve: async () => ['93.184.216.34'],
-          fetch: (async (url: string | URL) => {
-            const host = new URL(String(url)).hostname;
+          // The probe connects to the checked address and names the host in the Host header.
+          fetch: (async (_url: string | URL, init?: RequestInit) => {
+            const host = new Headers(init?.headers).get('host')!;
             inFlight.set(host, (inFlight.get(host) ?? 0) + 1);
             perHostMax = Math.max(perHostMax, inFlight.get(host)!);
             max = Math.max(max, ++total);

@@ -11,6 +11,7 @@ import { databaseKinds } from '../support/database';
 import { type FacilitatorFixture, startFacilitatorFixture } from '../support/facilitator';
 import { registryFixture } from '../support/registry';
 import { exchange, type RawAnswer } from './raw-http';
+import { expectSecurityHeaders } from './support';
 
 /** The registry's and facilitator's refusal: JSON error shape, request id in header and body. */
 function expectErrorShape(answer: RawAnswer, status: number) {
@@ -83,6 +84,17 @@ for (const kind of databaseKinds) {
 
     refusalsOf(() => port, '/analytics/view');
 
+    it('answers TRACE / and every method the pages do not take 404 in the error shape, with the security headers', async () => {
+      for (const path of ['/', '/dashboard/keys', '/skill/some-skill', '/docs']) {
+        for (const method of ['TRACE', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'PROPFIND']) {
+          const [answer] = await exchange(port, `${method} ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+          expect(`${method} ${path} ${answer!.status}`).toBe(`${method} ${path} 404`);
+          expectErrorShape(answer!, 404);
+          expectSecurityHeaders(new Headers(answer!.headers), `${method} ${path}`);
+        }
+      }
+    });
+
     if (kind === 'embedded') {
       // On PostgreSQL this is Bun's HTTP server closing a connection on which a second request
       // arrives while the first answer is still pending (any handler that awaits I/O); see the
@@ -123,6 +135,21 @@ describe('facilitator over a socket', () => {
   }
 
   refusalsOf(() => port, '/verify');
+
+  it('sends the security headers with its answers and refusals (no HSTS: it has no public https URL)', async () => {
+    for (const request of [
+      'GET /health HTTP/1.1',
+      'GET /supported HTTP/1.1',
+      'GET /nope HTTP/1.1',
+      'TRACE / HTTP/1.1',
+      'POST /verify HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 1',
+    ]) {
+      const [answer] = await exchange(port, `${request}\r\nHost: x\r\nConnection: close\r\n\r\n${request.startsWith('POST') ? '{' : ''}`);
+      const policy = expectSecurityHeaders(new Headers(answer!.headers), request);
+      expect(policy).toStartWith("default-src 'none'");
+      expect(answer!.headers['strict-transport-security']).toBeUndefined();
+    }
+  });
 
   it('answers a body nested deeper than the guard 400 in the error shape', async () => {
     const body = `{"x402Version":${'['.repeat(10_000)}${']'.repeat(10_000)}}`;

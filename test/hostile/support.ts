@@ -29,3 +29,19 @@ export const postJson = (body: string, headers: Record<string, string> = {}): Re
 export const deepObject = (depth: number, inner = '1') => '{"a":'.repeat(depth) + inner + '}'.repeat(depth);
 /** `[[[…]]]` nested `depth` deep. */
 export const deepArray = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+
+/**
+ * The headers every answer of the registry and the facilitator carries (no framing, no sniffing,
+ * a referrer policy); returns the content policy for the caller's own checks.
+ */
+export function expectSecurityHeaders(headers: Headers, what: string): string {
+  const seen = {
+    what,
+    frameOptions: headers.get('x-frame-options'),
+    nosniff: headers.get('x-content-type-options'),
+    referrer: headers.get('referrer-policy'),
+    framing: /(^|;)\s*frame-ancestors 'none'\s*(;|$)/.test(headers.get('content-security-policy') ?? ''),
+  };
+  expect(seen).toEqual({ what, frameOptions: 'DENY', nosniff: 'nosniff', referrer: 'strict-origin-when-cross-origin', framing: true });
+  return headers.get('content-security-policy')!;
+}

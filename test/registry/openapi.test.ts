@@ -63,10 +63,14 @@ describe('API documentation', () => {
       expect(paths[path].get.security).toEqual([{ bearer: [] }, { cookie: [] }]);
   });
 
-  it('serves a docs page at /docs that loads /openapi.json', async () => {
-    const res = await testRegistry(database).request('/docs');
+  it('serves a docs page at /docs that loads /openapi.json with its own files, none from elsewhere', async () => {
+    const registry = testRegistry(database);
+    const res = await registry.request('/docs');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/html');
-    expect(await res.text()).toContain('"url":"openapi.json"');
+    const html = await res.text();
+    expect(html).not.toMatch(/https?:\/\//);
+    const start = [...html.matchAll(/src="([^"]+)"/g)].map((m) => m[1]!).find((src) => src.endsWith('start.js'))!;
+    expect(await (await registry.request(`/${start}`)).text()).toContain("url: 'openapi.json'");
   });
 });

@@ -36,7 +36,7 @@ describe('skill health address guard', () => {
     const resolve = async (host: string) =>
       ({ ok: ['93.184.216.34'], mixed: ['93.184.216.34', '10.0.0.8'], none: [] as string[] })[host as 'ok'] ??
       Promise.reject(new Error('ENOTFOUND'));
-    expect(await checkHost('ok', resolve)).toEqual({ type: 'public' });
+    expect(await checkHost('ok', resolve)).toEqual({ type: 'public', address: '93.184.216.34' });
     expect(await checkHost('mixed', resolve)).toEqual({
       type: 'refused',
       reason: 'refused: mixed resolves to the non-public address 10.0.0.8',

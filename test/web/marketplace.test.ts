@@ -236,10 +236,10 @@ describe('skill page', () => {
     expect(await page.locator('.stats').textContent()).toContain('Calls3');
     expect(await page.locator('.chart figcaption').textContent()).toContain('3 in all');
     const snippets = await page.locator('.snippets').textContent();
-    expect(snippets).toContain(`market.call('${translator.slug}', {"text":"text","to":"fr"})`);
-    expect(snippets).toContain(`market call ${translator.slug}`);
-    expect(snippets).toContain(`--api-url ${registry.url}`);
-    expect(snippets).toContain(`curl -i -X POST https://skills.example.com/translate`);
+    expect(snippets).toContain(`market.call("${translator.slug}", {"text":"text","to":"fr"})`);
+    expect(snippets).toContain(`market call '${translator.slug}'`);
+    expect(snippets).toContain(`--api-url '${registry.url}'`);
+    expect(snippets).toContain(`curl -i -X POST 'https://skills.example.com/translate'`);
     // Try it is generated from the input schema.
     expect(await page.getByLabel('to').evaluate((el) => el.tagName)).toBe('SELECT');
     expect(await page.getByLabel('formal').getAttribute('type')).toBe('checkbox');

@@ -3,6 +3,7 @@ import type { CallOptions } from 'skill-market';
 import { CommandFailure } from '../consumer';
 import { UsageError } from '../errors';
 import { CLIENT_FLAGS, clientFrom, printJson, reportClientFailures, WALLET_FLAGS } from '../market-client';
+import { terminalJson } from '../terminal';
 
 /**
  * `market call <slug> '<json>' [--max-price P] [--fast] [--timeout MS] [--json]`: pays and calls
@@ -34,7 +35,7 @@ export async function callCommand(args: string[]): Promise<void> {
     try {
       const { result, receipt } = await market.callWithReceipt(slug, input, options);
       printJson(result, values.json);
-      process.stderr.write(`${JSON.stringify({ receipt })}\n`);
+      process.stderr.write(`${terminalJson({ receipt }, true)}\n`);
     } finally {
       await market.flush();
     }

@@ -4,6 +4,7 @@ import { readRegistryConnection } from '../../config';
 import { CommandFailure, describeFailure, reportFailures } from '../consumer';
 import { readCredentials, saveCredentials } from '../credentials';
 import { UsageError } from '../errors';
+import { terminalText } from '../terminal';
 
 const API_KEY = /^(sk|ck)_[A-Za-z0-9_-]{16,128}$/;
 
@@ -32,7 +33,7 @@ export async function loginCommand(args: string[]): Promise<void> {
       if (error instanceof RegistryError && (error.status === 401 || error.status === 403)) {
         throw new CommandFailure(`the registry at ${apiUrl} refused this key: ${error.error ?? error.message}`);
       }
-      process.stderr.write(`market: warning: could not check the key: ${describeFailure(error as Error)}\n`);
+      process.stderr.write(`market: warning: could not check the key: ${terminalText(describeFailure(error as Error))}\n`);
     }
     const path = await saveCredentials({ apiUrl, apiKey }, env);
     process.stdout.write(`Logged in to ${apiUrl} with ${apiKey.slice(0, 11)}…; saved to ${path}\n`);

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import type { SearchFilters } from 'skill-market';
 import { UsageError } from '../errors';
 import { CLIENT_FLAGS, clientFrom, printJson, reportClientFailures } from '../market-client';
+import { terminalText } from '../terminal';
 
 const SORTS = ['relevance', 'popular', 'newest', 'price', 'revenue', 'rating'] as const;
 
@@ -49,9 +50,10 @@ export async function searchCommand(args: string[]): Promise<void> {
     if (values.json) return printJson(page, true);
     if (page.skills.length === 0) process.stderr.write('no skills found\n');
     for (const skill of page.skills) {
-      const description = skill.description ? ` — ${skill.description.replace(/\s+/g, ' ').slice(0, 80)}` : '';
-      process.stdout.write(`${skill.slug}\t${skill.price}\t${skill.name}${description}\n`);
+      // Listings are the creators' text: escape sequences in them never reach the terminal.
+      const description = skill.description ? ` — ${terminalText(skill.description).replace(/\s+/g, ' ').slice(0, 80)}` : '';
+      process.stdout.write(`${terminalText(`${skill.slug}\t${skill.price}\t${skill.name}`)}${description}\n`);
     }
-    if (page.nextCursor) process.stderr.write(`more: --cursor ${page.nextCursor}\n`);
+    if (page.nextCursor) process.stderr.write(`more: --cursor ${terminalText(page.nextCursor)}\n`);
   });
 }

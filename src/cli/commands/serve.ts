@@ -13,6 +13,7 @@ import { readServeEnv } from '../../config';
 import { createLogger } from '../../log';
 import { exitOnSignal } from '../../runtime/shutdown';
 import { UsageError } from '../errors';
+import { terminalText } from '../terminal';
 import { SkillModuleError, loadSkillModule } from '../skill-module';
 
 /**
@@ -128,7 +129,7 @@ export async function serveCommand(args: string[]): Promise<void> {
       )
     )
       throw error;
-    process.stderr.write(`market: ${error.message}\n`);
+    process.stderr.write(`market: ${terminalText(error.message)}\n`);
     process.exitCode = 1;
   }
 }

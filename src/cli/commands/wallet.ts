@@ -3,6 +3,7 @@ import { createSpendingWallet, walletApi, type ActiveWalletRecord, type WalletRe
 import { CommandFailure, readPassphrase, reportFailures, resolveConnection } from '../consumer';
 import { defaultKeystorePath } from '../credentials';
 import { UsageError } from '../errors';
+import { terminalText } from '../terminal';
 
 const OPTIONS = {
   label: { type: 'string' },
@@ -106,4 +107,5 @@ function noArguments(name: string, rest: string[]): void {
   if (rest.length > 0) throw new UsageError(`wallet ${name} takes no arguments, got "${rest[0]}"`);
 }
 
-const print = (line: string) => void process.stdout.write(`${line}\n`);
+/** Labels and refusals come from the registry: printed without control characters. */
+const print = (line: string) => void process.stdout.write(`${terminalText(line)}\n`);

@@ -1,12 +1,52 @@
 import { openapi } from '@elysiajs/openapi';
 import { Elysia } from 'elysia';
+import swaggerPackage from 'swagger-ui-dist/package.json' with { type: 'json' };
+import swaggerScript from 'swagger-ui-dist/swagger-ui-bundle.js' with { type: 'file' };
+import swaggerStyle from 'swagger-ui-dist/swagger-ui.css' with { type: 'file' };
 import { VERSION } from '../../version';
 
-/** `/openapi.json` generated from the route schemas, and a reference page at `/docs`. */
+/**
+ * What the reference page may load: its own script and stylesheet (embedded in the binary, no
+ * CDN), the spec from this origin, the inline images its stylesheet carries; never framed.
+ */
+const DOCS_CONTENT_POLICY =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; " +
+  "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/** The reference's files change only with the package's version, which their path names. */
+const ASSETS = `/docs/assets/${swaggerPackage.version}`;
+
+/** Starts the reference on the spec: read-only (no requests sent from the page), no outside validator. */
+const START_SCRIPT = `window.ui = SwaggerUIBundle({ url: 'openapi.json', dom_id: '#reference', deepLinking: true, supportedSubmitMethods: [], validatorUrl: null });\n`;
+
+const PAGE = `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <title>Skill Market registry API</title>
+    <link rel="stylesheet" href="${ASSETS.slice(1)}/swagger-ui.css" />
+  </head>
+  <body>
+    <div id="reference"></div>
+    <script src="${ASSETS.slice(1)}/swagger-ui-bundle.js"></script>
+    <script src="docs/start.js"></script>
+  </body>
+</html>
+`;
+
+const hidden = { detail: { hide: true } } as const;
+
+/**
+ * `/openapi.json` generated from the route schemas, and a reference page at `/docs` (Swagger UI,
+ * from the npm package swagger-ui-dist, served from the binary: it works offline and under a
+ * strict content policy).
+ */
 export function docs() {
   const plugin = openapi({
     path: '/docs',
     specPath: '/openapi.json',
+    provider: null,
     exclude: { paths: ['/docs', '/openapi.json'] },
     documentation: {
       info: {
@@ -26,11 +66,27 @@ export function docs() {
   // request-context's guarded parser is a function, so every body came out as `content: {}`
   // (no schema at all). Bodies are JSON: show the generator a JSON parser instead. (Elysia
   // points a used plugin's getGlobalRoutes at its parent's, so the wrapper is where to look.)
-  const wrapper = new Elysia({ name: 'docs' }).use(plugin);
+  const wrapper = new Elysia({ name: 'docs' })
+    .use(plugin)
+    .get(
+      '/docs',
+      ({ set }) => {
+        set.headers['content-security-policy'] = DOCS_CONTENT_POLICY;
+        return new Response(PAGE, { headers: { 'content-type': 'text/html;charset=utf-8', 'cache-control': 'no-cache' } });
+      },
+      hidden,
+    )
+    .get('/docs/start.js', () => file(START_SCRIPT, 'text/javascript;charset=utf-8', 'no-cache'), hidden)
+    .get(`${ASSETS}/swagger-ui-bundle.js`, () => file(Bun.file(swaggerScript), 'text/javascript;charset=utf-8'), hidden)
+    .get(`${ASSETS}/swagger-ui.css`, () => file(Bun.file(swaggerStyle), 'text/css;charset=utf-8'), hidden);
   type Routes = { getGlobalRoutes(): { hooks?: { parse?: unknown } }[] };
   (plugin as unknown as Routes).getGlobalRoutes = () =>
     (wrapper as unknown as Routes)
       .getGlobalRoutes()
       .map((route) => (route.hooks?.parse ? { ...route, hooks: { ...route.hooks, parse: [{ fn: 'json' }] } } : route));
   return wrapper;
+}
+
+function file(body: string | Blob, type: string, cacheControl = 'public, max-age=31536000, immutable'): Response {
+  return new Response(body, { headers: { 'content-type': type, 'cache-control': cacheControl } });
 }

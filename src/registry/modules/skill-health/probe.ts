@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { checkHost, type Resolve } from './address-guard';
 
 /** What one probe of a skill server found. */
@@ -19,24 +20,30 @@ export interface ProbeOptions {
  * `GET <server>/health`. Any HTTP answer below 500 counts as up: the server answers, and a server
  * of another SDK may have no /health route (404) while its skills work. A 5xx, a timeout or a
  * refused connection is down. Redirects are not followed (they could lead to a private address),
- * and the body is never read: only status and latency are kept.
+ * and the body is never read: only status and latency are kept. Unless private addresses are
+ * allowed, the host is resolved once, checked, and the request goes to the address checked
+ * (keeping the name in the Host header and as the TLS server name), so a second DNS answer cannot
+ * lead it elsewhere.
  */
 export async function probeServer(serverUrl: string, options: ProbeOptions): Promise<ProbeOutcome> {
   const url = new URL(`${serverUrl}/health`);
   const deadline = AbortSignal.timeout(options.timeoutMs);
+  let target: PinnedTarget = { url, headers: {} };
   if (!options.allowPrivateAddresses) {
     const host = await Promise.race([checkHost(url.hostname, options.resolve), aborted(deadline)]);
     if (host === 'timeout') return { type: 'down', reason: `cannot resolve ${url.hostname}: no answer within ${options.timeoutMs} ms` };
     if (host.type === 'refused') return { type: 'refused', reason: host.reason };
     if (host.type === 'unresolved') return { type: 'down', reason: host.reason };
+    target = pinnedTarget(url, host.address);
   }
   const started = performance.now();
   try {
-    const response = await options.fetch(url, {
+    const response = await options.fetch(target.url, {
       method: 'GET',
       redirect: 'manual',
       signal: deadline,
-      headers: { 'user-agent': options.userAgent, accept: 'application/json' },
+      headers: { 'user-agent': options.userAgent, accept: 'application/json', ...target.headers },
+      ...(target.tls ? { tls: target.tls } : {}),
     });
     const latencyMs = Math.max(0, Math.round(performance.now() - started));
     await response.body?.cancel().catch(() => {});
@@ -45,6 +52,27 @@ export async function probeServer(serverUrl: string, options: ProbeOptions): Pro
     if (deadline.aborted) return { type: 'down', reason: `no answer within ${options.timeoutMs} ms` };
     return { type: 'down', reason: error instanceof Error ? error.message : String(error) };
   }
+}
+
+export interface PinnedTarget {
+  /** `url` with the host replaced by the address to connect to. */
+  url: URL;
+  /** `host`: the URL's own host (and port), which the server routes by. */
+  headers: { host?: string };
+  /** The name to send in TLS (SNI) and to verify the certificate against. */
+  tls?: { serverName: string };
+}
+
+/** A request for `url` that connects to `address` (already checked) and still names the URL's host. */
+export function pinnedTarget(url: URL, address: string): PinnedTarget {
+  const pinned = new URL(url);
+  pinned.hostname = address.includes(':') ? `[${address}]` : address;
+  const named = isIP(url.hostname.replace(/^\[|\]$/g, '')) === 0;
+  return {
+    url: pinned,
+    headers: { host: url.host },
+    ...(named && url.protocol === 'https:' ? { tls: { serverName: url.hostname } } : {}),
+  };
 }
 
 function aborted(signal: AbortSignal): Promise<'timeout'> {

@@ -1,5 +1,6 @@
 import { getAddress, isAddress } from 'viem';
 import { schemaProblem } from 'skill-market/json-schema';
+import { endpointProblem } from 'skill-market/registry';
 import { isX402Error, parsePrice } from 'skill-market/x402';
 import type { RegistryConfig } from '../../../config';
 import { AppError } from '../../../http';
@@ -26,20 +27,15 @@ export function paymentAddressOf(address: string): string {
 }
 
 /**
- * The full call URL: absolute http(s), https unless http endpoints are allowed, no credentials
- * or fragment; a URL already ending in `/<name>` is kept, otherwise `/<name>` is appended.
+ * The full call URL: a plain absolute http(s) URL as `endpointProblem` (the SDK's shared rule)
+ * says, https unless http endpoints are allowed; a URL already ending in `/<name>` is kept,
+ * otherwise `/<name>` is appended.
  */
 export function callUrlOf(endpoint: string, name: string, config: RegistryConfig): string {
-  let url: URL;
-  try {
-    url = new URL(endpoint);
-  } catch {
-    throw invalid('endpoint', 'must be an absolute http(s) URL');
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw invalid('endpoint', 'must be an http(s) URL');
+  const problem = endpointProblem(endpoint);
+  if (problem) throw invalid('endpoint', problem);
+  const url = new URL(endpoint);
   if (url.protocol === 'http:' && !config.catalogue.allowHttpEndpoints) throw invalid('endpoint', 'must use https');
-  if (url.username || url.password) throw invalid('endpoint', 'must not contain credentials');
-  if (url.hash) throw invalid('endpoint', 'must not contain a fragment');
   const path = url.pathname.replace(/\/+$/, '');
   url.pathname = path.endsWith(`/${name}`) ? path : `${path}/${name}`;
   return url.toString();
