@@ -12,12 +12,14 @@ export const BINARY = join(ROOT, 'dist/market');
 
 /** What goes into the binary: a change to any of these makes it stale. */
 const SOURCES = ['src', 'sdk', 'package.json', 'package-lock.json', 'tsconfig.json'];
+/** Written by `npm run build` itself (after the binary) or installed: not sources of the binary. */
+const NOT_SOURCES = new Set([join(ROOT, 'sdk/dist'), join(ROOT, 'sdk/node_modules')]);
 
 function newestSource(): number {
   let newest = 0;
   const visit = (path: string) => {
     const stat = statSync(path, { throwIfNoEntry: false });
-    if (!stat) return;
+    if (!stat || NOT_SOURCES.has(path)) return;
     if (stat.isDirectory()) for (const name of readdirSync(path)) visit(join(path, name));
     else newest = Math.max(newest, stat.mtimeMs);
   };
