@@ -57,6 +57,8 @@ const IDLE_MS = 60_000;
  * - A search page keeps which skills it lists, in order, until a change drops every page, and
  *   at most CONTENT_MAX_AGE_MS (`maxAgeMs` when ordered by counters); its body is built from
  *   the current listings.
+ * - A whole answer of content only (the Bazaar catalogue's pages) is kept until any change drops
+ *   every one, and at most CONTENT_MAX_AGE_MS.
  * - One load per key at a time; a load that overlaps a change is answered to its waiters but not
  *   kept. Not-found and errors are never kept.
  */
@@ -65,6 +67,8 @@ export class ReadCache {
   private readonly idOf = new Map<string, string>();
   private readonly pages = new Map<string, Page>();
   private readonly loading = new Map<string, Promise<CachedAnswer>>();
+  /** Whole answers of content only (see `answer`), by key. */
+  private readonly answers = new Map<string, { answer: CachedAnswer; loadedAt: number }>();
   private refreshing: Promise<void> | undefined;
   /** Bumped by every change notice: loads that started before one are not kept. */
   private epoch = 0;
@@ -128,12 +132,33 @@ export class ReadCache {
     });
   }
 
+  /**
+   * An answer built from listings' content and not their counters (the Bazaar catalogue's pages),
+   * kept whole under `key` until any change, and at most CONTENT_MAX_AGE_MS: the bound, too, for
+   * what changes without notice (a creator's profile).
+   */
+  async answer(key: string, load: () => Promise<CachedAnswer>): Promise<CachedAnswer> {
+    const kept = this.answers.get(key);
+    const age = kept ? this.now() - kept.loadedAt : -1;
+    if (kept && age >= 0 && age < Math.max(this.options.maxAgeMs, CONTENT_MAX_AGE_MS)) return kept.answer;
+    return this.flight(`a:${key}`, async (keep) => {
+      const answer = await load();
+      keep((at) => {
+        this.answers.delete(key);
+        this.bound(this.answers, this.options.maxPages ?? 2_000);
+        this.answers.set(key, { answer, loadedAt: at });
+      });
+      return answer;
+    });
+  }
+
   /** One skill's listing changed (content, membership or counters): its entry and every search page go. */
   skillChanged(skillId: string): void {
     this.changed();
     const listing = this.listings.get(skillId);
     if (listing) this.dropListing(listing);
     this.pages.clear();
+    this.answers.clear();
   }
 
   /** Anything may have changed (a group renamed, a server's health, a lost notification channel). */
@@ -142,6 +167,7 @@ export class ReadCache {
     this.listings.clear();
     this.idOf.clear();
     this.pages.clear();
+    this.answers.clear();
   }
 
   private changed(): void {
