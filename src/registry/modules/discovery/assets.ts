@@ -18,7 +18,7 @@ export type DomainReader = (token: Address) => Promise<{ name: string; version: 
 const domainAbi = parseAbi(['function name() view returns (string)', 'function version() view returns (string)']);
 
 /** `name()` and `version()` of the token over the registry's RPC, bounded by its timeout. */
-export function chainDomainReader(chain: ChainConfig): DomainReader {
+function chainDomainReader(chain: ChainConfig): DomainReader {
   const client = createPublicClient({ transport: http(chain.rpcUrl, { timeout: chain.rpcTimeoutMs, retryCount: 0 }) });
   return async (token) => {
     const [name, version] = await Promise.all([
@@ -38,8 +38,7 @@ export function chainDomainReader(chain: ChainConfig): DomainReader {
 export function paymentAssets(chain: ChainConfig, logger: Logger, readDomain: DomainReader = chainDomainReader(chain)): PaymentAssets {
   const own = getKnownNetwork(chain.network)?.usdc;
   const token = getAddress(chain.usdcAddress);
-  let configured: Promise<AssetInfo> | undefined =
-    own && own.address === token ? Promise.resolve({ ...own }) : undefined;
+  let configured: Promise<AssetInfo> | undefined = own && own.address === token ? Promise.resolve({ ...own }) : undefined;
   const describeToken = (): Promise<AssetInfo> => {
     configured ??= readDomain(token).then(
       ({ name, version }) => ({ address: token, name, version, decimals: USDC_DECIMALS }),

@@ -1,10 +1,5 @@
 import { Elysia } from 'elysia';
-import {
-  DiscoveryResourcesAnswer,
-  DiscoveryResourcesQuery,
-  DiscoverySearchAnswer,
-  DiscoverySearchQuery,
-} from 'skill-market/registry';
+import { DiscoveryResourcesAnswer, DiscoveryResourcesQuery, DiscoverySearchAnswer, DiscoverySearchQuery } from 'skill-market/registry';
 import { requestPathAndQuery } from 'skill-market/http';
 import type { ServiceContext } from '../../context';
 import { hasCredential, jsonAnswer, sendAnswer } from '../../cache/http';

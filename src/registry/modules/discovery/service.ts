@@ -26,7 +26,11 @@ export interface DiscoveryDeps {
  * `GET /discovery/resources`: one page of the offered skills (active, server not down, paid on a
  * network whose token is known), oldest listing first, and how many there are in all.
  */
-export async function listResources(ctx: ServiceContext, deps: DiscoveryDeps, query: DiscoveryResourcesQuery): Promise<DiscoveryResourcesAnswer> {
+export async function listResources(
+  ctx: ServiceContext,
+  deps: DiscoveryDeps,
+  query: DiscoveryResourcesQuery,
+): Promise<DiscoveryResourcesAnswer> {
   const limit = query.limit ?? DEFAULT_LIMIT;
   const offset = query.offset ?? 0;
   const scope = discoveryScope(query, deps.assets.networks);
@@ -44,7 +48,11 @@ export async function listResources(ctx: ServiceContext, deps: DiscoveryDeps, qu
  * `GET /discovery/search`: the registry's skill search (ranked full text, one misspelt word
  * tolerated; newest first without words) over the offered skills, one page at a time.
  */
-export async function searchResources(ctx: ServiceContext, deps: DiscoveryDeps, query: DiscoverySearchQuery): Promise<DiscoverySearchAnswer> {
+export async function searchResources(
+  ctx: ServiceContext,
+  deps: DiscoveryDeps,
+  query: DiscoverySearchQuery,
+): Promise<DiscoverySearchAnswer> {
   const limit = query.limit ?? DEFAULT_LIMIT;
   const scope = discoveryScope(query, deps.assets.networks);
   if (!scope) return { x402Version: 2, resources: [], partialResults: false, pagination: { limit, cursor: null } };
