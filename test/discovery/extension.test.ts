@@ -8,7 +8,6 @@ import { isValidIconUrl, isValidServiceName, sanitizeTags, validateDiscoveryExte
 import { bazaarExtension } from '../../src/registry/modules/discovery/bazaar';
 import { catalogueIconUrl, catalogueTags, isCatalogueText } from '../../src/registry/modules/discovery/metadata';
 
-const AT = '2026-11-22T12:00:00.000Z';
 const bodySchemaOf = (schema: Record<string, any>) => schema.properties.input.properties.body;
 
 describe('the bazaar extension of a skill', () => {
@@ -25,7 +24,7 @@ describe('the bazaar extension of a skill', () => {
       },
       required: ['text', 'mode', 'count', 'tags', 'options'],
     };
-    const extension = bazaarExtension(input, null, AT);
+    const extension = bazaarExtension(input, null);
     expect(validateDiscoveryExtension(extension as never)).toEqual({ valid: true });
     expect(bodySchemaOf(extension.schema)).toEqual(input);
     expect(extension.info.input).toEqual({
@@ -45,12 +44,12 @@ describe('the bazaar extension of a skill', () => {
       examples: [{ city: 'Paris' }],
     };
     const output = { type: 'object', properties: { temp: { type: 'number' } }, examples: [{ temp: 21.5 }] };
-    const extension = bazaarExtension(input, output, AT);
+    const extension = bazaarExtension(input, output);
     expect(validateDiscoveryExtension(extension as never)).toEqual({ valid: true });
     expect(extension.info.input.body).toEqual({ city: 'Paris' });
-    expect(extension.info.output).toEqual({ type: 'json', example: { success: true, result: { temp: 21.5 }, timestamp: AT } });
+    expect(extension.info.output).toEqual({ type: 'json', example: { success: true, result: { temp: 21.5 } } });
     // An example that breaks its own schema is not shown.
-    const wrong = bazaarExtension(input, { type: 'object', properties: { temp: { type: 'number' } }, examples: [{ temp: 'warm' }] }, AT);
+    const wrong = bazaarExtension(input, { type: 'object', properties: { temp: { type: 'number' } }, examples: [{ temp: 'warm' }] });
     expect(wrong.info.output).toEqual({ type: 'json' });
   });
 
@@ -63,7 +62,7 @@ describe('the bazaar extension of a skill', () => {
       properties: { from: { $ref: '#/definitions/point' }, to: { $ref: '#/definitions/point' }, default: { type: 'string' } },
       required: ['from', 'to'],
     };
-    const extension = bazaarExtension(input, null, AT);
+    const extension = bazaarExtension(input, null);
     expect(validateDiscoveryExtension(extension as never)).toEqual({ valid: true });
     const body = bodySchemaOf(extension.schema);
     expect(body.properties.from).toEqual({ $ref: '#/properties/input/properties/body/definitions/point' });
@@ -72,14 +71,14 @@ describe('the bazaar extension of a skill', () => {
   });
 
   it('describes a skill without schemas as any JSON in and out', () => {
-    const extension = bazaarExtension(null, null, AT);
+    const extension = bazaarExtension(null, null);
     expect(validateDiscoveryExtension(extension as never)).toEqual({ valid: true });
     expect(extension.info.input.body).toEqual({});
     expect(bodySchemaOf(extension.schema)).toEqual({});
   });
 
   it('falls back to any JSON for a schema only an older draft reads (items as a list)', () => {
-    const extension = bazaarExtension({ type: 'array', items: [{ type: 'string' }, { type: 'number' }] }, null, AT);
+    const extension = bazaarExtension({ type: 'array', items: [{ type: 'string' }, { type: 'number' }] }, null);
     expect(validateDiscoveryExtension(extension as never)).toEqual({ valid: true });
   });
 });

@@ -25,28 +25,28 @@ export interface BazaarExtension {
 /**
  * The extension of a skill with these schemas (null: none). The body example is the input
  * schema's own (`examples`, `example`, `default`) or else a minimal value built from it, the
- * first that satisfies it; the output example is the paid answer `{ success, result, timestamp }`
- * with the output schema's own example, when it gives one. `answeredAt` stands in for the timestamp.
+ * first that satisfies it (when none does, e.g. under a `pattern`, it is `{}` and the schema is
+ * kept all the same: it is what a caller needs); the output example is the paid answer
+ * `{ success: true, result }` with the output schema's own example, when it gives one.
  */
-export function bazaarExtension(inputSchema: JsonSchema | null, outputSchema: JsonSchema | null, answeredAt: string): BazaarExtension {
+export function bazaarExtension(inputSchema: JsonSchema | null, outputSchema: JsonSchema | null): BazaarExtension {
   const full = schemaOf(inputSchema ? embedded(inputSchema, BODY_AT) : {}, outputSchema ? embedded(outputSchema, RESULT_AT) : {});
   // A schema only an older draft can read (e.g. `items` as an array) is described as any JSON.
-  const chosen = withSchemaOnce(full, (valid) => pick(valid, inputSchema, outputSchema, answeredAt));
+  const chosen = withSchemaOnce(full, (valid) => pick(valid, inputSchema, outputSchema));
   if (chosen) return { info: chosen, schema: full };
   const loose = schemaOf({}, {});
-  return { info: withSchemaOnce(loose, (valid) => pick(valid, null, null, answeredAt))!, schema: loose };
+  return { info: withSchemaOnce(loose, (valid) => pick(valid, null, null))!, schema: loose };
 }
 
 function pick(
   valid: (value: unknown) => boolean,
   inputSchema: JsonSchema | null,
   outputSchema: JsonSchema | null,
-  answeredAt: string,
 ): BazaarExtension['info'] {
   const input = (body: unknown) => ({ type: 'http' as const, method: 'POST' as const, bodyType: 'json' as const, body });
   const bodies = inputSchema ? [...declaredExamples(inputSchema), sampleOf(inputSchema)] : [{}];
   const body = bodies.find((b) => b !== undefined && valid({ input: input(b) })) ?? {};
-  const answers = (outputSchema ? declaredExamples(outputSchema) : []).map((result) => ({ success: true, result, timestamp: answeredAt }));
+  const answers = (outputSchema ? declaredExamples(outputSchema) : []).map((result) => ({ success: true, result }));
   const example = answers.find((a) => valid({ input: input(body), output: { type: 'json', example: a } }));
   return { input: input(body), output: { type: 'json', ...(example ? { example } : {}) } };
 }

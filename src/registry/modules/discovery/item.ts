@@ -11,20 +11,21 @@ export interface CreatorProfile {
 
 /** What a skill server answers a paid call with (its 402 `resource.mimeType`). */
 const SKILL_MIME_TYPE = 'application/json';
-/** Extensions kept, one per skill version: building one compiles its schema. */
+/** Extensions kept, one per pair of schemas: building one compiles its schema. */
 const MAX_EXTENSIONS = 10_000;
 
 /**
- * Turns skill listings into Bazaar resources. The `bazaar` extension of each skill version is
+ * Turns skill listings into Bazaar resources. The `bazaar` extension of each pair of schemas is
  * built once and kept (at most {@link MAX_EXTENSIONS}, the oldest go first).
  */
 export function resourceBuilder() {
   const extensions = new Map<string, BazaarExtension>();
   const extensionOf = (skill: SkillView): BazaarExtension => {
-    const key = `${skill.id}@${skill.updatedAt}`;
+    // By content: skills of the same schemas (many have none) share one.
+    const key = Bun.hash(JSON.stringify([skill.inputSchema, skill.outputSchema])).toString(36);
     let extension = extensions.get(key);
     if (!extension) {
-      extension = bazaarExtension(skill.inputSchema, skill.outputSchema, skill.updatedAt);
+      extension = bazaarExtension(skill.inputSchema, skill.outputSchema);
       if (extensions.size >= MAX_EXTENSIONS) extensions.delete(extensions.keys().next().value!);
       extensions.set(key, extension);
     }
