@@ -1,7 +1,9 @@
 /** `GET /discovery/resources`: the Bazaar listing of the skills on offer, its filters, pages and refusals. */
 import { describe, expect, it } from 'bun:test';
+import { eq } from 'drizzle-orm';
 import { BASE_MAINNET, BASE_SEPOLIA } from 'skill-market/x402';
 import type { DiscoveryResource, DiscoveryResourcesAnswer } from 'skill-market/registry';
+import { skills } from '../../src/db/schema';
 import { json } from '../support/catalogue';
 import { databaseKinds } from '../support/database';
 import { eventually } from '../support/eventually';
@@ -156,6 +158,20 @@ for (const kind of databaseKinds) {
         'the skill of the failing server leaves the catalogue',
       );
       expect((await json<{ status: string }>(await cat.fx.request(`/skills/${slug}`))).status).toBe('down');
+    });
+
+    it('leaves out a skill whose call URL is too long for payment terms, and still answers', async () => {
+      // The registry's own limit keeps such URLs out of new listings; an older row may hold one.
+      const slug = await cat.register(cat.bob, { name: 'long-url', groups: ['text'] });
+      const long = `${cat.up.url}/${'p'.repeat(2048)}/long-url`;
+      await cat.fx.database.db.update(skills).set({ endpoint: long }).where(eq(skills.slug, slug));
+      const answer = await cat.fx.request('/discovery/resources?limit=100&type=http'); // a page not asked for before
+      expect(answer.status).toBe(200);
+      expect(names((await json<DiscoveryResourcesAnswer>(answer)).items)).not.toContain('long-url');
+      const found = await cat.fx.request('/discovery/search?query=url&type=http');
+      expect(found.status).toBe(200);
+      expect((await json<{ resources: unknown[] }>(found)).resources).toEqual([]);
+      await cat.fx.database.db.update(skills).set({ isActive: false }).where(eq(skills.slug, slug));
     });
 
     it('answers from the read cache with an entity tag: the same request again is a 304', async () => {

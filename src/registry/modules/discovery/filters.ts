@@ -11,15 +11,24 @@ const EXTENSION = 'bazaar';
 
 /** A skill whose server failed its last health probe is not offered: a payment to it would find nobody. */
 const serverNotDown = sql`not exists (select 1 from ${serverHealth} where ${serverHealth.serverUrl} = ${skills.serverUrl} and ${serverHealth.status} = 'down')`;
+/** Payment terms name the resource by a URL of at most 2048 characters (buildPaymentTerms; a skill server refuses to start otherwise). */
+const payableUrl = sql`length(${skills.endpoint}) <= 2048`;
 
 type Filters = Pick<DiscoveryResourcesQuery, 'type' | 'payTo' | 'scheme' | 'network' | 'extensions'>;
 
+/** The skills a discovery query may list: conditions on `skills` besides being active, and a key naming them. */
+export interface DiscoveryScope {
+  conditions: SQL[];
+  /** The same for every query of the same conditions (`type=http` or none, `base` or `eip155:8453`). */
+  key: string;
+}
+
 /**
- * The conditions on `skills` (besides being active) of a discovery query over skills paid on
- * `payable` networks; undefined when none can match (a type, scheme, extension or network no
- * skill has). Blank `type`, `scheme` and `extensions` are no filter.
+ * The scope of a discovery query over skills paid on `payable` networks; undefined when no skill
+ * can match (a type, scheme, extension or network no skill has). Blank `type`, `scheme` and
+ * `extensions` are no filter.
  */
-export function discoveryScope(filters: Filters, payable: readonly string[]): SQL[] | undefined {
+export function discoveryScope(filters: Filters, payable: readonly string[]): DiscoveryScope | undefined {
   const type = filters.type?.trim().toLowerCase();
   const scheme = filters.scheme?.trim().toLowerCase();
   if (type && type !== RESOURCE_TYPE) return undefined;
@@ -32,9 +41,10 @@ export function discoveryScope(filters: Filters, payable: readonly string[]): SQ
     networks = payable.filter((n) => n === wanted);
     if (networks.length === 0) return undefined;
   }
-  const scope = [inArray(skills.network, [...networks]), serverNotDown];
-  if (filters.payTo) scope.push(eq(skills.paymentAddress, getAddress(filters.payTo.toLowerCase())));
-  return scope;
+  const payTo = filters.payTo ? getAddress(filters.payTo.toLowerCase()) : undefined;
+  const conditions = [inArray(skills.network, [...networks]), serverNotDown, payableUrl];
+  if (payTo) conditions.push(eq(skills.paymentAddress, payTo));
+  return { conditions, key: JSON.stringify([networks, payTo ?? null]) };
 }
 
 /** CAIP-2 as skills store it (`base` → `eip155:8453`); undefined for a network of no skill. */

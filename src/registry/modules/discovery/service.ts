@@ -9,39 +9,69 @@ import type {
   SkillView,
 } from 'skill-market/registry';
 import type { AssetInfo } from 'skill-market/x402';
-import { skills, users } from '../../../db/schema';
+import { skills } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
 import { DEFAULT_LIMIT, searchSkills, selectSkills, toSkillView } from '../skills';
 import type { PaymentAssets } from './assets';
 import { discoveryScope } from './filters';
-import type { CreatorProfile, ResourceBuilder } from './item';
+import type { ResourceBuilder } from './item';
+import type { CreatorProfiles } from './profiles';
 
 /** What the discovery answers are made with, built once per registry. */
 export interface DiscoveryDeps {
   assets: PaymentAssets;
   toResource: ResourceBuilder;
+  profiles: CreatorProfiles;
 }
+
+/** Keeps a value of content only between requests (the read cache, for anonymous reads), or just loads it. */
+export type Remember = <T>(key: string, load: () => Promise<T>) => Promise<T>;
+
+export const loadEachTime: Remember = (_key, load) => load();
 
 /**
  * `GET /discovery/resources`: one page of the offered skills (active, server not down, paid on a
- * network whose token is known), oldest listing first, and how many there are in all.
+ * network whose token is known), oldest listing first, and how many there are in all. The count,
+ * the same for every page of a scope, is kept by `remember` and read before the page, alone; the
+ * page is chosen on the narrow columns and only its rows are loaded whole.
  */
 export async function listResources(
   ctx: ServiceContext,
   deps: DiscoveryDeps,
   query: DiscoveryResourcesQuery,
+  remember: Remember = loadEachTime,
 ): Promise<DiscoveryResourcesAnswer> {
   const limit = query.limit ?? DEFAULT_LIMIT;
   const offset = query.offset ?? 0;
   const scope = discoveryScope(query, deps.assets.networks);
   if (!scope) return { x402Version: 2, items: [], pagination: { limit, offset, total: 0 } };
-  const where = and(eq(skills.isActive, true), ...scope);
-  const [rows, counted] = await Promise.all([
-    selectSkills(ctx.db).where(where).orderBy(asc(skills.createdAt), asc(skills.id)).limit(limit).offset(offset),
-    ctx.db.select({ total: count() }).from(skills).where(where),
-  ]);
-  const items = await toResources(ctx, deps, rows.map(toSkillView));
-  return { x402Version: 2, items, pagination: { limit, offset, total: counted[0]?.total ?? 0 } };
+  const where = and(eq(skills.isActive, true), ...scope.conditions);
+  const total = await remember(
+    `discovery total ${scope.key}`,
+    async () => (await ctx.db.select({ n: count() }).from(skills).where(where))[0]?.n ?? 0,
+  );
+  const order = [asc(skills.createdAt), asc(skills.id)];
+  const page =
+    offset < total
+      ? await ctx.db
+          .select({ id: skills.id })
+          .from(skills)
+          .where(where)
+          .orderBy(...order)
+          .limit(limit)
+          .offset(offset)
+      : [];
+  const rows = page.length
+    ? await selectSkills(ctx.db)
+        .where(
+          inArray(
+            skills.id,
+            page.map((r) => r.id),
+          ),
+        )
+        .orderBy(...order)
+    : [];
+  return { x402Version: 2, items: await toResources(ctx, deps, rows.map(toSkillView)), pagination: { limit, offset, total } };
 }
 
 /**
@@ -59,20 +89,21 @@ export async function searchResources(
   const search: SearchQuery = { limit };
   if (query.query !== undefined) search.q = query.query;
   if (query.cursor !== undefined) search.cursor = query.cursor;
-  const { skills: found, nextCursor } = await searchSkills(ctx, search, scope);
+  const { skills: found, nextCursor } = await searchSkills(ctx, search, scope.conditions);
   const resources = await toResources(ctx, deps, found);
   return { x402Version: 2, resources, partialResults: false, pagination: { limit, cursor: nextCursor ?? null } };
 }
 
 async function toResources(ctx: ServiceContext, deps: DiscoveryDeps, views: SkillView[]): Promise<DiscoveryResource[]> {
   if (views.length === 0) return [];
-  const creatorIds = [...new Set(views.map((v) => v.creatorId))];
   const networks = [...new Set(views.map((v) => v.network))];
-  const [profiles, assets] = await Promise.all([
-    ctx.db.select({ id: users.id, name: users.name, avatar: users.avatar }).from(users).where(inArray(users.id, creatorIds)),
+  const [creators, assets] = await Promise.all([
+    deps.profiles(
+      ctx.db,
+      views.map((v) => v.creatorId),
+    ),
     Promise.all(networks.map(async (n) => [n, await deps.assets.assetOf(n)] as const)),
   ]);
-  const creators = new Map<string, CreatorProfile>(profiles.map((p) => [p.id, p]));
   const assetOf = new Map<string, AssetInfo>(assets);
   return views.map((view) => deps.toResource(view, assetOf.get(view.network)!, creators.get(view.creatorId)));
 }
