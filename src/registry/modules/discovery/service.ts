@@ -24,9 +24,10 @@ export interface DiscoveryDeps {
   profiles: CreatorProfiles;
 }
 
-/** Keeps a value of content only between requests (the read cache, for anonymous reads), or just loads it. */
+/** Keeps a value of content only between requests (the read cache's `remember`), or just loads it. */
 export type Remember = <T>(key: string, load: () => Promise<T>) => Promise<T>;
 
+/** Keeps nothing: the registry without a read cache (READ_CACHE_MS=0). */
 export const loadEachTime: Remember = (_key, load) => load();
 
 /**
