@@ -2,8 +2,10 @@
  * Registry benchmarks on PostgreSQL at 10,000 and 100,000 skills, side by side with a ceiling
  * (bare Elysia + postgres.js, one indexed query per request, no cache) in the same run:
  * GET /skills/:slug, search (a common word, a rare word, a 3-letter prefix), newest-first pages
- * of GET /skills, then POST /analytics/view with deduplication (first size only), and startup of
- * the binary to first /health on PostgreSQL and on the embedded database.
+ * of GET /skills, the same searches and pages through the x402 Bazaar discovery API
+ * (GET /discovery/search, GET /discovery/resources), then POST /analytics/view with deduplication
+ * (first size only), and startup of the binary to first /health on PostgreSQL and on the embedded
+ * database.
  *   npx bun bench/registry.ts   (BENCH_SECONDS=10, BENCH_SIZES=10000,100000 by default)
  */
 import { mkdtempSync, rmSync, existsSync } from 'node:fs';
@@ -35,10 +37,20 @@ interface SizeResult {
   /** The highest of the three searches' p99 (ms). */
   searchP99Ms: number;
   pagesVsCeiling: number;
+  /** The lowest of the three Bazaar searches' ratios to the ceiling. */
+  discoverySearchVsCeiling: number;
+  /** Bazaar listing pages (limit and offset) against GET /skills pages (cursor), req/s. */
+  discoveryPagesVsSkillsPages: number;
   viewsCounted?: number;
 }
 
 const SEARCHES = ['GET /skills?q= (common word)', 'GET /skills?q= (rare word)', 'GET /skills?q= (prefix, 3 letters)'] as const;
+const DISCOVERY_SEARCHES = [
+  'GET /discovery/search?query= (common word)',
+  'GET /discovery/search?query= (rare word)',
+  'GET /discovery/search?query= (prefix, 3 letters)',
+] as const;
+const DISCOVERY_PAGES = `GET /discovery/resources pages (limit 20, ${PAGES} offsets)`;
 
 async function main() {
   const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
@@ -85,6 +97,9 @@ async function main() {
     console.log(
       `slugVsCeiling ${r.slugVsCeiling.toFixed(2)}, searchVsCeiling ${r.searchVsCeiling.toFixed(2)} (lowest of three), searchP99Ms ${r.searchP99Ms} (highest of three), pagesVsCeiling ${r.pagesVsCeiling.toFixed(2)}`,
     );
+    console.log(
+      `discoverySearchVsCeiling ${r.discoverySearchVsCeiling.toFixed(2)} (lowest of three), discoveryPagesVsSkillsPages ${r.discoveryPagesVsSkillsPages.toFixed(2)}`,
+    );
     if (r.viewsCounted !== undefined) {
       console.log(
         `views counted: ${r.viewsCounted} (new-visitor requests completed: ${r.endpoints['POST /analytics/view (new visitor each)']!.ours.total}, plus requests in flight at the end, plus 1 deduplicated visitor)`,
@@ -107,6 +122,8 @@ async function main() {
     searchVsCeiling: bySize((r) => r.searchVsCeiling),
     searchP99Ms: bySize((r) => r.searchP99Ms),
     pagesVsCeiling: bySize((r) => r.pagesVsCeiling),
+    discoverySearchVsCeiling: bySize((r) => r.discoverySearchVsCeiling),
+    discoveryPagesVsSkillsPages: bySize((r) => r.discoveryPagesVsSkillsPages),
     sizes: Object.fromEntries(results.map((r) => [String(r.skills), r])),
     startupMs: startup,
   });
@@ -139,6 +156,9 @@ async function benchSize(
         NODE_ENV: 'production',
         AUTH_JWT_SECRET: 'bench-secret-bench-secret-bench-secret!',
         MARKET_RPC_URL: 'http://127.0.0.1:9',
+        // The catalogue's server (skills.example.com) cannot answer a probe here: probed, it would
+        // be down, and the Bazaar catalogue, which leaves out skills of servers down, empty.
+        MARKET_HEALTH_PROBES: 'false',
       },
       `http://127.0.0.1:${registryPort}/health`,
     );
@@ -182,6 +202,23 @@ async function benchSize(
       cursors.map((c) => `/skills?limit=20${c ? `&cursor=${c}` : ''}`),
       cursors.map((c) => `/page${c ? `?cursor=${c}` : ''}`),
     );
+    // The same words through the Bazaar search (ceiling: the same full-text query), and the
+    // Bazaar listing's first pages by offset (oldest first, with the total).
+    await expectCatalogue(ours, skills);
+    for (const [label, words] of [
+      [DISCOVERY_SEARCHES[0], common],
+      [DISCOVERY_SEARCHES[1], rare],
+      [DISCOVERY_SEARCHES[2], prefixes],
+    ] as const) {
+      rows[label] = await side(
+        words.map((w) => `/discovery/search?query=${w}`),
+        words.map((w) => `/search?q=${w}`),
+      );
+    }
+    // Each page asked once first, as pageCursors does for GET /skills pages.
+    const offsets = Array.from({ length: PAGES }, (_, i) => `/discovery/resources?limit=20&offset=${i * 20}`);
+    for (const path of offsets) await fetch(`${ours}${path}`);
+    rows[DISCOVERY_PAGES] = { ours: await load(ours, { paths: offsets }) };
 
     let viewsCounted: number | undefined;
     if (withViews) {
@@ -210,11 +247,23 @@ async function benchSize(
       searchVsCeiling: Math.min(...SEARCHES.map(ratio)),
       searchP99Ms: Math.max(...SEARCHES.map((s) => rows[s]!.ours.p99)),
       pagesVsCeiling: ratio(`GET /skills pages (newest, ${PAGES} pages)`),
+      discoverySearchVsCeiling: Math.min(...DISCOVERY_SEARCHES.map(ratio)),
+      discoveryPagesVsSkillsPages:
+        rows[DISCOVERY_PAGES]!.ours.requestsPerSecond / rows[`GET /skills pages (newest, ${PAGES} pages)`]!.ours.requestsPerSecond,
       ...(viewsCounted !== undefined ? { viewsCounted } : {}),
     };
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => {});
     await admin.unsafe(`drop database if exists ${name} with (force)`);
+  }
+}
+
+/** The Bazaar catalogue offers every skill (so its rows measure full answers, not empty ones). */
+async function expectCatalogue(base: string, skills: number): Promise<void> {
+  const listed = (await (await fetch(`${base}/discovery/resources?limit=1`)).json()) as { pagination: { total: number } };
+  const found = (await (await fetch(`${base}/discovery/search?query=${WORDS[0]}`)).json()) as { resources: unknown[] };
+  if (listed.pagination.total !== skills || found.resources.length !== 20) {
+    throw new Error(`the Bazaar catalogue offers ${listed.pagination.total} of ${skills} skills, search found ${found.resources.length}`);
   }
 }
 

@@ -32,6 +32,8 @@ export const MAX_SCHEMA_BYTES = 64 * 1024;
 const draft07 = new Ajv({ strict: false, allErrors: true, validateFormats: false });
 const draft2020 = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
 const cache = new WeakMap<object, ValidateFunction>();
+/** Engines of withSchemaOnce, made on first use: nothing it compiles and drops touches what validateAgainst keeps. */
+let once: { draft07: Ajv; draft2020: Ajv } | undefined;
 
 function engineFor(schema: JsonSchema): Ajv {
   return typeof schema.$schema === 'string' && schema.$schema.includes('2020-12') ? draft2020 : draft07;
@@ -79,6 +81,37 @@ export function validateAgainst(schema: JsonSchema, value: unknown): ValueProble
   const validate = validatorFor(schema);
   if (validate(value)) return [];
   return (validate.errors ?? []).map((e) => ({ path: e.instancePath || '/', message: e.message ?? 'is invalid' }));
+}
+
+/**
+ * Runs `use` with a check of values against `schema`, for a schema built for one use (an answer
+ * assembled per request): it is compiled on engines of its own and dropped afterwards, where
+ * {@link validateAgainst} keeps what it compiled for the next call. Undefined when `schema` does
+ * not compile.
+ *
+ * @example
+ * import { withSchemaOnce } from 'skill-market/json-schema';
+ *
+ * const schema = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] };
+ * withSchemaOnce(schema, (valid) => [{ n: 1 }, {}].filter(valid)); // [{ n: 1 }]
+ */
+export function withSchemaOnce<T>(schema: JsonSchema, use: (valid: (value: unknown) => boolean) => T): T | undefined {
+  once ??= {
+    draft07: new Ajv({ strict: false, validateFormats: false }),
+    draft2020: new Ajv2020({ strict: false, validateFormats: false }),
+  };
+  const engine = typeof schema.$schema === 'string' && schema.$schema.includes('2020-12') ? once.draft2020 : once.draft07;
+  try {
+    let validate: ValidateFunction;
+    try {
+      validate = engine.compile(schema);
+    } catch {
+      return undefined;
+    }
+    return use((value) => validate(value) === true);
+  } finally {
+    engine.removeSchema(schema);
+  }
 }
 
 function validatorFor(schema: JsonSchema): ValidateFunction {

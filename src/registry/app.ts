@@ -11,6 +11,7 @@ import { analyticsRoutes } from './modules/analytics/routes';
 import { credentialIdentity } from './modules/auth/identity';
 import { authRoutes } from './modules/auth/routes';
 import { crossSiteGuard } from './modules/auth/cross-site';
+import { discoveryRoutes } from './modules/discovery';
 import { groupRoutes } from './modules/groups/routes';
 import { reviewRoutes } from './modules/reviews/routes';
 import { skillRoutes } from './modules/skills/routes';
@@ -75,6 +76,7 @@ export function createRegistry(deps: RegistryDeps) {
     .use(walletRoutes(ctx))
     .use(groupRoutes(ctx))
     .use(skillRoutes(ctx))
+    .use(discoveryRoutes(ctx))
     .use(analyticsRoutes(ctx))
     .use(reviewRoutes(ctx))
     .use(webRoutes(config))

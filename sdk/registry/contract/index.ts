@@ -6,6 +6,7 @@
 export * from './analytics';
 export * from './auth';
 export * from './common';
+export * from './discovery';
 export * from './endpoint';
 export * from './groups';
 export * from './reviews';

@@ -57,6 +57,8 @@ const IDLE_MS = 60_000;
  * - A search page keeps which skills it lists, in order, until a change drops every page, and
  *   at most CONTENT_MAX_AGE_MS (`maxAgeMs` when ordered by counters); its body is built from
  *   the current listings.
+ * - A value of content only (a Bazaar catalogue page, a count) is kept until any change drops
+ *   every one, and at most CONTENT_MAX_AGE_MS.
  * - One load per key at a time; a load that overlaps a change is answered to its waiters but not
  *   kept. Not-found and errors are never kept.
  */
@@ -64,7 +66,9 @@ export class ReadCache {
   private readonly listings = new Map<string, Listing>();
   private readonly idOf = new Map<string, string>();
   private readonly pages = new Map<string, Page>();
-  private readonly loading = new Map<string, Promise<CachedAnswer>>();
+  private readonly loading = new Map<string, Promise<unknown>>();
+  /** Values of content only (see `remember`), by key. */
+  private readonly remembered = new Map<string, { value: unknown; loadedAt: number }>();
   private refreshing: Promise<void> | undefined;
   /** Bumped by every change notice: loads that started before one are not kept. */
   private epoch = 0;
@@ -128,12 +132,33 @@ export class ReadCache {
     });
   }
 
+  /**
+   * A value built from listings' content and not their counters (a Bazaar catalogue page, the
+   * number of skills a filter matches), kept under `key` until any change, and at most
+   * CONTENT_MAX_AGE_MS: the bound, too, for what changes without notice (a creator's profile).
+   */
+  async remember<T>(key: string, load: () => Promise<T>): Promise<T> {
+    const kept = this.remembered.get(key);
+    const age = kept ? this.now() - kept.loadedAt : -1;
+    if (kept && age >= 0 && age < Math.max(this.options.maxAgeMs, CONTENT_MAX_AGE_MS)) return kept.value as T;
+    return this.flight(`r:${key}`, async (keep) => {
+      const value = await load();
+      keep((at) => {
+        this.remembered.delete(key);
+        this.bound(this.remembered, this.options.maxPages ?? 2_000);
+        this.remembered.set(key, { value, loadedAt: at });
+      });
+      return value;
+    });
+  }
+
   /** One skill's listing changed (content, membership or counters): its entry and every search page go. */
   skillChanged(skillId: string): void {
     this.changed();
     const listing = this.listings.get(skillId);
     if (listing) this.dropListing(listing);
     this.pages.clear();
+    this.remembered.clear();
   }
 
   /** Anything may have changed (a group renamed, a server's health, a lost notification channel). */
@@ -142,6 +167,7 @@ export class ReadCache {
     this.listings.clear();
     this.idOf.clear();
     this.pages.clear();
+    this.remembered.clear();
   }
 
   private changed(): void {
@@ -217,12 +243,12 @@ export class ReadCache {
   }
 
   /** Runs `load` once per key at a time; `keep` stores its result unless a change came meanwhile. */
-  private flight(key: string, load: (keep: (store: (at: number) => void) => void) => Promise<CachedAnswer>): Promise<CachedAnswer> {
+  private flight<T>(key: string, load: (keep: (store: (at: number) => void) => void) => Promise<T>): Promise<T> {
     const running = this.loading.get(key);
-    if (running) return running;
+    if (running) return running as Promise<T>;
     const epoch = this.epoch;
     const startedAt = this.now();
-    const pending: Promise<CachedAnswer> = load((store) => {
+    const pending: Promise<T> = load((store) => {
       if (this.epoch === epoch) store(startedAt);
     }).finally(() => {
       if (this.loading.get(key) === pending) this.loading.delete(key);

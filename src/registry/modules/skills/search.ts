@@ -15,10 +15,13 @@ export const DEFAULT_LIMIT = 20;
  * Discovery: active skills matching the filters, ordered by `sort`, one page at a time. `q` is a
  * full-text search (English stemming, every word a prefix) over name (weight A) and description
  * (weight B), ranked. Pages are keyset cursors over (sort value, id): no duplicates or gaps.
+ * `scope`: conditions on `skills` every result must meet besides the query's (e.g. the Bazaar
+ * catalogue's payable networks).
  */
 export async function searchSkills(
   ctx: ServiceContext,
   query: SearchQuery,
+  scope: SQL[] = [],
 ): Promise<{ skills: SkillView[]; nextCursor: string | undefined }> {
   const tsquery = toTsQuery(query.q ?? '');
   const sort: Sort = query.sort ?? (tsquery ? 'relevance' : 'newest');
@@ -27,7 +30,7 @@ export async function searchSkills(
   const key = sortKey(sort, match);
   const limit = query.limit ?? DEFAULT_LIMIT;
 
-  const filters: (SQL | undefined)[] = [eq(skills.isActive, true)];
+  const filters: (SQL | undefined)[] = [eq(skills.isActive, true), ...scope];
   if (query.category) filters.push(eq(skills.category, query.category));
   if (query.minPrice) filters.push(gte(skills.priceAtomic, priceFilter('minPrice', query.minPrice)));
   if (query.maxPrice) filters.push(lte(skills.priceAtomic, priceFilter('maxPrice', query.maxPrice)));

@@ -1,0 +1,72 @@
+import { buildPaymentTerms, DEFAULT_MAX_TIMEOUT_SECONDS, type AssetInfo } from 'skill-market/x402';
+import type { DiscoveryResource, SkillView } from 'skill-market/registry';
+import { bazaarExtension, type BazaarExtension } from './bazaar';
+import { catalogueIconUrl, catalogueTags, isCatalogueText } from './metadata';
+
+/** What a skill's creator shows of themselves: their profile's name and avatar. */
+export interface CreatorProfile {
+  name: string | null;
+  avatar: string | null;
+}
+
+/** What a skill server answers a paid call with (its 402 `resource.mimeType`). */
+const SKILL_MIME_TYPE = 'application/json';
+/** Extensions kept, one per pair of schemas: building one compiles its schema. */
+const MAX_EXTENSIONS = 10_000;
+
+/**
+ * Turns skill listings into Bazaar resources. The `bazaar` extension of each pair of schemas is
+ * built once and kept (at most {@link MAX_EXTENSIONS}, the oldest go first).
+ */
+export function resourceBuilder() {
+  const extensions = new Map<string, BazaarExtension>();
+  const extensionOf = (skill: SkillView): BazaarExtension => {
+    // By content: skills of the same schemas (many have none) share one.
+    const key = Bun.hash(JSON.stringify([skill.inputSchema, skill.outputSchema])).toString(36);
+    let extension = extensions.get(key);
+    if (!extension) {
+      extension = bazaarExtension(skill.inputSchema, skill.outputSchema);
+      if (extensions.size >= MAX_EXTENSIONS) extensions.delete(extensions.keys().next().value!);
+      extensions.set(key, extension);
+    }
+    return extension;
+  };
+
+  /**
+   * The skill as an x402 resource. `accepts` is built by the same function from the same inputs
+   * as the skill server's 402 (`serve()`: price, payTo, network, the network's token, the default
+   * payment window), so the two offer the same terms. `serviceName` is the creator's name, else
+   * the skill's; `iconUrl` the creator's avatar; `tags` the skill's groups (each only where the
+   * Bazaar's rules allow it).
+   */
+  return (skill: SkillView, asset: AssetInfo, creator: CreatorProfile | undefined): DiscoveryResource => {
+    const terms = buildPaymentTerms({
+      amount: BigInt(skill.priceAtomic),
+      payTo: skill.paymentAddress,
+      network: skill.network,
+      asset,
+      resourceUrl: skill.endpoint,
+      mimeType: SKILL_MIME_TYPE,
+      maxTimeoutSeconds: DEFAULT_MAX_TIMEOUT_SECONDS,
+    });
+    const serviceName = [creator?.name, skill.name].find(isCatalogueText);
+    const tags = catalogueTags(skill.groups);
+    const iconUrl = catalogueIconUrl(creator?.avatar);
+    return {
+      resource: skill.endpoint,
+      type: 'http',
+      x402Version: 2,
+      accepts: [...terms.paymentRequired.accepts] as DiscoveryResource['accepts'],
+      lastUpdated: skill.updatedAt,
+      ...(skill.description ? { description: skill.description } : {}),
+      mimeType: SKILL_MIME_TYPE,
+      ...(serviceName ? { serviceName } : {}),
+      ...(tags.length > 0 ? { tags } : {}),
+      ...(iconUrl ? { iconUrl } : {}),
+      extensions: { bazaar: extensionOf(skill) as unknown as DiscoveryResource['extensions']['bazaar'] },
+    };
+  };
+}
+
+/** Builds one resource; see {@link resourceBuilder}. */
+export type ResourceBuilder = ReturnType<typeof resourceBuilder>;
