@@ -2,15 +2,15 @@
  * Persistence of batched settlements: a batch transaction (payment_batches) is recorded with its
  * members (their authorizations' `tx_hash`) before it is broadcast, in one database transaction
  * that takes only members still `settling` without a transaction, so no authorization is ever in
- * two sent transactions. Outcomes are recorded once: the batch row's pending → final change
+ * two sent transactions (single settlements are recorded under the same rule: store.ts). Outcomes are recorded once: the batch row's pending → final change
  * decides who records them (the settle call or the reconciler).
  */
-import { and, asc, eq, gt, inArray, isNotNull, isNull, lt, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
 import type { Address, Hex } from 'viem';
 import type { BatchReceipt } from 'skill-market/x402';
 import type { Database } from '../db';
 import { paymentAuthorizations as auths, paymentBatches as batches } from '../db/schema';
-import type { AuthorizationRow } from './store';
+import { AlreadySent, type AuthorizationRow } from './store';
 
 export type BatchRow = typeof batches.$inferSelect;
 
@@ -39,12 +39,8 @@ export interface BatchOutcome {
   members: readonly MemberOutcome[];
 }
 
-/** Thrown when a member was no longer free to join a batch: nothing is broadcast. */
-export class BatchMemberTaken extends Error {
-  constructor() {
-    super('an authorization of the batch is no longer free to settle');
-  }
-}
+/** Longest wait, in seconds, before a claimed authorization left unsent counts as orphaned. */
+const ORPHAN_AFTER_SECONDS = 90;
 
 export type BatchStore = ReturnType<typeof createBatchStore>;
 
@@ -58,7 +54,7 @@ export function createBatchStore(db: Database) {
           .set({ txHash: s.txHash, updatedAt: now })
           .where(and(inArray(auths.id, [...s.memberIds]), eq(auths.state, 'settling'), isNull(auths.txHash)))
           .returning({ id: auths.id });
-        if (taken.length !== s.memberIds.length) throw new BatchMemberTaken();
+        if (taken.length !== s.memberIds.length) throw new AlreadySent();
         await tx.insert(batches).values({
           txHash: s.txHash,
           network: s.network,
@@ -72,19 +68,17 @@ export function createBatchStore(db: Database) {
       });
     },
 
-    /** Stores the calldata of an authorization queued for a batch (see `orphans`). */
-    async queue(id: string, batchCall: Hex, now: Date): Promise<void> {
-      await db
-        .update(auths)
-        .set({ batchCall, updatedAt: now })
-        .where(and(eq(auths.id, id), eq(auths.state, 'settling'), isNull(auths.txHash)));
-    },
-
     /**
-     * Authorizations queued for a batch before `queuedBefore` that no transaction took, still
-     * valid at `nowSeconds`: their process stopped before sending them.
+     * Authorizations claimed for settling that no transaction took, still valid at `now`, whose
+     * process must have stopped before sending them: claimed before `startedAt` (this process's
+     * start: a restart resumes its predecessor's at once), or unsent for longer than a quarter of
+     * what was left of their validity when claimed, at most {@link ORPHAN_AFTER_SECONDS} (a live
+     * instance sends a claim within its batch wait, well under that). Sending one an instance was
+     * still about to send is safe: a transaction takes its members only while no other has.
      */
-    async orphans(queuedBefore: Date, nowSeconds: number, limit: number): Promise<(AuthorizationRow & { batchCall: string })[]> {
+    async orphans(now: Date, startedAt: Date, limit: number): Promise<(AuthorizationRow & { batchCall: string })[]> {
+      const nowText = now.toISOString();
+      const nowSeconds = String(Math.floor(now.getTime() / 1000));
       const rows = await db
         .select()
         .from(auths)
@@ -93,8 +87,10 @@ export function createBatchStore(db: Database) {
             eq(auths.state, 'settling'),
             isNull(auths.txHash),
             isNotNull(auths.batchCall),
-            lt(auths.updatedAt, queuedBefore),
-            gt(auths.validBefore, sql`${String(nowSeconds)}::numeric`),
+            gt(auths.validBefore, sql`${nowSeconds}::numeric`),
+            sql`(${auths.updatedAt} < ${startedAt.toISOString()}::timestamptz
+              or extract(epoch from (${nowText}::timestamptz - ${auths.updatedAt}))
+                 > least(${ORPHAN_AFTER_SECONDS}, (${auths.validBefore} - extract(epoch from ${auths.updatedAt})) / 4))`,
           ),
         )
         .orderBy(asc(auths.updatedAt))

@@ -14,7 +14,7 @@ import { encodeFunctionData, parseAbi, type Address, type Hex } from 'viem';
 import type { SettleResponse } from 'skill-market/x402';
 import { revertText, safeError, transferCall } from './chain';
 import { batchOutcome, type AnsweredOutcome } from './batch-outcome';
-import { BatchMemberTaken, type BatchStore } from './batch-store';
+import type { BatchStore } from './batch-store';
 import { REASONS } from './reasons';
 import { waitForReceipt } from './receipts';
 import type { SendResult } from './relayer';
@@ -29,7 +29,7 @@ import {
   type SettleContext,
   type SettleOptions,
 } from './settle';
-import type { AuthorizationRow } from './store';
+import { AlreadySent, type AuthorizationRow } from './store';
 
 /** Multicall3, at the same address on every chain that has it (Base included). */
 const MULTICALL3_ADDRESS: Address = '0xcA11bde05977b3631167028862bE2a173976CA11';
@@ -118,14 +118,8 @@ export function createBatcher(ctx: BatchContext, settings: BatchSettings): Batch
           if (queue.length > 0 && sending < lanes) flush();
         });
       }
+      // Its calldata was stored with its claim (store.ts): a stop before the flush leaves it to the reconciler.
       const callData = transferCall(request, claimed.signerKind).data;
-      try {
-        await ctx.batches.queue(claimed.id, callData, ctx.clock.now());
-      } catch (error) {
-        ctx.logger.error('an authorization could not be queued for a batch', { error: safeError(error) });
-        await ctx.batches.failUnsent([claimed.id], REASONS.unexpectedSettleError, ctx.clock.now()).catch(() => undefined);
-        return settleFailure(request, { reason: REASONS.unexpectedSettleError, message: 'The settlement could not be submitted' });
-      }
       return new Promise<SettleResponse>((resolve) => {
         const entry: Entry = {
           claimed,
@@ -159,7 +153,10 @@ export function createBatcher(ctx: BatchContext, settings: BatchSettings): Batch
           answer: () => undefined,
         }),
       );
-      for (const batch of chunks(entries, settings.maxSize)) await settleBatch(ctx, batch);
+      // Batched where the chain has Multicall3 (a local chain may not), else one by one; all at once,
+      // side by side: each is awaited only up to the receipt timeout, the reconciler does the rest.
+      const size = entries.length > 1 && (await ctx.chain.hasCode(MULTICALL3_ADDRESS).catch(() => false)) ? settings.maxSize : 1;
+      await Promise.all(chunks(entries, size).map((batch) => settleBatch(ctx, batch)));
     },
   };
 }
@@ -212,7 +209,7 @@ async function sendAndSettle(ctx: BatchContext, entries: readonly Entry[], broad
         ctx.batches.record({ txHash, network: ctx.network, relayer: relayer.address, relayerNonce, memberIds }, clock.now()),
       );
     } catch (error) {
-      if (error instanceof BatchMemberTaken) {
+      if (error instanceof AlreadySent) {
         // Another instance's reconciler sent them (this process was taken for stopped): its batch decides.
         logger.warn('batch members already sent by another instance', { size: entries.length });
         const message = 'Sent by another instance; ask GET /settlements for the outcome';

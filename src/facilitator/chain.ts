@@ -41,16 +41,23 @@ export interface Rejection {
  * `bytes signature` overload for contract wallets (FiatToken v2.2 hands those to ERC-1271).
  */
 export function transferCall(request: PaymentRequest, kind: SignerKind): TransferCall {
+  const calls = transferCalls(request);
+  return { to: request.requirements.asset, data: kind === 'ecdsa' ? (calls.ecdsa ?? calls.bytes) : calls.bytes };
+}
+
+/** The calldata of both overloads (`ecdsa` undefined when the signature is not 65 bytes). */
+export function transferCalls(request: PaymentRequest): { ecdsa: Hex | undefined; bytes: Hex } {
   const a = request.payment.authorization;
   const head = [a.from, a.to, BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce] as const;
-  const data =
-    kind === 'ecdsa'
-      ? (() => {
-          const { v, r, s } = splitSignature(request.payment.signature);
-          return encodeFunctionData({ abi: eip3009Abi, functionName: 'transferWithAuthorization', args: [...head, v, r, s] });
-        })()
-      : encodeFunctionData({ abi: eip3009Abi, functionName: 'transferWithAuthorization', args: [...head, request.payment.signature] });
-  return { to: request.requirements.asset, data };
+  const signature = request.payment.signature;
+  let ecdsa: Hex | undefined;
+  try {
+    const { v, r, s } = splitSignature(signature);
+    ecdsa = encodeFunctionData({ abi: eip3009Abi, functionName: 'transferWithAuthorization', args: [...head, v, r, s] });
+  } catch {
+    ecdsa = undefined; // not a 65-byte signature: only a contract wallet can check it
+  }
+  return { ecdsa, bytes: encodeFunctionData({ abi: eip3009Abi, functionName: 'transferWithAuthorization', args: [...head, signature] }) };
 }
 
 /** On-chain reads of verify and settle, over one viem public client. Token domains are cached. */

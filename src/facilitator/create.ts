@@ -16,9 +16,6 @@ import { createPaymentStore } from './store';
 import type { AuthorizationKey } from './request';
 import { systemClock, type Clock, type PaymentReceipt, type SettlementStatus, type SupportedResponse, type VerifyResponse } from './types';
 
-/** Batch size for queued authorizations a stopped process left, when this instance does not batch. */
-const RESUMED_BATCH_SIZE = 20;
-
 /** What the facilitator needs from its configuration; the rest of FacilitatorConfig has defaults. */
 export type FacilitatorSettings = Pick<FacilitatorConfig, 'network' | 'rpcUrl' | 'relayerPrivateKeys' | 'assets'> &
   Partial<
@@ -58,6 +55,9 @@ export interface FacilitatorDeps {
  * await facilitator.start();
  * const verdict = await facilitator.verify({ x402Version: 2, paymentPayload, paymentRequirements });
  */
+/** Batch size for authorizations a stopped process left, when this instance does not batch. */
+const RESUMED_BATCH_SIZE = 20;
+
 export function createFacilitator({ database, config, clock = systemClock, logger, publicClient, prefix = '' }: FacilitatorDeps) {
   const log = logger ?? createLogger(config.logLevel ?? FACILITATOR_DEFAULTS.logLevel);
   const chainId = parseCaip2(config.network);
@@ -88,7 +88,7 @@ export function createFacilitator({ database, config, clock = systemClock, logge
     receipts: createReceiptWatcher(client, pollIntervalMs, stopping.signal),
   };
   const batchMaxSize = config.batchMaxSize ?? FACILITATOR_DEFAULTS.batchMaxSize;
-  // Always there: the reconciler sends what a stopped batching instance left queued.
+  // Always there: the reconciler sends what a stopped process claimed but never sent.
   const batcher = createBatcher(
     { ...settleContext, batches, network: config.network },
     {

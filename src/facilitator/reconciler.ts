@@ -13,7 +13,7 @@ import { safeError, type ChainReader } from './chain';
 import { REASONS } from './reasons';
 import { findReceipt, isKnownTransaction, outcomeOf } from './receipts';
 import type { RelayerPool } from './relayer';
-import type { Outcome, PaymentStore, PendingReceipt } from './store';
+import type { AuthorizationRow, Outcome, PaymentStore, PendingReceipt } from './store';
 import { unixSeconds, type Clock } from './types';
 
 export interface ReconcileReport {
@@ -24,20 +24,19 @@ export interface ReconcileReport {
   stillPending: number;
   /** Claimed authorizations that expired without ever getting a transaction. */
   abandoned: number;
-  /** Authorizations queued for a batch by a process that stopped before sending them, sent now. */
+  /** Authorizations claimed by a process that stopped before sending them (BatchStore.orphans), sent now. */
   resumed: number;
 }
 
-/**
- * How long an authorization queued for a batch may go unsent before the reconciler takes its
- * process for stopped and sends it: FACILITATOR_BATCH_MS is at most 60 s. Safe either way: a
- * batch takes its members only while no transaction has (BatchStore.record), so a process that was
- * merely slow finds them taken and sends nothing.
- */
-const ORPHAN_AFTER_MS = 90_000;
+/** A transaction recorded this long before a restart and unknown to the node was never broadcast. */
+const RESTART_SEND_MS = 3_000;
+/** Longer than any broadcast takes (the RPC client times out at 10 s): unknown by then, never sent. */
+const SEND_WINDOW_MS = 30_000;
+/** Seconds of validity an authorization needs left to be sent again. */
+const RESEND_MARGIN_SECONDS = 10;
 
 export interface Reconciler {
-  /** One pass now (concurrent calls share the running pass). */
+  /** One pass that starts now, or once the running one ends (calls meanwhile share it). */
   runOnce(): Promise<ReconcileReport>;
   start(): void;
   /** Stops the timer and waits for a running pass. */
@@ -48,7 +47,7 @@ export interface ReconcilerDeps {
   store: PaymentStore;
   /** Batched settlements, reconciled from their stored transaction hash like single ones. */
   batches: BatchStore;
-  /** Sends what a stopped process queued for a batch but never sent. */
+  /** Sends what a stopped process claimed but never sent. */
   batcher: Pick<Batcher, 'resume'>;
   client: PublicClient;
   chain: ChainReader;
@@ -71,8 +70,22 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
   const grace = deps.dropGraceSeconds ?? 120;
   let timer: ReturnType<typeof setInterval> | undefined;
   let running: Promise<ReconcileReport> | undefined;
+  /** What was claimed before this reconciler was made belongs to a process that is gone (or another instance). */
+  const startedAt = clock.now();
 
-  async function inspect(row: PendingReceipt, now: number): Promise<Outcome | undefined> {
+  /**
+   * A transaction the node does not know, recorded by a process gone before this one started (or
+   * long enough ago that any send of it has ended), with its authorization still valid: its
+   * process stopped between recording and broadcasting it. Sending the authorization again is safe
+   * even if it were not so: the token spends an authorization once.
+   */
+  const neverBroadcast = (row: PendingReceipt, now: number) => {
+    const age = clock.now().getTime() - row.submittedAt.getTime();
+    const gone = (row.submittedAt < startedAt && age > RESTART_SEND_MS) || age > SEND_WINDOW_MS;
+    return gone && BigInt(row.validBefore) > BigInt(now + RESEND_MARGIN_SECONDS);
+  };
+
+  async function inspect(row: PendingReceipt, now: number): Promise<Outcome | 'unsent' | undefined> {
     const hash = row.txHash as Hex;
     const receipt = await findReceipt(client, hash);
     if (receipt) {
@@ -93,6 +106,7 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
       return outcome;
     }
     if (await isKnownTransaction(client, hash)) return undefined; // still waiting in a mempool
+    if (neverBroadcast(row, now)) return 'unsent';
     if (BigInt(now) <= BigInt(row.validBefore) + BigInt(grace)) return undefined; // may still be mined
     const used = await chain.authorizationUsed(row.asset as Address, row.payer as Address, row.nonce as Hex);
     return used
@@ -142,18 +156,23 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
     const report: ReconcileReport = { checked: 0, confirmed: 0, reverted: 0, dropped: 0, stillPending: 0, abandoned: 0, resumed: 0 };
     const now = unixSeconds(clock);
     report.abandoned = await store.abandonExpired(now - grace, REASONS.unexpectedSettleError, clock.now());
-    const orphans = await deps.batches.orphans(new Date(clock.now().getTime() - ORPHAN_AFTER_MS), now, batchSize);
-    if (orphans.length > 0) {
-      report.resumed = orphans.length;
-      logger.warn('sending authorizations a stopped process queued for a batch', { count: orphans.length });
-      await deps.batcher.resume(orphans);
-    }
+    const unsent: (AuthorizationRow & { batchCall: string })[] = [];
     for (const row of await store.pending(batchSize)) {
       report.checked++;
       try {
         const outcome = await inspect(row, now);
         if (!outcome) {
           report.stillPending++;
+          continue;
+        }
+        if (outcome === 'unsent') {
+          const released = await store.release(
+            row.txHash as Hex,
+            'The node never got this transaction; its authorization is sent again',
+            clock.now(),
+          );
+          deps.relayers.byAddress(row.relayer)?.resync();
+          if (released) unsent.push(released);
           continue;
         }
         if (await store.finalize(row.txHash as Hex, outcome, clock.now())) {
@@ -168,11 +187,28 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
       }
     }
     await batchPass(report, now);
+    const orphans = [...unsent, ...(await deps.batches.orphans(clock.now(), startedAt, batchSize))];
+    if (orphans.length > 0) {
+      report.resumed = orphans.length;
+      logger.warn('sending authorizations a stopped process claimed but never sent', { count: orphans.length });
+      await deps.batcher.resume(orphans);
+    }
     return report;
   }
 
-  const runOnce = () => {
-    running ??= pass().finally(() => {
+  /** A pass that starts after the call: one already running is waited for, and callers meanwhile share the next. */
+  let next: Promise<ReconcileReport> | undefined;
+  const runOnce = (): Promise<ReconcileReport> => {
+    if (running) {
+      next ??= running
+        .catch(() => undefined)
+        .then(() => {
+          next = undefined;
+          return runOnce();
+        });
+      return next;
+    }
+    running = pass().finally(() => {
       running = undefined;
     });
     return running;
@@ -182,6 +218,8 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
     runOnce,
     start() {
       if (timer) return;
+      // At once: a restart resumes what its predecessor left within seconds, not a period later.
+      runOnce().catch((error: unknown) => logger.error('reconcile pass failed', { error: safeError(error) }));
       timer = setInterval(() => {
         runOnce().catch((error: unknown) => logger.error('reconcile pass failed', { error: safeError(error) }));
       }, deps.intervalMs);

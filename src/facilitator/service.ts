@@ -21,7 +21,7 @@ import { toV1Name, type BatchReceipt, type Caip2Network, type SettleResponse, ty
 import type { Logger } from '../log';
 import type { Batcher } from './batch';
 import { toBatchReceipt, type BatchStore } from './batch-store';
-import type { ChainReader, Rejection, SignerKind } from './chain';
+import { transferCall, transferCalls, type ChainReader, type Rejection, type SignerKind } from './chain';
 import { REASONS } from './reasons';
 import type { RelayerPool } from './relayer';
 import { authorizationKey, parseFacilitatorRequest, payloadHash, type AuthorizationKey, type PaymentRequest } from './request';
@@ -191,7 +191,7 @@ export function createFacilitatorService(deps: FacilitatorServiceDeps): Facilita
       // The verified payload: reuse verify's signature check and simulation, no second recovery
       // nor gas estimate. In broadcast mode the balance is read alongside, for the exposure bound.
       const [claimed, balance] = await Promise.all([
-        store.claimVerified(key, payloadHash(request), clock.now()),
+        store.claimVerified(key, payloadHash(request), transferCalls(request), clock.now()),
         mode === 'broadcast' ? chain.balanceOf(key.asset, key.payer).catch(() => undefined) : undefined,
       ]);
       if (claimed) return send(request, claimed, { mode, simulated: true, unconfirmedOthers: claimed.unconfirmedOthers, balance });
@@ -199,7 +199,12 @@ export function createFacilitatorService(deps: FacilitatorServiceDeps): Facilita
       // then claimed straight into `settling`; the balance read above serves the exposure bound.
       const admitted = await admit(request, balance);
       if ('reason' in admitted) return settleFailure(request, admitted);
-      const inserted = await store.insert(record(request, admitted.kind), 'settling', clock.now());
+      const inserted = await store.insert(
+        record(request, admitted.kind),
+        'settling',
+        clock.now(),
+        transferCall(request, admitted.kind).data,
+      );
       if (!inserted) return settleFailure(request, replay);
       return send(request, inserted, { mode, simulated: true, unconfirmedOthers: admitted.unconfirmed, balance: admitted.balance });
     },

@@ -18,7 +18,7 @@ import { REASONS } from './reasons';
 import { outcomeOf, waitForReceipt, type ReceiptWatcher } from './receipts';
 import type { RelayerPool, SendResult } from './relayer';
 import type { PaymentRequest } from './request';
-import type { AuthorizationRow, PaymentStore } from './store';
+import { AlreadySent, type AuthorizationRow, type PaymentStore } from './store';
 import type { Clock } from './types';
 
 export interface SettleContext {
@@ -120,8 +120,14 @@ export async function submitSettlement(
       if (result.type === 'rejected') {
         const error = revertText(result.error);
         const retry = result.retryable && attempt < MAX_SEND_ATTEMPTS;
-        const authorization = retry ? undefined : { state: 'failed' as const, reason: REASONS.transactionFailed };
-        await store.finalize(result.hash, { status: 'dropped', error, authorization }, clock.now());
+        // Refused: nothing is out. Retried, the authorization is freed for the next transaction.
+        if (retry) await store.release(result.hash, error, clock.now());
+        else
+          await store.finalize(
+            result.hash,
+            { status: 'dropped', error, authorization: { state: 'failed', reason: REASONS.transactionFailed } },
+            clock.now(),
+          );
         log.warn('relayer transaction refused', { tx: result.hash, relayer: relayer.address, error, retry });
         if (retry) continue;
         return settleFailure(request, { reason: REASONS.transactionFailed, message: `The node refused the transaction: ${error}` });
@@ -129,6 +135,14 @@ export async function submitSettlement(
       sent = result;
       if (result.type === 'unknown') log.warn('relayer broadcast unconfirmed', { tx: result.hash, error: revertText(result.error) });
     } catch (error) {
+      if (error instanceof AlreadySent) {
+        // Another instance's reconciler sent it (this process was taken for stopped): its transaction decides.
+        log.warn('authorization already sent by another instance');
+        return settleFailure(request, {
+          reason: REASONS.settlementPending,
+          message: 'Sent by another instance; ask GET /settlements for the outcome',
+        });
+      }
       // Nothing was broadcast: the claim ends here and the payer must sign anew.
       log.error('settlement failed before broadcast', { error: safeError(error) });
       await store.fail(claimed.id, REASONS.unexpectedSettleError, clock.now()).catch(() => undefined);

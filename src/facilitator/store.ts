@@ -16,6 +16,28 @@ import type { PaymentReceipt, ReceiptStatus } from './types';
 export type AuthorizationRow = typeof auths.$inferSelect;
 export type ReceiptRow = typeof receipts.$inferSelect;
 
+/**
+ * Thrown, before anything is broadcast, when an authorization is no longer free to be sent: another
+ * transaction (another instance's, resuming what it took for orphaned) has it.
+ */
+export class AlreadySent extends Error {
+  constructor() {
+    super('an authorization of this transaction is already in another');
+  }
+}
+
+/**
+ * The `transferWithAuthorization` calldata of an authorization, for each way its signature may be
+ * checked: stored when it is claimed for settling, so that what a stopped process claimed but never
+ * sent is sent by another (reconciler.ts) while still valid.
+ */
+export interface SettleCalls {
+  /** v, r, s: undefined when the signature is not 65 bytes. */
+  ecdsa: Hex | undefined;
+  /** The signature as bytes (ERC-1271, ERC-6492). */
+  bytes: Hex;
+}
+
 /** What verify (or a settle without verify) records about an accepted authorization. */
 export interface NewAuthorization {
   key: AuthorizationKey;
@@ -85,8 +107,9 @@ export function createPaymentStore(db: Database) {
     },
 
     /** Records an accepted authorization; undefined when its key is already taken (a replay). */
-    async insert(entry: NewAuthorization, state: 'verified' | 'settling', now: Date): Promise<AuthorizationRow | undefined> {
+    async insert(entry: NewAuthorization, state: 'verified' | 'settling', now: Date, call?: Hex): Promise<AuthorizationRow | undefined> {
       const rows = await statements.insert().execute({
+        call: state === 'settling' ? (call ?? null) : null,
         ...entry.key,
         payee: entry.payee,
         amount: entry.amount,
@@ -104,8 +127,15 @@ export function createPaymentStore(db: Database) {
      * verified → settling for exactly the verified payload; only one caller ever gets the row. It
      * comes with the payer's other unconfirmed amount of the asset (same statement).
      */
-    async claimVerified(key: AuthorizationKey, payloadHash: string, now: Date): Promise<ClaimedAuthorization | undefined> {
-      const [row] = await statements.claim().execute({ ...key, payloadHash, now });
+    async claimVerified(
+      key: AuthorizationKey,
+      payloadHash: string,
+      calls: SettleCalls,
+      now: Date,
+    ): Promise<ClaimedAuthorization | undefined> {
+      const [row] = await statements
+        .claim()
+        .execute({ ...key, payloadHash, now, ecdsaCall: calls.ecdsa ?? calls.bytes, bytesCall: calls.bytes });
       return row ? { ...row, unconfirmedOthers: BigInt(row.unconfirmedOthers ?? '0') } : undefined;
     },
 
@@ -117,10 +147,13 @@ export function createPaymentStore(db: Database) {
         .where(and(eq(auths.id, id), eq(auths.state, 'settling')));
     },
 
-    /** Stores the receipt (pending) before the transaction is broadcast, so a crash cannot lose it. */
+    /**
+     * Stores the receipt (pending) before the transaction is broadcast, so a crash cannot lose it;
+     * throws {@link AlreadySent} when another transaction took the authorization meanwhile.
+     */
     async recordSubmission(s: Submission, now: Date): Promise<void> {
       const a = s.authorization;
-      await statements.submission().execute({
+      const [row] = await statements.submission().execute({
         txHash: s.txHash,
         authorizationId: a.id,
         network: a.network,
@@ -132,6 +165,7 @@ export function createPaymentStore(db: Database) {
         relayerNonce: s.relayerNonce,
         now: now.toISOString(),
       });
+      if (Number(row?.recorded ?? 0) === 0) throw new AlreadySent();
     },
 
     /**
@@ -181,6 +215,29 @@ export function createPaymentStore(db: Database) {
         .where(eq(receipts.status, 'pending'))
         .orderBy(asc(receipts.submittedAt))
         .limit(limit);
+    },
+
+    /**
+     * A pending transaction that is not out: the node refused it, or never got it (its process
+     * stopped between recording and broadcasting it). Dropped with `error`, its authorization free
+     * to be sent again while still `settling` (returned, with its calldata). Undefined when the
+     * receipt was no longer pending.
+     */
+    async release(txHash: Hex, error: string, now: Date): Promise<(AuthorizationRow & { batchCall: string }) | undefined> {
+      return db.transaction(async (tx) => {
+        const dropped = await tx
+          .update(receipts)
+          .set({ status: 'dropped', error: error.slice(0, 300), updatedAt: now, finalizedAt: now })
+          .where(and(eq(receipts.txHash, txHash), eq(receipts.status, 'pending')))
+          .returning({ id: receipts.authorizationId });
+        if (dropped.length === 0) return undefined;
+        const [row] = await tx
+          .update(auths)
+          .set({ txHash: null, updatedAt: now })
+          .where(and(eq(auths.txHash, txHash), eq(auths.state, 'settling')))
+          .returning();
+        return row?.batchCall ? (row as AuthorizationRow & { batchCall: string }) : undefined;
+      });
     },
 
     /**
@@ -248,6 +305,7 @@ function hotStatements(db: Database) {
             payloadHash: p('payloadHash'),
             signerKind: p('signerKind'),
             state: p('state'),
+            batchCall: p('call'),
             createdAt: p('now'),
             updatedAt: p('now'),
           })
@@ -259,7 +317,11 @@ function hotStatements(db: Database) {
       prepared(db, 'facilitator_claim_verified', (d) =>
         d
           .update(auths)
-          .set({ state: 'settling', updatedAt: p('now') as unknown as Date })
+          .set({
+            state: 'settling',
+            updatedAt: p('now') as unknown as Date,
+            batchCall: sql`case when ${auths.signerKind} = 'ecdsa' then ${p('ecdsaCall')} else ${p('bytesCall')} end`,
+          })
           .where(and(keyPlaceholders(), eq(auths.state, 'verified'), eq(auths.payloadHash, p('payloadHash'))))
           .returning({
             ...getTableColumns(auths),
@@ -270,18 +332,22 @@ function hotStatements(db: Database) {
           .prepare('facilitator_claim_verified'),
       ),
     submission: () =>
-      preparedSql(
+      preparedSql<{ recorded: number }>(
         db,
         'facilitator_record_submission',
-        () => sql`with receipt as (
+        () => sql`with taken as (
+          update payment_authorizations set tx_hash = ${p('txHash')}, updated_at = ${p('now')}::timestamptz
+          where id = ${p('authorizationId')} and state = 'settling' and tx_hash is null
+          returning id
+        ), receipt as (
           insert into payment_receipts
             (tx_hash, authorization_id, network, asset, payer, payee, amount, relayer, relayer_nonce, status, submitted_at, updated_at)
-          values (${p('txHash')}, ${p('authorizationId')}, ${p('network')}, ${p('asset')}, ${p('payer')}, ${p('payee')}, ${p('amount')},
-                  ${p('relayer')}, ${p('relayerNonce')}, 'pending', ${p('now')}::timestamptz, ${p('now')}::timestamptz)
+          select ${p('txHash')}, id, ${p('network')}, ${p('asset')}, ${p('payer')}, ${p('payee')}, ${p('amount')},
+                 ${p('relayer')}, ${p('relayerNonce')}, 'pending', ${p('now')}::timestamptz, ${p('now')}::timestamptz
+          from taken
           returning authorization_id
         )
-        update payment_authorizations set tx_hash = ${p('txHash')}, updated_at = ${p('now')}::timestamptz
-        where id = (select authorization_id from receipt)`,
+        select count(*)::int as recorded from receipt`,
       ),
     finalize: () =>
       preparedSql<{ finalized: number }>(

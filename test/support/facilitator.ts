@@ -84,7 +84,14 @@ export interface FacilitatorFixture {
 export async function startFacilitatorFixture(
   chain: LocalChain,
   kind: DatabaseKind,
-  options: { relayers?: readonly TestAccount[]; config?: Partial<FacilitatorSettings>; clock?: Clock; database?: DatabaseHandle } = {},
+  options: {
+    relayers?: readonly TestAccount[];
+    config?: Partial<FacilitatorSettings>;
+    clock?: Clock;
+    database?: DatabaseHandle;
+    /** Start it (its reconciler runs a pass at once); default true. */
+    start?: boolean;
+  } = {},
 ): Promise<FacilitatorFixture> {
   const database = options.database ?? (await openTestDatabase(kind));
   const { logger, lines } = memoryLogger();
@@ -104,7 +111,7 @@ export async function startFacilitatorFixture(
       ...options.config,
     },
   });
-  await facilitator.start();
+  if (options.start !== false) await facilitator.start();
   const handle = (path: string, init?: RequestInit) => facilitator.app.handle(new Request(`http://localhost${path}`, init));
   return {
     facilitator,

@@ -33,9 +33,9 @@ export const paymentAuthorizations = pgTable(
     reason: text('reason'),
     txHash: text('tx_hash'),
     /**
-     * The `transferWithAuthorization` calldata of an authorization queued for a batched settlement,
-     * stored when it is queued, so that a batch the process never sent (it stopped in between) is
-     * sent by the reconciler while the authorization is still valid.
+     * The `transferWithAuthorization` calldata of an authorization, stored when it is claimed for
+     * settling, so that one its process never sent (it stopped in between, or was still queueing
+     * it for a batch) is sent by the reconciler while the authorization is still valid.
      */
     batchCall: text('batch_call'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
