@@ -76,3 +76,18 @@ export function readRpcUrl(env: Env, name: string, network: Caip2Network): strin
   if (!fallback) throw new ConfigError(name, `is required for ${network} (no public default)`);
   return fallback;
 }
+
+/**
+ * MARKET_SKILL_NETWORKS: the networks skills may be listed on, comma-separated (CAIP-2 or v1
+ * names); undefined when unset (any network, unless the facilitator's /supported says otherwise).
+ */
+export function readSkillNetworks(env: Env): Caip2Network[] | undefined {
+  const raw = read(env, 'MARKET_SKILL_NETWORKS');
+  if (raw === undefined) return undefined;
+  const names = raw
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  if (names.length === 0) throw new ConfigError('MARKET_SKILL_NETWORKS', 'must name at least one network, e.g. eip155:8453');
+  return names.map((name) => readNetwork({ MARKET_SKILL_NETWORKS: name }, 'MARKET_SKILL_NETWORKS'));
+}

@@ -1,5 +1,6 @@
 import { readAuthConfig, type AuthConfig } from './auth';
-import { readChainConfig, type ChainConfig } from './chain';
+import { readChainConfig, readSkillNetworks, type ChainConfig } from './chain';
+import type { Caip2Network } from 'skill-market/x402';
 import { readCatalogueConfig, type CatalogueConfig } from './catalogue';
 import { readDatabaseConfig, type DatabaseConfig } from './database';
 import { readHealthConfig, type HealthConfig } from './health';
@@ -41,6 +42,12 @@ export interface RegistryConfig {
   health: HealthConfig;
   /** Background checks of reported payments on chain. */
   payments: PaymentVerificationConfig;
+  /**
+   * Where skills may be listed: the networks of MARKET_SKILL_NETWORKS, and those the facilitator at
+   * MARKET_FACILITATOR_URL supports (its /supported); a skill on another network cannot be paid
+   * and is refused. Neither set: any network.
+   */
+  skillNetworks?: { networks?: Caip2Network[]; facilitatorUrl?: URL };
   /** Set by `market dev` only: the pages offer the dev-only demo wallet. */
   devTools?: boolean;
 }
@@ -76,6 +83,14 @@ export function loadRegistryConfig(env: Env, cwd = process.cwd(), overrides: Par
     readCacheMs: readInteger(env, 'READ_CACHE_MS', 1000, 0, 60_000),
     health: readHealthConfig(env, mode),
     payments: readPaymentVerificationConfig(env, mode),
+    ...skillNetworksOf(env),
     ...overrides,
   };
+}
+
+function skillNetworksOf(env: Env): Pick<RegistryConfig, 'skillNetworks'> {
+  const networks = readSkillNetworks(env);
+  const facilitatorUrl = readHttpUrl(env, 'MARKET_FACILITATOR_URL');
+  if (!networks && !facilitatorUrl) return {};
+  return { skillNetworks: { ...(networks ? { networks } : {}), ...(facilitatorUrl ? { facilitatorUrl } : {}) } };
 }

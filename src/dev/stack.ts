@@ -247,6 +247,7 @@ function devRegistryConfig(paths: DevPaths, port: number, chainPort: number, jwt
       SIWE_CHAIN_ID: String(DEV_NETWORK.split(':')[1]),
       MARKET_ALLOW_HTTP_ENDPOINTS: 'true',
       MARKET_NETWORK: DEV_NETWORK,
+      MARKET_SKILL_NETWORKS: DEV_NETWORK, // a skill listed on Base could not be paid here
       MARKET_USDC_ADDRESS: devTokenAddress(),
       MARKET_RPC_URL: `http://127.0.0.1:${chainPort}`,
       MARKET_BALANCE_CACHE_MS: '0',

@@ -55,6 +55,17 @@ export interface FacilitatorDeps {
  * await facilitator.start();
  * const verdict = await facilitator.verify({ x402Version: 2, paymentPayload, paymentRequirements });
  */
+/** Longest wait for the RPC's chain id in GET /health. */
+const HEALTH_RPC_TIMEOUT_MS = 3_000;
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
 /** Batch size for authorizations a stopped process left, when this instance does not batch. */
 const RESUMED_BATCH_SIZE = 20;
 
@@ -118,7 +129,16 @@ export function createFacilitator({ database, config, clock = systemClock, logge
   });
   const bodyLimit = config.bodyLimitBytes ?? FACILITATOR_DEFAULTS.bodyLimitBytes;
   const base = serverBase('facilitator', log, bodyLimit, { seed: prefix });
-  const app = (prefix === '' ? base.use(healthRoutes(database)) : base).use(facilitatorRoutes(service, log, prefix, config.apiKeys ?? []));
+  // /health answers 503 when the RPC is unreachable or serves another chain: settlements would fail.
+  // The answer names no URL (an RPC URL may carry a provider key).
+  const rpcCheck = async () => {
+    const actual = await withTimeout(client.getChainId(), HEALTH_RPC_TIMEOUT_MS).catch(() => undefined);
+    if (actual === undefined) return 'the RPC did not answer';
+    return actual === chainId ? undefined : `the RPC serves chain ${actual}, not ${config.network}`;
+  };
+  const app = (prefix === '' ? base.use(healthRoutes(database, { rpc: rpcCheck })) : base).use(
+    facilitatorRoutes(service, log, prefix, config.apiKeys ?? []),
+  );
 
   return {
     app,

@@ -92,9 +92,33 @@ for (const kind of databaseKinds) {
       expect((await f.get('/receipts/0x1234')).status).toBe(400);
     });
 
-    it('GET /health reports the database', async () => {
-      expect(await (await f.get('/health')).json()).toMatchObject({ status: 'ok', database: kind });
+    it('GET /health reports the database and the RPC', async () => {
+      expect(await (await f.get('/health')).json()).toMatchObject({ status: 'ok', database: kind, rpc: { status: 'ok' } });
     });
+
+    it('GET /health answers 503 when the RPC does not answer or serves another chain, naming no RPC URL', async () => {
+      const health = async (rpcUrl: string, network: typeof chain.network) => {
+        const other = createFacilitator({
+          database: f.database,
+          logger: createLogger('silent'),
+          config: { network, rpcUrl, relayerPrivateKeys: [chain.accounts.relayers[0]!.privateKey], assets: [chain.token.address] },
+        });
+        const res = await other.app.handle(new Request('http://localhost/health'));
+        return { status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.json() };
+      };
+      const down = await health('http://127.0.0.1:9/secret-key', chain.network);
+      expect(down).toMatchObject({
+        status: 503,
+        retryAfter: expect.any(String),
+        body: { status: 'unavailable', database: kind, rpc: { status: 'unavailable', error: 'the RPC did not answer' } },
+      });
+      expect(JSON.stringify(down.body)).not.toContain('secret-key');
+      const wrong = await health(chain.rpcUrl, 'eip155:1');
+      expect(wrong).toMatchObject({
+        status: 503,
+        body: { status: 'unavailable', rpc: { status: 'unavailable', error: expect.stringContaining('eip155:1') } },
+      });
+    }, 20_000);
 
     it('answers 503 when its RPC is down, logging no calldata or signature', async () => {
       const { logger, lines } = memoryLogger();

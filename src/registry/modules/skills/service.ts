@@ -7,6 +7,7 @@ import { slugify, withUniqueSlug } from '../../lib/slug';
 import { createSkillStats } from '../analytics';
 import { resolveOwnedGroups } from '../groups';
 import type { RegisterSkill, SkillView, UpdateSkill } from 'skill-market/registry';
+import { checkSkillNetwork } from './networks';
 import { callUrlOf, paymentAddressOf, priceToAtomic, schemaOf } from './validate';
 import { findSkillRowBySlug, selectSkills, toSkillView } from './view';
 
@@ -33,6 +34,7 @@ export async function registerSkill(
     outputSchema: schemaOf('outputSchema', input.outputSchema),
     category: input.category ?? null,
   };
+  await checkSkillNetwork(ctx, values.network);
   const groups = await resolveOwnedGroups(ctx, creatorId, input.groups);
   const groupIds = groups.map((g) => g.id);
   const now = ctx.clock.now();
