@@ -22,6 +22,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   call: async () => (await import('./commands/call')).callCommand,
   dev: async () => (await import('./commands/dev')).devCommand,
   mcp: async () => (await import('./commands/mcp')).mcpCommand,
+  doctor: async () => (await import('./commands/doctor')).doctorCommand,
 };
 
 /** Runs the command line; returns an exit code, or undefined while a server keeps running. */

@@ -17,6 +17,11 @@ Usage:
                                             verify and settle x402 payments (default port 3001;
                                             relayer key from FACILITATOR_PRIVATE_KEY)
   market healthcheck [--url URL]            exit 0 when the registry's /health is ok (for containers)
+  market doctor [--dev [--dir D]] [--network N] [--rpc-url U] [--asset A] [--facilitator U]
+                [--registry U] [--api-key K] [--endpoint U] [--json]
+                                            check a deployment and say what is wrong: the RPC and its
+                                            chain, the token, the facilitator and its relayers' ETH,
+                                            the registry, a creator key, a skill server (exit 1 on a fault)
   market login --api-key K [--api-url U]   store a registry URL and API key for the commands below
   market wallet new [--label L] [--keystore PATH]
                                             make a spending wallet: key generated and encrypted here

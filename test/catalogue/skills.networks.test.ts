@@ -47,7 +47,10 @@ for (const kind of databaseKinds) {
     it('refuses a skill on another network with 400 naming what is supported, and lists one on a supported network', async () => {
       const creator = await newCreator(fx.request);
       const group = await creator.group();
-      const refused = await fx.request('/skills', jsonPost(skillInput({ groups: [group.name], network: 'eip155:8453' }), bearer(creator.key)));
+      const refused = await fx.request(
+        '/skills',
+        jsonPost(skillInput({ groups: [group.name], network: 'eip155:8453' }), bearer(creator.key)),
+      );
       expect(refused.status).toBe(400);
       expect(await json(refused)).toMatchObject({
         code: 'VALIDATION',
@@ -56,7 +59,10 @@ for (const kind of databaseKinds) {
       });
       const byDefault = await fx.request('/skills', jsonPost(skillInput({ groups: [group.name] }), bearer(creator.key)));
       expect(byDefault.status).toBe(400); // the default network, Base, is not settled here either
-      const listed = await fx.request('/skills', jsonPost(skillInput({ groups: [group.name], network: 'eip155:31337' }), bearer(creator.key)));
+      const listed = await fx.request(
+        '/skills',
+        jsonPost(skillInput({ groups: [group.name], network: 'eip155:31337' }), bearer(creator.key)),
+      );
       expect(listed.status).toBe(201);
     });
 

@@ -1,0 +1,68 @@
+import { parseArgs } from 'node:util';
+import { readDevDir } from '../../config';
+import { DEFAULT_DEV_DIR } from '../../dev/data-dir';
+import { readDevProfile } from '../../dev/profile';
+import { runDoctor, type CheckResult, type DoctorTarget } from '../../doctor/checks';
+import { UsageError } from '../errors';
+import { terminalText } from '../terminal';
+
+const MARK: Record<CheckResult['status'], string> = { ok: 'ok  ', warn: 'warn', fail: 'FAIL', skip: 'skip' };
+
+/**
+ * `market doctor [--dev [dir]] [--network N] [--rpc-url U] [--asset A] [--facilitator U]
+ * [--registry U] [--api-key K] [--endpoint U] [--json]`: checks a deployment (RPC and chain, the
+ * token, the facilitator and its relayers' ETH, the registry and a creator key, a skill server)
+ * and says what is wrong; exit code 1 when a check fails. `--dev` checks the local marketplace
+ * `market dev` runs.
+ */
+export async function doctorCommand(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      dev: { type: 'boolean' },
+      dir: { type: 'string' },
+      network: { type: 'string' },
+      'rpc-url': { type: 'string' },
+      asset: { type: 'string' },
+      facilitator: { type: 'string' },
+      registry: { type: 'string' },
+      'api-key': { type: 'string' },
+      endpoint: { type: 'string' },
+      json: { type: 'boolean' },
+    },
+  });
+  const env = process.env;
+  const target: DoctorTarget = values.dev ? devTarget(values.dir ?? readDevDir(env) ?? DEFAULT_DEV_DIR) : { network: '' };
+  const pick = (flag: string | undefined, variable: string | undefined, fallback: string | undefined) => flag ?? variable ?? fallback;
+  target.network = pick(values.network, values.dev ? undefined : env.MARKET_NETWORK, target.network || 'eip155:8453') as string;
+  if (!/^eip155:[0-9]{1,12}$/.test(target.network)) throw new UsageError('--network must be a CAIP-2 id such as eip155:84532');
+  target.rpcUrl = pick(values['rpc-url'], values.dev ? undefined : env.MARKET_RPC_URL, target.rpcUrl);
+  target.asset = pick(values.asset, undefined, target.asset);
+  target.facilitatorUrl = pick(values.facilitator, values.dev ? undefined : env.MARKET_FACILITATOR_URL, target.facilitatorUrl);
+  target.registryUrl = pick(values.registry, values.dev ? undefined : env.MARKET_API_URL, target.registryUrl);
+  target.apiKey = pick(values['api-key'], values.dev ? undefined : env.MARKET_API_KEY, target.apiKey);
+  target.endpoint = pick(values.endpoint, undefined, target.endpoint);
+
+  const results = await runDoctor(target);
+  if (values.json) process.stdout.write(`${JSON.stringify({ network: target.network, results }, null, 2)}\n`);
+  else for (const r of results) process.stdout.write(`${MARK[r.status]}  ${r.name}: ${terminalText(r.detail)}\n`);
+  const failed = results.filter((r) => r.status === 'fail').length;
+  if (!values.json) process.stdout.write(failed ? `\n${failed} problem${failed > 1 ? 's' : ''} found\n` : '\nno problem found\n');
+  if (failed) process.exitCode = 1;
+}
+
+/** What `market dev` on `dir` runs: its profile names the registry, the network and the token. */
+function devTarget(dir: string): DoctorTarget {
+  const profile = readDevProfile(dir) as ReturnType<typeof readDevProfile> & { rpcUrl?: string; facilitatorUrl?: string };
+  const registry = new URL(profile.apiUrl);
+  return {
+    network: profile.network,
+    asset: profile.asset,
+    registryUrl: profile.apiUrl,
+    // Written by newer versions; else market dev's default ports beside the registry's.
+    rpcUrl: profile.rpcUrl ?? `http://${registry.hostname}:8545`,
+    facilitatorUrl: profile.facilitatorUrl ?? `http://${registry.hostname}:${Number(registry.port || 80) + 1}`,
+  };
+}
