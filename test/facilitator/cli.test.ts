@@ -72,7 +72,8 @@ describe('market facilitator process', () => {
       work,
     );
     try {
-      expect(await waitForJson(`http://127.0.0.1:${port}/supported`)).toEqual({
+      // A fresh embedded database migrates first: slow on a loaded machine.
+      expect(await waitForJson(`http://127.0.0.1:${port}/supported`, 90_000)).toEqual({
         kinds: [
           { x402Version: 2, scheme: 'exact', network: chain.network },
           { x402Version: 1, scheme: 'exact', network: 'base-sepolia' },
@@ -87,5 +88,5 @@ describe('market facilitator process', () => {
     } finally {
       child.kill('SIGKILL');
     }
-  }, 30_000);
+  }, 120_000);
 });
