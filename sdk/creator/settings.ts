@@ -1,5 +1,5 @@
 /**
- * The only environment reads of the creator SDK, in the order the interface spec documents:
+ * The only environment reads of the creator SDK, in the order the marketplace documents:
  * wallet, API key and registry URL (ours first, then the SKILLZ_* names existing users have),
  * and NODE_ENV for the production error text. Everything else comes in through options.
  */

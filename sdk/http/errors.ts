@@ -124,7 +124,7 @@ export class MarketError extends Error {
  */
 export class RegistryError extends MarketError {
   override name = 'RegistryError';
-  /** The registry's own text, e.g. `API key revoked` (the interface spec's wording). */
+  /** The registry's own text, e.g. `API key revoked` (the registry API's wording). */
   readonly error: string | undefined;
   /** The registry's machine code, e.g. `NOT_FOUND`, `UNAUTHORIZED`, `VALIDATION`. */
   readonly registryCode: string | undefined;

@@ -69,7 +69,7 @@ export class Delivery {
   private async send(proof: string | undefined): Promise<Answer> {
     const { endpoint, body, fetch, timeoutMs, retries, signal, slug } = this.options;
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
-    // Both names: the interface spec reads X-Payment, x402 v2 servers read PAYMENT-SIGNATURE.
+    // Both names: the marketplace's first clients send X-Payment, x402 v2 servers read PAYMENT-SIGNATURE.
     if (proof !== undefined) headers[X_PAYMENT_HEADER] = headers[PAYMENT_SIGNATURE_HEADER] = proof;
     let sends = 0;
     const answer = await exchange(

@@ -23,7 +23,7 @@ import { amountIn, defaultAsset } from './assets';
 import type { ChosenTerms, PaymentScheme, Refusal, RefusalVerdict, Settlement, SignedPayment, Terms, TermsPolicy } from './scheme';
 import { malformedTerms, tokenDomainProblem, windowProblem } from './checks';
 
-/** The interface spec's documented window, used for terms built from a listing. */
+/** The marketplace's documented window, used for terms built from a listing. */
 const LISTING_TIMEOUT_SECONDS = 60;
 
 /** 402 reasons that do not mean "nothing moved": the nonce was used (by this call's own earlier send), or the transfer is not seen yet. */

@@ -1,5 +1,5 @@
 /**
- * The payment terms of a 402 answer, read (PAYMENT-REQUIRED header first, the interface spec's
+ * The payment terms of a 402 answer, read (PAYMENT-REQUIRED header first, the marketplace's
  * JSON body as fallback) and checked against the registry listing before anything is signed: a
  * scheme the client pays, the same network, the same payTo, an accepted asset, exactly the listed
  * price; then the scheme's own checks (for `exact`: the asset's EIP-712 domain and a bounded

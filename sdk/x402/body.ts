@@ -1,5 +1,5 @@
 /**
- * Client side of the interface spec's 402 JSON body: turn `{ accepts: { scheme, price, network,
+ * Client side of the marketplace's 402 JSON body: turn `{ accepts: { scheme, price, network,
  * payTo, maxTimeoutSeconds, ... }, description }` into payable v2 requirements, for servers that
  * send the documented body without a PAYMENT-REQUIRED header.
  */
@@ -26,7 +26,7 @@ interface BodyShape {
 }
 
 /**
- * Reads the interface spec's 402 body into v2 requirements. `amount`, `asset` and `extra` are
+ * Reads the marketplace's 402 body into v2 requirements. `amount`, `asset` and `extra` are
  * taken from the body when present, otherwise derived from `price` and the network's built-in
  * USDC; when the asset is that USDC, `price` and `amount` must agree.
  *

@@ -21,7 +21,7 @@ export const PAYMENT_REQUIRED_HEADER = 'PAYMENT-REQUIRED';
  */
 export const PAYMENT_SIGNATURE_HEADER = 'PAYMENT-SIGNATURE';
 /**
- * v1 and the interface spec: the client's proof.
+ * The client's proof as x402 v1 and the marketplace's first clients name it (X-PAYMENT).
  *
  * @example
  * await fetch(url, { method: 'POST', headers: { [X_PAYMENT_HEADER]: encodePaymentPayload(payload) }, body }); // a v1 server

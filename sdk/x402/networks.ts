@@ -77,7 +77,7 @@ export const BASE_SEPOLIA: KnownNetwork = Object.freeze({
 export const KNOWN_NETWORKS: readonly KnownNetwork[] = Object.freeze([BASE_MAINNET, BASE_SEPOLIA]);
 
 /**
- * The interface spec's default payment network (Base mainnet).
+ * The marketplace's default payment network (Base mainnet).
  *
  * @example
  * buildPaymentTerms({ amount: 1000n, payTo, resourceUrl }).requirements.network === DEFAULT_NETWORK; // true: 'eip155:8453'

@@ -93,7 +93,7 @@ export const SettleResponseSchema = Type.Object({
   network: Str,
 });
 
-/** The interface spec's 402 body; `amount`/`asset`/`extra`/`x402Version` are optional extras. */
+/** The marketplace's 402 body; `amount`/`asset`/`extra`/`x402Version` are optional extras. */
 export const PaymentRequiredBodySchema = Type.Object({
   accepts: Type.Object({
     scheme: Str,
@@ -215,7 +215,7 @@ export interface SettleResponse {
   network: string;
 }
 
-/** The interface spec's HTTP 402 JSON body. */
+/** The marketplace's HTTP 402 JSON body. */
 export interface PaymentRequiredBody {
   accepts: {
     scheme: 'exact';

@@ -1,6 +1,6 @@
 /**
  * Payment terms of one skill, built once and deterministically: the v2 PaymentRequirements and
- * PaymentRequired, the interface spec's 402 body, the full 402 response, and the matcher a skill
+ * PaymentRequired, the marketplace's 402 body, the full 402 response, and the matcher a skill
  * server uses to check that a proof answers these terms.
  */
 import { getAddress } from 'viem';
@@ -14,7 +14,7 @@ import { MAX_PRICE_UNITS, formatPrice } from './price';
 import type { PaymentRequired, PaymentRequiredBody, PaymentRequirements } from './schemas';
 
 /**
- * The interface spec's documented payment window.
+ * The marketplace's documented payment window.
  *
  * @example
  * buildPaymentTerms({ amount, payTo, resourceUrl }).requirements.maxTimeoutSeconds; // DEFAULT_MAX_TIMEOUT_SECONDS (60)
@@ -127,7 +127,7 @@ export function buildPaymentTerms(input: TermsInput): PaymentTerms {
 }
 
 /**
- * The full HTTP 402 answer: status 402, the interface spec's JSON body, and the headers
+ * The full HTTP 402 answer: status 402, the marketplace's JSON body, and the headers
  * `Content-Type: application/json` and `PAYMENT-REQUIRED` (base64 JSON v2 PaymentRequired, which
  * the reference v2 clients read). `error` (e.g. a facilitator reason) goes into both.
  *

@@ -26,7 +26,7 @@ async function started(skills: Parameters<typeof serve>[0], options: ServeOption
   return { server, logger };
 }
 
-describe('serve() errors of the interface spec', () => {
+describe('serve() errors as documented', () => {
   it('throws "no skills provided" for an empty skills map', async () => {
     await expect(serve({}, { wallet: address(), env: {} })).rejects.toThrow('no skills provided');
     await expect(serve(undefined as never, { wallet: address(), env: {} })).rejects.toThrow(ServeConfigError);

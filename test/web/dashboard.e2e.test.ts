@@ -1,5 +1,5 @@
 /**
- * Issue 14's story in a real Chromium against the compiled binary, every piece real: anvil with our
+ * The marketplace's main story in a real Chromium against the compiled binary, every piece real: anvil with our
  * EIP-3009 token, and `dist/market` (built by `npm run build` when missing or stale) run three
  * times: `market facilitator` settling on that chain, `market registry` serving the pages (on
  * PostgreSQL from TEST_DATABASE_URL when set, else embedded) and verifying payments on the chain,
@@ -131,7 +131,7 @@ afterAll(async () => {
   for (const cleanup of cleanups) await cleanup();
 });
 
-describe('issue 14 end to end: creator dashboard, marketplace, Try it, analytics and history, key revoked', () => {
+describe('end to end: creator dashboard, marketplace, Try it, analytics and history, key revoked', () => {
   it('the creator connects the wallet, creates the groups and a creator API key taken from the page', async () => {
     const health = (await (await registryRequest('/health')).json()) as { status: string; database: string };
     expect(health).toMatchObject({ status: 'ok', database: TEST_DATABASE_URL ? 'postgres' : 'embedded' });

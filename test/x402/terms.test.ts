@@ -54,7 +54,7 @@ describe('buildPaymentTerms', () => {
     });
   });
 
-  it("builds the interface spec's 402 body with price and the welcome extras", () => {
+  it("builds the marketplace's 402 body with price and the welcome extras", () => {
     const terms = makeTerms({ amount: parsePrice('$0.25') });
     expect(terms.body).toEqual({
       accepts: {

@@ -46,7 +46,7 @@ export const AddressString = (description = '0x-prefixed Ethereum address') => T
 
 /**
  * Every error answer of the registry (any 4xx or 5xx, from any route): the human text in `error`
- * (the interface spec's wording, e.g. `"Authentication required"`), a machine `code` (`VALIDATION`
+ * (the registry API's wording, e.g. `"Authentication required"`), a machine `code` (`VALIDATION`
  * 400, `UNAUTHORIZED` 401, `FORBIDDEN` 403, `NOT_FOUND` 404, `CONFLICT` 409, `RATE_LIMITED` 429, …)
  * and `requestId`, the `X-Request-Id` to quote when asking for support. `details` lists every
  * problem of a `VALIDATION` answer. The SDK's client throws it as a `RegistryError`.
