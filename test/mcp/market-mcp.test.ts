@@ -91,6 +91,10 @@ describe('market mcp over stdio', () => {
       limit: { type: 'integer', maximum: 50 },
     });
     expect(byName.get_skill!.annotations?.readOnlyHint).toBe(true);
+    // Every tool declares what its structuredContent holds; this client checks each answer against it.
+    for (const t of tools) expect(t.outputSchema).toMatchObject({ type: 'object', properties: { error: { type: 'object' } } });
+    expect(byName.call_skill!.outputSchema?.properties).toMatchObject({ receipt: {}, result: {} });
+    expect(byName.search_skills!.outputSchema?.properties).toMatchObject({ skills: { type: 'array' } });
   });
 
   it('answers arguments outside a tool schema with a tool error, and keeps serving', async () => {
@@ -226,7 +230,8 @@ describe('market mcp over stdio', () => {
     const reviews = await tool(discovery, 'skill_reviews', { slug: weather.slug });
     expect(reviews.isError).toBeFalsy();
     expect(reviews.structuredContent).toMatchObject({ available: true, reviews: [] });
-    expect(textOf(reviews)).toBe(`No reviews of ${weather.slug} yet.`);
+    expect(reviews.content[0]).toEqual({ type: 'text', text: `No reviews of ${weather.slug} yet.` });
+    expect(JSON.parse((reviews.content[1] as { text: string }).text)).toEqual(reviews.structuredContent); // the JSON as text too
     const missing = await tool(discovery, 'skill_reviews', { slug: 'no-such-skill-here' });
     expect(missing.isError).toBe(true);
     expect(textOf(missing)).toContain('No skill no-such-skill-here');

@@ -8,6 +8,7 @@ import type { SkillMarket } from 'skill-market/client';
 import type { ReviewView } from 'skill-market/registry';
 import { readReviews } from '../reviews';
 import { answer, summary } from './result';
+import { groupsOutput, reviewsOutput, searchOutput, skillOutput } from './schemas';
 
 export function registerDiscoveryTools(server: McpServer, market: SkillMarket): void {
   server.registerTool(
@@ -28,6 +29,7 @@ export function registerDiscoveryTools(server: McpServer, market: SkillMarket): 
         limit: z.number().int().min(1).max(50).optional().describe('How many skills to return, 1-50; default 10.'),
         cursor: z.string().max(512).optional().describe('nextCursor of a previous search, for the next page.'),
       },
+      outputSchema: searchOutput,
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
     (args) =>
@@ -58,6 +60,7 @@ export function registerDiscoveryTools(server: McpServer, market: SkillMarket): 
       description:
         'Everything about one skill before calling it: price per call, status, counters, and its inputSchema (JSON Schema the input of call_skill must satisfy) and outputSchema. Read this before call_skill to build valid input.',
       inputSchema: { slug: z.string().min(1).max(200).describe('The skill slug, as search_skills lists it.') },
+      outputSchema: skillOutput,
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
     ({ slug }) =>
@@ -94,6 +97,7 @@ export function registerDiscoveryTools(server: McpServer, market: SkillMarket): 
       title: 'Skill reviews',
       description: 'Reviews of a skill, as the registry publishes them. Says plainly when the registry has none.',
       inputSchema: { slug: z.string().min(1).max(200).describe('The skill slug.') },
+      outputSchema: reviewsOutput,
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
     ({ slug }) =>
@@ -121,6 +125,7 @@ export function registerDiscoveryTools(server: McpServer, market: SkillMarket): 
       title: 'Skill groups',
       description: 'The groups skills are filed under (use a group slug with search_skills).',
       inputSchema: { creator: z.string().max(100).optional().describe("Only one creator's groups (wallet address).") },
+      outputSchema: groupsOutput,
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
     ({ creator }) =>

@@ -10,6 +10,7 @@ import type { McpConfig } from '../config';
 import type { PersistentBudget } from '../ledger';
 import type { Payments } from '../payments';
 import { answer } from './result';
+import { callOutput, recentOutput, walletOutput } from './schemas';
 
 export interface PayingDeps {
   payments: Payments;
@@ -33,6 +34,7 @@ export function registerPayingTools(server: McpServer, deps: PayingDeps): void {
           .optional()
           .describe("The skill's input: a JSON object satisfying its inputSchema; default {}."),
       },
+      outputSchema: callOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     },
     ({ slug, input }) =>
@@ -52,6 +54,7 @@ export function registerPayingTools(server: McpServer, deps: PayingDeps): void {
       description:
         "The paying wallet's address and token balance, and what has been spent in the current budget period against the owner's limits (budget, per-call maximum, allow-list).",
       inputSchema: {},
+      outputSchema: walletOutput,
       annotations: { readOnlyHint: true },
     },
     () =>
@@ -105,6 +108,7 @@ export function registerPayingTools(server: McpServer, deps: PayingDeps): void {
       description:
         'The latest calls this server paid for (newest first): skill, amount, transaction hash and whether the payment is confirmed.',
       inputSchema: { limit: z.number().int().min(1).max(100).optional().describe('How many calls, 1-100; default 20.') },
+      outputSchema: recentOutput,
       annotations: { readOnlyHint: true },
     },
     ({ limit }) =>

@@ -1,6 +1,7 @@
 /**
- * How every tool answers: a concise text plus the same facts as `structuredContent`, or a tool
- * error (`isError`) with a readable message and a machine code, never a protocol error or a crash.
+ * How every tool answers: a concise text plus the same facts as `structuredContent` (and as JSON
+ * in a second text block), checked against the tool's output schema (schemas.ts), or a tool error
+ * (`isError`) with a readable message and a machine code, never a protocol error or a crash.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { MarketError, type Skill } from 'skill-market/client';
@@ -28,7 +29,14 @@ export function summary(skill: Skill) {
 export async function answer(run: () => Promise<{ text: string; structured: Record<string, unknown> }>): Promise<CallToolResult> {
   try {
     const { text, structured } = await run();
-    return { content: [{ type: 'text', text }], structuredContent: structured };
+    // The JSON in a text block too, as the MCP specification asks, for clients that read no structuredContent.
+    return {
+      content: [
+        { type: 'text', text },
+        { type: 'text', text: JSON.stringify(structured) },
+      ],
+      structuredContent: structured,
+    };
   } catch (error) {
     const failure = toFailure(error);
     return {
