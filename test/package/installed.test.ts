@@ -80,8 +80,7 @@ beforeAll(async () => {
   folder = await mkdtemp(join(tmpdir(), 'sdk-installed-'));
   packed = await packSdk(folder);
   specifiers = await sdkSpecifiers();
-  projects.node = await installProject('node');
-  projects.bun = await installProject('bun');
+  [projects.node, projects.bun] = await Promise.all([installProject('node'), installProject('bun')]);
   exports = publicExports(projects.node, specifiers);
 }, 240_000);
 
@@ -126,12 +125,20 @@ describe('the packed SDK', () => {
       node16: { ...base, module: 'node16', moduleResolution: 'node16' },
       bundler: { ...base, module: 'preserve', moduleResolution: 'bundler' },
     };
-    for (const [mode, compilerOptions] of Object.entries(modes)) {
-      await writeFile(join(dir, `tsconfig.${mode}.json`), JSON.stringify({ compilerOptions, files: ['every-export.ts', 'uses.ts'] }));
-      const good = await run([TSC, '-p', `tsconfig.${mode}.json`], dir);
+    // The four compilations side by side: each is independent.
+    const checks = await Promise.all(
+      Object.entries(modes).map(async ([mode, compilerOptions]) => {
+        await writeFile(join(dir, `tsconfig.${mode}.json`), JSON.stringify({ compilerOptions, files: ['every-export.ts', 'uses.ts'] }));
+        await writeFile(join(dir, `tsconfig.wrong.${mode}.json`), JSON.stringify({ compilerOptions, files: ['wrong.ts'] }));
+        const [good, wrong] = await Promise.all([
+          run([TSC, '-p', `tsconfig.${mode}.json`], dir),
+          run([TSC, '-p', `tsconfig.wrong.${mode}.json`], dir),
+        ]);
+        return { mode, good, wrong };
+      }),
+    );
+    for (const { mode, good, wrong } of checks) {
       expect({ mode, out: good.stdout, code: good.code }).toEqual({ mode, out: '', code: 0 });
-      await writeFile(join(dir, `tsconfig.wrong.${mode}.json`), JSON.stringify({ compilerOptions, files: ['wrong.ts'] }));
-      const wrong = await run([TSC, '-p', `tsconfig.wrong.${mode}.json`], dir);
       expect(wrong.code).not.toBe(0);
       expect(wrong.stdout).toContain("wrong.ts(3,14): error TS2322: Type 'bigint' is not assignable to type 'string'.");
       expect(wrong.stdout).toContain("wrong.ts(4,41): error TS2322: Type 'number' is not assignable to type 'string'.");
