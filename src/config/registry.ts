@@ -5,7 +5,7 @@ import { readCatalogueConfig, type CatalogueConfig } from './catalogue';
 import { readDatabaseConfig, type DatabaseConfig } from './database';
 import { readHealthConfig, type HealthConfig } from './health';
 import { readPaymentVerificationConfig, type PaymentVerificationConfig } from './payments';
-import { type Env, readChoice, readHost, readHttpUrl, readInteger, readPort } from './env';
+import { type Env, readBoolean, readChoice, readHost, readHttpUrl, readInteger, readPort } from './env';
 import { readRateLimits, readTrustedProxies, type RateLimitConfig } from './limits';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
@@ -48,6 +48,8 @@ export interface RegistryConfig {
    * and is refused. Neither set: any network.
    */
   skillNetworks?: { networks?: Caip2Network[]; facilitatorUrl?: URL };
+  /** Send stored webhook deliveries in the background (MARKET_WEBHOOKS; off in tests, which drive rounds themselves). */
+  webhooksEnabled: boolean;
   /** Set by `market dev` only: the pages offer the dev-only demo wallet. */
   devTools?: boolean;
 }
@@ -83,6 +85,7 @@ export function loadRegistryConfig(env: Env, cwd = process.cwd(), overrides: Par
     readCacheMs: readInteger(env, 'READ_CACHE_MS', 1000, 0, 60_000),
     health: readHealthConfig(env, mode),
     payments: readPaymentVerificationConfig(env, mode),
+    webhooksEnabled: readBoolean(env, 'MARKET_WEBHOOKS', mode !== 'test'),
     ...skillNetworksOf(env),
     ...overrides,
   };

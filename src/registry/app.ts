@@ -17,6 +17,7 @@ import { reviewRoutes } from './modules/reviews/routes';
 import { skillRoutes } from './modules/skills/routes';
 import { userRoutes } from './modules/users/routes';
 import { walletRoutes } from './modules/wallets/routes';
+import { webhookRoutes } from './modules/webhooks';
 import { docs } from './plugins/docs';
 import { healthRoutes, serverBase } from '../http';
 import { rateLimiter } from './rate-limit/plugin';
@@ -79,6 +80,7 @@ export function createRegistry(deps: RegistryDeps) {
     .use(discoveryRoutes(ctx))
     .use(analyticsRoutes(ctx))
     .use(reviewRoutes(ctx))
+    .use(webhookRoutes(ctx))
     .use(webRoutes(config))
     .use(pageRoutes());
   for (const plugin of deps.plugins ?? []) app.use(plugin);

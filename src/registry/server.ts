@@ -5,6 +5,7 @@ import { createRegistry, type RegistryDeps } from './app';
 import { listen } from '../http';
 import { systemClock } from './context';
 import { createHealthProber } from './modules/skill-health';
+import { createWebhookDeliverer } from './modules/webhooks';
 import { createPaymentVerifier } from './modules/payment-verification';
 
 export interface RunningRegistry {
@@ -42,12 +43,22 @@ export async function startRegistry(
     ? createPaymentVerifier({ db: database.db, config: config.payments, chain: config.chain, clock: systemClock, logger })
     : undefined;
   verifier?.start();
+  const webhooks = config.webhooksEnabled
+    ? createWebhookDeliverer({
+        db: database.db,
+        clock: systemClock,
+        logger,
+        allowPrivateAddresses: config.health.allowPrivateAddresses,
+      })
+    : undefined;
+  webhooks?.start();
   return {
     url,
     database,
     stop: async () => {
       await prober?.stop();
       await verifier?.stop();
+      await webhooks?.stop();
       await app.stop();
       await database.close();
     },

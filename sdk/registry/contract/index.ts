@@ -13,3 +13,4 @@ export * from './reviews';
 export * from './skills';
 export * from './users';
 export * from './wallets';
+export * from './webhooks';

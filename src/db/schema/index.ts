@@ -10,3 +10,4 @@ export * from './wallets';
 export * from './health';
 export * from './payment-verifications';
 export * from './reviews';
+export * from './webhooks';

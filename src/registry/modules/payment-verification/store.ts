@@ -1,8 +1,9 @@
 import { and, asc, eq, lte, or, sql } from 'drizzle-orm';
 import type { PaymentVerificationConfig } from '../../../config';
 import type { Database } from '../../../db';
-import { paymentVerifications } from '../../../db/schema';
+import { paymentVerifications, skills } from '../../../db/schema';
 import { countPaidCall } from '../analytics';
+import { emitEvent } from '../webhooks';
 
 type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
 type Verification = typeof paymentVerifications.$inferSelect;
@@ -125,9 +126,33 @@ export async function markVerified(
         attempts: sql`${paymentVerifications.attempts} + 1`,
       })
       .where(and(eq(paymentVerifications.id, id), eq(paymentVerifications.status, 'pending')))
-      .returning({ skillId: paymentVerifications.skillId, createdAt: paymentVerifications.createdAt });
+      .returning({
+        skillId: paymentVerifications.skillId,
+        createdAt: paymentVerifications.createdAt,
+        txHash: paymentVerifications.txHash,
+        network: paymentVerifications.network,
+      });
     if (!row) return false;
     await countPaidCall(tx, row.skillId, found.amount, row.createdAt);
+    // The creator hears of it in the same transaction: an event exists exactly when the call counts.
+    const [skill] = await tx.select({ creatorId: skills.creatorId, slug: skills.slug }).from(skills).where(eq(skills.id, row.skillId));
+    if (skill) {
+      await emitEvent(tx, {
+        userId: skill.creatorId,
+        type: 'call.paid',
+        at: now,
+        data: {
+          skill: skill.slug,
+          amount: found.amount.toString(),
+          payer: found.payer,
+          scheme: 'exact',
+          transaction: row.txHash,
+          network: row.network,
+          blockNumber: found.blockNumber.toString(),
+          reportedAt: row.createdAt.toISOString(),
+        },
+      });
+    }
     return true;
   });
 }

@@ -5,6 +5,7 @@ import { AppError } from '../../../http';
 import { decodeCursor, encodeCursor, isIsoInstant } from '../../lib/cursor';
 import type { PostReview, ReviewsQuery, ReviewView } from 'skill-market/registry';
 import { countReview } from '../analytics';
+import { emitEvent } from '../webhooks';
 
 type ReviewRow = typeof reviews.$inferSelect;
 
@@ -79,6 +80,12 @@ export async function postReview(
       .returning();
     if (inserted) {
       await countReview(tx, skill.id, input.score);
+      await emitEvent(tx, {
+        userId: skill.creatorId,
+        type: 'review.created',
+        at: now,
+        data: { skill: input.skillSlug, reviewId: inserted.id, score: inserted.score, comment, reviewer: buyer.walletAddress },
+      });
       return { created: true, review: toReviewView(inserted) };
     }
     const [previous] = await tx

@@ -4,5 +4,6 @@
  * `modules/health`).
  */
 export { createHealthProber, type HealthProberDeps } from './prober';
-export { isPublicAddress, checkHost, resolveWithDns } from './address-guard';
+export { isPublicAddress, checkHost, resolveWithDns, type Resolve } from './address-guard';
+export { pinnedTarget, type PinnedTarget } from './probe';
 export { healthCondition } from './filters';
