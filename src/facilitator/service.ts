@@ -15,6 +15,11 @@
  * proof itself stays valid on chain until validBefore, so its holder could still submit it
  * elsewhere: that is EIP-3009's nature, not something a ledger can stop. Such rows are inert and
  * may be pruned once validBefore has passed (the time-window check refuses them anyway).
+ *
+ * Exposure: what a payer owes (authorizations verified and still valid, or settling) never
+ * exceeds their balance, however many requests arrive at once, on however many instances: each
+ * admission runs alone per payer and asset (`admit`). Until it expires, a verified record holds its
+ * amount against the balance, as the settle that may still claim it would take it.
  */
 import type { Address } from 'viem';
 import { toV1Name, type BatchReceipt, type Caip2Network, type SettleResponse, type SettlementMode } from 'skill-market/x402';
