@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { type LocalChain, startChain } from '../support/chain';
 import { TEST_DATABASE_URL } from '../support/database';
+import { expectBoundedByBalance } from '../support/exposure';
 import { PRICE, type FacilitatorFixture, paymentBody, requirementsFor, startTwoInstances } from '../support/facilitator';
 
 describe.skipIf(!TEST_DATABASE_URL)('two facilitator instances on one PostgreSQL database', () => {
@@ -41,5 +42,10 @@ describe.skipIf(!TEST_DATABASE_URL)('two facilitator instances on one PostgreSQL
     expect(await chain.balanceOf(payee.address)).toBe(PRICE);
     const receipt = await a.facilitator.receipt(first.success ? first.transaction : second.transaction);
     expect(receipt).toMatchObject({ status: 'confirmed', payee: payee.address });
+  });
+
+  it('120 concurrent paid calls from a wallet holding 3 prices, split between the instances, get exactly 3 results', async () => {
+    // Each instance queues its own; the database's lock per payer serialises the two.
+    await expectBoundedByBalance(chain, [a.facilitator, b.facilitator], 120, 3);
   });
 });
