@@ -4,4 +4,5 @@ export { DataDirectoryLockedError } from './lock';
 export type { Database, DatabaseHandle, DatabaseKind } from './types';
 export * as schema from './schema';
 export { isDatabaseUnavailable } from './unavailable';
-export { prepared, preparedSql } from './prepared';
+export { prepared, preparedSql, within } from './prepared';
+export { createKeyLock } from './key-lock';

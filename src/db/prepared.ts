@@ -25,7 +25,8 @@ export function prepared<T>(db: Database, name: string, make: (db: Database) => 
 
 /** A raw SQL statement (e.g. data-modifying CTEs, which drizzle's builders cannot express). */
 export interface PreparedSql<Row> {
-  execute(values: Record<string, unknown>): Promise<Row[]>;
+  /** Runs it with `values`, on `on` when given (a transaction of the database it was made for). */
+  execute(values: Record<string, unknown>, on?: Database): Promise<Row[]>;
 }
 
 interface DrizzleInternals {
@@ -49,6 +50,19 @@ export function preparedSql<Row>(db: Database, name: string, query: () => SQL): 
   return prepared(db, name, (d) => {
     const internals = d as unknown as DrizzleInternals;
     const statement = internals.session.prepareQuery(internals.dialect.sqlToQuery(query()), undefined, name, false);
-    return { execute: async (values: Record<string, unknown>) => resultRows<Row>(await statement.execute(values)) };
+    return {
+      execute: async (values: Record<string, unknown>, on?: Database) =>
+        resultRows<Row>(await (on ? within(statement, on) : statement).execute(values)),
+    };
   });
+}
+
+/**
+ * A statement {@link prepared} on a database, run on `on` instead: a transaction of that database
+ * (drizzle binds a prepared statement to its session's client; the rest is reused as it is).
+ */
+export function within<S extends object>(statement: S, on: Database): S {
+  const client = (on as unknown as { session: { client: unknown } }).session.client;
+  if ((statement as { client?: unknown }).client === client) return statement;
+  return Object.create(statement, { client: { value: client } }) as S;
 }

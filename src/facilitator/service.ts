@@ -15,6 +15,11 @@
  * proof itself stays valid on chain until validBefore, so its holder could still submit it
  * elsewhere: that is EIP-3009's nature, not something a ledger can stop. Such rows are inert and
  * may be pruned once validBefore has passed (the time-window check refuses them anyway).
+ *
+ * Exposure: what a payer owes (authorizations verified and still valid, or settling) never
+ * exceeds their balance, however many requests arrive at once, on however many instances: each
+ * admission runs alone per payer and asset (`admit`). Until it expires, a verified record holds its
+ * amount against the balance, as the settle that may still claim it would take it.
  */
 import type { Address } from 'viem';
 import { toV1Name, type BatchReceipt, type Caip2Network, type SettleResponse, type SettlementMode } from 'skill-market/x402';
@@ -84,6 +89,13 @@ const replay: Rejection = { reason: REASONS.nonceAlreadyUsed, message: 'This aut
 
 /** A payer whose settlement reverted is refused this long after the revert was recorded. */
 const REVERTED_PAYER_REFUSAL_MS = 24 * 60 * 60 * 1000;
+/** An admitted authorization, with what the payer owed besides and the balance read in the lock (if read). */
+interface Admitted {
+  row: AuthorizationRow;
+  unconfirmed: bigint;
+  balance: bigint | undefined;
+}
+
 const reverted: Rejection = {
   reason: REASONS.payerReverted,
   message: 'A recent settlement of this payer reverted; new authorizations are refused for 24 hours',
@@ -115,43 +127,57 @@ export function createFacilitatorService(deps: FacilitatorServiceDeps): Facilita
   };
 
   /**
-   * Verify's checks: the payer's standing (replay, unconfirmed amount, recent revert: one
-   * statement) alongside the chain checks (domain, signature, a simulated transfer); the insert
-   * that follows settles races. With settlements in flight, the balance must cover them too.
+   * Admits a new authorization: verify records it `verified`, a settle without verify `settling`.
+   * The domain and signature first; then, in the payer's lock (store.exclusive: one section at a
+   * time per payer and asset, across instances), their standing (replay, recent revert, what their
+   * balance must still cover), the chain state read after it (a simulated transfer, and the
+   * balance when something is owed or asked for) and the insert. So what a payer's balance must
+   * cover, this authorization included, never exceeds the balance read in the lock: concurrent
+   * requests, to one instance or several, cannot together be accepted for more than the payer holds.
    */
-  const admit = async (
-    request: PaymentRequest,
-    knownBalance?: bigint,
-  ): Promise<{ kind: SignerKind; unconfirmed: bigint; balance: bigint | undefined } | Rejection> => {
+  const admit = async (request: PaymentRequest, state: 'verified' | 'settling', balanceWanted: boolean): Promise<Admitted | Rejection> => {
     const key = authorizationKey(request);
-    const [standing, checked] = await Promise.all([
-      store.standing(key, new Date(clock.now().getTime() - REVERTED_PAYER_REFUSAL_MS)),
-      checkAuthorization(request, chain, { simulateFrom }),
-    ]);
-    if (standing.taken) return replay;
-    if (standing.reverted) return reverted;
-    if ('reason' in checked) return checked;
-    let balance = knownBalance;
-    let unconfirmed = standing.unconfirmed;
-    if (unconfirmed > 0n) {
-      // The simulation saw the balance cover this payment alone; settlements in flight count too.
-      balance ??= await chain.balanceOf(key.asset, key.payer);
-      const value = BigInt(request.payment.authorization.value);
-      if (balance - unconfirmed < value && standing.settling) {
+    const revertedSince = (now: Date) => new Date(now.getTime() - REVERTED_PAYER_REFUSAL_MS);
+    const checked = await checkAuthorization(request, chain);
+    if ('reason' in checked) {
+      // A replay, or a payer refused for a revert, is named as such whatever else is wrong.
+      const now = clock.now();
+      const standing = await store.standing(key, now, revertedSince(now));
+      return standing.taken ? replay : standing.reverted ? reverted : checked;
+    }
+    const value = BigInt(request.payment.authorization.value);
+    const call = transferCall(request, checked.kind);
+    return store.exclusive(key, async (ledger) => {
+      const now = clock.now();
+      const standing = await ledger.standing(key, now, revertedSince(now));
+      if (standing.taken) return replay;
+      if (standing.reverted) return reverted;
+      let unconfirmed = standing.unconfirmed;
+      const [simulated, read] = await Promise.all([
+        chain.simulate(call, simulateFrom, request),
+        unconfirmed > 0n || balanceWanted ? chain.balanceOf(key.asset, key.payer) : undefined,
+      ]);
+      if (simulated) return simulated;
+      let balance = read;
+      // Alone, the simulation shows the balance covers this payment; what is owed counts too.
+      if (balance !== undefined && balance - unconfirmed < value && standing.settling) {
         // A settlement mined but not yet recorded is in the balance already: count only those whose
         // authorization is still unused on chain, against a balance read after that check.
         const used = await Promise.all(
           standing.settling.map((s) => chain.authorizationUsed(key.asset, key.payer, s.nonce).catch(() => false)),
         );
-        unconfirmed = standing.settling.reduce((sum, s, i) => (used[i] ? sum : sum + s.amount), 0n);
-        if (used.some(Boolean)) balance = await chain.balanceOf(key.asset, key.payer);
+        if (used.some(Boolean)) {
+          unconfirmed -= standing.settling.reduce((sum, s, i) => (used[i] ? sum + s.amount : sum), 0n);
+          balance = await chain.balanceOf(key.asset, key.payer);
+        }
       }
-      if (balance - unconfirmed < value) {
-        const message = `The payer holds ${balance}, of which ${unconfirmed} is owed to unconfirmed settlements; ${value} is authorized`;
+      if (balance !== undefined && balance - unconfirmed < value) {
+        const message = `The payer holds ${balance}, of which ${unconfirmed} is owed to unconfirmed authorizations (verified or settling); ${value} is authorized`;
         return { reason: REASONS.insufficientBalance, message };
       }
-    }
-    return { kind: checked.kind, unconfirmed, balance };
+      const row = await ledger.insert(record(request, checked.kind), state, now, state === 'settling' ? call.data : undefined);
+      return row ? { row, unconfirmed, balance } : replay;
+    });
   };
   const send = (request: PaymentRequest, claimed: AuthorizationRow, options: SettleOptions): Promise<SettleResponse> =>
     deps.batcher && claimed.signerKind === 'ecdsa'
@@ -174,10 +200,8 @@ export function createFacilitatorService(deps: FacilitatorServiceDeps): Facilita
       const request = parsed.request;
       const failed = terms(request);
       if (failed) return invalid(failed, request.payer);
-      const admitted = await admit(request);
+      const admitted = await admit(request, 'verified', false);
       if ('reason' in admitted) return invalid(admitted, request.payer);
-      const row = await store.insert(record(request, admitted.kind), 'verified', clock.now());
-      if (!row) return invalid(replay, request.payer);
       return { isValid: true, payer: request.payer };
     },
 
@@ -189,24 +213,23 @@ export function createFacilitatorService(deps: FacilitatorServiceDeps): Facilita
       if (failed) return settleFailure(request, failed);
       const key = authorizationKey(request);
       // The verified payload: reuse verify's signature check and simulation, no second recovery
-      // nor gas estimate. In broadcast mode the balance is read alongside, for the exposure bound.
-      const [claimed, balance] = await Promise.all([
-        store.claimVerified(key, payloadHash(request), transferCalls(request), clock.now()),
-        mode === 'broadcast' ? chain.balanceOf(key.asset, key.payer).catch(() => undefined) : undefined,
-      ]);
-      if (claimed) return send(request, claimed, { mode, simulated: true, unconfirmedOthers: claimed.unconfirmedOthers, balance });
-      // Settle without verify (a server that verifies at settlement): the same checks as verify,
-      // then claimed straight into `settling`; the balance read above serves the exposure bound.
-      const admitted = await admit(request, balance);
+      // nor gas estimate. In broadcast mode the balance read after the claim bounds the exposure
+      // (answerMode): the claim's amount of the payer's others was read before it.
+      const claimed = await store.claimVerified(key, payloadHash(request), transferCalls(request), clock.now());
+      if (claimed) {
+        const balance = mode === 'broadcast' ? await chain.balanceOf(key.asset, key.payer).catch(() => undefined) : undefined;
+        return send(request, claimed, { mode, simulated: true, unconfirmedOthers: claimed.unconfirmedOthers, balance });
+      }
+      // Settle without verify (a server that verifies at settlement): admitted as by verify,
+      // straight into `settling`; in broadcast mode the balance read in the lock bounds the exposure.
+      const admitted = await admit(request, 'settling', mode === 'broadcast');
       if ('reason' in admitted) return settleFailure(request, admitted);
-      const inserted = await store.insert(
-        record(request, admitted.kind),
-        'settling',
-        clock.now(),
-        transferCall(request, admitted.kind).data,
-      );
-      if (!inserted) return settleFailure(request, replay);
-      return send(request, inserted, { mode, simulated: true, unconfirmedOthers: admitted.unconfirmed, balance: admitted.balance });
+      return send(request, admitted.row, {
+        mode,
+        simulated: true,
+        unconfirmedOthers: admitted.unconfirmed,
+        balance: admitted.balance,
+      });
     },
 
     supported: () => structuredClone(supported),

@@ -6,7 +6,7 @@
  */
 import { and, asc, eq, getTableColumns, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Address, Hex } from 'viem';
-import { prepared, preparedSql, type Database } from '../db';
+import { createKeyLock, prepared, preparedSql, within, type Database, type DatabaseKind } from '../db';
 import { paymentAuthorizations as auths, paymentReceipts as receipts } from '../db/schema';
 import type { SignerKind } from './chain';
 import { REASONS } from './reasons';
@@ -67,17 +67,34 @@ export interface Outcome {
 
 /**
  * A payer's standing before a new authorization of one asset: whether this authorization's key
- * is taken (a replay), the amount of their settlements not yet final, and whether one of their
- * settlements reverted since a given time (not counting reverts because another transaction used
- * the authorization first: that payment was made), or, in a batch, failed for want of balance.
+ * is taken (a replay), the amount their balance must still cover (see {@link PayerStanding.unconfirmed}),
+ * and whether one of their settlements reverted since a given time (not counting reverts because
+ * another transaction used the authorization first: that payment was made), or, in a batch, failed
+ * for want of balance.
  */
 export interface PayerStanding {
   taken: boolean;
+  /**
+   * What the payer's balance must still cover: their authorizations verified and still valid (a
+   * settle may claim them) and those settling (claimed, not yet final).
+   */
   unconfirmed: bigint;
   reverted: boolean;
-  /** The settlements making up `unconfirmed` (nonce, amount), when there are at most {@link STANDING_SETTLING_LIMIT}. */
+  /** The settling ones among them (nonce, amount), when there are at most {@link STANDING_SETTLING_LIMIT}. */
   settling: { nonce: Hex; amount: bigint }[] | undefined;
 }
+
+/** A payer's authorizations of one asset: what {@link PaymentStore.exclusive} serialises. */
+export type PayerKey = Pick<AuthorizationKey, 'network' | 'asset' | 'payer'>;
+
+/** What a section of {@link PaymentStore.exclusive} reads and writes, inside the payer's lock. */
+export interface PayerSection {
+  standing(key: AuthorizationKey, now: Date, revertedSince: Date): Promise<PayerStanding>;
+  insert(entry: NewAuthorization, state: 'verified' | 'settling', now: Date, call?: Hex): Promise<AuthorizationRow | undefined>;
+}
+
+/** The advisory lock space of a payer's admissions (an arbitrary constant, as MIGRATION_LOCK_KEY). */
+const PAYER_LOCK_SPACE = 7_202_611;
 
 /** Most unconfirmed settlements a standing lists one by one. */
 const STANDING_SETTLING_LIMIT = 32;
@@ -90,42 +107,78 @@ export type PendingReceipt = ReceiptRow & { validBefore: string; nonce: string }
 
 export type PaymentStore = ReturnType<typeof createPaymentStore>;
 
-export function createPaymentStore(db: Database) {
+export function createPaymentStore(db: Database, kind: DatabaseKind) {
   const keyIs = (key: AuthorizationKey) =>
     and(eq(auths.network, key.network), eq(auths.asset, key.asset), eq(auths.payer, key.payer), eq(auths.nonce, key.nonce));
   const statements = hotStatements(db);
+  const lock = createKeyLock(db, kind, PAYER_LOCK_SPACE);
+
+  /** One statement: is the key taken, what the balance must cover, a revert since `revertedSince`. */
+  const standing = async (on: Database, key: AuthorizationKey, now: Date, revertedSince: Date): Promise<PayerStanding> => {
+    const [row] = await statements
+      .standing()
+      .execute({ ...key, nowSeconds: String(unixSecondsOf(now)), since: revertedSince.toISOString() }, on);
+    const listed = (typeof row?.settling === 'string' ? JSON.parse(row.settling) : (row?.settling ?? [])) as [Hex, string][];
+    const settling = listed.map(([nonce, amount]) => ({ nonce, amount: BigInt(amount) }));
+    const complete = settling.reduce((sum, s) => sum + s.amount, 0n) === BigInt(row?.settlingTotal ?? '0');
+    return {
+      taken: row?.taken === true,
+      unconfirmed: BigInt(row?.unconfirmed ?? '0'),
+      reverted: row?.reverted === true,
+      settling: complete ? settling : undefined,
+    };
+  };
+
+  /** Records an accepted authorization; undefined when its key is already taken (a replay). */
+  const insert = async (
+    on: Database,
+    entry: NewAuthorization,
+    state: 'verified' | 'settling',
+    now: Date,
+    call?: Hex,
+  ): Promise<AuthorizationRow | undefined> => {
+    const rows = await within(statements.insert(), on).execute({
+      call: state === 'settling' ? (call ?? null) : null,
+      ...entry.key,
+      payee: entry.payee,
+      amount: entry.amount,
+      validAfter: entry.validAfter,
+      validBefore: entry.validBefore,
+      payloadHash: entry.payloadHash,
+      signerKind: entry.signerKind,
+      state,
+      now, // a Date: drizzle maps the timestamp columns' placeholders
+    });
+    return rows[0];
+  };
 
   return {
-    /** One statement: is the key taken, the payer's unconfirmed amount, a revert since `revertedSince`. */
-    async standing(key: AuthorizationKey, revertedSince: Date): Promise<PayerStanding> {
-      const [row] = await statements.standing().execute({ ...key, since: revertedSince.toISOString() });
-      const unconfirmed = BigInt(row?.unconfirmed ?? '0');
-      const listed = (typeof row?.settling === 'string' ? JSON.parse(row.settling) : (row?.settling ?? [])) as [Hex, string][];
-      const settling = listed.map(([nonce, amount]) => ({ nonce, amount: BigInt(amount) }));
-      const complete = settling.reduce((sum, s) => sum + s.amount, 0n) === unconfirmed;
-      return { taken: row?.taken === true, unconfirmed, reverted: row?.reverted === true, settling: complete ? settling : undefined };
-    },
+    /** {@link PayerSection.standing} outside any lock (for an answer that decides nothing on the balance). */
+    standing: (key: AuthorizationKey, now: Date, revertedSince: Date) => standing(db, key, now, revertedSince),
 
-    /** Records an accepted authorization; undefined when its key is already taken (a replay). */
-    async insert(entry: NewAuthorization, state: 'verified' | 'settling', now: Date, call?: Hex): Promise<AuthorizationRow | undefined> {
-      const rows = await statements.insert().execute({
-        call: state === 'settling' ? (call ?? null) : null,
-        ...entry.key,
-        payee: entry.payee,
-        amount: entry.amount,
-        validAfter: entry.validAfter,
-        validBefore: entry.validBefore,
-        payloadHash: entry.payloadHash,
-        signerKind: entry.signerKind,
-        state,
-        now, // a Date: drizzle maps the timestamp columns' placeholders
-      });
-      return rows[0];
+    /** {@link PayerSection.insert} outside any lock (tests; admissions insert inside {@link exclusive}). */
+    insert: (entry: NewAuthorization, state: 'verified' | 'settling', now: Date, call?: Hex) => insert(db, entry, state, now, call),
+
+    /**
+     * Runs `section` while no other section of the same payer and asset runs, in this process or
+     * any other on this database: what it reads of the payer's standing stays true until it has
+     * inserted. Different payers never wait for each other (a waiting section holds no connection).
+     */
+    exclusive<T>(payer: PayerKey, section: (ledger: PayerSection) => Promise<T>): Promise<T> {
+      const key = `${payer.network}|${payer.asset}|${payer.payer}`.toLowerCase();
+      return lock(key, (on) =>
+        section({
+          standing: (k, now, since) => standing(on, k, now, since),
+          insert: (entry, state, now, call) => insert(on, entry, state, now, call),
+        }),
+      );
     },
 
     /**
      * verified → settling for exactly the verified payload; only one caller ever gets the row. It
-     * comes with the payer's other unconfirmed amount of the asset (same statement).
+     * comes with the payer's other unconfirmed amount of the asset (as {@link PayerStanding.unconfirmed},
+     * same statement). A claim adds nothing to what the balance must cover (verify counted it), so
+     * it needs no lock: a balance read after it is compared with the amount it read.
      */
     async claimVerified(
       key: AuthorizationKey,
@@ -133,9 +186,14 @@ export function createPaymentStore(db: Database) {
       calls: SettleCalls,
       now: Date,
     ): Promise<ClaimedAuthorization | undefined> {
-      const [row] = await statements
-        .claim()
-        .execute({ ...key, payloadHash, now, ecdsaCall: calls.ecdsa ?? calls.bytes, bytesCall: calls.bytes });
+      const [row] = await statements.claim().execute({
+        ...key,
+        payloadHash,
+        now,
+        nowSeconds: String(unixSecondsOf(now)),
+        ecdsaCall: calls.ecdsa ?? calls.bytes,
+        bytesCall: calls.bytes,
+      });
       return row ? { ...row, unconfirmedOthers: BigInt(row.unconfirmedOthers ?? '0') } : undefined;
     },
 
@@ -256,6 +314,15 @@ export function createPaymentStore(db: Database) {
 }
 
 const p = (name: string) => sql.placeholder(name);
+const unixSecondsOf = (date: Date) => Math.floor(date.getTime() / 1000);
+/**
+ * The rows of `alias` a payer's balance must still cover: settling, or verified and still valid
+ * (a settle may claim it). A verified authorization that expired can never move money here.
+ */
+const owed = (alias: string) => {
+  const t = sql.raw(alias);
+  return sql`(${t}.state = 'settling' or (${t}.state = 'verified' and ${t}.valid_before > ${p('nowSeconds')}::numeric))`;
+};
 const keyPlaceholders = () =>
   and(eq(auths.network, p('network')), eq(auths.asset, p('asset')), eq(auths.payer, p('payer')), eq(auths.nonce, p('nonce')));
 /** The receipt's final status; `returning authorization_id`, for the authorization's change. */
@@ -269,14 +336,16 @@ const finalReceipt = sql`update payment_receipts
 function hotStatements(db: Database) {
   return {
     standing: () =>
-      preparedSql<{ taken: boolean; unconfirmed: string; settling: unknown; reverted: boolean }>(
+      preparedSql<{ taken: boolean; unconfirmed: string; settlingTotal: string; settling: unknown; reverted: boolean }>(
         db,
         'facilitator_payer_standing',
         () => sql`select
           exists(select 1 from payment_authorizations
                  where network = ${p('network')} and asset = ${p('asset')} and payer = ${p('payer')} and nonce = ${p('nonce')}) as taken,
+          (select coalesce(sum(amount), 0)::text from payment_authorizations u
+           where payer = ${p('payer')} and asset = ${p('asset')} and network = ${p('network')} and ${owed('u')}) as unconfirmed,
           (select coalesce(sum(amount), 0)::text from payment_authorizations
-           where payer = ${p('payer')} and asset = ${p('asset')} and network = ${p('network')} and state = 'settling') as unconfirmed,
+           where payer = ${p('payer')} and asset = ${p('asset')} and network = ${p('network')} and state = 'settling') as "settlingTotal",
           (select coalesce(json_agg(json_build_array(s.nonce, s.amount::text)), '[]'::json) from (
              select nonce, amount from payment_authorizations
              where payer = ${p('payer')} and asset = ${p('asset')} and network = ${p('network')} and state = 'settling'
@@ -327,7 +396,7 @@ function hotStatements(db: Database) {
             ...getTableColumns(auths),
             unconfirmedOthers: sql<string>`(select coalesce(sum(o.amount), 0)::text from payment_authorizations o
               where o.payer = ${auths.payer} and o.asset = ${auths.asset} and o.network = ${auths.network}
-                and o.state = 'settling' and o.id <> ${auths.id})`,
+                and ${owed('o')} and o.id <> ${auths.id})`,
           })
           .prepare('facilitator_claim_verified'),
       ),

@@ -1,9 +1,10 @@
 /**
  * The checks of an exact-EVM payment, cheapest first: the terms (pure), the token's EIP-712
- * domain (one cached read), the signature (ECDSA recovery, ERC-1271 for contract wallets), and the
- * chain state (a simulated transfer: nonce unused, balance, on-chain signature and window).
+ * domain (one cached read), the signature (ECDSA recovery, ERC-1271 for contract wallets); the
+ * chain state (a simulated transfer: nonce unused, balance, on-chain signature and window) is
+ * checked by the service inside the payer's lock.
  */
-import type { Address, Hex } from 'viem';
+import type { Hex } from 'viem';
 import {
   X402Error,
   authorizationTypedData,
@@ -13,7 +14,6 @@ import {
   type Caip2Network,
 } from 'skill-market/x402';
 import type { ChainReader, Rejection, SignerKind } from './chain';
-import { transferCall } from './chain';
 import { REASONS } from './reasons';
 import type { PaymentRequest } from './request';
 
@@ -105,19 +105,12 @@ function isHighS(signature: Hex): boolean {
   return BigInt(`0x${signature.slice(66, 130)}`) > HALF_CURVE_ORDER;
 }
 
-/** Everything after the terms: domain, signature, and (for verify) a simulated transfer. */
-export async function checkAuthorization(
-  request: PaymentRequest,
-  chain: ChainReader,
-  options: { simulateFrom?: Address },
-): Promise<{ kind: SignerKind } | Rejection> {
+/**
+ * Everything after the terms that the payer's standing cannot change: the domain and the
+ * signature. The chain state (a simulated transfer) is read in the payer's lock (service.ts).
+ */
+export async function checkAuthorization(request: PaymentRequest, chain: ChainReader): Promise<{ kind: SignerKind } | Rejection> {
   const domain = await checkDomain(request, chain);
   if (domain) return domain;
-  const signature = await checkSignature(request, chain);
-  if ('reason' in signature) return signature;
-  if (options.simulateFrom !== undefined) {
-    const state = await chain.simulate(transferCall(request, signature.kind), options.simulateFrom, request);
-    if (state) return state;
-  }
-  return signature;
+  return checkSignature(request, chain);
 }

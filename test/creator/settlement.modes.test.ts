@@ -2,7 +2,8 @@
  * The skill server's settlement modes against our facilitator on each database: one proof, one
  * run and one transfer in both modes; `broadcast` answers before the block and carries the
  * transaction hash; the creator's cap of unconfirmed value makes a call wait for its receipt; a
- * payer who drains their balance after a broadcast answer is refused afterwards.
+ * payer's concurrent calls get no more results than their balance pays for; a payer who drains
+ * their balance after a broadcast answer is refused afterwards.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'bun:test';
 import type { Address, Hex } from 'viem';
@@ -11,6 +12,7 @@ import { decodeSettleResponse } from 'skill-market/x402';
 import { type LocalChain, startChain } from '../support/chain';
 import { drainFirst, eventually } from '../support/eventually';
 import { databaseKinds } from '../support/database';
+import { minedStatuses, transfersFrom } from '../support/exposure';
 import { type FacilitatorFixture, startFacilitatorFixture } from '../support/facilitator';
 import {
   balances,
@@ -154,6 +156,25 @@ for (const kind of databaseKinds) {
       const res = await second;
       expect(res.status).toBe(200);
       expect((await receiptOf(transactionOf(res)))?.status).toBe('success');
+    });
+
+    it('120 concurrent calls from a wallet holding 3 prices get exactly 3 results, each a transfer, and 117 refusals for want of balance', async () => {
+      const server = await start({}); // broadcast, the default
+      const payer = await chain.createAccount({ usdc: PRICE * 3n });
+      const payeeBefore = await chain.balanceOf(payee);
+      const responses = await Promise.all(Array.from({ length: 120 }, (_, n) => paidPost(`${server.url}/work`, { n }, payer)));
+
+      const results = responses.filter((r) => r.status === 200);
+      expect(results).toHaveLength(3);
+      const refused = responses.filter((r) => r.status !== 200);
+      expect(refused.map((r) => r.status)).toEqual(refused.map(() => 402));
+      const reasons = await Promise.all(refused.map(async (r) => ((await r.json()) as { error?: string }).error));
+      expect(reasons).toEqual(refused.map(() => 'invalid_exact_evm_insufficient_balance'));
+      // Each result carries a transfer that is mined, and there is no other: never charged without a result.
+      const hashes = results.map(transactionOf);
+      expect(await minedStatuses(chain, hashes)).toEqual(hashes.map(() => 'success'));
+      expect((await transfersFrom(chain, payer.address)).sort()).toEqual([...hashes].sort());
+      expect(await balances(chain, payer.address, payee)).toEqual([0n, payeeBefore + PRICE * 3n]);
     });
 
     it('a payer who drains their balance after a broadcast answer is refused afterwards', async () => {

@@ -1,14 +1,15 @@
 /**
  * Broadcast settlement: the facilitator answers once the node accepted the transfer, and keeps
- * each payer's unconfirmed amount bounded by their balance; a payer who drains their balance after
- * a broadcast answer is recorded as a reverted payment and refused afterwards.
+ * each payer's unconfirmed amount (verified authorizations until they expire, settling ones)
+ * bounded by their balance; a payer who drains their balance after a broadcast answer is recorded
+ * as a reverted payment and refused afterwards.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'bun:test';
 import type { Hex } from 'viem';
 import { type LocalChain, startChain } from '../support/chain';
 import { drainFirst, eventually } from '../support/eventually';
 import { databaseKinds, openTestDatabase } from '../support/database';
-import { PRICE, type FacilitatorFixture, paymentBody, requirementsFor, startFacilitatorFixture } from '../support/facilitator';
+import { PRICE, type FacilitatorFixture, manualClock, paymentBody, requirementsFor, startFacilitatorFixture } from '../support/facilitator';
 
 let chain: LocalChain;
 beforeAll(async () => {
@@ -161,6 +162,27 @@ for (const kind of databaseKinds) {
         (b) => b === PRICE * 2n,
         'both transfers',
       );
+    });
+
+    it('counts a verified authorization never settled (its handler failed) against the balance until its validBefore, then no more', async () => {
+      const clock = manualClock();
+      const timed = await startFacilitatorFixture(chain, kind, { relayers: [chain.accounts.relayers[1]!], database: f.database, clock });
+      try {
+        const payer = await chain.createAccount({ usdc: PRICE });
+        const requirements = requirementsFor(chain, (await chain.createAccount()).address);
+        const now = BigInt(Math.floor(clock.now().getTime() / 1000));
+        const left = await paymentBody(chain, payer, requirements, { validBefore: now + 30n });
+        const next = await paymentBody(chain, payer, requirements, { validBefore: now + 600n });
+        expect((await timed.facilitator.verify(left)).isValid).toBe(true);
+        expect(await timed.facilitator.verify(next)).toMatchObject({
+          isValid: false,
+          invalidReason: 'invalid_exact_evm_insufficient_balance',
+        });
+        clock.advance(31); // `left` expired: it can never move money
+        expect(await timed.facilitator.verify(next)).toMatchObject({ isValid: true });
+      } finally {
+        await timed.close();
+      }
     });
 
     it('records a payer who drains their balance after a broadcast answer as a reverted payment, and refuses them afterwards', async () => {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import type { Address } from 'viem';
 import { type LocalChain, startChain } from '../support/chain';
 import { databaseKinds } from '../support/database';
+import { expectBoundedByBalance } from '../support/exposure';
 import { PRICE, type FacilitatorFixture, paymentBody, requirementsFor, startFacilitatorFixture } from '../support/facilitator';
 
 const COUNT = 50;
@@ -60,6 +61,10 @@ for (const kind of databaseKinds) {
       const verdicts = await Promise.all(Array.from({ length: COUNT }, () => single.facilitator.verify(body)));
       expect(verdicts.filter((v) => v.isValid)).toHaveLength(1);
       expect(verdicts.filter((v) => v.invalidReason === 'invalid_exact_evm_nonce_already_used')).toHaveLength(COUNT - 1);
+    });
+
+    it('120 concurrent paid calls (verify, broadcast settle) from a wallet holding 3 prices get exactly 3 results, each a transfer', async () => {
+      await expectBoundedByBalance(chain, [single.facilitator], 120, 3);
     });
 
     it(`${COUNT} distinct concurrent payments through one relayer make ${COUNT} transfers without nonce collisions`, async () => {

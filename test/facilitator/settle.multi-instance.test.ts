@@ -3,35 +3,23 @@
  * pool and relayer key, as separate processes would run. Needs TEST_DATABASE_URL.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
-import { openDatabase, type DatabaseHandle } from '../../src/db';
 import { type LocalChain, startChain } from '../support/chain';
-import { TEST_DATABASE_URL, openTestDatabase } from '../support/database';
-import { PRICE, type FacilitatorFixture, paymentBody, requirementsFor, startFacilitatorFixture } from '../support/facilitator';
-
-/** A second, independent pool on the database behind `handle`. */
-function secondPool(handle: DatabaseHandle): Promise<DatabaseHandle> {
-  const o = (handle.db as unknown as { $client: { options: { host: string[]; port: number[]; database: string; user: string } } }).$client
-    .options;
-  return openDatabase({ kind: 'postgres', url: `postgres://${o.user}@${o.host[0]}:${o.port[0]}/${o.database}`, poolSize: 5 });
-}
+import { TEST_DATABASE_URL } from '../support/database';
+import { expectBoundedByBalance } from '../support/exposure';
+import { PRICE, type FacilitatorFixture, paymentBody, requirementsFor, startTwoInstances } from '../support/facilitator';
 
 describe.skipIf(!TEST_DATABASE_URL)('two facilitator instances on one PostgreSQL database', () => {
   let chain: LocalChain;
-  let shared: DatabaseHandle;
-  let other: DatabaseHandle;
+  let instances: Awaited<ReturnType<typeof startTwoInstances>>;
   let a: FacilitatorFixture;
   let b: FacilitatorFixture;
   beforeAll(async () => {
     chain = await startChain({ payers: 2, relayers: 2 });
-    shared = await openTestDatabase('postgres');
-    other = await secondPool(shared);
-    a = await startFacilitatorFixture(chain, 'postgres', { database: shared, relayers: [chain.accounts.relayers[0]!] });
-    b = await startFacilitatorFixture(chain, 'postgres', { database: other, relayers: [chain.accounts.relayers[1]!] });
+    instances = await startTwoInstances(chain);
+    ({ a, b } = instances);
   }, 30_000);
   afterAll(async () => {
-    await Promise.all([a?.close(), b?.close()]);
-    await other?.close();
-    await shared?.close();
+    await instances?.close();
     await chain?.stop();
   });
 
@@ -54,5 +42,10 @@ describe.skipIf(!TEST_DATABASE_URL)('two facilitator instances on one PostgreSQL
     expect(await chain.balanceOf(payee.address)).toBe(PRICE);
     const receipt = await a.facilitator.receipt(first.success ? first.transaction : second.transaction);
     expect(receipt).toMatchObject({ status: 'confirmed', payee: payee.address });
+  });
+
+  it('120 concurrent paid calls from a wallet holding 3 prices, split between the instances, get exactly 3 results', async () => {
+    // Each instance queues its own; the database's lock per payer serialises the two.
+    await expectBoundedByBalance(chain, [a.facilitator, b.facilitator], 120, 3);
   });
 });

@@ -203,7 +203,7 @@ for (const kind of databaseKinds) {
     });
 
     it('fails a claim that never got a transaction (the process stopped in between) once its authorization expired', async () => {
-      const store = createPaymentStore(f.database.db);
+      const store = createPaymentStore(f.database.db, f.database.kind);
       const key = { network: chain.network, asset: chain.token.address, payer: chain.accounts.payer.address, nonce: randomNonce() };
       const expired = String(Math.floor(clock.now().getTime() / 1000) - 1_000);
       const entry = {

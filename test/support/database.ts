@@ -67,6 +67,13 @@ async function freshPostgres(): Promise<DatabaseHandle> {
   };
 }
 
+/** A second, independent pool on the PostgreSQL database behind `handle`, as another process would open. */
+export function secondPool(handle: DatabaseHandle): Promise<DatabaseHandle> {
+  const o = (handle.db as unknown as { $client: { options: { host: string[]; port: number[]; database: string; user: string } } }).$client
+    .options;
+  return openDatabase({ kind: 'postgres', url: `postgres://${o.user}@${o.host[0]}:${o.port[0]}/${o.database}`, poolSize: 5 });
+}
+
 export function openTestDatabase(kind: DatabaseKind): Promise<DatabaseHandle> {
   return kind === 'embedded' ? freshEmbedded() : freshPostgres();
 }

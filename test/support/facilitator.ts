@@ -8,7 +8,7 @@ import type { DatabaseHandle, DatabaseKind } from '../../src/db';
 import { createFacilitator, type Clock, type Facilitator, type FacilitatorSettings } from '../../src/facilitator';
 import { createLogger, type Logger } from '../../src/log';
 import { type Authorization, type LocalChain, type TestAccount, signAuthorization } from './chain';
-import { openTestDatabase } from './database';
+import { openTestDatabase, secondPool } from './database';
 
 export const PRICE = 10_000n; // $0.01
 
@@ -122,6 +122,28 @@ export async function startFacilitatorFixture(
     async close() {
       await facilitator.stop();
       if (!options.database) await database.close();
+    },
+  };
+}
+
+/**
+ * Two facilitator instances on one new PostgreSQL database, each with its own connection pool and
+ * relayer key (the chain's first two), as two processes would run. Needs TEST_DATABASE_URL.
+ */
+export async function startTwoInstances(
+  chain: LocalChain,
+): Promise<{ a: FacilitatorFixture; b: FacilitatorFixture; close(): Promise<void> }> {
+  const shared = await openTestDatabase('postgres');
+  const other = await secondPool(shared);
+  const a = await startFacilitatorFixture(chain, 'postgres', { database: shared, relayers: [chain.accounts.relayers[0]!] });
+  const b = await startFacilitatorFixture(chain, 'postgres', { database: other, relayers: [chain.accounts.relayers[1]!] });
+  return {
+    a,
+    b,
+    async close() {
+      await Promise.all([a.close(), b.close()]);
+      await other.close();
+      await shared.close();
     },
   };
 }

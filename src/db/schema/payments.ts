@@ -44,8 +44,8 @@ export const paymentAuthorizations = pgTable(
   (t) => [
     uniqueIndex('payment_authorizations_single_use_key').on(t.network, t.asset, t.payer, t.nonce),
     index('payment_authorizations_settling_idx').on(t.validBefore).where(sql`${t.state} = 'settling'`),
-    /** A payer's unconfirmed amount per asset (settling: claimed, sent, not yet final). */
-    index('payment_authorizations_unconfirmed_idx').on(t.payer, t.asset).where(sql`${t.state} = 'settling'`),
+    /** What a payer's balance must still cover per asset (verified, or settling: claimed, sent, not yet final). */
+    index('payment_authorizations_owed_idx').on(t.payer, t.asset).where(sql`${t.state} in ('verified', 'settling')`),
     /** The members of a batched settlement transaction (payment_batches). */
     index('payment_authorizations_tx_hash_idx').on(t.txHash).where(sql`${t.txHash} is not null`),
     check('payment_authorizations_state_check', sql`${t.state} in ('verified', 'settling', 'settled', 'failed')`),

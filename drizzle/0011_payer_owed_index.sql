@@ -1,0 +1,2 @@
+DROP INDEX "payment_authorizations_unconfirmed_idx";--> statement-breakpoint
+CREATE INDEX "payment_authorizations_owed_idx" ON "payment_authorizations" USING btree ("payer","asset") WHERE "payment_authorizations"."state" in ('verified', 'settling');
