@@ -4,6 +4,7 @@ import { openDatabase, type DatabaseHandle, type DatabaseKind } from '../../src/
 import { authTestConfig, bearer, jsonPost, providerKeys } from '../support/auth';
 import { json, newCreator, type Creator } from '../support/catalogue';
 import { createPostgresDatabase, databaseKinds, openTestDatabase } from '../support/database';
+import { lastReading } from '../support/eventually';
 import { manualClock, registryWith } from '../support/registry';
 import { CHANGES_CHANNEL } from '../../src/registry/cache/changes';
 
@@ -29,16 +30,6 @@ async function twoHandles(kind: DatabaseKind): Promise<{ a: DatabaseHandle; b: D
       await created.drop();
     },
   };
-}
-
-/** Reads until `ok` holds or `deadlineMs` passes; answers the last reading (the test then asserts on it). */
-async function eventually<T>(read: () => Promise<T>, ok: (value: T) => boolean, deadlineMs = 5000): Promise<T> {
-  const until = Date.now() + deadlineMs;
-  for (;;) {
-    const value = await read();
-    if (ok(value) || Date.now() > until) return value;
-    await Bun.sleep(10);
-  }
 }
 
 const patch = (body: unknown, key: string): RequestInit => ({
@@ -82,7 +73,7 @@ for (const kind of databaseKinds) {
       const stop = await handles.b.listen(CHANGES_CHANNEL, (payload) => payloads.push(payload));
       try {
         const skill = await register(description);
-        await eventually(async () => payloads.includes(`skill:${skill.id}`), Boolean);
+        await lastReading(async () => payloads.includes(`skill:${skill.id}`), Boolean);
         return skill;
       } finally {
         await stop();
@@ -104,14 +95,14 @@ for (const kind of databaseKinds) {
       );
       expect(
         (
-          await eventually(
+          await lastReading(
             () => listing(b, skill.slug),
             (s) => s.price === '$0.25',
           )
         ).price,
       ).toBe('$0.25');
       expect(
-        await eventually(
+        await lastReading(
           () => search(b, word),
           (slugs) => slugs.length === 0,
         ),
@@ -127,14 +118,14 @@ for (const kind of databaseKinds) {
       expect((await a.request(`/skills/${skill.slug}`, patch({ isActive: false }, creator.key))).status).toBe(200);
       expect(
         (
-          await eventually(
+          await lastReading(
             () => listing(b, skill.slug),
             (s) => s.isActive === false,
           )
         ).isActive,
       ).toBe(false);
       expect(
-        await eventually(
+        await lastReading(
           () => search(b, word),
           (slugs) => slugs.length === 0,
         ),
@@ -142,7 +133,7 @@ for (const kind of databaseKinds) {
 
       expect((await a.request(`/skills/${skill.slug}`, patch({ isActive: true }, creator.key))).status).toBe(200);
       expect(
-        await eventually(
+        await lastReading(
           () => search(b, word),
           (slugs) => slugs.length === 1,
         ),
@@ -159,7 +150,7 @@ for (const kind of databaseKinds) {
       expect(rename.status).toBe(200);
       expect(
         (
-          await eventually(
+          await lastReading(
             () => listing(b, skill.slug),
             (s) => s.groups[0] === renamed,
           )
@@ -178,7 +169,7 @@ for (const kind of databaseKinds) {
       await handles.a.db.execute(sql`update server_health set status = ${after} where server_url = ${serverUrl}`);
       expect(
         (
-          await eventually(
+          await lastReading(
             () => listing(b, skill.slug),
             (s) => s.status === after,
           )
@@ -237,7 +228,7 @@ for (const kind of databaseKinds) {
       expect((await b.request('/skills?q=tagged', { headers: { 'if-none-match': page.headers.get('etag')! } })).status).toBe(304);
 
       expect((await a.request(`/skills/${skill.slug}`, patch({ description: 'Retagged' }, creator.key))).status).toBe(200);
-      const changed = await eventually(
+      const changed = await lastReading(
         () => b.request(`/skills/${skill.slug}`, { headers: { 'if-none-match': etag } }),
         (res) => res.status === 200,
       );

@@ -62,15 +62,10 @@ for (const mode of MODES) {
     }
 
     /** {@link eventually}, failing with the processes' output. */
-    async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, ms: number): Promise<T> {
-      try {
-        return await eventually(read, done, what, ms);
-      } catch (error) {
-        throw new Error(
-          `${(error as Error).message}\n--- facilitator\n${facilitator.output().slice(-20_000)}\n--- skill server\n${skillServer.output().slice(-20_000)}`,
-        );
-      }
-    }
+    const until = <T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, ms: number) =>
+      eventually(read, done, what, ms, {
+        context: () => `--- facilitator\n${facilitator.output().slice(-20_000)}\n--- skill server\n${skillServer.output().slice(-20_000)}`,
+      });
 
     beforeAll(async () => {
       chain = await startChain({ payers: PAYERS, payees: 1, relayers: 1, anvilArgs: ['--block-time', '2'] });

@@ -33,6 +33,7 @@ import { skillCalls, usageRecords } from '../../src/db/schema';
 import { bearer, createKey, jsonPost, newWallet, walletSignIn } from '../support/auth';
 import { type LocalChain, startChain, usdCoinAbi } from '../support/chain';
 import { TEST_DATABASE_URL } from '../support/database';
+import { lastReading } from '../support/eventually';
 import { freePort } from '../support/process';
 
 const ROOT = join(import.meta.dir, '../..');
@@ -106,17 +107,6 @@ async function waitFor(proc: Proc, url: string, timeoutMs = 20_000): Promise<unk
     await Bun.sleep(50);
   }
   throw new Error(`${proc.name} did not answer ${url} within ${timeoutMs} ms:\n${proc.output()}`);
-}
-
-/** Re-evaluates `read` until `done` holds or the time is up; returns the last value. */
-async function poll<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let value = await read();
-  while (!done(value) && Date.now() < deadline) {
-    await Bun.sleep(50);
-    value = await read();
-  }
-  return value;
 }
 
 /** SIGTERM, then the exit code (SIGKILL after 10 s so a hung process cannot outlive the file). */
@@ -313,7 +303,7 @@ describe(`the marketplace end to end, every piece its own process (${DATABASE} d
       );
       expect(await waitFor(skillServer, `${endpoint}/health`)).toMatchObject({ status: 'ok', skills: ['echo', 'word-count'] });
 
-      const skills = await poll(
+      const skills = await lastReading(
         () => getJson<Skill[]>(`/skills?creator=${payee}`),
         (list) => list.length === 2,
       );
@@ -518,7 +508,7 @@ describe(`the marketplace end to end, every piece its own process (${DATABASE} d
       const skillId = listed['word-count']!.id;
       const slug = listed['word-count']!.slug;
       // The skill server posts /analytics/call off the response path: wait for the third.
-      const analytics = await poll(
+      const analytics = await lastReading(
         () =>
           getJson<{
             callCount: number;

@@ -24,6 +24,7 @@ import { SkillMarket, type CallResult, type Skill } from 'skill-market';
 import { decodePaymentPayload, X_PAYMENT_HEADER } from 'skill-market/x402';
 import { skillCalls } from '../../src/db/schema';
 import { newCreator } from '../support/catalogue';
+import { eventually } from '../support/eventually';
 import { type LocalChain, startChain, type TestAccount, usdCoinAbi } from '../support/chain';
 import { freePort, startMarket, waitForJson, type MarketProcess } from '../support/process';
 import { createPostgresDatabase, seedEmbeddedDataDir, TEST_DATABASE_URL } from '../support/database';
@@ -67,19 +68,11 @@ function startFacilitator(): MarketProcess {
   });
 }
 
-/** Re-evaluates `read` until `done` holds; fails with `what` (and the processes' output) after `timeoutMs`. */
-async function until<T>(what: string, read: () => Promise<T> | T, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline)
-      throw new Error(
-        `${what}: not within ${timeoutMs} ms\n--- facilitator\n${facilitator.output()}\n--- skill server\n${skillServer.output()}`,
-      );
-    await Bun.sleep(25);
-  }
-}
+/** {@link eventually}, failing with the processes' output. */
+const until = <T>(what: string, read: () => Promise<T> | T, done: (value: T) => boolean, timeoutMs = 30_000) =>
+  eventually(read, done, what, timeoutMs, {
+    context: () => `--- facilitator\n${facilitator.output()}\n--- skill server\n${skillServer.output()}`,
+  });
 
 const occurrences = (text: string, part: string) => text.split(part).length - 1;
 

@@ -1,12 +1,38 @@
 import { parseGwei, type Address } from 'viem';
 import { type LocalChain, type TestAccount, usdCoinAbi } from './chain';
 
-/** Polls `read` until `accept` holds, for work that runs on its own (background receipt waits, checks). */
-export async function eventually<T>(read: () => Promise<T>, accept: (value: T) => boolean, what: string, ms = 10_000): Promise<T> {
+/** What a failed wait adds to its message (e.g. the output of the processes under test). */
+export interface EventuallyOptions {
+  context?: () => string;
+}
+
+/**
+ * The one way tests wait for work that runs on its own (background receipt waits, checks, other
+ * processes): polls `read` until `accept` holds, else fails naming `what` after `ms`.
+ */
+export async function eventually<T>(
+  read: () => Promise<T> | T,
+  accept: (value: T) => boolean,
+  what: string,
+  ms = 10_000,
+  options: EventuallyOptions = {},
+): Promise<T> {
   for (const end = Date.now() + ms; ; await Bun.sleep(25)) {
     const value = await read();
     if (accept(value)) return value;
-    if (Date.now() > end) throw new Error(`not within ${ms} ms: ${what}`);
+    if (Date.now() > end) throw new Error(`not within ${ms} ms: ${what}${options.context ? `\n${options.context()}` : ''}`);
+  }
+}
+
+/**
+ * Like {@link eventually}, but answers the last reading when the time is up instead of failing:
+ * the test then asserts on it, and its failure shows the value itself.
+ */
+export async function lastReading<T>(read: () => Promise<T> | T, accept: (value: T) => boolean, ms = 10_000): Promise<T> {
+  try {
+    return await eventually(read, accept, 'a reading', ms);
+  } catch {
+    return read();
   }
 }
 
