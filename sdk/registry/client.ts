@@ -357,6 +357,43 @@ export class RegistryClient {
     return this.read(c.Success, 'DELETE', `/auth/api-keys/${segment(id)}`, { what: 'API key revocation', auth: true });
   }
 
+  /** `GET /webhooks`: the signed-in account's webhook endpoints (never their secrets). */
+  webhooks(signal?: AbortSignal): Promise<c.WebhookView[]> {
+    return this.read(c.WebhookList, 'GET', '/webhooks', { what: 'webhooks', auth: true, repeatable: true, signal });
+  }
+
+  /** `POST /webhooks`: the signing secret is in this answer only. */
+  createWebhook(body: c.CreateWebhook): Promise<c.CreatedWebhook> {
+    return this.read(c.CreatedWebhook, 'POST', '/webhooks', { what: 'new webhook', auth: true, body });
+  }
+
+  /** `PATCH /webhooks/:id`: the URL, the events, or on/off. */
+  updateWebhook(id: string, body: c.UpdateWebhook): Promise<c.WebhookView> {
+    return this.read(c.WebhookView, 'PATCH', `/webhooks/${segment(id)}`, { what: 'webhook', auth: true, body });
+  }
+
+  /** `DELETE /webhooks/:id`. */
+  deleteWebhook(id: string): Promise<c.Success> {
+    return this.read(c.Success, 'DELETE', `/webhooks/${segment(id)}`, { what: 'webhook removal', auth: true });
+  }
+
+  /** `GET /webhooks/:id/deliveries`: the latest deliveries with their attempts. */
+  webhookDeliveries(id: string, signal?: AbortSignal): Promise<c.WebhookDeliveryView[]> {
+    const path = `/webhooks/${segment(id)}/deliveries`;
+    return this.read(c.WebhookDeliveryList, 'GET', path, { what: 'webhook deliveries', auth: true, repeatable: true, signal });
+  }
+
+  /** `POST /webhooks/:id/test`: queues a `webhook.test` event for this endpoint. */
+  testWebhook(id: string): Promise<c.Success> {
+    return this.read(c.Success, 'POST', `/webhooks/${segment(id)}/test`, { what: 'test event', auth: true, body: {} });
+  }
+
+  /** `POST /webhooks/:id/deliveries/:deliveryId/retry`: sends a delivery again now. */
+  redeliverWebhook(id: string, deliveryId: string): Promise<c.Success> {
+    const path = `/webhooks/${segment(id)}/deliveries/${segment(deliveryId)}/retry`;
+    return this.read(c.Success, 'POST', path, { what: 'redelivery', auth: true, body: {} });
+  }
+
   /** `POST /auth/challenge`: the EIP-4361 message to sign. */
   challenge(address: string): Promise<c.ChallengeResponse> {
     return this.read(c.ChallengeResponse, 'POST', '/auth/challenge', { what: 'sign-in challenge', body: { address } });

@@ -13,6 +13,7 @@ import { KeysView } from './keys';
 import { ProfileView } from './profile';
 import { SkillsView } from './skills';
 import { WalletsView } from './wallets';
+import { WebhooksView } from './webhooks';
 
 interface Section {
   path: string;
@@ -27,6 +28,7 @@ const SECTIONS: Section[] = [
   { path: 'skills', label: 'My skills', group: 'Creator', View: SkillsView },
   { path: 'groups', label: 'Groups', group: 'Creator', View: GroupsView },
   { path: 'keys', label: 'API keys', group: 'Creator', View: KeysView },
+  { path: 'webhooks', label: 'Webhooks', group: 'Creator', View: WebhooksView },
   { path: 'wallets', label: 'Spending wallets', group: 'Consumer', View: WalletsView },
   { path: 'calls', label: 'My paid calls', group: 'Consumer', View: CallsView },
   { path: 'favourites', label: 'Favourites', group: 'Consumer', View: FavouritesView },
