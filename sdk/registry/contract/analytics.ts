@@ -137,7 +137,7 @@ export const SkillIdParam = T.Object({ skillId: SkillId });
  * 1–90, default 30).
  */
 export const AnalyticsQuery = T.Object({
-  days: T.Optional(QueryInteger(1, 90, 'length of the daily series, 1–90, default 30')),
+  days: T.Optional(QueryInteger('days', 1, 90, 'length of the daily series, 1–90, default 30')),
 });
 
 /**
