@@ -258,7 +258,10 @@ for (const kind of databaseKinds) {
       for (const days of ['0', '-1', '1e400', '91', '-7', '7.5', 'week', '', 'Infinity', 'NaN']) {
         const res = await series(skill.id, `?days=${days}`);
         expect({ days, status: res.status }).toEqual({ days, status: 400 });
-        expect(await json(res)).toMatchObject({ code: 'VALIDATION', error: 'Invalid request: query field "days": must be a whole number from 1 to 90' });
+        expect(await json(res)).toMatchObject({
+          code: 'VALIDATION',
+          error: 'Invalid request: query field "days": must be a whole number from 1 to 90',
+        });
       }
     });
   });

@@ -14,7 +14,7 @@ import { priceToAtomic } from '../skills';
 import { type SkillFacts, skillsByIds } from './skill-facts';
 import { countUnpaidCalls } from './stats';
 
-type Accepted = { index: number; skill: SkillFacts; amount: bigint | null; paymentRef: string | null };
+type Accepted = { index: number; skill: SkillFacts; amount: bigint | null; paymentRef: string | null; nonce: string | null };
 
 const refused = (reason: NonNullable<CallOutcome['reason']>, message: string): CallOutcome => ({ status: 'refused', reason, message });
 
@@ -31,7 +31,13 @@ export async function recordCalls(ctx: ServiceContext, userId: string, calls: re
     else {
       try {
         const amount = call.amount === undefined ? null : priceToAtomic(call.amount);
-        accepted.push({ index, skill, amount, paymentRef: call.paymentRef ?? null });
+        accepted.push({
+          index,
+          skill,
+          amount,
+          paymentRef: call.paymentRef ?? null,
+          nonce: call.paymentRef && call.paymentNonce ? call.paymentNonce.toLowerCase() : null,
+        });
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
         outcomes[index] = refused('invalid-amount', error.message);
@@ -42,13 +48,13 @@ export async function recordCalls(ctx: ServiceContext, userId: string, calls: re
 
   const now = ctx.clock.now();
   // One lock order for every batch (skill, then reference), so concurrent batches never deadlock.
-  const key = (a: Accepted) => `${a.skill.id}\n${a.paymentRef ?? ''}`;
+  const key = (a: Accepted) => `${a.skill.id}\n${a.paymentRef ?? ''}\n${a.nonce ?? ''}`;
   const ordered = [...accepted].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a.index - b.index));
   const inserted = await ctx.db.transaction(async (tx) => {
     const paid = ordered.filter((a) => a.paymentRef !== null);
     const nominated = await nominatePayments(
       tx,
-      paid.map((a) => ({ skill: a.skill, reference: a.paymentRef! })),
+      paid.map((a) => ({ skill: a.skill, reference: a.paymentRef!, nonce: a.nonce })),
       now,
     );
     const paymentIds = new Map(paid.map((a, i) => [key(a), nominated[i]!.id]));
@@ -59,19 +65,20 @@ export async function recordCalls(ctx: ServiceContext, userId: string, calls: re
           skillId: a.skill.id,
           amount: a.amount,
           paymentRef: a.paymentRef,
+          paymentNonce: a.nonce,
           paymentId: paymentIds.get(key(a)) ?? null,
           createdAt: now,
         })),
       )
       .onConflictDoNothing()
-      .returning({ skillId: skillCalls.skillId, paymentRef: skillCalls.paymentRef });
+      .returning({ skillId: skillCalls.skillId, paymentRef: skillCalls.paymentRef, paymentNonce: skillCalls.paymentNonce });
     const unpaid = new Map<string, number>();
     for (const row of rows) if (row.paymentRef === null) unpaid.set(row.skillId, (unpaid.get(row.skillId) ?? 0) + 1);
     await countUnpaidCalls(tx, unpaid, now);
     return rows;
   });
   // A reference inserted now is recorded for its first record in the batch; the rest are duplicates.
-  const fresh = new Set(inserted.filter((r) => r.paymentRef !== null).map((r) => `${r.skillId}\n${r.paymentRef}`));
+  const fresh = new Set(inserted.filter((r) => r.paymentRef !== null).map((r) => `${r.skillId}\n${r.paymentRef}\n${r.paymentNonce ?? ''}`));
   const changed = new Set<string>();
   for (const a of accepted) {
     const recorded = a.paymentRef === null || fresh.delete(key(a));
