@@ -177,9 +177,11 @@ for (const kind of databaseKinds) {
       );
       expect(stolen.status).toBe(400);
       expect((await review(squatter.token, { skillSlug: skill.slug, score: 1 })).status).toBe(403);
-      // The one who paid reviews.
+      // The one who paid reviews, and takes the address back by proving it.
       expect((await review(realPayer.token, { skillSlug: skill.slug, score: 5 })).status).toBe(201);
       expect(await listing(skill.slug)).toMatchObject({ reviewCount: 1 });
+      expect((await registerProven(realPayer.token, payer)).status).toBe(201);
+      expect((await json(await fx.request('/wallet/all', { headers: bearer(squatter.token) }))).map((w: { address: string }) => w.address)).toEqual([]);
     });
 
     it('refuses an expired proof', async () => {

@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
 import type { PaymentVerificationConfig } from '../../../config';
 import type { Database } from '../../../db';
+import { PAYMENT_REVERTED_REASON } from 'skill-market/registry';
 import { paymentVerifications } from '../../../db/schema';
 import { countPaidCall } from '../analytics';
 
@@ -45,7 +46,8 @@ export async function nominatePayment(
  * order given. A reference named twice is `created` at most once. The reports of one payment
  * share one check: a bare transaction hash joins any check of that skill and transaction; a
  * report naming the payment by its nonce joins the check of that nonce, or takes over a bare
- * report's check still pending (the consumer's client reported the same call first), or
+ * report's check still pending or found reverted (the consumer's client reported the same call
+ * first; a reverted transaction moved nothing, so every payment in it is that one), or
  * starts its own (another payment of a batch).
  */
 export async function nominatePayments(
@@ -75,7 +77,12 @@ export async function nominatePayments(
   const created = new Set<string>();
   for (const row of distinct) {
     const existing = await db
-      .select({ id: paymentVerifications.id, nonce: paymentVerifications.nonce, status: paymentVerifications.status })
+      .select({
+        id: paymentVerifications.id,
+        nonce: paymentVerifications.nonce,
+        status: paymentVerifications.status,
+        reason: paymentVerifications.reason,
+      })
       .from(paymentVerifications)
       .where(and(eq(paymentVerifications.skillId, row.skillId), eq(paymentVerifications.txHash, row.txHash)))
       .orderBy(asc(paymentVerifications.createdAt), asc(paymentVerifications.id))
@@ -86,7 +93,7 @@ export async function nominatePayments(
         : (existing.find((e) => e.nonce === row.nonce) ??
           (await takeOver(
             db,
-            existing.find((e) => e.nonce === null && e.status === 'pending'),
+            existing.find((e) => e.nonce === null && (e.status === 'pending' || e.reason === PAYMENT_REVERTED_REASON)),
             row.nonce,
           )));
     if (joined) {
@@ -122,7 +129,7 @@ async function takeOver(db: Database | Tx, check: { id: string } | undefined, no
   const [taken] = await db
     .update(paymentVerifications)
     .set({ nonce })
-    .where(and(eq(paymentVerifications.id, check.id), isNull(paymentVerifications.nonce), eq(paymentVerifications.status, 'pending')))
+    .where(and(eq(paymentVerifications.id, check.id), isNull(paymentVerifications.nonce)))
     .returning({ id: paymentVerifications.id });
   return taken;
 }

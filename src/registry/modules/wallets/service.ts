@@ -28,7 +28,8 @@ function toWalletView(row: WalletRow): WalletView {
 /**
  * Registers `address` for the user and makes it the active wallet. Registering one of your own
  * addresses again is idempotent: it becomes active again (un-revoked if it was revoked) and keeps
- * its label unless a new one is given. An address of another user is refused. With a proof that
+ * its label unless a new one is given. An address of another user is refused, unless they never
+ * proved holding its key and this caller does: a proof moves it to the caller. With a proof that
  * holds (see proof.ts) the wallet is marked proven; a proof that does not hold is refused (400).
  */
 export async function registerWallet(
@@ -44,8 +45,10 @@ export async function registerWallet(
   return ctx.db.transaction(async (tx) => {
     // One switch of the active wallet at a time per user.
     await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('update');
-    const [existing] = await tx.select().from(wallets).where(eq(wallets.address, address));
-    if (existing && existing.userId !== userId) throw alreadyRegistered();
+    const [existing] = await tx.select().from(wallets).where(eq(wallets.address, address)).for('update');
+    // Another user's address stays theirs, unless they never proved holding it and this caller does.
+    const claimed = existing !== undefined && existing.userId !== userId && input.proof !== undefined && existing.provenAt === null;
+    if (existing && existing.userId !== userId && !claimed) throw alreadyRegistered();
     await tx
       .update(wallets)
       .set({ isActive: false, updatedAt: now })
@@ -53,10 +56,17 @@ export async function registerWallet(
     if (existing) {
       const [row] = await tx
         .update(wallets)
-        .set({ isActive: true, revokedAt: null, updatedAt: now, ...proven, ...(label === undefined ? {} : { label }) })
+        .set({
+          userId,
+          isActive: true,
+          revokedAt: null,
+          updatedAt: now,
+          ...proven,
+          ...(claimed ? { label: label ?? null, createdAt: now, lastUsedAt: null } : label === undefined ? {} : { label }),
+        })
         .where(eq(wallets.id, existing.id))
         .returning();
-      return { wallet: toWalletView(row!), created: false };
+      return { wallet: toWalletView(row!), created: claimed };
     }
     const [row] = await tx
       .insert(wallets)
