@@ -181,7 +181,9 @@ for (const kind of databaseKinds) {
       expect((await review(realPayer.token, { skillSlug: skill.slug, score: 5 })).status).toBe(201);
       expect(await listing(skill.slug)).toMatchObject({ reviewCount: 1 });
       expect((await registerProven(realPayer.token, payer)).status).toBe(201);
-      expect((await json(await fx.request('/wallet/all', { headers: bearer(squatter.token) }))).map((w: { address: string }) => w.address)).toEqual([]);
+      expect(
+        (await json(await fx.request('/wallet/all', { headers: bearer(squatter.token) }))).map((w: { address: string }) => w.address),
+      ).toEqual([]);
     });
 
     it('refuses an expired proof', async () => {
