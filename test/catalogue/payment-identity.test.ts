@@ -115,8 +115,13 @@ for (const kind of databaseKinds) {
       // The skill server's call record names the skill the paid request was for.
       const record = { skillId: named.id, amount: '0.001', paymentRef: hash, paymentNonce: signed.authorization.nonce };
       expect((await callRecords([record])).status).toBe(200);
-      // Another skill's call record naming the same payment.
-      expect((await callRecords([{ ...record, skillId: others[0]!.id }])).status).toBe(200);
+      await verifyAll();
+      // Another skill's call record naming the same payment, now counted: refused.
+      const elsewhere = await callRecords([{ ...record, skillId: others[0]!.id }]);
+      expect(elsewhere.status).toBe(200);
+      expect((await json(elsewhere)).results).toEqual([
+        { status: 'refused', reason: 'counted-elsewhere', message: 'This payment already counts as a call of another skill' },
+      ]);
       await verifyAll();
 
       expect(await stats(named.id)).toMatchObject({ paidCallCount: 1, totalRevenueAtomic: '1000' });

@@ -60,11 +60,14 @@ export type CallsBody = Static<typeof CallsBody>;
 /**
  * The outcome of one record of a {@link CallsBody}: `recorded`, `duplicate` (its `paymentRef` was
  * already recorded: not an error), or `refused` with a `reason` (`unknown-skill`, `not-yours`,
- * `invalid-amount`) and a readable `message`; a refused record will not be accepted if re-sent.
+ * `invalid-amount`, `counted-elsewhere`: its payment already counts as a call of another skill) and
+ * a readable `message`; a refused record will not be accepted if re-sent.
  */
 export const CallOutcome = T.Object({
   status: T.Union([T.Literal('recorded'), T.Literal('duplicate'), T.Literal('refused')]),
-  reason: T.Optional(T.Union([T.Literal('unknown-skill'), T.Literal('not-yours'), T.Literal('invalid-amount')])),
+  reason: T.Optional(
+    T.Union([T.Literal('unknown-skill'), T.Literal('not-yours'), T.Literal('invalid-amount'), T.Literal('counted-elsewhere')]),
+  ),
   message: T.Optional(T.String()),
 });
 /** The {@link CallOutcome} schema's type. */

@@ -6,7 +6,8 @@
  * verified on chain; without one it counts at once as an unpaid call.
  */
 import type { CallBody, CallOutcome } from 'skill-market/registry';
-import { skillCalls } from '../../../db/schema';
+import { and, inArray, isNotNull } from 'drizzle-orm';
+import { paymentVerifications, skillCalls } from '../../../db/schema';
 import { AppError } from '../../../http';
 import type { ServiceContext } from '../../context';
 import { nominatePayments } from '../payment-verification';
@@ -43,6 +44,15 @@ export async function recordCalls(ctx: ServiceContext, userId: string, calls: re
         outcomes[index] = refused('invalid-amount', error.message);
       }
     }
+  }
+  // A payment already counted for another skill is not this skill's call.
+  const elsewhere = await countedElsewhere(ctx, accepted);
+  for (let i = accepted.length - 1; i >= 0; i--) {
+    const a = accepted[i]!;
+    const countsFor = elsewhere.get(`${a.paymentRef?.toLowerCase()}\n${a.nonce}`);
+    if (countsFor === undefined || countsFor === a.skill.id) continue;
+    outcomes[a.index] = refused('counted-elsewhere', 'This payment already counts as a call of another skill');
+    accepted.splice(i, 1);
   }
   if (accepted.length === 0) return outcomes;
 
@@ -93,6 +103,33 @@ export async function recordCalls(ctx: ServiceContext, userId: string, calls: re
 export async function recordCall(ctx: ServiceContext, userId: string, call: CallBody): Promise<boolean> {
   const [outcome] = await recordCalls(ctx, userId, [call]);
   if (outcome!.status !== 'refused') return outcome!.status === 'recorded';
-  const code = outcome!.reason === 'unknown-skill' ? 'NOT_FOUND' : outcome!.reason === 'not-yours' ? 'FORBIDDEN' : 'VALIDATION';
+  const code =
+    outcome!.reason === 'unknown-skill'
+      ? 'NOT_FOUND'
+      : outcome!.reason === 'not-yours'
+        ? 'FORBIDDEN'
+        : outcome!.reason === 'counted-elsewhere'
+          ? 'CONFLICT'
+          : 'VALIDATION';
   throw new AppError(code, outcome!.message!);
+}
+
+/** The skill each already-counted payment (transaction and nonce) among the records counts for. */
+async function countedElsewhere(ctx: ServiceContext, accepted: readonly Accepted[]): Promise<Map<string, string>> {
+  const named = accepted.filter((a) => a.paymentRef !== null && a.nonce !== null);
+  if (named.length === 0) return new Map();
+  const rows = await ctx.db
+    .select({ txHash: paymentVerifications.txHash, nonce: paymentVerifications.nonce, skillId: paymentVerifications.skillId })
+    .from(paymentVerifications)
+    .where(
+      and(
+        inArray(
+          paymentVerifications.txHash,
+          named.map((a) => a.paymentRef!.toLowerCase()),
+        ),
+        isNotNull(paymentVerifications.logIndex),
+        isNotNull(paymentVerifications.nonce),
+      ),
+    );
+  return new Map(rows.map((r) => [`${r.txHash}\n${r.nonce}`, r.skillId]));
 }
