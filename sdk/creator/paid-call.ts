@@ -54,6 +54,8 @@ export interface SettledCall {
   payer: string;
   /** Settlement transaction hash. */
   transaction: string;
+  /** The payer's EIP-3009 authorization nonce: which payment of the transaction this is (a batch settles many). */
+  nonce: string;
   network: string;
 }
 
@@ -83,12 +85,13 @@ export function paymentRequired(route: SkillRoute, error?: string): StoredRespon
 }
 
 /** The call-tracking record of a settled payment. */
-export function settledCall(route: SkillRoute, receipt: SettleResponse, payer: string): SettledCall {
+export function settledCall(route: SkillRoute, receipt: SettleResponse, authorization: { from: string; nonce: string }): SettledCall {
   return {
     skill: route.name,
     amount: formatPrice(route.amount, route.terms.asset.decimals),
-    payer: receipt.payer ?? payer,
+    payer: receipt.payer ?? authorization.from,
     transaction: receipt.transaction,
+    nonce: authorization.nonce,
     network: receipt.network,
   };
 }
@@ -266,7 +269,7 @@ async function runAndSettle(
     return paymentRequired(route, receipt.errorReason ?? 'settlement_failed');
   }
   deps.payers.settled(payer);
-  const settled = settledCall(route, receipt, payer);
+  const settled = settledCall(route, receipt, payment.authorization);
   callSafely(deps.logger, 'call tracking', () => deps.onSettled?.(settled));
   return jsonAnswer(200, result, settleResponseHeaders(receipt));
 }

@@ -183,7 +183,7 @@ export function createSettlementWatcher(options: SettlementWatcherOptions): Sett
     };
     ledger.complete(key, { ...held, headers: { ...held.headers, ...settleResponseHeaders(receipt) } });
     logger.info('payment confirmed; held result released', { skill: route.name, payer: a.from, transaction: verdict.transaction });
-    const settled = settledCall(route, receipt, a.from);
+    const settled = settledCall(route, receipt, a);
     callSafely(logger, 'call tracking', () => options.onSettled?.(settled));
   };
 

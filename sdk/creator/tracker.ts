@@ -4,7 +4,8 @@
  * sent once `batchSize` records wait or the oldest has waited `batchDelayMs`), with exponential
  * back-off. A registry without the batch route (404) gets one `POST /analytics/call` per record. A registry outage never slows a paid call; a record is dropped only
  * after `maxAttempts` (or when the registry refuses it for good, or the queue overflows), always
- * with a warning. The transaction hash is the paymentRef, so a repeated delivery counts once.
+ * with a warning. The transaction hash is the paymentRef and the authorization nonce the paymentNonce
+ * (one payment of a batch), so a repeated delivery counts once and each payment of a batch counts.
  */
 import { RegistryError } from '../http/errors';
 import { errorText, type CreatorLogger } from './logger';
@@ -114,7 +115,11 @@ export function createCallTracker(client: RegistryClient, logger: CreatorLogger,
     for (const item of items) {
       const { call } = item;
       const skillId = await skillIdOf(call.skill);
-      if (skillId) records.push({ item, body: { skillId, amount: call.amount, paymentRef: call.transaction } });
+      if (skillId)
+        records.push({
+          item,
+          body: { skillId, amount: call.amount, paymentRef: call.transaction, ...(call.nonce ? { paymentNonce: call.nonce } : {}) },
+        });
       else
         logger.warn('call not tracked: the skill is not registered under this API key', {
           skill: call.skill,

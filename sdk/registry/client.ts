@@ -421,7 +421,12 @@ export class RegistryClient {
 
   // Spending wallets (consumer key, session)
 
-  /** `POST /wallet/generate`: registers an address (never a key); it becomes the active wallet. */
+  /** `POST /wallet/challenge`: a message for the wallet's key to sign, proving you hold it (see {@link c.WalletChallenge}). */
+  walletChallenge(address: string): Promise<c.WalletChallenge> {
+    return this.read(c.WalletChallenge, 'POST', '/wallet/challenge', { what: 'wallet challenge', auth: true, body: { address } });
+  }
+
+  /** `POST /wallet/generate`: registers an address (never a key), with a `proof` of holding it if given; it becomes the active wallet. */
   registerWallet(body: c.RegisterWallet): Promise<c.WalletView> {
     return this.read(c.WalletView, 'POST', '/wallet/generate', { what: 'wallet registration', auth: true, body, repeatable: true });
   }

@@ -15,6 +15,11 @@ export type WalletRecord = WalletView;
 /** A wallet with its live USDC balance (`balance` null and `balanceError` set when the chain could not be read). */
 export type ActiveWalletRecord = ActiveWallet;
 
+/** What signs a wallet's proof: a viem account of the wallet (e.g. `privateKeyToAccount(key)`), signing locally. */
+export interface MessageSigner {
+  signMessage(args: { message: string }): Promise<`0x${string}`>;
+}
+
 /** Where the registry is and how to sign in to it, for {@link walletApi}. */
 export interface WalletApiOptions {
   /** Registry base URL, e.g. `https://registry.example.com`. */
@@ -50,9 +55,18 @@ export function walletApi(options: WalletApiOptions) {
   };
 
   return {
-    /** Registers an address (never a key) and makes it the active wallet. */
-    register: (address: string, label?: string | null) =>
-      guarded({ address, label }, () => registry.registerWallet(label === undefined ? { address } : { address, label })),
+    /**
+     * Registers an address (never a key) and makes it the active wallet. With `signer` (the
+     * wallet's own account, which signs locally) it proves holding the key: the registry issues a
+     * message, the signer signs it, and the wallet's payments become yours for reviews.
+     */
+    register: (address: string, label?: string | null, signer?: MessageSigner) =>
+      guarded({ address, label }, async () => {
+        const body = label === undefined ? { address } : { address, label };
+        if (!signer) return registry.registerWallet(body);
+        const { message } = await registry.walletChallenge(address);
+        return registry.registerWallet({ ...body, proof: { message, signature: await signer.signMessage({ message }) } });
+      }),
     /** The active wallet with its live balance, or null. */
     active: () => registry.activeWallet(),
     /** Every wallet, revoked ones included. */

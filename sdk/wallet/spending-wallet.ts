@@ -65,13 +65,15 @@ export async function createSpendingWallet(options: CreateSpendingWalletOptions)
   if (options.label !== undefined && looksLikePrivateKey(options.label)) throw new TypeError(PRIVATE_KEY_REFUSAL);
   const api = walletApi(options);
   const privateKey = generatePrivateKey();
-  const { address } = privateKeyToAccount(privateKey);
+  const account = privateKeyToAccount(privateKey);
+  const { address } = account;
   const keystore = await encryptKeystore(privateKey, options.passphrase, options.keystore);
   const keystorePath = typeof options.keystorePath === 'function' ? options.keystorePath(address) : options.keystorePath;
   // Saved before registering, so a failed registration never loses the key.
   await writeKeystoreFile(keystorePath, keystore);
   try {
-    const wallet = await api.register(address, options.label);
+    // Signed by the new key: the registry knows the wallet is yours (its payments let you review).
+    const wallet = await api.register(address, options.label, account);
     return { address, keystorePath, wallet };
   } catch (error) {
     throw new WalletRegistrationError(address, keystorePath, error);

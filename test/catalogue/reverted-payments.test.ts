@@ -122,7 +122,8 @@ for (const kind of databaseKinds) {
       expect(await chain.balanceOf(payer.address)).toBe(0n); // PRICE paid once, PRICE drained, nothing for the reverted call
       expect((await consumer.recordUsage({ skillId, amount: PRICE.toString(), paymentRef: revertedTx })).recorded).toBe(true);
 
-      // The skill server reports its calls too (the same transactions: each counts at most once).
+      // The skill server reports its calls too (the same payments: each counts at most once).
+      expect(await server.flushCalls()).toBe(true);
       await fx.settled();
       expect(await verifier().verifyNow()).toMatchObject({ checked: 2, verified: 1, rejected: 1, retried: 0 });
 

@@ -124,13 +124,84 @@ for (const kind of databaseKinds) {
       ]);
     });
 
-    it('accepts a buyer who paid from one of their registered spending wallets', async () => {
+    /** Registers `wallet` to the account, signing the registry's message with the wallet's key. */
+    const registerProven = async (token: string, wallet: TestAccount) => {
+      const challenge = await fx.request('/wallet/challenge', jsonPost({ address: wallet.address }, bearer(token)));
+      expect(challenge.status).toBe(200);
+      const { message } = await json(challenge);
+      const signature = await wallet.signMessage({ message });
+      return fx.request('/wallet/generate', jsonPost({ address: wallet.address, proof: { message, signature } }, bearer(token)));
+    };
+
+    it('accepts a buyer who paid from a spending wallet they proved they hold', async () => {
       const skill = await listSkill();
       const buyer = await walletSignIn(fx.request);
       const spending = await chain.createAccount({ usdc: 1_000_000n });
-      expect((await fx.request('/wallet/generate', jsonPost({ address: spending.address }, bearer(buyer.token)))).status).toBe(201);
+      expect((await registerProven(buyer.token, spending)).status).toBe(201);
       await payAndVerify(skill, spending);
       expect((await review(buyer.token, { skillSlug: skill.slug, score: 5 })).status).toBe(201);
+    });
+
+    it('refuses a review through a stranger’s wallet registered without its key, and accepts the real payer’s', async () => {
+      const skill = await listSkill();
+      const payer = await chain.createAccount({ usdc: 1_000_000n });
+      const realPayer = await walletSignIn(fx.request, payer);
+      const squatter = await walletSignIn(fx.request);
+      // The squatter registers the stranger's paying address as their spending wallet: no key, no proof.
+      expect((await fx.request('/wallet/generate', jsonPost({ address: payer.address }, bearer(squatter.token)))).status).toBe(201);
+      await payAndVerify(skill, payer);
+      const refused = await review(squatter.token, { skillSlug: skill.slug, score: 1 });
+      expect(refused.status).toBe(403);
+      expect((await json(refused)).code).toBe('FORBIDDEN');
+      // A proof signed by another key, or for another account, or altered, does not hold.
+      const challenge = await json(await fx.request('/wallet/challenge', jsonPost({ address: payer.address }, bearer(squatter.token))));
+      const own = await squatter.wallet.signMessage({ message: challenge.message });
+      const forged = await fx.request(
+        '/wallet/generate',
+        jsonPost({ address: payer.address, proof: { message: challenge.message, signature: own } }, bearer(squatter.token)),
+      );
+      expect(forged.status).toBe(400);
+      expect((await json(forged)).error).toStartWith('Invalid request: field "proof": ');
+      const realChallenge = await json(
+        await fx.request('/wallet/challenge', jsonPost({ address: payer.address }, bearer(realPayer.token))),
+      );
+      const stolen = await fx.request(
+        '/wallet/generate',
+        jsonPost(
+          {
+            address: payer.address,
+            proof: { message: realChallenge.message, signature: await payer.signMessage({ message: realChallenge.message }) },
+          },
+          bearer(squatter.token),
+        ),
+      );
+      expect(stolen.status).toBe(400);
+      expect((await review(squatter.token, { skillSlug: skill.slug, score: 1 })).status).toBe(403);
+      // The one who paid reviews, and takes the address back by proving it.
+      expect((await review(realPayer.token, { skillSlug: skill.slug, score: 5 })).status).toBe(201);
+      expect(await listing(skill.slug)).toMatchObject({ reviewCount: 1 });
+      expect((await registerProven(realPayer.token, payer)).status).toBe(201);
+      expect(
+        (await json(await fx.request('/wallet/all', { headers: bearer(squatter.token) }))).map((w: { address: string }) => w.address),
+      ).toEqual([]);
+    });
+
+    it('refuses an expired proof', async () => {
+      const buyer = await walletSignIn(fx.request);
+      const spending = await chain.createAccount();
+      const { message } = await json(await fx.request('/wallet/challenge', jsonPost({ address: spending.address }, bearer(buyer.token))));
+      fx.clock.advance(601);
+      const late = await fx.request(
+        '/wallet/generate',
+        jsonPost(
+          { address: spending.address, proof: { message, signature: await spending.signMessage({ message }) } },
+          bearer(buyer.token),
+        ),
+      );
+      expect(late.status).toBe(400);
+      expect((await json(late)).error).toBe(
+        'Invalid request: field "proof": the message has expired: ask POST /wallet/challenge for a new one',
+      );
     });
 
     it('keeps the average and count exact under 50 concurrent reviews and 50 concurrent updates', async () => {

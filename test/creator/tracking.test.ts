@@ -5,9 +5,11 @@
  * payment checks (`verifyNow`), never a guessed time.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
+import { desc, eq } from 'drizzle-orm';
 import type { Address } from 'viem';
 import { register, serve, skill, type ServeOptions, type SkillServer } from 'skill-market/creator';
 import { PAYMENT_VERIFICATION_DEFAULTS } from '../../src/config';
+import { paymentVerifications, skillCalls } from '../../src/db/schema';
 import { createPaymentVerifier, type PaymentVerifier } from '../../src/registry/modules/payment-verification';
 import { memoryLogger, registryFixture } from '../support/registry';
 import { json, newCreator, type Creator } from '../support/catalogue';
@@ -120,6 +122,17 @@ describe('call tracking', () => {
     expect(await server.flushCalls()).toBe(true);
     expect(server.pendingCalls()).toBe(0);
     expect(await callCount()).toBe(before + 1);
+    // The record names the payment by the payer's authorization nonce; its check counted that transfer.
+    const [record] = await fx.database.db
+      .select()
+      .from(skillCalls)
+      .where(eq(skillCalls.skillId, skillId))
+      .orderBy(desc(skillCalls.createdAt))
+      .limit(1);
+    expect(record?.paymentNonce).toMatch(/^0x[0-9a-f]{64}$/);
+    const [check] = await fx.database.db.select().from(paymentVerifications).where(eq(paymentVerifications.id, record!.paymentId!));
+    expect(check).toMatchObject({ status: 'verified', nonce: record!.paymentNonce });
+    expect(check?.logIndex).toBeNumber();
   });
 
   it('keeps paid calls fast while the registry is down and delivers their records once it is back', async () => {

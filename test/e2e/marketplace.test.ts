@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import postgres from 'postgres';
-import { parseEventLogs, type Address, type Hex, type LocalAccount } from 'viem';
+import { parseEventLogs, verifyMessage, type Address, type Hex, type LocalAccount } from 'viem';
 import {
   createSpendingWallet,
   loadSpendingWallet,
@@ -371,10 +371,16 @@ describe(`the marketplace end to end, every piece its own process (${DATABASE} d
       consumer.account = await loadSpendingWallet({ keystorePath: created.keystorePath, passphrase: PASSPHRASE });
       expect(consumer.account.address).toBe(created.address);
 
-      // One request went out, carrying the address and the label, nothing secret.
-      expect(sent).toEqual([
-        { method: 'POST', url: `${registryUrl}/wallet/generate`, body: JSON.stringify({ address: created.address, label: 'e2e agent' }) },
+      // Two requests went out: the registry's message for the wallet, then the address and label with
+      // the new key's signature of that message (a proof, nothing secret).
+      expect(sent.map((r) => [r.method, r.url])).toEqual([
+        ['POST', `${registryUrl}/wallet/challenge`],
+        ['POST', `${registryUrl}/wallet/generate`],
       ]);
+      expect(sent[0]!.body).toBe(JSON.stringify({ address: created.address }));
+      const registered = JSON.parse(sent[1]!.body);
+      expect(registered).toMatchObject({ address: created.address, label: 'e2e agent' });
+      expect(await verifyMessage({ address: created.address, ...registered.proof })).toBe(true);
       const keystore = readFileSync(created.keystorePath, 'utf8');
       expect(JSON.parse(keystore)).toMatchObject({ version: 3, crypto: { kdf: 'scrypt', cipher: 'aes-128-ctr' } });
     },

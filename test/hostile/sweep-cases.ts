@@ -193,6 +193,17 @@ export function casesFor(method: string, template: string, op: Operation, creds:
       ] as const) {
         add(`query ${param.name}: ${what}`, q(value), 'no-5xx');
       }
+      // A whole number with a range (`days`, `limit`, `offset`): anything else is refused, naming it.
+      if (param.schema?.multipleOf === 1 && typeof param.schema.minimum === 'number' && typeof param.schema.maximum === 'number') {
+        const { minimum, maximum } = param.schema;
+        const outOfRange = oneOf(
+          { status: 400, error: `Invalid request: query field "${param.name}": must be a whole number from ${minimum} to ${maximum}` },
+          ...orSignIn,
+        );
+        for (const value of [String(minimum - 1), '-1', '1e400', '-1e400', String(maximum + 1), '7.5', 'week', '']) {
+          add(`query ${param.name}: ${value || 'empty'}`, q(value), outOfRange);
+        }
+      }
       if (param.name === 'cursor') {
         for (const [what, value] of [
           ['not base64', '***'],

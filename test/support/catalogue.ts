@@ -59,9 +59,16 @@ export const json = async <T = any>(res: Response): Promise<T> => (await res.jso
  */
 export async function confirmReportedPayments(db: Database, now: Date): Promise<number> {
   const pending = await db.select().from(paymentVerifications).where(eq(paymentVerifications.status, 'pending'));
-  for (const check of pending) await markVerified(db, check.id, { payer: check.payTo, amount: check.expectedAmount, blockNumber: 1n }, now);
+  // Each report is its own transfer (log index by report order) from a payer other than the skill.
+  for (const [i, check] of pending.entries()) {
+    const transfers = [{ payer: CONFIRMED_PAYER, logIndex: i }];
+    await markVerified(db, check.id, { transfers, amount: check.expectedAmount, blockNumber: 1n }, now);
+  }
   return pending.length;
 }
+
+/** The payer of every payment {@link confirmReportedPayments} confirms. */
+export const CONFIRMED_PAYER = '0x00000000000000000000000000000000000000b1';
 
 /** A distinct transaction hash for reports. */
 export const txHash = (n: number): string => `0x${n.toString(16).padStart(64, '0')}`;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
+import { verifyMessage } from 'viem';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +14,7 @@ import {
   WalletRegistrationError,
 } from 'skill-market/wallet';
 import type { DatabaseHandle } from '../../src/db';
+import { wallets } from '../../src/db/schema';
 import { createKey, walletSignIn } from '../support/auth';
 import { databaseKinds, openTestDatabase, tableNames } from '../support/database';
 import { registryWith } from '../support/registry';
@@ -62,9 +64,15 @@ for (const kind of databaseKinds) {
 
       const key = (await decryptKeystore(await readKeystoreFile(created.keystorePath), 'correct horse battery')).slice(2);
       expect(sent.join('\n')).not.toContain(key);
-      expect(sent.filter((s) => s.startsWith('POST'))).toEqual([
-        `POST http://registry.test/wallet/generate ${JSON.stringify({ address: created.address, label: 'agent' })}`,
-      ]);
+      // The registry's message, signed by the new key: the wallet is proven (a signature, never the key).
+      const posts = sent.filter((s) => s.startsWith('POST'));
+      expect(posts).toHaveLength(2);
+      expect(posts[0]).toBe(`POST http://registry.test/wallet/challenge ${JSON.stringify({ address: created.address })}`);
+      const registered = JSON.parse(posts[1]!.slice('POST http://registry.test/wallet/generate '.length));
+      expect(registered).toMatchObject({ address: created.address, label: 'agent' });
+      expect(await verifyMessage({ address: created.address, ...registered.proof })).toBe(true);
+      const [stored] = await database.db.select().from(wallets).where(eq(wallets.address, created.address));
+      expect(stored?.provenAt).toBeInstanceOf(Date);
       let dump = '';
       for (const table of await tableNames(database))
         dump += JSON.stringify(await database.db.execute(sql.raw(`select * from "${table}"`)));

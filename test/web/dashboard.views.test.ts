@@ -10,6 +10,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { decryptKeystore } from 'skill-market/wallet';
 import { eq } from 'drizzle-orm';
+import { verifyMessage } from 'viem';
 import { PAYMENT_REVERTED_REASON } from 'skill-market/registry';
 import { paymentVerifications } from '../../src/db/schema';
 import { pageConfig as webPageConfig } from '../../src/web/config';
@@ -282,6 +283,10 @@ describe('spending wallets', () => {
     // Only the address went out; never the key.
     expect(sent.some((body) => body.includes(address!))).toBe(true);
     expect(sent.some((body) => body.toLowerCase().includes(privateKey.slice(2).toLowerCase()))).toBe(false);
+    // The registration carries the new key's signature of the registry's message: the wallet is proven.
+    const registration = sent.map((body) => JSON.parse(body)).find((body) => body.proof);
+    expect(registration).toMatchObject({ address });
+    expect(await verifyMessage({ address: address as `0x${string}`, ...registration.proof })).toBe(true);
     await page.getByRole('button', { name: 'Done' }).click();
     const item = page.getByRole('list', { name: 'Your spending wallets' }).getByRole('listitem').first();
     await item.getByText('agents').waitFor();

@@ -17,12 +17,20 @@ export type ViewBody = Static<typeof ViewBody>;
  * `POST /analytics/call` body: the skill's creator (its skill server, with its `sk_` key) reports an
  * execution; answered with {@link Recorded}. `amount` is in USDC (not micro-USDC). With a
  * `paymentRef` the call counts as one paid call once that payment is verified on chain, however
- * often the reference is sent; without one it counts at once as an unpaid call.
+ * often the reference is sent; without one it counts at once as an unpaid call. `paymentNonce`,
+ * the payer's EIP-3009 authorization nonce, names one payment of a transaction that settled many
+ * (a batch): each counts. One transfer counts for one skill only: the one whose call names it.
  */
 export const CallBody = T.Object({
   skillId: SkillId,
   amount: T.Optional(T.Union([T.String({ maxLength: 32 }), T.Number()], { description: 'USDC amount, e.g. "0.001"' })),
   paymentRef: T.Optional(PaymentRef),
+  paymentNonce: T.Optional(
+    T.String({
+      pattern: '^0x[0-9a-fA-F]{64}$',
+      description: 'the EIP-3009 authorization nonce the call was paid with: names this payment among several in one transaction (a batch)',
+    }),
+  ),
 });
 /** The {@link CallBody} schema's type. */
 export type CallBody = Static<typeof CallBody>;
@@ -52,11 +60,14 @@ export type CallsBody = Static<typeof CallsBody>;
 /**
  * The outcome of one record of a {@link CallsBody}: `recorded`, `duplicate` (its `paymentRef` was
  * already recorded: not an error), or `refused` with a `reason` (`unknown-skill`, `not-yours`,
- * `invalid-amount`) and a readable `message`; a refused record will not be accepted if re-sent.
+ * `invalid-amount`, `counted-elsewhere`: its payment already counts as a call of another skill) and
+ * a readable `message`; a refused record will not be accepted if re-sent.
  */
 export const CallOutcome = T.Object({
   status: T.Union([T.Literal('recorded'), T.Literal('duplicate'), T.Literal('refused')]),
-  reason: T.Optional(T.Union([T.Literal('unknown-skill'), T.Literal('not-yours'), T.Literal('invalid-amount')])),
+  reason: T.Optional(
+    T.Union([T.Literal('unknown-skill'), T.Literal('not-yours'), T.Literal('invalid-amount'), T.Literal('counted-elsewhere')]),
+  ),
   message: T.Optional(T.String()),
 });
 /** The {@link CallOutcome} schema's type. */
@@ -137,7 +148,7 @@ export const SkillIdParam = T.Object({ skillId: SkillId });
  * 1–90, default 30).
  */
 export const AnalyticsQuery = T.Object({
-  days: T.Optional(QueryInteger(1, 90, 'length of the daily series, 1–90, default 30')),
+  days: T.Optional(QueryInteger('days', 1, 90, 'length of the daily series, 1–90, default 30')),
 });
 
 /**

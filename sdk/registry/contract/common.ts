@@ -84,21 +84,29 @@ export const NEXT_CURSOR_HEADER = 'x-next-cursor';
  */
 export const Cursor = T.String({ maxLength: 512, description: 'the X-Next-Cursor of the previous page' });
 /**
- * A whole number in a query string. A number schema with multipleOf 1, not an integer schema: the
- * registry's router turns query numbers from text (Elysia coerces number schemas, not integer ones).
+ * A whole number in a query string, `name` being the parameter's name. A number schema with
+ * multipleOf 1, not an integer schema: the registry's router turns query numbers from text (Elysia
+ * coerces number schemas, not integer ones). Any value out of range or not a number (0, -1,
+ * 1e400, 7.5, "week") is refused with one message naming the parameter and its range.
  *
  * @example
- * const DaysQuery = Type.Object({ days: Type.Optional(QueryInteger(1, 365, 'days of history, default 30')) }); // ?days=7 → 7
+ * const DaysQuery = Type.Object({ days: Type.Optional(QueryInteger('days', 1, 365, 'days of history, default 30')) }); // ?days=7 → 7
  */
-export const QueryInteger = (minimum: number, maximum: number, description: string) =>
-  T.Number({ minimum, maximum, multipleOf: 1, description });
+export const QueryInteger = (name: string, minimum: number, maximum: number, description: string) =>
+  T.Number({
+    minimum,
+    maximum,
+    multipleOf: 1,
+    description,
+    error: `Invalid request: query field "${name}": must be a whole number from ${minimum} to ${maximum}`,
+  });
 /**
  * The `limit` query parameter of a paged list: items per page, a whole number 1–100, default 20.
  *
  * @example
  * const ListQuery = Type.Object({ limit: Type.Optional(PageLimit()), cursor: Type.Optional(Cursor) });
  */
-export const PageLimit = (description = 'items per page, 1–100, default 20') => QueryInteger(1, 100, description);
+export const PageLimit = (description = 'items per page, 1–100, default 20') => QueryInteger('limit', 1, 100, description);
 /**
  * Path parameters of `GET /skills/:slug`, `PATCH /skills/:slug` and `GET /skills/:slug/reviews`:
  * the skill's `slug`, as the registry assigned it at registration (1–120 characters).

@@ -41,7 +41,7 @@ const Filters = {
  */
 export const DiscoveryResourcesQuery = T.Object({
   ...Filters,
-  offset: T.Optional(QueryInteger(0, MAX_DISCOVERY_OFFSET, `resources to skip, 0–${MAX_DISCOVERY_OFFSET}, default 0`)),
+  offset: T.Optional(QueryInteger('offset', 0, MAX_DISCOVERY_OFFSET, `resources to skip, 0–${MAX_DISCOVERY_OFFSET}, default 0`)),
 });
 /** The {@link DiscoveryResourcesQuery} schema's type. */
 export type DiscoveryResourcesQuery = Static<typeof DiscoveryResourcesQuery>;

@@ -23,9 +23,23 @@ const Label = T.String({
  * refused). The wallet becomes the active one. Registering one of your own addresses again is
  * idempotent (it is made active again, un-revoked, and keeps its label unless one is given):
  * answered 201 new or 200 known, with the {@link WalletView}. An address of another user gives 400
- * `Address already registered`.
+ * `Address already registered`. With a `proof` (the wallet's signature of a {@link WalletChallenge}
+ * message) the wallet is proven yours: only a proven wallet's payments let you review a skill. A
+ * proof that does not hold gives 400 naming `proof`.
  */
-export const RegisterWallet = T.Object({ address: Address, label: T.Optional(Nullable(Label)) });
+export const RegisterWallet = T.Object({
+  address: Address,
+  label: T.Optional(Nullable(Label)),
+  proof: T.Optional(
+    T.Object(
+      {
+        message: T.String({ maxLength: 1000, description: 'the message of `POST /wallet/challenge`, as issued' }),
+        signature: T.String({ pattern: '^0x[0-9a-fA-F]{130}$', description: 'EIP-191 personal_sign of `message` by the wallet’s key' }),
+      },
+      { description: 'proof of owning the key: makes the wallet’s payments yours for reviews' },
+    ),
+  ),
+});
 /** The {@link RegisterWallet} schema's type. */
 export type RegisterWallet = Static<typeof RegisterWallet>;
 
@@ -99,3 +113,20 @@ export const ActiveWalletOrNull = T.Union([ActiveWallet, T.Null()]);
 export const RevokedWallet = T.Object({ success: T.Literal(true), wallet: WalletView });
 /** The {@link RevokedWallet} schema's type. */
 export type RevokedWallet = Static<typeof RevokedWallet>;
+
+/** `POST /wallet/challenge` body (consumer credentials): the address whose key will sign. */
+export const WalletChallengeBody = T.Object({ address: Address });
+/** The {@link WalletChallengeBody} schema's type. */
+export type WalletChallengeBody = Static<typeof WalletChallengeBody>;
+/**
+ * Answer of `POST /wallet/challenge`: a message naming the wallet, your account, a nonce and an
+ * expiry (minutes away). Sign it with the wallet's key (EIP-191 personal_sign) and send both as
+ * the `proof` of a {@link RegisterWallet} before `expiresAt`.
+ *
+ * @example
+ * const { message } = await registry.walletChallenge(account.address);
+ * await registry.registerWallet({ address: account.address, proof: { message, signature: await account.signMessage({ message }) } });
+ */
+export const WalletChallenge = T.Object({ message: T.String(), expiresAt: Timestamp() });
+/** The {@link WalletChallenge} schema's type. */
+export type WalletChallenge = Static<typeof WalletChallenge>;

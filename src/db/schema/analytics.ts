@@ -70,12 +70,14 @@ export const skillCalls = pgTable(
       .references(() => skills.id, { onDelete: 'cascade' }),
     amount: bigint('amount', { mode: 'bigint' }),
     paymentRef: text('payment_ref'),
+    /** The authorization nonce of the payment in `paymentRef` (one of a batch), lower case. */
+    paymentNonce: text('payment_nonce'),
     /** The on-chain check of `paymentRef`; its status says whether this call was paid. */
     paymentId: uuid('payment_id').references(() => paymentVerifications.id, { onDelete: 'set null' }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
   },
   (t) => [
-    uniqueIndex('skill_calls_payment_ref_key').on(t.skillId, t.paymentRef),
+    uniqueIndex('skill_calls_payment_key').on(t.skillId, t.paymentRef, sql`coalesce(${t.paymentNonce}, '')`),
     index('skill_calls_skill_idx').on(t.skillId, t.createdAt),
   ],
 );

@@ -6,7 +6,8 @@
  * verified on chain; without one it counts at once as an unpaid call.
  */
 import type { CallBody, CallOutcome } from 'skill-market/registry';
-import { skillCalls } from '../../../db/schema';
+import { and, inArray, isNotNull } from 'drizzle-orm';
+import { paymentVerifications, skillCalls } from '../../../db/schema';
 import { AppError } from '../../../http';
 import type { ServiceContext } from '../../context';
 import { nominatePayments } from '../payment-verification';
@@ -14,7 +15,7 @@ import { priceToAtomic } from '../skills';
 import { type SkillFacts, skillsByIds } from './skill-facts';
 import { countUnpaidCalls } from './stats';
 
-type Accepted = { index: number; skill: SkillFacts; amount: bigint | null; paymentRef: string | null };
+type Accepted = { index: number; skill: SkillFacts; amount: bigint | null; paymentRef: string | null; nonce: string | null };
 
 const refused = (reason: NonNullable<CallOutcome['reason']>, message: string): CallOutcome => ({ status: 'refused', reason, message });
 
@@ -31,24 +32,39 @@ export async function recordCalls(ctx: ServiceContext, userId: string, calls: re
     else {
       try {
         const amount = call.amount === undefined ? null : priceToAtomic(call.amount);
-        accepted.push({ index, skill, amount, paymentRef: call.paymentRef ?? null });
+        accepted.push({
+          index,
+          skill,
+          amount,
+          paymentRef: call.paymentRef ?? null,
+          nonce: call.paymentRef && call.paymentNonce ? call.paymentNonce.toLowerCase() : null,
+        });
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
         outcomes[index] = refused('invalid-amount', error.message);
       }
     }
   }
+  // A payment already counted for another skill is not this skill's call.
+  const elsewhere = await countedElsewhere(ctx, accepted);
+  for (let i = accepted.length - 1; i >= 0; i--) {
+    const a = accepted[i]!;
+    const countsFor = elsewhere.get(`${a.paymentRef?.toLowerCase()}\n${a.nonce}`);
+    if (countsFor === undefined || countsFor === a.skill.id) continue;
+    outcomes[a.index] = refused('counted-elsewhere', 'This payment already counts as a call of another skill');
+    accepted.splice(i, 1);
+  }
   if (accepted.length === 0) return outcomes;
 
   const now = ctx.clock.now();
   // One lock order for every batch (skill, then reference), so concurrent batches never deadlock.
-  const key = (a: Accepted) => `${a.skill.id}\n${a.paymentRef ?? ''}`;
+  const key = (a: Accepted) => `${a.skill.id}\n${a.paymentRef ?? ''}\n${a.nonce ?? ''}`;
   const ordered = [...accepted].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a.index - b.index));
   const inserted = await ctx.db.transaction(async (tx) => {
     const paid = ordered.filter((a) => a.paymentRef !== null);
     const nominated = await nominatePayments(
       tx,
-      paid.map((a) => ({ skill: a.skill, reference: a.paymentRef! })),
+      paid.map((a) => ({ skill: a.skill, reference: a.paymentRef!, nonce: a.nonce })),
       now,
     );
     const paymentIds = new Map(paid.map((a, i) => [key(a), nominated[i]!.id]));
@@ -59,19 +75,20 @@ export async function recordCalls(ctx: ServiceContext, userId: string, calls: re
           skillId: a.skill.id,
           amount: a.amount,
           paymentRef: a.paymentRef,
+          paymentNonce: a.nonce,
           paymentId: paymentIds.get(key(a)) ?? null,
           createdAt: now,
         })),
       )
       .onConflictDoNothing()
-      .returning({ skillId: skillCalls.skillId, paymentRef: skillCalls.paymentRef });
+      .returning({ skillId: skillCalls.skillId, paymentRef: skillCalls.paymentRef, paymentNonce: skillCalls.paymentNonce });
     const unpaid = new Map<string, number>();
     for (const row of rows) if (row.paymentRef === null) unpaid.set(row.skillId, (unpaid.get(row.skillId) ?? 0) + 1);
     await countUnpaidCalls(tx, unpaid, now);
     return rows;
   });
   // A reference inserted now is recorded for its first record in the batch; the rest are duplicates.
-  const fresh = new Set(inserted.filter((r) => r.paymentRef !== null).map((r) => `${r.skillId}\n${r.paymentRef}`));
+  const fresh = new Set(inserted.filter((r) => r.paymentRef !== null).map((r) => `${r.skillId}\n${r.paymentRef}\n${r.paymentNonce ?? ''}`));
   const changed = new Set<string>();
   for (const a of accepted) {
     const recorded = a.paymentRef === null || fresh.delete(key(a));
@@ -86,6 +103,33 @@ export async function recordCalls(ctx: ServiceContext, userId: string, calls: re
 export async function recordCall(ctx: ServiceContext, userId: string, call: CallBody): Promise<boolean> {
   const [outcome] = await recordCalls(ctx, userId, [call]);
   if (outcome!.status !== 'refused') return outcome!.status === 'recorded';
-  const code = outcome!.reason === 'unknown-skill' ? 'NOT_FOUND' : outcome!.reason === 'not-yours' ? 'FORBIDDEN' : 'VALIDATION';
+  const code =
+    outcome!.reason === 'unknown-skill'
+      ? 'NOT_FOUND'
+      : outcome!.reason === 'not-yours'
+        ? 'FORBIDDEN'
+        : outcome!.reason === 'counted-elsewhere'
+          ? 'CONFLICT'
+          : 'VALIDATION';
   throw new AppError(code, outcome!.message!);
+}
+
+/** The skill each already-counted payment (transaction and nonce) among the records counts for. */
+async function countedElsewhere(ctx: ServiceContext, accepted: readonly Accepted[]): Promise<Map<string, string>> {
+  const named = accepted.filter((a) => a.paymentRef !== null && a.nonce !== null);
+  if (named.length === 0) return new Map();
+  const rows = await ctx.db
+    .select({ txHash: paymentVerifications.txHash, nonce: paymentVerifications.nonce, skillId: paymentVerifications.skillId })
+    .from(paymentVerifications)
+    .where(
+      and(
+        inArray(
+          paymentVerifications.txHash,
+          named.map((a) => a.paymentRef!.toLowerCase()),
+        ),
+        isNotNull(paymentVerifications.logIndex),
+        isNotNull(paymentVerifications.nonce),
+      ),
+    );
+  return new Map(rows.map((r) => [`${r.txHash}\n${r.nonce}`, r.skillId]));
 }

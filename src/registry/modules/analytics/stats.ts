@@ -72,18 +72,23 @@ export async function countUnpaidCalls(tx: Tx, calls: ReadonlyMap<string, number
     });
 }
 
-/** One paid call whose payment (`amount` micro-USDC) is verified, counted on the day it was made. */
-export async function countPaidCall(tx: Tx, skillId: string, amount: bigint, calledAt: Date): Promise<void> {
+/**
+ * One paid call whose payment (`amount` micro-USDC) is verified, counted on the day it was made;
+ * `uncount` takes back one counted before (its payment turned out to be another skill's).
+ */
+export async function countPaidCall(tx: Tx, skillId: string, amount: bigint, calledAt: Date, uncount = false): Promise<void> {
+  const sign = uncount ? -1 : 1;
+  const revenue = uncount ? -amount : amount;
   await tx
     .update(skillStats)
     .set({
-      callCount: sql`${skillStats.callCount} + 1`,
-      paidCallCount: sql`${skillStats.paidCallCount} + 1`,
-      totalRevenue: sql`${skillStats.totalRevenue} + ${amount}`,
-      lastCalledAt: sql`greatest(${skillStats.lastCalledAt}, ${calledAt.toISOString()}::timestamptz)`,
+      callCount: sql`${skillStats.callCount} + ${sign}`,
+      paidCallCount: sql`${skillStats.paidCallCount} + ${sign}`,
+      totalRevenue: sql`${skillStats.totalRevenue} + ${revenue}`,
+      ...(uncount ? {} : { lastCalledAt: sql`greatest(${skillStats.lastCalledAt}, ${calledAt.toISOString()}::timestamptz)` }),
     })
     .where(eq(skillStats.skillId, skillId));
-  await bumpDaily(tx, skillId, calledAt, { calls: 1, revenue: amount });
+  await bumpDaily(tx, skillId, calledAt, { calls: sign, revenue });
 }
 
 /** A new review's score (`previousScore` undefined), or a changed one. */

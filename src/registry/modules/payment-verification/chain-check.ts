@@ -1,27 +1,41 @@
-import { decodeEventLog, parseAbi, type Address, type Hash, type PublicClient } from 'viem';
+import { decodeEventLog, parseAbi, type Address, type Hash, type Hex, type PublicClient } from 'viem';
 import { PAYMENT_REVERTED_REASON } from 'skill-market/registry';
 
-const transferEvent = parseAbi(['event Transfer(address indexed from, address indexed to, uint256 value)']);
+const tokenEvents = parseAbi([
+  'event Transfer(address indexed from, address indexed to, uint256 value)',
+  'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
+]);
 
 /** What the skill's listing says a payment for it must be. */
 export interface ExpectedPayment {
   txHash: Hash;
+  /** The EIP-3009 authorization nonce of the payment, naming one transfer of a batch; none for a bare transaction. */
+  nonce?: Hex | undefined;
   asset: Address;
   payTo: Address;
   amount: bigint;
 }
 
+/** One transfer of the listed asset to the skill's address of exactly its price. */
+interface PaymentTransfer {
+  payer: Address;
+  logIndex: number;
+}
+
 export type ChainVerdict =
-  | { type: 'verified'; payer: Address; amount: bigint; blockNumber: bigint }
+  /** `transfers`: the transfers the report may be counted as, in log order (one when a nonce names it). */
+  | { type: 'verified'; transfers: PaymentTransfer[]; amount: bigint; blockNumber: bigint }
   | { type: 'rejected'; reason: string }
   /** Not decidable yet: the transaction is not (yet) known, or the RPC failed. */
   | { type: 'retry'; reason: string };
 
 /**
- * Reads the transaction's receipt: it must have succeeded and hold a `Transfer` log emitted by
- * the asset contract to `payTo` of exactly `amount`. Other transfers in the same transaction
- * (batches) are ignored; a reverted one moved nothing (the payer was not charged). A receipt is final, so anything but a missing receipt or an RPC
- * failure decides for good.
+ * Reads the transaction's receipt: it must have succeeded and hold `Transfer` logs emitted by the
+ * asset contract to `payTo` of exactly `amount`; each such log is one payment (a batch holds many).
+ * With a nonce, the payment is the transfer that follows the token's `AuthorizationUsed(payer,
+ * nonce)` from that payer. Other transfers in the same transaction are ignored; a reverted one
+ * moved nothing (the payer was not charged). A receipt is final, so anything but a missing receipt
+ * or an RPC failure decides for good.
  */
 export async function checkPaymentOnChain(client: PublicClient, expected: ExpectedPayment): Promise<ChainVerdict> {
   let receipt: Awaited<ReturnType<PublicClient['getTransactionReceipt']>>;
@@ -33,23 +47,39 @@ export async function checkPaymentOnChain(client: PublicClient, expected: Expect
     return { type: 'retry', reason: names.has('TimeoutError') ? 'the RPC did not answer in time' : 'the RPC could not be read' };
   }
   if (receipt.status !== 'success') return { type: 'rejected', reason: PAYMENT_REVERTED_REASON };
-  const transfers = receipt.logs.flatMap((log) => {
+  const events = receipt.logs.flatMap((log) => {
     if (log.address.toLowerCase() !== expected.asset.toLowerCase()) return [];
     try {
-      const event = decodeEventLog({ abi: transferEvent, data: log.data, topics: log.topics });
-      return event.eventName === 'Transfer' ? [event.args] : [];
+      return [{ event: decodeEventLog({ abi: tokenEvents, data: log.data, topics: log.topics }), logIndex: log.logIndex }];
     } catch {
       return [];
     }
   });
+  const transfers = events.flatMap(({ event, logIndex }) => (event.eventName === 'Transfer' ? [{ ...event.args, logIndex }] : []));
   if (transfers.length === 0) return { type: 'rejected', reason: `no transfer of the listed asset ${expected.asset}` };
-  const toPayee = transfers.filter((t) => t.to.toLowerCase() === expected.payTo.toLowerCase());
+  let candidates = transfers;
+  if (expected.nonce) {
+    const nonce = expected.nonce.toLowerCase();
+    const used = events.find(({ event }) => event.eventName === 'AuthorizationUsed' && event.args.nonce.toLowerCase() === nonce);
+    if (used?.event.eventName !== 'AuthorizationUsed')
+      return { type: 'rejected', reason: `the transaction uses no authorization with nonce ${expected.nonce}` };
+    const authorizer = used.event.args.authorizer.toLowerCase();
+    const own = transfers.find((t) => t.logIndex > used.logIndex && t.from.toLowerCase() === authorizer);
+    if (!own) return { type: 'rejected', reason: `the authorization with nonce ${expected.nonce} moved no ${expected.asset}` };
+    candidates = [own];
+  }
+  const toPayee = candidates.filter((t) => t.to.toLowerCase() === expected.payTo.toLowerCase());
   if (toPayee.length === 0)
-    return { type: 'rejected', reason: `the transfer goes to ${transfers[0]!.to}, not the skill's payment address ${expected.payTo}` };
-  const exact = toPayee.find((t) => t.value === expected.amount);
-  if (!exact)
+    return { type: 'rejected', reason: `the transfer goes to ${candidates[0]!.to}, not the skill's payment address ${expected.payTo}` };
+  const exact = toPayee.filter((t) => t.value === expected.amount);
+  if (exact.length === 0)
     return { type: 'rejected', reason: `the transfer is ${toPayee[0]!.value} atomic units, the listed price is ${expected.amount}` };
-  return { type: 'verified', payer: exact.from, amount: exact.value, blockNumber: receipt.blockNumber };
+  return {
+    type: 'verified',
+    transfers: exact.map((t) => ({ payer: t.from, logIndex: t.logIndex })),
+    amount: expected.amount,
+    blockNumber: receipt.blockNumber,
+  };
 }
 
 function errorNames(error: unknown): Set<string> {

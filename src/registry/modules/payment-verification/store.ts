@@ -1,6 +1,7 @@
-import { and, asc, eq, lte, or, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
 import type { PaymentVerificationConfig } from '../../../config';
 import type { Database } from '../../../db';
+import { PAYMENT_REVERTED_REASON } from 'skill-market/registry';
 import { paymentVerifications, skills } from '../../../db/schema';
 import { countPaidCall } from '../analytics';
 import { emitEvent } from '../webhooks';
@@ -18,11 +19,18 @@ export interface ListedSkill {
 
 const TX_HASH = /^0x[0-9a-f]{64}$/;
 
+/** Why a payment from the skill's own payment address does not count: it would buy popularity for gas. */
+const SELF_PAYMENT_REASON = 'a payment from the skill’s own payment address is not a paid call';
+/** Why a payment counted for one skill does not count for another. */
+const COUNTED_ELSEWHERE_REASON = 'this payment is already counted for another skill';
+/** Why a bare-transaction report gave way to the skill server's call record naming the payment. */
+const GAVE_WAY_REASON = 'this payment is counted for the skill whose server reported the call';
+
 /**
  * Puts a reported payment reference up for an on-chain check and returns the check's id: the
- * existing one when the transaction was already reported for this skill (by anyone), so each
- * transaction counts at most once per skill. A reference that is not a transaction hash is
- * rejected at once. `created` tells whether this report was the first.
+ * existing one when the same report (skill, transaction, authorization nonce) was made before,
+ * by anyone. A reference that is not a transaction hash is rejected at once. `created` tells
+ * whether this report was the first.
  */
 export async function nominatePayment(
   db: Database | Tx,
@@ -30,26 +38,31 @@ export async function nominatePayment(
   reference: string,
   now: Date,
 ): Promise<{ id: string; created: boolean }> {
-  const [nominated] = await nominatePayments(db, [{ skill, reference }], now);
+  const [nominated] = await nominatePayments(db, [{ skill, reference, nonce: null }], now);
   return nominated!;
 }
 
 /**
- * {@link nominatePayment} for many references at once (a batch of call records), one statement
- * for the new checks and one for the existing ones; answers in the order given. A reference named
- * twice is `created` at most once.
+ * {@link nominatePayment} for many references at once (a batch of call records); answers in the
+ * order given. A reference named twice is `created` at most once. The reports of one payment
+ * share one check: a bare transaction hash joins any check of that skill and transaction; a
+ * report naming the payment by its nonce joins the check of that nonce, or takes over a bare
+ * report's check still pending or found reverted (the consumer's client reported the same call
+ * first; a reverted transaction moved nothing, so every payment in it is that one), or
+ * starts its own (another payment of a batch).
  */
 export async function nominatePayments(
   db: Database | Tx,
-  payments: readonly { skill: ListedSkill; reference: string }[],
+  payments: readonly { skill: ListedSkill; reference: string; nonce: string | null }[],
   now: Date,
 ): Promise<{ id: string; created: boolean }[]> {
   if (payments.length === 0) return [];
-  const rows = payments.map(({ skill, reference }) => {
+  const rows = payments.map(({ skill, reference, nonce }) => {
     const txHash = /^0x[0-9a-fA-F]{64}$/.test(reference) ? reference.toLowerCase() : reference;
     return {
       skillId: skill.id,
       txHash,
+      nonce: nonce?.toLowerCase() ?? null,
       expectedAmount: skill.priceAtomic,
       payTo: skill.paymentAddress,
       network: skill.network,
@@ -58,29 +71,68 @@ export async function nominatePayments(
       createdAt: now,
     };
   });
-  const key = (r: { skillId: string; txHash: string }) => `${r.skillId}\n${r.txHash}`;
-  // One row per check, in one order for every caller, so concurrent batches never deadlock.
+  const key = (r: { skillId: string; txHash: string; nonce: string | null }) => `${r.skillId}\n${r.txHash}\n${r.nonce ?? ''}`;
+  // One row per report, in one order for every caller, so concurrent batches never deadlock.
   const distinct = [...new Map(rows.map((r) => [key(r), r])).values()].sort((x, y) => (key(x) < key(y) ? -1 : key(x) > key(y) ? 1 : 0));
-  const inserted = await db
-    .insert(paymentVerifications)
-    .values(distinct)
-    .onConflictDoNothing()
-    .returning({ id: paymentVerifications.id, skillId: paymentVerifications.skillId, txHash: paymentVerifications.txHash });
-  const ids = new Map(inserted.map((r) => [key(r), r.id]));
-  const created = new Set(ids.keys());
-  const missing = distinct.filter((r) => !ids.has(key(r)));
-  if (missing.length > 0) {
+  const ids = new Map<string, string>();
+  const created = new Set<string>();
+  for (const row of distinct) {
     const existing = await db
-      .select({ id: paymentVerifications.id, skillId: paymentVerifications.skillId, txHash: paymentVerifications.txHash })
+      .select({
+        id: paymentVerifications.id,
+        nonce: paymentVerifications.nonce,
+        status: paymentVerifications.status,
+        reason: paymentVerifications.reason,
+      })
       .from(paymentVerifications)
-      .where(or(...missing.map((r) => and(eq(paymentVerifications.skillId, r.skillId), eq(paymentVerifications.txHash, r.txHash)))));
-    for (const r of existing) ids.set(key(r), r.id);
+      .where(and(eq(paymentVerifications.skillId, row.skillId), eq(paymentVerifications.txHash, row.txHash)))
+      .orderBy(asc(paymentVerifications.createdAt), asc(paymentVerifications.id))
+      .for('update');
+    const joined =
+      row.nonce === null
+        ? existing[0]
+        : (existing.find((e) => e.nonce === row.nonce) ??
+          (await takeOver(
+            db,
+            existing.find((e) => e.nonce === null && (e.status === 'pending' || e.reason === PAYMENT_REVERTED_REASON)),
+            row.nonce,
+          )));
+    if (joined) {
+      ids.set(key(row), joined.id);
+      continue;
+    }
+    const [inserted] = await db.insert(paymentVerifications).values(row).onConflictDoNothing().returning({ id: paymentVerifications.id });
+    if (inserted) {
+      ids.set(key(row), inserted.id);
+      created.add(key(row));
+      continue;
+    }
+    // A concurrent report of the same key inserted it first.
+    const [raced] = await db
+      .select({ id: paymentVerifications.id })
+      .from(paymentVerifications)
+      .where(
+        and(
+          eq(paymentVerifications.skillId, row.skillId),
+          eq(paymentVerifications.txHash, row.txHash),
+          row.nonce === null ? isNull(paymentVerifications.nonce) : eq(paymentVerifications.nonce, row.nonce),
+        ),
+      );
+    if (!raced) throw new Error('payment verification vanished after a conflicting insert');
+    ids.set(key(row), raced.id);
   }
-  return rows.map((r) => {
-    const id = ids.get(key(r));
-    if (!id) throw new Error('payment verification vanished after a conflicting insert');
-    return { id, created: created.delete(key(r)) };
-  });
+  return rows.map((r) => ({ id: ids.get(key(r))!, created: created.delete(key(r)) }));
+}
+
+/** Names a bare report's check by the nonce of the payment it turned out to be. */
+async function takeOver(db: Database | Tx, check: { id: string } | undefined, nonce: string): Promise<{ id: string } | undefined> {
+  if (!check) return undefined;
+  const [taken] = await db
+    .update(paymentVerifications)
+    .set({ nonce })
+    .where(and(eq(paymentVerifications.id, check.id), isNull(paymentVerifications.nonce)))
+    .returning({ id: paymentVerifications.id });
+  return taken;
 }
 
 /** Pending checks whose time has come, oldest first. */
@@ -103,57 +155,113 @@ export async function claimPayment(db: Database, id: string, now: Date, leaseSec
   return claimed.length > 0;
 }
 
+/** What the chain shows for a check: the transfers it may be counted as (see checkPaymentOnChain). */
+export interface FoundPayment {
+  transfers: readonly { payer: string; logIndex: number }[];
+  amount: bigint;
+  blockNumber: bigint;
+}
+
 /**
- * Marks a check verified and, in the same transaction and only on that transition, counts it:
- * one paid call and its amount as revenue, on the day it was first reported.
+ * Decides a check the chain confirmed and, in the same transaction, counts it: one paid call and
+ * its amount as revenue, on the day it was first reported. A transfer counts once, for one skill:
+ * the check takes the first of its transfers no other check holds. When all are held, it is a
+ * repeat of a payment counted for the same skill (verified, not counted again), or else another
+ * skill's payment (rejected) — unless this check names the payment by its authorization nonce (the
+ * skill server's call record) and the holder is a bare-transaction report of another skill, which
+ * then gives way. A payment from the skill's own payment address is rejected: it buys nothing but
+ * gas. Answers what happened, or `false` when the check was no longer pending.
  */
 export async function markVerified(
   db: Database,
   id: string,
-  found: { payer: string; amount: bigint; blockNumber: bigint },
+  found: FoundPayment,
   now: Date,
-): Promise<boolean> {
+): Promise<'counted' | 'repeat' | 'rejected' | false> {
   return db.transaction(async (tx) => {
-    const [row] = await tx
-      .update(paymentVerifications)
-      .set({
+    const [check] = await tx
+      .select()
+      .from(paymentVerifications)
+      .where(and(eq(paymentVerifications.id, id), eq(paymentVerifications.status, 'pending')))
+      .for('update');
+    if (!check) return false;
+    // One decision at a time per transaction hash, so two checks never take the same transfer.
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${check.txHash}))`);
+    const decide = (set: Partial<Verification>) =>
+      tx
+        .update(paymentVerifications)
+        .set({ decidedAt: now, attempts: sql`${paymentVerifications.attempts} + 1`, ...set })
+        .where(eq(paymentVerifications.id, id));
+    const paid = found.transfers.filter((t) => t.payer.toLowerCase() !== check.payTo.toLowerCase());
+    if (paid.length === 0) {
+      await decide({ status: 'rejected', reason: SELF_PAYMENT_REASON, payer: found.transfers[0]?.payer ?? null });
+      return 'rejected';
+    }
+    const holders = await tx
+      .select()
+      .from(paymentVerifications)
+      .where(
+        and(
+          eq(paymentVerifications.txHash, check.txHash),
+          inArray(
+            paymentVerifications.logIndex,
+            paid.map((t) => t.logIndex),
+          ),
+        ),
+      );
+    const heldBy = new Map(holders.map((h) => [h.logIndex!, h]));
+    const count = async (transfer: { payer: string; logIndex: number }) => {
+      await decide({
         status: 'verified',
         reason: null,
-        payer: found.payer,
+        payer: transfer.payer,
         amount: found.amount,
         blockNumber: found.blockNumber,
-        decidedAt: now,
-        attempts: sql`${paymentVerifications.attempts} + 1`,
-      })
-      .where(and(eq(paymentVerifications.id, id), eq(paymentVerifications.status, 'pending')))
-      .returning({
-        skillId: paymentVerifications.skillId,
-        createdAt: paymentVerifications.createdAt,
-        txHash: paymentVerifications.txHash,
-        network: paymentVerifications.network,
+        logIndex: transfer.logIndex,
       });
-    if (!row) return false;
-    await countPaidCall(tx, row.skillId, found.amount, row.createdAt);
-    // The creator hears of it in the same transaction: an event exists exactly when the call counts.
-    const [skill] = await tx.select({ creatorId: skills.creatorId, slug: skills.slug }).from(skills).where(eq(skills.id, row.skillId));
-    if (skill) {
-      await emitEvent(tx, {
-        userId: skill.creatorId,
-        type: 'call.paid',
-        at: now,
-        data: {
-          skill: skill.slug,
-          amount: found.amount.toString(),
-          payer: found.payer,
-          scheme: 'exact',
-          transaction: row.txHash,
-          network: row.network,
-          blockNumber: found.blockNumber.toString(),
-          reportedAt: row.createdAt.toISOString(),
-        },
-      });
+      await countPaidCall(tx, check.skillId, found.amount, check.createdAt);
+      // The creator hears of it in the same transaction: an event exists exactly when the call counts.
+      const [skill] = await tx.select({ creatorId: skills.creatorId, slug: skills.slug }).from(skills).where(eq(skills.id, check.skillId));
+      if (skill) {
+        await emitEvent(tx, {
+          userId: skill.creatorId,
+          type: 'call.paid',
+          at: now,
+          data: {
+            skill: skill.slug,
+            amount: found.amount.toString(),
+            payer: transfer.payer,
+            scheme: 'exact',
+            transaction: check.txHash,
+            network: check.network,
+            blockNumber: found.blockNumber.toString(),
+            reportedAt: check.createdAt.toISOString(),
+          },
+        });
+      }
+      return 'counted' as const;
+    };
+    const free = paid.find((t) => !heldBy.has(t.logIndex));
+    if (free) return count(free);
+    const yielding = check.nonce
+      ? paid.find((t) => heldBy.get(t.logIndex)!.skillId !== check.skillId && heldBy.get(t.logIndex)!.nonce === null)
+      : undefined;
+    if (yielding) {
+      const holder = heldBy.get(yielding.logIndex)!;
+      await tx
+        .update(paymentVerifications)
+        .set({ status: 'rejected', reason: GAVE_WAY_REASON, logIndex: null, decidedAt: now })
+        .where(eq(paymentVerifications.id, holder.id));
+      await countPaidCall(tx, holder.skillId, holder.amount ?? found.amount, holder.createdAt, true);
+      return count(yielding);
     }
-    return true;
+    const same = paid.find((t) => heldBy.get(t.logIndex)!.skillId === check.skillId);
+    if (same) {
+      await decide({ status: 'verified', reason: null, payer: same.payer, amount: found.amount, blockNumber: found.blockNumber });
+      return 'repeat';
+    }
+    await decide({ status: 'rejected', reason: COUNTED_ELSEWHERE_REASON, payer: paid[0]!.payer });
+    return 'rejected';
   });
 }
 

@@ -1,4 +1,4 @@
-import { createPublicClient, getAddress, http, type Hash, type PublicClient } from 'viem';
+import { createPublicClient, getAddress, http, type Hash, type Hex, type PublicClient } from 'viem';
 import type { PaymentVerificationConfig } from '../../../config';
 import type { ChainConfig } from '../../../config/chain';
 import type { Database } from '../../../db';
@@ -65,22 +65,24 @@ export function createPaymentVerifier(deps: PaymentVerifierDeps): PaymentVerifie
     }
     const verdict = await checkPaymentOnChain(client, {
       txHash: check.txHash as Hash,
+      nonce: (check.nonce ?? undefined) as Hex | undefined,
       asset: chain.usdcAddress,
       payTo: getAddress(check.payTo),
       amount: check.expectedAmount,
     });
     switch (verdict.type) {
-      case 'verified':
-        if (
-          await markVerified(
-            db,
-            check.id,
-            { payer: getAddress(verdict.payer), amount: verdict.amount, blockNumber: verdict.blockNumber },
-            clock.now(),
-          )
-        )
-          round.verified += 1;
+      case 'verified': {
+        const transfers = verdict.transfers.map((t) => ({ payer: getAddress(t.payer), logIndex: t.logIndex }));
+        const decided = await markVerified(
+          db,
+          check.id,
+          { transfers, amount: verdict.amount, blockNumber: verdict.blockNumber },
+          clock.now(),
+        );
+        if (decided === 'rejected') round.rejected += 1;
+        else if (decided) round.verified += 1;
         return;
+      }
       case 'rejected':
         await markRejected(db, check.id, verdict.reason, clock.now());
         round.rejected += 1;

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
 import { paymentVerifications, reviews, skills, users, wallets } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
 import { AppError } from '../../../http';
@@ -29,11 +29,18 @@ async function skillBySlug(ctx: ServiceContext, slug: string) {
   return skill;
 }
 
-/** Whether a payment from one of the account's wallets (its own or a spending wallet) to the skill is verified on chain. */
+/**
+ * Whether a payment to the skill from one of the account's wallets is verified on chain: its
+ * sign-in wallet, or a spending wallet it proved it holds the key of (an address registered
+ * without proof could be anyone's, so its payments are not this account's).
+ */
 async function isVerifiedBuyer(ctx: ServiceContext, userId: string, skillId: string): Promise<{ walletAddress: string } | undefined> {
   const [user] = await ctx.db.select({ walletAddress: users.walletAddress }).from(users).where(eq(users.id, userId));
   if (!user) return undefined;
-  const spending = await ctx.db.select({ address: wallets.address }).from(wallets).where(eq(wallets.userId, userId));
+  const spending = await ctx.db
+    .select({ address: wallets.address })
+    .from(wallets)
+    .where(and(eq(wallets.userId, userId), isNotNull(wallets.provenAt)));
   const payers = [user.walletAddress, ...spending.map((w) => w.address)];
   const [paid] = await ctx.db
     .select({ id: paymentVerifications.id })

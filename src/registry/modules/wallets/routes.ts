@@ -4,6 +4,7 @@ import { authPlugin } from '../auth';
 import { balanceReader } from './balance';
 import { refusePrivateKeys } from './guard';
 import * as m from 'skill-market/registry';
+import { issueProofMessage } from './proof';
 import { getActiveWalletWithBalance, getWalletWithBalance, listWallets, registerWallet, revokeWallet, setWalletLabel } from './service';
 
 const tags = ['Spending wallets'];
@@ -18,6 +19,12 @@ export function walletRoutes(ctx: ServiceContext) {
   return new Elysia({ name: 'wallet-routes', prefix: '/wallet' })
     .use(authPlugin(ctx))
     .onTransform(refusePrivateKeys)
+    .post('/challenge', ({ principal, body }) => issueProofMessage(body.address as `0x${string}`, principal.userId, ctx.clock.now()), {
+      auth: 'consumer',
+      body: m.WalletChallengeBody,
+      response: m.WalletChallenge,
+      detail: { tags, summary: 'A message for the wallet’s key to sign, proving you hold it (valid 10 minutes)' },
+    })
     .post(
       '/generate',
       async ({ principal, body, set }) => {

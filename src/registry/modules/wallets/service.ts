@@ -1,10 +1,11 @@
 import { and, asc, desc, eq } from 'drizzle-orm';
-import { getAddress } from 'viem';
+import { getAddress, type Address } from 'viem';
 import { users, wallets } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
 import { AppError } from '../../../http';
 import type { BalanceReader } from './balance';
 import type { ActiveWallet, RegisterWallet, WalletView } from 'skill-market/registry';
+import { checkProof } from './proof';
 
 type WalletRow = typeof wallets.$inferSelect;
 
@@ -27,7 +28,9 @@ function toWalletView(row: WalletRow): WalletView {
 /**
  * Registers `address` for the user and makes it the active wallet. Registering one of your own
  * addresses again is idempotent: it becomes active again (un-revoked if it was revoked) and keeps
- * its label unless a new one is given. An address of another user is refused.
+ * its label unless a new one is given. An address of another user is refused, unless they never
+ * proved holding its key and this caller does: a proof moves it to the caller. With a proof that
+ * holds (see proof.ts) the wallet is marked proven; a proof that does not hold is refused (400).
  */
 export async function registerWallet(
   ctx: ServiceContext,
@@ -37,11 +40,15 @@ export async function registerWallet(
   const address = checksummed(input.address);
   const label = input.label === undefined ? undefined : normalizeLabel(input.label);
   const now = ctx.clock.now();
+  if (input.proof) await checkProof(input.proof, address, userId, now);
+  const proven = input.proof ? { provenAt: now } : {};
   return ctx.db.transaction(async (tx) => {
     // One switch of the active wallet at a time per user.
     await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('update');
-    const [existing] = await tx.select().from(wallets).where(eq(wallets.address, address));
-    if (existing && existing.userId !== userId) throw alreadyRegistered();
+    const [existing] = await tx.select().from(wallets).where(eq(wallets.address, address)).for('update');
+    // Another user's address stays theirs, unless they never proved holding it and this caller does.
+    const claimed = existing !== undefined && existing.userId !== userId && input.proof !== undefined && existing.provenAt === null;
+    if (existing && existing.userId !== userId && !claimed) throw alreadyRegistered();
     await tx
       .update(wallets)
       .set({ isActive: false, updatedAt: now })
@@ -49,14 +56,21 @@ export async function registerWallet(
     if (existing) {
       const [row] = await tx
         .update(wallets)
-        .set({ isActive: true, revokedAt: null, updatedAt: now, ...(label === undefined ? {} : { label }) })
+        .set({
+          userId,
+          isActive: true,
+          revokedAt: null,
+          updatedAt: now,
+          ...proven,
+          ...(claimed ? { label: label ?? null, createdAt: now, lastUsedAt: null } : label === undefined ? {} : { label }),
+        })
         .where(eq(wallets.id, existing.id))
         .returning();
-      return { wallet: toWalletView(row!), created: false };
+      return { wallet: toWalletView(row!), created: claimed };
     }
     const [row] = await tx
       .insert(wallets)
-      .values({ userId, address, label: label ?? null, isActive: true, createdAt: now, updatedAt: now })
+      .values({ userId, address, label: label ?? null, isActive: true, createdAt: now, updatedAt: now, ...proven })
       .onConflictDoNothing({ target: wallets.address })
       .returning();
     // Another user registered it between our read and this insert.
@@ -165,7 +179,7 @@ function normalizeLabel(raw: string | null): string | null {
 }
 
 /** For registration: any case, but a mixed-case address must carry a valid EIP-55 checksum (a typo guard). */
-function checksummed(raw: string): string {
+function checksummed(raw: string): Address {
   const address = getAddress(raw.toLowerCase());
   const hex = raw.slice(2);
   const mixed = /[a-f]/.test(hex) && /[A-F]/.test(hex);

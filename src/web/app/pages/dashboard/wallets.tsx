@@ -44,13 +44,17 @@ function NewWallet({ onClose, onCreated }: { onClose: () => void; onCreated: () 
     const result = await create.run(async () => {
       setStage('Encrypting the key (this takes a few seconds)…');
       const privateKey = generatePrivateKey();
-      const address = privateKeyToAccount(privateKey).address;
+      const account = privateKeyToAccount(privateKey);
+      const address = account.address;
       const keystore = await encryptKeystore(privateKey, passphrase);
       const file = `UTC--${new Date().toISOString().replace(/:/g, '-')}--${address.slice(2).toLowerCase()}.json`;
       // The file is saved before the registry hears of the address, so a wallet is never listed without its key.
       download(file, JSON.stringify(keystore));
       setStage('Registering the address…');
-      await registry.registerWallet({ address, ...(label.trim() ? { label: label.trim() } : {}) });
+      // The new key signs the registry's message: the wallet is proven yours (its payments let you review).
+      const { message } = await registry.walletChallenge(address);
+      const proof = { message, signature: await account.signMessage({ message }) };
+      await registry.registerWallet({ address, proof, ...(label.trim() ? { label: label.trim() } : {}) });
       return { address, file };
     });
     setStage(undefined);
