@@ -10,6 +10,7 @@ import m7 from './0007_read_cache.sql' with { type: 'text' };
 import m8 from './0008_search_trigrams.sql' with { type: 'text' };
 import m9 from './0009_settlement_exposure.sql' with { type: 'text' };
 import m10 from './0010_settlement_batches.sql' with { type: 'text' };
+import m11 from './0011_listing_price.sql' with { type: 'text' };
 
 export interface MigrationSource {
   tag: string;
@@ -30,4 +31,5 @@ export const migrations: MigrationSource[] = [
   { tag: '0008_search_trigrams', when: 1795593214260, breakpoints: true, sql: m8 },
   { tag: '0009_settlement_exposure', when: 1795596803021, breakpoints: true, sql: m9 },
   { tag: '0010_settlement_batches', when: 1795597773657, breakpoints: true, sql: m10 },
+  { tag: '0011_listing_price', when: 1795669491748, breakpoints: true, sql: m11 },
 ];
