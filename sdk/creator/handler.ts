@@ -9,6 +9,7 @@ import {
   createAuthorizationStateReader,
   DEFAULT_MAX_TIMEOUT_SECONDS,
   DEFAULT_NETWORK,
+  formatPriceUsd,
   parsePrice,
   resolveAsset,
   type AssetInfo,
@@ -208,7 +209,8 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
     if (path === '/health') {
       if (request.method !== 'GET' && request.method !== 'HEAD')
         return toResponse(failure(405, 'Method not allowed', {}, { Allow: 'GET, HEAD' }));
-      return toResponse(jsonAnswer(200, { status: 'ok', skills: names, app: appName }));
+      const prices = Object.fromEntries([...routes.values()].map((r) => [r.name, formatPriceUsd(r.amount, r.terms.asset.decimals)]));
+      return toResponse(jsonAnswer(200, { status: 'ok', skills: names, app: appName, prices }));
     }
     const route = routes.get(path.slice(1));
     if (!route) return toResponse(failure(404, 'Not found'));

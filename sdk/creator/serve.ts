@@ -176,7 +176,8 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new ServeConfigError('port must be an integer from 0 to 65535');
   const hostname = options.hostname ?? '0.0.0.0';
   const refreshMs = options.listingRefreshMs ?? DEFAULT_LISTING_REFRESH_MS;
-  if (!Number.isInteger(refreshMs) || refreshMs < 0) throw new ServeConfigError('listingRefreshMs must be a whole number of ms (0: only at start)');
+  if (!Number.isInteger(refreshMs) || refreshMs < 0)
+    throw new ServeConfigError('listingRefreshMs must be a whole number of ms (0: only at start)');
   const apiKey = resolveApiKey(options.apiKey, env);
   const apiUrl = resolveApiUrl(options.apiUrl, env, DEFAULT_API_URL);
   const facilitatorUrl = httpUrl(options.facilitatorUrl ?? DEFAULT_FACILITATOR_URL, 'facilitatorUrl');

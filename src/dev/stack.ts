@@ -22,7 +22,7 @@ import { claimDataDir, devPaths, readSecrets, writePrivateJson, type DevPaths } 
 import { demoWalletRoutes } from './demo-wallet';
 import { DevError } from './errors';
 import { checkPortsFree } from './ports';
-import type { DevProfile } from './profile';
+import { FALLBACK_GROUP, type DevProfile } from './profile';
 import { ensureGroups, openDemoWallet, seedMarketplace } from './seed';
 import { startSkillServer, type SkillServer } from './skill-server';
 
@@ -70,9 +70,6 @@ function skillsModule(given: string | undefined, paths: DevPaths): string {
 }
 
 const EXAMPLE_MODULE = 'examples/creator/skills.ts';
-
-/** A fallback group for skills that name none (the registry wants at least one). */
-const FALLBACK_GROUP = 'dev';
 
 export async function startDev(options: DevOptions): Promise<DevStack> {
   const started = performance.now();
@@ -209,6 +206,10 @@ export async function startDev(options: DevOptions): Promise<DevStack> {
       asset: chain.token,
       keystore: paths.keystore,
       passphrase: secrets.passphrase,
+      facilitatorUrl,
+      rpcUrl: chain.rpcUrl,
+      creatorKey: seeded.creatorKey,
+      creatorAddress: accounts.creator.address,
     };
     writePrivateJson(paths.profile, profile);
     const skills = (await listed()).filter((s) => groups.skills.includes(s.name));

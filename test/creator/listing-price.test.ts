@@ -29,7 +29,7 @@ async function asked(server: SkillServer, name: string): Promise<string> {
 
 for (const kind of databaseKinds) {
   describe(`the skill server follows its listing's price (${kind})`, () => {
-    const fx = registryFixture(kind, { catalogue: { allowHttpEndpoints: true } });
+    const fx = registryFixture(kind, { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600 } });
     let apiUrl: string;
     let creator: Creator;
     let facilitatorUrl: string;
