@@ -1,5 +1,6 @@
 /** The banner `market dev` prints once everything runs: where things are and one paid call to copy. */
 import { formatUnits } from 'viem';
+import { validateAgainst, type JsonSchema } from 'skill-market/json-schema';
 import { displayPath, selfCommand, shellQuote } from './self';
 import type { DevStack } from './stack';
 
@@ -27,23 +28,56 @@ export function banner(stack: DevStack, cwd = process.cwd()): string {
   ].join('\n');
 }
 
-/** A small input that satisfies a skill's input schema (required fields filled), or a greeting for none. */
-function exampleInput(schema: unknown): unknown {
-  const s = schema as { type?: string; properties?: Record<string, { type?: string }>; required?: string[] } | null | undefined;
-  if (s?.type !== 'object' || !s.properties) return { hello: 'world' };
-  const sample: Record<string, unknown> = {};
-  for (const name of s.required ?? []) {
-    const type = s.properties[name]?.type;
-    sample[name] =
-      type === 'integer' || type === 'number'
-        ? 1
-        : type === 'boolean'
-          ? true
-          : type === 'array'
-            ? []
-            : type === 'object'
-              ? {}
-              : 'paid per call in test USDC';
+type Schema = {
+  type?: string | string[];
+  properties?: Record<string, Schema>;
+  required?: string[];
+  examples?: unknown[];
+  default?: unknown;
+  const?: unknown;
+  enum?: unknown[];
+  minimum?: number;
+  minLength?: number;
+  items?: Schema;
+  minItems?: number;
+};
+
+/**
+ * An input built from a skill's input schema: its own `examples` first (the schema's, then each
+ * property's), else `default`, `const` or the first `enum` value, else a value of the declared
+ * type; only required properties are filled. The first candidate the schema accepts is used.
+ */
+export function exampleInput(schema: unknown): unknown {
+  const s = schema as Schema | null | undefined;
+  if (!s || typeof s !== 'object') return { hello: 'world' };
+  const candidates = [...(Array.isArray(s.examples) ? s.examples : []), sampleOf({ ...s, examples: [] })];
+  return candidates.find((value) => validateAgainst(s as JsonSchema, value).length === 0) ?? candidates.at(-1);
+}
+
+function sampleOf(s: Schema, depth = 0): unknown {
+  if (Array.isArray(s.examples) && s.examples.length > 0) return s.examples[0];
+  if (s.default !== undefined) return s.default;
+  if (s.const !== undefined) return s.const;
+  if (Array.isArray(s.enum) && s.enum.length > 0) return s.enum[0];
+  const type = Array.isArray(s.type) ? s.type[0] : (s.type ?? (s.properties ? 'object' : undefined));
+  switch (type) {
+    case 'object': {
+      const sample: Record<string, unknown> = {};
+      if (depth < 5) for (const name of s.required ?? []) sample[name] = sampleOf(s.properties?.[name] ?? {}, depth + 1);
+      return sample;
+    }
+    case 'integer':
+    case 'number':
+      return Math.max(1, s.minimum ?? 1);
+    case 'boolean':
+      return true;
+    case 'array':
+      return Array.from({ length: s.minItems ?? 0 }, () => sampleOf(s.items ?? {}, depth + 1));
+    case 'null':
+      return null;
+    case 'string':
+      return 'paid per call in test USDC'.padEnd(s.minLength ?? 0, '.');
+    default:
+      return depth === 0 ? { hello: 'world' } : 'paid per call in test USDC';
   }
-  return sample;
 }

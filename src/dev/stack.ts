@@ -12,7 +12,9 @@ import type { Address } from 'viem';
 import { loadRegistryConfig } from '../config';
 import { createFacilitator } from '../facilitator';
 import { createLogger, type Logger } from '../log';
-import { startRegistry, type RunningRegistry } from '../registry';
+import { startRegistry, type RunningRegistry, type ServiceContext } from '../registry';
+import { listOwnSkills } from '../registry/modules/skills/own';
+import { updateSkill } from '../registry/modules/skills/service';
 import { systemClock } from '../runtime/clock';
 import { pendingWork } from '../runtime/pending';
 import { loadSkillModule } from '../cli/skill-module';
@@ -187,8 +189,9 @@ export async function startDev(options: DevOptions): Promise<DevStack> {
         async registered() {
           const deadline = Date.now() + 10_000;
           while (Date.now() < deadline) {
-            const skills = await listed();
-            if (groups.skills.every((name) => skills.some((s) => s.name === name))) return;
+            const own = await listOwnSkills(ctx, seeded.creatorId);
+            if (groups.skills.every((name) => own.some((s) => s.name === name)))
+              return listOnly(ctx, seeded.creatorId, skillServerUrl, groups.skills);
             await Bun.sleep(50);
           }
           throw new Error('the skills were not registered within 10 s');
@@ -304,4 +307,17 @@ async function listSkills(registryUrl: string, creator: Address): Promise<DevSta
   if (!res.ok) throw new Error(`the registry answered ${res.status} to GET /skills`);
   const body = (await res.json()) as DevStack['skills'] | { skills: DevStack['skills'] };
   return Array.isArray(body) ? body : body.skills;
+}
+
+/**
+ * The skills served by the dev skill server are exactly the module's: others registered there
+ * before (the example skills, a renamed skill) are taken off the listing, and the module's listed
+ * again if they were. Skills served elsewhere (`market serve --dev`) are left as they are.
+ */
+async function listOnly(ctx: ServiceContext, creatorId: string, serverUrl: string, names: readonly string[]): Promise<void> {
+  for (const skill of await listOwnSkills(ctx, creatorId)) {
+    if (!skill.endpoint.startsWith(`${serverUrl}/`)) continue;
+    const wanted = names.includes(skill.name);
+    if (skill.isActive !== wanted) await updateSkill(ctx, creatorId, skill.slug, { isActive: wanted });
+  }
 }
