@@ -1,7 +1,8 @@
 /**
  * `--dev [dir]` on every command that talks to a marketplace: the directory of a `market dev`
  * (its profile.json says where everything is). The directory is optional: `--dev=D`, or `--dev D`
- * when D is an existing directory; a bare `--dev` means MARKET_DEV_DIR, else .market/dev.
+ * when D is an existing directory or a path that names no file (`.market/dev`, not `./skill.ts`);
+ * a bare `--dev` means MARKET_DEV_DIR, else .market/dev.
  */
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -22,7 +23,7 @@ export function withDevDir(args: readonly string[], env: Env, cwd = process.cwd(
       continue;
     }
     const next = args[i + 1];
-    if (next !== undefined && !next.startsWith('-') && isDirectory(resolve(cwd, next))) {
+    if (next !== undefined && !next.startsWith('-') && namesDirectory(resolve(cwd, next), next)) {
       out.push(`--dev=${next}`);
       i++;
     } else out.push(`--dev=${readDevDir(env) ?? DEFAULT_DEV_DIR}`);
@@ -30,6 +31,8 @@ export function withDevDir(args: readonly string[], env: Env, cwd = process.cwd(
   return out;
 }
 
-function isDirectory(path: string): boolean {
-  return statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
+function namesDirectory(path: string, given: string): boolean {
+  const stat = statSync(path, { throwIfNoEntry: false });
+  if (stat) return stat.isDirectory();
+  return given.includes('/') && !/\.(ts|js|mjs|cjs|mts|json)$/.test(given);
 }

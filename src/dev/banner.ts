@@ -1,6 +1,7 @@
 /** The banner `market dev` prints once everything runs: where things are and one paid call to copy. */
 import { formatUnits } from 'viem';
 import { validateAgainst, type JsonSchema } from 'skill-market/json-schema';
+import { exampleOf } from '../web/app/lib/schema';
 import { displayPath, selfCommand, shellQuote } from './self';
 import type { DevStack } from './stack';
 
@@ -28,56 +29,14 @@ export function banner(stack: DevStack, cwd = process.cwd()): string {
   ].join('\n');
 }
 
-type Schema = {
-  type?: string | string[];
-  properties?: Record<string, Schema>;
-  required?: string[];
-  examples?: unknown[];
-  default?: unknown;
-  const?: unknown;
-  enum?: unknown[];
-  minimum?: number;
-  minLength?: number;
-  items?: Schema;
-  minItems?: number;
-};
-
 /**
- * An input built from a skill's input schema: its own `examples` first (the schema's, then each
- * property's), else `default`, `const` or the first `enum` value, else a value of the declared
- * type; only required properties are filled. The first candidate the schema accepts is used.
+ * The input of the banner's call, from the skill's input schema: the schema's own `examples` first,
+ * then one built as the skill page's snippets build it (each property's example, default, first
+ * enum value, else a value of its type); the first the schema accepts.
  */
 export function exampleInput(schema: unknown): unknown {
-  const s = schema as Schema | null | undefined;
-  if (!s || typeof s !== 'object') return { hello: 'world' };
-  const candidates = [...(Array.isArray(s.examples) ? s.examples : []), sampleOf({ ...s, examples: [] })];
-  return candidates.find((value) => validateAgainst(s as JsonSchema, value).length === 0) ?? candidates.at(-1);
-}
-
-function sampleOf(s: Schema, depth = 0): unknown {
-  if (Array.isArray(s.examples) && s.examples.length > 0) return s.examples[0];
-  if (s.default !== undefined) return s.default;
-  if (s.const !== undefined) return s.const;
-  if (Array.isArray(s.enum) && s.enum.length > 0) return s.enum[0];
-  const type = Array.isArray(s.type) ? s.type[0] : (s.type ?? (s.properties ? 'object' : undefined));
-  switch (type) {
-    case 'object': {
-      const sample: Record<string, unknown> = {};
-      if (depth < 5) for (const name of s.required ?? []) sample[name] = sampleOf(s.properties?.[name] ?? {}, depth + 1);
-      return sample;
-    }
-    case 'integer':
-    case 'number':
-      return Math.max(1, s.minimum ?? 1);
-    case 'boolean':
-      return true;
-    case 'array':
-      return Array.from({ length: s.minItems ?? 0 }, () => sampleOf(s.items ?? {}, depth + 1));
-    case 'null':
-      return null;
-    case 'string':
-      return 'paid per call in test USDC'.padEnd(s.minLength ?? 0, '.');
-    default:
-      return depth === 0 ? { hello: 'world' } : 'paid per call in test USDC';
-  }
+  if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return { hello: 'world' };
+  const s = schema as JsonSchema;
+  const candidates = [...(Array.isArray(s.examples) ? s.examples : []), exampleOf({ ...s, examples: [] })];
+  return candidates.find((value) => validateAgainst(s, value).length === 0) ?? candidates.at(-1);
 }

@@ -130,7 +130,7 @@ export async function startDev(options: DevOptions): Promise<DevStack> {
       }),
       // The registry waits for nothing on chain: the token's address is known in advance.
       step(`marketplace on the embedded database${firstStart ? ' (first start: creating it)' : ''}`, () =>
-        startRegistry(config, logger, { plugins: [demoWalletRoutes(demo)] }),
+        startRegistry(config, logger, { plugins: [demoWalletRoutes(demo, accounts.creator)] }),
       ).then((r) => {
         stops.push(r.stop);
         return r;

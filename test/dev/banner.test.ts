@@ -22,7 +22,7 @@ describe('the banner call input', () => {
       required: ['city', 'unit', 'days', 'tags', 'where'],
     };
     const input = exampleInput(perProperty);
-    expect(input).toEqual({ city: 'Lyon', unit: 'celsius', days: 3, tags: ['paid per call in test USDC'], where: { lat: 1 } });
+    expect(input).toEqual({ city: 'Lyon', unit: 'celsius', days: 3, tags: ['text'], where: { lat: 1 } });
     expect(validateAgainst(perProperty, input)).toEqual([]);
   });
 
