@@ -21,7 +21,8 @@ export const DEMO_WALLET_LABEL = 'demo wallet (test only, local chain)';
 const DEMO_CREATOR_LABEL = 'demo creator (test only, owns the example skills)';
 
 export function demoWalletRoutes(account: LocalAccount, creator: LocalAccount, label = DEMO_WALLET_LABEL) {
-  const signerFor = (address: unknown) => (typeof address === 'string' && isAddress(address) && isAddressEqual(address, creator.address) ? creator : account);
+  const signerFor = (address: unknown) =>
+    typeof address === 'string' && isAddress(address) && isAddressEqual(address, creator.address) ? creator : account;
   return new Elysia({ name: 'dev-demo-wallet' })
     .get('/dev/demo-wallet', () => ({ address: account.address, label }))
     .get('/dev/demo-creator', () => ({ address: creator.address, label: DEMO_CREATOR_LABEL }))

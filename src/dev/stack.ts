@@ -3,7 +3,7 @@
  * registry and the facilitator on one embedded database; anvil and the skill server are children.
  * Any part that dies brings the whole down (`onFatal`); `stop()` ends everything.
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 // The example's source as text (Bun resolves the extensionless path), embedded so that the
 // compiled binary alone has skills to serve.
@@ -191,7 +191,7 @@ export async function startDev(options: DevOptions): Promise<DevStack> {
           while (Date.now() < deadline) {
             const own = await listOwnSkills(ctx, seeded.creatorId);
             if (groups.skills.every((name) => own.some((s) => s.name === name)))
-              return listOnly(ctx, seeded.creatorId, skillServerUrl, groups.skills);
+              return listOnly(ctx, seeded.creatorId, paths.served, groups.skills);
             await Bun.sleep(50);
           }
           throw new Error('the skills were not registered within 10 s');
@@ -310,14 +310,17 @@ async function listSkills(registryUrl: string, creator: Address): Promise<DevSta
 }
 
 /**
- * The skills served by the dev skill server are exactly the module's: others registered there
- * before (the example skills, a renamed skill) are taken off the listing, and the module's listed
- * again if they were. Skills served elsewhere (`market serve --dev`) are left as they are.
+ * The listing shows exactly the module's skills of the dev skill server: the ones it served before
+ * (served.json: the example skills, a renamed skill) and no longer serves are taken off the
+ * listing, and the module's are listed again if they were. Skills served elsewhere
+ * (`market serve --dev`) are left as they are.
  */
-async function listOnly(ctx: ServiceContext, creatorId: string, serverUrl: string, names: readonly string[]): Promise<void> {
+async function listOnly(ctx: ServiceContext, creatorId: string, servedFile: string, names: readonly string[]): Promise<void> {
+  const before = existsSync(servedFile) ? (JSON.parse(readFileSync(servedFile, 'utf8')) as string[]) : [];
   for (const skill of await listOwnSkills(ctx, creatorId)) {
-    if (!skill.endpoint.startsWith(`${serverUrl}/`)) continue;
     const wanted = names.includes(skill.name);
+    if (!wanted && !before.includes(skill.name)) continue;
     if (skill.isActive !== wanted) await updateSkill(ctx, creatorId, skill.slug, { isActive: wanted });
   }
+  writePrivateJson(servedFile, names);
 }
