@@ -101,4 +101,32 @@ describe('README: Your first skill', () => {
     },
     { timeout: 180_000 },
   );
+
+  it(
+    'dev mode for the rest: a wallet made with --dev is funded by market fund and read back; mcp --print-config points at the dev marketplace',
+    async () => {
+      expect(dev).toBeDefined(); // started by the test above
+      const made = await run('npx market wallet new --dev --json', folder);
+      expect(made.code).toBe(0);
+      const { address } = JSON.parse(made.stdout) as { address: string };
+      const funded = await run(`npx market fund ${address} 2.5 --dev`, folder);
+      expect({ code: funded.code, stdout: funded.stdout }).toEqual({
+        code: 0,
+        stdout: `Minted $2.5 test USDC to ${address}; it now holds $2.5.\n`,
+      });
+      const balance = await run('npx market wallet balance --dev --json', folder);
+      expect(balance.code).toBe(0);
+      expect(JSON.parse(balance.stdout)).toMatchObject({ address, balanceAtomic: '2500000' });
+
+      const config = await run('npx market mcp --print-config --dev', folder);
+      expect(config.code).toBe(0);
+      expect(config.stdout).toContain(`"--dev",\n        "${join(folder, '.market/dev')}"`);
+      expect(config.stdout).not.toContain('MARKET_KEYSTORE_PASSPHRASE_FILE');
+
+      const refused = await run(`npx market fund ${address}`, folder);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain('pass --dev');
+    },
+    { timeout: 60_000 },
+  );
 });
