@@ -9,7 +9,7 @@ import {
   type Skills,
   type VerifyMode,
 } from 'skill-market/creator';
-import type { AssetInfo } from 'skill-market/x402';
+import { normalizeNetwork, resolveAsset, type AssetInfo } from 'skill-market/x402';
 import { MarketError } from 'skill-market/registry';
 import { readServeEnv } from '../../config';
 import { pickFreePort } from '../../dev/ports';
@@ -93,6 +93,11 @@ export async function serveCommand(args: string[]): Promise<void> {
     if (verify !== undefined && !(VERIFY_MODES as readonly string[]).includes(verify)) {
       throw new UsageError(`--verify (MARKET_VERIFY) must be ${VERIFY_MODES.join(' or ')}`);
     }
+    if (network !== undefined && asset === undefined && !hasBuiltInUsdc(network)) {
+      throw new ServeConfigError(
+        `${network} has no built-in USDC: pass --asset <token address> (EIP-712 name 'USD Coin', version '2' unless --asset-name / --asset-version say otherwise), or --dev to serve on the marketplace of market dev`,
+      );
+    }
     const options: ServeOptions = {
       logger,
       hostname: host,
@@ -169,4 +174,19 @@ async function devGroups(
   const made = await ensureGroups(registryClient({ apiUrl, apiKey }), dev.creatorAddress, [...given, ...named, ...fallback]);
   if (made.length > 0) logger.info(`made the group${made.length > 1 ? 's' : ''} ${made.join(', ')} for the skills`);
   return fallback;
+}
+
+/** False only for a well-formed network without a built-in USDC (a malformed one is refused by serve() in its own words). */
+function hasBuiltInUsdc(network: string): boolean {
+  try {
+    normalizeNetwork(network);
+  } catch {
+    return true;
+  }
+  try {
+    resolveAsset(network);
+    return true;
+  } catch {
+    return false;
+  }
 }
