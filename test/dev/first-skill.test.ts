@@ -3,13 +3,16 @@
  * folder next to a fresh `market dev` whose directory is that folder's .market/dev (what a bare
  * `--dev` reads). `npx market` runs this checkout's CLI. A block ending in `&` starts a server
  * kept until the end; the block after it is retried until it succeeds (the server is starting),
- * every other block must succeed at once. It ends with a paid call at the edited price.
+ * every other block must succeed at once. It ends with a paid call at the edited price. Then the
+ * rest of dev mode on the same marketplace: `wallet new`, `fund`, `wallet balance`, `mcp --print-config`
+ * and `mcp` with `--dev`.
  */
 import { afterAll, describe, expect, it } from 'bun:test';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnDev, ROOT, type DevProcess } from '../support/dev';
+import { stdioClient, tool } from '../mcp/support';
 import { CLI_ENTRY } from '../support/process';
 
 /** The fenced `sh` blocks of one README section, dedented. */
@@ -126,6 +129,24 @@ describe('README: Your first skill', () => {
       const refused = await run(`npx market fund ${address}`, folder);
       expect(refused.code).toBe(2);
       expect(refused.stderr).toContain('pass --dev');
+    },
+    { timeout: 60_000 },
+  );
+
+  it(
+    'market mcp --dev pays for the skill from the demo wallet, at the listing price',
+    async () => {
+      expect(dev).toBeDefined(); // started by the first test
+      const client = await stdioClient({ PATH: process.env.PATH ?? '', HOME: folder }, ['--dev', join(folder, '.market/dev')]);
+      try {
+        const paid = await tool(client, 'call_skill', { slug: 'forecast', input: { city: 'Lyon' } });
+        expect(paid.isError).toBeFalsy();
+        expect(paid.structuredContent.result).toEqual({ city: 'Lyon', forecast: 'sunny' });
+        expect(paid.structuredContent.receipt).toMatchObject({ amount: '5000', payTo: expect.stringMatching(/^0x/) });
+        expect(client.stderr()).toContain('paying from 0x');
+      } finally {
+        await client.close();
+      }
     },
     { timeout: 60_000 },
   );
