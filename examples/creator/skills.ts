@@ -19,7 +19,7 @@ const wordCount = skill(
     timeout: 5_000,
     inputSchema: {
       type: 'object',
-      properties: { text: { type: 'string', maxLength: 100_000 } },
+      properties: { text: { type: 'string', maxLength: 100_000, examples: ['paid per call in test USDC'] } },
       required: ['text'],
       additionalProperties: false,
     },

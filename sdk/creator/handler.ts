@@ -9,6 +9,7 @@ import {
   createAuthorizationStateReader,
   DEFAULT_MAX_TIMEOUT_SECONDS,
   DEFAULT_NETWORK,
+  formatPriceUsd,
   parsePrice,
   resolveAsset,
   type AssetInfo,
@@ -25,7 +26,7 @@ import { paidCall, type PaidCallDeps, type SettledCall, type SkillRoute } from '
 import { createPayerTrust, verifyMode, type VerifyMode } from './payers';
 import { createSettlementWatcher } from './settlement';
 import { isProduction, processEnv } from './settings';
-import { isSkill, type Skills } from './skill';
+import { isSkill, type Skill, type Skills } from './skill';
 import { requestPath } from '../http/request-path';
 
 /**
@@ -140,6 +141,14 @@ export interface SkillRequestHandler {
   readonly names: readonly string[];
   /** The payment terms of a skill (what its 402 offers). */
   termsOf(name: string): PaymentTerms | undefined;
+  /**
+   * Changes what a skill asks from the next request on (calls in flight keep their terms): how
+   * `serve()` follows the price of the skill's listing. Answers whether the terms changed (false
+   * for the same price or an unknown name).
+   *
+   * @throws ServeConfigError when the price cannot be parsed
+   */
+  setPrice(name: string, price: string): boolean;
 }
 
 /**
@@ -200,7 +209,8 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
     if (path === '/health') {
       if (request.method !== 'GET' && request.method !== 'HEAD')
         return toResponse(failure(405, 'Method not allowed', {}, { Allow: 'GET, HEAD' }));
-      return toResponse(jsonAnswer(200, { status: 'ok', skills: names, app: appName }));
+      const prices = Object.fromEntries([...routes.values()].map((r) => [r.name, formatPriceUsd(r.amount, r.terms.asset.decimals)]));
+      return toResponse(jsonAnswer(200, { status: 'ok', skills: names, app: appName, prices }));
     }
     const route = routes.get(path.slice(1));
     if (!route) return toResponse(failure(404, 'Not found'));
@@ -221,6 +231,14 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
   return {
     names,
     termsOf: (name) => routes.get(name)?.terms,
+    setPrice(name, price) {
+      const route = routes.get(name);
+      if (!route) return false;
+      const amount = parsePrice(price, route.terms.asset.decimals);
+      if (amount === route.amount) return false;
+      routes.set(name, routeOf(name, route.skill, amount, route.terms.asset, options));
+      return true;
+    },
     async fetch(request) {
       if (request.method === 'OPTIONS') return cors.preflight(request);
       let response: Response;
@@ -248,11 +266,9 @@ function buildRoutes(skills: Skills, options: SkillHandlerOptions): Map<string, 
   if (typeof skills !== 'object' || skills === null || Object.keys(skills).length === 0) {
     throw new ServeConfigError('no skills provided: pass a map of skill name to skill(...)');
   }
-  const network = options.network ?? DEFAULT_NETWORK;
-  const publicUrl = (options.publicUrl ?? 'http://localhost:3002').replace(/\/+$/, '');
   let asset: AssetInfo;
   try {
-    asset = resolveAsset(network, options.asset);
+    asset = resolveAsset(options.network ?? DEFAULT_NETWORK, options.asset);
   } catch (error) {
     throw new ServeConfigError(`network/asset: ${errorText(error)}`);
   }
@@ -262,23 +278,27 @@ function buildRoutes(skills: Skills, options: SkillHandlerOptions): Map<string, 
       throw new ServeConfigError(`skill name "${name.slice(0, 80)}" must be 1-64 letters, digits, _ or - (it becomes the URL path)`);
     if (RESERVED.has(name)) throw new ServeConfigError(`skill name "${name}" is reserved`);
     if (!isSkill(definition)) throw new ServeConfigError(`skills.${name} is not a skill: define it with skill(options, handler)`);
-    const amount = parsePrice(definition.price, asset.decimals);
-    let terms: PaymentTerms;
-    try {
-      terms = buildPaymentTerms({
-        amount,
-        payTo: options.payTo,
-        network,
-        asset,
-        resourceUrl: `${publicUrl}/${name}`,
-        description: definition.description ?? '',
-        mimeType: 'application/json',
-        maxTimeoutSeconds: Math.max(DEFAULT_MAX_TIMEOUT_SECONDS, Math.ceil(definition.timeout / 1000) + 30),
-      });
-    } catch (error) {
-      throw new ServeConfigError(`skill "${name}": ${errorText(error)}`);
-    }
-    routes.set(name, { name, skill: definition, terms, amount });
+    routes.set(name, routeOf(name, definition, parsePrice(definition.price, asset.decimals), asset, options));
   }
   return routes;
+}
+
+/** One skill's route: its payment terms at `amount` (atomic units of `asset`). */
+function routeOf(name: string, definition: Skill, amount: bigint, asset: AssetInfo, options: SkillHandlerOptions): SkillRoute {
+  const publicUrl = (options.publicUrl ?? 'http://localhost:3002').replace(/\/+$/, '');
+  try {
+    const terms: PaymentTerms = buildPaymentTerms({
+      amount,
+      payTo: options.payTo,
+      network: options.network ?? DEFAULT_NETWORK,
+      asset,
+      resourceUrl: `${publicUrl}/${name}`,
+      description: definition.description ?? '',
+      mimeType: 'application/json',
+      maxTimeoutSeconds: Math.max(DEFAULT_MAX_TIMEOUT_SECONDS, Math.ceil(definition.timeout / 1000) + 30),
+    });
+    return { name, skill: definition, terms, amount };
+  } catch (error) {
+    throw new ServeConfigError(`skill "${name}": ${errorText(error)}`);
+  }
 }

@@ -26,6 +26,11 @@ export interface RegistrationResult {
   slug?: string;
   /** Present on success when the registry tells it: the skill id (used for call tracking). */
   skillId?: string;
+  /**
+   * Present on success when the registry tells it: the listing's price, e.g. `"$0.005"`. It differs
+   * from the skill's own when the owner edited the price (dashboard, `updateSkill`): the edit is kept.
+   */
+  price?: string;
   /** Present on failure: why. */
   error?: string;
 }
@@ -78,7 +83,13 @@ export async function register(skills: Skills, options: RegisterOptions): Promis
       return { name, success: false, error: 'no groups: give the skill groups or pass register groups (at least one is required)' };
     try {
       const { skill } = await client.registerSkill(registrationBody(name, definition, groups, setup));
-      return { name, success: true, slug: skill.slug, ...(skill.id ? { skillId: skill.id } : {}) };
+      return {
+        name,
+        success: true,
+        slug: skill.slug,
+        ...(skill.id ? { skillId: skill.id } : {}),
+        ...(skill.price ? { price: skill.price } : {}),
+      };
     } catch (error) {
       return { name, success: false, error: errorText(error) };
     }

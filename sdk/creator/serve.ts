@@ -17,6 +17,7 @@ import {
   type SkillHandlerOptions,
 } from './handler';
 import type { LedgerOptions } from './ledger';
+import { applyListingPrice, DEFAULT_LISTING_REFRESH_MS, followListingPrices } from './listing-price';
 import { listen } from './listen';
 import type { VerifyMode } from './payers';
 import { consoleLogger, errorText, type CreatorLogger } from './logger';
@@ -81,6 +82,13 @@ export interface ServeOptions {
   onError?: (skillName: string, error: unknown) => unknown;
   /** Auto-registration config; none: no registration. */
   register?: RegistrationOptions;
+  /**
+   * With registration: how often the skill server reads its listings and follows their prices, ms;
+   * default 2000, 0 only at start. The listing is the one price: an edit in the dashboard (or
+   * `updateSkill`) is what the 402 asks within this interval, and re-registration keeps it.
+   * @example serve(skills, { register: { endpoint }, listingRefreshMs: 10_000 })
+   */
+  listingRefreshMs?: number;
   /** Report settled calls to the registry (`POST /analytics/call`); default true. An object tunes the retries. */
   trackCalls?: boolean | TrackingOptions;
   /** Public base URL for the payment terms' `resource`; default `register.endpoint`, else `http://localhost:<port>`. */
@@ -167,6 +175,9 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
   const port = options.port ?? DEFAULT_PORT;
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new ServeConfigError('port must be an integer from 0 to 65535');
   const hostname = options.hostname ?? '0.0.0.0';
+  const refreshMs = options.listingRefreshMs ?? DEFAULT_LISTING_REFRESH_MS;
+  if (!Number.isInteger(refreshMs) || refreshMs < 0)
+    throw new ServeConfigError('listingRefreshMs must be a whole number of ms (0: only at start)');
   const apiKey = resolveApiKey(options.apiKey, env);
   const apiUrl = resolveApiUrl(options.apiUrl, env, DEFAULT_API_URL);
   const facilitatorUrl = httpUrl(options.facilitatorUrl ?? DEFAULT_FACILITATOR_URL, 'facilitatorUrl');
@@ -222,9 +233,11 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
     );
   }
 
+  let follower: { stop(): void } | undefined;
   let stopped: Promise<void> | undefined;
   const stop = () =>
     (stopped ??= (async () => {
+      follower?.stop();
       await listener.stop();
       if (tracker) {
         await tracker.flush(2000);
@@ -238,7 +251,14 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
       : [],
     probeFacilitator(facilitatorUrl, network, logger, fetchOption),
   ]);
-  for (const r of results) if (r.success && r.skillId) tracker?.remember(r.name, r.skillId);
+  for (const r of results) {
+    if (r.success && r.skillId) tracker?.remember(r.name, r.skillId);
+    if (r.success && r.price) applyListingPrice(app, r.name, r.price, logger);
+  }
+  if (registration && apiKey && refreshMs > 0 && results.some((r) => r.success)) {
+    const client = new RegistryClient({ apiUrl: registration.apiUrl ?? apiUrl, apiKey, userAgent: appName, ...fetchOption });
+    follower = followListingPrices({ client, app: () => app, intervalMs: refreshMs, logger });
+  }
   if (registration?.onError === 'throw' && results.some((r) => !r.success)) {
     await stop();
     const failed = results.filter((r) => !r.success);

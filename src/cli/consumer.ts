@@ -6,6 +6,7 @@
 import { MarketError, RegistryError } from 'skill-market/registry';
 import { KeystoreError, WalletRegistrationError } from 'skill-market/wallet';
 import { type Env, readKeystorePassphrase, readRegistryConnection } from '../config';
+import { readDevProfile } from '../dev/profile';
 import { readCredentials } from './credentials';
 import { terminalText } from './terminal';
 
@@ -22,8 +23,18 @@ export interface Connection {
   apiKey: string;
 }
 
-/** The registry and a key, as `readRegistryConnection` finds them; without a key the command cannot run. */
-export async function resolveConnection(flags: { 'api-url'?: string; 'api-key'?: string }, env: Env): Promise<Connection> {
+/**
+ * The registry and a key, as `readRegistryConnection` finds them; without a key the command cannot
+ * run. With --dev [dir]: the dev marketplace's registry and its demo consumer's key (flags still win).
+ */
+export async function resolveConnection(
+  flags: { 'api-url'?: string | undefined; 'api-key'?: string | undefined; dev?: string | undefined },
+  env: Env,
+): Promise<Connection> {
+  if (flags.dev !== undefined) {
+    const profile = readDevProfile(flags.dev);
+    return { apiUrl: flags['api-url'] ?? profile.apiUrl, apiKey: flags['api-key'] ?? profile.apiKey };
+  }
   const { apiUrl, apiKey } = readRegistryConnection(env, flags, await readCredentials(env));
   if (!apiKey) throw new CommandFailure('not logged in: run `market login --api-key <key>` or set MARKET_API_KEY');
   return { apiUrl, apiKey };

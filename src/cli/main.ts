@@ -3,6 +3,7 @@ import { ConfigError } from '../config/env';
 import { DataDirectoryLockedError } from '../db/lock';
 import { DevError } from '../dev/errors';
 import { VERSION } from '../version';
+import { withDevDir } from './dev-flag';
 import { NotAvailableError, UsageError } from './errors';
 import { terminalText } from './terminal';
 import { USAGE } from './usage';
@@ -23,6 +24,9 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   dev: async () => (await import('./commands/dev')).devCommand,
   mcp: async () => (await import('./commands/mcp')).mcpCommand,
   doctor: async () => (await import('./commands/doctor')).doctorCommand,
+  group: async () => (await import('./commands/group')).groupCommand,
+  skill: async () => (await import('./commands/skill')).skillCommand,
+  fund: async () => (await import('./commands/fund')).fundCommand,
 };
 
 /** Runs the command line; returns an exit code, or undefined while a server keeps running. */
@@ -38,7 +42,8 @@ export async function main(argv: string[]): Promise<number | undefined> {
   }
   const name = first === undefined || first.startsWith('-') ? 'registry' : first;
   const load = COMMANDS[name];
-  const args = first === undefined || first.startsWith('-') ? argv : rest;
+  const given = first === undefined || first.startsWith('-') ? argv : rest;
+  const args = name === 'dev' ? given : withDevDir(given, process.env);
   try {
     if (!load) throw new UsageError(`unknown command "${name}"`);
     if (args.includes('--help') || args.includes('-h')) {

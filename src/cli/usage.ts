@@ -4,7 +4,7 @@ export const USAGE = `market ${VERSION}: a marketplace for paid HTTP skills (x40
 
 Usage:
   market [registry] [--port N] [--host H]   run the registry (the default command)
-  market serve <module.ts> [--port N] [--host H] [--wallet W] [--endpoint URL] [--groups a,b]
+  market serve <module.ts> [--dev [D]] [--port N] [--host H] [--wallet W] [--endpoint URL] [--groups a,b]
                [--facilitator URL] [--api-url URL] [--network eip155:ID] [--asset 0x… [--asset-name N] [--asset-version V]] [--rpc-url URL]
                [--settlement broadcast|confirmed] [--verify at-settlement|first] [--no-register]
                                             run a creator's paid skill server (default port 3002)
@@ -12,12 +12,19 @@ Usage:
                                             Wallet from MARKET_WALLET_ADDRESS / MARKET_WALLET_KEY, key
                                             from MARKET_API_KEY; MARKET_ENDPOINT, MARKET_FACILITATOR_URL,
                                             MARKET_NETWORK, MARKET_API_URL, MARKET_SETTLEMENT, MARKET_VERIFY
-                                            as defaults of the flags
+                                            as defaults of the flags; --dev D: everything from the
+                                            'market dev' of D (default .market/dev), a free port
+  market group new <name> [--description D] | list
+                                            a creator's groups (skills name at least one)
+  market skill list | price <slug> <price>  a creator's listings; the price a skill server asks
+                                            (it follows its listing within seconds)
+                                            group and skill take --dev [D] or --api-url / --api-key
+  market fund <address> [amount] --dev [D]  mint test USDC (default $10) on the chain of market dev
   market facilitator [--port N] [--host H] [--rpc URL] [--network eip155:ID]
                                             verify and settle x402 payments (default port 3001;
                                             relayer key from FACILITATOR_PRIVATE_KEY)
   market healthcheck [--url URL]            exit 0 when the registry's /health is ok (for containers)
-  market doctor [--dev [--dir D]] [--network N] [--rpc-url U] [--asset A] [--facilitator U]
+  market doctor [--dev [dir]] [--network N] [--rpc-url U] [--asset A] [--facilitator U]
                 [--registry U] [--api-key K] [--endpoint U] [--json]
                                             check a deployment and say what is wrong: the RPC and its
                                             chain, the token, the facilitator and its relayers' ETH,
@@ -40,8 +47,9 @@ Usage:
                                             on stderr; wallet from MARKET_PRIVATE_KEY (--wallet-key)
                                             or --keystore PATH + MARKET_KEYSTORE_PASSPHRASE; search,
                                             info and call take --api-url, --api-key, --network and
-                                            --asset ADDRESS (a token allowed besides USDC); --dev D
-                                            uses the marketplace of 'market dev --dir D' and its demo wallet
+                                            --asset ADDRESS (a token allowed besides USDC); --dev [D]
+                                            uses the marketplace of 'market dev --dir D' (default
+                                            .market/dev) and its demo wallet; so do wallet and mcp
   market dev [module.ts] [--dir D] [--fresh] [--port N] [--facilitator-port N] [--skills-port N] [--chain-port N]
                                             the whole marketplace on this machine for trying it out:
                                             a local chain (anvil) with test USDC, registry, facilitator,

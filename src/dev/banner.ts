@@ -1,5 +1,7 @@
 /** The banner `market dev` prints once everything runs: where things are and one paid call to copy. */
 import { formatUnits } from 'viem';
+import { validateAgainst, type JsonSchema } from 'skill-market/json-schema';
+import { exampleOf } from '../web/app/lib/schema';
 import { displayPath, selfCommand, shellQuote } from './self';
 import type { DevStack } from './stack';
 
@@ -27,23 +29,14 @@ export function banner(stack: DevStack, cwd = process.cwd()): string {
   ].join('\n');
 }
 
-/** A small input that satisfies a skill's input schema (required fields filled), or a greeting for none. */
-function exampleInput(schema: unknown): unknown {
-  const s = schema as { type?: string; properties?: Record<string, { type?: string }>; required?: string[] } | null | undefined;
-  if (s?.type !== 'object' || !s.properties) return { hello: 'world' };
-  const sample: Record<string, unknown> = {};
-  for (const name of s.required ?? []) {
-    const type = s.properties[name]?.type;
-    sample[name] =
-      type === 'integer' || type === 'number'
-        ? 1
-        : type === 'boolean'
-          ? true
-          : type === 'array'
-            ? []
-            : type === 'object'
-              ? {}
-              : 'paid per call in test USDC';
-  }
-  return sample;
+/**
+ * The input of the banner's call, from the skill's input schema: the schema's own `examples` first,
+ * then one built as the skill page's snippets build it (each property's example, default, first
+ * enum value, else a value of its type); the first the schema accepts.
+ */
+export function exampleInput(schema: unknown): unknown {
+  if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return { hello: 'world' };
+  const s = schema as JsonSchema;
+  const candidates = [...(Array.isArray(s.examples) ? s.examples : []), exampleOf({ ...s, examples: [] })];
+  return candidates.find((value) => validateAgainst(s, value).length === 0) ?? candidates.at(-1);
 }

@@ -47,17 +47,11 @@ export async function startDevChain(options: { port: number; statePath: string; 
   );
   const rpcUrl = `http://127.0.0.1:${anvil.port}`;
   try {
-    const chain = defineChain({
-      id: DEV_CHAIN_ID,
-      name: 'market dev',
-      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-      rpcUrls: { default: { http: [rpcUrl] } },
-    });
-    const client = createPublicClient({ chain, transport: http(rpcUrl), pollingInterval: 20, cacheTime: 0 });
+    const chain = devChain(rpcUrl);
+    const client = devClient(chain, rpcUrl);
     const { deployer } = devAccounts();
     const { address: token } = await deployToken(client, deployer);
     await installBatchSettlement(createTestClient({ mode: 'anvil', chain, transport: http(rpcUrl) }));
-    const wallet = createWalletClient({ chain, transport: http(rpcUrl), account: deployer as LocalAccount });
     const balanceOf = (address: Address) =>
       client.readContract({ address: token, abi: usdCoinAbi, functionName: 'balanceOf', args: [address] });
     return {
@@ -66,16 +60,34 @@ export async function startDevChain(options: { port: number; statePath: string; 
       client,
       token,
       balanceOf,
-      async mint(to, amount) {
-        const hash = await wallet.writeContract({ address: token, abi: usdCoinAbi, functionName: 'mint', args: [to, amount] });
-        const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 20 });
-        if (receipt.status !== 'success') throw new Error(`minting test USDC reverted (${hash})`);
-      },
+      mint: async (to, amount) => void (await mintTestUsdc(rpcUrl, token, to, amount)),
     };
   } catch (error) {
     await anvil.stop();
     throw error;
   }
+}
+
+const devChain = (rpcUrl: string) =>
+  defineChain({
+    id: DEV_CHAIN_ID,
+    name: 'market dev',
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+  });
+
+const devClient = (chain: Chain, rpcUrl: string) =>
+  createPublicClient({ chain, transport: http(rpcUrl), pollingInterval: 20, cacheTime: 0 }) as PublicClient<Transport, Chain>;
+
+/** Mints test USDC on a dev chain from the deployer (who may mint) and waits for it; the balance after. */
+export async function mintTestUsdc(rpcUrl: string, token: Address, to: Address, amount: bigint): Promise<bigint> {
+  const chain = devChain(rpcUrl);
+  const client = devClient(chain, rpcUrl);
+  const wallet = createWalletClient({ chain, transport: http(rpcUrl), account: devAccounts().deployer as LocalAccount });
+  const hash = await wallet.writeContract({ address: token, abi: usdCoinAbi, functionName: 'mint', args: [to, amount] });
+  const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 20 });
+  if (receipt.status !== 'success') throw new Error(`minting test USDC reverted (${hash})`);
+  return client.readContract({ address: token, abi: usdCoinAbi, functionName: 'balanceOf', args: [to] });
 }
 
 /** Tops the wallet up to DEMO_FUNDING when it runs low; its balance after. */

@@ -6,7 +6,8 @@
  *   db/              the embedded database of the registry and the facilitator
  *   dev.json         secrets made on first start: session secret, keystore passphrase, API keys (0600)
  *   demo-wallet.json the demo consumer wallet's keystore (test only)
- *   profile.json     what `market call --dev <dir>` needs to pay from the demo wallet (0600)
+ *   profile.json     what every command's `--dev <dir>` reads: URLs, token, keys, the demo wallet (0600)
+ *   served.json      the names of the skills the dev skill server served last (taken off the listing when gone)
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,6 +24,7 @@ export interface DevPaths {
   secrets: string;
   keystore: string;
   profile: string;
+  served: string;
 }
 
 export function devPaths(dir: string, cwd = process.cwd()): DevPaths {
@@ -34,6 +36,7 @@ export function devPaths(dir: string, cwd = process.cwd()): DevPaths {
     secrets: join(root, 'dev.json'),
     keystore: join(root, 'demo-wallet.json'),
     profile: join(root, 'profile.json'),
+    served: join(root, 'served.json'),
   };
 }
 

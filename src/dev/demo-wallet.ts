@@ -1,10 +1,12 @@
 /**
  * The dev-only demo wallet API, mounted on the registry by `market dev` and never otherwise: a
- * browser without a wallet extension signs in and pays with the demo consumer wallet, whose key
- * stays in this process.
+ * browser without a wallet extension signs in and pays with the demo consumer wallet, or signs in
+ * as the demo creator (who owns the example skills); both keys stay in this process.
  *
  *   GET  /dev/demo-wallet       → { address, label }   (its existence tells a page dev mode is on)
+ *   GET  /dev/demo-creator      → { address, label }
  *   POST /dev/demo-wallet/sign  { method: 'personal_sign' | 'eth_signTypedData_v4', params } → { result: '0x…' }
+ *                               (signed by whichever of the two the params name)
  *
  * params follow EIP-1193: personal_sign [message, address], eth_signTypedData_v4 [address, typedData
  * (JSON text or object)]. Only JSON bodies are read, and a request from another origin is refused,
@@ -12,14 +14,18 @@
  * carries its Origin).
  */
 import { Elysia } from 'elysia';
-import { isAddressEqual, isHex, type Hex, type LocalAccount, type TypedDataDefinition } from 'viem';
+import { isAddress, isAddressEqual, isHex, type Hex, type LocalAccount, type TypedDataDefinition } from 'viem';
 import { AppError } from '../http';
 
 export const DEMO_WALLET_LABEL = 'demo wallet (test only, local chain)';
+const DEMO_CREATOR_LABEL = 'demo creator (test only, owns the example skills)';
 
-export function demoWalletRoutes(account: LocalAccount, label = DEMO_WALLET_LABEL) {
+export function demoWalletRoutes(account: LocalAccount, creator: LocalAccount, label = DEMO_WALLET_LABEL) {
+  const signerFor = (address: unknown) =>
+    typeof address === 'string' && isAddress(address) && isAddressEqual(address, creator.address) ? creator : account;
   return new Elysia({ name: 'dev-demo-wallet' })
     .get('/dev/demo-wallet', () => ({ address: account.address, label }))
+    .get('/dev/demo-creator', () => ({ address: creator.address, label: DEMO_CREATOR_LABEL }))
     .post('/dev/demo-wallet/sign', async ({ request, body }) => {
       checkOrigin(request);
       if (!(request.headers.get('content-type') ?? '').toLowerCase().startsWith('application/json')) {
@@ -27,8 +33,8 @@ export function demoWalletRoutes(account: LocalAccount, label = DEMO_WALLET_LABE
       }
       const { method, params } = (body ?? {}) as { method?: unknown; params?: unknown };
       if (!Array.isArray(params)) throw new AppError('VALIDATION', 'params must be an array');
-      if (method === 'personal_sign') return { result: await personalSign(account, params) };
-      if (method === 'eth_signTypedData_v4') return { result: await signTypedData(account, params) };
+      if (method === 'personal_sign') return { result: await personalSign(signerFor(params[1]), params) };
+      if (method === 'eth_signTypedData_v4') return { result: await signTypedData(signerFor(params[0]), params) };
       throw new AppError('VALIDATION', "method must be 'personal_sign' or 'eth_signTypedData_v4'");
     });
 }

@@ -3,7 +3,7 @@
  * registry and the facilitator on one embedded database; anvil and the skill server are children.
  * Any part that dies brings the whole down (`onFatal`); `stop()` ends everything.
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 // The example's source as text (Bun resolves the extensionless path), embedded so that the
 // compiled binary alone has skills to serve.
@@ -12,7 +12,9 @@ import type { Address } from 'viem';
 import { loadRegistryConfig } from '../config';
 import { createFacilitator } from '../facilitator';
 import { createLogger, type Logger } from '../log';
-import { startRegistry, type RunningRegistry } from '../registry';
+import { startRegistry, type RunningRegistry, type ServiceContext } from '../registry';
+import { listOwnSkills } from '../registry/modules/skills/own';
+import { updateSkill } from '../registry/modules/skills/service';
 import { systemClock } from '../runtime/clock';
 import { pendingWork } from '../runtime/pending';
 import { loadSkillModule } from '../cli/skill-module';
@@ -22,7 +24,7 @@ import { claimDataDir, devPaths, readSecrets, writePrivateJson, type DevPaths } 
 import { demoWalletRoutes } from './demo-wallet';
 import { DevError } from './errors';
 import { checkPortsFree } from './ports';
-import type { DevProfile } from './profile';
+import { FALLBACK_GROUP, type DevProfile } from './profile';
 import { ensureGroups, openDemoWallet, seedMarketplace } from './seed';
 import { startSkillServer, type SkillServer } from './skill-server';
 
@@ -70,9 +72,6 @@ function skillsModule(given: string | undefined, paths: DevPaths): string {
 }
 
 const EXAMPLE_MODULE = 'examples/creator/skills.ts';
-
-/** A fallback group for skills that name none (the registry wants at least one). */
-const FALLBACK_GROUP = 'dev';
 
 export async function startDev(options: DevOptions): Promise<DevStack> {
   const started = performance.now();
@@ -131,7 +130,7 @@ export async function startDev(options: DevOptions): Promise<DevStack> {
       }),
       // The registry waits for nothing on chain: the token's address is known in advance.
       step(`marketplace on the embedded database${firstStart ? ' (first start: creating it)' : ''}`, () =>
-        startRegistry(config, logger, { plugins: [demoWalletRoutes(demo)] }),
+        startRegistry(config, logger, { plugins: [demoWalletRoutes(demo, accounts.creator)] }),
       ).then((r) => {
         stops.push(r.stop);
         return r;
@@ -190,8 +189,9 @@ export async function startDev(options: DevOptions): Promise<DevStack> {
         async registered() {
           const deadline = Date.now() + 10_000;
           while (Date.now() < deadline) {
-            const skills = await listed();
-            if (groups.skills.every((name) => skills.some((s) => s.name === name))) return;
+            const own = await listOwnSkills(ctx, seeded.creatorId);
+            if (groups.skills.every((name) => own.some((s) => s.name === name)))
+              return listOnly(ctx, seeded.creatorId, paths.served, groups.skills);
             await Bun.sleep(50);
           }
           throw new Error('the skills were not registered within 10 s');
@@ -209,6 +209,10 @@ export async function startDev(options: DevOptions): Promise<DevStack> {
       asset: chain.token,
       keystore: paths.keystore,
       passphrase: secrets.passphrase,
+      facilitatorUrl,
+      rpcUrl: chain.rpcUrl,
+      creatorKey: seeded.creatorKey,
+      creatorAddress: accounts.creator.address,
     };
     writePrivateJson(paths.profile, profile);
     const skills = (await listed()).filter((s) => groups.skills.includes(s.name));
@@ -304,4 +308,20 @@ async function listSkills(registryUrl: string, creator: Address): Promise<DevSta
   if (!res.ok) throw new Error(`the registry answered ${res.status} to GET /skills`);
   const body = (await res.json()) as DevStack['skills'] | { skills: DevStack['skills'] };
   return Array.isArray(body) ? body : body.skills;
+}
+
+/**
+ * The listing shows exactly the module's skills of the dev skill server: the ones it served before
+ * (served.json: the example skills, a renamed skill) and no longer serves are taken off the
+ * listing, and the module's are listed again if they were. Skills served elsewhere
+ * (`market serve --dev`) are left as they are.
+ */
+async function listOnly(ctx: ServiceContext, creatorId: string, servedFile: string, names: readonly string[]): Promise<void> {
+  const before = existsSync(servedFile) ? (JSON.parse(readFileSync(servedFile, 'utf8')) as string[]) : [];
+  for (const skill of await listOwnSkills(ctx, creatorId)) {
+    const wanted = names.includes(skill.name);
+    if (!wanted && !before.includes(skill.name)) continue;
+    if (skill.isActive !== wanted) await updateSkill(ctx, creatorId, skill.slug, { isActive: wanted });
+  }
+  writePrivateJson(servedFile, names);
 }

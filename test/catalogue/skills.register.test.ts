@@ -34,6 +34,22 @@ for (const kind of databaseKinds) {
       expect(updated).toMatchObject({ slug: created.slug, id: created.id, price: '$0.002', priceAtomic: '2000' });
     });
 
+    it('keeps a price its owner edited (PATCH, as the dashboard does) when the skill is registered again', async () => {
+      const creator = await newCreator(fx.request);
+      const group = await creator.group();
+      const input = skillInput({ name: 'edited', price: '$0.003', groups: [group.name] });
+      const created = await json(await fx.request('/skills', jsonPost(input, bearer(creator.key))));
+      const edit = await fx.request(`/skills/${created.slug}`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json', ...bearer(creator.token) },
+        body: JSON.stringify({ price: '$0.005' }),
+      });
+      expect(edit.status).toBe(200);
+      const again = await fx.request('/skills', jsonPost({ ...input, description: 'v2' }, bearer(creator.key)));
+      expect(again.status).toBe(200);
+      expect(await json(again)).toMatchObject({ slug: created.slug, price: '$0.005', priceAtomic: '5000', description: 'v2' });
+    });
+
     it('changes nothing, not even updatedAt, when re-registered with identical data', async () => {
       const creator = await newCreator(fx.request);
       const group = await creator.group();

@@ -24,7 +24,8 @@ describe('market command line', () => {
   it('lists every subcommand with --help', async () => {
     const { code, stdout } = await run(['--help']);
     expect(code).toBe(0);
-    for (const word of ['registry', 'serve <module.ts>', 'facilitator']) expect(stdout).toContain(word);
+    for (const word of ['registry', 'serve <module.ts>', 'facilitator', 'group new', 'skill list', 'fund <address>', '--dev [D]'])
+      expect(stdout).toContain(word);
   });
 
   it('prints usage and exits 2 on an unknown subcommand', async () => {

@@ -128,7 +128,7 @@ describe('market serve (compiled binary)', () => {
     }
   }, 30_000);
 
-  it('exits 1 with a clear message for a missing module, a module without skills, a bad skill or no wallet; 2 without a module or with a bad --settlement or --verify', async () => {
+  it('exits 1 with a clear message for a missing module, a module without skills, a bad skill, no wallet, a chain without USDC or no dev marketplace; 2 without a module or with a bad --settlement or --verify', async () => {
     const dir = folder('mistakes', {
       'none.ts': 'export const answer = 42;\n',
       'bad.ts': `import { skill } from 'skill-market/creator';\nexport const s = skill({ price: '$1,000' }, () => 1);\n`,
@@ -144,6 +144,13 @@ describe('market serve (compiled binary)', () => {
       [['serve', 'ok.ts', '--settlement', 'eventually'], {}, 2, '--settlement must be broadcast or confirmed'],
       [['serve', 'ok.ts', '--verify', 'never'], {}, 2, '--verify (MARKET_VERIFY) must be first or at-settlement'],
       [['serve', 'ok.ts'], { MARKET_VERIFY: 'later' }, 2, '--verify (MARKET_VERIFY) must be first or at-settlement'],
+      [
+        ['serve', 'ok.ts', '--network', 'eip155:31337'],
+        { MARKET_WALLET_ADDRESS: `0x${'11'.repeat(20)}` },
+        1,
+        'eip155:31337 has no built-in USDC: pass --asset <token address>',
+      ],
+      [['serve', 'ok.ts', '--dev'], {}, 1, `no dev marketplace in ${join(dir, '.market/dev')}`],
     ];
     for (const [args, env, expected, message] of cases) {
       const { code, stderr } = await finished(market(args, env, dir));

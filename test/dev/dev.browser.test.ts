@@ -1,7 +1,8 @@
 /**
  * `market dev` seen as a newcomer sees it: the printed marketplace URL opened in Chromium with no
  * wallet extension, sign-in with the dev-only demo wallet, and a paid call with Try it on the
- * example word-count skill; the test USDC moves on the local chain.
+ * example word-count skill; the test USDC moves on the local chain. Sign-in as the demo creator
+ * shows the example skills in its dashboard.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -67,4 +68,17 @@ describe('market dev in a browser', () => {
     expect(errors).toEqual([]);
     await context.close();
   }, 90_000);
+
+  it('signs in as the demo creator, whose dashboard lists the example skills', async () => {
+    const context = await newContext(browser, 'desktop', banner.marketplace);
+    const page = await context.newPage();
+    const errors = pageErrors(page);
+    await page.goto('/signin?next=/dashboard');
+    await page.getByRole('button', { name: 'Sign in as demo creator (dev only)' }).click();
+    await page.waitForURL((url) => url.pathname === '/dashboard');
+    await page.getByRole('link', { name: 'word-count' }).first().waitFor();
+    expect(await page.getByText('No skills yet').count()).toBe(0);
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 60_000);
 });

@@ -2,8 +2,8 @@
  * `market dev` as `npm start` runs it (from source, here on a temp data directory and free ports):
  * the printed `market call` pays on the local chain; the demo wallet API signs for the page; state
  * survives a restart; a second instance, a busy port and a dead child are reported clearly; SIGTERM
- * and Ctrl-C leave no process behind; --fresh starts over. Outside dev mode the demo wallet API
- * does not exist.
+ * and Ctrl-C leave no process behind; --fresh starts over; a module of one's own replaces the
+ * example skills on the listing. Outside dev mode the demo wallet API does not exist.
  */
 import { afterAll, describe, expect, it } from 'bun:test';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -87,7 +87,7 @@ describe('market dev', () => {
   );
 
   it(
-    'serves the demo wallet API: its address, and signatures by its key for this marketplace only',
+    'serves the demo wallet API: its address, and signatures by its key (or the demo creator’s) for this marketplace only',
     async () => {
       const base = first.banner.marketplace;
       const address = first.banner.wallet as Address;
@@ -152,7 +152,12 @@ describe('market dev', () => {
       });
       expect(valid).toBe(true);
 
-      const other = await sign({ method: 'personal_sign', params: [message, paid.payTo] });
+      // The demo creator (paid into: it owns the example skills) signs in from the pages too; no one else.
+      const creator = (await (await fetch(`${base}/dev/demo-creator`)).json()) as { address: Address };
+      expect(creator.address).toBe(paid.payTo);
+      const asCreator = (await (await sign({ method: 'personal_sign', params: [message, creator.address] })).json()) as { result: Hex };
+      expect(await verifyMessage({ address: creator.address, message, signature: asCreator.result })).toBe(true);
+      const other = await sign({ method: 'personal_sign', params: [message, `0x${'12'.repeat(20)}`] });
       expect({ status: other.status, body: await other.json() }).toMatchObject({
         status: 400,
         body: { code: 'VALIDATION', requestId: expect.any(String) },
@@ -202,6 +207,43 @@ describe('market dev', () => {
       expect(JSON.parse(stdout)).toEqual({ words: 6, characters: 26 });
       expect(await stop(again.dev, 'SIGINT')).toBe(0);
       expect(await leftovers(again.dev)).toEqual([]);
+    },
+    STEP_MS,
+  );
+
+  it(
+    'serves a given module instead of the example skills (taken off the listing), with a banner call from its schema',
+    async () => {
+      const module = join(work, 'forecast.ts');
+      writeFileSync(
+        module,
+        `import { skill } from 'skill-market/creator';
+export const forecast = skill(
+  { price: '$0.001', groups: ['weather'], inputSchema: { type: 'object', additionalProperties: false, properties: { city: { type: 'string', pattern: '^[A-Z]', examples: ['Lyon'] } }, required: ['city'] } },
+  ({ city }: { city: string }) => ({ city, forecast: 'sunny' }),
+);
+`,
+      );
+      const listed = async (base: string) =>
+        ((await (await fetch(`${base}/skills?q=`)).json()) as { name: string }[]).map((s) => s.name).sort();
+      const { dev, banner } = await start([module]);
+      try {
+        expect(await listed(banner.marketplace)).toEqual(['forecast']);
+        expect(banner.call).toContain(` forecast '{"city":"Lyon"}'`);
+        const { code, stdout } = await runPrinted(banner.call);
+        expect(code).toBe(0);
+        expect(JSON.parse(stdout)).toEqual({ city: 'Lyon', forecast: 'sunny' });
+      } finally {
+        expect(await stop(dev)).toBe(0);
+      }
+
+      // Back on the examples: they are listed again, the module's skill is not.
+      const examples = await start();
+      try {
+        expect(await listed(examples.banner.marketplace)).toEqual(['echo', 'word-count']);
+      } finally {
+        expect(await stop(examples.dev)).toBe(0);
+      }
     },
     STEP_MS,
   );

@@ -67,6 +67,15 @@ describe('callSnippets', () => {
     });
   });
 
+  it('CLI on a page of market dev: pays from its demo wallet with --dev, slug and input as they are', () => {
+    expect(runInShell(callSnippets(skill, registry, true).cli)).toEqual({
+      args: [['call', '--dev', skill.slug, input, '--max-price', '$0.001']],
+      pwned: false,
+      exitCode: 0,
+      stderr: '',
+    });
+  });
+
   it('SDK: the strings in the code are the listing’s values', () => {
     expect(snippets.sdk).toContain(`apiUrl: ${JSON.stringify(registry)},`);
     expect(snippets.sdk).toContain(`market.call(${JSON.stringify(skill.slug)}, ${input});`);

@@ -1,6 +1,4 @@
 import { parseArgs } from 'node:util';
-import { readDevDir } from '../../config';
-import { DEFAULT_DEV_DIR } from '../../dev/data-dir';
 import { readDevProfile } from '../../dev/profile';
 import { runDoctor, type CheckResult, type DoctorTarget } from '../../doctor/checks';
 import { UsageError } from '../errors';
@@ -21,8 +19,7 @@ export async function doctorCommand(args: string[]): Promise<void> {
     strict: true,
     allowPositionals: false,
     options: {
-      dev: { type: 'boolean' },
-      dir: { type: 'string' },
+      dev: { type: 'string' },
       network: { type: 'string' },
       'rpc-url': { type: 'string' },
       asset: { type: 'string' },
@@ -34,7 +31,8 @@ export async function doctorCommand(args: string[]): Promise<void> {
     },
   });
   const env = process.env;
-  const target: DoctorTarget = values.dev ? devTarget(values.dir ?? readDevDir(env) ?? DEFAULT_DEV_DIR) : { network: '' };
+  // --dev arrives as --dev=<dir> (dev-flag.ts).
+  const target: DoctorTarget = values.dev !== undefined ? devTarget(values.dev) : { network: '' };
   const pick = (flag: string | undefined, variable: string | undefined, fallback: string | undefined) => flag ?? variable ?? fallback;
   target.network = pick(values.network, values.dev ? undefined : env.MARKET_NETWORK, target.network || 'eip155:8453') as string;
   if (!/^eip155:[0-9]{1,12}$/.test(target.network)) throw new UsageError('--network must be a CAIP-2 id such as eip155:84532');
@@ -53,16 +51,15 @@ export async function doctorCommand(args: string[]): Promise<void> {
   if (failed) process.exitCode = 1;
 }
 
-/** What `market dev` on `dir` runs: its profile names the registry, the network and the token. */
+/** What `market dev` on `dir` runs, from its profile: the chain, the token, the facilitator, the registry and the demo creator's key. */
 function devTarget(dir: string): DoctorTarget {
-  const profile = readDevProfile(dir) as ReturnType<typeof readDevProfile> & { rpcUrl?: string; facilitatorUrl?: string };
-  const registry = new URL(profile.apiUrl);
+  const profile = readDevProfile(dir);
   return {
     network: profile.network,
     asset: profile.asset,
     registryUrl: profile.apiUrl,
-    // Written by newer versions; else market dev's default ports beside the registry's.
-    rpcUrl: profile.rpcUrl ?? `http://${registry.hostname}:8545`,
-    facilitatorUrl: profile.facilitatorUrl ?? `http://${registry.hostname}:${Number(registry.port || 80) + 1}`,
+    rpcUrl: profile.rpcUrl,
+    facilitatorUrl: profile.facilitatorUrl,
+    apiKey: profile.creatorKey,
   };
 }

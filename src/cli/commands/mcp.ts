@@ -10,6 +10,7 @@ import { printConfigSnippets } from '../../mcp/print-config';
 import { createMcpServer, type ServerDeps } from '../../mcp/server';
 import { openWallet } from '../../mcp/wallet';
 import { readPassphrase } from '../consumer';
+import { devEnvironment } from '../../dev/profile';
 import { readCredentials } from '../credentials';
 
 /**
@@ -35,21 +36,24 @@ export async function mcpCommand(args: string[]): Promise<void> {
       port: { type: 'string' },
       host: { type: 'string' },
       'print-config': { type: 'boolean' },
+      dev: { type: 'string' },
     },
   });
   void positionals;
   if (values['print-config']) {
-    process.stdout.write(printConfigSnippets(values.keystore, process.env));
+    process.stdout.write(printConfigSnippets(values.keystore, process.env, values.dev));
     return;
   }
+  // --dev: the dev marketplace and its demo wallet, over what the shell says (flags still win).
+  const env = values.dev === undefined ? process.env : { ...process.env, ...devEnvironment(values.dev) };
   const prompt =
     values.http && process.stdin.isTTY
       ? () =>
-          readPassphrase(process.env, { confirm: false }).catch((error: Error) => {
+          readPassphrase(env, { confirm: false }).catch((error: Error) => {
             throw new ConfigError('MARKET_KEYSTORE_PASSPHRASE', `was not given: ${error.message}`);
           })
       : undefined;
-  const config = await readMcpConfig(values, process.env, await readCredentials(process.env), prompt);
+  const config = await readMcpConfig(values, env, values.dev === undefined ? await readCredentials(env) : {}, prompt);
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const deps = await dependencies(config, log);
   if (config.http) {

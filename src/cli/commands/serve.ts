@@ -6,11 +6,16 @@ import {
   VERIFY_MODES,
   serve,
   type ServeOptions,
+  type Skills,
   type VerifyMode,
 } from 'skill-market/creator';
-import type { AssetInfo } from 'skill-market/x402';
+import { normalizeNetwork, resolveAsset, type AssetInfo } from 'skill-market/x402';
+import { MarketError } from 'skill-market/registry';
 import { readServeEnv } from '../../config';
-import { createLogger } from '../../log';
+import { pickFreePort } from '../../dev/ports';
+import { FALLBACK_GROUP, readDevProfile, type DevProfile } from '../../dev/profile';
+import { ensureGroups, registryClient } from '../creator';
+import { createLogger, type Logger } from '../../log';
 import { exitOnSignal } from '../../runtime/shutdown';
 import { UsageError } from '../errors';
 import { terminalText } from '../terminal';
@@ -50,15 +55,19 @@ export async function serveCommand(args: string[]): Promise<void> {
       settlement: { type: 'string' },
       verify: { type: 'string' },
       'no-register': { type: 'boolean' },
+      dev: { type: 'string' },
+      'api-key': { type: 'string' },
     },
   });
   const [file, ...extra] = positionals;
   if (!file) throw new UsageError('serve needs a skills module: market serve <module.ts>');
   if (extra.length > 0) throw new UsageError(`serve takes one module, got also "${extra[0]}"`);
   const env = readServeEnv(process.env);
-  const port = values.port === undefined ? undefined : Number(values.port);
+  let port = values.port === undefined ? undefined : Number(values.port);
   if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535)) throw new UsageError('--port must be a port number');
   const logger = createLogger(env.logLevel);
+  const dev = values.dev === undefined ? undefined : readDevProfile(values.dev);
+  if (dev) port ??= await pickFreePort();
 
   if (values.wallet !== undefined && values.wallet.trim().length === 66) {
     logger.warn('--wallet got a private key, which shows in process listings: pass the address, or the key in MARKET_WALLET_KEY');
@@ -66,10 +75,16 @@ export async function serveCommand(args: string[]): Promise<void> {
 
   try {
     const skills = await loadSkillModule(file);
-    const network = values.network ?? env.network;
-    const endpoint = values.endpoint ?? env.endpoint;
-    const facilitatorUrl = values.facilitator ?? env.facilitatorUrl;
-    const rpcUrl = values['rpc-url'] ?? env.rpcUrl;
+    // With --dev, the dev marketplace's values come before the environment (flags still win).
+    const network = values.network ?? dev?.network ?? env.network;
+    const host = values.host ?? (dev ? '127.0.0.1' : '0.0.0.0');
+    const endpoint = values.endpoint ?? (dev ? `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}` : env.endpoint);
+    const facilitatorUrl = values.facilitator ?? dev?.facilitatorUrl ?? env.facilitatorUrl;
+    const rpcUrl = values['rpc-url'] ?? dev?.rpcUrl ?? env.rpcUrl;
+    const wallet = values.wallet ?? dev?.creatorAddress;
+    const apiUrl = values['api-url'] ?? dev?.apiUrl;
+    const apiKey = values['api-key'] ?? dev?.creatorKey;
+    const asset = values.asset ?? dev?.asset;
     const settlement = values.settlement ?? env.settlement;
     if (settlement !== undefined && settlement !== 'broadcast' && settlement !== 'confirmed') {
       throw new UsageError('--settlement must be broadcast or confirmed');
@@ -78,22 +93,28 @@ export async function serveCommand(args: string[]): Promise<void> {
     if (verify !== undefined && !(VERIFY_MODES as readonly string[]).includes(verify)) {
       throw new UsageError(`--verify (MARKET_VERIFY) must be ${VERIFY_MODES.join(' or ')}`);
     }
+    if (network !== undefined && asset === undefined && !hasBuiltInUsdc(network)) {
+      throw new ServeConfigError(
+        `${network} has no built-in USDC: pass --asset <token address> (EIP-712 name 'USD Coin', version '2' unless --asset-name / --asset-version say otherwise), or --dev to serve on the marketplace of market dev`,
+      );
+    }
     const options: ServeOptions = {
       logger,
-      hostname: values.host ?? '0.0.0.0',
+      hostname: host,
       ...(port !== undefined ? { port } : {}),
-      ...(values.wallet !== undefined ? { wallet: values.wallet } : {}),
-      ...(values['api-url'] !== undefined ? { apiUrl: values['api-url'] } : {}),
+      ...(wallet !== undefined ? { wallet } : {}),
+      ...(apiUrl !== undefined ? { apiUrl } : {}),
+      ...(apiKey !== undefined ? { apiKey } : {}),
       ...(network !== undefined ? { network } : {}),
       ...(facilitatorUrl !== undefined ? { facilitatorUrl } : {}),
       ...(rpcUrl !== undefined ? { rpcUrl } : {}),
       ...(settlement !== undefined ? { settlement } : {}),
       ...(verify !== undefined ? { verify: verify as VerifyMode } : {}),
       ...(env.facilitatorApiKey !== undefined ? { facilitatorApiKey: env.facilitatorApiKey } : {}),
-      ...(values.asset !== undefined
+      ...(asset !== undefined
         ? {
             asset: {
-              address: values.asset as AssetInfo['address'],
+              address: asset as AssetInfo['address'],
               name: values['asset-name'] ?? 'USD Coin',
               version: values['asset-version'] ?? '2',
               decimals: 6,
@@ -106,6 +127,7 @@ export async function serveCommand(args: string[]): Promise<void> {
         .split(',')
         .map((g) => g.trim())
         .filter(Boolean);
+      if (dev) groups.push(...(await devGroups(skills, groups, dev, apiUrl ?? dev.apiUrl, apiKey ?? dev.creatorKey, logger)));
       options.register = { endpoint, ...(groups.length > 0 ? { groups } : {}) };
     } else {
       logger.info('registration off: pass --endpoint <public URL> (or set MARKET_ENDPOINT) to register the skills');
@@ -125,11 +147,46 @@ export async function serveCommand(args: string[]): Promise<void> {
         error instanceof SkillModuleError ||
         error instanceof ServeConfigError ||
         error instanceof SkillDefinitionError ||
-        error instanceof RegistrationError
+        error instanceof RegistrationError ||
+        error instanceof MarketError
       )
     )
       throw error;
     process.stderr.write(`market: ${terminalText(error.message)}\n`);
     process.exitCode = 1;
+  }
+}
+
+/**
+ * With --dev: makes the groups the skills and --groups name (the demo creator may only use its own),
+ * and answers the fallback group `dev` for skills that name none.
+ */
+async function devGroups(
+  skills: Skills,
+  given: readonly string[],
+  dev: DevProfile,
+  apiUrl: string,
+  apiKey: string,
+  logger: Logger,
+): Promise<string[]> {
+  const named = Object.values(skills).flatMap((s) => s.groups);
+  const fallback = given.length === 0 && Object.values(skills).some((s) => s.groups.length === 0) ? [FALLBACK_GROUP] : [];
+  const made = await ensureGroups(registryClient({ apiUrl, apiKey }), dev.creatorAddress, [...given, ...named, ...fallback]);
+  if (made.length > 0) logger.info(`made the group${made.length > 1 ? 's' : ''} ${made.join(', ')} for the skills`);
+  return fallback;
+}
+
+/** False only for a well-formed network without a built-in USDC (a malformed one is refused by serve() in its own words). */
+function hasBuiltInUsdc(network: string): boolean {
+  try {
+    normalizeNetwork(network);
+  } catch {
+    return true;
+  }
+  try {
+    resolveAsset(network);
+    return true;
+  } catch {
+    return false;
   }
 }

@@ -1,6 +1,10 @@
 import { parseArgs } from 'node:util';
 import { createSpendingWallet, walletApi, type ActiveWalletRecord, type WalletRecord } from 'skill-market/wallet';
 import { CommandFailure, readPassphrase, reportFailures, resolveConnection } from '../consumer';
+import { join } from 'node:path';
+import { readKeystorePassphrase } from '../../config';
+import { DEFAULT_DEV_DIR } from '../../dev/data-dir';
+import { readDevProfile } from '../../dev/profile';
 import { defaultKeystorePath } from '../credentials';
 import { UsageError } from '../errors';
 import { terminalText } from '../terminal';
@@ -12,6 +16,7 @@ const OPTIONS = {
   json: { type: 'boolean' },
   'api-url': { type: 'string' },
   'api-key': { type: 'string' },
+  dev: { type: 'string' },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ args: string[]; options: typeof OPTIONS; allowPositionals: true }>>['values'];
@@ -36,11 +41,17 @@ export async function walletCommand(args: string[]): Promise<void> {
 async function newWallet(values: Values, rest: string[]): Promise<void> {
   noArguments('new', rest);
   const connection = await resolveConnection(values, process.env);
-  const passphrase = await readPassphrase(process.env, { confirm: true });
+  const dev = values.dev === undefined ? undefined : readDevProfile(values.dev);
+  // A dev wallet holds test money only: without a passphrase given, the dev marketplace's own.
+  const passphrase =
+    dev && readKeystorePassphrase(process.env) === undefined ? dev.passphrase : await readPassphrase(process.env, { confirm: true });
   const created = await createSpendingWallet({
     ...connection,
     passphrase,
-    keystorePath: values.keystore ?? ((address) => defaultKeystorePath(address, process.env)),
+    keystorePath:
+      values.keystore ??
+      ((address) =>
+        values.dev === undefined ? defaultKeystorePath(address, process.env) : join(values.dev, 'wallets', `${address}.json`)),
     ...(values.label === undefined ? {} : { label: values.label }),
   });
   if (values.json) return print(JSON.stringify({ ...created.wallet, keystorePath: created.keystorePath }));
@@ -48,6 +59,11 @@ async function newWallet(values: Values, rest: string[]): Promise<void> {
     `Created spending wallet ${created.address}${created.wallet.label ? ` (${created.wallet.label})` : ''}; it is now your active wallet.`,
   );
   print(`Keystore: ${created.keystorePath}`);
+  if (dev) {
+    print(`A dev wallet (test money only; passphrase: MARKET_KEYSTORE_PASSPHRASE, else the one in ${join(values.dev!, 'profile.json')}).`);
+    print(`Fund it with: market fund ${created.address} --dev${values.dev === DEFAULT_DEV_DIR ? '' : ` ${values.dev}`}`);
+    return;
+  }
   print('The key exists only in that file, encrypted with your passphrase: back both up. Send USDC to the address to fund it.');
 }
 

@@ -39,6 +39,8 @@ export const skills = pgTable(
     slug: text('slug').notNull().unique('skills_slug_key'),
     description: text('description'),
     priceAtomic: bigint('price_atomic', { mode: 'bigint' }).notNull(),
+    /** When the owner last set the price by an edit (PATCH, the dashboard): re-registration then keeps it. */
+    priceEditedAt: timestamp('price_edited_at', { withTimezone: true }),
     network: text('network').notNull(),
     endpoint: text('endpoint').notNull(),
     paymentAddress: text('payment_address').notNull(),

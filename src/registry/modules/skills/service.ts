@@ -17,7 +17,8 @@ type Tx = Parameters<Parameters<ServiceContext['db']['transaction']>[0]>[0];
 /**
  * Registers a skill, or updates the caller's skill of that name: `created` tells which. A
  * re-registration that changes nothing writes nothing (updatedAt stays); `isActive` is never
- * changed by registration.
+ * changed by registration, nor a price the owner edited (PATCH, the dashboard): the listing's
+ * price is then the one the skill server follows, so a restart never undoes an edit.
  */
 export async function registerSkill(
   ctx: ServiceContext,
@@ -67,6 +68,7 @@ export async function registerSkill(
       }
     }
     const current = existing!;
+    if (current.priceEditedAt !== null) values.priceAtomic = current.priceAtomic;
     const currentGroups = (
       await tx.select({ id: skillGroupMembers.groupId }).from(skillGroupMembers).where(eq(skillGroupMembers.skillId, current.id))
     ).map((g) => g.id);
@@ -88,7 +90,10 @@ export async function updateSkill(ctx: ServiceContext, creatorId: string, slug: 
   const existing = await ownedSkill(ctx, creatorId, slug);
   const set: Partial<typeof skills.$inferInsert> = {};
   if (input.description !== undefined) set.description = input.description;
-  if (input.price !== undefined) set.priceAtomic = priceToAtomic(input.price);
+  if (input.price !== undefined) {
+    set.priceAtomic = priceToAtomic(input.price);
+    set.priceEditedAt = ctx.clock.now();
+  }
   if (input.inputSchema !== undefined) set.inputSchema = schemaOf('inputSchema', input.inputSchema);
   if (input.outputSchema !== undefined) set.outputSchema = schemaOf('outputSchema', input.outputSchema);
   if (input.isActive !== undefined) set.isActive = input.isActive;

@@ -5,7 +5,8 @@ import { CodeBlock } from './copy-button';
 
 /** Copy-ready ways to call the skill (lib/snippets.ts): the SDK, the CLI, and curl. */
 export function Snippets({ skill }: { skill: Skill }) {
-  const { sdk, cli, curl } = callSnippets(skill, pageConfig.value?.publicUrl ?? window.location.origin);
+  const config = pageConfig.value;
+  const { sdk, cli, curl } = callSnippets(skill, config?.publicUrl ?? window.location.origin, config?.devMode ?? false);
   return (
     <div class="snippets">
       <CodeBlock label="SDK (TypeScript)" code={sdk} />

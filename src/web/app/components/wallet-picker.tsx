@@ -9,12 +9,24 @@ import { demoWallet } from '../lib/wallet/demo';
 import { ErrorBox } from './states';
 import { discovered, discoverWallets, walletErrorMessage, type WalletOption } from '../lib/wallet/provider';
 
-export function WalletPicker({ onPick, action }: { onPick: (wallet: WalletOption) => Promise<unknown>; action: string }) {
+/** `creator`: in dev mode, also offer to sign in as the demo creator (the sign-in page), not only the demo consumer. */
+export function WalletPicker({
+  onPick,
+  action,
+  creator = false,
+}: {
+  onPick: (wallet: WalletOption) => Promise<unknown>;
+  action: string;
+  creator?: boolean;
+}) {
   const [busy, setBusy] = useState<string | undefined>();
   const [error, setError] = useState<unknown>();
   useEffect(discoverWallets, []);
   const config = pageConfig.value;
-  const wallets = [...discovered.value, ...(config?.devMode ? [demoWallet(config.network.chainId)] : [])];
+  const demos = config?.devMode
+    ? [demoWallet(config.network.chainId), ...(creator ? [demoWallet(config.network.chainId, 'creator')] : [])]
+    : [];
+  const wallets = [...discovered.value, ...demos];
   const pick = async (wallet: WalletOption) => {
     setBusy(wallet.id);
     setError(undefined);
@@ -46,7 +58,7 @@ export function WalletPicker({ onPick, action }: { onPick: (wallet: WalletOption
                 <span class="wallet-icon-placeholder" aria-hidden="true" />
               )}
               <span>
-                {action} with {wallet.name}
+                {wallet.id === 'demo-creator' ? `${action} as` : `${action} with`} {wallet.name}
               </span>
               {busy === wallet.id && <span class="muted small"> — check your wallet…</span>}
             </button>

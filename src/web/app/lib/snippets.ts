@@ -13,7 +13,12 @@ export interface CallSnippets {
   curl: string;
 }
 
-export function callSnippets(skill: Pick<Skill, 'slug' | 'price' | 'endpoint' | 'inputSchema'>, registry: string): CallSnippets {
+/** With `devMode` (a page of `market dev`), the CLI snippet pays from the demo wallet of that marketplace (`--dev`). */
+export function callSnippets(
+  skill: Pick<Skill, 'slug' | 'price' | 'endpoint' | 'inputSchema'>,
+  registry: string,
+  devMode = false,
+): CallSnippets {
   const input = JSON.stringify(exampleOf(skill.inputSchema));
   const sdk = `import { SkillMarket } from 'skill-market';
 
@@ -23,7 +28,9 @@ const market = new SkillMarket({
   maxPrice: ${jsString(skill.price)},
 });
 const result = await market.call(${jsString(skill.slug)}, ${input});`;
-  const cli = `market call ${shellQuote(skill.slug)} ${shellQuote(input)} --api-url ${shellQuote(registry)} --max-price ${shellQuote(skill.price)}`;
+  const cli = devMode
+    ? `market call --dev ${shellQuote(skill.slug)} ${shellQuote(input)} --max-price ${shellQuote(skill.price)}`
+    : `market call ${shellQuote(skill.slug)} ${shellQuote(input)} --api-url ${shellQuote(registry)} --max-price ${shellQuote(skill.price)}`;
   const curl = `# Unpaid: answers 402 with the payment terms in the PAYMENT-REQUIRED header
 curl -i -X POST ${shellQuote(skill.endpoint)} \\
   -H 'content-type: application/json' \\

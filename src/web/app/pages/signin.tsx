@@ -34,6 +34,7 @@ export function SignInPage() {
           </p>
           <WalletPicker
             action="Sign in"
+            creator
             onPick={async (wallet) => {
               await signInWithWallet(wallet);
               navigate(nextPath());

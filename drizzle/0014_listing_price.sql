@@ -1,0 +1,1 @@
+ALTER TABLE "skills" ADD COLUMN "price_edited_at" timestamp with time zone;

@@ -1,0 +1,153 @@
+/**
+ * The README's "Your first skill", run as written: its fenced shell blocks, in order, in a fresh
+ * folder next to a fresh `market dev` whose directory is that folder's .market/dev (what a bare
+ * `--dev` reads). `npx market` runs this checkout's CLI. A block ending in `&` starts a server
+ * kept until the end; the block after it is retried until it succeeds (the server is starting),
+ * every other block must succeed at once. It ends with a paid call at the edited price. Then the
+ * rest of dev mode on the same marketplace: `wallet new`, `fund`, `wallet balance`, `mcp --print-config`
+ * and `mcp` with `--dev`.
+ */
+import { afterAll, describe, expect, it } from 'bun:test';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnDev, ROOT, type DevProcess } from '../support/dev';
+import { stdioClient, tool } from '../mcp/support';
+import { CLI_ENTRY } from '../support/process';
+
+/** The fenced `sh` blocks of one README section, dedented. */
+function sectionBlocks(readme: string, heading: string): string[] {
+  const start = readme.indexOf(`\n## ${heading}\n`);
+  if (start < 0) throw new Error(`the README has no section "${heading}"`);
+  const end = readme.indexOf('\n## ', start + 1);
+  const section = readme.slice(start, end < 0 ? undefined : end);
+  const blocks: string[] = [];
+  for (const match of section.matchAll(/^([ \t]*)```sh\n([\s\S]*?)^\1```$/gm)) {
+    const indent = match[1]!.length;
+    blocks.push(
+      match[2]!
+        .split('\n')
+        .map((line) => line.slice(Math.min(indent, line.length - line.trimStart().length)))
+        .join('\n')
+        .trim(),
+    );
+  }
+  return blocks;
+}
+
+/** `npx market …` is this checkout's CLI; `exec` so that a server started by a block is the process we hold. */
+const PRELUDE = `npx() { [ "$1" = market ] || { echo "unexpected: npx $*" >&2; return 127; }; shift; exec "${process.execPath}" "${CLI_ENTRY}" "$@"; }\n`;
+
+async function run(script: string, cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  // A subshell per block, so that `exec` in npx replaces the subshell, not the script.
+  const child = Bun.spawn(['sh', '-c', `${PRELUDE}(\n${script}\n)`], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', HOME: cwd },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  return { code, stdout, stderr };
+}
+
+describe('README: Your first skill', () => {
+  const folder = mkdtempSync(join(tmpdir(), 'first-skill-'));
+  let dev: DevProcess | undefined;
+  let server: ReturnType<typeof Bun.spawn> | undefined;
+  afterAll(async () => {
+    server?.kill();
+    await server?.exited;
+    dev?.child.kill('SIGTERM');
+    await dev?.exited;
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  it(
+    'runs every command of the section as printed and ends with a paid call at the edited price',
+    async () => {
+      const blocks = sectionBlocks(readFileSync(join(ROOT, 'README.md'), 'utf8'), 'Your first skill');
+      expect(blocks.length).toBeGreaterThanOrEqual(6);
+      dev = await spawnDev(join(folder, '.market/dev'));
+      await dev.banner;
+
+      let afterServer = false;
+      let last = { code: 0, stdout: '', stderr: '' };
+      const log: string[] = [];
+      for (const block of blocks) {
+        if (block.endsWith('&')) {
+          server = Bun.spawn(['sh', '-c', `${PRELUDE}${block.slice(0, -1)}`], {
+            cwd: folder,
+            env: { PATH: process.env.PATH ?? '', HOME: folder },
+            stdout: 'ignore',
+            stderr: 'ignore',
+          });
+          afterServer = true;
+          continue;
+        }
+        const deadline = Date.now() + (afterServer ? 30_000 : 0);
+        for (;;) {
+          last = await run(block, folder);
+          if (last.code === 0 || Date.now() > deadline) break;
+          await Bun.sleep(200);
+        }
+        afterServer = false;
+        log.push(`$ ${block}\n${last.stdout}${last.stderr}`);
+        if (last.code !== 0) throw new Error(`a README command failed (exit ${last.code}):\n${log.join('\n')}\n${dev.output()}`);
+      }
+
+      // The last block is the paid call: its result on stdout, its receipt (at the edited price) on stderr.
+      expect(blocks.at(-1)).toContain('market call');
+      expect(JSON.parse(last.stdout)).toEqual({ city: 'Lyon', forecast: 'sunny' });
+      const receipt = JSON.parse(last.stderr.trim().split('\n').at(-1)!).receipt as Record<string, string>;
+      expect(receipt).toMatchObject({ slug: 'forecast', price: '$0.005', amount: '5000' });
+      expect(receipt.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+    },
+    { timeout: 180_000 },
+  );
+
+  it(
+    'dev mode for the rest: a wallet made with --dev is funded by market fund and read back; mcp --print-config points at the dev marketplace',
+    async () => {
+      expect(dev).toBeDefined(); // started by the test above
+      const made = await run('npx market wallet new --dev --json', folder);
+      expect(made.code).toBe(0);
+      const { address } = JSON.parse(made.stdout) as { address: string };
+      const funded = await run(`npx market fund ${address} 2.5 --dev`, folder);
+      expect({ code: funded.code, stdout: funded.stdout }).toEqual({
+        code: 0,
+        stdout: `Minted $2.5 test USDC to ${address}; it now holds $2.5.\n`,
+      });
+      const balance = await run('npx market wallet balance --dev --json', folder);
+      expect(balance.code).toBe(0);
+      expect(JSON.parse(balance.stdout)).toMatchObject({ address, balanceAtomic: '2500000' });
+
+      const config = await run('npx market mcp --print-config --dev', folder);
+      expect(config.code).toBe(0);
+      expect(config.stdout).toContain(`"--dev",\n        "${join(folder, '.market/dev')}"`);
+      expect(config.stdout).not.toContain('MARKET_KEYSTORE_PASSPHRASE_FILE');
+
+      const refused = await run(`npx market fund ${address}`, folder);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain('pass --dev');
+    },
+    { timeout: 60_000 },
+  );
+
+  it(
+    'market mcp --dev pays for the skill from the demo wallet, at the listing price',
+    async () => {
+      expect(dev).toBeDefined(); // started by the first test
+      const client = await stdioClient({ PATH: process.env.PATH ?? '', HOME: folder }, ['--dev', join(folder, '.market/dev')]);
+      try {
+        const paid = await tool(client, 'call_skill', { slug: 'forecast', input: { city: 'Lyon' } });
+        expect(paid.isError).toBeFalsy();
+        expect(paid.structuredContent.result).toEqual({ city: 'Lyon', forecast: 'sunny' });
+        expect(paid.structuredContent.receipt).toMatchObject({ amount: '5000', payTo: expect.stringMatching(/^0x/) });
+        expect(client.stderr()).toContain('paying from 0x');
+      } finally {
+        await client.close();
+      }
+    },
+    { timeout: 60_000 },
+  );
+});
