@@ -50,7 +50,7 @@ export function healthRoutes(database: DatabaseHandle, checks: { rpc?: HealthChe
     },
     {
       response: { 200: Health, 503: Health },
-      detail: { summary: 'Liveness, database and (facilitator) RPC reachability', tags: ['System'] },
+      detail: { summary: checks.rpc ? 'Liveness, database and RPC reachability' : 'Liveness and database reachability', tags: ['System'] },
     },
   );
 }

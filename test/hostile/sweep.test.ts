@@ -34,7 +34,14 @@ for (const kind of databaseKinds) {
         .setIssuedAt(now)
         .setExpirationTime(now + 3600)
         .sign(fx.config.auth.jwtSecret);
-      const values = { id: crypto.randomUUID(), slug: skill.slug, skillId: skill.id, address: creator.address, group: group.slug };
+      const values = {
+        id: crypto.randomUUID(),
+        deliveryId: crypto.randomUUID(),
+        slug: skill.slug,
+        skillId: skill.id,
+        address: creator.address,
+        group: group.slug,
+      };
       const doc = (await (await fx.request('/openapi.json')).json()) as { paths: Record<string, Record<string, object>> };
       const all: HostileCase[] = [];
       const last: HostileCase[] = []; // signing out ends the session the other cases use

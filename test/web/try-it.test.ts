@@ -85,6 +85,7 @@ beforeAll(async () => {
   server = await serve(skills, {
     port,
     register: { endpoint: `http://127.0.0.1:${port}`, onError: 'throw' },
+    listingRefreshMs: 0, // its listing read at start only: a later edit makes the terms differ
     hostname: '127.0.0.1',
     wallet: payee,
     facilitatorUrl: stack.facilitatorUrl,
@@ -211,7 +212,7 @@ describe('Try it', () => {
   });
 
   it('refuses terms that differ from the listing before anything is signed', async () => {
-    // The creator doubles the listed price; the skill server still asks the old one.
+    // The creator doubles the listed price; this skill server reads its listing only at start, so it still asks the old one.
     const res = await registry.request(`/skills/${slug}`, {
       method: 'PATCH',
       headers: { 'content-type': 'application/json', ...bearer(creator.key) },

@@ -2,7 +2,12 @@
 import { type Static, Type as T } from '@sinclair/typebox';
 import { Nullable, Timestamp, Uuid } from './common';
 
-/** The events a webhook endpoint can ask for. */
+/**
+ * The events a webhook endpoint can ask for.
+ *
+ * @example
+ * await registry.createWebhook({ url: 'https://example.com/hooks', events: ['call.paid'] }); // a subset of WEBHOOK_EVENTS
+ */
 export const WEBHOOK_EVENTS = ['call.paid', 'review.created', 'webhook.test'] as const;
 /** One of {@link WEBHOOK_EVENTS}. */
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
@@ -16,10 +21,7 @@ export const CreateWebhook = T.Object({ url: Url, events: Events });
 export type CreateWebhook = Static<typeof CreateWebhook>;
 
 /** `PATCH /webhooks/:id` body: any of the URL, the events, and on/off (turning on clears the registry's reason for turning it off). */
-export const UpdateWebhook = T.Object(
-  { url: T.Optional(Url), events: T.Optional(Events), enabled: T.Optional(T.Boolean()) },
-  { minProperties: 1 },
-);
+export const UpdateWebhook = T.Object({ url: T.Optional(Url), events: T.Optional(Events), enabled: T.Optional(T.Boolean()) });
 /** The {@link UpdateWebhook} schema's type. */
 export type UpdateWebhook = Static<typeof UpdateWebhook>;
 
