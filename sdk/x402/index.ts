@@ -105,6 +105,24 @@ export {
   type SignOptions,
 } from './eip3009';
 export {
+  BATCH_SETTLEMENT_ADDRESS,
+  ERC3009_DEPOSIT_COLLECTOR_ADDRESS,
+  MIN_WITHDRAW_DELAY,
+  MAX_WITHDRAW_DELAY,
+  batchSettlementDomain,
+  channelConfigTypes,
+  channelIdOf,
+  channelReadAbi,
+  claimBatchTypes,
+  erc3009CollectorData,
+  erc3009DepositNonce,
+  receiveWithAuthorizationTypes,
+  refundTypes,
+  voucherDigest,
+  voucherTypes,
+  type ChannelConfig,
+} from './batch-settlement';
+export {
   createAuthorizationStateReader,
   USED_LOG_LOOKBACK_BLOCKS,
   type AuthorizationUse,
