@@ -161,6 +161,11 @@ export interface Settlement {
   settled: boolean;
   /** The transaction that moved the money; null when none is named (or none moved, as for a voucher). */
   transaction: Hex | null;
+  /**
+   * The answer breaks the scheme's rules (e.g. a channel server charging more than it asked):
+   * the call fails with `channel_stopped` and `charged: 'unknown'`, its result withheld.
+   */
+  problem?: string;
 }
 
 /** Ids of the schemes this pipeline knows (`exact` implemented; others plug in through {@link PaymentScheme}). */

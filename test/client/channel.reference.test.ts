@@ -1,0 +1,174 @@
+/**
+ * Our client pays the x402 reference `batch-settlement` server (@x402/hono with @x402/evm's server
+ * scheme, settling through @x402/evm's facilitator) over payment channels of our contract on the
+ * local chain: one deposit, then off-chain vouchers; the channel survives a new client (its file)
+ * and a lost file (the chain and the server's corrective 402); a server that over-charges is
+ * caught and gets no more vouchers. The steps share one channel, so they run in order.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BatchSettlementEvmScheme as ServerScheme } from '@x402/evm/batch-settlement/server';
+import { paymentMiddleware, x402ResourceServer } from '@x402/hono';
+import { Hono } from 'hono';
+import { MarketError, type Skill } from 'skill-market';
+import { BATCH_SETTLEMENT_ADDRESS, channelReadAbi, decodeBase64Json, encodeBase64Json } from 'skill-market/x402';
+import type { Address, Hex } from 'viem';
+import { startBatchFacilitator } from '../support/chain/batch-facilitator';
+import { type TestAccount } from '../support/chain';
+import { countingAccount, useWorld } from './support/world';
+
+const world = useWorld({ chain: true });
+const PRICE = 1_000n; // $0.001
+const DEPOSIT = 10n * PRICE; // maxDeposit below
+const stops: (() => unknown)[] = [];
+let folder: string;
+let payer: TestAccount;
+let honest: { skill: Skill; payee: Address; handled: number };
+let greedy: { skill: Skill; payee: Address; handled: number };
+
+/** A reference batch-settlement server for one paid POST route; `rewrite` alters its PAYMENT-RESPONSE. */
+async function referenceServer(name: string, rewrite?: (response: Record<string, any>) => void) {
+  const facilitator = startBatchFacilitator(world.chain, await world.chain.createAccount());
+  stops.push(facilitator.stop);
+  const payee = (await world.chain.createAccount()).address;
+  const authorizer = await world.chain.createAccount();
+  const scheme = new ServerScheme(payee, { receiverAuthorizerSigner: authorizer, withdrawDelay: 900 });
+  const resourceServer = new x402ResourceServer(facilitator.client).register(world.chain.network, scheme);
+  const { address, name: tokenName, version } = world.chain.token;
+  const state = { handled: 0 } as { skill: Skill; payee: Address; handled: number };
+  const app = new Hono();
+  if (rewrite) {
+    app.use(async (c, next) => {
+      await next();
+      const header = c.res.headers.get('PAYMENT-RESPONSE');
+      if (!header) return;
+      const response = decodeBase64Json(header, 'malformed_settle_response', 'receipt') as Record<string, any>;
+      rewrite(response);
+      c.res = new Response(c.res.body, c.res);
+      c.res.headers.set('PAYMENT-RESPONSE', encodeBase64Json(response));
+    });
+  }
+  app.use(
+    paymentMiddleware(
+      {
+        [`POST /${name}`]: {
+          accepts: {
+            scheme: 'batch-settlement',
+            network: world.chain.network,
+            payTo: payee,
+            price: { amount: PRICE.toString(), asset: address, extra: { name: tokenName, version } },
+          },
+          description: name,
+        },
+      },
+      resourceServer,
+    ),
+  );
+  app.post(`/${name}`, async (c) => {
+    state.handled++;
+    return c.json({ echo: await c.req.json(), n: state.handled });
+  });
+  const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: app.fetch });
+  stops.push(() => server.stop(true));
+  const res = await world.creator.register({
+    name,
+    endpoint: `http://127.0.0.1:${server.port}/${name}`,
+    price: '$0.001',
+    paymentAddress: payee,
+    network: world.chain.network,
+  });
+  if (res.status !== 201) throw new Error(`register: ${res.status} ${await res.text()}`);
+  state.skill = (await res.json()) as Skill;
+  state.payee = payee;
+  return state;
+}
+
+beforeAll(async () => {
+  folder = await mkdtemp(join(tmpdir(), 'channels-'));
+  payer = await world.payer();
+  honest = await referenceServer(`channel-${crypto.randomUUID().slice(0, 8)}`);
+  greedy = await referenceServer(`greedy-${crypto.randomUUID().slice(0, 8)}`, (response) => {
+    response.extra.channelState.chargedCumulativeAmount = (BigInt(response.extra.channelState.chargedCumulativeAmount) + 1n).toString();
+  });
+}, 60_000);
+
+afterAll(async () => {
+  for (const stop of stops) await stop();
+  await rm(folder, { recursive: true, force: true });
+});
+
+const channelFile = () => join(folder, 'channels.json');
+const channelClient = (extra: Record<string, unknown> = {}) =>
+  world.market({ wallet: payer, payment: 'channel', maxDeposit: '$0.01', channels: channelFile(), rpcUrl: world.chain.rpcUrl, ...extra });
+const onChain = async (channelId: Hex) =>
+  world.chain.publicClient.readContract({ address: BATCH_SETTLEMENT_ADDRESS, abi: channelReadAbi, functionName: 'channels', args: [channelId] });
+
+describe('paying the reference batch-settlement server', () => {
+  let channelId: Hex;
+
+  it('opens one channel with one deposit and pays every later call with a voucher: no transaction per call, the budget counts charges', async () => {
+    const market = channelClient({ budget: '$1' });
+    const payerBefore = await world.chain.balanceOf(payer.address);
+    const first = await market.callWithReceipt(honest.skill.slug, { i: 1 });
+    expect(first.result).toEqual({ echo: { i: 1 }, n: 1 });
+    expect(first.receipt).toMatchObject({ amount: '1000', payTo: honest.payee, payer: payer.address });
+    expect(first.receipt!.transaction).toMatch(/^0x[0-9a-f]{64}$/); // the deposit
+    const block = await world.chain.publicClient.getBlockNumber();
+    for (let i = 2; i <= 5; i++) {
+      const { result, receipt } = await market.callWithReceipt(honest.skill.slug, { i });
+      expect(result).toEqual({ echo: { i }, n: i });
+      expect(receipt).toMatchObject({ amount: '1000', transaction: null });
+    }
+    expect(await world.chain.publicClient.getBlockNumber()).toBe(block);
+    expect(await world.chain.balanceOf(payer.address)).toBe(payerBefore - DEPOSIT);
+    expect(market.spending).toMatchObject({ spent: 5n * PRICE, reserved: 0n, remaining: 1_000_000n - 5n * PRICE });
+
+    const [channel, ...others] = await market.channels();
+    expect(others).toEqual([]);
+    expect(channel).toMatchObject({ receiver: honest.payee, deposit: `${DEPOSIT}`, charged: `${5n * PRICE}`, claimed: '0' });
+    channelId = channel!.channelId;
+    expect(await onChain(channelId)).toEqual([DEPOSIT, 0n]);
+  });
+
+  it('keeps the channel across clients: a new SkillMarket on the same file signs on from the last charge, without the chain', async () => {
+    const stored = JSON.parse(await readFile(channelFile(), 'utf8'));
+    expect(stored.channels[channelId.toLowerCase()]).toMatchObject({ charged: `${5n * PRICE}`, balance: `${DEPOSIT}` });
+    const account = countingAccount(payer);
+    const market = channelClient({ wallet: account, rpcUrl: undefined });
+    const block = await world.chain.publicClient.getBlockNumber();
+    expect(await market.call(honest.skill.slug, { i: 6 })).toEqual({ echo: { i: 6 }, n: 6 });
+    expect(account.signatures).toBe(1); // one voucher, no deposit, no re-signing
+    expect(await world.chain.publicClient.getBlockNumber()).toBe(block);
+    expect((await market.channels())[0]).toMatchObject({ charged: `${6n * PRICE}`, deposit: `${DEPOSIT}` });
+  });
+
+  it('recovers a lost record from the chain and the server’s corrective 402, checking the voucher there is its own', async () => {
+    await rm(channelFile());
+    const account = countingAccount(payer);
+    const market = channelClient({ wallet: account });
+    expect(await market.call(honest.skill.slug, { i: 7 })).toEqual({ echo: { i: 7 }, n: 7 });
+    // Recovered base: the chain's 0 claimed, refused; then the server's own 6 calls, re-signed once.
+    expect(account.signatures).toBe(2);
+    expect((await market.channels())[0]).toMatchObject({ charged: `${7n * PRICE}`, deposit: `${DEPOSIT}`, claimed: '0' });
+    expect(await onChain(channelId)).toEqual([DEPOSIT, 0n]);
+  });
+
+  it('catches a server whose cumulative charge is not its own plus the charge, and signs nothing more for it', async () => {
+    const market = channelClient({ budget: '$1' });
+    const error = await market.call(greedy.skill.slug, { i: 1 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MarketError);
+    expect(error).toMatchObject({ code: 'channel_stopped', charged: 'unknown' });
+    expect((error as Error).message).toContain('cumulative charge 1001');
+    expect(market.spending.spent).toBe(PRICE); // what the voucher signed may be claimed
+    const stopped = (await market.channels()).find((c) => c.receiver === greedy.payee);
+    expect(stopped?.stopped).toContain('cumulative charge');
+
+    const handled = greedy.handled;
+    const again = await market.call(greedy.skill.slug, { i: 2 }).catch((e: unknown) => e);
+    expect(again).toMatchObject({ code: 'channel_stopped', charged: 'no' });
+    expect(greedy.handled).toBe(handled);
+    expect(market.spending.spent).toBe(PRICE);
+  });
+});
