@@ -266,14 +266,20 @@ export class SkillMarket {
 
   private schemesFor(options: SkillMarketOptions, fetchImpl: FetchLike, timeoutMs: number): PaymentScheme[] {
     const payment = options.payment ?? 'auto';
-    if (payment !== 'auto' && payment !== 'exact' && payment !== 'channel') throw new TypeError("SkillMarket: payment must be 'auto', 'exact' or 'channel'");
+    if (payment !== 'auto' && payment !== 'exact' && payment !== 'channel')
+      throw new TypeError("SkillMarket: payment must be 'auto', 'exact' or 'channel'");
     const rpc = { fetch: fetchImpl, timeoutMs: Math.min(timeoutMs, 10_000) };
     const exact = exactScheme(options.rpcUrl === undefined ? {} : { chain: createAuthorizationStateReader(options.rpcUrl, rpc) });
     if (payment === 'exact') return [exact];
     const channels = options.channels;
-    if (channels !== undefined && typeof channels !== 'string' && (typeof channels !== 'object' || channels === null || typeof channels.get !== 'function'))
+    if (
+      channels !== undefined &&
+      typeof channels !== 'string' &&
+      (typeof channels !== 'object' || channels === null || typeof channels.get !== 'function')
+    )
       throw new TypeError('SkillMarket: channels must be a file path or a channel store');
-    if (typeof channels === 'string' && channels.trim() === '') throw new TypeError('SkillMarket: channels must be a file path or a channel store');
+    if (typeof channels === 'string' && channels.trim() === '')
+      throw new TypeError('SkillMarket: channels must be a file path or a channel store');
     this.channelReader = options.rpcUrl === undefined ? undefined : createChannelReader(options.rpcUrl, rpc);
     this.channelScheme = channelScheme({
       maxDeposit: readAmount(options.maxDeposit ?? DEFAULT_MAX_DEPOSIT, 'SkillMarket: maxDeposit'),

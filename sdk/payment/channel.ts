@@ -83,7 +83,11 @@ export function createChannelReader(rpcUrl: string, options: JsonRpcOptions = {}
         call(encodeFunctionData({ abi: channelReadAbi, functionName: 'pendingWithdrawals', args: [channelId] })),
       ]);
       const [balance, totalClaimed] = decodeFunctionResult({ abi: channelReadAbi, functionName: 'channels', data: channel });
-      const [withdrawAmount, initiatedAt] = decodeFunctionResult({ abi: channelReadAbi, functionName: 'pendingWithdrawals', data: pending });
+      const [withdrawAmount, initiatedAt] = decodeFunctionResult({
+        abi: channelReadAbi,
+        functionName: 'pendingWithdrawals',
+        data: pending,
+      });
       return { balance, totalClaimed, withdrawAmount, withdrawInitiatedAt: Number(initiatedAt) };
     },
   };
@@ -195,7 +199,11 @@ export function channelScheme(options: ChannelSchemeOptions): ChannelScheme {
       const authorizer = extra.receiverAuthorizer;
       const delay = extra.withdrawDelay ?? MIN_WITHDRAW_DELAY;
       if (typeof authorizer !== 'string' || !isAddress(authorizer) || getAddress(authorizer) === zeroAddress) {
-        return { ok: false, problem: { field: 'scheme', expected: 'batch-settlement with extra.receiverAuthorizer', actual: text(authorizer) }, passed: 2 };
+        return {
+          ok: false,
+          problem: { field: 'scheme', expected: 'batch-settlement with extra.receiverAuthorizer', actual: text(authorizer) },
+          passed: 2,
+        };
       }
       if (typeof delay !== 'number' || !Number.isInteger(delay) || delay < MIN_WITHDRAW_DELAY || delay > MAX_WITHDRAW_DELAY) {
         return {
@@ -208,7 +216,11 @@ export function channelScheme(options: ChannelSchemeOptions): ChannelScheme {
       if (amount === 0n || amount * minCalls > options.maxDeposit) {
         return {
           ok: false,
-          problem: { field: 'price', expected: `at most maxDeposit / ${minCalls} for a channel (option maxDeposit)`, actual: `${amount} atomic` },
+          problem: {
+            field: 'price',
+            expected: `at most maxDeposit / ${minCalls} for a channel (option maxDeposit)`,
+            actual: `${amount} atomic`,
+          },
           passed: 3,
         };
       }
@@ -244,9 +256,13 @@ export function channelScheme(options: ChannelSchemeOptions): ChannelScheme {
         if (max > balance) {
           const needed = max - balance;
           if (needed > options.maxDeposit) {
-            throw new MarketError('max_deposit_exceeded', `channel ${channelId} needs a deposit of ${needed}, above maxDeposit ${options.maxDeposit}`, {
-              charged: 'no',
-            });
+            throw new MarketError(
+              'max_deposit_exceeded',
+              `channel ${channelId} needs a deposit of ${needed}, above maxDeposit ${options.maxDeposit}`,
+              {
+                charged: 'no',
+              },
+            );
           }
           const target = depositCalls * amount > needed ? depositCalls * amount : needed;
           deposit = await signDeposit(signer, requirements, channelId, target > options.maxDeposit ? options.maxDeposit : target);
@@ -385,7 +401,12 @@ async function signDeposit(signer: PaymentSigner, requirements: Terms, channelId
   const validBefore = BigInt(Math.floor(Date.now() / 1000) + requirements.maxTimeoutSeconds);
   const extra = requirements.extra as { name: string; version: string };
   const signature = await signer.signTypedData({
-    domain: { name: extra.name, version: extra.version, chainId: parseCaip2(requirements.network), verifyingContract: getAddress(requirements.asset) },
+    domain: {
+      name: extra.name,
+      version: extra.version,
+      chainId: parseCaip2(requirements.network),
+      verifyingContract: getAddress(requirements.asset),
+    },
     types: receiveWithAuthorizationTypes,
     primaryType: 'ReceiveWithAuthorization',
     message: {

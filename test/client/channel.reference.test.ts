@@ -16,7 +16,8 @@ import { MarketError, type Skill } from 'skill-market';
 import { BATCH_SETTLEMENT_ADDRESS, channelReadAbi, decodeBase64Json, encodeBase64Json } from 'skill-market/x402';
 import type { Address, Hex } from 'viem';
 import { startBatchFacilitator } from '../support/chain/batch-facilitator';
-import { type TestAccount } from '../support/chain';
+import type { TestAccount } from '../support/chain';
+import { spawnMarket } from '../support/process';
 import { countingAccount, useWorld } from './support/world';
 
 const world = useWorld({ chain: true });
@@ -103,7 +104,12 @@ const channelFile = () => join(folder, 'channels.json');
 const channelClient = (extra: Record<string, unknown> = {}) =>
   world.market({ wallet: payer, payment: 'channel', maxDeposit: '$0.01', channels: channelFile(), rpcUrl: world.chain.rpcUrl, ...extra });
 const onChain = async (channelId: Hex) =>
-  world.chain.publicClient.readContract({ address: BATCH_SETTLEMENT_ADDRESS, abi: channelReadAbi, functionName: 'channels', args: [channelId] });
+  world.chain.publicClient.readContract({
+    address: BATCH_SETTLEMENT_ADDRESS,
+    abi: channelReadAbi,
+    functionName: 'channels',
+    args: [channelId],
+  });
 
 describe('paying the reference batch-settlement server', () => {
   let channelId: Hex;
@@ -170,5 +176,44 @@ describe('paying the reference batch-settlement server', () => {
     expect(again).toMatchObject({ code: 'channel_stopped', charged: 'no' });
     expect(greedy.handled).toBe(handled);
     expect(market.spending.spent).toBe(PRICE);
+  });
+
+  it('pays from the command line over a channel kept in the config folder; market channels lists it and starts its withdrawal', async () => {
+    const cliPayer = await world.payer();
+    const env = {
+      XDG_CONFIG_HOME: join(folder, 'config'),
+      MARKET_API_URL: world.registryUrl,
+      MARKET_PRIVATE_KEY: cliPayer.privateKey,
+      MARKET_RPC_URL: world.chain.rpcUrl,
+    };
+    const market = async (args: string[]) => {
+      const child = spawnMarket([...args, '--network', world.chain.network, '--asset', world.chain.token.address], env, folder);
+      const [code, stdout, stderr] = await Promise.all([
+        child.exited,
+        new Response(child.stdout).text(),
+        new Response(child.stderr).text(),
+      ]);
+      return { code, stdout, stderr };
+    };
+    const call = await market(['call', honest.skill.slug, '{"i":"cli"}', '--payment', 'channel', '--max-deposit', '$0.01']);
+    expect(call).toMatchObject({ code: 0 });
+    expect(JSON.parse(call.stdout)).toMatchObject({ echo: { i: 'cli' } });
+
+    const listed = await market(['channels', '--json']);
+    expect(listed.code).toBe(0);
+    const [channel, ...others] = JSON.parse(listed.stdout) as { channelId: Hex; deposit: string; charged: string; claimed: string }[];
+    expect(others).toEqual([]);
+    expect(channel).toMatchObject({ receiver: honest.payee, deposit: `${DEPOSIT}`, charged: `${PRICE}`, claimed: '0' });
+
+    const withdrawn = await market(['channels', '--withdraw', channel!.channelId, '--json']);
+    expect(withdrawn.code).toBe(0);
+    expect(JSON.parse(withdrawn.stdout)).toMatchObject({ channelId: channel!.channelId, withdrawing: `${DEPOSIT}`, withdrawDelay: 900 });
+    const [pending] = await world.chain.publicClient.readContract({
+      address: BATCH_SETTLEMENT_ADDRESS,
+      abi: channelReadAbi,
+      functionName: 'pendingWithdrawals',
+      args: [channel!.channelId],
+    });
+    expect(pending).toBe(DEPOSIT);
   });
 });
