@@ -10,6 +10,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BatchSettlementEvmScheme as ServerScheme } from '@x402/evm/batch-settlement/server';
+import { ExactEvmScheme as ExactServerScheme } from '@x402/evm/exact/server';
 import { paymentMiddleware, x402ResourceServer } from '@x402/hono';
 import { Hono } from 'hono';
 import { MarketError, type Skill } from 'skill-market';
@@ -28,16 +29,23 @@ let folder: string;
 let payer: TestAccount;
 let honest: { skill: Skill; payee: Address; handled: number };
 let greedy: { skill: Skill; payee: Address; handled: number };
+let overcharging: { skill: Skill; payee: Address; handled: number };
+let both: { skill: Skill; payee: Address; handled: number };
 
-/** A reference batch-settlement server for one paid POST route; `rewrite` alters its PAYMENT-RESPONSE. */
-async function referenceServer(name: string, rewrite?: (response: Record<string, any>) => void) {
+/**
+ * A reference batch-settlement server for one paid POST route; `rewrite` alters its
+ * PAYMENT-RESPONSE; with `exact` it offers `exact` too (first).
+ */
+async function referenceServer(name: string, rewrite?: (response: Record<string, any>) => void, exact = false) {
   const facilitator = startBatchFacilitator(world.chain, await world.chain.createAccount());
   stops.push(facilitator.stop);
   const payee = (await world.chain.createAccount()).address;
   const authorizer = await world.chain.createAccount();
   const scheme = new ServerScheme(payee, { receiverAuthorizerSigner: authorizer, withdrawDelay: 900 });
   const resourceServer = new x402ResourceServer(facilitator.client).register(world.chain.network, scheme);
+  if (exact) resourceServer.register(world.chain.network, new ExactServerScheme());
   const { address, name: tokenName, version } = world.chain.token;
+  const price = { amount: PRICE.toString(), asset: address, extra: { name: tokenName, version } };
   const state = { handled: 0 } as { skill: Skill; payee: Address; handled: number };
   const app = new Hono();
   if (rewrite) {
@@ -55,12 +63,10 @@ async function referenceServer(name: string, rewrite?: (response: Record<string,
     paymentMiddleware(
       {
         [`POST /${name}`]: {
-          accepts: {
-            scheme: 'batch-settlement',
-            network: world.chain.network,
-            payTo: payee,
-            price: { amount: PRICE.toString(), asset: address, extra: { name: tokenName, version } },
-          },
+          accepts: [
+            ...(exact ? [{ scheme: 'exact', network: world.chain.network, payTo: payee, price }] : []),
+            { scheme: 'batch-settlement', network: world.chain.network, payTo: payee, price },
+          ],
           description: name,
         },
       },
@@ -93,6 +99,11 @@ beforeAll(async () => {
   greedy = await referenceServer(`greedy-${crypto.randomUUID().slice(0, 8)}`, (response) => {
     response.extra.channelState.chargedCumulativeAmount = (BigInt(response.extra.channelState.chargedCumulativeAmount) + 1n).toString();
   });
+  overcharging = await referenceServer(`over-${crypto.randomUUID().slice(0, 8)}`, (response) => {
+    response.extra.chargedAmount = (BigInt(response.extra.chargedAmount) + 1n).toString();
+    response.extra.channelState.chargedCumulativeAmount = (BigInt(response.extra.channelState.chargedCumulativeAmount) + 1n).toString();
+  });
+  both = await referenceServer(`both-${crypto.randomUUID().slice(0, 8)}`, undefined, true);
 }, 60_000);
 
 afterAll(async () => {
@@ -161,6 +172,16 @@ describe('paying the reference batch-settlement server', () => {
     expect(await onChain(channelId)).toEqual([DEPOSIT, 0n]);
   });
 
+  it('signs the vouchers of concurrent calls one at a time, each on the last charge', async () => {
+    const account = countingAccount(payer);
+    const market = channelClient({ wallet: account });
+    const results = await Promise.all([8, 9, 10].map((i) => market.call<{ echo: { i: number } }>(honest.skill.slug, { i })));
+    expect(results.map((r) => r.echo.i)).toEqual([8, 9, 10]);
+    expect(account.signatures).toBe(3); // no voucher refused and signed again
+    expect((await market.channels())[0]).toMatchObject({ charged: `${10n * PRICE}`, deposit: `${DEPOSIT}` });
+    expect(honest.handled).toBe(10);
+  });
+
   it('catches a server whose cumulative charge is not its own plus the charge, and signs nothing more for it', async () => {
     const market = channelClient({ budget: '$1' });
     const error = await market.call(greedy.skill.slug, { i: 1 }).catch((e: unknown) => e);
@@ -176,6 +197,30 @@ describe('paying the reference batch-settlement server', () => {
     expect(again).toMatchObject({ code: 'channel_stopped', charged: 'no' });
     expect(greedy.handled).toBe(handled);
     expect(market.spending.spent).toBe(PRICE);
+  });
+
+  it('catches a server that charges more than it asked', async () => {
+    const market = channelClient();
+    const error = await market.call(overcharging.skill.slug, {}).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'channel_stopped', charged: 'unknown' });
+    expect((error as Error).message).toContain('charged 1001, more than the 1000 it asked');
+    expect(await market.call(overcharging.skill.slug, {}).catch((e: unknown) => e)).toMatchObject({ code: 'channel_stopped' });
+    expect(overcharging.handled).toBe(1);
+  });
+
+  it('with payment auto, pays exact when maxDeposit covers fewer than three calls, and opens a channel when it covers more', async () => {
+    const auto = await world.payer();
+    const small = world.market({ wallet: auto, maxDeposit: '$0.002', rpcUrl: world.chain.rpcUrl });
+    const before = await world.chain.balanceOf(both.payee);
+    const exact = await small.callWithReceipt(both.skill.slug, { i: 1 });
+    expect(exact.receipt!.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(await world.chain.balanceOf(both.payee)).toBe(before + PRICE);
+    expect(await small.channels()).toEqual([]);
+
+    const large = world.market({ wallet: auto, maxDeposit: '$0.01', rpcUrl: world.chain.rpcUrl });
+    await large.call(both.skill.slug, { i: 2 });
+    expect(await large.channels()).toMatchObject([{ receiver: both.payee, deposit: `${DEPOSIT}`, charged: `${PRICE}` }]);
+    expect(await world.chain.balanceOf(both.payee)).toBe(before + PRICE); // the voucher is not claimed yet
   });
 
   it('pays from the command line over a channel kept in the config folder; market channels lists it and starts its withdrawal', async () => {

@@ -1,6 +1,6 @@
 /**
- * The x402 reference facilitator for `batch-settlement` (x402Facilitator with @x402/evm 2.27's
- * facilitator scheme) over HTTP on a random port, relaying from `relayer`: what a reference
+ * The x402 reference facilitator for `batch-settlement` and `exact` (x402Facilitator with @x402/evm
+ * 2.27's facilitator schemes) over HTTP on a random port, relaying from `relayer`: what a reference
  * resource server (@x402/hono) settles channel payments through on the local chain.
  *
  * @example
@@ -11,6 +11,7 @@ import { x402Facilitator } from '@x402/core/facilitator';
 import { HTTPFacilitatorClient } from '@x402/core/server';
 import { toFacilitatorEvmSigner } from '@x402/evm';
 import { BatchSettlementEvmScheme as FacilitatorScheme } from '@x402/evm/batch-settlement/facilitator';
+import { ExactEvmScheme as ExactFacilitatorScheme } from '@x402/evm/exact/facilitator';
 import { Hono } from 'hono';
 import { publicActions } from 'viem';
 import type { LocalChain, TestAccount } from './anvil';
@@ -20,7 +21,9 @@ export function startBatchFacilitator(chain: LocalChain, relayer: TestAccount) {
   const signer = toFacilitatorEvmSigner({ ...relayerClient, address: relayer.address } as unknown as Parameters<
     typeof toFacilitatorEvmSigner
   >[0]);
-  const facilitator = new x402Facilitator().register(chain.network, new FacilitatorScheme(signer));
+  const facilitator = new x402Facilitator()
+    .register(chain.network, new FacilitatorScheme(signer))
+    .register(chain.network, new ExactFacilitatorScheme(signer));
   const app = new Hono()
     .post('/verify', async (c) => {
       const body = await c.req.json();
