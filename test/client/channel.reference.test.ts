@@ -18,6 +18,11 @@ import { BATCH_SETTLEMENT_ADDRESS, channelReadAbi, decodeBase64Json, encodeBase6
 import type { Address, Hex } from 'viem';
 import { startBatchFacilitator } from '../support/chain/batch-facilitator';
 import type { TestAccount } from '../support/chain';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { PersistentBudget } from '../../src/mcp/ledger';
+import { createMcpServer } from '../../src/mcp/server';
+import { tool } from '../mcp/support';
 import { spawnMarket } from '../support/process';
 import { countingAccount, useWorld } from './support/world';
 
@@ -221,6 +226,40 @@ describe('paying the reference batch-settlement server', () => {
     await large.call(both.skill.slug, { i: 2 });
     expect(await large.channels()).toMatchObject([{ receiver: both.payee, deposit: `${DEPOSIT}`, charged: `${PRICE}` }]);
     expect(await world.chain.balanceOf(both.payee)).toBe(before + PRICE); // the voucher is not claimed yet
+  });
+
+  it('counts voucher charges in the MCP server budget as exact payments, never the deposit', async () => {
+    const dataDir = join(folder, 'mcp');
+    const limits = {
+      maxPrice: 100_000n,
+      budget: 2n * PRICE + PRICE / 2n,
+      period: 'day' as const,
+      confirmAbove: undefined,
+      allow: undefined,
+    };
+    const budget = new PersistentBudget(dataDir, limits.budget, limits.period);
+    const agent = await world.payer();
+    const start = await world.chain.balanceOf(agent.address);
+    const server = createMcpServer({
+      market: world.market({ wallet: agent, maxDeposit: '$0.01', channels: join(dataDir, 'channels.json') }),
+      budget,
+      config: { apiUrl: world.registryUrl, network: world.chain.network, assets: [world.chain.token.address], rpcUrl: undefined, limits },
+      noWallet: undefined,
+    });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: 'channel-test', version: '1.0.0' });
+    await client.connect(clientSide);
+    try {
+      for (const i of [1, 2]) expect((await tool(client, 'call_skill', { slug: both.skill.slug, input: { i } })).isError).toBeFalsy();
+      expect((await budget.snapshot()).spent).toBe(2n * PRICE);
+      expect(await world.chain.balanceOf(agent.address)).toBe(start - DEPOSIT); // a deposit of ten calls went out
+      const refused = await tool(client, 'call_skill', { slug: both.skill.slug, input: { i: 3 } });
+      expect(refused.structuredContent.error.code).toBe('budget_exceeded');
+      expect((await budget.recent(5)).map((c) => c.amount)).toEqual([`${PRICE}`, `${PRICE}`]);
+    } finally {
+      await client.close();
+    }
   });
 
   it('pays from the command line over a channel kept in the config folder; market channels lists it and starts its withdrawal', async () => {
