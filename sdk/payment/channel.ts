@@ -7,7 +7,7 @@
  * same channel); a server that fails a check gets no more vouchers. Vouchers of one channel are
  * signed one at a time (a lock per channel, held from signing until the call is over).
  */
-import { decodeFunctionResult, encodeFunctionData, getAddress, isAddress, recoverTypedDataAddress, zeroAddress } from 'viem';
+import { decodeFunctionResult, encodeFunctionData, getAddress, isAddress, parseAbi, recoverTypedDataAddress, zeroAddress } from 'viem';
 import { MarketError, type ChargeState } from '../http/errors';
 import { isRecord, type Answer } from '../http/exchange';
 import {
@@ -15,7 +15,6 @@ import {
   BATCH_SETTLEMENT_ADDRESS,
   type ChannelConfig,
   channelIdOf,
-  channelReadAbi,
   decodeBase64Json,
   encodeBase64Json,
   ERC3009_DEPOSIT_COLLECTOR_ADDRESS,
@@ -32,6 +31,12 @@ import {
   X_PAYMENT_RESPONSE_HEADER,
 } from '../x402/index';
 import { jsonRpc, type JsonRpcOptions } from '../x402/json-rpc';
+
+/** The contract's channel reads (the full ABI is the chain tooling's, src/chain/batch-settlement). */
+const channelReadAbi = parseAbi([
+  'function channels(bytes32 channelId) view returns (uint128 balance, uint128 totalClaimed)',
+  'function pendingWithdrawals(bytes32 channelId) view returns (uint128 amount, uint40 initiatedAt)',
+]);
 import { text, tokenDomainProblem, windowProblem } from './checks';
 import { type ChannelRecord, type ChannelStore, memoryChannelStore } from './channel-store';
 import type { PaymentScheme, Refusal, RefusalVerdict, Settlement, SignedPayment, Terms } from './scheme';

@@ -1,17 +1,35 @@
 /**
- * The EIP-712 side and addresses of the x402 `batch-settlement` scheme (payment channels): the
- * contract's domain, the typed-data types of channel configs, vouchers, refunds and claim
- * batches, the channel id, the ERC-3009 deposit authorization the deposit collector redeems, and
- * the contract's channel reads. The same addresses on Base and on local chains.
+ * What a payer of the x402 `batch-settlement` scheme (payment channels) signs and names: the
+ * contract's addresses (the same on Base and local chains) and EIP-712 domain, channel configs and
+ * their id, vouchers, and the ERC-3009 deposit authorization the deposit collector redeems.
  */
-import { type Address, encodeAbiParameters, type Hex, hashTypedData, keccak256, parseAbi } from 'viem';
+import { type Address, encodeAbiParameters, type Hex, hashTypedData, keccak256 } from 'viem';
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from './eip3009';
 
+/**
+ * The x402BatchSettlement contract (channels, deposits, claims, withdrawals).
+ *
+ * @example readContract({ address: BATCH_SETTLEMENT_ADDRESS, abi, functionName: 'channels', args: [channelId] })
+ */
 export const BATCH_SETTLEMENT_ADDRESS = '0x4020074e9dF2ce1deE5A9C1b5c3f541D02a10003';
+/**
+ * The collector that redeems a payer's ERC-3009 ReceiveWithAuthorization into a channel.
+ *
+ * @example message.to = ERC3009_DEPOSIT_COLLECTOR_ADDRESS // of a deposit's authorization
+ */
 export const ERC3009_DEPOSIT_COLLECTOR_ADDRESS = '0x4020806089470a89826cB9fB1f4059150b550004';
 
-/** Withdraw delay bounds in seconds: 15 minutes to 30 days. */
+/**
+ * Shortest withdraw delay of a channel, seconds (15 minutes).
+ *
+ * @example config.withdrawDelay >= MIN_WITHDRAW_DELAY
+ */
 export const MIN_WITHDRAW_DELAY = 900;
+/**
+ * Longest withdraw delay of a channel, seconds (30 days).
+ *
+ * @example config.withdrawDelay <= MAX_WITHDRAW_DELAY
+ */
 export const MAX_WITHDRAW_DELAY = 2_592_000;
 
 /** A channel's immutable configuration; its EIP-712 hash is the channel id. */
@@ -28,11 +46,20 @@ export type ChannelConfig = {
   salt: Hex;
 };
 
-/** The contract's EIP-712 domain on `chainId`. */
+/**
+ * The contract's EIP-712 domain on `chainId`.
+ *
+ * @example signTypedData({ domain: batchSettlementDomain(8453), types: voucherTypes, primaryType: 'Voucher', message })
+ */
 export function batchSettlementDomain(chainId: number) {
   return { name: 'x402 Batch Settlement', version: '1', chainId, verifyingContract: BATCH_SETTLEMENT_ADDRESS } as const;
 }
 
+/**
+ * EIP-712 types of a channel config (hashed into the channel id).
+ *
+ * @example hashTypedData({ domain, types: channelConfigTypes, primaryType: 'ChannelConfig', message: config })
+ */
 export const channelConfigTypes = {
   ChannelConfig: [
     { name: 'payer', type: 'address' },
@@ -45,6 +72,11 @@ export const channelConfigTypes = {
   ],
 } as const;
 
+/**
+ * EIP-712 types of a voucher: the channel and the cumulative amount the receiver may claim.
+ *
+ * @example signTypedData({ domain, types: voucherTypes, primaryType: 'Voucher', message: { channelId, maxClaimableAmount } })
+ */
 export const voucherTypes = {
   Voucher: [
     { name: 'channelId', type: 'bytes32' },
@@ -52,26 +84,11 @@ export const voucherTypes = {
   ],
 } as const;
 
-export const refundTypes = {
-  Refund: [
-    { name: 'channelId', type: 'bytes32' },
-    { name: 'nonce', type: 'uint256' },
-    { name: 'amount', type: 'uint128' },
-  ],
-} as const;
-
-export const claimBatchTypes = {
-  ClaimBatch: [{ name: 'claims', type: 'ClaimEntry[]' }],
-  ClaimEntry: [
-    { name: 'channelId', type: 'bytes32' },
-    { name: 'maxClaimableAmount', type: 'uint128' },
-    { name: 'totalClaimed', type: 'uint128' },
-  ],
-} as const;
-
 /**
  * EIP-3009 `ReceiveWithAuthorization` (the fields of TransferWithAuthorization), under the token's
  * own domain; `to` is the deposit collector, which alone may redeem it.
+ *
+ * @example signTypedData({ domain: tokenDomain, types: receiveWithAuthorizationTypes, primaryType: 'ReceiveWithAuthorization', message })
  */
 export const receiveWithAuthorizationTypes = {
   ReceiveWithAuthorization: TRANSFER_WITH_AUTHORIZATION_TYPES.TransferWithAuthorization,
@@ -105,24 +122,11 @@ export function voucherDigest(channelId: Hex, maxClaimableAmount: bigint, chainI
   });
 }
 
-/** The EIP-3009 nonce of a deposit: binds the authorization to one channel. */
+/**
+ * The EIP-3009 nonce of a deposit: binds the authorization to one channel.
+ *
+ * @example erc3009DepositNonce(channelId, salt) // the authorization's nonce
+ */
 export function erc3009DepositNonce(channelId: Hex, salt: bigint): Hex {
   return keccak256(encodeAbiParameters([{ type: 'bytes32' }, { type: 'uint256' }], [channelId, salt]));
 }
-
-/** `collectorData` of the ERC-3009 deposit collector. */
-export function erc3009CollectorData(validAfter: bigint, validBefore: bigint, salt: bigint, signature: Hex): Hex {
-  return encodeAbiParameters(
-    [{ type: 'uint256' }, { type: 'uint256' }, { type: 'uint256' }, { type: 'bytes' }],
-    [validAfter, validBefore, salt, signature],
-  );
-}
-
-/** The contract's reads and the payer's withdrawal, as a client needs them. */
-export const channelReadAbi = parseAbi([
-  'struct ChannelConfig { address payer; address payerAuthorizer; address receiver; address receiverAuthorizer; address token; uint40 withdrawDelay; bytes32 salt; }',
-  'function channels(bytes32 channelId) view returns (uint128 balance, uint128 totalClaimed)',
-  'function pendingWithdrawals(bytes32 channelId) view returns (uint128 amount, uint40 initiatedAt)',
-  'function initiateWithdraw(ChannelConfig config, uint128 amount)',
-  'function finalizeWithdraw(ChannelConfig config)',
-]);

@@ -14,7 +14,8 @@ import { ExactEvmScheme as ExactServerScheme } from '@x402/evm/exact/server';
 import { paymentMiddleware, x402ResourceServer } from '@x402/hono';
 import { Hono } from 'hono';
 import { MarketError, type Skill } from 'skill-market';
-import { BATCH_SETTLEMENT_ADDRESS, channelReadAbi, decodeBase64Json, encodeBase64Json } from 'skill-market/x402';
+import { decodeBase64Json, encodeBase64Json } from 'skill-market/x402';
+import { BATCH_SETTLEMENT_ADDRESS, batchSettlementAbi } from '../../src/chain/batch-settlement';
 import type { Address, Hex } from 'viem';
 import { startBatchFacilitator } from '../support/chain/batch-facilitator';
 import type { TestAccount } from '../support/chain';
@@ -122,7 +123,7 @@ const channelClient = (extra: Record<string, unknown> = {}) =>
 const onChain = async (channelId: Hex) =>
   world.chain.publicClient.readContract({
     address: BATCH_SETTLEMENT_ADDRESS,
-    abi: channelReadAbi,
+    abi: batchSettlementAbi,
     functionName: 'channels',
     args: [channelId],
   });
@@ -294,7 +295,7 @@ describe('paying the reference batch-settlement server', () => {
     expect(JSON.parse(withdrawn.stdout)).toMatchObject({ channelId: channel!.channelId, withdrawing: `${DEPOSIT}`, withdrawDelay: 900 });
     const [pending] = await world.chain.publicClient.readContract({
       address: BATCH_SETTLEMENT_ADDRESS,
-      abi: channelReadAbi,
+      abi: batchSettlementAbi,
       functionName: 'pendingWithdrawals',
       args: [channel!.channelId],
     });

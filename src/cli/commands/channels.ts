@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { fileChannelStore } from 'skill-market';
-import { BATCH_SETTLEMENT_ADDRESS, channelReadAbi, type Hex } from 'skill-market/x402';
+import type { Hex } from 'skill-market/x402';
 import { createPublicClient, createWalletClient, http } from 'viem';
+import { BATCH_SETTLEMENT_ADDRESS, batchSettlementAbi } from '../../chain/batch-settlement';
 import { readClientChain } from '../../config';
 import { CommandFailure } from '../consumer';
 import { UsageError } from '../errors';
@@ -43,7 +44,7 @@ export async function channelsCommand(args: string[]): Promise<void> {
       throw new CommandFailure(`channel ${id} belongs to ${channel.config.payer}, not to this wallet (${account.address})`);
     const publicClient = createPublicClient({ transport: http(rpcUrl) });
     const wallet = createWalletClient({ account, transport: http(rpcUrl) });
-    const contract = { address: BATCH_SETTLEMENT_ADDRESS, abi: channelReadAbi, chain: null, account } as const;
+    const contract = { address: BATCH_SETTLEMENT_ADDRESS, abi: batchSettlementAbi, chain: null, account } as const;
     let hash: Hex;
     let amount: bigint | undefined;
     if (values.withdraw !== undefined) {
