@@ -4,7 +4,6 @@
  * atomically: write, then rename). A lost record is rebuilt from the chain and the server's
  * corrective 402 (channel.ts), so the file is a convenience, never the only truth.
  */
-import type * as FsPromises from 'node:fs/promises';
 import type { ChannelConfig, Hex } from '../x402/index';
 
 /** One channel as this client knows it; amounts are atomic token units as decimal strings. */
@@ -60,7 +59,7 @@ export function fileChannelStore(path: string): ChannelStore {
   const read = async (): Promise<Record<string, ChannelRecord>> => {
     const text = await fs()
       .readFile(path, 'utf8')
-      .catch((error: NodeJS.ErrnoException) => {
+      .catch((error: { code?: string }) => {
         if (error.code === 'ENOENT') return '{"channels":{}}';
         throw error;
       });
@@ -90,9 +89,17 @@ export function fileChannelStore(path: string): ChannelStore {
   };
 }
 
-function fs(): typeof FsPromises {
+/** The few node:fs/promises functions the file store uses (no Node types in a page's build). */
+interface Files {
+  readFile(path: string, encoding: 'utf8'): Promise<string>;
+  writeFile(path: string, data: string, options: { mode: number }): Promise<void>;
+  mkdir(path: string, options: { recursive: true; mode: number }): Promise<unknown>;
+  rename(from: string, to: string): Promise<void>;
+}
+
+function fs(): Files {
   const runtime = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
-  const module = runtime?.getBuiltinModule?.('node:fs/promises') as typeof FsPromises | undefined;
+  const module = runtime?.getBuiltinModule?.('node:fs/promises') as Files | undefined;
   if (!module) throw new Error('A channel file needs Node 20.16+ or Bun (no file system here): use memoryChannelStore()');
   return module;
 }
