@@ -263,7 +263,7 @@ describe('paying the reference batch-settlement server', () => {
     }
   });
 
-  it('pays from the command line over a channel kept in the config folder; market channels lists it and starts its withdrawal', async () => {
+  it('pays from the command line over a channel kept in the config folder; market channels lists it, starts its withdrawal and finalizes it', async () => {
     const cliPayer = await world.payer();
     const env = {
       XDG_CONFIG_HOME: join(folder, 'config'),
@@ -300,5 +300,14 @@ describe('paying the reference batch-settlement server', () => {
       args: [channel!.channelId],
     });
     expect(pending).toBe(DEPOSIT);
+
+    // After the channel's withdraw delay the payer finalizes: the voucher the server never claimed is lost to it.
+    await world.chain.testClient.increaseTime({ seconds: 900 });
+    await world.chain.testClient.mine({ blocks: 1 });
+    const before = await world.chain.balanceOf(cliPayer.address);
+    const finalized = await market(['channels', '--finalize', channel!.channelId, '--json']);
+    expect(finalized.code).toBe(0);
+    expect(JSON.parse(finalized.stdout)).toMatchObject({ channelId: channel!.channelId, finalized: true });
+    expect(await world.chain.balanceOf(cliPayer.address)).toBe(before + DEPOSIT);
   });
 });
