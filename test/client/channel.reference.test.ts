@@ -12,9 +12,9 @@ import { join } from 'node:path';
 import { BatchSettlementEvmScheme as ServerScheme } from '@x402/evm/batch-settlement/server';
 import { ExactEvmScheme as ExactServerScheme } from '@x402/evm/exact/server';
 import { paymentMiddleware, x402ResourceServer } from '@x402/hono';
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import { MarketError, type Skill } from 'skill-market';
-import { decodeBase64Json, encodeBase64Json } from 'skill-market/x402';
+import { batchSettlementDomain, decodeBase64Json, encodeBase64Json, voucherTypes } from 'skill-market/x402';
 import { BATCH_SETTLEMENT_ADDRESS, batchSettlementAbi } from '../../src/chain/batch-settlement';
 import type { Address, Hex } from 'viem';
 import { startBatchFacilitator } from '../support/chain/batch-facilitator';
@@ -37,12 +37,13 @@ let honest: { skill: Skill; payee: Address; handled: number };
 let greedy: { skill: Skill; payee: Address; handled: number };
 let overcharging: { skill: Skill; payee: Address; handled: number };
 let both: { skill: Skill; payee: Address; handled: number };
+let forging: { skill: Skill; payee: Address; handled: number };
 
 /**
  * A reference batch-settlement server for one paid POST route; `rewrite` alters its
  * PAYMENT-RESPONSE; with `exact` it offers `exact` too (first).
  */
-async function referenceServer(name: string, rewrite?: (response: Record<string, any>) => void, exact = false) {
+async function referenceServer(name: string, rewrite?: (response: Record<string, any>) => void, exact = false, front?: MiddlewareHandler) {
   const facilitator = startBatchFacilitator(world.chain, await world.chain.createAccount());
   stops.push(facilitator.stop);
   const payee = (await world.chain.createAccount()).address;
@@ -54,6 +55,7 @@ async function referenceServer(name: string, rewrite?: (response: Record<string,
   const price = { amount: PRICE.toString(), asset: address, extra: { name: tokenName, version } };
   const state = { handled: 0 } as { skill: Skill; payee: Address; handled: number };
   const app = new Hono();
+  if (front) app.use(front);
   if (rewrite) {
     app.use(async (c, next) => {
       await next();
@@ -110,6 +112,29 @@ beforeAll(async () => {
     response.extra.channelState.chargedCumulativeAmount = (BigInt(response.extra.channelState.chargedCumulativeAmount) + 1n).toString();
   });
   both = await referenceServer(`both-${crypto.randomUUID().slice(0, 8)}`, undefined, true);
+  // Answers every paid request with a corrective 402 claiming a charge on a voucher someone else signed.
+  const forger = await world.chain.createAccount();
+  let terms: string | undefined;
+  forging = await referenceServer(`forging-${crypto.randomUUID().slice(0, 8)}`, undefined, false, async (c, next) => {
+    const proof = c.req.header('payment-signature');
+    if (!proof) {
+      await next();
+      terms ??= c.res.headers.get('PAYMENT-REQUIRED') ?? undefined;
+      return;
+    }
+    const { voucher } = (decodeBase64Json(proof, 'malformed_payment', 'payment') as { payload: { voucher: { channelId: Hex } } }).payload;
+    const required = decodeBase64Json(terms, 'malformed_payment_required', 'terms') as { accepts: { extra: Record<string, unknown> }[] };
+    const signature = await forger.signTypedData({
+      domain: batchSettlementDomain(world.chain.chainId),
+      types: voucherTypes,
+      primaryType: 'Voucher',
+      message: { channelId: voucher.channelId, maxClaimableAmount: 50n * PRICE },
+    });
+    required.accepts[0]!.extra.channelState = { channelId: voucher.channelId, chargedCumulativeAmount: `${50n * PRICE}` };
+    required.accepts[0]!.extra.voucherState = { signedMaxClaimable: `${50n * PRICE}`, signature };
+    const body = { ...required, error: 'invalid_batch_settlement_evm_cumulative_amount_mismatch' };
+    return c.body(null, 402, { 'PAYMENT-REQUIRED': encodeBase64Json(body) });
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -212,6 +237,18 @@ describe('paying the reference batch-settlement server', () => {
     expect((error as Error).message).toContain('charged 1001, more than the 1000 it asked');
     expect(await market.call(overcharging.skill.slug, {}).catch((e: unknown) => e)).toMatchObject({ code: 'channel_stopped' });
     expect(overcharging.handled).toBe(1);
+  });
+
+  it('refuses a corrective 402 whose voucher it did not sign, and keeps its own record', async () => {
+    const account = countingAccount(await world.payer());
+    const market = channelClient({ wallet: account });
+    const error = await market.call(forging.skill.slug, {}).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'payment_rejected', charged: 'no' });
+    expect((error as Error).message).toContain('cannot verify');
+    expect(account.signatures).toBe(2); // the deposit and its voucher, never a voucher on the forged charge
+    expect(forging.handled).toBe(0);
+    const channel = (await market.channels()).find((c) => c.receiver === forging.payee);
+    expect(channel).toMatchObject({ charged: '0', deposit: '0' });
   });
 
   it('with payment auto, pays exact when maxDeposit covers fewer than three calls, and opens a channel when it covers more', async () => {
