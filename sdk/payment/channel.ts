@@ -269,7 +269,9 @@ export function channelScheme(options: ChannelSchemeOptions): ChannelScheme {
               },
             );
           }
-          const target = depositCalls * amount > needed ? depositCalls * amount : needed;
+          // Ten calls' worth, or what the server announces as its least deposit, and at least what is needed.
+          const announced = uint(requirements.extra?.minDeposit) ? BigInt(requirements.extra.minDeposit) : 0n;
+          const target = [depositCalls * amount, announced, needed].reduce((a, b) => (a > b ? a : b));
           deposit = await signDeposit(signer, requirements, channelId, target > options.maxDeposit ? options.maxDeposit : target);
         }
         const signature = await signer.signTypedData({
