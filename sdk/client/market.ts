@@ -5,7 +5,10 @@
  */
 import type { Address } from 'viem';
 import { readAllowedAssets } from '../payment/assets';
+import { channelScheme, createChannelReader, type ChannelReader, type ChannelScheme } from '../payment/channel';
+import { fileChannelStore, memoryChannelStore } from '../payment/channel-store';
 import { exactScheme } from '../payment/exact';
+import type { PaymentScheme } from '../payment/scheme';
 import { PAYMENT_DEFAULTS, PaymentPipeline } from '../payment/pipeline';
 import { checkInput } from '../payment/preflight';
 import { toPaymentSigner, type PaymentSigner } from '../payment/signer';
@@ -15,9 +18,10 @@ import { RegistryClient } from '../registry/client';
 import type { ReviewView as Review } from '../registry/contract/index';
 import { createAuthorizationStateReader, DEFAULT_NETWORK, normalizeNetwork, type Caip2Network } from '../x402/index';
 import { ListingCache } from './cache';
-import type { CallOptions, Group, SearchFilters, SearchPage, Skill, SkillMarketOptions } from './types';
+import type { CallOptions, ChannelView, FetchLike, Group, SearchFilters, SearchPage, Skill, SkillMarketOptions } from './types';
 
 const DEFAULTS = { ...PAYMENT_DEFAULTS, cacheTtlMs: 30_000 };
+const DEFAULT_MAX_DEPOSIT = '$1';
 
 /**
  * A client of the skill marketplace.
@@ -36,6 +40,8 @@ export class SkillMarket {
   private readonly mode: PaymentMode;
   private readonly timeoutMs: number;
   private readonly background = new Set<Promise<void>>();
+  private channelScheme: ChannelScheme | undefined;
+  private channelReader: ChannelReader | undefined;
 
   /** @throws TypeError naming the option when one is missing or invalid */
   constructor(options: SkillMarketOptions) {
@@ -80,13 +86,7 @@ export class SkillMarket {
     const onError = options.onBackgroundError;
     this.pipeline = new PaymentPipeline({
       network,
-      schemes: [
-        exactScheme(
-          options.rpcUrl === undefined
-            ? {}
-            : { chain: createAuthorizationStateReader(options.rpcUrl, { fetch: fetchImpl, timeoutMs: Math.min(timeoutMs, 10_000) }) },
-        ),
-      ],
+      schemes: this.schemesFor(options, fetchImpl, timeoutMs),
       ...(signer ? { signer } : {}),
       policy: {
         allowed: readAllowedAssets(options.assets),
@@ -232,6 +232,61 @@ export class SkillMarket {
    */
   async flush(): Promise<void> {
     while (this.background.size > 0) await Promise.allSettled([...this.background]);
+  }
+
+  /**
+   * The payment channels this client knows (its channel store): the server it pays, what it
+   * deposited, what the server charged; with `rpcUrl` also what the server claimed on chain and
+   * a pending withdrawal. Deposits are escrow: `spending` counts only the charges.
+   *
+   * @example
+   * for (const c of await market.channels()) console.log(c.receiver, c.deposit, c.charged, c.claimed);
+   */
+  async channels(): Promise<ChannelView[]> {
+    const records = (await this.channelScheme?.channels()) ?? [];
+    return Promise.all(
+      records.map(async (record) => {
+        const onChain = await this.channelReader?.read(record.channelId).catch(() => undefined);
+        return {
+          channelId: record.channelId,
+          network: record.network,
+          receiver: record.config.receiver,
+          token: record.config.token,
+          endpoint: record.endpoint,
+          deposit: record.balance,
+          charged: record.charged,
+          claimed: onChain?.totalClaimed.toString(),
+          withdrawing: onChain && onChain.withdrawAmount > 0n ? onChain.withdrawAmount.toString() : undefined,
+          stopped: record.stopped,
+          config: record.config,
+        };
+      }),
+    );
+  }
+
+  private schemesFor(options: SkillMarketOptions, fetchImpl: FetchLike, timeoutMs: number): PaymentScheme[] {
+    const payment = options.payment ?? 'auto';
+    if (payment !== 'auto' && payment !== 'exact' && payment !== 'channel')
+      throw new TypeError("SkillMarket: payment must be 'auto', 'exact' or 'channel'");
+    const rpc = { fetch: fetchImpl, timeoutMs: Math.min(timeoutMs, 10_000) };
+    const exact = exactScheme(options.rpcUrl === undefined ? {} : { chain: createAuthorizationStateReader(options.rpcUrl, rpc) });
+    if (payment === 'exact') return [exact];
+    const channels = options.channels;
+    if (
+      channels !== undefined &&
+      typeof channels !== 'string' &&
+      (typeof channels !== 'object' || channels === null || typeof channels.get !== 'function')
+    )
+      throw new TypeError('SkillMarket: channels must be a file path or a channel store');
+    if (typeof channels === 'string' && channels.trim() === '')
+      throw new TypeError('SkillMarket: channels must be a file path or a channel store');
+    this.channelReader = options.rpcUrl === undefined ? undefined : createChannelReader(options.rpcUrl, rpc);
+    this.channelScheme = channelScheme({
+      maxDeposit: readAmount(options.maxDeposit ?? DEFAULT_MAX_DEPOSIT, 'SkillMarket: maxDeposit'),
+      store: typeof channels === 'string' ? fileChannelStore(channels) : (channels ?? memoryChannelStore()),
+      ...(this.channelReader ? { chain: this.channelReader } : {}),
+    });
+    return payment === 'channel' ? [this.channelScheme] : [this.channelScheme, exact];
   }
 
   private async lookup(slug: string, fresh: boolean, signal?: AbortSignal): Promise<{ skill: Skill; cached: boolean }> {

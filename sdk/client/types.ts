@@ -3,6 +3,8 @@
  * the options that shape both.
  */
 import type { FetchLike } from '../http/exchange';
+import type { ChannelStore } from '../payment/channel-store';
+import type { ChannelConfig } from '../x402/index';
 import type { AllowedAsset, PaymentMode } from '../payment/types';
 import type { WalletInput } from '../payment/signer';
 import type { SearchQuery } from '../registry/contract/index';
@@ -25,6 +27,29 @@ export interface SearchPage {
   skills: Skill[];
   /** Pass as `filters.cursor` for the next page; undefined on the last page. */
   nextCursor: string | undefined;
+}
+
+/** A payment channel as {@link SkillMarket.channels} lists it; amounts in atomic token units. */
+export interface ChannelView {
+  channelId: `0x${string}`;
+  network: string;
+  /** The server's payTo. */
+  receiver: `0x${string}`;
+  token: `0x${string}`;
+  /** The skill endpoint that opened it. */
+  endpoint: string | undefined;
+  /** Deposited and not withdrawn (escrow), as this client knows it. */
+  deposit: string;
+  /** What the server charged in all (the last voucher's base). */
+  charged: string;
+  /** What the server claimed on chain; undefined without `rpcUrl`. */
+  claimed: string | undefined;
+  /** A timed withdrawal in progress, when any. */
+  withdrawing: string | undefined;
+  /** Why no more vouchers are signed on it, when a server misbehaved. */
+  stopped: string | undefined;
+  /** The channel's configuration (for `initiateWithdraw`). */
+  config: ChannelConfig;
 }
 
 /** Per-call options of {@link SkillMarket.call}. */
@@ -57,6 +82,24 @@ export interface SkillMarketOptions {
   assets?: AllowedAsset[];
   /** Default payment mode; default `standard`. */
   mode?: PaymentMode;
+  /**
+   * How calls pay when a server offers both: `exact` (one on-chain transfer per call), `channel`
+   * (x402 `batch-settlement`: one deposit into a payment channel, then an off-chain voucher per
+   * call), or `auto` (default): a channel when the server offers one and `maxDeposit` covers at
+   * least three calls at the price, else `exact`.
+   */
+  payment?: 'auto' | 'exact' | 'channel';
+  /**
+   * Most one channel deposit may be, e.g. `"$1"` (default). Deposits are escrow, not spending:
+   * `budget` counts what each call is charged; what a channel holds is listed by {@link SkillMarket.channels}.
+   */
+  maxDeposit?: string | number;
+  /**
+   * Where payment channels are kept between runs: a JSON file path (Node, Bun) or a
+   * {@link ChannelStore}. Default in memory; a lost record is recovered from the chain (`rpcUrl`)
+   * and the server's corrective answer.
+   */
+  channels?: string | ChannelStore;
   /** Fetch implementation; default `globalThis.fetch`. */
   fetch?: FetchLike;
   /** How long a skill listing is reused, ms; default 30 000 (0 disables the cache). */
@@ -85,7 +128,8 @@ export interface SkillMarketOptions {
    * JSON-RPC URL of the payment network. Optional: when a call ends without telling whether the
    * payment went through, the token's `authorizationState` is read so `charged` is `'yes'` (or
    * `'no'` for an authorization that expired unused) instead of `'unknown'`, and the receipt
-   * names the transaction that paid when its log is found.
+   * names the transaction that paid when its log is found. With channels, it recovers a channel
+   * this client has no record of and shows what the server claimed.
    */
   rpcUrl?: string;
   /** Send proofs over plain http to non-loopback hosts; default false (loopback is always allowed). */

@@ -36,6 +36,14 @@ export type MarketErrorCode =
   /** The skill server refused the signed payment (402 after the proof). */
   | 'payment_rejected'
   /**
+   * A payment channel's server answered what this client cannot accept (a charge above the price,
+   * a cumulative charge that is not its own record plus the charge, another channel): no voucher
+   * is signed on that channel any more (withdraw its deposit with `market channels`).
+   */
+  | 'channel_stopped'
+  /** A payment channel needs a deposit above `maxDeposit`; nothing was signed. */
+  | 'max_deposit_exceeded'
+  /**
    * The skill ran but its payment was not confirmed in time (`pendingTimeoutMs`), or the server
    * could not determine it: `charged` is `'unknown'` (or `'yes'` when the chain shows it spent).
    */

@@ -348,6 +348,16 @@ export class PaidCall<T = unknown> {
       this.account(reservation, charged, undefined);
     } else {
       const settlement = await sent.scheme.onAnswer(answer, sent.payment);
+      if (settlement.problem) {
+        // What was signed may be claimed: the price stays counted.
+        this.account(reservation, 'unknown', undefined);
+        throw new MarketError('channel_stopped', `${this.slug}: ${settlement.problem}; no more payments are signed to it`, {
+          status: answer.status,
+          body: answer.text,
+          slug: this.slug,
+          charged: 'unknown',
+        });
+      }
       if (reservation && !ok && !settlement.settled && errorMayBePaid(answer, this.delivery.resent)) {
         ({ charged, receipt } = await this.onChain(sent.payment, sent.scheme, reservation));
       } else {

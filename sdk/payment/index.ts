@@ -6,6 +6,16 @@
 export { PaymentPipeline, type PaymentPipelineOptions, type PaymentCallOptions } from './pipeline';
 export type { PaidCall, Quote } from './call';
 export { exactScheme, type ExactSchemeOptions } from './exact';
+export {
+  channelScheme,
+  createChannelReader,
+  type ChannelScheme,
+  type ChannelSchemeOptions,
+  type ChannelPayload,
+  type ChannelReader,
+  type ChannelOnChain,
+} from './channel';
+export { fileChannelStore, memoryChannelStore, type ChannelRecord, type ChannelStore } from './channel-store';
 export type {
   PaymentScheme,
   SchemeId,

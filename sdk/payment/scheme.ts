@@ -1,7 +1,7 @@
 /**
  * Payment schemes as the consumer pipeline drives them: the seam between the one pipeline
- * (PaymentPipeline, call.ts) and what differs per x402 scheme. `exact` (exact.ts) implements it;
- * `batch-settlement` (payment channels) is designed to plug in without touching the pipeline.
+ * (PaymentPipeline, call.ts) and what differs per x402 scheme: `exact` (exact.ts) and
+ * `batch-settlement` (payment channels, channel.ts) implement it.
  *
  * ## The pipeline, and who decides what
  *
@@ -28,43 +28,12 @@
  *    the receipt, the budget (released only when certainly not charged) and the result or error.
  *    {@link PaymentScheme.finish} then closes the payment once, with what it cost.
  *
- * ## batch-settlement against this seam (x402 `scheme_batch_settlement_evm.md`)
+ * ## batch-settlement (channel.ts)
  *
- * A payer deposits once into a channel of the x402BatchSettlement contract and then signs, per
- * request, a cumulative voucher `maxClaimableAmount = chargedCumulativeAmount + amount`.
- * - State: the scheme instance holds channel records keyed by (payer, receiver = payTo, asset,
- *   network), i.e. the channel id of `ChannelConfig {payer, payerAuthorizer, receiver,
- *   receiverAuthorizer, token, withdrawDelay, salt}`, in a store it is given (kept across runs:
- *   a file beside the keystore in Node, nothing in a page). The pipeline never sees it.
- * - accepts: `extra.receiverAuthorizer` (an address), `extra.withdrawDelay` (900 s to 30 days),
- *   the token's EIP-712 domain; `amount` is still exactly the listed price.
- * - fromListing: undefined (the listing has no receiver authorizer): fast mode reuses the terms
- *   learned from the server's 402, as for `exact`.
- * - sign: with the channel's lock held (vouchers of one channel are cumulative, so calls on one
- *   channel are serialized), a `voucher` payload, or a `deposit` payload (an ERC-3009
- *   ReceiveWithAuthorization to the deposit collector plus the voucher) when the channel is
- *   missing or its balance does not cover the voucher; the deposit is escrow, bounded by the
- *   scheme's own deposit policy, and the budget counts only the request's charge.
- *   `reference` is the channel id.
- * - onAnswer: success means the `PAYMENT-RESPONSE` says so with `extra.chargedAmount` <= amount,
- *   `extra.channelState.channelId` is this channel and its `chargedCumulativeAmount` is the
- *   previous one plus the charge; the record takes the new cumulative (and balance after a
- *   deposit). A voucher moves no money on chain: settled with `transaction: null`; a deposit
- *   names its transaction. A response failing those checks marks the channel unusable (no more
- *   vouchers; the owner withdraws).
- * - onRefused: `invalid_batch_settlement_evm_cumulative_amount_mismatch` with
- *   `accepts[].extra.channelState` and `voucherState`: the scheme verifies the voucher signature
- *   is its own signer's before adopting the server's `chargedCumulativeAmount` (or reads the
- *   channel on chain), then asks for a retry with the same terms: the pipeline re-signs once.
- *   `invalid_batch_settlement_evm_channel_busy`: a retry after a short wait. Anything else: refused.
- * - maybeSpentReasons / nothingMovedReasons: the scheme's own reason codes (a deposit that may
- *   have been sent, a claim that failed).
- * - onChain: a deposit's ERC-3009 authorization state; a voucher leaves `unknown` (it moves
- *   nothing until the server claims it, so the record is re-synchronized by the next corrective
- *   402 rather than guessed).
- * - finish: releases the channel lock; an `unknown` outcome marks the record for re-sync.
- * - A cooperative refund or a withdrawal is a channel operation, not a paid call: a method of the
- *   scheme, outside this pipeline.
+ * State (channel records) stays inside the scheme and its store; `sign` holds the channel's lock
+ * until `finish`; `onAnswer` checks the channel's PAYMENT-RESPONSE and reports a broken one as a
+ * `problem`; `onRefused` adopts a corrective 402's state (its voucher checked to be the payer's
+ * own) and asks for one retry. Withdrawals are channel operations outside this pipeline.
  */
 import type { ChargeState } from '../http/errors';
 import type { Answer } from '../http/exchange';
@@ -161,9 +130,14 @@ export interface Settlement {
   settled: boolean;
   /** The transaction that moved the money; null when none is named (or none moved, as for a voucher). */
   transaction: Hex | null;
+  /**
+   * The answer breaks the scheme's rules (e.g. a channel server charging more than it asked):
+   * the call fails with `channel_stopped` and `charged: 'unknown'`, its result withheld.
+   */
+  problem?: string;
 }
 
-/** Ids of the schemes this pipeline knows (`exact` implemented; others plug in through {@link PaymentScheme}). */
+/** Ids of the schemes this pipeline knows (`exact`, `batch-settlement`; others plug in through {@link PaymentScheme}). */
 export type SchemeId = 'exact' | 'batch-settlement' | (string & {});
 
 /**

@@ -10,7 +10,7 @@ import type { Caip2Network } from '../x402/index';
 export interface PaymentReceipt {
   skillId: string;
   slug: string;
-  /** Settlement transaction hash; null when the server sent no valid settlement receipt. */
+  /** Settlement transaction hash (a channel's deposit); null when the server sent no valid settlement receipt, and for a voucher. */
   transaction: Hex | null;
   /** Atomic units of `asset` (micro-USDC for USDC), e.g. `"1000"`. */
   amount: string;
@@ -20,7 +20,7 @@ export interface PaymentReceipt {
   network: Caip2Network;
   asset: Address;
   payer: Address;
-  /** The EIP-3009 authorization nonce (single use on chain). */
+  /** The EIP-3009 authorization nonce (single use on chain); for a channel voucher, its EIP-712 digest. */
   nonce: Hex;
 }
 

@@ -7,6 +7,7 @@
  */
 import { decodeFunctionResult, encodeEventTopics, encodeFunctionData, numberToHex, parseAbi } from 'viem';
 import type { Address, Hex } from './patterns';
+import { jsonRpc } from './json-rpc';
 
 const abi = parseAbi([
   'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
@@ -71,22 +72,7 @@ export interface AuthorizationStateOptions {
  * }); // 'used' | 'unused' | 'expired'
  */
 export function createAuthorizationStateReader(rpcUrl: string, options: AuthorizationStateOptions = {}): AuthorizationStateReader {
-  const doFetch = options.fetch ?? ((input: string, init?: RequestInit) => globalThis.fetch(input, init));
-  const timeoutMs = options.timeoutMs ?? 5000;
-  let id = 0;
-  const rpc = async (method: string, params: unknown[]): Promise<unknown> => {
-    const res = await doFetch(rpcUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    const body = (await res.json().catch(() => undefined)) as { result?: unknown; error?: { message?: string } } | undefined;
-    if (!res.ok || !body || body.error || body.result === undefined) {
-      throw new Error(`RPC ${method} failed: ${body?.error?.message ?? `HTTP ${res.status}`}`);
-    }
-    return body.result;
-  };
+  const rpc = jsonRpc(rpcUrl, options);
   return {
     async read({ asset, payer, nonce, validBefore }) {
       // One block for both reads, so "unused at a block past validBefore" is final.

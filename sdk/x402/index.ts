@@ -105,6 +105,20 @@ export {
   type SignOptions,
 } from './eip3009';
 export {
+  BATCH_SETTLEMENT_ADDRESS,
+  ERC3009_DEPOSIT_COLLECTOR_ADDRESS,
+  MIN_WITHDRAW_DELAY,
+  MAX_WITHDRAW_DELAY,
+  batchSettlementDomain,
+  channelConfigTypes,
+  channelIdOf,
+  erc3009DepositNonce,
+  receiveWithAuthorizationTypes,
+  voucherDigest,
+  voucherTypes,
+  type ChannelConfig,
+} from './batch-settlement';
+export {
   createAuthorizationStateReader,
   USED_LOG_LOOKBACK_BLOCKS,
   type AuthorizationUse,

@@ -21,6 +21,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   search: async () => (await import('./commands/search')).searchCommand,
   info: async () => (await import('./commands/info')).infoCommand,
   call: async () => (await import('./commands/call')).callCommand,
+  channels: async () => (await import('./commands/channels')).channelsCommand,
   dev: async () => (await import('./commands/dev')).devCommand,
   mcp: async () => (await import('./commands/mcp')).mcpCommand,
   doctor: async () => (await import('./commands/doctor')).doctorCommand,

@@ -3,9 +3,12 @@
  * built from flags, environment and the stored login, and how a client error is reported
  * (`market: <reason>`, exit code 1, the receipt when money moved).
  */
+import { join } from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
+import type { LocalAccount } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
 import { loadSpendingWallet, MarketError, SkillMarket, type AllowedAsset, type SkillMarketOptions } from 'skill-market';
-import { checkRegistryUrl, type Env, readClientChain, readRegistryConnection, readWalletKey } from '../config';
+import { checkRegistryUrl, type Env, readClientChain, readConfigDir, readRegistryConnection, readWalletKey } from '../config';
 import { readDevProfile, type DevProfile } from '../dev/profile';
 import { CommandFailure, readPassphrase, reportFailures } from './consumer';
 import { readCredentials } from './credentials';
@@ -26,7 +29,26 @@ export const CLIENT_FLAGS = {
 export const WALLET_FLAGS = {
   'wallet-key': { type: 'string' },
   keystore: { type: 'string' },
+  payment: { type: 'string' },
+  'max-deposit': { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
+
+/**
+ * How calls pay and where payment channels are kept: --payment auto|exact|channel
+ * (MARKET_PAYMENT), --max-deposit (MARKET_MAX_DEPOSIT), and `channels.json` in `dir` (the config
+ * folder, or the `market dev` folder).
+ */
+function paymentOptions(values: ClientValues, env: Env): Partial<SkillMarketOptions> {
+  const payment = values.payment ?? env.MARKET_PAYMENT;
+  const maxDeposit = values['max-deposit'] ?? env.MARKET_MAX_DEPOSIT;
+  if (payment !== undefined && payment !== 'auto' && payment !== 'exact' && payment !== 'channel')
+    throw new UsageError('--payment (MARKET_PAYMENT) must be auto, exact or channel');
+  return {
+    channels: channelFile(values, env),
+    ...(payment === undefined ? {} : { payment }),
+    ...(maxDeposit === undefined ? {} : { maxDeposit }),
+  };
+}
 
 export interface ClientValues {
   'api-url'?: string | undefined;
@@ -35,6 +57,8 @@ export interface ClientValues {
   asset?: string[] | undefined;
   'wallet-key'?: string | undefined;
   keystore?: string | undefined;
+  payment?: string | undefined;
+  'max-deposit'?: string | undefined;
   /** A `market dev` data directory: its registry, network, token and demo wallet (flags still win). */
   dev?: string | undefined;
 }
@@ -56,7 +80,7 @@ export async function clientFrom(
   if (values.dev !== undefined) return devClient(values, readProfile(values.dev), pays, extra);
   const { apiUrl, apiKey } = readRegistryConnection(env, values, await readCredentials(env));
   const { network, assets, rpcUrl } = readClientChain(env, values);
-  const options: SkillMarketOptions = { apiUrl, assets, ...extra };
+  const options: SkillMarketOptions = { apiUrl, assets, ...paymentOptions(values, env), ...extra };
   if (apiKey) options.apiKey = apiKey;
   if (network) options.network = network;
   if (pays) {
@@ -65,6 +89,23 @@ export async function clientFrom(
     if (rpcUrl) options.rpcUrl = rpcUrl;
   }
   return new SkillMarket(options);
+}
+
+/** The paying account of a command that sends its own transactions (a channel withdrawal): the same wallet `call` pays from. */
+export async function payingAccount(values: ClientValues, env: Env): Promise<LocalAccount> {
+  const wallet =
+    values.dev !== undefined && values['wallet-key'] === undefined && values.keystore === undefined
+      ? await loadSpendingWallet({ keystorePath: readProfile(values.dev).keystore, passphrase: readProfile(values.dev).passphrase })
+      : await walletFrom(values, env);
+  if (wallet === undefined) throw new CommandFailure('no wallet: set MARKET_PRIVATE_KEY, --wallet-key or --keystore');
+  if (typeof wallet === 'string') return privateKeyToAccount((wallet.startsWith('0x') ? wallet : `0x${wallet}`) as `0x${string}`);
+  if (!('signTransaction' in wallet)) throw new CommandFailure('this wallet cannot send transactions');
+  return wallet as LocalAccount;
+}
+
+/** Where `market call` keeps payment channels: `channels.json` in the config folder, or in the `market dev` folder. */
+export function channelFile(values: ClientValues, env: Env): string {
+  return join(values.dev ?? readConfigDir(env), 'channels.json');
 }
 
 function readProfile(dir: string): DevProfile {
@@ -89,6 +130,7 @@ async function devClient(
     apiKey: values['api-key'] ?? profile.apiKey,
     network,
     assets,
+    ...paymentOptions(values, {}),
     ...extra,
   };
   if (pays) {

@@ -1,53 +1,21 @@
 /**
- * The EIP-712 side of the `batch-settlement` scheme: the contract's domain, the typed-data types of
- * channel configs, vouchers, refunds and claim batches, the channel id, and the ERC-3009 deposit
- * authorization that the deposit collector redeems.
+ * The EIP-712 side of the `batch-settlement` scheme. What a payer signs lives in the SDK
+ * (skill-market/x402) and is re-exported here; what only receivers, facilitators and the chain
+ * tooling sign (refunds, claim batches) and the deposit collector's data are here.
  */
-import { TRANSFER_WITH_AUTHORIZATION_TYPES } from 'skill-market/x402';
-import { type Address, type Hex, encodeAbiParameters, hashTypedData, keccak256 } from 'viem';
-import { BATCH_SETTLEMENT_ADDRESS } from './addresses';
+import { encodeAbiParameters, type Hex } from 'viem';
 
-/** Withdraw delay bounds in seconds: 15 minutes to 30 days. */
-export const MIN_WITHDRAW_DELAY = 900;
-export const MAX_WITHDRAW_DELAY = 2_592_000;
-
-/** A channel's immutable configuration; its EIP-712 hash is the channel id. */
-export type ChannelConfig = {
-  payer: Address;
-  /** EOA that signs vouchers, or the zero address to check them against `payer` (ERC-1271 too). */
-  payerAuthorizer: Address;
-  receiver: Address;
-  /** Signs claim batches and refunds; never the zero address. */
-  receiverAuthorizer: Address;
-  token: Address;
-  /** Seconds, MIN_WITHDRAW_DELAY to MAX_WITHDRAW_DELAY. */
-  withdrawDelay: number;
-  salt: Hex;
-};
-
-/** The contract's EIP-712 domain on `chainId`. */
-export function batchSettlementDomain(chainId: number) {
-  return { name: 'x402 Batch Settlement', version: '1', chainId, verifyingContract: BATCH_SETTLEMENT_ADDRESS } as const;
-}
-
-export const channelConfigTypes = {
-  ChannelConfig: [
-    { name: 'payer', type: 'address' },
-    { name: 'payerAuthorizer', type: 'address' },
-    { name: 'receiver', type: 'address' },
-    { name: 'receiverAuthorizer', type: 'address' },
-    { name: 'token', type: 'address' },
-    { name: 'withdrawDelay', type: 'uint40' },
-    { name: 'salt', type: 'bytes32' },
-  ],
-} as const;
-
-export const voucherTypes = {
-  Voucher: [
-    { name: 'channelId', type: 'bytes32' },
-    { name: 'maxClaimableAmount', type: 'uint128' },
-  ],
-} as const;
+export {
+  type ChannelConfig,
+  MAX_WITHDRAW_DELAY,
+  MIN_WITHDRAW_DELAY,
+  batchSettlementDomain,
+  channelConfigTypes,
+  channelIdOf,
+  erc3009DepositNonce,
+  receiveWithAuthorizationTypes,
+  voucherTypes,
+} from 'skill-market/x402';
 
 export const refundTypes = {
   Refund: [
@@ -65,29 +33,6 @@ export const claimBatchTypes = {
     { name: 'totalClaimed', type: 'uint128' },
   ],
 } as const;
-
-/**
- * EIP-3009 `ReceiveWithAuthorization` (the fields of TransferWithAuthorization), under the token's
- * own domain; `to` is the deposit collector, which alone may redeem it.
- */
-export const receiveWithAuthorizationTypes = {
-  ReceiveWithAuthorization: TRANSFER_WITH_AUTHORIZATION_TYPES.TransferWithAuthorization,
-} as const;
-
-/** The channel id: the EIP-712 hash of `config` under the contract's domain on `chainId`. */
-export function channelIdOf(config: ChannelConfig, chainId: number): Hex {
-  return hashTypedData({
-    domain: batchSettlementDomain(chainId),
-    types: channelConfigTypes,
-    primaryType: 'ChannelConfig',
-    message: config,
-  });
-}
-
-/** The EIP-3009 nonce of a deposit: binds the authorization to one channel. */
-export function erc3009DepositNonce(channelId: Hex, salt: bigint): Hex {
-  return keccak256(encodeAbiParameters([{ type: 'bytes32' }, { type: 'uint256' }], [channelId, salt]));
-}
 
 /** `collectorData` of the ERC-3009 deposit collector. */
 export function erc3009CollectorData(validAfter: bigint, validBefore: bigint, salt: bigint, signature: Hex): Hex {

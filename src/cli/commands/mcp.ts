@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { SkillMarket, type SkillMarketOptions } from 'skill-market/client';
@@ -12,6 +13,9 @@ import { openWallet } from '../../mcp/wallet';
 import { readPassphrase } from '../consumer';
 import { devEnvironment } from '../../dev/profile';
 import { readCredentials } from '../credentials';
+
+/** The most one payment channel deposit of the MCP server may be, atomic micro-USDC ($1), and never above one period's budget. */
+const MAX_DEPOSIT = 1_000_000n;
 
 /**
  * `market mcp [--http [--port N] [--host H]] [limits…]`: the MCP server for agents, on stdio (what
@@ -76,6 +80,9 @@ async function dependencies(config: McpConfig, log: (line: string) => void): Pro
     apiUrl: config.apiUrl,
     assets: config.assets.map((address) => ({ network: config.network ?? DEFAULT_NETWORK, address })),
     maxPrice: formatPriceUsd(config.limits.maxPrice),
+    // Payment channels live beside spending.json; a deposit is escrow, never more than one period's budget.
+    channels: join(config.dataDir, 'channels.json'),
+    maxDeposit: formatPriceUsd(config.limits.budget < MAX_DEPOSIT ? config.limits.budget : MAX_DEPOSIT),
   };
   if (config.apiKey) options.apiKey = config.apiKey;
   if (config.network) options.network = config.network;

@@ -7,17 +7,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { x402Client } from '@x402/core/client';
-import { x402Facilitator } from '@x402/core/facilitator';
 import { decodePaymentRequiredHeader } from '@x402/core/http';
-import { HTTPFacilitatorClient } from '@x402/core/server';
-import { toClientEvmSigner, toFacilitatorEvmSigner } from '@x402/evm';
+import { toClientEvmSigner } from '@x402/evm';
 import { BatchSettlementEvmScheme as ClientScheme, computeChannelId } from '@x402/evm/batch-settlement/client';
-import { BatchSettlementEvmScheme as FacilitatorScheme } from '@x402/evm/batch-settlement/facilitator';
 import { BatchSettlementEvmScheme as ServerScheme } from '@x402/evm/batch-settlement/server';
 import { decodePaymentResponseHeader, wrapFetchWithPayment } from '@x402/fetch';
 import { paymentMiddleware, x402ResourceServer } from '@x402/hono';
 import { Hono } from 'hono';
-import { type Hex, getAbiItem, parseEventLogs, publicActions, slice, toFunctionSelector } from 'viem';
+import { type Hex, getAbiItem, parseEventLogs, slice, toFunctionSelector } from 'viem';
 import {
   BATCH_SETTLEMENT_ADDRESS,
   type ChannelConfig,
@@ -35,6 +32,7 @@ import {
   startChain,
   usdCoinAbi,
 } from '../../support/chain';
+import { startBatchFacilitator } from '../../support/chain/batch-facilitator';
 
 const PRICE = 1_000n; // per request, atomic USDC
 const DEPOSIT = 10n * PRICE; // the client's deposit multiplier below
@@ -56,24 +54,9 @@ beforeAll(async () => {
   payee = chain.accounts.payee;
 
   // Facilitator: x402Facilitator + the batch-settlement facilitator scheme, relaying from the relayer.
-  const relayerClient = chain.walletClient(chain.accounts.relayer).extend(publicActions);
-  const facilitatorSigner = toFacilitatorEvmSigner({ ...relayerClient, address: chain.accounts.relayer.address } as unknown as Parameters<
-    typeof toFacilitatorEvmSigner
-  >[0]);
-  const facilitator = new x402Facilitator().register(chain.network, new FacilitatorScheme(facilitatorSigner));
-  const facilitatorApp = new Hono()
-    .post('/verify', async (c) => {
-      const body = await c.req.json();
-      return c.json(await facilitator.verify(body.paymentPayload, body.paymentRequirements));
-    })
-    .post('/settle', async (c) => {
-      const body = await c.req.json();
-      return c.json(await facilitator.settle(body.paymentPayload, body.paymentRequirements));
-    })
-    .get('/supported', (c) => c.json(facilitator.getSupported()));
-  const facilitatorServer = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: facilitatorApp.fetch });
-  servers.push(facilitatorServer);
-  const facilitatorClient = new HTTPFacilitatorClient({ url: `http://127.0.0.1:${facilitatorServer.port}` });
+  const facilitator = startBatchFacilitator(chain, chain.accounts.relayer);
+  servers.push({ stop: facilitator.stop });
+  const facilitatorClient = facilitator.client;
 
   // Resource server: the server scheme owns the receiver-authorizer key; 15-minute withdraw delay.
   const authorizer = await chain.createAccount();

@@ -1,0 +1,40 @@
+/**
+ * The x402 reference facilitator for `batch-settlement` and `exact` (x402Facilitator with @x402/evm
+ * 2.27's facilitator schemes) over HTTP on a random port, relaying from `relayer`: what a reference
+ * resource server (@x402/hono) settles channel payments through on the local chain.
+ *
+ * @example
+ * const facilitator = startBatchFacilitator(chain, chain.accounts.relayer);
+ * const resourceServer = new x402ResourceServer(facilitator.client).register(chain.network, serverScheme);
+ */
+import { x402Facilitator } from '@x402/core/facilitator';
+import { HTTPFacilitatorClient } from '@x402/core/server';
+import { toFacilitatorEvmSigner } from '@x402/evm';
+import { BatchSettlementEvmScheme as FacilitatorScheme } from '@x402/evm/batch-settlement/facilitator';
+import { ExactEvmScheme as ExactFacilitatorScheme } from '@x402/evm/exact/facilitator';
+import { Hono } from 'hono';
+import { publicActions } from 'viem';
+import type { LocalChain, TestAccount } from './anvil';
+
+export function startBatchFacilitator(chain: LocalChain, relayer: TestAccount) {
+  const relayerClient = chain.walletClient(relayer).extend(publicActions);
+  const signer = toFacilitatorEvmSigner({ ...relayerClient, address: relayer.address } as unknown as Parameters<
+    typeof toFacilitatorEvmSigner
+  >[0]);
+  const facilitator = new x402Facilitator()
+    .register(chain.network, new FacilitatorScheme(signer))
+    .register(chain.network, new ExactFacilitatorScheme(signer));
+  const app = new Hono()
+    .post('/verify', async (c) => {
+      const body = await c.req.json();
+      return c.json(await facilitator.verify(body.paymentPayload, body.paymentRequirements));
+    })
+    .post('/settle', async (c) => {
+      const body = await c.req.json();
+      return c.json(await facilitator.settle(body.paymentPayload, body.paymentRequirements));
+    })
+    .get('/supported', (c) => c.json(facilitator.getSupported()));
+  const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: app.fetch });
+  const url = `http://127.0.0.1:${server.port}`;
+  return { url, client: new HTTPFacilitatorClient({ url }), stop: () => server.stop(true) };
+}
