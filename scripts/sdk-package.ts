@@ -10,7 +10,7 @@ import { gzipSync } from 'node:zlib';
 export const SDK_DIR = resolve(import.meta.dir, '../sdk');
 
 /** Budgets: the packed tarball, and the consumer entry for a page (minified, gzipped, viem left out). */
-export const TARBALL_BUDGET_BYTES = 150 * 1024;
+export const TARBALL_BUDGET_BYTES = 160 * 1024;
 export const CONSUMER_BUDGET_BYTES = 60 * 1024;
 
 interface Manifest {
