@@ -126,6 +126,18 @@ describe('README: Your first skill', () => {
       expect(config.stdout).toContain(`"--dev",\n        "${join(folder, '.market/dev')}"`);
       expect(config.stdout).not.toContain('MARKET_KEYSTORE_PASSPHRASE_FILE');
 
+      // market doctor --dev finds the local marketplace sound: chain, token, facilitator, relayer, registry, creator key.
+      const doctor = await run('npx market doctor --dev --json', folder);
+      const checked = JSON.parse(doctor.stdout) as { results: { name: string; status: string }[] };
+      expect({ code: doctor.code, failed: checked.results.filter((r) => r.status === 'fail') }).toEqual({ code: 0, failed: [] });
+      expect(Object.fromEntries(checked.results.map((r) => [r.name, r.status]))).toMatchObject({
+        rpc: 'ok',
+        token: 'ok',
+        facilitator: 'ok',
+        registry: 'ok',
+        'creator key': 'ok',
+      });
+
       const refused = await run(`npx market fund ${address}`, folder);
       expect(refused.code).toBe(2);
       expect(refused.stderr).toContain('pass --dev');

@@ -18,3 +18,16 @@ export const shortAddress = (address: string) => (address.length > 12 ? `${addre
 export function date(iso: string): string {
   return new Date(iso).toLocaleDateString('en-US', { year: 'numeric', month: 'short', day: 'numeric' });
 }
+
+/** A moment to the second, e.g. `Nov 26, 2026, 06:01:12`: for logs where several fall on one day. */
+export function dateTime(iso: string): string {
+  return new Date(iso).toLocaleString('en-US', {
+    year: 'numeric',
+    month: 'short',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hour12: false,
+  });
+}

@@ -9,7 +9,7 @@ import { CopyButton } from '../../components/copy-button';
 import { ConfirmDialog, Dialog } from '../../components/dialog';
 import { Empty, ErrorBox, Skeleton } from '../../components/states';
 import { registry } from '../../lib/api';
-import { date } from '../../lib/format';
+import { date, dateTime } from '../../lib/format';
 import { useAction } from '../../lib/use-action';
 import { useResource } from '../../lib/use-resource';
 
@@ -126,13 +126,13 @@ function Deliveries({ hook }: { hook: WebhookView }) {
               <code>{d.type}</code>
               <span class={`badge ${d.status === 'delivered' ? 'badge-ok' : d.status === 'failed' ? 'badge-warn' : ''}`}>{d.status}</span>
               <span class="muted">
-                {date(d.createdAt)}, {d.attempts} attempt{d.attempts === 1 ? '' : 's'}
-                {d.nextAttemptAt ? `, next ${date(d.nextAttemptAt)}` : ''}
+                {dateTime(d.createdAt)}, {d.attempts} attempt{d.attempts === 1 ? '' : 's'}
+                {d.nextAttemptAt ? `, next ${dateTime(d.nextAttemptAt)}` : ''}
               </span>
               <button
                 type="button"
                 class="button button-small"
-                aria-label={`Send ${d.type} of ${date(d.createdAt)} again`}
+                aria-label={`Send ${d.type} of ${dateTime(d.createdAt)} again`}
                 disabled={resend.busy}
                 onClick={async () => {
                   if ((await resend.run(() => registry.redeliverWebhook(hook.id, d.id))) !== undefined) retry();
@@ -145,7 +145,7 @@ function Deliveries({ hook }: { hook: WebhookView }) {
               <ol class="attempts">
                 {d.log.map((a) => (
                   <li key={a.at}>
-                    {date(a.at)}: {a.status === null ? 'no answer' : `HTTP ${a.status}`}
+                    {dateTime(a.at)}: {a.status === null ? 'no answer' : `HTTP ${a.status}`}
                     {a.latencyMs !== null ? ` in ${a.latencyMs} ms` : ''}
                     {a.excerpt ? <span class="muted"> — {a.excerpt}</span> : null}
                   </li>
