@@ -17,7 +17,7 @@ import { reviewRoutes } from './modules/reviews/routes';
 import { skillRoutes } from './modules/skills/routes';
 import { userRoutes } from './modules/users/routes';
 import { walletRoutes } from './modules/wallets/routes';
-import { webhookRoutes } from './modules/webhooks';
+import { webhookRoutes } from './modules/webhooks/routes';
 import { docs } from './plugins/docs';
 import { healthRoutes, serverBase } from '../http';
 import { rateLimiter } from './rate-limit/plugin';

@@ -12,7 +12,7 @@ import { PAYMENT_VERIFICATION_DEFAULTS, readHealthConfig } from '../../src/confi
 import { createPaymentVerifier } from '../../src/registry/modules/payment-verification';
 import { systemClock, type Clock } from '../../src/registry/context';
 import { createWebhookDeliverer, DISABLE_AFTER, RETRY_SCHEDULE_SECONDS } from '../../src/registry/modules/webhooks';
-import { bearer, jsonPost, newWallet, walletSignIn } from '../support/auth';
+import { bearer, createKey, jsonPost, newWallet, walletSignIn } from '../support/auth';
 import { json, newCreator, type Creator } from '../support/catalogue';
 import { startChain, usdCoinAbi, type LocalChain } from '../support/chain';
 import { databaseKinds } from '../support/database';
@@ -213,6 +213,27 @@ for (const kind of databaseKinds) {
       expect(await restarted.deliverDue()).toMatchObject({ attempted: 0 });
       fx.clock.advance(61);
       expect(await restarted.deliverDue()).toMatchObject({ attempted: 2, delivered: 2 });
+      await fx.request(`/webhooks/${endpoint.id}`, { method: 'DELETE', headers: bearer(creator.token) });
+    });
+
+    it('tells the account when one of its API keys is revoked, once', async () => {
+      const endpoint = await addEndpoint(['key.revoked']);
+      const { key } = await createKey(fx.request, creator.token, 'consumer');
+      const [view] = (await json<any[]>(await fx.request('/auth/api-keys', { headers: bearer(creator.token) }))).filter((k) =>
+        key.startsWith(k.keyPrefix),
+      );
+      const before = sink.seen.length;
+      for (let i = 0; i < 2; i++) {
+        const res = await fx.request(`/auth/api-keys/${view.id}`, { method: 'DELETE', headers: bearer(creator.token) });
+        expect(res.status).toBe(200);
+      }
+      expect(await deliverer(true, systemClock).deliverDue()).toMatchObject({ delivered: 1 });
+      const [request] = sink.seen.slice(before);
+      expect(new Webhook(endpoint.secret).verify(request!.body, request!.headers)).toMatchObject({
+        type: 'key.revoked',
+        data: { version: 1, keyId: view.id, type: 'consumer', prefix: view.keyPrefix },
+      });
+      expect(JSON.stringify(request)).not.toContain(key); // never the key itself
       await fx.request(`/webhooks/${endpoint.id}`, { method: 'DELETE', headers: bearer(creator.token) });
     });
 

@@ -1,8 +1,9 @@
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import { prepared } from '../../lib/prepared';
 import { apiKeys, users } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
 import { AppError } from '../../../http';
+import { emitEvent } from '../webhooks';
 import { hashSecret, randomToken } from './secrets';
 
 export type ApiKeyType = 'creator' | 'consumer';
@@ -65,7 +66,23 @@ export async function revokeApiKey(ctx: ServiceContext, userId: string, id: stri
     .where(and(eq(apiKeys.id, id), eq(apiKeys.userId, userId)));
   if (!row) throw new AppError('NOT_FOUND', 'API key not found');
   if (row.revokedAt === null) {
-    await ctx.db.update(apiKeys).set({ revokedAt: ctx.clock.now() }).where(eq(apiKeys.id, id));
+    const now = ctx.clock.now();
+    await ctx.db.transaction(async (tx) => {
+      const revoked = await tx
+        .update(apiKeys)
+        .set({ revokedAt: now })
+        .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
+        .returning({ id: apiKeys.id });
+      // The account hears of it: a key revoked by someone with its session, or by its owner.
+      if (revoked.length > 0) {
+        await emitEvent(tx, {
+          userId,
+          type: 'key.revoked',
+          at: now,
+          data: { keyId: row.id, name: row.name, type: row.type, prefix: row.keyPrefix },
+        });
+      }
+    });
   }
 }
 

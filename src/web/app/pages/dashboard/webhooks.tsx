@@ -16,6 +16,7 @@ import { useResource } from '../../lib/use-resource';
 const EVENTS = [
   { name: 'call.paid', label: 'A paid call (once its payment is verified on chain)' },
   { name: 'review.created', label: 'A new review of one of your skills' },
+  { name: 'key.revoked', label: 'One of your API keys was revoked' },
 ] as const;
 
 function NewWebhook({ onClose, onCreated }: { onClose: () => void; onCreated: () => void }) {
