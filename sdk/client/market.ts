@@ -105,9 +105,9 @@ export class SkillMarket {
         maxWaitMs: nonNegativeInteger(options.unavailableMaxWaitMs, DEFAULTS.unavailableMaxWaitMs, 'unavailableMaxWaitMs'),
       },
       lookup: (slug, fresh, signal) => this.lookup(slug, fresh, signal),
-      paid: (receipt, skill) => {
-        if (!recordUsage || options.apiKey === undefined) return;
-        this.inBackground(this.recordUsage(receipt, skill), onError);
+      paid: (receipt, skill, scheme) => {
+        if (!recordUsage) return;
+        this.inBackground(this.recordUsage(receipt, skill, options.apiKey !== undefined, scheme), onError);
       },
       mode: this.mode,
     });
@@ -294,9 +294,21 @@ export class SkillMarket {
     return { skill: value, cached };
   }
 
-  private async recordUsage(receipt: PaymentReceipt, skill: Skill): Promise<void> {
-    const paymentRef = receipt.transaction ?? receipt.nonce;
-    await this.registry.recordUsage({ skillId: skill.id, amount: Number(skill.priceAtomic), paymentRef }, skill.slug);
+  /**
+   * With an API key, the call joins the caller's history; without one, an on-chain payment is
+   * still reported (credential-free, verified by the registry on chain), so the creator's counts
+   * and the skill's popularity include it (an `exact` transfer only: a channel's charges are
+   * counted from its claims).
+   */
+  private async recordUsage(receipt: PaymentReceipt, skill: Skill, keyed: boolean, scheme: string): Promise<void> {
+    if (keyed) {
+      const paymentRef = receipt.transaction ?? receipt.nonce;
+      await this.registry.recordUsage({ skillId: skill.id, amount: Number(skill.priceAtomic), paymentRef }, skill.slug);
+      return;
+    }
+    if (scheme !== 'exact' || !receipt.transaction) return;
+    const report = { skillSlug: skill.slug, consumerAddress: receipt.payer, paymentTxHash: receipt.transaction, amount: skill.priceAtomic };
+    await this.registry.recordUsage(report, skill.slug);
   }
 
   private inBackground(task: Promise<void>, onError: ((error: unknown) => void) | undefined): void {

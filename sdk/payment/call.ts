@@ -39,7 +39,8 @@ export interface CallContext {
   /** Terms a server asked for before, per slug: fast mode reuses them while the listing agrees. */
   learned: Map<string, ChosenTerms<Terms>>;
   /** Called once per paid call (usage records). */
-  paid: ((receipt: PaymentReceipt, skill: Skill) => void) | undefined;
+  /** A paid call, with the scheme that paid it (`exact`, `batch-settlement`). */
+  paid: ((receipt: PaymentReceipt, skill: Skill, scheme: string) => void) | undefined;
 }
 
 /** Per-call settings. */
@@ -272,16 +273,16 @@ export class PaidCall<T = unknown> {
   ): Promise<{ charged: ChargeState; receipt?: PaymentReceipt }> {
     const seen = await scheme.onChain(payment).catch(() => ({ charged: 'unknown' as const, transaction: null }));
     const receipt = seen.charged === 'yes' ? paymentReceipt(this.skill, payment, seen.transaction) : undefined;
-    this.account(reservation, seen.charged, receipt);
+    this.account(reservation, seen.charged, receipt, payment.requirements.scheme);
     return receipt ? { charged: seen.charged, receipt } : { charged: seen.charged };
   }
 
   /** Ends the call's hold on the budget (released only when certainly not charged) and records a paid call. */
-  private account(reservation: Reservation | undefined, charged: ChargeState, receipt: PaymentReceipt | undefined): void {
+  private account(reservation: Reservation | undefined, charged: ChargeState, receipt: PaymentReceipt | undefined, scheme = ''): void {
     if (charged === 'no') reservation?.release();
     else reservation?.commit();
     if (reservation && this.last) this.last.charged = charged;
-    if (receipt && charged !== 'no') this.ctx.paid?.(receipt, this.skill);
+    if (receipt && charged !== 'no') this.ctx.paid?.(receipt, this.skill, scheme);
   }
 
   /**
@@ -364,7 +365,7 @@ export class PaidCall<T = unknown> {
         // After a proof: a 2xx is paid (confirmed by a receipt or not); an error is paid only with a receipt.
         charged = settlement.settled ? 'yes' : ok ? 'unknown' : 'no';
         receipt = charged === 'no' ? undefined : paymentReceipt(this.skill, sent.payment, settlement.transaction);
-        this.account(reservation, charged, receipt);
+        this.account(reservation, charged, receipt, sent.payment.requirements.scheme);
       }
     }
     if (!ok) throw failureOf(answer, this.slug, charged, receipt);

@@ -54,8 +54,8 @@ export interface PaymentPipelineOptions {
   unavailable?: { retries: number; maxWaitMs: number };
   /** The listing of a slug (fresh: not from a cache); needed to call by slug. */
   lookup?: (slug: string, fresh: boolean, signal?: AbortSignal) => Promise<{ skill: Skill; cached: boolean }>;
-  /** Called once per paid call with its receipt (e.g. usage records). */
-  paid?: (receipt: PaymentReceipt, skill: Skill) => void;
+  /** Called once per paid call with its receipt and the scheme that paid it (e.g. usage records). */
+  paid?: (receipt: PaymentReceipt, skill: Skill, scheme: string) => void;
   /** Default payment mode; default `standard`. */
   mode?: PaymentMode;
 }

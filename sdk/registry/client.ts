@@ -199,13 +199,16 @@ export class RegistryClient {
   }
 
   /**
-   * `POST /analytics/usage`: a paid call, counted once per payment reference.
+   * `POST /analytics/usage`: a paid call, counted once per payment reference. With consumer
+   * credentials, `{skillId, amount, paymentRef}`; without, the payment itself
+   * (`{skillSlug, consumerAddress, paymentTxHash, amount}`), believed once verified on chain.
    *
    * @example
    * await registry.recordUsage({ skillId: skill.id, amount: '1000', paymentRef: receipt.transaction }); // 1000 micro-USDC = $0.001
    */
-  recordUsage(record: c.UsageBody, slug?: string): Promise<c.Recorded> {
-    return this.read(c.Recorded, 'POST', '/analytics/usage', { what: 'usage record', slug, auth: true, body: record });
+  recordUsage(record: c.UsageBody | c.ReportedPayment, slug?: string): Promise<c.Recorded> {
+    const auth = !('skillSlug' in record); // a reported payment needs no credential
+    return this.read(c.Recorded, 'POST', '/analytics/usage', { what: 'usage record', slug, auth, body: record });
   }
 
   /**

@@ -58,6 +58,15 @@ describe('a paid call', () => {
     expect(usage.map((u) => u.paymentRef)).toContain(receipts[0]!);
   });
 
+  it('without an API key, still reports each payment for the registry to check on chain (and keeps no account history)', async () => {
+    const skill = await world.addSkill();
+    const market = world.market({ wallet: await world.payer(), apiKey: undefined as unknown as string });
+    const { receipt } = await market.callWithReceipt(skill.slug, { hello: 'anonymous' });
+    await market.flush();
+    expect(await world.reported(skill.id)).toEqual([{ txHash: receipt!.transaction!.toLowerCase(), status: 'pending' }]);
+    expect(await world.usage(skill.id)).toHaveLength(0);
+  });
+
   it('pays a server that sends only the documented 402 body (no PAYMENT-REQUIRED header)', async () => {
     const skill = await world.addSkill({ terms: 'body' });
     const payer = await world.payer();

@@ -8,7 +8,7 @@ import { eq } from 'drizzle-orm';
 import type { LocalAccount } from 'viem';
 import { SkillMarket, type Skill, type SkillMarketOptions } from 'skill-market';
 import { formatPriceUsd, type AssetInfo } from 'skill-market/x402';
-import { usageRecords } from '../../../src/db/schema';
+import { paymentVerifications, usageRecords } from '../../../src/db/schema';
 import { createKey, newWallet, walletSignIn } from '../../support/auth';
 import { registryFixture } from '../../support/registry';
 import { newCreator, type Creator } from '../../support/catalogue';
@@ -39,6 +39,8 @@ export interface World {
   payer(usdc?: bigint): Promise<TestAccount>;
   /** Usage records the registry holds for a skill. */
   usage(skillId: string): Promise<{ amount: bigint; paymentRef: string | null }[]>;
+  /** The payments reported for a skill, as the registry checks them on chain. */
+  reported(skillId: string): Promise<{ txHash: string; status: string }[]>;
 }
 
 /** A local account whose signatures are counted. */
@@ -135,6 +137,12 @@ export function useWorld(options: { chain: boolean }): World {
       amount: bigint;
       paymentRef: string | null;
     }[];
+
+  world.reported = async (skillId) =>
+    fx.database.db
+      .select({ txHash: paymentVerifications.txHash, status: paymentVerifications.status })
+      .from(paymentVerifications)
+      .where(eq(paymentVerifications.skillId, skillId));
 
   return world;
 }
