@@ -55,6 +55,24 @@ for (const kind of databaseKinds) {
     const localChain = () =>
       offlineChain({ network: chain.network, usdcAddress: chain.token.address, rpcUrl: rpc.url, balanceCacheMs: 5000 });
 
+    it('answers any address’s token balance publicly (GET /balances/:address), 400 for a bad address, 503 when the chain cannot be read', async () => {
+      const registry = registryWith(database, await walletTestConfig(localChain()));
+      const holder = chain.accounts.payers[0]!.address;
+      const res = await registry.request(`/balances/${holder.toLowerCase()}`);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({
+        address: holder,
+        network: chain.network,
+        asset: chain.token.address,
+        balanceAtomic: (await chain.balanceOf(holder)).toString(),
+      });
+      expect((await registry.request('/balances/0x1234')).status).toBe(400);
+      const offline = registryWith(database, await walletTestConfig(offlineChain({ rpcUrl: 'http://127.0.0.1:9/' })));
+      const down = await offline.request(`/balances/${holder}`);
+      expect(down.status).toBe(503);
+      expect(((await down.json()) as { code: string }).code).toBe('UNAVAILABLE');
+    });
+
     it('reads the USDC balance of the active wallet from the chain, exact to 6 decimals', async () => {
       const registry = registryWith(database, await walletTestConfig(localChain()));
       const api = walletCalls(registry.request, (await walletSignIn(registry.request)).token);

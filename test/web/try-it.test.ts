@@ -11,6 +11,7 @@ import { eq } from 'drizzle-orm';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { Address, Hex } from 'viem';
 import { serve, skill, type SkillServer } from 'skill-market/creator';
+import { usdc } from '../../src/web/app/lib/format';
 import { usageRecords } from '../../src/db/schema';
 import { bearer } from '../support/auth';
 import { newCreator, type Creator } from '../support/catalogue';
@@ -157,12 +158,18 @@ describe('Try it', () => {
     await page.waitForURL((url) => url.pathname === `/skill/${slug}`);
     const [payerBefore, payeeBefore] = await balances();
     await openTryIt('hello market');
+    // The payer's balance before paying, read on chain by the registry.
+    await page.locator('.balance-before').waitFor();
+    expect(await page.locator('.balance-before').textContent()).toBe(`${usdc(payerBefore)} USDC`);
+    // One primary action while confirming: Pay, not "Call this skill" beside it.
+    expect(await page.getByRole('button', { name: 'Call this skill' }).getAttribute('class')).not.toContain('button-primary');
     await screenshot(page, 'try-it-confirm');
     const signed = wallet.requests.length;
     const usage = page.waitForResponse((r) => r.url().endsWith('/analytics/usage'));
     await page.getByRole('button', { name: 'Pay $0.01 and call' }).click();
     await page.getByRole('heading', { name: 'Result' }).waitFor();
     expect(JSON.parse((await page.locator('.result').textContent())!)).toEqual({ shouted: 'HELLO MARKET!' });
+    expect(await page.locator('.balance-after').textContent()).toBe(`${usdc(payerBefore - PRICE)} USDC`);
 
     // The wallet signed one EIP-3009 transfer of exactly the price to the listed payee.
     const typed = wallet.requests.slice(signed).filter((r) => r.method === 'eth_signTypedData_v4');

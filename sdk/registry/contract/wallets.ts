@@ -130,3 +130,17 @@ export type WalletChallengeBody = Static<typeof WalletChallengeBody>;
 export const WalletChallenge = T.Object({ message: T.String(), expiresAt: Timestamp() });
 /** The {@link WalletChallenge} schema's type. */
 export type WalletChallenge = Static<typeof WalletChallenge>;
+
+/**
+ * Answer of `GET /balances/:address` (public): any address's balance of the registry's payment
+ * token, read through the registry's RPC (briefly cached); 503 when the chain cannot be read.
+ * Pages show a payer's balance before and after paying with it.
+ */
+export const AddressBalance = T.Object({
+  address: T.String(),
+  network: T.String({ description: 'CAIP-2 network the balance was read on' }),
+  asset: T.String({ description: 'the token contract' }),
+  balanceAtomic: T.String({ description: 'atomic units (micro-USDC), a decimal-digit string' }),
+});
+/** The {@link AddressBalance} schema's type. */
+export type AddressBalance = Static<typeof AddressBalance>;

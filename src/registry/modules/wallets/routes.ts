@@ -1,4 +1,6 @@
 import { Elysia } from 'elysia';
+import { getAddress } from 'viem';
+import { AppError } from '../../../http';
 import type { ServiceContext } from '../../context';
 import { authPlugin } from '../auth';
 import { balanceReader } from './balance';
@@ -16,6 +18,25 @@ const jsonNull = () => new Response('null', { headers: { 'content-type': 'applic
  */
 export function walletRoutes(ctx: ServiceContext) {
   const balances = balanceReader(ctx.config.chain, ctx.clock, ctx.logger);
+  // Public: any address's token balance (public chain data), for a payer about to pay from it.
+  const publicBalances = new Elysia({ name: 'balance-routes' }).get(
+    '/balances/:address',
+    async ({ params }) => {
+      const address = getAddress(params.address);
+      const read = await balances.read(address);
+      if (read.type !== 'ok') throw new AppError('UNAVAILABLE', `The balance cannot be read now: ${read.error}`);
+      return { address, network: balances.network, asset: balances.asset, balanceAtomic: read.atomic.toString() };
+    },
+    {
+      params: m.AddressParam,
+      response: m.AddressBalance,
+      detail: { tags, summary: 'Any address’s balance of the payment token (public; read on chain, briefly cached)' },
+    },
+  );
+  return new Elysia({ name: 'wallet-routes-all' }).use(publicBalances).use(walletRoutesOf(ctx, balances));
+}
+
+function walletRoutesOf(ctx: ServiceContext, balances: ReturnType<typeof balanceReader>) {
   return new Elysia({ name: 'wallet-routes', prefix: '/wallet' })
     .use(authPlugin(ctx))
     .onTransform(refusePrivateKeys)

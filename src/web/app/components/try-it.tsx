@@ -3,12 +3,12 @@
  * sign in the wallet, get the result and the receipt. The usage is recorded for a signed-in user.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { registry } from '../lib/api';
+import { pageJson, registry } from '../lib/api';
 import { loadPageConfig, networkName, pageConfig } from '../lib/config';
 import { shortAddress, usdc } from '../lib/format';
 import { pay, quote, type PaidOutcome, type Quoted, type SkillAnswer } from '../lib/pay';
 import { account, connect, connected } from '../lib/session';
-import type { Skill } from 'skill-market/registry';
+import type { AddressBalance, Skill } from 'skill-market/registry';
 import { walletErrorMessage } from '../lib/wallet/provider';
 import { useSchemaForm } from './schema-form';
 import { WalletPicker } from './wallet-picker';
@@ -57,11 +57,32 @@ function Receipt({ outcome }: { outcome: PaidOutcome }) {
   );
 }
 
+/** The payer's token balance, read by the registry (undefined while unknown or unreadable). */
+function useBalance(address: string | undefined): bigint | undefined {
+  const [balance, setBalance] = useState<bigint | undefined>();
+  useEffect(() => {
+    setBalance(undefined);
+    if (!address) return;
+    let current = true;
+    pageJson<AddressBalance>(`/balances/${address}`).then(
+      (read) => current && setBalance(BigInt(read.balanceAtomic)),
+      () => undefined, // unreadable: the page says nothing rather than a wrong figure
+    );
+    return () => {
+      current = false;
+    };
+  }, [address]);
+  return balance;
+}
+
 export function TryIt({ skill }: { skill: Skill }) {
   const form = useSchemaForm(skill.inputSchema);
   const [step, setStep] = useState<Step>({ name: 'input' });
   const [problem, setProblem] = useState<string | undefined>();
   const wallet = connected.value;
+  const balance = useBalance(step.name === 'confirm' ? wallet?.address : undefined);
+  /** The balance seen before paying, kept to show what is left after. */
+  const [before, setBefore] = useState<bigint | undefined>();
   const payButton = useRef<HTMLButtonElement>(null);
   // Once a wallet is connected in the confirmation, the connect buttons go away: the pay button
   // takes the focus, so a keyboard user is not left on nothing.
@@ -86,6 +107,7 @@ export function TryIt({ skill }: { skill: Skill }) {
   const confirm = async (q: Extract<Quoted, { type: 'payment-required' }>) => {
     const w = connected.value;
     if (!w) return;
+    setBefore(balance);
     setStep({ name: 'paying' });
     try {
       const outcome = await pay(q, { provider: w.wallet.provider, address: w.address });
@@ -112,7 +134,12 @@ export function TryIt({ skill }: { skill: Skill }) {
         <p id="try-it-note" class="muted small">
           You see the price and confirm it before anything is signed.
         </p>
-        <button type="submit" class="button button-primary" disabled={step.name === 'quoting' || step.name === 'paying'}>
+        {/* While a payment waits for confirmation, Pay is the one primary action. */}
+        <button
+          type="submit"
+          class={step.name === 'confirm' || step.name === 'paying' ? 'button' : 'button button-primary'}
+          disabled={step.name === 'quoting' || step.name === 'paying'}
+        >
           {step.name === 'quoting' ? 'Asking for the price…' : 'Call this skill'}
         </button>
       </form>
@@ -128,7 +155,14 @@ export function TryIt({ skill }: { skill: Skill }) {
             </p>
             {wallet ? (
               <p class="small">
-                Paying from <code title={wallet.address}>{shortAddress(wallet.address)}</code> ({wallet.wallet.name}).
+                Paying from <code title={wallet.address}>{shortAddress(wallet.address)}</code> ({wallet.wallet.name})
+                {balance !== undefined && (
+                  <>
+                    , which holds <strong class="balance-before">{usdc(balance)} USDC</strong>
+                    {balance < BigInt(skill.priceAtomic) && <span class="field-error"> — not enough for this call</span>}
+                  </>
+                )}
+                .
               </p>
             ) : (
               <WalletPicker action="Connect" onPick={connect} />
@@ -169,6 +203,12 @@ export function TryIt({ skill }: { skill: Skill }) {
               <p class="error-message">{step.outcome.answer.error}</p>
             )}
             {'charged' in step.outcome && <Receipt outcome={step.outcome} />}
+            {'charged' in step.outcome && step.outcome.charged === 'yes' && before !== undefined && step.outcome.receipt && (
+              <p class="small">
+                Your wallet held {usdc(before)} USDC before this call and{' '}
+                <strong class="balance-after">{usdc(before - BigInt(step.outcome.receipt.amount))} USDC</strong> after it.
+              </p>
+            )}
           </div>
         )}
       </div>

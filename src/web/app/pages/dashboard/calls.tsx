@@ -51,7 +51,7 @@ export function CallsView() {
   return (
     <>
       <div class="table-wrap">
-        <table class="data-table">
+        <table class="data-table cards">
           <caption class="visually-hidden">Your paid calls, newest first</caption>
           <thead>
             <tr>
@@ -66,12 +66,16 @@ export function CallsView() {
           <tbody>
             {records.map((r) => (
               <tr key={r.id}>
-                <td class="nowrap">{new Date(r.createdAt).toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' })}</td>
+                <td class="nowrap" data-label="When">
+                  {new Date(r.createdAt).toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' })}
+                </td>
                 <th scope="row">
                   <a href={`/skill/${encodeURIComponent(r.skillSlug)}`}>{r.skillName}</a>
                 </th>
-                <td class="num">{usdc(BigInt(r.amountAtomic))}</td>
-                <td class="receipt-cell">
+                <td class="num" data-label="Paid">
+                  {usdc(BigInt(r.amountAtomic))}
+                </td>
+                <td class="receipt-cell" data-label="Receipt">
                   <TxLink reference={r.paymentRef} network={r.network} />
                   <span class={`muted check-${r.verification}`} title={r.verificationReason ?? undefined}>
                     {' '}

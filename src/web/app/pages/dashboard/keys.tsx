@@ -115,7 +115,7 @@ export function KeysView() {
       {keys.state === 'ready' && keys.data.length === 0 && <Empty title="No API keys yet">Create one for market serve or the SDK.</Empty>}
       {keys.state === 'ready' && keys.data.length > 0 && (
         <div class="table-wrap">
-          <table class="data-table">
+          <table class="data-table cards">
             <caption class="visually-hidden">Your API keys</caption>
             <thead>
               <tr>
@@ -133,12 +133,12 @@ export function KeysView() {
               {keys.data.map((k) => (
                 <tr key={k.id} class={k.revokedAt ? 'revoked' : undefined}>
                   <th scope="row">{k.name}</th>
-                  <td>{k.type}</td>
-                  <td>
+                  <td data-label="Type">{k.type}</td>
+                  <td data-label="Key">
                     <code>{k.keyPrefix}…</code>
                   </td>
-                  <td>{date(k.createdAt)}</td>
-                  <td>{k.lastUsedAt ? date(k.lastUsedAt) : <span class="muted">never</span>}</td>
+                  <td data-label="Created">{date(k.createdAt)}</td>
+                  <td data-label="Last used">{k.lastUsedAt ? date(k.lastUsedAt) : <span class="muted">never</span>}</td>
                   <td>
                     {k.revokedAt ? (
                       <span class="badge badge-warn">revoked</span>

@@ -179,7 +179,7 @@ export function SkillsView({ rest }: { rest: string[] }) {
   return (
     <>
       <div class="table-wrap">
-        <table class="data-table">
+        <table class="data-table cards">
           <caption class="visually-hidden">Your skills</caption>
           <thead>
             <tr>
@@ -214,12 +214,22 @@ export function SkillsView({ rest }: { rest: string[] }) {
                   </a>
                   <div class="muted small">{s.groups.join(', ')}</div>
                 </th>
-                <td class="num">{usdc(s.price)}</td>
-                <td class="num">{count(s.callCount)}</td>
-                <td class="num">{count(s.viewCount)}</td>
-                <td class="num">{count(s.favoriteCount)}</td>
-                <td class="num">{usdc(s.totalRevenue)}</td>
-                <td>
+                <td class="num" data-label="Price">
+                  {usdc(s.price)}
+                </td>
+                <td class="num" data-label="Calls">
+                  {count(s.callCount)}
+                </td>
+                <td class="num" data-label="Views">
+                  {count(s.viewCount)}
+                </td>
+                <td class="num" data-label="Favourites">
+                  {count(s.favoriteCount)}
+                </td>
+                <td class="num" data-label="Revenue">
+                  {usdc(s.totalRevenue)}
+                </td>
+                <td data-label="Listed">
                   <ActiveSwitch skill={s} onChanged={retry} />
                 </td>
                 <td>
