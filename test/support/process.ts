@@ -3,8 +3,21 @@ import { join } from 'node:path';
 
 export const CLI_ENTRY = join(import.meta.dir, '../../src/cli/main.ts');
 
-/** A port that was free a moment ago on 127.0.0.1. */
-export function freePort(): Promise<number> {
+/** Ports this process handed out: never twice, so ports asked for one after another differ. */
+const handedOut = new Set<number>();
+
+/** A port that was free a moment ago on 127.0.0.1, and not handed out before by this process. */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = await anyFreePort();
+    if (handedOut.has(port)) continue;
+    handedOut.add(port);
+    return port;
+  }
+  throw new Error('no free port that was not handed out before');
+}
+
+function anyFreePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
