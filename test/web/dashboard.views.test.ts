@@ -185,6 +185,13 @@ describe('my skills', () => {
     const skill = await (await registry.request('/skills/word-count')).json();
     expect(skill).toMatchObject({ description: 'Counts the words of a text', price: '$0.003', inputSchema: { required: ['text'] } });
     await screenshot(page, 'dashboard-skills');
+    // The revenue ledger downloads with the session (nothing verified yet: the header and a zero total).
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download your revenue per skill and day (CSV)' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe('revenue.csv');
+    expect(readFileSync((await download.path())!, 'utf8')).toBe('date,skill,paid_calls,revenue_usdc,revenue_atomic\r\ntotal,,0,0.000000,0\r\n');
   });
 
   it('pauses a skill after confirmation and lists it again with the switch', async () => {

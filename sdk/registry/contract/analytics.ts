@@ -311,3 +311,9 @@ export type SkillPaymentView = Static<typeof SkillPaymentView>;
  * first; the next page's cursor is in the `X-Next-Cursor` header.
  */
 export const SkillPaymentList = T.Array(SkillPaymentView);
+
+const Day = T.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description: 'a day, YYYY-MM-DD (UTC)' });
+/** `GET /analytics/revenue.csv` query: `from` and `to`, inclusive days; either may be left out. */
+export const RevenueQuery = T.Object({ from: T.Optional(Day), to: T.Optional(Day) });
+/** The {@link RevenueQuery} schema's type. */
+export type RevenueQuery = Static<typeof RevenueQuery>;

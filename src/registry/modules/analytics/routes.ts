@@ -1,4 +1,4 @@
-import { Elysia } from 'elysia';
+import { Elysia, t } from 'elysia';
 import type { ServiceContext } from '../../context';
 import { clientIp } from '../../lib/client-ip';
 import { announceNextPage } from '../../lib/paging';
@@ -19,6 +19,7 @@ import {
   SkillIdParam,
   SkillList,
   SkillPaymentList,
+  RevenueQuery,
   SkillPaymentsQuery,
   UsageQuery,
   UsageRecordList,
@@ -26,6 +27,7 @@ import {
   ViewBody,
 } from 'skill-market/registry';
 import { recordCall, recordCalls } from './calls';
+import { revenueCsv, revenueLedger } from './revenue';
 import { DEFAULT_DAYS, getAnalytics, recordUsage, recordView, setFavorite, skillPayments } from './service';
 
 const tags = ['Analytics'];
@@ -120,6 +122,26 @@ export function analyticsRoutes(ctx: ServiceContext) {
           query: UsageQuery,
           response: UsageRecordList,
           detail: { tags, summary: 'Your paid calls, newest first; the next page’s cursor is in the X-Next-Cursor header' },
+        },
+      )
+      .get(
+        '/revenue.csv',
+        async ({ principal, query, set }) => {
+          const from = query.from ? new Date(`${query.from}T00:00:00Z`) : undefined;
+          const to = query.to ? new Date(new Date(`${query.to}T00:00:00Z`).getTime() + 86_400_000) : undefined;
+          const rows = await revenueLedger(ctx, principal.userId, { ...(from ? { from } : {}), ...(to ? { to } : {}) });
+          set.headers['content-type'] = 'text/csv; charset=utf-8';
+          set.headers['content-disposition'] = 'attachment; filename="revenue.csv"';
+          return revenueCsv(rows);
+        },
+        {
+          auth: 'creator',
+          query: RevenueQuery,
+          response: t.String({ description: 'CSV: date,skill,paid_calls,revenue_usdc,revenue_atomic, then a total line' }),
+          detail: {
+            tags,
+            summary: 'Your verified revenue per skill and day (UTC), as CSV; from/to are inclusive days (YYYY-MM-DD)',
+          },
         },
       )
       .get('/favorites', ({ principal }) => listFavorites(ctx, principal.userId), {

@@ -178,6 +178,12 @@ export function SkillsView({ rest }: { rest: string[] }) {
   }
   return (
     <>
+      <p class="muted">
+        Revenue counts payments verified on chain.{' '}
+        <a href="/analytics/revenue.csv" download="revenue.csv">
+          Download your revenue per skill and day (CSV)
+        </a>
+      </p>
       <div class="table-wrap">
         <table class="data-table cards">
           <caption class="visually-hidden">Your skills</caption>
