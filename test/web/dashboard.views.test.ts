@@ -191,7 +191,9 @@ describe('my skills', () => {
       page.getByRole('link', { name: 'Download your revenue per skill and day (CSV)' }).click(),
     ]);
     expect(download.suggestedFilename()).toBe('revenue.csv');
-    expect(readFileSync((await download.path())!, 'utf8')).toBe('date,skill,paid_calls,revenue_usdc,revenue_atomic\r\ntotal,,0,0.000000,0\r\n');
+    expect(readFileSync((await download.path())!, 'utf8')).toBe(
+      'date,skill,paid_calls,revenue_usdc,revenue_atomic\r\ntotal,,0,0.000000,0\r\n',
+    );
   });
 
   it('pauses a skill after confirmation and lists it again with the switch', async () => {
