@@ -7,6 +7,8 @@
  *   GET  /dev/demo-creator      → { address, label }
  *   POST /dev/demo-wallet/sign  { method: 'personal_sign' | 'eth_signTypedData_v4', params } → { result: '0x…' }
  *                               (signed by whichever of the two the params name)
+ *   POST /dev/fund              { address } → { address, balanceAtomic }: mints $10 of test USDC to
+ *                               any wallet (the dashboard's spending wallets offer it in dev)
  *
  * params follow EIP-1193: personal_sign [message, address], eth_signTypedData_v4 [address, typedData
  * (JSON text or object)]. Only JSON bodies are read, and a request from another origin is refused,
@@ -14,18 +16,34 @@
  * carries its Origin).
  */
 import { Elysia } from 'elysia';
-import { isAddress, isAddressEqual, isHex, type Hex, type LocalAccount, type TypedDataDefinition } from 'viem';
+import { getAddress, isAddress, isAddressEqual, isHex, type Address, type Hex, type LocalAccount, type TypedDataDefinition } from 'viem';
 import { AppError } from '../http';
 
 export const DEMO_WALLET_LABEL = 'demo wallet (test only, local chain)';
 const DEMO_CREATOR_LABEL = 'demo creator (test only, owns the example skills)';
 
-export function demoWalletRoutes(account: LocalAccount, creator: LocalAccount, label = DEMO_WALLET_LABEL) {
+/** What `POST /dev/fund` mints: $10 of test USDC. */
+export const DEV_FUNDING = 10_000_000n;
+
+export function demoWalletRoutes(
+  account: LocalAccount,
+  creator: LocalAccount,
+  fund: (to: Address, amount: bigint) => Promise<bigint>,
+  label = DEMO_WALLET_LABEL,
+) {
   const signerFor = (address: unknown) =>
     typeof address === 'string' && isAddress(address) && isAddressEqual(address, creator.address) ? creator : account;
   return new Elysia({ name: 'dev-demo-wallet' })
     .get('/dev/demo-wallet', () => ({ address: account.address, label }))
     .get('/dev/demo-creator', () => ({ address: creator.address, label: DEMO_CREATOR_LABEL }))
+    .post('/dev/fund', async ({ request, body }) => {
+      checkOrigin(request);
+      const address = (body ?? {}) as { address?: unknown };
+      if (typeof address.address !== 'string' || !isAddress(address.address))
+        throw new AppError('VALIDATION', 'address must be a 0x address');
+      const to = getAddress(address.address);
+      return { address: to, balanceAtomic: (await fund(to, DEV_FUNDING)).toString() };
+    })
     .post('/dev/demo-wallet/sign', async ({ request, body }) => {
       checkOrigin(request);
       if (!(request.headers.get('content-type') ?? '').toLowerCase().startsWith('application/json')) {

@@ -19,7 +19,7 @@ import { systemClock } from '../runtime/clock';
 import { pendingWork } from '../runtime/pending';
 import { loadSkillModule } from '../cli/skill-module';
 import { devAccounts, privateKeyOf } from './accounts';
-import { DEV_NETWORK, devTokenAddress, fundDemoWallet, startDevChain, type DevChain } from './chain';
+import { DEV_NETWORK, devTokenAddress, fundDemoWallet, mintTestUsdc, startDevChain, type DevChain } from './chain';
 import { claimDataDir, devPaths, readSecrets, writePrivateJson, type DevPaths } from './data-dir';
 import { demoWalletRoutes } from './demo-wallet';
 import { DevError } from './errors';
@@ -130,7 +130,13 @@ export async function startDev(options: DevOptions): Promise<DevStack> {
       }),
       // The registry waits for nothing on chain: the token's address is known in advance.
       step(`marketplace on the embedded database${firstStart ? ' (first start: creating it)' : ''}`, () =>
-        startRegistry(config, logger, { plugins: [demoWalletRoutes(demo, accounts.creator)] }),
+        startRegistry(config, logger, {
+          plugins: [
+            demoWalletRoutes(demo, accounts.creator, (to, amount) =>
+              mintTestUsdc(`http://127.0.0.1:${p.chain}`, devTokenAddress(), to, amount),
+            ),
+          ],
+        }),
       ).then((r) => {
         stops.push(r.stop);
         return r;

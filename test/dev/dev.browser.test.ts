@@ -10,9 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { createPublicClient, http, type Address } from 'viem';
+import { usdc } from '../../src/web/app/lib/format';
 import { usdCoinAbi } from '../support/chain';
 import { spawnDev, type DevBanner, type DevProcess } from '../support/dev';
 import { launchBrowser, newContext, pageErrors, screenshot } from '../support/web';
+
+/** A balance as the wallets view writes it. */
+const usdcText = (atomic: bigint) => `${usdc(atomic)} USDC`;
 
 const work = mkdtempSync(join(tmpdir(), 'market-dev-browser-'));
 let dev: DevProcess;
@@ -65,6 +69,20 @@ describe('market dev in a browser', () => {
     expect(hash).toBeDefined();
     expect((await chain.getTransactionReceipt({ hash: hash! })).status).toBe('success');
     expect(before - (await balance())).toBe(2000n);
+
+    // Its spending wallets offer test money in dev: $10 more, minted on the local chain.
+    const paid = await balance();
+    await page.goto('/dashboard/wallets');
+    await page
+      .getByRole('button', { name: /^Add \$10 test USDC to / })
+      .first()
+      .click();
+    await page
+      .getByTestId('wallet-balance')
+      .filter({ hasText: usdcText(paid + 10_000_000n) })
+      .waitFor();
+    expect(await balance()).toBe(paid + 10_000_000n);
+    await screenshot(page, 'dev-wallets');
     expect(errors).toEqual([]);
     await context.close();
   }, 90_000);

@@ -9,7 +9,8 @@ import { encryptKeystore, MIN_PASSPHRASE_LENGTH } from 'skill-market/wallet';
 import { ConfirmDialog, Dialog } from '../../components/dialog';
 import { Empty, ErrorBox, Skeleton } from '../../components/states';
 import type { ActiveWallet, WalletView } from 'skill-market/registry';
-import { registry } from '../../lib/api';
+import { pageJson, registry } from '../../lib/api';
+import { pageConfig } from '../../lib/config';
 import { date, usdc } from '../../lib/format';
 import { useAction } from '../../lib/use-action';
 import { useResource } from '../../lib/use-resource';
@@ -207,6 +208,7 @@ export function WalletsView() {
   const [labelling, setLabelling] = useState<WalletView | undefined>();
   const [revoking, setRevoking] = useState<WalletView | undefined>();
   const revoke = useAction();
+  const fund = useAction();
   return (
     <>
       <p class="muted">
@@ -215,6 +217,7 @@ export function WalletsView() {
       <button type="button" class="button button-primary" onClick={() => setCreating(true)}>
         New wallet
       </button>
+      {fund.error && <ErrorBox error={fund.error} title="Could not add test USDC" />}
       {wallets.state === 'loading' && <Skeleton lines={3} label="Loading your wallets" />}
       {wallets.state === 'error' && <ErrorBox error={wallets.error} title="Could not load your wallets" retry={retry} />}
       {wallets.state === 'ready' && wallets.data.length === 0 && (
@@ -239,6 +242,20 @@ export function WalletsView() {
               </div>
               {!w.revokedAt && (
                 <div class="item-actions">
+                  {pageConfig.value?.devMode && (
+                    // A local marketplace mints test USDC to any wallet: money to try paying with.
+                    <button
+                      type="button"
+                      class="button button-small"
+                      aria-label={`Add $10 test USDC to ${w.label ?? w.address}`}
+                      disabled={fund.busy}
+                      onClick={async () => {
+                        if ((await fund.run(() => pageJson('/dev/fund', { address: w.address }))) !== undefined) retry();
+                      }}
+                    >
+                      Add $10 test USDC
+                    </button>
+                  )}
                   <button
                     type="button"
                     class="button button-small"
