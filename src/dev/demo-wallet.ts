@@ -23,7 +23,7 @@ export const DEMO_WALLET_LABEL = 'demo wallet (test only, local chain)';
 const DEMO_CREATOR_LABEL = 'demo creator (test only, owns the example skills)';
 
 /** What `POST /dev/fund` mints: $10 of test USDC. */
-export const DEV_FUNDING = 10_000_000n;
+const DEV_FUNDING = 10_000_000n;
 
 export function demoWalletRoutes(
   account: LocalAccount,
