@@ -15,8 +15,12 @@ const CONNECTION_CODES = new Set([
   'CONNECTION_ENDED',
   'CONNECT_TIMEOUT',
 ]);
-/** SQLSTATEs of a server that is going away or full: shutdown, crash, starting up, too many connections. */
-const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300']);
+/**
+ * SQLSTATEs of a server that is going away or full (shutdown, crash, starting up, too many
+ * connections), or of a statement that lost a race it may win when tried again (canceled by its
+ * deadline, a deadlock victim, a serialization failure, a lock not available).
+ */
+const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300', '57014', '40P01', '40001', '55P03']);
 
 /**
  * Whether `error` (or what it wraps: drizzle wraps driver errors in `cause`) says the database
