@@ -11,12 +11,13 @@ import type { Hash } from 'viem';
 import { PAYMENT_VERIFICATION_DEFAULTS, readHealthConfig } from '../../src/config';
 import { createPaymentVerifier } from '../../src/registry/modules/payment-verification';
 import { systemClock, type Clock } from '../../src/registry/context';
+import { createHealthProber } from '../../src/registry/modules/skill-health';
 import { createWebhookDeliverer, DISABLE_AFTER, RETRY_SCHEDULE_SECONDS } from '../../src/registry/modules/webhooks';
 import { bearer, createKey, jsonPost, newWallet, walletSignIn } from '../support/auth';
 import { json, newCreator, type Creator } from '../support/catalogue';
 import { startChain, usdCoinAbi, type LocalChain } from '../support/chain';
 import { databaseKinds } from '../support/database';
-import { memoryLogger, registryFixture } from '../support/registry';
+import { manualClock, memoryLogger, registryFixture } from '../support/registry';
 
 /** A receiver on loopback: records every request; answers 500 while `failures` > 0. */
 function receiver() {
@@ -53,7 +54,7 @@ afterAll(() => chain?.stop());
 
 for (const kind of databaseKinds) {
   describe(`webhooks on ${kind}`, () => {
-    const fx = registryFixture(kind, { health: local });
+    const fx = registryFixture(kind, { health: local, catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600 } });
     const strict = registryFixture(kind);
     let creator: Creator;
     let sink: ReturnType<typeof receiver>;
@@ -235,6 +236,45 @@ for (const kind of databaseKinds) {
       });
       expect(JSON.stringify(request)).not.toContain(key); // never the key itself
       await fx.request(`/webhooks/${endpoint.id}`, { method: 'DELETE', headers: bearer(creator.token) });
+    });
+
+    it('tells the creator when the server of their skills stops answering, and when it answers again', async () => {
+      const endpoint = await addEndpoint(['skill.down', 'skill.up']);
+      // A skill server that answers /health while `up`.
+      const state = { up: true };
+      const server = Bun.serve({
+        port: 0,
+        hostname: '127.0.0.1',
+        fetch: () => (state.up ? Response.json({ status: 'ok' }) : new Response('down', { status: 503 })),
+      });
+      try {
+        const serverUrl = `http://127.0.0.1:${server.port}`;
+        const res = await creator.register({ endpoint: serverUrl, network: chain.network });
+        const skill = await json(res);
+        // Its own clock: the fixture's sessions must not expire while probes wait out their backoff.
+        const clock = manualClock(fx.clock.now());
+        const prober = createHealthProber({ db: fx.database.db, config: fx.config.health, clock, logger: memoryLogger().logger });
+        const probe = async () => {
+          clock.advance(fx.config.health.maxBackoffSeconds + 1);
+          await prober.probeNow();
+        };
+        await probe(); // first seen up: nothing to tell
+        state.up = false;
+        await probe();
+        await probe(); // still down: told once
+        state.up = true;
+        await probe();
+        const before = sink.seen.length;
+        expect(await deliverer(true, systemClock).deliverDue()).toMatchObject({ delivered: 2 });
+        const events = sink.seen.slice(before).map((r) => new Webhook(endpoint.secret).verify(r.body, r.headers) as any);
+        expect(events.map((e) => e.type).sort()).toEqual(['skill.down', 'skill.up']);
+        const down = events.find((e) => e.type === 'skill.down');
+        expect(down.data).toMatchObject({ version: 1, server: serverUrl, skills: [skill.slug], reason: expect.stringContaining('503') });
+        await fx.request(`/skills/${skill.slug}`, jsonPatch({ isActive: false }, bearer(creator.key)));
+      } finally {
+        server.stop(true);
+        await fx.request(`/webhooks/${endpoint.id}`, { method: 'DELETE', headers: bearer(creator.token) });
+      }
     });
 
     it('two deliverers send each of 20 events once', async () => {

@@ -4,6 +4,4 @@
  * `modules/health`).
  */
 export { createHealthProber, type HealthProberDeps } from './prober';
-export { isPublicAddress, checkHost, resolveWithDns, type Resolve } from './address-guard';
-export { pinnedTarget, type PinnedTarget } from './probe';
 export { healthCondition } from './filters';

@@ -1,5 +1,4 @@
-import { isIP } from 'node:net';
-import { checkHost, type Resolve } from './address-guard';
+import { checkHost, pinnedTarget, type PinnedTarget, type Resolve } from '../../lib/address-guard';
 
 /** What one probe of a skill server found. */
 export type ProbeOutcome =
@@ -52,27 +51,6 @@ export async function probeServer(serverUrl: string, options: ProbeOptions): Pro
     if (deadline.aborted) return { type: 'down', reason: `no answer within ${options.timeoutMs} ms` };
     return { type: 'down', reason: error instanceof Error ? error.message : String(error) };
   }
-}
-
-export interface PinnedTarget {
-  /** `url` with the host replaced by the address to connect to. */
-  url: URL;
-  /** `host`: the URL's own host (and port), which the server routes by. */
-  headers: { host?: string };
-  /** The name to send in TLS (SNI) and to verify the certificate against. */
-  tls?: { serverName: string };
-}
-
-/** A request for `url` that connects to `address` (already checked) and still names the URL's host. */
-export function pinnedTarget(url: URL, address: string): PinnedTarget {
-  const pinned = new URL(url);
-  pinned.hostname = address.includes(':') ? `[${address}]` : address;
-  const named = isIP(url.hostname.replace(/^\[|\]$/g, '')) === 0;
-  return {
-    url: pinned,
-    headers: { host: url.host },
-    ...(named && url.protocol === 'https:' ? { tls: { serverName: url.hostname } } : {}),
-  };
 }
 
 function aborted(signal: AbortSignal): Promise<'timeout'> {

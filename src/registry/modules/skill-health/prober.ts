@@ -4,7 +4,7 @@ import type { Logger } from '../../../log';
 import { VERSION } from '../../../version';
 import type { Clock } from '../../context';
 import { backgroundRounds } from '../../lib/background';
-import { resolveWithDns, type Resolve } from './address-guard';
+import { resolveWithDns, type Resolve } from '../../lib/address-guard';
 import { probeServer, type ProbeOutcome } from './probe';
 import { claimServer, dueServers, recordOutcome } from './store';
 

@@ -2,6 +2,7 @@ import { and, asc, eq, isNull, lte, or, sql } from 'drizzle-orm';
 import type { HealthConfig } from '../../../config';
 import type { Database } from '../../../db';
 import { serverHealth, skills } from '../../../db/schema';
+import { emitEvent } from '../webhooks';
 import type { ProbeOutcome } from './probe';
 
 /** Servers of active skills due for a probe, never-probed ones first. */
@@ -48,34 +49,38 @@ export async function recordOutcome(
   const after = (seconds: number) => new Date(now.getTime() + seconds * 1000);
   switch (outcome.type) {
     case 'up':
-      await db
-        .update(serverHealth)
-        .set({
-          status: 'up',
-          latencyMs: outcome.latencyMs,
-          failures: 0,
-          lastError: null,
-          lastCheckedAt: now,
-          lastUpAt: now,
-          downSince: null,
-          nextProbeAt: after(config.intervalSeconds),
-        })
-        .where(eq(serverHealth.serverUrl, serverUrl));
+      await changed(db, serverUrl, 'up', now, undefined, (tx) =>
+        tx
+          .update(serverHealth)
+          .set({
+            status: 'up',
+            latencyMs: outcome.latencyMs,
+            failures: 0,
+            lastError: null,
+            lastCheckedAt: now,
+            lastUpAt: now,
+            downSince: null,
+            nextProbeAt: after(config.intervalSeconds),
+          })
+          .where(eq(serverHealth.serverUrl, serverUrl)),
+      );
       return;
     case 'down': {
       const backoff = Math.min(config.intervalSeconds * 2 ** Math.min(failuresBefore, 20), config.maxBackoffSeconds);
-      await db
-        .update(serverHealth)
-        .set({
-          status: 'down',
-          latencyMs: null,
-          failures: failuresBefore + 1,
-          lastError: outcome.reason.slice(0, 500),
-          lastCheckedAt: now,
-          downSince: sql`coalesce(${serverHealth.downSince}, ${now.toISOString()}::timestamptz)`,
-          nextProbeAt: after(backoff),
-        })
-        .where(eq(serverHealth.serverUrl, serverUrl));
+      await changed(db, serverUrl, 'down', now, outcome.reason, (tx) =>
+        tx
+          .update(serverHealth)
+          .set({
+            status: 'down',
+            latencyMs: null,
+            failures: failuresBefore + 1,
+            lastError: outcome.reason.slice(0, 500),
+            lastCheckedAt: now,
+            downSince: sql`coalesce(${serverHealth.downSince}, ${now.toISOString()}::timestamptz)`,
+            nextProbeAt: after(backoff),
+          })
+          .where(eq(serverHealth.serverUrl, serverUrl)),
+      );
       return;
     }
     case 'refused':
@@ -94,4 +99,40 @@ export async function recordOutcome(
         .where(eq(serverHealth.serverUrl, serverUrl));
       return;
   }
+}
+
+type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
+
+/**
+ * Records a probe's status and, when the server went from up to down or back, tells the creators
+ * of its active skills (`skill.down`, `skill.up` webhooks) in the same transaction.
+ */
+async function changed(
+  db: Database,
+  serverUrl: string,
+  status: 'up' | 'down',
+  now: Date,
+  reason: string | undefined,
+  update: (tx: Tx) => Promise<unknown>,
+): Promise<void> {
+  await db.transaction(async (tx) => {
+    const [before] = await tx
+      .select({ status: serverHealth.status })
+      .from(serverHealth)
+      .where(eq(serverHealth.serverUrl, serverUrl))
+      .for('update');
+    await update(tx);
+    const from = before?.status;
+    if (!((from === 'up' && status === 'down') || (from === 'down' && status === 'up'))) return;
+    const affected = await tx
+      .select({ creatorId: skills.creatorId, slug: skills.slug })
+      .from(skills)
+      .where(and(eq(skills.serverUrl, serverUrl), eq(skills.isActive, true)));
+    const byCreator = new Map<string, string[]>();
+    for (const s of affected) byCreator.set(s.creatorId, [...(byCreator.get(s.creatorId) ?? []), s.slug]);
+    for (const [userId, slugs] of byCreator) {
+      const data = { server: serverUrl, skills: slugs.sort(), ...(reason ? { reason: reason.slice(0, 300) } : {}) };
+      await emitEvent(tx, { userId, type: status === 'down' ? 'skill.down' : 'skill.up', at: now, data });
+    }
+  });
 }

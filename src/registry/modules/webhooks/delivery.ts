@@ -18,7 +18,7 @@ import { resultRows } from '../../../db/rows';
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../../db/schema';
 import type { Logger } from '../../../log';
 import type { Clock } from '../../context';
-import { checkHost, pinnedTarget, resolveWithDns, type PinnedTarget, type Resolve } from '../skill-health';
+import { checkHost, pinnedTarget, resolveWithDns, type PinnedTarget, type Resolve } from '../../lib/address-guard';
 
 /** Pauses before the 2nd, 3rd, … attempt: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
 export const RETRY_SCHEDULE_SECONDS = [5, 300, 1800, 7200, 18_000, 36_000, 36_000] as const;

@@ -17,6 +17,8 @@ const EVENTS = [
   { name: 'call.paid', label: 'A paid call (once its payment is verified on chain)' },
   { name: 'review.created', label: 'A new review of one of your skills' },
   { name: 'key.revoked', label: 'One of your API keys was revoked' },
+  { name: 'skill.down', label: 'The server of your skills stopped answering' },
+  { name: 'skill.up', label: 'It answers again' },
 ] as const;
 
 function NewWebhook({ onClose, onCreated }: { onClose: () => void; onCreated: () => void }) {

@@ -115,3 +115,24 @@ export async function checkHost(hostname: string, resolve: Resolve): Promise<Hos
     ? { type: 'public', address: first }
     : { type: 'refused', reason: `refused: ${hostname} resolves to the non-public address ${blocked}` };
 }
+
+export interface PinnedTarget {
+  /** `url` with the host replaced by the address to connect to. */
+  url: URL;
+  /** `host`: the URL's own host (and port), which the server routes by. */
+  headers: { host?: string };
+  /** The name to send in TLS (SNI) and to verify the certificate against. */
+  tls?: { serverName: string };
+}
+
+/** A request for `url` that connects to `address` (already checked) and still names the URL's host. */
+export function pinnedTarget(url: URL, address: string): PinnedTarget {
+  const pinned = new URL(url);
+  pinned.hostname = address.includes(':') ? `[${address}]` : address;
+  const named = isIP(url.hostname.replace(/^\[|\]$/g, '')) === 0;
+  return {
+    url: pinned,
+    headers: { host: url.host },
+    ...(named && url.protocol === 'https:' ? { tls: { serverName: url.hostname } } : {}),
+  };
+}
