@@ -174,6 +174,43 @@ for (const kind of databaseKinds) {
       await fx.request(`/webhooks/${endpoint.id}`, { method: 'DELETE', headers: bearer(creator.token) });
     }, 60_000);
 
+    it('sends payment.reverted when a payment reported for the skill reverted on chain', async () => {
+      const endpoint = await addEndpoint(['payment.reverted', 'call.paid']);
+      const payTo = (await chain.createAccount()).address;
+      const skill = await json(await creator.register({ price: '$0.001', paymentAddress: payTo, network: chain.network }));
+      // A transfer beyond the payer's balance, sent with a fixed gas limit so that it is mined, reverted.
+      const broke = await chain.createAccount();
+      const hash: Hash = await chain.walletClient(broke).writeContract({
+        address: chain.token.address,
+        abi: usdCoinAbi,
+        functionName: 'transfer',
+        args: [payTo, 1000n],
+        gas: 100_000n,
+      });
+      expect((await chain.publicClient.waitForTransactionReceipt({ hash })).status).toBe('reverted');
+      const reported = await fx.request(
+        '/analytics/usage',
+        jsonPost({ skillSlug: skill.slug, consumerAddress: broke.address, paymentTxHash: hash, amount: '$0.001' }),
+      );
+      expect(reported.status).toBe(200);
+      const verifier = createPaymentVerifier({
+        db: fx.database.db,
+        config: { ...PAYMENT_VERIFICATION_DEFAULTS, enabled: false },
+        chain: { ...fx.config.chain, network: chain.network, usdcAddress: chain.token.address, rpcUrl: chain.rpcUrl },
+        clock: fx.clock,
+        logger: memoryLogger().logger,
+      });
+      expect(await verifier.verifyNow()).toMatchObject({ rejected: 1 });
+      const before = sink.seen.length;
+      expect(await deliverer(true, systemClock).deliverDue()).toMatchObject({ delivered: 1 });
+      const [request] = sink.seen.slice(before);
+      expect(new Webhook(endpoint.secret).verify(request!.body, request!.headers)).toMatchObject({
+        type: 'payment.reverted',
+        data: { version: 1, skill: skill.slug, transaction: hash.toLowerCase(), network: chain.network },
+      });
+      await fx.request(`/webhooks/${endpoint.id}`, { method: 'DELETE', headers: bearer(creator.token) });
+    }, 60_000);
+
     it('retries a receiver answering 500 on the schedule: the fourth attempt delivers, with the same webhook-id, each attempt logged', async () => {
       const endpoint = await addEndpoint(['review.created']);
       await sendTest(endpoint.id);

@@ -8,7 +8,15 @@ import { Nullable, Timestamp, Uuid } from './common';
  * @example
  * await registry.createWebhook({ url: 'https://example.com/hooks', events: ['call.paid'] }); // a subset of WEBHOOK_EVENTS
  */
-export const WEBHOOK_EVENTS = ['call.paid', 'review.created', 'key.revoked', 'skill.down', 'skill.up', 'webhook.test'] as const;
+export const WEBHOOK_EVENTS = [
+  'call.paid',
+  'payment.reverted',
+  'review.created',
+  'key.revoked',
+  'skill.down',
+  'skill.up',
+  'webhook.test',
+] as const;
 /** One of {@link WEBHOOK_EVENTS}. */
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 const EventName = T.Union(WEBHOOK_EVENTS.map((e) => T.Literal(e)));

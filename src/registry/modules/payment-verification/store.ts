@@ -266,10 +266,20 @@ export async function markVerified(
 }
 
 export async function markRejected(db: Database, id: string, reason: string, now: Date): Promise<void> {
-  await db
-    .update(paymentVerifications)
-    .set({ status: 'rejected', reason: reason.slice(0, 500), decidedAt: now, attempts: sql`${paymentVerifications.attempts} + 1` })
-    .where(and(eq(paymentVerifications.id, id), eq(paymentVerifications.status, 'pending')));
+  await db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(paymentVerifications)
+      .set({ status: 'rejected', reason: reason.slice(0, 500), decidedAt: now, attempts: sql`${paymentVerifications.attempts} + 1` })
+      .where(and(eq(paymentVerifications.id, id), eq(paymentVerifications.status, 'pending')))
+      .returning({ skillId: paymentVerifications.skillId, txHash: paymentVerifications.txHash, network: paymentVerifications.network });
+    if (!row || reason !== PAYMENT_REVERTED_REASON) return;
+    // A payment reported for the creator's skill reverted on chain: the call it paid for was not paid.
+    const [skill] = await tx.select({ creatorId: skills.creatorId, slug: skills.slug }).from(skills).where(eq(skills.id, row.skillId));
+    if (skill) {
+      const data = { skill: skill.slug, transaction: row.txHash, network: row.network, reason };
+      await emitEvent(tx, { userId: skill.creatorId, type: 'payment.reverted', at: now, data });
+    }
+  });
 }
 
 /** An inconclusive check: try again later (the pause doubles), or reject after the last attempt. */
