@@ -133,14 +133,16 @@ export type WalletChallenge = Static<typeof WalletChallenge>;
 
 /**
  * Answer of `GET /balances/:address` (public): any address's balance of the registry's payment
- * token, read through the registry's RPC (briefly cached); 503 when the chain cannot be read.
- * Pages show a payer's balance before and after paying with it.
+ * token, read through the registry's RPC (briefly cached); `balanceAtomic` null with
+ * `balanceError` when the chain cannot be read now. Pages show a payer's balance before and after
+ * paying with it.
  */
 export const AddressBalance = T.Object({
   address: T.String(),
   network: T.String({ description: 'CAIP-2 network the balance was read on' }),
   asset: T.String({ description: 'the token contract' }),
-  balanceAtomic: T.String({ description: 'atomic units (micro-USDC), a decimal-digit string' }),
+  balanceAtomic: Nullable(T.String({ description: 'atomic units (micro-USDC), a decimal-digit string' }), 'null when unreadable now'),
+  balanceError: T.Optional(T.String({ description: 'why the balance could not be read' })),
 });
 /** The {@link AddressBalance} schema's type. */
 export type AddressBalance = Static<typeof AddressBalance>;

@@ -1,6 +1,5 @@
 import { Elysia } from 'elysia';
 import { getAddress } from 'viem';
-import { AppError } from '../../../http';
 import type { ServiceContext } from '../../context';
 import { authPlugin } from '../auth';
 import { balanceReader } from './balance';
@@ -24,13 +23,16 @@ export function walletRoutes(ctx: ServiceContext) {
     async ({ params }) => {
       const address = getAddress(params.address);
       const read = await balances.read(address);
-      if (read.type !== 'ok') throw new AppError('UNAVAILABLE', `The balance cannot be read now: ${read.error}`);
-      return { address, network: balances.network, asset: balances.asset, balanceAtomic: read.atomic.toString() };
+      const base = { address, network: balances.network, asset: balances.asset };
+      // Like a wallet's balance: unreadable now is an answer (null and why), not a failure.
+      return read.type === 'ok'
+        ? { ...base, balanceAtomic: read.atomic.toString() }
+        : { ...base, balanceAtomic: null, balanceError: read.error };
     },
     {
       params: m.AddressParam,
       response: m.AddressBalance,
-      detail: { tags, summary: 'Any address’s balance of the payment token (public; read on chain, briefly cached)' },
+      detail: { tags, summary: 'Any address’s balance of the payment token (public; read on chain, briefly cached; null when unreadable)' },
     },
   );
   return new Elysia({ name: 'wallet-routes-all' }).use(publicBalances).use(walletRoutesOf(ctx, balances));

@@ -65,7 +65,7 @@ function useBalance(address: string | undefined): bigint | undefined {
     if (!address) return;
     let current = true;
     pageJson<AddressBalance>(`/balances/${address}`).then(
-      (read) => current && setBalance(BigInt(read.balanceAtomic)),
+      (read) => current && read.balanceAtomic !== null && setBalance(BigInt(read.balanceAtomic)),
       () => undefined, // unreadable: the page says nothing rather than a wrong figure
     );
     return () => {
