@@ -182,11 +182,14 @@ describe('end to end: creator dashboard, marketplace, Try it, analytics and hist
       ],
       { MARKET_WALLET_ADDRESS: chain.accounts.payee.address, MARKET_API_KEY: creatorKey, MARKET_API_URL: registryUrl },
     );
-    // The listing appears once the server has registered: reload the marketplace until it shows.
+    // The listings appear once the server has registered them (one by one, behind a read cache of
+    // a second): reload the marketplace until both show.
     const page = creatorPage;
     await page.goto('/');
     const deadline = Date.now() + 20_000;
-    while ((await page.getByRole('link', { name: 'word-count' }).count()) === 0) {
+    const shown = async () =>
+      (await page.getByRole('link', { name: 'word-count' }).count()) > 0 && (await page.getByRole('link', { name: 'echo' }).count()) > 0;
+    while (!(await shown())) {
       if (skillServer.child.exitCode !== null || Date.now() > deadline)
         throw new Error(`the skill server did not register:\n${skillServer.output()}`);
       await page.waitForTimeout(200);
