@@ -6,6 +6,8 @@
  * in parallel by two deliverers, and refused for private addresses outside a local marketplace.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
+import { Value } from '@sinclair/typebox/value';
+import { webhookDelivery, type WebhookEvent } from 'skill-market/registry';
 import { Webhook } from 'standardwebhooks';
 import type { Hash } from 'viem';
 import { PAYMENT_VERIFICATION_DEFAULTS, readHealthConfig } from '../../src/config';
@@ -357,6 +359,20 @@ for (const kind of databaseKinds) {
       // Its owner turns it back on: the reason goes.
       const on = await fx.request(`/webhooks/${endpoint.id}`, jsonPatch({ enabled: true }, bearer(again.token)));
       expect(await json(on)).toMatchObject({ enabled: true, disabledReason: null });
+    });
+
+    it('sent every event in the shape its documented schema gives (the OpenAPI document’s webhooks)', () => {
+      const bodies = sink.seen.map((s) => JSON.parse(s.body) as { type: WebhookEvent });
+      expect(new Set(bodies.map((b) => b.type))).toEqual(
+        new Set(['call.paid', 'payment.reverted', 'key.revoked', 'skill.down', 'skill.up', 'webhook.test']),
+      );
+      for (const body of bodies) {
+        const schema = webhookDelivery(body.type);
+        expect({ type: body.type, errors: [...Value.Errors(schema, body)].map((e) => `${e.path}: ${e.message}`) }).toEqual({
+          type: body.type,
+          errors: [],
+        });
+      }
     });
   });
 }
