@@ -20,6 +20,16 @@ function eventBody(type: WebhookEvent, at: Date, data: object) {
 type Writer = Pick<Database, 'select' | 'insert'>;
 
 /**
+ * What an event must not overtake: a server's next down/up, a payment's verified/reverted. Null
+ * when its order does not matter (a review, a key, a test).
+ */
+function orderingKey(type: WebhookEvent, data: Record<string, unknown>): string | null {
+  if (type === 'skill.down' || type === 'skill.up') return `server:${data.server}`;
+  if (type === 'call.paid' || type === 'payment.reverted') return `payment:${data.network}:${data.transaction}`;
+  return null;
+}
+
+/**
  * Stores `type` for every endpoint of `userId` that wants it (and for `only` alone when given);
  * returns how many. `data` is the event's documented payload (WEBHOOK_EVENT_DATA), version added here.
  */
@@ -40,10 +50,12 @@ export async function emitEvent<E extends WebhookEvent>(
   if (endpoints.length === 0) return 0;
   const eventId = newEventId();
   const payload = eventBody(event.type, event.at, event.data);
+  const ordering = orderingKey(event.type, event.data as Record<string, unknown>);
   await db.insert(webhookDeliveries).values(
     endpoints.map((e) => ({
       endpointId: e.id,
       eventId,
+      orderingKey: ordering,
       type: event.type,
       payload,
       status: 'pending' as const,
