@@ -27,7 +27,7 @@ export const RETRY_SCHEDULE_SECONDS = [5, 300, 1800, 7200, 18_000, 36_000, 36_00
 /** Deliveries failed for good in a row that turn an endpoint off. */
 export const DISABLE_AFTER = 5;
 /** A taken delivery stays taken this long past its attempt's timeout (the round's bookkeeping). */
-export const LEASE_MARGIN_MS = 10_000;
+const LEASE_MARGIN_MS = 10_000;
 const EXCERPT_CHARS = 200;
 
 export interface WebhookDelivererDeps {
