@@ -384,6 +384,17 @@ describe('form fields', () => {
       await page.keyboard.press('Escape');
       await dialog.waitFor({ state: 'detached' });
     }
+    // The same fields at phone width, an error showing.
+    const phone = await newContext(browser, 'phone', registry.url);
+    await phone.addCookies((await context.cookies()).filter((c) => c.name.startsWith('market_')));
+    const small = await phone.newPage();
+    await small.goto('/dashboard/wallets');
+    await small.getByRole('button', { name: 'New wallet' }).first().click();
+    const dialog = small.getByRole('dialog', { name: 'New spending wallet' });
+    await dialog.getByLabel('Passphrase', { exact: true }).fill('short');
+    await dialog.getByText('Too short.').waitFor();
+    await screenshot(small, 'dashboard-wallet-fields');
+    await phone.close();
     expect(errors).toEqual([]);
   });
 });
