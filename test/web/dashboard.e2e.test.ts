@@ -189,7 +189,7 @@ describe('end to end: creator dashboard, marketplace, Try it, analytics and hist
       ((await (await registryRequest(`/skills?creator=${chain.accounts.payee.address}`)).json()) as { name: string }[])
         .map((s) => s.name)
         .sort();
-    const registered = { context: () => `the skill server:\n${skillServer.output()}` };
+    const registered = { context: () => `the skill server:\n${skillServer?.output()}` };
     expect(
       await eventually(listedNames, (names) => names.length === 2, 'the skill server registers both skills', 20_000, registered),
     ).toEqual(['echo', 'word-count']);
