@@ -4,12 +4,14 @@
  * out as it appears. Every form of the pages writes its text fields with this, so they look,
  * behave and read the same.
  */
-import type { ComponentChildren, InputHTMLAttributes } from 'preact';
+import type { ComponentChildren, InputHTMLAttributes, Ref } from 'preact';
 
 /** What the forms ask of a text control, passed on as is. */
 interface ControlAttributes {
   /** A one-line input's type; default text. */
-  type?: 'text' | 'email' | 'password' | 'search' | 'tel' | 'url';
+  type?: 'text' | 'email' | 'number' | 'password' | 'search' | 'tel' | 'url';
+  /** A number input's step. */
+  step?: number | 'any';
   required?: boolean;
   minLength?: number;
   maxLength?: number;
@@ -34,19 +36,32 @@ export interface FieldProps extends ControlAttributes {
   rows?: number;
   /** Classes of the control. */
   class?: string;
+  /** The one-line input itself (e.g. to focus it). */
+  controlRef?: Ref<HTMLInputElement>;
 }
 
-export function Field({ id, label, value, onValue, hint, error, rows, class: className, ...control }: FieldProps) {
+export function Field({ id, label, value, onValue, hint, error, rows, class: className, controlRef, ...control }: FieldProps) {
   const hasHint = hint !== undefined && hint !== null && hint !== false && hint !== '';
   const hasError = error !== undefined && error !== null && error !== false && error !== '';
   const describedBy = [hasHint && `${id}-hint`, hasError && `${id}-error`].filter(Boolean).join(' ') || undefined;
-  const shared = { id, class: className, value, 'aria-describedby': describedBy, 'aria-invalid': hasError ? true : undefined };
+  const shared = {
+    id,
+    class: className,
+    value,
+    'aria-describedby': describedBy,
+    'aria-invalid': hasError ? true : undefined,
+  };
   return (
     <div class="field">
       <label for={id}>{label}</label>
       {rows === undefined ? (
         // Preact types an input's attributes per `type` (a union); ours are valid for every text type.
-        <input {...(control as InputHTMLAttributes<HTMLInputElement>)} {...shared} onInput={(e) => onValue(e.currentTarget.value)} />
+        <input
+          {...(control as InputHTMLAttributes<HTMLInputElement>)}
+          {...shared}
+          ref={controlRef}
+          onInput={(e) => onValue(e.currentTarget.value)}
+        />
       ) : (
         <textarea {...control} {...shared} rows={rows} onInput={(e) => onValue(e.currentTarget.value)} />
       )}
