@@ -40,6 +40,7 @@ export {
   TermsMismatchError,
   SpendingLimitError,
   SkillCallError,
+  PaidCallError,
   checkInput,
   readAllowedAssets,
   reasonOf,

@@ -11,9 +11,6 @@ import type { SearchQuery } from '../registry/contract/index';
 import type { Skill } from '../registry/read';
 
 export type { FetchLike };
-/** What a paid call cost and where the money went (sdk/payment/types.ts). */
-export type { PaymentReceipt } from '../payment/types';
-
 /** A skill as the registry lists it (`GET /skills/:slug`), checked by the client (see skill-market/registry). */
 export type { Skill } from '../registry/read';
 /** A skill group (`GET /groups`). */

@@ -13,7 +13,7 @@ import type { Caip2Network, ResourceInfo } from '../x402/index';
 import { failureOf, paymentReceipt, reasonOf, resultOf } from './answer';
 import { Delivery } from './delivery';
 import { doubtOf, errorMayBePaid } from './doubt';
-import { TermsMismatchError } from './errors';
+import { PaidCallError, TermsMismatchError } from './errors';
 import { checkSkill } from './preflight';
 import type { ChosenTerms, PaymentScheme, SignedPayment, Terms, TermsPolicy } from './scheme';
 import type { PaymentSigner } from './signer';
@@ -240,7 +240,7 @@ export class PaidCall<T = unknown> {
       // No (whole) answer to a sent proof: it may have been settled, so the money counts as spent.
       const { charged, receipt } = await this.onChain(payment, scheme, reservation);
       const code = error instanceof MarketError ? error.code : 'network_error';
-      throw new MarketError(code, `${(error as Error).message}; the payment may have been settled`, {
+      throw new PaidCallError(code, `${(error as Error).message}; the payment may have been settled`, {
         slug: this.slug,
         charged,
         cause: error,
@@ -250,7 +250,7 @@ export class PaidCall<T = unknown> {
     const doubt = doubtOf(answer, this.delivery.resent, this.ctx.pendingTimeoutMs, scheme);
     if (doubt) {
       const { charged, receipt } = await this.onChain(payment, scheme, reservation);
-      throw new MarketError(doubt.code, `${this.slug} ${doubt.message}`, {
+      throw new PaidCallError(doubt.code, `${this.slug} ${doubt.message}`, {
         status: answer.status,
         body: answer.text,
         slug: this.slug,

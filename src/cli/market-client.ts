@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
 import type { LocalAccount } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { loadSpendingWallet, MarketError, SkillMarket, type AllowedAsset, type SkillMarketOptions } from 'skill-market';
+import { loadSpendingWallet, MarketError, PaidCallError, SkillMarket, type AllowedAsset, type SkillMarketOptions } from 'skill-market';
 import { checkRegistryUrl, type Env, readClientChain, readConfigDir, readRegistryConnection, readWalletKey } from '../config';
 import { readDevProfile, type DevProfile } from '../dev/profile';
 import { CommandFailure, readPassphrase, reportFailures } from './consumer';
@@ -163,7 +163,7 @@ export function reportClientFailures(run: () => Promise<void>): Promise<void> {
     } catch (error) {
       if (error instanceof MarketError) {
         const charged = error.charged === 'no' ? '' : ` (charged: ${error.charged})`;
-        if (error.receipt) process.stderr.write(`${terminalJson({ receipt: error.receipt }, true)}\n`);
+        if (error instanceof PaidCallError && error.receipt) process.stderr.write(`${terminalJson({ receipt: error.receipt }, true)}\n`);
         throw new CommandFailure(`${error.message}${charged}`);
       }
       if (error instanceof TypeError && error.message.startsWith('SkillMarket:'))

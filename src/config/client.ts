@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { DEFAULT_API_URL } from 'skill-market/registry';
 import { DEFAULT_NETWORK } from 'skill-market/x402';
 import { ConfigError, type Env, read, readChoice } from './env';
-import { LOG_LEVELS, type LogLevel } from './registry';
+import { LOG_LEVELS, type LogLevel } from './modes';
 
 /** `$XDG_CONFIG_HOME/skill-market`, else `~/.config/skill-market`: the stored login and the wallets. */
 export function readConfigDir(env: Env): string {
@@ -18,6 +18,9 @@ export function readConfigDir(env: Env): string {
   const base = xdg?.startsWith('/') ? xdg : join(read(env, 'HOME') ?? homedir(), '.config');
   return join(base, 'skill-market');
 }
+
+/** Where `market wallet new` keeps a wallet's keystore unless --keystore says otherwise. */
+export const defaultKeystorePath = (address: string, env: Env) => join(readConfigDir(env), 'wallets', `${address}.json`);
 
 /** The registry a client talks to and the key it shows (none: anonymous). */
 export interface RegistryConnection {

@@ -4,7 +4,7 @@ import { DEFAULT_NETWORK, getKnownNetwork, SETTLEMENT_MODES, type Caip2Network, 
 import { readNetwork, readRpcUrl } from './chain';
 import { readDatabaseConfig, type DatabaseConfig } from './database';
 import { ConfigError, type Env, read, readBoolean, readChoice, readHost, readInteger, readPort } from './env';
-import { LOG_LEVELS, RUN_MODES, type LogLevel, type RunMode } from './registry';
+import { LOG_LEVELS, RUN_MODES, type LogLevel, type RunMode } from './modes';
 
 /** Everything `market facilitator` reads from its environment, validated once at start. */
 export interface FacilitatorConfig {

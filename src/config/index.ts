@@ -4,15 +4,12 @@ export type { AuthConfig } from './auth';
 export { readPaymentVerificationConfig, PAYMENT_VERIFICATION_DEFAULTS, type PaymentVerificationConfig } from './payments';
 export { readHealthConfig, HEALTH_DEFAULTS, type HealthConfig } from './health';
 export type { RateLimitConfig, RateRule } from './limits';
-export {
-  loadRegistryConfig,
-  REGISTRY_DEFAULTS,
-  type LogLevel,
-  type RegistryConfig,
-} from './registry';
+export { loadRegistryConfig, REGISTRY_DEFAULTS, type RegistryConfig } from './registry';
+export type { LogLevel } from './modes';
 export { loadFacilitatorConfig, FACILITATOR_DEFAULTS, type FacilitatorConfig } from './facilitator';
 export {
   readConfigDir,
+  defaultKeystorePath,
   readRegistryConnection,
   checkRegistryUrl,
   readClientChain,

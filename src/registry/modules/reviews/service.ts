@@ -4,8 +4,8 @@ import type { ServiceContext } from '../../context';
 import { AppError } from '../../../http';
 import { decodeCursor, encodeCursor, isIsoInstant } from '../../lib/cursor';
 import type { PostReview, ReviewsQuery, ReviewView } from 'skill-market/registry';
-import { countReview } from '../analytics';
-import { emitEvent } from '../webhooks';
+import { countReview } from '../stats';
+import { emitEvent } from '../webhook-events';
 
 type ReviewRow = typeof reviews.$inferSelect;
 
