@@ -14,7 +14,8 @@ import { PAYMENT_VERIFICATION_DEFAULTS, readHealthConfig } from '../../src/confi
 import { createPaymentVerifier } from '../../src/registry/modules/payment-verification';
 import { systemClock, type Clock } from '../../src/registry/context';
 import { createHealthProber } from '../../src/registry/modules/skill-health';
-import { createWebhookDeliverer, DISABLE_AFTER, emitEvent, RETRY_SCHEDULE_SECONDS } from '../../src/registry/modules/webhooks';
+import { emitEvent } from '../../src/registry/modules/webhook-events';
+import { createWebhookDeliverer, DISABLE_AFTER, RETRY_SCHEDULE_SECONDS } from '../../src/registry/modules/webhooks';
 import { bearer, createKey, jsonPost, newWallet, walletSignIn } from '../support/auth';
 import { json, newCreator, type Creator } from '../support/catalogue';
 import { startChain, usdCoinAbi, type LocalChain } from '../support/chain';
