@@ -11,7 +11,6 @@ import { paymentMiddleware, x402ResourceServer } from '@x402/hono';
 import { Hono } from 'hono';
 import type { Address } from 'viem';
 import type { Skill } from 'skill-market';
-import { decodeBase64Json } from 'skill-market/x402';
 import { useWorld } from './support/world';
 
 const world = useWorld({ chain: true });
@@ -21,6 +20,7 @@ let payee: Address;
 let skill: Skill;
 /** The PAYMENT-SIGNATURE headers the server received, decoded. */
 const proofs: Record<string, unknown>[] = [];
+const decoded = (header: string): unknown => JSON.parse(Buffer.from(header, 'base64').toString('utf8'));
 
 beforeAll(async () => {
   payee = (await world.chain.createAccount()).address;
@@ -30,7 +30,7 @@ beforeAll(async () => {
   const app = new Hono();
   app.use(async (c, next) => {
     const proof = c.req.header('payment-signature');
-    if (proof) proofs.push(decodeBase64Json(proof) as Record<string, unknown>);
+    if (proof) proofs.push(decoded(proof) as Record<string, unknown>);
     await next();
   });
   app.use(
@@ -85,7 +85,7 @@ describe('extensions a 402 declares', () => {
       body: '{"city":"Lyon"}',
     });
     expect(unpaid.status).toBe(402);
-    const declared = (decodeBase64Json(unpaid.headers.get('payment-required')!) as { extensions?: Record<string, unknown> }).extensions;
+    const declared = (decoded(unpaid.headers.get('payment-required')!) as { extensions?: Record<string, unknown> }).extensions;
     expect(Object.keys(declared ?? {})).toEqual(['bazaar']);
 
     const payer = await world.payer();
