@@ -77,13 +77,17 @@ export class Catalogues {
     const url = `${source.replace(/\/+$/, '')}${path}`;
     let answer: Awaited<ReturnType<typeof exchange>>;
     try {
-      answer = await exchange(url, { headers: { accept: 'application/json' } }, {
-        fetch: this.fetch,
-        timeoutMs: this.timeoutMs,
-        retries: 1,
-        signal,
-        what: `catalogue ${source}`,
-      });
+      answer = await exchange(
+        url,
+        { headers: { accept: 'application/json' } },
+        {
+          fetch: this.fetch,
+          timeoutMs: this.timeoutMs,
+          retries: 1,
+          signal,
+          what: `catalogue ${source}`,
+        },
+      );
     } catch (error) {
       if (error instanceof NoAnswerError) throw new MarketError('network_error', error.message, { cause: error });
       throw error;

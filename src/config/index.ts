@@ -16,6 +16,7 @@ export {
   readRegistryConnection,
   checkRegistryUrl,
   readClientChain,
+  readDiscovery,
   readWalletKey,
   readKeystorePassphrase,
   readKeystorePath,

@@ -42,7 +42,11 @@ beforeAll(async () => {
       scheme: 'exact' as const,
       network: world.chain.network,
       payTo: payee,
-      price: { amount: price.toString(), asset: world.chain.token.address, extra: { name: world.chain.token.name, version: world.chain.token.version } },
+      price: {
+        amount: price.toString(),
+        asset: world.chain.token.address,
+        extra: { name: world.chain.token.name, version: world.chain.token.version },
+      },
     },
     description,
     extensions: declareDiscoveryExtension({
@@ -74,7 +78,11 @@ beforeAll(async () => {
   client.setSpendControls({ allowedAssets: [{ network: world.chain.network, asset: world.chain.token.address }] });
   const pay = wrapFetchWithPayment(fetch, client);
   for (const path of ['/tides', '/storms']) {
-    const res = await pay(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"harbour":"Brest"}' });
+    const res = await pay(`${base}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"harbour":"Brest"}',
+    });
     if (res.status !== 200) throw new Error(`priming ${path}: ${res.status}`);
   }
 }, 60_000);

@@ -15,7 +15,7 @@ import { createResourceStore, type ResourceFilters, type ResourceRow } from './s
 export type BazaarOutcome = { status: 'success' } | { status: 'rejected'; rejectedReason: string };
 
 /** A catalogued resource as the Bazaar's discovery API answers it. */
-export interface CataloguedResource {
+interface CataloguedResource {
   resource: string;
   type: 'http' | 'mcp';
   x402Version: 2;
@@ -30,7 +30,7 @@ export interface CataloguedResource {
 }
 
 /** Filters as a discovery query gives them. */
-export interface DiscoveryFilters {
+interface DiscoveryFilters {
   type?: string | undefined;
   payTo?: string | undefined;
   scheme?: string | undefined;

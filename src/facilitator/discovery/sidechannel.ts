@@ -3,7 +3,7 @@ import { encodeBase64Json } from 'skill-market/x402';
 import type { Outcomes } from './service';
 
 /** The x402 sidechannel header of extension outcomes (base64 JSON keyed by extension), for the resource server only. */
-export const EXTENSION_RESPONSES_HEADER = 'extension-responses';
+const EXTENSION_RESPONSES_HEADER = 'extension-responses';
 
 /**
  * Adds `EXTENSION-RESPONSES: base64({"bazaar": {status, rejectedReason?}})` to a `/verify` or

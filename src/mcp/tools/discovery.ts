@@ -50,7 +50,9 @@ export function registerDiscoveryTools(server: McpServer, market: SkillMarket): 
             ? 'No skill matches in the registry.'
             : `${skills.length} skill(s) in the registry:\n${skills.map(line).join('\n')}${page.nextCursor ? `\nMore: pass cursor "${page.nextCursor}".` : ''}`,
           ...(discovered.length > 0
-            ? [`${discovered.length} in other catalogues (call them by URL):\n${discovered.map((s) => `${line(s)} (from ${s.source})`).join('\n')}`]
+            ? [
+                `${discovered.length} in other catalogues (call them by URL):\n${discovered.map((s) => `${line(s)} (from ${s.source})`).join('\n')}`,
+              ]
             : []),
           ...page.catalogueProblems.map((p) => `Catalogue ${p.source} could not be read: ${p.message}`),
         ].join('\n');
@@ -65,7 +67,11 @@ export function registerDiscoveryTools(server: McpServer, market: SkillMarket): 
       description:
         'Everything about one skill before calling it: price per call, status, counters, and its inputSchema (JSON Schema the input of call_skill must satisfy) and outputSchema. Read this before call_skill to build valid input.',
       inputSchema: {
-        slug: z.string().min(1).max(2048).describe('The skill slug, as search_skills lists it (or the URL of a resource from another catalogue).'),
+        slug: z
+          .string()
+          .min(1)
+          .max(2048)
+          .describe('The skill slug, as search_skills lists it (or the URL of a resource from another catalogue).'),
       },
       outputSchema: skillOutput,
       annotations: { readOnlyHint: true, openWorldHint: true },

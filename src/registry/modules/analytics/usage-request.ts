@@ -24,7 +24,7 @@ const SHAPES =
   'a JSON object: {skillSlug, consumerAddress, paymentTxHash, amount} without a credential, or {skillId, amount, paymentRef?} with consumer credentials';
 
 /** The problem a usage body has, as the error handler sends it: the first in `error`, each in `details`. */
-export interface UsageProblem {
+interface UsageProblem {
   error: string;
   details: { field: string; message: string }[];
 }
@@ -32,7 +32,7 @@ export interface UsageProblem {
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Names the field of every problem of `value` against the shape it was meant as. */
-export function usageProblem(value: unknown): UsageProblem {
+function usageProblem(value: unknown): UsageProblem {
   if (!isObject(value))
     return { error: `Invalid request: the body must be ${SHAPES}`, details: [{ field: 'body', message: `must be ${SHAPES}` }] };
   const [schema, forms]: [TSchema, Record<string, string>] =
