@@ -135,8 +135,12 @@ export class SkillMarket {
       this.catalogues && filters.cursor === undefined ? this.catalogues.search(query, filters.limit ?? 20) : undefined,
     ]);
     for (const skill of page.items) this.cache.set(skill.slug, skill);
+    // The price filters hold for the other catalogues' finds too (theirs take a query only).
     const cap = filters.maxPrice === undefined ? undefined : readAmount(filters.maxPrice, 'search: maxPrice');
-    const discovered = (elsewhere?.skills ?? []).filter((s) => cap === undefined || BigInt(s.priceAtomic) <= cap);
+    const floor = filters.minPrice === undefined ? undefined : readAmount(filters.minPrice, 'search: minPrice');
+    const discovered = (elsewhere?.skills ?? []).filter(
+      (s) => (cap === undefined || BigInt(s.priceAtomic) <= cap) && (floor === undefined || BigInt(s.priceAtomic) >= floor),
+    );
     for (const skill of discovered) this.cache.set(skill.slug, skill);
     return { skills: page.items, nextCursor: page.nextCursor, discovered, catalogueProblems: elsewhere?.problems ?? [] };
   }

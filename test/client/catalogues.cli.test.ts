@@ -98,6 +98,11 @@ describe('another catalogue on the command line', () => {
     expect(run.stdout).toBe(`${url}\t$0.02\t/harbour-tides\tfrom ${catalogueUrl}\n`);
     const json = await market(['search', 'harbour', '--json', '--network', NETWORK], { MARKET_DISCOVERY: catalogueUrl });
     expect(JSON.parse(json.stdout)).toMatchObject({ skills: [], discovered: [{ slug: url, priceAtomic: '20000', source: catalogueUrl }] });
+    // The price filters hold for its finds too.
+    const cheaper = await market(['search', 'harbour', '--json', '--network', NETWORK, '--max-price', '0.01'], {
+      MARKET_DISCOVERY: catalogueUrl,
+    });
+    expect(JSON.parse(cheaper.stdout)).toMatchObject({ discovered: [] });
   });
 
   it('market call pays it by URL at the listed price, and refuses it above --max-price', async () => {
