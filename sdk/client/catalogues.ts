@@ -59,17 +59,28 @@ export class Catalogues {
     };
   }
 
-  /** The listing of the resource at `url` in the first catalogue that lists it; undefined when none does. */
+  /**
+   * The listing of the resource at `url` in the first catalogue that lists it; undefined when none
+   * does. A catalogue that cannot be read is passed over; when no other lists it, that catalogue's
+   * error is thrown (it might have).
+   */
   async find(url: string, signal?: AbortSignal): Promise<DiscoveredSkill | undefined> {
+    let failure: unknown;
     for (const source of this.sources) {
-      for (let page = 0; page < MAX_LOOKUP_PAGES; page++) {
-        const body = await this.read(source, `/discovery/resources?limit=${PAGE}&offset=${page * PAGE}`, signal);
-        const items = isRecord(body) && Array.isArray(body.items) ? body.items : [];
-        const found = this.listings(source, items).find((s) => s.endpoint === url);
-        if (found) return found;
-        if (items.length < PAGE) break;
+      try {
+        for (let page = 0; page < MAX_LOOKUP_PAGES; page++) {
+          const body = await this.read(source, `/discovery/resources?limit=${PAGE}&offset=${page * PAGE}`, signal);
+          const items = isRecord(body) && Array.isArray(body.items) ? body.items : [];
+          const found = this.listings(source, items).find((s) => s.endpoint === url);
+          if (found) return found;
+          if (items.length < PAGE) break;
+        }
+      } catch (error) {
+        if (signal?.aborted) throw error;
+        failure ??= error;
       }
     }
+    if (failure) throw failure;
     return undefined;
   }
 
