@@ -85,6 +85,19 @@ export function readClientChain(env: Env, flags: { network?: string | undefined;
   };
 }
 
+/**
+ * Other catalogues searched beside the registry (Bazaar discovery APIs): --discovery (repeatable),
+ * else MARKET_DISCOVERY (comma-separated); each an http(s) base URL. Empty when neither is set.
+ */
+export function readDiscovery(env: Env, flags: { discovery?: string[] | undefined } = {}): string[] {
+  const source = flags.discovery ? '--discovery' : 'MARKET_DISCOVERY';
+  const urls = flags.discovery ?? list(read(env, 'MARKET_DISCOVERY'));
+  for (const url of urls) {
+    if (!isHttpUrl(url)) throw new ConfigError(source, `must be http(s) base URLs of Bazaar discovery APIs, got "${url.slice(0, 80)}"`);
+  }
+  return urls;
+}
+
 /** The paying key given raw: MARKET_PRIVATE_KEY, then SKILLZ_PRIVATE_KEY. Never logged. */
 export function readWalletKey(env: Env): string | undefined {
   return read(env, 'MARKET_PRIVATE_KEY') ?? read(env, 'SKILLZ_PRIVATE_KEY');

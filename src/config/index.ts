@@ -13,6 +13,7 @@ export {
   readRegistryConnection,
   checkRegistryUrl,
   readClientChain,
+  readDiscovery,
   readWalletKey,
   readKeystorePassphrase,
   readKeystorePath,

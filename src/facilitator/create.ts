@@ -6,6 +6,7 @@ import { createLogger, type Logger } from '../log';
 import { healthRoutes, serverBase } from '../http';
 import { createBatcher } from './batch';
 import { createBatchStore } from './batch-store';
+import { createDiscoveryCatalogue, extensionResponses, facilitatorDiscoveryRoutes, withDiscovery, type Outcomes } from './discovery';
 import { createChainReader, safeError } from './chain';
 import { createReceiptWatcher } from './receipts';
 import { createReconciler, type ReconcileReport } from './reconciler';
@@ -108,7 +109,10 @@ export function createFacilitator({ database, config, clock = systemClock, logge
       eager: config.batchEager ?? FACILITATOR_DEFAULTS.batchEager,
     },
   );
-  const service = createFacilitatorService({
+  // The Bazaar catalogues what the payments it passes declare (discovery/).
+  const catalogue = createDiscoveryCatalogue(database.db, clock, log);
+  const outcomes: Outcomes = new WeakMap();
+  const settling = createFacilitatorService({
     ...settleContext,
     network: config.network,
     assets: config.assets,
@@ -116,6 +120,7 @@ export function createFacilitator({ database, config, clock = systemClock, logge
     ...(batchMaxSize > 1 ? { batcher } : {}),
     batches,
   });
+  const service = withDiscovery(settling, catalogue, outcomes);
   const reconciler = createReconciler({
     store,
     batches,
@@ -136,9 +141,10 @@ export function createFacilitator({ database, config, clock = systemClock, logge
     if (actual === undefined) return 'the RPC did not answer';
     return actual === chainId ? undefined : `the RPC serves chain ${actual}, not ${config.network}`;
   };
-  const app = (prefix === '' ? base.use(healthRoutes(database, { rpc: rpcCheck })) : base).use(
-    facilitatorRoutes(service, log, prefix, config.apiKeys ?? []),
-  );
+  const app = (prefix === '' ? base.use(healthRoutes(database, { rpc: rpcCheck })) : base)
+    .use(extensionResponses(outcomes))
+    .use(facilitatorRoutes(service, log, prefix, config.apiKeys ?? []))
+    .use(facilitatorDiscoveryRoutes(catalogue, prefix));
 
   return {
     app,

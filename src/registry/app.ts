@@ -13,7 +13,7 @@ import { authRoutes } from './modules/auth/routes';
 import { crossSiteGuard } from './modules/auth/cross-site';
 import { discoveryRoutes } from './modules/discovery';
 import { groupRoutes } from './modules/groups/routes';
-import { reviewRoutes } from './modules/reviews/routes';
+import { reviewRoutes } from './modules/reviews';
 import { skillRoutes } from './modules/skills/routes';
 import { creatorRoutes } from './modules/creators/routes';
 import { walletRoutes } from './modules/wallets/routes';

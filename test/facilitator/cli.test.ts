@@ -78,7 +78,7 @@ describe('market facilitator process', () => {
           { x402Version: 2, scheme: 'exact', network: chain.network },
           { x402Version: 1, scheme: 'exact', network: 'base-sepolia' },
         ],
-        extensions: [],
+        extensions: ['bazaar'],
         signers: { 'eip155:*': [chain.accounts.relayer.address] },
       });
       child.kill('SIGTERM');

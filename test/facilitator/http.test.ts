@@ -28,7 +28,7 @@ for (const kind of databaseKinds) {
           { x402Version: 2, scheme: 'exact', network: 'eip155:84532' },
           { x402Version: 1, scheme: 'exact', network: 'base-sepolia' },
         ],
-        extensions: [],
+        extensions: ['bazaar'],
         signers: { 'eip155:*': [chain.accounts.relayer.address] },
       });
     });
