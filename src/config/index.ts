@@ -10,7 +10,7 @@ export {
   type LogLevel,
   type RegistryConfig,
 } from './registry';
-export { loadFacilitatorConfig, FACILITATOR_DEFAULTS, type FacilitatorConfig } from './facilitator';
+export { loadFacilitatorConfig, deriveAuthorizerKey, FACILITATOR_DEFAULTS, type FacilitatorConfig } from './facilitator';
 export {
   readConfigDir,
   readRegistryConnection,

@@ -25,6 +25,7 @@ import type { Address } from 'viem';
 import { toV1Name, type BatchReceipt, type Caip2Network, type SettleResponse, type SettlementMode } from 'skill-market/x402';
 import type { Logger } from '../log';
 import type { Batcher } from './batch';
+import { isChannelRequest, type ChannelService } from './channels';
 import { toBatchReceipt, type BatchStore } from './batch-store';
 import { transferCall, transferCalls, type ChainReader, type Rejection, type SignerKind } from './chain';
 import { REASONS } from './reasons';
@@ -50,6 +51,8 @@ export interface FacilitatorServiceDeps extends SettleContext {
   batcher?: Batcher;
   /** Batched settlement transactions, for their receipts. */
   batches: BatchStore;
+  /** The `batch-settlement` scheme (payment channels), when this facilitator settles it. */
+  channels?: ChannelService;
 }
 
 export interface FacilitatorService {
@@ -188,6 +191,7 @@ export function createFacilitatorService(deps: FacilitatorServiceDeps): Facilita
     kinds: [
       { x402Version: 2, scheme: 'exact', network },
       ...(toV1Name(network) ? [{ x402Version: 1 as const, scheme: 'exact' as const, network: toV1Name(network) as string }] : []),
+      ...(deps.channels ? [deps.channels.supportedKind()] : []),
     ],
     extensions: [],
     signers: { 'eip155:*': [...deps.relayers.addresses] },
@@ -195,6 +199,7 @@ export function createFacilitatorService(deps: FacilitatorServiceDeps): Facilita
 
   return {
     async verify(body) {
+      if (deps.channels && isChannelRequest(body)) return deps.channels.verify(body);
       const parsed = parseFacilitatorRequest(body);
       if (parsed.type === 'invalid') return invalid(parsed, parsed.payer);
       const request = parsed.request;
@@ -206,6 +211,7 @@ export function createFacilitatorService(deps: FacilitatorServiceDeps): Facilita
     },
 
     async settle(body, mode = deps.settlementMode) {
+      if (deps.channels && isChannelRequest(body)) return deps.channels.settle(body);
       const parsed = parseFacilitatorRequest(body);
       if (parsed.type === 'invalid') return settleFailure(parsed, parsed);
       const request = parsed.request;
