@@ -38,10 +38,15 @@ export async function servedFacilitator(chain: LocalChain, kind: DatabaseKind, c
 export type ServedFacilitator = Awaited<ReturnType<typeof servedFacilitator>>;
 
 /**
- * A reference batch-settlement server paying `payee` PRICE per `GET /data`, settling through
+ * A reference batch-settlement server paying `payee` PRICE per `GET /data` (or another route), settling through
  * `facilitator`; the channel manager claims, settles and refunds through it too.
  */
-export function referenceServer(chain: LocalChain, facilitator: HTTPFacilitatorClient, payee: Address) {
+export function referenceServer(
+  chain: LocalChain,
+  facilitator: HTTPFacilitatorClient,
+  payee: Address,
+  { method = 'GET', path = '/data' }: { method?: 'GET' | 'POST'; path?: string } = {},
+) {
   const scheme = new ServerScheme(payee, { withdrawDelay: 900 });
   const resourceServer = new x402ResourceServer(facilitator).register(chain.network, scheme);
   const price = { amount: `${PRICE}`, asset: chain.token.address, extra: { name: chain.token.name, version: chain.token.version } };
@@ -49,17 +54,22 @@ export function referenceServer(chain: LocalChain, facilitator: HTTPFacilitatorC
   const app = new Hono();
   app.use(
     paymentMiddleware(
-      { 'GET /data': { accepts: { scheme: 'batch-settlement', network: chain.network, payTo: payee, price }, description: 'Data' } },
+      {
+        [`${method} ${path}`]: {
+          accepts: { scheme: 'batch-settlement', network: chain.network, payTo: payee, price },
+          description: 'Data',
+        },
+      },
       resourceServer,
     ),
   );
-  app.get('/data', (c) => {
+  app.on(method, path, (c) => {
     state.handled++;
     return c.json({ data: state.handled });
   });
   const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: app.fetch });
   return {
-    url: `http://127.0.0.1:${server.port}/data`,
+    url: `http://127.0.0.1:${server.port}${path}`,
     state,
     manager: scheme.createChannelManager(facilitator, chain.network, chain.token.address),
     stop: () => server.stop(true),
