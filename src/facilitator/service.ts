@@ -1,5 +1,6 @@
 /**
- * The facilitator's verbs, free of HTTP: verify, settle, supported, receipt.
+ * The facilitator's verbs, free of HTTP: verify, settle, supported, receipt. A request of the
+ * `batch-settlement` scheme goes to channels/ whole; everything below is the `exact` scheme.
  *
  * Single use: verify records an accepted authorization as `verified` under the token's own key
  * (network, asset, payer, nonce); the first settle of exactly that payload moves it to `settling`

@@ -24,7 +24,7 @@ export interface ChannelState {
 }
 
 /** The config as the contract's tuple type wants it. */
-export function contractConfig(config: ChannelConfig) {
+function contractConfig(config: ChannelConfig) {
   return {
     payer: getAddress(config.payer),
     payerAuthorizer: getAddress(config.payerAuthorizer),
@@ -36,7 +36,7 @@ export function contractConfig(config: ChannelConfig) {
   };
 }
 
-export function claimArgs(claims: readonly VoucherClaim[]) {
+function claimArgs(claims: readonly VoucherClaim[]) {
   return claims.map((c) => ({
     voucher: { channel: contractConfig(c.voucher.channel), maxClaimableAmount: BigInt(c.voucher.maxClaimableAmount) },
     signature: c.signature,

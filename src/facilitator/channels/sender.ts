@@ -35,7 +35,7 @@ export interface ChannelSenderDeps {
 }
 
 /** Headroom over an estimate: state may shift between the estimate and mining. */
-export const withHeadroom = (gas: bigint) => (gas * 12n) / 10n + 20_000n;
+const withHeadroom = (gas: bigint) => (gas * 12n) / 10n + 20_000n;
 
 export type ChannelSender = ReturnType<typeof createChannelSender>;
 

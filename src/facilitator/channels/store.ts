@@ -10,13 +10,12 @@ import { channelOperations as ops } from '../../db/schema';
 import { AlreadySent } from '../store';
 
 export type OperationRow = typeof ops.$inferSelect;
-export type OperationKind = OperationRow['kind'];
 
 /** An operation to record: its unique key and the whole call. */
 export interface NewOperation {
   key: string;
   network: string;
-  kind: OperationKind;
+  kind: OperationRow['kind'];
   target: Address;
   callData: Hex;
 }

@@ -12,7 +12,7 @@ import { failure, notConfirmed, recordAndSend, type ChannelSettleContext } from 
 import type { ChannelSettleResponse, ChannelVerifyResponse } from './types';
 
 /** The single-use key of a deposit's ERC-3009 authorization: the token's own (network, token, payer, nonce). */
-export function depositKey(network: string, payload: DepositPayload): string {
+function depositKey(network: string, payload: DepositPayload): string {
   const c = payload.channelConfig;
   return `deposit|${network}|${c.token}|${c.payer}|${depositNonce(payload)}`.toLowerCase();
 }
@@ -20,11 +20,7 @@ export function depositKey(network: string, payload: DepositPayload): string {
 type Checked = { state: ChannelState; payer: Address } | (Rejection & { payer: Address });
 
 /** Every rule for a client's payload, the chain read once; a deposit's authorization must be unused here. */
-export async function checkPayment(
-  ctx: ChannelSettleContext,
-  payload: BatchClientPayload,
-  requirements: BatchRequirements,
-): Promise<Checked> {
+async function checkPayment(ctx: ChannelSettleContext, payload: BatchClientPayload, requirements: BatchRequirements): Promise<Checked> {
   const payer = getAddress(payload.channelConfig.payer);
   const no = (rejection: Rejection) => ({ ...rejection, payer });
   if (!ctx.assets.has(requirements.asset.toLowerCase())) {
