@@ -17,6 +17,7 @@ import m14 from './0014_listing_price.sql' with { type: 'text' };
 import m15 from './0015_webhook_ordering.sql' with { type: 'text' };
 import m16 from './0016_facilitator_discovery.sql' with { type: 'text' };
 import m17 from './0017_review_points.sql' with { type: 'text' };
+import m18 from './0018_channel_operations.sql' with { type: 'text' };
 
 export interface MigrationSource {
   tag: string;
@@ -44,4 +45,5 @@ export const migrations: MigrationSource[] = [
   { tag: '0015_webhook_ordering', when: 1795679675251, breakpoints: true, sql: m15 },
   { tag: '0016_facilitator_discovery', when: 1795682690896, breakpoints: true, sql: m16 },
   { tag: '0017_review_points', when: 1795682693531, breakpoints: true, sql: m17 },
+  { tag: '0018_channel_operations', when: 1795682826004, breakpoints: true, sql: m18 },
 ];

@@ -1,6 +1,6 @@
 import { createPublicClient, http, type Address, type PublicClient } from 'viem';
 import { parseCaip2, type BatchReceipt, type SettleResponse, type SettlementMode } from 'skill-market/x402';
-import { ConfigError, FACILITATOR_DEFAULTS, type FacilitatorConfig } from '../config';
+import { ConfigError, deriveAuthorizerKey, FACILITATOR_DEFAULTS, type FacilitatorConfig } from '../config';
 import type { DatabaseHandle } from '../db';
 import { createLogger, type Logger } from '../log';
 import { healthRoutes, serverBase } from '../http';
@@ -8,6 +8,7 @@ import { createBatcher } from './batch';
 import { createBatchStore } from './batch-store';
 import { createDiscoveryCatalogue, extensionResponses, facilitatorDiscoveryRoutes, withDiscovery, type Outcomes } from './discovery';
 import { createChainReader, safeError } from './chain';
+import { createChannelService, type ResumeReport } from './channels';
 import { createReceiptWatcher } from './receipts';
 import { createReconciler, type ReconcileReport } from './reconciler';
 import { createRelayerPool } from './relayer';
@@ -22,6 +23,7 @@ export type FacilitatorSettings = Pick<FacilitatorConfig, 'network' | 'rpcUrl' |
   Partial<
     Pick<
       FacilitatorConfig,
+      | 'authorizerPrivateKey'
       | 'receiptTimeoutMs'
       | 'pollIntervalMs'
       | 'reconcileIntervalMs'
@@ -109,6 +111,21 @@ export function createFacilitator({ database, config, clock = systemClock, logge
       eager: config.batchEager ?? FACILITATOR_DEFAULTS.batchEager,
     },
   );
+  // Payment channels (`batch-settlement`): their transactions go through the same relayer lanes.
+  const channels = createChannelService({
+    db: database.db,
+    network: config.network,
+    chainId,
+    client,
+    relayers,
+    assets: config.assets,
+    authorizerPrivateKey: config.authorizerPrivateKey ?? deriveAuthorizerKey(config.relayerPrivateKeys[0] as `0x${string}`),
+    clock,
+    logger: log,
+    receiptTimeoutMs: settleContext.receiptTimeoutMs,
+    pollIntervalMs,
+    stopping: stopping.signal,
+  });
   // The Bazaar catalogues what the payments it passes declare (discovery/).
   const catalogue = createDiscoveryCatalogue(database.db, clock, log);
   const outcomes: Outcomes = new WeakMap();
@@ -119,6 +136,7 @@ export function createFacilitator({ database, config, clock = systemClock, logge
     settlementMode: config.settlementMode ?? FACILITATOR_DEFAULTS.settlementMode,
     ...(batchMaxSize > 1 ? { batcher } : {}),
     batches,
+    channels,
   });
   const service = withDiscovery(settling, catalogue, outcomes);
   const reconciler = createReconciler({
@@ -132,6 +150,7 @@ export function createFacilitator({ database, config, clock = systemClock, logge
     logger: log,
     intervalMs: config.reconcileIntervalMs ?? FACILITATOR_DEFAULTS.reconcileIntervalMs,
   });
+  let channelTimer: ReturnType<typeof setInterval> | undefined;
   const bodyLimit = config.bodyLimitBytes ?? FACILITATOR_DEFAULTS.bodyLimitBytes;
   const base = serverBase('facilitator', log, bodyLimit, { seed: prefix });
   // /health answers 503 when the RPC is unreachable or serves another chain: settlements would fail.
@@ -158,14 +177,25 @@ export function createFacilitator({ database, config, clock = systemClock, logge
     settlement: (key: AuthorizationKey): Promise<SettlementStatus | undefined> => service.settlement(key),
     /** One reconciliation pass now (the timer runs them every `reconcileIntervalMs` after start). */
     reconcile: (): Promise<ReconcileReport> => reconciler.runOnce(),
-    /** Checks the RPC's chain id (ConfigError on a mismatch) and starts the reconciler. */
+    /** One pass over channel operations not final (the timer runs them every `reconcileIntervalMs` after start). */
+    resumeChannels: (): Promise<ResumeReport> => channels.resume(),
+    /** Checks the RPC's chain id (ConfigError on a mismatch) and starts the reconciler and the channel resume pass. */
     async start(): Promise<void> {
       await checkRpcChain(client, config.network, log);
       reconciler.start();
+      const resume = () => {
+        background(() => channels.resume());
+      };
+      resume(); // at once: a restart sends what its predecessor recorded but never broadcast
+      channelTimer ??= setInterval(resume, config.reconcileIntervalMs ?? FACILITATOR_DEFAULTS.reconcileIntervalMs);
+      channelTimer.unref?.();
     },
     /** Stops the reconciler and the background receipt waits (what they did not finish, the next start's reconciler does). */
     async stop(): Promise<void> {
       batcher.drain(); // queued authorizations are sent, not dropped
+      channels.drain();
+      if (channelTimer) clearInterval(channelTimer);
+      channelTimer = undefined;
       stopping.abort();
       await Promise.allSettled([...tasks]);
       await reconciler.stop();

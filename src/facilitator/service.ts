@@ -1,5 +1,6 @@
 /**
- * The facilitator's verbs, free of HTTP: verify, settle, supported, receipt.
+ * The facilitator's verbs, free of HTTP: verify, settle, supported, receipt. A request of the
+ * `batch-settlement` scheme goes to channels/ whole; everything below is the `exact` scheme.
  *
  * Single use: verify records an accepted authorization as `verified` under the token's own key
  * (network, asset, payer, nonce); the first settle of exactly that payload moves it to `settling`
@@ -25,6 +26,7 @@ import type { Address } from 'viem';
 import { toV1Name, type BatchReceipt, type Caip2Network, type SettleResponse, type SettlementMode } from 'skill-market/x402';
 import type { Logger } from '../log';
 import type { Batcher } from './batch';
+import { isChannelRequest, type ChannelService } from './channels';
 import { toBatchReceipt, type BatchStore } from './batch-store';
 import { transferCall, transferCalls, type ChainReader, type Rejection, type SignerKind } from './chain';
 import { REASONS } from './reasons';
@@ -50,6 +52,8 @@ export interface FacilitatorServiceDeps extends SettleContext {
   batcher?: Batcher;
   /** Batched settlement transactions, for their receipts. */
   batches: BatchStore;
+  /** The `batch-settlement` scheme (payment channels), when this facilitator settles it. */
+  channels?: ChannelService;
 }
 
 export interface FacilitatorService {
@@ -201,6 +205,7 @@ export function createFacilitatorService(deps: FacilitatorServiceDeps): Facilita
     kinds: [
       { x402Version: 2, scheme: 'exact', network },
       ...(toV1Name(network) ? [{ x402Version: 1 as const, scheme: 'exact' as const, network: toV1Name(network) as string }] : []),
+      ...(deps.channels ? [deps.channels.supportedKind()] : []),
     ],
     extensions: [],
     signers: { 'eip155:*': [...deps.relayers.addresses] },
@@ -208,6 +213,7 @@ export function createFacilitatorService(deps: FacilitatorServiceDeps): Facilita
 
   return {
     async verify(body) {
+      if (deps.channels && isChannelRequest(body)) return deps.channels.verify(body);
       const parsed = parseFacilitatorRequest(body);
       if (parsed.type === 'invalid') return invalid(parsed, parsed.payer);
       const request = parsed.request;
@@ -219,6 +225,7 @@ export function createFacilitatorService(deps: FacilitatorServiceDeps): Facilita
     },
 
     async settle(body, mode = deps.settlementMode) {
+      if (deps.channels && isChannelRequest(body)) return deps.channels.settle(body);
       const parsed = parseFacilitatorRequest(body);
       if (parsed.type === 'invalid') return settleFailure(parsed, parsed);
       const request = parsed.request;

@@ -12,3 +12,4 @@ export * from './payment-verifications';
 export * from './reviews';
 export * from './webhooks';
 export * from './facilitator-discovery';
+export * from './channel-operations';
