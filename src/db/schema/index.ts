@@ -13,3 +13,4 @@ export * from './reviews';
 export * from './webhooks';
 export * from './facilitator-discovery';
 export * from './channel-operations';
+export * from './channels';
