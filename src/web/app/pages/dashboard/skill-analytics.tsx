@@ -151,6 +151,15 @@ export function SkillAnalytics({ slug }: { slug: string }) {
               format={money}
             />
           </div>
+          {(data.data.analytics.channels.earnedCalls > 0 || data.data.analytics.channels.claimedCalls > 0) && (
+            <p data-testid="channel-revenue">
+              Over payment channels: <strong>{usdc(BigInt(data.data.analytics.channels.claimedAtomic))}</strong> claimed on chain (
+              {count(data.data.analytics.channels.claimedCalls)} calls, in the revenue above;{' '}
+              {usdc(BigInt(data.data.analytics.channels.settledAtomic))} settled), and{' '}
+              <strong>{usdc(BigInt(data.data.analytics.channels.earnedAtomic))}</strong> earned but not yet claimed (
+              {count(data.data.analytics.channels.earnedCalls)} calls). <a href="/dashboard/channels">See the channels</a>
+            </p>
+          )}
           <RejectedPayments skillId={data.data.skill.id} total={data.data.analytics.rejectedPaymentCount} />
           <p class="small">
             <a href={`/skill/${encodeURIComponent(slug)}`}>Open the public page</a>
