@@ -99,7 +99,11 @@ for (const kind of databaseKinds) {
       expect((await chain.balanceOf(a.payTo)) + (await chain.balanceOf(b.payTo))).toBe(253_000n);
 
       // Days are inclusive bounds.
-      expect(await csv(`?from=${day2}`)).toEqual([expected[0]!, row(day2, a.slug, 1, '0.001000', 1000), 'total,,1,0.001000,1000,1000,0,0,0']);
+      expect(await csv(`?from=${day2}`)).toEqual([
+        expected[0]!,
+        row(day2, a.slug, 1, '0.001000', 1000),
+        'total,,1,0.001000,1000,1000,0,0,0',
+      ]);
       expect((await csv(`?to=${day1}`)).at(-1)).toBe('total,,3,0.252000,252000,252000,0,0,0');
     }, 60_000);
 

@@ -7,4 +7,4 @@
 export { type ChannelRound, checkDueChannels } from './checker';
 export { channelCallOf } from './intake';
 export { type ChannelCall, recordChannelCalls } from './store';
-export { type ChannelLedgerRow, type ChannelTotals, channelLedger, channelTotals, listChannels } from './listing';
+export { type ChannelTotals, channelLedger, channelTotals, listChannels } from './listing';
