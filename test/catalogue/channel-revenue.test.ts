@@ -7,7 +7,9 @@
  * `channel.claimed` and `channel.settled`. Claims are made directly against the contract.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
+import { Value } from '@sinclair/typebox/value';
 import { eq } from 'drizzle-orm';
+import { webhookDelivery } from 'skill-market/registry';
 import { PAYMENT_VERIFICATION_DEFAULTS, readHealthConfig } from '../../src/config';
 import { webhookDeliveries } from '../../src/db/schema';
 import { createPaymentVerifier } from '../../src/registry/modules/payment-verification';
@@ -88,10 +90,13 @@ for (const kind of databaseKinds) {
       await settlementTx(chain, channel.authorizer, 'claim', [[claimRow(channel.config, voucherMax, voucher, total)]]);
     };
     const analytics = async (skillId: string) => json(await fx.request(`/analytics/${skillId}`));
-    const deliveries = async (type: string) =>
-      (await fx.database.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.type, type))).map(
-        (d) => (d.payload as { data: Record<string, unknown> }).data,
-      );
+    /** The `data` of every stored delivery of `type`, each checked against the event's documented schema. */
+    const deliveries = async (type: 'channel.claimed' | 'channel.settled') => {
+      const rows = await fx.database.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.type, type));
+      for (const row of rows)
+        expect([...Value.Errors(webhookDelivery(type), row.payload)].map((e) => `${e.path}: ${e.message}`)).toEqual([]);
+      return rows.map((d) => (d.payload as { data: Record<string, unknown> }).data);
+    };
 
     it('counts channel calls as paid calls and revenue only once their claim is mined, and settled once swept', async () => {
       const { id, slug, channel } = await skillWithChannel();
