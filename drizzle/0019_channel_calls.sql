@@ -29,7 +29,7 @@ CREATE TABLE "payment_channels" (
 --> statement-breakpoint
 ALTER TABLE "channel_calls" ADD CONSTRAINT "channel_calls_skill_id_skills_id_fk" FOREIGN KEY ("skill_id") REFERENCES "public"."skills"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "channel_calls" ADD CONSTRAINT "channel_calls_channel_id_payment_channels_channel_id_fk" FOREIGN KEY ("channel_id") REFERENCES "public"."payment_channels"("channel_id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-CREATE UNIQUE INDEX "channel_calls_cumulative_key" ON "channel_calls" USING btree ("channel_id","cumulative");--> statement-breakpoint
+CREATE UNIQUE INDEX "channel_calls_cumulative_key" ON "channel_calls" USING btree ("channel_id","cumulative","skill_id");--> statement-breakpoint
 CREATE INDEX "channel_calls_skill_idx" ON "channel_calls" USING btree ("skill_id","created_at");--> statement-breakpoint
 CREATE INDEX "payment_channels_due_idx" ON "payment_channels" USING btree ("status","next_attempt_at");--> statement-breakpoint
 CREATE INDEX "payment_channels_payer_idx" ON "payment_channels" USING btree ("payer");

@@ -47,5 +47,5 @@ export const migrations: MigrationSource[] = [
   { tag: '0016_facilitator_discovery', when: 1795682690896, breakpoints: true, sql: m16 },
   { tag: '0017_review_points', when: 1795682693531, breakpoints: true, sql: m17 },
   { tag: '0018_channel_operations', when: 1795682826004, breakpoints: true, sql: m18 },
-  { tag: '0019_channel_calls', when: 1795682936869, breakpoints: true, sql: m19 },
+  { tag: '0019_channel_calls', when: 1795682947560, breakpoints: true, sql: m19 },
 ];

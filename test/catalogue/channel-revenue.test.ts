@@ -175,6 +175,27 @@ for (const kind of databaseKinds) {
       expect(BigInt(stats.totalRevenueAtomic)).toBeLessThanOrEqual((await channelState(chain, channel.config)).totalClaimed);
     }, 60_000);
 
+    it('counts a charge once across skills: another creator’s records cannot block it, a second skill of the payee cannot share it', async () => {
+      const { id, channel } = await skillWithChannel();
+      const other = await newCreator(fx.request);
+      const theirs = await json(await other.register({ price: '$0.001', network: chain.network }));
+      const first = await fx.request('/analytics/call', jsonPost(call(theirs.id, channel.channelId, 1000n), bearer(other.key)));
+      expect(await json(first)).toEqual({ success: true, recorded: true });
+      fx.clock.advance(1);
+      expect(await record([call(id, channel.channelId, 1000n)])).toEqual([{ status: 'recorded' }]);
+      fx.clock.advance(1);
+      const twin = await json(
+        await creator.register({ price: '$0.001', paymentAddress: channel.receiver.address, network: chain.network }),
+      );
+      expect(await record([call(twin.id, channel.channelId, 1000n)])).toEqual([{ status: 'recorded' }]);
+
+      await claim(channel, 1000n);
+      await verify();
+      expect(await analytics(id)).toMatchObject({ paidCallCount: 1, totalRevenueAtomic: '1000' });
+      expect(await analytics(twin.id)).toMatchObject({ paidCallCount: 0, totalRevenueAtomic: '0', channels: { refusedCalls: 1 } });
+      expect(await analytics(theirs.id)).toMatchObject({ paidCallCount: 0, totalRevenueAtomic: '0', channels: { refusedCalls: 1 } });
+    }, 60_000);
+
     it('refuses a channel record without its partner field, with a paymentRef, or from another creator', async () => {
       const { id, channel } = await skillWithChannel();
       const results = await record([

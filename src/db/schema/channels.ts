@@ -40,7 +40,7 @@ export const paymentChannels = pgTable(
  * after the call and the call's own charge (atomic units). `earned` until the chain shows the
  * channel claimed at least that far; then `counted` (a paid call and revenue) or `refused` with
  * the reason (see src/registry/modules/channel-revenue/store.ts for the rule). One record per
- * channel and cumulative charge.
+ * channel, cumulative charge and skill.
  */
 export const channelCalls = pgTable(
   'channel_calls',
@@ -62,7 +62,7 @@ export const channelCalls = pgTable(
     decidedAt: timestamp('decided_at', { withTimezone: true }),
   },
   (t) => [
-    uniqueIndex('channel_calls_cumulative_key').on(t.channelId, t.cumulative),
+    uniqueIndex('channel_calls_cumulative_key').on(t.channelId, t.cumulative, t.skillId),
     index('channel_calls_skill_idx').on(t.skillId, t.createdAt),
   ],
 );

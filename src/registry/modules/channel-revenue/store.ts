@@ -7,17 +7,17 @@
  * paid call, `amount` of revenue, on the day it was reported) or `refused` with a reason. The rule:
  *
  * 1. A record covers the interval (cumulative − amount, cumulative] of the channel's charges; it is
- *    refused at once unless 0 < amount ≤ cumulative ≤ 2^128 − 1. A channel has one record per
- *    cumulative charge: a second one with the same cumulative (a retry or a forgery) is a duplicate
- *    and never recorded.
+ *    refused at once unless 0 < amount ≤ cumulative ≤ 2^128 − 1. A skill has one record per
+ *    channel and cumulative charge: a second one (a retry or a forgery) is a duplicate and never
+ *    recorded. (Per skill, so another creator's records naming the channel cannot block these.)
  * 2. It counts only once the channel exists on the registry's network (its `ChannelCreated`
  *    config) with the skill's payment address as receiver and the network's USDC as token, and
  *    the channel's `totalClaimed` (read from the contract, after the claim is mined) is ≥ its
  *    cumulative. Another receiver, token or network refuses it.
  * 3. Its interval must not overlap the interval of a record already counted for the channel (for
- *    any skill). Records are decided in order of cumulative, so of two overlapping records (an
- *    amount larger than the step from the previous cumulative) the lower one counts and the other
- *    is refused.
+ *    any skill). Records are decided in order of cumulative (then of arrival), so of two
+ *    overlapping records (the same cumulative, or an amount larger than the step from the previous
+ *    cumulative) the lower one counts and the other is refused.
  *
  * Counted intervals are disjoint parts of (0, totalClaimed], so the revenue counted per channel
  * never exceeds what was claimed for it, whatever records are sent. A channel that never appears on
@@ -49,8 +49,8 @@ export interface ChannelCall {
 
 /**
  * Records channel calls (inside the caller's transaction) and puts their channels under watch
- * now; answers, in order, whether each was new (false: its channel already has a record of that
- * cumulative charge).
+ * now; answers, in order, whether each was new (false: the skill already has a record of that
+ * channel and cumulative charge).
  */
 export async function recordChannelCalls(tx: Tx, calls: readonly ChannelCall[], now: Date): Promise<boolean[]> {
   if (calls.length === 0) return [];
@@ -63,7 +63,7 @@ export async function recordChannelCalls(tx: Tx, calls: readonly ChannelCall[], 
   }
   const fresh = new Set<string>();
   for (const call of calls) {
-    const key = `${call.channelId}\n${call.cumulative}`;
+    const key = `${call.skillId}\n${call.channelId}\n${call.cumulative}`;
     if (fresh.has(key)) continue;
     const inserted = await tx
       .insert(channelCalls)
@@ -72,7 +72,7 @@ export async function recordChannelCalls(tx: Tx, calls: readonly ChannelCall[], 
       .returning({ id: channelCalls.id });
     if (inserted.length > 0) fresh.add(key);
   }
-  return calls.map((c) => fresh.delete(`${c.channelId}\n${c.cumulative}`));
+  return calls.map((c) => fresh.delete(`${c.skillId}\n${c.channelId}\n${c.cumulative}`));
 }
 
 /** Watched channels whose time has come, oldest first. */
@@ -131,7 +131,7 @@ export async function decideChannel(
       .from(channelCalls)
       .innerJoin(skills, eq(skills.id, channelCalls.skillId))
       .where(eq(channelCalls.channelId, channelId))
-      .orderBy(asc(channelCalls.cumulative))
+      .orderBy(asc(channelCalls.cumulative), asc(channelCalls.createdAt), asc(channelCalls.id))
       .for('update', { of: channelCalls });
     const counted = records.filter((r) => r.call.status === 'counted').map((r) => r.call);
     const overlaps = (c: { cumulative: bigint; amount: bigint }) =>
