@@ -69,6 +69,13 @@ export async function recordCalls(ctx: ServiceContext, userId: string, calls: re
   const key = (a: Accepted) => `${a.skill.id}\n${a.paymentRef ?? ''}\n${a.nonce ?? ''}`;
   const ordered = [...accepted].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a.index - b.index));
   const inserted = await ctx.db.transaction(async (tx) => {
+    // Channels first: the channel check locks a channel, then the counters, in that order too.
+    const fresh = await recordChannelCalls(
+      tx,
+      channelCalls.map((c) => c.call),
+      now,
+    );
+    for (const [i, c] of channelCalls.entries()) outcomes[c.index] = { status: fresh[i] ? 'recorded' : 'duplicate' };
     const paid = ordered.filter((a) => a.paymentRef !== null);
     const nominated = await nominatePayments(
       tx,
@@ -96,12 +103,6 @@ export async function recordCalls(ctx: ServiceContext, userId: string, calls: re
     const unpaid = new Map<string, number>();
     for (const row of rows) if (row.paymentRef === null) unpaid.set(row.skillId, (unpaid.get(row.skillId) ?? 0) + 1);
     await countUnpaidCalls(tx, unpaid, now);
-    const fresh = await recordChannelCalls(
-      tx,
-      channelCalls.map((c) => c.call),
-      now,
-    );
-    for (const [i, c] of channelCalls.entries()) outcomes[c.index] = { status: fresh[i] ? 'recorded' : 'duplicate' };
     return rows;
   });
   // A reference inserted now is recorded for its first record in the batch; the rest are duplicates.
