@@ -116,6 +116,16 @@ describe('channels in the dashboard', () => {
       expect(await settledRow.getByText('settled', { exact: true }).count()).toBe(1);
       expect(await fitsWidth(page)).toBe(true);
       await screenshot(page, 'dashboard-channels');
+      // The skill's analytics say the same, apart from its revenue.
+      await page.goto('/dashboard/skills/word-count');
+      const line = page.getByTestId('channel-revenue');
+      await line.waitFor();
+      expect(await line.textContent()).toMatch(
+        /\$0\.003 claimed on chain \(3 calls, in the revenue above; \$0\.003 settled\), and \$0\.001 earned but not yet claimed \(1 call\)/,
+      );
+      expect(await page.getByTestId('stat-revenue').textContent()).toBe('$0.003');
+      expect(await fitsWidth(page)).toBe(true);
+      await screenshot(page, 'dashboard-skill-channel-revenue');
       expect(errors).toEqual([]);
     });
 
