@@ -31,6 +31,18 @@ export const CallBody = T.Object({
       description: 'the EIP-3009 authorization nonce the call was paid with: names this payment among several in one transaction (a batch)',
     }),
   ),
+  channelId: T.Optional(
+    T.String({
+      pattern: '^0x[0-9a-fA-F]{64}$',
+      description: 'a call paid over a payment channel (batch-settlement): the channel id, instead of paymentRef',
+    }),
+  ),
+  chargedCumulativeAmount: T.Optional(
+    T.String({
+      pattern: '^(0|[1-9][0-9]{0,38})$',
+      description: "a channel call: the channel's cumulative charge after this call, atomic units (with channelId, names the call)",
+    }),
+  ),
 });
 /** The {@link CallBody} schema's type. */
 export type CallBody = Static<typeof CallBody>;
