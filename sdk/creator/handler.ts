@@ -193,7 +193,7 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
   let receiverAuthorizer = channels?.authorizer?.address ?? options.receiverAuthorizer;
   const offer = (route: SkillRoute): SkillRoute => {
     if (!channels || !receiverAuthorizer || !offersChannel(channels, route.amount, route.skill.channels)) return route;
-    const channel = channelRequirements(route.terms, receiverAuthorizer, channels.withdrawDelay);
+    const channel = channelRequirements(route.terms, receiverAuthorizer, channels);
     return { ...route, channel, terms: withChannel(route.terms, channel) };
   };
   const routes = new Map([...plain].map(([name, route]) => [name, offer(route)]));

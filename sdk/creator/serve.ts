@@ -3,7 +3,16 @@
  * registers the skills and starts call tracking. It starts even when the facilitator or the
  * registry cannot be reached (with a warning), so a creator's server never depends on them to boot.
  */
-import { DEFAULT_NETWORK, formatPrice, normalizeNetwork, parsePrice, resolveAsset, type Address, type AssetInfo } from '../x402/index';
+import {
+  DEFAULT_NETWORK,
+  formatPrice,
+  normalizeNetwork,
+  parsePrice,
+  resolveAsset,
+  type Address,
+  type AssetInfo,
+  type SupportedKind,
+} from '../x402/index';
 import type { CorsOption } from './cors';
 import { RegistrationError, ServeConfigError } from './errors';
 import type { SettlementOption } from './exposure';
@@ -269,30 +278,25 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
       }
     })());
 
-  const [results] = await Promise.all([
+  const [results, kinds] = await Promise.all([
     registration
       ? registerAtStart(skills, registration, { apiKey, apiUrl, payTo: wallet.address, network, appName, logger, fetchOption })
       : [],
     probeFacilitator(facilitatorUrl, network, logger, fetchOption),
   ]);
   // Channels signed for by the facilitator's receiver authorizer are offered once it is known.
-  const findAuthorizer = async () => {
+  const useAuthorizer = (known: SupportedKind[] | undefined) => {
     authorizerTimer = undefined;
-    const kinds = await createFacilitatorClient({ url: facilitatorUrl, ...fetchOption })
-      .supported(2000)
-      .catch(() => undefined);
-    const found = kinds?.find((k) => k.scheme === 'batch-settlement' && k.network === network)?.extra?.receiverAuthorizer;
+    const found = known?.find((k) => k.scheme === 'batch-settlement' && k.network === network)?.extra?.receiverAuthorizer;
     if (typeof found === 'string') {
       receiverAuthorizer = found;
       app.useReceiverAuthorizer(found);
-    } else if (!kinds) authorizerTimer = setTimeout(() => void findAuthorizer(), 5000);
-    else
-      logger.info(
-        `channels off: the facilitator names no receiver authorizer for batch-settlement on ${network} (set channels.receiverAuthorizerKey)`,
-      );
-    (authorizerTimer as { unref?: () => void } | undefined)?.unref?.();
+    } else if (!known) {
+      authorizerTimer = setTimeout(() => void probeFacilitator(facilitatorUrl, network, undefined, fetchOption).then(useAuthorizer), 5000);
+      (authorizerTimer as { unref?: () => void }).unref?.();
+    }
   };
-  if (wantsFacilitatorAuthorizer(options.channels)) await findAuthorizer();
+  if (wantsFacilitatorAuthorizer(options.channels)) useAuthorizer(kinds);
   for (const r of results) {
     if (r.success && r.skillId) tracker?.remember(r.name, r.skillId);
     if (r.success && r.price) applyListingPrice(app, r.name, r.price, logger);
@@ -373,15 +377,25 @@ async function registerAtStart(
   return results;
 }
 
-/** Warns (never fails) when the facilitator cannot be reached or does not settle on our network. */
-async function probeFacilitator(url: string, network: string, logger: CreatorLogger, fetchOption: { fetch?: typeof fetch }): Promise<void> {
+/**
+ * The facilitator's kinds; warns (never fails) when it cannot be reached or does not settle on
+ * our network (no `logger`: quietly, for the retries).
+ */
+async function probeFacilitator(
+  url: string,
+  network: string,
+  logger: CreatorLogger | undefined,
+  fetchOption: { fetch?: typeof fetch },
+): Promise<SupportedKind[] | undefined> {
   try {
     const kinds = await createFacilitatorClient({ url, ...fetchOption }).supported(2000);
     if (!kinds.some((k) => k.scheme === 'exact' && k.network === network)) {
-      logger.warn(`the facilitator at ${url} does not list exact payments on ${network}; paid calls may fail`);
+      logger?.warn(`the facilitator at ${url} does not list exact payments on ${network}; paid calls may fail`);
     }
+    return kinds;
   } catch (error) {
-    logger.warn(`the facilitator cannot be reached now; paid calls fail until it can`, { facilitator: url, error: errorText(error) });
+    logger?.warn(`the facilitator cannot be reached now; paid calls fail until it can`, { facilitator: url, error: errorText(error) });
+    return undefined;
   }
 }
 

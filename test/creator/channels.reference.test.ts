@@ -82,7 +82,7 @@ function referenceClient(account: TestAccount) {
   client.setSpendControls({ allowedAssets: [{ network: chain.network, asset: chain.token.address }] });
   const proofs: string[] = [];
   const recording = (async (input: string | URL | Request, init?: RequestInit) => {
-    const request = new Request(input, init);
+    const request = input instanceof Request ? new Request(input, init) : new Request(String(input), init);
     const proof = request.headers.get('PAYMENT-SIGNATURE');
     if (proof) proofs.push(proof);
     return fetch(request);

@@ -49,6 +49,8 @@ export interface ChannelSettingsInput {
   withdrawDelay?: number;
   /** Where channel state lives: a store, or a folder for the file store. Default `.market/channels` in the working directory. */
   store?: ChannelStore | string;
+  /** The least deposit announced to clients (`extra.minDeposit`, as the reference server does), so one channel covers many calls; default none. */
+  minDeposit?: string;
   /** Claim once a channel's unclaimed charge reaches this price; default `$1`. */
   claimAbove?: string;
   /** Claim a charge at the latest this long after it was made, ms; default 5 minutes. */
@@ -69,6 +71,7 @@ export interface ChannelSettings {
   authorizer: PrivateKeyAccount | undefined;
   withdrawDelay: number;
   store: ChannelStore | string;
+  minDeposit: bigint | undefined;
   claimAbove: bigint;
   claimWithinMs: number;
   claimIntervalMs: number;
@@ -105,6 +108,7 @@ export function channelSettings(option: ChannelOption | undefined, decimals: num
     authorizer,
     withdrawDelay: whole(given.withdrawDelay ?? DEFAULT_WITHDRAW_DELAY, 'withdrawDelay', MIN_WITHDRAW_DELAY, MAX_WITHDRAW_DELAY),
     store: given.store ?? '.market/channels',
+    minDeposit: given.minDeposit === undefined ? undefined : price(given.minDeposit, 'minDeposit'),
     claimAbove: price(given.claimAbove ?? '$1', 'claimAbove'),
     claimWithinMs: whole(given.claimWithinMs ?? 5 * 60_000, 'claimWithinMs', 1000),
     claimIntervalMs: whole(given.claimIntervalMs ?? 1000, 'claimIntervalMs', 10),
@@ -125,11 +129,15 @@ export type ChannelRequirements = {
   asset: Address;
   payTo: Address;
   maxTimeoutSeconds: number;
-  extra: { receiverAuthorizer: Address; withdrawDelay: number; name: string; version: string };
+  extra: { receiverAuthorizer: Address; withdrawDelay: number; name: string; version: string; minDeposit?: string };
 };
 
 /** The channel requirements beside `terms`, with `receiverAuthorizer`. */
-export function channelRequirements(terms: PaymentTerms, receiverAuthorizer: string, withdrawDelay: number): ChannelRequirements {
+export function channelRequirements(
+  terms: PaymentTerms,
+  receiverAuthorizer: string,
+  { withdrawDelay, minDeposit }: Pick<ChannelSettings, 'withdrawDelay' | 'minDeposit'>,
+): ChannelRequirements {
   if (!isAddress(receiverAuthorizer, { strict: false }))
     throw new ServeConfigError(`receiverAuthorizer ${receiverAuthorizer} is not an address`);
   const { network, amount, asset, payTo, maxTimeoutSeconds, extra } = terms.requirements;
@@ -140,7 +148,13 @@ export function channelRequirements(terms: PaymentTerms, receiverAuthorizer: str
     asset: asset as Address,
     payTo: payTo as Address,
     maxTimeoutSeconds,
-    extra: { receiverAuthorizer: getAddress(receiverAuthorizer), withdrawDelay, name: extra.name, version: extra.version },
+    extra: {
+      receiverAuthorizer: getAddress(receiverAuthorizer),
+      withdrawDelay,
+      name: extra.name,
+      version: extra.version,
+      ...(minDeposit === undefined ? {} : { minDeposit: minDeposit.toString() }),
+    },
   };
 }
 
