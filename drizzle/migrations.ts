@@ -14,6 +14,7 @@ import m11 from './0011_payer_owed_index.sql' with { type: 'text' };
 import m12 from './0012_webhooks.sql' with { type: 'text' };
 import m13 from './0013_payment_identity.sql' with { type: 'text' };
 import m14 from './0014_listing_price.sql' with { type: 'text' };
+import m15 from './0015_channel_vouchers.sql' with { type: 'text' };
 
 export interface MigrationSource {
   tag: string;
@@ -38,4 +39,5 @@ export const migrations: MigrationSource[] = [
   { tag: '0012_webhooks', when: 1795671394690, breakpoints: true, sql: m12 },
   { tag: '0013_payment_identity', when: 1795671857469, breakpoints: true, sql: m13 },
   { tag: '0014_listing_price', when: 1795671890335, breakpoints: true, sql: m14 },
+  { tag: '0015_channel_vouchers', when: 1795681093127, breakpoints: true, sql: m15 },
 ];

@@ -62,7 +62,13 @@ export {
   type ChannelOption,
   type ChannelSettingsInput,
 } from './channels/settings';
-export { memoryChannelStore, type ChannelStore, type ChannelState, type ChannelChange } from './channels/store';
+export {
+  memoryChannelStore,
+  keyedMutex as keyedChannelLock,
+  type ChannelStore,
+  type ChannelState,
+  type ChannelChange,
+} from './channels/store';
 export { fileChannelStore } from './channels/file-store';
 export type { ClaimRound } from './channels/claims';
 export { VERIFY_MODES, type VerifyMode } from './payers';

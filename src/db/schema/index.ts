@@ -11,3 +11,4 @@ export * from './health';
 export * from './payment-verifications';
 export * from './reviews';
 export * from './webhooks';
+export * from './channel-vouchers';
