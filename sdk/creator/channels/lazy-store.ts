@@ -1,4 +1,9 @@
-/** A file channel store opened on first use, so a handler that never sees a channel payment takes no folder lock. */
+/**
+ * A file channel store opened on first use, so a server that never sells over a channel takes no
+ * folder lock; a folder left by an earlier run is opened by the claims' first look (its vouchers
+ * are owed).
+ */
+import { existsSync } from 'node:fs';
 import { fileChannelStore } from './file-store';
 import type { ChannelStore } from './store';
 
@@ -8,7 +13,7 @@ export function lazyFileStore(folder: string): ChannelStore {
   return {
     update: async (channelId, work) => (await store()).update(channelId, work),
     get: async (channelId) => (await store()).get(channelId),
-    list: async () => (opened ? (await store()).list() : []),
+    list: async () => (opened || existsSync(folder) ? (await store()).list() : []),
     close: async () => {
       if (opened) await (await opened.catch(() => undefined))?.close();
     },
