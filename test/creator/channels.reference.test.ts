@@ -216,6 +216,46 @@ describe('the reference batch-settlement client against our skill server', () =>
     expect(await chain.balanceOf(payer.address)).toBe(1_000_000n - 10n * PRICE); // the deposit; the rest stays in the channel
   });
 
+  it('completes and executes a cooperative refund: claims what was charged and returns the rest, without running the handler', async () => {
+    const payer = await chain.createAccount({ usdc: 1_000_000n });
+    const { pay, proofs } = referenceClient(payer);
+    await server.claimChannels(); // what other channels owe, so the receiver's totals below are this channel's
+    const before = await receiverState(chain, payee);
+    for (const i of [1, 2]) expect((await pay(`${server.url}/echo`, post({ i }))).status).toBe(200);
+    const payerBefore = await chain.balanceOf(payer.address);
+    const last = decodeBase64Json(proofs.at(-1)!, 'malformed_payment', 'proof') as Record<string, any>;
+    const { channelConfig, voucher } = last.payload;
+    const zeroCharge = await payer.signTypedData({
+      domain: batchSettlementDomain(chain.chainId),
+      types: voucherTypes,
+      primaryType: 'Voucher',
+      message: { channelId: voucher.channelId, maxClaimableAmount: 2n * PRICE },
+    });
+    const refund = {
+      x402Version: 2,
+      accepted: last.accepted,
+      payload: {
+        type: 'refund',
+        channelConfig,
+        voucher: { channelId: voucher.channelId, maxClaimableAmount: `${2n * PRICE}`, signature: zeroCharge },
+      },
+    };
+    const ran = runs;
+    const res = await fetch(`${server.url}/echo`, {
+      ...post({}),
+      headers: { 'content-type': 'application/json', 'PAYMENT-SIGNATURE': encodeBase64Json(refund) },
+    });
+    expect(res.status).toBe(200);
+    const receipt = decodePaymentResponseHeader(res.headers.get('PAYMENT-RESPONSE')!) as unknown as Record<string, any>;
+    expect(receipt).toMatchObject({ success: true, amount: `${8n * PRICE}`, extra: { channelState: { balance: `${2n * PRICE}` } } });
+    expect(receipt.extra.chargedAmount).toBeUndefined();
+    expect(receipt.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(runs).toBe(ran);
+    expect(await chain.balanceOf(payer.address)).toBe(payerBefore + 8n * PRICE);
+    const after = await receiverState(chain, payee);
+    expect(after.totalClaimed - before.totalClaimed).toBe(2n * PRICE);
+  });
+
   it('reports a channel call with its channel, its cumulative charge and the charged amount', async () => {
     const calls: SettledCall[] = [];
     const authorizer = await chain.createAccount();
