@@ -15,12 +15,9 @@ import {
   parseChannelState,
 } from '../../x402/index';
 
-/** The channel payload kinds a client sends. */
-export type ChannelPaymentType = 'deposit' | 'voucher' | 'refund';
-
 /** A client's channel payment, as the server decides on it. */
 export interface ChannelPayment {
-  type: ChannelPaymentType;
+  type: BatchClientPayload['type'];
   accepted: Record<string, unknown>;
   config: ChannelConfig;
   channelId: Hex;
