@@ -108,7 +108,7 @@ describe('our client paying our skill server over a channel', () => {
   it('claims what it answered as soon as the payer starts a timed withdrawal, before the delay ends', async () => {
     // No claim by amount or age: only the withdrawal, read on chain, makes the server claim.
     const tick = await channelSkill(
-      { withdrawDelay: 900, claimAbove: '$100', claimWithinMs: 3_600_000, claimIntervalMs: 100 },
+      { withdrawDelay: 900, claimAbove: '$100', claimWithinMs: 600_000, claimIntervalMs: 100 },
       { rpcUrl: world.chain.rpcUrl },
     );
     const payer = await world.payer(1_000_000n);

@@ -79,7 +79,7 @@ describe('market serve killed mid-load', () => {
         folder,
       );
     const url = `http://127.0.0.1:${port}`;
-    const first = start('3600');
+    const first = start('1800');
     await waitForJson(`${url}/health`);
 
     let answered = 0;

@@ -95,6 +95,7 @@ describe('refused channel options', () => {
       [{ receiverAuthorizerKey: '0x12' }, 'channels.receiverAuthorizerKey'],
       [{ below: 'cheap' }, 'channels.below'],
       [{ claimWithinMs: 0 }, 'channels.claimWithinMs'],
+      [{ withdrawDelay: 900, claimWithinMs: 900_000 }, 'must stay below channels.withdrawDelay'],
     ] as const) {
       expect(() => createSkillHandler(skills, base({ channels: channels as never }))).toThrow(ServeConfigError);
       expect(() => createSkillHandler(skills, base({ channels: channels as never }))).toThrow(text);

@@ -14,7 +14,7 @@ import { toClientEvmSigner } from '@x402/evm';
 import { BatchSettlementEvmScheme as ClientScheme } from '@x402/evm/batch-settlement/client';
 import { decodePaymentResponseHeader, wrapFetchWithPayment } from '@x402/fetch';
 import type { Address } from 'viem';
-import { createSkillHandler, type SettledCall, serve, skill, type SkillServer } from 'skill-market/creator';
+import { createSkillHandler, memoryChannelStore, type SettledCall, serve, skill, type SkillServer } from 'skill-market/creator';
 import { batchSettlementDomain, decodeBase64Json, decodePaymentRequired, encodeBase64Json, voucherTypes } from 'skill-market/x402';
 import { type LocalChain, receiverState, startChain, type TestAccount } from '../support/chain';
 import { startBatchFacilitator } from '../support/chain/batch-facilitator';
@@ -60,7 +60,7 @@ beforeAll(async () => {
         receiverAuthorizerKey: authorizer.privateKey,
         store: join(folder, 'channels'),
         withdrawDelay: 900,
-        claimWithinMs: 3_600_000,
+        claimWithinMs: 600_000,
       },
     },
   );
@@ -254,6 +254,51 @@ describe('the reference batch-settlement client against our skill server', () =>
     expect(await chain.balanceOf(payer.address)).toBe(payerBefore + 8n * PRICE);
     const after = await receiverState(chain, payee);
     expect(after.totalClaimed - before.totalClaimed).toBe(2n * PRICE);
+  });
+
+  it('claims the channels that can be claimed when one of a batch cannot, and leaves that one for later', async () => {
+    const store = memoryChannelStore();
+    const authorizer = await chain.createAccount();
+    const receiver = (await chain.createAccount()).address;
+    const app = createSkillHandler(
+      { echo: skill({ price: '$0.001' }, () => ({ ok: true })) },
+      {
+        payTo: receiver,
+        facilitatorUrl: facilitator.url,
+        network: chain.network,
+        asset: chainAsset(chain),
+        logger: recordingLogger(),
+        channels: { receiverAuthorizerKey: authorizer.privateKey, store, claimWithinMs: 600_000, withdrawDelay: 900 },
+      },
+    );
+    const served = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: app.fetch });
+    try {
+      for (const payer of [await chain.createAccount({ usdc: 1_000_000n }), await chain.createAccount({ usdc: 1_000_000n })]) {
+        const { pay } = referenceClient(payer);
+        for (const i of [1, 2]) expect((await pay(`http://127.0.0.1:${served.port}/echo`, post({ i }))).status).toBe(200);
+      }
+      // One channel's stored voucher no longer checks out (as if its record were damaged).
+      const [broken] = await store.list();
+      const forger = await chain.createAccount();
+      await store.update(broken!.channelId, async (current) => ({
+        next: {
+          ...current!,
+          signature: await forger.signTypedData({
+            domain: batchSettlementDomain(chain.chainId),
+            types: voucherTypes,
+            primaryType: 'Voucher',
+            message: { channelId: broken!.channelId, maxClaimableAmount: BigInt(current!.signedMaxClaimable) },
+          }),
+        },
+        value: undefined,
+      }));
+      expect(await app.claimChannels()).toMatchObject({ channels: 1 });
+      expect(await receiverState(chain, receiver)).toMatchObject({ totalClaimed: 2n * PRICE, totalSettled: 2n * PRICE });
+      expect(await app.claimChannels()).toEqual({ channels: 0 }); // the broken one waits
+    } finally {
+      served.stop(true);
+      await app.close();
+    }
   });
 
   it('reports a channel call with its channel, its cumulative charge and the charged amount', async () => {

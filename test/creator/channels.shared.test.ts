@@ -64,7 +64,7 @@ for (const kind of databaseKinds) {
               trackCalls: false,
               logger: recordingLogger(),
               env: {},
-              channels: { receiverAuthorizerKey: authorizer.privateKey, store: databaseChannelStore(handle.db), claimWithinMs: 3_600_000 },
+              channels: { receiverAuthorizerKey: authorizer.privateKey, store: databaseChannelStore(handle.db), claimWithinMs: 1_800_000 },
             },
           ),
         );

@@ -10,6 +10,7 @@
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { batchSettlementDomain, claimBatchTypes, type Hex, refundTypes } from '../../x402/index';
 import type { ChannelReader } from '../../payment/channel';
+import { FacilitatorUnavailableError } from '../errors';
 import type { FacilitatorClient } from '../facilitator-client';
 import { type CreatorLogger, errorText } from '../logger';
 import type { ChannelRequirements, ChannelSettings } from './settings';
@@ -72,11 +73,15 @@ export interface Claimer {
 
 /** Chain reads of one channel at most this often. */
 const CHAIN_CHECK_MS = 5000;
+/** A channel whose claim failed on its own is tried again after this long. */
+const FAILED_CLAIM_PAUSE_MS = 60_000;
 
 export function createClaimer(options: ClaimerOptions): Claimer {
   const { store, facilitator, settings, logger } = options;
   const now = options.now ?? Date.now;
   const checked = new Map<string, number>();
+  /** Channels whose claim failed on its own, left alone until then. */
+  const failedUntil = new Map<string, number>();
   let running: Promise<ClaimRound> | undefined;
   let stopped = false;
 
@@ -99,20 +104,51 @@ export function createClaimer(options: ClaimerOptions): Claimer {
     return typeof answer.transaction === 'string' ? answer.transaction : '';
   };
 
+  /** A claim the facilitator refused (not one it never answered): that channel waits a minute. */
+  const refused = (s: ChannelState, error: unknown) => {
+    if (error instanceof FacilitatorUnavailableError) return;
+    failedUntil.set(s.channelId, now() + FAILED_CLAIM_PAUSE_MS);
+    logger.error('a channel cannot be claimed; trying it again in a minute', { channel: s.channelId, error: errorText(error) });
+  };
+
   const round = async (all: boolean): Promise<ClaimRound> => {
     const requirements = options.requirements();
     if (!requirements) return { channels: 0 };
     const open = (await store.list()).filter((s) => unclaimed(s) > 0n);
     const chosen: ChannelState[] = [];
-    for (const s of open) if (all || (await due(s))) chosen.push(s);
+    for (const s of open) if ((failedUntil.get(s.channelId) ?? 0) <= now() && (all || (await due(s)))) chosen.push(s);
     if (chosen.length === 0) return { channels: 0 };
-    const claims = chosen.map((s) => ({
-      voucher: { channel: s.config, maxClaimableAmount: s.signedMaxClaimable },
-      signature: s.signature,
-      totalClaimed: s.chargedCumulativeAmount,
-    }));
-    const signature = settings.authorizer ? await signClaims(settings.authorizer, options.chainId, chosen) : undefined;
-    const claim = await send(requirements, { type: 'claim', claims, ...(signature ? { claimAuthorizerSignature: signature } : {}) });
+    const claimOf = async (states: ChannelState[]) => {
+      const claims = states.map((s) => ({
+        voucher: { channel: s.config, maxClaimableAmount: s.signedMaxClaimable },
+        signature: s.signature,
+        totalClaimed: s.chargedCumulativeAmount,
+      }));
+      const signature = settings.authorizer ? await signClaims(settings.authorizer, options.chainId, states) : undefined;
+      return send(requirements, { type: 'claim', claims, ...(signature ? { claimAuthorizerSignature: signature } : {}) });
+    };
+    let claim = '';
+    try {
+      claim = await claimOf(chosen);
+    } catch (error) {
+      if (chosen.length === 1) {
+        refused(chosen[0]!, error);
+        throw error;
+      }
+      // One channel that cannot be claimed (e.g. drained) must not hold back the others: one by one.
+      logger.warn('a batch claim failed; claiming channel by channel', { channels: chosen.length, error: errorText(error) });
+      const claimed: ChannelState[] = [];
+      for (const s of chosen) {
+        try {
+          claim = await claimOf([s]);
+          claimed.push(s);
+        } catch (single) {
+          refused(s, single);
+        }
+      }
+      if (claimed.length === 0) throw error;
+      chosen.splice(0, chosen.length, ...claimed);
+    }
     for (const s of chosen) {
       await store.update(s.channelId, async (current) => {
         if (!current) return { value: undefined };

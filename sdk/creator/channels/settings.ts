@@ -102,7 +102,7 @@ export function channelSettings(option: ChannelOption | undefined, decimals: num
       throw new ServeConfigError('channels.receiverAuthorizerKey must be a private key (0x + 64 hex)');
     }
   }
-  return {
+  const settings: ChannelSettings = {
     below: price(given.below ?? DEFAULT_CHANNEL_THRESHOLD, 'below'),
     all: given.all,
     authorizer,
@@ -114,6 +114,13 @@ export function channelSettings(option: ChannelOption | undefined, decimals: num
     claimIntervalMs: whole(given.claimIntervalMs ?? 1000, 'claimIntervalMs', 10),
     freshMs: whole(given.freshMs ?? 60_000, 'freshMs', 0),
   };
+  // A withdrawal started while the mirror was stale must still find every charge claimed.
+  if (settings.claimWithinMs + settings.freshMs >= settings.withdrawDelay * 1000) {
+    throw new ServeConfigError(
+      'channels.claimWithinMs + channels.freshMs must stay below channels.withdrawDelay (claims must beat a withdrawal)',
+    );
+  }
+  return settings;
 }
 
 /** Whether a skill at `amount` offers channels: its own `channels` option, else the server's `all`, else its price. */
