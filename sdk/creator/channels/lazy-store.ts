@@ -9,7 +9,12 @@ import type { ChannelStore } from './store';
 
 export function lazyFileStore(folder: string): ChannelStore {
   let opened: Promise<ChannelStore> | undefined;
-  const store = () => (opened ??= fileChannelStore(folder));
+  // A folder still held by a process on its way out (a restart) is tried again at the next use.
+  const store = () =>
+    (opened ??= fileChannelStore(folder).catch((error: unknown) => {
+      opened = undefined;
+      throw error;
+    }));
   return {
     update: async (channelId, work) => (await store()).update(channelId, work),
     get: async (channelId) => (await store()).get(channelId),
