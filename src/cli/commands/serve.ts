@@ -15,7 +15,9 @@ import { normalizeNetwork, resolveAsset, type AssetInfo } from 'skill-market/x40
 import { MarketError } from 'skill-market/registry';
 import { readServeEnv } from '../../config';
 import { databaseChannelStore } from '../../creator-store';
-import { openDatabase } from '../../db';
+import { drizzle } from 'drizzle-orm/postgres-js';
+import postgres from 'postgres';
+import { type Database, openDatabase, schema } from '../../db';
 import { pickFreePort } from '../../dev/ports';
 import { FALLBACK_GROUP, readDevProfile, type DevProfile } from '../../dev/profile';
 import { ensureGroups, registryClient } from '../creator';
@@ -207,9 +209,13 @@ async function channelOption(
     const dir = values['channels-dir'] ?? env.channelsDir;
     return { option: { ...option, ...(dir !== undefined ? { store: dir } : {}) }, close: async () => {} };
   }
-  const database = await openDatabase({ kind: 'postgres', url: env.databaseUrl, poolSize: 10 });
+  // Migrated once; then a pool without the registry's per-statement deadline: a call waits for the
+  // channel's row lock as long as another instance's call on that channel runs its handler.
+  await (await openDatabase({ kind: 'postgres', url: env.databaseUrl, poolSize: 1 })).close();
+  const client = postgres(env.databaseUrl, { max: 20, onnotice: () => {} });
   logger.info('payment channels kept in PostgreSQL (DATABASE_URL), shared by every instance of this server');
-  return { option: { ...option, store: databaseChannelStore(database.db) }, close: () => database.close() };
+  const db = drizzle(client, { schema }) as unknown as Database;
+  return { option: { ...option, store: databaseChannelStore(db) }, close: () => client.end({ timeout: 1 }) };
 }
 
 /**
