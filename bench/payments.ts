@@ -10,14 +10,12 @@
  *   npm run build && npx bun bench/payments.ts
  *   (BENCH_CALLS=200, BENCH_CONCURRENT_CALLS=400; on 2 s blocks BENCH_BLOCK_CALLS=20, BENCH_BLOCK_CONCURRENT_CALLS=128)
  */
-import { x402Client } from '@x402/core/client';
-import { registerExactEvmScheme } from '@x402/evm/exact/client';
-import { wrapFetchWithPayment } from '@x402/fetch';
 import { loadavg } from 'node:os';
 import postgres from 'postgres';
-import { SkillMarket, type PaymentMode } from 'skill-market';
-import { startChain, type LocalChain, type TestAccount } from '../test/support/chain';
-import { cpuSnapshot, cpuSpent } from './lib/cpu';
+import type { PaymentMode } from 'skill-market';
+import { startChain, type TestAccount } from '../test/support/chain';
+import { ourClients, referenceClients } from './lib/clients';
+import { counting, cpuLabels, measure, type Pay, PRICE, type Run } from './lib/paid-runs';
 import { fmt, printTable, saveSection } from './lib/results';
 import { type OurStack, startOurStack, startReferenceStack } from './lib/stacks';
 
@@ -26,153 +24,7 @@ const CONCURRENT_CALLS = Number(process.env.BENCH_CONCURRENT_CALLS ?? 400);
 const BLOCK_CALLS = Number(process.env.BENCH_BLOCK_CALLS ?? 20);
 const BLOCK_CONCURRENT_CALLS = Number(process.env.BENCH_BLOCK_CONCURRENT_CALLS ?? 128);
 const CLIENTS = 32;
-const PRICE = 1000n;
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-
-interface Run {
-  label: string;
-  calls: number;
-  failures: number;
-  seconds: number;
-  callsPerSecond: number;
-  p50: number;
-  p95: number;
-  roundTrips: number;
-  moved: string;
-  /** Settlement transactions sent per successful call (below 1: payments shared transactions). */
-  transactionsPerCall: number;
-  /** CPU milliseconds per successful call, by process group (clients = this process). */
-  cpuMsPerCall: Record<string, number>;
-}
-
-/** Process ids of the running stacks and the chain, by the group their CPU time is counted in. */
-const cpuLabels = new Map<number, string>([[process.pid, 'clients']]);
-
-type Pay = (i: number) => Promise<boolean>;
-
-/** Runs `calls` paid calls over `clients` workers; checks the payee received exactly the successes × price. */
-async function measure(
-  label: string,
-  chain: LocalChain,
-  payTo: string,
-  clients: Pay[],
-  calls: number,
-  countRequests: () => number,
-): Promise<Run> {
-  for (const [i, pay] of clients.entries()) if (!(await pay(-1 - i))) throw new Error(`${label}: warm-up call failed`);
-  await allMined(chain); // broadcast answers come before the block: the warm-up's transfers must not count
-  const before = await chain.balanceOf(payTo as `0x${string}`);
-  const requestsBefore = countRequests();
-  const sentBefore = await sentByRelayers(chain);
-  const latencies: number[] = [];
-  let failures = 0;
-  let next = 0;
-  const cpuBefore = cpuSnapshot();
-  const began = performance.now();
-  await Promise.all(
-    clients.map(async (pay) => {
-      for (let i = next++; i < calls; i = next++) {
-        const t = performance.now();
-        if (await pay(i)) latencies.push(performance.now() - t);
-        else failures++;
-      }
-    }),
-  );
-  const seconds = (performance.now() - began) / 1000;
-  const cpu = cpuSpent(cpuBefore, cpuSnapshot(), cpuLabels);
-  await allMined(chain); // the last broadcast answers' transfers
-  const transactions = (await sentByRelayers(chain)) - sentBefore;
-  const expected = BigInt(latencies.length) * PRICE;
-  const moved = (await chain.balanceOf(payTo as `0x${string}`)) - before;
-  latencies.sort((a, b) => a - b);
-  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? Number.NaN;
-  if (moved !== expected) throw new Error(`${label}: ${latencies.length} successes but ${moved} atomic units moved`);
-  return {
-    label,
-    calls,
-    failures,
-    seconds,
-    callsPerSecond: latencies.length / seconds,
-    p50: pct(0.5),
-    p95: pct(0.95),
-    roundTrips: (countRequests() - requestsBefore) / calls,
-    moved: moved.toString(),
-    transactionsPerCall: transactions / Math.max(1, latencies.length),
-    cpuMsPerCall: Object.fromEntries(
-      Object.entries(cpu)
-        .filter(([, ms]) => ms > 0)
-        .map(([group, ms]) => [group, Number((ms / Math.max(1, latencies.length)).toFixed(2))]),
-    ),
-  };
-}
-
-/** Transactions sent by all relayers so far (pending included). */
-async function sentByRelayers(chain: LocalChain): Promise<number> {
-  const counts = await Promise.all(
-    chain.accounts.relayers.map((r) => chain.publicClient.getTransactionCount({ address: r.address, blockTag: 'pending' })),
-  );
-  return counts.reduce((a, b) => a + b, 0);
-}
-
-/** Waits until every relayer's sent transactions are mined. */
-async function allMined(chain: LocalChain): Promise<void> {
-  for (const relayer of chain.accounts.relayers) {
-    const count = (blockTag: 'pending' | 'latest') => chain.publicClient.getTransactionCount({ address: relayer.address, blockTag });
-    for (let i = 0; i < 100 && (await count('pending')) > (await count('latest')); i++) await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-function counting(): { fetch: typeof fetch; count: () => number } {
-  let n = 0;
-  const wrapped = ((input: string | URL | Request, init?: RequestInit) => {
-    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-    if (/\/echo$/.test(url)) n++;
-    return fetch(input, init);
-  }) as typeof fetch;
-  return { fetch: wrapped, count: () => n };
-}
-
-function ourClients(
-  chain: LocalChain,
-  apiUrl: string,
-  slug: string,
-  payers: TestAccount[],
-  mode: PaymentMode,
-  fetchImpl: typeof fetch,
-): Pay[] {
-  const asset = {
-    network: chain.network,
-    address: chain.token.address,
-    name: chain.token.name,
-    version: chain.token.version,
-    decimals: chain.token.decimals,
-  };
-  return payers.map((wallet) => {
-    const market = new SkillMarket({ apiUrl, wallet, network: chain.network, assets: [asset], mode, fetch: fetchImpl });
-    return (i) =>
-      market.call(slug, { i }).then(
-        () => true,
-        () => false,
-      );
-  });
-}
-
-function referenceClients(chain: LocalChain, url: string, payers: TestAccount[], fetchImpl: typeof fetch): Pay[] {
-  return payers.map((signer) => {
-    const client = new x402Client();
-    registerExactEvmScheme(client, { signer });
-    client.setSpendControls({ allowedAssets: [{ network: chain.network, asset: chain.token.address }] });
-    const pay = wrapFetchWithPayment(fetchImpl, client);
-    return (i) =>
-      pay(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ i }) }).then(
-        async (r) => {
-          await r.arrayBuffer();
-          return r.status === 200;
-        },
-        () => false,
-      );
-  });
-}
 
 interface ChainRuns {
   runs: Run[];

@@ -14,7 +14,11 @@ import m11 from './0011_payer_owed_index.sql' with { type: 'text' };
 import m12 from './0012_webhooks.sql' with { type: 'text' };
 import m13 from './0013_payment_identity.sql' with { type: 'text' };
 import m14 from './0014_listing_price.sql' with { type: 'text' };
-import m15 from './0015_channel_vouchers.sql' with { type: 'text' };
+import m15 from './0015_webhook_ordering.sql' with { type: 'text' };
+import m16 from './0016_facilitator_discovery.sql' with { type: 'text' };
+import m17 from './0017_review_points.sql' with { type: 'text' };
+import m18 from './0018_channel_operations.sql' with { type: 'text' };
+import m19 from './0019_channel_vouchers.sql' with { type: 'text' };
 
 export interface MigrationSource {
   tag: string;
@@ -39,5 +43,9 @@ export const migrations: MigrationSource[] = [
   { tag: '0012_webhooks', when: 1795671394690, breakpoints: true, sql: m12 },
   { tag: '0013_payment_identity', when: 1795671857469, breakpoints: true, sql: m13 },
   { tag: '0014_listing_price', when: 1795671890335, breakpoints: true, sql: m14 },
-  { tag: '0015_channel_vouchers', when: 1795681093127, breakpoints: true, sql: m15 },
+  { tag: '0015_webhook_ordering', when: 1795679675251, breakpoints: true, sql: m15 },
+  { tag: '0016_facilitator_discovery', when: 1795682690896, breakpoints: true, sql: m16 },
+  { tag: '0017_review_points', when: 1795682693531, breakpoints: true, sql: m17 },
+  { tag: '0018_channel_operations', when: 1795682826004, breakpoints: true, sql: m18 },
+  { tag: '0019_channel_vouchers', when: 1795683161748, breakpoints: true, sql: m19 },
 ];

@@ -17,6 +17,7 @@ export type {
   FetchLike,
   SkillMarketOptions,
 } from './types';
+export type { DiscoveredSkill, CatalogueProblem } from './catalogues';
 // The payment pipeline SkillMarket.call runs, for clients that pay through another signer (a web
 // page asking the visitor's wallet), with its schemes, signers, errors and data shapes, and the
 // building blocks of reading a 402's terms, checking them against the listing, and reading the answer.
@@ -40,6 +41,7 @@ export {
   TermsMismatchError,
   SpendingLimitError,
   SkillCallError,
+  PaidCallError,
   checkInput,
   readAllowedAssets,
   reasonOf,

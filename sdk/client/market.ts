@@ -14,10 +14,12 @@ import { checkInput } from '../payment/preflight';
 import { toPaymentSigner, type PaymentSigner } from '../payment/signer';
 import { readAmount } from '../payment/spending';
 import type { CallResult, PaymentMode, PaymentReceipt, SpendingSnapshot } from '../payment/types';
+import { MarketError } from '../http/errors';
 import { RegistryClient } from '../registry/client';
 import type { ReviewView as Review } from '../registry/contract/index';
 import { createAuthorizationStateReader, DEFAULT_NETWORK, normalizeNetwork, type Caip2Network } from '../x402/index';
 import { ListingCache } from './cache';
+import { Catalogues, type DiscoveredSkill, isResourceUrl } from './catalogues';
 import type { CallOptions, ChannelView, FetchLike, Group, SearchFilters, SearchPage, Skill, SkillMarketOptions } from './types';
 
 const DEFAULTS = { ...PAYMENT_DEFAULTS, cacheTtlMs: 30_000 };
@@ -42,6 +44,7 @@ export class SkillMarket {
   private readonly background = new Set<Promise<void>>();
   private channelScheme: ChannelScheme | undefined;
   private channelReader: ChannelReader | undefined;
+  private readonly catalogues: Catalogues | undefined;
 
   /** @throws TypeError naming the option when one is missing or invalid */
   constructor(options: SkillMarketOptions) {
@@ -82,6 +85,10 @@ export class SkillMarket {
       retry: { attempts: retries + 1 },
     });
     this.cache = new ListingCache(nonNegativeInteger(options.cacheTtlMs, DEFAULTS.cacheTtlMs, 'cacheTtlMs'));
+    const discovery = options.discovery ?? [];
+    if (!Array.isArray(discovery) || discovery.some((u) => typeof u !== 'string' || !isResourceUrl(u)))
+      throw new TypeError('SkillMarket: discovery must be a list of http(s) base URLs of Bazaar discovery APIs');
+    this.catalogues = discovery.length > 0 ? new Catalogues(discovery, network, fetchImpl, timeoutMs) : undefined;
     const recordUsage = options.recordUsage ?? true;
     const onError = options.onBackgroundError;
     this.pipeline = new PaymentPipeline({
@@ -106,7 +113,8 @@ export class SkillMarket {
       },
       lookup: (slug, fresh, signal) => this.lookup(slug, fresh, signal),
       paid: (receipt, skill, scheme) => {
-        if (!recordUsage) return;
+        // A resource of another catalogue is not the registry's to count.
+        if (!recordUsage || 'source' in skill) return;
         this.inBackground(this.recordUsage(receipt, skill, options.apiKey !== undefined, scheme), onError);
       },
       mode: this.mode,
@@ -122,9 +130,19 @@ export class SkillMarket {
    */
   async search(query = '', filters: SearchFilters = {}): Promise<SearchPage> {
     const { verified, ...rest } = filters;
-    const page = await this.registry.search({ ...rest, q: query, ...(verified === undefined ? {} : { verified: String(verified) }) });
+    const [page, elsewhere] = await Promise.all([
+      this.registry.search({ ...rest, q: query, ...(verified === undefined ? {} : { verified: String(verified) }) }),
+      this.catalogues && filters.cursor === undefined ? this.catalogues.search(query, filters.limit ?? 20) : undefined,
+    ]);
     for (const skill of page.items) this.cache.set(skill.slug, skill);
-    return { skills: page.items, nextCursor: page.nextCursor };
+    // The price filters hold for the other catalogues' finds too (theirs take a query only).
+    const cap = filters.maxPrice === undefined ? undefined : readAmount(filters.maxPrice, 'search: maxPrice');
+    const floor = filters.minPrice === undefined ? undefined : readAmount(filters.minPrice, 'search: minPrice');
+    const discovered = (elsewhere?.skills ?? []).filter(
+      (s) => (cap === undefined || BigInt(s.priceAtomic) <= cap) && (floor === undefined || BigInt(s.priceAtomic) >= floor),
+    );
+    for (const skill of discovered) this.cache.set(skill.slug, skill);
+    return { skills: page.items, nextCursor: page.nextCursor, discovered, catalogueProblems: elsewhere?.problems ?? [] };
   }
 
   /**
@@ -135,7 +153,7 @@ export class SkillMarket {
    * console.log(skill.price, skill.network, skill.isActive, skill.inputSchema);
    */
   async info(slug: string): Promise<Skill> {
-    return (await this.cache.get(slug, true, () => this.registry.skill(slug))).value;
+    return (await this.cache.get(slug, true, () => this.listing(slug))).value;
   }
 
   /**
@@ -290,8 +308,19 @@ export class SkillMarket {
   }
 
   private async lookup(slug: string, fresh: boolean, signal?: AbortSignal): Promise<{ skill: Skill; cached: boolean }> {
-    const { value, cached } = await this.cache.get(slug, fresh, () => this.registry.skill(slug, signal));
+    const { value, cached } = await this.cache.get(slug, fresh, () => this.listing(slug, signal));
     return { skill: value, cached };
+  }
+
+  /** A registry listing by slug, or by URL a resource of another catalogue (option `discovery`). */
+  private async listing(slug: string, signal?: AbortSignal): Promise<Skill> {
+    if (!isResourceUrl(slug)) return this.registry.skill(slug, signal);
+    const found: DiscoveredSkill | undefined = await this.catalogues?.find(slug, signal);
+    if (!found) {
+      const where = this.catalogues ? this.catalogues.sources.join(', ') : 'no catalogue (option discovery)';
+      throw new MarketError('skill_not_found', `${slug} is listed in ${where === '' ? 'no catalogue' : `none of ${where}`}`, { slug });
+    }
+    return found;
   }
 
   /**

@@ -9,11 +9,9 @@ import type { AllowedAsset, PaymentMode } from '../payment/types';
 import type { WalletInput } from '../payment/signer';
 import type { SearchQuery } from '../registry/contract/index';
 import type { Skill } from '../registry/read';
+import type { CatalogueProblem, DiscoveredSkill } from './catalogues';
 
 export type { FetchLike };
-/** What a paid call cost and where the money went (sdk/payment/types.ts). */
-export type { PaymentReceipt } from '../payment/types';
-
 /** A skill as the registry lists it (`GET /skills/:slug`), checked by the client (see skill-market/registry). */
 export type { Skill } from '../registry/read';
 /** A skill group (`GET /groups`). */
@@ -24,9 +22,17 @@ export type SearchFilters = Omit<SearchQuery, 'q' | 'verified'> & { verified?: b
 
 /** One page of search results. */
 export interface SearchPage {
+  /** Matches in the registry (`apiUrl`). */
   skills: Skill[];
   /** Pass as `filters.cursor` for the next page; undefined on the last page. */
   nextCursor: string | undefined;
+  /**
+   * Matches in the other catalogues (option `discovery`), each with its `source`, on the first
+   * page only; call one by its URL (`slug` and `endpoint`). Empty without catalogues.
+   */
+  discovered: DiscoveredSkill[];
+  /** Catalogues that could not be read this time, and why. */
+  catalogueProblems: CatalogueProblem[];
 }
 
 /** A payment channel as {@link SkillMarket.channels} lists it; amounts in atomic token units. */
@@ -100,6 +106,16 @@ export interface SkillMarketOptions {
    * and the server's corrective answer.
    */
   channels?: string | ChannelStore;
+  /**
+   * Other catalogues to search beside the registry: base URLs of Bazaar-compatible discovery APIs
+   * (the x402 `bazaar` extension's `/discovery/search` and `/discovery/resources`, e.g. a
+   * facilitator's). Their resources payable on `network` come back in {@link SearchPage.discovered}
+   * with their `source`, and are called by their URL in place of a slug, under the same terms
+   * checks and limits (the resource's listed `accepts` is the contract). Default none.
+   *
+   * @example new SkillMarket({ apiUrl, wallet, discovery: ['https://facilitator.example'] })
+   */
+  discovery?: string[];
   /** Fetch implementation; default `globalThis.fetch`. */
   fetch?: FetchLike;
   /** How long a skill listing is reused, ms; default 30 000 (0 disables the cache). */

@@ -1,7 +1,8 @@
 /**
- * The errors the creator SDK throws. Each says what to change; none ever carries a secret
- * (API keys and private keys are never part of a message).
+ * The errors the creator SDK throws, each a {@link MarketError} with its own code. Each says what
+ * to change; none ever carries a secret (API keys and private keys are never part of a message).
  */
+import { MarketError } from '../http/errors';
 
 /**
  * A skill definition that cannot work: bad price, schema, groups or timeout. Thrown by `skill()`.
@@ -13,8 +14,13 @@
  *   if (error instanceof SkillDefinitionError) console.error(error.message); // names the bad option
  * }
  */
-export class SkillDefinitionError extends Error {
+export class SkillDefinitionError extends MarketError {
   override readonly name = 'SkillDefinitionError';
+  declare readonly code: 'invalid_skill';
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('invalid_skill', message, options);
+  }
 }
 
 /**
@@ -28,8 +34,13 @@ export class SkillDefinitionError extends Error {
  *   else throw error;
  * }
  */
-export class ServeConfigError extends Error {
+export class ServeConfigError extends MarketError {
   override readonly name = 'ServeConfigError';
+  declare readonly code: 'invalid_serve_config';
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('invalid_serve_config', message, options);
+  }
 }
 
 /**
@@ -42,13 +53,15 @@ export class ServeConfigError extends Error {
  *   if (error instanceof RegistrationError) for (const r of error.results) if (!r.success) console.error(r.name, r.error);
  * }
  */
-export class RegistrationError extends Error {
+export class RegistrationError extends MarketError {
   override readonly name = 'RegistrationError';
+  declare readonly code: 'registration_failed';
+
   constructor(
     message: string,
     readonly results: readonly { name: string; success: boolean; slug?: string; error?: string }[],
   ) {
-    super(message);
+    super('registration_failed', message);
   }
 }
 
@@ -60,8 +73,13 @@ export class RegistrationError extends Error {
  * // charged") and the server's logger gets a warning with this error's message.
  * await serve({ wordCount }, { facilitatorUrl: 'https://facilitator.example', logger });
  */
-export class FacilitatorUnavailableError extends Error {
+export class FacilitatorUnavailableError extends MarketError {
   override readonly name = 'FacilitatorUnavailableError';
+  declare readonly code: 'facilitator_unavailable';
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('facilitator_unavailable', message, options);
+  }
 }
 
 /**
@@ -74,9 +92,11 @@ export class FacilitatorUnavailableError extends Error {
  *   },
  * });
  */
-export class SkillTimeoutError extends Error {
+export class SkillTimeoutError extends MarketError {
   override readonly name = 'SkillTimeoutError';
+  declare readonly code: 'skill_timeout';
+
   constructor(readonly timeoutMs: number) {
-    super(`Skill timed out after ${timeoutMs} ms`);
+    super('skill_timeout', `Skill timed out after ${timeoutMs} ms`);
   }
 }

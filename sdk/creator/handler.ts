@@ -29,7 +29,7 @@ import { createSettlementWatcher } from './settlement';
 import { isProduction, processEnv } from './settings';
 import { isSkill, type Skill, type Skills } from './skill';
 import { requestPath } from '../http/request-path';
-import { createChannelReader } from '../payment/channel';
+import { createChannelReader } from '../x402/channel-reader';
 import { createClaimer, type ClaimRound } from './channels/claims';
 import { lazyFileStore } from './channels/lazy-store';
 import {

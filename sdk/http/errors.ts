@@ -3,63 +3,12 @@
  * `code`; errors about a server's answer carry its HTTP `status` and a short excerpt of its
  * `body`. A registry's error answer is one class everywhere, {@link RegistryError}, carrying the
  * registry's `{error, code, requestId}`. Errors raised after a payment proof was sent say whether
- * money moved (`charged`) and carry the receipt.
+ * money moved (`charged`); those of a paid call (with its receipt) live with the payments
+ * (sdk/payment/errors.ts), above this file, which imports nothing of the SDK.
  */
-import type { PaymentReceipt } from '../client/types';
+import type { MarketErrorCode } from './error-codes';
 
-/** Machine codes of {@link MarketError}. */
-export type MarketErrorCode =
-  /** The registry answered with an error status. */
-  | 'registry_error'
-  /** The registry has no skill with that slug (404). */
-  | 'skill_not_found'
-  /** The skill is listed but switched off (`isActive: false`); nothing was sent to it. */
-  | 'skill_inactive'
-  /** A registry or skill server answered a body this client cannot trust. */
-  | 'invalid_response'
-  /** The input does not satisfy the skill's `inputSchema`; no request was made to the skill. */
-  | 'invalid_input'
-  /** `call()` needs a wallet; discovery does not. */
-  | 'wallet_required'
-  /** Favorites (and usage records) need `apiKey`. */
-  | 'credentials_required'
-  /** The skill is listed on a network this client does not pay on. */
-  | 'network_not_allowed'
-  /** The skill's endpoint is plain http on a non-loopback host (set `allowHttp` to permit). */
-  | 'insecure_endpoint'
-  /** The 402 terms differ from the registry listing (payTo, price, network, asset, …). */
-  | 'terms_mismatch'
-  /** The price is above `maxPrice`; nothing was signed. */
-  | 'max_price_exceeded'
-  /** The call would take spending past `budget`; nothing was signed. */
-  | 'budget_exceeded'
-  /** The skill server refused the signed payment (402 after the proof). */
-  | 'payment_rejected'
-  /**
-   * A payment channel's server answered what this client cannot accept (a charge above the price,
-   * a cumulative charge that is not its own record plus the charge, another channel): no voucher
-   * is signed on that channel any more (withdraw its deposit with `market channels`).
-   */
-  | 'channel_stopped'
-  /** A payment channel needs a deposit above `maxDeposit`; nothing was signed. */
-  | 'max_deposit_exceeded'
-  /**
-   * The skill ran but its payment was not confirmed in time (`pendingTimeoutMs`), or the server
-   * could not determine it: `charged` is `'unknown'` (or `'yes'` when the chain shows it spent).
-   */
-  | 'payment_pending'
-  /** The skill's handler failed (HTTP 500 `{success:false, error}`); the message is the skill's. */
-  | 'skill_failed'
-  /** The skill server timed out (HTTP 504). */
-  | 'skill_timeout'
-  /** The skill server answered an unexpected status. */
-  | 'skill_error'
-  /** No answer after every retry (connection refused, dropped, timed out). */
-  | 'network_error'
-  /** The caller's AbortSignal fired. */
-  | 'aborted'
-  /** Something shaped like a private key or recovery phrase was about to be sent; nothing was. */
-  | 'private_key_refused';
+export type { MarketErrorCode } from './error-codes';
 
 /** Whether money left the wallet for a call that ended in an error. */
 export type ChargeState = 'no' | 'yes' | 'unknown';
@@ -69,7 +18,6 @@ export interface MarketErrorDetails {
   body?: string;
   slug?: string;
   charged?: ChargeState;
-  receipt?: PaymentReceipt;
   cause?: unknown;
 }
 
@@ -82,7 +30,8 @@ export function excerpt(text: string): string {
 }
 
 /**
- * Base class of every error the client throws.
+ * Base class of every error the SDK throws (the consumer client, the creator's server, the x402
+ * codec, the wallet): `code` says which, one of {@link MarketErrorCode}.
  *
  * @example
  * try { await market.call('translate', { text }) }
@@ -103,8 +52,6 @@ export class MarketError extends Error {
    * pending, "nonce already used"); with `rpcUrl` the chain turns `'unknown'` into `'yes'` or `'no'`.
    */
   readonly charged: ChargeState;
-  /** The settlement receipt, when the server sent one with the error. */
-  readonly receipt: PaymentReceipt | undefined;
 
   constructor(code: MarketErrorCode, message: string, details: MarketErrorDetails = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
@@ -112,8 +59,7 @@ export class MarketError extends Error {
     this.status = details.status;
     this.body = details.body === undefined ? undefined : excerpt(details.body);
     this.slug = details.slug;
-    this.charged = details.charged ?? (details.receipt ? 'yes' : 'no');
-    this.receipt = details.receipt;
+    this.charged = details.charged ?? 'no';
   }
 }
 

@@ -5,6 +5,7 @@
  */
 import { MarketError, NoAnswerError } from './errors';
 import { readLimited } from './read-limited';
+import { sleep } from './wait';
 
 /** The part of `fetch` the SDK uses (any WHATWG-compatible implementation). */
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -34,8 +35,6 @@ async function readBody(response: Response): Promise<string> {
     throw new MarketError('invalid_response', `The answer is larger than ${MAX_RESPONSE_BYTES} bytes`, { status: response.status });
   return text;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Sends `url` + `init` and reads the answer. A failure with no answer (refused, reset, dropped
@@ -89,13 +88,4 @@ export function parseJson(text: string): { ok: true; value: unknown } | { ok: fa
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** A Retry-After header in ms: delay-seconds or an HTTP date; undefined when absent or unreadable. */
-export function retryAfterMs(header: string | null, now = Date.now()): number | undefined {
-  if (header === null || header.trim() === '') return undefined;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds)) return seconds >= 0 ? seconds * 1000 : undefined;
-  const at = Date.parse(header);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }

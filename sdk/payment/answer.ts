@@ -3,11 +3,11 @@
  * `{success, result, timestamp}`), the receipt of the payment, or a typed error saying whether
  * money moved, and the reason a server gives for an error answer.
  */
-import { MarketError, type ChargeState } from '../http/errors';
+import type { ChargeState } from '../http/errors';
 import { isRecord, parseJson, type Answer } from '../http/exchange';
 import type { Skill } from '../registry/read';
 import { decodePaymentRequired, PAYMENT_REQUIRED_HEADER, readSettleResponseHeader, type Hex } from '../x402/index';
-import { SkillCallError } from './errors';
+import { PaidCallError, SkillCallError } from './errors';
 import type { SignedPayment } from './scheme';
 import type { PaymentReceipt } from './types';
 
@@ -73,7 +73,7 @@ function bodyReason(answer: Answer): string | undefined {
  * whole JSON body (reference x402 servers pass the handler's own JSON through), otherwise the text
  * when the server did not claim JSON.
  *
- * @throws SkillCallError for `{success: false}`; MarketError('invalid_response') for broken JSON
+ * @throws SkillCallError for `{success: false}`; PaidCallError('invalid_response') for broken JSON
  *
  * @example
  * const paid = await fetch(skill.endpoint, { method: 'POST', headers: { 'PAYMENT-SIGNATURE': proof }, body });
@@ -85,7 +85,7 @@ export function resultOf(answer: Answer, slug: string, charged: ChargeState, rec
   const parsed = parseJson(answer.text);
   if (!parsed.ok) {
     if (!type.includes('json') && type !== '') return answer.text;
-    throw new MarketError(
+    throw new PaidCallError(
       'invalid_response',
       `${slug} answered ${answer.status} with a body that is not JSON`,
       withReceipt({ status: answer.status, body: answer.text, slug, charged }, receipt),
@@ -101,7 +101,7 @@ export function resultOf(answer: Answer, slug: string, charged: ChargeState, rec
 }
 
 /** The error of a non-2xx, non-402 answer from a skill server. */
-export function failureOf(answer: Answer, slug: string, charged: ChargeState, receipt: PaymentReceipt | undefined): MarketError {
+export function failureOf(answer: Answer, slug: string, charged: ChargeState, receipt: PaymentReceipt | undefined): PaidCallError {
   const details = withReceipt({ status: answer.status, body: answer.text, slug, charged }, receipt);
   const reason = reasonOf(answer);
   if (answer.status === 504)

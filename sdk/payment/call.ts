@@ -13,7 +13,8 @@ import type { Caip2Network, ResourceInfo } from '../x402/index';
 import { failureOf, paymentReceipt, reasonOf, resultOf } from './answer';
 import { Delivery } from './delivery';
 import { doubtOf, errorMayBePaid } from './doubt';
-import { TermsMismatchError } from './errors';
+import { echoDeclaredExtensions } from './extensions';
+import { PaidCallError, TermsMismatchError } from './errors';
 import { checkSkill } from './preflight';
 import type { ChosenTerms, PaymentScheme, SignedPayment, Terms, TermsPolicy } from './scheme';
 import type { PaymentSigner } from './signer';
@@ -42,6 +43,9 @@ export interface CallContext {
   /** A paid call, with the scheme that paid it (`exact`, `batch-settlement`). */
   paid: ((receipt: PaymentReceipt, skill: Skill, scheme: string) => void) | undefined;
 }
+
+/** The x402 extensions a 402 declared, echoed in its payment. */
+type Extensions = Record<string, unknown> | undefined;
 
 /** Per-call settings. */
 export interface CallSettings {
@@ -76,7 +80,7 @@ export class PaidCall<T = unknown> {
   private cached = false;
   private needSigner = false;
   private sending: Delivery | undefined;
-  private quoted: { choice: Choice; resource: ResourceInfo } | undefined;
+  private quoted: { choice: Choice; resource: ResourceInfo; extensions: Extensions } | undefined;
   private signer!: PaymentSigner;
   /** What this call holds of the budget right now. */
   private held = 0n;
@@ -125,14 +129,14 @@ export class PaidCall<T = unknown> {
     await this.adopt(skill, cached);
     if (this.settings.mode === 'fast') {
       const choice = this.learnedChoice() ?? this.listingChoice();
-      if (choice) return this.required(choice, { url: this.skill.endpoint }, true);
+      if (choice) return this.required(choice, { url: this.skill.endpoint }, undefined, true);
     }
     const first = await this.delivery.post(undefined);
     if (first.status !== 402) return { type: 'answered', result: await this.outcome(first, undefined, undefined) };
     const offered = readOfferedTerms(first, this.skill);
     const choice = await this.choose(offered.candidates, this.ctx.schemes);
     this.ctx.learned.set(this.slug, choice.terms);
-    return this.required(choice, offered.resource, false);
+    return this.required(choice, offered.resource, offered.extensions, false);
   }
 
   /**
@@ -148,7 +152,7 @@ export class PaidCall<T = unknown> {
     if (!signer) throw walletRequired(this.skill.slug);
     this.signer = signer;
     try {
-      return await this.payWith(quoted.choice, quoted.resource, this.reserve());
+      return await this.payWith(quoted.choice, { resource: quoted.resource, extensions: quoted.extensions }, this.reserve());
     } finally {
       const last = this.last;
       try {
@@ -159,8 +163,8 @@ export class PaidCall<T = unknown> {
     }
   }
 
-  private required(choice: Choice, resource: ResourceInfo, fast: boolean): Quote<T> {
-    this.quoted = { choice, resource };
+  private required(choice: Choice, resource: ResourceInfo, extensions: Extensions, fast: boolean): Quote<T> {
+    this.quoted = { choice, resource, extensions };
     return { type: 'payment-required', skill: this.skill, terms: choice.terms, resource, fast };
   }
 
@@ -219,14 +223,16 @@ export class PaidCall<T = unknown> {
 
   private async payWith(
     choice: Choice,
-    resource: ResourceInfo,
+    offered: { resource: ResourceInfo; extensions: Extensions },
     reservation: Reservation,
     previous?: SignedPayment,
   ): Promise<CallResult<T>> {
     const { scheme } = choice;
+    const { resource } = offered;
     let payment: SignedPayment;
     try {
       payment = await scheme.sign(choice.terms, this.signer, previous ? { resource, previous } : { resource });
+      echoDeclaredExtensions(payment, offered.extensions);
     } catch (error) {
       reservation.release();
       throw error;
@@ -240,7 +246,7 @@ export class PaidCall<T = unknown> {
       // No (whole) answer to a sent proof: it may have been settled, so the money counts as spent.
       const { charged, receipt } = await this.onChain(payment, scheme, reservation);
       const code = error instanceof MarketError ? error.code : 'network_error';
-      throw new MarketError(code, `${(error as Error).message}; the payment may have been settled`, {
+      throw new PaidCallError(code, `${(error as Error).message}; the payment may have been settled`, {
         slug: this.slug,
         charged,
         cause: error,
@@ -250,7 +256,7 @@ export class PaidCall<T = unknown> {
     const doubt = doubtOf(answer, this.delivery.resent, this.ctx.pendingTimeoutMs, scheme);
     if (doubt) {
       const { charged, receipt } = await this.onChain(payment, scheme, reservation);
-      throw new MarketError(doubt.code, `${this.slug} ${doubt.message}`, {
+      throw new PaidCallError(doubt.code, `${this.slug} ${doubt.message}`, {
         status: answer.status,
         body: answer.text,
         slug: this.slug,
@@ -319,7 +325,8 @@ export class PaidCall<T = unknown> {
         reservation = this.reserve();
       }
       if (verdict.afterMs) await this.delivery.pause(verdict.afterMs, 'before paying again');
-      return await this.payWith({ scheme: choice.scheme, terms: verdict.terms }, offered.resource, reservation, payment);
+      const again = { resource: offered.resource, extensions: offered.extensions };
+      return await this.payWith({ scheme: choice.scheme, terms: verdict.terms }, again, reservation, payment);
     } catch (error) {
       // The refused payment was not taken, unless a later one of this call says otherwise.
       if (this.last?.payment === payment) this.account(reservation, 'no', undefined);

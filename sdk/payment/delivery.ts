@@ -5,6 +5,7 @@
  */
 import { MarketError } from '../http/errors';
 import { exchange, type Answer, type FetchLike } from '../http/exchange';
+import { sleep } from '../http/wait';
 import { PAYMENT_SIGNATURE_HEADER, X_PAYMENT_HEADER } from '../x402/index';
 import { isPending, pendingWaitMs, unavailableWaitMs } from './doubt';
 
@@ -90,16 +91,4 @@ export class Delivery {
     if (proof !== undefined && sends > 1) this.resent = true;
     return answer;
   }
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }

@@ -5,7 +5,8 @@
  * and its price stays counted against the budget.
  */
 import type { MarketErrorCode } from '../http/errors';
-import { isRecord, parseJson, retryAfterMs, type Answer } from '../http/exchange';
+import { isRecord, parseJson, type Answer } from '../http/exchange';
+import { retryAfterMs } from '../http/wait';
 import { readSettleResponseHeader } from '../x402/index';
 import { failedSettlementOf, reasonOf } from './answer';
 import type { PaymentScheme } from './scheme';

@@ -1,10 +1,36 @@
 /**
  * The errors of a paid call, on top of the SDK's base errors (sdk/http/errors.ts): refused input,
- * terms, limits, and a failed skill. Errors raised after a proof was sent say whether money moved
- * (`charged`).
+ * terms, limits, and a failed skill. Errors raised after a proof was sent ({@link PaidCallError})
+ * say whether money moved (`charged`) and carry the receipt.
  */
 import type { ValueProblem } from '../json-schema/index';
-import { MarketError } from '../http/errors';
+import { MarketError, type MarketErrorCode, type MarketErrorDetails } from '../http/errors';
+import type { PaymentReceipt } from './types';
+
+/**
+ * A paid call failed after its payment proof was sent: `charged` says whether money moved and
+ * `receipt` is the settlement receipt when the server (or the chain) gave one. The base of
+ * {@link SkillCallError}; also thrown with the codes `network_error`, `payment_pending`,
+ * `invalid_response` when the answer to a sent proof is missing, pending or unreadable.
+ *
+ * @example
+ * try {
+ *   await market.call('translate', { text: 'hello' });
+ * } catch (error) {
+ *   if (error instanceof PaidCallError && error.charged !== 'no') console.log('paid', error.receipt?.transaction);
+ *   else throw error;
+ * }
+ */
+export class PaidCallError extends MarketError {
+  override name = 'PaidCallError';
+  /** The settlement receipt, when the server sent one with the error. */
+  readonly receipt: PaymentReceipt | undefined;
+
+  constructor(code: MarketErrorCode, message: string, details: MarketErrorDetails & { receipt?: PaymentReceipt } = {}) {
+    super(code, message, { ...details, charged: details.charged ?? (details.receipt ? 'yes' : 'no') });
+    this.receipt = details.receipt;
+  }
+}
 
 /**
  * The input was refused before any request to the skill: `problems` lists every violation.
@@ -97,6 +123,6 @@ export class SpendingLimitError extends MarketError {
  *   else throw error;
  * }
  */
-export class SkillCallError extends MarketError {
+export class SkillCallError extends PaidCallError {
   override name = 'SkillCallError';
 }

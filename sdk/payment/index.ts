@@ -44,5 +44,5 @@ export { checkInput } from './preflight';
 export { readAllowedAssets, type AcceptedAsset } from './assets';
 export { reasonOf, resultOf } from './answer';
 export { chooseTerms, readOfferedTerms, type OfferedTerms } from './terms';
-export { InputValidationError, TermsMismatchError, SpendingLimitError, SkillCallError, type TermsField } from './errors';
+export { InputValidationError, TermsMismatchError, SpendingLimitError, SkillCallError, PaidCallError, type TermsField } from './errors';
 export type { PaymentReceipt, CallResult, PaymentMode, AllowedAsset, SpendingSnapshot } from './types';

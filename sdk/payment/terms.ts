@@ -29,6 +29,8 @@ export interface OfferedTerms {
   resource: ResourceInfo;
   /** The server's reason, e.g. why a proof was refused. */
   error: string | undefined;
+  /** The x402 extensions the 402 declares (its `extensions`), echoed in the payment; none for the documented body. */
+  extensions?: Record<string, unknown>;
 }
 
 /**
@@ -64,7 +66,9 @@ export function readOfferedTerms(answer: Answer, skill: Skill): OfferedTerms {
   if (header !== null) {
     try {
       const required = decodePaymentRequired(header);
-      return { candidates: required.accepts, resource: required.resource, error: required.error };
+      const offered: OfferedTerms = { candidates: required.accepts, resource: required.resource, error: required.error };
+      if (required.extensions) offered.extensions = required.extensions;
+      return offered;
     } catch (error) {
       headerProblem = (error as Error).message;
     }

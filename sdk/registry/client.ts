@@ -8,7 +8,8 @@
  */
 import type { Static, TSchema } from '@sinclair/typebox';
 import { excerpt, MarketError, NoAnswerError, RegistryError } from '../http/errors';
-import { type Answer, exchange, type FetchLike, isRecord, parseJson, retryAfterMs } from '../http/exchange';
+import { type Answer, exchange, type FetchLike, isRecord, parseJson } from '../http/exchange';
+import { retryAfterMs, sleep } from '../http/wait';
 import * as c from './contract/index';
 import { type AnswerContext, type RegisteredSkill, RegisteredSkillSchema, readAnswer, readSkill, readSkills, type Skill } from './read';
 
@@ -69,7 +70,6 @@ interface SendOptions {
 }
 
 const MAX_CURSOR_LENGTH = 512;
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const segment = encodeURIComponent;
 
 /**

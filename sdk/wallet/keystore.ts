@@ -6,6 +6,8 @@
  */
 import { bytesToHex, concat, hexToBytes, keccak256, type Hex } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
+import type { KeystoreErrorCode } from '../http/error-codes';
+import { MarketError } from '../http/errors';
 import { checkScryptParams, scrypt } from './scrypt';
 
 /** A v3 keystore as stored on disk. */
@@ -44,7 +46,7 @@ export interface Pbkdf2KdfParams {
  * `unsupported_keystore` (a cipher, kdf or cost this reader does not take), `wrong_passphrase`
  * (the MAC does not match) or `address_mismatch` (the file's address is not the key's).
  */
-export type KeystoreErrorCode = 'invalid_keystore' | 'unsupported_keystore' | 'wrong_passphrase' | 'address_mismatch';
+export type { KeystoreErrorCode } from '../http/error-codes';
 
 /**
  * Why a keystore could not be written or opened. Never carries key material.
@@ -57,13 +59,12 @@ export type KeystoreErrorCode = 'invalid_keystore' | 'unsupported_keystore' | 'w
  *   else throw error;
  * }
  */
-export class KeystoreError extends Error {
-  constructor(
-    readonly code: KeystoreErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'KeystoreError';
+export class KeystoreError extends MarketError {
+  override readonly name = 'KeystoreError';
+  declare readonly code: KeystoreErrorCode;
+
+  constructor(code: KeystoreErrorCode, message: string) {
+    super(code, message);
   }
 }
 

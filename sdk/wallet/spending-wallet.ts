@@ -1,4 +1,5 @@
 import type { Address } from 'viem';
+import { MarketError } from '../http/errors';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { decryptKeystore, encryptKeystore, MIN_PASSPHRASE_LENGTH, type EncryptOptions } from './keystore';
 import { readKeystoreFile, writeKeystoreFile } from './keystore-file';
@@ -36,14 +37,20 @@ export interface CreatedSpendingWallet {
  *   else throw error;
  * }
  */
-export class WalletRegistrationError extends Error {
+export class WalletRegistrationError extends MarketError {
+  override readonly name = 'WalletRegistrationError';
+  declare readonly code: 'wallet_not_registered';
+
   constructor(
     readonly address: Address,
     readonly keystorePath: string,
     override readonly cause: unknown,
   ) {
-    super(`The wallet ${address} was saved to ${keystorePath} but could not be registered: ${(cause as Error)?.message ?? String(cause)}`);
-    this.name = 'WalletRegistrationError';
+    super(
+      'wallet_not_registered',
+      `The wallet ${address} was saved to ${keystorePath} but could not be registered: ${(cause as Error)?.message ?? String(cause)}`,
+      { cause },
+    );
   }
 }
 

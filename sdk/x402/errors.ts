@@ -3,28 +3,10 @@
  * (`@x402/evm` exact scheme) answers with, so ours speaks the same vocabulary.
  */
 
-/** Machine codes carried by {@link X402Error}. */
-export type X402ErrorCode =
-  /** A price could not be turned into an exact positive amount of atomic units. */
-  | 'invalid_price'
-  /** A network id is not `eip155:<chainId>` (or a known v1 name), or has no known asset. */
-  | 'invalid_network'
-  /** A custom asset description (address, EIP-712 name/version, decimals) is invalid. */
-  | 'invalid_asset'
-  /** Payment terms could not be built or parsed (bad payTo, timeout, resource, domain). */
-  | 'invalid_requirements'
-  /** A payment proof (X-Payment / PAYMENT-SIGNATURE or a JSON payload) is malformed. */
-  | 'malformed_payment'
-  /** A PAYMENT-REQUIRED header or 402 body is malformed. */
-  | 'malformed_payment_required'
-  /** A PAYMENT-RESPONSE / X-PAYMENT-RESPONSE receipt (or facilitator answer) is malformed. */
-  | 'malformed_settle_response'
-  /** The payment uses a scheme other than `exact`. */
-  | 'unsupported_scheme'
-  /** The payment uses an x402Version other than 1 or 2. */
-  | 'unsupported_version'
-  /** A signature cannot be split or no signer can be recovered from it. */
-  | 'invalid_signature';
+import type { X402ErrorCode } from '../http/error-codes';
+import { MarketError } from '../http/errors';
+
+export type { X402ErrorCode } from '../http/error-codes';
 
 /**
  * The typed error thrown (or returned inside a result union) by every function of this module.
@@ -32,13 +14,12 @@ export type X402ErrorCode =
  * @example
  * try { parsePrice("$1,000") } catch (e) { if (e instanceof X402Error) console.log(e.code) } // "invalid_price"
  */
-export class X402Error extends Error {
+export class X402Error extends MarketError {
   override readonly name = 'X402Error';
-  readonly code: X402ErrorCode;
+  declare readonly code: X402ErrorCode;
 
   constructor(code: X402ErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
+    super(code, message, options);
   }
 }
 

@@ -43,6 +43,8 @@ export const VerifyResponseSchema = Type.Object({
   invalidReason: Type.Optional(Text(512)),
   invalidMessage: Type.Optional(Text(4096)),
   payer: Type.Optional(AddressS),
+  /** Scheme-specific facts, e.g. a `batch-settlement` channel's snapshot. */
+  extra: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
 });
 /** Answer of `POST /verify` (see {@link VerifyResponseSchema}). */
 export interface VerifyResponse {
@@ -50,6 +52,8 @@ export interface VerifyResponse {
   invalidReason?: string;
   invalidMessage?: string;
   payer?: Address;
+  /** Scheme-specific facts, e.g. a `batch-settlement` channel's snapshot. */
+  extra?: Record<string, unknown>;
 }
 
 /** One (version, scheme, network) a facilitator handles. */

@@ -200,3 +200,5 @@ export {
   type PaymentReceipt as FacilitatorReceipt,
   type BatchReceipt,
 } from './facilitator';
+/** The bazaar extension's service metadata rules (serviceName, tags, iconUrl), for catalogues and their sources alike. */
+export { catalogueIconUrl, catalogueTags, isCatalogueText } from './bazaar-metadata';

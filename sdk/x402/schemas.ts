@@ -91,6 +91,11 @@ export const SettleResponseSchema = Type.Object({
   payer: Type.Optional(Type.Union([AddressS, Type.Null()])),
   transaction: Type.String({ pattern: TX_HASH_PATTERN.source }),
   network: Str,
+  /** Atomic units moved (`batch-settlement`: deposited, settled, refunded; "" for a voucher or claim). */
+  amount: Type.Optional(Type.String({ maxLength: 78 })),
+  asset: Type.Optional(AddressS),
+  /** Scheme-specific facts, e.g. `batch-settlement`'s `chargedAmount` and `channelState`. */
+  extra: OptObj,
 });
 
 /** The marketplace's 402 body; `amount`/`asset`/`extra`/`x402Version` are optional extras. */
@@ -213,6 +218,11 @@ export interface SettleResponse {
   /** Transaction hash, "" when nothing was sent. */
   transaction: string;
   network: string;
+  /** Atomic units moved (`batch-settlement`: deposited, settled, refunded; "" for a voucher or claim). */
+  amount?: string;
+  asset?: Address;
+  /** Scheme-specific facts, e.g. `batch-settlement`'s `chargedAmount` and `channelState`. */
+  extra?: Record<string, unknown>;
 }
 
 /** The marketplace's HTTP 402 JSON body. */

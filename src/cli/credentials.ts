@@ -13,9 +13,6 @@ export interface StoredCredentials {
 
 const credentialsPath = (env: Env) => join(readConfigDir(env), 'config.json');
 
-/** Where `market wallet new` keeps a wallet's keystore unless --keystore says otherwise. */
-export const defaultKeystorePath = (address: string, env: Env) => join(readConfigDir(env), 'wallets', `${address}.json`);
-
 export async function readCredentials(env: Env): Promise<StoredCredentials> {
   let text: string;
   try {

@@ -7,8 +7,16 @@ import { join } from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
 import type { LocalAccount } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { loadSpendingWallet, MarketError, SkillMarket, type AllowedAsset, type SkillMarketOptions } from 'skill-market';
-import { checkRegistryUrl, type Env, readClientChain, readConfigDir, readRegistryConnection, readWalletKey } from '../config';
+import { loadSpendingWallet, MarketError, PaidCallError, SkillMarket, type AllowedAsset, type SkillMarketOptions } from 'skill-market';
+import {
+  checkRegistryUrl,
+  type Env,
+  readClientChain,
+  readConfigDir,
+  readDiscovery,
+  readRegistryConnection,
+  readWalletKey,
+} from '../config';
 import { readDevProfile, type DevProfile } from '../dev/profile';
 import { CommandFailure, readPassphrase, reportFailures } from './consumer';
 import { readCredentials } from './credentials';
@@ -23,6 +31,7 @@ export const CLIENT_FLAGS = {
   asset: { type: 'string', multiple: true },
   json: { type: 'boolean' },
   dev: { type: 'string' },
+  discovery: { type: 'string', multiple: true },
 } as const satisfies ParseArgsConfig['options'];
 
 /** Flags of commands that pay. */
@@ -61,6 +70,8 @@ export interface ClientValues {
   'max-deposit'?: string | undefined;
   /** A `market dev` data directory: its registry, network, token and demo wallet (flags still win). */
   dev?: string | undefined;
+  /** Other catalogues (Bazaar discovery base URLs) searched beside the registry. */
+  discovery?: string[] | undefined;
 }
 
 /**
@@ -81,6 +92,8 @@ export async function clientFrom(
   const { apiUrl, apiKey } = readRegistryConnection(env, values, await readCredentials(env));
   const { network, assets, rpcUrl } = readClientChain(env, values);
   const options: SkillMarketOptions = { apiUrl, assets, ...paymentOptions(values, env), ...extra };
+  const discovery = readDiscovery(env, values);
+  if (discovery.length > 0) options.discovery = discovery;
   if (apiKey) options.apiKey = apiKey;
   if (network) options.network = network;
   if (pays) {
@@ -131,6 +144,7 @@ async function devClient(
     network,
     assets,
     ...paymentOptions(values, {}),
+    ...(values.discovery ? { discovery: readDiscovery({}, values) } : {}),
     ...extra,
   };
   if (pays) {
@@ -163,7 +177,7 @@ export function reportClientFailures(run: () => Promise<void>): Promise<void> {
     } catch (error) {
       if (error instanceof MarketError) {
         const charged = error.charged === 'no' ? '' : ` (charged: ${error.charged})`;
-        if (error.receipt) process.stderr.write(`${terminalJson({ receipt: error.receipt }, true)}\n`);
+        if (error instanceof PaidCallError && error.receipt) process.stderr.write(`${terminalJson({ receipt: error.receipt }, true)}\n`);
         throw new CommandFailure(`${error.message}${charged}`);
       }
       if (error instanceof TypeError && error.message.startsWith('SkillMarket:'))

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ConfigError, type Env, read, readInteger } from './env';
-import type { RunMode } from './registry';
+import type { RunMode } from './modes';
 
 /** Authentication settings: token signing, cookies, identity provider, wallet sign-in. */
 export interface AuthConfig {

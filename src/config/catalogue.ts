@@ -1,5 +1,5 @@
 import { type Env, readBoolean, readInteger } from './env';
-import type { RunMode } from './registry';
+import type { RunMode } from './modes';
 
 /** Skill registration and analytics settings. */
 export interface CatalogueConfig {

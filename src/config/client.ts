@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { DEFAULT_API_URL } from 'skill-market/registry';
 import { DEFAULT_NETWORK } from 'skill-market/x402';
 import { ConfigError, type Env, read, readChoice, readPostgresUrl } from './env';
-import { LOG_LEVELS, type LogLevel } from './registry';
+import { LOG_LEVELS, type LogLevel } from './modes';
 
 /** `$XDG_CONFIG_HOME/skill-market`, else `~/.config/skill-market`: the stored login and the wallets. */
 export function readConfigDir(env: Env): string {
@@ -18,6 +18,9 @@ export function readConfigDir(env: Env): string {
   const base = xdg?.startsWith('/') ? xdg : join(read(env, 'HOME') ?? homedir(), '.config');
   return join(base, 'skill-market');
 }
+
+/** Where `market wallet new` keeps a wallet's keystore unless --keystore says otherwise. */
+export const defaultKeystorePath = (address: string, env: Env) => join(readConfigDir(env), 'wallets', `${address}.json`);
 
 /** The registry a client talks to and the key it shows (none: anonymous). */
 export interface RegistryConnection {
@@ -80,6 +83,19 @@ export function readClientChain(env: Env, flags: { network?: string | undefined;
     assets: addresses.map((address) => ({ network: network ?? DEFAULT_NETWORK, address })),
     rpcUrl: read(env, 'MARKET_RPC_URL'),
   };
+}
+
+/**
+ * Other catalogues searched beside the registry (Bazaar discovery APIs): --discovery (repeatable),
+ * else MARKET_DISCOVERY (comma-separated); each an http(s) base URL. Empty when neither is set.
+ */
+export function readDiscovery(env: Env, flags: { discovery?: string[] | undefined } = {}): string[] {
+  const source = flags.discovery ? '--discovery' : 'MARKET_DISCOVERY';
+  const urls = flags.discovery ?? list(read(env, 'MARKET_DISCOVERY'));
+  for (const url of urls) {
+    if (!isHttpUrl(url)) throw new ConfigError(source, `must be http(s) base URLs of Bazaar discovery APIs, got "${url.slice(0, 80)}"`);
+  }
+  return urls;
 }
 
 /** The paying key given raw: MARKET_PRIVATE_KEY, then SKILLZ_PRIVATE_KEY. Never logged. */

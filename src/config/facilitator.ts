@@ -1,10 +1,10 @@
-import { getAddress, type Address, type Hex } from 'viem';
+import { concat, getAddress, keccak256, stringToHex, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { DEFAULT_NETWORK, getKnownNetwork, SETTLEMENT_MODES, type Caip2Network, type SettlementMode } from 'skill-market/x402';
 import { readNetwork, readRpcUrl } from './chain';
 import { readDatabaseConfig, type DatabaseConfig } from './database';
 import { ConfigError, type Env, read, readBoolean, readChoice, readHost, readInteger, readPort } from './env';
-import { LOG_LEVELS, RUN_MODES, type LogLevel, type RunMode } from './registry';
+import { LOG_LEVELS, RUN_MODES, type LogLevel, type RunMode } from './modes';
 
 /** Everything `market facilitator` reads from its environment, validated once at start. */
 export interface FacilitatorConfig {
@@ -20,6 +20,13 @@ export interface FacilitatorConfig {
   rpcUrl: string;
   /** Relayer keys that pay gas and submit transfers (one lane each). Never logged. */
   relayerPrivateKeys: readonly Hex[];
+  /**
+   * The `batch-settlement` receiver authorizer's key (FACILITATOR_AUTHORIZER_KEY): resource servers
+   * may name its address (advertised in /supported) as their channels' `receiverAuthorizer`, and it
+   * signs their claims and refunds. Unset: derived from the first relayer key (see
+   * {@link deriveAuthorizerKey}), stable across restarts. Never logged.
+   */
+  authorizerPrivateKey?: Hex;
   /** Tokens accepted (checksummed): the network's USDC plus FACILITATOR_ASSETS. */
   assets: readonly Address[];
   /** How long a settle waits for the receipt before answering `settlement_pending`. */
@@ -84,6 +91,7 @@ export function loadFacilitatorConfig(env: Env, cwd = process.cwd(), overrides: 
     network,
     rpcUrl: readRpcUrl(env, 'FACILITATOR_RPC_URL', network),
     relayerPrivateKeys: readPrivateKeys(env),
+    ...readAuthorizerKey(env),
     assets: readAssets(env, network),
     receiptTimeoutMs: readInteger(env, 'FACILITATOR_RECEIPT_TIMEOUT_MS', FACILITATOR_DEFAULTS.receiptTimeoutMs, 0, 600_000),
     pollIntervalMs: readInteger(env, 'FACILITATOR_POLL_INTERVAL_MS', FACILITATOR_DEFAULTS.pollIntervalMs, 10, 60_000),
@@ -114,6 +122,26 @@ function readPrivateKeys(env: Env): Hex[] {
     keys.push(entry as Hex);
   }
   return keys;
+}
+
+function readAuthorizerKey(env: Env): { authorizerPrivateKey?: Hex } {
+  const raw = read(env, 'FACILITATOR_AUTHORIZER_KEY');
+  if (raw === undefined) return {};
+  if (!PRIVATE_KEY.test(raw) || !isUsableKey(raw as Hex)) {
+    throw new ConfigError('FACILITATOR_AUTHORIZER_KEY', 'must be a 0x-prefixed 64-hex secp256k1 private key');
+  }
+  return { authorizerPrivateKey: raw as Hex };
+}
+
+/**
+ * The receiver authorizer key of a facilitator given none: a hash of its first relayer key under a
+ * fixed label, so it is stable across restarts (channels name its address for their lifetime) and
+ * differs from the relayer. Set FACILITATOR_AUTHORIZER_KEY in production to keep the two apart.
+ *
+ * @example deriveAuthorizerKey(config.relayerPrivateKeys[0]) // 0x… (64 hex)
+ */
+export function deriveAuthorizerKey(relayerKey: Hex): Hex {
+  return keccak256(concat([stringToHex('x402 batch-settlement receiver authorizer'), relayerKey]));
 }
 
 function isUsableKey(key: Hex): boolean {

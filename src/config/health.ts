@@ -1,6 +1,6 @@
 import { type Env, readInteger } from './env';
 import { readBoolean } from './env';
-import type { RunMode } from './registry';
+import type { RunMode } from './modes';
 
 /** How the registry probes skill servers (`GET <server>/health`) to show which skills answer. */
 export interface HealthConfig {

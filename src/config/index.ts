@@ -4,18 +4,16 @@ export type { AuthConfig } from './auth';
 export { readPaymentVerificationConfig, PAYMENT_VERIFICATION_DEFAULTS, type PaymentVerificationConfig } from './payments';
 export { readHealthConfig, HEALTH_DEFAULTS, type HealthConfig } from './health';
 export type { RateLimitConfig, RateRule } from './limits';
-export {
-  loadRegistryConfig,
-  REGISTRY_DEFAULTS,
-  type LogLevel,
-  type RegistryConfig,
-} from './registry';
-export { loadFacilitatorConfig, FACILITATOR_DEFAULTS, type FacilitatorConfig } from './facilitator';
+export { loadRegistryConfig, REGISTRY_DEFAULTS, type RegistryConfig } from './registry';
+export type { LogLevel } from './modes';
+export { loadFacilitatorConfig, deriveAuthorizerKey, FACILITATOR_DEFAULTS, type FacilitatorConfig } from './facilitator';
 export {
   readConfigDir,
+  defaultKeystorePath,
   readRegistryConnection,
   checkRegistryUrl,
   readClientChain,
+  readDiscovery,
   readWalletKey,
   readKeystorePassphrase,
   readKeystorePath,

@@ -1,6 +1,6 @@
 import { type Env, readInteger } from './env';
 import { readBoolean } from './env';
-import type { RunMode } from './registry';
+import type { RunMode } from './modes';
 
 /** Background checks of reported payments against the chain (`MARKET_RPC_URL`). */
 export interface PaymentVerificationConfig {

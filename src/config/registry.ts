@@ -8,11 +8,7 @@ import { readPaymentVerificationConfig, type PaymentVerificationConfig } from '.
 import { type Env, readBoolean, readChoice, readHost, readHttpUrl, readInteger, readPort } from './env';
 import { readRateLimits, readTrustedProxies, type RateLimitConfig } from './limits';
 
-export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
-
-export const RUN_MODES = ['development', 'production', 'test'] as const;
-export type RunMode = (typeof RUN_MODES)[number];
+import { LOG_LEVELS, RUN_MODES, type LogLevel, type RunMode } from './modes';
 
 /** Everything the registry reads from its environment, validated once at start. */
 export interface RegistryConfig {

@@ -9,10 +9,10 @@ import type { Address, PrivateKeyAccount } from 'viem';
 import { generatePrivateKey } from 'viem/accounts';
 import { encryptKeystore, loadSpendingWallet, writeKeystoreFile } from 'skill-market/wallet';
 import type { ServiceContext } from '../registry';
-import { createApiKey, findApiKey, type ApiKeyType } from '../registry/modules/auth/api-keys';
-import { createGroup, listGroups } from '../registry/modules/groups/service';
-import { findOrCreateByWallet } from '../registry/modules/users/service';
-import { registerWallet } from '../registry/modules/wallets/service';
+import { createApiKey, findApiKey, type ApiKeyType } from '../registry/modules/auth';
+import { createGroup, listGroups } from '../registry/modules/groups';
+import { findOrCreateByWallet } from '../registry/modules/users';
+import { registerWallet } from '../registry/modules/wallets';
 import { DEMO_WALLET_LABEL } from './demo-wallet';
 
 /** The demo wallet from its keystore, made on first start (a light scrypt: a test-only key on a local chain). */

@@ -1,12 +1,14 @@
 import { createPublicClient, http, type Address, type PublicClient } from 'viem';
 import { parseCaip2, type BatchReceipt, type SettleResponse, type SettlementMode } from 'skill-market/x402';
-import { ConfigError, FACILITATOR_DEFAULTS, type FacilitatorConfig } from '../config';
+import { ConfigError, deriveAuthorizerKey, FACILITATOR_DEFAULTS, type FacilitatorConfig } from '../config';
 import type { DatabaseHandle } from '../db';
 import { createLogger, type Logger } from '../log';
 import { healthRoutes, serverBase } from '../http';
 import { createBatcher } from './batch';
 import { createBatchStore } from './batch-store';
+import { createDiscoveryCatalogue, extensionResponses, facilitatorDiscoveryRoutes, withDiscovery, type Outcomes } from './discovery';
 import { createChainReader, safeError } from './chain';
+import { createChannelService, type ResumeReport } from './channels';
 import { createReceiptWatcher } from './receipts';
 import { createReconciler, type ReconcileReport } from './reconciler';
 import { createRelayerPool } from './relayer';
@@ -21,6 +23,7 @@ export type FacilitatorSettings = Pick<FacilitatorConfig, 'network' | 'rpcUrl' |
   Partial<
     Pick<
       FacilitatorConfig,
+      | 'authorizerPrivateKey'
       | 'receiptTimeoutMs'
       | 'pollIntervalMs'
       | 'reconcileIntervalMs'
@@ -108,14 +111,34 @@ export function createFacilitator({ database, config, clock = systemClock, logge
       eager: config.batchEager ?? FACILITATOR_DEFAULTS.batchEager,
     },
   );
-  const service = createFacilitatorService({
+  // Payment channels (`batch-settlement`): their transactions go through the same relayer lanes.
+  const channels = createChannelService({
+    db: database.db,
+    network: config.network,
+    chainId,
+    client,
+    relayers,
+    assets: config.assets,
+    authorizerPrivateKey: config.authorizerPrivateKey ?? deriveAuthorizerKey(config.relayerPrivateKeys[0] as `0x${string}`),
+    clock,
+    logger: log,
+    receiptTimeoutMs: settleContext.receiptTimeoutMs,
+    pollIntervalMs,
+    stopping: stopping.signal,
+  });
+  // The Bazaar catalogues what the payments it passes declare (discovery/).
+  const catalogue = createDiscoveryCatalogue(database.db, clock, log);
+  const outcomes: Outcomes = new WeakMap();
+  const settling = createFacilitatorService({
     ...settleContext,
     network: config.network,
     assets: config.assets,
     settlementMode: config.settlementMode ?? FACILITATOR_DEFAULTS.settlementMode,
     ...(batchMaxSize > 1 ? { batcher } : {}),
     batches,
+    channels,
   });
+  const service = withDiscovery(settling, catalogue, outcomes);
   const reconciler = createReconciler({
     store,
     batches,
@@ -127,6 +150,7 @@ export function createFacilitator({ database, config, clock = systemClock, logge
     logger: log,
     intervalMs: config.reconcileIntervalMs ?? FACILITATOR_DEFAULTS.reconcileIntervalMs,
   });
+  let channelTimer: ReturnType<typeof setInterval> | undefined;
   const bodyLimit = config.bodyLimitBytes ?? FACILITATOR_DEFAULTS.bodyLimitBytes;
   const base = serverBase('facilitator', log, bodyLimit, { seed: prefix });
   // /health answers 503 when the RPC is unreachable or serves another chain: settlements would fail.
@@ -136,9 +160,10 @@ export function createFacilitator({ database, config, clock = systemClock, logge
     if (actual === undefined) return 'the RPC did not answer';
     return actual === chainId ? undefined : `the RPC serves chain ${actual}, not ${config.network}`;
   };
-  const app = (prefix === '' ? base.use(healthRoutes(database, { rpc: rpcCheck })) : base).use(
-    facilitatorRoutes(service, log, prefix, config.apiKeys ?? []),
-  );
+  const app = (prefix === '' ? base.use(healthRoutes(database, { rpc: rpcCheck })) : base)
+    .use(extensionResponses(outcomes))
+    .use(facilitatorRoutes(service, log, prefix, config.apiKeys ?? []))
+    .use(facilitatorDiscoveryRoutes(catalogue, prefix));
 
   return {
     app,
@@ -152,14 +177,25 @@ export function createFacilitator({ database, config, clock = systemClock, logge
     settlement: (key: AuthorizationKey): Promise<SettlementStatus | undefined> => service.settlement(key),
     /** One reconciliation pass now (the timer runs them every `reconcileIntervalMs` after start). */
     reconcile: (): Promise<ReconcileReport> => reconciler.runOnce(),
-    /** Checks the RPC's chain id (ConfigError on a mismatch) and starts the reconciler. */
+    /** One pass over channel operations not final (the timer runs them every `reconcileIntervalMs` after start). */
+    resumeChannels: (): Promise<ResumeReport> => channels.resume(),
+    /** Checks the RPC's chain id (ConfigError on a mismatch) and starts the reconciler and the channel resume pass. */
     async start(): Promise<void> {
       await checkRpcChain(client, config.network, log);
       reconciler.start();
+      const resume = () => {
+        background(() => channels.resume());
+      };
+      resume(); // at once: a restart sends what its predecessor recorded but never broadcast
+      channelTimer ??= setInterval(resume, config.reconcileIntervalMs ?? FACILITATOR_DEFAULTS.reconcileIntervalMs);
+      channelTimer.unref?.();
     },
     /** Stops the reconciler and the background receipt waits (what they did not finish, the next start's reconciler does). */
     async stop(): Promise<void> {
       batcher.drain(); // queued authorizations are sent, not dropped
+      channels.drain();
+      if (channelTimer) clearInterval(channelTimer);
+      channelTimer = undefined;
       stopping.abort();
       await Promise.allSettled([...tasks]);
       await reconciler.stop();

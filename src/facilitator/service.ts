@@ -1,5 +1,6 @@
 /**
- * The facilitator's verbs, free of HTTP: verify, settle, supported, receipt.
+ * The facilitator's verbs, free of HTTP: verify, settle, supported, receipt. A request of the
+ * `batch-settlement` scheme goes to channels/ whole; everything below is the `exact` scheme.
  *
  * Single use: verify records an accepted authorization as `verified` under the token's own key
  * (network, asset, payer, nonce); the first settle of exactly that payload moves it to `settling`
@@ -25,6 +26,7 @@ import type { Address } from 'viem';
 import { toV1Name, type BatchReceipt, type Caip2Network, type SettleResponse, type SettlementMode } from 'skill-market/x402';
 import type { Logger } from '../log';
 import type { Batcher } from './batch';
+import { isChannelRequest, type ChannelService } from './channels';
 import { toBatchReceipt, type BatchStore } from './batch-store';
 import { transferCall, transferCalls, type ChainReader, type Rejection, type SignerKind } from './chain';
 import { REASONS } from './reasons';
@@ -50,6 +52,8 @@ export interface FacilitatorServiceDeps extends SettleContext {
   batcher?: Batcher;
   /** Batched settlement transactions, for their receipts. */
   batches: BatchStore;
+  /** The `batch-settlement` scheme (payment channels), when this facilitator settles it. */
+  channels?: ChannelService;
 }
 
 export interface FacilitatorService {
@@ -128,12 +132,18 @@ export function createFacilitatorService(deps: FacilitatorServiceDeps): Facilita
 
   /**
    * Admits a new authorization: verify records it `verified`, a settle without verify `settling`.
-   * The domain and signature first; then, in the payer's lock (store.exclusive: one section at a
-   * time per payer and asset, across instances), their standing (replay, recent revert, what their
-   * balance must still cover), the chain state read after it (a simulated transfer, and the
-   * balance when something is owed or asked for) and the insert. So what a payer's balance must
-   * cover, this authorization included, never exceeds the balance read in the lock: concurrent
-   * requests, to one instance or several, cannot together be accepted for more than the payer holds.
+   * The domain and signature first; then the chain, outside the payer's lock: the simulated
+   * transfer (it reads no ledger), and the balance when the standing read just before it shows
+   * something owed (or it is asked for). Then, in the payer's lock (store.exclusive: one section at
+   * a time per payer and asset, across instances), their standing again (replay, recent revert,
+   * what their balance must still cover) and the insert. The balance read before the lock stands
+   * for one read inside it only when the ledger did not change between the two standings (the
+   * same number of authorizations, the same amount owed): no settlement of this payer was recorded
+   * in between, so nothing the balance paid is missing from what is owed. Otherwise it is read
+   * again in the lock (even when nothing is owed: the early simulation is then stale too). So what a payer's balance must cover, this authorization included, never
+   * exceeds a balance read after the ledger state it is compared with: concurrent requests, to one
+   * instance or several, cannot together be accepted for more than the payer holds, and the lock
+   * (a pooled connection on PostgreSQL) is held for two statements, not for chain round trips.
    */
   const admit = async (request: PaymentRequest, state: 'verified' | 'settling', balanceWanted: boolean): Promise<Admitted | Rejection> => {
     const key = authorizationKey(request);
@@ -147,18 +157,25 @@ export function createFacilitatorService(deps: FacilitatorServiceDeps): Facilita
     }
     const value = BigInt(request.payment.authorization.value);
     const call = transferCall(request, checked.kind);
+    const before = await store.standing(key, clock.now(), revertedSince(clock.now()));
+    if (before.taken) return replay;
+    if (before.reverted) return reverted;
+    const [simulated, early] = await Promise.all([
+      chain.simulate(call, simulateFrom, request),
+      before.unconfirmed > 0n || balanceWanted ? chain.balanceOf(key.asset, key.payer) : undefined,
+    ]);
+    if (simulated) return simulated;
     return store.exclusive(key, async (ledger) => {
       const now = clock.now();
       const standing = await ledger.standing(key, now, revertedSince(now));
       if (standing.taken) return replay;
       if (standing.reverted) return reverted;
       let unconfirmed = standing.unconfirmed;
-      const [simulated, read] = await Promise.all([
-        chain.simulate(call, simulateFrom, request),
-        unconfirmed > 0n || balanceWanted ? chain.balanceOf(key.asset, key.payer) : undefined,
-      ]);
-      if (simulated) return simulated;
-      let balance = read;
+      const unchanged = standing.count === before.count && standing.unconfirmed === before.unconfirmed;
+      // A changed ledger (a settlement recorded meanwhile) makes the early reads stale: the simulation
+      // too, which alone vouches for the balance when nothing is owed.
+      const wanted = unconfirmed > 0n || balanceWanted || !unchanged;
+      let balance = !wanted ? undefined : unchanged && early !== undefined ? early : await chain.balanceOf(key.asset, key.payer);
       // Alone, the simulation shows the balance covers this payment; what is owed counts too.
       if (balance !== undefined && balance - unconfirmed < value && standing.settling) {
         // A settlement mined but not yet recorded is in the balance already: count only those whose
@@ -188,6 +205,7 @@ export function createFacilitatorService(deps: FacilitatorServiceDeps): Facilita
     kinds: [
       { x402Version: 2, scheme: 'exact', network },
       ...(toV1Name(network) ? [{ x402Version: 1 as const, scheme: 'exact' as const, network: toV1Name(network) as string }] : []),
+      ...(deps.channels ? [deps.channels.supportedKind()] : []),
     ],
     extensions: [],
     signers: { 'eip155:*': [...deps.relayers.addresses] },
@@ -195,6 +213,7 @@ export function createFacilitatorService(deps: FacilitatorServiceDeps): Facilita
 
   return {
     async verify(body) {
+      if (deps.channels && isChannelRequest(body)) return deps.channels.verify(body);
       const parsed = parseFacilitatorRequest(body);
       if (parsed.type === 'invalid') return invalid(parsed, parsed.payer);
       const request = parsed.request;
@@ -206,6 +225,7 @@ export function createFacilitatorService(deps: FacilitatorServiceDeps): Facilita
     },
 
     async settle(body, mode = deps.settlementMode) {
+      if (deps.channels && isChannelRequest(body)) return deps.channels.settle(body);
       const parsed = parseFacilitatorRequest(body);
       if (parsed.type === 'invalid') return settleFailure(parsed, parsed);
       const request = parsed.request;

@@ -80,6 +80,11 @@ export interface PayerStanding {
    */
   unconfirmed: bigint;
   reverted: boolean;
+  /**
+   * The payer's authorizations of the asset, in any state. With `unconfirmed`, it shows whether the
+   * ledger changed between two readings: neither moves unless a row was added or left the owed set.
+   */
+  count: number;
   /** The settling ones among them (nonce, amount), when there are at most {@link STANDING_SETTLING_LIMIT}. */
   settling: { nonce: Hex; amount: bigint }[] | undefined;
 }
@@ -124,6 +129,7 @@ export function createPaymentStore(db: Database, kind: DatabaseKind) {
     return {
       taken: row?.taken === true,
       unconfirmed: BigInt(row?.unconfirmed ?? '0'),
+      count: Number(row?.count ?? 0),
       reverted: row?.reverted === true,
       settling: complete ? settling : undefined,
     };
@@ -336,7 +342,7 @@ const finalReceipt = sql`update payment_receipts
 function hotStatements(db: Database) {
   return {
     standing: () =>
-      preparedSql<{ taken: boolean; unconfirmed: string; settlingTotal: string; settling: unknown; reverted: boolean }>(
+      preparedSql<{ taken: boolean; unconfirmed: string; count: number; settlingTotal: string; settling: unknown; reverted: boolean }>(
         db,
         'facilitator_payer_standing',
         () => sql`select
@@ -344,6 +350,8 @@ function hotStatements(db: Database) {
                  where network = ${p('network')} and asset = ${p('asset')} and payer = ${p('payer')} and nonce = ${p('nonce')}) as taken,
           (select coalesce(sum(amount), 0)::text from payment_authorizations u
            where payer = ${p('payer')} and asset = ${p('asset')} and network = ${p('network')} and ${owed('u')}) as unconfirmed,
+          (select count(*)::int from payment_authorizations
+           where payer = ${p('payer')} and asset = ${p('asset')} and network = ${p('network')}) as count,
           (select coalesce(sum(amount), 0)::text from payment_authorizations
            where payer = ${p('payer')} and asset = ${p('asset')} and network = ${p('network')} and state = 'settling') as "settlingTotal",
           (select coalesce(json_agg(json_build_array(s.nonce, s.amount::text)), '[]'::json) from (

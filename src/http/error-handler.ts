@@ -55,8 +55,11 @@ function validationBody(error: Readonly<ValidationError>): Omit<ErrorBody, 'requ
     field: 'path' in e && e.path ? e.path.replace(/^\//, '').replaceAll('/', '.') : error.type,
     message: 'summary' in e && e.summary ? e.summary : e.message,
   }));
-  // A schema's own `error` text (e.g. the facilitator request's) says it better than the field's.
-  if (typeof error.customError === 'string') return { error: error.customError, code: 'VALIDATION', details: problems };
+  // A schema's own `error` text (e.g. the facilitator request's) says it better than the field's;
+  // an `{error, details}` of its own (a union that knows which branch was meant) says it all.
+  const custom = error.customError;
+  if (typeof custom === 'string') return { error: custom, code: 'VALIDATION', details: problems };
+  if (isOwnProblem(custom)) return { error: custom.error, code: 'VALIDATION', details: custom.details };
   const first = problems[0];
   const where = error.type === 'body' ? '' : `${error.type} `;
   return {
@@ -64,4 +67,8 @@ function validationBody(error: Readonly<ValidationError>): Omit<ErrorBody, 'requ
     code: 'VALIDATION',
     details: problems,
   };
+}
+
+function isOwnProblem(value: unknown): value is { error: string; details: unknown } {
+  return typeof value === 'object' && value !== null && typeof (value as { error?: unknown }).error === 'string' && 'details' in value;
 }

@@ -9,6 +9,7 @@ import {
   ConfigError,
   read,
   readClientChain,
+  readDiscovery,
   readConfigDir,
   readKeystorePassphrase,
   readKeystorePath,
@@ -51,6 +52,8 @@ export interface McpConfig {
   limits: Limits;
   /** Holds spending.json (budget and the record of paid calls). */
   dataDir: string;
+  /** Other catalogues (Bazaar discovery base URLs) search_skills reads beside the registry: --discovery, MARKET_DISCOVERY. */
+  discovery: string[];
   http: { port: number; host: string; token: string | undefined } | undefined;
 }
 
@@ -66,6 +69,7 @@ export interface McpFlags {
   http?: boolean | undefined;
   port?: string | undefined;
   host?: string | undefined;
+  discovery?: string[] | undefined;
 }
 
 /** Safe defaults: an agent in a loop can spend at most $1 a day, 10 cents a call. */
@@ -102,6 +106,7 @@ export async function readMcpConfig(
     wallet: await walletSource(flags, env, prompt),
     limits,
     dataDir: resolve(flags['data-dir'] ?? read(env, 'MARKET_MCP_DATA_DIR') ?? join(readConfigDir(env), 'mcp')),
+    discovery: readDiscovery(env, flags),
     http: flags.http ? httpSettings(flags, env) : undefined,
   };
 }

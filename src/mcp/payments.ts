@@ -7,7 +7,7 @@
  * SDK says about the money: spent when it moved or may have, released when it certainly did not.
  */
 import type { Address } from 'viem';
-import { MarketError, type PaymentReceipt, type Skill, type SkillMarket } from 'skill-market/client';
+import { MarketError, PaidCallError, type PaymentReceipt, type Skill, type SkillMarket } from 'skill-market/client';
 import { checkInput } from 'skill-market/client';
 import { formatPriceUsd } from 'skill-market/x402';
 import type { BudgetPeriod, Limits } from './config';
@@ -74,7 +74,7 @@ export class Payments {
       return { result, receipt: receipt && short(receipt), skill };
     } catch (error) {
       const charged = error instanceof MarketError ? error.charged : 'unknown';
-      const receipt = error instanceof MarketError ? error.receipt : undefined;
+      const receipt = error instanceof PaidCallError ? error.receipt : undefined;
       // Anything but a certain "not charged" counts as spent: the budget must never overshoot.
       const spent = charged === 'no' ? undefined : receipt ? record(receipt, charged) : { ...blankRecord(slug, price), charged };
       if (spent) spent.error = (error as Error).message;

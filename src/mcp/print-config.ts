@@ -2,9 +2,8 @@
  * `market mcp --print-config`: ready snippets for the config files of agent hosts, pointing at
  * this very binary (or `bun src/cli/main.ts` when run from source).
  */
-import { defaultKeystorePath } from '../cli/credentials';
 import { resolve } from 'node:path';
-import { type Env, readKeystorePath, readRegistryConnection } from '../config';
+import { defaultKeystorePath, type Env, readKeystorePath, readRegistryConnection } from '../config';
 import { readDevProfile } from '../dev/profile';
 
 /**

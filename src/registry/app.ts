@@ -13,9 +13,9 @@ import { authRoutes } from './modules/auth/routes';
 import { crossSiteGuard } from './modules/auth/cross-site';
 import { discoveryRoutes } from './modules/discovery';
 import { groupRoutes } from './modules/groups/routes';
-import { reviewRoutes } from './modules/reviews/routes';
+import { reviewRoutes } from './modules/reviews';
 import { skillRoutes } from './modules/skills/routes';
-import { userRoutes } from './modules/users/routes';
+import { creatorRoutes } from './modules/creators/routes';
 import { walletRoutes } from './modules/wallets/routes';
 import { webhookRoutes } from './modules/webhooks/routes';
 import { docs } from './plugins/docs';
@@ -73,7 +73,7 @@ export function createRegistry(deps: RegistryDeps) {
     .use(docs())
     .use(healthRoutes(database))
     .use(authRoutes(ctx))
-    .use(userRoutes(ctx))
+    .use(creatorRoutes(ctx))
     .use(walletRoutes(ctx))
     .use(groupRoutes(ctx))
     .use(skillRoutes(ctx))

@@ -13,6 +13,7 @@ import { bearer, createKey, jsonPost, walletSignIn } from '../support/auth';
 import { json, newCreator, type Creator } from '../support/catalogue';
 import { compileContracts, startChain, usdCoinAbi, type LocalChain, type TestAccount } from '../support/chain';
 import { databaseKinds } from '../support/database';
+import { eventually } from '../support/eventually';
 import { memoryLogger, registryFixture } from '../support/registry';
 
 const PRICE = 1000n; // $0.001
@@ -263,7 +264,11 @@ for (const kind of databaseKinds) {
       });
       v.start();
       try {
-        for (let seen = await checksOf(skill.id); seen[0]?.status !== 'verified'; seen = await checksOf(skill.id)) await Bun.sleep(20);
+        await eventually(
+          () => checksOf(skill.id),
+          (seen) => seen[0]?.status === 'verified',
+          'the background verifier verifies the payment',
+        );
       } finally {
         await v.stop();
       }

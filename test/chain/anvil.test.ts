@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from 'bun:test';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { type LocalChain, MULTICALL3_ADDRESS, randomNonce, signAuthorization, startChain, usdCoinAbi, vrsArgs } from '../support/chain';
+import { lastReading } from '../support/eventually';
 
 const started: LocalChain[] = [];
 const start = async (options?: Parameters<typeof startChain>[0]) => {
@@ -20,12 +21,13 @@ const isAlive = (pid: number) => {
   }
 };
 
-async function waitUntilGone(pid: number, timeoutMs = 3_000): Promise<boolean> {
-  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; ) {
-    if (!isAlive(pid)) return true;
-    await Bun.sleep(20);
-  }
-  return !isAlive(pid);
+/** Whether `pid` is gone, once it is (or after 3 s). */
+async function gone(pid: number): Promise<boolean> {
+  return !(await lastReading(
+    () => isAlive(pid),
+    (alive) => !alive,
+    3_000,
+  ));
 }
 
 /** Runs fixtures/orphan.ts in a separate Bun process; resolves with anvil's pid once printed. */
@@ -131,7 +133,7 @@ describe('stopping a chain', () => {
       const orphan = runOrphan(mode);
       const pid = await orphan.anvilPid;
       await orphan.exited;
-      expect(await waitUntilGone(pid)).toBe(true);
+      expect(await gone(pid)).toBe(true);
     });
   }
 
@@ -141,6 +143,6 @@ describe('stopping a chain', () => {
     expect(isAlive(pid)).toBe(true);
     orphan.child.kill('SIGKILL');
     await orphan.exited;
-    expect(await waitUntilGone(pid)).toBe(process.platform !== 'win32');
+    expect(await gone(pid)).toBe(process.platform !== 'win32');
   });
 });

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'bun:test';
 import { decodePaymentPayload, formatPriceUsd } from 'skill-market/x402';
-import { MarketError, SkillCallError } from 'skill-market';
+import { MarketError, type PaidCallError, SkillCallError } from 'skill-market';
 import { countingAccount, NETWORK, useWorld } from './support/world';
 
 const world = useWorld({ chain: true });
@@ -294,7 +294,7 @@ describe('payments the server reports pending or cannot vouch for', () => {
     expect(blind.spending).toMatchObject({ spent: PRICE, reserved: 0n });
 
     const seeing = world.market({ wallet: payer, budget: '$1', rpcUrl: world.chain.rpcUrl });
-    const seen = (await seeing.call(skill.slug, { v: 2 }).catch((e: unknown) => e)) as MarketError;
+    const seen = (await seeing.call(skill.slug, { v: 2 }).catch((e: unknown) => e)) as PaidCallError;
     expect(seen).toMatchObject({ code: 'payment_rejected', charged: 'yes', receipt: { payer: payer.address } });
     expect(seen.receipt!.transaction).toBe(world.server.settlements.at(-1)!.transaction as `0x${string}`);
     expect(seeing.spending).toMatchObject({ spent: PRICE, reserved: 0n });

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { parseEventLogs, type Address } from 'viem';
-import { MarketError, type Skill } from 'skill-market';
+import { MarketError, type PaidCallError, type Skill } from 'skill-market';
 import { decodePaymentRequired } from 'skill-market/x402';
 import { usdCoinAbi } from '../support/chain';
 import { type AnswerDroppingProxy, startAnswerDroppingProxy } from './support/answer-dropping-proxy';
@@ -63,7 +63,7 @@ async function callLosingTheAnswer(options: { rpcUrl?: string; usdc?: bigint }) 
   );
   await market.flush();
   return {
-    error: error as MarketError,
+    error: error as PaidCallError,
     market,
     payer,
     seen: proxy.requests.slice(start),
@@ -134,7 +134,7 @@ describe('a settlement whose answer the reference server lost on the way from it
       const payeeBefore = await world.chain.balanceOf(remote.payee);
       remote.facilitatorProxy!.drop(1, '/settle');
 
-      const error = (await market.call(remoteSkill.slug, { city: 'Brest' }).catch((e: unknown) => e)) as MarketError;
+      const error = (await market.call(remoteSkill.slug, { city: 'Brest' }).catch((e: unknown) => e)) as PaidCallError;
 
       // The reference server answers 402 with a failed settlement receipt (PAYMENT-RESPONSE) and an empty body.
       expect(error).toBeInstanceOf(MarketError);
@@ -155,7 +155,7 @@ describe('a settlement whose answer the reference server lost on the way from it
       const payeeBefore = await world.chain.balanceOf(remote.payee);
       remote.facilitatorProxy!.drop(1, '/settle', 'hold');
 
-      const error = (await market.call(remoteSkill.slug, { city: 'Caen' }).catch((e: unknown) => e)) as MarketError;
+      const error = (await market.call(remoteSkill.slug, { city: 'Caen' }).catch((e: unknown) => e)) as PaidCallError;
 
       expect(error).toBeInstanceOf(MarketError);
       expect(error).toMatchObject({ status: 502, charged: rpcUrl ? 'yes' : 'unknown' });

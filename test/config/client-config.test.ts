@@ -6,7 +6,15 @@
 import { describe, expect, it } from 'bun:test';
 import { DEFAULT_API_URL } from 'skill-market/registry';
 import { DEFAULT_NETWORK } from 'skill-market/x402';
-import { ConfigError, readClientChain, readConfigDir, readRegistryConnection, readServeEnv, readWalletKey } from '../../src/config';
+import {
+  ConfigError,
+  readClientChain,
+  readConfigDir,
+  readDiscovery,
+  readRegistryConnection,
+  readServeEnv,
+  readWalletKey,
+} from '../../src/config';
 
 const stored = { apiUrl: 'https://stored.example', apiKey: 'ck_stored' };
 
@@ -65,6 +73,17 @@ describe('the rest of a client', () => {
     ]);
     expect(readWalletKey({ SKILLZ_PRIVATE_KEY: '0x2' })).toBe('0x2');
     expect(readWalletKey({ MARKET_PRIVATE_KEY: '0x1', SKILLZ_PRIVATE_KEY: '0x2' })).toBe('0x1');
+  });
+
+  it('reads the other catalogues from --discovery, else MARKET_DISCOVERY, and refuses one that is not http(s)', () => {
+    expect(readDiscovery({})).toEqual([]);
+    expect(readDiscovery({ MARKET_DISCOVERY: 'https://a.example, http://127.0.0.1:4021' })).toEqual([
+      'https://a.example',
+      'http://127.0.0.1:4021',
+    ]);
+    expect(readDiscovery({ MARKET_DISCOVERY: 'https://a.example' }, { discovery: ['https://b.example'] })).toEqual(['https://b.example']);
+    expect(() => readDiscovery({ MARKET_DISCOVERY: 'ftp://a.example' })).toThrow(ConfigError);
+    expect(() => readDiscovery({}, { discovery: ['nope'] })).toThrow('--discovery');
   });
 
   it('keeps the login under XDG_CONFIG_HOME, else HOME/.config', () => {

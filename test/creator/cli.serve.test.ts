@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { registryFixture } from '../support/registry';
 import { json, newCreator } from '../support/catalogue';
+import { lastReading } from '../support/eventually';
 import { freePort, waitForJson } from '../support/process';
 import { paidPost, postJson, startPaymentStack, type PaymentStack } from '../support/skill-server';
 
@@ -113,12 +114,11 @@ describe('market serve (compiled binary)', () => {
     );
     try {
       expect(await waitForJson(`http://127.0.0.1:${port}/health`, 15_000)).toMatchObject({ skills: ['shout'] });
-      const deadline = Date.now() + 5000;
-      let listed: { name: string; endpoint: string; groups: string[] }[] = [];
-      while (listed.length === 0 && Date.now() < deadline) {
-        listed = await json(await fx.request('/creators/me/skills', { headers: { authorization: `Bearer ${creator.key}` } }));
-        if (listed.length === 0) await Bun.sleep(50);
-      }
+      const own = async () =>
+        (await json(await fx.request('/creators/me/skills', { headers: { authorization: `Bearer ${creator.key}` } }))) as {
+          name: string;
+        }[];
+      const listed = await lastReading(own, (skills) => skills.length > 0, 5_000);
       expect(listed).toMatchObject([{ name: 'shout', endpoint: `http://127.0.0.1:${port}/shout`, groups: ['cli-tools'], price: '$0.003' }]);
       child.kill('SIGTERM');
       expect((await finished(child)).code).toBe(0);

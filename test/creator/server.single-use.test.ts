@@ -9,6 +9,7 @@ import type { Address } from 'viem';
 import { serve, skill, type ServeOptions, type SkillServer } from 'skill-market/creator';
 import { decodeSettleResponse } from 'skill-market/x402';
 import { balances, postJson, proofFor, recordingLogger, startPaymentStack, type PaymentStack } from '../support/skill-server';
+import { eventually, lastReading } from '../support/eventually';
 
 const PRICE = 10_000n;
 let stack: PaymentStack;
@@ -208,8 +209,11 @@ describe('when the facilitator cannot be reached', () => {
       const answer = postJson(at('other', s), {}, { 'X-Payment': proof });
       await logger.logged('warn', 'settlement outcome unknown (facilitator unavailable); result held');
       // While the facilitator cannot take the settle (the watcher sends it again), nothing moves.
-      for (const deadline = Date.now() + 10_000; flaky.attempts < 2 && Date.now() < deadline; ) await Bun.sleep(20);
-      expect(flaky.attempts).toBeGreaterThanOrEqual(2);
+      await eventually(
+        () => flaky.attempts,
+        (attempts) => attempts >= 2,
+        'the watcher sends the settle again',
+      );
       expect(await stack.chain.balanceOf(payer.address)).toBe(1_000_000n);
 
       flaky.down = false;
@@ -239,8 +243,11 @@ describe('when the facilitator cannot be reached', () => {
       expect(await first.json()).toMatchObject({ success: false, code: 'payment_pending', retryAfter: 2 });
       expect(logger.has('warn', 'settlement outcome unknown (facilitator unavailable); result held')).toBe(true);
       // While the facilitator cannot take the settle (the watcher asks it again), the result stays held and nothing moves.
-      for (const deadline = Date.now() + 10_000; flaky.attempts < 2 && Date.now() < deadline; ) await Bun.sleep(20);
-      expect(flaky.attempts).toBeGreaterThanOrEqual(2);
+      await eventually(
+        () => flaky.attempts,
+        (attempts) => attempts >= 2,
+        'the watcher sends the settle again',
+      );
       const meanwhile = await postJson(at('other', s), {}, { 'X-Payment': proof });
       expect(meanwhile.status).toBe(409);
       expect(await stack.chain.balanceOf(payer.address)).toBe(1_000_000n);
@@ -288,12 +295,11 @@ async function startLossy(
 
 /** Re-sends `proof` while the answer is 409 payment_pending (bounded); the last answer. */
 async function retryWhilePending(url: string, input: unknown, proof: string): Promise<Response> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const res = await postJson(url, input, { 'X-Payment': proof });
-    if (res.status !== 409 || Date.now() > deadline) return res;
-    await Bun.sleep(100);
-  }
+  return lastReading(
+    () => postJson(url, input, { 'X-Payment': proof }),
+    (res) => res.status !== 409,
+    20_000,
+  );
 }
 
 describe('a payment outcome only the chain knows', () => {

@@ -80,7 +80,12 @@ function held(validBefore = Math.floor(Date.now() / 1000) + 60) {
 
 /** Waits until the ledger no longer holds `key` (the watcher finished it). */
 async function finished(ledger: ReturnType<typeof createProofLedger>, key: string) {
-  for (const deadline = Date.now() + 5000; ledger.held(key) && Date.now() < deadline; ) await Bun.sleep(2);
+  await eventually(
+    () => ledger.held(key),
+    (held) => !held,
+    'the watcher finishes the held proof',
+    5_000,
+  );
   return ledger.claim(key, 'call', 0n);
 }
 

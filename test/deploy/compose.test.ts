@@ -12,6 +12,7 @@ import { generatePrivateKey } from 'viem/accounts';
 import { ensureBinary } from '../support/binary';
 import { type LocalChain, startChain } from '../support/chain';
 import { createPostgresDatabase, TEST_DATABASE_URL } from '../support/database';
+import { lastReading } from '../support/eventually';
 import { freePort } from '../support/process';
 
 interface Service {
@@ -118,13 +119,12 @@ describe.skipIf(!TEST_DATABASE_URL)('the services compose.yaml builds, started f
       checks.push({ name, test: service.healthcheck!.test.slice(2).map((arg) => portOf(arg)) });
     }
     for (const check of checks) {
-      let code = -1;
-      let output = '';
-      for (let attempt = 0; attempt < 60 && code !== 0; attempt++) {
+      const healthcheck = async () => {
         const run = Bun.spawn([path, ...check.test], { stdout: 'pipe', stderr: 'pipe' });
-        [code, output] = await Promise.all([run.exited, new Response(run.stderr).text()]);
-        if (code !== 0) await Bun.sleep(500);
-      }
+        const [code, output] = await Promise.all([run.exited, new Response(run.stderr).text()]);
+        return { code, output };
+      };
+      const { code, output } = await lastReading(healthcheck, (run) => run.code === 0, 30_000);
       expect({ service: check.name, code, output: code === 0 ? '' : output }).toEqual({ service: check.name, code: 0, output: '' });
     }
   }, 120_000);

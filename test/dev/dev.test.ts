@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { createPublicClient, http, parseEventLogs, verifyMessage, verifyTypedData, type Address, type Hex } from 'viem';
 import { usdCoinAbi } from '../../src/chain/token';
 import { openTestDatabase } from '../support/database';
+import { eventually, lastReading } from '../support/eventually';
 import { type DevBanner, type DevProcess, processesMentioning, runPrinted, spawnDev } from '../support/dev';
 import { testRegistry } from '../support/registry';
 
@@ -270,8 +271,12 @@ export const forecast = skill(
       dev.child.kill('SIGKILL');
       await dev.exited;
       // anvil's watchdog and the skill server both see their pipe from market dev close.
-      for (let i = 0; i < 100 && (await leftovers(dev)).length > 0; i++) await Bun.sleep(100);
-      expect(await leftovers(dev)).toEqual([]);
+      expect(
+        await lastReading(
+          () => leftovers(dev),
+          (left) => left.length === 0,
+        ),
+      ).toEqual([]);
     },
     STEP_MS,
   );
@@ -294,8 +299,9 @@ export const forecast = skill(
       );
       const names = async () =>
         ((await (await fetch(`${banner.marketplace}/skills?q=`)).json()) as { name: string }[]).map((s) => s.name).sort();
-      const deadline = Date.now() + 20_000;
-      while (!dev.output().includes('skills reloaded') && Date.now() < deadline) await Bun.sleep(100);
+      await eventually(dev.output, (output) => output.includes('skills reloaded'), 'market dev reloads the saved module', 20_000, {
+        context: dev.output,
+      });
       expect(dev.output()).toContain('skills module changed: reloading my-skills.ts\nskills reloaded');
       expect(await names()).toEqual(['shout', 'whisper']);
       expect(await stop(dev)).toBe(0);

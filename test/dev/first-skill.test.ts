@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnDev, ROOT, type DevProcess } from '../support/dev';
 import { stdioClient, tool } from '../mcp/support';
+import { lastReading } from '../support/eventually';
 import { CLI_ENTRY } from '../support/process';
 
 /** The fenced `sh` blocks of one README section, dedented. */
@@ -84,12 +85,14 @@ describe('README: Your first skill', () => {
           afterServer = true;
           continue;
         }
-        const deadline = Date.now() + (afterServer ? 30_000 : 0);
-        for (;;) {
-          last = await run(block, folder);
-          if (last.code === 0 || Date.now() > deadline) break;
-          await Bun.sleep(200);
-        }
+        // A command after the skill server's start runs again until the server is up and registered.
+        last = afterServer
+          ? await lastReading(
+              () => run(block, folder),
+              (r) => r.code === 0,
+              30_000,
+            )
+          : await run(block, folder);
         afterServer = false;
         log.push(`$ ${block}\n${last.stdout}${last.stderr}`);
         if (last.code !== 0) throw new Error(`a README command failed (exit ${last.code}):\n${log.join('\n')}\n${dev.output()}`);

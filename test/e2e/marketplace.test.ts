@@ -33,7 +33,7 @@ import { skillCalls, usageRecords } from '../../src/db/schema';
 import { bearer, createKey, jsonPost, newWallet, walletSignIn } from '../support/auth';
 import { type LocalChain, startChain, usdCoinAbi } from '../support/chain';
 import { TEST_DATABASE_URL } from '../support/database';
-import { lastReading } from '../support/eventually';
+import { eventually, lastReading } from '../support/eventually';
 import { freePort } from '../support/process';
 
 const ROOT = join(import.meta.dir, '../..');
@@ -93,20 +93,21 @@ function market(name: string, args: string[], env: Record<string, string>, cwd =
 
 /** Polls `url` until it answers 2xx (JSON); fails at once, with the process's output, if it exits. */
 async function waitFor(proc: Proc, url: string, timeoutMs = 20_000): Promise<unknown> {
-  const deadline = Date.now() + timeoutMs;
   let exited: number | undefined;
   void proc.exited.then((code) => (exited = code));
-  while (Date.now() < deadline) {
-    if (exited !== undefined) throw new Error(`${proc.name} exited with ${exited} before answering ${url}:\n${proc.output()}`);
+  const answer = async () => {
     try {
       const res = await fetch(url);
-      if (res.ok) return await res.json();
+      return res.ok ? { body: (await res.json()) as unknown } : undefined;
     } catch {
-      // not listening yet
+      return undefined; // not listening yet
     }
-    await Bun.sleep(50);
-  }
-  throw new Error(`${proc.name} did not answer ${url} within ${timeoutMs} ms:\n${proc.output()}`);
+  };
+  const answered = await eventually(answer, (a) => a !== undefined || exited !== undefined, `${proc.name} answers ${url}`, timeoutMs, {
+    context: proc.output,
+  });
+  if (!answered) throw new Error(`${proc.name} exited with ${exited} before answering ${url}:\n${proc.output()}`);
+  return answered.body;
 }
 
 /** SIGTERM, then the exit code (SIGKILL after 10 s so a hung process cannot outlive the file). */

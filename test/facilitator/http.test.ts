@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { Elysia } from 'elysia';
+import { privateKeyToAccount } from 'viem/accounts';
+import { deriveAuthorizerKey } from '../../src/config';
 import { createFacilitator } from '../../src/facilitator';
 import { createLogger } from '../../src/log';
 import { type LocalChain, startChain } from '../support/chain';
@@ -20,15 +22,17 @@ for (const kind of databaseKinds) {
     }, 30_000);
     afterAll(() => f.close());
 
-    it('GET /supported lists the exact scheme on its network (v2, and v1 by name) and the relayer as signer', async () => {
+    it('GET /supported lists the exact scheme on its network (v2, and v1 by name), batch-settlement with its receiver authorizer, and the relayer as signer', async () => {
       const res = await f.get('/supported');
       expect(res.status).toBe(200);
+      const receiverAuthorizer = privateKeyToAccount(deriveAuthorizerKey(chain.accounts.relayer.privateKey)).address;
       expect(await res.json()).toEqual({
         kinds: [
           { x402Version: 2, scheme: 'exact', network: 'eip155:84532' },
           { x402Version: 1, scheme: 'exact', network: 'base-sepolia' },
+          { x402Version: 2, scheme: 'batch-settlement', network: 'eip155:84532', extra: { receiverAuthorizer } },
         ],
-        extensions: [],
+        extensions: ['bazaar'],
         signers: { 'eip155:*': [chain.accounts.relayer.address] },
       });
     });
@@ -163,7 +167,7 @@ for (const kind of databaseKinds) {
       const host = new Elysia().get('/', () => 'host').use(mounted.app);
       const res = await host.handle(new Request('http://localhost/facilitator/supported'));
       expect(res.status).toBe(200);
-      expect(((await res.json()) as { kinds: unknown[] }).kinds).toHaveLength(2);
+      expect(((await res.json()) as { kinds: unknown[] }).kinds).toHaveLength(3);
       expect(await (await host.handle(new Request('http://localhost/'))).text()).toBe('host');
     });
   });

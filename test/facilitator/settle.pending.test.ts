@@ -3,6 +3,7 @@ import { type Hex, parseGwei } from 'viem';
 import { createPaymentStore } from '../../src/facilitator/store';
 import { type LocalChain, randomNonce, signAuthorization, startChain, usdCoinAbi, vrsArgs } from '../support/chain';
 import { databaseKinds } from '../support/database';
+import { lastReading } from '../support/eventually';
 import {
   PRICE,
   type FacilitatorFixture,
@@ -234,10 +235,8 @@ for (const kind of databaseKinds) {
         );
         expect(pending.errorReason).toBe('settlement_pending');
         await chain.testClient.mine({ blocks: 1 });
-        const deadline = Date.now() + 5_000;
-        while ((await background.facilitator.receipt(pending.transaction))?.status === 'pending' && Date.now() < deadline)
-          await Bun.sleep(25);
-        expect(await background.facilitator.receipt(pending.transaction)).toMatchObject({ status: 'confirmed' });
+        const receipt = () => background.facilitator.receipt(pending.transaction);
+        expect(await lastReading(receipt, (r) => r?.status !== 'pending', 5_000)).toMatchObject({ status: 'confirmed' });
       } finally {
         await background.close();
       }

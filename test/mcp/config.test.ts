@@ -26,6 +26,17 @@ describe('market mcp configuration', () => {
     expect(config.http).toBeUndefined();
   });
 
+  it('reads the other catalogues search_skills searches from --discovery over MARKET_DISCOVERY', async () => {
+    expect((await readMcpConfig({}, env())).discovery).toEqual([]);
+    expect((await readMcpConfig({}, env({ MARKET_DISCOVERY: 'https://a.example,https://b.example' }))).discovery).toEqual([
+      'https://a.example',
+      'https://b.example',
+    ]);
+    expect((await readMcpConfig({ discovery: ['https://c.example'] }, env({ MARKET_DISCOVERY: 'https://a.example' }))).discovery).toEqual([
+      'https://c.example',
+    ]);
+  });
+
   it('takes limits from flags over variables, allow-list entries lowercased', async () => {
     const config = await readMcpConfig(
       { budget: '$5', allow: ['Weather-Now', '0xABC'] },

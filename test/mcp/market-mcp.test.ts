@@ -10,6 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { formatPriceUsd } from 'skill-market/x402';
 import { join } from 'node:path';
+import { eventually } from '../support/eventually';
 import { CLI_ENTRY, freePort, spawnMarket } from '../support/process';
 import { useWorld } from '../client/support/world';
 import { keystoreFor, PASSPHRASE, stdioClient, tempDir, textOf, tool, worldEnv } from './support';
@@ -280,13 +281,14 @@ describe('market mcp paying a skill served by market serve', () => {
     const { payer, env } = await payingEnv();
     const client = await stdioClient(env);
     try {
-      let slug: string | undefined;
       // The log is JSON lines: `registered \"word-count\" as <slug>`.
-      for (let i = 0; i < 800 && !slug; i++) {
-        slug = /registered \\"word-count\\" as ([\w-]+)/.exec(output)?.[1];
-        if (!slug) await Bun.sleep(25);
-      }
-      if (!slug) throw new Error(`market serve did not register word-count:\n${output}`);
+      const slug = await eventually(
+        () => /registered \\"word-count\\" as ([\w-]+)/.exec(output)?.[1],
+        (found) => found !== undefined,
+        'market serve registers word-count',
+        20_000,
+        { context: () => output },
+      );
       const details = await tool(client, 'get_skill', { slug: slug! });
       expect(details.structuredContent).toMatchObject({
         price: '$0.002',
@@ -317,17 +319,13 @@ describe('market mcp over Streamable HTTP', () => {
     const port = await freePort();
     const child = spawnMarket(['mcp', '--http', '--port', String(port)], env);
     const url = `http://127.0.0.1:${port}/mcp`;
-    for (let i = 0; i < 600; i++) {
-      if (
-        await fetch(url).then(
-          () => true,
-          () => false,
-        )
-      )
-        break;
-      if (child.exitCode !== null) throw new Error(`market mcp exited: ${await new Response(child.stderr).text()}`);
-      await Bun.sleep(25);
-    }
+    const answers = () =>
+      fetch(url).then(
+        () => true,
+        () => child.exitCode !== null, // exited: stop waiting, and say why below
+      );
+    await eventually(answers, Boolean, 'market mcp --http answers', 15_000);
+    if (child.exitCode !== null) throw new Error(`market mcp exited: ${await new Response(child.stderr).text()}`);
     return {
       url,
       stop: async () => {

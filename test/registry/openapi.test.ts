@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { WEBHOOK_EVENTS } from 'skill-market/registry';
 import type { DatabaseHandle } from '../../src/db';
 import { openTestDatabase } from '../support/database';
 import { testRegistry } from '../support/registry';
@@ -20,6 +21,18 @@ describe('API documentation', () => {
     expect(result.valid).toBe(true);
     expect(document.openapi).toMatch(/^3\./);
     expect(Object.keys(document.paths)).toContain('/health');
+  });
+
+  it('documents every webhook event with its body schema and signature headers', async () => {
+    const { webhooks } = (await (await testRegistry(database).request('/openapi.json')).json()) as any;
+    expect(Object.keys(webhooks).sort()).toEqual([...WEBHOOK_EVENTS].sort());
+    const paid = webhooks['call.paid'].post;
+    expect(paid.parameters.map((p: any) => p.name)).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
+    const body = paid.requestBody.content['application/json'].schema;
+    expect(body.required).toEqual(['type', 'timestamp', 'data']);
+    expect(body.properties.data.required).toEqual(
+      expect.arrayContaining(['version', 'skill', 'amount', 'payer', 'scheme', 'transaction', 'network']),
+    );
   });
 
   it('documents the dashboard’s reads with their parameters and answer schemas', async () => {

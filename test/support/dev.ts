@@ -57,28 +57,32 @@ export async function spawnDev(dir: string, extra: string[] = [], ports?: DevPro
     { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' }, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' },
   );
   const chunks: string[] = [];
+  const output = () => chunks.join('');
+  // The banner is read as the output arrives: settled by the chunk that completes it, or by the exit.
+  let printed: (banner: DevBanner) => void = () => undefined;
   const drain = async (stream: ReadableStream<Uint8Array>) => {
     const decoder = new TextDecoder();
-    for await (const chunk of stream) chunks.push(decoder.decode(chunk, { stream: true }));
+    for await (const chunk of stream) {
+      chunks.push(decoder.decode(chunk, { stream: true }));
+      const parsed = parseBanner(output());
+      if (parsed) printed(parsed);
+    }
   };
   const drained = Promise.all([drain(child.stdout), drain(child.stderr)]).catch(() => undefined);
   const exited = child.exited.then(async (code) => {
     await drained;
     return code;
   });
-  const output = () => chunks.join('');
-  const banner = (async () => {
-    let done = false;
-    void exited.then(() => (done = true));
-    while (!done) {
+  const banner = new Promise<DevBanner>((resolve, reject) => {
+    printed = resolve;
+    const already = parseBanner(output());
+    if (already) resolve(already);
+    void exited.then((code) => {
       const parsed = parseBanner(output());
-      if (parsed) return parsed;
-      await Bun.sleep(25);
-    }
-    const parsed = parseBanner(output());
-    if (parsed) return parsed;
-    throw new Error(`market dev exited with ${await exited} before its banner:\n${output()}`);
-  })();
+      if (parsed) resolve(parsed);
+      else reject(new Error(`market dev exited with ${code} before its banner:\n${output()}`));
+    });
+  });
   banner.catch(() => undefined); // a run expected to fail need not await it
   return { child, ports: p, output, exited, banner };
 }

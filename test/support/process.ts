@@ -1,5 +1,6 @@
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { eventually } from './eventually';
 
 export const CLI_ENTRY = join(import.meta.dir, '../../src/cli/main.ts');
 
@@ -46,17 +47,15 @@ export function spawnMarket(args: string[], env: Record<string, string>, cwd?: s
 
 /** Polls `url` until it answers 2xx; returns the parsed JSON body. */
 export async function waitForJson(url: string, timeoutMs = 30_000): Promise<unknown> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
+  const answered = async () => {
     try {
       const res = await fetch(url);
-      if (res.ok) return await res.json();
+      return res.ok ? { body: (await res.json()) as unknown } : undefined;
     } catch {
-      // not listening yet
+      return undefined; // not listening yet
     }
-    await Bun.sleep(50);
-  }
-  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+  };
+  return (await eventually(answered, (answer) => answer !== undefined, `${url} answers 2xx`, timeoutMs))!.body;
 }
 
 /** A running `market` child whose stdout and stderr are drained as they come (a chatty process never blocks). */

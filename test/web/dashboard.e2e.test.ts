@@ -22,6 +22,7 @@ import { bearer } from '../support/auth';
 import { ensureBinary, startBinary, type BinaryProcess } from '../support/binary';
 import { startChain, type LocalChain } from '../support/chain';
 import { createPostgresDatabase, seedEmbeddedDataDir, TEST_DATABASE_URL } from '../support/database';
+import { eventually } from '../support/eventually';
 import { freePort } from '../support/process';
 import { injectWallet, launchBrowser, newContext, pageErrors, screenshot } from '../support/web';
 
@@ -182,26 +183,24 @@ describe('end to end: creator dashboard, marketplace, Try it, analytics and hist
       ],
       { MARKET_WALLET_ADDRESS: chain.accounts.payee.address, MARKET_API_KEY: creatorKey, MARKET_API_URL: registryUrl },
     );
-    // The listings appear once the server has registered them (one by one, behind a read cache of
-    // a second): reload the marketplace until both show.
+    // The listings appear once the server has registered them (one by one); the marketplace shows
+    // them once its read cache (a second) has let them through.
+    const listedNames = async () =>
+      ((await (await registryRequest(`/skills?creator=${chain.accounts.payee.address}`)).json()) as { name: string }[])
+        .map((s) => s.name)
+        .sort();
+    const registered = { context: () => `the skill server:\n${skillServer?.output()}` };
+    expect(
+      await eventually(listedNames, (names) => names.length === 2, 'the skill server registers both skills', 20_000, registered),
+    ).toEqual(['echo', 'word-count']);
     const page = creatorPage;
     await page.goto('/');
-    const deadline = Date.now() + 20_000;
-    const shown = async () =>
-      (await page.getByRole('link', { name: 'word-count' }).count()) > 0 && (await page.getByRole('link', { name: 'echo' }).count()) > 0;
-    while (!(await shown())) {
-      if (skillServer.child.exitCode !== null || Date.now() > deadline)
-        throw new Error(`the skill server did not register:\n${skillServer.output()}`);
-      await page.waitForTimeout(200);
+    const shown = async () => {
       await page.reload();
       await page.getByRole('heading', { level: 1 }).waitFor();
-    }
-    expect(await page.getByRole('link', { name: 'echo' }).count()).toBe(1);
-    const listed = (await (await registryRequest(`/skills?creator=${chain.accounts.payee.address}`)).json()) as {
-      name: string;
-      endpoint: string;
-    }[];
-    expect(listed.map((s) => s.name).sort()).toEqual(['echo', 'word-count']);
+      return (await page.getByRole('link', { name: 'word-count' }).count()) + (await page.getByRole('link', { name: 'echo' }).count());
+    };
+    await eventually(shown, (links) => links === 2, 'the marketplace lists both skills', 10_000);
     await screenshot(page, 'e2e-marketplace');
   });
 
@@ -241,12 +240,12 @@ describe('end to end: creator dashboard, marketplace, Try it, analytics and hist
     // The consumer's history (Try it records usage in the background after the result).
     const page = consumerPage;
     await page.goto('/dashboard/calls');
-    const deadline = Date.now() + 10_000;
-    while ((await page.getByRole('row', { name: /word-count/ }).count()) === 0 && Date.now() < deadline) {
-      await page.waitForTimeout(200);
+    const recorded = async () => {
       await page.reload();
       await page.getByRole('heading', { level: 1, name: 'My paid calls' }).waitFor();
-    }
+      return page.getByRole('row', { name: /word-count/ }).count();
+    };
+    await eventually(recorded, (rows) => rows > 0, 'the paid call shows in My paid calls');
     const row = page.getByRole('row', { name: /word-count/ });
     expect(await row.textContent()).toContain('$0.002');
     expect(await row.locator('.tx-hash').textContent()).toMatch(/^0x[0-9a-f]{64}$/);
@@ -254,13 +253,12 @@ describe('end to end: creator dashboard, marketplace, Try it, analytics and hist
 
     await creatorPage.goto('/dashboard/skills/word-count');
     await creatorPage.getByTestId('stat-calls').waitFor();
-    const until = Date.now() + 10_000;
     // The skill server reports the call off the response path: wait for it.
-    while ((await creatorPage.getByTestId('stat-calls').textContent()) !== '1' && Date.now() < until) {
-      await creatorPage.waitForTimeout(200);
+    const counted = async () => {
       await creatorPage.reload();
-      await creatorPage.getByTestId('stat-calls').waitFor();
-    }
+      return creatorPage.getByTestId('stat-calls').textContent();
+    };
+    await eventually(counted, (calls) => calls === '1', 'the creator analytics count the call');
     expect(await creatorPage.getByTestId('stat-calls').textContent()).toBe('1');
     expect(await creatorPage.getByTestId('stat-revenue').textContent()).toBe('$0.002');
     const today = new Date().toISOString().slice(0, 10);

@@ -341,6 +341,64 @@ describe('profile', () => {
   });
 });
 
+describe('form fields', () => {
+  /** Each text field of the open forms that a screen reader would not describe in full: no label, a hint or error it is not told about. */
+  const unlinked = () =>
+    page.evaluate(`[...document.querySelectorAll('form .field')].flatMap((field) => {
+      const control = field.querySelector(':scope > input, :scope > textarea');
+      if (!control) return [];
+      const problems = [];
+      if (control.labels.length === 0) problems.push('no label');
+      const described = (control.getAttribute('aria-describedby') ?? '').split(' ').filter(Boolean);
+      for (const note of field.querySelectorAll('.hint')) if (!described.includes(note.id)) problems.push('hint not described: ' + note.textContent);
+      for (const id of described) if (!document.getElementById(id)) problems.push('described by a missing ' + id);
+      const error = field.querySelector('.field-error');
+      if (Boolean(error) !== (control.getAttribute('aria-invalid') === 'true')) problems.push('aria-invalid does not match the error shown');
+      return problems.map((problem) => control.id + ': ' + problem);
+    })`) as Promise<string[]>;
+
+  it('label every control and describe it by its hint and its error, marked invalid while the error shows', async () => {
+    await open('profile', 'Save profile');
+    expect(await unlinked()).toEqual([]);
+    for (const [section, ready, opener, dialogName] of [
+      ['groups', 'New group', 'New group', 'New group'],
+      ['keys', 'New API key', 'New API key', 'New API key'],
+      ['webhooks', 'New webhook', 'New webhook', 'New webhook'],
+      ['wallets', 'New wallet', 'New wallet', 'New spending wallet'],
+    ] as const) {
+      await open(section, ready);
+      await page.getByRole('button', { name: opener }).first().click();
+      const dialog = page.getByRole('dialog', { name: dialogName });
+      await dialog.waitFor();
+      expect({ section, problems: await unlinked() }).toEqual({ section, problems: [] });
+      if (section === 'wallets') {
+        await dialog.getByLabel('Passphrase', { exact: true }).fill('short');
+        await dialog.getByLabel('Passphrase again').fill('other');
+        await dialog.getByText('The two passphrases differ.').waitFor();
+        expect(await unlinked()).toEqual([]);
+        const again = dialog.getByLabel('Passphrase again');
+        expect(await again.getAttribute('aria-invalid')).toBe('true');
+        expect(await again.getAttribute('aria-describedby')).toBe('wallet-passphrase-again-error');
+        await screenshot(page, 'dashboard-wallet-fields');
+      }
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+    }
+    // The same fields at phone width, an error showing.
+    const phone = await newContext(browser, 'phone', registry.url);
+    await phone.addCookies((await context.cookies()).filter((c) => c.name.startsWith('market_')));
+    const small = await phone.newPage();
+    await small.goto('/dashboard/wallets');
+    await small.getByRole('button', { name: 'New wallet' }).first().click();
+    const dialog = small.getByRole('dialog', { name: 'New spending wallet' });
+    await dialog.getByLabel('Passphrase', { exact: true }).fill('short');
+    await dialog.getByText('Too short.').waitFor();
+    await screenshot(small, 'dashboard-wallet-fields');
+    await phone.close();
+    expect(errors).toEqual([]);
+  });
+});
+
 describe('phone width and keyboard', () => {
   it('fits every view on a 390 px screen without sideways scrolling', async () => {
     const phone = await newContext(browser, 'phone', registry.url);

@@ -145,6 +145,7 @@ describe('marketplace', () => {
     expect(text).toContain('Translate short texts');
     expect(text).toContain('$0.002 USDC');
     expect(text).toContain('Calls3');
+    expect(text).toContain('RatingNo reviews');
     expect(text).toContain('Favourites0');
     expect(text).toContain(`${alice.address.slice(0, 6)}…${alice.address.slice(-4)}`);
     await screenshot(page, 'marketplace');

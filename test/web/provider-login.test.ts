@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import { providerKeys, PROVIDER_APP_ID } from '../support/auth';
+import { eventually } from '../support/eventually';
 import {
   launchBrowser,
   newContext,
@@ -159,7 +160,7 @@ describe('sign-in with the identity provider (provider simulated at the network 
     await page.goto('/signin');
     await page.getByLabel('Email', { exact: true }).fill('new@example.com');
     await page.getByRole('button', { name: 'Email me a sign-in code' }).click();
-    await page.getByLabel('Code from the email').fill((await waitForCode(sim, 'new@example.com'))!);
+    await page.getByLabel('Code from the email').fill(await emailedCode(sim, 'new@example.com'));
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     const alert = page.getByRole('alert');
     await alert.waitFor();
@@ -205,7 +206,7 @@ describe('sign-in with the identity provider (provider simulated at the network 
     await page.waitForFunction("document.activeElement?.id === 'provider-code'", undefined, { timeout: 2000 }).catch(() => {});
     expect(await focused()).toBe('provider-code');
     await screenshot(page, 'signin-provider-code');
-    await page.keyboard.type((await waitForCode(sim, 'kb@example.com'))!);
+    await page.keyboard.type(await emailedCode(sim, 'kb@example.com'));
     await page.keyboard.press('Enter');
     await page.waitForURL((url) => url.pathname === '/dashboard/profile');
     expect(await me(context)).toMatchObject({ status: 200, walletAddress: wallet });
@@ -262,9 +263,14 @@ describe('sign-in with the identity provider (provider simulated at the network 
   });
 });
 
-async function waitForCode(sim: ProviderSimulation, email: string): Promise<string | undefined> {
-  for (let i = 0; i < 100 && !sim.codes.has(email); i++) await Bun.sleep(20);
-  return sim.codes.get(email);
+/** The code the provider emailed to `email`, once it has sent one. */
+async function emailedCode(sim: ProviderSimulation, email: string): Promise<string> {
+  return (await eventually(
+    () => sim.codes.get(email),
+    (code) => code !== undefined,
+    `the provider emails a code to ${email}`,
+    2_000,
+  ))!;
 }
 
 afterAll(async () => {

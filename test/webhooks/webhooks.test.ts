@@ -6,12 +6,15 @@
  * in parallel by two deliverers, and refused for private addresses outside a local marketplace.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
+import { Value } from '@sinclair/typebox/value';
+import { webhookDelivery, type WebhookEvent } from 'skill-market/registry';
 import { Webhook } from 'standardwebhooks';
 import type { Hash } from 'viem';
 import { PAYMENT_VERIFICATION_DEFAULTS, readHealthConfig } from '../../src/config';
 import { createPaymentVerifier } from '../../src/registry/modules/payment-verification';
 import { systemClock, type Clock } from '../../src/registry/context';
 import { createHealthProber } from '../../src/registry/modules/skill-health';
+import { emitEvent } from '../../src/registry/modules/webhook-events';
 import { createWebhookDeliverer, DISABLE_AFTER, RETRY_SCHEDULE_SECONDS } from '../../src/registry/modules/webhooks';
 import { bearer, createKey, jsonPost, newWallet, walletSignIn } from '../support/auth';
 import { json, newCreator, type Creator } from '../support/catalogue';
@@ -239,6 +242,28 @@ for (const kind of databaseKinds) {
       await fx.request(`/webhooks/${endpoint.id}`, { method: 'DELETE', headers: bearer(creator.token) });
     });
 
+    it('keeps one server’s down and up in order: the up waits while the down is retried; unrelated events do not wait', async () => {
+      const endpoint = await addEndpoint(['skill.down', 'skill.up']);
+      const server = `https://order-${crypto.randomUUID().slice(0, 8)}.example`;
+      const emit = (type: 'skill.down' | 'skill.up') =>
+        emitEvent(fx.database.db, { userId: creator.userId, type, at: fx.clock.now(), data: { server, skills: ['a'] } });
+      await emit('skill.down');
+      await emit('skill.up');
+      sink.state.failures = 1; // the down's first attempt fails
+      const before = sink.seen.length;
+      const d = deliverer();
+      expect(await d.deliverDue()).toMatchObject({ attempted: 1, retrying: 1 }); // the down (500); the up waits
+      await sendTest(endpoint.id); // no order to keep: it goes at once
+      expect(await d.deliverDue()).toMatchObject({ attempted: 1, delivered: 1 });
+      expect(await d.deliverDue()).toMatchObject({ attempted: 0 }); // the up still waits for the down
+      fx.clock.advance(RETRY_SCHEDULE_SECONDS[0]);
+      expect(await d.deliverDue()).toMatchObject({ attempted: 1, delivered: 1 }); // the down
+      expect(await d.deliverDue()).toMatchObject({ attempted: 1, delivered: 1 }); // then the up
+      const types = sink.seen.slice(before).map((s) => (JSON.parse(s.body) as { type: string }).type);
+      expect(types.filter((t) => t !== 'webhook.test')).toEqual(['skill.down', 'skill.down', 'skill.up']);
+      await fx.request(`/webhooks/${endpoint.id}`, { method: 'DELETE', headers: bearer(creator.token) });
+    });
+
     it('delivers after a restart what was stored before it, and what a stopped instance had taken once its lease ends', async () => {
       const endpoint = await addEndpoint(['call.paid']);
       await sendTest(endpoint.id); // stored; no deliverer ran
@@ -302,9 +327,11 @@ for (const kind of databaseKinds) {
         state.up = true;
         await probe();
         const before = sink.seen.length;
-        expect(await deliverer(true, systemClock).deliverDue()).toMatchObject({ delivered: 2 });
+        const live = deliverer(true, systemClock);
+        expect(await live.deliverDue()).toMatchObject({ delivered: 1 }); // the down; the up goes after it
+        expect(await live.deliverDue()).toMatchObject({ delivered: 1 });
         const events = sink.seen.slice(before).map((r) => new Webhook(endpoint.secret).verify(r.body, r.headers) as any);
-        expect(events.map((e) => e.type).sort()).toEqual(['skill.down', 'skill.up']);
+        expect(events.map((e) => e.type)).toEqual(['skill.down', 'skill.up']);
         const down = events.find((e) => e.type === 'skill.down');
         expect(down.data).toMatchObject({ version: 1, server: serverUrl, skills: [skill.slug], reason: expect.stringContaining('503') });
         await fx.request(`/skills/${skill.slug}`, jsonPatch({ isActive: false }, bearer(creator.key)));
@@ -357,6 +384,20 @@ for (const kind of databaseKinds) {
       // Its owner turns it back on: the reason goes.
       const on = await fx.request(`/webhooks/${endpoint.id}`, jsonPatch({ enabled: true }, bearer(again.token)));
       expect(await json(on)).toMatchObject({ enabled: true, disabledReason: null });
+    });
+
+    it('sent every event in the shape its documented schema gives (the OpenAPI document’s webhooks)', () => {
+      const bodies = sink.seen.map((s) => JSON.parse(s.body) as { type: WebhookEvent });
+      expect(new Set(bodies.map((b) => b.type))).toEqual(
+        new Set(['call.paid', 'payment.reverted', 'key.revoked', 'skill.down', 'skill.up', 'webhook.test']),
+      );
+      for (const body of bodies) {
+        const schema = webhookDelivery(body.type);
+        expect({ type: body.type, errors: [...Value.Errors(schema, body)].map((e) => `${e.path}: ${e.message}`) }).toEqual({
+          type: body.type,
+          errors: [],
+        });
+      }
     });
   });
 }

@@ -31,7 +31,7 @@ import {
 } from '../../x402/index';
 import { SkillTimeoutError } from '../errors';
 import type { FacilitatorClient } from '../facilitator-client';
-import { failure, jsonAnswer, type StoredResponse } from '../http';
+import { failure, jsonAnswer, type StoredResponse, toResponse } from '../http';
 import { callSafely, type CreatorLogger, errorText } from '../logger';
 import type { SettledCall, SkillRoute } from '../paid-call';
 import { runHandler } from '../run';
@@ -167,10 +167,6 @@ export async function channelCall(
     callSafely(deps.logger, 'call tracking', () => deps.onSettled?.(settled));
   }
   return toResponse(outcome.response);
-}
-
-function toResponse(stored: StoredResponse): Response {
-  return new Response(stored.body, { status: stored.status, headers: { 'Cache-Control': 'no-store', ...stored.headers } });
 }
 
 /** The facilitator's verdict and snapshot, or the 402 to answer. */

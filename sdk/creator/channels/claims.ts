@@ -9,7 +9,7 @@
  */
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { batchSettlementDomain, claimBatchTypes, type Hex, refundTypes } from '../../x402/index';
-import type { ChannelReader } from '../../payment/channel';
+import type { ChannelReader } from '../../x402/channel-reader';
 import { FacilitatorUnavailableError } from '../errors';
 import type { FacilitatorClient } from '../facilitator-client';
 import { type CreatorLogger, errorText } from '../logger';

@@ -14,3 +14,4 @@ export * from './skills';
 export * from './users';
 export * from './wallets';
 export * from './webhooks';
+export * from './webhook-events';

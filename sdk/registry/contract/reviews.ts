@@ -4,14 +4,22 @@ import { Nullable, PageLimit, Timestamp, Uuid } from './common';
 
 /**
  * `POST /reviews` body (consumer credentials): the caller's review of the skill `skillSlug`, a
- * whole `score` from 1 to 5 and an optional `comment` (at most 2000 characters, null for none).
+ * whole `score` and an optional `comment` (at most 2000 characters, null for none). The score is
+ * in stars, 1 to 5, when the request's Accept header names `application/json` (as this SDK sends
+ * it); without that (the other SDK's plain fetch) it is a whole number from 0 to 100. One scale is
+ * stored, 0–100: a star is 20 points, and a score reads back as the nearest whole star (85 → 4).
+ * Reads answer in the dialect of the request the same way (0–100 reads back as sent).
  * Only a verified buyer may review: a payment to the skill from one of the caller's wallets must be
  * verified on chain, else 403. One review per buyer and skill: answered 201 with the new
  * {@link ReviewView}, or 200 when it replaced the caller's earlier one.
  */
 export const PostReview = T.Object({
   skillSlug: T.String({ minLength: 1, maxLength: 120 }),
-  score: T.Integer({ minimum: 1, maximum: 5, description: '1 (worst) to 5 (best)' }),
+  score: T.Integer({
+    minimum: 0,
+    maximum: 100,
+    description: 'stars 1 (worst) to 5 (best) with Accept: application/json; else 0 to 100',
+  }),
   comment: T.Optional(Nullable(T.String({ maxLength: 2000 }))),
 });
 /** The {@link PostReview} schema's type. */
@@ -19,7 +27,8 @@ export type PostReview = Static<typeof PostReview>;
 
 /**
  * A review as the registry answers it: `POST /reviews`, `POST /reviews/:id/reply` and the items of
- * `GET /skills/:slug/reviews`. `consumerAddress` is the reviewer's wallet; `score` is 1–5;
+ * `GET /skills/:slug/reviews`. `consumerAddress` is the reviewer's wallet; `score` is 1–5 stars
+ * for a request that accepts `application/json` (this SDK), else 0–100 (see {@link PostReview});
  * `comment` is null when none was given; `reply` and `repliedAt` are null until the skill's
  * creator answers.
  */
@@ -27,7 +36,7 @@ export const ReviewView = T.Object({
   id: Uuid(),
   skillId: Uuid(),
   consumerAddress: T.String(),
-  score: T.Integer({ minimum: 1, maximum: 5 }),
+  score: T.Integer({ minimum: 0, maximum: 100, description: 'stars 1–5 for a request accepting application/json; else 0–100' }),
   comment: Nullable(T.String()),
   reply: Nullable(T.String(), 'the creator’s answer (at most one)'),
   repliedAt: Nullable(Timestamp()),

@@ -163,7 +163,7 @@ export const SkillView = T.Object({
   paidCallCount: T.Number({ description: 'calls whose payment is verified on chain (one per transaction)' }),
   viewCount: T.Number(),
   favoriteCount: T.Number(),
-  rating: Nullable(T.Number(), 'average review score (1–5) of verified buyers; null without reviews'),
+  rating: Nullable(T.Number(), 'average review score of verified buyers in stars, 0–5 (the 0–100 average / 20); null without reviews'),
   reviewCount: T.Number(),
   totalRevenueAtomic: T.String({ description: 'micro-USDC, exact integer (for sums across skills)' }),
   totalRevenue: T.String({ description: 'USDC, exact decimal: the sum of payments verified on chain' }),

@@ -41,6 +41,7 @@ export async function mcpCommand(args: string[]): Promise<void> {
       host: { type: 'string' },
       'print-config': { type: 'boolean' },
       dev: { type: 'string' },
+      discovery: { type: 'string', multiple: true },
     },
   });
   void positionals;
@@ -85,6 +86,7 @@ async function dependencies(config: McpConfig, log: (line: string) => void): Pro
     maxDeposit: formatPriceUsd(config.limits.budget < MAX_DEPOSIT ? config.limits.budget : MAX_DEPOSIT),
   };
   if (config.apiKey) options.apiKey = config.apiKey;
+  if (config.discovery.length > 0) options.discovery = config.discovery;
   if (config.network) options.network = config.network;
   // With an RPC, a call whose answer was lost is settled from the chain (charged yes or no), not left unknown.
   if (config.rpcUrl) options.rpcUrl = config.rpcUrl;

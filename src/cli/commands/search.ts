@@ -8,8 +8,10 @@ const SORTS = ['relevance', 'popular', 'newest', 'price', 'revenue', 'rating'] a
 
 /**
  * `market search [query] [--group G] [--category C] [--min-price P] [--max-price P] [--sort S]
- * [--limit N] [--cursor C] [--json]`: one line per skill (slug, price, name, description); the
- * next page's `--cursor` on stderr. `--json` prints `{skills, nextCursor}` instead. No wallet needed.
+ * [--limit N] [--cursor C] [--discovery URL]... [--json]`: one line per skill (slug, price, name,
+ * description); the next page's `--cursor` on stderr; then what the other catalogues (--discovery,
+ * MARKET_DISCOVERY) list, one line each (URL, price, name, `from <catalogue>`): `market call <URL>`
+ * pays one. `--json` prints `{skills, nextCursor, discovered, catalogueProblems}` instead. No wallet needed.
  */
 export async function searchCommand(args: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
@@ -55,5 +57,12 @@ export async function searchCommand(args: string[]): Promise<void> {
       process.stdout.write(`${terminalText(`${skill.slug}\t${skill.price}\t${skill.name}`)}${description}\n`);
     }
     if (page.nextCursor) process.stderr.write(`more: --cursor ${terminalText(page.nextCursor)}\n`);
+    // Other catalogues' finds (--discovery), called by URL: each says where it came from.
+    for (const skill of page.discovered) {
+      process.stdout.write(`${terminalText(`${skill.slug}\t${skill.price}\t${skill.name}\tfrom ${skill.source}`)}\n`);
+    }
+    for (const problem of page.catalogueProblems) {
+      process.stderr.write(`${terminalText(`catalogue ${problem.source} could not be read: ${problem.message}`)}\n`);
+    }
   });
 }

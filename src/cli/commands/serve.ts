@@ -25,7 +25,7 @@ import { createLogger, type Logger } from '../../log';
 import { exitOnSignal } from '../../runtime/shutdown';
 import { UsageError } from '../errors';
 import { terminalText } from '../terminal';
-import { SkillModuleError, loadSkillModule } from '../skill-module';
+import { SkillModuleError, loadSkillModule } from '../../runtime/skill-module';
 
 /**
  * `market serve <module.ts> [--port N] [--host H] [--wallet W] [--endpoint URL] [--groups a,b]

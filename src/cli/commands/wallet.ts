@@ -2,10 +2,9 @@ import { parseArgs } from 'node:util';
 import { createSpendingWallet, walletApi, type ActiveWalletRecord, type WalletRecord } from 'skill-market/wallet';
 import { CommandFailure, readPassphrase, reportFailures, resolveConnection } from '../consumer';
 import { join } from 'node:path';
-import { readKeystorePassphrase } from '../../config';
+import { defaultKeystorePath, readKeystorePassphrase } from '../../config';
 import { DEFAULT_DEV_DIR } from '../../dev/data-dir';
 import { readDevProfile } from '../../dev/profile';
-import { defaultKeystorePath } from '../credentials';
 import { UsageError } from '../errors';
 import { terminalText } from '../terminal';
 

@@ -11,4 +11,6 @@ export * from './health';
 export * from './payment-verifications';
 export * from './reviews';
 export * from './webhooks';
+export * from './facilitator-discovery';
+export * from './channel-operations';
 export * from './channel-vouchers';

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, check, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigserial, boolean, check, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { users } from './users';
 
 /**
@@ -42,6 +42,14 @@ export const webhookDeliveries = pgTable(
       .notNull()
       .references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
     eventId: text('event_id').notNull(),
+    /** Order of storing: of two deliveries with one ordering key, the lower goes first. */
+    seq: bigserial('seq', { mode: 'bigint' }).notNull(),
+    /**
+     * Deliveries of one endpoint with the same key are sent in order, each only once the one
+     * before it is delivered or failed for good (a server's down/up, one payment's verified and
+     * reverted); null when order does not matter.
+     */
+    orderingKey: text('ordering_key'),
     type: text('type').notNull(),
     /** The body sent: `{ type, timestamp, data }`. */
     payload: jsonb('payload').notNull(),
@@ -58,6 +66,7 @@ export const webhookDeliveries = pgTable(
     uniqueIndex('webhook_deliveries_event_endpoint_key').on(t.endpointId, t.eventId),
     index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
     index('webhook_deliveries_endpoint_idx').on(t.endpointId, t.createdAt),
+    index('webhook_deliveries_ordering_idx').on(t.endpointId, t.orderingKey, t.seq).where(sql`${t.status} = 'pending'`),
     check('webhook_deliveries_status_check', sql`${t.status} in ('pending', 'delivered', 'failed')`),
   ],
 );

@@ -16,7 +16,7 @@ export function registerDiscoveryTools(server: McpServer, market: SkillMarket): 
     {
       title: 'Search skills',
       description:
-        "Find paid skills in the marketplace by words, group and price. Returns each skill's slug (use it with get_skill and call_skill), name, price per call in USDC and a short description. Use an empty query to browse.",
+        "Find paid skills in the marketplace by words, group and price, and in the other catalogues this server reads (x402 Bazaar discovery APIs; those results say where they came from and are called by their URL). Returns each skill's slug (use it with get_skill and call_skill), name, price per call in USDC and a short description. Use an empty query to browse.",
       inputSchema: {
         query: z
           .string()
@@ -42,14 +42,21 @@ export function registerDiscoveryTools(server: McpServer, market: SkillMarket): 
           limit: args.limit ?? 10,
         });
         const skills = page.skills.map(summary);
-        const lines = skills.map(
-          (s) => `- ${s.slug}: ${s.name}, ${s.price}/call${s.description ? ` — ${s.description.slice(0, 120)}` : ''}`,
-        );
-        const text =
+        const discovered = page.discovered.map((s) => ({ ...summary(s), source: s.source }));
+        const line = (s: ReturnType<typeof summary>) =>
+          `- ${s.slug}: ${s.name}, ${s.price}/call${s.description ? ` — ${s.description.slice(0, 120)}` : ''}`;
+        const text = [
           skills.length === 0
-            ? 'No skill matches.'
-            : `${skills.length} skill(s):\n${lines.join('\n')}${page.nextCursor ? `\nMore: pass cursor "${page.nextCursor}".` : ''}`;
-        return { text, structured: { skills, nextCursor: page.nextCursor ?? null } };
+            ? 'No skill matches in the registry.'
+            : `${skills.length} skill(s) in the registry:\n${skills.map(line).join('\n')}${page.nextCursor ? `\nMore: pass cursor "${page.nextCursor}".` : ''}`,
+          ...(discovered.length > 0
+            ? [
+                `${discovered.length} in other catalogues (call them by URL):\n${discovered.map((s) => `${line(s)} (from ${s.source})`).join('\n')}`,
+              ]
+            : []),
+          ...page.catalogueProblems.map((p) => `Catalogue ${p.source} could not be read: ${p.message}`),
+        ].join('\n');
+        return { text, structured: { skills, nextCursor: page.nextCursor ?? null, discovered } };
       }),
   );
 
@@ -59,7 +66,13 @@ export function registerDiscoveryTools(server: McpServer, market: SkillMarket): 
       title: 'Skill details',
       description:
         'Everything about one skill before calling it: price per call, status, counters, and its inputSchema (JSON Schema the input of call_skill must satisfy) and outputSchema. Read this before call_skill to build valid input.',
-      inputSchema: { slug: z.string().min(1).max(200).describe('The skill slug, as search_skills lists it.') },
+      inputSchema: {
+        slug: z
+          .string()
+          .min(1)
+          .max(2048)
+          .describe('The skill slug, as search_skills lists it (or the URL of a resource from another catalogue).'),
+      },
       outputSchema: skillOutput,
       annotations: { readOnlyHint: true, openWorldHint: true },
     },

@@ -28,7 +28,7 @@ export function registerPayingTools(server: McpServer, deps: PayingDeps): void {
       description:
         "Calls a skill and pays its listed price in USDC from the owner's wallet. The input is checked against the skill's inputSchema first (see get_skill) and the owner's limits are checked before anything is signed; a refused call costs nothing and says why. Returns the skill's result and a receipt (transaction hash, amount, network).",
       inputSchema: {
-        slug: z.string().min(1).max(200).describe('The skill slug.'),
+        slug: z.string().min(1).max(2048).describe('The skill slug, or the URL of a resource search_skills found in another catalogue.'),
         input: z
           .record(z.string(), z.unknown())
           .optional()

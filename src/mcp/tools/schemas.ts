@@ -35,6 +35,9 @@ const JsonSchema = z.record(z.string(), z.unknown()).nullable().optional();
 export const searchOutput = answer({
   skills: z.array(SkillSummary),
   nextCursor: z.string().nullable().describe('Pass as cursor for the next page; null on the last.'),
+  discovered: z
+    .array(SkillSummary.extend({ source: z.string().describe('The catalogue that lists it.') }))
+    .describe('Matches in other catalogues (first page only); slug is the resource URL.'),
 });
 
 export const skillOutput = answer({

@@ -3,6 +3,7 @@ import { Elysia } from 'elysia';
 import swaggerPackage from 'swagger-ui-dist/package.json' with { type: 'json' };
 import swaggerScript from 'swagger-ui-dist/swagger-ui-bundle.js' with { type: 'file' };
 import swaggerStyle from 'swagger-ui-dist/swagger-ui.css' with { type: 'file' };
+import { WEBHOOK_EVENTS, webhookDelivery } from 'skill-market/registry';
 import { VERSION } from '../../version';
 
 /**
@@ -37,6 +38,34 @@ const PAGE = `<!doctype html>
 
 const hidden = { detail: { hide: true } } as const;
 
+/** A schema as the document holds it: plain JSON (TypeBox's symbols left out). */
+const plainJson = (schema: object): Record<string, unknown> => JSON.parse(JSON.stringify(schema));
+
+/**
+ * The events the registry POSTs to a creator's webhook endpoints (OpenAPI 3.1 `webhooks`): each
+ * body's schema, and the Standard Webhooks headers that sign it.
+ */
+const webhooks = Object.fromEntries(
+  WEBHOOK_EVENTS.map((type) => [
+    type,
+    {
+      post: {
+        summary: `The ${type} event`,
+        description:
+          'Signed by the Standard Webhooks convention: verify `webhook-id`, `webhook-timestamp` and `webhook-signature` with the endpoint’s secret (e.g. `new Webhook(secret).verify(body, headers)` of the standardwebhooks package) before trusting the body. Delivered at least once: the same `webhook-id` may arrive again.',
+        parameters: ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => ({
+          name,
+          in: 'header' as const,
+          required: true,
+          schema: { type: 'string' as const },
+        })),
+        requestBody: { required: true, content: { 'application/json': { schema: plainJson(webhookDelivery(type)) } } },
+        responses: { '200': { description: 'Any 2xx: received. Anything else, or no answer within 5 s, is tried again later.' } },
+      },
+    },
+  ]),
+);
+
 /**
  * `/openapi.json` generated from the route schemas, and a reference page at `/docs` (Swagger UI,
  * from the npm package swagger-ui-dist, served from the binary: it works offline and under a
@@ -54,6 +83,7 @@ export function docs() {
         version: VERSION,
         description: 'Discover, register and analyse paid HTTP skills paid per call with x402.',
       },
+      webhooks,
       components: {
         securitySchemes: {
           bearer: { type: 'http', scheme: 'bearer', description: 'An API key (sk_… creator, ck_… consumer) or an access token (JWT)' },

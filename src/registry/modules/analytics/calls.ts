@@ -13,7 +13,7 @@ import type { ServiceContext } from '../../context';
 import { nominatePayments } from '../payment-verification';
 import { priceToAtomic } from '../skills';
 import { type SkillFacts, skillsByIds } from './skill-facts';
-import { countUnpaidCalls } from './stats';
+import { countUnpaidCalls } from '../stats';
 
 type Accepted = { index: number; skill: SkillFacts; amount: bigint | null; paymentRef: string | null; nonce: string | null };
 

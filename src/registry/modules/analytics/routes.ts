@@ -23,11 +23,11 @@ import {
   SkillPaymentsQuery,
   UsageQuery,
   UsageRecordList,
-  UsageRequest,
   ViewBody,
 } from 'skill-market/registry';
 import { recordCall, recordCalls } from './calls';
 import { revenueCsv, revenueLedger } from './revenue';
+import { UsageRequestBody } from './usage-request';
 import { DEFAULT_DAYS, getAnalytics, recordUsage, recordView, setFavorite, skillPayments } from './service';
 
 const tags = ['Analytics'];
@@ -86,7 +86,7 @@ export function analyticsRoutes(ctx: ServiceContext) {
           return { success: true as const, recorded: await recordUsage(ctx, principal.userId, body) };
         },
         {
-          body: UsageRequest,
+          body: UsageRequestBody,
           response: Recorded,
           detail: {
             tags,

@@ -9,7 +9,7 @@ import { decodeCursor, isIsoInstant } from '../../lib/cursor';
 import { countRejectedPayments, listSkillPayments, nominatePayment } from '../payment-verification';
 import { DEFAULT_LIMIT } from '../skills';
 import { skillById } from './skill-facts';
-import { countFavorite, countView, dayOf } from './stats';
+import { countFavorite, countView, dayOf } from '../stats';
 
 /** Counts a view once per client IP per skill within the configured window. */
 export async function recordView(ctx: ServiceContext, skillId: string, ip: string): Promise<boolean> {

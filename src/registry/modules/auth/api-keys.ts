@@ -3,7 +3,7 @@ import { prepared } from '../../lib/prepared';
 import { apiKeys, users } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
 import { AppError } from '../../../http';
-import { emitEvent } from '../webhooks';
+import { emitEvent } from '../webhook-events';
 import { hashSecret, randomToken } from './secrets';
 
 export type ApiKeyType = 'creator' | 'consumer';

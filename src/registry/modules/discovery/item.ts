@@ -1,7 +1,7 @@
 import { buildPaymentTerms, DEFAULT_MAX_TIMEOUT_SECONDS, type AssetInfo } from 'skill-market/x402';
 import type { DiscoveryResource, SkillView } from 'skill-market/registry';
 import { bazaarExtension, type BazaarExtension } from './bazaar';
-import { catalogueIconUrl, catalogueTags, isCatalogueText } from './metadata';
+import { catalogueIconUrl, catalogueTags, isCatalogueText } from 'skill-market/x402';
 
 /** What a skill's creator shows of themselves: their profile's name and avatar. */
 export interface CreatorProfile {

@@ -1,2 +1,2 @@
-/** Groups as other modules see them: resolving the groups a creator files a skill under. */
-export { resolveOwnedGroups } from './service';
+/** Groups as other modules (and the dev stack's seed) see them: creating and listing a creator's groups. */
+export { createGroup, listGroups } from './service';

@@ -31,5 +31,5 @@ export async function recordReportedPayment(ctx: ServiceContext, report: Reporte
 function reportedAmount(amount: string | number): bigint {
   if (typeof amount === 'number' && Number.isSafeInteger(amount) && amount > 0) return BigInt(amount);
   if (typeof amount === 'string' && /^[1-9][0-9]{0,17}$/.test(amount)) return BigInt(amount);
-  return priceToAtomic(amount);
+  return priceToAtomic(amount, 'amount');
 }

@@ -3,8 +3,8 @@ import type { PaymentVerificationConfig } from '../../../config';
 import type { Database } from '../../../db';
 import { PAYMENT_REVERTED_REASON } from 'skill-market/registry';
 import { paymentVerifications, skills } from '../../../db/schema';
-import { countPaidCall } from '../analytics';
-import { emitEvent } from '../webhooks';
+import { countPaidCall } from '../stats';
+import { emitEvent } from '../webhook-events';
 
 type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
 type Verification = typeof paymentVerifications.$inferSelect;

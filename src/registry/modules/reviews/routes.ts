@@ -3,6 +3,7 @@ import type { ServiceContext } from '../../context';
 import { announceNextPage } from '../../lib/paging';
 import { authPlugin } from '../auth';
 import { PostReview, ReplyBody, ReviewIdParam, ReviewList, ReviewsQuery, ReviewView, SlugParam } from 'skill-market/registry';
+import { reviewScaleOf } from './scale';
 import { listReviews, postReview, replyToReview } from './service';
 
 const tags = ['Reviews'];
@@ -13,8 +14,8 @@ export function reviewRoutes(ctx: ServiceContext) {
     .use(authPlugin(ctx))
     .post(
       '/reviews',
-      async ({ principal, body, set }) => {
-        const { created, review } = await postReview(ctx, principal.userId, body);
+      async ({ principal, body, set, headers }) => {
+        const { created, review } = await postReview(ctx, principal.userId, body, reviewScaleOf(headers.accept));
         set.status = created ? 201 : 200;
         return review;
       },
@@ -31,7 +32,7 @@ export function reviewRoutes(ctx: ServiceContext) {
     .get(
       '/skills/:slug/reviews',
       async ({ params, query, set, request }) => {
-        const { reviews, nextCursor } = await listReviews(ctx, params.slug, query);
+        const { reviews, nextCursor } = await listReviews(ctx, params.slug, query, reviewScaleOf(request.headers.get('accept')));
         announceNextPage(set.headers, request.url, nextCursor);
         return reviews;
       },
@@ -42,11 +43,16 @@ export function reviewRoutes(ctx: ServiceContext) {
         detail: { tags, summary: 'A skill’s reviews, newest first; the next page’s cursor is in X-Next-Cursor' },
       },
     )
-    .post('/reviews/:id/reply', ({ principal, params, body }) => replyToReview(ctx, principal.userId, params.id, body.comment), {
-      auth: 'creator',
-      params: ReviewIdParam,
-      body: ReplyBody,
-      response: ReviewView,
-      detail: { tags, summary: 'Answer a review of your skill, once (409 the second time)' },
-    });
+    .post(
+      '/reviews/:id/reply',
+      ({ principal, params, body, headers }) =>
+        replyToReview(ctx, principal.userId, params.id, body.comment, reviewScaleOf(headers.accept)),
+      {
+        auth: 'creator',
+        params: ReviewIdParam,
+        body: ReplyBody,
+        response: ReviewView,
+        detail: { tags, summary: 'Answer a review of your skill, once (409 the second time)' },
+      },
+    );
 }

@@ -4,17 +4,18 @@ import type { ServiceContext } from '../../context';
 import { AppError } from '../../../http';
 import { decodeCursor, encodeCursor, isIsoInstant } from '../../lib/cursor';
 import type { PostReview, ReviewsQuery, ReviewView } from 'skill-market/registry';
-import { countReview } from '../analytics';
-import { emitEvent } from '../webhooks';
+import { countReview } from '../stats';
+import { emitEvent } from '../webhook-events';
+import { type ReviewScale, shownScore, starsOf, storedScore } from './scale';
 
 type ReviewRow = typeof reviews.$inferSelect;
 
-function toReviewView(row: ReviewRow): ReviewView {
+function toReviewView(row: ReviewRow, scale: ReviewScale): ReviewView {
   return {
     id: row.id,
     skillId: row.skillId,
     consumerAddress: row.consumerAddress,
-    score: row.score,
+    score: shownScore(row.score, scale),
     comment: row.comment,
     reply: row.reply,
     repliedAt: row.repliedAt?.toISOString() ?? null,
@@ -65,7 +66,9 @@ export async function postReview(
   ctx: ServiceContext,
   userId: string,
   input: PostReview,
+  scale: ReviewScale,
 ): Promise<{ created: boolean; review: ReviewView }> {
+  const score = storedScore(input.score, scale);
   const skill = await skillBySlug(ctx, input.skillSlug);
   const buyer = await isVerifiedBuyer(ctx, userId, skill.id);
   if (!buyer) throw new AppError('FORBIDDEN', 'Only buyers can review a skill: no verified payment to it from your wallets');
@@ -78,7 +81,7 @@ export async function postReview(
         skillId: skill.id,
         userId,
         consumerAddress: buyer.walletAddress,
-        score: input.score,
+        score,
         comment,
         createdAt: now,
         updatedAt: now,
@@ -86,14 +89,14 @@ export async function postReview(
       .onConflictDoNothing()
       .returning();
     if (inserted) {
-      await countReview(tx, skill.id, input.score);
+      await countReview(tx, skill.id, score);
       await emitEvent(tx, {
         userId: skill.creatorId,
         type: 'review.created',
         at: now,
-        data: { skill: input.skillSlug, reviewId: inserted.id, score: inserted.score, comment, reviewer: buyer.walletAddress },
+        data: { skill: input.skillSlug, reviewId: inserted.id, score: starsOf(inserted.score), comment, reviewer: buyer.walletAddress },
       });
-      return { created: true, review: toReviewView(inserted) };
+      return { created: true, review: toReviewView(inserted, scale) };
     }
     const [previous] = await tx
       .select()
@@ -101,13 +104,9 @@ export async function postReview(
       .where(and(eq(reviews.skillId, skill.id), eq(reviews.userId, userId)))
       .for('update');
     if (!previous) throw new Error('review vanished during an update');
-    const [updated] = await tx
-      .update(reviews)
-      .set({ score: input.score, comment, updatedAt: now })
-      .where(eq(reviews.id, previous.id))
-      .returning();
-    await countReview(tx, skill.id, input.score, previous.score);
-    return { created: false, review: toReviewView(updated!) };
+    const [updated] = await tx.update(reviews).set({ score, comment, updatedAt: now }).where(eq(reviews.id, previous.id)).returning();
+    await countReview(tx, skill.id, score, previous.score);
+    return { created: false, review: toReviewView(updated!, scale) };
   });
   ctx.reads?.skillChanged(skill.id); // its rating
   return outcome;
@@ -118,6 +117,7 @@ export async function listReviews(
   ctx: ServiceContext,
   slug: string,
   query: ReviewsQuery,
+  scale: ReviewScale,
 ): Promise<{ reviews: ReviewView[]; nextCursor: string | undefined }> {
   const skill = await skillBySlug(ctx, slug);
   const limit = query.limit ?? 20;
@@ -136,13 +136,19 @@ export async function listReviews(
   const shown = rows.slice(0, limit);
   const last = shown.at(-1);
   return {
-    reviews: shown.map(toReviewView),
+    reviews: shown.map((row) => toReviewView(row, scale)),
     nextCursor: rows.length > limit && last ? encodeCursor(last.createdAt.toISOString(), last.id) : undefined,
   };
 }
 
 /** The skill's creator answers a review, once. */
-export async function replyToReview(ctx: ServiceContext, userId: string, reviewId: string, comment: string): Promise<ReviewView> {
+export async function replyToReview(
+  ctx: ServiceContext,
+  userId: string,
+  reviewId: string,
+  comment: string,
+  scale: ReviewScale,
+): Promise<ReviewView> {
   const [found] = await ctx.db
     .select({ review: reviews, creatorId: skills.creatorId })
     .from(reviews)
@@ -156,5 +162,5 @@ export async function replyToReview(ctx: ServiceContext, userId: string, reviewI
     .where(and(eq(reviews.id, reviewId), isNull(reviews.reply)))
     .returning();
   if (!replied) throw new AppError('CONFLICT', 'This review already has a reply');
-  return toReviewView(replied);
+  return toReviewView(replied, scale);
 }

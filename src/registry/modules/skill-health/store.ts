@@ -2,7 +2,7 @@ import { and, asc, eq, isNull, lte, or, sql } from 'drizzle-orm';
 import type { HealthConfig } from '../../../config';
 import type { Database } from '../../../db';
 import { serverHealth, skills } from '../../../db/schema';
-import { emitEvent } from '../webhooks';
+import { emitEvent } from '../webhook-events';
 import type { ProbeOutcome } from './probe';
 
 /** Servers of active skills due for a probe, never-probed ones first. */

@@ -1,5 +1,6 @@
-/** Skills as other modules see them: listings read in pages and the price parser. */
-export { listGroupSkills, listPublicSkillsOf } from './own';
+/** Skills as other modules (and the dev stack) see them: listings read in pages, the price parser, a creator's edits. */
+export { listGroupSkills, listOwnSkills, listPublicSkillsOf } from './own';
+export { updateSkill } from './service';
 export { DEFAULT_LIMIT, searchSkills } from './search';
 export { priceToAtomic } from './validate';
 export { selectSkills, toSkillView } from './view';

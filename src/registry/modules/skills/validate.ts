@@ -7,12 +7,12 @@ import { AppError } from '../../../http';
 
 const invalid = (field: string, why: string) => new AppError('VALIDATION', `Invalid request: field "${field}": ${why}`);
 
-/** Exact integer micro-USDC from "$0.001", "0.001" or 0.001; at most 6 decimals, > 0. */
-export function priceToAtomic(price: string | number): bigint {
+/** Exact integer micro-USDC from "$0.001", "0.001" or 0.001; at most 6 decimals, > 0. A bad one is named as `field`. */
+export function priceToAtomic(price: string | number, field = 'price'): bigint {
   try {
     return parsePrice(price);
   } catch (error) {
-    if (isX402Error(error)) throw invalid('price', error.message);
+    if (isX402Error(error)) throw invalid(field, error.message);
     throw error;
   }
 }

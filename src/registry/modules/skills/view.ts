@@ -3,6 +3,7 @@ import { formatPrice, formatPriceUsd } from 'skill-market/x402';
 import type { Database } from '../../../db';
 import { serverHealth, skillGroupMembers, skillGroups, skills, skillStats, users } from '../../../db/schema';
 import { prepared } from '../../lib/prepared';
+import { averageStars } from '../reviews';
 import type { SkillView } from 'skill-market/registry';
 
 type SkillRow = Omit<typeof skills.$inferSelect, 'search'>;
@@ -89,7 +90,7 @@ function observedFields(stats: StatsRow, health: HealthRow): ObservedFields {
     paidCallCount: stats.paidCallCount,
     viewCount: stats.viewCount,
     favoriteCount: stats.favoriteCount,
-    rating: stats.reviewCount > 0 ? stats.ratingSum / stats.reviewCount : null,
+    rating: averageStars(stats.ratingSum, stats.reviewCount),
     reviewCount: stats.reviewCount,
     totalRevenueAtomic: BigInt(stats.totalRevenue).toString(),
     totalRevenue: formatPrice(BigInt(stats.totalRevenue)),

@@ -5,8 +5,10 @@
  * secret), and its attempt logged. A 2xx delivers it; anything else is tried again after the
  * next pause of {@link RETRY_SCHEDULE_SECONDS} (about 27 hours in all), then it fails for good.
  * An endpoint whose deliveries fail for good {@link DISABLE_AFTER} times in a row is turned off,
- * with the reason shown to its owner. A registry stopped mid-send sends again after the lease,
- * with the same `webhook-id` (at least once, as the convention allows).
+ * with the reason shown to its owner. A registry stopped mid-send sends again after the lease
+ * (the attempt's timeout and {@link LEASE_MARGIN_MS}), with the same `webhook-id` (at least once,
+ * as the convention allows). Deliveries of one endpoint that share an ordering key (events.ts)
+ * go one at a time, in the order they were stored.
  *
  * Outside a local marketplace, the receiver's host is resolved, refused when it is not a public
  * address, and the request goes to the address checked (the SSRF guard of the health prober).
@@ -24,7 +26,8 @@ import { checkHost, pinnedTarget, resolveWithDns, type PinnedTarget, type Resolv
 export const RETRY_SCHEDULE_SECONDS = [5, 300, 1800, 7200, 18_000, 36_000, 36_000] as const;
 /** Deliveries failed for good in a row that turn an endpoint off. */
 export const DISABLE_AFTER = 5;
-const LEASE_MS = 60_000;
+/** A taken delivery stays taken this long past its attempt's timeout (the round's bookkeeping). */
+const LEASE_MARGIN_MS = 10_000;
 const EXCERPT_CHARS = 200;
 
 export interface WebhookDelivererDeps {
@@ -67,15 +70,19 @@ export function createWebhookDeliverer(deps: WebhookDelivererDeps) {
   let running: Promise<DeliveryRound> | undefined;
 
   async function take(now: Date, limit: number): Promise<Due[]> {
-    const lease = new Date(now.getTime() + LEASE_MS).toISOString();
+    const lease = new Date(now.getTime() + timeoutMs + LEASE_MARGIN_MS).toISOString();
     const at = now.toISOString();
     const result = await db.execute(sql`
       update webhook_deliveries d set locked_until = ${lease}::timestamptz, updated_at = ${at}::timestamptz
       from webhook_endpoints e
       where e.id = d.endpoint_id and d.id in (
-        select id from webhook_deliveries
+        select id from webhook_deliveries w
         where status = 'pending' and next_attempt_at <= ${at}::timestamptz
           and (locked_until is null or locked_until <= ${at}::timestamptz)
+          and not (w.ordering_key is not null and exists (
+            select 1 from webhook_deliveries earlier
+            where earlier.endpoint_id = w.endpoint_id and earlier.ordering_key = w.ordering_key
+              and earlier.status = 'pending' and earlier.seq < w.seq))
         order by next_attempt_at limit ${limit}
         for update skip locked)
       returning d.id, d.event_id, d.payload, d.attempts, d.endpoint_id, e.url, e.secret`);

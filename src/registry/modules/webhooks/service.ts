@@ -6,7 +6,7 @@ import { webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../../d
 import { AppError } from '../../../http';
 import type { ServiceContext } from '../../context';
 import { checkHost, resolveWithDns, type Resolve } from '../../lib/address-guard';
-import { emitEvent } from './events';
+import { emitEvent } from '../webhook-events';
 
 type EndpointRow = typeof webhookEndpoints.$inferSelect;
 

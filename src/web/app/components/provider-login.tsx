@@ -9,6 +9,7 @@ import { ApiError, asApiError } from '../lib/api';
 import { loadProviderSdk, type ProviderSdk as Sdk } from '../lib/identity/load';
 import type { ProviderClient, ProviderMethods, SocialId } from '../lib/identity/privy';
 import { signInWithProviderToken } from '../lib/session';
+import { Field } from './field';
 import { ErrorBox, Skeleton } from './states';
 
 let loaded: { appId: string; sdk: Sdk; client: ProviderClient } | undefined;
@@ -123,17 +124,7 @@ export function ProviderLogin({ appId, returnTo, returned, onSignedIn }: Props) 
                 });
               }}
             >
-              <div class="field">
-                <label for="provider-email">Email</label>
-                <input
-                  id="provider-email"
-                  type="email"
-                  autocomplete="email"
-                  required
-                  value={email}
-                  onInput={(e) => setEmail((e.target as HTMLInputElement).value)}
-                />
-              </div>
+              <Field id="provider-email" label="Email" type="email" autoComplete="email" required value={email} onValue={setEmail} />
               <button type="submit" class="button button-primary" disabled={busy !== undefined}>
                 {busy === 'send' ? 'Sending the code…' : 'Email me a sign-in code'}
               </button>
@@ -150,20 +141,18 @@ export function ProviderLogin({ appId, returnTo, returned, onSignedIn }: Props) 
               <p role="status">
                 We sent a code to <strong>{email.trim()}</strong>. It can take a minute to arrive.
               </p>
-              <div class="field">
-                <label for="provider-code">Code from the email</label>
-                <input
-                  id="provider-code"
-                  ref={codeInput}
-                  inputMode="numeric"
-                  autocomplete="one-time-code"
-                  pattern="[0-9]{6}"
-                  maxLength={6}
-                  required
-                  value={code}
-                  onInput={(e) => setCode((e.target as HTMLInputElement).value)}
-                />
-              </div>
+              <Field
+                id="provider-code"
+                label="Code from the email"
+                controlRef={codeInput}
+                inputMode="numeric"
+                autoComplete="one-time-code"
+                pattern="[0-9]{6}"
+                maxLength={6}
+                required
+                value={code}
+                onValue={setCode}
+              />
               <div class="row">
                 <button type="submit" class="button button-primary" disabled={busy !== undefined}>
                   {busy === 'code' ? 'Signing in…' : 'Sign in'}

@@ -4,12 +4,13 @@
  * no fields. The skill server validates the input again before asking for payment.
  */
 import { useState } from 'preact/hooks';
-import { exampleOf, fieldsOf, type Field, type JsonSchema } from '../lib/schema';
+import { exampleOf, fieldsOf, type Field as SchemaField, type JsonSchema } from '../lib/schema';
+import { Field } from './field';
 
 export type FormResult = { ok: true; value: unknown } | { ok: false; problem: string };
 
 /** What a control starts with: the schema's default, a required choice's first option, else empty. */
-function initial(field: Field): string {
+function initial(field: SchemaField): string {
   const preset = field.schema.default;
   if (field.type === 'boolean') return String(preset === true);
   if (preset !== undefined) return typeof preset === 'string' ? preset : JSON.stringify(preset);
@@ -18,7 +19,7 @@ function initial(field: Field): string {
   return JSON.stringify(exampleOf(field.schema));
 }
 
-function convert(field: Field, raw: string): { ok: true; value: unknown; skip?: boolean } | { ok: false; problem: string } {
+function convert(field: SchemaField, raw: string): { ok: true; value: unknown; skip?: boolean } | { ok: false; problem: string } {
   if (raw === '' && field.type !== 'boolean')
     return field.required ? { ok: false, problem: `${field.name} is required` } : { ok: true, value: undefined, skip: true };
   if (field.enum) return { ok: true, value: field.enum.find((v) => String(v) === raw) ?? raw };
@@ -89,11 +90,12 @@ export function useSchemaForm(schema: JsonSchema | null) {
           </div>
         );
       }
-      const label = (
-        <label for={id}>
+      const labelText = (
+        <>
           {f.name} {f.required ? <span class="badge">required</span> : <span class="muted small">optional</span>}
-        </label>
+        </>
       );
+      const label = <label for={id}>{labelText}</label>;
       if (f.enum) {
         return (
           <div class="field" key={f.name}>
@@ -113,48 +115,14 @@ export function useSchemaForm(schema: JsonSchema | null) {
       // Objects and arrays are typed as JSON; strings without a short maxLength get room to write.
       const structured = f.type !== 'string' && f.type !== 'number' && f.type !== 'integer';
       const longText = f.type === 'string' && (typeof f.schema.maxLength !== 'number' || f.schema.maxLength > 120);
-      return (
-        <div class="field" key={f.name}>
-          {label}
-          {structured || longText ? (
-            <textarea
-              id={id}
-              rows={structured ? 4 : 3}
-              value={value}
-              required={f.required}
-              onInput={(e) => set(e.currentTarget.value)}
-              aria-describedby={described}
-              placeholder={structured ? 'JSON' : undefined}
-            />
-          ) : f.type === 'string' ? (
-            <input
-              id={id}
-              type="text"
-              value={value}
-              required={f.required}
-              onInput={(e) => set(e.currentTarget.value)}
-              aria-describedby={described}
-            />
-          ) : (
-            <input
-              id={id}
-              type="number"
-              step={f.type === 'integer' ? 1 : 'any'}
-              value={value}
-              required={f.required}
-              onInput={(e) => set(e.currentTarget.value)}
-              aria-describedby={described}
-            />
-          )}
-          {hint}
-        </div>
-      );
+      const common = { id, label: labelText, value, required: f.required, onValue: set, hint: f.description };
+      if (structured || longText)
+        return <Field key={f.name} {...common} rows={structured ? 4 : 3} placeholder={structured ? 'JSON' : undefined} />;
+      if (f.type === 'string') return <Field key={f.name} {...common} />;
+      return <Field key={f.name} {...common} type="number" step={f.type === 'integer' ? 1 : 'any'} />;
     })
   ) : (
-    <div class="field">
-      <label for="input-json">Input (JSON)</label>
-      <textarea id="input-json" rows={6} class="mono" value={json} onInput={(e) => setJson(e.currentTarget.value)} />
-    </div>
+    <Field id="input-json" label="Input (JSON)" rows={6} class="mono" value={json} onValue={setJson} />
   );
   return { controls, read };
 }

@@ -1,9 +1,9 @@
-import { count, shortAddress, usdc } from '../lib/format';
+import { count, shortAddress, stars, usdc } from '../lib/format';
 import type { Skill, SkillView } from 'skill-market/registry';
 
 /** What a card shows: a search result, or a skill of a creator's or group's page. */
 type CardSkill = Pick<Skill, 'slug' | 'name' | 'description' | 'price' | 'groups'> &
-  Partial<Pick<SkillView, 'callCount' | 'favoriteCount' | 'creatorAddress'>>;
+  Partial<Pick<SkillView, 'callCount' | 'favoriteCount' | 'creatorAddress' | 'rating' | 'reviewCount'>>;
 
 export function SkillCard({ skill }: { skill: CardSkill }) {
   return (
@@ -20,6 +20,10 @@ export function SkillCard({ skill }: { skill: CardSkill }) {
         <div>
           <dt>Calls</dt>
           <dd>{count(skill.callCount ?? 0)}</dd>
+        </div>
+        <div>
+          <dt>Rating</dt>
+          <dd class="rating">{stars(skill.rating ?? null, skill.reviewCount ?? 0)}</dd>
         </div>
         <div>
           <dt>Favourites</dt>

@@ -3,6 +3,9 @@
 const integer = new Intl.NumberFormat('en-US');
 
 export const count = (n: number) => integer.format(n);
+/** A listing's rating in stars (0–5, from the stored 0–100 scores): "★ 4.3 (12)", or "No reviews". */
+export const stars = (rating: number | null, reviews: number) =>
+  rating === null ? 'No reviews' : `★ ${(Math.round(rating * 10) / 10).toFixed(1)} (${integer.format(reviews)})`;
 
 /** `$0.001` from the registry's dollar string, or from micro-USDC. */
 export function usdc(value: string | bigint): string {

@@ -8,6 +8,7 @@
 import {
   eip1193Signer,
   MarketError,
+  PaidCallError,
   PaymentPipeline,
   readAllowedAssets,
   SkillCallError,
@@ -55,7 +56,7 @@ function failure(error: unknown): PaidOutcome | undefined {
   return {
     answer: { status: error.status, ok: false, error: error.message },
     charged: error.charged,
-    receipt: error.receipt,
+    receipt: error instanceof PaidCallError ? error.receipt : undefined,
   };
 }
 

@@ -1,5 +1,6 @@
 /** Groups: create, rename, change the icon, delete (refused with 409 while a skill uses the group). */
 import { useState } from 'preact/hooks';
+import { Field } from '../../components/field';
 import { ConfirmDialog, Dialog } from '../../components/dialog';
 import { Empty, ErrorBox, Skeleton } from '../../components/states';
 import { registry } from '../../lib/api';
@@ -39,33 +40,16 @@ function GroupForm({ group, onClose, onSaved }: { group?: Group; onClose: () => 
   return (
     <Dialog title={group ? `Edit ${group.name}` : 'New group'} onClose={onClose}>
       <form onSubmit={submit}>
-        <div class="field">
-          <label for="group-name">Name</label>
-          <input id="group-name" required maxLength={60} value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
-        </div>
-        <div class="field">
-          <label for="group-icon">Icon</label>
-          <input
-            id="group-icon"
-            maxLength={2048}
-            value={icon}
-            aria-describedby="group-icon-hint"
-            onInput={(e) => setIcon((e.target as HTMLInputElement).value)}
-          />
-          <span id="group-icon-hint" class="hint">
-            An emoji, or the https address of an image. Optional.
-          </span>
-        </div>
-        <div class="field">
-          <label for="group-description">Description</label>
-          <textarea
-            id="group-description"
-            rows={2}
-            maxLength={500}
-            value={description}
-            onInput={(e) => setDescription((e.target as HTMLTextAreaElement).value)}
-          />
-        </div>
+        <Field id="group-name" label="Name" required maxLength={60} value={name} onValue={setName} />
+        <Field
+          id="group-icon"
+          label="Icon"
+          maxLength={2048}
+          value={icon}
+          onValue={setIcon}
+          hint="An emoji, or the https address of an image. Optional."
+        />
+        <Field id="group-description" label="Description" rows={2} maxLength={500} value={description} onValue={setDescription} />
         {save.error && <ErrorBox error={save.error} title={group ? 'Could not save the group' : 'Could not create the group'} />}
         <div class="row dialog-actions">
           <button type="button" class="button" onClick={onClose}>

@@ -3,6 +3,7 @@
  * warning; the list shows the prefix and last use; revoking asks first.
  */
 import { useEffect, useState } from 'preact/hooks';
+import { Field } from '../../components/field';
 import { CopyButton } from '../../components/copy-button';
 import { ConfirmDialog, Dialog } from '../../components/dialog';
 import { Empty, ErrorBox, Skeleton } from '../../components/states';
@@ -53,17 +54,7 @@ function NewKey({ onClose, onCreated }: { onClose: () => void; onCreated: () => 
         </>
       ) : (
         <form onSubmit={submit}>
-          <div class="field">
-            <label for="key-name">Name</label>
-            <input
-              id="key-name"
-              required
-              maxLength={80}
-              placeholder="e.g. laptop, CI"
-              value={name}
-              onInput={(e) => setName((e.target as HTMLInputElement).value)}
-            />
-          </div>
+          <Field id="key-name" label="Name" required maxLength={80} placeholder="e.g. laptop, CI" value={name} onValue={setName} />
           <fieldset class="field">
             <legend>Type</legend>
             <div class="field-check">

@@ -1,5 +1,6 @@
 /** Profile: name, avatar and bio, as the creator page shows them (`PATCH /creators/me`). */
 import { useState } from 'preact/hooks';
+import { Field } from '../../components/field';
 import { ErrorBox } from '../../components/states';
 import { registry } from '../../lib/api';
 import { account } from '../../lib/session';
@@ -29,31 +30,17 @@ export function ProfileView() {
         Shown on <a href={`/creator/${me.walletAddress}`}>your public page</a> and beside your skills. Wallet{' '}
         <code class="break">{me.walletAddress}</code>
       </p>
-      <div class="field">
-        <label for="profile-name">Name</label>
-        <input
-          id="profile-name"
-          maxLength={80}
-          autoComplete="nickname"
-          value={name}
-          onInput={(e) => setName((e.target as HTMLInputElement).value)}
-        />
-      </div>
-      <div class="field">
-        <label for="profile-avatar">Avatar image address</label>
-        <input
-          id="profile-avatar"
-          type="url"
-          maxLength={2048}
-          placeholder="https://…"
-          value={avatar}
-          onInput={(e) => setAvatar((e.target as HTMLInputElement).value)}
-        />
-      </div>
-      <div class="field">
-        <label for="profile-bio">Bio</label>
-        <textarea id="profile-bio" rows={4} maxLength={1000} value={bio} onInput={(e) => setBio((e.target as HTMLTextAreaElement).value)} />
-      </div>
+      <Field id="profile-name" label="Name" maxLength={80} autoComplete="nickname" value={name} onValue={setName} />
+      <Field
+        id="profile-avatar"
+        label="Avatar image address"
+        type="url"
+        maxLength={2048}
+        placeholder="https://…"
+        value={avatar}
+        onValue={setAvatar}
+      />
+      <Field id="profile-bio" label="Bio" rows={4} maxLength={1000} value={bio} onValue={setBio} />
       {save.error && <ErrorBox error={save.error} title="Could not save your profile" />}
       <div class="row">
         <button type="submit" class="button button-primary" disabled={save.busy}>

@@ -3,6 +3,7 @@
  * editor for description, price, groups and schemas. A skill's name opens its analytics.
  */
 import { useState } from 'preact/hooks';
+import { Field } from '../../components/field';
 import { ConfirmDialog, Dialog } from '../../components/dialog';
 import { JsonEditor, readJson } from '../../components/json-editor';
 import { Empty, ErrorBox, Skeleton } from '../../components/states';
@@ -48,31 +49,17 @@ function EditSkill({ skill, groups, onClose, onSaved }: { skill: Skill; groups: 
   return (
     <Dialog title={`Edit ${skill.name}`} onClose={onClose}>
       <form onSubmit={submit}>
-        <div class="field">
-          <label for="edit-description">Description</label>
-          <textarea
-            id="edit-description"
-            rows={3}
-            maxLength={2000}
-            value={description}
-            onInput={(e) => setDescription((e.target as HTMLTextAreaElement).value)}
-          />
-        </div>
-        <div class="field">
-          <label for="edit-price">Price per call (USDC)</label>
-          <input
-            id="edit-price"
-            inputMode="decimal"
-            required
-            pattern="\$?[0-9]+(\.[0-9]{1,6})?"
-            value={price}
-            aria-describedby="edit-price-hint"
-            onInput={(e) => setPrice((e.target as HTMLInputElement).value)}
-          />
-          <span id="edit-price-hint" class="hint">
-            Up to 6 decimals, e.g. 0.001
-          </span>
-        </div>
+        <Field id="edit-description" label="Description" rows={3} maxLength={2000} value={description} onValue={setDescription} />
+        <Field
+          id="edit-price"
+          label="Price per call (USDC)"
+          inputMode="decimal"
+          required
+          pattern="\$?[0-9]+(\.[0-9]{1,6})?"
+          value={price}
+          onValue={setPrice}
+          hint="Up to 6 decimals, e.g. 0.001"
+        />
         <fieldset class="field">
           <legend>Groups</legend>
           {groups.length === 0 && <p class="muted small">You have no groups yet: create one under Groups.</p>}

@@ -6,6 +6,7 @@
 import { useState } from 'preact/hooks';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { encryptKeystore, MIN_PASSPHRASE_LENGTH } from 'skill-market/wallet';
+import { Field } from '../../components/field';
 import { ConfirmDialog, Dialog } from '../../components/dialog';
 import { Empty, ErrorBox, Skeleton } from '../../components/states';
 import type { ActiveWallet, WalletView } from 'skill-market/registry';
@@ -90,49 +91,30 @@ function NewWallet({ onClose, onCreated }: { onClose: () => void; onCreated: () 
     <Dialog title="New spending wallet" onClose={onClose}>
       <form onSubmit={submit}>
         <p class="small muted">The key is made in this page and downloaded as an encrypted keystore file. It never leaves your computer.</p>
-        <div class="field">
-          <label for="wallet-label">Label</label>
-          <input
-            id="wallet-label"
-            maxLength={64}
-            placeholder="e.g. agents"
-            value={label}
-            onInput={(e) => setLabel((e.target as HTMLInputElement).value)}
-          />
-        </div>
-        <div class="field">
-          <label for="wallet-passphrase">Passphrase</label>
-          <input
-            id="wallet-passphrase"
-            type="password"
-            required
-            autoComplete="new-password"
-            minLength={MIN_PASSPHRASE_LENGTH}
-            aria-invalid={tooShort}
-            aria-describedby="wallet-passphrase-hint"
-            value={passphrase}
-            onInput={(e) => setPassphrase((e.target as HTMLInputElement).value)}
-          />
-          <span id="wallet-passphrase-hint" class={tooShort ? 'hint field-error' : 'hint'}>
-            At least {MIN_PASSPHRASE_LENGTH} characters. It encrypts the file; nobody can recover it for you.
-          </span>
-        </div>
-        <div class="field">
-          <label for="wallet-passphrase-again">Passphrase again</label>
-          <input
-            id="wallet-passphrase-again"
-            type="password"
-            required
-            autoComplete="new-password"
-            aria-invalid={mismatch}
-            aria-describedby="wallet-passphrase-again-hint"
-            value={again}
-            onInput={(e) => setAgain((e.target as HTMLInputElement).value)}
-          />
-          <span id="wallet-passphrase-again-hint" class={mismatch ? 'hint field-error' : 'hint'} role={mismatch ? 'alert' : undefined}>
-            {mismatch ? 'The two passphrases differ.' : 'Type it once more.'}
-          </span>
-        </div>
+        <Field id="wallet-label" label="Label" maxLength={64} placeholder="e.g. agents" value={label} onValue={setLabel} />
+        <Field
+          id="wallet-passphrase"
+          label="Passphrase"
+          type="password"
+          required
+          autoComplete="new-password"
+          minLength={MIN_PASSPHRASE_LENGTH}
+          value={passphrase}
+          onValue={setPassphrase}
+          hint={`At least ${MIN_PASSPHRASE_LENGTH} characters. It encrypts the file; nobody can recover it for you.`}
+          error={tooShort && 'Too short.'}
+        />
+        <Field
+          id="wallet-passphrase-again"
+          label="Passphrase again"
+          type="password"
+          required
+          autoComplete="new-password"
+          value={again}
+          onValue={setAgain}
+          hint={!mismatch && 'Type it once more.'}
+          error={mismatch && 'The two passphrases differ.'}
+        />
         {stage && (
           <p role="status" class="small">
             {stage}
@@ -166,11 +148,7 @@ function LabelForm({ wallet, onClose, onSaved }: { wallet: WalletView; onClose: 
   return (
     <Dialog title="Label the wallet" onClose={onClose}>
       <form onSubmit={submit}>
-        <div class="field">
-          <label for="label-input">Label</label>
-          <input id="label-input" maxLength={64} value={label} onInput={(e) => setLabel((e.target as HTMLInputElement).value)} />
-          <span class="hint">Empty clears it.</span>
-        </div>
+        <Field id="label-input" label="Label" maxLength={64} value={label} onValue={setLabel} hint="Empty clears it." />
         {save.error && <ErrorBox error={save.error} title="Could not save the label" />}
         <div class="row dialog-actions">
           <button type="button" class="button" onClick={onClose}>

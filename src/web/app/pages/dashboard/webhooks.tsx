@@ -5,6 +5,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import type { CreatedWebhook, WebhookEvent, WebhookView } from 'skill-market/registry';
+import { Field } from '../../components/field';
 import { CopyButton } from '../../components/copy-button';
 import { ConfirmDialog, Dialog } from '../../components/dialog';
 import { Empty, ErrorBox, Skeleton } from '../../components/states';
@@ -69,19 +70,17 @@ function NewWebhook({ onClose, onCreated }: { onClose: () => void; onCreated: ()
         </>
       ) : (
         <form onSubmit={submit}>
-          <div class="field">
-            <label for="webhook-url">URL</label>
-            <input
-              id="webhook-url"
-              type="url"
-              required
-              maxLength={2048}
-              placeholder="https://example.com/hooks/market"
-              value={url}
-              onInput={(e) => setUrl((e.target as HTMLInputElement).value)}
-            />
-            <p class="hint">An https address the internet can reach; each event is POSTed there as JSON.</p>
-          </div>
+          <Field
+            id="webhook-url"
+            label="URL"
+            type="url"
+            required
+            maxLength={2048}
+            placeholder="https://example.com/hooks/market"
+            value={url}
+            onValue={setUrl}
+            hint="An https address the internet can reach; each event is POSTed there as JSON."
+          />
           <fieldset class="field">
             <legend>Events</legend>
             {EVENTS.map((e) => (

@@ -10,12 +10,23 @@ const MAX_TAGS = 5;
 const MAX_ICON_URL = 2048;
 const LOOPBACK_NAMES = new Set(['localhost', 'localhost.localdomain', 'ip6-localhost', 'ip6-loopback']);
 
-/** Non-empty printable ASCII of at most 32 characters (a service name, a tag). */
+/**
+ * Non-empty printable ASCII of at most 32 characters (a service name, a tag).
+ *
+ * @example
+ * isCatalogueText('Tide Co'); // true
+ * isCatalogueText('Café'); // false: not ASCII
+ */
 export function isCatalogueText(value: string | null | undefined): value is string {
   return typeof value === 'string' && value.length <= MAX_TEXT && PRINTABLE_ASCII.test(value) && value.trim() !== '';
 }
 
-/** The first five valid tags, each once (compared without case), in order. */
+/**
+ * The first five valid tags, each once (compared without case), in order.
+ *
+ * @example
+ * catalogueTags(['tides', 'TIDES', 'sea\u0007', 'weather']); // ['tides', 'weather']
+ */
 export function catalogueTags(names: readonly string[]): string[] {
   const seen = new Set<string>();
   const tags: string[] = [];
@@ -32,6 +43,10 @@ export function catalogueTags(names: readonly string[]): string[] {
  * The URL when it may be shown as a service's icon: absolute https, at most 2048 characters, no
  * credentials or control characters, and a host that is a name (not an IP address in any
  * notation, not a loopback name); otherwise undefined.
+ *
+ * @example
+ * catalogueIconUrl('https://cdn.example/icon.png'); // 'https://cdn.example/icon.png'
+ * catalogueIconUrl('https://127.0.0.1/icon.png'); // undefined
  */
 export function catalogueIconUrl(value: string | null | undefined): string | undefined {
   if (typeof value !== 'string' || value.length > MAX_ICON_URL || !PRINTABLE_ASCII.test(value)) return undefined;

@@ -3,14 +3,17 @@ import { listPublicSkillsOf } from '../skills';
 import type { ServiceContext } from '../../context';
 import { authPlugin } from '../auth';
 import { AddressParam, Creator, CreatorWithSkills, ProfileUpdate } from 'skill-market/registry';
-import { getCreatorByAddress, getUserById, toCreator, updateProfile } from './service';
+import { getCreatorByAddress, getUserById, toCreator, updateProfile } from '../users';
 import { AppError } from '../../../http';
 
 const tags = ['Creators'];
 
-/** Public creator profiles, and the signed-in user's own profile. */
-export function userRoutes(ctx: ServiceContext) {
-  return new Elysia({ name: 'user-routes' })
+/**
+ * Public creator profiles, and the signed-in user's own profile. A module of routes alone, above auth
+ * and users: auth signs users in through the users module, so that one has no routes on auth.
+ */
+export function creatorRoutes(ctx: ServiceContext) {
+  return new Elysia({ name: 'creator-routes' })
     .use(authPlugin(ctx))
     .get(
       '/creators/me',

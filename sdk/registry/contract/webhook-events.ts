@@ -1,0 +1,83 @@
+/**
+ * What each webhook event says: the body every delivery carries is `{ type, timestamp, data }`,
+ * `data` versioned by `data.version` (a field's meaning never changes within a version; new fields
+ * may appear). Amounts are integers of the token's smallest unit as decimal strings.
+ */
+import { type Static, type TSchema, Type as T } from '@sinclair/typebox';
+import { AddressString, Timestamp } from './common';
+import type { WebhookEvent } from './webhooks';
+
+const Hash = (description: string) => T.String({ pattern: '^0x[0-9a-fA-F]{64}$', description });
+const Atomic = (description: string) => T.String({ pattern: '^[0-9]+$', description });
+const Slug = T.String({ description: 'the skill’s slug' });
+const Version = T.Literal(1);
+
+/** The `data` of each event type (version 1). */
+export const WEBHOOK_EVENT_DATA = {
+  'call.paid': T.Object({
+    version: Version,
+    skill: Slug,
+    amount: Atomic('what the call paid, in the token’s smallest unit'),
+    payer: AddressString('who paid'),
+    scheme: T.String({ description: 'the x402 scheme it was paid with, e.g. `exact`' }),
+    transaction: Hash('the transaction that moved the money'),
+    network: T.String({ description: 'CAIP-2 network, e.g. `eip155:8453`' }),
+    blockNumber: Atomic('the block the transaction was mined in'),
+    reportedAt: Timestamp('when the skill server reported the call'),
+  }),
+  'payment.reverted': T.Object({
+    version: Version,
+    skill: Slug,
+    transaction: Hash('the reported transaction, which reverted'),
+    network: T.String(),
+    reason: T.String(),
+  }),
+  'review.created': T.Object({
+    version: Version,
+    skill: Slug,
+    reviewId: T.String(),
+    score: T.Integer({ minimum: 1, maximum: 5, description: 'stars, 1–5' }),
+    comment: T.Union([T.String(), T.Null()]),
+    reviewer: T.Union([AddressString('the reviewer’s wallet'), T.Null()]),
+  }),
+  'key.revoked': T.Object({
+    version: Version,
+    keyId: T.String(),
+    name: T.String(),
+    type: T.String({ description: '`creator` (sk_) or `consumer` (ck_)' }),
+    prefix: T.String({ description: 'the first characters of the key, as the dashboard shows them' }),
+  }),
+  'skill.down': T.Object({
+    version: Version,
+    server: T.String({ description: 'the skill server that stopped answering' }),
+    skills: T.Array(Slug, { description: 'the creator’s active skills on it' }),
+    reason: T.Optional(T.String()),
+  }),
+  'skill.up': T.Object({
+    version: Version,
+    server: T.String({ description: 'the skill server that answers again' }),
+    skills: T.Array(Slug),
+    reason: T.Optional(T.String()),
+  }),
+  'webhook.test': T.Object({ version: Version, message: T.String() }),
+} satisfies Record<WebhookEvent, TSchema>;
+
+/** The `data` of event type `E`, without its `version` (the registry adds it). */
+export type WebhookEventData<E extends WebhookEvent> = Omit<Static<(typeof WEBHOOK_EVENT_DATA)[E]>, 'version'>;
+
+/**
+ * The body of a delivery of event type `E`, as a creator's receiver reads it after verifying its
+ * signature.
+ *
+ * @example
+ * const event = new Webhook(secret).verify(body, headers) as WebhookDelivery<'call.paid'>;
+ * if (event.type === 'call.paid') book(event.data.skill, BigInt(event.data.amount));
+ */
+export const webhookDelivery = <E extends WebhookEvent>(type: E) =>
+  T.Object({
+    type: T.Literal(type),
+    timestamp: Timestamp('when the event happened'),
+    data: WEBHOOK_EVENT_DATA[type],
+  });
+/** The {@link webhookDelivery} body's type for event type `E`. */
+export type WebhookDelivery<E extends WebhookEvent> = { type: E; timestamp: string; data: Static<(typeof WEBHOOK_EVENT_DATA)[E]> };

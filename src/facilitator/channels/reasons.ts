@@ -1,0 +1,10 @@
+/**
+ * Reasons of our own for the `batch-settlement` scheme, where the spec names none (its codes are
+ * BATCH_SETTLEMENT_REASONS of the x402 module).
+ */
+export const CHANNEL_REASONS = {
+  /** The deposit's ERC-3009 authorization was already presented here (single use across instances). */
+  depositAuthorizationUsed: 'invalid_batch_settlement_evm_deposit_authorization_used',
+  /** The token is not one this facilitator settles (its network's USDC or FACILITATOR_ASSETS). */
+  assetNotAllowed: 'invalid_batch_settlement_evm_asset_not_allowed',
+} as const;

@@ -1,0 +1,146 @@
+/**
+ * The `batch-settlement` scheme (payment channels on x402BatchSettlement) as the facilitator
+ * speaks it: `/verify` of deposit, voucher and refund payloads (the channel snapshot in `extra`),
+ * `/settle` of deposit, claim, settle and completed refund payloads, and its `/supported` kind,
+ * which advertises our receiver authorizer. Malformed payloads answer the spec's reason codes.
+ */
+import type { Address, Hex, PublicClient } from 'viem';
+import {
+  BATCH_SETTLEMENT_REASONS as R,
+  BATCH_SETTLEMENT_SCHEME,
+  BatchSettlementPayloadError,
+  parseBatchClientPayload,
+  parseBatchSettlePayload,
+  type BatchClientPayload,
+  type BatchSettlePayload,
+  type SupportedKind,
+} from 'skill-market/x402';
+import type { Database } from '../../db';
+import type { Logger } from '../../log';
+import type { RelayerPool } from '../relayer';
+import type { Clock } from '../types';
+import { createReceiverAuthorizer } from './authorizer';
+import { createClaimBatcher } from './claim-batcher';
+import { simulate, claimCall } from './contract';
+import { parseChannelRequest, type ChannelRequest } from './request';
+import { createChannelResume } from './resume';
+import { createChannelSender, type SendOutcome } from './sender';
+import { failure, sendClaim, settleClaim, settleRefund, settleSweep, type ChannelSettleContext } from './settle';
+import { createChannelStore } from './store';
+import type { ChannelSettleResponse, ChannelVerifyResponse } from './types';
+import { settleDeposit, verifyPayment } from './verify';
+
+export interface ChannelServiceDeps {
+  db: Database;
+  network: string;
+  chainId: number;
+  client: PublicClient;
+  relayers: RelayerPool;
+  assets: readonly Address[];
+  /** The receiver authorizer's key: never logged, never answered. */
+  authorizerPrivateKey: Hex;
+  clock: Clock;
+  logger: Logger;
+  receiptTimeoutMs: number;
+  pollIntervalMs: number;
+  stopping: AbortSignal;
+  /** How long a claim our authorizer signs waits for others to share its transaction; default 100 ms. */
+  claimWindowMs?: number;
+  /** Most voucher rows in one claim transaction; default 100. */
+  claimMaxRows?: number;
+}
+
+export type ChannelService = ReturnType<typeof createChannelService>;
+
+export function createChannelService(deps: ChannelServiceDeps) {
+  const store = createChannelStore(deps.db);
+  const log = deps.logger.child({ scheme: BATCH_SETTLEMENT_SCHEME });
+  const sender = createChannelSender({ ...deps, store, logger: log });
+  const authorizer = createReceiverAuthorizer(deps.authorizerPrivateKey, deps.chainId);
+  const ctx: ChannelSettleContext = {
+    network: deps.network,
+    chainId: deps.chainId,
+    client: deps.client,
+    store,
+    sender,
+    authorizer,
+    assets: new Set(deps.assets.map((a) => a.toLowerCase())),
+    simulateFrom: deps.relayers.addresses[0] as Address,
+    now: () => deps.clock.now(),
+  };
+  const batcher = createClaimBatcher<SendOutcome>(
+    { windowMs: deps.claimWindowMs ?? 100, maxRows: deps.claimMaxRows ?? 100 },
+    async (claims) => simulate(deps.client, ctx.simulateFrom, claimCall(claims, await authorizer.signClaims(claims))),
+    async (claims) => sendClaim(ctx, claims, await authorizer.signClaims(claims)),
+  );
+  const resume = createChannelResume({
+    store,
+    sender,
+    client: deps.client,
+    relayers: deps.relayers,
+    clock: deps.clock,
+    logger: log,
+    startedAt: deps.clock.now(),
+  });
+
+  /** Why the request's network or scheme is not this facilitator's, if so. */
+  const mismatch = (request: ChannelRequest) => {
+    if (request.accepted.scheme !== BATCH_SETTLEMENT_SCHEME)
+      return { reason: R.scheme, message: 'paymentPayload.accepted.scheme is not batch-settlement' };
+    if (request.accepted.network !== request.requirements.network || request.requirements.network !== deps.network) {
+      return { reason: R.networkMismatch, message: `This facilitator settles ${deps.network}` };
+    }
+    return undefined;
+  };
+  const parsed = <T>(parse: () => T): T | { reason: string; message: string } => {
+    try {
+      return parse();
+    } catch (error) {
+      if (error instanceof BatchSettlementPayloadError) return { reason: error.reason, message: error.message };
+      throw error;
+    }
+  };
+
+  return {
+    supportedKind: (): SupportedKind => ({
+      x402Version: 2,
+      scheme: BATCH_SETTLEMENT_SCHEME,
+      network: deps.network,
+      extra: { receiverAuthorizer: authorizer.address },
+    }),
+
+    /** `POST /verify`: throws FacilitatorRequestError on a malformed body. */
+    async verify(body: unknown): Promise<ChannelVerifyResponse> {
+      const request = parseChannelRequest(body);
+      const wrong = mismatch(request);
+      if (wrong) return { isValid: false, invalidReason: wrong.reason, invalidMessage: wrong.message };
+      const payload = parsed<BatchClientPayload>(() => parseBatchClientPayload(request.payload));
+      if ('reason' in payload) return { isValid: false, invalidReason: payload.reason, invalidMessage: payload.message };
+      return verifyPayment(ctx, payload, request.requirements);
+    },
+
+    /** `POST /settle`: throws FacilitatorRequestError on a malformed body. */
+    async settle(body: unknown): Promise<ChannelSettleResponse> {
+      const request = parseChannelRequest(body);
+      const wrong = mismatch(request);
+      if (wrong) return failure(deps.network, wrong);
+      const payload = parsed<BatchSettlePayload>(() => parseBatchSettlePayload(request.payload));
+      if ('reason' in payload) return failure(deps.network, payload);
+      switch (payload.type) {
+        case 'deposit':
+          return settleDeposit(ctx, payload, request.requirements);
+        case 'claim':
+          return settleClaim(ctx, payload, batcher);
+        case 'settle':
+          return settleSweep(ctx, payload);
+        case 'refund':
+          return settleRefund(ctx, payload);
+      }
+    },
+
+    /** One pass over operations not final (sends what a stopped process recorded but never broadcast). */
+    resume: () => resume.runOnce(),
+    /** Sends the claims waiting for their window (the facilitator is stopping). */
+    drain: () => batcher.drain(),
+  };
+}

@@ -1,0 +1,55 @@
+/**
+ * The claim window: claim requests queued together go out as one transaction of all their rows;
+ * when the merged rows would not claim together, each request goes out on its own, so one bad
+ * request never sinks another; a full window goes out at once.
+ */
+import { describe, expect, it } from 'bun:test';
+import type { VoucherClaim } from 'skill-market/x402';
+import { createClaimBatcher } from '../../../src/facilitator/channels/claim-batcher';
+
+/** A claim row told apart by its totalClaimed (the batcher never looks inside rows). */
+const row = (n: number) => ({ totalClaimed: `${n}` }) as VoucherClaim;
+const totals = (claims: readonly VoucherClaim[]) => claims.map((c) => Number(c.totalClaimed));
+
+function recorder(badRows: number[] = []) {
+  const sent: number[][] = [];
+  const batcher = createClaimBatcher(
+    { windowMs: 20, maxRows: 4 },
+    async (claims) => (totals(claims).some((n) => badRows.includes(n)) ? 'reverts' : undefined),
+    async (claims) => {
+      sent.push(totals(claims));
+      return `tx${sent.length}`;
+    },
+  );
+  return { sent, batcher };
+}
+
+describe('the claim window', () => {
+  it('sends the rows of requests queued together in one transaction, each request answered with it', async () => {
+    const { sent, batcher } = recorder();
+    const answers = await Promise.all([batcher.submit([row(1)]), batcher.submit([row(2), row(3)])]);
+    expect(sent).toEqual([[1, 2, 3]]);
+    expect(answers).toEqual(['tx1', 'tx1']);
+  });
+
+  it('sends each request on its own when the merged rows would not claim together', async () => {
+    const { sent, batcher } = recorder([2]);
+    const answers = await Promise.all([batcher.submit([row(1)]), batcher.submit([row(2)])]);
+    expect(sent.sort()).toEqual([[1], [2]]);
+    expect(new Set(answers).size).toBe(2);
+  });
+
+  it('sends a full window at once, and a request that would overflow it starts the next one', async () => {
+    const { sent, batcher } = recorder();
+    const answers = await Promise.all([
+      batcher.submit([row(1), row(2), row(3)]),
+      batcher.submit([row(4), row(5)]),
+      batcher.submit([row(6), row(7)]),
+    ]);
+    expect(sent).toEqual([
+      [1, 2, 3],
+      [4, 5, 6, 7],
+    ]);
+    expect(answers).toEqual(['tx1', 'tx2', 'tx2']);
+  });
+});
