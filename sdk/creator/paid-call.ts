@@ -47,7 +47,7 @@ export interface SkillRoute {
   terms: PaymentTerms;
   /** Price in the asset's atomic units. */
   amount: bigint;
-  /** The payment-channel offer (first in `terms.paymentRequired.accepts`), when the skill has one. */
+  /** The payment-channel offer (after `exact` in `terms.paymentRequired.accepts`), when the skill has one. */
   channel?: ChannelRequirements;
 }
 

@@ -144,7 +144,7 @@ export interface ServeOptions {
    */
   cors?: CorsOption;
   /**
-   * Payment channels (x402 `batch-settlement`), offered first in the 402 beside `exact`. Default
+   * Payment channels (x402 `batch-settlement`), offered in the 402 after `exact`. Default
    * on for skills priced below $0.01 ({@link DEFAULT_CHANNEL_THRESHOLD}); `false` turns them off;
    * an object tunes them: `below`, `all`, `receiverAuthorizerKey` (default: the facilitator's
    * receiver authorizer from its `/supported`), `withdrawDelay` (default 3600 s), `store` (a

@@ -48,13 +48,13 @@ const schemes = (app: ReturnType<typeof createSkillHandler>, name: string) =>
   app.termsOf(name)!.paymentRequired.accepts.map((a) => a.scheme);
 
 describe('which skills offer a channel', () => {
-  it('offers it first below $0.01 and where the skill asks, never where the skill refuses or above the threshold', async () => {
+  it('offers it after exact below $0.01 and where the skill asks, never where the skill refuses or above the threshold', async () => {
     const app = createSkillHandler(skills, base({ channels: { receiverAuthorizerKey: key, store: await tempFolder() } }));
-    expect(schemes(app, 'cheap')).toEqual(['batch-settlement', 'exact']);
+    expect(schemes(app, 'cheap')).toEqual(['exact', 'batch-settlement']);
     expect(schemes(app, 'dear')).toEqual(['exact']);
-    expect(schemes(app, 'forced')).toEqual(['batch-settlement', 'exact']);
+    expect(schemes(app, 'forced')).toEqual(['exact', 'batch-settlement']);
     expect(schemes(app, 'never')).toEqual(['exact']);
-    expect(app.termsOf('cheap')!.paymentRequired.accepts[0]).toEqual({
+    expect(app.termsOf('cheap')!.paymentRequired.accepts[1]).toEqual({
       scheme: 'batch-settlement',
       network: 'eip155:84532',
       amount: '1000',
@@ -70,8 +70,8 @@ describe('which skills offer a channel', () => {
     const app = createSkillHandler(skills, base({ channels: { store: await tempFolder(), minDeposit: '$0.5' } }));
     expect(schemes(app, 'cheap')).toEqual(['exact']);
     app.useReceiverAuthorizer('0x1111111111111111111111111111111111111111');
-    expect(schemes(app, 'cheap')).toEqual(['batch-settlement', 'exact']);
-    expect(app.termsOf('cheap')!.paymentRequired.accepts[0]!.extra).toMatchObject({ minDeposit: '500000' });
+    expect(schemes(app, 'cheap')).toEqual(['exact', 'batch-settlement']);
+    expect(app.termsOf('cheap')!.paymentRequired.accepts[1]!.extra).toMatchObject({ minDeposit: '500000' });
     expect(app.setPrice('cheap', '$0.02')).toBe(true); // above the threshold now
     expect(schemes(app, 'cheap')).toEqual(['exact']);
     await app.close();
@@ -81,7 +81,7 @@ describe('which skills offer a channel', () => {
     const off = createSkillHandler(skills, base({ channels: false, receiverAuthorizer: privateKeyToAccount(key).address }));
     expect(['cheap', 'forced'].map((n) => schemes(off, n))).toEqual([['exact'], ['exact']]);
     const all = createSkillHandler(skills, base({ channels: { all: true, receiverAuthorizerKey: key, store: await tempFolder() } }));
-    expect(schemes(all, 'dear')).toEqual(['batch-settlement', 'exact']);
+    expect(schemes(all, 'dear')).toEqual(['exact', 'batch-settlement']);
     expect(schemes(all, 'never')).toEqual(['exact']);
     await Promise.all([off.close(), all.close()]);
   });

@@ -1,7 +1,7 @@
 /**
  * The x402 reference client (@x402/fetch with @x402/evm's `batch-settlement` client) pays our
  * skill server over a payment channel, settled through @x402/evm's own facilitator on the local
- * chain: the 402 offers the channel first, one deposit then vouchers, the handler runs once per
+ * chain: the 402 offers the channel after exact, one deposit then vouchers, the handler runs once per
  * call, replayed and reordered vouchers are refused with the corrective 402, a handler may charge
  * less than the price, and claim + settle pay the receiver exactly what was charged.
  */
@@ -97,12 +97,12 @@ const post = (body: unknown): RequestInit => ({
 });
 
 describe('the reference batch-settlement client against our skill server', () => {
-  it('offers the channel first and exact second for a cheap skill, and exact alone above the threshold', async () => {
+  it('offers exact first and the channel second for a cheap skill, and exact alone above the threshold', async () => {
     const cheap = await fetch(`${server.url}/echo`, post({}));
     expect(cheap.status).toBe(402);
     const offered = decodePaymentRequired(cheap.headers.get('PAYMENT-REQUIRED')!).accepts;
-    expect(offered.map((a) => a.scheme)).toEqual(['batch-settlement', 'exact']);
-    expect(offered[0]).toMatchObject({ amount: '1000', payTo: payee, extra: { withdrawDelay: 900, name: 'USD Coin', version: '2' } });
+    expect(offered.map((a) => a.scheme)).toEqual(['exact', 'batch-settlement']);
+    expect(offered[1]).toMatchObject({ amount: '1000', payTo: payee, extra: { withdrawDelay: 900, name: 'USD Coin', version: '2' } });
     const dear = await fetch(`${server.url}/dear`, post({}));
     expect(decodePaymentRequired(dear.headers.get('PAYMENT-REQUIRED')!).accepts.map((a) => a.scheme)).toEqual(['exact']);
   });
@@ -154,7 +154,7 @@ describe('the reference batch-settlement client against our skill server', () =>
     const corrective = decodePaymentRequired(replay.headers.get('PAYMENT-REQUIRED')!);
     expect(corrective.error).toBe('invalid_batch_settlement_evm_cumulative_amount_mismatch');
     const last = decodeBase64Json(proofs.at(-1)!, 'malformed_payment', 'proof') as Record<string, any>;
-    expect(corrective.accepts[0]!.extra).toMatchObject({
+    expect(corrective.accepts[1]!.extra).toMatchObject({
       channelState: { channelId: last.payload.voucher.channelId, chargedCumulativeAmount: `${2n * PRICE}` },
       voucherState: { signedMaxClaimable: `${2n * PRICE}`, signature: last.payload.voucher.signature },
     });

@@ -62,7 +62,7 @@ type Outcome = { response: StoredResponse; settled?: SettledCall };
 function required(route: SkillRoute, error: string, extra?: Record<string, unknown>): StoredResponse {
   const paymentRequired = route.terms.paymentRequired;
   const accepts = extra
-    ? paymentRequired.accepts.map((a, i) => (i === 0 ? { ...a, extra: { ...a.extra, ...extra } } : a))
+    ? paymentRequired.accepts.map((a) => (a.scheme === 'batch-settlement' ? { ...a, extra: { ...a.extra, ...extra } } : a))
     : paymentRequired.accepts;
   return {
     status: 402,

@@ -166,12 +166,15 @@ export function channelRequirements(
 }
 
 /**
- * The terms with the channel offered first. x402 clients take the first `accepts` entry they can
- * pay: one that speaks channels should use them (a skill offers them only where they are cheaper,
- * below the threshold or by the creator's choice), and one that does not falls through to `exact`.
+ * The terms with the channel offered second, after `exact`. x402 clients take the first `accepts`
+ * entry they can pay, and some take the first entry without looking: `exact` first keeps every one
+ * of them paying as before (it is also the one offer of the marketplace's documented 402 body). A
+ * channel locks a deposit of the payer's for as long as the channel lives, so it is taken by
+ * clients that choose it: our SkillMarket by its deposit policy (`payment: 'auto'` when
+ * `maxDeposit` covers enough calls, or `'channel'`), a reference client with the channel scheme
+ * registered alone or a selector that prefers it.
  */
-export function withChannel(terms: PaymentTerms, channel: ChannelRequirements, extra?: Record<string, unknown>): PaymentTerms {
-  const offered = extra ? { ...channel, extra: { ...channel.extra, ...extra } } : channel;
-  const paymentRequired: PaymentRequired = { ...terms.paymentRequired, accepts: [offered, ...terms.paymentRequired.accepts] };
+export function withChannel(terms: PaymentTerms, channel: ChannelRequirements): PaymentTerms {
+  const paymentRequired: PaymentRequired = { ...terms.paymentRequired, accepts: [...terms.paymentRequired.accepts, channel] };
   return { ...terms, paymentRequired };
 }
