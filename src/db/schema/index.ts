@@ -14,3 +14,4 @@ export * from './webhooks';
 export * from './facilitator-discovery';
 export * from './channel-operations';
 export * from './channels';
+export * from './channel-vouchers';
