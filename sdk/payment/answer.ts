@@ -25,6 +25,8 @@ export function paymentReceipt(skill: Skill, payment: SignedPayment, transaction
     asset: requirements.asset,
     payer: payment.payer,
     nonce: payment.reference,
+    scheme: requirements.scheme,
+    ...(payment.channelId ? { channelId: payment.channelId } : {}),
   };
 }
 

@@ -251,6 +251,7 @@ export function channelScheme(options: ChannelSchemeOptions): ChannelScheme {
           proof: encodeBase64Json(x402),
           payer: signer.address,
           reference: voucherDigest(channelId, max, chainId),
+          channelId,
         };
         held.set(payment, release);
         return payment;

@@ -89,6 +89,8 @@ export interface SignedPayment<P = unknown> {
   payer: Address;
   /** What names this payment in receipts and usage records: the EIP-3009 nonce for `exact`. */
   reference: Hex;
+  /** The payment channel it pays over (`batch-settlement`). */
+  channelId?: Hex;
 }
 
 /** What {@link PaymentScheme.sign} is given besides the terms and the signer. */

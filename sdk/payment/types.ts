@@ -22,6 +22,10 @@ export interface PaymentReceipt {
   payer: Address;
   /** The EIP-3009 authorization nonce (single use on chain); for a channel voucher, its EIP-712 digest. */
   nonce: Hex;
+  /** The x402 scheme it was paid with: `exact` (a transfer) or `batch-settlement` (a payment channel). */
+  scheme: string;
+  /** The payment channel, for `batch-settlement`. */
+  channelId?: Hex;
 }
 
 /** Result of {@link SkillMarket.callWithReceipt}. */

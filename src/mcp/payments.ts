@@ -29,7 +29,7 @@ export class ToolFailure extends Error {
 
 export interface PaidResult {
   result: unknown;
-  receipt: { transaction: string | null; amount: string; price: string; network: string; payTo: string; payer: string } | null;
+  receipt: Pick<PaymentReceipt, 'transaction' | 'amount' | 'price' | 'network' | 'payTo' | 'payer' | 'scheme' | 'channelId'> | null;
   skill: Skill;
 }
 
@@ -129,6 +129,8 @@ function short(receipt: PaymentReceipt): NonNullable<PaidResult['receipt']> {
     network: receipt.network,
     payTo: receipt.payTo,
     payer: receipt.payer,
+    scheme: receipt.scheme,
+    ...(receipt.channelId ? { channelId: receipt.channelId } : {}),
   };
 }
 

@@ -71,6 +71,8 @@ const Receipt = z
     network: z.string(),
     payTo: z.string(),
     payer: z.string(),
+    scheme: z.string().describe('`exact` (a transfer) or `batch-settlement` (a payment channel).'),
+    channelId: z.string().optional().describe('The payment channel, for batch-settlement.'),
   })
   .nullable()
   .describe('The payment; null when the skill asked for none.');
