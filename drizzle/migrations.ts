@@ -18,6 +18,8 @@ import m15 from './0015_webhook_ordering.sql' with { type: 'text' };
 import m16 from './0016_facilitator_discovery.sql' with { type: 'text' };
 import m17 from './0017_review_points.sql' with { type: 'text' };
 import m18 from './0018_channel_operations.sql' with { type: 'text' };
+import m19 from './0019_channel_calls.sql' with { type: 'text' };
+import m20 from './0020_channel_vouchers.sql' with { type: 'text' };
 
 export interface MigrationSource {
   tag: string;
@@ -46,4 +48,6 @@ export const migrations: MigrationSource[] = [
   { tag: '0016_facilitator_discovery', when: 1795682690896, breakpoints: true, sql: m16 },
   { tag: '0017_review_points', when: 1795682693531, breakpoints: true, sql: m17 },
   { tag: '0018_channel_operations', when: 1795682826004, breakpoints: true, sql: m18 },
+  { tag: '0019_channel_calls', when: 1795682947560, breakpoints: true, sql: m19 },
+  { tag: '0020_channel_vouchers', when: 1795684144759, breakpoints: true, sql: m20 },
 ];

@@ -10,7 +10,8 @@ import { gzipSync } from 'node:zlib';
 export const SDK_DIR = resolve(import.meta.dir, '../sdk');
 
 /** Budgets: the packed tarball, and the consumer entry for a page (minified, gzipped, viem left out). */
-export const TARBALL_BUDGET_BYTES = 160 * 1024;
+// 184 kB: payment channels came in on both sides of the SDK (the batch-settlement codec, the skill server's channel store, flow and claims).
+export const TARBALL_BUDGET_BYTES = 184 * 1024;
 export const CONSUMER_BUDGET_BYTES = 60 * 1024;
 
 interface Manifest {

@@ -73,6 +73,11 @@ export interface FacilitatorClient {
   settlements(items: readonly { requirements: PaymentRequirements; payer: string; nonce: string }[]): Promise<SettlementOutcome[]>;
   /** The (x402Version, scheme, network) kinds it supports. */
   supported(timeoutMs?: number): Promise<SupportedKind[]>;
+  /**
+   * `/verify` or `/settle` of a `batch-settlement` payload: the answer's JSON as sent (its
+   * `extra` carries the channel's state, which the `exact` parsers leave out).
+   */
+  channel(path: '/verify' | '/settle', paymentPayload: unknown, paymentRequirements: unknown): Promise<Record<string, unknown>>;
 }
 
 interface Reply {
@@ -188,6 +193,15 @@ export function createFacilitatorClient(options: FacilitatorClientOptions): Faci
         for (const { requirements, payer, nonce } of page) outcomes.push(await client.settlement(requirements, payer, nonce));
       }
       return outcomes;
+    },
+    async channel(path, paymentPayload, paymentRequirements) {
+      const timeout = path === '/verify' ? (options.verifyTimeoutMs ?? 10_000) : (options.settleTimeoutMs ?? 30_000);
+      const reply = await send(path, timeout, { x402Version: 2, paymentPayload, paymentRequirements });
+      const json = reply.json;
+      if ((reply.status !== 200 && reply.status !== 400) || typeof json !== 'object' || json === null || Array.isArray(json)) {
+        throw new FacilitatorUnavailableError(`facilitator ${path} answered ${reply.status}: ${excerpt(reply.text)}`);
+      }
+      return json as Record<string, unknown>;
     },
     async supported(timeoutMs = 3000) {
       const reply = await send('/supported', timeoutMs);

@@ -10,6 +10,7 @@ import {
   DEFAULT_MAX_TIMEOUT_SECONDS,
   DEFAULT_NETWORK,
   formatPriceUsd,
+  parseCaip2,
   parsePrice,
   resolveAsset,
   type AssetInfo,
@@ -28,6 +29,17 @@ import { createSettlementWatcher } from './settlement';
 import { isProduction, processEnv } from './settings';
 import { isSkill, type Skill, type Skills } from './skill';
 import { requestPath } from '../http/request-path';
+import { createChannelReader } from '../x402/channel-reader';
+import { createClaimer, type ClaimRound } from './channels/claims';
+import { lazyFileStore } from './channels/lazy-store';
+import {
+  channelRequirements,
+  channelSettings,
+  offersChannel,
+  withChannel,
+  type ChannelOption,
+  type ChannelSettings,
+} from './channels/settings';
 
 /**
  * Default facilitator: `market facilitator` on this machine.
@@ -131,6 +143,14 @@ export interface SkillHandlerOptions {
    * only those origins; `false` sends no CORS headers. See {@link CorsOption}.
    */
   cors?: CorsOption;
+  /**
+   * Payment channels (x402 `batch-settlement`) offered beside `exact`; see {@link ChannelOption}.
+   * Default: for skills priced below $0.01, once the receiver authorizer is known (the
+   * `receiverAuthorizerKey` option, or {@link receiverAuthorizer}).
+   */
+  channels?: ChannelOption;
+  /** The facilitator's receiver authorizer (its `/supported` `extra.receiverAuthorizer` for the scheme). */
+  receiverAuthorizer?: string;
 }
 
 /** The fetch-style skill server. */
@@ -149,6 +169,12 @@ export interface SkillRequestHandler {
    * @throws ServeConfigError when the price cannot be parsed
    */
   setPrice(name: string, price: string): boolean;
+  /** Offers channels with this receiver authorizer from now on (serve() passes the facilitator's once known). */
+  useReceiverAuthorizer(address: string): void;
+  /** Claims and settles now every channel with an unclaimed charge (`all`), or only those due; none without channels. */
+  claimChannels(all?: boolean): Promise<ClaimRound>;
+  /** Stops the claims and releases the channel store. */
+  close(): Promise<void>;
 }
 
 /**
@@ -161,7 +187,16 @@ export interface SkillRequestHandler {
  * Bun.serve({ port: 3002, fetch: app.fetch });
  */
 export function createSkillHandler(skills: Skills, options: SkillHandlerOptions): SkillRequestHandler {
-  const routes = buildRoutes(skills, options);
+  const plain = buildRoutes(skills, options);
+  const decimals = [...plain.values()][0]?.terms.asset.decimals ?? 6;
+  const channels = channelSettings(options.channels, decimals);
+  let receiverAuthorizer = channels?.authorizer?.address ?? options.receiverAuthorizer;
+  const offer = (route: SkillRoute): SkillRoute => {
+    if (!channels || !receiverAuthorizer || !offersChannel(channels, route.amount, route.skill.channels)) return route;
+    const channel = channelRequirements(route.terms, receiverAuthorizer, channels);
+    return { ...route, channel, terms: withChannel(route.terms, channel) };
+  };
+  const routes = new Map([...plain].map(([name, route]) => [name, offer(route)]));
   const holdMs = holdOption(options.holdMs);
   const logger = options.logger ?? consoleLogger;
   const appName = options.appName ?? DEFAULT_APP_NAME;
@@ -173,7 +208,6 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   const ledger = createProofLedger({ ...options.replay, ...(options.now ? { now: options.now } : {}) });
-  const decimals = [...routes.values()][0]?.terms.asset.decimals ?? 6;
   const exposure = createExposure({
     settings: settlementSettings(options.settlement, decimals),
     facilitator,
@@ -201,6 +235,23 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
     onError: options.onError,
     onSettled: options.onSettled,
   };
+  const channelParts = channels
+    ? startChannels(channels, options, facilitator, logger, () => [...routes.values()].find((r) => r.channel)?.channel)
+    : undefined;
+  if (channelParts) {
+    deps.channels = {
+      facilitator,
+      store: channelParts.store,
+      settings: channels!,
+      chainId: parseCaip2(options.network ?? DEFAULT_NETWORK),
+      logger,
+      exposeErrors: deps.exposeErrors,
+      now: deps.now,
+      onCall: options.onCall,
+      onError: options.onError,
+      onSettled: options.onSettled,
+    };
+  }
   const names = [...routes.keys()];
   const cors = corsPolicy(options.cors ?? true);
 
@@ -236,8 +287,20 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
       if (!route) return false;
       const amount = parsePrice(price, route.terms.asset.decimals);
       if (amount === route.amount) return false;
-      routes.set(name, routeOf(name, route.skill, amount, route.terms.asset, options));
+      const updated = routeOf(name, route.skill, amount, route.terms.asset, options);
+      plain.set(name, updated);
+      routes.set(name, offer(updated));
       return true;
+    },
+    useReceiverAuthorizer(address) {
+      if (!channels || channels.authorizer || receiverAuthorizer?.toLowerCase() === address.toLowerCase()) return;
+      receiverAuthorizer = address;
+      for (const [name, route] of plain) routes.set(name, offer(route));
+    },
+    claimChannels: (all = true) => channelParts?.claimer.run(all) ?? Promise.resolve({ channels: 0 }),
+    async close() {
+      channelParts?.claimer.stop();
+      await channelParts?.store.close();
     },
     async fetch(request) {
       if (request.method === 'OPTIONS') return cors.preflight(request);
@@ -251,6 +314,28 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
       return cors.apply(request, response);
     },
   };
+}
+
+/** The channel store and the claimer of a handler that offers channels. */
+function startChannels(
+  settings: ChannelSettings,
+  options: SkillHandlerOptions,
+  facilitator: ReturnType<typeof createFacilitatorClient>,
+  logger: CreatorLogger,
+  requirements: () => SkillRoute['channel'],
+) {
+  const store = typeof settings.store === 'string' ? lazyFileStore(settings.store) : settings.store;
+  const claimer = createClaimer({
+    store,
+    facilitator,
+    settings,
+    chainId: parseCaip2(options.network ?? DEFAULT_NETWORK),
+    requirements,
+    chain: options.rpcUrl ? createChannelReader(options.rpcUrl, options.fetch ? { fetch: options.fetch } : {}) : undefined,
+    logger,
+    ...(options.now ? { now: options.now } : {}),
+  });
+  return { store, claimer };
 }
 
 /** `holdMs`, checked: a whole number of ms from 0 to 120 000. */

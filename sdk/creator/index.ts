@@ -56,6 +56,21 @@ export type { SettledCall } from './paid-call';
 export type { TrackingOptions } from './tracker';
 export type { LedgerOptions } from './ledger';
 export { DEFAULT_SETTLEMENT, type SettlementOption } from './exposure';
+export {
+  DEFAULT_CHANNEL_THRESHOLD,
+  DEFAULT_WITHDRAW_DELAY,
+  type ChannelOption,
+  type ChannelSettingsInput,
+} from './channels/settings';
+export {
+  memoryChannelStore,
+  keyedMutex as keyedChannelLock,
+  type ChannelStore,
+  type ChannelState,
+  type ChannelChange,
+} from './channels/store';
+export { fileChannelStore } from './channels/file-store';
+export type { ClaimRound } from './channels/claims';
 export { VERIFY_MODES, type VerifyMode } from './payers';
 export { EXPOSED_HEADERS as CORS_EXPOSED_HEADERS, type CorsOption } from './cors';
 export { RegistryError, type RetryOptions } from '../registry/index';

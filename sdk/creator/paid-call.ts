@@ -33,6 +33,9 @@ import type { PayerTrust } from './payers';
 import { runHandler } from './run';
 import type { HeldCall, SettlementWatcher } from './settlement';
 import type { Skill } from './skill';
+import { channelCall, type ChannelDeps } from './channels/channel-call';
+import type { ChannelRequirements } from './channels/settings';
+import { channelHeader } from './channels/wire';
 
 /** Seconds an authorization must still be valid after the handler, for settlement to go through. */
 const SETTLE_MARGIN_SECONDS = 8;
@@ -44,6 +47,8 @@ export interface SkillRoute {
   terms: PaymentTerms;
   /** Price in the asset's atomic units. */
   amount: bigint;
+  /** The payment-channel offer (after `exact` in `terms.paymentRequired.accepts`), when the skill has one. */
+  channel?: ChannelRequirements;
 }
 
 /** A call whose payment went through, as call tracking and `onSettled` see it. */
@@ -52,11 +57,15 @@ export interface SettledCall {
   /** Decimal USDC amount, e.g. `"0.001"`. */
   amount: string;
   payer: string;
-  /** Settlement transaction hash. */
+  /** Settlement transaction hash; for a channel call the deposit's, or `""` (a voucher moves nothing yet). */
   transaction: string;
-  /** The payer's EIP-3009 authorization nonce: which payment of the transaction this is (a batch settles many). */
+  /** The payer's EIP-3009 authorization nonce: which payment of the transaction this is (a batch settles many); `""` for a channel call. */
   nonce: string;
   network: string;
+  /** Channel calls: the channel (bytes32 hex). */
+  channelId?: string;
+  /** Channel calls: the channel's cumulative charge after this call, atomic units. */
+  chargedCumulativeAmount?: string;
 }
 
 export interface PaidCallDeps {
@@ -76,6 +85,8 @@ export interface PaidCallDeps {
   onCall?: ((skillName: string, input: unknown) => unknown) | undefined;
   onError?: ((skillName: string, error: unknown) => unknown) | undefined;
   onSettled?: ((call: SettledCall) => void) | undefined;
+  /** Payment channels, when the server offers them. */
+  channels?: ChannelDeps | undefined;
 }
 
 /** The 402 answer of a route, as a storable response. */
@@ -98,6 +109,8 @@ export function settledCall(route: SkillRoute, receipt: SettleResponse, authoriz
 
 /** Handles `POST /<name>` once the input is known to be valid. */
 export async function paidCall(deps: PaidCallDeps, route: SkillRoute, input: unknown, request: Request): Promise<Response> {
+  const channel = route.channel && deps.channels ? channelHeader(request.headers) : undefined;
+  if (channel && deps.channels) return channelCall(deps.channels, route, input, request, channel);
   const header = readPaymentHeader(request.headers);
   if (header.type === 'none') return toResponse(paymentRequired(route));
   if (header.type === 'error') return toResponse(paymentRequired(route, header.error.message));
@@ -210,7 +223,8 @@ async function runAndSettle(
   if (timeoutMs <= 0) return paymentRequired(route, FACILITATOR_REASONS.validBefore);
 
   callSafely(deps.logger, 'onCall', () => deps.onCall?.(name, input));
-  const outcome = await runHandler(skill, input, { skill: name, payer, request }, timeoutMs);
+  // An exact payment is the price: a reported lower charge changes nothing.
+  const outcome = await runHandler(skill, input, { skill: name, payer, request, charge: () => {} }, timeoutMs);
   switch (outcome.type) {
     case 'error':
       callSafely(deps.logger, 'onError', () => deps.onError?.(name, outcome.error));

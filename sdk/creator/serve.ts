@@ -3,7 +3,16 @@
  * registers the skills and starts call tracking. It starts even when the facilitator or the
  * registry cannot be reached (with a warning), so a creator's server never depends on them to boot.
  */
-import { DEFAULT_NETWORK, formatPrice, normalizeNetwork, parsePrice, resolveAsset, type Address, type AssetInfo } from '../x402/index';
+import {
+  DEFAULT_NETWORK,
+  formatPrice,
+  normalizeNetwork,
+  parsePrice,
+  resolveAsset,
+  type Address,
+  type AssetInfo,
+  type SupportedKind,
+} from '../x402/index';
 import type { CorsOption } from './cors';
 import { RegistrationError, ServeConfigError } from './errors';
 import type { SettlementOption } from './exposure';
@@ -25,6 +34,8 @@ import { DEFAULT_API_URL, register, type RegistrationResult } from './register';
 import { RegistryClient } from '../registry/client';
 import { httpUrl, isProduction, processEnv, resolveApiKey, resolveApiUrl, resolveWallet, type Env } from './settings';
 import type { Skills } from './skill';
+import type { ClaimRound } from './channels/claims';
+import type { ChannelOption } from './channels/settings';
 import { createCallTracker, type CallTracker, type TrackingOptions } from './tracker';
 
 /**
@@ -132,6 +143,17 @@ export interface ServeOptions {
    * @example serve(skills, { cors: { origins: ['https://market.example'] } })
    */
   cors?: CorsOption;
+  /**
+   * Payment channels (x402 `batch-settlement`), offered in the 402 after `exact`. Default
+   * on for skills priced below $0.01 ({@link DEFAULT_CHANNEL_THRESHOLD}); `false` turns them off;
+   * an object tunes them: `below`, `all`, `receiverAuthorizerKey` (default: the facilitator's
+   * receiver authorizer from its `/supported`), `withdrawDelay` (default 3600 s), `store` (a
+   * {@link ChannelStore} or a folder; default `.market/channels`), `claimAbove` (default `$1`),
+   * `claimWithinMs` (default 5 minutes). Vouchers are checked here and written durably before a
+   * call is answered; claims and settles go through the facilitator.
+   * @example serve(skills, { channels: { store: '/var/lib/skills/channels', claimAbove: '$5' } })
+   */
+  channels?: ChannelOption;
 }
 
 /** A running skill server. */
@@ -152,7 +174,9 @@ export interface SkillServer {
    * with a warning) or after `timeoutMs` (default 10 s); true when none is left.
    */
   flushCalls(timeoutMs?: number): Promise<boolean>;
-  /** Stops listening, lets running calls finish, delivers pending call records (briefly). Idempotent. */
+  /** Claims and settles now what every payment channel owes (or, with `all` false, what is due); `{ channels: 0 }` when none. */
+  claimChannels(all?: boolean): Promise<ClaimRound>;
+  /** Stops listening, lets running calls finish, delivers pending call records (briefly), stops claims. Idempotent. */
   stop(): Promise<void>;
 }
 
@@ -206,9 +230,12 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
     ...(options.settlement !== undefined ? { settlement: options.settlement } : {}),
     ...(options.verify !== undefined ? { verify: options.verify } : {}),
     ...(options.rpcUrl ? { rpcUrl: httpUrl(options.rpcUrl, 'rpcUrl') } : {}),
+    ...(options.channels !== undefined ? { channels: options.channels } : {}),
+    ...(receiverAuthorizer ? { receiverAuthorizer } : {}),
     onSettled: (call) => tracker?.track(call),
     ...fetchOption,
   });
+  let receiverAuthorizer: string | undefined;
   const fixedUrl = options.publicUrl ?? (registration?.endpoint && URL.canParse(registration.endpoint) ? registration.endpoint : undefined);
   let app = createSkillHandler(skills, handlerOptions(fixedUrl ?? `http://localhost:${port}`));
   tracker = startTracking(options, apiKey, apiUrl, appName, logger);
@@ -223,7 +250,10 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
     throw new ServeConfigError(`cannot listen on ${hostname}:${port}: ${errorText(error)}`);
   });
   const url = `http://${hostname === '0.0.0.0' || hostname === '::' ? 'localhost' : hostname}:${listener.port}`;
-  if (fixedUrl === undefined && port === 0) app = createSkillHandler(skills, handlerOptions(url));
+  if (fixedUrl === undefined && port === 0) {
+    await app.close();
+    app = createSkillHandler(skills, handlerOptions(url));
+  }
 
   const decimals = resolveAsset(network, options.asset).decimals;
   logger.info(`skill server listening on ${url}`, { network, payTo: wallet.address, wallet: wallet.source, facilitator: facilitatorUrl });
@@ -235,22 +265,38 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
 
   let follower: { stop(): void } | undefined;
   let stopped: Promise<void> | undefined;
+  let authorizerTimer: ReturnType<typeof setTimeout> | undefined;
   const stop = () =>
     (stopped ??= (async () => {
       follower?.stop();
+      clearTimeout(authorizerTimer);
       await listener.stop();
+      await app.close();
       if (tracker) {
         await tracker.flush(2000);
         tracker.stop();
       }
     })());
 
-  const [results] = await Promise.all([
+  const [results, kinds] = await Promise.all([
     registration
       ? registerAtStart(skills, registration, { apiKey, apiUrl, payTo: wallet.address, network, appName, logger, fetchOption })
       : [],
     probeFacilitator(facilitatorUrl, network, logger, fetchOption),
   ]);
+  // Channels signed for by the facilitator's receiver authorizer are offered once it is known.
+  const useAuthorizer = (known: SupportedKind[] | undefined) => {
+    authorizerTimer = undefined;
+    const found = known?.find((k) => k.scheme === 'batch-settlement' && k.network === network)?.extra?.receiverAuthorizer;
+    if (typeof found === 'string') {
+      receiverAuthorizer = found;
+      app.useReceiverAuthorizer(found);
+    } else if (!known) {
+      authorizerTimer = setTimeout(() => void probeFacilitator(facilitatorUrl, network, undefined, fetchOption).then(useAuthorizer), 5000);
+      (authorizerTimer as { unref?: () => void }).unref?.();
+    }
+  };
+  if (wantsFacilitatorAuthorizer(options.channels)) useAuthorizer(kinds);
   for (const r of results) {
     if (r.success && r.skillId) tracker?.remember(r.name, r.skillId);
     if (r.success && r.price) applyListingPrice(app, r.name, r.price, logger);
@@ -272,6 +318,7 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
     fetch: (request) => app.fetch(request),
     pendingCalls: () => tracker?.pending() ?? 0,
     flushCalls: async (timeoutMs = 10_000) => (tracker ? tracker.flush(timeoutMs) : true),
+    claimChannels: (all = true) => app.claimChannels(all),
     stop,
   };
 }
@@ -330,16 +377,31 @@ async function registerAtStart(
   return results;
 }
 
-/** Warns (never fails) when the facilitator cannot be reached or does not settle on our network. */
-async function probeFacilitator(url: string, network: string, logger: CreatorLogger, fetchOption: { fetch?: typeof fetch }): Promise<void> {
+/**
+ * The facilitator's kinds; warns (never fails) when it cannot be reached or does not settle on
+ * our network (no `logger`: quietly, for the retries).
+ */
+async function probeFacilitator(
+  url: string,
+  network: string,
+  logger: CreatorLogger | undefined,
+  fetchOption: { fetch?: typeof fetch },
+): Promise<SupportedKind[] | undefined> {
   try {
     const kinds = await createFacilitatorClient({ url, ...fetchOption }).supported(2000);
     if (!kinds.some((k) => k.scheme === 'exact' && k.network === network)) {
-      logger.warn(`the facilitator at ${url} does not list exact payments on ${network}; paid calls may fail`);
+      logger?.warn(`the facilitator at ${url} does not list exact payments on ${network}; paid calls may fail`);
     }
+    return kinds;
   } catch (error) {
-    logger.warn(`the facilitator cannot be reached now; paid calls fail until it can`, { facilitator: url, error: errorText(error) });
+    logger?.warn(`the facilitator cannot be reached now; paid calls fail until it can`, { facilitator: url, error: errorText(error) });
+    return undefined;
   }
+}
+
+/** Channels on, without a receiver authorizer key of the creator's. */
+function wantsFacilitatorAuthorizer(option: ChannelOption | undefined): boolean {
+  return option !== false && (option === undefined || option === true || option.receiverAuthorizerKey === undefined);
 }
 
 function checkedNetwork(network: string): string {

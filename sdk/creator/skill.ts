@@ -28,7 +28,7 @@ export const MAX_SKILL_TIMEOUT_MS = 200_000;
 const MAX_DESCRIPTION = 2000;
 const MAX_GROUPS = 20;
 const MAX_GROUP_LENGTH = 60;
-const OPTION_KEYS = new Set(['price', 'description', 'inputSchema', 'outputSchema', 'groups', 'timeout']);
+const OPTION_KEYS = new Set(['price', 'description', 'inputSchema', 'outputSchema', 'groups', 'timeout', 'channels']);
 
 /** What one paid skill is: its price and how it describes itself to the registry. */
 export interface SkillOptions {
@@ -44,6 +44,11 @@ export interface SkillOptions {
   groups?: string[];
   /** Milliseconds the handler may run; past it the call is answered 504 and not charged. Default 30 000, at most 200 000. */
   timeout?: number;
+  /**
+   * Offer payment channels (x402 `batch-settlement`) for this skill, or not, whatever its price.
+   * Default: the server's choice (`serve({ channels })`: skills priced below $0.01).
+   */
+  channels?: boolean;
 }
 
 /** What a handler learns about the call besides its input. */
@@ -56,6 +61,14 @@ export interface SkillContext {
   signal: AbortSignal;
   /** The incoming request (its headers, for instance). */
   request: Request;
+  /**
+   * Charges this call less than the skill's price: `'$0.0004'` or atomic units. Applies to calls
+   * paid over a payment channel (the voucher allows up to the price; the payer is charged this and
+   * told so in `PAYMENT-RESPONSE` `extra.chargedAmount`); an `exact` payment is the full price
+   * whatever is reported. Above the price (or below 0) it throws, and the call fails uncharged.
+   * @example skill({ price: '$0.01' }, (input, { charge }) => { const r = work(input); charge(`$${r.cost}`); return r; })
+   */
+  charge(amount: string | bigint): void;
 }
 
 /** The skill's work: input in, a JSON-serializable result out (or a promise of it). */
@@ -75,6 +88,8 @@ export interface Skill<I = any, O = any> {
   readonly groups: readonly string[];
   /** Handler timeout in milliseconds. */
   readonly timeout: number;
+  /** Whether it offers payment channels; absent: the server decides by price. */
+  readonly channels?: boolean;
   readonly handler: SkillHandler<I, O>;
 }
 
@@ -129,6 +144,7 @@ export function skill<I = any, O = any>(options: SkillOptions, handler: SkillHan
     fail(`timeout must be a whole number of milliseconds between 1 and ${MAX_SKILL_TIMEOUT_MS}`);
   }
   const groups = normalizeGroups(options.groups, fail);
+  if (options.channels !== undefined && typeof options.channels !== 'boolean') fail('channels must be true or false');
 
   const definition: Skill<I, O> = {
     [SKILL_BRAND]: true,
@@ -138,6 +154,7 @@ export function skill<I = any, O = any>(options: SkillOptions, handler: SkillHan
     ...(options.outputSchema !== undefined ? { outputSchema: options.outputSchema } : {}),
     groups: Object.freeze(groups),
     timeout,
+    ...(options.channels !== undefined ? { channels: options.channels } : {}),
     handler,
   };
   return Object.freeze(definition);

@@ -6,6 +6,8 @@
  * after `maxAttempts` (or when the registry refuses it for good, or the queue overflows), always
  * with a warning. The transaction hash is the paymentRef and the authorization nonce the paymentNonce
  * (one payment of a batch), so a repeated delivery counts once and each payment of a batch counts.
+ * A call paid over a channel is named by its channel and the channel's cumulative charge after it
+ * (`channelId`, `chargedCumulativeAmount`) instead: unique per call, like a paymentRef.
  */
 import { RegistryError } from '../http/errors';
 import { errorText, type CreatorLogger } from './logger';
@@ -118,7 +120,9 @@ export function createCallTracker(client: RegistryClient, logger: CreatorLogger,
       if (skillId)
         records.push({
           item,
-          body: { skillId, amount: call.amount, paymentRef: call.transaction, ...(call.nonce ? { paymentNonce: call.nonce } : {}) },
+          body: call.channelId
+            ? { skillId, amount: call.amount, channelId: call.channelId, chargedCumulativeAmount: call.chargedCumulativeAmount ?? '0' }
+            : { skillId, amount: call.amount, paymentRef: call.transaction, ...(call.nonce ? { paymentNonce: call.nonce } : {}) },
         });
       else
         logger.warn('call not tracked: the skill is not registered under this API key', {

@@ -7,12 +7,11 @@
  * same channel); a server that fails a check gets no more vouchers. Vouchers of one channel are
  * signed one at a time (a lock per channel, held from signing until the call is over).
  */
-import { decodeFunctionResult, encodeFunctionData, getAddress, isAddress, parseAbi, recoverTypedDataAddress, zeroAddress } from 'viem';
+import { getAddress, isAddress, recoverTypedDataAddress, zeroAddress } from 'viem';
 import { MarketError, type ChargeState } from '../http/errors';
 import { isRecord, type Answer } from '../http/exchange';
 import {
   batchSettlementDomain,
-  BATCH_SETTLEMENT_ADDRESS,
   type ChannelConfig,
   channelIdOf,
   decodeBase64Json,
@@ -30,17 +29,13 @@ import {
   voucherTypes,
   X_PAYMENT_RESPONSE_HEADER,
 } from '../x402/index';
-import { jsonRpc, type JsonRpcOptions } from '../x402/json-rpc';
-
-/** The contract's channel reads (the full ABI is the chain tooling's, src/chain/batch-settlement). */
-const channelReadAbi = parseAbi([
-  'function channels(bytes32 channelId) view returns (uint128 balance, uint128 totalClaimed)',
-  'function pendingWithdrawals(bytes32 channelId) view returns (uint128 amount, uint40 initiatedAt)',
-]);
+import type { ChannelReader } from '../x402/channel-reader';
 import { text, tokenDomainProblem, windowProblem } from './checks';
 import { type ChannelRecord, type ChannelStore, memoryChannelStore } from './channel-store';
 import type { PaymentScheme, Refusal, RefusalVerdict, Settlement, SignedPayment, Terms } from './scheme';
 import type { PaymentSigner } from './signer';
+
+export { type ChannelOnChain, type ChannelReader, createChannelReader } from '../x402/channel-reader';
 
 const ZERO_SALT = `0x${'0'.repeat(64)}` as Hex;
 const CUMULATIVE_MISMATCH = 'invalid_batch_settlement_evm_cumulative_amount_mismatch';
@@ -57,46 +52,6 @@ const NOTHING_MOVED = new Set<string>([
   BELOW_CLAIMED,
   CHANNEL_BUSY,
 ]);
-
-/** A channel's state on chain. */
-export interface ChannelOnChain {
-  balance: bigint;
-  totalClaimed: bigint;
-  /** A pending timed withdrawal (0 when none) and when it was started (unix seconds, 0 when none). */
-  withdrawAmount: bigint;
-  withdrawInitiatedAt: number;
-}
-
-/** Reads channels from the x402BatchSettlement contract. */
-export interface ChannelReader {
-  /** @throws Error when the RPC cannot be reached or answers an error */
-  read(channelId: Hex): Promise<ChannelOnChain>;
-}
-
-/**
- * A reader of channel state over the JSON-RPC endpoint `rpcUrl`.
- *
- * @example const onChain = await createChannelReader('https://mainnet.base.org').read(channelId);
- */
-export function createChannelReader(rpcUrl: string, options: JsonRpcOptions = {}): ChannelReader {
-  const rpc = jsonRpc(rpcUrl, options);
-  const call = async (data: Hex): Promise<Hex> => (await rpc('eth_call', [{ to: BATCH_SETTLEMENT_ADDRESS, data }, 'latest'])) as Hex;
-  return {
-    async read(channelId) {
-      const [channel, pending] = await Promise.all([
-        call(encodeFunctionData({ abi: channelReadAbi, functionName: 'channels', args: [channelId] })),
-        call(encodeFunctionData({ abi: channelReadAbi, functionName: 'pendingWithdrawals', args: [channelId] })),
-      ]);
-      const [balance, totalClaimed] = decodeFunctionResult({ abi: channelReadAbi, functionName: 'channels', data: channel });
-      const [withdrawAmount, initiatedAt] = decodeFunctionResult({
-        abi: channelReadAbi,
-        functionName: 'pendingWithdrawals',
-        data: pending,
-      });
-      return { balance, totalClaimed, withdrawAmount, withdrawInitiatedAt: Number(initiatedAt) };
-    },
-  };
-}
 
 /** Options of {@link channelScheme}. */
 export interface ChannelSchemeOptions {

@@ -244,6 +244,25 @@ export class RegistryClient {
   }
 
   /**
+   * `GET /analytics/channels`: the caller's payment channels, newest first: those of their skills
+   * (`receiver`, the default) with calls earned, claimed and settled, or those their wallets pay
+   * from (`payer`) with balance and charges.
+   *
+   * @example
+   * const channels = await registry.channels('payer');
+   * for (const ch of channels) console.log(ch.channelId, ch.balanceAtomic, ch.chargedAtomic, ch.state);
+   */
+  channels(role: 'receiver' | 'payer' = 'receiver', signal?: AbortSignal): Promise<c.ChannelView[]> {
+    return this.read(c.ChannelList, 'GET', '/analytics/channels', {
+      what: 'channel list',
+      query: { role },
+      auth: true,
+      repeatable: true,
+      signal,
+    });
+  }
+
+  /**
    * `POST /reviews`: review a skill you paid for; `created` is false when your review was updated.
    *
    * @example

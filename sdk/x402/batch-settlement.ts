@@ -85,6 +85,33 @@ export const voucherTypes = {
 } as const;
 
 /**
+ * EIP-712 types a receiver authorizer signs a cooperative refund with (`refundWithSignature`).
+ *
+ * @example signTypedData({ domain, types: refundTypes, primaryType: 'Refund', message: { channelId, nonce, amount } })
+ */
+export const refundTypes = {
+  Refund: [
+    { name: 'channelId', type: 'bytes32' },
+    { name: 'nonce', type: 'uint256' },
+    { name: 'amount', type: 'uint128' },
+  ],
+} as const;
+
+/**
+ * EIP-712 types a receiver authorizer signs a batch of claims with (`claimWithSignature`).
+ *
+ * @example signTypedData({ domain, types: claimBatchTypes, primaryType: 'ClaimBatch', message: { claims: [{ channelId, maxClaimableAmount, totalClaimed }] } })
+ */
+export const claimBatchTypes = {
+  ClaimBatch: [{ name: 'claims', type: 'ClaimEntry[]' }],
+  ClaimEntry: [
+    { name: 'channelId', type: 'bytes32' },
+    { name: 'maxClaimableAmount', type: 'uint128' },
+    { name: 'totalClaimed', type: 'uint128' },
+  ],
+} as const;
+
+/**
  * EIP-3009 `ReceiveWithAuthorization` (the fields of TransferWithAuthorization), under the token's
  * own domain; `to` is the deposit collector, which alone may redeem it.
  *

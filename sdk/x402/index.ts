@@ -112,6 +112,8 @@ export {
   batchSettlementDomain,
   channelConfigTypes,
   channelIdOf,
+  claimBatchTypes,
+  refundTypes,
   erc3009DepositNonce,
   receiveWithAuthorizationTypes,
   voucherDigest,

@@ -9,7 +9,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_API_URL } from 'skill-market/registry';
 import { DEFAULT_NETWORK } from 'skill-market/x402';
-import { ConfigError, type Env, read, readChoice } from './env';
+import { ConfigError, type Env, read, readChoice, readPostgresUrl } from './env';
 import { LOG_LEVELS, type LogLevel } from './modes';
 
 /** `$XDG_CONFIG_HOME/skill-market`, else `~/.config/skill-market`: the stored login and the wallets. */
@@ -129,9 +129,17 @@ export interface ServeEnv {
   verify: string | undefined;
   /** Set by `market dev`: stop when stdin closes. */
   stopWithStdin: boolean;
+  /** `on` or `off` (MARKET_CHANNELS); checked by the command with its flag. Unset: by price. */
+  channels: string | undefined;
+  /** Folder of the channel files (MARKET_CHANNELS_DIR); default `.market/channels`. */
+  channelsDir: string | undefined;
+  /** Private key of the channels' receiver authorizer (MARKET_RECEIVER_AUTHORIZER_KEY); default the facilitator's. */
+  receiverAuthorizerKey: string | undefined;
+  /** DATABASE_URL: channels in PostgreSQL, shared by every instance of the server. */
+  databaseUrl: string | undefined;
 }
 
-/** LOG_LEVEL, MARKET_NETWORK, MARKET_ENDPOINT, MARKET_FACILITATOR_URL, MARKET_FACILITATOR_API_KEY, MARKET_RPC_URL, MARKET_SETTLEMENT, MARKET_VERIFY, MARKET_SERVE_STOP_WITH_STDIN. */
+/** LOG_LEVEL, MARKET_NETWORK, MARKET_ENDPOINT, MARKET_FACILITATOR_URL, MARKET_FACILITATOR_API_KEY, MARKET_RPC_URL, MARKET_SETTLEMENT, MARKET_VERIFY, MARKET_SERVE_STOP_WITH_STDIN, MARKET_CHANNELS, MARKET_CHANNELS_DIR, MARKET_RECEIVER_AUTHORIZER_KEY, DATABASE_URL. */
 export function readServeEnv(env: Env): ServeEnv {
   return {
     logLevel: readChoice(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
@@ -143,6 +151,10 @@ export function readServeEnv(env: Env): ServeEnv {
     settlement: read(env, 'MARKET_SETTLEMENT'),
     verify: read(env, 'MARKET_VERIFY'),
     stopWithStdin: read(env, 'MARKET_SERVE_STOP_WITH_STDIN') === '1',
+    channels: read(env, 'MARKET_CHANNELS'),
+    channelsDir: read(env, 'MARKET_CHANNELS_DIR'),
+    receiverAuthorizerKey: read(env, 'MARKET_RECEIVER_AUTHORIZER_KEY'),
+    databaseUrl: readPostgresUrl(env, 'DATABASE_URL'),
   };
 }
 

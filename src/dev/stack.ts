@@ -177,6 +177,9 @@ export async function startDev(options: DevOptions): Promise<DevStack> {
           DEV_NETWORK,
           '--asset',
           chain.token,
+          // The dev story pays exact (a transfer per call, as the banner's call shows); channels are opt-in here for now.
+          '--channels',
+          'off',
           ...(groups.ungrouped ? ['--groups', FALLBACK_GROUP] : []),
         ],
         env: {

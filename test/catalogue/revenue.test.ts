@@ -81,9 +81,10 @@ for (const kind of databaseKinds) {
       await verify();
 
       const lines = await csv();
-      const row = (day: string, slug: string, calls: number, usdc: string, atomic: number) => `${day},${slug},${calls},${usdc},${atomic}`;
+      const row = (day: string, slug: string, calls: number, usdc: string, atomic: number) =>
+        `${day},${slug},${calls},${usdc},${atomic},${atomic},0,0,0`;
       const expected = [
-        'date,skill,paid_calls,revenue_usdc,revenue_atomic',
+        'date,skill,paid_calls,revenue_usdc,revenue_atomic,exact_atomic,channel_claimed_atomic,channel_settled_atomic,channel_unclaimed_atomic',
         ...[
           [day1, a.slug, 2, '0.002000', 2000],
           [day1, b.slug, 1, '0.250000', 250000],
@@ -91,15 +92,19 @@ for (const kind of databaseKinds) {
           .sort((x, y) => String(x[1]).localeCompare(String(y[1])))
           .map(([d, s, c, u, n]) => row(d as string, s as string, c as number, u as string, n as number)),
         row(day2, a.slug, 1, '0.001000', 1000),
-        'total,,4,0.253000,253000',
+        'total,,4,0.253000,253000,253000,0,0,0',
       ];
       expect(lines).toEqual(expected);
       // The chain agrees: what reached the two payout addresses is the total.
       expect((await chain.balanceOf(a.payTo)) + (await chain.balanceOf(b.payTo))).toBe(253_000n);
 
       // Days are inclusive bounds.
-      expect(await csv(`?from=${day2}`)).toEqual([expected[0]!, row(day2, a.slug, 1, '0.001000', 1000), 'total,,1,0.001000,1000']);
-      expect((await csv(`?to=${day1}`)).at(-1)).toBe('total,,3,0.252000,252000');
+      expect(await csv(`?from=${day2}`)).toEqual([
+        expected[0]!,
+        row(day2, a.slug, 1, '0.001000', 1000),
+        'total,,1,0.001000,1000,1000,0,0,0',
+      ]);
+      expect((await csv(`?to=${day1}`)).at(-1)).toBe('total,,3,0.252000,252000,252000,0,0,0');
     }, 60_000);
 
     it('asks for a creator credential and refuses a malformed day', async () => {

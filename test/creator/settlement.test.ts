@@ -50,6 +50,9 @@ function scripted(
     },
     settlement: async () => next(),
     settlements: async (items: readonly unknown[]) => items.map(() => next()),
+    channel: async () => {
+      throw new Error('no channels here');
+    },
   };
   return client;
 }

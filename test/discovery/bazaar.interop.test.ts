@@ -99,6 +99,8 @@ for (const kind of databaseKinds) {
           network: stack.chain.network,
           asset: stack.asset,
           trackCalls: false,
+          // The registry lists the exact terms of a listing; payment channels are the server's own offer.
+          channels: false,
           logger: recordingLogger(),
           env: {},
         },

@@ -610,6 +610,9 @@ function consumerMarket(overrides: { wallet?: LocalAccount; fetch?: FetchLike } 
     assets: [{ network: chain.network, address: chain.token.address, name: chain.token.name, version: chain.token.version }],
     maxPrice: '$0.01',
     budget: '$0.05',
+    // This story follows exact payments (a transaction per call); the skill server also offers
+    // payment channels, which have their own tests (test/creator/channels.*).
+    payment: 'exact',
     ...(overrides.fetch ? { fetch: overrides.fetch } : {}),
     onBackgroundError: (error) => backgroundErrors.push(error),
   });

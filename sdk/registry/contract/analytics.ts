@@ -20,6 +20,9 @@ export type ViewBody = Static<typeof ViewBody>;
  * often the reference is sent; without one it counts at once as an unpaid call. `paymentNonce`,
  * the payer's EIP-3009 authorization nonce, names one payment of a transaction that settled many
  * (a batch): each counts. One transfer counts for one skill only: the one whose call names it.
+ * A call paid over a payment channel sends `channelId` and `chargedCumulativeAmount` instead of a
+ * `paymentRef` (and its own charge in `amount`): it counts once the chain shows the channel claimed
+ * at least that far for the skill's payment address.
  */
 export const CallBody = T.Object({
   skillId: SkillId,
@@ -29,6 +32,18 @@ export const CallBody = T.Object({
     T.String({
       pattern: '^0x[0-9a-fA-F]{64}$',
       description: 'the EIP-3009 authorization nonce the call was paid with: names this payment among several in one transaction (a batch)',
+    }),
+  ),
+  channelId: T.Optional(
+    T.String({
+      pattern: '^0x[0-9a-fA-F]{64}$',
+      description: 'the batch-settlement payment channel the call was paid over (instead of a paymentRef)',
+    }),
+  ),
+  chargedCumulativeAmount: T.Optional(
+    T.String({
+      pattern: '^(0|[1-9][0-9]{0,38})$',
+      description: 'the channel’s cumulative charge after this call, in atomic token units (with channelId)',
     }),
   ),
 });
@@ -168,13 +183,33 @@ export const FavoriteResult = T.Object({ success: T.Literal(true), favorited: T.
 export type FavoriteResult = Static<typeof FavoriteResult>;
 
 /**
+ * What a skill's calls paid over payment channels add up to, in `GET /analytics/:skillId`
+ * (micro-USDC as integer strings): `earned` calls are reported by the skill server but not yet
+ * claimed on chain (not revenue yet); `claimed` ones are counted in the paid calls and revenue
+ * above; `settled` is the part of the claimed a settle sweep has paid out to the payment address;
+ * `refusedCalls` never count (another receiver, an overlapping charge, no such channel).
+ */
+export const ChannelRevenue = T.Object({
+  earnedCalls: T.Number(),
+  earnedAtomic: T.String({ description: 'micro-USDC reported but not yet claimed on chain' }),
+  claimedCalls: T.Number(),
+  claimedAtomic: T.String({ description: 'micro-USDC claimed on chain (part of totalRevenueAtomic)' }),
+  settledAtomic: T.String({ description: 'micro-USDC of the claimed paid out to the payment address' }),
+  refusedCalls: T.Number(),
+});
+/** The {@link ChannelRevenue} schema's type. */
+export type ChannelRevenue = Static<typeof ChannelRevenue>;
+
+/**
  * Answer of `GET /analytics/:skillId` (public): a skill's counters and a daily series of the last
  * `days` UTC days. Revenue is the sum of payments verified on chain, twice: `totalRevenue` in USDC
  * as an exact decimal string and `totalRevenueAtomic` in micro-USDC as an integer string (use the
  * latter for sums). `lastCalledAt` and `lastViewedAt` are null before the first call or view.
  * `rejectedPaymentCount` counts the skill's reported payments that the chain check rejected, such
  * as a `broadcast` settlement whose transfer later reverted; its creator lists them with
- * `GET /analytics/:skillId/payments?state=rejected` ({@link SkillPaymentView}).
+ * `GET /analytics/:skillId/payments?state=rejected` ({@link SkillPaymentView}). `channels` adds up
+ * the calls paid over payment channels ({@link ChannelRevenue}): the claimed ones are already in
+ * the paid calls and revenue; the earned ones are not, until claimed on chain.
  */
 export const Analytics = T.Object({
   skillId: Uuid(),
@@ -189,6 +224,7 @@ export const Analytics = T.Object({
   rejectedPaymentCount: T.Number({
     description: 'reported payments the on-chain check rejected (a reverted transfer among them); they count in no other figure',
   }),
+  channels: ChannelRevenue,
   daily: T.Array(
     T.Object({
       date: T.String({ description: 'UTC day, YYYY-MM-DD' }),
@@ -317,3 +353,43 @@ const Day = T.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description: 'a 
 export const RevenueQuery = T.Object({ from: T.Optional(Day), to: T.Optional(Day) });
 /** The {@link RevenueQuery} schema's type. */
 export type RevenueQuery = Static<typeof RevenueQuery>;
+
+/**
+ * One payment channel in `GET /analytics/channels`: its on-chain state as the registry last read
+ * it (payer, receiver, balance, claimed and settled totals; null before the channel was found on
+ * chain) and what the calls recorded for it add up to. `state`: `unknown` (not found on chain
+ * yet), `unclaimed` (calls earned, not claimed yet), `claimed` (claims not yet settled), `settled`
+ * or `open` (nothing charged yet). Amounts are atomic units (micro-USDC) as integer strings.
+ */
+export const ChannelView = T.Object({
+  channelId: T.String(),
+  network: T.String(),
+  skills: T.Array(T.String(), { description: 'slugs of the skills whose calls it paid' }),
+  payer: Nullable(T.String()),
+  receiver: Nullable(T.String()),
+  state: T.Union([T.Literal('unknown'), T.Literal('open'), T.Literal('unclaimed'), T.Literal('claimed'), T.Literal('settled')]),
+  balanceAtomic: Nullable(T.String(), 'the deposit left in the channel'),
+  chargedAtomic: T.String({ description: 'charged for the recorded calls (earned + counted)' }),
+  claimedAtomic: T.String({ description: 'the channel’s totalClaimed on chain' }),
+  settledAtomic: T.String({ description: 'the part of totalClaimed a settle sweep paid out' }),
+  earnedCalls: T.Number(),
+  earnedAtomic: T.String(),
+  countedCalls: T.Number(),
+  countedAtomic: T.String(),
+  refusedCalls: T.Number(),
+  checkedAt: Nullable(Timestamp(), 'when the registry last read it on chain'),
+});
+/** The {@link ChannelView} schema's type. */
+export type ChannelView = Static<typeof ChannelView>;
+
+/**
+ * Query of `GET /analytics/channels` (signed in): `role=receiver` (default) lists the channels of
+ * the caller's skills, `role=payer` those the caller's wallet pays from.
+ */
+export const ChannelsQuery = T.Object({
+  role: T.Optional(T.Union([T.Literal('receiver'), T.Literal('payer')], { description: 'default receiver' })),
+});
+/** The {@link ChannelsQuery} schema's type. */
+export type ChannelsQuery = Static<typeof ChannelsQuery>;
+/** Answer of `GET /analytics/channels`: up to 100 {@link ChannelView}, newest first. */
+export const ChannelList = T.Array(ChannelView);

@@ -11,6 +11,8 @@ import { Nullable, Timestamp, Uuid } from './common';
 export const WEBHOOK_EVENTS = [
   'call.paid',
   'payment.reverted',
+  'channel.claimed',
+  'channel.settled',
   'review.created',
   'key.revoked',
   'skill.down',

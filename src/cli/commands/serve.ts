@@ -1,5 +1,7 @@
 import { parseArgs } from 'node:util';
 import {
+  type ChannelOption,
+  type ChannelSettingsInput,
   RegistrationError,
   ServeConfigError,
   SkillDefinitionError,
@@ -12,6 +14,10 @@ import {
 import { normalizeNetwork, resolveAsset, type AssetInfo } from 'skill-market/x402';
 import { MarketError } from 'skill-market/registry';
 import { readServeEnv } from '../../config';
+import { databaseChannelStore } from '../../creator-store';
+import { drizzle } from 'drizzle-orm/postgres-js';
+import postgres from 'postgres';
+import { type Database, openDatabase, schema } from '../../db';
 import { pickFreePort } from '../../dev/ports';
 import { FALLBACK_GROUP, readDevProfile, type DevProfile } from '../../dev/profile';
 import { ensureGroups, registryClient } from '../creator';
@@ -24,7 +30,8 @@ import { SkillModuleError, loadSkillModule } from '../../runtime/skill-module';
 /**
  * `market serve <module.ts> [--port N] [--host H] [--wallet W] [--endpoint URL] [--groups a,b]
  * [--facilitator URL] [--api-url URL] [--network eip155:ID] [--asset 0x… [--asset-name N] [--asset-version V]]
- * [--rpc-url URL] [--settlement broadcast|confirmed] [--verify first|at-settlement] [--no-register]`: `--asset` is a 6-decimal EIP-3009 token paid instead of the network's USDC (its
+ * [--rpc-url URL] [--settlement broadcast|confirmed] [--verify first|at-settlement] [--no-register]
+ * [--channels on|off] [--channels-dir DIR] [--claim-above PRICE] [--claim-within SECONDS]`: `--asset` is a 6-decimal EIP-3009 token paid instead of the network's USDC (its
  * EIP-712 domain `USD Coin` version `2` unless named otherwise, e.g. a local test token);
  * it loads a creator's skills module and runs the paid skill server. Flags win over MARKET_ENDPOINT,
  * MARKET_FACILITATOR_URL, MARKET_RPC_URL (the chain, asked when a payment's outcome is unknown)
@@ -55,6 +62,10 @@ export async function serveCommand(args: string[]): Promise<void> {
       settlement: { type: 'string' },
       verify: { type: 'string' },
       'no-register': { type: 'boolean' },
+      channels: { type: 'string' },
+      'channels-dir': { type: 'string' },
+      'claim-above': { type: 'string' },
+      'claim-within': { type: 'string' },
       dev: { type: 'string' },
       'api-key': { type: 'string' },
     },
@@ -98,8 +109,10 @@ export async function serveCommand(args: string[]): Promise<void> {
         `${network} has no built-in USDC: pass --asset <token address> (EIP-712 name 'USD Coin', version '2' unless --asset-name / --asset-version say otherwise), or --dev to serve on the marketplace of market dev`,
       );
     }
+    const channels = await channelOption(values, env, logger);
     const options: ServeOptions = {
       logger,
+      channels: channels.option,
       hostname: host,
       ...(port !== undefined ? { port } : {}),
       ...(wallet !== undefined ? { wallet } : {}),
@@ -136,7 +149,14 @@ export async function serveCommand(args: string[]): Promise<void> {
     const early = () => process.exit(0);
     process.once('SIGTERM', early).once('SIGINT', early);
     const server = await serve(skills, options).finally(() => process.off('SIGTERM', early).off('SIGINT', early));
-    exitOnSignal(server.stop, logger, 5000); // running calls may finish, pending call records go out
+    exitOnSignal(
+      async () => {
+        await server.stop();
+        await channels.close();
+      },
+      logger,
+      5000,
+    ); // running calls may finish, pending call records go out
     if (env.stopWithStdin) {
       // Started by `market dev`: its pipe closing means it is gone, so stop as on SIGTERM.
       process.stdin.on('end', () => process.kill(process.pid, 'SIGTERM')).resume();
@@ -155,6 +175,47 @@ export async function serveCommand(args: string[]): Promise<void> {
     process.stderr.write(`market: ${terminalText(error.message)}\n`);
     process.exitCode = 1;
   }
+}
+
+/**
+ * `--channels on|off` (MARKET_CHANNELS; default by price), `--channels-dir` (MARKET_CHANNELS_DIR),
+ * `--claim-above <price>`, `--claim-within <seconds>`, the receiver authorizer key from
+ * MARKET_RECEIVER_AUTHORIZER_KEY (never a flag: process listings show flags), and with DATABASE_URL
+ * the channels in PostgreSQL (migrated at start), shared by every instance of the server.
+ */
+async function channelOption(
+  values: {
+    channels?: string | undefined;
+    'channels-dir'?: string | undefined;
+    'claim-above'?: string | undefined;
+    'claim-within'?: string | undefined;
+  },
+  env: ReturnType<typeof readServeEnv>,
+  logger: Logger,
+): Promise<{ option: ChannelOption; close(): Promise<void> }> {
+  const mode = values.channels ?? env.channels;
+  if (mode !== undefined && mode !== 'on' && mode !== 'off') throw new UsageError('--channels (MARKET_CHANNELS) must be on or off');
+  if (mode === 'off') return { option: false, close: async () => {} };
+  const within = values['claim-within'] === undefined ? undefined : Number(values['claim-within']);
+  if (within !== undefined && (!Number.isInteger(within) || within < 1))
+    throw new UsageError('--claim-within must be a whole number of seconds');
+  const option: ChannelSettingsInput = {
+    ...(mode === 'on' ? { all: true } : {}),
+    ...(values['claim-above'] !== undefined ? { claimAbove: values['claim-above'] } : {}),
+    ...(within !== undefined ? { claimWithinMs: within * 1000 } : {}),
+    ...(env.receiverAuthorizerKey !== undefined ? { receiverAuthorizerKey: env.receiverAuthorizerKey as `0x${string}` } : {}),
+  };
+  if (env.databaseUrl === undefined) {
+    const dir = values['channels-dir'] ?? env.channelsDir;
+    return { option: { ...option, ...(dir !== undefined ? { store: dir } : {}) }, close: async () => {} };
+  }
+  // Migrated once; then a pool without the registry's per-statement deadline: a call waits for the
+  // channel's row lock as long as another instance's call on that channel runs its handler.
+  await (await openDatabase({ kind: 'postgres', url: env.databaseUrl, poolSize: 1 })).close();
+  const client = postgres(env.databaseUrl, { max: 20, onnotice: () => {} });
+  logger.info('payment channels kept in PostgreSQL (DATABASE_URL), shared by every instance of this server');
+  const db = drizzle(client, { schema }) as unknown as Database;
+  return { option: { ...option, store: databaseChannelStore(db) }, close: () => client.end({ timeout: 1 }) };
 }
 
 /**

@@ -13,3 +13,5 @@ export * from './reviews';
 export * from './webhooks';
 export * from './facilitator-discovery';
 export * from './channel-operations';
+export * from './channels';
+export * from './channel-vouchers';

@@ -1,7 +1,9 @@
 /**
  * The x402 reference facilitator for `batch-settlement` and `exact` (x402Facilitator with @x402/evm
  * 2.27's facilitator schemes) over HTTP on a random port, relaying from `relayer`: what a reference
- * resource server (@x402/hono) settles channel payments through on the local chain.
+ * resource server (@x402/hono) settles channel payments through on the local chain. With
+ * `authorizer` it signs claims and refunds for channels naming that account as their receiver
+ * authorizer, and advertises it in `/supported` (`extra.receiverAuthorizer`).
  *
  * @example
  * const facilitator = startBatchFacilitator(chain, chain.accounts.relayer);
@@ -16,13 +18,13 @@ import { Hono } from 'hono';
 import { publicActions } from 'viem';
 import type { LocalChain, TestAccount } from './anvil';
 
-export function startBatchFacilitator(chain: LocalChain, relayer: TestAccount) {
+export function startBatchFacilitator(chain: LocalChain, relayer: TestAccount, authorizer?: TestAccount) {
   const relayerClient = chain.walletClient(relayer).extend(publicActions);
   const signer = toFacilitatorEvmSigner({ ...relayerClient, address: relayer.address } as unknown as Parameters<
     typeof toFacilitatorEvmSigner
   >[0]);
   const facilitator = new x402Facilitator()
-    .register(chain.network, new FacilitatorScheme(signer))
+    .register(chain.network, new FacilitatorScheme(signer, authorizer as ConstructorParameters<typeof FacilitatorScheme>[1]))
     .register(chain.network, new ExactFacilitatorScheme(signer));
   const app = new Hono()
     .post('/verify', async (c) => {

@@ -3,7 +3,9 @@
  * record is checked on its own (an unknown skill, another creator's skill or a bad amount refuses
  * that record only), and all accepted ones are recorded in one transaction. A paymentRef is
  * recorded once per skill, however often it is sent; with one, the call counts once its payment is
- * verified on chain; without one it counts at once as an unpaid call.
+ * verified on chain; without one it counts at once as an unpaid call. A call paid over a payment
+ * channel (channelId + chargedCumulativeAmount) is recorded once per channel and cumulative charge
+ * and counts once the chain shows it claimed (channel-revenue).
  */
 import type { CallBody, CallOutcome } from 'skill-market/registry';
 import { and, inArray, isNotNull } from 'drizzle-orm';
@@ -11,6 +13,7 @@ import { paymentVerifications, skillCalls } from '../../../db/schema';
 import { AppError } from '../../../http';
 import type { ServiceContext } from '../../context';
 import { nominatePayments } from '../payment-verification';
+import { type ChannelCall, channelCallOf, recordChannelCalls } from '../channel-revenue';
 import { priceToAtomic } from '../skills';
 import { type SkillFacts, skillsByIds } from './skill-facts';
 import { countUnpaidCalls } from '../stats';
@@ -25,11 +28,16 @@ export async function recordCalls(ctx: ServiceContext, userId: string, calls: re
   const byId = await skillsByIds(ctx, ids);
   const outcomes: CallOutcome[] = new Array(calls.length);
   const accepted: Accepted[] = [];
+  const channelCalls: { index: number; call: ChannelCall }[] = [];
   for (const [index, call] of calls.entries()) {
     const skill = byId.get(call.skillId);
     if (!skill) outcomes[index] = refused('unknown-skill', 'Skill not found');
     else if (skill.creatorId !== userId) outcomes[index] = refused('not-yours', 'Only the skill’s creator can record its calls');
-    else {
+    else if (call.channelId !== undefined || call.chargedCumulativeAmount !== undefined) {
+      const channel = channelCallOf(call, skill);
+      if (typeof channel === 'string') outcomes[index] = refused('invalid-amount', channel);
+      else channelCalls.push({ index, call: channel });
+    } else {
       try {
         const amount = call.amount === undefined ? null : priceToAtomic(call.amount);
         accepted.push({
@@ -54,13 +62,20 @@ export async function recordCalls(ctx: ServiceContext, userId: string, calls: re
     outcomes[a.index] = refused('counted-elsewhere', 'This payment already counts as a call of another skill');
     accepted.splice(i, 1);
   }
-  if (accepted.length === 0) return outcomes;
+  if (accepted.length === 0 && channelCalls.length === 0) return outcomes;
 
   const now = ctx.clock.now();
   // One lock order for every batch (skill, then reference), so concurrent batches never deadlock.
   const key = (a: Accepted) => `${a.skill.id}\n${a.paymentRef ?? ''}\n${a.nonce ?? ''}`;
   const ordered = [...accepted].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a.index - b.index));
   const inserted = await ctx.db.transaction(async (tx) => {
+    // Channels first: the channel check locks a channel, then the counters, in that order too.
+    const fresh = await recordChannelCalls(
+      tx,
+      channelCalls.map((c) => c.call),
+      now,
+    );
+    for (const [i, c] of channelCalls.entries()) outcomes[c.index] = { status: fresh[i] ? 'recorded' : 'duplicate' };
     const paid = ordered.filter((a) => a.paymentRef !== null);
     const nominated = await nominatePayments(
       tx,
@@ -68,20 +83,23 @@ export async function recordCalls(ctx: ServiceContext, userId: string, calls: re
       now,
     );
     const paymentIds = new Map(paid.map((a, i) => [key(a), nominated[i]!.id]));
-    const rows = await tx
-      .insert(skillCalls)
-      .values(
-        ordered.map((a) => ({
-          skillId: a.skill.id,
-          amount: a.amount,
-          paymentRef: a.paymentRef,
-          paymentNonce: a.nonce,
-          paymentId: paymentIds.get(key(a)) ?? null,
-          createdAt: now,
-        })),
-      )
-      .onConflictDoNothing()
-      .returning({ skillId: skillCalls.skillId, paymentRef: skillCalls.paymentRef, paymentNonce: skillCalls.paymentNonce });
+    const rows =
+      ordered.length === 0
+        ? []
+        : await tx
+            .insert(skillCalls)
+            .values(
+              ordered.map((a) => ({
+                skillId: a.skill.id,
+                amount: a.amount,
+                paymentRef: a.paymentRef,
+                paymentNonce: a.nonce,
+                paymentId: paymentIds.get(key(a)) ?? null,
+                createdAt: now,
+              })),
+            )
+            .onConflictDoNothing()
+            .returning({ skillId: skillCalls.skillId, paymentRef: skillCalls.paymentRef, paymentNonce: skillCalls.paymentNonce });
     const unpaid = new Map<string, number>();
     for (const row of rows) if (row.paymentRef === null) unpaid.set(row.skillId, (unpaid.get(row.skillId) ?? 0) + 1);
     await countUnpaidCalls(tx, unpaid, now);

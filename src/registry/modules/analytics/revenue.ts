@@ -1,17 +1,26 @@
 /**
  * A creator's payout ledger: per skill and day (UTC, the day a payment was first reported), the
- * paid calls and the revenue verified on chain — the same verified payments the counters add up,
- * so its totals equal what the chain shows paid to the creator's skills. As CSV for their books.
+ * paid calls and the revenue verified on chain — the same verified payments and claimed channel
+ * calls the counters add up, so its totals equal what the chain shows paid to (or claimed for) the
+ * creator's skills. Beside the total: the exact payments, the channel calls claimed, the part of
+ * those settled to the payment address, and channel calls earned but not yet claimed (not
+ * revenue). As CSV for their books.
  */
 import { and, eq, gte, isNotNull, lt, sql } from 'drizzle-orm';
 import { paymentVerifications, skills } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
+import { channelLedger } from '../channel-revenue';
 
 export interface RevenueRow {
   day: string;
   skill: string;
+  /** Exact payments verified plus channel calls claimed. */
   paidCalls: number;
   revenueAtomic: bigint;
+  exactAtomic: bigint;
+  channelClaimedAtomic: bigint;
+  channelSettledAtomic: bigint;
+  channelUnclaimedAtomic: bigint;
 }
 
 /** The caller's verified revenue per skill and day, oldest first, within [from, to) when given. */
@@ -36,9 +45,43 @@ export async function revenueLedger(ctx: ServiceContext, creatorId: string, rang
         range.to ? lt(paymentVerifications.createdAt, range.to) : undefined,
       ),
     )
-    .groupBy(day, skills.slug)
-    .orderBy(day, skills.slug);
-  return rows.map((r) => ({ day: r.day, skill: r.skill, paidCalls: Number(r.paidCalls), revenueAtomic: BigInt(r.revenueAtomic) }));
+    .groupBy(day, skills.slug);
+  const ledger = new Map<string, RevenueRow>();
+  const rowOf = (day: string, skill: string) => {
+    const key = `${day}\n${skill}`;
+    let row = ledger.get(key);
+    if (!row) {
+      row = {
+        day,
+        skill,
+        paidCalls: 0,
+        revenueAtomic: 0n,
+        exactAtomic: 0n,
+        channelClaimedAtomic: 0n,
+        channelSettledAtomic: 0n,
+        channelUnclaimedAtomic: 0n,
+      };
+      ledger.set(key, row);
+    }
+    return row;
+  };
+  for (const r of rows) {
+    const row = rowOf(r.day, r.skill);
+    row.paidCalls += Number(r.paidCalls);
+    row.revenueAtomic += BigInt(r.revenueAtomic);
+    row.exactAtomic += BigInt(r.revenueAtomic);
+  }
+  for (const c of await channelLedger(ctx.db, creatorId, range)) {
+    const row = rowOf(c.day, c.skill);
+    row.paidCalls += c.claimedCalls;
+    row.revenueAtomic += c.claimedAtomic;
+    row.channelClaimedAtomic += c.claimedAtomic;
+    row.channelSettledAtomic += c.settledAtomic;
+    row.channelUnclaimedAtomic += c.earnedAtomic;
+  }
+  return [...ledger.values()].sort((a, b) =>
+    a.day !== b.day ? (a.day < b.day ? -1 : 1) : a.skill < b.skill ? -1 : a.skill > b.skill ? 1 : 0,
+  );
 }
 
 /** USDC with its 6 decimals, exact (a bigint never goes through a float). */
@@ -49,10 +92,30 @@ function usdcText(atomic: bigint): string {
 /** The ledger as CSV (RFC 4180): a header, one line per skill and day, a total line. */
 export function revenueCsv(rows: readonly RevenueRow[]): string {
   const quote = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value);
-  const lines = ['date,skill,paid_calls,revenue_usdc,revenue_atomic'];
-  for (const r of rows) lines.push([r.day, quote(r.skill), r.paidCalls, usdcText(r.revenueAtomic), r.revenueAtomic].join(','));
-  const calls = rows.reduce((n, r) => n + r.paidCalls, 0);
-  const total = rows.reduce((n, r) => n + r.revenueAtomic, 0n);
-  lines.push(['total', '', calls, usdcText(total), total].join(','));
+  const lines = [
+    'date,skill,paid_calls,revenue_usdc,revenue_atomic,exact_atomic,channel_claimed_atomic,channel_settled_atomic,channel_unclaimed_atomic',
+  ];
+  const figures = (r: Omit<RevenueRow, 'day' | 'skill'>) => [
+    r.paidCalls,
+    usdcText(r.revenueAtomic),
+    r.revenueAtomic,
+    r.exactAtomic,
+    r.channelClaimedAtomic,
+    r.channelSettledAtomic,
+    r.channelUnclaimedAtomic,
+  ];
+  for (const r of rows) lines.push([r.day, quote(r.skill), ...figures(r)].join(','));
+  const total = rows.reduce(
+    (t, r) => ({
+      paidCalls: t.paidCalls + r.paidCalls,
+      revenueAtomic: t.revenueAtomic + r.revenueAtomic,
+      exactAtomic: t.exactAtomic + r.exactAtomic,
+      channelClaimedAtomic: t.channelClaimedAtomic + r.channelClaimedAtomic,
+      channelSettledAtomic: t.channelSettledAtomic + r.channelSettledAtomic,
+      channelUnclaimedAtomic: t.channelUnclaimedAtomic + r.channelUnclaimedAtomic,
+    }),
+    { paidCalls: 0, revenueAtomic: 0n, exactAtomic: 0n, channelClaimedAtomic: 0n, channelSettledAtomic: 0n, channelUnclaimedAtomic: 0n },
+  );
+  lines.push(['total', '', ...figures(total)].join(','));
   return `${lines.join('\r\n')}\r\n`;
 }

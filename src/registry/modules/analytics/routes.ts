@@ -13,6 +13,8 @@ import {
   CallBody,
   CallsBody,
   CallsResult,
+  ChannelList,
+  ChannelsQuery,
   FavoriteBody,
   FavoriteResult,
   Recorded,
@@ -28,7 +30,7 @@ import {
 import { recordCall, recordCalls } from './calls';
 import { revenueCsv, revenueLedger } from './revenue';
 import { UsageRequestBody } from './usage-request';
-import { DEFAULT_DAYS, getAnalytics, recordUsage, recordView, setFavorite, skillPayments } from './service';
+import { DEFAULT_DAYS, channelsOf, getAnalytics, recordUsage, recordView, setFavorite, skillPayments } from './service';
 
 const tags = ['Analytics'];
 
@@ -137,13 +139,26 @@ export function analyticsRoutes(ctx: ServiceContext) {
         {
           auth: 'creator',
           query: RevenueQuery,
-          response: t.String({ description: 'CSV: date,skill,paid_calls,revenue_usdc,revenue_atomic, then a total line' }),
+          response: t.String({
+            description:
+              'CSV: date,skill,paid_calls,revenue_usdc,revenue_atomic,exact_atomic,channel_claimed_atomic,channel_settled_atomic,channel_unclaimed_atomic, then a total line',
+          }),
           detail: {
             tags,
             summary: 'Your verified revenue per skill and day (UTC), as CSV; from/to are inclusive days (YYYY-MM-DD)',
           },
         },
       )
+      .get('/channels', ({ principal, query }) => channelsOf(ctx, principal, query.role ?? 'receiver'), {
+        auth: 'consumer',
+        query: ChannelsQuery,
+        response: ChannelList,
+        detail: {
+          tags,
+          summary:
+            'Your payment channels: of your skills (role=receiver, default) with earned, claimed and settled calls, or those you pay from (role=payer) with balance and charges',
+        },
+      })
       .get('/favorites', ({ principal }) => listFavorites(ctx, principal.userId), {
         auth: 'consumer',
         response: SkillList,

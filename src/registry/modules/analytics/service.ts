@@ -1,6 +1,6 @@
 import { and, eq, gte, lte } from 'drizzle-orm';
 import { formatPrice } from 'skill-market/x402';
-import { favorites, skillDaily, skillStats, usageRecords, viewDedup } from '../../../db/schema';
+import { favorites, skillDaily, skillStats, usageRecords, viewDedup, wallets } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
 import { AppError } from '../../../http';
 import { MAX_USAGE_AMOUNT, type SkillPaymentsQuery } from 'skill-market/registry';
@@ -8,6 +8,7 @@ import { hashSecret } from '../auth';
 import { decodeCursor, isIsoInstant } from '../../lib/cursor';
 import { countRejectedPayments, listSkillPayments, nominatePayment } from '../payment-verification';
 import { DEFAULT_LIMIT } from '../skills';
+import { type ChannelTotals, channelTotals, listChannels } from '../channel-revenue';
 import { skillById } from './skill-facts';
 import { countFavorite, countView, dayOf } from '../stats';
 
@@ -113,6 +114,7 @@ export async function getAnalytics(ctx: ServiceContext, skillId: string, length 
     lastCalledAt: stats?.lastCalledAt?.toISOString() ?? null,
     lastViewedAt: stats?.lastViewedAt?.toISOString() ?? null,
     rejectedPaymentCount: await countRejectedPayments(ctx.db, skillId),
+    channels: channelRevenueView(await channelTotals(ctx.db, skillId)),
     daily: days.map((date) => {
       const r = byDay.get(date);
       const revenue = BigInt(r?.revenue ?? 0);
@@ -128,4 +130,28 @@ export async function skillPayments(ctx: ServiceContext, userId: string, skillId
   const skill = await skillById(ctx, skillId);
   if (skill.creatorId !== userId) throw new AppError('FORBIDDEN', 'Only the skill’s creator can read its payments');
   return listSkillPayments(ctx.db, skill.id, { state: query.state, after }, query.limit ?? DEFAULT_LIMIT);
+}
+
+function channelRevenueView(t: ChannelTotals) {
+  return {
+    earnedCalls: t.earnedCalls,
+    earnedAtomic: t.earnedAtomic.toString(),
+    claimedCalls: t.claimedCalls,
+    claimedAtomic: t.claimedAtomic.toString(),
+    settledAtomic: t.settledAtomic.toString(),
+    refusedCalls: t.refusedCalls,
+  };
+}
+
+/** Most channels `GET /analytics/channels` answers. */
+const CHANNEL_LIST_LIMIT = 100;
+
+/**
+ * The caller's payment channels: as `receiver`, those of their skills; as `payer`, those paid from
+ * their sign-in wallet or one of their spending wallets.
+ */
+export async function channelsOf(ctx: ServiceContext, principal: { userId: string; walletAddress: string }, role: 'receiver' | 'payer') {
+  if (role === 'receiver') return listChannels(ctx.db, { creatorId: principal.userId }, CHANNEL_LIST_LIMIT);
+  const own = await ctx.db.select({ address: wallets.address }).from(wallets).where(eq(wallets.userId, principal.userId));
+  return listChannels(ctx.db, { payers: [principal.walletAddress, ...own.map((w) => w.address)] }, CHANNEL_LIST_LIMIT);
 }

@@ -5,6 +5,7 @@ import type { Database } from '../../../db';
 import type { Logger } from '../../../log';
 import type { Clock } from '../../context';
 import { backgroundRounds } from '../../lib/background';
+import { type ChannelRound, checkDueChannels } from '../channel-revenue';
 import { checkPaymentOnChain } from './chain-check';
 import { claimPayment, duePayments, markInconclusive, markRejected, markVerified } from './store';
 
@@ -14,6 +15,8 @@ interface VerificationRound {
   verified: number;
   rejected: number;
   retried: number;
+  /** The payment channels checked in the same round (calls paid over channels). */
+  channels: ChannelRound;
 }
 
 export interface PaymentVerifier {
@@ -43,7 +46,8 @@ const LEASE_SECONDS = 60;
  * Checks reported payments against the chain in the background: bounded concurrency, a bounded
  * number of attempts with a doubling pause, and a lease per check so instances sharing PostgreSQL
  * split the work. Only payments on the registry's own network can be checked; the asset is the
- * network's USDC as configured.
+ * network's USDC as configured. Each round also checks the payment channels calls were paid over
+ * (channel-revenue).
  */
 export function createPaymentVerifier(deps: PaymentVerifierDeps): PaymentVerifier {
   const { db, config, chain, clock, logger } = deps;
@@ -94,7 +98,13 @@ export function createPaymentVerifier(deps: PaymentVerifierDeps): PaymentVerifie
   }
 
   async function round(): Promise<VerificationRound> {
-    const result: VerificationRound = { checked: 0, verified: 0, rejected: 0, retried: 0 };
+    const result: VerificationRound = {
+      checked: 0,
+      verified: 0,
+      rejected: 0,
+      retried: 0,
+      channels: { checked: 0, counted: 0, refused: 0 },
+    };
     const queue = await duePayments(db, clock.now(), BATCH);
     const worker = async () => {
       for (let next = queue.shift(); next; next = queue.shift()) {
@@ -104,6 +114,7 @@ export function createPaymentVerifier(deps: PaymentVerifierDeps): PaymentVerifie
       }
     };
     await Promise.all(Array.from({ length: Math.min(CONCURRENCY, queue.length) }, worker));
+    result.channels = await checkDueChannels({ db, config, chain, clock, logger, client });
     return result;
   }
 

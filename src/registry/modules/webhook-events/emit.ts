@@ -20,12 +20,14 @@ function eventBody(type: WebhookEvent, at: Date, data: object) {
 type Writer = Pick<Database, 'select' | 'insert'>;
 
 /**
- * What an event must not overtake: a server's next down/up, a payment's verified/reverted. Null
+ * What an event must not overtake: a server's next down/up, a payment's verified/reverted, a
+ * channel's claimed/settled. Null
  * when its order does not matter (a review, a key, a test).
  */
 function orderingKey(type: WebhookEvent, data: Record<string, unknown>): string | null {
   if (type === 'skill.down' || type === 'skill.up') return `server:${data.server}`;
   if (type === 'call.paid' || type === 'payment.reverted') return `payment:${data.network}:${data.transaction}`;
+  if (type === 'channel.claimed' || type === 'channel.settled') return `channel:${data.network}:${data.channelId}`;
   return null;
 }
 

@@ -7,6 +7,7 @@ import { Skeleton } from '../../components/states';
 import { account } from '../../lib/session';
 import { location } from '../../lib/router';
 import { CallsView } from './calls';
+import { CreatorChannelsView, PayerChannelsView } from './channels';
 import { FavouritesView } from './favourites';
 import { GroupsView } from './groups';
 import { KeysView } from './keys';
@@ -27,10 +28,12 @@ interface Section {
 const SECTIONS: Section[] = [
   { path: 'skills', label: 'My skills', group: 'Creator', View: SkillsView },
   { path: 'groups', label: 'Groups', group: 'Creator', View: GroupsView },
+  { path: 'channels', label: 'Channels', group: 'Creator', View: CreatorChannelsView },
   { path: 'keys', label: 'API keys', group: 'Creator', View: KeysView },
   { path: 'webhooks', label: 'Webhooks', group: 'Creator', View: WebhooksView },
   { path: 'wallets', label: 'Spending wallets', group: 'Consumer', View: WalletsView },
   { path: 'calls', label: 'My paid calls', group: 'Consumer', View: CallsView },
+  { path: 'my-channels', label: 'My channels', group: 'Consumer', View: PayerChannelsView },
   { path: 'favourites', label: 'Favourites', group: 'Consumer', View: FavouritesView },
   { path: 'profile', label: 'Profile', group: 'Account', View: ProfileView },
 ];

@@ -79,6 +79,7 @@ function RejectedPayments({ skillId, total }: { skillId: string; total: number }
   );
 }
 
+const calls = (n: number) => `${count(n)} ${n === 1 ? 'call' : 'calls'}`;
 const money = (n: number) => `$${Number(n.toFixed(6))}`;
 
 export function SkillAnalytics({ slug }: { slug: string }) {
@@ -151,6 +152,15 @@ export function SkillAnalytics({ slug }: { slug: string }) {
               format={money}
             />
           </div>
+          {(data.data.analytics.channels.earnedCalls > 0 || data.data.analytics.channels.claimedCalls > 0) && (
+            <p data-testid="channel-revenue">
+              Over payment channels: <strong>{usdc(BigInt(data.data.analytics.channels.claimedAtomic))}</strong> claimed on chain (
+              {calls(data.data.analytics.channels.claimedCalls)}, in the revenue above;{' '}
+              {usdc(BigInt(data.data.analytics.channels.settledAtomic))} settled), and{' '}
+              <strong>{usdc(BigInt(data.data.analytics.channels.earnedAtomic))}</strong> earned but not yet claimed (
+              {calls(data.data.analytics.channels.earnedCalls)}). <a href="/dashboard/channels">See the channels</a>
+            </p>
+          )}
           <RejectedPayments skillId={data.data.skill.id} total={data.data.analytics.rejectedPaymentCount} />
           <p class="small">
             <a href={`/skill/${encodeURIComponent(slug)}`}>Open the public page</a>

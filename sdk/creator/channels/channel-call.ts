@@ -1,0 +1,422 @@
+/**
+ * One call paid over a payment channel (x402 `batch-settlement` on EVM, "Server: State &
+ * Forwarding"), run while holding the channel in the store so calls on one channel go one at a
+ * time across every instance sharing the store:
+ *
+ * 1. the voucher must be for the server's charge so far plus the price (else the corrective 402
+ *    with the server's channel state and the last voucher, so the client can resynchronise);
+ * 2. a plain EOA voucher on a channel whose mirror is fresh is checked here (ecrecover, no round
+ *    trip); deposits, ERC-1271 vouchers, stale mirrors and pending withdrawals go through the
+ *    facilitator's `/verify`, whose channel snapshot refreshes the mirror;
+ * 3. the handler runs; it may charge less than the price (`context.charge`);
+ * 4. a deposit is settled by the facilitator; then the new charge and the voucher are written
+ *    durably before the answer leaves, with `PAYMENT-RESPONSE` as the scheme's contract says.
+ *
+ * A refund payload skips the handler: the server completes it (amount, nonce, a claim of what is
+ * charged, the authorizer's signatures when it holds the key) and the facilitator executes it.
+ */
+import { recoverTypedDataAddress, zeroAddress } from 'viem';
+import {
+  acceptedMatches,
+  batchSettlementDomain,
+  channelIdOf,
+  encodeBase64Json,
+  formatPrice,
+  PAYMENT_REQUIRED_HEADER,
+  PAYMENT_RESPONSE_HEADER,
+  type PaymentRequirements,
+  parsePrice,
+  voucherTypes,
+  X_PAYMENT_RESPONSE_HEADER,
+} from '../../x402/index';
+import { SkillTimeoutError } from '../errors';
+import type { FacilitatorClient } from '../facilitator-client';
+import { failure, jsonAnswer, type StoredResponse, toResponse } from '../http';
+import { callSafely, type CreatorLogger, errorText } from '../logger';
+import type { SettledCall, SkillRoute } from '../paid-call';
+import { runHandler } from '../run';
+import type { ChannelSettings } from './settings';
+import { signClaims, signRefund } from './claims';
+import type { ChannelState, ChannelStore } from './store';
+import { type ChannelPayment, readChannelPayment, readSnapshot, type ChannelSnapshot } from './wire';
+
+const MISMATCH = 'invalid_batch_settlement_evm_cumulative_amount_mismatch';
+const reason = (what: string) => `invalid_batch_settlement_evm_${what}`;
+
+export interface ChannelDeps {
+  facilitator: FacilitatorClient;
+  store: ChannelStore;
+  settings: ChannelSettings;
+  chainId: number;
+  logger: CreatorLogger;
+  exposeErrors: boolean;
+  now: () => number;
+  onCall?: ((skillName: string, input: unknown) => unknown) | undefined;
+  onError?: ((skillName: string, error: unknown) => unknown) | undefined;
+  onSettled?: ((call: SettledCall) => void) | undefined;
+}
+
+type Outcome = { response: StoredResponse; settled?: SettledCall };
+
+/** The 402 of a channel route, with `extra` added to its channel offer (the corrective state). */
+function required(route: SkillRoute, error: string, extra?: Record<string, unknown>): StoredResponse {
+  const paymentRequired = route.terms.paymentRequired;
+  const accepts = extra
+    ? paymentRequired.accepts.map((a) => (a.scheme === 'batch-settlement' ? { ...a, extra: { ...a.extra, ...extra } } : a))
+    : paymentRequired.accepts;
+  return {
+    status: 402,
+    headers: { 'Content-Type': 'application/json', [PAYMENT_REQUIRED_HEADER]: encodeBase64Json({ ...paymentRequired, accepts, error }) },
+    body: JSON.stringify({ ...route.terms.body, error }),
+  };
+}
+
+const snapshotOf = (state: ChannelState) => ({
+  channelId: state.channelId,
+  balance: state.balance,
+  totalClaimed: state.totalClaimed,
+  withdrawRequestedAt: state.withdrawRequestedAt,
+  refundNonce: state.refundNonce,
+  chargedCumulativeAmount: state.chargedCumulativeAmount,
+});
+
+/** The corrective 402: the server's charge so far and the voucher that proves it. */
+function corrective(route: SkillRoute, state: ChannelState): StoredResponse {
+  const voucherState = state.signature !== '0x' ? { signedMaxClaimable: state.signedMaxClaimable, signature: state.signature } : undefined;
+  return required(route, MISMATCH, { channelState: snapshotOf(state), ...(voucherState ? { voucherState } : {}) });
+}
+
+/** `PAYMENT-RESPONSE` of a channel call (the same value under `X-PAYMENT-RESPONSE`). */
+function paymentResponse(body: Record<string, unknown>): Record<string, string> {
+  const value = encodeBase64Json(body);
+  return { [PAYMENT_RESPONSE_HEADER]: value, [X_PAYMENT_RESPONSE_HEADER]: value };
+}
+
+/** The state after a snapshot read now (balance, claims, withdrawal, refund nonce). */
+function mirrored(state: ChannelState, snapshot: ChannelSnapshot, now: number): ChannelState {
+  return {
+    ...state,
+    balance: snapshot.balance.toString(),
+    totalClaimed: snapshot.totalClaimed.toString(),
+    withdrawRequestedAt: snapshot.withdrawRequestedAt,
+    refundNonce: snapshot.refundNonce.toString(),
+    onchainSyncedAt: now,
+  };
+}
+
+/** A channel seen for the first time: the chain's claimed total is the base (the scheme's recovery rule). */
+function fresh(payment: ChannelPayment, snapshot: ChannelSnapshot, now: number): ChannelState {
+  return mirrored(
+    {
+      channelId: payment.channelId,
+      config: payment.config,
+      chargedCumulativeAmount: snapshot.totalClaimed.toString(),
+      signedMaxClaimable: snapshot.totalClaimed.toString(),
+      signature: '0x',
+      balance: '0',
+      totalClaimed: '0',
+      withdrawRequestedAt: 0,
+      refundNonce: '0',
+      onchainSyncedAt: 0,
+      lastRequestTimestamp: 0,
+      unclaimedSince: 0,
+    },
+    snapshot,
+    now,
+  );
+}
+
+/** Why this payment's channel is not one of this route's, or undefined. */
+function configProblem(deps: ChannelDeps, route: SkillRoute, payment: ChannelPayment): string | undefined {
+  const channel = route.channel!;
+  const { config } = payment;
+  const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+  if (!acceptedMatches(payment.accepted, channel as unknown as PaymentRequirements))
+    return 'The payment does not match the payment requirements of this skill';
+  if (!same(config.receiver, channel.payTo)) return reason('receiver_mismatch');
+  if (!same(config.receiverAuthorizer, channel.extra.receiverAuthorizer)) return reason('receiver_authorizer_mismatch');
+  if (!same(config.token, channel.asset)) return reason('token_mismatch');
+  if (config.withdrawDelay !== channel.extra.withdrawDelay) return reason('withdraw_delay_mismatch');
+  if (channelIdOf(config, deps.chainId).toLowerCase() !== payment.channelId) return reason('channel_id_mismatch');
+  return undefined;
+}
+
+/** Handles a `batch-settlement` payment for `route` (the input is valid). */
+export async function channelCall(
+  deps: ChannelDeps,
+  route: SkillRoute,
+  input: unknown,
+  request: Request,
+  header: string,
+): Promise<Response> {
+  const payment = readChannelPayment(header);
+  if ('error' in payment) return toResponse(required(route, payment.error));
+  const problem = configProblem(deps, route, payment);
+  if (problem) return toResponse(required(route, problem));
+  let outcome: Outcome;
+  try {
+    outcome = await deps.store.update(payment.channelId, (current) =>
+      payment.type === 'refund' ? refund(deps, route, payment, current) : paid(deps, route, payment, current, input, request),
+    );
+  } catch (error) {
+    deps.logger.error('channel call failed', { skill: route.name, channel: payment.channelId, error: errorText(error) });
+    return toResponse(failure(503, 'The channel cannot be served right now; nothing was charged', {}, { 'Retry-After': '2' }));
+  }
+  if (outcome.settled) {
+    const settled = outcome.settled;
+    callSafely(deps.logger, 'call tracking', () => deps.onSettled?.(settled));
+  }
+  return toResponse(outcome.response);
+}
+
+/** The facilitator's verdict and snapshot, or the 402 to answer. */
+async function verifyRemotely(
+  deps: ChannelDeps,
+  route: SkillRoute,
+  payment: ChannelPayment,
+): Promise<{ snapshot: ChannelSnapshot } | { response: StoredResponse }> {
+  let verdict: Record<string, unknown>;
+  try {
+    verdict = await deps.facilitator.channel('/verify', payment.original, route.channel);
+  } catch (error) {
+    deps.logger.warn('payment facilitator unavailable', { skill: route.name, error: errorText(error) });
+    return { response: failure(503, 'Payment facilitator unavailable; nothing was charged', {}, { 'Retry-After': '2' }) };
+  }
+  if (verdict.isValid !== true) {
+    const why = typeof verdict.invalidReason === 'string' ? verdict.invalidReason : 'invalid_payment';
+    return { response: required(route, why) };
+  }
+  const snapshot = readSnapshot(verdict.extra);
+  if (!snapshot) return { response: failure(502, 'The facilitator did not report the channel state; nothing was charged') };
+  return { snapshot };
+}
+
+/** Whether a voucher can be checked here: an EOA authorizer, a mirror younger than `freshMs`, no withdrawal pending. */
+function checkableHere(deps: ChannelDeps, payment: ChannelPayment, state: ChannelState | undefined): state is ChannelState {
+  return (
+    payment.type === 'voucher' &&
+    state !== undefined &&
+    payment.config.payerAuthorizer !== zeroAddress &&
+    state.withdrawRequestedAt === 0 &&
+    deps.now() - state.onchainSyncedAt < deps.settings.freshMs
+  );
+}
+
+async function signedByAuthorizer(deps: ChannelDeps, payment: ChannelPayment): Promise<boolean> {
+  try {
+    const signer = await recoverTypedDataAddress({
+      domain: batchSettlementDomain(deps.chainId),
+      types: voucherTypes,
+      primaryType: 'Voucher',
+      message: { channelId: payment.channelId, maxClaimableAmount: payment.maxClaimableAmount },
+      signature: payment.signature,
+    });
+    return signer.toLowerCase() === payment.config.payerAuthorizer.toLowerCase();
+  } catch {
+    return false;
+  }
+}
+
+async function paid(
+  deps: ChannelDeps,
+  route: SkillRoute,
+  payment: ChannelPayment,
+  current: ChannelState | undefined,
+  input: unknown,
+  request: Request,
+): Promise<{ next?: ChannelState; value: Outcome }> {
+  const price = route.amount;
+  if (current && payment.maxClaimableAmount !== BigInt(current.chargedCumulativeAmount) + price) {
+    return { value: { response: corrective(route, current) } };
+  }
+  let state: ChannelState;
+  if (checkableHere(deps, payment, current)) {
+    if (!(await signedByAuthorizer(deps, payment))) return { value: { response: required(route, reason('voucher_signature')) } };
+    if (payment.maxClaimableAmount > BigInt(current.balance))
+      return { value: { response: required(route, reason('cumulative_exceeds_balance')) } };
+    state = current;
+  } else {
+    const verified = await verifyRemotely(deps, route, payment);
+    if ('response' in verified) return { value: verified };
+    state = current ? mirrored(current, verified.snapshot, deps.now()) : fresh(payment, verified.snapshot, deps.now());
+    if (payment.maxClaimableAmount !== BigInt(state.chargedCumulativeAmount) + price) {
+      // The chain says more was claimed than this server knows of (its state was lost): resynchronise.
+      return { next: state, value: { response: corrective(route, state) } };
+    }
+  }
+
+  const { name, skill } = route;
+  let charge = price;
+  callSafely(deps.logger, 'onCall', () => deps.onCall?.(name, input));
+  const context = {
+    skill: name,
+    payer: payment.config.payer,
+    request,
+    charge(amount: string | bigint) {
+      const atomic = typeof amount === 'bigint' ? amount : parsePrice(amount, route.terms.asset.decimals);
+      if (atomic < 0n || atomic > price) throw new RangeError(`charge ${atomic} is outside 0..${price}, the price of ${name}`);
+      charge = atomic;
+    },
+  };
+  const outcome = await runHandler(skill, input, context, skill.timeout);
+  if (outcome.type !== 'ok') {
+    const error =
+      outcome.type === 'error'
+        ? outcome.error
+        : outcome.type === 'timeout'
+          ? new SkillTimeoutError(outcome.timeoutMs)
+          : new Error('Skill result does not match its outputSchema');
+    callSafely(deps.logger, 'onError', () => deps.onError?.(name, error));
+    const status = outcome.type === 'timeout' ? 504 : 500;
+    const message = outcome.type === 'timeout' || deps.exposeErrors ? errorText(error) || 'Skill failed' : 'Internal server error';
+    return { value: { response: failure(status, message) } };
+  }
+
+  let transaction = '';
+  if (payment.type === 'deposit') {
+    let receipt: Record<string, unknown>;
+    try {
+      receipt = await deps.facilitator.channel('/settle', payment.original, route.channel);
+    } catch (error) {
+      deps.logger.warn('deposit outcome unknown (facilitator unavailable); result withheld', { skill: name, error: errorText(error) });
+      return {
+        value: {
+          response: failure(
+            503,
+            'Payment facilitator unavailable; the deposit may or may not have gone through',
+            {},
+            { 'Retry-After': '2' },
+          ),
+        },
+      };
+    }
+    if (receipt.success !== true) {
+      const why = typeof receipt.errorReason === 'string' ? receipt.errorReason : reason('deposit_transaction_failed');
+      return { value: { response: required(route, why) } };
+    }
+    transaction = typeof receipt.transaction === 'string' ? receipt.transaction : '';
+    const after = readSnapshot((receipt.extra as Record<string, unknown> | undefined)?.channelState);
+    state = after
+      ? mirrored(state, after, deps.now())
+      : { ...state, balance: (BigInt(state.balance) + (payment.depositAmount ?? 0n)).toString() };
+  }
+
+  const now = deps.now();
+  const charged = BigInt(state.chargedCumulativeAmount) + charge;
+  const next: ChannelState = {
+    ...state,
+    chargedCumulativeAmount: charged.toString(),
+    signedMaxClaimable: payment.maxClaimableAmount.toString(),
+    signature: payment.signature,
+    lastRequestTimestamp: now,
+    unclaimedSince: charged > BigInt(state.totalClaimed) ? state.unclaimedSince || now : 0,
+  };
+  const receipt = {
+    success: true,
+    transaction,
+    network: route.channel!.network,
+    payer: payment.config.payer,
+    amount: payment.type === 'deposit' ? String(payment.depositAmount) : '',
+    extra: { chargedAmount: charge.toString(), channelState: snapshotOf(next) },
+  };
+  const result = { success: true, result: outcome.result, timestamp: new Date(now).toISOString() };
+  const settled: SettledCall = {
+    skill: name,
+    amount: formatPrice(charge, route.terms.asset.decimals),
+    payer: payment.config.payer,
+    transaction,
+    nonce: '',
+    network: route.channel!.network,
+    channelId: payment.channelId,
+    chargedCumulativeAmount: next.chargedCumulativeAmount,
+  };
+  return { next, value: { response: jsonAnswer(200, result, paymentResponse(receipt)), settled } };
+}
+
+async function refund(
+  deps: ChannelDeps,
+  route: SkillRoute,
+  payment: ChannelPayment,
+  current: ChannelState | undefined,
+): Promise<{ next?: ChannelState | null; value: Outcome }> {
+  if (current && payment.maxClaimableAmount !== BigInt(current.chargedCumulativeAmount))
+    return { value: { response: corrective(route, current) } };
+  const verified = await verifyRemotely(deps, route, payment);
+  if ('response' in verified) return { value: verified };
+  const state = current ? mirrored(current, verified.snapshot, deps.now()) : fresh(payment, verified.snapshot, deps.now());
+  const charged = BigInt(state.chargedCumulativeAmount);
+  if (payment.maxClaimableAmount !== charged) return { next: state, value: { response: corrective(route, state) } };
+  const available = BigInt(state.balance) - charged;
+  if (available <= 0n) return { next: state, value: { response: required(route, reason('refund_no_balance')) } };
+  const amount = payment.refundAmount ?? available;
+  if (amount > available) return { next: state, value: { response: required(route, reason('refund_amount_invalid')) } };
+
+  // The refund voucher is for exactly what was charged: claim with it, then refund the rest.
+  const claims =
+    charged > BigInt(state.totalClaimed)
+      ? [{ state: { ...state, signedMaxClaimable: charged.toString(), signature: payment.signature } }]
+      : [];
+  const rows = claims.map(({ state: s }) => ({
+    voucher: { channel: s.config, maxClaimableAmount: s.signedMaxClaimable },
+    signature: s.signature,
+    totalClaimed: s.chargedCumulativeAmount,
+  }));
+  const authorizer = deps.settings.authorizer;
+  const nonce = BigInt(state.refundNonce);
+  const payload = {
+    ...(payment.original.payload as Record<string, unknown>),
+    amount: amount.toString(),
+    refundNonce: nonce.toString(),
+    claims: rows,
+    ...(authorizer
+      ? {
+          refundAuthorizerSignature: await signRefund(authorizer, deps.chainId, state.channelId, nonce, amount),
+          ...(rows.length > 0
+            ? {
+                claimAuthorizerSignature: await signClaims(
+                  authorizer,
+                  deps.chainId,
+                  claims.map((c) => c.state),
+                ),
+              }
+            : {}),
+        }
+      : {}),
+  };
+  let receipt: Record<string, unknown>;
+  try {
+    receipt = await deps.facilitator.channel('/settle', { ...payment.original, payload }, route.channel);
+  } catch (error) {
+    deps.logger.warn('refund outcome unknown (facilitator unavailable)', { skill: route.name, error: errorText(error) });
+    return {
+      next: state,
+      value: {
+        response: failure(503, 'Payment facilitator unavailable; the refund may or may not have gone through', {}, { 'Retry-After': '2' }),
+      },
+    };
+  }
+  if (receipt.success !== true) {
+    const why = typeof receipt.errorReason === 'string' ? receipt.errorReason : reason('refund_transaction_failed');
+    return { next: state, value: { response: required(route, why) } };
+  }
+  const after = readSnapshot((receipt.extra as Record<string, unknown> | undefined)?.channelState);
+  const next = after
+    ? mirrored(state, after, deps.now())
+    : { ...state, balance: (BigInt(state.balance) - amount).toString(), totalClaimed: charged.toString() };
+  next.unclaimedSince = 0;
+  const transaction = typeof receipt.transaction === 'string' ? receipt.transaction : '';
+  const body = {
+    success: true,
+    transaction,
+    network: route.channel!.network,
+    payer: payment.config.payer,
+    amount: amount.toString(),
+    extra: { channelState: snapshotOf(next) },
+  };
+  const answer = jsonAnswer(
+    200,
+    { success: true, refunded: amount.toString(), timestamp: new Date(deps.now()).toISOString() },
+    paymentResponse(body),
+  );
+  return { next: amount === available ? null : next, value: { response: answer } };
+}

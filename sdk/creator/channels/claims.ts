@@ -1,0 +1,196 @@
+/**
+ * Turning vouchers into money: the claimer looks over the channels every `claimIntervalMs` and
+ * claims, through the facilitator's `/settle` (`type: "claim"`, one transaction for every channel
+ * due), what the server charged on a channel once it reaches `claimAbove`, once its oldest
+ * unclaimed charge is `claimWithinMs` old, and at once on a channel whose payer started a timed
+ * withdrawal (seen by the facilitator's snapshots or, with an RPC URL, read on chain): always
+ * before the withdrawal's delay ends. Each claim is followed by one settle (`type: "settle"`),
+ * which sweeps everything claimed to the receiver in one transfer.
+ */
+import type { PrivateKeyAccount } from 'viem/accounts';
+import { batchSettlementDomain, claimBatchTypes, type Hex, refundTypes } from '../../x402/index';
+import type { ChannelReader } from '../../x402/channel-reader';
+import { FacilitatorUnavailableError } from '../errors';
+import type { FacilitatorClient } from '../facilitator-client';
+import { type CreatorLogger, errorText } from '../logger';
+import type { ChannelRequirements, ChannelSettings } from './settings';
+import type { ChannelState, ChannelStore } from './store';
+
+/** The receiver authorizer's signature over the claim of what `states` charged. */
+export function signClaims(account: PrivateKeyAccount, chainId: number, states: ChannelState[]): Promise<Hex> {
+  return account.signTypedData({
+    domain: batchSettlementDomain(chainId),
+    types: claimBatchTypes,
+    primaryType: 'ClaimBatch',
+    message: {
+      claims: states.map((s) => ({
+        channelId: s.channelId,
+        maxClaimableAmount: BigInt(s.signedMaxClaimable),
+        totalClaimed: BigInt(s.chargedCumulativeAmount),
+      })),
+    },
+  });
+}
+
+/** The receiver authorizer's signature over a refund. */
+export function signRefund(account: PrivateKeyAccount, chainId: number, channelId: Hex, nonce: bigint, amount: bigint): Promise<Hex> {
+  return account.signTypedData({
+    domain: batchSettlementDomain(chainId),
+    types: refundTypes,
+    primaryType: 'Refund',
+    message: { channelId, nonce, amount },
+  });
+}
+
+export interface ClaimerOptions {
+  store: ChannelStore;
+  facilitator: FacilitatorClient;
+  settings: ChannelSettings;
+  chainId: number;
+  /** The channel requirements claims are sent with (any skill's: they share receiver and token). */
+  requirements: () => ChannelRequirements | undefined;
+  /** The chain, to see withdrawals started on channels that make no calls. */
+  chain?: ChannelReader | undefined;
+  logger: CreatorLogger;
+  now?: () => number;
+}
+
+/** What one round of claims did. */
+export interface ClaimRound {
+  /** Channels claimed. */
+  channels: number;
+  /** The claim transaction, when one was sent. */
+  claim?: string;
+  /** The settle transaction, when one was sent. */
+  settle?: string;
+}
+
+export interface Claimer {
+  /** Claims (and settles) now: every channel with an unclaimed charge when `all`, else those due. */
+  run(all?: boolean): Promise<ClaimRound>;
+  stop(): void;
+}
+
+/** Chain reads of one channel at most this often. */
+const CHAIN_CHECK_MS = 5000;
+/** A channel whose claim failed on its own is tried again after this long. */
+const FAILED_CLAIM_PAUSE_MS = 60_000;
+
+export function createClaimer(options: ClaimerOptions): Claimer {
+  const { store, facilitator, settings, logger } = options;
+  const now = options.now ?? Date.now;
+  const checked = new Map<string, number>();
+  /** Channels whose claim failed on its own, left alone until then. */
+  const failedUntil = new Map<string, number>();
+  let running: Promise<ClaimRound> | undefined;
+  let stopped = false;
+
+  const unclaimed = (s: ChannelState) => BigInt(s.chargedCumulativeAmount) - BigInt(s.totalClaimed);
+
+  /** Whether a channel is due; reads its withdrawal from the chain now and then. */
+  const due = async (s: ChannelState): Promise<boolean> => {
+    if (unclaimed(s) >= settings.claimAbove || s.withdrawRequestedAt !== 0) return true;
+    if (s.unclaimedSince !== 0 && now() - s.unclaimedSince >= settings.claimWithinMs) return true;
+    if (!options.chain || now() - (checked.get(s.channelId) ?? 0) < CHAIN_CHECK_MS) return false;
+    checked.set(s.channelId, now());
+    const onChain = await options.chain.read(s.channelId).catch(() => undefined);
+    return onChain !== undefined && onChain.withdrawInitiatedAt !== 0;
+  };
+
+  const send = async (requirements: ChannelRequirements, payload: Record<string, unknown>) => {
+    const answer = await facilitator.channel('/settle', { x402Version: 2, accepted: requirements, payload }, requirements);
+    if (answer.success !== true)
+      throw new Error(`${payload.type}: ${String(answer.errorReason ?? 'failed')} ${String(answer.errorMessage ?? '')}`.trim());
+    return typeof answer.transaction === 'string' ? answer.transaction : '';
+  };
+
+  /** A claim the facilitator refused (not one it never answered): that channel waits a minute. */
+  const refused = (s: ChannelState, error: unknown) => {
+    if (error instanceof FacilitatorUnavailableError) return;
+    failedUntil.set(s.channelId, now() + FAILED_CLAIM_PAUSE_MS);
+    logger.error('a channel cannot be claimed; trying it again in a minute', { channel: s.channelId, error: errorText(error) });
+  };
+
+  const round = async (all: boolean): Promise<ClaimRound> => {
+    const requirements = options.requirements();
+    if (!requirements) return { channels: 0 };
+    const open = (await store.list()).filter((s) => unclaimed(s) > 0n);
+    const chosen: ChannelState[] = [];
+    for (const s of open) if ((failedUntil.get(s.channelId) ?? 0) <= now() && (all || (await due(s)))) chosen.push(s);
+    if (chosen.length === 0) return { channels: 0 };
+    const claimOf = async (states: ChannelState[]) => {
+      const claims = states.map((s) => ({
+        voucher: { channel: s.config, maxClaimableAmount: s.signedMaxClaimable },
+        signature: s.signature,
+        totalClaimed: s.chargedCumulativeAmount,
+      }));
+      const signature = settings.authorizer ? await signClaims(settings.authorizer, options.chainId, states) : undefined;
+      return send(requirements, { type: 'claim', claims, ...(signature ? { claimAuthorizerSignature: signature } : {}) });
+    };
+    let claim = '';
+    try {
+      claim = await claimOf(chosen);
+    } catch (error) {
+      if (chosen.length === 1) {
+        refused(chosen[0]!, error);
+        throw error;
+      }
+      // One channel that cannot be claimed (e.g. drained) must not hold back the others: one by one.
+      logger.warn('a batch claim failed; claiming channel by channel', { channels: chosen.length, error: errorText(error) });
+      const claimed: ChannelState[] = [];
+      for (const s of chosen) {
+        try {
+          claim = await claimOf([s]);
+          claimed.push(s);
+        } catch (single) {
+          refused(s, single);
+        }
+      }
+      if (claimed.length === 0) throw error;
+      chosen.splice(0, chosen.length, ...claimed);
+    }
+    for (const s of chosen) {
+      await store.update(s.channelId, async (current) => {
+        if (!current) return { value: undefined };
+        const claimed = BigInt(s.chargedCumulativeAmount) > BigInt(current.totalClaimed) ? s.chargedCumulativeAmount : current.totalClaimed;
+        const rest = BigInt(current.chargedCumulativeAmount) > BigInt(claimed);
+        return {
+          next: { ...current, totalClaimed: claimed, unclaimedSince: rest ? current.unclaimedSince || now() : 0 },
+          value: undefined,
+        };
+      });
+    }
+    const settle = await send(requirements, { type: 'settle', receiver: requirements.payTo, token: requirements.asset });
+    logger.info(`claimed ${chosen.length} channel(s) and settled`, { claim, settle });
+    return { channels: chosen.length, claim, settle };
+  };
+
+  const run = (all = false): Promise<ClaimRound> => {
+    // One round at a time; a forced round waits for the one in progress, then runs.
+    const previous = running ?? Promise.resolve({ channels: 0 });
+    const next = previous.catch(() => undefined).then(() => round(all));
+    running = next;
+    void next
+      .finally(() => {
+        if (running === next) running = undefined;
+      })
+      .catch(() => undefined);
+    return next;
+  };
+
+  const timer = setInterval(() => {
+    if (stopped || running) return;
+    run(false).catch((error: unknown) => {
+      logger.warn('channel claim failed; retrying', { error: errorText(error) });
+    });
+  }, settings.claimIntervalMs);
+  (timer as { unref?: () => void }).unref?.();
+
+  return {
+    run,
+    stop() {
+      stopped = true;
+      clearInterval(timer);
+    },
+  };
+}

@@ -1,0 +1,26 @@
+/**
+ * A file channel store opened on first use, so a server that never sells over a channel takes no
+ * folder lock; a folder left by an earlier run is opened by the claims' first look (its vouchers
+ * are owed).
+ */
+import { existsSync } from 'node:fs';
+import { fileChannelStore } from './file-store';
+import type { ChannelStore } from './store';
+
+export function lazyFileStore(folder: string): ChannelStore {
+  let opened: Promise<ChannelStore> | undefined;
+  // A folder still held by a process on its way out (a restart) is tried again at the next use.
+  const store = () =>
+    (opened ??= fileChannelStore(folder).catch((error: unknown) => {
+      opened = undefined;
+      throw error;
+    }));
+  return {
+    update: async (channelId, work) => (await store()).update(channelId, work),
+    get: async (channelId) => (await store()).get(channelId),
+    list: async () => (opened || existsSync(folder) ? (await store()).list() : []),
+    close: async () => {
+      if (opened) await (await opened.catch(() => undefined))?.close();
+    },
+  };
+}

@@ -1,0 +1,93 @@
+/**
+ * Where a skill server keeps the state of its payment channels (x402 `batch-settlement`, "Server:
+ * State & Forwarding"): per channel its config, what it charged (`chargedCumulativeAmount`), the
+ * latest voucher (`signedMaxClaimable`, `signature`) and its mirror of the chain. The voucher is
+ * the money: a store writes it durably before the call that earned it is answered, and runs the
+ * work on one channel one at a time, so one voucher is never charged twice. Two implementations
+ * ship: {@link fileChannelStore} (the default, one process) and, in the `market` binary, a
+ * PostgreSQL store that several instances of one creator's server share.
+ */
+import type { ChannelConfig, Hex } from '../../x402/index';
+
+/** One channel as the server knows it. Amounts are decimal strings of atomic units; times are ms unless named. */
+export interface ChannelState {
+  channelId: Hex;
+  config: ChannelConfig;
+  /** What this server has charged on the channel in all (the cumulative cost of the calls it answered). */
+  chargedCumulativeAmount: string;
+  /** `maxClaimableAmount` of the latest voucher the payer signed. */
+  signedMaxClaimable: string;
+  /** That voucher's signature. */
+  signature: Hex;
+  /** Mirrored from the chain (through the facilitator or an RPC): deposits minus withdrawals and refunds. */
+  balance: string;
+  /** Mirrored: what was claimed on chain. */
+  totalClaimed: string;
+  /** Mirrored: when the payer started a timed withdrawal, unix seconds; 0 when none. */
+  withdrawRequestedAt: number;
+  /** Mirrored: the next refund nonce. */
+  refundNonce: string;
+  /** When the mirrored fields were last read. */
+  onchainSyncedAt: number;
+  /** When the last paid call on the channel was answered. */
+  lastRequestTimestamp: number;
+  /** When the oldest charge not yet claimed was made; 0 when everything charged is claimed. */
+  unclaimedSince: number;
+}
+
+/** What {@link ChannelStore.update}'s work answers: the state to keep (`null` deletes it, absent keeps it as it was) and a value. */
+export interface ChannelChange<T> {
+  next?: ChannelState | null;
+  value: T;
+}
+
+/** A store of channel states. */
+export interface ChannelStore {
+  /**
+   * Runs `work` on the channel's current state while holding the channel: no other `update` of it
+   * runs meanwhile, in this process or in any other sharing the store. What `work` answers as
+   * `next` is written durably before this resolves; when `work` throws, nothing is written.
+   */
+  update<T>(channelId: Hex, work: (current: ChannelState | undefined) => Promise<ChannelChange<T>>): Promise<T>;
+  /** The channel's state as last written, without taking the channel. */
+  get(channelId: Hex): Promise<ChannelState | undefined>;
+  /** Every channel's state (for the claims). */
+  list(): Promise<ChannelState[]>;
+  /** Releases what the store holds (files, connections). */
+  close(): Promise<void>;
+}
+
+/** Runs async work one at a time per key, in arrival order (the in-process half of a channel lock). */
+export function keyedMutex() {
+  const tails = new Map<string, Promise<unknown>>();
+  return async <T>(key: string, work: () => Promise<T>): Promise<T> => {
+    const before = tails.get(key) ?? Promise.resolve();
+    const run = before.then(work, work);
+    const tail = run.catch(() => undefined);
+    tails.set(key, tail);
+    try {
+      return await run;
+    } finally {
+      if (tails.get(key) === tail) tails.delete(key);
+    }
+  };
+}
+
+/** A store in memory: for tests and throwaway servers (a restart forgets unclaimed vouchers). */
+export function memoryChannelStore(): ChannelStore {
+  const states = new Map<string, ChannelState>();
+  const lock = keyedMutex();
+  return {
+    update: (channelId, work) =>
+      lock(channelId.toLowerCase(), async () => {
+        const key = channelId.toLowerCase();
+        const { next, value } = await work(states.get(key));
+        if (next === null) states.delete(key);
+        else if (next) states.set(key, next);
+        return value;
+      }),
+    get: async (channelId) => states.get(channelId.toLowerCase()),
+    list: async () => [...states.values()],
+    close: async () => {},
+  };
+}

@@ -1,0 +1,1 @@
+export { databaseChannelStore } from './channel-store';

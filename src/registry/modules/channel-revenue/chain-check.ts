@@ -1,0 +1,85 @@
+import type { Address, Hex, PublicClient } from 'viem';
+import { BATCH_SETTLEMENT_ADDRESS, batchSettlementAbi } from '../../../chain/batch-settlement';
+
+const contract = { address: BATCH_SETTLEMENT_ADDRESS, abi: batchSettlementAbi } as const;
+
+/** What the chain shows of a channel now (every figure in atomic units of its token). */
+export interface ChannelOnChain {
+  payer: Address;
+  receiver: Address;
+  token: Address;
+  balance: bigint;
+  totalClaimed: bigint;
+  /** The part of `totalClaimed` a `settle` of the receiver swept out (claimed before its last sweep). */
+  settledClaimed: bigint;
+}
+
+export type ChannelVerdict =
+  | { type: 'found'; channel: ChannelOnChain }
+  /** No `ChannelCreated` for this id: never deposited into (or not yet), or not a channel at all. */
+  | { type: 'missing' }
+  | { type: 'retry'; reason: string };
+
+/** The parts of a channel that never change (its id is their hash), when already known. */
+export type KnownConfig = { payer: Address; receiver: Address; token: Address };
+
+/**
+ * Reads a channel of x402BatchSettlement: its config from the `ChannelCreated` event (unless
+ * known), `channels(channelId)` for balance and totalClaimed (state after mined claims only), and
+ * how much of that its receiver has settled: everything claimed when the receiver's
+ * `totalSettled` equals its `totalClaimed`, otherwise the channel's claimed total as of the last
+ * `Settled(receiver, token)` event (a sweep pays out all that was claimed before it).
+ */
+export async function readChannel(client: PublicClient, channelId: Hex, known?: KnownConfig): Promise<ChannelVerdict> {
+  try {
+    let config = known;
+    if (!config) {
+      const created = await client.getContractEvents({
+        ...contract,
+        eventName: 'ChannelCreated',
+        args: { channelId },
+        fromBlock: 'earliest',
+      });
+      const first = created[0]?.args.config;
+      if (!first) return { type: 'missing' };
+      config = { payer: first.payer, receiver: first.receiver, token: first.token };
+    }
+    const [[balance, totalClaimed], [receiverClaimed, receiverSettled]] = await Promise.all([
+      client.readContract({ ...contract, functionName: 'channels', args: [channelId] }),
+      client.readContract({ ...contract, functionName: 'receivers', args: [config.receiver, config.token] }),
+    ]);
+    const settledClaimed =
+      totalClaimed === 0n
+        ? 0n
+        : receiverSettled === receiverClaimed
+          ? totalClaimed
+          : await claimedBeforeLastSweep(client, channelId, config);
+    return { type: 'found', channel: { ...config, balance, totalClaimed, settledClaimed } };
+  } catch (error) {
+    const timedOut = (error as { name?: string }).name === 'TimeoutError';
+    return { type: 'retry', reason: timedOut ? 'the RPC did not answer in time' : 'the RPC could not be read' };
+  }
+}
+
+async function claimedBeforeLastSweep(client: PublicClient, channelId: Hex, config: KnownConfig): Promise<bigint> {
+  const [claims, sweeps] = await Promise.all([
+    client.getContractEvents({ ...contract, eventName: 'Claimed', args: { channelId }, fromBlock: 'earliest' }),
+    client.getContractEvents({
+      ...contract,
+      eventName: 'Settled',
+      args: { receiver: config.receiver, token: config.token },
+      fromBlock: 'earliest',
+    }),
+  ]);
+  const position = (log: { blockNumber: bigint | null; logIndex: number | null }) =>
+    [log.blockNumber ?? 0n, BigInt(log.logIndex ?? 0)] as const;
+  const before = (a: readonly [bigint, bigint], b: readonly [bigint, bigint]) => a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
+  const lastSweep = sweeps.map(position).reduce<readonly [bigint, bigint] | undefined>((m, p) => (!m || before(m, p) ? p : m), undefined);
+  if (!lastSweep) return 0n;
+  let settled = 0n;
+  for (const claim of claims) {
+    const total = claim.args.totalClaimed ?? 0n;
+    if (before(position(claim), lastSweep) && total > settled) settled = total;
+  }
+  return settled;
+}

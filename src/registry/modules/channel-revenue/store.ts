@@ -1,0 +1,272 @@
+/**
+ * The one place that counts calls paid over payment channels (x402 `batch-settlement`).
+ *
+ * A skill server reports each channel call with the channel id, the channel's cumulative charge
+ * after the call (`cumulative`) and the call's own charge (`amount`), all atomic units. Nothing it
+ * says is believed: a record is `earned` until the chain decides it, and then it is `counted` (one
+ * paid call, `amount` of revenue, on the day it was reported) or `refused` with a reason. The rule:
+ *
+ * 1. A record covers the interval (cumulative − amount, cumulative] of the channel's charges; it is
+ *    refused at once unless 0 < amount ≤ cumulative ≤ 2^128 − 1. A skill has one record per
+ *    channel and cumulative charge: a second one (a retry or a forgery) is a duplicate and never
+ *    recorded. (Per skill, so another creator's records naming the channel cannot block these.)
+ * 2. It counts only once the channel exists on the registry's network (its `ChannelCreated`
+ *    config) with the skill's payment address as receiver and the network's USDC as token, and
+ *    the channel's `totalClaimed` (read from the contract, after the claim is mined) is ≥ its
+ *    cumulative. Another receiver, token or network refuses it.
+ * 3. Its interval must not overlap the interval of a record already counted for the channel (for
+ *    any skill). Records are decided in order of cumulative (then of arrival), so of two
+ *    overlapping records (the same cumulative, or an amount larger than the step from the previous
+ *    cumulative) the lower one counts and the other is refused.
+ *
+ * Counted intervals are disjoint parts of (0, totalClaimed], so the revenue counted per channel
+ * never exceeds what was claimed for it, whatever records are sent. A channel that never appears on
+ * chain refuses its records after the configured number of checks. `settled_claimed` says how far
+ * the receiver's settle sweeps reached: a counted record at or below it is settled.
+ */
+import { and, asc, eq, lte } from 'drizzle-orm';
+import type { PaymentVerificationConfig } from '../../../config';
+import type { Database } from '../../../db';
+import { channelCalls, paymentChannels, skills } from '../../../db/schema';
+import { countPaidCall } from '../stats';
+import { emitEvent } from '../webhook-events';
+import type { ChannelOnChain } from './chain-check';
+
+type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
+type Channel = typeof paymentChannels.$inferSelect;
+
+/** The largest charge a channel can hold (uint128). */
+export const MAX_CHANNEL_AMOUNT = 2n ** 128n - 1n;
+
+/** A channel call as the intake accepted it. */
+export interface ChannelCall {
+  skillId: string;
+  network: string;
+  channelId: string;
+  cumulative: bigint;
+  amount: bigint;
+}
+
+/**
+ * Records channel calls (inside the caller's transaction) and puts their channels under watch
+ * now; answers, in order, whether each was new (false: the skill already has a record of that
+ * channel and cumulative charge).
+ */
+export async function recordChannelCalls(tx: Tx, calls: readonly ChannelCall[], now: Date): Promise<boolean[]> {
+  if (calls.length === 0) return [];
+  const channels = [...new Map(calls.map((c) => [c.channelId, c.network])).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  for (const [channelId, network] of channels) {
+    await tx
+      .insert(paymentChannels)
+      .values({ channelId, network, nextAttemptAt: now, createdAt: now })
+      .onConflictDoUpdate({ target: paymentChannels.channelId, set: { status: 'watching', attempts: 0, nextAttemptAt: now } });
+  }
+  const fresh = new Set<string>();
+  for (const call of calls) {
+    const key = `${call.skillId}\n${call.channelId}\n${call.cumulative}`;
+    if (fresh.has(key)) continue;
+    const inserted = await tx
+      .insert(channelCalls)
+      .values({ skillId: call.skillId, channelId: call.channelId, cumulative: call.cumulative, amount: call.amount, createdAt: now })
+      .onConflictDoNothing()
+      .returning({ id: channelCalls.id });
+    if (inserted.length > 0) fresh.add(key);
+  }
+  return calls.map((c) => fresh.delete(`${c.skillId}\n${c.channelId}\n${c.cumulative}`));
+}
+
+/** Watched channels whose time has come, oldest first. */
+export function dueChannels(db: Database, now: Date, limit: number): Promise<Channel[]> {
+  return db
+    .select()
+    .from(paymentChannels)
+    .where(and(eq(paymentChannels.status, 'watching'), lte(paymentChannels.nextAttemptAt, now)))
+    .orderBy(asc(paymentChannels.nextAttemptAt))
+    .limit(limit);
+}
+
+/** Takes a due channel for `leaseSeconds`, so two registry instances never check the same one at once. */
+export async function leaseChannel(db: Database, channelId: string, now: Date, leaseSeconds: number): Promise<boolean> {
+  const taken = await db
+    .update(paymentChannels)
+    .set({ nextAttemptAt: new Date(now.getTime() + leaseSeconds * 1000) })
+    .where(and(eq(paymentChannels.channelId, channelId), eq(paymentChannels.status, 'watching'), lte(paymentChannels.nextAttemptAt, now)))
+    .returning({ channelId: paymentChannels.channelId });
+  return taken.length > 0;
+}
+
+/** What the registry expects of every channel it counts: its network and that network's USDC. */
+export interface ChannelExpectation {
+  network: string;
+  token: string;
+}
+
+/** What one decision changed. */
+export interface ChannelDecision {
+  counted: number;
+  refused: number;
+  earned: number;
+}
+
+const lower = (s: string) => s.toLowerCase();
+
+/**
+ * Applies what the chain shows of a channel (see the header for the rule), in one transaction:
+ * stores the channel's state, decides its earned records, counts the counted ones and tells the
+ * creators (`channel.claimed`, and `channel.settled` when a sweep reached records counted before).
+ */
+export async function decideChannel(
+  db: Database,
+  channelId: string,
+  onChain: ChannelOnChain,
+  expected: ChannelExpectation,
+  now: Date,
+  config: PaymentVerificationConfig,
+): Promise<ChannelDecision> {
+  return db.transaction(async (tx) => {
+    const [channel] = await tx.select().from(paymentChannels).where(eq(paymentChannels.channelId, channelId)).for('update');
+    if (!channel) return { counted: 0, refused: 0, earned: 0 };
+    const records = await tx
+      .select({ call: channelCalls, paymentAddress: skills.paymentAddress, network: skills.network })
+      .from(channelCalls)
+      .innerJoin(skills, eq(skills.id, channelCalls.skillId))
+      .where(eq(channelCalls.channelId, channelId))
+      .orderBy(asc(channelCalls.cumulative), asc(channelCalls.createdAt), asc(channelCalls.id))
+      .for('update', { of: channelCalls });
+    const counted = records.filter((r) => r.call.status === 'counted').map((r) => r.call);
+    const overlaps = (c: { cumulative: bigint; amount: bigint }) =>
+      counted.some((o) => c.cumulative - c.amount < o.cumulative && o.cumulative - o.amount < c.cumulative);
+    const decision: ChannelDecision = { counted: 0, refused: 0, earned: 0 };
+    const claimedFor = new Map<string, { calls: number; amount: bigint }>();
+    const refuse = async (id: string, reason: string) => {
+      await tx.update(channelCalls).set({ status: 'refused', reason, decidedAt: now }).where(eq(channelCalls.id, id));
+      decision.refused += 1;
+    };
+    for (const { call, paymentAddress, network } of records) {
+      if (call.status !== 'earned') continue;
+      if (network !== expected.network || lower(onChain.token) !== lower(expected.token)) {
+        await refuse(call.id, `the channel is not paid in ${expected.network} USDC, which this registry counts`);
+      } else if (lower(onChain.receiver) !== lower(paymentAddress)) {
+        await refuse(call.id, `the channel pays ${onChain.receiver}, not the skill’s payment address ${paymentAddress}`);
+      } else if (overlaps(call)) {
+        await refuse(call.id, 'its charge overlaps a call already counted for this channel');
+      } else if (call.cumulative > onChain.totalClaimed) {
+        decision.earned += 1;
+      } else {
+        await tx.update(channelCalls).set({ status: 'counted', reason: null, decidedAt: now }).where(eq(channelCalls.id, call.id));
+        await countPaidCall(tx, call.skillId, call.amount, call.createdAt);
+        counted.push({ ...call, status: 'counted' });
+        const sum = claimedFor.get(call.skillId) ?? { calls: 0, amount: 0n };
+        claimedFor.set(call.skillId, { calls: sum.calls + 1, amount: sum.amount + call.amount });
+        decision.counted += 1;
+      }
+    }
+    // Newly settled: counted records between the previous sweep's reach and this one's.
+    const settledFor = new Map<string, { calls: number; amount: bigint }>();
+    if (onChain.settledClaimed > channel.settledClaimed) {
+      for (const call of counted) {
+        if (call.cumulative <= channel.settledClaimed || call.cumulative > onChain.settledClaimed) continue;
+        const sum = settledFor.get(call.skillId) ?? { calls: 0, amount: 0n };
+        settledFor.set(call.skillId, { calls: sum.calls + 1, amount: sum.amount + call.amount });
+      }
+    }
+    const unsettled = counted.some((c) => c.cumulative > onChain.settledClaimed);
+    const watching = decision.earned > 0 || unsettled;
+    const attempts = channel.attempts + 1;
+    await tx
+      .update(paymentChannels)
+      .set({
+        payer: onChain.payer,
+        receiver: onChain.receiver,
+        token: onChain.token,
+        balance: onChain.balance,
+        totalClaimed: onChain.totalClaimed,
+        settledClaimed: onChain.settledClaimed,
+        status: watching ? 'watching' : 'idle',
+        reason: null,
+        attempts,
+        nextAttemptAt: new Date(now.getTime() + pauseSeconds(attempts, config) * 1000),
+        checkedAt: now,
+      })
+      .where(eq(paymentChannels.channelId, channelId));
+    await tell(tx, 'channel.claimed', claimedFor, { channelId, onChain, now });
+    await tell(tx, 'channel.settled', settledFor, { channelId, onChain, now });
+    return decision;
+  });
+}
+
+/** The pause before the next look at a watched channel: doubling from the retry base, at most an hour. */
+function pauseSeconds(attempts: number, config: PaymentVerificationConfig): number {
+  return Math.min(config.retryBaseSeconds * 2 ** Math.min(attempts - 1, 20), 3600);
+}
+
+async function tell(
+  tx: Tx,
+  type: 'channel.claimed' | 'channel.settled',
+  bySkill: ReadonlyMap<string, { calls: number; amount: bigint }>,
+  { channelId, onChain, now }: { channelId: string; onChain: ChannelOnChain; now: Date },
+): Promise<void> {
+  for (const [skillId, { calls, amount }] of bySkill) {
+    const [skill] = await tx
+      .select({ creatorId: skills.creatorId, slug: skills.slug, network: skills.network })
+      .from(skills)
+      .where(eq(skills.id, skillId));
+    if (!skill) continue;
+    await emitEvent(tx, {
+      userId: skill.creatorId,
+      type,
+      at: now,
+      data: {
+        skill: skill.slug,
+        channelId,
+        network: skill.network,
+        payer: onChain.payer,
+        receiver: onChain.receiver,
+        calls,
+        amount: amount.toString(),
+        totalClaimed: onChain.totalClaimed.toString(),
+        settledClaimed: onChain.settledClaimed.toString(),
+      },
+    });
+  }
+}
+
+/**
+ * A check that could not read the channel, or found no such channel: try again after a doubling
+ * pause; a channel still missing after the configured number of checks refuses its earned
+ * records, and so at once does one on a network this registry does not read (`unreadable-here`).
+ */
+export async function markChannelUndecided(
+  db: Database,
+  channel: Channel,
+  reason: string,
+  kind: 'unreadable' | 'missing' | 'unreadable-here',
+  now: Date,
+  config: PaymentVerificationConfig,
+): Promise<'retry' | 'refused'> {
+  const attempts = channel.attempts + 1;
+  return db.transaction(async (tx) => {
+    if (kind === 'unreadable-here' || (kind === 'missing' && attempts >= config.maxAttempts)) {
+      const why = kind === 'missing' ? `no such channel on chain after ${attempts} checks` : reason;
+      await tx
+        .update(channelCalls)
+        .set({ status: 'refused', reason: why, decidedAt: now })
+        .where(and(eq(channelCalls.channelId, channel.channelId), eq(channelCalls.status, 'earned')));
+      await tx
+        .update(paymentChannels)
+        .set({ status: 'idle', reason, attempts, checkedAt: now })
+        .where(eq(paymentChannels.channelId, channel.channelId));
+      return 'refused';
+    }
+    await tx
+      .update(paymentChannels)
+      .set({
+        reason,
+        attempts,
+        checkedAt: now,
+        nextAttemptAt: new Date(now.getTime() + pauseSeconds(attempts, config) * 1000),
+      })
+      .where(eq(paymentChannels.channelId, channel.channelId));
+    return 'retry';
+  });
+}

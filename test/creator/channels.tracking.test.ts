@@ -1,0 +1,66 @@
+/**
+ * Call tracking of channel calls: the record names the channel and its cumulative charge after the
+ * call (`channelId`, `chargedCumulativeAmount`) instead of a transaction, keeps the charged
+ * `amount`, and the registry's call contract takes it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
+import { RegistryClient } from 'skill-market/registry';
+import { createCallTracker } from '../../sdk/creator/tracker';
+import { type Creator, newCreator } from '../support/catalogue';
+import { registryFixture } from '../support/registry';
+import { recordingLogger } from '../support/skill-server';
+
+const fx = registryFixture('embedded', { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600 } });
+let creator: Creator;
+let front: ReturnType<typeof Bun.serve>;
+const bodies: unknown[] = [];
+const statuses: number[] = [];
+
+beforeAll(async () => {
+  creator = await newCreator(fx.request);
+  front = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    fetch: async (request) => {
+      const url = new URL(request.url);
+      const body = request.method === 'POST' ? await request.clone().json() : undefined;
+      const answer = await fx.registry.app.handle(new Request(`http://localhost${url.pathname}${url.search}`, request));
+      if (url.pathname.startsWith('/analytics/call')) {
+        bodies.push(body);
+        statuses.push(answer.status);
+      }
+      return answer;
+    },
+  });
+});
+
+afterAll(() => front?.stop(true));
+
+describe('tracking a channel call', () => {
+  it('sends channelId and chargedCumulativeAmount with the amount, and no paymentRef', async () => {
+    const res = await creator.register({ name: 'metered', endpoint: 'http://127.0.0.1:9/metered', price: '$0.001' });
+    expect(res.status).toBe(201);
+    const { id } = (await res.json()) as { id: string };
+    const logger = recordingLogger();
+    const tracker = createCallTracker(new RegistryClient({ apiUrl: `http://127.0.0.1:${front.port}`, apiKey: creator.key }), logger, {
+      batchDelayMs: 0,
+    });
+    tracker.remember('metered', id);
+    const channelId = `0x${'ab'.repeat(32)}`;
+    tracker.track({
+      skill: 'metered',
+      amount: '0.0004',
+      payer: '0x000000000000000000000000000000000000bEEF',
+      transaction: '',
+      nonce: '',
+      network: 'eip155:84532',
+      channelId,
+      chargedCumulativeAmount: '2400',
+    });
+    expect(await tracker.flush(10_000)).toBe(true);
+    tracker.stop();
+    expect(bodies).toEqual([{ calls: [{ skillId: id, amount: '0.0004', channelId, chargedCumulativeAmount: '2400' }] }]);
+    expect(statuses).toEqual([200]);
+    expect(logger.lines.filter((l) => l.startsWith('warn'))).toEqual([]);
+  });
+});
