@@ -1,20 +1,23 @@
 /**
- * Try it through a payment channel, on a local chain: a skill server (the x402 reference
- * @x402/hono server with @x402/evm's batch-settlement and exact schemes) offers a channel beside
- * one payment per call. Without opting in, a call is an exact payment as before. A visitor who opts
+ * Try it through a payment channel, on a local chain: our skill server (`serve()`, settling
+ * through our facilitator) offers a channel beside one payment per call for its $0.001 skill. Without opting in, a call is an exact payment as before. A visitor who opts
  * in signs one deposit in the wallet; the browser's session key signs every call's voucher, so
  * three calls ask the wallet once, and the chain sees one deposit and no transfer per call.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { getAddress, type Hex, parseAbiItem } from 'viem';
+import { type Address, getAddress, type Hex, parseAbiItem } from 'viem';
+import { serve, skill as paidSkill, type SkillServer } from 'skill-market/creator';
 import type { Skill } from 'skill-market/registry';
 import { BATCH_SETTLEMENT_ADDRESS, batchSettlementAbi } from '../../src/chain/batch-settlement';
 import { usdc } from '../../src/web/app/lib/format';
 import { newCreator } from '../support/catalogue';
 import type { TestAccount } from '../support/chain';
-import { type BatchServer, startBatchServer } from '../support/chain/batch-server';
-import { startPaymentStack, type PaymentStack } from '../support/skill-server';
+import { freePort } from '../support/process';
+import { recordingLogger, startPaymentStack, type PaymentStack } from '../support/skill-server';
 import {
   injectWallet,
   launchBrowser,
@@ -34,7 +37,10 @@ const transfer = parseAbiItem('event Transfer(address indexed from, address inde
 let stack: PaymentStack;
 let registry: WebRegistry;
 let browser: Browser;
-let server: BatchServer;
+let server: SkillServer;
+let payee: Address;
+let handled = 0;
+let folder: string;
 let payer: TestAccount;
 let context: BrowserContext;
 let page: Page;
@@ -52,18 +58,35 @@ beforeAll(async () => {
       MARKET_ALLOW_HTTP_ENDPOINTS: 'true',
     },
   });
-  const name = `channel-${crypto.randomUUID().slice(0, 8)}`;
-  server = await startBatchServer(stack.chain, { name, price: PRICE, exact: true });
   const creator = await newCreator(registry.request);
-  const res = await creator.register({
-    name,
-    endpoint: server.endpoint,
-    price: '$0.001',
-    paymentAddress: server.payee,
-    network: stack.chain.network,
-  });
-  if (res.status !== 201) throw new Error(`register: ${res.status} ${await res.text()}`);
-  skill = (await res.json()) as Skill;
+  await creator.group('tools');
+  payee = (await stack.chain.createAccount()).address;
+  folder = await mkdtemp(join(tmpdir(), 'try-it-channels-'));
+  const port = await freePort();
+  const echo = paidSkill({ price: '$0.001', groups: ['tools'], description: 'Echoes its input.' }, (input) => ({
+    echo: input,
+    n: ++handled,
+  }));
+  server = await serve(
+    { echo },
+    {
+      port,
+      hostname: '127.0.0.1',
+      register: { endpoint: `http://127.0.0.1:${port}`, onError: 'throw' },
+      wallet: payee,
+      facilitatorUrl: stack.facilitatorUrl,
+      network: stack.chain.network,
+      asset: stack.asset,
+      apiKey: creator.key,
+      apiUrl: registry.url,
+      logger: recordingLogger(),
+      env: {},
+      trackCalls: false,
+      channels: { store: folder }, // offered by default below $0.01
+    },
+  );
+  const listed = ((await (await registry.request(`/creators/${creator.address}`)).json()) as { skills: { slug: string }[] }).skills;
+  skill = (await (await registry.request(`/skills/${listed[0]!.slug}`)).json()) as Skill;
   payer = await stack.chain.createAccount({ usdc: 1_000_000n });
   context = await newContext(browser, 'desktop', registry.url);
   wallet = await injectWallet(context, payer, stack.chain.chainId);
@@ -76,9 +99,10 @@ afterAll(async () => {
   await server?.stop();
   await registry?.close();
   await stack?.close();
+  if (folder) await rm(folder, { recursive: true, force: true });
 });
 
-const balances = () => Promise.all([stack.chain.balanceOf(payer.address), stack.chain.balanceOf(server.payee)]);
+const balances = () => Promise.all([stack.chain.balanceOf(payer.address), stack.chain.balanceOf(payee)]);
 const walletSignatures = () => wallet.requests.filter((r) => r.method === 'eth_signTypedData_v4');
 
 /** Opens Try it with input `{ i }` and waits for the confirmation, connecting the wallet when it is not. */
@@ -158,7 +182,7 @@ describe('Try it with a payment channel', () => {
     const typed = walletSignatures().slice(signed);
     expect(typed).toHaveLength(1);
     expect(JSON.parse(typed[0]!.params[1] as string).primaryType).toBe('ReceiveWithAuthorization');
-    expect(server.handled).toBe(4);
+    expect(handled).toBe(4);
 
     // On chain: the deposit went into escrow, nothing reached the payee, no transaction after the deposit.
     expect(await balances()).toEqual([payerBefore - DEPOSIT, payeeBefore]);
@@ -180,7 +204,7 @@ describe('Try it with a payment channel', () => {
     expect(others).toEqual([]);
     const { config } = created!.args as { config: { payer: string; payerAuthorizer: string; receiver: string } };
     expect(getAddress(config.payer)).toBe(getAddress(payer.address));
-    expect(getAddress(config.receiver)).toBe(server.payee);
+    expect(getAddress(config.receiver)).toBe(payee);
     // The session key, not the wallet, is the channel's voucher signer.
     expect(getAddress(config.payerAuthorizer)).not.toBe(getAddress(payer.address));
     expect(errors).toEqual([]);
