@@ -145,14 +145,18 @@ export async function pay(
   quoted: Extract<Quoted, { type: 'payment-required' }>,
   wallet: { provider: Eip1193Provider; address: `0x${string}` },
 ): Promise<PaidOutcome> {
+  const requirements = quoted.terms.requirements;
+  const channelOf = async () => openChannel(await browserChannelStore.list(), requirements.payTo, wallet.address);
   try {
+    const before = requirements.scheme === 'batch-settlement' ? await channelOf() : undefined;
     const { result, receipt } = await quoted.call.pay(eip1193Signer(wallet.provider, wallet.address));
     const answer: SkillAnswer = { status: 200, ok: true, result };
-    const requirements = quoted.terms.requirements;
-    if (receipt && requirements.scheme === 'batch-settlement') {
-      // The server accepted the voucher and named the channel's new charge (the scheme checked it).
-      const record = openChannel(await browserChannelStore.list(), requirements.payTo, wallet.address);
-      const channel = { deposit: receipt.transaction, charged: BigInt(receipt.amount), left: record ? channelLeft(record) : 0n };
+    const after = requirements.scheme === 'batch-settlement' ? await channelOf() : undefined;
+    if (receipt && after) {
+      // The server named the channel's new cumulative charge (the scheme checked it): this call's
+      // charge is its growth, which may be less than the price.
+      const charged = BigInt(after.charged) - BigInt(before?.charged ?? '0');
+      const channel = { deposit: receipt.transaction, charged: before ? charged : BigInt(receipt.amount), left: channelLeft(after) };
       return { answer, charged: 'yes', receipt, channel };
     }
     // A 2xx to a proof is paid: confirmed when the server names the settlement, else not known.
