@@ -231,9 +231,11 @@ export function channelScheme(options: ChannelSchemeOptions): ChannelScheme {
               },
             );
           }
-          // Ten calls' worth, or what the server announces as its least deposit, and at least what is needed.
+          // Ten calls' worth, what the server announces as its least deposit, and as much as the
+          // channel has used so far (a busy channel's deposits double, so k calls take about
+          // log2(k / 10) deposits), at least what is needed; never above maxDeposit.
           const announced = uint(requirements.extra?.minDeposit) ? BigInt(requirements.extra.minDeposit) : 0n;
-          const target = [depositCalls * amount, announced, needed].reduce((a, b) => (a > b ? a : b));
+          const target = [depositCalls * amount, announced, BigInt(record.charged), needed].reduce((a, b) => (a > b ? a : b));
           deposit = await signDeposit(signer, requirements, channelId, target > options.maxDeposit ? options.maxDeposit : target);
         }
         const signature = await voucherSigner.signTypedData({
