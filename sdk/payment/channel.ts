@@ -65,6 +65,12 @@ export interface ChannelSchemeOptions {
   depositCalls?: number;
   /** A channel is worth it when `maxDeposit` covers at least this many calls at the price; default 3. */
   minCalls?: number;
+  /**
+   * Signs the vouchers instead of the paying wallet, as the channel's `payerAuthorizer` (an EOA): a
+   * key the page or agent holds, so a browser wallet is asked once per deposit, not once per call.
+   * It can spend no more than what the channel holds. Its channels differ from the wallet's own.
+   */
+  voucherSigner?: PaymentSigner;
 }
 
 /** The payload of a batch-settlement payment (a voucher, with a deposit when the channel needs funds). */
@@ -199,7 +205,8 @@ export function channelScheme(options: ChannelSchemeOptions): ChannelScheme {
     async sign(terms, signer, { resource, previous }) {
       const requirements = terms.requirements;
       const chainId = parseCaip2(requirements.network);
-      const config = channelConfig(requirements, signer);
+      const voucherSigner = options.voucherSigner ?? signer;
+      const config = channelConfig(requirements, signer, voucherSigner);
       const channelId = channelIdOf(config, chainId);
       const inherited = previous && held.get(previous);
       const release = inherited && previous.payload.payload.voucher.channelId === channelId ? inherited : await lock(channelId);
@@ -231,7 +238,7 @@ export function channelScheme(options: ChannelSchemeOptions): ChannelScheme {
           const target = [depositCalls * amount, announced, BigInt(record.charged), needed].reduce((a, b) => (a > b ? a : b));
           deposit = await signDeposit(signer, requirements, channelId, target > options.maxDeposit ? options.maxDeposit : target);
         }
-        const signature = await signer.signTypedData({
+        const signature = await voucherSigner.signTypedData({
           domain: batchSettlementDomain(chainId),
           types: voucherTypes,
           primaryType: 'Voucher',
@@ -346,12 +353,12 @@ export function channelScheme(options: ChannelSchemeOptions): ChannelScheme {
   };
 }
 
-/** The channel this client opens with a server's terms: its own key signs vouchers, no salt. */
-function channelConfig(requirements: Terms, signer: PaymentSigner): ChannelConfig {
+/** The channel this client opens with a server's terms: the wallet pays, `voucherSigner` signs vouchers, no salt. */
+function channelConfig(requirements: Terms, signer: PaymentSigner, voucherSigner: PaymentSigner): ChannelConfig {
   const extra = requirements.extra as { receiverAuthorizer: `0x${string}`; withdrawDelay: number };
   return {
     payer: getAddress(signer.address),
-    payerAuthorizer: getAddress(signer.address),
+    payerAuthorizer: getAddress(voucherSigner.address),
     receiver: getAddress(requirements.payTo),
     receiverAuthorizer: getAddress(extra.receiverAuthorizer),
     token: getAddress(requirements.asset),

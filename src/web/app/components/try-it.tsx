@@ -1,27 +1,31 @@
 /**
  * Try it: fill the form, see the price the skill asks (checked against the listing), confirm,
  * sign in the wallet, get the result and the receipt. The usage is recorded for a signed-in user.
+ * Where the skill offers a payment channel, the visitor may opt into it (channel.tsx).
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { pageJson, registry } from '../lib/api';
 import { loadPageConfig, networkName, pageConfig } from '../lib/config';
 import { shortAddress, usdc } from '../lib/format';
-import { pay, quote, type PaidOutcome, type Quoted, type SkillAnswer } from '../lib/pay';
+import { channelChoice, channelLeft, channelRecords, chooseChannel, openChannel } from '../lib/channels';
+import { channelDeposit, pay, quote, type PaidOutcome, type Quoted, type SkillAnswer } from '../lib/pay';
 import { account, connect, connected } from '../lib/session';
 import type { AddressBalance, Skill } from 'skill-market/registry';
 import { walletErrorMessage } from '../lib/wallet/provider';
+import { ChannelOptIn, ChannelReceipt, ChannelsLine } from './channel';
 import { useSchemaForm } from './schema-form';
 import { WalletPicker } from './wallet-picker';
 
 type Step =
   | { name: 'input' }
   | { name: 'quoting' }
-  | { name: 'confirm'; quote: Extract<Quoted, { type: 'payment-required' }> }
-  | { name: 'paying' }
+  | { name: 'confirm'; quote: Extract<Quoted, { type: 'payment-required' }>; input: unknown }
+  | { name: 'paying'; channel: boolean }
   | { name: 'done'; outcome: PaidOutcome | { answer: SkillAnswer; receipt: undefined } }
   | { name: 'failed'; message: string };
 
 function Receipt({ outcome }: { outcome: PaidOutcome }) {
+  if (outcome.channel) return <ChannelReceipt paid={outcome.channel} />;
   const explorer = pageConfig.value?.explorer;
   const tx = outcome.receipt?.transaction;
   return (
@@ -90,25 +94,37 @@ export function TryIt({ skill }: { skill: Skill }) {
     if (step.name === 'confirm' && wallet && document.activeElement === document.body) payButton.current?.focus();
   }, [wallet, step.name]);
 
+  const ask = async (input: unknown) => {
+    setStep({ name: 'quoting' });
+    try {
+      const q = await quote(skill, input, await loadPageConfig(), channelChoice.value);
+      setStep(
+        q.type === 'answered' ? { name: 'done', outcome: { answer: q.answer, receipt: undefined } } : { name: 'confirm', quote: q, input },
+      );
+    } catch (error) {
+      setStep({ name: 'failed', message: (error as Error).message });
+    }
+  };
+
   const submit = async (event: Event) => {
     event.preventDefault();
     const read = form.read();
     if (!read.ok) return setProblem(read.problem);
     setProblem(undefined);
-    setStep({ name: 'quoting' });
-    try {
-      const q = await quote(skill, read.value, await loadPageConfig());
-      setStep(q.type === 'answered' ? { name: 'done', outcome: { answer: q.answer, receipt: undefined } } : { name: 'confirm', quote: q });
-    } catch (error) {
-      setStep({ name: 'failed', message: (error as Error).message });
-    }
+    await ask(read.value);
+  };
+
+  /** The visitor turns the channel on or off: remembered, and the terms asked for again with the new choice. */
+  const toggleChannel = async (on: boolean, input: unknown) => {
+    chooseChannel(on);
+    await ask(input);
   };
 
   const confirm = async (q: Extract<Quoted, { type: 'payment-required' }>) => {
     const w = connected.value;
     if (!w) return;
     setBefore(balance);
-    setStep({ name: 'paying' });
+    setStep({ name: 'paying', channel: q.terms.requirements.scheme === 'batch-settlement' });
     try {
       const outcome = await pay(q, { provider: w.wallet.provider, address: w.address });
       setStep({ name: 'done', outcome });
@@ -122,6 +138,12 @@ export function TryIt({ skill }: { skill: Skill }) {
     }
   };
 
+  const deposit = channelDeposit(BigInt(skill.priceAtomic));
+  const byChannel = step.name === 'confirm' && step.quote.terms.requirements.scheme === 'batch-settlement';
+  /** The open channel when it holds this call's price: no deposit, no wallet prompt. */
+  const open = byChannel ? openChannel(channelRecords.value, skill.paymentAddress, wallet?.address) : undefined;
+  const funded = open && channelLeft(open) >= BigInt(skill.priceAtomic) ? open : undefined;
+
   return (
     <div class="try-it">
       <form onSubmit={submit} aria-describedby="try-it-note">
@@ -134,6 +156,7 @@ export function TryIt({ skill }: { skill: Skill }) {
         <p id="try-it-note" class="muted small">
           You see the price and confirm it before anything is signed.
         </p>
+        <ChannelsLine payTo={skill.paymentAddress} payer={wallet?.address} />
         {/* While a payment waits for confirmation, Pay is the one primary action. */}
         <button
           type="submit"
@@ -151,8 +174,24 @@ export function TryIt({ skill }: { skill: Skill }) {
             <p>
               Pay <strong class="confirm-price">{usdc(skill.price)} USDC</strong> to{' '}
               <code title={step.quote.terms.requirements.payTo}>{shortAddress(step.quote.terms.requirements.payTo)}</code> on{' '}
-              {networkName(skill.network)} for this call. The terms match the listing.
+              {networkName(skill.network)} for this call{byChannel ? ', from your payment channel' : ''}. The terms match the listing.
             </p>
+            {byChannel && (
+              <p class="channel-plan small">
+                {funded ? (
+                  <>No wallet prompt: the session key signs this call; the channel holds {usdc(channelLeft(funded))}.</>
+                ) : (
+                  <>Your wallet signs one deposit of {usdc(deposit)} into the channel first; later calls need no wallet prompt.</>
+                )}
+              </p>
+            )}
+            {step.quote.offersChannel && (
+              <ChannelOptIn
+                deposit={deposit}
+                payTo={step.quote.terms.requirements.payTo}
+                onChange={(on) => toggleChannel(on, step.input)}
+              />
+            )}
             {wallet ? (
               <p class="small">
                 Paying from <code title={wallet.address}>{shortAddress(wallet.address)}</code> ({wallet.wallet.name})
@@ -179,7 +218,7 @@ export function TryIt({ skill }: { skill: Skill }) {
         )}
         {step.name === 'paying' && (
           <p class="notice" role="status">
-            Sign the payment in your wallet; the call runs as soon as it is signed…
+            {step.channel ? 'Paying from your channel…' : 'Sign the payment in your wallet; the call runs as soon as it is signed…'}
           </p>
         )}
         {step.name === 'failed' && (
@@ -203,12 +242,16 @@ export function TryIt({ skill }: { skill: Skill }) {
               <p class="error-message">{step.outcome.answer.error}</p>
             )}
             {'charged' in step.outcome && <Receipt outcome={step.outcome} />}
-            {'charged' in step.outcome && step.outcome.charged === 'yes' && before !== undefined && step.outcome.receipt && (
-              <p class="small">
-                Your wallet held {usdc(before)} USDC before this call and{' '}
-                <strong class="balance-after">{usdc(before - BigInt(step.outcome.receipt.amount))} USDC</strong> after it.
-              </p>
-            )}
+            {'charged' in step.outcome &&
+              step.outcome.charged === 'yes' &&
+              !step.outcome.channel &&
+              before !== undefined &&
+              step.outcome.receipt && (
+                <p class="small">
+                  Your wallet held {usdc(before)} USDC before this call and{' '}
+                  <strong class="balance-after">{usdc(before - BigInt(step.outcome.receipt.amount))} USDC</strong> after it.
+                </p>
+              )}
           </div>
         )}
       </div>

@@ -3,10 +3,14 @@
  * with the visitor's wallet as its signer: the unpaid request's 402 terms are checked against the
  * registry listing (network, payTo, exact price, asset, window), the user confirms the price, the
  * wallet signs, the proof is sent (again as is after a lost answer, a 503 or "payment pending"),
- * and the answer says the result and whether money moved.
+ * and the answer says the result and whether money moved. A visitor who opted into channels pays
+ * a skill that offers `batch-settlement` through one: the wallet signs the deposit, the browser's
+ * session key each call's voucher (lib/channels.ts).
  */
 import {
+  channelScheme,
   eip1193Signer,
+  exactScheme,
   MarketError,
   PaidCallError,
   PaymentPipeline,
@@ -18,6 +22,8 @@ import {
   type Quote,
 } from 'skill-market/client';
 import type { Skill } from 'skill-market/registry';
+import { decodePaymentRequired, PAYMENT_REQUIRED_HEADER } from 'skill-market/x402';
+import { browserChannelStore, channelLeft, DEPOSIT_CALLS, openChannel, sessionKey } from './channels';
 import type { PageConfig } from './config';
 import type { Eip1193Provider } from './wallet/provider';
 
@@ -26,8 +32,21 @@ export type SkillAnswer = { status: number; ok: true; result: unknown } | { stat
 
 /** The unpaid request's outcome: terms to confirm, or an answer already (a free call, a refused input). */
 export type Quoted =
-  | { type: 'payment-required'; terms: Extract<Quote, { type: 'payment-required' }>['terms']; call: PaidCall }
+  | {
+      type: 'payment-required';
+      terms: Extract<Quote, { type: 'payment-required' }>['terms'];
+      call: PaidCall;
+      /** The 402 offers `batch-settlement` as well as `exact`: the visitor may pay through a channel. */
+      offersChannel: boolean;
+    }
   | { type: 'answered'; answer: SkillAnswer };
+
+/** A call paid from a channel: its deposit transaction (the first call) and what the channel holds after it. */
+export interface ChannelPaid {
+  deposit: `0x${string}` | null;
+  charged: bigint;
+  left: bigint;
+}
 
 export interface PaidOutcome {
   answer: SkillAnswer;
@@ -35,19 +54,56 @@ export interface PaidOutcome {
   charged: ChargeState;
   /** The payment (transaction null when none was reported); undefined when not charged. */
   receipt: PaymentReceipt | undefined;
+  /** Set when the call was paid through a channel. */
+  channel?: ChannelPaid;
 }
 
-function pipeline(config: PageConfig): PaymentPipeline {
+/** The most one channel deposit holds for a skill at `price`, atomic units. */
+export const channelDeposit = (price: bigint): bigint => DEPOSIT_CALLS * price;
+
+/**
+ * The page's pipeline: `exact` only, or with `channel` a channel first (a deposit of
+ * {@link channelDeposit}, vouchers signed by the session key) and `exact` where none is offered.
+ * `offered` learns the schemes of each 402.
+ */
+function pipeline(config: PageConfig, skill: Skill, channel: boolean, offered: Set<string>): PaymentPipeline {
+  const deposit = channelDeposit(BigInt(skill.priceAtomic));
   return new PaymentPipeline({
     network: config.network.id,
+    schemes: channel
+      ? [
+          channelScheme({
+            maxDeposit: deposit,
+            depositCalls: Number(DEPOSIT_CALLS),
+            store: browserChannelStore,
+            voucherSigner: sessionKey(),
+          }),
+          exactScheme(),
+        ]
+      : [exactScheme()],
     policy: {
       allowed: readAllowedAssets([{ network: config.network.id, address: config.asset.address, decimals: config.asset.decimals }]),
     },
     // The registry decides which endpoints it lists, and a page on https cannot reach plain http
     // beyond this machine anyway (mixed content).
     allowHttp: true,
-    fetch: (input, init) => fetch(input, { ...init, mode: 'cors', credentials: 'omit' }),
+    fetch: async (input, init) => {
+      const response = await fetch(input, { ...init, mode: 'cors', credentials: 'omit' });
+      if (response.status === 402) for (const scheme of offeredSchemes(response)) offered.add(scheme);
+      return response;
+    },
   });
+}
+
+/** The schemes a 402's PAYMENT-REQUIRED header offers (none when unreadable: the pipeline says why). */
+function offeredSchemes(response: Response): string[] {
+  const header = response.headers.get(PAYMENT_REQUIRED_HEADER);
+  if (!header) return [];
+  try {
+    return decodePaymentRequired(header).accepts.map((offer) => offer.scheme);
+  } catch {
+    return [];
+  }
 }
 
 /** A failed call as the page shows it: the skill server's status and reason, and what it cost. */
@@ -61,11 +117,15 @@ function failure(error: unknown): PaidOutcome | undefined {
 }
 
 /** Sends the input unpaid: a 402 gives terms checked against the listing; any other answer is returned as is. */
-export async function quote(skill: Skill, input: unknown, config: PageConfig): Promise<Quoted> {
-  const call = pipeline(config).start(skill, input);
+export async function quote(skill: Skill, input: unknown, config: PageConfig, channel = false): Promise<Quoted> {
+  const offered = new Set<string>();
+  const call = pipeline(config, skill, channel, offered).start(skill, input);
   try {
     const quoted = await call.quote();
-    if (quoted.type === 'payment-required') return { type: 'payment-required', terms: quoted.terms, call };
+    if (quoted.type === 'payment-required') {
+      const offersChannel = offered.has('batch-settlement') && offered.has('exact');
+      return { type: 'payment-required', terms: quoted.terms, call, offersChannel };
+    }
     return { type: 'answered', answer: { status: 200, ok: true, result: quoted.result.result } };
   } catch (error) {
     if (error instanceof MarketError && error.code === 'network_error') {
@@ -85,11 +145,23 @@ export async function pay(
   quoted: Extract<Quoted, { type: 'payment-required' }>,
   wallet: { provider: Eip1193Provider; address: `0x${string}` },
 ): Promise<PaidOutcome> {
+  const requirements = quoted.terms.requirements;
+  const channelOf = async () => openChannel(await browserChannelStore.list(), requirements.payTo, wallet.address);
   try {
+    const before = requirements.scheme === 'batch-settlement' ? await channelOf() : undefined;
     const { result, receipt } = await quoted.call.pay(eip1193Signer(wallet.provider, wallet.address));
+    const answer: SkillAnswer = { status: 200, ok: true, result };
+    const after = requirements.scheme === 'batch-settlement' ? await channelOf() : undefined;
+    if (receipt && after) {
+      // The server named the channel's new cumulative charge (the scheme checked it): this call's
+      // charge is its growth, which may be less than the price.
+      const charged = BigInt(after.charged) - BigInt(before?.charged ?? '0');
+      const channel = { deposit: receipt.transaction, charged: before ? charged : BigInt(receipt.amount), left: channelLeft(after) };
+      return { answer, charged: 'yes', receipt, channel };
+    }
     // A 2xx to a proof is paid: confirmed when the server names the settlement, else not known.
     const charged = !receipt ? 'no' : receipt.transaction ? 'yes' : 'unknown';
-    return { answer: { status: 200, ok: true, result }, charged, receipt: receipt ?? undefined };
+    return { answer, charged, receipt: receipt ?? undefined };
   } catch (error) {
     const failed = failure(error);
     if (failed) return failed;

@@ -1,0 +1,212 @@
+/**
+ * Try it through a payment channel, on a local chain: our skill server (`serve()`, settling
+ * through our facilitator) offers a channel beside one payment per call for its $0.001 skill. Without opting in, a call is an exact payment as before. A visitor who opts
+ * in signs one deposit in the wallet; the browser's session key signs every call's voucher, so
+ * three calls ask the wallet once, and the chain sees one deposit and no transfer per call.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { type Address, getAddress, type Hex, parseAbiItem } from 'viem';
+import { serve, skill as paidSkill, type SkillServer } from 'skill-market/creator';
+import type { Skill } from 'skill-market/registry';
+import { BATCH_SETTLEMENT_ADDRESS, batchSettlementAbi } from '../../src/chain/batch-settlement';
+import { usdc } from '../../src/web/app/lib/format';
+import { newCreator } from '../support/catalogue';
+import type { TestAccount } from '../support/chain';
+import { freePort } from '../support/process';
+import { recordingLogger, startPaymentStack, type PaymentStack } from '../support/skill-server';
+import {
+  injectWallet,
+  launchBrowser,
+  newContext,
+  pageErrors,
+  screenshot,
+  startWebRegistry,
+  VIEWPORTS,
+  type TestWallet,
+  type WebRegistry,
+} from '../support/web';
+
+const PRICE = 1_000n; // $0.001
+const DEPOSIT = 20n * PRICE; // the page's deposit: twenty calls' worth
+const transfer = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
+
+let stack: PaymentStack;
+let registry: WebRegistry;
+let browser: Browser;
+let server: SkillServer;
+let payee: Address;
+let handled = 0;
+let folder: string;
+let payer: TestAccount;
+let context: BrowserContext;
+let page: Page;
+let wallet: TestWallet;
+let errors: string[];
+let skill: Skill;
+
+beforeAll(async () => {
+  [stack, browser] = await Promise.all([startPaymentStack(), launchBrowser()]);
+  registry = await startWebRegistry({
+    env: {
+      MARKET_NETWORK: stack.chain.network,
+      MARKET_USDC_ADDRESS: stack.asset.address,
+      MARKET_RPC_URL: stack.chain.rpcUrl,
+      MARKET_ALLOW_HTTP_ENDPOINTS: 'true',
+    },
+  });
+  const creator = await newCreator(registry.request);
+  await creator.group('tools');
+  payee = (await stack.chain.createAccount()).address;
+  folder = await mkdtemp(join(tmpdir(), 'try-it-channels-'));
+  const port = await freePort();
+  const echo = paidSkill({ price: '$0.001', groups: ['tools'], description: 'Echoes its input.' }, (input) => ({
+    echo: input,
+    n: ++handled,
+  }));
+  server = await serve(
+    { echo },
+    {
+      port,
+      hostname: '127.0.0.1',
+      register: { endpoint: `http://127.0.0.1:${port}`, onError: 'throw' },
+      wallet: payee,
+      facilitatorUrl: stack.facilitatorUrl,
+      network: stack.chain.network,
+      asset: stack.asset,
+      apiKey: creator.key,
+      apiUrl: registry.url,
+      logger: recordingLogger(),
+      env: {},
+      trackCalls: false,
+      channels: { store: folder }, // offered by default below $0.01
+    },
+  );
+  const listed = ((await (await registry.request(`/creators/${creator.address}`)).json()) as { skills: { slug: string }[] }).skills;
+  skill = (await (await registry.request(`/skills/${listed[0]!.slug}`)).json()) as Skill;
+  payer = await stack.chain.createAccount({ usdc: 1_000_000n });
+  context = await newContext(browser, 'desktop', registry.url);
+  wallet = await injectWallet(context, payer, stack.chain.chainId);
+  page = await context.newPage();
+  errors = pageErrors(page);
+}, 90_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  await registry?.close();
+  await stack?.close();
+  if (folder) await rm(folder, { recursive: true, force: true });
+});
+
+const balances = () => Promise.all([stack.chain.balanceOf(payer.address), stack.chain.balanceOf(payee)]);
+const walletSignatures = () => wallet.requests.filter((r) => r.method === 'eth_signTypedData_v4');
+
+/** Opens Try it with input `{ i }` and waits for the confirmation, connecting the wallet when it is not. */
+async function confirmCall(i: number) {
+  await page.goto(`/skill/${skill.slug}`);
+  await page.getByLabel('Input (JSON)').fill(JSON.stringify({ i }));
+  await page.getByRole('button', { name: 'Call this skill' }).click();
+  await page.getByRole('heading', { name: 'Confirm the payment' }).waitFor();
+  const connect = page.getByRole('button', { name: 'Connect with Test Wallet' });
+  if (await connect.isVisible()) await connect.click();
+  await page.getByText(`Paying from ${payer.address.slice(0, 6)}`).waitFor();
+}
+
+async function payAndRead(i: number) {
+  await page.getByRole('button', { name: 'Pay $0.001 and call' }).click();
+  await page.getByRole('heading', { name: 'Result' }).waitFor();
+  expect(JSON.parse((await page.locator('.result').textContent())!)).toMatchObject({ echo: { i } });
+}
+
+describe('Try it with a payment channel', () => {
+  it('pays exact as before while the visitor has not opted in, and offers the channel, off', async () => {
+    const [payerBefore, payeeBefore] = await balances();
+    await confirmCall(1);
+    const optIn = page.getByLabel(/Pay through a payment channel/);
+    expect(await optIn.isChecked()).toBe(false);
+    expect(await page.locator('.channel-opt-in').textContent()).toContain(`one deposit of ${usdc(DEPOSIT)} USDC now`);
+    const signed = walletSignatures().length;
+    await payAndRead(1);
+    const typed = walletSignatures().slice(signed);
+    expect(typed).toHaveLength(1);
+    expect(JSON.parse(typed[0]!.params[1] as string).primaryType).toBe('TransferWithAuthorization');
+    expect(await balances()).toEqual([payerBefore - PRICE, payeeBefore + PRICE]);
+    const tx = (await page.locator('.tx-hash').textContent()) as Hex;
+    expect((await stack.chain.publicClient.getTransactionReceipt({ hash: tx })).status).toBe('success');
+    expect(await page.locator('.receipt').textContent()).not.toContain('channel');
+    expect(await page.locator('.channels').count()).toBe(0);
+  });
+
+  it('opted in: one deposit signed in the wallet for three calls, vouchers after it, no transfer per call on chain', async () => {
+    const [payerBefore, payeeBefore] = await balances();
+    const from = (await stack.chain.publicClient.getBlockNumber()) + 1n;
+    const signed = walletSignatures().length;
+    await confirmCall(1);
+    await page.getByLabel(/Pay through a payment channel/).check();
+    // The terms are asked for again with the channel first.
+    await page.locator('.channel-plan').waitFor();
+    expect(await page.locator('.channel-plan').textContent()).toContain(`Your wallet signs one deposit of ${usdc(DEPOSIT)}`);
+    await screenshot(page, 'try-it-channel-opt-in');
+    await page.setViewportSize(VIEWPORTS.phone);
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(VIEWPORTS.phone.width);
+    await screenshot(page, 'try-it-channel-opt-in');
+    await page.setViewportSize(VIEWPORTS.desktop);
+    await payAndRead(1);
+    const receipt = page.locator('.receipt');
+    expect(await receipt.textContent()).toContain(`Paid from your channel: charged $0.001, channel balance left ${usdc(DEPOSIT - PRICE)}`);
+    const deposit = (await receipt.locator('.tx-hash').textContent()) as Hex;
+    expect((await stack.chain.publicClient.getTransactionReceipt({ hash: deposit })).status).toBe('success');
+    const afterDeposit = await stack.chain.publicClient.getBlockNumber();
+
+    for (const i of [2, 3]) {
+      await confirmCall(i);
+      // The choice is remembered by this browser, and the open channel is shown with what it holds.
+      expect(await page.getByLabel(/Pay through a payment channel/).isChecked()).toBe(true);
+      expect(await page.locator('.channel-plan').textContent()).toContain('No wallet prompt');
+      expect(await page.locator('.channels').textContent()).toContain(`${usdc(DEPOSIT - BigInt(i - 1) * PRICE)} USDC left`);
+      await payAndRead(i);
+      expect(await receipt.textContent()).toContain(`charged $0.001, channel balance left ${usdc(DEPOSIT - BigInt(i) * PRICE)}`);
+      expect(await receipt.locator('.tx-hash').count()).toBe(0);
+    }
+    await screenshot(page, 'try-it-channel-receipt');
+    await page.setViewportSize(VIEWPORTS.phone);
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(VIEWPORTS.phone.width);
+    await screenshot(page, 'try-it-channel-receipt');
+    await page.setViewportSize(VIEWPORTS.desktop);
+
+    // The wallet was asked once: the deposit (an ERC-3009 ReceiveWithAuthorization).
+    const typed = walletSignatures().slice(signed);
+    expect(typed).toHaveLength(1);
+    expect(JSON.parse(typed[0]!.params[1] as string).primaryType).toBe('ReceiveWithAuthorization');
+    expect(handled).toBe(4);
+
+    // On chain: the deposit went into escrow, nothing reached the payee, no transaction after the deposit.
+    expect(await balances()).toEqual([payerBefore - DEPOSIT, payeeBefore]);
+    expect(await stack.chain.publicClient.getBlockNumber()).toBe(afterDeposit);
+    const moved = await stack.chain.publicClient.getLogs({
+      address: stack.asset.address,
+      event: transfer,
+      args: { from: payer.address },
+      fromBlock: from,
+    });
+    expect(moved).toHaveLength(1);
+    expect(moved[0]!.transactionHash).toBe(deposit);
+    const [created, ...others] = await stack.chain.publicClient.getContractEvents({
+      address: BATCH_SETTLEMENT_ADDRESS,
+      abi: batchSettlementAbi,
+      eventName: 'ChannelCreated',
+      fromBlock: from,
+    });
+    expect(others).toEqual([]);
+    const { config } = created!.args as { config: { payer: string; payerAuthorizer: string; receiver: string } };
+    expect(getAddress(config.payer)).toBe(getAddress(payer.address));
+    expect(getAddress(config.receiver)).toBe(payee);
+    // The session key, not the wallet, is the channel's voucher signer.
+    expect(getAddress(config.payerAuthorizer)).not.toBe(getAddress(payer.address));
+    expect(errors).toEqual([]);
+  });
+});
