@@ -11,6 +11,7 @@ export function banner(stack: DevStack, cwd = process.cwd()): string {
   const call = skill
     ? `${selfCommand(cwd)} call --dev ${shellQuote(dir)} ${skill.slug} ${shellQuote(JSON.stringify(exampleInput(skill.inputSchema)))}`
     : '(the module has no skills)';
+  const channels = `${selfCommand(cwd)} channels --dev ${shellQuote(dir)}`;
   return [
     '',
     'Skill Market is running on this machine (dev mode: test USDC on a local chain, no real money)',
@@ -23,6 +24,10 @@ export function banner(stack: DevStack, cwd = process.cwd()): string {
     '',
     '  Pay for a skill from here:',
     `    ${call}`,
+    '  It pays through a payment channel (x402 batch-settlement): the first call deposits ten calls’ worth,',
+    '  each call after it is a signed voucher with no transaction. Add --payment exact for a transfer per call.',
+    '  Your channels (deposit, charged, claimed by the skill server):',
+    `    ${channels}`,
     '',
     `  State is kept in ${dir} (market dev --fresh starts over). Ctrl-C stops everything.`,
     '',

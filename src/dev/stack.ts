@@ -177,9 +177,9 @@ export async function startDev(options: DevOptions): Promise<DevStack> {
           DEV_NETWORK,
           '--asset',
           chain.token,
-          // The dev story pays exact (a transfer per call, as the banner's call shows); channels are opt-in here for now.
-          '--channels',
-          'off',
+          // Cheap skills are sold over payment channels too (the banner's call pays through one); their vouchers stay in the dev folder.
+          '--channels-dir',
+          join(paths.root, 'channels'),
           ...(groups.ungrouped ? ['--groups', FALLBACK_GROUP] : []),
         ],
         env: {

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPublicClient, http, parseEventLogs, verifyMessage, verifyTypedData, type Address, type Hex } from 'viem';
-import { usdCoinAbi } from '../../src/chain/token';
+import { batchSettlementAbi } from '../../src/chain/batch-settlement';
 import { openTestDatabase } from '../support/database';
 import { eventually, lastReading } from '../support/eventually';
 import { type DevBanner, type DevProcess, processesMentioning, runPrinted, spawnDev } from '../support/dev';
@@ -52,11 +52,11 @@ afterAll(async () => {
 });
 
 let first: { dev: DevProcess; banner: DevBanner };
-let paid: { transaction: Hex; payTo: Address; amount: string };
+let paid: { transaction: Hex; payTo: Address; amount: string; channelId: Hex };
 
 describe('market dev', () => {
   it(
-    'starts everything and prints a market call command that pays for a skill on the local chain',
+    'starts everything and prints a market call command that pays for a skill over a payment channel on the local chain',
     async () => {
       first = await start();
       const { banner } = first;
@@ -75,14 +75,33 @@ describe('market dev', () => {
         asset: string;
         network: string;
       };
-      expect(receipt).toMatchObject({ payer: banner.wallet, asset: banner.token, network: 'eip155:31337', amount: '2000' });
+      expect(receipt).toMatchObject({
+        payer: banner.wallet,
+        asset: banner.token,
+        network: 'eip155:31337',
+        amount: '2000',
+        scheme: 'batch-settlement',
+        channelId: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+      });
       paid = receipt;
 
+      // The first call opened the channel: its transaction is the deposit of ten calls' worth.
       const chain = createPublicClient({ transport: http(banner.rpcUrl) });
       const mined = await chain.getTransactionReceipt({ hash: paid.transaction });
       expect(mined.status).toBe('success');
-      const transfers = parseEventLogs({ abi: usdCoinAbi, eventName: 'Transfer', logs: mined.logs });
-      expect(transfers.map((t) => t.args)).toEqual([{ from: banner.wallet as Address, to: paid.payTo, value: 2000n }]);
+      const deposits = parseEventLogs({ abi: batchSettlementAbi, eventName: 'Deposited', logs: mined.logs });
+      expect(deposits.map((d) => [d.args.channelId, d.args.amount])).toEqual([[receipt.channelId, 20_000n]]);
+
+      // The second call is a voucher on that channel: no transaction, and the banner's channels line shows both charges.
+      const block = await chain.getBlockNumber();
+      const again = await runPrinted(banner.call);
+      expect(again.code).toBe(0);
+      expect(JSON.parse(again.stderr.trim().split('\n').at(-1)!).receipt).toMatchObject({ transaction: null, channelId: receipt.channelId });
+      expect(await chain.getBlockNumber()).toBe(block);
+      expect(banner.channels).toContain(` channels --dev ${dir}`);
+      const listed = await runPrinted(`${banner.channels} --json`);
+      expect(listed.code).toBe(0);
+      expect(JSON.parse(listed.stdout)).toMatchObject([{ channelId: receipt.channelId, deposit: '20000', charged: '4000' }]);
     },
     STEP_MS,
   );
@@ -202,7 +221,7 @@ describe('market dev', () => {
     async () => {
       const again = await start();
       expect(again.banner.wallet).toBe(first.banner.wallet);
-      expect(again.banner.balance).toBe('99.998'); // 100 minus the paid call: the chain state was kept
+      expect(again.banner.balance).toBe('99.98'); // 100 minus the channel's deposit: the chain state was kept
       const { code, stdout } = await runPrinted(again.banner.call);
       expect(code).toBe(0);
       expect(JSON.parse(stdout)).toEqual({ words: 6, characters: 26 });

@@ -18,6 +18,8 @@ export interface DevBanner {
   balance: string;
   /** The printed `market call …` line. */
   call: string;
+  /** The printed `market channels …` line. */
+  channels: string;
 }
 
 export interface DevProcess {
@@ -89,6 +91,7 @@ export async function spawnDev(dir: string, extra: string[] = [], ports?: DevPro
 
 function parseBanner(text: string): DevBanner | undefined {
   const call = /Pay for a skill from here:\n\s+(.+)\n/.exec(text)?.[1];
+  const channels = /Your channels[^\n]*:\n\s+(.+)\n/.exec(text)?.[1] ?? '';
   if (!call) return undefined;
   const field = (name: string) => new RegExp(`${name}\\s+(\\S+)`).exec(text)?.[1] ?? '';
   const wallet = /Demo wallet\s+(0x[0-9a-fA-F]{40})\s+(\S+) test USDC/.exec(text);
@@ -101,6 +104,7 @@ function parseBanner(text: string): DevBanner | undefined {
     wallet: wallet?.[1] ?? '',
     balance: wallet?.[2] ?? '',
     call,
+    channels,
   };
 }
 
