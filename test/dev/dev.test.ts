@@ -96,7 +96,10 @@ describe('market dev', () => {
       const block = await chain.getBlockNumber();
       const again = await runPrinted(banner.call);
       expect(again.code).toBe(0);
-      expect(JSON.parse(again.stderr.trim().split('\n').at(-1)!).receipt).toMatchObject({ transaction: null, channelId: receipt.channelId });
+      expect(JSON.parse(again.stderr.trim().split('\n').at(-1)!).receipt).toMatchObject({
+        transaction: null,
+        channelId: receipt.channelId,
+      });
       expect(await chain.getBlockNumber()).toBe(block);
       expect(banner.channels).toContain(` channels --dev ${dir}`);
       const listed = await runPrinted(`${banner.channels} --json`);
