@@ -17,10 +17,18 @@ import { MAX_WITHDRAW_DELAY, MIN_WITHDRAW_DELAY, type ChannelConfig } from './ba
 import { X402Error } from './errors';
 import { ADDRESS_PATTERN, BYTES32_PATTERN, HEX_BYTES_PATTERN, UINT_PATTERN, type Address, type Hex } from './patterns';
 
-/** The scheme's name in requirements, payloads and `/supported`. */
+/**
+ * The scheme's name in requirements, payloads and `/supported`.
+ *
+ * @example const offer = accepts.find((a) => a.scheme === BATCH_SETTLEMENT_SCHEME);
+ */
 export const BATCH_SETTLEMENT_SCHEME = 'batch-settlement';
 
-/** Largest uint128 (the contract's amounts: balances, vouchers, claims, deposits, refunds). */
+/**
+ * Largest uint128 (the contract's amounts: balances, vouchers, claims, deposits, refunds).
+ *
+ * @example if (BigInt(voucher.maxClaimableAmount) > MAX_UINT128) throw new Error('amount out of range');
+ */
 export const MAX_UINT128 = 2n ** 128n - 1n;
 
 /**
@@ -345,7 +353,11 @@ const RequirementsSchema = Type.Object({
   extra: Type.Optional(Type.Union([Obj, Type.Null()])),
 });
 
-/** TypeBox schemas of the scheme's wire objects (prefer the parse* functions, which also bound integers). */
+/**
+ * TypeBox schemas of the scheme's wire objects (prefer the parse* functions, which also bound integers).
+ *
+ * @example const valid = Value.Check(BatchSettlementSchemas.channelConfig, config);
+ */
 export const BatchSettlementSchemas = {
   channelConfig: ChannelConfigSchema,
   deposit: DepositSchema,

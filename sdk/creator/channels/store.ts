@@ -57,7 +57,13 @@ export interface ChannelStore {
   close(): Promise<void>;
 }
 
-/** Runs async work one at a time per key, in arrival order (the in-process half of a channel lock). */
+/**
+ * Runs async work one at a time per key, in arrival order (the in-process half of a channel lock).
+ *
+ * @example
+ * const lock = keyedChannelLock();
+ * await lock(channelId, async () => commit(channelId)); // a second call on the same channel waits for the first
+ */
 export function keyedMutex() {
   const tails = new Map<string, Promise<unknown>>();
   return async <T>(key: string, work: () => Promise<T>): Promise<T> => {
@@ -73,7 +79,11 @@ export function keyedMutex() {
   };
 }
 
-/** A store in memory: for tests and throwaway servers (a restart forgets unclaimed vouchers). */
+/**
+ * A store in memory: for tests and throwaway servers (a restart forgets unclaimed vouchers).
+ *
+ * @example serve(skills, { channels: { store: memoryChannelStore() } });
+ */
 export function memoryChannelStore(): ChannelStore {
   const states = new Map<string, ChannelState>();
   const lock = keyedMutex();

@@ -12,7 +12,11 @@ const Atomic = (description: string) => T.String({ pattern: '^[0-9]+$', descript
 const Slug = T.String({ description: 'the skill’s slug' });
 const Version = T.Literal(1);
 
-/** The `data` of each event type (version 1). */
+/**
+ * The `data` of each event type (version 1), as TypeBox schemas.
+ *
+ * @example const ok = Value.Check(WEBHOOK_EVENT_DATA['call.paid'], event.data);
+ */
 export const WEBHOOK_EVENT_DATA = {
   'call.paid': T.Object({
     version: Version,
