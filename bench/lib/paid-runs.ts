@@ -43,11 +43,12 @@ export async function measure(
   clients: Pay[],
   calls: number,
   countRequests: () => number,
-  settle?: () => Promise<void>,
+  settle?: (payeeBalance: bigint) => Promise<void>,
 ): Promise<Run> {
+  const start = await chain.balanceOf(payTo as `0x${string}`);
   for (const [i, pay] of clients.entries()) if (!(await pay(-1 - i))) throw new Error(`${label}: warm-up call failed`);
   await allMined(chain); // broadcast answers come before the block: the warm-up's transfers must not count
-  await settle?.();
+  await settle?.(start + BigInt(clients.length) * PRICE);
   const before = await chain.balanceOf(payTo as `0x${string}`);
   const requestsBefore = countRequests();
   const sentBefore = await sentByRelayers(chain);
@@ -68,7 +69,7 @@ export async function measure(
   const seconds = (performance.now() - began) / 1000;
   const cpu = cpuSpent(cpuBefore, cpuSnapshot(), cpuLabels);
   await allMined(chain); // the last broadcast answers' transfers
-  await settle?.();
+  await settle?.(start + BigInt(clients.length + latencies.length) * PRICE);
   const transactions = (await sentByRelayers(chain)) - sentBefore;
   const expected = BigInt(latencies.length) * PRICE;
   const moved = (await chain.balanceOf(payTo as `0x${string}`)) - before;

@@ -49,6 +49,7 @@ export async function startOurStack(
   relayerKeys: string[],
   settlement: 'broadcast' | 'confirmed',
   facilitatorEnv: Record<string, string> = {},
+  serveArgs: string[] = [],
 ): Promise<OurStack> {
   const { walletSignIn, createKey, jsonPost, bearer } = await import('../../test/support/auth');
   const stops: (() => Promise<void>)[] = [];
@@ -117,6 +118,7 @@ export async function startOurStack(
         payTo,
         '--settlement',
         settlement,
+        ...serveArgs,
       ),
     ],
     { LOG_LEVEL: 'warn', MARKET_API_KEY: key },
