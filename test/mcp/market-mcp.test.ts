@@ -242,7 +242,7 @@ describe('market mcp over stdio', () => {
 });
 
 describe('market mcp paying a skill served by market serve', () => {
-  it('finds the example word-count skill, refuses bad input unpaid, and pays a call on chain', async () => {
+  it('finds the example word-count skill, refuses bad input unpaid, and pays a call (its first deposits into a payment channel)', async () => {
     const payee = await world.chain.createAccount();
     const port = await freePort();
     // The groups the example's skills name.
@@ -298,12 +298,20 @@ describe('market mcp paying a skill served by market serve', () => {
 
       const bad = await tool(client, 'call_skill', { slug: slug!, input: { text: 42 } });
       expect(bad.structuredContent.error.code).toBe('invalid_input');
-      const before = await world.chain.balanceOf(payee.address);
+      const before = await world.chain.balanceOf(payer.address);
       const paid = await tool(client, 'call_skill', { slug: slug!, input: { text: 'one two three' } });
       expect(paid.isError).toBeFalsy();
       expect(paid.structuredContent.result).toEqual({ words: 3, characters: 13 });
-      expect(paid.structuredContent.receipt).toMatchObject({ amount: '2000', payer: payer.address, payTo: payee.address });
-      expect(await world.chain.balanceOf(payee.address)).toBe(before + 2_000n);
+      // A $0.002 skill of market serve is sold over a payment channel too: the call deposited ten calls' worth.
+      expect(paid.structuredContent.receipt).toMatchObject({
+        amount: '2000',
+        payer: payer.address,
+        payTo: payee.address,
+        scheme: 'batch-settlement',
+        channelId: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+      });
+      expect(paid.content[0].text).toContain('Paid $0.002');
+      expect(await world.chain.balanceOf(payer.address)).toBe(before - 20_000n);
     } finally {
       await client.close();
       serve.kill('SIGTERM');
