@@ -22,7 +22,8 @@ export function ourClients(
     decimals: chain.token.decimals,
   };
   return payers.map((wallet) => {
-    const market = new SkillMarket({ apiUrl, wallet, network: chain.network, assets: [asset], mode, fetch: fetchImpl });
+    // The exact path: one transfer per call (bench/channels.ts measures payment channels).
+    const market = new SkillMarket({ apiUrl, wallet, network: chain.network, assets: [asset], mode, payment: 'exact', fetch: fetchImpl });
     return (i) =>
       market.call(slug, { i }).then(
         () => true,

@@ -310,7 +310,7 @@ describe('market mcp paying a skill served by market serve', () => {
         scheme: 'batch-settlement',
         channelId: expect.stringMatching(/^0x[0-9a-f]{64}$/),
       });
-      expect(paid.content[0].text).toContain('Paid $0.002');
+      expect(paid.content[0]).toMatchObject({ type: 'text', text: expect.stringContaining('over payment channel') });
       expect(await world.chain.balanceOf(payer.address)).toBe(before - 20_000n);
     } finally {
       await client.close();

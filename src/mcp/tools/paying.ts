@@ -41,8 +41,8 @@ export function registerPayingTools(server: McpServer, deps: PayingDeps): void {
       answer(async () => {
         const { result, receipt, skill } = await payments.call(slug, input ?? {});
         const paid = receipt
-          ? receipt.channelId && !receipt.transaction
-            ? `Paid ${formatPriceUsd(BigInt(receipt.amount))} on ${receipt.network} over payment channel ${receipt.channelId} (a signed voucher, no transaction).`
+          ? receipt.channelId
+            ? `Paid ${formatPriceUsd(BigInt(receipt.amount))} on ${receipt.network} over payment channel ${receipt.channelId} (${receipt.transaction ? `this call deposited into it: transaction ${receipt.transaction}` : 'a signed voucher, no transaction'}).`
             : `Paid ${formatPriceUsd(BigInt(receipt.amount))} on ${receipt.network}, transaction ${receipt.transaction ?? 'not reported'}.`
           : 'The skill asked for no payment.';
         return { text: `${paid}\nResult: ${JSON.stringify(result)}`, structured: { slug: skill.slug, result, receipt } };
