@@ -3,6 +3,7 @@
  * built by its prepack script) and bundles of its built entries for a web page. Used by
  * scripts/sdk-size.ts (the size budget) and test/package (the installed package).
  */
+import { readdir, stat } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
 import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -51,6 +52,29 @@ export interface Packed {
   size: number;
   unpackedSize: number;
   files: string[];
+}
+
+/** Modification times (ms) of the files under `dir` that `keep` accepts (paths relative to `dir`). */
+async function mtimes(dir: string, keep: (path: string) => boolean): Promise<number[]> {
+  const names = await readdir(dir, { recursive: true }).catch(() => [] as string[]);
+  const files = names.filter((name) => keep(name));
+  return Promise.all(files.map(async (name) => (await stat(join(dir, name))).mtimeMs));
+}
+
+/**
+ * Whether sdk/dist was built after every input of the build last changed (the SDK's sources,
+ * manifest and build settings, and the declarations script): then `npm run build` (as CI runs it
+ * before the tests) already made what a pack would build again.
+ */
+export async function sdkBuildIsFresh(): Promise<boolean> {
+  const built = await mtimes(join(SDK_DIR, 'dist'), (name) => /\.(js|d\.ts)$/.test(name));
+  if (built.length === 0) return false;
+  const sources = await mtimes(
+    SDK_DIR,
+    (name) => !/^(dist|node_modules)(\/|$)/.test(name) && /(\.ts|package\.json|tsconfig\.build\.json)$/.test(name),
+  );
+  const script = (await stat(join(SDK_DIR, '..', 'scripts/sdk-declarations.ts'))).mtimeMs;
+  return Math.max(script, ...sources) < Math.min(...built);
 }
 
 /** `npm pack` of the SDK into `destination` (its prepack script builds sdk/dist first). */
