@@ -1,5 +1,5 @@
 /** Wire-format patterns shared by the schemas, the terms builder and the network table. */
-import type { Address as ViemAddress, Hex as ViemHex } from 'viem';
+import { type Address as ViemAddress, type Hex as ViemHex, getAddress, isAddress } from 'viem';
 
 /** A 0x-prefixed address as viem types it (`0x${string}`); payment addresses are checksummed where the SDK returns them. */
 export type Address = ViemAddress;
@@ -44,4 +44,17 @@ export function isUint256String(value: unknown): value is string {
  */
 export function sameAddress(a: string, b: string): boolean {
   return a.toLowerCase() === b.toLowerCase();
+}
+
+/**
+ * The checksummed address, or undefined when not an address or mixed-case with a bad EIP-55 checksum.
+ *
+ * @example
+ * checksumAddress('0x209693bc6afc0c5328ba36faf03c514ef312287c'); // '0x209693Bc6afc0C5328bA36FaF03C514EF312287C'
+ */
+export function checksumAddress(value: string): Address | undefined {
+  if (!ADDRESS_PATTERN.test(value)) return undefined;
+  const digits = value.slice(2);
+  if (digits !== digits.toUpperCase() && !isAddress(value, { strict: true })) return undefined;
+  return getAddress(value.toLowerCase());
 }

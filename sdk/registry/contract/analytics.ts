@@ -1,6 +1,6 @@
 /** Analytics: views, calls, usage, favourites, a skill's counters, and the caller's own history. */
 import { type Static, Type as T } from '@sinclair/typebox';
-import { Cursor, Nullable, PageLimit, QueryInteger, Timestamp, Uuid } from './common';
+import { ADDRESS_PATTERN, HASH_PATTERN, Cursor, Nullable, PageLimit, QueryInteger, Timestamp, Uuid } from './common';
 
 const SkillId = Uuid('the skill id (UUID)');
 const PaymentRef = T.String({ minLength: 1, maxLength: 200, description: 'transaction hash or authorization nonce; counted once' });
@@ -30,13 +30,13 @@ export const CallBody = T.Object({
   paymentRef: T.Optional(PaymentRef),
   paymentNonce: T.Optional(
     T.String({
-      pattern: '^0x[0-9a-fA-F]{64}$',
+      pattern: HASH_PATTERN,
       description: 'the EIP-3009 authorization nonce the call was paid with: names this payment among several in one transaction (a batch)',
     }),
   ),
   channelId: T.Optional(
     T.String({
-      pattern: '^0x[0-9a-fA-F]{64}$',
+      pattern: HASH_PATTERN,
       description: 'the batch-settlement payment channel the call was paid over (instead of a paymentRef)',
     }),
   ),
@@ -133,8 +133,8 @@ export type UsageBody = Static<typeof UsageBody>;
  */
 export const ReportedPayment = T.Object({
   skillSlug: T.String({ minLength: 1, maxLength: 120 }),
-  consumerAddress: T.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'the payer' }),
-  paymentTxHash: T.String({ pattern: '^0x[0-9a-fA-F]{64}$', description: 'the settlement transaction' }),
+  consumerAddress: T.String({ pattern: ADDRESS_PATTERN, description: 'the payer' }),
+  paymentTxHash: T.String({ pattern: HASH_PATTERN, description: 'the settlement transaction' }),
   amount: T.Union([T.String({ minLength: 1, maxLength: 32 }), T.Number()], {
     description: 'the listed price: "$0.001", "0.001", or integer micro-USDC (1000)',
   }),
