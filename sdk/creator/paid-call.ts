@@ -55,8 +55,10 @@ export interface SkillRoute {
 /** A call whose payment went through, as call tracking and `onSettled` see it. */
 export interface SettledCall {
   skill: string;
-  /** Decimal USDC amount, e.g. `"0.001"`. */
+  /** Decimal USDC amount, e.g. `"0.001"`, for people. */
   amount: string;
+  /** The amount paid in the token's atomic units, e.g. `"1000"` (what call tracking reports). */
+  amountAtomic?: string;
   payer: string;
   /** Settlement transaction hash; for a channel call the deposit's, or `""` (a voucher moves nothing yet). */
   transaction: string;
@@ -101,6 +103,7 @@ export function settledCall(route: SkillRoute, receipt: SettleResponse, authoriz
   return {
     skill: route.name,
     amount: formatPrice(route.amount, route.terms.asset.decimals),
+    amountAtomic: route.amount.toString(),
     payer: receipt.payer ?? authorization.from,
     transaction: receipt.transaction,
     nonce: authorization.nonce,

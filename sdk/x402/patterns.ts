@@ -6,11 +6,19 @@ export type Address = ViemAddress;
 /** 0x-prefixed hex data as viem types it (`0x${string}`): signatures, nonces, transaction hashes. */
 export type Hex = ViemHex;
 
-/** 0x + 40 hex digits, any case (checksums are not required on the wire). */
+/**
+ * 0x + 40 hex digits, any case (checksums are not required on the wire).
+ *
+ * @example ADDRESS_PATTERN.test(payTo); // true for '0x209693bc6afc0c5328ba36faf03c514ef312287c'
+ */
 export const ADDRESS_PATTERN = /^0x[0-9a-fA-F]{40}$/;
 /** 0x + an even, non-zero number of hex digits. */
 export const HEX_BYTES_PATTERN = /^0x(?:[0-9a-fA-F]{2})+$/;
-/** 0x + 64 hex digits (bytes32). */
+/**
+ * 0x + 64 hex digits (bytes32): nonces, transaction hashes.
+ *
+ * @example BYTES32_PATTERN.test(authorization.nonce); // true
+ */
 export const BYTES32_PATTERN = /^0x[0-9a-fA-F]{64}$/;
 /** A non-negative integer as a canonical decimal string (no sign, no leading zeros), up to 78 digits. */
 export const UINT_PATTERN = /^(?:0|[1-9][0-9]{0,77})$/;

@@ -16,8 +16,7 @@ const signatures = [
 ] as const;
 
 /**
- * EIP-3009 as FiatToken v2 has it: `version()`, `authorizationState`, both
- * `transferWithAuthorization` overloads and `AuthorizationUsed`.
+ * EIP-3009 (FiatToken v2): `version`, `authorizationState`, `transferWithAuthorization`, `AuthorizationUsed`.
  *
  * @example
  * const tokenAbi = [...erc20Abi, ...eip3009Abi]; // erc20Abi from viem
