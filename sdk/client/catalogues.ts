@@ -12,6 +12,7 @@ import { getAddress } from 'viem';
 import type { JsonSchema } from '../json-schema/index';
 import type { Skill } from '../registry/read';
 import { type Caip2Network, formatPriceUsd, normalizeNetwork } from '../x402/index';
+import { ADDRESS_PATTERN } from '../x402/patterns';
 
 /** A listing found in another catalogue: `source` is that catalogue's base URL. */
 export type DiscoveredSkill = Skill & { source: string };
@@ -25,7 +26,6 @@ export interface CatalogueProblem {
 /** Pages read through `/discovery/resources` when looking a resource up by URL. */
 const MAX_LOOKUP_PAGES = 10;
 const PAGE = 100;
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const ATOMIC = /^[1-9][0-9]{0,30}$/;
 
 /** Whether `target` names a resource by its URL (not a registry slug). */
@@ -137,7 +137,7 @@ export class Catalogues {
         typeof a.amount === 'string' &&
         ATOMIC.test(a.amount) &&
         typeof a.payTo === 'string' &&
-        ADDRESS.test(a.payTo),
+        ADDRESS_PATTERN.test(a.payTo),
     );
     if (!terms) return undefined;
     const name = typeof resource.serviceName === 'string' && resource.serviceName ? resource.serviceName : new URL(url).pathname;

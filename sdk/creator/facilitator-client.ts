@@ -22,7 +22,8 @@ import {
   type SupportedKind,
   type VerifyResponse,
 } from '../x402/index';
-import { excerpt } from '../http/errors';
+import { excerpt, NoAnswerError } from '../http/errors';
+import { type Answer, exchange, type FetchLike, isRecord, parseJson } from '../http/exchange';
 import { FacilitatorUnavailableError } from './errors';
 
 export type { ResourceHint };
@@ -30,7 +31,7 @@ export type { ResourceHint };
 export interface FacilitatorClientOptions {
   /** Base URL, e.g. `http://localhost:3001` or `https://x402.org/facilitator`. */
   url: string;
-  fetch?: typeof fetch;
+  fetch?: FetchLike;
   /** Per /verify request; default 10 s. */
   verifyTimeoutMs?: number;
   /** Per /settle request (it waits for the transaction); default 30 s. */
@@ -88,32 +89,27 @@ interface Reply {
 
 export function createFacilitatorClient(options: FacilitatorClientOptions): FacilitatorClient {
   const base = options.url.replace(/\/+$/, '');
-  const doFetch = options.fetch ?? globalThis.fetch;
+  const doFetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const headers: Record<string, string> = { accept: 'application/json' };
   if (options.userAgent) headers['user-agent'] = options.userAgent;
   if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
 
+  /** One request through the SDK's HTTP core (bounded read, no redirects, a timeout, no retry); its JSON parsed once. */
   const send = async (path: string, timeoutMs: number, body?: unknown, extra?: Record<string, string>): Promise<Reply> => {
-    let res: Response;
-    let text: string;
+    const init: RequestInit =
+      body === undefined
+        ? { method: 'GET', headers }
+        : { method: 'POST', headers: { ...headers, 'content-type': 'application/json', ...extra }, body: JSON.stringify(body) };
+    let answer: Answer;
     try {
-      res = await doFetch(`${base}${path}`, {
-        method: body === undefined ? 'GET' : 'POST',
-        headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json', ...extra },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-      text = await res.text();
+      answer = await exchange(`${base}${path}`, init, { fetch: doFetch, timeoutMs, retries: 0, what: `facilitator ${base}${path}` });
     } catch (error) {
-      throw new FacilitatorUnavailableError(`facilitator ${base} did not answer ${path}: ${(error as Error)?.message ?? String(error)}`);
+      // NoAnswerError names the facilitator; an oversized answer does not.
+      const why = error instanceof NoAnswerError ? error.message : `facilitator ${base}${path}: ${(error as Error).message}`;
+      throw new FacilitatorUnavailableError(why, { cause: error });
     }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: res.status, json, text };
+    const parsed = parseJson(answer.text);
+    return { status: answer.status, json: parsed.ok ? parsed.value : undefined, text: answer.text };
   };
 
   /** The answer checked by `parse`; a malformed one means the facilitator cannot be relied on. */
@@ -197,11 +193,10 @@ export function createFacilitatorClient(options: FacilitatorClientOptions): Faci
     async channel(path, paymentPayload, paymentRequirements) {
       const timeout = path === '/verify' ? (options.verifyTimeoutMs ?? 10_000) : (options.settleTimeoutMs ?? 30_000);
       const reply = await send(path, timeout, { x402Version: 2, paymentPayload, paymentRequirements });
-      const json = reply.json;
-      if ((reply.status !== 200 && reply.status !== 400) || typeof json !== 'object' || json === null || Array.isArray(json)) {
+      if ((reply.status !== 200 && reply.status !== 400) || !isRecord(reply.json)) {
         throw new FacilitatorUnavailableError(`facilitator ${path} answered ${reply.status}: ${excerpt(reply.text)}`);
       }
-      return json as Record<string, unknown>;
+      return reply.json;
     },
     async supported(timeoutMs = 3000) {
       const reply = await send('/supported', timeoutMs);

@@ -10,10 +10,12 @@
  * same way and gets the result once the transfer is confirmed. A copy of a proof that is being
  * processed waits for the first's answer in the same way.
  */
-import { createHash } from 'node:crypto';
+import { runHandler } from './run';
 import {
+  authorizationKey,
   FACILITATOR_REASONS,
   formatPrice,
+  paymentFingerprint,
   paymentMatchesRequirements,
   paymentRequiredResponse,
   readPaymentHeader,
@@ -30,7 +32,6 @@ import { failure, jsonAnswer, pendingAnswer, toResponse, type StoredResponse } f
 import type { ProofLedger } from './ledger';
 import { callSafely, errorText, type CreatorLogger } from './logger';
 import type { PayerTrust } from './payers';
-import { runHandler } from './run';
 import type { HeldCall, SettlementWatcher } from './settlement';
 import type { Skill } from './skill';
 import { channelCall, type ChannelDeps } from './channels/channel-call';
@@ -54,8 +55,10 @@ export interface SkillRoute {
 /** A call whose payment went through, as call tracking and `onSettled` see it. */
 export interface SettledCall {
   skill: string;
-  /** Decimal USDC amount, e.g. `"0.001"`. */
+  /** Decimal USDC amount, e.g. `"0.001"`, for people. */
   amount: string;
+  /** The amount paid in the token's atomic units, e.g. `"1000"` (what call tracking reports). */
+  amountAtomic?: string;
   payer: string;
   /** Settlement transaction hash; for a channel call the deposit's, or `""` (a voucher moves nothing yet). */
   transaction: string;
@@ -100,6 +103,7 @@ export function settledCall(route: SkillRoute, receipt: SettleResponse, authoriz
   return {
     skill: route.name,
     amount: formatPrice(route.amount, route.terms.asset.decimals),
+    amountAtomic: route.amount.toString(),
     payer: receipt.payer ?? authorization.from,
     transaction: receipt.transaction,
     nonce: authorization.nonce,
@@ -125,8 +129,9 @@ export async function paidCall(deps: PaidCallDeps, route: SkillRoute, input: unk
     return toResponse(paymentRequired(route, 'The payment does not match the payment requirements of this skill'));
   }
 
-  const key = [requirements.network, requirements.asset, auth.from, auth.nonce].join('|').toLowerCase();
-  const claim = await claimOrWait(deps, key, fingerprint(route.name, payment, input), BigInt(auth.validBefore));
+  const key = authorizationKey({ network: requirements.network, asset: requirements.asset, payer: auth.from, nonce: auth.nonce });
+  // What makes a call "the same call": skill, signed authorization and input.
+  const claim = await claimOrWait(deps, key, paymentFingerprint(payment, [route.name, input]), BigInt(auth.validBefore));
   switch (claim.type) {
     case 'busy':
       return toResponse(pendingAnswer('This payment is already being processed; retry with the same proof for its result'));
@@ -286,24 +291,4 @@ async function runAndSettle(
   const settled = settledCall(route, receipt, payment.authorization);
   callSafely(deps.logger, 'call tracking', () => deps.onSettled?.(settled));
   return jsonAnswer(200, result, settleResponseHeaders(receipt));
-}
-
-/** What makes a call "the same call": skill, signed authorization and input. */
-function fingerprint(name: string, payment: DecodedPayment, input: unknown): string {
-  const a = payment.authorization;
-  return createHash('sha256')
-    .update(
-      JSON.stringify([
-        name,
-        payment.signature.toLowerCase(),
-        a.from.toLowerCase(),
-        a.to.toLowerCase(),
-        a.value,
-        a.validAfter,
-        a.validBefore,
-        a.nonce.toLowerCase(),
-        input,
-      ]),
-    )
-    .digest('base64');
 }

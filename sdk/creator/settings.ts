@@ -3,10 +3,10 @@
  * wallet, API key and registry URL (ours first, then the SKILLZ_* names existing users have),
  * and NODE_ENV for the production error text. Everything else comes in through options.
  */
-import { getAddress, isAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Address } from '../x402/index';
 import { ServeConfigError } from './errors';
+import { ADDRESS_PATTERN, BYTES32_PATTERN, checksumAddress } from '../x402/patterns';
 
 /** Environment variables as a plain record (`process.env` by default). */
 export type Env = Record<string, string | undefined>;
@@ -16,9 +16,6 @@ export interface ResolvedWallet {
   address: Address;
   source: string;
 }
-
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-const PRIVATE_KEY = /^0x[0-9a-fA-F]{64}$/;
 
 /** The process environment where there is one (Node, Bun), else an empty record. */
 export function processEnv(): Env {
@@ -56,17 +53,12 @@ export function resolveWallet(option: string | undefined, env: Env): ResolvedWal
 
 /** A 42-character address (checksum checked when mixed-case) or a 66-character private key → address. */
 export function walletAddress(value: string, source = 'wallet'): Address {
-  if (ADDRESS.test(value)) {
-    if (
-      !isAddress(value, { strict: true }) &&
-      value.slice(2) !== value.slice(2).toLowerCase() &&
-      value.slice(2) !== value.slice(2).toUpperCase()
-    ) {
-      throw new ServeConfigError(`${source} has an invalid EIP-55 checksum`);
-    }
-    return getAddress(value.toLowerCase());
+  if (ADDRESS_PATTERN.test(value)) {
+    const address = checksumAddress(value);
+    if (!address) throw new ServeConfigError(`${source} has an invalid EIP-55 checksum`);
+    return address;
   }
-  if (PRIVATE_KEY.test(value)) {
+  if (BYTES32_PATTERN.test(value)) {
     try {
       return privateKeyToAccount(value as `0x${string}`).address;
     } catch {

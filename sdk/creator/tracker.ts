@@ -122,7 +122,12 @@ export function createCallTracker(client: RegistryClient, logger: CreatorLogger,
           item,
           body: call.channelId
             ? { skillId, amount: call.amount, channelId: call.channelId, chargedCumulativeAmount: call.chargedCumulativeAmount ?? '0' }
-            : { skillId, amount: call.amount, paymentRef: call.transaction, ...(call.nonce ? { paymentNonce: call.nonce } : {}) },
+            : {
+                skillId,
+                ...(call.amountAtomic === undefined ? { amount: call.amount } : { amountAtomic: call.amountAtomic }),
+                paymentRef: call.transaction,
+                ...(call.nonce ? { paymentNonce: call.nonce } : {}),
+              },
         });
       else
         logger.warn('call not tracked: the skill is not registered under this API key', {

@@ -71,8 +71,11 @@ function aborted(options: ExchangeOptions, cause?: unknown): MarketError {
 
 function describe(error: unknown): string {
   if (error instanceof Error) {
-    const code = (error.cause as { code?: string } | undefined)?.code ?? (error as { code?: string }).code;
-    return code ? `${error.message} (${code})` : error.message;
+    const cause = error.cause as { code?: string; message?: string } | undefined;
+    const code = cause?.code ?? (error as { code?: string }).code;
+    // Node's fetch says only "fetch failed"; the reason (e.g. "unexpected redirect") is its cause's.
+    const message = cause?.message && !error.message.includes(cause.message) ? `${error.message}: ${cause.message}` : error.message;
+    return code ? `${message} (${code})` : message;
   }
   return String(error);
 }

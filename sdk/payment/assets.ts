@@ -6,6 +6,7 @@
 import { getAddress, type Address } from 'viem';
 import { getKnownNetwork, normalizeNetwork, type Caip2Network } from '../x402/index';
 import type { AllowedAsset } from './types';
+import { ADDRESS_PATTERN } from '../x402/patterns';
 
 /** Decimals of listing prices (micro-USDC). */
 const LISTING_DECIMALS = 6;
@@ -39,7 +40,7 @@ export function readAllowedAssets(assets: AllowedAsset[] | undefined): AcceptedA
     } catch {
       throw new TypeError(`${where}.network must be a CAIP-2 id such as eip155:8453`);
     }
-    if (typeof asset.address !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(asset.address))
+    if (typeof asset.address !== 'string' || !ADDRESS_PATTERN.test(asset.address))
       throw new TypeError(`${where}.address must be 0x + 40 hex`);
     const decimals = asset.decimals ?? LISTING_DECIMALS;
     if (!Number.isInteger(decimals) || decimals < 0 || decimals > 36) throw new TypeError(`${where}.decimals must be an integer 0..36`);

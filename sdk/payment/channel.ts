@@ -34,6 +34,7 @@ import { text, tokenDomainProblem, windowProblem } from './checks';
 import { type ChannelRecord, type ChannelStore, memoryChannelStore } from './channel-store';
 import type { PaymentScheme, Refusal, RefusalVerdict, Settlement, SignedPayment, Terms } from './scheme';
 import type { PaymentSigner } from './signer';
+import { BYTES32_PATTERN } from '../x402/patterns';
 
 export { type ChannelOnChain, type ChannelReader, createChannelReader } from '../x402/channel-reader';
 
@@ -329,7 +330,7 @@ export function channelScheme(options: ChannelSchemeOptions): ChannelScheme {
         const balance = BigInt(record.balance) + (deposit ? BigInt(deposit.amount) : 0n);
         await store.set({ ...record, charged: cumulative, balance: balance.toString(), resync: false });
       }
-      const transaction = deposit && typeof response.transaction === 'string' && /^0x[0-9a-fA-F]{64}$/.test(response.transaction);
+      const transaction = deposit && typeof response.transaction === 'string' && BYTES32_PATTERN.test(response.transaction);
       return { settled: true, transaction: transaction ? (response.transaction as Hex) : null };
     },
 

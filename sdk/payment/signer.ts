@@ -9,6 +9,7 @@
 import { getAddress, getTypesForEIP712Domain, serializeTypedData, type LocalAccount } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Address, Hex, TypedDataSigner } from '../x402/index';
+import { ADDRESS_PATTERN } from '../x402/patterns';
 
 /** One field of an EIP-712 struct type. */
 export interface TypedDataField {
@@ -55,7 +56,7 @@ export function toPaymentSigner(wallet: WalletInput | PaymentSigner): PaymentSig
     wallet === null ||
     typeof wallet.signTypedData !== 'function' ||
     typeof wallet.address !== 'string' ||
-    !/^0x[0-9a-fA-F]{40}$/.test(wallet.address)
+    !ADDRESS_PATTERN.test(wallet.address)
   ) {
     throw new TypeError('SkillMarket: wallet must be a private key or an account with an address and signTypedData()');
   }

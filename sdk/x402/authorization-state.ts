@@ -5,14 +5,10 @@
  * (the latest block's timestamp against `validBefore`: no later block can be older), and for a
  * used one the transaction that used it. JSON-RPC over fetch; no client library state.
  */
-import { decodeFunctionResult, encodeEventTopics, encodeFunctionData, numberToHex, parseAbi } from 'viem';
+import { decodeFunctionResult, encodeEventTopics, encodeFunctionData, numberToHex } from 'viem';
 import type { Address, Hex } from './patterns';
 import { jsonRpc } from './json-rpc';
-
-const abi = parseAbi([
-  'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
-  'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
-]);
+import { eip3009Abi as abi } from './token';
 
 /**
  * How far back {@link AuthorizationStateReader.usedIn} searches, in blocks: past any authorization

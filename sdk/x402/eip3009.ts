@@ -7,7 +7,7 @@ import { parsePaymentRequirements } from './codec';
 import { Checkers, checkShape } from './schemas';
 import { X402Error } from './errors';
 import { parseCaip2 } from './networks';
-import { isUint256String, type Address, type Hex } from './patterns';
+import { ADDRESS_PATTERN, BYTES32_PATTERN, isUint256String, type Address, type Hex } from './patterns';
 import type { Authorization, PaymentPayloadV2, PaymentRequirements, ResourceInfo } from './schemas';
 
 /**
@@ -147,9 +147,8 @@ export function createAuthorization(requirements: PaymentRequirements, from: str
   const now = options.now ?? Math.floor(Date.now() / 1000);
   if (!Number.isSafeInteger(now) || now < 0) throw new X402Error('invalid_requirements', `Invalid clock value ${now}`);
   const nonce = options.nonce ?? randomNonce();
-  if (!/^0x[0-9a-fA-F]{64}$/.test(nonce)) throw new X402Error('invalid_requirements', 'nonce must be 0x + 64 hex');
-  if (typeof from !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(from))
-    throw new X402Error('invalid_requirements', 'from must be 0x + 40 hex');
+  if (!BYTES32_PATTERN.test(nonce)) throw new X402Error('invalid_requirements', 'nonce must be 0x + 64 hex');
+  if (typeof from !== 'string' || !ADDRESS_PATTERN.test(from)) throw new X402Error('invalid_requirements', 'from must be 0x + 40 hex');
   return {
     from: checksum(from),
     to: checksum(req.payTo),

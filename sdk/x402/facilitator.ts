@@ -9,6 +9,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { type DecodedPayment, parsePaymentPayload, parsePaymentRequirements } from './codec';
+import { BYTES32_PATTERN } from './patterns';
 import { X402Error } from './errors';
 import { normalizeNetwork, toV1Name } from './networks';
 import { ADDRESS_PATTERN, type Address, TX_HASH_PATTERN } from './patterns';
@@ -147,7 +148,7 @@ export const SettlementQuerySchema = Type.Object({
       network: Text(64),
       asset: AddressS,
       payer: AddressS,
-      nonce: Type.String({ pattern: '^0x[0-9a-fA-F]{64}$' }),
+      nonce: Type.String({ pattern: BYTES32_PATTERN.source }),
     }),
     { minItems: 1, maxItems: MAX_SETTLEMENT_QUERY },
   ),
@@ -223,7 +224,7 @@ export const BatchReceiptSchema = Type.Object({
       payer: AddressS,
       payee: AddressS,
       amount: Type.String({ pattern: '^[0-9]{1,78}$' }),
-      nonce: Type.String({ pattern: '^0x[0-9a-fA-F]{64}$' }),
+      nonce: Type.String({ pattern: BYTES32_PATTERN.source }),
       status: Type.Union([Type.Literal('pending'), Type.Literal('settled'), Type.Literal('failed')]),
       reason: Type.Union([Text(300), Type.Null()]),
     }),

@@ -24,7 +24,17 @@ export {
   type AssetInfo,
   type KnownNetwork,
 } from './networks';
-export { sameAddress, isUint256String, MAX_UINT256, type Address, type Hex } from './patterns';
+export {
+  sameAddress,
+  checksumAddress,
+  isUint256String,
+  MAX_UINT256,
+  ADDRESS_PATTERN,
+  BYTES32_PATTERN,
+  type Address,
+  type Hex,
+} from './patterns';
+export { eip3009Abi, authorizationKey, paymentFingerprint } from './token';
 export type {
   ResourceInfo,
   PaymentRequirements,

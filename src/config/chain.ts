@@ -1,5 +1,5 @@
 import { getAddress, type Address } from 'viem';
-import { DEFAULT_NETWORK, getKnownNetwork, isCaip2Network, normalizeNetwork, type Caip2Network } from 'skill-market/x402';
+import { ADDRESS_PATTERN, DEFAULT_NETWORK, getKnownNetwork, isCaip2Network, normalizeNetwork, type Caip2Network } from 'skill-market/x402';
 import { ConfigError, type Env, read, readHttpUrl, readInteger } from './env';
 
 /** The chain the registry reads spending-wallet balances from. */
@@ -27,8 +27,6 @@ const CHAIN_DEFAULTS = {
   rpcTimeoutMs: 3000,
   balanceCacheMs: 5000,
 } as const;
-
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 /**
  * MARKET_NETWORK, MARKET_USDC_ADDRESS, MARKET_RPC_URL, MARKET_RPC_TIMEOUT_MS and
@@ -64,7 +62,8 @@ function readUsdc(env: Env, network: Caip2Network): Address {
     if (!known) throw new ConfigError('MARKET_USDC_ADDRESS', `is required for ${network} (no built-in USDC)`);
     return known;
   }
-  if (!ADDRESS.test(raw)) throw new ConfigError('MARKET_USDC_ADDRESS', `must be a token address (0x + 40 hex), got "${raw.slice(0, 64)}"`);
+  if (!ADDRESS_PATTERN.test(raw))
+    throw new ConfigError('MARKET_USDC_ADDRESS', `must be a token address (0x + 40 hex), got "${raw.slice(0, 64)}"`);
   return getAddress(raw.toLowerCase());
 }
 

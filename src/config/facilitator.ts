@@ -1,6 +1,14 @@
 import { concat, getAddress, keccak256, stringToHex, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { DEFAULT_NETWORK, getKnownNetwork, SETTLEMENT_MODES, type Caip2Network, type SettlementMode } from 'skill-market/x402';
+import {
+  ADDRESS_PATTERN,
+  BYTES32_PATTERN,
+  DEFAULT_NETWORK,
+  getKnownNetwork,
+  SETTLEMENT_MODES,
+  type Caip2Network,
+  type SettlementMode,
+} from 'skill-market/x402';
 import { readNetwork, readRpcUrl } from './chain';
 import { readDatabaseConfig, type DatabaseConfig } from './database';
 import { ConfigError, type Env, read, readBoolean, readChoice, readHost, readInteger, readPort } from './env';
@@ -72,9 +80,6 @@ export const FACILITATOR_DEFAULTS = {
   batchEager: false,
 } as const;
 
-const PRIVATE_KEY = /^0x[0-9a-fA-F]{64}$/;
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-
 /**
  * Reads the facilitator configuration. Throws `ConfigError` naming the variable on a bad value;
  * a bad private key is reported by position, never echoed. `overrides` win (used by tests).
@@ -114,7 +119,7 @@ function readPrivateKeys(env: Env): Hex[] {
   const seen = new Set<string>();
   for (const [i, entry] of entries.entries()) {
     const where = entries.length > 1 ? ` (entry ${i + 1} of ${entries.length})` : '';
-    if (!PRIVATE_KEY.test(entry) || !isUsableKey(entry as Hex)) {
+    if (!BYTES32_PATTERN.test(entry) || !isUsableKey(entry as Hex)) {
       throw new ConfigError('FACILITATOR_PRIVATE_KEY', `must be a 0x-prefixed 64-hex secp256k1 private key${where}`);
     }
     if (seen.has(entry.toLowerCase())) throw new ConfigError('FACILITATOR_PRIVATE_KEY', `lists the same key twice${where}`);
@@ -127,7 +132,7 @@ function readPrivateKeys(env: Env): Hex[] {
 function readAuthorizerKey(env: Env): { authorizerPrivateKey?: Hex } {
   const raw = read(env, 'FACILITATOR_AUTHORIZER_KEY');
   if (raw === undefined) return {};
-  if (!PRIVATE_KEY.test(raw) || !isUsableKey(raw as Hex)) {
+  if (!BYTES32_PATTERN.test(raw) || !isUsableKey(raw as Hex)) {
     throw new ConfigError('FACILITATOR_AUTHORIZER_KEY', 'must be a 0x-prefixed 64-hex secp256k1 private key');
   }
   return { authorizerPrivateKey: raw as Hex };
@@ -160,7 +165,7 @@ function readAssets(env: Env, network: Caip2Network): Address[] {
   const known = getKnownNetwork(network)?.usdc.address;
   if (known) assets.push(known);
   for (const entry of extra) {
-    if (!ADDRESS.test(entry))
+    if (!ADDRESS_PATTERN.test(entry))
       throw new ConfigError('FACILITATOR_ASSETS', `must be comma-separated token addresses (0x + 40 hex), got "${entry.slice(0, 64)}"`);
     const address = getAddress(entry.toLowerCase());
     if (!assets.includes(address)) assets.push(address);

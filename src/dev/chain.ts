@@ -18,6 +18,7 @@ import {
 import { spawnAnvil, type AnvilProcess } from '../chain/anvil';
 import { installBatchSettlement } from '../chain/batch-settlement';
 import { deployToken, tokenAddressOf, usdCoinAbi } from '../chain/token';
+import { readTokenBalance } from '../chain/token/balance';
 import { devAccounts } from './accounts';
 
 const DEV_CHAIN_ID = 31337;
@@ -52,8 +53,7 @@ export async function startDevChain(options: { port: number; statePath: string; 
     const { deployer } = devAccounts();
     const { address: token } = await deployToken(client, deployer);
     await installBatchSettlement(createTestClient({ mode: 'anvil', chain, transport: http(rpcUrl) }));
-    const balanceOf = (address: Address) =>
-      client.readContract({ address: token, abi: usdCoinAbi, functionName: 'balanceOf', args: [address] });
+    const balanceOf = (address: Address) => readTokenBalance(client, token, address);
     return {
       rpcUrl,
       anvil,
@@ -87,7 +87,7 @@ export async function mintTestUsdc(rpcUrl: string, token: Address, to: Address, 
   const hash = await wallet.writeContract({ address: token, abi: usdCoinAbi, functionName: 'mint', args: [to, amount] });
   const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 20 });
   if (receipt.status !== 'success') throw new Error(`minting test USDC reverted (${hash})`);
-  return client.readContract({ address: token, abi: usdCoinAbi, functionName: 'balanceOf', args: [to] });
+  return readTokenBalance(client, token, to);
 }
 
 /** Tops the wallet up to DEMO_FUNDING when it runs low; its balance after. */

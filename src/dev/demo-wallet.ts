@@ -17,6 +17,7 @@
  */
 import { Elysia } from 'elysia';
 import { getAddress, isAddress, isAddressEqual, isHex, type Address, type Hex, type LocalAccount, type TypedDataDefinition } from 'viem';
+import { ADDRESS_PATTERN } from 'skill-market/x402';
 import { AppError } from '../http';
 
 export const DEMO_WALLET_LABEL = 'demo wallet (test only, local chain)';
@@ -70,7 +71,7 @@ function checkOrigin(request: Request): void {
 }
 
 function checkSigner(account: LocalAccount, address: unknown): void {
-  if (typeof address !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(address) || !isAddressEqual(address as Hex, account.address)) {
+  if (typeof address !== 'string' || !ADDRESS_PATTERN.test(address) || !isAddressEqual(address as Hex, account.address)) {
     throw new AppError('VALIDATION', `The demo wallet is ${account.address}; it cannot sign for ${String(address).slice(0, 42)}`);
   }
 }

@@ -3,8 +3,8 @@
  * Each check is independent and bounded in time; one that cannot run (nothing to check it
  * against) is skipped with the flag that would enable it. Nothing here writes anywhere.
  */
-import { createPublicClient, formatEther, http, isAddress, parseAbi, type Address, type PublicClient } from 'viem';
-import { getKnownNetwork, parseCaip2 } from 'skill-market/x402';
+import { createPublicClient, erc20Abi, formatEther, http, isAddress, type Address, type PublicClient } from 'viem';
+import { eip3009Abi, getKnownNetwork, parseCaip2 } from 'skill-market/x402';
 
 type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip';
 
@@ -40,12 +40,7 @@ const GAS_PER_SETTLEMENT = 80_000n;
 /** Fewer settlements covered than this is a warning: top the relayer up soon. */
 const LOW_SETTLEMENTS = 1_000n;
 
-const tokenAbi = parseAbi([
-  'function name() view returns (string)',
-  'function version() view returns (string)',
-  'function decimals() view returns (uint8)',
-  'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
-]);
+const tokenAbi = [...erc20Abi, ...eip3009Abi] as const;
 
 const label = (network: string) => {
   const known = getKnownNetwork(network);

@@ -7,7 +7,7 @@
  */
 import { parseEventLogs, type Address, type Hex, type TransactionReceipt } from 'viem';
 import { sameAddress } from 'skill-market/x402';
-import { eip3009Abi, type ChainReader } from './chain';
+import { tokenAbi, type ChainReader } from './chain';
 import type { BatchOutcome, MemberOutcome } from './batch-store';
 import { REASONS } from './reasons';
 import type { AuthorizationRow } from './store';
@@ -26,7 +26,7 @@ export async function batchOutcome(
   const blockNumber = Number(receipt.blockNumber);
   const gasUsed = Number(receipt.gasUsed);
   const mined = receipt.status === 'success';
-  const logs = mined ? parseEventLogs({ abi: eip3009Abi, logs: receipt.logs }) : [];
+  const logs = mined ? parseEventLogs({ abi: tokenAbi, logs: receipt.logs }) : [];
   const used = new Set<string>();
   const transfers: { asset: string; from: string; to: string; value: bigint; taken: boolean }[] = [];
   for (const log of logs) {

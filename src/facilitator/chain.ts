@@ -1,19 +1,11 @@
-import { BaseError, encodeFunctionData, parseAbi, type Address, type Hex, type PublicClient } from 'viem';
-import { splitSignature, type AuthorizationTypedData } from 'skill-market/x402';
+import { BaseError, encodeFunctionData, erc20Abi, type Address, type Hex, type PublicClient } from 'viem';
+import { eip3009Abi, splitSignature, type AuthorizationTypedData } from 'skill-market/x402';
+import { readTokenBalance } from '../chain/token/balance';
 import { REASONS } from './reasons';
 import type { PaymentRequest } from './request';
 
-/** The EIP-3009 token surface the facilitator uses (FiatToken v2 compatible). */
-export const eip3009Abi = parseAbi([
-  'function name() view returns (string)',
-  'function version() view returns (string)',
-  'function balanceOf(address account) view returns (uint256)',
-  'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
-  'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
-  'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)',
-  'event Transfer(address indexed from, address indexed to, uint256 value)',
-  'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
-]);
+/** The token surface the facilitator uses (FiatToken v2 compatible): ERC-20 plus EIP-3009. */
+export const tokenAbi = [...erc20Abi, ...eip3009Abi] as const;
 
 /** How the payer's signature was checked: recovered (EOA) or `isValidSignature` (contract wallet). */
 export type SignerKind = 'ecdsa' | 'erc1271';
@@ -53,11 +45,11 @@ export function transferCalls(request: PaymentRequest): { ecdsa: Hex | undefined
   let ecdsa: Hex | undefined;
   try {
     const { v, r, s } = splitSignature(signature);
-    ecdsa = encodeFunctionData({ abi: eip3009Abi, functionName: 'transferWithAuthorization', args: [...head, v, r, s] });
+    ecdsa = encodeFunctionData({ abi: tokenAbi, functionName: 'transferWithAuthorization', args: [...head, v, r, s] });
   } catch {
     ecdsa = undefined; // not a 65-byte signature: only a contract wallet can check it
   }
-  return { ecdsa, bytes: encodeFunctionData({ abi: eip3009Abi, functionName: 'transferWithAuthorization', args: [...head, signature] }) };
+  return { ecdsa, bytes: encodeFunctionData({ abi: tokenAbi, functionName: 'transferWithAuthorization', args: [...head, signature] }) };
 }
 
 /** On-chain reads of verify and settle, over one viem public client. Token domains are cached. */
@@ -85,14 +77,14 @@ export function createChainReader(client: PublicClient): ChainReader {
     const code = await client.getCode({ address: asset });
     if (code === undefined || code === '0x') return undefined;
     const [name, version] = await Promise.all([
-      client.readContract({ address: asset, abi: eip3009Abi, functionName: 'name' }),
-      client.readContract({ address: asset, abi: eip3009Abi, functionName: 'version' }).catch(() => undefined),
+      client.readContract({ address: asset, abi: tokenAbi, functionName: 'name' }),
+      client.readContract({ address: asset, abi: tokenAbi, functionName: 'version' }).catch(() => undefined),
     ]);
     return { name, version };
   };
 
   const authorizationUsed = (asset: Address, payer: Address, nonce: Hex) =>
-    client.readContract({ address: asset, abi: eip3009Abi, functionName: 'authorizationState', args: [payer, nonce] });
+    client.readContract({ address: asset, abi: tokenAbi, functionName: 'authorizationState', args: [payer, nonce] });
 
   /** Why a transfer reverts: on-chain state first (as the reference diagnoses), then the revert text. */
   const diagnose = async (request: PaymentRequest, error: unknown): Promise<Rejection> => {
@@ -101,7 +93,7 @@ export function createChainReader(client: PublicClient): ChainReader {
     const text = revertText(error);
     const [used, balance] = await Promise.all([
       authorizationUsed(asset, request.payer, a.nonce).catch(() => undefined),
-      client.readContract({ address: asset, abi: eip3009Abi, functionName: 'balanceOf', args: [request.payer] }).catch(() => undefined),
+      readTokenBalance(client, asset, request.payer).catch(() => undefined),
     ]);
     if (used === true) return { reason: REASONS.nonceAlreadyUsed, message: 'The authorization was already used on chain' };
     if (balance !== undefined && balance < BigInt(a.value)) {
@@ -151,7 +143,7 @@ export function createChainReader(client: PublicClient): ChainReader {
       }
     },
     authorizationUsed,
-    balanceOf: (asset, payer) => client.readContract({ address: asset, abi: eip3009Abi, functionName: 'balanceOf', args: [payer] }),
+    balanceOf: (asset, payer) => readTokenBalance(client, asset, payer),
     explainRevert: (request, error) => diagnose(request, error ?? new Error('The transaction reverted')),
   };
 }

@@ -8,7 +8,7 @@ import {
   type TransactionReceipt,
 } from 'viem';
 import { sameAddress } from 'skill-market/x402';
-import { eip3009Abi } from './chain';
+import { tokenAbi } from './chain';
 import { REASONS } from './reasons';
 import type { Outcome } from './store';
 
@@ -75,7 +75,7 @@ export function outcomeOf(receipt: TransactionReceipt, expected: ExpectedTransfe
       authorization: { state: 'failed', reason: REASONS.transactionFailed },
     };
   }
-  const transfers = parseEventLogs({ abi: eip3009Abi, eventName: 'Transfer', logs: receipt.logs });
+  const transfers = parseEventLogs({ abi: tokenAbi, eventName: 'Transfer', logs: receipt.logs });
   const paid = transfers.some(
     (log) =>
       sameAddress(log.address, expected.asset) &&

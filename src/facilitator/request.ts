@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { getAddress, type Address, type Hex } from 'viem';
 import {
   X402Error,
+  paymentFingerprint,
   parseFacilitatorRequest as parseWire,
   requestedNetwork,
   type DecodedPayment,
@@ -56,7 +56,7 @@ export function parseFacilitatorRequest(body: unknown): ParsedRequest {
 }
 
 /** The single-use key: network, token, payer, nonce (checksummed addresses, lowercase nonce). */
-export function authorizationKey(request: PaymentRequest): AuthorizationKey {
+export function keyOf(request: PaymentRequest): AuthorizationKey {
   return {
     network: request.requirements.network,
     asset: getAddress(request.requirements.asset.toLowerCase()),
@@ -71,22 +71,13 @@ export function authorizationKey(request: PaymentRequest): AuthorizationKey {
  * result only when this matches, i.e. the payload is exactly the one verified.
  */
 export function payloadHash(request: PaymentRequest): string {
-  const { requirements: r, payment: p } = request;
-  const a = p.authorization;
-  const fields = [
+  const r = request.requirements;
+  return paymentFingerprint(request.payment, [
     r.network,
     r.asset.toLowerCase(),
     r.payTo.toLowerCase(),
     r.amount,
     String(r.extra?.name ?? ''),
     String(r.extra?.version ?? ''),
-    a.from.toLowerCase(),
-    a.to.toLowerCase(),
-    a.value,
-    a.validAfter,
-    a.validBefore,
-    a.nonce.toLowerCase(),
-    p.signature.toLowerCase(),
-  ];
-  return createHash('sha256').update(JSON.stringify(fields)).digest('hex');
+  ]);
 }

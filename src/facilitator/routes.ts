@@ -16,15 +16,14 @@ import {
   MAX_SETTLEMENT_QUERY,
   SupportedResponseSchema,
   VerifyResponseSchema,
+  ADDRESS_PATTERN,
+  BYTES32_PATTERN,
 } from 'skill-market/x402';
 import type { Logger } from '../log';
 import { AppError } from '../http';
 import { safeError } from './chain';
 import { FacilitatorRequestError, type AuthorizationKey } from './request';
 import type { FacilitatorService } from './service';
-
-const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 /**
  * A malformed request body is the caller's fault: 400, as the reference facilitators answer. A
@@ -85,7 +84,8 @@ export function facilitatorRoutes(service: FacilitatorService, logger: Logger, p
     .get(
       '/receipts/:tx',
       async ({ params }) => {
-        if (!TX_HASH.test(params.tx)) throw new AppError('VALIDATION', 'Invalid request: tx must be a transaction hash (0x + 64 hex)');
+        if (!BYTES32_PATTERN.test(params.tx))
+          throw new AppError('VALIDATION', 'Invalid request: tx must be a transaction hash (0x + 64 hex)');
         const receipt = await service.receipt(params.tx);
         if (!receipt) throw new AppError('NOT_FOUND', 'No settlement with this transaction hash');
         return receipt;
@@ -143,9 +143,9 @@ function settlementKey(params: { network: string; asset: string; payer: string; 
   } catch {
     throw new AppError('VALIDATION', 'Invalid request: network must be a CAIP-2 id such as eip155:8453');
   }
-  if (!ADDRESS.test(params.asset) || !ADDRESS.test(params.payer))
+  if (!ADDRESS_PATTERN.test(params.asset) || !ADDRESS_PATTERN.test(params.payer))
     throw new AppError('VALIDATION', 'Invalid request: asset and payer must be addresses (0x + 40 hex)');
-  if (!TX_HASH.test(params.nonce)) throw new AppError('VALIDATION', 'Invalid request: nonce must be 0x + 64 hex');
+  if (!BYTES32_PATTERN.test(params.nonce)) throw new AppError('VALIDATION', 'Invalid request: nonce must be 0x + 64 hex');
   return {
     network,
     asset: getAddress(params.asset.toLowerCase()),

@@ -23,7 +23,14 @@
  * amount against the balance, as the settle that may still claim it would take it.
  */
 import type { Address } from 'viem';
-import { toV1Name, type BatchReceipt, type Caip2Network, type SettleResponse, type SettlementMode } from 'skill-market/x402';
+import {
+  authorizationKey,
+  toV1Name,
+  type BatchReceipt,
+  type Caip2Network,
+  type SettleResponse,
+  type SettlementMode,
+} from 'skill-market/x402';
 import type { Logger } from '../log';
 import type { Batcher } from './batch';
 import { isChannelRequest, type ChannelService } from './channels';
@@ -31,7 +38,7 @@ import { toBatchReceipt, type BatchStore } from './batch-store';
 import { transferCall, transferCalls, type ChainReader, type Rejection, type SignerKind } from './chain';
 import { REASONS } from './reasons';
 import type { RelayerPool } from './relayer';
-import { authorizationKey, parseFacilitatorRequest, payloadHash, type AuthorizationKey, type PaymentRequest } from './request';
+import { keyOf, parseFacilitatorRequest, payloadHash, type AuthorizationKey, type PaymentRequest } from './request';
 import { settleFailure, submitSettlement, type SettleContext, type SettleOptions } from './settle';
 import { toPaymentReceipt, type AuthorizationRow, type NewAuthorization, type PaymentStore } from './store';
 import { unixSeconds, type Clock, type PaymentReceipt, type SettlementStatus, type SupportedResponse, type VerifyResponse } from './types';
@@ -86,9 +93,6 @@ function statusOf(row: AuthorizationRow): SettlementStatus {
   return answer;
 }
 
-const keyText = (key: { network: string; asset: string; payer: string; nonce: string }) =>
-  `${key.network}|${key.asset}|${key.payer}|${key.nonce}`.toLowerCase();
-
 const replay: Rejection = { reason: REASONS.nonceAlreadyUsed, message: 'This authorization was already presented' };
 
 /** A payer whose settlement reverted is refused this long after the revert was recorded. */
@@ -120,7 +124,7 @@ export function createFacilitatorService(deps: FacilitatorServiceDeps): Facilita
   const record = (request: PaymentRequest, kind: SignerKind): NewAuthorization => {
     const a = request.payment.authorization;
     return {
-      key: authorizationKey(request),
+      key: keyOf(request),
       payee: request.requirements.payTo,
       amount: a.value,
       validAfter: a.validAfter,
@@ -146,7 +150,7 @@ export function createFacilitatorService(deps: FacilitatorServiceDeps): Facilita
    * (a pooled connection on PostgreSQL) is held for two statements, not for chain round trips.
    */
   const admit = async (request: PaymentRequest, state: 'verified' | 'settling', balanceWanted: boolean): Promise<Admitted | Rejection> => {
-    const key = authorizationKey(request);
+    const key = keyOf(request);
     const revertedSince = (now: Date) => new Date(now.getTime() - REVERTED_PAYER_REFUSAL_MS);
     const checked = await checkAuthorization(request, chain);
     if ('reason' in checked) {
@@ -231,7 +235,7 @@ export function createFacilitatorService(deps: FacilitatorServiceDeps): Facilita
       const request = parsed.request;
       const failed = terms(request);
       if (failed) return settleFailure(request, failed);
-      const key = authorizationKey(request);
+      const key = keyOf(request);
       // The verified payload: reuse verify's signature check and simulation, no second recovery
       // nor gas estimate. In broadcast mode the balance read after the claim bounds the exposure
       // (answerMode): the claim's amount of the payer's others was read before it.
@@ -268,9 +272,9 @@ export function createFacilitatorService(deps: FacilitatorServiceDeps): Facilita
 
     async settlements(keys) {
       const rows = await store.authorizations(keys);
-      const byKey = new Map(rows.map((row) => [keyText(row), row]));
+      const byKey = new Map(rows.map((row) => [authorizationKey(row), row]));
       return keys.map((key) => {
-        const row = byKey.get(keyText(key));
+        const row = byKey.get(authorizationKey(key));
         return row ? statusOf(row) : null;
       });
     },

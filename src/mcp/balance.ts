@@ -3,11 +3,10 @@
  * allowed (MARKET_ASSETS) or the network's USDC. Never throws: an unreadable balance is reported
  * as such, without the RPC URL (it may carry a provider key).
  */
-import { createPublicClient, getAddress, http, parseAbi, type Address } from 'viem';
+import { createPublicClient, getAddress, http, type Address } from 'viem';
 import { getKnownNetwork, normalizeNetwork, DEFAULT_NETWORK } from 'skill-market/x402';
+import { readTokenBalance } from '../chain/token/balance';
 import { PUBLIC_RPC_URLS } from '../config/chain';
-
-const erc20 = parseAbi(['function balanceOf(address account) view returns (uint256)']);
 
 export type BalanceResult = { ok: true; atomic: bigint; asset: Address; network: string } | { ok: false; error: string; network: string };
 
@@ -22,7 +21,7 @@ export async function readBalance(
   if (!rpcUrl) return { ok: false, error: `no RPC for ${network}: set MARKET_RPC_URL`, network };
   try {
     const client = createPublicClient({ transport: http(rpcUrl, { timeout: 5_000, retryCount: 0 }) });
-    const atomic = await client.readContract({ address: getAddress(asset), abi: erc20, functionName: 'balanceOf', args: [owner] });
+    const atomic = await readTokenBalance(client, getAddress(asset), owner);
     return { ok: true, atomic, asset: getAddress(asset), network };
   } catch (error) {
     return { ok: false, error: `the chain could not be read (${(error as Error)?.name ?? 'error'})`, network };

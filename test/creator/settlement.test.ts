@@ -112,7 +112,15 @@ describe('the settlement watcher', () => {
     expect(response.body).toBe('{"success":true,"result":42}');
     expect(response.headers['PAYMENT-RESPONSE']).toBeDefined();
     expect(settled).toEqual([
-      { skill: 'echo', amount: '0.01', payer: PAYER, transaction: TX, nonce: `0x${'01'.repeat(32)}`, network: 'eip155:84532' },
+      {
+        skill: 'echo',
+        amount: '0.01',
+        amountAtomic: '10000',
+        payer: PAYER,
+        transaction: TX,
+        nonce: `0x${'01'.repeat(32)}`,
+        network: 'eip155:84532',
+      },
     ]);
     expect(watcher.watching).toBe(0);
   });

@@ -1,6 +1,9 @@
 /** Analytics: views, calls, usage, favourites, a skill's counters, and the caller's own history. */
 import { type Static, Type as T } from '@sinclair/typebox';
-import { Cursor, Nullable, PageLimit, QueryInteger, Timestamp, Uuid } from './common';
+import { BYTES32_PATTERN, UINT_PATTERN } from '../../x402/patterns';
+
+const HASH_PATTERN = BYTES32_PATTERN.source;
+import { ADDRESS_PATTERN, Cursor, Nullable, PageLimit, QueryInteger, Timestamp, Uuid } from './common';
 
 const SkillId = Uuid('the skill id (UUID)');
 const PaymentRef = T.String({ minLength: 1, maxLength: 200, description: 'transaction hash or authorization nonce; counted once' });
@@ -15,7 +18,8 @@ export type ViewBody = Static<typeof ViewBody>;
 
 /**
  * `POST /analytics/call` body: the skill's creator (its skill server, with its `sk_` key) reports an
- * execution; answered with {@link Recorded}. `amount` is in USDC (not micro-USDC). With a
+ * execution; answered with {@link Recorded}. `amountAtomic` is what was paid in the token's atomic
+ * units (decimal digits, the token's own decimals); older senders give `amount` in USDC instead. With a
  * `paymentRef` the call counts as one paid call once that payment is verified on chain, however
  * often the reference is sent; without one it counts at once as an unpaid call. `paymentNonce`,
  * the payer's EIP-3009 authorization nonce, names one payment of a transaction that settled many
@@ -26,17 +30,23 @@ export type ViewBody = Static<typeof ViewBody>;
  */
 export const CallBody = T.Object({
   skillId: SkillId,
-  amount: T.Optional(T.Union([T.String({ maxLength: 32 }), T.Number()], { description: 'USDC amount, e.g. "0.001"' })),
+  amountAtomic: T.Optional(
+    T.String({
+      pattern: UINT_PATTERN.source,
+      description: 'the amount paid, in the token’s atomic units (decimal digits), as x402 states it',
+    }),
+  ),
+  amount: T.Optional(T.Union([T.String({ maxLength: 32 }), T.Number()], { description: 'older form: a USDC amount, e.g. "0.001"' })),
   paymentRef: T.Optional(PaymentRef),
   paymentNonce: T.Optional(
     T.String({
-      pattern: '^0x[0-9a-fA-F]{64}$',
+      pattern: HASH_PATTERN,
       description: 'the EIP-3009 authorization nonce the call was paid with: names this payment among several in one transaction (a batch)',
     }),
   ),
   channelId: T.Optional(
     T.String({
-      pattern: '^0x[0-9a-fA-F]{64}$',
+      pattern: HASH_PATTERN,
       description: 'the batch-settlement payment channel the call was paid over (instead of a paymentRef)',
     }),
   ),
@@ -133,8 +143,8 @@ export type UsageBody = Static<typeof UsageBody>;
  */
 export const ReportedPayment = T.Object({
   skillSlug: T.String({ minLength: 1, maxLength: 120 }),
-  consumerAddress: T.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'the payer' }),
-  paymentTxHash: T.String({ pattern: '^0x[0-9a-fA-F]{64}$', description: 'the settlement transaction' }),
+  consumerAddress: T.String({ pattern: ADDRESS_PATTERN, description: 'the payer' }),
+  paymentTxHash: T.String({ pattern: HASH_PATTERN, description: 'the settlement transaction' }),
   amount: T.Union([T.String({ minLength: 1, maxLength: 32 }), T.Number()], {
     description: 'the listed price: "$0.001", "0.001", or integer micro-USDC (1000)',
   }),

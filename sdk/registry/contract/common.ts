@@ -1,5 +1,6 @@
 /** Building blocks of the registry's wire shapes. */
 import { type Static, type TSchema, Type as T } from '@sinclair/typebox';
+import { ADDRESS_PATTERN as ADDRESS_REGEXP } from '../../x402/patterns';
 
 /**
  * The pattern of a 0x address on the wire: `0x` and 40 hex digits, any case (the registry answers
@@ -9,7 +10,7 @@ import { type Static, type TSchema, Type as T } from '@sinclair/typebox';
  * @example
  * new RegExp(ADDRESS_PATTERN).test('0x209693Bc6afc0C5328bA36FaF03C514EF312287C'); // true
  */
-export const ADDRESS_PATTERN = '^0x[0-9a-fA-F]{40}$';
+export const ADDRESS_PATTERN = ADDRESS_REGEXP.source;
 /**
  * Schema of an id on the wire: a UUID string (skills, groups, reviews, API keys, wallets, usage
  * records). `description` documents the field in the registry's OpenAPI.

@@ -4,10 +4,11 @@
  * may appear). Amounts are integers of the token's smallest unit as decimal strings.
  */
 import { type Static, type TSchema, Type as T } from '@sinclair/typebox';
+import { BYTES32_PATTERN } from '../../x402/patterns';
 import { AddressString, Timestamp } from './common';
 import type { WebhookEvent } from './webhooks';
 
-const Hash = (description: string) => T.String({ pattern: '^0x[0-9a-fA-F]{64}$', description });
+const Hash = (description: string) => T.String({ pattern: BYTES32_PATTERN.source, description });
 const Atomic = (description: string) => T.String({ pattern: '^[0-9]+$', description });
 const Slug = T.String({ description: 'the skill’s slug' });
 const Version = T.Literal(1);

@@ -20,7 +20,7 @@ import {
   type VoucherFields,
 } from 'skill-market/x402';
 import type { Rejection } from '../chain';
-import { eip3009Abi } from '../chain';
+import { readTokenBalance } from '../../chain/token/balance';
 import { DEPOSIT_COLLECTOR, type ChannelState } from './contract';
 
 /** Seconds an ERC-3009 authorization must still be valid for (as the exact scheme). */
@@ -135,12 +135,7 @@ export function checkCoverage(payload: BatchClientPayload, state: ChannelState):
 
 /** Rule 8: the payer holds the deposit. */
 export async function checkPayerBalance(client: PublicClient, payload: DepositPayload): Promise<Rejection | undefined> {
-  const balance = await client.readContract({
-    address: getAddress(payload.channelConfig.token),
-    abi: eip3009Abi,
-    functionName: 'balanceOf',
-    args: [getAddress(payload.channelConfig.payer)],
-  });
+  const balance = await readTokenBalance(client, getAddress(payload.channelConfig.token), getAddress(payload.channelConfig.payer));
   return balance < BigInt(payload.deposit.amount)
     ? reject(R.insufficientBalance, `The payer holds ${balance} of the ${payload.deposit.amount} deposited`)
     : undefined;

@@ -34,6 +34,7 @@ import {
   parseGwei,
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { readTokenBalance } from '../../../src/chain/token/balance';
 import { MULTICALL3_ADDRESS, testSmartWalletAbi, usdCoinAbi } from './abi';
 import { compileContracts } from './compile';
 import { spawnAnvil } from '../../../src/chain/anvil';
@@ -226,7 +227,7 @@ export async function startChain(options: StartChainOptions = {}): Promise<Local
       mint: mintAndWait,
       balanceOf: async (address) => {
         await minedAccepted(testClient);
-        return publicClient.readContract({ address: token, abi: usdCoinAbi, functionName: 'balanceOf', args: [address] });
+        return readTokenBalance(publicClient, token, address);
       },
       stop: anvil.stop,
     };

@@ -14,6 +14,7 @@ import type { Abi, Hex } from 'viem';
 export type CompiledContract = { abi: Abi; bytecode: Hex; deployedBytecode: Hex };
 export type ContractName =
   | 'UsdCoin'
+  | 'UsdCoin18'
   | 'TestSmartWallet'
   | 'Multicall3'
   | 'ReentrantCollector'
@@ -23,6 +24,7 @@ export type CompiledContracts = Record<ContractName, CompiledContract>;
 
 const CONTRACT_NAMES: readonly ContractName[] = [
   'UsdCoin',
+  'UsdCoin18',
   'TestSmartWallet',
   'Multicall3',
   'ReentrantCollector',
@@ -77,7 +79,19 @@ async function readSources(): Promise<Record<string, { content: string }>> {
       return Promise.all(files.map(async (f) => [f, { content: await readFile(join(dir, f), 'utf8') }] as const));
     }),
   );
-  return Object.fromEntries(entries.flat().sort(([a], [b]) => a.localeCompare(b)));
+  const sources = Object.fromEntries(entries.flat());
+  sources['UsdCoin18.sol'] = { content: eighteenDecimals(sources['UsdCoin.sol']!.content) };
+  return Object.fromEntries(Object.entries(sources).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/** UsdCoin.sol as a token of 18 decimals (contract UsdCoin18): amounts beyond what 6 decimals hold. */
+function eighteenDecimals(source: string): string {
+  const renamed = source
+    .replace(/\bcontract UsdCoin\b/, 'contract UsdCoin18')
+    .replace(/uint8 public constant decimals = 6;/, 'uint8 public constant decimals = 18;');
+  if (!renamed.includes('contract UsdCoin18') || !renamed.includes('decimals = 18;'))
+    throw new Error('UsdCoin.sol changed: derive UsdCoin18 anew');
+  return renamed;
 }
 
 function readSolcVersion(): string {

@@ -18,6 +18,9 @@ import { priceToAtomic } from '../skills';
 import { type SkillFacts, skillsByIds } from './skill-facts';
 import { countUnpaidCalls } from '../stats';
 
+/** Largest amount a call record stores (a signed 64-bit column). */
+const MAX_STORED_AMOUNT = 2n ** 63n - 1n;
+
 type Accepted = { index: number; skill: SkillFacts; amount: bigint | null; paymentRef: string | null; nonce: string | null };
 
 const refused = (reason: NonNullable<CallOutcome['reason']>, message: string): CallOutcome => ({ status: 'refused', reason, message });
@@ -39,7 +42,11 @@ export async function recordCalls(ctx: ServiceContext, userId: string, calls: re
       else channelCalls.push({ index, call: channel });
     } else {
       try {
-        const amount = call.amount === undefined ? null : priceToAtomic(call.amount);
+        // Atomic units as sent; the older decimal-USDC form is converted here, once.
+        const amount =
+          call.amountAtomic !== undefined ? BigInt(call.amountAtomic) : call.amount === undefined ? null : priceToAtomic(call.amount);
+        if (amount !== null && amount > MAX_STORED_AMOUNT)
+          throw new AppError('VALIDATION', 'Invalid request: field "amountAtomic": too large');
         accepted.push({
           index,
           skill,

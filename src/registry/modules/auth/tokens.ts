@@ -1,5 +1,6 @@
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import type { AuthConfig } from '../../../config';
+import { ADDRESS_PATTERN } from 'skill-market/x402';
 import { AppError } from '../../../http';
 import { isUuid } from '../../lib/uuid';
 
@@ -40,7 +41,7 @@ export async function verifyAccessToken(auth: AuthConfig, token: string, now: Da
       requiredClaims: ['sub', 'exp', 'iat'],
     });
     // Well signed is not well formed: ids go into uuid columns, so anything else is refused here.
-    if (!isUuid(payload.sub) || !isUuid(payload.sid) || typeof payload.addr !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(payload.addr)) {
+    if (!isUuid(payload.sub) || !isUuid(payload.sid) || typeof payload.addr !== 'string' || !ADDRESS_PATTERN.test(payload.addr)) {
       throw new AppError('UNAUTHORIZED', 'Invalid token');
     }
     return { userId: payload.sub, sessionId: payload.sid, walletAddress: payload.addr };

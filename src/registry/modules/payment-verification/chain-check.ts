@@ -1,10 +1,8 @@
-import { decodeEventLog, parseAbi, type Address, type Hash, type Hex, type PublicClient } from 'viem';
+import { decodeEventLog, erc20Abi, type Address, type Hash, type Hex, type PublicClient } from 'viem';
 import { PAYMENT_REVERTED_REASON } from 'skill-market/registry';
+import { eip3009Abi } from 'skill-market/x402';
 
-const tokenEvents = parseAbi([
-  'event Transfer(address indexed from, address indexed to, uint256 value)',
-  'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
-]);
+const tokenEvents = [...erc20Abi, ...eip3009Abi] as const;
 
 /** What the skill's listing says a payment for it must be. */
 export interface ExpectedPayment {

@@ -2,6 +2,7 @@ import { and, asc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
 import type { PaymentVerificationConfig } from '../../../config';
 import type { Database } from '../../../db';
 import { PAYMENT_REVERTED_REASON } from 'skill-market/registry';
+import { BYTES32_PATTERN } from 'skill-market/x402';
 import { paymentVerifications, skills } from '../../../db/schema';
 import { countPaidCall } from '../stats';
 import { emitEvent } from '../webhook-events';
@@ -58,7 +59,7 @@ export async function nominatePayments(
 ): Promise<{ id: string; created: boolean }[]> {
   if (payments.length === 0) return [];
   const rows = payments.map(({ skill, reference, nonce }) => {
-    const txHash = /^0x[0-9a-fA-F]{64}$/.test(reference) ? reference.toLowerCase() : reference;
+    const txHash = BYTES32_PATTERN.test(reference) ? reference.toLowerCase() : reference;
     return {
       skillId: skill.id,
       txHash,

@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, exists, gte, inArray, lte, sql, type SQL } from 'drizzle-orm';
 import { getAddress } from 'viem';
+import { ADDRESS_PATTERN } from 'skill-market/x402';
 import { skillGroupMembers, skillGroups, skills, skillStats, users } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
 import { healthCondition } from '../skill-health';
@@ -227,6 +228,6 @@ function priceFilter(field: string, value: string): bigint {
 }
 
 function addressFilter(value: string): string {
-  if (!/^0x[0-9a-fA-F]{40}$/.test(value)) throw new AppError('VALIDATION', 'Invalid request: field "creator": must be a 0x address');
+  if (!ADDRESS_PATTERN.test(value)) throw new AppError('VALIDATION', 'Invalid request: field "creator": must be a 0x address');
   return getAddress(value.toLowerCase());
 }

@@ -1,7 +1,6 @@
-import { getAddress, isAddress } from 'viem';
 import { schemaProblem } from 'skill-market/json-schema';
 import { endpointProblem } from 'skill-market/registry';
-import { isX402Error, parsePrice } from 'skill-market/x402';
+import { ADDRESS_PATTERN, checksumAddress, isX402Error, parsePrice } from 'skill-market/x402';
 import type { RegistryConfig } from '../../../config';
 import { AppError } from '../../../http';
 
@@ -19,11 +18,10 @@ export function priceToAtomic(price: string | number, field = 'price'): bigint {
 
 /** An EIP-55 checksummed address; a mixed-case address with a bad checksum is refused. */
 export function paymentAddressOf(address: string): string {
-  if (!/^0x[0-9a-fA-F]{40}$/.test(address)) throw invalid('paymentAddress', 'must be a 42-character 0x address');
-  if (!isAddress(address, { strict: true }) && address !== address.toLowerCase() && address.slice(2) !== address.slice(2).toUpperCase()) {
-    throw invalid('paymentAddress', 'has an invalid EIP-55 checksum');
-  }
-  return getAddress(address.toLowerCase());
+  if (!ADDRESS_PATTERN.test(address)) throw invalid('paymentAddress', 'must be a 42-character 0x address');
+  const checksummed = checksumAddress(address);
+  if (!checksummed) throw invalid('paymentAddress', 'has an invalid EIP-55 checksum');
+  return checksummed;
 }
 
 /**

@@ -1,4 +1,5 @@
-import { createPublicClient, http, parseAbi, type Address } from 'viem';
+import { createPublicClient, http, type Address } from 'viem';
+import { balanceFailure, readTokenBalance } from '../../../chain/token/balance';
 import type { ChainConfig } from '../../../config/chain';
 import type { Logger } from '../../../log';
 import type { Clock } from '../../context';
@@ -13,7 +14,6 @@ export interface BalanceReader {
   read(address: string): Promise<BalanceRead>;
 }
 
-const erc20 = parseAbi(['function balanceOf(address account) view returns (uint256)']);
 /** Cache entries kept at most; expired ones are swept first when it fills. */
 const MAX_ENTRIES = 10_000;
 
@@ -29,10 +29,10 @@ export function balanceReader(chain: ChainConfig, clock: Clock, logger: Logger):
 
   const fetchBalance = async (address: Address): Promise<BalanceRead> => {
     try {
-      const atomic = await client.readContract({ address: chain.usdcAddress, abi: erc20, functionName: 'balanceOf', args: [address] });
+      const atomic = await readTokenBalance(client, chain.usdcAddress, address);
       return { type: 'ok', atomic, checkedAt: clock.now() };
     } catch (error) {
-      const reason = describeFailure(error, chain.rpcTimeoutMs);
+      const reason = balanceFailure(error, chain.rpcTimeoutMs);
       logger.warn('wallet balance read failed', { network: chain.network, reason, errorName: (error as Error)?.name });
       return { type: 'unavailable', error: reason };
     }
@@ -60,17 +60,4 @@ function sweep(cache: Map<string, { expiresAt: number }>, now: number): void {
     if (cache.size < MAX_ENTRIES) break;
     cache.delete(key);
   }
-}
-
-/** A short reason a client may see: no URL, no provider text. */
-function describeFailure(error: unknown, timeoutMs: number): string {
-  const names = new Set<string>();
-  for (let e = error as { name?: string; cause?: unknown } | undefined, depth = 0; e && depth < 8; e = e.cause as typeof e, depth++) {
-    if (typeof e.name === 'string') names.add(e.name);
-  }
-  if (names.has('TimeoutError')) return `The RPC did not answer within ${timeoutMs} ms`;
-  if (names.has('HttpRequestError')) return 'The RPC could not be reached';
-  if (names.has('ContractFunctionZeroDataError') || names.has('ContractFunctionRevertedError'))
-    return 'The USDC contract could not be read on this network';
-  return 'The balance could not be read from the RPC';
 }

@@ -1,5 +1,6 @@
 import { and, asc, desc, eq } from 'drizzle-orm';
 import { getAddress, type Address } from 'viem';
+import { ADDRESS_PATTERN } from 'skill-market/x402';
 import { users, wallets } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
 import { AppError } from '../../../http';
@@ -191,7 +192,7 @@ function checksummed(raw: string): Address {
 
 /** For lookups: case-insensitive. */
 function lookupAddress(raw: string): string {
-  if (!/^0x[0-9a-fA-F]{40}$/.test(raw)) throw notFound();
+  if (!ADDRESS_PATTERN.test(raw)) throw notFound();
   return getAddress(raw.toLowerCase());
 }
 
