@@ -28,6 +28,7 @@ import { createPayerTrust, verifyMode, type VerifyMode } from './payers';
 import { createSettlementWatcher } from './settlement';
 import { isProduction, processEnv } from './settings';
 import { isSkill, type Skill, type Skills } from './skill';
+import { declarationOf } from './discovery/bazaar';
 import { requestPath } from '../http/request-path';
 import { createChannelReader } from '../x402/channel-reader';
 import { createClaimer, type ClaimRound } from './channels/claims';
@@ -151,6 +152,15 @@ export interface SkillHandlerOptions {
   channels?: ChannelOption;
   /** The facilitator's receiver authorizer (its `/supported` `extra.receiverAuthorizer` for the scheme). */
   receiverAuthorizer?: string;
+  /**
+   * Name catalogues show for this server (the 402's `resource.serviceName`, x402 `bazaar`): printable
+   * ASCII, at most 32 characters. Default none (`serve()`: its `appName` when one is given).
+   */
+  serviceName?: string;
+  /** Icon catalogues show (`resource.iconUrl`); sent only when it is https at a named host. Default none. */
+  iconUrl?: string;
+  /** Groups every skill is listed under besides its own (`register.groups`); with them, the 402's `resource.tags`. */
+  groups?: readonly string[];
 }
 
 /** The fetch-style skill server. */
@@ -381,6 +391,12 @@ function routeOf(name: string, definition: Skill, amount: bigint, asset: AssetIn
       description: definition.description ?? '',
       mimeType: 'application/json',
       maxTimeoutSeconds: Math.max(DEFAULT_MAX_TIMEOUT_SECONDS, Math.ceil(definition.timeout / 1000) + 30),
+      service: {
+        serviceName: options.serviceName,
+        tags: [...definition.groups, ...(options.groups ?? [])],
+        iconUrl: options.iconUrl,
+      },
+      extensions: { bazaar: declarationOf(definition) },
     });
     return { name, skill: definition, terms, amount };
   } catch (error) {

@@ -87,6 +87,14 @@ export interface ServeOptions {
   rpcUrl?: string;
   /** Name shown by /health and sent as User-Agent; default `skill-market skill server`. */
   appName?: string;
+  /**
+   * Name catalogues show for this server: the 402's `resource.serviceName` (x402 `bazaar`), with
+   * each skill's groups as `tags`. Printable ASCII, at most 32 characters. Default `appName` when given.
+   * @example serve(skills, { serviceName: 'Tide Co', iconUrl: 'https://tides.example/icon.png' })
+   */
+  serviceName?: string;
+  /** Icon catalogues show (`resource.iconUrl`); sent only when it is https at a named host. Default none. */
+  iconUrl?: string;
   /** Called on each skill invocation with its name and input. */
   onCall?: (skillName: string, input: unknown) => unknown;
   /** Called when a skill errors (throws, times out, or breaks its outputSchema). */
@@ -232,6 +240,9 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
     ...(options.rpcUrl ? { rpcUrl: httpUrl(options.rpcUrl, 'rpcUrl') } : {}),
     ...(options.channels !== undefined ? { channels: options.channels } : {}),
     ...(receiverAuthorizer ? { receiverAuthorizer } : {}),
+    ...((options.serviceName ?? options.appName) ? { serviceName: options.serviceName ?? options.appName } : {}),
+    ...(options.iconUrl ? { iconUrl: options.iconUrl } : {}),
+    ...(registration?.groups ? { groups: registration.groups } : {}),
     onSettled: (call) => tracker?.track(call),
     ...fetchOption,
   });

@@ -1,7 +1,7 @@
 import { buildPaymentTerms, DEFAULT_MAX_TIMEOUT_SECONDS, type AssetInfo } from 'skill-market/x402';
 import type { DiscoveryResource, SkillView } from 'skill-market/registry';
-import { bazaarExtension, type BazaarExtension } from './bazaar';
-import { catalogueIconUrl, catalogueTags, isCatalogueText } from 'skill-market/x402';
+import { bazaarExtension, type BazaarExtension } from 'skill-market/creator';
+import { serviceMetadata } from 'skill-market/x402';
 
 /** What a skill's creator shows of themselves: their profile's name and avatar. */
 export interface CreatorProfile {
@@ -49,9 +49,6 @@ export function resourceBuilder() {
       mimeType: SKILL_MIME_TYPE,
       maxTimeoutSeconds: DEFAULT_MAX_TIMEOUT_SECONDS,
     });
-    const serviceName = [creator?.name, skill.name].find(isCatalogueText);
-    const tags = catalogueTags(skill.groups);
-    const iconUrl = catalogueIconUrl(creator?.avatar);
     return {
       resource: skill.endpoint,
       type: 'http',
@@ -60,9 +57,7 @@ export function resourceBuilder() {
       lastUpdated: skill.updatedAt,
       ...(skill.description ? { description: skill.description } : {}),
       mimeType: SKILL_MIME_TYPE,
-      ...(serviceName ? { serviceName } : {}),
-      ...(tags.length > 0 ? { tags } : {}),
-      ...(iconUrl ? { iconUrl } : {}),
+      ...serviceMetadata([creator?.name, skill.name], skill.groups, creator?.avatar),
       extensions: { bazaar: extensionOf(skill) as unknown as DiscoveryResource['extensions']['bazaar'] },
     };
   };
