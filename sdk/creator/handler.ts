@@ -1,6 +1,7 @@
 /**
  * The skill server as one fetch-style function, `(Request) => Promise<Response>`: `GET /health`,
- * `POST /<skillName>` (validated input, then the paid call), CORS preflights. It runs in any
+ * `POST /<skillName>` (validated input, then the paid call), `GET /.well-known/x402` and
+ * `GET /openapi.json` (its paid operations for x402 crawlers), CORS preflights. It runs in any
  * runtime with the Fetch API; `serve()` puts it on a port, tests call it in process.
  */
 import { validateAgainst } from '../json-schema/index';
@@ -29,6 +30,7 @@ import { createSettlementWatcher } from './settlement';
 import { isProduction, processEnv } from './settings';
 import { isSkill, type Skill, type Skills } from './skill';
 import { declarationOf } from './discovery/bazaar';
+import { OPENAPI_PATHS, openApiDocument, WELL_KNOWN_X402, wellKnownX402 } from './discovery/publish';
 import { requestPath } from '../http/request-path';
 import { createChannelReader } from '../x402/channel-reader';
 import { createClaimer, type ClaimRound } from './channels/claims';
@@ -263,6 +265,7 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
     };
   }
   const names = [...routes.keys()];
+  const publicUrl = (options.publicUrl ?? 'http://localhost:3002').replace(/\/+$/, '');
   const cors = corsPolicy(options.cors ?? true);
 
   const handle = async (request: Request): Promise<Response> => {
@@ -272,6 +275,13 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
         return toResponse(failure(405, 'Method not allowed', {}, { Allow: 'GET, HEAD' }));
       const prices = Object.fromEntries([...routes.values()].map((r) => [r.name, formatPriceUsd(r.amount, r.terms.asset.decimals)]));
       return toResponse(jsonAnswer(200, { status: 'ok', skills: names, app: appName, prices }));
+    }
+    if (path === WELL_KNOWN_X402 || OPENAPI_PATHS.has(path)) {
+      if (request.method !== 'GET' && request.method !== 'HEAD')
+        return toResponse(failure(405, 'Method not allowed', {}, { Allow: 'GET, HEAD' }));
+      const listed = routes.values();
+      const title = options.serviceName ?? appName;
+      return toResponse(jsonAnswer(200, path === WELL_KNOWN_X402 ? wellKnownX402(listed) : openApiDocument(listed, publicUrl, title)));
     }
     const route = routes.get(path.slice(1));
     if (!route) return toResponse(failure(404, 'Not found'));

@@ -189,7 +189,8 @@ export interface SkillServer {
 }
 
 /**
- * Starts a paid skill server: `POST /<name>` for every skill (x402 payment required) and `GET /health`.
+ * Starts a paid skill server: `POST /<name>` for every skill (x402 payment required), `GET /health`,
+ * `GET /.well-known/x402` and `GET /openapi.json` (the paid operations with `x-payment-info`).
  *
  * @throws ServeConfigError `no skills provided`, `wallet not found`, or a malformed option
  * @throws RegistrationError when registration fails with `register.onError: 'throw'`

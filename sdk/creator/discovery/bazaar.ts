@@ -103,8 +103,10 @@ function declaredExamples(schema: JsonSchema): unknown[] {
  * A copy of `schema` to place at the JSON pointer `at` of another: local references (`#/…`)
  * re-pointed below `at`, and no `$schema` or `$id` (an `$id` would make it a document of its own,
  * and the catalogue's rules forbid ids that are not fragments).
+ *
+ * @internal
  */
-function embedded(schema: JsonSchema, at: string): JsonSchema {
+export function embedded(schema: JsonSchema, at: string): JsonSchema {
   const copy = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(copy);
     if (typeof node !== 'object' || node === null) return node;
