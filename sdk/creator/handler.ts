@@ -274,7 +274,9 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
       if (request.method !== 'GET' && request.method !== 'HEAD')
         return toResponse(failure(405, 'Method not allowed', {}, { Allow: 'GET, HEAD' }));
       const prices = Object.fromEntries([...routes.values()].map((r) => [r.name, formatPriceUsd(r.amount, r.terms.asset.decimals)]));
-      return toResponse(jsonAnswer(200, { status: 'ok', skills: names, app: appName, prices }));
+      // What each 402 asks now: a registry lists these offers (the channel's included) as the skill's terms.
+      const accepts = Object.fromEntries([...routes.values()].map((r) => [r.name, r.terms.paymentRequired.accepts]));
+      return toResponse(jsonAnswer(200, { status: 'ok', skills: names, app: appName, prices, accepts }));
     }
     if (path === WELL_KNOWN_X402 || OPENAPI_PATHS.has(path)) {
       if (request.method !== 'GET' && request.method !== 'HEAD')
