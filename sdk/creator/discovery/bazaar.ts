@@ -16,6 +16,7 @@ const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples', 'example'
 /** Keywords whose values map names to schemas (a property may be called `default`). */
 const NAMED_SCHEMAS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'dependencies']);
 
+/** A skill's x402 `bazaar` extension: `info` (how to call it, what comes back) and the JSON Schema `info` satisfies. */
 export interface BazaarExtension {
   info: {
     input: { type: 'http'; method: 'POST'; bodyType: 'json'; body: unknown };
