@@ -20,6 +20,7 @@ import m17 from './0017_review_points.sql' with { type: 'text' };
 import m18 from './0018_channel_operations.sql' with { type: 'text' };
 import m19 from './0019_channel_calls.sql' with { type: 'text' };
 import m20 from './0020_channel_vouchers.sql' with { type: 'text' };
+import m21 from './0021_server_offers.sql' with { type: 'text' };
 
 export interface MigrationSource {
   tag: string;
@@ -50,4 +51,5 @@ export const migrations: MigrationSource[] = [
   { tag: '0018_channel_operations', when: 1795682826004, breakpoints: true, sql: m18 },
   { tag: '0019_channel_calls', when: 1795682947560, breakpoints: true, sql: m19 },
   { tag: '0020_channel_vouchers', when: 1795684144759, breakpoints: true, sql: m20 },
+  { tag: '0021_server_offers', when: 1795693085768, breakpoints: true, sql: m21 },
 ];

@@ -1,6 +1,7 @@
 /**
  * The skill server as one fetch-style function, `(Request) => Promise<Response>`: `GET /health`,
- * `POST /<skillName>` (validated input, then the paid call), CORS preflights. It runs in any
+ * `POST /<skillName>` (validated input, then the paid call), `GET /.well-known/x402` and
+ * `GET /openapi.json` (its paid operations for x402 crawlers), CORS preflights. It runs in any
  * runtime with the Fetch API; `serve()` puts it on a port, tests call it in process.
  */
 import { validateAgainst } from '../json-schema/index';
@@ -28,6 +29,8 @@ import { createPayerTrust, verifyMode, type VerifyMode } from './payers';
 import { createSettlementWatcher } from './settlement';
 import { isProduction, processEnv } from './settings';
 import { isSkill, type Skill, type Skills } from './skill';
+import { declarationOf } from './discovery/bazaar';
+import { OPENAPI_PATHS, openApiDocument, WELL_KNOWN_X402, wellKnownX402 } from './discovery/publish';
 import { requestPath } from '../http/request-path';
 import { createChannelReader } from '../x402/channel-reader';
 import { createClaimer, type ClaimRound } from './channels/claims';
@@ -151,6 +154,15 @@ export interface SkillHandlerOptions {
   channels?: ChannelOption;
   /** The facilitator's receiver authorizer (its `/supported` `extra.receiverAuthorizer` for the scheme). */
   receiverAuthorizer?: string;
+  /**
+   * Name catalogues show for this server (the 402's `resource.serviceName`, x402 `bazaar`): printable
+   * ASCII, at most 32 characters. Default none (`serve()`: its `appName` when one is given).
+   */
+  serviceName?: string;
+  /** Icon catalogues show (`resource.iconUrl`); sent only when it is https at a named host. Default none. */
+  iconUrl?: string;
+  /** Groups every skill is listed under besides its own (`register.groups`); with them, the 402's `resource.tags`. */
+  groups?: readonly string[];
 }
 
 /** The fetch-style skill server. */
@@ -253,6 +265,7 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
     };
   }
   const names = [...routes.keys()];
+  const publicUrl = (options.publicUrl ?? 'http://localhost:3002').replace(/\/+$/, '');
   const cors = corsPolicy(options.cors ?? true);
 
   const handle = async (request: Request): Promise<Response> => {
@@ -261,7 +274,16 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
       if (request.method !== 'GET' && request.method !== 'HEAD')
         return toResponse(failure(405, 'Method not allowed', {}, { Allow: 'GET, HEAD' }));
       const prices = Object.fromEntries([...routes.values()].map((r) => [r.name, formatPriceUsd(r.amount, r.terms.asset.decimals)]));
-      return toResponse(jsonAnswer(200, { status: 'ok', skills: names, app: appName, prices }));
+      // What each 402 asks now: a registry lists these offers (the channel's included) as the skill's terms.
+      const accepts = Object.fromEntries([...routes.values()].map((r) => [r.name, r.terms.paymentRequired.accepts]));
+      return toResponse(jsonAnswer(200, { status: 'ok', skills: names, app: appName, prices, accepts }));
+    }
+    if (path === WELL_KNOWN_X402 || OPENAPI_PATHS.has(path)) {
+      if (request.method !== 'GET' && request.method !== 'HEAD')
+        return toResponse(failure(405, 'Method not allowed', {}, { Allow: 'GET, HEAD' }));
+      const listed = routes.values();
+      const title = options.serviceName ?? appName;
+      return toResponse(jsonAnswer(200, path === WELL_KNOWN_X402 ? wellKnownX402(listed) : openApiDocument(listed, publicUrl, title)));
     }
     const route = routes.get(path.slice(1));
     if (!route) return toResponse(failure(404, 'Not found'));
@@ -381,6 +403,12 @@ function routeOf(name: string, definition: Skill, amount: bigint, asset: AssetIn
       description: definition.description ?? '',
       mimeType: 'application/json',
       maxTimeoutSeconds: Math.max(DEFAULT_MAX_TIMEOUT_SECONDS, Math.ceil(definition.timeout / 1000) + 30),
+      service: {
+        serviceName: options.serviceName,
+        tags: [...definition.groups, ...(options.groups ?? [])],
+        iconUrl: options.iconUrl,
+      },
+      extensions: { bazaar: declarationOf(definition) },
     });
     return { name, skill: definition, terms, amount };
   } catch (error) {

@@ -51,6 +51,7 @@ export {
   type RegistrationResult,
 } from './register';
 export { DEFAULT_NETWORK } from '../x402/index';
+export { bazaarExtension, type BazaarExtension } from './discovery/bazaar';
 export { updateSkill, type SkillUpdate, type UpdateOptions } from './update';
 export type { SettledCall } from './paid-call';
 export type { TrackingOptions } from './tracker';

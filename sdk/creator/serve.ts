@@ -87,6 +87,14 @@ export interface ServeOptions {
   rpcUrl?: string;
   /** Name shown by /health and sent as User-Agent; default `skill-market skill server`. */
   appName?: string;
+  /**
+   * Name catalogues show for this server: the 402's `resource.serviceName` (x402 `bazaar`), with
+   * each skill's groups as `tags`. Printable ASCII, at most 32 characters. Default `appName` when given.
+   * @example serve(skills, { serviceName: 'Tide Co', iconUrl: 'https://tides.example/icon.png' })
+   */
+  serviceName?: string;
+  /** Icon catalogues show (`resource.iconUrl`); sent only when it is https at a named host. Default none. */
+  iconUrl?: string;
   /** Called on each skill invocation with its name and input. */
   onCall?: (skillName: string, input: unknown) => unknown;
   /** Called when a skill errors (throws, times out, or breaks its outputSchema). */
@@ -181,7 +189,8 @@ export interface SkillServer {
 }
 
 /**
- * Starts a paid skill server: `POST /<name>` for every skill (x402 payment required) and `GET /health`.
+ * Starts a paid skill server: `POST /<name>` for every skill (x402 payment required), `GET /health`,
+ * `GET /.well-known/x402` and `GET /openapi.json` (the paid operations with `x-payment-info`).
  *
  * @throws ServeConfigError `no skills provided`, `wallet not found`, or a malformed option
  * @throws RegistrationError when registration fails with `register.onError: 'throw'`
@@ -232,6 +241,9 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
     ...(options.rpcUrl ? { rpcUrl: httpUrl(options.rpcUrl, 'rpcUrl') } : {}),
     ...(options.channels !== undefined ? { channels: options.channels } : {}),
     ...(receiverAuthorizer ? { receiverAuthorizer } : {}),
+    ...((options.serviceName ?? options.appName) ? { serviceName: options.serviceName ?? options.appName } : {}),
+    ...(options.iconUrl ? { iconUrl: options.iconUrl } : {}),
+    ...(registration?.groups ? { groups: registration.groups } : {}),
     onSettled: (call) => tracker?.track(call),
     ...fetchOption,
   });

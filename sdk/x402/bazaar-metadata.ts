@@ -69,3 +69,33 @@ export function catalogueIconUrl(value: string | null | undefined): string | und
   }
   return value;
 }
+
+/** The service metadata of a resource (`PaymentRequired.resource`, a catalogue's listing): only the fields the rules keep. */
+export interface ServiceMetadata {
+  serviceName?: string;
+  tags?: string[];
+  iconUrl?: string;
+}
+
+/**
+ * The metadata a resource may carry: the first valid of `names` as `serviceName`, the
+ * {@link catalogueTags} of `tags`, the {@link catalogueIconUrl} of `iconUrl`; a field with nothing
+ * valid is left out.
+ *
+ * @example
+ * serviceMetadata(['Café', 'Tide Co'], ['tides'], 'http://cdn.example/i.png'); // { serviceName: 'Tide Co', tags: ['tides'] }
+ */
+export function serviceMetadata(
+  names: readonly (string | null | undefined)[],
+  tags: readonly string[],
+  iconUrl: string | null | undefined,
+): ServiceMetadata {
+  const serviceName = names.find(isCatalogueText);
+  const kept = catalogueTags(tags);
+  const icon = catalogueIconUrl(iconUrl);
+  return {
+    ...(serviceName ? { serviceName } : {}),
+    ...(kept.length > 0 ? { tags: kept } : {}),
+    ...(icon ? { iconUrl: icon } : {}),
+  };
+}

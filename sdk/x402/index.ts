@@ -211,4 +211,4 @@ export {
   type BatchReceipt,
 } from './facilitator';
 /** The bazaar extension's service metadata rules (serviceName, tags, iconUrl), for catalogues and their sources alike. */
-export { catalogueIconUrl, catalogueTags, isCatalogueText } from './bazaar-metadata';
+export { catalogueIconUrl, catalogueTags, isCatalogueText, serviceMetadata, type ServiceMetadata } from './bazaar-metadata';

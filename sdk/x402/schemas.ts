@@ -141,6 +141,10 @@ export interface ResourceInfo {
   url: string;
   description?: string;
   mimeType?: string;
+  /** Bazaar service metadata (see `serviceMetadata`). */
+  serviceName?: string;
+  tags?: string[];
+  iconUrl?: string;
 }
 
 /** v2 PaymentRequirements of the `exact` scheme on an EVM network. */

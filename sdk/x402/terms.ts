@@ -5,6 +5,7 @@
  */
 import { getAddress } from 'viem';
 import { encodeBase64Json } from './base64';
+import { serviceMetadata, type ServiceMetadata } from './bazaar-metadata';
 import type { DecodedPayment } from './codec';
 import { X402Error } from './errors';
 import { PAYMENT_REQUIRED_HEADER } from './headers';
@@ -39,6 +40,10 @@ export interface TermsInput {
   mimeType?: string;
   /** Seconds an authorization stays valid; default 60. */
   maxTimeoutSeconds?: number;
+  /** Service metadata for catalogues (`resource.serviceName`, `tags`, `iconUrl`), kept where the bazaar rules allow; see {@link serviceMetadata}. */
+  service?: ServiceMetadata;
+  /** x402 extensions the 402 declares (PaymentRequired `extensions`, e.g. `bazaar`), echoed by clients in their payment. */
+  extensions?: Record<string, unknown>;
 }
 
 /** Everything a server needs to ask for and check payments for one skill. Deeply frozen. */
@@ -104,6 +109,7 @@ export function buildPaymentTerms(input: TermsInput): PaymentTerms {
   const resource: PaymentRequired['resource'] = { url: input.resourceUrl };
   if (input.description !== undefined) resource.description = description;
   if (input.mimeType !== undefined) resource.mimeType = input.mimeType;
+  if (input.service) Object.assign(resource, serviceMetadata([input.service.serviceName], input.service.tags ?? [], input.service.iconUrl));
   const body: PaymentRequiredBody = {
     accepts: {
       scheme: 'exact',
@@ -120,7 +126,12 @@ export function buildPaymentTerms(input: TermsInput): PaymentTerms {
   };
   return deepFreeze({
     requirements,
-    paymentRequired: { x402Version: 2, resource, accepts: [{ ...requirements, extra: { ...requirements.extra } }] },
+    paymentRequired: {
+      x402Version: 2,
+      resource,
+      accepts: [{ ...requirements, extra: { ...requirements.extra } }],
+      ...(input.extensions ? { extensions: structuredClone(input.extensions) } : {}),
+    },
     body,
     asset,
   });

@@ -8,6 +8,7 @@ Usage:
                [--facilitator URL] [--api-url URL] [--network eip155:ID] [--asset 0x… [--asset-name N] [--asset-version V]] [--rpc-url URL]
                [--settlement broadcast|confirmed] [--verify at-settlement|first] [--no-register]
                [--channels on|off] [--channels-dir DIR] [--claim-above PRICE] [--claim-within SECONDS]
+               [--service-name NAME] [--icon-url URL]
                                             run a creator's paid skill server (default port 3002)
                                             from a module exporting skill(...)s; the SDK is built in.
                                             Wallet from MARKET_WALLET_ADDRESS / MARKET_WALLET_KEY, key

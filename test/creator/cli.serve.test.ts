@@ -67,10 +67,32 @@ describe('market serve (compiled binary)', () => {
     copyFileSync(join(import.meta.dir, '../../examples/creator/skills.ts'), join(dir, 'skills.ts'));
     const payee = await stack.chain.createAccount();
     const port = await freePort();
-    const child = market(['serve', 'skills.ts', '--port', String(port), ...chainFlags()], { MARKET_WALLET_ADDRESS: payee.address }, dir);
+    const child = market(
+      [
+        'serve',
+        'skills.ts',
+        '--port',
+        String(port),
+        ...chainFlags(),
+        '--service-name',
+        'Word Tools',
+        '--icon-url',
+        'https://words.example/i.png',
+      ],
+      { MARKET_WALLET_ADDRESS: payee.address },
+      dir,
+    );
     try {
       const url = `http://127.0.0.1:${port}`;
       expect(await waitForJson(`${url}/health`, 15_000)).toMatchObject({ status: 'ok', skills: ['echo', 'word-count'] });
+      const unpaid = await postJson(`${url}/word-count`, { text: 'one' });
+      const offered = JSON.parse(Buffer.from(unpaid.headers.get('PAYMENT-REQUIRED')!, 'base64').toString('utf8'));
+      expect(offered.resource).toMatchObject({ serviceName: 'Word Tools', iconUrl: 'https://words.example/i.png' });
+      expect(offered.extensions.bazaar.info.input).toMatchObject({ type: 'http', method: 'POST', bodyType: 'json' });
+      expect(await waitForJson(`${url}/.well-known/x402`, 5_000)).toEqual({
+        version: 1,
+        resources: [`http://localhost:${port}/echo`, `http://localhost:${port}/word-count`],
+      });
       expect((await postJson(`${url}/word-count`, { words: 'no' })).status).toBe(400);
       const res = await paidPost(`${url}/word-count`, { text: 'one two  three' }, await stack.chain.createAccount({ usdc: 1_000_000n }));
       expect(res.status).toBe(200);

@@ -99,7 +99,7 @@ for (const kind of databaseKinds) {
           network: stack.chain.network,
           asset: stack.asset,
           trackCalls: false,
-          // The registry lists the exact terms of a listing; payment channels are the server's own offer.
+          // Channels off: the registry lists a channel offer only once its health probe has read it (see channels.test.ts).
           channels: false,
           logger: recordingLogger(),
           env: {},

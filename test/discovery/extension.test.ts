@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'bun:test';
 import { isValidIconUrl, isValidServiceName, sanitizeTags, validateDiscoveryExtension } from '@x402/extensions/bazaar';
-import { bazaarExtension } from '../../src/registry/modules/discovery/bazaar';
+import { bazaarExtension } from 'skill-market/creator';
 import { catalogueIconUrl, catalogueTags, isCatalogueText } from 'skill-market/x402';
 
 const bodySchemaOf = (schema: Record<string, any>) => schema.properties.input.properties.body;

@@ -60,19 +60,41 @@ export const DiscoverySearchQuery = T.Object({
 /** The {@link DiscoverySearchQuery} schema's type. */
 export type DiscoverySearchQuery = Static<typeof DiscoverySearchQuery>;
 
-/**
- * One way to pay for a resource: x402 v2 PaymentRequirements of the `exact` scheme, exactly what
- * the skill's server asks in its 402 (`extra` is the token's EIP-712 domain).
- */
-export const DiscoveryRequirements = T.Object({
-  scheme: T.Literal('exact'),
+const Terms = {
   network: T.String({ description: 'CAIP-2 network' }),
   amount: T.String({ pattern: '^[0-9]+$', description: 'atomic units of the asset' }),
   asset: T.String({ pattern: ADDRESS_PATTERN, description: 'the token contract' }),
   payTo: T.String({ pattern: ADDRESS_PATTERN }),
   maxTimeoutSeconds: T.Integer({ minimum: 1 }),
-  extra: T.Object({ name: T.String(), version: T.String() }, { description: 'the token’s EIP-712 domain name and version' }),
-});
+};
+
+/**
+ * One way to pay for a resource: x402 v2 PaymentRequirements, exactly what the skill's server asks
+ * in its 402: `exact` (`extra` is the token's EIP-712 domain), and `batch-settlement` (a payment
+ * channel; `extra` adds the receiver authorizer and withdraw delay) where the server sells the skill
+ * over channels and said so in its health answer.
+ */
+export const DiscoveryRequirements = T.Union([
+  T.Object({
+    scheme: T.Literal('exact'),
+    ...Terms,
+    extra: T.Object({ name: T.String(), version: T.String() }, { description: 'the token’s EIP-712 domain name and version' }),
+  }),
+  T.Object({
+    scheme: T.Literal('batch-settlement'),
+    ...Terms,
+    extra: T.Object(
+      {
+        receiverAuthorizer: T.String({ pattern: ADDRESS_PATTERN }),
+        withdrawDelay: T.Integer({ description: 'seconds' }),
+        name: T.String(),
+        version: T.String(),
+        minDeposit: T.Optional(T.String({ pattern: '^[0-9]+$' })),
+      },
+      { description: 'the channel’s receiver authorizer and withdraw delay, the token’s EIP-712 domain' },
+    ),
+  }),
+]);
 
 /**
  * A skill as an x402 resource (the `DiscoveryResource` of `@x402/extensions`): `resource` is its

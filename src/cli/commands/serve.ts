@@ -31,7 +31,9 @@ import { SkillModuleError, loadSkillModule } from '../../runtime/skill-module';
  * `market serve <module.ts> [--port N] [--host H] [--wallet W] [--endpoint URL] [--groups a,b]
  * [--facilitator URL] [--api-url URL] [--network eip155:ID] [--asset 0x… [--asset-name N] [--asset-version V]]
  * [--rpc-url URL] [--settlement broadcast|confirmed] [--verify first|at-settlement] [--no-register]
- * [--channels on|off] [--channels-dir DIR] [--claim-above PRICE] [--claim-within SECONDS]`: `--asset` is a 6-decimal EIP-3009 token paid instead of the network's USDC (its
+ * [--channels on|off] [--channels-dir DIR] [--claim-above PRICE] [--claim-within SECONDS]
+ * [--service-name NAME] [--icon-url URL]`: `--service-name` and `--icon-url` are what x402 catalogues
+ * show for the server (the 402's `resource.serviceName` and `iconUrl`); `--asset` is a 6-decimal EIP-3009 token paid instead of the network's USDC (its
  * EIP-712 domain `USD Coin` version `2` unless named otherwise, e.g. a local test token);
  * it loads a creator's skills module and runs the paid skill server. Flags win over MARKET_ENDPOINT,
  * MARKET_FACILITATOR_URL, MARKET_RPC_URL (the chain, asked when a payment's outcome is unknown)
@@ -68,6 +70,8 @@ export async function serveCommand(args: string[]): Promise<void> {
       'claim-within': { type: 'string' },
       dev: { type: 'string' },
       'api-key': { type: 'string' },
+      'service-name': { type: 'string' },
+      'icon-url': { type: 'string' },
     },
   });
   const [file, ...extra] = positionals;
@@ -123,6 +127,8 @@ export async function serveCommand(args: string[]): Promise<void> {
       ...(rpcUrl !== undefined ? { rpcUrl } : {}),
       ...(settlement !== undefined ? { settlement } : {}),
       ...(verify !== undefined ? { verify: verify as VerifyMode } : {}),
+      ...(values['service-name'] !== undefined ? { serviceName: values['service-name'] } : {}),
+      ...(values['icon-url'] !== undefined ? { iconUrl: values['icon-url'] } : {}),
       ...(env.facilitatorApiKey !== undefined ? { facilitatorApiKey: env.facilitatorApiKey } : {}),
       ...(asset !== undefined
         ? {

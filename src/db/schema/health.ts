@@ -1,4 +1,4 @@
-import { index, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 
 /**
  * What the registry last saw of each skill server (`GET <server>/health`), one row per server
@@ -23,6 +23,8 @@ export const serverHealth = pgTable(
     /** Start of the current outage; null while up. */
     downSince: timestamp('down_since', { withTimezone: true }),
     nextProbeAt: timestamp('next_probe_at', { withTimezone: true }).notNull(),
+    /** What each skill's 402 asks, by skill name, as the server's last /health said (null: it did not say). */
+    offers: jsonb('offers').$type<Record<string, unknown[]>>(),
   },
   (t) => [index('server_health_next_probe_idx').on(t.nextProbeAt)],
 );

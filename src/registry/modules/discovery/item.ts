@@ -1,7 +1,8 @@
 import { buildPaymentTerms, DEFAULT_MAX_TIMEOUT_SECONDS, type AssetInfo } from 'skill-market/x402';
 import type { DiscoveryResource, SkillView } from 'skill-market/registry';
-import { bazaarExtension, type BazaarExtension } from './bazaar';
-import { catalogueIconUrl, catalogueTags, isCatalogueText } from 'skill-market/x402';
+import { bazaarExtension, type BazaarExtension } from 'skill-market/creator';
+import { serviceMetadata } from 'skill-market/x402';
+import { listedAccepts } from './offers';
 
 /** What a skill's creator shows of themselves: their profile's name and avatar. */
 export interface CreatorProfile {
@@ -35,11 +36,12 @@ export function resourceBuilder() {
   /**
    * The skill as an x402 resource. `accepts` is built by the same function from the same inputs
    * as the skill server's 402 (`serve()`: price, payTo, network, the network's token, the default
-   * payment window), so the two offer the same terms. `serviceName` is the creator's name, else
+   * payment window), so the two offer the same terms; with the `offers` its server reported (see
+   * offers.ts), its payment window and its channel offer too. `serviceName` is the creator's name, else
    * the skill's; `iconUrl` the creator's avatar; `tags` the skill's groups (each only where the
    * Bazaar's rules allow it).
    */
-  return (skill: SkillView, asset: AssetInfo, creator: CreatorProfile | undefined): DiscoveryResource => {
+  return (skill: SkillView, asset: AssetInfo, creator: CreatorProfile | undefined, offers?: readonly unknown[]): DiscoveryResource => {
     const terms = buildPaymentTerms({
       amount: BigInt(skill.priceAtomic),
       payTo: skill.paymentAddress,
@@ -49,20 +51,15 @@ export function resourceBuilder() {
       mimeType: SKILL_MIME_TYPE,
       maxTimeoutSeconds: DEFAULT_MAX_TIMEOUT_SECONDS,
     });
-    const serviceName = [creator?.name, skill.name].find(isCatalogueText);
-    const tags = catalogueTags(skill.groups);
-    const iconUrl = catalogueIconUrl(creator?.avatar);
     return {
       resource: skill.endpoint,
       type: 'http',
       x402Version: 2,
-      accepts: [...terms.paymentRequired.accepts] as DiscoveryResource['accepts'],
+      accepts: listedAccepts(terms.requirements, offers) as DiscoveryResource['accepts'],
       lastUpdated: skill.updatedAt,
       ...(skill.description ? { description: skill.description } : {}),
       mimeType: SKILL_MIME_TYPE,
-      ...(serviceName ? { serviceName } : {}),
-      ...(tags.length > 0 ? { tags } : {}),
-      ...(iconUrl ? { iconUrl } : {}),
+      ...serviceMetadata([creator?.name, skill.name], skill.groups, creator?.avatar),
       extensions: { bazaar: extensionOf(skill) as unknown as DiscoveryResource['extensions']['bazaar'] },
     };
   };

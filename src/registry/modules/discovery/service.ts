@@ -9,7 +9,7 @@ import type {
   SkillView,
 } from 'skill-market/registry';
 import type { AssetInfo } from 'skill-market/x402';
-import { skills } from '../../../db/schema';
+import { serverHealth, skills } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
 import { DEFAULT_LIMIT, searchSkills, selectSkills, toSkillView } from '../skills';
 import type { PaymentAssets } from './assets';
@@ -98,13 +98,46 @@ export async function searchResources(
 async function toResources(ctx: ServiceContext, deps: DiscoveryDeps, views: SkillView[]): Promise<DiscoveryResource[]> {
   if (views.length === 0) return [];
   const networks = [...new Set(views.map((v) => v.network))];
-  const [creators, assets] = await Promise.all([
+  const [creators, assets, offers] = await Promise.all([
     deps.profiles(
       ctx.db,
       views.map((v) => v.creatorId),
     ),
     Promise.all(networks.map(async (n) => [n, await deps.assets.assetOf(n)] as const)),
+    reportedOffers(
+      ctx,
+      views.map((v) => v.endpoint),
+    ),
   ]);
   const assetOf = new Map<string, AssetInfo>(assets);
-  return views.map((view) => deps.toResource(view, assetOf.get(view.network)!, creators.get(view.creatorId)));
+  return views.map((view) => {
+    const { server, name } = serverAndName(view.endpoint);
+    const reported = offers.get(server);
+    const own = reported && Object.hasOwn(reported, name) && Array.isArray(reported[name]) ? reported[name] : undefined;
+    return deps.toResource(view, assetOf.get(view.network)!, creators.get(view.creatorId), own);
+  });
+}
+
+/** A skill endpoint's server URL (as the database derives `skills.server_url`) and its last path segment, the skill's name there. */
+function serverAndName(endpoint: string): { server: string; name: string } {
+  const server = endpoint.replace(/\/[^/?#]*([?#].*)?$/, '');
+  return { server, name: decodeSegment(endpoint.slice(server.length + 1).replace(/[?#].*$/, '')) };
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/** The offers each of these endpoints' servers last reported in its health answer. */
+async function reportedOffers(ctx: ServiceContext, endpoints: string[]): Promise<Map<string, Record<string, unknown[]>>> {
+  const servers = [...new Set(endpoints.map((e) => serverAndName(e).server))];
+  const rows = await ctx.db
+    .select({ serverUrl: serverHealth.serverUrl, offers: serverHealth.offers })
+    .from(serverHealth)
+    .where(inArray(serverHealth.serverUrl, servers));
+  return new Map(rows.flatMap((r) => (r.offers ? [[r.serverUrl, r.offers] as const] : [])));
 }

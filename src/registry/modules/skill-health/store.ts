@@ -61,6 +61,7 @@ export async function recordOutcome(
             lastUpAt: now,
             downSince: null,
             nextProbeAt: after(config.intervalSeconds),
+            offers: outcome.offers ?? null,
           })
           .where(eq(serverHealth.serverUrl, serverUrl)),
       );

@@ -1,9 +1,11 @@
 /**
  * The x402 `bazaar` extension of one skill: `info` (how to call it: POST a JSON body; what comes
  * back: JSON) and `schema`, the JSON Schema (2020-12) `info` satisfies, which holds the skill's
- * input schema as the body's and its output schema as the paid answer's `result`.
+ * input schema as the body's and its output schema as the paid answer's `result`. The skill
+ * server's 402 declares it (`extensions.bazaar`); the registry lists it.
  */
-import { type JsonSchema, withSchemaOnce } from 'skill-market/json-schema';
+import { type JsonSchema, withSchemaOnce } from '../../json-schema/index';
+import type { Skill } from '../skill';
 import { sampleOf } from './sample';
 
 const DRAFT_2020 = 'https://json-schema.org/draft/2020-12/schema';
@@ -14,6 +16,7 @@ const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples', 'example'
 /** Keywords whose values map names to schemas (a property may be called `default`). */
 const NAMED_SCHEMAS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'dependencies']);
 
+/** A skill's x402 `bazaar` extension: `info` (how to call it, what comes back) and the JSON Schema `info` satisfies. */
 export interface BazaarExtension {
   info: {
     input: { type: 'http'; method: 'POST'; bodyType: 'json'; body: unknown };
@@ -23,11 +26,16 @@ export interface BazaarExtension {
 }
 
 /**
- * The extension of a skill with these schemas (null: none). The body example is the input
+ * The extension of a skill with these schemas (null: none), as its 402 declares it and the
+ * registry lists it. The body example is the input
  * schema's own (`examples`, `example`, `default`) or else a minimal value built from it, the
  * first that satisfies it (when none does, e.g. under a `pattern`, it is `{}` and the schema is
  * kept all the same: it is what a caller needs); the output example is the paid answer
  * `{ success: true, result }` with the output schema's own example, when it gives one.
+ *
+ * @example
+ * const input = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
+ * bazaarExtension(input, null).info.input; // { type: 'http', method: 'POST', bodyType: 'json', body: { city: 'example' } }
  */
 export function bazaarExtension(inputSchema: JsonSchema | null, outputSchema: JsonSchema | null): BazaarExtension {
   const full = schemaOf(inputSchema ? embedded(inputSchema, BODY_AT) : {}, outputSchema ? embedded(outputSchema, RESULT_AT) : {});
@@ -96,8 +104,10 @@ function declaredExamples(schema: JsonSchema): unknown[] {
  * A copy of `schema` to place at the JSON pointer `at` of another: local references (`#/…`)
  * re-pointed below `at`, and no `$schema` or `$id` (an `$id` would make it a document of its own,
  * and the catalogue's rules forbid ids that are not fragments).
+ *
+ * @internal
  */
-function embedded(schema: JsonSchema, at: string): JsonSchema {
+export function embedded(schema: JsonSchema, at: string): JsonSchema {
   const copy = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(copy);
     if (typeof node !== 'object' || node === null) return node;
@@ -113,4 +123,34 @@ function embedded(schema: JsonSchema, at: string): JsonSchema {
     return out;
   };
   return copy(schema) as JsonSchema;
+}
+
+/**
+ * Largest declaration sent, as JSON: the header carries it base64-encoded beside the terms, and
+ * HTTP stacks refuse answers whose headers pass 16 KiB (Node's and undici's default).
+ */
+const MAX_DECLARATION_BYTES = 8 * 1024;
+const declarations = new WeakMap<Skill, BazaarExtension>();
+
+/**
+ * The declaration a skill's 402 carries, built once per skill definition: its input and output
+ * schemas; past the size bound the output schema is left out, then the input schema too (any JSON
+ * in and out, still a call catalogues can list).
+ *
+ * @internal
+ */
+export function declarationOf(skill: Skill): BazaarExtension {
+  let declared = declarations.get(skill);
+  if (declared) return declared;
+  const input = skill.inputSchema ?? null;
+  for (const [inputSchema, outputSchema] of [
+    [input, skill.outputSchema ?? null],
+    [input, null],
+    [null, null],
+  ] as const) {
+    declared = bazaarExtension(inputSchema, outputSchema);
+    if (JSON.stringify(declared).length <= MAX_DECLARATION_BYTES) break;
+  }
+  declarations.set(skill, declared!);
+  return declared!;
 }

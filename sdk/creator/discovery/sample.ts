@@ -1,4 +1,4 @@
-import type { JsonSchema } from 'skill-market/json-schema';
+import type { JsonSchema } from '../../json-schema/index';
 
 const MAX_DEPTH = 8;
 const MAX_ITEMS = 8;
@@ -9,6 +9,8 @@ const WORD = 'example';
  * properties, the fewest items, the first of `enum`, a schema's own `const`, `default` or example,
  * the least number allowed. Not checked here (a pattern or a format may still refuse it); undefined
  * where no value is found, e.g. a reference outside the schema.
+ *
+ * @internal
  */
 export function sampleOf(schema: JsonSchema): unknown {
   return sample(schema, schema, 0);

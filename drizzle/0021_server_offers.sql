@@ -1,0 +1,1 @@
+ALTER TABLE "server_health" ADD COLUMN "offers" jsonb;
