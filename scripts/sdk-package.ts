@@ -11,8 +11,10 @@ export const SDK_DIR = resolve(import.meta.dir, '../sdk');
 
 /** Budgets: the packed tarball, and the consumer entry for a page (minified, gzipped, viem left out). */
 // 184 kB: payment channels came in on both sides of the SDK (the batch-settlement codec, the skill server's channel store, flow and claims).
-export const TARBALL_BUDGET_BYTES = 184 * 1024;
-export const CONSUMER_BUDGET_BYTES = 60 * 1024;
+// 196 kB and 64 kB: the registry's route table (every route's method, path, schemas, access and summary, which the registry
+// declares its routes from and the client sends them by) came in; the client reaches every route through it.
+export const TARBALL_BUDGET_BYTES = 196 * 1024;
+export const CONSUMER_BUDGET_BYTES = 64 * 1024;
 
 interface Manifest {
   name: string;

@@ -13,11 +13,11 @@ const systemRoutes = {
     method: 'GET',
     path: '/health',
     access: 'public',
-    response: { 200: Health, 503: Health },
+    response: { 200: Health as typeof Health, 503: Health as typeof Health },
     tag: 'System',
     summary: 'Liveness and database reachability',
   },
-} as const satisfies Record<string, Route>;
+} satisfies Record<string, Route>;
 
 /**
  * Every route of the registry's HTTP API by name: method, path (parameters as `:name`), the
@@ -32,7 +32,16 @@ const systemRoutes = {
  * const registry = new RegistryClient({ apiUrl: 'https://registry.example' });
  * const balance = await registry.call(REGISTRY_ROUTES.balance, { params: { address: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C' } });
  */
-export const REGISTRY_ROUTES = {
+export const REGISTRY_ROUTES: typeof systemRoutes &
+  typeof authRoutes &
+  typeof creatorRoutes &
+  typeof walletRoutes &
+  typeof groupRoutes &
+  typeof skillRoutes &
+  typeof discoveryRoutes &
+  typeof analyticsRoutes &
+  typeof reviewRoutes &
+  typeof webhookRoutes = {
   ...systemRoutes,
   ...authRoutes,
   ...creatorRoutes,
@@ -43,7 +52,7 @@ export const REGISTRY_ROUTES = {
   ...analyticsRoutes,
   ...reviewRoutes,
   ...webhookRoutes,
-} as const satisfies Record<string, Route>;
+};
 
 /** The type of {@link REGISTRY_ROUTES}: each route's name and its exact {@link Route}. */
 export type RegistryRoutes = typeof REGISTRY_ROUTES;

@@ -25,7 +25,9 @@ export type CredentialAccess = Extract<RouteAccess, 'consumer' | 'creator' | 'ac
 export type RouteResponse = TSchema | { readonly [status: number]: TSchema };
 
 /**
- * One route of the registry: how to call it and what it answers. The registry declares its routes
+ * One route of the registry: how to call it and what it answers. (The tables write each schema
+ * `X as typeof X`: the published declarations then name the schema instead of spelling its type
+ * out again for every route that uses it.) The registry declares its routes
  * from these (validation and the OpenAPI document); the SDK's client calls them by these.
  */
 export interface Route {
