@@ -1,76 +1,15 @@
 /**
- * The one typed client of a registry, on the SDK's HTTP core: every endpoint the SDK, the CLI,
- * the MCP server and the web pages use, each answer checked against the wire contract, every
- * error answer a {@link RegistryError} carrying the registry's `{error, code, requestId}`.
- * Requests that are safe to repeat (reads, upserts, updates) are retried when no answer came or
- * the registry answered 429 or 5xx, honouring Retry-After; other writes are sent once, since a
- * lost answer may mean they were applied.
+ * The one typed client of a registry: every endpoint the SDK, the CLI, the MCP server and the web
+ * pages use, each a method that sends one route of the route table (see {@link RouteClient}),
+ * its answer checked against the wire contract.
  */
-import type { Static, TSchema } from '@sinclair/typebox';
-import { excerpt, MarketError, NoAnswerError, RegistryError } from '../http/errors';
-import { type Answer, exchange, type FetchLike, isRecord, parseJson } from '../http/exchange';
-import { retryAfterMs, sleep } from '../http/wait';
+import { MarketError } from '../http/errors';
 import * as c from './contract/index';
-import { type AnswerContext, type RegisteredSkill, RegisteredSkillSchema, readAnswer, readSkill, readSkills, type Skill } from './read';
+import { REGISTRY_ROUTES as r } from './contract/index';
+import { type RegisteredSkill, RegisteredSkillSchema, readSkill, readSkills, type Skill } from './read';
+import { type Page, RouteClient } from './route-client';
 
-/**
- * The registry a client talks to unless told otherwise: `market registry` on this machine.
- *
- * @example
- * new RegistryClient({ apiUrl: process.env.MARKET_API_URL ?? DEFAULT_API_URL }); // else http://localhost:3000
- */
-export const DEFAULT_API_URL = 'http://localhost:3000';
-
-/** Retries of requests that are safe to repeat. */
-export interface RetryOptions {
-  /** Tries in all, the first included; default 3. */
-  attempts?: number;
-  /** First back-off delay in ms, doubled each time (with jitter); default 300. */
-  baseDelayMs?: number;
-  /** Longest delay in ms, also the cap on a Retry-After; default 5000. */
-  maxDelayMs?: number;
-}
-
-/** Options of {@link RegistryClient}: where the registry is, how to sign in, and the transport's limits. */
-export interface RegistryClientOptions {
-  /** Registry base URL, e.g. `http://localhost:3000`; `''` for the page's own origin. */
-  apiUrl: string;
-  /** An API key (`sk_…`, `ck_…`) or a session token, sent as a Bearer credential. */
-  apiKey?: string | undefined;
-  /** The session cookies authenticate (a page on the registry's own origin); no key needed. */
-  cookies?: boolean;
-  fetch?: FetchLike;
-  /** Per attempt, ms; default 15 000. */
-  timeoutMs?: number;
-  retry?: RetryOptions;
-  userAgent?: string;
-}
-
-/** One page of a paged list; `nextCursor` (from X-Next-Cursor) is undefined on the last page. */
-export interface Page<T> {
-  items: T[];
-  nextCursor: string | undefined;
-}
-
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
-type Query = Record<string, string | number | boolean | undefined | null>;
-
-interface SendOptions {
-  what: string;
-  slug?: string | undefined;
-  query?: Query | undefined;
-  body?: unknown;
-  /** Needs a credential (an API key, a session token or the session cookies). */
-  auth?: boolean;
-  /** Safe to send again: retried on no answer, 429 and 5xx. */
-  repeatable?: boolean;
-  signal?: AbortSignal | undefined;
-  /** A credential for this request only (an identity-provider token), in place of the API key. */
-  bearer?: string;
-}
-
-const MAX_CURSOR_LENGTH = 512;
-const segment = encodeURIComponent;
+export { DEFAULT_API_URL, type CallArgs, type CallOptions, type Page, type RegistryClientOptions, type RetryOptions } from './route-client';
 
 /**
  * The one typed client of a registry's HTTP API, as the consumer, the creator SDK, the CLI and the
@@ -91,29 +30,7 @@ const segment = encodeURIComponent;
  *   else throw error;
  * }
  */
-export class RegistryClient {
-  private readonly base: string;
-  private readonly fetch: FetchLike;
-  private readonly timeoutMs: number;
-  private readonly attempts: number;
-  private readonly baseDelayMs: number;
-  private readonly maxDelayMs: number;
-
-  constructor(private readonly options: RegistryClientOptions) {
-    this.base = options.apiUrl.replace(/\/+$/, '');
-    const fetchImpl = options.fetch ?? globalThis.fetch;
-    this.fetch = (input, init) => fetchImpl(input, init);
-    this.timeoutMs = options.timeoutMs ?? 15_000;
-    this.attempts = Math.max(1, options.retry?.attempts ?? 3);
-    this.baseDelayMs = options.retry?.baseDelayMs ?? 300;
-    this.maxDelayMs = options.retry?.maxDelayMs ?? 5000;
-  }
-
-  /** The registry base URL, without a trailing slash. */
-  get url(): string {
-    return this.base;
-  }
-
+export class RegistryClient extends RouteClient {
   // Discovery (no credential)
 
   /**
@@ -128,14 +45,13 @@ export class RegistryClient {
    * } while (cursor);
    */
   async search(query: c.SearchQuery = {}, signal?: AbortSignal): Promise<Page<Skill>> {
-    const answer = await this.send('GET', '/skills', { what: 'search', query: { q: '', ...query }, repeatable: true, signal });
+    const answer = await this.exchange(r.search, { query: { q: '', ...query } }, { what: 'search', signal });
     return { items: readSkills(this.json(answer, 'skill list'), this.context(answer, 'skill list')), nextCursor: this.cursor(answer) };
   }
 
   /** `GET /skills/:slug` (inactive ones too). @throws RegistryError('skill_not_found') on 404 */
   async skill(slug: string, signal?: AbortSignal): Promise<Skill> {
-    const what = `skill ${slug}`;
-    const answer = await this.send('GET', `/skills/${segment(slug)}`, { what, slug, repeatable: true, signal });
+    const answer = await this.exchange(r.skill, { params: { slug } }, { what: `skill ${slug}`, slug, signal });
     const skill = readSkill(this.json(answer, 'skill', slug), this.context(answer, 'skill', slug));
     if (skill.slug !== slug) {
       throw new MarketError('invalid_response', `The registry answered skill ${skill.slug} for ${slug}`, { status: answer.status, slug });
@@ -145,56 +61,44 @@ export class RegistryClient {
 
   /** `GET /groups[?creator=]`. */
   groups(creator?: string, signal?: AbortSignal): Promise<c.GroupView[]> {
-    return this.read(c.GroupList, 'GET', '/groups', { what: 'groups', query: { creator }, repeatable: true, signal });
+    return this.call(r.groups, { query: { creator } }, { what: 'groups', signal });
   }
 
   /** `GET /groups/:slug`: the group, its creator and its active skills. */
   group(slug: string, creator?: string, signal?: AbortSignal): Promise<c.GroupDetail> {
-    return this.read(c.GroupDetail, 'GET', `/groups/${segment(slug)}`, {
-      what: `group ${slug}`,
-      query: { creator },
-      repeatable: true,
-      signal,
-    });
+    return this.call(r.group, { params: { slug }, query: { creator } }, { what: `group ${slug}`, signal });
   }
 
   /** `GET /creators/:address`: a public profile with the creator's active skills. */
   creator(address: string, signal?: AbortSignal): Promise<c.CreatorWithSkills> {
-    return this.read(c.CreatorWithSkills, 'GET', `/creators/${segment(address)}`, { what: 'creator', repeatable: true, signal });
+    return this.call(r.creator, { params: { address } }, { what: 'creator', signal });
   }
 
   /** `GET /skills/:slug/reviews`: verified buyers' reviews, newest first. */
-  async reviews(slug: string, query: c.ReviewsQuery = {}, signal?: AbortSignal): Promise<Page<c.ReviewView>> {
-    const answer = await this.send('GET', `/skills/${segment(slug)}/reviews`, { what: 'reviews', slug, query, repeatable: true, signal });
-    return { items: this.check(c.ReviewList, answer, 'review list'), nextCursor: this.cursor(answer) };
+  reviews(slug: string, query: c.ReviewsQuery = {}, signal?: AbortSignal): Promise<Page<c.ReviewView>> {
+    return this.page(r.reviews, { params: { slug }, query }, { what: 'reviews', slug, signal }, 'review list');
   }
 
   /** `GET /analytics/:skillId`: a skill's counters and daily series (`days`, default 30). */
   analytics(skillId: string, days?: number, signal?: AbortSignal): Promise<c.Analytics> {
-    return this.read(c.Analytics, 'GET', `/analytics/${segment(skillId)}`, {
-      what: 'analytics',
-      query: { days },
-      repeatable: true,
-      signal,
-    });
+    return this.call(r.analytics, { params: { skillId }, query: { days } }, { what: 'analytics', signal });
   }
 
   /** `POST /analytics/view`: a page view, counted once per visitor within the registry's window. */
   recordView(skillId: string): Promise<c.Recorded> {
-    return this.read(c.Recorded, 'POST', '/analytics/view', { what: 'view', body: { skillId } });
+    return this.call(r.recordView, { body: { skillId } }, { what: 'view' });
   }
 
   // A consumer's own (consumer key, session)
 
   /** `POST /analytics/favorite`. */
   favorite(skillId: string, add: boolean, slug?: string): Promise<c.FavoriteResult> {
-    const body: c.FavoriteBody = { skillId, action: add ? 'add' : 'remove' };
-    return this.read(c.FavoriteResult, 'POST', '/analytics/favorite', { what: 'favorite', slug, auth: true, body });
+    return this.call(r.favorite, { body: { skillId, action: add ? 'add' : 'remove' } }, { what: 'favorite', slug });
   }
 
   /** `GET /analytics/favorites`: favourite skills, most recent first. */
   async favorites(signal?: AbortSignal): Promise<Skill[]> {
-    const answer = await this.send('GET', '/analytics/favorites', { what: 'favourites', auth: true, repeatable: true, signal });
+    const answer = await this.exchange(r.favorites, {}, { what: 'favourites', signal });
     return readSkills(this.json(answer, 'skill list'), this.context(answer, 'skill list'));
   }
 
@@ -207,8 +111,8 @@ export class RegistryClient {
    * await registry.recordUsage({ skillId: skill.id, amount: '1000', paymentRef: receipt.transaction }); // 1000 micro-USDC = $0.001
    */
   recordUsage(record: c.UsageBody | c.ReportedPayment, slug?: string): Promise<c.Recorded> {
-    const auth = !('skillSlug' in record); // a reported payment needs no credential
-    return this.read(c.Recorded, 'POST', '/analytics/usage', { what: 'usage record', slug, auth, body: record });
+    // A reported payment needs no credential.
+    return this.call(r.recordUsage, { body: record }, { what: 'usage record', slug, credential: !('skillSlug' in record) });
   }
 
   /**
@@ -220,15 +124,8 @@ export class RegistryClient {
    * const { items } = await registry.skillPayments(skillId, { state: 'rejected', limit: 10 });
    * for (const payment of items) console.log(payment.txHash, payment.amount, payment.reason);
    */
-  async skillPayments(skillId: string, query: c.SkillPaymentsQuery = {}, signal?: AbortSignal): Promise<Page<c.SkillPaymentView>> {
-    const answer = await this.send('GET', `/analytics/${segment(skillId)}/payments`, {
-      what: 'skill payments',
-      query,
-      auth: true,
-      repeatable: true,
-      signal,
-    });
-    return { items: this.check(c.SkillPaymentList, answer, 'skill payment list'), nextCursor: this.cursor(answer) };
+  skillPayments(skillId: string, query: c.SkillPaymentsQuery = {}, signal?: AbortSignal): Promise<Page<c.SkillPaymentView>> {
+    return this.page(r.skillPayments, { params: { skillId }, query }, { what: 'skill payments', signal }, 'skill payment list');
   }
 
   /**
@@ -238,9 +135,8 @@ export class RegistryClient {
    * const { items, nextCursor } = await registry.usage({ limit: 100 });
    * for (const record of items) console.log(record.skillSlug, record.amount, record.verification);
    */
-  async usage(query: c.UsageQuery = {}, signal?: AbortSignal): Promise<Page<c.UsageRecordView>> {
-    const answer = await this.send('GET', '/analytics/usage', { what: 'usage history', query, auth: true, repeatable: true, signal });
-    return { items: this.check(c.UsageRecordList, answer, 'usage history'), nextCursor: this.cursor(answer) };
+  usage(query: c.UsageQuery = {}, signal?: AbortSignal): Promise<Page<c.UsageRecordView>> {
+    return this.page(r.usage, { query }, { what: 'usage history', signal }, 'usage history');
   }
 
   /**
@@ -253,13 +149,7 @@ export class RegistryClient {
    * for (const ch of channels) console.log(ch.channelId, ch.balanceAtomic, ch.chargedAtomic, ch.state);
    */
   channels(role: 'receiver' | 'payer' = 'receiver', signal?: AbortSignal): Promise<c.ChannelView[]> {
-    return this.read(c.ChannelList, 'GET', '/analytics/channels', {
-      what: 'channel list',
-      query: { role },
-      auth: true,
-      repeatable: true,
-      signal,
-    });
+    return this.call(r.channels, { query: { role } }, { what: 'channel list', signal });
   }
 
   /**
@@ -269,7 +159,7 @@ export class RegistryClient {
    * const { created } = await registry.postReview({ skillSlug: 'word-count', score: 5, comment: 'Fast and exact' });
    */
   async postReview(review: c.PostReview): Promise<{ review: c.ReviewView; created: boolean }> {
-    const answer = await this.send('POST', '/reviews', { what: 'review', slug: review.skillSlug, auth: true, body: review });
+    const answer = await this.exchange(r.postReview, { body: review }, { what: 'review', slug: review.skillSlug });
     return { review: this.check(c.ReviewView, answer, 'review'), created: answer.status === 201 };
   }
 
@@ -289,7 +179,8 @@ export class RegistryClient {
    * });
    */
   async registerSkill(body: c.RegisterSkill): Promise<{ skill: RegisteredSkill; created: boolean }> {
-    const answer = await this.send('POST', '/skills', { what: `registration of ${body.name}`, auth: true, body, repeatable: true });
+    const answer = await this.exchange(r.registerSkill, { body }, { what: `registration of ${body.name}` });
+    // Registries of the other SDK's kind answer less than a full listing: `{slug}` is enough.
     return { skill: this.check(RegisteredSkillSchema, answer, 'skill'), created: answer.status === 201 };
   }
 
@@ -300,23 +191,17 @@ export class RegistryClient {
    * await registry.updateSkill('word-count', { price: '$0.002', isActive: true }); // the answer is the updated SkillView
    */
   updateSkill(slug: string, body: c.UpdateSkill): Promise<c.SkillView> {
-    return this.read(c.SkillView, 'PATCH', `/skills/${segment(slug)}`, {
-      what: `update of ${slug}`,
-      slug,
-      auth: true,
-      body,
-      repeatable: true,
-    });
+    return this.call(r.updateSkill, { params: { slug }, body }, { what: `update of ${slug}`, slug });
   }
 
   /** `GET /creators/me/skills`: all the caller's skills, inactive ones included. */
   ownSkills(signal?: AbortSignal): Promise<c.SkillView[]> {
-    return this.read(c.SkillList, 'GET', '/creators/me/skills', { what: 'own skills', auth: true, repeatable: true, signal });
+    return this.call(r.ownSkills, {}, { what: 'own skills', signal });
   }
 
   /** `POST /analytics/call`: one execution of the caller's skill, sent once (call tracking keeps its own schedule). */
   recordCall(body: c.CallBody): Promise<c.Recorded> {
-    return this.read(c.Recorded, 'POST', '/analytics/call', { what: 'call record', auth: true, body });
+    return this.call(r.recordCall, { body }, { what: 'call record' });
   }
 
   /**
@@ -324,133 +209,126 @@ export class RegistryClient {
    * request, sent once; one outcome per record, in order. A registry without the route answers 404.
    */
   recordCalls(calls: c.CallBody[]): Promise<c.CallsResult> {
-    return this.read(c.CallsResult, 'POST', '/analytics/calls', { what: 'call records', auth: true, body: { calls } });
+    return this.call(r.recordCalls, { body: { calls } }, { what: 'call records' });
   }
 
   /** `POST /groups`: a new group of the caller's skills (a creator key). */
   createGroup(body: c.CreateGroup): Promise<c.GroupView> {
-    return this.read(c.GroupView, 'POST', '/groups', { what: 'new group', auth: true, body });
+    return this.call(r.createGroup, { body }, { what: 'new group' });
   }
 
   /** `PATCH /groups/:slug`: the name, description or icon of one of the caller's groups. */
   updateGroup(slug: string, body: c.UpdateGroup): Promise<c.GroupView> {
-    return this.read(c.GroupView, 'PATCH', `/groups/${segment(slug)}`, {
-      what: `update of group ${slug}`,
-      auth: true,
-      body,
-      repeatable: true,
-    });
+    return this.call(r.updateGroup, { params: { slug }, body }, { what: `update of group ${slug}` });
   }
 
   /** `DELETE /groups/:slug` (409 while a skill uses it). */
   deleteGroup(slug: string): Promise<c.Success> {
-    return this.read(c.Success, 'DELETE', `/groups/${segment(slug)}`, { what: `deletion of group ${slug}`, auth: true });
+    return this.call(r.deleteGroup, { params: { slug } }, { what: `deletion of group ${slug}` });
   }
 
   /** `POST /reviews/:id/reply`: the creator's one answer to a review of their skill. */
   replyToReview(id: string, comment: string): Promise<c.ReviewView> {
-    return this.read(c.ReviewView, 'POST', `/reviews/${segment(id)}/reply`, { what: 'reply', auth: true, body: { comment } });
+    return this.call(r.replyToReview, { params: { id }, body: { comment } }, { what: 'reply' });
   }
 
   // Account (session; the profile also with a key)
 
   /** `GET /creators/me`. */
   me(signal?: AbortSignal): Promise<c.Creator> {
-    return this.read(c.Creator, 'GET', '/creators/me', { what: 'profile', auth: true, repeatable: true, signal });
+    return this.call(r.me, {}, { what: 'profile', signal });
   }
 
   /** `PATCH /creators/me`: the caller's public profile. */
   updateProfile(body: c.ProfileUpdate): Promise<c.Creator> {
-    return this.read(c.Creator, 'PATCH', '/creators/me', { what: 'profile update', auth: true, body, repeatable: true });
+    return this.call(r.updateProfile, { body }, { what: 'profile update' });
   }
 
   /** `GET /auth/api-keys`: the caller's API keys, each by its prefix (never the key itself). */
   apiKeys(signal?: AbortSignal): Promise<c.ApiKeyView[]> {
-    return this.read(c.ApiKeyList, 'GET', '/auth/api-keys', { what: 'API keys', auth: true, repeatable: true, signal });
+    return this.call(r.apiKeys, {}, { what: 'API keys', signal });
   }
 
   /** `POST /auth/api-keys`: the full key is in this answer only. */
   createApiKey(body: c.CreateApiKeyRequest): Promise<c.CreatedApiKey> {
-    return this.read(c.CreatedApiKey, 'POST', '/auth/api-keys', { what: 'new API key', auth: true, body });
+    return this.call(r.createApiKey, { body }, { what: 'new API key' });
   }
 
   /** `DELETE /auth/api-keys/:id`: revokes one of the caller's API keys. */
   revokeApiKey(id: string): Promise<c.Success> {
-    return this.read(c.Success, 'DELETE', `/auth/api-keys/${segment(id)}`, { what: 'API key revocation', auth: true });
+    return this.call(r.revokeApiKey, { params: { id } }, { what: 'API key revocation' });
   }
 
   /** `GET /webhooks`: the signed-in account's webhook endpoints (never their secrets). */
   webhooks(signal?: AbortSignal): Promise<c.WebhookView[]> {
-    return this.read(c.WebhookList, 'GET', '/webhooks', { what: 'webhooks', auth: true, repeatable: true, signal });
+    return this.call(r.webhooks, {}, { what: 'webhooks', signal });
   }
 
   /** `POST /webhooks`: the signing secret is in this answer only. */
   createWebhook(body: c.CreateWebhook): Promise<c.CreatedWebhook> {
-    return this.read(c.CreatedWebhook, 'POST', '/webhooks', { what: 'new webhook', auth: true, body });
+    return this.call(r.createWebhook, { body }, { what: 'new webhook' });
   }
 
   /** `PATCH /webhooks/:id`: the URL, the events, or on/off. */
   updateWebhook(id: string, body: c.UpdateWebhook): Promise<c.WebhookView> {
-    return this.read(c.WebhookView, 'PATCH', `/webhooks/${segment(id)}`, { what: 'webhook', auth: true, body });
+    return this.call(r.updateWebhook, { params: { id }, body }, { what: 'webhook' });
   }
 
   /** `DELETE /webhooks/:id`. */
   deleteWebhook(id: string): Promise<c.Success> {
-    return this.read(c.Success, 'DELETE', `/webhooks/${segment(id)}`, { what: 'webhook removal', auth: true });
+    return this.call(r.deleteWebhook, { params: { id } }, { what: 'webhook removal' });
   }
 
   /** `GET /webhooks/:id/deliveries`: the latest deliveries with their attempts. */
   webhookDeliveries(id: string, signal?: AbortSignal): Promise<c.WebhookDeliveryView[]> {
-    const path = `/webhooks/${segment(id)}/deliveries`;
-    return this.read(c.WebhookDeliveryList, 'GET', path, { what: 'webhook deliveries', auth: true, repeatable: true, signal });
+    return this.call(r.webhookDeliveries, { params: { id } }, { what: 'webhook deliveries', signal });
   }
 
   /** `POST /webhooks/:id/test`: queues a `webhook.test` event for this endpoint. */
   testWebhook(id: string): Promise<c.Success> {
-    return this.read(c.Success, 'POST', `/webhooks/${segment(id)}/test`, { what: 'test event', auth: true, body: {} });
+    return this.call(r.testWebhook, { params: { id } }, { what: 'test event' });
   }
 
   /** `POST /webhooks/:id/deliveries/:deliveryId/retry`: sends a delivery again now. */
   redeliverWebhook(id: string, deliveryId: string): Promise<c.Success> {
-    const path = `/webhooks/${segment(id)}/deliveries/${segment(deliveryId)}/retry`;
-    return this.read(c.Success, 'POST', path, { what: 'redelivery', auth: true, body: {} });
+    return this.call(r.redeliverWebhook, { params: { id, deliveryId } }, { what: 'redelivery' });
   }
 
   /** `POST /auth/challenge`: the EIP-4361 message to sign. */
   challenge(address: string): Promise<c.ChallengeResponse> {
-    return this.read(c.ChallengeResponse, 'POST', '/auth/challenge', { what: 'sign-in challenge', body: { address } });
+    return this.call(r.challenge, { body: { address } }, { what: 'sign-in challenge' });
   }
 
   /** `POST /auth/privy`: an identity-provider (Privy) token exchanged for a session (also set as cookies). */
   providerLogin(providerToken: string): Promise<c.SessionResponse> {
-    return this.read(c.SessionResponse, 'POST', '/auth/privy', { what: 'provider sign-in', bearer: providerToken });
+    return this.call(r.providerLogin, {}, { what: 'provider sign-in', bearer: providerToken });
   }
 
   /** `POST /auth/verify`: the signed message for a session (also set as cookies). */
   verify(body: c.VerifyRequest): Promise<c.SessionResponse> {
-    return this.read(c.SessionResponse, 'POST', '/auth/verify', { what: 'sign-in', body });
+    return this.call(r.verify, { body }, { what: 'sign-in' });
   }
 
   /** `POST /auth/refresh`: rotates the refresh token (from the cookie, or given). */
   refresh(refreshToken?: string): Promise<c.RefreshResponse> {
-    return this.read(c.RefreshResponse, 'POST', '/auth/refresh', { what: 'session refresh', body: refreshToken ? { refreshToken } : {} });
+    return this.call(r.refresh, { body: refreshToken ? { refreshToken } : {} }, { what: 'session refresh' });
   }
 
   /** `POST /auth/logout`: ends the caller's session. */
   logout(): Promise<c.Success> {
-    return this.read(c.Success, 'POST', '/auth/logout', { what: 'sign-out', auth: true, body: {} });
+    return this.call(r.logout, {}, { what: 'sign-out' });
   }
 
   // Spending wallets (consumer key, session)
 
   /** `POST /wallet/challenge`: a message for the wallet's key to sign, proving you hold it (see {@link c.WalletChallenge}). */
   walletChallenge(address: string): Promise<c.WalletChallenge> {
-    return this.read(c.WalletChallenge, 'POST', '/wallet/challenge', { what: 'wallet challenge', auth: true, body: { address } });
+    return this.call(r.walletChallenge, { body: { address } }, { what: 'wallet challenge' });
   }
 
   /** `POST /wallet/generate`: registers an address (never a key), with a `proof` of holding it if given; it becomes the active wallet. */
   registerWallet(body: c.RegisterWallet): Promise<c.WalletView> {
-    return this.read(c.WalletView, 'POST', '/wallet/generate', { what: 'wallet registration', auth: true, body, repeatable: true });
+    return this.call(r.registerWallet, { body }, { what: 'wallet registration' });
   }
 
   /**
@@ -461,140 +339,26 @@ export class RegistryClient {
    * if (wallet) console.log(wallet.address, wallet.balance);
    */
   activeWallet(signal?: AbortSignal): Promise<c.ActiveWallet | null> {
-    return this.read(c.ActiveWalletOrNull, 'GET', '/wallet', { what: 'active wallet', auth: true, repeatable: true, signal });
+    return this.call(r.activeWallet, {}, { what: 'active wallet', signal });
   }
 
   /** `GET /wallet/all`: every wallet, revoked ones included. */
   wallets(signal?: AbortSignal): Promise<c.WalletView[]> {
-    return this.read(c.WalletList, 'GET', '/wallet/all', { what: 'wallets', auth: true, repeatable: true, signal });
+    return this.call(r.wallets, {}, { what: 'wallets', signal });
   }
 
   /** `GET /wallet/:address`: one of your wallets with its live balance. */
   wallet(address: string, signal?: AbortSignal): Promise<c.ActiveWallet> {
-    return this.read(c.ActiveWallet, 'GET', `/wallet/${segment(address)}`, { what: 'wallet', auth: true, repeatable: true, signal });
+    return this.call(r.wallet, { params: { address } }, { what: 'wallet', signal });
   }
 
   /** `PATCH /wallet/:address`: null removes the label. */
   setWalletLabel(address: string, label: string | null): Promise<c.WalletView> {
-    const body: c.UpdateLabel = { label };
-    return this.read(c.WalletView, 'PATCH', `/wallet/${segment(address)}`, { what: 'wallet label', auth: true, body, repeatable: true });
+    return this.call(r.setWalletLabel, { params: { address }, body: { label } }, { what: 'wallet label' });
   }
 
   /** `DELETE /wallet/:address`: revoked, still listed; funds on chain are untouched. */
   async revokeWallet(address: string): Promise<c.WalletView> {
-    const answer = await this.read(c.RevokedWallet, 'DELETE', `/wallet/${segment(address)}`, { what: 'wallet revocation', auth: true });
-    return answer.wallet;
+    return (await this.call(r.revokeWallet, { params: { address } }, { what: 'wallet revocation' })).wallet;
   }
-
-  // The exchange
-
-  private async read<S extends TSchema>(schema: S, method: Method, path: string, options: SendOptions): Promise<Static<S>> {
-    const answer = await this.send(method, path, options);
-    return this.check(schema, answer, options.what, options.slug);
-  }
-
-  private check<S extends TSchema>(schema: S, answer: Answer, what: string, slug?: string): Static<S> {
-    return readAnswer(schema, this.json(answer, what, slug), this.context(answer, what, slug));
-  }
-
-  private context(answer: Answer, what: string, slug?: string): AnswerContext {
-    return { what, status: answer.status, body: answer.text, slug };
-  }
-
-  private json(answer: Answer, what: string, slug?: string): unknown {
-    const parsed = parseJson(answer.text);
-    if (!parsed.ok) {
-      throw new MarketError('invalid_response', `The registry answered an invalid ${what}: not JSON (${excerpt(answer.text)})`, {
-        status: answer.status,
-        body: answer.text,
-        slug,
-      });
-    }
-    return parsed.value;
-  }
-
-  private cursor(answer: Answer): string | undefined {
-    const cursor = answer.headers.get(c.NEXT_CURSOR_HEADER) ?? undefined;
-    if (cursor !== undefined && (cursor === '' || cursor.length > MAX_CURSOR_LENGTH)) {
-      throw new MarketError('invalid_response', 'The registry answered an invalid X-Next-Cursor header', { status: answer.status });
-    }
-    return cursor;
-  }
-
-  /** Sends one request (retrying it when it is repeatable) and answers the 2xx answer; anything else throws. */
-  private async send(method: Method, path: string, options: SendOptions): Promise<Answer> {
-    const headers: Record<string, string> = { accept: 'application/json' };
-    if (this.options.userAgent) headers['user-agent'] = this.options.userAgent;
-    if (options.bearer) headers.authorization = `Bearer ${options.bearer}`;
-    else if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
-    else if (options.auth && !this.options.cookies) {
-      throw new MarketError('credentials_required', `The ${options.what} needs apiKey (an API key or a session token)`, {
-        slug: options.slug,
-      });
-    }
-    const init: RequestInit = { method, headers };
-    if (options.body !== undefined) {
-      headers['content-type'] = 'application/json';
-      init.body = JSON.stringify(options.body);
-    }
-    const url = `${this.base}${path}${queryString(options.query)}`;
-    const attempts = options.repeatable ? this.attempts : 1;
-    for (let attempt = 1; ; attempt++) {
-      let error: RegistryError;
-      try {
-        const answer = await exchange(url, init, {
-          fetch: this.fetch,
-          timeoutMs: this.timeoutMs,
-          retries: 0,
-          signal: options.signal,
-          what: options.what,
-        });
-        if (answer.status >= 200 && answer.status < 300) return answer;
-        error = registryError(answer, options);
-      } catch (thrown) {
-        if (!(thrown instanceof NoAnswerError)) throw thrown;
-        const where = this.base || 'this origin';
-        error = new RegistryError('registry_error', `The registry at ${where} could not be reached (${thrown.message})`, {
-          status: 0,
-          cause: thrown,
-          slug: options.slug,
-        });
-      }
-      if (!error.retryable || attempt >= attempts) throw error;
-      const backoff = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** (attempt - 1)) * (0.75 + Math.random() * 0.5);
-      await sleep(Math.min(this.maxDelayMs, Math.max(backoff, error.retryAfterMs ?? 0)));
-    }
-  }
-}
-
-function queryString(query: Query | undefined): string {
-  if (!query) return '';
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(query)) if (value !== undefined && value !== null) params.set(key, String(value));
-  const text = params.toString();
-  return text === '' ? '' : `?${text}`;
-}
-
-/** A registry's error answer as the one error class: its text, code and request id kept. */
-function registryError(answer: Answer, options: SendOptions): RegistryError {
-  const parsed = parseJson(answer.text);
-  const body = parsed.ok && isRecord(parsed.value) ? parsed.value : {};
-  // Registries of the other SDK's kind put the text in `message`; ours in `error`.
-  const text = [body.message, body.error].find((v): v is string => typeof v === 'string' && v.trim() !== '')?.slice(0, 300);
-  const registryCode = typeof body.code === 'string' ? body.code.slice(0, 64) : undefined;
-  const requestId = typeof body.requestId === 'string' ? body.requestId.slice(0, 128) : (answer.headers.get('x-request-id') ?? undefined);
-  const notFound = answer.status === 404 && options.slug !== undefined && options.what.startsWith('skill');
-  const message = notFound
-    ? `No skill ${options.slug} in the registry`
-    : `Registry ${options.what} failed with ${answer.status}${text ? `: ${text}` : ''}`;
-  const wait = retryAfterMs(answer.headers.get('retry-after'));
-  return new RegistryError(notFound ? 'skill_not_found' : 'registry_error', message, {
-    status: answer.status,
-    body: answer.text,
-    ...(options.slug === undefined ? {} : { slug: options.slug }),
-    ...(text === undefined ? {} : { error: text }),
-    ...(registryCode === undefined ? {} : { registryCode }),
-    ...(requestId === undefined ? {} : { requestId }),
-    ...(wait === undefined ? {} : { retryAfterMs: wait }),
-  });
 }

@@ -5,6 +5,14 @@
  * @module skill-market/registry
  */
 export * from './contract/index';
-export { DEFAULT_API_URL, RegistryClient, type Page, type RegistryClientOptions, type RetryOptions } from './client';
+export {
+  DEFAULT_API_URL,
+  RegistryClient,
+  type CallArgs,
+  type CallOptions,
+  type Page,
+  type RegistryClientOptions,
+  type RetryOptions,
+} from './client';
 export { ListedSkillSchema, RegisteredSkillSchema, readAnswer, readSkill, readSkills, type RegisteredSkill, type Skill } from './read';
 export { MarketError, RegistryError } from '../http/errors';

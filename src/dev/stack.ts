@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 // The example's source as text (Bun resolves the extensionless path), embedded so that the
 // compiled binary alone has skills to serve.
 import exampleSource from '../../examples/creator/skills' with { type: 'text' };
+import { RegistryClient } from 'skill-market/registry';
 import type { Address } from 'viem';
 import { loadRegistryConfig } from '../config';
 import { createFacilitator } from '../facilitator';
@@ -312,10 +313,8 @@ async function skillGroups(module: string, fresh: boolean): Promise<{ skills: st
 }
 
 async function listSkills(registryUrl: string, creator: Address): Promise<DevStack['skills']> {
-  const res = await fetch(`${registryUrl}/skills?creator=${creator}&limit=100`);
-  if (!res.ok) throw new Error(`the registry answered ${res.status} to GET /skills`);
-  const body = (await res.json()) as DevStack['skills'] | { skills: DevStack['skills'] };
-  return Array.isArray(body) ? body : body.skills;
+  const { items } = await new RegistryClient({ apiUrl: registryUrl }).search({ creator, limit: 100 });
+  return items;
 }
 
 /**

@@ -1,20 +1,11 @@
-import { Elysia, t } from 'elysia';
+import { Elysia } from 'elysia';
+import { REGISTRY_ROUTES } from 'skill-market/registry';
 import type { DatabaseHandle } from '../db';
 import { VERSION } from '../version';
 import { RETRY_AFTER_SECONDS } from './error-handler';
+import { routeHooks } from './route';
 
-const Health = t.Object({
-  status: t.Union([t.Literal('ok'), t.Literal('unavailable')]),
-  version: t.String(),
-  database: t.Union([t.Literal('postgres'), t.Literal('embedded')]),
-  /** The facilitator's chain: reachable and on the expected network, or why not. */
-  rpc: t.Optional(
-    t.Object({
-      status: t.Union([t.Literal('ok'), t.Literal('unavailable')]),
-      error: t.Optional(t.String()),
-    }),
-  ),
-});
+const route = REGISTRY_ROUTES.health;
 
 /** A dependency check beyond the database: undefined when fine, else what is wrong. */
 export type HealthCheck = () => Promise<string | undefined>;
@@ -24,8 +15,9 @@ export type HealthCheck = () => Promise<string | undefined>;
  * Retry-After when either does not (within the statement deadline, or the check's own).
  */
 export function healthRoutes(database: DatabaseHandle, checks: { rpc?: HealthCheck } = {}) {
-  return new Elysia({ name: 'health' }).get(
-    '/health',
+  return new Elysia({ name: 'health' }).route(
+    route.method,
+    route.path,
     async ({ set }) => {
       const [reachable, rpcError] = await Promise.all([
         database.ping().then(
@@ -48,9 +40,6 @@ export function healthRoutes(database: DatabaseHandle, checks: { rpc?: HealthChe
           : {}),
       } as const;
     },
-    {
-      response: { 200: Health, 503: Health },
-      detail: { summary: checks.rpc ? 'Liveness, database and RPC reachability' : 'Liveness and database reachability', tags: ['System'] },
-    },
+    routeHooks(route, checks.rpc ? { summary: 'Liveness, database and RPC reachability' } : {}),
   );
 }

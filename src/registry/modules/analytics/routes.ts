@@ -1,4 +1,4 @@
-import { Elysia, t } from 'elysia';
+import { Elysia } from 'elysia';
 import type { ServiceContext } from '../../context';
 import { clientIp } from '../../lib/client-ip';
 import { announceNextPage } from '../../lib/paging';
@@ -7,32 +7,12 @@ import { listFavorites, listUsage } from './history';
 import { accessCookieName } from '../auth';
 import { authenticate } from '../auth';
 import { recordReportedPayment } from '../payment-verification';
-import {
-  Analytics,
-  AnalyticsQuery,
-  CallBody,
-  CallsBody,
-  CallsResult,
-  ChannelList,
-  ChannelsQuery,
-  FavoriteBody,
-  FavoriteResult,
-  Recorded,
-  SkillIdParam,
-  SkillList,
-  SkillPaymentList,
-  RevenueQuery,
-  SkillPaymentsQuery,
-  UsageQuery,
-  UsageRecordList,
-  ViewBody,
-} from 'skill-market/registry';
+import { REGISTRY_ROUTES as r } from 'skill-market/registry';
+import { routeHooks } from '../../../http';
 import { recordCall, recordCalls } from './calls';
 import { revenueCsv, revenueLedger } from './revenue';
 import { UsageRequestBody } from './usage-request';
 import { DEFAULT_DAYS, channelsOf, getAnalytics, recordUsage, recordView, setFavorite, skillPayments } from './service';
-
-const tags = ['Analytics'];
 
 /**
  * Views are public and deduplicated per IP; calls only from the skill's creator (its skill
@@ -41,41 +21,35 @@ const tags = ['Analytics'];
  */
 export function analyticsRoutes(ctx: ServiceContext) {
   return (
-    new Elysia({ name: 'analytics-routes', prefix: '/analytics' })
+    new Elysia({ name: 'analytics-routes' })
       .use(authPlugin(ctx))
-      .post(
-        '/view',
+      .route(
+        r.recordView.method,
+        r.recordView.path,
         async ({ body, request, server }) => ({
           success: true as const,
           recorded: await recordView(ctx, body.skillId, clientIp(request, server, ctx.config.trustedProxies)),
         }),
-        { body: ViewBody, response: Recorded, detail: { tags, summary: 'Record a page view (once per IP per skill within the window)' } },
+        routeHooks(r.recordView),
       )
-      .post('/call', async ({ principal, body }) => ({ success: true as const, recorded: await recordCall(ctx, principal.userId, body) }), {
-        auth: 'creator',
-        body: CallBody,
-        response: Recorded,
-        detail: { tags, summary: 'Record an execution (the skill’s creator only; a paymentRef counts once)' },
-      })
-      .post(
-        '/calls',
+      .route(
+        r.recordCall.method,
+        r.recordCall.path,
+        async ({ principal, body }) => ({ success: true as const, recorded: await recordCall(ctx, principal.userId, body) }),
+        routeHooks(r.recordCall),
+      )
+      .route(
+        r.recordCalls.method,
+        r.recordCalls.path,
         async ({ principal, body }) => {
           const results = await recordCalls(ctx, principal.userId, body.calls);
           return { success: true as const, recorded: results.filter((r) => r.status === 'recorded').length, results };
         },
-        {
-          auth: 'creator',
-          body: CallsBody,
-          response: CallsResult,
-          detail: {
-            tags,
-            summary:
-              'Record up to 100 executions in one transaction (the skills’ creator only; a paymentRef counts once); one outcome per record: recorded, duplicate, or refused with a reason',
-          },
-        },
+        routeHooks(r.recordCalls),
       )
-      .post(
-        '/usage',
+      .route(
+        r.recordUsage.method,
+        r.recordUsage.path,
         async ({ body, headers, cookie }) => {
           // Another SDK's shape needs no credential: its transaction is verified on chain before it counts.
           if ('skillSlug' in body) return { success: true as const, recorded: await recordReportedPayment(ctx, body) };
@@ -87,47 +61,32 @@ export function analyticsRoutes(ctx: ServiceContext) {
           );
           return { success: true as const, recorded: await recordUsage(ctx, principal.userId, body) };
         },
-        {
-          body: UsageRequestBody,
-          response: Recorded,
-          detail: {
-            tags,
-            summary:
-              'Record usage: {skillId, amount, paymentRef?} with consumer credentials, or {skillSlug, consumerAddress, paymentTxHash, amount} without; a payment counts once verified on chain',
-            security: [{}, { bearer: [] }, { cookie: [] }],
-          },
-        },
+        // The contract's body with an error naming the field in the shape the client meant.
+        routeHooks(r.recordUsage, { body: UsageRequestBody }),
       )
-      .post(
-        '/favorite',
+      .route(
+        r.favorite.method,
+        r.favorite.path,
         async ({ principal, body }) => ({
           success: true as const,
           ...(await setFavorite(ctx, principal.userId, body.skillId, body.action === 'add')),
         }),
-        {
-          auth: 'consumer',
-          body: FavoriteBody,
-          response: FavoriteResult,
-          detail: { tags, summary: 'Add or remove a favorite (idempotent)' },
-        },
+        routeHooks(r.favorite),
       )
       // The caller's own lists come before `/:skillId`, which would otherwise read them as an id.
-      .get(
-        '/usage',
+      .route(
+        r.usage.method,
+        r.usage.path,
         async ({ principal, query, set, request }) => {
           const { records, nextCursor } = await listUsage(ctx, principal.userId, query);
           announceNextPage(set.headers, request.url, nextCursor);
           return records;
         },
-        {
-          auth: 'consumer',
-          query: UsageQuery,
-          response: UsageRecordList,
-          detail: { tags, summary: 'Your paid calls, newest first; the next page’s cursor is in the X-Next-Cursor header' },
-        },
+        routeHooks(r.usage),
       )
-      .get(
-        '/revenue.csv',
+      .route(
+        r.revenueCsv.method,
+        r.revenueCsv.path,
         async ({ principal, query, set }) => {
           const from = query.from ? new Date(`${query.from}T00:00:00Z`) : undefined;
           const to = query.to ? new Date(new Date(`${query.to}T00:00:00Z`).getTime() + 86_400_000) : undefined;
@@ -136,58 +95,30 @@ export function analyticsRoutes(ctx: ServiceContext) {
           set.headers['content-disposition'] = 'attachment; filename="revenue.csv"';
           return revenueCsv(rows);
         },
-        {
-          auth: 'creator',
-          query: RevenueQuery,
-          response: t.String({
-            description:
-              'CSV: date,skill,paid_calls,revenue_usdc,revenue_atomic,exact_atomic,channel_claimed_atomic,channel_settled_atomic,channel_unclaimed_atomic, then a total line',
-          }),
-          detail: {
-            tags,
-            summary: 'Your verified revenue per skill and day (UTC), as CSV; from/to are inclusive days (YYYY-MM-DD)',
-          },
-        },
+        routeHooks(r.revenueCsv),
       )
-      .get('/channels', ({ principal, query }) => channelsOf(ctx, principal, query.role ?? 'receiver'), {
-        auth: 'consumer',
-        query: ChannelsQuery,
-        response: ChannelList,
-        detail: {
-          tags,
-          summary:
-            'Your payment channels: of your skills (role=receiver, default) with earned, claimed and settled calls, or those you pay from (role=payer) with balance and charges',
-        },
-      })
-      .get('/favorites', ({ principal }) => listFavorites(ctx, principal.userId), {
-        auth: 'consumer',
-        response: SkillList,
-        detail: { tags, summary: 'Your favourite skills, most recently favourited first (inactive ones too)' },
-      })
-      .get('/:skillId', ({ params, query }) => getAnalytics(ctx, params.skillId, query.days ?? DEFAULT_DAYS), {
-        params: SkillIdParam,
-        query: AnalyticsQuery,
-        response: Analytics,
-        detail: { tags, summary: 'Counters and a daily series of one skill (the last `days` days, default 30)' },
-      })
-      .get(
-        '/:skillId/payments',
+      .route(
+        r.channels.method,
+        r.channels.path,
+        ({ principal, query }) => channelsOf(ctx, principal, query.role ?? 'receiver'),
+        routeHooks(r.channels),
+      )
+      .route(r.favorites.method, r.favorites.path, ({ principal }) => listFavorites(ctx, principal.userId), routeHooks(r.favorites))
+      .route(
+        r.analytics.method,
+        r.analytics.path,
+        ({ params, query }) => getAnalytics(ctx, params.skillId, query.days ?? DEFAULT_DAYS),
+        routeHooks(r.analytics),
+      )
+      .route(
+        r.skillPayments.method,
+        r.skillPayments.path,
         async ({ principal, params, query, set, request }) => {
           const { payments, nextCursor } = await skillPayments(ctx, principal.userId, params.skillId, query);
           announceNextPage(set.headers, request.url, nextCursor);
           return payments;
         },
-        {
-          auth: 'consumer',
-          params: SkillIdParam,
-          query: SkillPaymentsQuery,
-          response: SkillPaymentList,
-          detail: {
-            tags,
-            summary:
-              'Payments reported for your skill with their on-chain check (state=rejected: reverted or mismatched ones), newest first; the next page’s cursor is in X-Next-Cursor',
-          },
-        },
+        routeHooks(r.skillPayments),
       )
   );
 }

@@ -1,16 +1,14 @@
 import { Elysia } from 'elysia';
 import type { ServiceContext } from '../../context';
-import { AppError } from '../../../http';
+import { AppError, routeHooks } from '../../../http';
 import { findOrCreateByProvider, findOrCreateByWallet, getUserById, toCreator, type User } from '../users';
 import { createApiKey, listApiKeys, revokeApiKey } from './api-keys';
 import { clearSessionCookies, credentialCookie, refreshCookieName, setSessionCookies } from './cookies';
-import * as m from 'skill-market/registry';
+import { REGISTRY_ROUTES as r } from 'skill-market/registry';
 import { authPlugin } from './plugin';
 import { verifyProviderToken } from './provider';
 import { refreshSession, revokeSession, startSession } from './sessions';
 import { createChallenge, rpcClientFactory, verifyChallenge } from './siwe';
-
-const tags = ['Authentication'];
 
 /** `/auth/*`: provider login, wallet sign-in, refresh, logout, API keys. */
 export function authRoutes(ctx: ServiceContext) {
@@ -22,10 +20,11 @@ export function authRoutes(ctx: ServiceContext) {
     return { token: tokens.accessToken, refreshToken: tokens.refreshToken, creator: toCreator(user), expiresIn: auth.accessTtlSeconds };
   };
 
-  return new Elysia({ name: 'auth-routes', prefix: '/auth' })
+  return new Elysia({ name: 'auth-routes' })
     .use(authPlugin(ctx))
-    .post(
-      '/privy',
+    .route(
+      r.providerLogin.method,
+      r.providerLogin.path,
       async ({ headers, cookie }) => {
         const token = /^Bearer\s+(\S+)$/i.exec(headers.authorization ?? '')?.[1];
         if (!token) throw new AppError('UNAUTHORIZED', 'Authentication required');
@@ -33,23 +32,21 @@ export function authRoutes(ctx: ServiceContext) {
         const user = await findOrCreateByProvider(ctx, identity.providerUserId, identity.wallet);
         return signedIn(user, 'provider', cookie);
       },
-      { response: m.SessionResponse, detail: { tags, summary: 'Exchange an identity-provider access token (Bearer) for a session' } },
+      routeHooks(r.providerLogin),
     )
-    .post('/challenge', ({ body }) => createChallenge(ctx, body.address), {
-      body: m.ChallengeRequest,
-      response: m.ChallengeResponse,
-      detail: { tags, summary: 'Get a Sign-In with Ethereum message to sign' },
-    })
-    .post(
-      '/verify',
+    .route(r.challenge.method, r.challenge.path, ({ body }) => createChallenge(ctx, body.address), routeHooks(r.challenge))
+    .route(
+      r.verify.method,
+      r.verify.path,
       async ({ body, cookie }) => {
         const address = await verifyChallenge(ctx, body as never, rpc);
         return signedIn(await findOrCreateByWallet(ctx, address), 'wallet', cookie);
       },
-      { body: m.VerifyRequest, response: m.SessionResponse, detail: { tags, summary: 'Sign in with a signed challenge' } },
+      routeHooks(r.verify),
     )
-    .post(
-      '/refresh',
+    .route(
+      r.refresh.method,
+      r.refresh.path,
       async ({ body, cookie }) => {
         const presented = body?.refreshToken ?? credentialCookie(cookie, refreshCookieName(auth));
         if (!presented) throw new AppError('UNAUTHORIZED', 'Authentication required');
@@ -57,45 +54,35 @@ export function authRoutes(ctx: ServiceContext) {
         setSessionCookies(cookie, auth, tokens);
         return { token: tokens.accessToken, refreshToken: tokens.refreshToken, expiresIn: auth.accessTtlSeconds };
       },
-      {
-        body: m.RefreshRequest,
-        response: m.RefreshResponse,
-        detail: { tags, summary: 'Rotate the refresh token and get a new access token' },
-      },
+      routeHooks(r.refresh),
     )
-    .post(
-      '/logout',
+    .route(
+      r.logout.method,
+      r.logout.path,
       async ({ principal, cookie }) => {
         if (principal.via === 'session') await revokeSession(ctx, principal.sessionId, 'logout');
         clearSessionCookies(cookie, auth);
         return { success: true as const };
       },
-      { auth: 'account', response: m.Success, detail: { tags, summary: 'Revoke the current session and clear the cookies' } },
+      routeHooks(r.logout),
     )
-    .post(
-      '/api-keys',
+    .route(
+      r.createApiKey.method,
+      r.createApiKey.path,
       ({ principal, body, set }) => {
         set.status = 201;
         return createApiKey(ctx, principal.userId, body.name, body.type ?? 'creator');
       },
-      {
-        auth: 'account',
-        body: m.CreateApiKeyRequest,
-        response: { 201: m.CreatedApiKey },
-        detail: { tags, summary: 'Create an API key (the full key is in this response only)' },
-      },
+      routeHooks(r.createApiKey),
     )
-    .get('/api-keys', ({ principal }) => listApiKeys(ctx, principal.userId), {
-      auth: 'account',
-      response: m.ApiKeyList,
-      detail: { tags, summary: 'List your API keys (never the keys themselves)' },
-    })
-    .delete(
-      '/api-keys/:id',
+    .route(r.apiKeys.method, r.apiKeys.path, ({ principal }) => listApiKeys(ctx, principal.userId), routeHooks(r.apiKeys))
+    .route(
+      r.revokeApiKey.method,
+      r.revokeApiKey.path,
       async ({ principal, params }) => {
         await revokeApiKey(ctx, principal.userId, params.id);
         return { success: true as const };
       },
-      { auth: 'account', params: m.IdParam, response: m.Success, detail: { tags, summary: 'Revoke an API key' } },
+      routeHooks(r.revokeApiKey),
     );
 }

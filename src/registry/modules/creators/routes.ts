@@ -2,11 +2,11 @@ import { Elysia } from 'elysia';
 import { listPublicSkillsOf } from '../skills';
 import type { ServiceContext } from '../../context';
 import { authPlugin } from '../auth';
-import { AddressParam, Creator, CreatorWithSkills, ProfileUpdate } from 'skill-market/registry';
+import { REGISTRY_ROUTES } from 'skill-market/registry';
 import { getCreatorByAddress, getUserById, toCreator, updateProfile } from '../users';
-import { AppError } from '../../../http';
+import { AppError, routeHooks } from '../../../http';
 
-const tags = ['Creators'];
+const { me, updateProfile: update, creator } = REGISTRY_ROUTES;
 
 /**
  * Public creator profiles, and the signed-in user's own profile. A module of routes alone, above auth
@@ -15,31 +15,24 @@ const tags = ['Creators'];
 export function creatorRoutes(ctx: ServiceContext) {
   return new Elysia({ name: 'creator-routes' })
     .use(authPlugin(ctx))
-    .get(
-      '/creators/me',
+    .route(
+      me.method,
+      me.path,
       async ({ principal }) => {
         const user = await getUserById(ctx, principal.userId);
         if (!user) throw new AppError('NOT_FOUND', 'Creator not found');
         return toCreator(user);
       },
-      { auth: 'consumer', response: Creator, detail: { tags, summary: 'Your own profile' } },
+      routeHooks(me),
     )
-    .patch('/creators/me', ({ principal, body }) => updateProfile(ctx, principal.userId, body), {
-      auth: 'account',
-      body: ProfileUpdate,
-      response: Creator,
-      detail: { tags, summary: 'Edit your name, avatar or bio (null clears a field)' },
-    })
-    .get(
-      '/creators/:address',
+    .route(update.method, update.path, ({ principal, body }) => updateProfile(ctx, principal.userId, body), routeHooks(update))
+    .route(
+      creator.method,
+      creator.path,
       async ({ params }) => ({
         ...(await getCreatorByAddress(ctx, params.address)),
         skills: await listPublicSkillsOf(ctx, params.address),
       }),
-      {
-        params: AddressParam,
-        response: CreatorWithSkills,
-        detail: { tags, summary: 'A creator’s public profile with their active skills' },
-      },
+      routeHooks(creator),
     );
 }

@@ -1,14 +1,15 @@
 import { Elysia } from 'elysia';
-import { DiscoveryResourcesAnswer, DiscoveryResourcesQuery, DiscoverySearchAnswer, DiscoverySearchQuery } from 'skill-market/registry';
+import { REGISTRY_ROUTES } from 'skill-market/registry';
 import { requestPathAndQuery } from 'skill-market/http';
 import type { ServiceContext } from '../../context';
+import { routeHooks } from '../../../http';
 import { jsonAnswer, sendAnswer } from '../../cache/http';
 import { paymentAssets } from './assets';
 import { resourceBuilder } from './item';
 import { creatorProfiles } from './profiles';
 import { type DiscoveryDeps, listResources, loadEachTime, type Remember, searchResources } from './service';
 
-const tags = ['Discovery'];
+const { discoveryResources: resources, discoverySearch: search } = REGISTRY_ROUTES;
 
 /**
  * The x402 Bazaar discovery API (the `bazaar` extension's `GET /discovery/resources` and
@@ -29,19 +30,18 @@ export function discoveryRoutes(ctx: ServiceContext, deps: DiscoveryDeps = defau
       cacheControl,
     );
   return new Elysia({ name: 'discovery-routes' })
-    .get('/discovery/resources', ({ query, request }) => answer(request, () => listResources(publicCtx, deps, query, remember)), {
-      query: DiscoveryResourcesQuery,
-      response: DiscoveryResourcesAnswer,
-      detail: {
-        tags,
-        summary: 'x402 Bazaar: the skills on offer as x402 resources with their payment terms, oldest first, by limit and offset',
-      },
-    })
-    .get('/discovery/search', ({ query, request }) => answer(request, () => searchResources(publicCtx, deps, query)), {
-      query: DiscoverySearchQuery,
-      response: DiscoverySearchAnswer,
-      detail: { tags, summary: 'x402 Bazaar: search the skills on offer (ranked, typo-tolerant); the next page by pagination.cursor' },
-    });
+    .route(
+      resources.method,
+      resources.path,
+      ({ query, request }) => answer(request, () => listResources(publicCtx, deps, query, remember)),
+      routeHooks(resources),
+    )
+    .route(
+      search.method,
+      search.path,
+      ({ query, request }) => answer(request, () => searchResources(publicCtx, deps, query)),
+      routeHooks(search),
+    );
 }
 
 function defaultDeps(ctx: ServiceContext): DiscoveryDeps {

@@ -1,7 +1,8 @@
 import { Elysia } from 'elysia';
 import type { ServiceContext } from '../../context';
 import { authPlugin } from '../auth';
-import { RegisterSkill, SearchQuery, SkillList, SkillView, SlugParam, UpdateSkill } from 'skill-market/registry';
+import { REGISTRY_ROUTES } from 'skill-market/registry';
+import { routeHooks } from '../../../http';
 import { searchSkills } from './search';
 import { getSkillBySlug, registerSkill, updateSkill } from './service';
 import { listOwnSkills } from './own';
@@ -10,7 +11,7 @@ import { accessCookieName } from '../auth';
 import { hasCredential, jsonAnswer, sendAnswer } from '../../cache/http';
 import { requestPathAndQuery } from 'skill-market/http';
 
-const tags = ['Skills'];
+const { registerSkill: register, search, skill, updateSkill: update, ownSkills } = REGISTRY_ROUTES;
 
 /** Registration (upsert), update, discovery and detail of skills. */
 export function skillRoutes(ctx: ServiceContext) {
@@ -23,22 +24,19 @@ export function skillRoutes(ctx: ServiceContext) {
   const privateControl = 'private, no-cache';
   return new Elysia({ name: 'skill-routes' })
     .use(authPlugin(ctx))
-    .post(
-      '/skills',
+    .route(
+      register.method,
+      register.path,
       async ({ principal, body, set }) => {
         const { created, skill } = await registerSkill(ctx, principal.userId, body);
         set.status = created ? 201 : 200;
         return skill;
       },
-      {
-        auth: 'creator',
-        body: RegisterSkill,
-        response: { 200: SkillView, 201: SkillView },
-        detail: { tags, summary: 'Register a skill, or update yours of the same name (201 created, 200 updated)' },
-      },
+      routeHooks(register),
     )
-    .get(
-      '/skills',
+    .route(
+      search.method,
+      search.path,
       async ({ query, request }) => {
         const credentialed = hasCredential(request, cookieName);
         const load = async () => {
@@ -54,36 +52,24 @@ export function skillRoutes(ctx: ServiceContext) {
             : await ctx.reads.search(requestPathAndQuery(request.url), byCounters, load);
         return sendAnswer(request, answer, credentialed ? privateControl : publicControl);
       },
-      {
-        query: SearchQuery,
-        response: SkillList,
-        detail: { tags, summary: 'Search active skills; the next page’s cursor is in the X-Next-Cursor header' },
-      },
+      routeHooks(search),
     )
-    .get(
-      '/skills/:slug',
+    .route(
+      skill.method,
+      skill.path,
       async ({ params, request }) => {
         const credentialed = hasCredential(request, cookieName);
         const load = () => getSkillBySlug(credentialed ? ctx : publicCtx, params.slug);
         const answer = credentialed || !ctx.reads ? jsonAnswer(await load()) : await ctx.reads.listing(params.slug, load);
         return sendAnswer(request, answer, credentialed ? privateControl : publicControl);
       },
-      {
-        params: SlugParam,
-        response: SkillView,
-        detail: { tags, summary: 'One skill with its groups and analytics counters (inactive ones too)' },
-      },
+      routeHooks(skill),
     )
-    .patch('/skills/:slug', ({ principal, params, body }) => updateSkill(ctx, principal.userId, params.slug, body), {
-      auth: 'creator',
-      params: SlugParam,
-      body: UpdateSkill,
-      response: SkillView,
-      detail: { tags, summary: 'Update your skill; groups replace the whole set' },
-    })
-    .get('/creators/me/skills', ({ principal }) => listOwnSkills(ctx, principal.userId), {
-      auth: 'creator',
-      response: SkillList,
-      detail: { tags: ['Creators'], summary: 'All your skills, inactive ones included, with their analytics' },
-    });
+    .route(
+      update.method,
+      update.path,
+      ({ principal, params, body }) => updateSkill(ctx, principal.userId, params.slug, body),
+      routeHooks(update),
+    )
+    .route(ownSkills.method, ownSkills.path, ({ principal }) => listOwnSkills(ctx, principal.userId), routeHooks(ownSkills));
 }

@@ -34,14 +34,13 @@ export const sessionHint = {
 /** One refresh at a time, however many calls met a 401 together. */
 function refreshSession(): Promise<boolean> {
   if (!sessionHint.get()) return Promise.resolve(false);
-  refreshing ??= fetch('/auth/refresh', {
-    method: 'POST',
-    credentials: 'same-origin',
-    headers: { 'content-type': 'application/json' },
-    body: '{}',
-  })
-    .then((res) => res.ok)
-    .catch(() => false)
+  // Through the registry client: the refresh cookie is sent, and a 401 on /auth/ never refreshes again.
+  refreshing ??= registry
+    .refresh()
+    .then(
+      () => true,
+      () => false,
+    )
     .then((ok) => {
       if (!ok) sessionHint.set(false);
       return ok;
