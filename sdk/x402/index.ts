@@ -119,7 +119,7 @@ export {
   voucherTypes,
   type ChannelConfig,
 } from './batch-settlement';
-export { recoverVoucherSigner, voucherDigest, voucherDigestBytes } from './voucher-signature';
+export { voucherDigest, voucherDigestBytes, voucherSignedBy } from './voucher-signature';
 export {
   BATCH_SETTLEMENT_SCHEME,
   BATCH_SETTLEMENT_REASONS,

@@ -25,7 +25,7 @@ import {
   PAYMENT_RESPONSE_HEADER,
   type PaymentRequirements,
   parsePrice,
-  recoverVoucherSigner,
+  voucherSignedBy,
   X_PAYMENT_RESPONSE_HEADER,
 } from '../../x402/index';
 import { SkillTimeoutError } from '../errors';
@@ -202,8 +202,7 @@ function checkableHere(deps: ChannelDeps, payment: ChannelPayment, state: Channe
 }
 
 function signedByAuthorizer(deps: ChannelDeps, payment: ChannelPayment): boolean {
-  const signer = recoverVoucherSigner(payment.channelId, payment.maxClaimableAmount, deps.chainId, payment.signature);
-  return signer !== undefined && signer.toLowerCase() === payment.config.payerAuthorizer.toLowerCase();
+  return voucherSignedBy(payment.channelId, payment.maxClaimableAmount, deps.chainId, payment.signature, payment.config.payerAuthorizer);
 }
 
 async function paid(
