@@ -91,13 +91,16 @@ function batchReferenceClients(chain: LocalChain, url: string, payers: TestAccou
   });
 }
 
-/** SkillMarket paying over channels, one per payer, its deposits bounded by `maxDeposit` (atomic units). */
+/**
+ * SkillMarket paying over channels, one per payer, each depositing for `calls` calls at once (as
+ * the batch reference's clients are told to), bounded by `calls` × price.
+ */
 function ourChannelClients(
   chain: LocalChain,
   apiUrl: string,
   slug: string,
   payers: TestAccount[],
-  maxDeposit: bigint,
+  calls: number,
   fetchImpl: typeof fetch,
 ): Pay[] {
   const asset = { network: chain.network, address: chain.token.address, name: chain.token.name, version: chain.token.version, decimals: 6 };
@@ -109,7 +112,8 @@ function ourChannelClients(
       assets: [asset],
       mode: 'fast',
       payment: 'channel',
-      maxDeposit: `$${(Number(maxDeposit) / 1e6).toFixed(6)}`,
+      maxDeposit: `$${(Number(BigInt(calls) * PRICE) / 1e6).toFixed(6)}`,
+      depositCalls: calls,
       rpcUrl: chain.rpcUrl,
       fetch: fetchImpl,
     });
@@ -207,7 +211,7 @@ async function benchChain(
       console.error(`${result.label}: ${fmt(result.callsPerSecond, 1)} calls/s, p50 ${fmt(result.p50, 1)} ms, ${result.failures} failed`);
       return result;
     };
-    const deposit = BigInt(sizes.sequential + sizes.concurrent + 10) * PRICE;
+    const depositCalls = sizes.sequential + sizes.concurrent + 10;
     /** The skill server's own claims and settles, by age: until the payee holds what was answered. */
     const oursSettle = async (target: bigint) => {
       const deadline = Date.now() + 120_000;
@@ -219,14 +223,14 @@ async function benchChain(
     const oursSequential = await run(
       'ours channel, sequential',
       ours.payTo,
-      (f) => ourChannelClients(chain, ours.registryUrl, ours.slug, payers(0, 1), deposit, f),
+      (f) => ourChannelClients(chain, ours.registryUrl, ours.slug, payers(0, 1), depositCalls, f),
       sizes.sequential,
       oursSettle,
     );
     const batchSequential = await run(
       'batch reference, sequential',
       batch.payTo,
-      (f) => batchReferenceClients(chain, batch.resourceUrl, payers(1, 1), sizes.sequential + sizes.concurrent + 10, f),
+      (f) => batchReferenceClients(chain, batch.resourceUrl, payers(1, 1), depositCalls, f),
       sizes.sequential,
       batch.claimAndSettle,
     );
@@ -241,7 +245,7 @@ async function benchChain(
     const oursConcurrent = await run(
       `ours channel, ${CLIENTS} clients`,
       ours.payTo,
-      (f) => ourChannelClients(chain, ours.registryUrl, ours.slug, payers(0, CLIENTS).slice(0), deposit, f),
+      (f) => ourChannelClients(chain, ours.registryUrl, ours.slug, payers(0, CLIENTS), sizes.concurrent, f),
       sizes.concurrent,
       oursSettle,
     );

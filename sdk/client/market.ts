@@ -73,6 +73,8 @@ export class SkillMarket {
     ) {
       throw new TypeError('SkillMarket: rpcUrl must be an http(s) JSON-RPC URL');
     }
+    if (options.depositCalls !== undefined && (!Number.isSafeInteger(options.depositCalls) || options.depositCalls < 1))
+      throw new TypeError('SkillMarket: depositCalls must be a whole number of calls, at least 1');
 
     this.address = signer?.address;
     this.mode = options.mode ?? DEFAULTS.mode;
@@ -301,6 +303,7 @@ export class SkillMarket {
     this.channelReader = options.rpcUrl === undefined ? undefined : createChannelReader(options.rpcUrl, rpc);
     this.channelScheme = channelScheme({
       maxDeposit: readAmount(options.maxDeposit ?? DEFAULT_MAX_DEPOSIT, 'SkillMarket: maxDeposit'),
+      ...(options.depositCalls !== undefined ? { depositCalls: options.depositCalls } : {}),
       store: typeof channels === 'string' ? fileChannelStore(channels) : (channels ?? memoryChannelStore()),
       ...(this.channelReader ? { chain: this.channelReader } : {}),
     });

@@ -101,6 +101,12 @@ export interface SkillMarketOptions {
    */
   maxDeposit?: string | number;
   /**
+   * How many calls at the price a channel's deposit aims to cover (default 10), never above
+   * `maxDeposit`; a busy channel's later deposits grow with what it used. A client that knows it
+   * will make many calls deposits once for them all (one on-chain wait instead of several).
+   */
+  depositCalls?: number;
+  /**
    * Where payment channels are kept between runs: a JSON file path (Node, Bun) or a
    * {@link ChannelStore}. Default in memory; a lost record is recovered from the chain (`rpcUrl`)
    * and the server's corrective answer.

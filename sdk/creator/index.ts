@@ -71,6 +71,7 @@ export {
   type ChannelChange,
 } from './channels/store';
 export { fileChannelStore } from './channels/file-store';
+export { voucherSignedBy } from './channels/voucher-check';
 export type { ClaimRound } from './channels/claims';
 export { VERIFY_MODES, type VerifyMode } from './payers';
 export { EXPOSED_HEADERS as CORS_EXPOSED_HEADERS, type CorsOption } from './cors';

@@ -239,12 +239,15 @@ export function channelScheme(options: ChannelSchemeOptions): ChannelScheme {
           const target = [depositCalls * amount, announced, BigInt(record.charged), needed].reduce((a, b) => (a > b ? a : b));
           deposit = await signDeposit(signer, requirements, channelId, target > options.maxDeposit ? options.maxDeposit : target);
         }
-        const signature = await voucherSigner.signTypedData({
-          domain: batchSettlementDomain(chainId),
-          types: voucherTypes,
-          primaryType: 'Voucher',
-          message: { channelId, maxClaimableAmount: max },
-        });
+        const digest = voucherDigest(channelId, max, chainId);
+        const signature = voucherSigner.signDigest
+          ? await voucherSigner.signDigest(digest)
+          : await voucherSigner.signTypedData({
+              domain: batchSettlementDomain(chainId),
+              types: voucherTypes,
+              primaryType: 'Voucher',
+              message: { channelId, maxClaimableAmount: max },
+            });
         const payload: ChannelPayload = {
           type: deposit ? 'deposit' : 'voucher',
           channelConfig: config,
@@ -258,7 +261,7 @@ export function channelScheme(options: ChannelSchemeOptions): ChannelScheme {
           payload: x402,
           proof: encodeBase64Json(x402),
           payer: signer.address,
-          reference: voucherDigest(channelId, max, chainId),
+          reference: digest,
           channelId,
         };
         held.set(payment, release);

@@ -30,6 +30,13 @@ export interface PaymentSigner {
   readonly address: Address;
   /** The 65-byte signature (or a contract wallet's) as 0x-hex. */
   signTypedData(typedData: PaymentTypedData): Promise<Hex>;
+  /**
+   * Signs a 32-byte EIP-712 digest the scheme computed itself (the same signature `signTypedData`
+   * gives for that typed data): present only for a key held in this process, so a scheme signs a
+   * voucher per call without viem's generic typed-data encoding. A wallet that shows the user what
+   * they sign has none.
+   */
+  signDigest?(digest: Hex): Promise<Hex>;
 }
 
 /** A wallet that pays: a 0x private key, or a viem account (e.g. `loadSpendingWallet(...)`). */
@@ -66,7 +73,20 @@ export function toPaymentSigner(wallet: WalletInput | PaymentSigner): PaymentSig
 /** Bound, so an account whose methods read `this` keeps working. */
 function accountSigner(account: PaymentSigner | LocalAccount): PaymentSigner {
   const sign = account.signTypedData as (typedData: PaymentTypedData) => Promise<Hex>;
-  return { address: getAddress(account.address.toLowerCase()), signTypedData: (typedData) => sign.call(account, typedData) };
+  const signer: PaymentSigner = {
+    address: getAddress(account.address.toLowerCase()),
+    signTypedData: (typedData) => sign.call(account, typedData),
+  };
+  if ('signDigest' in account && typeof account.signDigest === 'function') {
+    const signDigest = account.signDigest;
+    return { ...signer, signDigest: (digest) => signDigest.call(account, digest) };
+  }
+  // A viem local account signs a raw hash with `sign`: exactly what signTypedData does after hashing.
+  if ('type' in account && account.type === 'local' && typeof account.sign === 'function') {
+    const signHash = account.sign;
+    return { ...signer, signDigest: (digest) => signHash.call(account, { hash: digest }) };
+  }
+  return signer;
 }
 
 /** The part of an EIP-1193 provider (an injected browser wallet) a signer uses. */

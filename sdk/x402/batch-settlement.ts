@@ -136,20 +136,6 @@ export function channelIdOf(config: ChannelConfig, chainId: number): Hex {
 }
 
 /**
- * The digest a voucher signs: unique per channel and cumulative amount.
- *
- * @example voucherDigest(channelId, 3000n, 8453) // what names a voucher payment in receipts
- */
-export function voucherDigest(channelId: Hex, maxClaimableAmount: bigint, chainId: number): Hex {
-  return hashTypedData({
-    domain: batchSettlementDomain(chainId),
-    types: voucherTypes,
-    primaryType: 'Voucher',
-    message: { channelId, maxClaimableAmount },
-  });
-}
-
-/**
  * The EIP-3009 nonce of a deposit: binds the authorization to one channel.
  *
  * @example erc3009DepositNonce(channelId, salt) // the authorization's nonce

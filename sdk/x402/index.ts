@@ -126,10 +126,10 @@ export {
   refundTypes,
   erc3009DepositNonce,
   receiveWithAuthorizationTypes,
-  voucherDigest,
   voucherTypes,
   type ChannelConfig,
 } from './batch-settlement';
+export { voucherDigest, voucherDigestBytes } from './voucher-signature';
 export {
   BATCH_SETTLEMENT_SCHEME,
   BATCH_SETTLEMENT_REASONS,

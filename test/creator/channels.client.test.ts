@@ -5,7 +5,7 @@
  * beats the server's claim of what it answered (anvil time travel).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Address, getAbiItem, type Hex, slice, toFunctionSelector } from 'viem';
@@ -114,8 +114,8 @@ describe('our client paying our skill server over a channel', () => {
     const payer = await world.payer(1_000_000n);
     const market = world.market({ wallet: payer, payment: 'channel', maxDeposit: '$0.01' });
     for (let i = 1; i <= 4; i++) await market.call(tick.slug, { i });
-    const [file] = (await readdir(tick.store)).filter((f) => f.endsWith('.json'));
-    const { config } = JSON.parse(await readFile(join(tick.store, file!), 'utf8')) as { config: ChannelConfig };
+    const [channel] = await market.channels();
+    const config: ChannelConfig = channel!.config;
     expect(await receiverState(world.chain, tick.payee)).toMatchObject({ totalClaimed: 0n });
 
     await settlementTx(world.chain, payer, 'initiateWithdraw', [config, 10n * PRICE - 4n * PRICE]);

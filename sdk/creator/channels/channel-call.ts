@@ -15,10 +15,9 @@
  * A refund payload skips the handler: the server completes it (amount, nonce, a claim of what is
  * charged, the authorizer's signatures when it holds the key) and the facilitator executes it.
  */
-import { recoverTypedDataAddress, zeroAddress } from 'viem';
+import { zeroAddress } from 'viem';
 import {
   acceptedMatches,
-  batchSettlementDomain,
   channelIdOf,
   encodeBase64Json,
   formatPrice,
@@ -26,9 +25,9 @@ import {
   PAYMENT_RESPONSE_HEADER,
   type PaymentRequirements,
   parsePrice,
-  voucherTypes,
   X_PAYMENT_RESPONSE_HEADER,
 } from '../../x402/index';
+import { voucherSignedBy } from './voucher-check';
 import { SkillTimeoutError } from '../errors';
 import type { FacilitatorClient } from '../facilitator-client';
 import { failure, jsonAnswer, type StoredResponse, toResponse } from '../http';
@@ -202,19 +201,8 @@ function checkableHere(deps: ChannelDeps, payment: ChannelPayment, state: Channe
   );
 }
 
-async function signedByAuthorizer(deps: ChannelDeps, payment: ChannelPayment): Promise<boolean> {
-  try {
-    const signer = await recoverTypedDataAddress({
-      domain: batchSettlementDomain(deps.chainId),
-      types: voucherTypes,
-      primaryType: 'Voucher',
-      message: { channelId: payment.channelId, maxClaimableAmount: payment.maxClaimableAmount },
-      signature: payment.signature,
-    });
-    return signer.toLowerCase() === payment.config.payerAuthorizer.toLowerCase();
-  } catch {
-    return false;
-  }
+function signedByAuthorizer(deps: ChannelDeps, payment: ChannelPayment): boolean {
+  return voucherSignedBy(payment.channelId, payment.maxClaimableAmount, deps.chainId, payment.signature, payment.config.payerAuthorizer);
 }
 
 async function paid(
@@ -231,7 +219,7 @@ async function paid(
   }
   let state: ChannelState;
   if (checkableHere(deps, payment, current)) {
-    if (!(await signedByAuthorizer(deps, payment))) return { value: { response: required(route, reason('voucher_signature')) } };
+    if (!signedByAuthorizer(deps, payment)) return { value: { response: required(route, reason('voucher_signature')) } };
     if (payment.maxClaimableAmount > BigInt(current.balance))
       return { value: { response: required(route, reason('cumulative_exceeds_balance')) } };
     state = current;

@@ -50,6 +50,14 @@ export function countingAccount(account: LocalAccount): LocalAccount & { signatu
     counted.signatures++;
     return account.signTypedData(data);
   }) as LocalAccount['signTypedData'];
+  // A voucher is signed as its digest (the fast path of a key held in this process).
+  const sign = account.sign;
+  if (sign) {
+    counted.sign = (async (args: Parameters<NonNullable<LocalAccount['sign']>>[0]) => {
+      counted.signatures++;
+      return sign.call(account, args);
+    }) as LocalAccount['sign'];
+  }
   return counted;
 }
 
