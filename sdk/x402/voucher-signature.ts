@@ -21,7 +21,11 @@ function separatorOf(chainId: number): Uint8Array {
   return separator;
 }
 
-/** The 32-byte digest of the voucher (channelId, maxClaimableAmount) on `chainId`. */
+/**
+ * The 32-byte digest of the voucher (channelId, maxClaimableAmount) on `chainId`, as bytes.
+ *
+ * @example account.sign({ hash: bytesToHex(voucherDigestBytes(channelId, 3000n, 8453)) }) // a voucher's signature
+ */
 export function voucherDigestBytes(channelId: Hex, maxClaimableAmount: bigint, chainId: number): Uint8Array {
   if (maxClaimableAmount < 0n || maxClaimableAmount >= 1n << 128n) throw new RangeError('maxClaimableAmount is not a uint128');
   const struct = new Uint8Array(96);
