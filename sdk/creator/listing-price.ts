@@ -9,7 +9,7 @@ import { errorText, type CreatorLogger } from './logger';
 import type { SkillRequestHandler } from './handler';
 
 /** How often `serve()` reads its listings' prices by default, ms. */
-export const DEFAULT_LISTING_REFRESH_MS = 10_000;
+export const DEFAULT_LISTING_REFRESH_MS = 2_000;
 
 /** Sets a skill's price to its listing's; logs when that changes what the skill asks. */
 export function applyListingPrice(app: SkillRequestHandler, name: string, price: string, logger: CreatorLogger): void {

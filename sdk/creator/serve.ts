@@ -103,7 +103,7 @@ export interface ServeOptions {
   register?: RegistrationOptions;
   /**
    * With registration: how often the skill server reads its listings and follows their prices, ms;
-   * default 10000, 0 only at start. The listing is the one price: an edit in the dashboard (or
+   * default 2000, 0 only at start. The listing is the one price: an edit in the dashboard (or
    * `updateSkill`) is what the 402 asks within this interval, and re-registration keeps it.
    * @example serve(skills, { register: { endpoint }, listingRefreshMs: 30_000 })
    */

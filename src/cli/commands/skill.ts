@@ -44,7 +44,7 @@ export async function skillCommand(args: string[]): Promise<void> {
 
 const print = (line: string) => void process.stdout.write(`${terminalText(line)}\n`);
 
-/** How long `skill price` waits for the skill server to ask the new price (it reads its listing every 10 s). */
+/** How long `skill price` waits for the skill server to ask the new price (it reads its listing every 2 s). */
 const FOLLOW_WAIT_MS = 15_000;
 
 /**
