@@ -81,7 +81,10 @@ describe('the file channel store reopened', () => {
     for (let n = 1; n <= 3; n++) await store.update(idOf(1), async () => ({ next: state(1, n), value: undefined }));
     await store.update(idOf(2), async () => ({ next: state(2, 7), value: undefined }));
     await store.update(idOf(2), async () => ({ next: null, value: undefined }));
-    // Killed: no close, a write cut in the middle of a record, the lock left behind by a process that is gone.
+    // Killed: a write cut in the middle of a record, the lock left behind by a process that is gone.
+    // (The store is closed first only so that this process holds no open file handle: on disk
+    // what follows is what a kill leaves, the dead owner's lock included.)
+    await store.close();
     const [journal] = (await readdir(folder)).filter((name) => name.startsWith('journal-'));
     await appendFile(join(folder, journal!), '{"channelId":"0x01","state":{"chargedCum');
     const gone = Bun.spawn(['true']);
