@@ -14,6 +14,11 @@ export interface ChainConfig {
   rpcTimeoutMs: number;
   /** How long a balance read is reused, so a burst of requests costs one RPC call. */
   balanceCacheMs: number;
+  /**
+   * The first block payment-channel events (x402BatchSettlement's `ChannelCreated`, `Claimed`,
+   * `Settled`) are read from: at or before the contract's deployment, so none is missed.
+   */
+  channelsFromBlock: bigint;
 }
 
 /** Public RPC endpoints of the networks with a built-in default. */
@@ -26,11 +31,14 @@ const CHAIN_DEFAULTS = {
   network: DEFAULT_NETWORK,
   rpcTimeoutMs: 3000,
   balanceCacheMs: 5000,
+  /** Block 0: the x402BatchSettlement deployment block is not among the built-in defaults (README). */
+  channelsFromBlock: 0,
 } as const;
 
 /**
- * MARKET_NETWORK, MARKET_USDC_ADDRESS, MARKET_RPC_URL, MARKET_RPC_TIMEOUT_MS and
- * MARKET_BALANCE_CACHE_MS. A network without built-in defaults needs the token and the RPC set.
+ * MARKET_NETWORK, MARKET_USDC_ADDRESS, MARKET_RPC_URL, MARKET_RPC_TIMEOUT_MS,
+ * MARKET_BALANCE_CACHE_MS and MARKET_CHANNELS_FROM_BLOCK. A network without built-in defaults
+ * needs the token and the RPC set.
  */
 export function readChainConfig(env: Env): ChainConfig {
   const network = readNetwork(env, 'MARKET_NETWORK');
@@ -40,6 +48,7 @@ export function readChainConfig(env: Env): ChainConfig {
     rpcUrl: readRpcUrl(env, 'MARKET_RPC_URL', network),
     rpcTimeoutMs: readInteger(env, 'MARKET_RPC_TIMEOUT_MS', CHAIN_DEFAULTS.rpcTimeoutMs, 100, 60_000),
     balanceCacheMs: readInteger(env, 'MARKET_BALANCE_CACHE_MS', CHAIN_DEFAULTS.balanceCacheMs, 0, 600_000),
+    channelsFromBlock: BigInt(readInteger(env, 'MARKET_CHANNELS_FROM_BLOCK', CHAIN_DEFAULTS.channelsFromBlock, 0, Number.MAX_SAFE_INTEGER)),
   };
 }
 

@@ -9,6 +9,7 @@ describe('spending-wallet chain configuration', () => {
       rpcUrl: 'https://mainnet.base.org',
       rpcTimeoutMs: 3000,
       balanceCacheMs: 5000,
+      channelsFromBlock: 0n,
     });
   });
 
@@ -39,6 +40,7 @@ describe('spending-wallet chain configuration', () => {
       rpcUrl: 'http://127.0.0.1:8545/',
       rpcTimeoutMs: 500,
       balanceCacheMs: 0,
+      channelsFromBlock: 0n,
     });
   });
 

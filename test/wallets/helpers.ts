@@ -10,6 +10,7 @@ export function offlineChain(overrides: Partial<ChainConfig> = {}): ChainConfig 
     rpcUrl: 'http://127.0.0.1:9/',
     rpcTimeoutMs: 1000,
     balanceCacheMs: 5000,
+    channelsFromBlock: 0n,
     ...overrides,
   };
 }

@@ -1,5 +1,6 @@
 import type { Address, Hex, PublicClient } from 'viem';
 import { BATCH_SETTLEMENT_ADDRESS, batchSettlementAbi } from '../../../chain/batch-settlement';
+import { LOG_CHUNK_BLOCKS, type LogRange, readLogsFrom } from './logs';
 
 const contract = { address: BATCH_SETTLEMENT_ADDRESS, abi: batchSettlementAbi } as const;
 
@@ -23,23 +24,35 @@ export type ChannelVerdict =
 /** The parts of a channel that never change (its id is their hash), when already known. */
 export type KnownConfig = { payer: Address; receiver: Address; token: Address };
 
+/** Where the contract's events are read from. */
+export interface LogReadOptions {
+  /** The first block read (MARKET_CHANNELS_FROM_BLOCK): none of the contract's events is older. */
+  fromBlock: bigint;
+  /** Widest range asked at once after a node refused the whole (see logs.ts). */
+  chunkBlocks?: bigint;
+}
+
 /**
  * Reads a channel of x402BatchSettlement: its config from the `ChannelCreated` event (unless
  * known), `channels(channelId)` for balance and totalClaimed (state after mined claims only), and
  * how much of that its receiver has settled: everything claimed when the receiver's
  * `totalSettled` equals its `totalClaimed`, otherwise the channel's claimed total as of the last
- * `Settled(receiver, token)` event (a sweep pays out all that was claimed before it).
+ * `Settled(receiver, token)` event (a sweep pays out all that was claimed before it). Events are
+ * read from `logs.fromBlock` on, in chunks when the node refuses the whole range.
  */
-export async function readChannel(client: PublicClient, channelId: Hex, known?: KnownConfig): Promise<ChannelVerdict> {
+export async function readChannel(
+  client: PublicClient,
+  channelId: Hex,
+  known: KnownConfig | undefined,
+  logs: LogReadOptions,
+): Promise<ChannelVerdict> {
+  const events: EventReader = (read) => readLogsFrom(client, logs.fromBlock, read, logs.chunkBlocks ?? LOG_CHUNK_BLOCKS);
   try {
     let config = known;
     if (!config) {
-      const created = await client.getContractEvents({
-        ...contract,
-        eventName: 'ChannelCreated',
-        args: { channelId },
-        fromBlock: 'earliest',
-      });
+      const created = await events((range) =>
+        client.getContractEvents({ ...contract, eventName: 'ChannelCreated', args: { channelId }, ...range }),
+      );
       const first = created[0]?.args.config;
       if (!first) return { type: 'missing' };
       config = { payer: first.payer, receiver: first.receiver, token: first.token };
@@ -53,7 +66,7 @@ export async function readChannel(client: PublicClient, channelId: Hex, known?: 
         ? 0n
         : receiverSettled === receiverClaimed
           ? totalClaimed
-          : await claimedBeforeLastSweep(client, channelId, config);
+          : await claimedBeforeLastSweep(client, channelId, config, events);
     return { type: 'found', channel: { ...config, balance, totalClaimed, settledClaimed } };
   } catch (error) {
     const timedOut = (error as { name?: string }).name === 'TimeoutError';
@@ -61,15 +74,14 @@ export async function readChannel(client: PublicClient, channelId: Hex, known?: 
   }
 }
 
-async function claimedBeforeLastSweep(client: PublicClient, channelId: Hex, config: KnownConfig): Promise<bigint> {
+type EventReader = <T>(read: (range: LogRange) => Promise<T[]>) => Promise<T[]>;
+
+async function claimedBeforeLastSweep(client: PublicClient, channelId: Hex, config: KnownConfig, events: EventReader): Promise<bigint> {
   const [claims, sweeps] = await Promise.all([
-    client.getContractEvents({ ...contract, eventName: 'Claimed', args: { channelId }, fromBlock: 'earliest' }),
-    client.getContractEvents({
-      ...contract,
-      eventName: 'Settled',
-      args: { receiver: config.receiver, token: config.token },
-      fromBlock: 'earliest',
-    }),
+    events((range) => client.getContractEvents({ ...contract, eventName: 'Claimed', args: { channelId }, ...range })),
+    events((range) =>
+      client.getContractEvents({ ...contract, eventName: 'Settled', args: { receiver: config.receiver, token: config.token }, ...range }),
+    ),
   ]);
   const position = (log: { blockNumber: bigint | null; logIndex: number | null }) =>
     [log.blockNumber ?? 0n, BigInt(log.logIndex ?? 0)] as const;

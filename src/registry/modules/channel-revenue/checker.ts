@@ -47,7 +47,7 @@ export async function checkDueChannels(deps: ChannelCheckDeps): Promise<ChannelR
       channel.payer && channel.receiver && channel.token
         ? { payer: getAddress(channel.payer), receiver: getAddress(channel.receiver), token: getAddress(channel.token) as Address }
         : undefined;
-    const verdict = await readChannel(client, channel.channelId as Hex, known);
+    const verdict = await readChannel(client, channel.channelId as Hex, known, { fromBlock: chain.channelsFromBlock });
     if (verdict.type !== 'found') {
       const missing = verdict.type === 'missing';
       const reason = missing ? 'no such channel on chain (yet)' : verdict.reason;

@@ -1,4 +1,4 @@
-import { buildPaymentTerms, DEFAULT_MAX_TIMEOUT_SECONDS, type AssetInfo } from 'skill-market/x402';
+import { type AnyPaymentRequirements, buildPaymentTerms, DEFAULT_MAX_TIMEOUT_SECONDS, type AssetInfo } from 'skill-market/x402';
 import type { DiscoveryResource, SkillView } from 'skill-market/registry';
 import { bazaarExtension, type BazaarExtension } from 'skill-market/creator';
 import { serviceMetadata } from 'skill-market/x402';
@@ -42,20 +42,11 @@ export function resourceBuilder() {
    * Bazaar's rules allow it).
    */
   return (skill: SkillView, asset: AssetInfo, creator: CreatorProfile | undefined, offers?: readonly unknown[]): DiscoveryResource => {
-    const terms = buildPaymentTerms({
-      amount: BigInt(skill.priceAtomic),
-      payTo: skill.paymentAddress,
-      network: skill.network,
-      asset,
-      resourceUrl: skill.endpoint,
-      mimeType: SKILL_MIME_TYPE,
-      maxTimeoutSeconds: DEFAULT_MAX_TIMEOUT_SECONDS,
-    });
     return {
       resource: skill.endpoint,
       type: 'http',
       x402Version: 2,
-      accepts: listedAccepts(terms.requirements, offers) as DiscoveryResource['accepts'],
+      accepts: listingAccepts(skill, asset, offers) as DiscoveryResource['accepts'],
       lastUpdated: skill.updatedAt,
       ...(skill.description ? { description: skill.description } : {}),
       mimeType: SKILL_MIME_TYPE,
@@ -63,6 +54,26 @@ export function resourceBuilder() {
       extensions: { bazaar: extensionOf(skill) as unknown as DiscoveryResource['extensions']['bazaar'] },
     };
   };
+}
+
+/** What of a listing its payment terms are made of. */
+export type ListingTerms = Pick<SkillView, 'priceAtomic' | 'paymentAddress' | 'network' | 'endpoint'>;
+
+/**
+ * The accepts a listing shows: its `exact` terms, built by the same function from the same inputs
+ * as the skill server's 402, and what of the server's reported `offers` stands on them (offers.ts).
+ */
+export function listingAccepts(skill: ListingTerms, asset: AssetInfo, offers: readonly unknown[] | undefined): AnyPaymentRequirements[] {
+  const terms = buildPaymentTerms({
+    amount: BigInt(skill.priceAtomic),
+    payTo: skill.paymentAddress,
+    network: skill.network,
+    asset,
+    resourceUrl: skill.endpoint,
+    mimeType: SKILL_MIME_TYPE,
+    maxTimeoutSeconds: DEFAULT_MAX_TIMEOUT_SECONDS,
+  });
+  return listedAccepts(terms.requirements, offers);
 }
 
 /** Builds one resource; see {@link resourceBuilder}. */

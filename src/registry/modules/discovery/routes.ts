@@ -39,7 +39,7 @@ export function discoveryRoutes(ctx: ServiceContext, deps: DiscoveryDeps = defau
     .route(
       search.method,
       search.path,
-      ({ query, request }) => answer(request, () => searchResources(publicCtx, deps, query)),
+      ({ query, request }) => answer(request, () => searchResources(publicCtx, deps, query, remember)),
       routeHooks(search),
     );
 }

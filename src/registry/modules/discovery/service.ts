@@ -9,13 +9,15 @@ import type {
   SkillView,
 } from 'skill-market/registry';
 import type { AssetInfo } from 'skill-market/x402';
-import { serverHealth, skills } from '../../../db/schema';
+import { skills } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
 import { DEFAULT_LIMIT, searchSkills, selectSkills, toSkillView } from '../skills';
 import type { PaymentAssets } from './assets';
-import { discoveryScope } from './filters';
+import { channelSkillIds } from './channels';
+import { type DiscoveryScope, discoveryScope } from './filters';
 import type { ResourceBuilder } from './item';
 import type { CreatorProfiles } from './profiles';
+import { offersFor, reportedOffers } from './reported';
 
 /** What the discovery answers are made with, built once per registry. */
 export interface DiscoveryDeps {
@@ -44,7 +46,7 @@ export async function listResources(
 ): Promise<DiscoveryResourcesAnswer> {
   const limit = query.limit ?? DEFAULT_LIMIT;
   const offset = query.offset ?? 0;
-  const scope = discoveryScope(query, deps.assets.networks);
+  const scope = await offeredScope(ctx, deps, query, remember);
   if (!scope) return { x402Version: 2, items: [], pagination: { limit, offset, total: 0 } };
   const where = and(eq(skills.isActive, true), ...scope.conditions);
   const total = await remember(
@@ -83,9 +85,10 @@ export async function searchResources(
   ctx: ServiceContext,
   deps: DiscoveryDeps,
   query: DiscoverySearchQuery,
+  remember: Remember = loadEachTime,
 ): Promise<DiscoverySearchAnswer> {
   const limit = query.limit ?? DEFAULT_LIMIT;
-  const scope = discoveryScope(query, deps.assets.networks);
+  const scope = await offeredScope(ctx, deps, query, remember);
   if (!scope) return { x402Version: 2, resources: [], partialResults: false, pagination: { limit, cursor: null } };
   const search: SearchQuery = { limit };
   if (query.query !== undefined) search.q = query.query;
@@ -93,6 +96,22 @@ export async function searchResources(
   const { skills: found, nextCursor } = await searchSkills(ctx, search, scope.conditions);
   const resources = await toResources(ctx, deps, found);
   return { x402Version: 2, resources, partialResults: false, pagination: { limit, cursor: nextCursor ?? null } };
+}
+
+/**
+ * The skills a query may list; with `scheme=batch-settlement` only those whose accepts include a
+ * channel offer, found once per scope and kept by `remember` (channels.ts). Undefined: none.
+ */
+async function offeredScope(
+  ctx: ServiceContext,
+  deps: DiscoveryDeps,
+  query: DiscoveryResourcesQuery | DiscoverySearchQuery,
+  remember: Remember,
+): Promise<DiscoveryScope | undefined> {
+  const scope = discoveryScope(query, deps.assets.networks);
+  if (!scope?.channelsOnly) return scope;
+  const ids = await remember(`discovery channel skills ${scope.key}`, () => channelSkillIds(ctx, deps.assets, scope.conditions));
+  return ids.length ? { ...scope, conditions: [...scope.conditions, inArray(skills.id, ids)] } : undefined;
 }
 
 async function toResources(ctx: ServiceContext, deps: DiscoveryDeps, views: SkillView[]): Promise<DiscoveryResource[]> {
@@ -110,34 +129,7 @@ async function toResources(ctx: ServiceContext, deps: DiscoveryDeps, views: Skil
     ),
   ]);
   const assetOf = new Map<string, AssetInfo>(assets);
-  return views.map((view) => {
-    const { server, name } = serverAndName(view.endpoint);
-    const reported = offers.get(server);
-    const own = reported && Object.hasOwn(reported, name) && Array.isArray(reported[name]) ? reported[name] : undefined;
-    return deps.toResource(view, assetOf.get(view.network)!, creators.get(view.creatorId), own);
-  });
-}
-
-/** A skill endpoint's server URL (as the database derives `skills.server_url`) and its last path segment, the skill's name there. */
-function serverAndName(endpoint: string): { server: string; name: string } {
-  const server = endpoint.replace(/\/[^/?#]*([?#].*)?$/, '');
-  return { server, name: decodeSegment(endpoint.slice(server.length + 1).replace(/[?#].*$/, '')) };
-}
-
-function decodeSegment(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
-}
-
-/** The offers each of these endpoints' servers last reported in its health answer. */
-async function reportedOffers(ctx: ServiceContext, endpoints: string[]): Promise<Map<string, Record<string, unknown[]>>> {
-  const servers = [...new Set(endpoints.map((e) => serverAndName(e).server))];
-  const rows = await ctx.db
-    .select({ serverUrl: serverHealth.serverUrl, offers: serverHealth.offers })
-    .from(serverHealth)
-    .where(inArray(serverHealth.serverUrl, servers));
-  return new Map(rows.flatMap((r) => (r.offers ? [[r.serverUrl, r.offers] as const] : [])));
+  return views.map((view) =>
+    deps.toResource(view, assetOf.get(view.network)!, creators.get(view.creatorId), offersFor(view.endpoint, offers)),
+  );
 }
