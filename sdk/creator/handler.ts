@@ -1,6 +1,7 @@
 /**
  * The skill server as one fetch-style function, `(Request) => Promise<Response>`: `GET /health`,
- * `POST /<skillName>` (validated input, then the paid call), `GET /.well-known/x402` and
+ * `POST /<skillName>` (validated input, then the paid call), `GET /<skillName>` (its 402, or a
+ * payment channel's cooperative refund), `GET /.well-known/x402` and
  * `GET /openapi.json` (its paid operations for x402 crawlers), CORS preflights. It runs in any
  * runtime with the Fetch API; `serve()` puts it on a port, tests call it in process.
  */
@@ -24,7 +25,7 @@ import { corsPolicy, type CorsOption } from './cors';
 import { failure, jsonAnswer, parseJsonBody, readBodyText, toResponse } from './http';
 import { createProofLedger, type LedgerOptions } from './ledger';
 import { consoleLogger, errorText, type CreatorLogger } from './logger';
-import { paidCall, type PaidCallDeps, type SettledCall, type SkillRoute } from './paid-call';
+import { paidCall, paidGet, type PaidCallDeps, type SettledCall, type SkillRoute } from './paid-call';
 import { createPayerTrust, verifyMode, type VerifyMode } from './payers';
 import { createSettlementWatcher } from './settlement';
 import { isProduction, processEnv } from './settings';
@@ -287,8 +288,9 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
     }
     const route = routes.get(path.slice(1));
     if (!route) return toResponse(failure(404, 'Not found'));
+    if (request.method === 'GET') return paidGet(deps, route, request);
     if (request.method !== 'POST')
-      return toResponse(failure(405, 'Method not allowed: call a skill with POST', {}, { Allow: 'POST, OPTIONS' }));
+      return toResponse(failure(405, 'Method not allowed: call a skill with POST', {}, { Allow: 'GET, POST, OPTIONS' }));
 
     const body = await readBodyText(request, maxBodyBytes);
     if (body.type === 'too-large') return toResponse(failure(413, `Request body larger than ${maxBodyBytes} bytes`));

@@ -36,7 +36,7 @@ import type { HeldCall, SettlementWatcher } from './settlement';
 import type { Skill } from './skill';
 import { channelCall, type ChannelDeps } from './channels/channel-call';
 import type { ChannelRequirements } from './channels/settings';
-import { channelHeader } from './channels/wire';
+import { channelHeader, channelRefundHeader } from './channels/wire';
 
 /** Seconds an authorization must still be valid after the handler, for settlement to go through. */
 const SETTLE_MARGIN_SECONDS = 8;
@@ -109,6 +109,20 @@ export function settledCall(route: SkillRoute, receipt: SettleResponse, authoriz
     nonce: authorization.nonce,
     network: receipt.network,
   };
+}
+
+/**
+ * `GET /<name>`: the reference `batch-settlement` client probes a skill's terms and sends its
+ * cooperative refund with GET. Without a payment: the skill's 402, as for POST. A channel refund:
+ * the refund path (the handler does not run). Any other payment: 405, nothing verified or charged
+ * (a paid call is a POST with its input).
+ */
+export async function paidGet(deps: PaidCallDeps, route: SkillRoute, request: Request): Promise<Response> {
+  const { headers } = request;
+  if (!headers.has('PAYMENT-SIGNATURE') && !headers.has('X-PAYMENT')) return toResponse(paymentRequired(route));
+  const refund = route.channel && deps.channels ? channelRefundHeader(headers) : undefined;
+  if (refund && deps.channels) return channelCall(deps.channels, route, {}, request, refund);
+  return toResponse(failure(405, 'Method not allowed: pay for a skill with POST (GET takes only a channel refund)', {}, { Allow: 'POST' }));
 }
 
 /** Handles `POST /<name>` once the input is known to be valid. */

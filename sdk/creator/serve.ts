@@ -81,7 +81,11 @@ export interface ServeOptions {
   asset?: AssetInfo;
   /** Payment facilitator; default `http://localhost:3001`. */
   facilitatorUrl?: string;
-  /** Key for a facilitator that requires one (sent as a Bearer token); default none. */
+  /**
+   * Key for a facilitator that requires one (sent as a Bearer token); default none. With channels
+   * that name our facilitator's receiver authorizer, the key it binds to this server's payout
+   * address (its FACILITATOR_RECEIVER_KEYS): without it, it refuses the refunds its authorizer would sign.
+   */
   facilitatorApiKey?: string;
   /** JSON-RPC URL of the network: also asks the chain when a payment's outcome is unknown. Default none (the facilitator alone). */
   rpcUrl?: string;
@@ -189,7 +193,8 @@ export interface SkillServer {
 }
 
 /**
- * Starts a paid skill server: `POST /<name>` for every skill (x402 payment required), `GET /health`,
+ * Starts a paid skill server: `POST /<name>` for every skill (x402 payment required; `GET /<name>`
+ * answers its 402 and takes a channel's cooperative refund), `GET /health`,
  * `GET /.well-known/x402` and `GET /openapi.json` (the paid operations with `x-payment-info`).
  *
  * @throws ServeConfigError `no skills provided`, `wallet not found`, or a malformed option

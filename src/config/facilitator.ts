@@ -14,6 +14,12 @@ import { readDatabaseConfig, type DatabaseConfig } from './database';
 import { ConfigError, type Env, read, readBoolean, readChoice, readHost, readInteger, readPort } from './env';
 import { LOG_LEVELS, RUN_MODES, type LogLevel, type RunMode } from './modes';
 
+/** A secret bound to one channel receiver (FACILITATOR_RECEIVER_KEYS). */
+export interface ReceiverKey {
+  receiver: Address;
+  key: string;
+}
+
 /** Everything `market facilitator` reads from its environment, validated once at start. */
 export interface FacilitatorConfig {
   mode: RunMode;
@@ -45,6 +51,12 @@ export interface FacilitatorConfig {
   reconcileIntervalMs: number;
   /** When non-empty, /verify and /settle need `Authorization: Bearer <one of these>`. */
   apiKeys: readonly string[];
+  /**
+   * Keys bound to a channel receiver (FACILITATOR_RECEIVER_KEYS): a refund our receiver authorizer
+   * signs needs `Authorization: Bearer <a key bound to the channel's receiver>`, the receiver's
+   * consent. A bound key also passes the FACILITATOR_API_KEYS check. Never logged.
+   */
+  receiverKeys: readonly ReceiverKey[];
   /**
    * How a settle answers when the resource server does not ask (`X-Settlement-Mode`):
    * `confirmed` (default: standard x402 resource servers take success as mined) or `broadcast`.
@@ -102,6 +114,7 @@ export function loadFacilitatorConfig(env: Env, cwd = process.cwd(), overrides: 
     pollIntervalMs: readInteger(env, 'FACILITATOR_POLL_INTERVAL_MS', FACILITATOR_DEFAULTS.pollIntervalMs, 10, 60_000),
     reconcileIntervalMs: readInteger(env, 'FACILITATOR_RECONCILE_INTERVAL_MS', FACILITATOR_DEFAULTS.reconcileIntervalMs, 100, 3_600_000),
     apiKeys: readApiKeys(env),
+    receiverKeys: readReceiverKeys(env),
     settlementMode: readChoice(env, 'FACILITATOR_SETTLEMENT', SETTLEMENT_MODES, FACILITATOR_DEFAULTS.settlementMode),
     batchMaxSize: readInteger(env, 'FACILITATOR_BATCH_MAX', FACILITATOR_DEFAULTS.batchMaxSize, 1, 200),
     batchWaitMs: readInteger(env, 'FACILITATOR_BATCH_MS', FACILITATOR_DEFAULTS.batchWaitMs, 1, 60_000),
@@ -183,4 +196,28 @@ function readApiKeys(env: Env): string[] {
     throw new ConfigError('FACILITATOR_API_KEYS', 'must be comma-separated keys of at least 16 characters without spaces');
   }
   return keys;
+}
+
+/**
+ * FACILITATOR_RECEIVER_KEYS: comma-separated `<receiver address>=<key>` (keys of at least 16
+ * characters without spaces; a receiver may have several); unset means none. Errors name the
+ * entry by position, never echo a key.
+ */
+function readReceiverKeys(env: Env): ReceiverKey[] {
+  const raw = read(env, 'FACILITATOR_RECEIVER_KEYS');
+  if (raw === undefined) return [];
+  const entries = raw.split(',').map((s) => s.trim());
+  return entries.map((entry, i) => {
+    const where = entries.length > 1 ? ` (entry ${i + 1} of ${entries.length})` : '';
+    const at = entry.indexOf('=');
+    const receiver = at < 0 ? '' : entry.slice(0, at).trim();
+    const key = at < 0 ? '' : entry.slice(at + 1).trim();
+    if (!ADDRESS_PATTERN.test(receiver) || key.length < 16 || /\s/.test(key)) {
+      throw new ConfigError(
+        'FACILITATOR_RECEIVER_KEYS',
+        `must be comma-separated <receiver address>=<key> (0x + 40 hex, a key of at least 16 characters without spaces)${where}`,
+      );
+    }
+    return { receiver: getAddress(receiver.toLowerCase()), key };
+  });
 }

@@ -6,7 +6,7 @@ export { readHealthConfig, HEALTH_DEFAULTS, type HealthConfig } from './health';
 export type { RateLimitConfig, RateRule } from './limits';
 export { loadRegistryConfig, REGISTRY_DEFAULTS, type RegistryConfig } from './registry';
 export type { LogLevel } from './modes';
-export { loadFacilitatorConfig, deriveAuthorizerKey, FACILITATOR_DEFAULTS, type FacilitatorConfig } from './facilitator';
+export { loadFacilitatorConfig, deriveAuthorizerKey, FACILITATOR_DEFAULTS, type FacilitatorConfig, type ReceiverKey } from './facilitator';
 export {
   readConfigDir,
   defaultKeystorePath,

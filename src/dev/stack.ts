@@ -3,6 +3,7 @@
  * registry and the facilitator on one embedded database; anvil and the skill server are children.
  * Any part that dies brings the whole down (`onFatal`); `stop()` ends everything.
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 // The example's source as text (Bun resolves the extensionless path), embedded so that the
@@ -10,7 +11,7 @@ import { join, resolve } from 'node:path';
 import exampleSource from '../../examples/creator/skills' with { type: 'text' };
 import { RegistryClient } from 'skill-market/registry';
 import type { Address } from 'viem';
-import { loadRegistryConfig } from '../config';
+import { loadRegistryConfig, type ReceiverKey } from '../config';
 import { createFacilitator } from '../facilitator';
 import { createLogger, type Logger } from '../log';
 import { startRegistry, type RunningRegistry, type ServiceContext } from '../registry';
@@ -144,8 +145,10 @@ export async function startDev(options: DevOptions): Promise<DevStack> {
     ]);
 
     const balance = await step('test USDC deployed, demo wallet funded', () => fundDemoWallet(chain, demo.address));
+    // The creator's key to the facilitator: its consent to the channel refunds the facilitator's authorizer signs.
+    const receiverKey = randomBytes(24).toString('hex');
     const facilitatorUrl = await step('facilitator (relayer: a local chain account)', () =>
-      startDevFacilitator(registry, chain, p.facilitator, logger, stops),
+      startDevFacilitator(registry, chain, p.facilitator, logger, stops, [{ receiver: accounts.creator.address, key: receiverKey }]),
     );
 
     const ctx = { db: registry.database.db, clock: systemClock, config, logger, pending: pendingWork() };
@@ -190,6 +193,7 @@ export async function startDev(options: DevOptions): Promise<DevStack> {
           MARKET_WALLET_ADDRESS: accounts.creator.address,
           MARKET_API_KEY: seeded.creatorKey,
           MARKET_API_URL: registry.url,
+          MARKET_FACILITATOR_API_KEY: receiverKey,
         },
         async prepare() {
           groups = await skillGroups(module, true);
@@ -277,6 +281,7 @@ async function startDevFacilitator(
   port: number,
   logger: Logger,
   stops: (() => Promise<void>)[],
+  receiverKeys: readonly ReceiverKey[],
 ): Promise<string> {
   const facilitator = createFacilitator({
     database: registry.database,
@@ -289,6 +294,7 @@ async function startDevFacilitator(
       pollIntervalMs: 20,
       receiptTimeoutMs: 10_000,
       reconcileIntervalMs: 5_000,
+      receiverKeys,
     },
   });
   await facilitator.start();

@@ -30,6 +30,7 @@ export type FacilitatorSettings = Pick<FacilitatorConfig, 'network' | 'rpcUrl' |
       | 'bodyLimitBytes'
       | 'logLevel'
       | 'apiKeys'
+      | 'receiverKeys'
       | 'settlementMode'
       | 'batchMaxSize'
       | 'batchWaitMs'
@@ -120,6 +121,7 @@ export function createFacilitator({ database, config, clock = systemClock, logge
     relayers,
     assets: config.assets,
     authorizerPrivateKey: config.authorizerPrivateKey ?? deriveAuthorizerKey(config.relayerPrivateKeys[0] as `0x${string}`),
+    receiverKeys: config.receiverKeys ?? [],
     clock,
     logger: log,
     receiptTimeoutMs: settleContext.receiptTimeoutMs,
@@ -162,7 +164,7 @@ export function createFacilitator({ database, config, clock = systemClock, logge
   };
   const app = (prefix === '' ? base.use(healthRoutes(database, { rpc: rpcCheck })) : base)
     .use(extensionResponses(outcomes))
-    .use(facilitatorRoutes(service, log, prefix, config.apiKeys ?? []))
+    .use(facilitatorRoutes(service, log, prefix, config.apiKeys ?? [], config.receiverKeys ?? []))
     .use(facilitatorDiscoveryRoutes(catalogue, prefix));
 
   return {
@@ -171,7 +173,8 @@ export function createFacilitator({ database, config, clock = systemClock, logge
     /** Relayer addresses (the `signers` of /supported). */
     relayers: relayers.addresses as readonly Address[],
     verify: (body: unknown): Promise<VerifyResponse> => service.verify(body),
-    settle: (body: unknown, mode?: SettlementMode): Promise<SettleResponse> => service.settle(body, mode),
+    /** `bearer`: the caller's key, as `Authorization: Bearer` carries it over HTTP (a channel refund our authorizer signs needs the receiver's). */
+    settle: (body: unknown, mode?: SettlementMode, bearer?: string): Promise<SettleResponse> => service.settle(body, mode, bearer),
     supported: (): SupportedResponse => service.supported(),
     receipt: (txHash: string): Promise<PaymentReceipt | BatchReceipt | undefined> => service.receipt(txHash),
     settlement: (key: AuthorizationKey): Promise<SettlementStatus | undefined> => service.settlement(key),

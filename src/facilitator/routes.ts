@@ -19,6 +19,7 @@ import {
   ADDRESS_PATTERN,
   BYTES32_PATTERN,
 } from 'skill-market/x402';
+import type { ReceiverKey } from '../config';
 import type { Logger } from '../log';
 import { AppError } from '../http';
 import { safeError } from './chain';
@@ -48,13 +49,20 @@ function answer(logger: Logger) {
  * The standard facilitator endpoints plus receipts and settlement outcomes. Valid and invalid payments alike answer 200
  * (the verdict is in the body); only a body that is not a facilitator request answers 400.
  */
-export function facilitatorRoutes(service: FacilitatorService, logger: Logger, prefix = '', apiKeys: readonly string[] = []) {
+export function facilitatorRoutes(
+  service: FacilitatorService,
+  logger: Logger,
+  prefix = '',
+  apiKeys: readonly string[] = [],
+  receiverKeys: readonly ReceiverKey[] = [],
+) {
   const guarded = answer(logger);
-  const allowed = apiKeys.map(digest);
+  // A key bound to a receiver is a key to this facilitator too (one Authorization header carries both).
+  const allowed = apiKeys.length === 0 ? [] : [...apiKeys, ...receiverKeys.map((r) => r.key)].map(digest);
   // With FACILITATOR_API_KEYS set, only holders of a key may spend the relayer's gas.
   const requireKey = ({ headers }: { headers: Record<string, string | undefined> }) => {
     if (allowed.length === 0) return;
-    const presented = /^Bearer\s+(\S+)$/i.exec(headers.authorization ?? '')?.[1];
+    const presented = bearerOf(headers);
     if (!presented) throw new AppError('UNAUTHORIZED', 'Authentication required');
     const hash = digest(presented);
     if (!allowed.some((key) => timingSafeEqual(key, hash))) throw new AppError('UNAUTHORIZED', 'Invalid token');
@@ -71,16 +79,20 @@ export function facilitatorRoutes(service: FacilitatorService, logger: Logger, p
       response: VerifyResponseSchema,
       detail: { tags, summary: 'Checks a payment without moving money; valid and invalid payments both answer 200' },
     })
-    .post('/settle', ({ body, headers }) => guarded(() => service.settle(body, settlementMode(headers[SETTLEMENT_MODE_HEADER]))), {
-      beforeHandle: requireKey,
-      body: FacilitatorRequestSchema,
-      response: SettleResponseSchema,
-      detail: {
-        tags,
-        summary:
-          'Moves the money: one transferWithAuthorization per payment, once; header X-Settlement-Mode: confirmed (answer once mined) or broadcast (once the node accepted it)',
+    .post(
+      '/settle',
+      ({ body, headers }) => guarded(() => service.settle(body, settlementMode(headers[SETTLEMENT_MODE_HEADER]), bearerOf(headers))),
+      {
+        beforeHandle: requireKey,
+        body: FacilitatorRequestSchema,
+        response: SettleResponseSchema,
+        detail: {
+          tags,
+          summary:
+            'Moves the money: one transferWithAuthorization per payment, once; header X-Settlement-Mode: confirmed (answer once mined) or broadcast (once the node accepted it)',
+        },
       },
-    })
+    )
     .get(
       '/receipts/:tx',
       async ({ params }) => {
@@ -155,3 +167,6 @@ function settlementKey(params: { network: string; asset: string; payer: string; 
 }
 
 const digest = (key: string) => createHash('sha256').update(key).digest();
+
+/** The token of `Authorization: Bearer <token>`, if any. */
+const bearerOf = (headers: Record<string, string | undefined>) => /^Bearer\s+(\S+)$/i.exec(headers.authorization ?? '')?.[1];

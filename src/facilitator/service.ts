@@ -66,8 +66,11 @@ export interface FacilitatorServiceDeps extends SettleContext {
 export interface FacilitatorService {
   /** `POST /verify`: throws FacilitatorRequestError on a malformed body. */
   verify(body: unknown): Promise<VerifyResponse>;
-  /** `POST /settle` (in `mode`, default the configured one): throws FacilitatorRequestError on a malformed body. */
-  settle(body: unknown, mode?: SettlementMode): Promise<SettleResponse>;
+  /**
+   * `POST /settle` (in `mode`, default the configured one): throws FacilitatorRequestError on a malformed body.
+   * `bearer`: the caller's `Authorization: Bearer` token (a channel refund our authorizer signs needs the receiver's key).
+   */
+  settle(body: unknown, mode?: SettlementMode, bearer?: string): Promise<SettleResponse>;
   supported(): SupportedResponse;
   /** A settlement transaction: one payment's, or a batch's with each payment's outcome. */
   receipt(txHash: string): Promise<PaymentReceipt | BatchReceipt | undefined>;
@@ -228,8 +231,8 @@ export function createFacilitatorService(deps: FacilitatorServiceDeps): Facilita
       return { isValid: true, payer: request.payer };
     },
 
-    async settle(body, mode = deps.settlementMode) {
-      if (deps.channels && isChannelRequest(body)) return deps.channels.settle(body);
+    async settle(body, mode = deps.settlementMode, bearer) {
+      if (deps.channels && isChannelRequest(body)) return deps.channels.settle(body, bearer);
       const parsed = parseFacilitatorRequest(body);
       if (parsed.type === 'invalid') return settleFailure(parsed, parsed);
       const request = parsed.request;

@@ -3,7 +3,8 @@
  * skill server over a payment channel, settled through @x402/evm's own facilitator on the local
  * chain: the 402 offers the channel after exact, one deposit then vouchers, the handler runs once per
  * call, replayed and reordered vouchers are refused with the corrective 402, a handler may charge
- * less than the price, and claim + settle pay the receiver exactly what was charged.
+ * less than the price, claim + settle pay the receiver exactly what was charged, and the client's own
+ * refund (GET on the skill's path) returns the rest.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -87,7 +88,7 @@ function referenceClient(account: TestAccount) {
     if (proof) proofs.push(proof);
     return fetch(request);
   }) as typeof fetch;
-  return { pay: wrapFetchWithPayment(recording, client), proofs };
+  return { pay: wrapFetchWithPayment(recording, client), proofs, scheme };
 }
 
 const post = (body: unknown): RequestInit => ({
@@ -254,6 +255,18 @@ describe('the reference batch-settlement client against our skill server', () =>
     expect(await chain.balanceOf(payer.address)).toBe(payerBefore + 8n * PRICE);
     const after = await receiverState(chain, payee);
     expect(after.totalClaimed - before.totalClaimed).toBe(2n * PRICE);
+  });
+
+  it('takes the reference client’s own refund (GET probe, then GET with the refund): the payer gets back deposit − charged', async () => {
+    const payer = await chain.createAccount({ usdc: 1_000_000n });
+    const { pay, scheme } = referenceClient(payer);
+    for (const i of [1, 2, 3]) expect((await pay(`${server.url}/echo`, post({ i }))).status).toBe(200);
+    expect(await chain.balanceOf(payer.address)).toBe(1_000_000n - 10n * PRICE);
+    const ran = runs;
+    const receipt = await scheme.refund(`${server.url}/echo`);
+    expect(receipt).toMatchObject({ success: true, amount: `${7n * PRICE}`, payer: payer.address });
+    expect(runs).toBe(ran);
+    expect(await chain.balanceOf(payer.address)).toBe(1_000_000n - 3n * PRICE);
   });
 
   it('claims the channels that can be claimed when one of a batch cannot, and leaves that one for later', async () => {

@@ -81,7 +81,7 @@ describe('skill server CORS by default', () => {
       await post(app, '/echo', '{"text":', PAGE),
       await post(app, '/echo', '{}', PAGE),
       await post(app, '/nope', '{}', PAGE),
-      await call(app, '/echo', { origin: PAGE }),
+      await call(app, '/echo', { method: 'PUT', origin: PAGE }),
       await post(app, '/echo', '{"text":"no origin"}'),
     ];
     expect(answers.map((r) => r.status)).toEqual([200, 400, 400, 404, 405, 402]);

@@ -137,15 +137,35 @@ describe('skill server endpoints', () => {
     });
   });
 
-  it('answers 404 for an unknown skill, 405 for GET on a skill, 204 to a preflight, 413 to a huge body', async () => {
+  it('answers 404 for an unknown skill, 405 for PUT on a skill, 204 to a preflight, 413 to a huge body', async () => {
     expect((await postJson(at('nope'), {})).status).toBe(404);
-    const get = await fetch(at('echo'));
-    expect(get.status).toBe(405);
-    expect(get.headers.get('allow')).toContain('POST');
+    const put = await fetch(at('echo'), { method: 'PUT' });
+    expect(put.status).toBe(405);
+    expect(put.headers.get('allow')).toContain('POST');
     const preflight = await fetch(at('echo'), { method: 'OPTIONS' });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-headers')).toContain('X-Payment');
     expect((await postJson(at('echo'), { text: 'x'.repeat(1_100_000) })).status).toBe(413);
+  });
+});
+
+describe('GET on a skill', () => {
+  it('answers 402 with the same terms as a POST, and 405 (Allow: POST) to an exact proof, which stays unspent', async () => {
+    const get = await fetch(at('echo'));
+    const post = await postJson(at('echo'), { text: 'hi' });
+    expect(get.status).toBe(402);
+    expect(get.headers.get('PAYMENT-REQUIRED')).toBe(post.headers.get('PAYMENT-REQUIRED'));
+
+    const payer = await newPayer();
+    const proof = await proofFor(at('echo'), { text: 'later' }, payer);
+    const [before] = await balances(stack.chain, payer.address);
+    const refused = await fetch(at('echo'), { headers: { 'X-Payment': proof } });
+    expect(refused.status).toBe(405);
+    expect(refused.headers.get('allow')).toBe('POST');
+    expect(await stack.chain.balanceOf(payer.address)).toBe(before);
+    // Nothing was verified or claimed: the same proof still pays its POST.
+    const paid = await postJson(at('echo'), { text: 'later' }, { 'X-Payment': proof });
+    expect(paid.status).toBe(200);
   });
 });
 

@@ -74,8 +74,8 @@ export interface FacilitatorFixture {
   facilitator: Facilitator;
   database: DatabaseHandle;
   logs: string[];
-  /** `app.handle` of a JSON request to `path`. */
-  post(path: string, body: unknown): Promise<Response>;
+  /** `app.handle` of a JSON request to `path` (with `headers`, e.g. `authorization`). */
+  post(path: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
   get(path: string): Promise<Response>;
   close(): Promise<void>;
 }
@@ -117,7 +117,8 @@ export async function startFacilitatorFixture(
     facilitator,
     database,
     logs: lines,
-    post: (path, body) => handle(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+    post: (path, body, headers = {}) =>
+      handle(path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }),
     get: (path) => handle(path),
     async close() {
       await facilitator.stop();

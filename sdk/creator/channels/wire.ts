@@ -54,6 +54,17 @@ export function channelHeader(headers: Headers): string | undefined {
   }
 }
 
+/**
+ * The header value when it carries a `batch-settlement` refund (the reference client sends its
+ * refund with `GET` on the skill's path); undefined for any other payment.
+ */
+export function channelRefundHeader(headers: Headers): string | undefined {
+  const value = channelHeader(headers);
+  if (!value) return undefined;
+  const decoded = record(decodeBase64Json(value, 'malformed_payment', 'payment header'));
+  return record(decoded?.payload)?.type === 'refund' ? value : undefined;
+}
+
 /** The payment in a header value, or the reason it is malformed (an x402 reason string). */
 export function readChannelPayment(header: string): ChannelPayment | { error: string } {
   const original = record(decodeBase64Json(header, 'malformed_payment', 'payment header'));

@@ -7,4 +7,6 @@ export const CHANNEL_REASONS = {
   depositAuthorizationUsed: 'invalid_batch_settlement_evm_deposit_authorization_used',
   /** The token is not one this facilitator settles (its network's USDC or FACILITATOR_ASSETS). */
   assetNotAllowed: 'invalid_batch_settlement_evm_asset_not_allowed',
+  /** A refund our receiver authorizer would sign came without a key bound to the channel's receiver. */
+  refundReceiverConsent: 'invalid_batch_settlement_evm_refund_receiver_consent_required',
 } as const;

@@ -19,7 +19,9 @@ import type { Database } from '../../db';
 import type { Logger } from '../../log';
 import type { RelayerPool } from '../relayer';
 import type { Clock } from '../types';
+import type { ReceiverKey } from '../../config';
 import { createReceiverAuthorizer } from './authorizer';
+import { createReceiverKeys } from './receiver-keys';
 import { createClaimBatcher } from './claim-batcher';
 import { simulate, claimCall } from './contract';
 import { parseChannelRequest, type ChannelRequest } from './request';
@@ -39,6 +41,8 @@ export interface ChannelServiceDeps {
   assets: readonly Address[];
   /** The receiver authorizer's key: never logged, never answered. */
   authorizerPrivateKey: Hex;
+  /** Keys bound to receivers: their consent to refunds our authorizer signs. Never logged. */
+  receiverKeys?: readonly ReceiverKey[];
   clock: Clock;
   logger: Logger;
   receiptTimeoutMs: number;
@@ -64,6 +68,7 @@ export function createChannelService(deps: ChannelServiceDeps) {
     store,
     sender,
     authorizer,
+    receiverKeys: createReceiverKeys(deps.receiverKeys ?? []),
     assets: new Set(deps.assets.map((a) => a.toLowerCase())),
     simulateFrom: deps.relayers.addresses[0] as Address,
     now: () => deps.clock.now(),
@@ -119,8 +124,11 @@ export function createChannelService(deps: ChannelServiceDeps) {
       return verifyPayment(ctx, payload, request.requirements);
     },
 
-    /** `POST /settle`: throws FacilitatorRequestError on a malformed body. */
-    async settle(body: unknown): Promise<ChannelSettleResponse> {
+    /**
+     * `POST /settle`: throws FacilitatorRequestError on a malformed body. `bearer` is the caller's
+     * `Authorization: Bearer` token: a refund our authorizer signs needs a key bound to the receiver.
+     */
+    async settle(body: unknown, bearer?: string): Promise<ChannelSettleResponse> {
       const request = parseChannelRequest(body);
       const wrong = mismatch(request);
       if (wrong) return failure(deps.network, wrong);
@@ -134,7 +142,7 @@ export function createChannelService(deps: ChannelServiceDeps) {
         case 'settle':
           return settleSweep(ctx, payload);
         case 'refund':
-          return settleRefund(ctx, payload);
+          return settleRefund(ctx, payload, bearer);
       }
     },
 

@@ -5,7 +5,8 @@
  * - `claim`: `claimWithSignature` of the rows, signed by the server, or by our receiver authorizer
  *   for channels that name it, batched with other servers' claims (claim-batcher.ts);
  * - `settle`: `settle(receiver, token)`, the receiver's claimed funds swept to it;
- * - `refund` (completed by the server): its claim and `refundWithSignature` in one `multicall`.
+ * - `refund` (completed by the server): its claim and `refundWithSignature` in one `multicall`;
+ *   one our receiver authorizer signs needs the receiver's consent (receiver-keys.ts).
  * Each transaction is recorded (store.ts) before it is signed and never sent twice.
  */
 import { createHash, randomUUID } from 'node:crypto';
@@ -22,6 +23,7 @@ import {
 import { batchSettlementAbi } from '../../chain/batch-settlement';
 import type { Rejection } from '../chain';
 import type { ReceiverAuthorizer } from './authorizer';
+import type { ReceiverKeys } from './receiver-keys';
 import type { ClaimBatcher } from './claim-batcher';
 import {
   claimCall,
@@ -46,6 +48,8 @@ export interface ChannelSettleContext {
   store: ChannelStore;
   sender: ChannelSender;
   authorizer: ReceiverAuthorizer;
+  /** Who may ask for a refund our authorizer signs. */
+  receiverKeys: ReceiverKeys;
   /** Tokens this facilitator sponsors gas for. */
   assets: ReadonlySet<string>;
   /** A relayer address, to simulate from. */
@@ -176,7 +180,16 @@ export async function settleSweep(ctx: ChannelSettleContext, payload: SettlePayl
   return { success: true, transaction: outcome.hash, network: ctx.network, amount: (settled?.args.amount ?? 0n).toString() };
 }
 
-export async function settleRefund(ctx: ChannelSettleContext, payload: RefundSettlePayload): Promise<ChannelSettleResponse> {
+/**
+ * A refund the server completed. Without its `refundAuthorizerSignature`, our authorizer signs, and
+ * only for the receiver: `bearer` must be a key bound to the channel's receiver. Otherwise anyone
+ * holding an old voucher (the payer) could get back what the server answered but has not claimed.
+ */
+export async function settleRefund(
+  ctx: ChannelSettleContext,
+  payload: RefundSettlePayload,
+  bearer: string | undefined,
+): Promise<ChannelSettleResponse> {
   const config = payload.channelConfig;
   const payer = getAddress(config.payer);
   const fail = (reason: string, message: string) => failure(ctx.network, { reason, message }, { payer });
@@ -202,6 +215,11 @@ export async function settleRefund(ctx: ChannelSettleContext, payload: RefundSet
       return fail(
         R.authorizerAddressMismatch,
         'Without refundAuthorizerSignature, the channel must name this facilitator’s receiverAuthorizer',
+      );
+    if (!ctx.receiverKeys.consents(config.receiver, bearer))
+      return fail(
+        CHANNEL_REASONS.refundReceiverConsent,
+        `A refund this facilitator's receiverAuthorizer signs needs the receiver's consent: send Authorization: Bearer <a key bound to ${getAddress(config.receiver)} in FACILITATOR_RECEIVER_KEYS>, or let the server sign the refund with its own receiverAuthorizer (MARKET_RECEIVER_AUTHORIZER_KEY)`,
       );
     refundSignature = await ctx.authorizer.signRefund(channelId, nonce, amount);
   }

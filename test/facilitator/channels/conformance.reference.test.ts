@@ -37,10 +37,12 @@ for (const kind of databaseKinds) {
     let payees: TestAccount[];
 
     beforeAll(async () => {
-      facilitator = await servedFacilitator(chain, kind);
       payees = await Promise.all([chain.createAccount(), chain.createAccount()]);
+      // Each server's key bound to its receiver: its consent to the refunds our authorizer signs.
+      const keys = payees.map((p) => ({ receiver: p.address, key: `reference-server-key-${p.address}` }));
+      facilitator = await servedFacilitator(chain, kind, { config: { receiverKeys: keys } });
       payers = await Promise.all([chain.createAccount({ usdc: 1_000_000n }), chain.createAccount({ usdc: 1_000_000n })]);
-      servers = payees.map((p) => referenceServer(chain, facilitator.client, p.address));
+      servers = payees.map((p, i) => referenceServer(chain, facilitator.keyed(keys[i]!.key), p.address));
       clients = payers.map((p) => referenceClient(chain, p));
     }, 30_000);
     afterAll(async () => {

@@ -28,6 +28,14 @@ export async function servedFacilitator(chain: LocalChain, kind: DatabaseKind, c
     fixture,
     url,
     client: new HTTPFacilitatorClient({ url }),
+    /** A client sending `Authorization: Bearer <key>` to /verify and /settle (a key bound to a receiver). */
+    keyed(key: string) {
+      const authorization = { authorization: `Bearer ${key}` };
+      return new HTTPFacilitatorClient({
+        url,
+        createAuthHeaders: async () => ({ verify: authorization, settle: authorization, supported: {} }),
+      });
+    },
     async close() {
       server.stop(true);
       await fixture.close();

@@ -1,0 +1,107 @@
+/**
+ * Cooperative refunds of our skill server through our facilitator, when the server's channels name
+ * the facilitator's receiver authorizer: the server sends the key bound to its payout address
+ * (`facilitatorApiKey`, FACILITATOR_RECEIVER_KEYS on the facilitator), so the reference client's own
+ * refund (GET on the skill's path) returns deposit − charged; a server without a bound key is
+ * refused with the reason, and the channel keeps its balance.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { x402Client } from '@x402/core/client';
+import { toClientEvmSigner } from '@x402/evm';
+import { BatchSettlementEvmScheme as ClientScheme } from '@x402/evm/batch-settlement/client';
+import { wrapFetchWithPayment } from '@x402/fetch';
+import { serve, skill, type SkillServer } from 'skill-market/creator';
+import { type LocalChain, startChain, type TestAccount } from '../support/chain';
+import { type FacilitatorFixture, startFacilitatorFixture } from '../support/facilitator';
+import { chainAsset, recordingLogger } from '../support/skill-server';
+
+const PRICE = 1_000n; // $0.001
+const DEPOSIT = 10n * PRICE;
+const KEY = 'creator-receiver-key-0123456789';
+let chain: LocalChain;
+let facilitator: FacilitatorFixture;
+let facilitatorUrl: string;
+let listener: ReturnType<typeof Bun.serve>;
+let folder: string;
+let bound: `0x${string}`;
+const servers: SkillServer[] = [];
+
+beforeAll(async () => {
+  chain = await startChain({});
+  bound = (await chain.createAccount()).address;
+  facilitator = await startFacilitatorFixture(chain, 'embedded', { config: { receiverKeys: [{ receiver: bound, key: KEY }] } });
+  listener = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: (request) => facilitator.facilitator.app.handle(request) });
+  facilitatorUrl = `http://127.0.0.1:${listener.port}`;
+  folder = await mkdtemp(join(tmpdir(), 'channel-refund-'));
+}, 60_000);
+afterAll(async () => {
+  for (const server of servers) await server.stop();
+  listener?.stop(true);
+  await facilitator?.close();
+  await chain?.stop();
+  await rm(folder, { recursive: true, force: true });
+});
+
+/** Our skill server paying `payee`, its channels naming the facilitator's authorizer (learnt from /supported). */
+async function channelServer(payee: `0x${string}`, facilitatorApiKey?: string) {
+  let runs = 0;
+  const server = await serve(
+    { echo: skill({ price: '$0.001' }, (input: unknown) => ({ echo: input, run: ++runs })) },
+    {
+      port: 0,
+      hostname: '127.0.0.1',
+      wallet: payee,
+      facilitatorUrl,
+      ...(facilitatorApiKey ? { facilitatorApiKey } : {}),
+      network: chain.network,
+      asset: chainAsset(chain),
+      trackCalls: false,
+      logger: recordingLogger(),
+      env: {},
+      channels: { store: join(folder, payee), withdrawDelay: 900, claimWithinMs: 600_000 },
+    },
+  );
+  servers.push(server);
+  return { server, runs: () => runs };
+}
+
+/** The reference batch-settlement client (ten calls per deposit). */
+function referenceClient(account: TestAccount) {
+  const scheme = new ClientScheme(toClientEvmSigner(account, chain.publicClient as unknown as Parameters<typeof toClientEvmSigner>[1]), {
+    depositPolicy: { depositMultiplier: 10 },
+  });
+  const client = new x402Client().register(chain.network, scheme);
+  client.setSpendControls({ allowedAssets: [{ network: chain.network, asset: chain.token.address }] });
+  const pay = wrapFetchWithPayment(fetch, client);
+  const call = (url: string, i: number) =>
+    pay(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ i }) });
+  return { scheme, call };
+}
+
+describe('refunds through our facilitator’s receiver authorizer', () => {
+  it('the server with its bound key refunds the reference client: the payer gets back deposit − charged', async () => {
+    const { server, runs } = await channelServer(bound, KEY);
+    const payer = await chain.createAccount({ usdc: 1_000_000n });
+    const { scheme, call } = referenceClient(payer);
+    for (const i of [1, 2, 3]) expect((await call(`${server.url}/echo`, i)).status).toBe(200);
+    expect(await chain.balanceOf(payer.address)).toBe(1_000_000n - DEPOSIT);
+
+    const receipt = await scheme.refund(`${server.url}/echo`);
+    expect(receipt).toMatchObject({ success: true, amount: `${DEPOSIT - 3n * PRICE}` });
+    expect(runs()).toBe(3);
+    expect(await chain.balanceOf(payer.address)).toBe(1_000_000n - 3n * PRICE);
+  });
+
+  it('a server without a bound key is refused with the reason, and the deposit stays in the channel', async () => {
+    const payee = (await chain.createAccount()).address;
+    const { server } = await channelServer(payee);
+    const payer = await chain.createAccount({ usdc: 1_000_000n });
+    const { scheme, call } = referenceClient(payer);
+    for (const i of [1, 2]) expect((await call(`${server.url}/echo`, i)).status).toBe(200);
+    await expect(scheme.refund(`${server.url}/echo`)).rejects.toThrow('invalid_batch_settlement_evm_refund_receiver_consent_required');
+    expect(await chain.balanceOf(payer.address)).toBe(1_000_000n - DEPOSIT);
+  });
+});
