@@ -4,14 +4,12 @@
  * one still earning, one settled), the payer sees their channel's balance and charges and how to
  * withdraw the rest; both at desktop and phone width.
  */
-import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { bearer, createKey, jsonPost, newWallet, walletSignIn } from '../support/auth';
 import { claimRow, type LocalChain, type OpenChannel, openChannel, settlementTx, signVoucher, startChain } from '../support/chain';
 import { eventually } from '../support/eventually';
 import { injectWallet, launchBrowser, newContext, pageErrors, screenshot, startWebRegistry, type WebRegistry } from '../support/web';
-
-setDefaultTimeout(30_000);
 
 let chain: LocalChain;
 let registry: WebRegistry;

@@ -13,7 +13,7 @@
  * analytics and revenue and in the consumer's paid calls. The key is revoked in the dashboard and
  * the registry refuses it.
  */
-import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,8 +25,6 @@ import { createPostgresDatabase, seedEmbeddedDataDir, TEST_DATABASE_URL } from '
 import { eventually } from '../support/eventually';
 import { freePort } from '../support/process';
 import { injectWallet, launchBrowser, newContext, pageErrors, screenshot } from '../support/web';
-
-setDefaultTimeout(30_000);
 
 const PRICE = 2_000n; // word-count: $0.002
 

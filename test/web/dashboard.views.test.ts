@@ -4,7 +4,7 @@
  * (groups, API keys, a spending wallet made in the page, profile, skill editing), dialogs used
  * with the keyboard, and every view at phone width without sideways scrolling.
  */
-import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -17,8 +17,6 @@ import { pageConfig as webPageConfig } from '../../src/web/config';
 import { markRejected } from '../../src/registry/modules/payment-verification/store';
 import { bearer, jsonPost } from '../support/auth';
 import { injectWallet, launchBrowser, newContext, pageErrors, screenshot, startWebRegistry, type WebRegistry } from '../support/web';
-
-setDefaultTimeout(30_000);
 
 let registry: WebRegistry;
 let browser: Browser;

@@ -4,7 +4,7 @@
  * the empty and error states, adding an endpoint (its secret once, with the keyboard), a test
  * event delivered and shown with its attempt, turning it off, removing it, and phone width.
  */
-import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -12,8 +12,6 @@ import { systemClock } from '../../src/registry/context';
 import { createWebhookDeliverer } from '../../src/registry/modules/webhooks';
 import { memoryLogger } from '../support/registry';
 import { injectWallet, launchBrowser, newContext, pageErrors, screenshot, startWebRegistry, type WebRegistry } from '../support/web';
-
-setDefaultTimeout(30_000);
 
 let registry: WebRegistry;
 let browser: Browser;
