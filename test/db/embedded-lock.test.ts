@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataDirectoryLockedError, openDatabase, type DatabaseHandle } from '../../src/db';
+import { seedEmbeddedDataDir } from '../support/database';
 
 const dirs: string[] = [];
 const handles: DatabaseHandle[] = [];
@@ -15,6 +16,13 @@ function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'market-lock-'));
   dirs.push(dir);
   return dir;
+}
+
+/** A data directory already holding a migrated database (no initdb: the lock is what is tested). */
+async function seededDataDir(): Promise<string> {
+  const dataDir = join(tempDir(), 'data');
+  await seedEmbeddedDataDir(dataDir);
+  return dataDir;
 }
 
 describe('embedded database directory', () => {
@@ -31,7 +39,7 @@ describe('embedded database directory', () => {
   }, 60_000);
 
   it('refuses a second opener at once, with a message naming the directory, while the first keeps working', async () => {
-    const dataDir = join(tempDir(), 'data');
+    const dataDir = await seededDataDir();
     const first = await openDatabase({ kind: 'embedded', dataDir });
     handles.push(first);
     // At once: a second opener waiting for the lock would time this test out.
@@ -42,7 +50,7 @@ describe('embedded database directory', () => {
   }, 60_000);
 
   it('frees the directory when the holder closes', async () => {
-    const dataDir = join(tempDir(), 'data');
+    const dataDir = await seededDataDir();
     const first = await openDatabase({ kind: 'embedded', dataDir });
     await first.close();
     const second = await openDatabase({ kind: 'embedded', dataDir });

@@ -53,6 +53,20 @@ export function skillInput(overrides: Record<string, unknown> = {}): Record<stri
 export const json = async <T = any>(res: Response): Promise<T> => (await res.json()) as T;
 
 /**
+ * Sends again while the registry answers 503 (the database did not answer within its statement
+ * deadline, as a row under a hundred concurrent transactions can on a loaded machine), after a short
+ * growing pause, as a client honouring Retry-After would. Only for requests that are safe to repeat.
+ */
+export async function untilAnswered(send: () => Promise<Response>, attempts = 20): Promise<Response> {
+  for (let attempt = 1; ; attempt++) {
+    const res = await send();
+    if (res.status !== 503 || attempt >= attempts) return res;
+    await res.body?.cancel();
+    await Bun.sleep(20 * attempt + Math.random() * 50);
+  }
+}
+
+/**
  * What the background verifier does once the chain confirms every reported transaction: each
  * pending check becomes verified for the listed amount. For tests of what verified payments
  * show (tables, series); the chain check itself is tested in test/catalogue/verified-payments.test.ts.
