@@ -107,28 +107,42 @@ export const CallsResult = T.Object({ success: T.Literal(true), recorded: T.Numb
 export type CallsResult = Static<typeof CallsResult>;
 
 /**
- * Largest `amount` of a {@link UsageBody} (`POST /analytics/usage`): 10^12 micro-USDC, that is
- * $1,000,000. A larger amount is refused with 400.
+ * Largest older-form `amount` of a {@link UsageBody} (`POST /analytics/usage`): 10^12 micro-USDC,
+ * that is $1,000,000. A larger amount is refused with 400.
  *
  * @example
- * await registry.recordUsage({ skillId, amount: String(parsePrice('$0.001')), paymentRef: transaction }); // at most MAX_USAGE_AMOUNT
+ * if (BigInt(amount) > BigInt(MAX_USAGE_AMOUNT)) throw new RangeError('above $1,000,000');
  */
 export const MAX_USAGE_AMOUNT = 1_000_000_000_000;
 
 /**
  * `POST /analytics/usage` body with consumer credentials (a `ck_` or `sk_` key, or a session):
- * one paid call for the caller's own history, answered with {@link Recorded}. `amount` is integer
- * micro-USDC (1 = $0.000001), 1 to {@link MAX_USAGE_AMOUNT}, as a JSON number or a string of
- * decimal digits (how a bigint travels). A repeated `paymentRef` is recorded once; usage never
- * counts as revenue by itself, only its payment does once verified on chain.
+ * one paid call for the caller's own history, answered with {@link Recorded}. `amountAtomic` is
+ * what was paid in the token's atomic units (decimal digits, the token's own decimals, as x402
+ * states it), at most 1,000,000 whole tokens. Older clients send `amount` in integer micro-USDC
+ * instead (1 to {@link MAX_USAGE_AMOUNT}, a JSON number or a digit string), which the registry
+ * converts to the token's units once; one of the two is required. A repeated `paymentRef` is
+ * recorded once; usage never counts as revenue by itself, only its payment does once verified on
+ * chain.
+ *
+ * @example
+ * await registry.recordUsage({ skillId, amountAtomic: requirements.amount, paymentRef: receipt.transaction });
  */
 export const UsageBody = T.Object({
   skillId: SkillId,
+  amountAtomic: T.Optional(
+    T.String({
+      pattern: '^[1-9][0-9]{0,77}$',
+      description: 'the amount paid, in the token’s atomic units (decimal digits), as x402 states it',
+    }),
+  ),
   // A JSON integer, or the same in decimal digits (how bigint amounts travel). A number with
   // multipleOf 1, not an integer schema, which Elysia coerces through Number() ("0x10" became 16).
-  amount: T.Union([T.Number({ minimum: 1, maximum: MAX_USAGE_AMOUNT, multipleOf: 1 }), T.String({ pattern: '^[1-9][0-9]{0,12}$' })], {
-    description: 'micro-USDC (1 = $0.000001), a positive integer up to 10^12, as a number or a decimal-digit string',
-  }),
+  amount: T.Optional(
+    T.Union([T.Number({ minimum: 1, maximum: MAX_USAGE_AMOUNT, multipleOf: 1 }), T.String({ pattern: '^[1-9][0-9]{0,12}$' })], {
+      description: 'older form: micro-USDC (1 = $0.000001), a positive integer up to 10^12, as a number or a decimal-digit string',
+    }),
+  ),
   paymentRef: T.Optional(PaymentRef),
 });
 /** The {@link UsageBody} schema's type. */
