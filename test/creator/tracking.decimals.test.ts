@@ -142,6 +142,7 @@ describe('call tracking in a token of 18 decimals', () => {
   it('keeps a consumer’s usage in the token’s atomic units, sent as such or in the older micro-USDC form', async () => {
     expect((await consumer.recordUsage({ skillId, amountAtomic: PRICE.toString(), paymentRef: transaction })).recorded).toBe(true);
     expect((await consumer.recordUsage({ skillId, amount: 1000, paymentRef: `0x${'ee'.repeat(32)}` })).recorded).toBe(true);
+    await expect(consumer.recordUsage({ skillId, paymentRef: `0x${'ef'.repeat(32)}` })).rejects.toMatchObject({ status: 400 });
     const rows = await fx.database.db.select().from(usageRecords).where(eq(usageRecords.skillId, skillId));
     expect(rows.map((r) => r.amount)).toEqual([PRICE, PRICE]);
     const { items } = await consumer.usage();

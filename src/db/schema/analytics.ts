@@ -18,7 +18,7 @@ export const skillStats = pgTable(
     /** Verified payments only (one per transaction); what `sort=popular` ranks by. */
     paidCallCount: integer('paid_call_count').notNull().default(0),
     favoriteCount: integer('favorite_count').notNull().default(0),
-    /** Sum of verified payments, micro-USDC. */
+    /** Sum of verified payments, in the atomic units of the token the skill is paid in. */
     totalRevenue: atomicAmount('total_revenue').notNull().default(sql`0`),
     /** Reviews by verified buyers: their number and the sum of their scores (the average is exact). */
     reviewCount: integer('review_count').notNull().default(0),

@@ -18,7 +18,7 @@ const REPORTED_FORMS: Record<string, string> = {
 const USAGE_FORMS: Record<string, string> = {
   skillId: 'the skill’s id, a UUID',
   amountAtomic: 'the amount paid in the token’s atomic units, a string of digits',
-  amount: `(older form) whole micro-USDC from 1 to ${MAX_USAGE_AMOUNT}, as a number or a string of digits`,
+  amount: `whole micro-USDC from 1 to ${MAX_USAGE_AMOUNT}, as a number or a string of digits`,
   paymentRef: 'a transaction hash or authorization nonce, a string of 1 to 200 characters',
 };
 const SHAPES =
