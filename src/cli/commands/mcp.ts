@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { SkillMarket, type SkillMarketOptions } from 'skill-market/client';
-import { DEFAULT_NETWORK, formatPriceUsd, parsePrice } from 'skill-market/x402';
+import { DEFAULT_NETWORK, formatPriceUsd } from 'skill-market/x402';
 import { ConfigError } from '../../config';
 import { readMcpConfig, type McpConfig } from '../../mcp/config';
 import { MCP_PATH, serveMcpOverHttp } from '../../mcp/http';
@@ -14,8 +14,8 @@ import { readPassphrase } from '../consumer';
 import { devEnvironment } from '../../dev/profile';
 import { readCredentials } from '../credentials';
 
-/** The most one payment channel deposit of the MCP server may be ($1, in the micro-USDC of its limits), and never above one period's budget. */
-const MAX_DEPOSIT = parsePrice('$1');
+/** The most one payment channel deposit of the MCP server may be, atomic micro-USDC ($1), and never above one period's budget. */
+const MAX_DEPOSIT = 1_000_000n;
 
 /**
  * `market mcp [--http [--port N] [--host H]] [limits…]`: the MCP server for agents, on stdio (what
