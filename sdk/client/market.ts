@@ -335,7 +335,7 @@ export class SkillMarket {
   private async recordUsage(receipt: PaymentReceipt, skill: Skill, keyed: boolean, scheme: string): Promise<void> {
     if (keyed) {
       const paymentRef = receipt.transaction ?? receipt.nonce;
-      await this.registry.recordUsage({ skillId: skill.id, amount: skill.priceAtomic, paymentRef }, skill.slug);
+      await this.registry.recordUsage({ skillId: skill.id, amountAtomic: receipt.amount, paymentRef }, skill.slug);
       return;
     }
     if (scheme !== 'exact' || !receipt.transaction) return;

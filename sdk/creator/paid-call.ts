@@ -55,9 +55,9 @@ export interface SkillRoute {
 /** A call whose payment went through, as call tracking and `onSettled` see it. */
 export interface SettledCall {
   skill: string;
-  /** Decimal USDC amount, e.g. `"0.001"`, for people. */
+  /** The amount in whole tokens, e.g. `"0.001"`, for people (logs, `onSettled`). */
   amount: string;
-  /** The amount paid in the token's atomic units, e.g. `"1000"` (what call tracking reports). */
+  /** The amount paid (a channel call: charged) in the token's atomic units, e.g. `"1000"`: what call tracking reports. */
   amountAtomic?: string;
   payer: string;
   /** Settlement transaction hash; for a channel call the deposit's, or `""` (a voucher moves nothing yet). */

@@ -117,17 +117,14 @@ export function createCallTracker(client: RegistryClient, logger: CreatorLogger,
     for (const item of items) {
       const { call } = item;
       const skillId = await skillIdOf(call.skill);
+      // Atomic units as signed; a record built by older code carries only the decimal amount.
+      const amount = call.amountAtomic === undefined ? { amount: call.amount } : { amountAtomic: call.amountAtomic };
       if (skillId)
         records.push({
           item,
           body: call.channelId
-            ? { skillId, amount: call.amount, channelId: call.channelId, chargedCumulativeAmount: call.chargedCumulativeAmount ?? '0' }
-            : {
-                skillId,
-                ...(call.amountAtomic === undefined ? { amount: call.amount } : { amountAtomic: call.amountAtomic }),
-                paymentRef: call.transaction,
-                ...(call.nonce ? { paymentNonce: call.nonce } : {}),
-              },
+            ? { skillId, ...amount, channelId: call.channelId, chargedCumulativeAmount: call.chargedCumulativeAmount ?? '0' }
+            : { skillId, ...amount, paymentRef: call.transaction, ...(call.nonce ? { paymentNonce: call.nonce } : {}) },
         });
       else
         logger.warn('call not tracked: the skill is not registered under this API key', {

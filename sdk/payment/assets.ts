@@ -4,12 +4,12 @@
  * decimals); the amount due in an asset of other decimals is scaled exactly or refused.
  */
 import { getAddress, type Address } from 'viem';
-import { getKnownNetwork, normalizeNetwork, type Caip2Network } from '../x402/index';
+import { getKnownNetwork, normalizeNetwork, rescaleAtomic, USDC_DECIMALS, type Caip2Network } from '../x402/index';
 import type { AllowedAsset } from './types';
 import { ADDRESS_PATTERN } from '../x402/patterns';
 
 /** Decimals of listing prices (micro-USDC). */
-const LISTING_DECIMALS = 6;
+const LISTING_DECIMALS = USDC_DECIMALS;
 
 /** An asset the client accepts on one network. Without name/version, the server's EIP-712 domain is used. */
 export interface AcceptedAsset {
@@ -73,7 +73,5 @@ export function defaultAsset(allowed: readonly AcceptedAsset[], network: Caip2Ne
 
 /** The listing's micro-USDC price in atomic units of `asset`, or undefined when not exact. */
 export function amountIn(asset: AcceptedAsset, priceMicro: bigint): bigint | undefined {
-  if (asset.decimals >= LISTING_DECIMALS) return priceMicro * 10n ** BigInt(asset.decimals - LISTING_DECIMALS);
-  const divisor = 10n ** BigInt(LISTING_DECIMALS - asset.decimals);
-  return priceMicro % divisor === 0n ? priceMicro / divisor : undefined;
+  return rescaleAtomic(priceMicro, LISTING_DECIMALS, asset.decimals);
 }

@@ -104,11 +104,11 @@ export class RegistryClient extends RouteClient {
 
   /**
    * `POST /analytics/usage`: a paid call, counted once per payment reference. With consumer
-   * credentials, `{skillId, amount, paymentRef}`; without, the payment itself
+   * credentials, `{skillId, amountAtomic, paymentRef}`; without, the payment itself
    * (`{skillSlug, consumerAddress, paymentTxHash, amount}`), believed once verified on chain.
    *
    * @example
-   * await registry.recordUsage({ skillId: skill.id, amount: '1000', paymentRef: receipt.transaction }); // 1000 micro-USDC = $0.001
+   * await registry.recordUsage({ skillId: skill.id, amountAtomic: receipt.amount, paymentRef: receipt.transaction }); // '1000' = $0.001 in USDC
    */
   recordUsage(record: c.UsageBody | c.ReportedPayment, slug?: string): Promise<c.Recorded> {
     // A reported payment needs no credential.

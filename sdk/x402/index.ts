@@ -6,7 +6,7 @@
  * @module skill-market/x402
  */
 export { X402Error, isX402Error, FACILITATOR_REASONS, type X402ErrorCode, type FacilitatorReason } from './errors';
-export { parsePrice, formatPrice, formatPriceUsd, USDC_DECIMALS, MAX_PRICE_UNITS, MAX_PRICE_ATOMIC } from './price';
+export { parsePrice, formatPrice, formatPriceUsd, rescaleAtomic, USDC_DECIMALS, MAX_PRICE_UNITS, MAX_PRICE_ATOMIC } from './price';
 export {
   BASE_MAINNET,
   BASE_SEPOLIA,

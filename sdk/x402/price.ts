@@ -46,6 +46,24 @@ function checkDecimals(decimals: number): bigint {
 }
 
 /**
+ * An amount of `atomic` units of a token with `from` decimals, in units of one with `to` decimals:
+ * exact, or undefined when it is not a whole number of the smaller unit. A listing's price is
+ * micro-USDC (6 decimals) whatever token pays it; this is how it becomes the token's amount.
+ *
+ * @example
+ * rescaleAtomic(1000n, 6, 18); // 1000000000000000n ($0.001 in an 18-decimal token)
+ * rescaleAtomic(10n ** 15n, 18, 6); // 1000n
+ * rescaleAtomic(1n, 18, 6); // undefined (less than one micro-USDC)
+ */
+export function rescaleAtomic(atomic: bigint, from: number, to: number): bigint | undefined {
+  checkDecimals(from);
+  checkDecimals(to);
+  if (to >= from) return atomic * 10n ** BigInt(to - from);
+  const divisor = 10n ** BigInt(from - to);
+  return atomic % divisor === 0n ? atomic / divisor : undefined;
+}
+
+/**
  * Parses a price into integer atomic units, exactly.
  *
  * Accepts a string `"$0.001"` / `"0.001"` (optional single leading `$`, surrounding whitespace

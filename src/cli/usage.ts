@@ -5,7 +5,7 @@ export const USAGE = `market ${VERSION}: a marketplace for paid HTTP skills (x40
 Usage:
   market [registry] [--port N] [--host H]   run the registry (the default command)
   market serve <module.ts> [--dev [D]] [--port N] [--host H] [--wallet W] [--endpoint URL] [--groups a,b]
-               [--facilitator URL] [--api-url URL] [--network eip155:ID] [--asset 0x… [--asset-name N] [--asset-version V]] [--rpc-url URL]
+               [--facilitator URL] [--api-url URL] [--network eip155:ID] [--asset 0x… [--asset-name N] [--asset-version V] [--asset-decimals D]] [--rpc-url URL]
                [--settlement broadcast|confirmed] [--verify at-settlement|first] [--no-register]
                [--channels on|off] [--channels-dir DIR] [--claim-above PRICE] [--claim-within SECONDS]
                [--service-name NAME] [--icon-url URL]

@@ -1,5 +1,13 @@
 import { getAddress, type Address } from 'viem';
-import { ADDRESS_PATTERN, DEFAULT_NETWORK, getKnownNetwork, isCaip2Network, normalizeNetwork, type Caip2Network } from 'skill-market/x402';
+import {
+  ADDRESS_PATTERN,
+  DEFAULT_NETWORK,
+  getKnownNetwork,
+  USDC_DECIMALS,
+  isCaip2Network,
+  normalizeNetwork,
+  type Caip2Network,
+} from 'skill-market/x402';
 import { ConfigError, type Env, read, readHttpUrl, readInteger } from './env';
 
 /** The chain the registry reads spending-wallet balances from. */
@@ -8,6 +16,12 @@ export interface ChainConfig {
   network: Caip2Network;
   /** The USDC (or test token) contract balances are read from, checksummed. */
   usdcAddress: Address;
+  /**
+   * Decimals of that token (MARKET_USDC_DECIMALS; default the network's USDC's, 6): the one place
+   * the registry reads them from to turn listing prices into the token's atomic units and
+   * atomic amounts into text.
+   */
+  usdcDecimals: number;
   /** JSON-RPC endpoint balances are read through. */
   rpcUrl: string;
   /** Longest wait for one RPC answer before the balance is reported unavailable. */
@@ -36,7 +50,7 @@ const CHAIN_DEFAULTS = {
 } as const;
 
 /**
- * MARKET_NETWORK, MARKET_USDC_ADDRESS, MARKET_RPC_URL, MARKET_RPC_TIMEOUT_MS,
+ * MARKET_NETWORK, MARKET_USDC_ADDRESS, MARKET_USDC_DECIMALS, MARKET_RPC_URL, MARKET_RPC_TIMEOUT_MS,
  * MARKET_BALANCE_CACHE_MS and MARKET_CHANNELS_FROM_BLOCK. A network without built-in defaults
  * needs the token and the RPC set.
  */
@@ -45,11 +59,24 @@ export function readChainConfig(env: Env): ChainConfig {
   return {
     network,
     usdcAddress: readUsdc(env, network),
+    usdcDecimals: readInteger(env, 'MARKET_USDC_DECIMALS', getKnownNetwork(network)?.usdc.decimals ?? USDC_DECIMALS, 0, 36),
     rpcUrl: readRpcUrl(env, 'MARKET_RPC_URL', network),
     rpcTimeoutMs: readInteger(env, 'MARKET_RPC_TIMEOUT_MS', CHAIN_DEFAULTS.rpcTimeoutMs, 100, 60_000),
     balanceCacheMs: readInteger(env, 'MARKET_BALANCE_CACHE_MS', CHAIN_DEFAULTS.balanceCacheMs, 0, 600_000),
     channelsFromBlock: BigInt(readInteger(env, 'MARKET_CHANNELS_FROM_BLOCK', CHAIN_DEFAULTS.channelsFromBlock, 0, Number.MAX_SAFE_INTEGER)),
   };
+}
+
+/**
+ * Decimals of the token a skill on `network` is paid in, as far as this registry counts it: the
+ * configured token's on its own network, the built-in USDC's elsewhere.
+ *
+ * @example
+ * formatPrice(revenueAtomic, tokenDecimals(config.chain, skill.network));
+ */
+export function tokenDecimals(chain: Pick<ChainConfig, 'network' | 'usdcDecimals'>, network: string): number {
+  if (network === chain.network) return chain.usdcDecimals;
+  return getKnownNetwork(network)?.usdc.decimals ?? USDC_DECIMALS;
 }
 
 /** A CAIP-2 network (or a v1 name such as `base`) from `name`, default Base mainnet. */

@@ -48,7 +48,7 @@ export function createRegistry(deps: RegistryDeps) {
   const pending = deps.pending ?? pendingWork();
   const reads =
     config.readCacheMs > 0
-      ? new ReadCache({ maxAgeMs: config.readCacheMs, clock, observe: (ids) => readObservedFields(database.read, ids) })
+      ? new ReadCache({ maxAgeMs: config.readCacheMs, clock, observe: (ids) => readObservedFields(database.read, ids, config.chain) })
       : undefined;
   if (reads) {
     followChanges(database, reads, logger).catch((error) =>

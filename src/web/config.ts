@@ -12,13 +12,13 @@ const NETWORKS: Readonly<Record<string, { name: string; explorer: { name: string
 
 /** What `GET /web/config` answers: read once at start from the registry's own configuration. */
 export function pageConfig(config: RegistryConfig): PageConfig {
-  const { network, usdcAddress } = config.chain;
+  const { network, usdcAddress, usdcDecimals } = config.chain;
   const chainId = Number(network.split(':')[1]);
   const known = NETWORKS[network];
   return {
     publicUrl: config.publicUrl.origin,
     network: { id: network, name: known?.name ?? `Chain ${chainId}`, chainId },
-    asset: { address: usdcAddress, decimals: 6 },
+    asset: { address: usdcAddress, decimals: usdcDecimals },
     explorer: known?.explorer ?? null,
     privyAppId: config.auth.provider?.appId ?? null,
     devMode: config.devTools === true && config.mode !== 'production',

@@ -65,5 +65,8 @@ describe('usage report errors', () => {
     expect((await report({ skillId: crypto.randomUUID(), amount: 1.5 })).error).toBe(
       'Invalid request: field "amount" must be whole micro-USDC from 1 to 1000000000000, as a number or a string of digits',
     );
+    expect((await report({ skillId: crypto.randomUUID(), amountAtomic: '0x10' })).error).toBe(
+      'Invalid request: field "amountAtomic" must be the amount paid in the token’s atomic units, a string of digits',
+    );
   });
 });

@@ -314,7 +314,7 @@ describe('the reference batch-settlement client against our skill server', () =>
     }
   });
 
-  it('reports a channel call with its channel, its cumulative charge and the charged amount', async () => {
+  it('reports a channel call with its channel, its cumulative charge and the charged amount in atomic units', async () => {
     const calls: SettledCall[] = [];
     const authorizer = await chain.createAccount();
     const app = createSkillHandler(
@@ -342,6 +342,7 @@ describe('the reference batch-settlement client against our skill server', () =>
     expect(calls[1]).toMatchObject({
       skill: 'metered',
       amount: '0.0004',
+      amountAtomic: '400',
       payer: payer.address,
       transaction: '',
       chargedCumulativeAmount: '800',

@@ -1,11 +1,15 @@
 /**
  * Call tracking of channel calls: the record names the channel and its cumulative charge after the
  * call (`channelId`, `chargedCumulativeAmount`) instead of a transaction, keeps the charged
- * `amount`, and the registry's call contract takes it.
+ * amount in atomic units (`amountAtomic`), and the registry's call contract takes it, and the older
+ * decimal `amount` too.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
+import { eq } from 'drizzle-orm';
 import { RegistryClient } from 'skill-market/registry';
+import { channelCalls } from '../../src/db/schema';
 import { createCallTracker } from '../../sdk/creator/tracker';
+import { bearer, jsonPost } from '../support/auth';
 import { type Creator, newCreator } from '../support/catalogue';
 import { registryFixture } from '../support/registry';
 import { recordingLogger } from '../support/skill-server';
@@ -37,7 +41,7 @@ beforeAll(async () => {
 afterAll(() => front?.stop(true));
 
 describe('tracking a channel call', () => {
-  it('sends channelId and chargedCumulativeAmount with the amount, and no paymentRef', async () => {
+  it('sends channelId and chargedCumulativeAmount with the atomic amount, and no paymentRef', async () => {
     const res = await creator.register({ name: 'metered', endpoint: 'http://127.0.0.1:9/metered', price: '$0.001' });
     expect(res.status).toBe(201);
     const { id } = (await res.json()) as { id: string };
@@ -50,6 +54,7 @@ describe('tracking a channel call', () => {
     tracker.track({
       skill: 'metered',
       amount: '0.0004',
+      amountAtomic: '400',
       payer: '0x000000000000000000000000000000000000bEEF',
       transaction: '',
       nonce: '',
@@ -59,8 +64,23 @@ describe('tracking a channel call', () => {
     });
     expect(await tracker.flush(10_000)).toBe(true);
     tracker.stop();
-    expect(bodies).toEqual([{ calls: [{ skillId: id, amount: '0.0004', channelId, chargedCumulativeAmount: '2400' }] }]);
+    expect(bodies).toEqual([{ calls: [{ skillId: id, amountAtomic: '400', channelId, chargedCumulativeAmount: '2400' }] }]);
     expect(statuses).toEqual([200]);
     expect(logger.lines.filter((l) => l.startsWith('warn'))).toEqual([]);
+    const [row] = await fx.database.db.select().from(channelCalls).where(eq(channelCalls.channelId, channelId));
+    expect(row?.amount).toBe(400n);
+  });
+
+  it('takes the older decimal amount of a channel call and stores it in atomic units', async () => {
+    const res = await creator.register({ name: 'metered-old', endpoint: 'http://127.0.0.1:9/metered-old', price: '$0.001' });
+    const { id } = (await res.json()) as { id: string };
+    const channelId = `0x${'cd'.repeat(32)}`;
+    const answer = await fx.request(
+      '/analytics/calls',
+      jsonPost({ calls: [{ skillId: id, amount: '0.0004', channelId, chargedCumulativeAmount: '400' }] }, bearer(creator.key)),
+    );
+    expect(await answer.json()).toEqual({ success: true, recorded: 1, results: [{ status: 'recorded' }] });
+    const [row] = await fx.database.db.select().from(channelCalls).where(eq(channelCalls.channelId, channelId));
+    expect(row?.amount).toBe(400n);
   });
 });

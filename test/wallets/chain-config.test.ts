@@ -2,10 +2,11 @@ import { describe, expect, it } from 'bun:test';
 import { ConfigError, loadRegistryConfig } from '../../src/config';
 
 describe('spending-wallet chain configuration', () => {
-  it('defaults to Base mainnet, its USDC and its public RPC, a 3 s RPC timeout and a 5 s balance cache', () => {
+  it('defaults to Base mainnet, its USDC (6 decimals) and its public RPC, a 3 s RPC timeout and a 5 s balance cache', () => {
     expect(loadRegistryConfig({}, '/').chain).toEqual({
       network: 'eip155:8453',
       usdcAddress: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+      usdcDecimals: 6,
       rpcUrl: 'https://mainnet.base.org',
       rpcTimeoutMs: 3000,
       balanceCacheMs: 5000,
@@ -23,11 +24,12 @@ describe('spending-wallet chain configuration', () => {
     }
   });
 
-  it('takes the token and the RPC from MARKET_USDC_ADDRESS and MARKET_RPC_URL, checksumming the address', () => {
+  it('takes the token, its decimals and the RPC from MARKET_USDC_ADDRESS, MARKET_USDC_DECIMALS and MARKET_RPC_URL, checksumming the address', () => {
     const config = loadRegistryConfig(
       {
         MARKET_NETWORK: 'eip155:31337',
         MARKET_USDC_ADDRESS: '0x5fbdb2315678afecb367f032d93f642f64180aa3',
+        MARKET_USDC_DECIMALS: '18',
         MARKET_RPC_URL: 'http://127.0.0.1:8545',
         MARKET_RPC_TIMEOUT_MS: '500',
         MARKET_BALANCE_CACHE_MS: '0',
@@ -37,6 +39,7 @@ describe('spending-wallet chain configuration', () => {
     expect(config.chain).toEqual({
       network: 'eip155:31337',
       usdcAddress: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
+      usdcDecimals: 18,
       rpcUrl: 'http://127.0.0.1:8545/',
       rpcTimeoutMs: 500,
       balanceCacheMs: 0,

@@ -7,6 +7,7 @@ export function offlineChain(overrides: Partial<ChainConfig> = {}): ChainConfig 
   return {
     network: 'eip155:8453',
     usdcAddress: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+    usdcDecimals: 6,
     rpcUrl: 'http://127.0.0.1:9/',
     rpcTimeoutMs: 1000,
     balanceCacheMs: 5000,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test';
-import { MAX_PRICE_ATOMIC, X402Error, formatPrice, formatPriceUsd, parsePrice } from 'skill-market/x402';
+import { MAX_PRICE_ATOMIC, X402Error, formatPrice, formatPriceUsd, parsePrice, rescaleAtomic } from 'skill-market/x402';
 import { thrown } from './factories';
 
 function expectInvalid(input: unknown) {
@@ -124,5 +124,20 @@ describe('formatPrice', () => {
   it('rejects negative amounts with a typed error', () => {
     expect(thrown(() => formatPrice(-1n))).toBeInstanceOf(X402Error);
     expect(thrown(() => formatPrice(1 as unknown as bigint))).toBeInstanceOf(X402Error);
+  });
+});
+
+describe('rescaleAtomic', () => {
+  it('turns a listed micro-USDC price into the atomic units of a token of other decimals, exactly', () => {
+    expect(rescaleAtomic(1000n, 6, 18)).toBe(10n ** 15n);
+    expect(rescaleAtomic(10n ** 15n, 18, 6)).toBe(1000n);
+    expect(rescaleAtomic(1000n, 6, 6)).toBe(1000n);
+    expect(rescaleAtomic(1500n, 6, 3)).toBeUndefined();
+    expect(rescaleAtomic(2000n, 6, 3)).toBe(2n);
+  });
+
+  it('answers undefined for an amount smaller than one unit of the coarser token, and refuses impossible decimals', () => {
+    expect(rescaleAtomic(1n, 18, 6)).toBeUndefined();
+    expect(thrown(() => rescaleAtomic(1n, 6, 37))).toBeInstanceOf(X402Error);
   });
 });

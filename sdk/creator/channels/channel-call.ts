@@ -311,6 +311,7 @@ async function paid(
   const settled: SettledCall = {
     skill: name,
     amount: formatPrice(charge, route.terms.asset.decimals),
+    amountAtomic: charge.toString(),
     payer: payment.config.payer,
     transaction,
     nonce: '',

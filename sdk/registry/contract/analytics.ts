@@ -19,7 +19,7 @@ export type ViewBody = Static<typeof ViewBody>;
 /**
  * `POST /analytics/call` body: the skill's creator (its skill server, with its `sk_` key) reports an
  * execution; answered with {@link Recorded}. `amountAtomic` is what was paid in the token's atomic
- * units (decimal digits, the token's own decimals); older senders give `amount` in USDC instead. With a
+ * units (decimal digits, the token's own decimals); older senders give `amount` in whole tokens instead. With a
  * `paymentRef` the call counts as one paid call once that payment is verified on chain, however
  * often the reference is sent; without one it counts at once as an unpaid call. `paymentNonce`,
  * the payer's EIP-3009 authorization nonce, names one payment of a transaction that settled many
@@ -107,28 +107,42 @@ export const CallsResult = T.Object({ success: T.Literal(true), recorded: T.Numb
 export type CallsResult = Static<typeof CallsResult>;
 
 /**
- * Largest `amount` of a {@link UsageBody} (`POST /analytics/usage`): 10^12 micro-USDC, that is
- * $1,000,000. A larger amount is refused with 400.
+ * Largest older-form `amount` of a {@link UsageBody} (`POST /analytics/usage`): 10^12 micro-USDC,
+ * that is $1,000,000. A larger amount is refused with 400.
  *
  * @example
- * await registry.recordUsage({ skillId, amount: String(parsePrice('$0.001')), paymentRef: transaction }); // at most MAX_USAGE_AMOUNT
+ * if (BigInt(amount) > BigInt(MAX_USAGE_AMOUNT)) throw new RangeError('above $1,000,000');
  */
 export const MAX_USAGE_AMOUNT = 1_000_000_000_000;
 
 /**
  * `POST /analytics/usage` body with consumer credentials (a `ck_` or `sk_` key, or a session):
- * one paid call for the caller's own history, answered with {@link Recorded}. `amount` is integer
- * micro-USDC (1 = $0.000001), 1 to {@link MAX_USAGE_AMOUNT}, as a JSON number or a string of
- * decimal digits (how a bigint travels). A repeated `paymentRef` is recorded once; usage never
- * counts as revenue by itself, only its payment does once verified on chain.
+ * one paid call for the caller's own history, answered with {@link Recorded}. `amountAtomic` is
+ * what was paid in the token's atomic units (decimal digits, the token's own decimals, as x402
+ * states it), at most 1,000,000 whole tokens. Older clients send `amount` in integer micro-USDC
+ * instead (1 to {@link MAX_USAGE_AMOUNT}, a JSON number or a digit string), which the registry
+ * converts to the token's units once; one of the two is required. A repeated `paymentRef` is
+ * recorded once; usage never counts as revenue by itself, only its payment does once verified on
+ * chain.
+ *
+ * @example
+ * await registry.recordUsage({ skillId, amountAtomic: requirements.amount, paymentRef: receipt.transaction });
  */
 export const UsageBody = T.Object({
   skillId: SkillId,
+  amountAtomic: T.Optional(
+    T.String({
+      pattern: '^[1-9][0-9]{0,77}$',
+      description: 'the amount paid, in the token’s atomic units (decimal digits), as x402 states it',
+    }),
+  ),
   // A JSON integer, or the same in decimal digits (how bigint amounts travel). A number with
   // multipleOf 1, not an integer schema, which Elysia coerces through Number() ("0x10" became 16).
-  amount: T.Union([T.Number({ minimum: 1, maximum: MAX_USAGE_AMOUNT, multipleOf: 1 }), T.String({ pattern: '^[1-9][0-9]{0,12}$' })], {
-    description: 'micro-USDC (1 = $0.000001), a positive integer up to 10^12, as a number or a decimal-digit string',
-  }),
+  amount: T.Optional(
+    T.Union([T.Number({ minimum: 1, maximum: MAX_USAGE_AMOUNT, multipleOf: 1 }), T.String({ pattern: '^[1-9][0-9]{0,12}$' })], {
+      description: 'older form: micro-USDC (1 = $0.000001), a positive integer up to 10^12, as a number or a decimal-digit string',
+    }),
+  ),
   paymentRef: T.Optional(PaymentRef),
 });
 /** The {@link UsageBody} schema's type. */
@@ -194,17 +208,17 @@ export type FavoriteResult = Static<typeof FavoriteResult>;
 
 /**
  * What a skill's calls paid over payment channels add up to, in `GET /analytics/:skillId`
- * (micro-USDC as integer strings): `earned` calls are reported by the skill server but not yet
+ * (the token's atomic units, micro-USDC for USDC, as integer strings): `earned` calls are reported by the skill server but not yet
  * claimed on chain (not revenue yet); `claimed` ones are counted in the paid calls and revenue
  * above; `settled` is the part of the claimed a settle sweep has paid out to the payment address;
  * `refusedCalls` never count (another receiver, an overlapping charge, no such channel).
  */
 export const ChannelRevenue = T.Object({
   earnedCalls: T.Number(),
-  earnedAtomic: T.String({ description: 'micro-USDC reported but not yet claimed on chain' }),
+  earnedAtomic: T.String({ description: 'atomic units reported but not yet claimed on chain' }),
   claimedCalls: T.Number(),
-  claimedAtomic: T.String({ description: 'micro-USDC claimed on chain (part of totalRevenueAtomic)' }),
-  settledAtomic: T.String({ description: 'micro-USDC of the claimed paid out to the payment address' }),
+  claimedAtomic: T.String({ description: 'atomic units claimed on chain (part of totalRevenueAtomic)' }),
+  settledAtomic: T.String({ description: 'atomic units of the claimed paid out to the payment address' }),
   refusedCalls: T.Number(),
 });
 /** The {@link ChannelRevenue} schema's type. */
@@ -212,8 +226,9 @@ export type ChannelRevenue = Static<typeof ChannelRevenue>;
 
 /**
  * Answer of `GET /analytics/:skillId` (public): a skill's counters and a daily series of the last
- * `days` UTC days. Revenue is the sum of payments verified on chain, twice: `totalRevenue` in USDC
- * as an exact decimal string and `totalRevenueAtomic` in micro-USDC as an integer string (use the
+ * `days` UTC days. Revenue is the sum of payments verified on chain, twice: `totalRevenue` in whole
+ * tokens as an exact decimal string and `totalRevenueAtomic` in the token's atomic units (micro-USDC
+ * for USDC) as an integer string (use the
  * latter for sums). `lastCalledAt` and `lastViewedAt` are null before the first call or view.
  * `rejectedPaymentCount` counts the skill's reported payments that the chain check rejected, such
  * as a `broadcast` settlement whose transfer later reverted; its creator lists them with
@@ -227,8 +242,8 @@ export const Analytics = T.Object({
   paidCallCount: T.Number({ description: 'calls whose payment is verified on chain' }),
   viewCount: T.Number(),
   favoriteCount: T.Number(),
-  totalRevenue: T.String({ description: 'USDC, exact decimal' }),
-  totalRevenueAtomic: T.String({ description: 'micro-USDC' }),
+  totalRevenue: T.String({ description: 'whole tokens (USDC), exact decimal' }),
+  totalRevenueAtomic: T.String({ description: 'the token’s atomic units' }),
   lastCalledAt: Nullable(Timestamp()),
   lastViewedAt: Nullable(Timestamp()),
   rejectedPaymentCount: T.Number({
@@ -240,8 +255,8 @@ export const Analytics = T.Object({
       date: T.String({ description: 'UTC day, YYYY-MM-DD' }),
       views: T.Number(),
       calls: T.Number(),
-      revenue: T.String({ description: 'USDC, exact decimal' }),
-      revenueAtomic: T.String({ description: 'micro-USDC' }),
+      revenue: T.String({ description: 'whole tokens (USDC), exact decimal' }),
+      revenueAtomic: T.String({ description: 'the token’s atomic units' }),
     }),
     { description: 'the last `days` days (today included), oldest first, empty days as zeros' },
   ),
@@ -269,7 +284,7 @@ export type UsageQuery = Static<typeof UsageQuery>;
 export const VERIFICATION_STATES = ['none', 'pending', 'verified', 'rejected'] as const;
 /**
  * One record of `GET /analytics/usage`: a paid call of the caller's, with the skill it was for.
- * `amount` is USDC as an exact decimal string, `amountAtomic` micro-USDC as an integer string;
+ * `amount` is whole tokens (USDC) as an exact decimal string, `amountAtomic` the token's atomic units as an integer string;
  * `paymentRef` is null when none was sent; `verification` is one of {@link VERIFICATION_STATES};
  * `verificationReason` says why a payment was rejected ({@link PAYMENT_REVERTED_REASON} when its
  * transfer reverted: the payer was not charged) or why its check is still pending.
@@ -279,8 +294,8 @@ export const UsageRecordView = T.Object({
   skillId: Uuid(),
   skillSlug: T.String(),
   skillName: T.String(),
-  amount: T.String({ description: 'USDC, exact decimal, e.g. "0.001"' }),
-  amountAtomic: T.String({ description: 'micro-USDC, e.g. "1000"' }),
+  amount: T.String({ description: 'whole tokens (USDC), exact decimal, e.g. "0.001"' }),
+  amountAtomic: T.String({ description: 'the token’s atomic units, e.g. "1000" for $0.001 of USDC' }),
   paymentRef: Nullable(T.String(), 'transaction hash or authorization nonce, when one was recorded'),
   network: T.String({ description: 'CAIP-2 network of the skill, e.g. eip155:8453' }),
   verification: T.Union([T.Literal('none'), T.Literal('pending'), T.Literal('verified'), T.Literal('rejected')], {
@@ -334,7 +349,7 @@ export type SkillPaymentsQuery = Static<typeof SkillPaymentsQuery>;
 
 /**
  * One payment reported for a skill, as its creator sees it in `GET /analytics/:skillId/payments`:
- * the transaction, the amount the listing asked for (USDC exact decimal and micro-USDC), the
+ * the transaction, the amount the listing asked for (whole tokens as an exact decimal, and the token's atomic units), the
  * check's `state` and `reason` ({@link PAYMENT_REVERTED_REASON} for a reverted transfer), the payer
  * once verified, when it was first reported and when the check decided.
  */
@@ -343,7 +358,7 @@ export const SkillPaymentView = T.Object({
   txHash: T.String({ description: 'the reported transaction hash (lower case) or reference' }),
   network: T.String({ description: 'CAIP-2 network of the payment, e.g. eip155:8453' }),
   amount: T.String({ description: 'USDC the listing asked for, exact decimal' }),
-  amountAtomic: T.String({ description: 'micro-USDC the listing asked for' }),
+  amountAtomic: T.String({ description: 'the token’s atomic units the listing asked for' }),
   state: T.Union([T.Literal('pending'), T.Literal('verified'), T.Literal('rejected')]),
   reason: Nullable(T.String(), 'why the check rejected it, or why it is still pending'),
   payer: Nullable(T.String(), 'who paid, from the chain, once verified'),
@@ -369,7 +384,7 @@ export type RevenueQuery = Static<typeof RevenueQuery>;
  * it (payer, receiver, balance, claimed and settled totals; null before the channel was found on
  * chain) and what the calls recorded for it add up to. `state`: `unknown` (not found on chain
  * yet), `unclaimed` (calls earned, not claimed yet), `claimed` (claims not yet settled), `settled`
- * or `open` (nothing charged yet). Amounts are atomic units (micro-USDC) as integer strings.
+ * or `open` (nothing charged yet). Amounts are the token's atomic units (micro-USDC for USDC) as integer strings.
  */
 export const ChannelView = T.Object({
   channelId: T.String(),

@@ -117,8 +117,9 @@ export type UpdateSkill = Static<typeof UpdateSkill>;
  *
  * - Money: `price` (`"$0.001"`) and `priceUsdc` (`"0.001"`) are for people; `priceAtomic` is the
  *   exact integer micro-USDC (1 = $0.000001) to pay per call, to `paymentAddress` on `network`.
- *   Revenue is the sum of payments verified on chain: `totalRevenue` in USDC, `totalRevenueAtomic`
- *   in micro-USDC (use it for sums). All are strings, never floats.
+ *   It is the listing's price: a payment in a token of other decimals is that price in the token's
+ *   atomic units. Revenue is the sum of payments verified on chain: `totalRevenue` in whole tokens,
+ *   `totalRevenueAtomic` in the token's atomic units (use it for sums). All are strings, never floats.
  * - Calling: `POST` the input as JSON to `endpoint` (the full call URL); unpaid, it answers 402.
  * - Counters: `paidCallCount` counts calls whose payment is verified on chain, `callCount` adds the
  *   unpaid calls the creator reported.
@@ -137,7 +138,7 @@ export type UpdateSkill = Static<typeof UpdateSkill>;
  *   const rating = skill.rating === null ? 'no reviews' : `${skill.rating.toFixed(1)}/5 (${skill.reviewCount})`;
  *   console.log(`${skill.slug} ${skill.price} per call, ${skill.paidCallCount} paid calls, $${skill.totalRevenue}, ${rating}`);
  * }
- * console.log('earned in all (micro-USDC):', mine.reduce((sum, skill) => sum + BigInt(skill.totalRevenueAtomic), 0n));
+ * console.log('earned in all (atomic units):', mine.reduce((sum, skill) => sum + BigInt(skill.totalRevenueAtomic), 0n));
  */
 export const SkillView = T.Object({
   id: Uuid(),
@@ -165,8 +166,8 @@ export const SkillView = T.Object({
   favoriteCount: T.Number(),
   rating: Nullable(T.Number(), 'average review score of verified buyers in stars, 0–5 (the 0–100 average / 20); null without reviews'),
   reviewCount: T.Number(),
-  totalRevenueAtomic: T.String({ description: 'micro-USDC, exact integer (for sums across skills)' }),
-  totalRevenue: T.String({ description: 'USDC, exact decimal: the sum of payments verified on chain' }),
+  totalRevenueAtomic: T.String({ description: 'the token’s atomic units (micro-USDC for USDC), exact integer (for sums)' }),
+  totalRevenue: T.String({ description: 'whole tokens (USDC), exact decimal: the sum of payments verified on chain' }),
   status: T.Union([T.Literal('up'), T.Literal('down'), T.Literal('unknown')], {
     description: 'the skill server’s last health probe; unknown until one answers',
   }),

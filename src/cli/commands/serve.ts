@@ -11,7 +11,7 @@ import {
   type Skills,
   type VerifyMode,
 } from 'skill-market/creator';
-import { normalizeNetwork, resolveAsset, type AssetInfo } from 'skill-market/x402';
+import { normalizeNetwork, resolveAsset, USDC_DECIMALS, type AssetInfo } from 'skill-market/x402';
 import { MarketError } from 'skill-market/registry';
 import { readServeEnv } from '../../config';
 import { databaseChannelStore } from '../../creator-store';
@@ -29,11 +29,11 @@ import { SkillModuleError, loadSkillModule } from '../../runtime/skill-module';
 
 /**
  * `market serve <module.ts> [--port N] [--host H] [--wallet W] [--endpoint URL] [--groups a,b]
- * [--facilitator URL] [--api-url URL] [--network eip155:ID] [--asset 0x… [--asset-name N] [--asset-version V]]
+ * [--facilitator URL] [--api-url URL] [--network eip155:ID] [--asset 0x… [--asset-name N] [--asset-version V] [--asset-decimals D]]
  * [--rpc-url URL] [--settlement broadcast|confirmed] [--verify first|at-settlement] [--no-register]
  * [--channels on|off] [--channels-dir DIR] [--claim-above PRICE] [--claim-within SECONDS]
  * [--service-name NAME] [--icon-url URL]`: `--service-name` and `--icon-url` are what x402 catalogues
- * show for the server (the 402's `resource.serviceName` and `iconUrl`); `--asset` is a 6-decimal EIP-3009 token paid instead of the network's USDC (its
+ * show for the server (the 402's `resource.serviceName` and `iconUrl`); `--asset` is an EIP-3009 token (6 decimals unless `--asset-decimals`) paid instead of the network's USDC (its
  * EIP-712 domain `USD Coin` version `2` unless named otherwise, e.g. a local test token);
  * it loads a creator's skills module and runs the paid skill server. Flags win over MARKET_ENDPOINT,
  * MARKET_FACILITATOR_URL, MARKET_RPC_URL (the chain, asked when a payment's outcome is unknown)
@@ -60,6 +60,7 @@ export async function serveCommand(args: string[]): Promise<void> {
       asset: { type: 'string' },
       'asset-name': { type: 'string' },
       'asset-version': { type: 'string' },
+      'asset-decimals': { type: 'string' },
       'rpc-url': { type: 'string' },
       settlement: { type: 'string' },
       verify: { type: 'string' },
@@ -136,7 +137,7 @@ export async function serveCommand(args: string[]): Promise<void> {
               address: asset as AssetInfo['address'],
               name: values['asset-name'] ?? 'USD Coin',
               version: values['asset-version'] ?? '2',
-              decimals: 6,
+              decimals: assetDecimals(values['asset-decimals']),
             },
           }
         : {}),
@@ -256,4 +257,11 @@ function hasBuiltInUsdc(network: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** `--asset-decimals`: the token's decimals, 0 to 36; USDC's 6 when not given. */
+function assetDecimals(text: string | undefined): number {
+  if (text === undefined) return USDC_DECIMALS;
+  if (!/^\d{1,2}$/.test(text) || Number(text) > 36) throw new UsageError('--asset-decimals must be a whole number from 0 to 36');
+  return Number(text);
 }

@@ -1,5 +1,6 @@
-import { bigint, date, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { date, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
+import { atomicAmount } from './amounts';
 import { skills } from './catalogue';
 import { paymentVerifications } from './payment-verifications';
 import { users } from './users';
@@ -17,8 +18,8 @@ export const skillStats = pgTable(
     /** Verified payments only (one per transaction); what `sort=popular` ranks by. */
     paidCallCount: integer('paid_call_count').notNull().default(0),
     favoriteCount: integer('favorite_count').notNull().default(0),
-    /** Sum of verified payments, micro-USDC. */
-    totalRevenue: bigint('total_revenue', { mode: 'bigint' }).notNull().default(sql`0`),
+    /** Sum of verified payments, in the atomic units of the token the skill is paid in. */
+    totalRevenue: atomicAmount('total_revenue').notNull().default(sql`0`),
     /** Reviews by verified buyers: their number and the sum of their scores (the average is exact). */
     reviewCount: integer('review_count').notNull().default(0),
     ratingSum: integer('rating_sum').notNull().default(0),
@@ -42,7 +43,7 @@ export const skillDaily = pgTable(
     day: date('day', { mode: 'string' }).notNull(),
     views: integer('views').notNull().default(0),
     calls: integer('calls').notNull().default(0),
-    revenue: bigint('revenue', { mode: 'bigint' }).notNull().default(sql`0`),
+    revenue: atomicAmount('revenue').notNull().default(sql`0`),
   },
   (t) => [primaryKey({ columns: [t.skillId, t.day] })],
 );
@@ -68,7 +69,7 @@ export const skillCalls = pgTable(
     skillId: uuid('skill_id')
       .notNull()
       .references(() => skills.id, { onDelete: 'cascade' }),
-    amount: bigint('amount', { mode: 'bigint' }),
+    amount: atomicAmount('amount'),
     paymentRef: text('payment_ref'),
     /** The authorization nonce of the payment in `paymentRef` (one of a batch), lower case. */
     paymentNonce: text('payment_nonce'),
@@ -93,7 +94,7 @@ export const usageRecords = pgTable(
     userId: uuid('user_id')
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
-    amount: bigint('amount', { mode: 'bigint' }).notNull(),
+    amount: atomicAmount('amount').notNull(),
     paymentRef: text('payment_ref'),
     /** The on-chain check of `paymentRef` (pending, verified or rejected); null without a reference. */
     paymentId: uuid('payment_id').references(() => paymentVerifications.id, { onDelete: 'set null' }),

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { bigint, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { atomicAmount } from './amounts';
 import { skills } from './catalogue';
 
 /**
@@ -19,9 +20,9 @@ export const paymentChannels = pgTable(
     payer: text('payer'),
     receiver: text('receiver'),
     token: text('token'),
-    balance: bigint('balance', { mode: 'bigint' }),
-    totalClaimed: bigint('total_claimed', { mode: 'bigint' }).notNull().default(sql`0`),
-    settledClaimed: bigint('settled_claimed', { mode: 'bigint' }).notNull().default(sql`0`),
+    balance: atomicAmount('balance'),
+    totalClaimed: atomicAmount('total_claimed').notNull().default(sql`0`),
+    settledClaimed: atomicAmount('settled_claimed').notNull().default(sql`0`),
     status: text('status', { enum: ['watching', 'idle'] })
       .notNull()
       .default('watching'),
@@ -52,8 +53,8 @@ export const channelCalls = pgTable(
     channelId: text('channel_id')
       .notNull()
       .references(() => paymentChannels.channelId, { onDelete: 'cascade' }),
-    cumulative: bigint('cumulative', { mode: 'bigint' }).notNull(),
-    amount: bigint('amount', { mode: 'bigint' }).notNull(),
+    cumulative: atomicAmount('cumulative').notNull(),
+    amount: atomicAmount('amount').notNull(),
     status: text('status', { enum: ['earned', 'counted', 'refused'] })
       .notNull()
       .default('earned'),

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { bigint, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { atomicAmount } from './amounts';
 import { skills } from './catalogue';
 
 /**
@@ -30,12 +31,12 @@ export const paymentVerifications = pgTable(
       .default('pending'),
     reason: text('reason'),
     /** The listing when first reported: what the payment must be. */
-    expectedAmount: bigint('expected_amount', { mode: 'bigint' }).notNull(),
+    expectedAmount: atomicAmount('expected_amount').notNull(),
     payTo: text('pay_to').notNull(),
     network: text('network').notNull(),
     /** From the chain once verified: who paid, how much, in which block. */
     payer: text('payer'),
-    amount: bigint('amount', { mode: 'bigint' }),
+    amount: atomicAmount('amount'),
     blockNumber: bigint('block_number', { mode: 'bigint' }),
     /** The counted transfer's log index in the transaction; null until counted, or for a repeat of a counted payment. */
     logIndex: integer('log_index'),

@@ -17,9 +17,10 @@ import { type ChannelCall, channelCallOf, recordChannelCalls } from '../channel-
 import { priceToAtomic } from '../skills';
 import { type SkillFacts, skillsByIds } from './skill-facts';
 import { countUnpaidCalls } from '../stats';
+import { tokenDecimals } from '../../../config/chain';
 
-/** Largest amount a call record stores (a signed 64-bit column). */
-const MAX_STORED_AMOUNT = 2n ** 63n - 1n;
+/** Largest amount a call record stores (a uint256, as a token can hold). */
+const MAX_STORED_AMOUNT = 2n ** 256n - 1n;
 
 type Accepted = { index: number; skill: SkillFacts; amount: bigint | null; paymentRef: string | null; nonce: string | null };
 
@@ -37,14 +38,19 @@ export async function recordCalls(ctx: ServiceContext, userId: string, calls: re
     if (!skill) outcomes[index] = refused('unknown-skill', 'Skill not found');
     else if (skill.creatorId !== userId) outcomes[index] = refused('not-yours', 'Only the skill’s creator can record its calls');
     else if (call.channelId !== undefined || call.chargedCumulativeAmount !== undefined) {
-      const channel = channelCallOf(call, skill);
+      const channel = channelCallOf(call, skill, tokenDecimals(ctx.config.chain, skill.network));
       if (typeof channel === 'string') outcomes[index] = refused('invalid-amount', channel);
       else channelCalls.push({ index, call: channel });
     } else {
       try {
-        // Atomic units as sent; the older decimal-USDC form is converted here, once.
+        // Atomic units as sent; the older decimal form (whole tokens) is converted here, once.
+        const decimals = tokenDecimals(ctx.config.chain, skill.network);
         const amount =
-          call.amountAtomic !== undefined ? BigInt(call.amountAtomic) : call.amount === undefined ? null : priceToAtomic(call.amount);
+          call.amountAtomic !== undefined
+            ? BigInt(call.amountAtomic)
+            : call.amount === undefined
+              ? null
+              : priceToAtomic(call.amount, 'amount', decimals);
         if (amount !== null && amount > MAX_STORED_AMOUNT)
           throw new AppError('VALIDATION', 'Invalid request: field "amountAtomic": too large');
         accepted.push({
@@ -86,6 +92,7 @@ export async function recordCalls(ctx: ServiceContext, userId: string, calls: re
     const paid = ordered.filter((a) => a.paymentRef !== null);
     const nominated = await nominatePayments(
       tx,
+      ctx.config.chain,
       paid.map((a) => ({ skill: a.skill, reference: a.paymentRef!, nonce: a.nonce })),
       now,
     );

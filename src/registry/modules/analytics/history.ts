@@ -7,6 +7,7 @@ import { paymentReason, paymentStatus } from '../payment-verification';
 import type { SkillView, UsageQuery, UsageRecordView } from 'skill-market/registry';
 import { DEFAULT_LIMIT } from '../skills';
 import { selectSkills, toSkillView } from '../skills';
+import { tokenDecimals } from '../../../config/chain';
 
 /**
  * The caller's own paid calls, newest first, one page at a time: a keyset cursor over
@@ -46,7 +47,12 @@ export async function listUsage(
   return {
     records: page.map((r) => {
       const amount = BigInt(r.amount);
-      return { ...r, amount: formatPrice(amount), amountAtomic: amount.toString(), createdAt: r.createdAt.toISOString() };
+      return {
+        ...r,
+        amount: formatPrice(amount, tokenDecimals(ctx.config.chain, r.network)),
+        amountAtomic: amount.toString(),
+        createdAt: r.createdAt.toISOString(),
+      };
     }),
     nextCursor: rows.length > limit && last ? encodeCursor(last.createdAt.toISOString(), last.id) : undefined,
   };
@@ -57,5 +63,5 @@ export async function listFavorites(ctx: ServiceContext, userId: string): Promis
   const rows = await selectSkills(ctx.db)
     .innerJoin(favorites, and(eq(favorites.skillId, skills.id), eq(favorites.userId, userId)))
     .orderBy(desc(favorites.createdAt), desc(skills.id));
-  return rows.map(toSkillView);
+  return rows.map((r) => toSkillView(r, ctx.config.chain));
 }

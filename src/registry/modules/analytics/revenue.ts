@@ -10,6 +10,7 @@ import { and, eq, gte, isNotNull, lt, sql } from 'drizzle-orm';
 import { paymentVerifications, skills } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
 import { channelLedger } from '../channel-revenue';
+import { fixedDecimals } from '../../lib/amounts';
 
 export interface RevenueRow {
   day: string;
@@ -84,20 +85,18 @@ export async function revenueLedger(ctx: ServiceContext, creatorId: string, rang
   );
 }
 
-/** USDC with its 6 decimals, exact (a bigint never goes through a float). */
-function usdcText(atomic: bigint): string {
-  return `${atomic / 1_000_000n}.${(atomic % 1_000_000n).toString().padStart(6, '0')}`;
-}
-
-/** The ledger as CSV (RFC 4180): a header, one line per skill and day, a total line. */
-export function revenueCsv(rows: readonly RevenueRow[]): string {
+/**
+ * The ledger as CSV (RFC 4180): a header, one line per skill and day, a total line. Revenue counts
+ * payments in the registry's token only, so `revenue_usdc` has its `decimals`, all of them.
+ */
+export function revenueCsv(rows: readonly RevenueRow[], decimals: number): string {
   const quote = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value);
   const lines = [
     'date,skill,paid_calls,revenue_usdc,revenue_atomic,exact_atomic,channel_claimed_atomic,channel_settled_atomic,channel_unclaimed_atomic',
   ];
   const figures = (r: Omit<RevenueRow, 'day' | 'skill'>) => [
     r.paidCalls,
-    usdcText(r.revenueAtomic),
+    fixedDecimals(r.revenueAtomic, decimals),
     r.revenueAtomic,
     r.exactAtomic,
     r.channelClaimedAtomic,

@@ -93,7 +93,7 @@ export function analyticsRoutes(ctx: ServiceContext) {
           const rows = await revenueLedger(ctx, principal.userId, { ...(from ? { from } : {}), ...(to ? { to } : {}) });
           set.headers['content-type'] = 'text/csv; charset=utf-8';
           set.headers['content-disposition'] = 'attachment; filename="revenue.csv"';
-          return revenueCsv(rows);
+          return revenueCsv(rows, ctx.config.chain.usdcDecimals);
         },
         routeHooks(r.revenueCsv),
       )

@@ -1,10 +1,11 @@
 import { and, eq, gte, lte } from 'drizzle-orm';
-import { formatPrice } from 'skill-market/x402';
+import { formatPrice, MAX_PRICE_UNITS, rescaleAtomic, USDC_DECIMALS } from 'skill-market/x402';
 import { favorites, skillDaily, skillStats, usageRecords, viewDedup, wallets } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
 import { AppError } from '../../../http';
-import { MAX_USAGE_AMOUNT, type SkillPaymentsQuery } from 'skill-market/registry';
+import { MAX_USAGE_AMOUNT, type SkillPaymentsQuery, type UsageBody } from 'skill-market/registry';
 import { hashSecret } from '../auth';
+import { tokenDecimals } from '../../../config/chain';
 import { decodeCursor, isIsoInstant } from '../../lib/cursor';
 import { countRejectedPayments, listSkillPayments, nominatePayment } from '../payment-verification';
 import { DEFAULT_LIMIT } from '../skills';
@@ -37,22 +38,17 @@ export async function recordView(ctx: ServiceContext, skillId: string, ip: strin
 }
 
 /**
- * Usage reported by a consumer (micro-USDC), kept for their history; a repeated paymentRef is
- * recorded once. It never counts as revenue by itself: its payment does, once verified on chain.
+ * Usage reported by a consumer, kept for their history in the token's atomic units (the older
+ * micro-USDC `amount` converted here, once); a repeated paymentRef is recorded once. It never
+ * counts as revenue by itself: its payment does, once verified on chain.
  */
-export async function recordUsage(
-  ctx: ServiceContext,
-  userId: string,
-  input: { skillId: string; amount: number | string; paymentRef?: string },
-): Promise<boolean> {
-  const amount = BigInt(input.amount);
-  if (amount < 1n || amount > BigInt(MAX_USAGE_AMOUNT)) {
-    throw new AppError('VALIDATION', `Invalid request: field "amount": must be a positive integer of micro-USDC up to ${MAX_USAGE_AMOUNT}`);
-  }
+export async function recordUsage(ctx: ServiceContext, userId: string, input: UsageBody): Promise<boolean> {
   const skill = await skillById(ctx, input.skillId);
+  const decimals = tokenDecimals(ctx.config.chain, skill.network);
+  const amount = usageAmount(input, decimals);
   const now = ctx.clock.now();
   return ctx.db.transaction(async (tx) => {
-    const paymentId = input.paymentRef ? (await nominatePayment(tx, skill, input.paymentRef, now)).id : null;
+    const paymentId = input.paymentRef ? (await nominatePayment(tx, ctx.config.chain, skill, input.paymentRef, now)).id : null;
     const inserted = await tx
       .insert(usageRecords)
       .values({ skillId: skill.id, userId, amount, paymentRef: input.paymentRef ?? null, paymentId, createdAt: now })
@@ -60,6 +56,28 @@ export async function recordUsage(
       .returning({ id: usageRecords.id });
     return inserted.length > 0;
   });
+}
+
+/** The amount of a usage record in atomic units of a token of `decimals`; 400 when missing or out of range. */
+function usageAmount(input: UsageBody, decimals: number): bigint {
+  if (input.amountAtomic !== undefined) {
+    const atomic = BigInt(input.amountAtomic);
+    if (atomic < 1n || atomic > MAX_PRICE_UNITS * 10n ** BigInt(decimals))
+      throw new AppError(
+        'VALIDATION',
+        `Invalid request: field "amountAtomic": must be 1 to ${MAX_PRICE_UNITS} whole tokens in atomic units`,
+      );
+    return atomic;
+  }
+  if (input.amount === undefined) throw new AppError('VALIDATION', 'Invalid request: field "amountAtomic" is required');
+  const micro = BigInt(input.amount);
+  if (micro < 1n || micro > BigInt(MAX_USAGE_AMOUNT)) {
+    throw new AppError('VALIDATION', `Invalid request: field "amount": must be a positive integer of micro-USDC up to ${MAX_USAGE_AMOUNT}`);
+  }
+  const atomic = rescaleAtomic(micro, USDC_DECIMALS, decimals);
+  if (atomic === undefined)
+    throw new AppError('VALIDATION', `Invalid request: field "amount": ${micro} micro-USDC is not a whole number of the token's units`);
+  return atomic;
 }
 
 /** Adds or removes the caller's favorite (idempotent); answers the count after the change. */
@@ -93,7 +111,8 @@ export const DEFAULT_DAYS = 30;
 
 /** Counters plus a daily series of the last `length` UTC days (oldest first, empty days included). */
 export async function getAnalytics(ctx: ServiceContext, skillId: string, length = DEFAULT_DAYS) {
-  await skillById(ctx, skillId);
+  const skill = await skillById(ctx, skillId);
+  const decimals = tokenDecimals(ctx.config.chain, skill.network);
   const [stats] = await ctx.db.select().from(skillStats).where(eq(skillStats.skillId, skillId));
   const today = ctx.clock.now();
   const days = Array.from({ length }, (_, i) => dayOf(new Date(today.getTime() - (length - 1 - i) * 86_400_000)));
@@ -109,7 +128,7 @@ export async function getAnalytics(ctx: ServiceContext, skillId: string, length 
     paidCallCount: stats?.paidCallCount ?? 0,
     viewCount: stats?.viewCount ?? 0,
     favoriteCount: stats?.favoriteCount ?? 0,
-    totalRevenue: formatPrice(revenue),
+    totalRevenue: formatPrice(revenue, decimals),
     totalRevenueAtomic: revenue.toString(),
     lastCalledAt: stats?.lastCalledAt?.toISOString() ?? null,
     lastViewedAt: stats?.lastViewedAt?.toISOString() ?? null,
@@ -118,7 +137,13 @@ export async function getAnalytics(ctx: ServiceContext, skillId: string, length 
     daily: days.map((date) => {
       const r = byDay.get(date);
       const revenue = BigInt(r?.revenue ?? 0);
-      return { date, views: r?.views ?? 0, calls: r?.calls ?? 0, revenue: formatPrice(revenue), revenueAtomic: revenue.toString() };
+      return {
+        date,
+        views: r?.views ?? 0,
+        calls: r?.calls ?? 0,
+        revenue: formatPrice(revenue, decimals),
+        revenueAtomic: revenue.toString(),
+      };
     }),
   };
 }
@@ -129,7 +154,7 @@ export async function skillPayments(ctx: ServiceContext, userId: string, skillId
   const after = query.cursor ? decodeCursor(query.cursor, isIsoInstant) : undefined;
   const skill = await skillById(ctx, skillId);
   if (skill.creatorId !== userId) throw new AppError('FORBIDDEN', 'Only the skill’s creator can read its payments');
-  return listSkillPayments(ctx.db, skill.id, { state: query.state, after }, query.limit ?? DEFAULT_LIMIT);
+  return listSkillPayments(ctx.db, ctx.config.chain, skill.id, { state: query.state, after }, query.limit ?? DEFAULT_LIMIT);
 }
 
 function channelRevenueView(t: ChannelTotals) {

@@ -17,11 +17,12 @@ const REPORTED_FORMS: Record<string, string> = {
 };
 const USAGE_FORMS: Record<string, string> = {
   skillId: 'the skill’s id, a UUID',
+  amountAtomic: 'the amount paid in the token’s atomic units, a string of digits',
   amount: `whole micro-USDC from 1 to ${MAX_USAGE_AMOUNT}, as a number or a string of digits`,
   paymentRef: 'a transaction hash or authorization nonce, a string of 1 to 200 characters',
 };
 const SHAPES =
-  'a JSON object: {skillSlug, consumerAddress, paymentTxHash, amount} without a credential, or {skillId, amount, paymentRef?} with consumer credentials';
+  'a JSON object: {skillSlug, consumerAddress, paymentTxHash, amount} without a credential, or {skillId, amountAtomic, paymentRef?} with consumer credentials';
 
 /** The problem a usage body has, as the error handler sends it: the first in `error`, each in `details`. */
 interface UsageProblem {

@@ -1,5 +1,5 @@
 import { createPublicClient, getAddress, http, parseAbi, type Address } from 'viem';
-import { KNOWN_NETWORKS, USDC_DECIMALS, getKnownNetwork, type AssetInfo } from 'skill-market/x402';
+import { KNOWN_NETWORKS, getKnownNetwork, type AssetInfo } from 'skill-market/x402';
 import type { ChainConfig } from '../../../config/chain';
 import { AppError } from '../../../http';
 import type { Logger } from '../../../log';
@@ -41,7 +41,7 @@ export function paymentAssets(chain: ChainConfig, logger: Logger, readDomain: Do
   let configured: Promise<AssetInfo> | undefined = own && own.address === token ? Promise.resolve({ ...own }) : undefined;
   const describeToken = (): Promise<AssetInfo> => {
     configured ??= readDomain(token).then(
-      ({ name, version }) => ({ address: token, name, version, decimals: USDC_DECIMALS }),
+      ({ name, version }) => ({ address: token, name, version, decimals: chain.usdcDecimals }),
       (error: unknown) => {
         configured = undefined;
         logger.warn('cannot read the payment token’s EIP-712 domain; discovery answers 503 until it can', {

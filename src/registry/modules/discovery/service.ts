@@ -74,7 +74,15 @@ export async function listResources(
         )
         .orderBy(...order)
     : [];
-  return { x402Version: 2, items: await toResources(ctx, deps, rows.map(toSkillView)), pagination: { limit, offset, total } };
+  return {
+    x402Version: 2,
+    items: await toResources(
+      ctx,
+      deps,
+      rows.map((r) => toSkillView(r, ctx.config.chain)),
+    ),
+    pagination: { limit, offset, total },
+  };
 }
 
 /**

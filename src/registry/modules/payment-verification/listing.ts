@@ -4,6 +4,7 @@ import type { SkillPaymentsQuery, SkillPaymentView } from 'skill-market/registry
 import type { Database } from '../../../db';
 import { paymentVerifications } from '../../../db/schema';
 import { encodeCursor } from '../../lib/cursor';
+import { type ChainConfig, tokenDecimals } from '../../../config/chain';
 
 /** How many of a skill's reported payments the chain check rejected (reverted transfers among them). */
 export async function countRejectedPayments(db: Database, skillId: string): Promise<number> {
@@ -21,6 +22,7 @@ export async function countRejectedPayments(db: Database, skillId: string): Prom
  */
 export async function listSkillPayments(
   db: Database,
+  chain: Pick<ChainConfig, 'network' | 'usdcDecimals'>,
   skillId: string,
   query: Pick<SkillPaymentsQuery, 'state'> & { after: readonly [string, string] | undefined },
   limit: number,
@@ -44,7 +46,7 @@ export async function listSkillPayments(
       id: r.id,
       txHash: r.txHash,
       network: r.network,
-      amount: formatPrice(r.expectedAmount),
+      amount: formatPrice(r.expectedAmount, tokenDecimals(chain, r.network)),
       amountAtomic: r.expectedAmount.toString(),
       state: r.status,
       reason: r.status === 'verified' ? null : r.reason,

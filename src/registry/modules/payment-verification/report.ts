@@ -24,7 +24,7 @@ export async function recordReportedPayment(ctx: ServiceContext, report: Reporte
       `Invalid request: field "amount": ${amount} micro-USDC is not the listed price (${skill.priceAtomic} micro-USDC)`,
     );
   }
-  return (await nominatePayment(ctx.db, skill, report.paymentTxHash, ctx.clock.now())).created;
+  return (await nominatePayment(ctx.db, ctx.config.chain, skill, report.paymentTxHash, ctx.clock.now())).created;
 }
 
 /** "$0.001" and "0.001" are USDC; an integer (1000 or "1000") is micro-USDC. */

@@ -2,7 +2,8 @@ import { and, asc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
 import type { PaymentVerificationConfig } from '../../../config';
 import type { Database } from '../../../db';
 import { PAYMENT_REVERTED_REASON } from 'skill-market/registry';
-import { BYTES32_PATTERN } from 'skill-market/x402';
+import { BYTES32_PATTERN, rescaleAtomic, USDC_DECIMALS } from 'skill-market/x402';
+import { type ChainConfig, tokenDecimals } from '../../../config/chain';
 import { paymentVerifications, skills } from '../../../db/schema';
 import { countPaidCall } from '../stats';
 import { emitEvent } from '../webhook-events';
@@ -13,12 +14,19 @@ type Verification = typeof paymentVerifications.$inferSelect;
 /** The listing a reported payment is checked against. */
 export interface ListedSkill {
   id: string;
+  /** The listed price, micro-USDC: the payment is this much in the token's own atomic units. */
   priceAtomic: bigint;
   paymentAddress: string;
   network: string;
 }
 
 const TX_HASH = /^0x[0-9a-f]{64}$/;
+
+/** The registry's token and its decimals: what a listed price is paid in. */
+type TokenOf = Pick<ChainConfig, 'network' | 'usdcDecimals'>;
+
+/** Why a payment cannot match a price the token cannot express (fewer decimals than the price has). */
+const UNPAYABLE_REASON = 'the listed price is not a whole number of the token’s atomic units';
 
 /** Why a payment from the skill's own payment address does not count: it would buy popularity for gas. */
 const SELF_PAYMENT_REASON = 'a payment from the skill’s own payment address is not a paid call';
@@ -35,11 +43,12 @@ const GAVE_WAY_REASON = 'this payment is counted for the skill whose server repo
  */
 export async function nominatePayment(
   db: Database | Tx,
+  chain: TokenOf,
   skill: ListedSkill,
   reference: string,
   now: Date,
 ): Promise<{ id: string; created: boolean }> {
-  const [nominated] = await nominatePayments(db, [{ skill, reference, nonce: null }], now);
+  const [nominated] = await nominatePayments(db, chain, [{ skill, reference, nonce: null }], now);
   return nominated!;
 }
 
@@ -54,20 +63,23 @@ export async function nominatePayment(
  */
 export async function nominatePayments(
   db: Database | Tx,
+  chain: TokenOf,
   payments: readonly { skill: ListedSkill; reference: string; nonce: string | null }[],
   now: Date,
 ): Promise<{ id: string; created: boolean }[]> {
   if (payments.length === 0) return [];
   const rows = payments.map(({ skill, reference, nonce }) => {
     const txHash = BYTES32_PATTERN.test(reference) ? reference.toLowerCase() : reference;
+    const expectedAmount = rescaleAtomic(skill.priceAtomic, USDC_DECIMALS, tokenDecimals(chain, skill.network));
+    const reason = !TX_HASH.test(txHash) ? 'not a transaction hash' : expectedAmount === undefined ? UNPAYABLE_REASON : undefined;
     return {
       skillId: skill.id,
       txHash,
       nonce: nonce?.toLowerCase() ?? null,
-      expectedAmount: skill.priceAtomic,
+      expectedAmount: expectedAmount ?? 0n,
       payTo: skill.paymentAddress,
       network: skill.network,
-      ...(TX_HASH.test(txHash) ? {} : { status: 'rejected' as const, reason: 'not a transaction hash', decidedAt: now }),
+      ...(reason === undefined ? {} : { status: 'rejected' as const, reason, decidedAt: now }),
       nextAttemptAt: now,
       createdAt: now,
     };

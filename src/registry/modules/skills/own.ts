@@ -8,7 +8,7 @@ import { selectSkills, toSkillView } from './view';
 /** Every skill of one creator, inactive ones included, by name. */
 export async function listOwnSkills(ctx: ServiceContext, creatorId: string): Promise<SkillView[]> {
   const rows = await selectSkills(ctx.db).where(eq(skills.creatorId, creatorId)).orderBy(asc(skills.name));
-  return rows.map(toSkillView);
+  return rows.map((r) => toSkillView(r, ctx.config.chain));
 }
 
 /** The active skills of the creator with this wallet address, by name. */
@@ -16,7 +16,7 @@ export async function listPublicSkillsOf(ctx: ServiceContext, address: string): 
   const rows = await selectSkills(ctx.db)
     .where(eq(users.walletAddress, getAddress(address.toLowerCase())))
     .orderBy(asc(skills.name));
-  return rows.filter((r) => r.skill.isActive).map(toSkillView);
+  return rows.filter((r) => r.skill.isActive).map((r) => toSkillView(r, ctx.config.chain));
 }
 
 /** The active skills in a group, by name. */
@@ -25,5 +25,5 @@ export async function listGroupSkills(ctx: ServiceContext, groupId: string): Pro
     .innerJoin(skillGroupMembers, eq(skillGroupMembers.skillId, skills.id))
     .where(eq(skillGroupMembers.groupId, groupId))
     .orderBy(asc(skills.name));
-  return rows.filter((r) => r.skill.isActive).map(toSkillView);
+  return rows.filter((r) => r.skill.isActive).map((r) => toSkillView(r, ctx.config.chain));
 }

@@ -95,7 +95,7 @@ export async function searchSkills(
   const byId = new Map(full.map((r) => [r.skill.id, r]));
   const last = page[limit - 1];
   const nextCursor = page.length > limit && last ? encodeCursor(key.valueOf(last), last.id) : undefined;
-  return { skills: shown.map((r) => toSkillView(byId.get(r.id)!)), nextCursor };
+  return { skills: shown.map((r) => toSkillView(byId.get(r.id)!, ctx.config.chain)), nextCursor };
 }
 
 /**
@@ -195,7 +195,7 @@ function sortKey(sort: Sort, match: SQL | undefined): SortKey {
       return {
         order: [desc(skillStats.totalRevenue), desc(skills.id)],
         accepts: (v) => fitsInteger(v, 63),
-        after: (v, id) => sql`(${skillStats.totalRevenue}, ${skills.id}) < (${v}::bigint, ${id}::uuid)`,
+        after: (v, id) => sql`(${skillStats.totalRevenue}, ${skills.id}) < (${v}::numeric, ${id}::uuid)`,
         valueOf: (row) => String(row.totalRevenue),
       };
   }

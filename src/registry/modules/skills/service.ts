@@ -121,13 +121,13 @@ async function ownedSkill(ctx: ServiceContext, creatorId: string, slug: string):
 export async function getSkillBySlug(ctx: ServiceContext, slug: string): Promise<SkillView> {
   const row = await findSkillRowBySlug(ctx.db, slug);
   if (!row) throw new AppError('NOT_FOUND', 'Skill not found');
-  return toSkillView(row);
+  return toSkillView(row, ctx.config.chain);
 }
 
 async function getSkillById(ctx: ServiceContext, id: string): Promise<SkillView> {
   const [row] = await selectSkills(ctx.db).where(eq(skills.id, id));
   if (!row) throw new AppError('NOT_FOUND', 'Skill not found');
-  return toSkillView(row);
+  return toSkillView(row, ctx.config.chain);
 }
 
 async function setGroups(tx: Tx, skillId: string, groupIds: string[]): Promise<void> {

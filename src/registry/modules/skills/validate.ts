@@ -1,15 +1,18 @@
 import { schemaProblem } from 'skill-market/json-schema';
 import { endpointProblem } from 'skill-market/registry';
-import { ADDRESS_PATTERN, checksumAddress, isX402Error, parsePrice } from 'skill-market/x402';
+import { ADDRESS_PATTERN, checksumAddress, isX402Error, parsePrice, USDC_DECIMALS } from 'skill-market/x402';
 import type { RegistryConfig } from '../../../config';
 import { AppError } from '../../../http';
 
 const invalid = (field: string, why: string) => new AppError('VALIDATION', `Invalid request: field "${field}": ${why}`);
 
-/** Exact integer micro-USDC from "$0.001", "0.001" or 0.001; at most 6 decimals, > 0. A bad one is named as `field`. */
-export function priceToAtomic(price: string | number, field = 'price'): bigint {
+/**
+ * Exact atomic units from "$0.001", "0.001" or 0.001: micro-USDC (a listing price) unless a
+ * token's `decimals` are given; > 0, no more decimals than that. A bad one is named as `field`.
+ */
+export function priceToAtomic(price: string | number, field = 'price', decimals = USDC_DECIMALS): bigint {
   try {
-    return parsePrice(price);
+    return parsePrice(price, decimals);
   } catch (error) {
     if (isX402Error(error)) throw invalid(field, error.message);
     throw error;

@@ -5,6 +5,10 @@ import { serverHealth, skillGroupMembers, skillGroups, skills, skillStats, users
 import { prepared } from '../../lib/prepared';
 import { averageStars } from '../reviews';
 import type { SkillView } from 'skill-market/registry';
+import { type ChainConfig, tokenDecimals } from '../../../config/chain';
+
+/** The registry's token: revenue is counted in its atomic units. */
+type TokenOf = Pick<ChainConfig, 'network' | 'usdcDecimals'>;
 
 type SkillRow = Omit<typeof skills.$inferSelect, 'search'>;
 type StatsRow = typeof skillStats.$inferSelect;
@@ -34,13 +38,17 @@ export function selectSkills(db: Database) {
     .leftJoin(serverHealth, eq(serverHealth.serverUrl, skills.serverUrl));
 }
 
-export function toSkillView(row: {
-  skill: SkillRow;
-  stats: StatsRow;
-  creatorAddress: string;
-  health: HealthRow;
-  groups: string[] | string;
-}): SkillView {
+/** A listing as answered; its revenue text in the decimals of the token the skill is paid in (`chain`). */
+export function toSkillView(
+  row: {
+    skill: SkillRow;
+    stats: StatsRow;
+    creatorAddress: string;
+    health: HealthRow;
+    groups: string[] | string;
+  },
+  chain: TokenOf,
+): SkillView {
   const { skill, stats } = row;
   return {
     id: skill.id,
@@ -62,7 +70,7 @@ export function toSkillView(row: {
     verified: skill.verified,
     creatorId: skill.creatorId,
     creatorAddress: row.creatorAddress,
-    ...observedFields(stats, row.health),
+    ...observedFields(stats, row.health, tokenDecimals(chain, skill.network)),
     createdAt: skill.createdAt.toISOString(),
     updatedAt: skill.updatedAt.toISOString(),
   };
@@ -84,7 +92,7 @@ export type ObservedFields = Pick<
   | 'lastUpAt'
 >;
 
-function observedFields(stats: StatsRow, health: HealthRow): ObservedFields {
+function observedFields(stats: StatsRow, health: HealthRow, decimals: number): ObservedFields {
   return {
     callCount: stats.callCount,
     paidCallCount: stats.paidCallCount,
@@ -93,7 +101,7 @@ function observedFields(stats: StatsRow, health: HealthRow): ObservedFields {
     rating: averageStars(stats.ratingSum, stats.reviewCount),
     reviewCount: stats.reviewCount,
     totalRevenueAtomic: BigInt(stats.totalRevenue).toString(),
-    totalRevenue: formatPrice(BigInt(stats.totalRevenue)),
+    totalRevenue: formatPrice(BigInt(stats.totalRevenue), decimals),
     status: health?.status ?? 'unknown',
     latencyMs: health?.latencyMs ?? null,
     lastUpAt: health?.lastUpAt?.toISOString() ?? null,
@@ -101,15 +109,15 @@ function observedFields(stats: StatsRow, health: HealthRow): ObservedFields {
 }
 
 /** The observed fields of these skills, in one statement (a read cache's refresh); a skill not there is gone. */
-export async function readObservedFields(db: Database, ids: string[]): Promise<Map<string, ObservedFields>> {
+export async function readObservedFields(db: Database, ids: string[], chain: TokenOf): Promise<Map<string, ObservedFields>> {
   if (ids.length === 0) return new Map();
   const rows = await db
-    .select({ stats: skillStats, health: skillColumns.health })
+    .select({ stats: skillStats, health: skillColumns.health, network: skills.network })
     .from(skillStats)
     .innerJoin(skills, eq(skills.id, skillStats.skillId))
     .leftJoin(serverHealth, eq(serverHealth.serverUrl, skills.serverUrl))
     .where(inArray(skillStats.skillId, ids));
-  return new Map(rows.map((r) => [r.stats.skillId, observedFields(r.stats, r.health)]));
+  return new Map(rows.map((r) => [r.stats.skillId, observedFields(r.stats, r.health, tokenDecimals(chain, r.network))]));
 }
 
 /** A text[] from either driver: an array, or PostgreSQL's `{a,"b c"}` text form. */

@@ -73,7 +73,7 @@ export async function countUnpaidCalls(tx: Tx, calls: ReadonlyMap<string, number
 }
 
 /**
- * One paid call whose payment (`amount` micro-USDC) is verified, counted on the day it was made;
+ * One paid call whose payment (`amount`, the token's atomic units) is verified, counted on the day it was made;
  * `uncount` takes back one counted before (its payment turned out to be another skill's).
  */
 export async function countPaidCall(tx: Tx, skillId: string, amount: bigint, calledAt: Date, uncount = false): Promise<void> {

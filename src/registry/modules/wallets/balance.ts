@@ -10,6 +10,8 @@ type BalanceRead = { type: 'ok'; atomic: bigint; checkedAt: Date } | { type: 'un
 export interface BalanceReader {
   readonly network: string;
   readonly asset: Address;
+  /** The token's decimals (MARKET_USDC_DECIMALS): a balance's text has all of them. */
+  readonly decimals: number;
   /** Never rejects: a failed or slow RPC becomes `{ type: 'unavailable' }`. */
   read(address: string): Promise<BalanceRead>;
 }
@@ -41,6 +43,7 @@ export function balanceReader(chain: ChainConfig, clock: Clock, logger: Logger):
   return {
     network: chain.network,
     asset: chain.usdcAddress,
+    decimals: chain.usdcDecimals,
     read(address) {
       const now = clock.now().getTime();
       const hit = cache.get(address);

@@ -5,6 +5,7 @@ import { users, wallets } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
 import { AppError } from '../../../http';
 import type { BalanceReader } from './balance';
+import { fixedDecimals } from '../../lib/amounts';
 import type { ActiveWallet, RegisterWallet, WalletView } from 'skill-market/registry';
 import { checkProof } from './proof';
 
@@ -122,7 +123,7 @@ async function withBalance(wallet: WalletView, balances: BalanceReader): Promise
   return {
     ...wallet,
     ...where,
-    balance: formatUsdc(read.atomic),
+    balance: fixedDecimals(read.atomic, balances.decimals),
     balanceAtomic: read.atomic.toString(),
     balanceCheckedAt: read.checkedAt.toISOString(),
   };
@@ -159,13 +160,6 @@ export async function revokeWallet(ctx: ServiceContext, userId: string, address:
     .where(eq(wallets.id, row.id))
     .returning();
   return toWalletView(revoked ?? row);
-}
-
-/** Exact USDC with all 6 decimals: 10500000n → "10.500000". */
-function formatUsdc(atomic: bigint): string {
-  const whole = atomic / 1_000_000n;
-  const fraction = (atomic % 1_000_000n).toString().padStart(6, '0');
-  return `${whole}.${fraction}`;
 }
 
 /** Trimmed NFC text; empty means no label. */

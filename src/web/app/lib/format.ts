@@ -1,4 +1,8 @@
-/** Display helpers. Money stays exact: amounts are decimal strings or bigint micro-USDC. */
+/** Display helpers. Money stays exact: amounts are decimal strings or bigint atomic units. */
+import { pageConfig } from './config';
+
+/** USDC's decimals: the token's until the registry's page settings say otherwise. */
+const USDC_DECIMALS = 6;
 
 const integer = new Intl.NumberFormat('en-US');
 
@@ -7,11 +11,16 @@ export const count = (n: number) => integer.format(n);
 export const stars = (rating: number | null, reviews: number) =>
   rating === null ? 'No reviews' : `★ ${(Math.round(rating * 10) / 10).toFixed(1)} (${integer.format(reviews)})`;
 
-/** `$0.001` from the registry's dollar string, or from micro-USDC. */
+/**
+ * `$0.001` from the registry's dollar string, or from atomic units of the registry's token (its
+ * decimals from the page settings, `asset.decimals`).
+ */
 export function usdc(value: string | bigint): string {
   if (typeof value === 'string') return value.startsWith('$') ? value : `$${value}`;
-  const whole = value / 1_000_000n;
-  const fraction = (value % 1_000_000n).toString().padStart(6, '0').replace(/0+$/, '');
+  const decimals = pageConfig.value?.asset.decimals ?? USDC_DECIMALS;
+  const scale = 10n ** BigInt(decimals);
+  const whole = value / scale;
+  const fraction = (value % scale).toString().padStart(decimals, '0').replace(/0+$/, '');
   return `$${integer.format(whole)}${fraction ? `.${fraction}` : ''}`;
 }
 
