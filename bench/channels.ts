@@ -13,117 +13,20 @@
  *   npm run build && npx bun bench/channels.ts
  *   (BENCH_CHANNEL_CALLS=200, BENCH_CHANNEL_CONCURRENT_CALLS=800; on 2 s blocks 40 / 400)
  */
-import { x402Client } from '@x402/core/client';
-import { toClientEvmSigner } from '@x402/evm';
-import { BatchSettlementEvmScheme as BatchClientScheme } from '@x402/evm/batch-settlement/client';
-import { wrapFetchWithPayment } from '@x402/fetch';
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
-import postgres from 'postgres';
-import { SkillMarket } from 'skill-market';
 import { type Hex, parseEventLogs } from 'viem';
 import { BATCH_SETTLEMENT_ADDRESS, batchSettlementAbi } from '../src/chain/batch-settlement';
-import { type LocalChain, startChain, type TestAccount } from '../test/support/chain';
-import { referenceClients } from './lib/clients';
-import { counting, cpuLabels, measure, type Pay, PRICE, type Run } from './lib/paid-runs';
+import { type LocalChain, startChain } from '../test/support/chain';
+import { batchReferenceClients, ourChannelClients, referenceClients } from './lib/clients';
+import { benchDatabases } from './lib/databases';
+import { cpuLabels, type Run, seriesOn } from './lib/paid-runs';
 import { fmt, mergeIntoSection, printTable } from './lib/results';
-import { startOurStack, startReferenceStack } from './lib/stacks';
+import { startBatchReferenceStack, startOurStack, startReferenceStack } from './lib/stacks';
 
 const CALLS = Number(process.env.BENCH_CHANNEL_CALLS ?? 200);
 const CONCURRENT_CALLS = Number(process.env.BENCH_CHANNEL_CONCURRENT_CALLS ?? 800);
 const BLOCK_CALLS = Number(process.env.BENCH_CHANNEL_BLOCK_CALLS ?? 40);
 const BLOCK_CONCURRENT_CALLS = Number(process.env.BENCH_CHANNEL_BLOCK_CONCURRENT_CALLS ?? 400);
 const CLIENTS = 32;
-const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-
-/** The x402 reference batch-settlement stack in its own process; `claimAndSettle` runs its channel manager. */
-async function startBatchReference(chain: LocalChain, relayer: TestAccount) {
-  const payTo = (await chain.createAccount()).address;
-  const authorizer = await chain.createAccount();
-  const child = spawn('bun', [join(import.meta.dir, 'reference', 'batch-stack.ts')], {
-    env: {
-      ...process.env,
-      RPC_URL: chain.rpcUrl,
-      CHAIN_ID: String(chain.chainId),
-      TOKEN: chain.token.address,
-      RELAYER_KEY: relayer.privateKey,
-      AUTHORIZER_KEY: authorizer.privateKey,
-      PAY_TO: payTo,
-      AMOUNT: PRICE.toString(),
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const urls = await new Promise<{ resourceUrl: string; controlUrl: string }>((resolve, reject) => {
-    child.stdout!.once('data', (d) => resolve(JSON.parse(String(d))));
-    child.once('exit', (code) => reject(new Error(`batch reference stack exited ${code}`)));
-  });
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  return {
-    ...urls,
-    payTo,
-    pid: child.pid!,
-    claimAndSettle: async () => {
-      const res = await fetch(urls.controlUrl, { method: 'POST' });
-      if (!res.ok) throw new Error(`batch reference claim and settle: ${res.status} ${await res.text()}`);
-    },
-    stop: async () => {
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
-
-/** @x402/fetch with @x402/evm's batch-settlement client, one per payer, each depositing for `calls` calls at once. */
-function batchReferenceClients(chain: LocalChain, url: string, payers: TestAccount[], calls: number, fetchImpl: typeof fetch): Pay[] {
-  return payers.map((payer) => {
-    const signer = toClientEvmSigner(payer, chain.publicClient as unknown as Parameters<typeof toClientEvmSigner>[1]);
-    const client = new x402Client().register(chain.network, new BatchClientScheme(signer, { depositPolicy: { depositMultiplier: calls } }));
-    client.setSpendControls({ allowedAssets: [{ network: chain.network, asset: chain.token.address }] });
-    const pay = wrapFetchWithPayment(fetchImpl, client);
-    return (i) =>
-      pay(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ i }) }).then(
-        async (r) => {
-          await r.arrayBuffer();
-          return r.status === 200;
-        },
-        () => false,
-      );
-  });
-}
-
-/**
- * SkillMarket paying over channels, one per payer, each depositing for `calls` calls at once (as
- * the batch reference's clients are told to), bounded by `calls` × price.
- */
-function ourChannelClients(
-  chain: LocalChain,
-  apiUrl: string,
-  slug: string,
-  payers: TestAccount[],
-  calls: number,
-  fetchImpl: typeof fetch,
-): Pay[] {
-  const asset = { network: chain.network, address: chain.token.address, name: chain.token.name, version: chain.token.version, decimals: 6 };
-  return payers.map((wallet) => {
-    const market = new SkillMarket({
-      apiUrl,
-      wallet,
-      network: chain.network,
-      assets: [asset],
-      mode: 'fast',
-      payment: 'channel',
-      maxDeposit: `$${(Number(BigInt(calls) * PRICE) / 1e6).toFixed(6)}`,
-      depositCalls: calls,
-      rpcUrl: chain.rpcUrl,
-      fetch: fetchImpl,
-    });
-    return (i) =>
-      market.call(slug, { i }).then(
-        () => true,
-        () => false,
-      );
-  });
-}
 
 /** Gas of the contract's transactions in blocks (from, to]: per deposit, per claimed channel, per settle. */
 async function channelGas(chain: LocalChain, from: bigint, to: bigint) {
@@ -187,7 +90,7 @@ async function benchChain(
       '2',
     ]);
     stops.push(ours.stop);
-    const batch = await startBatchReference(chain, chain.accounts.relayers[1]!);
+    const batch = await startBatchReferenceStack(chain, chain.accounts.relayers[1]!.privateKey);
     stops.push(batch.stop);
     const exact = await startReferenceStack(chain, chain.accounts.relayers[2]!.privateKey, true);
     stops.push(exact.stop);
@@ -198,19 +101,7 @@ async function benchChain(
     // Each stack pays from its own payers: a channel is per payer and server.
     const payers = (stack: number, n: number) => chain.accounts.payers.slice(stack * CLIENTS, stack * CLIENTS + n);
     const runs: Run[] = [];
-    const run = async (
-      label: string,
-      payTo: string,
-      make: (f: typeof fetch) => Pay[],
-      calls: number,
-      settle?: (target: bigint) => Promise<void>,
-    ) => {
-      const c = counting();
-      const result = await measure(`${label} [${name}]`, chain, payTo, make(c.fetch), calls, c.count, settle);
-      runs.push(result);
-      console.error(`${result.label}: ${fmt(result.callsPerSecond, 1)} calls/s, p50 ${fmt(result.p50, 1)} ms, ${result.failures} failed`);
-      return result;
-    };
+    const run = seriesOn(name, chain, runs);
     const depositCalls = sizes.sequential + sizes.concurrent + 10;
     /** The skill server's own claims and settles, by age: until the payee holds what was answered. */
     const oursSettle = async (target: bigint) => {
@@ -288,23 +179,14 @@ const ratiosOf = (c: ChainResult) => ({
 const dollarsPerCall = (gas: number) => gas * 0.005e-9 * 3000;
 
 async function main() {
-  const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
-  const dbs: string[] = [];
-  const newDatabase = async () => {
-    const name = `market_bench_channels_${Date.now().toString(36)}_${dbs.length}`;
-    await admin.unsafe(`create database ${name}`);
-    dbs.push(name);
-    const url = new URL(ADMIN_URL);
-    url.pathname = `/${name}`;
-    return url.toString();
-  };
+  const databases = benchDatabases('market_bench_channels');
   try {
-    const instant = await benchChain('instant', [], { sequential: CALLS, concurrent: CONCURRENT_CALLS }, newDatabase);
+    const instant = await benchChain('instant', [], { sequential: CALLS, concurrent: CONCURRENT_CALLS }, databases.create);
     const blocks = await benchChain(
       '2 s blocks',
       ['--block-time', '2'],
       { sequential: BLOCK_CALLS, concurrent: BLOCK_CONCURRENT_CALLS },
-      newDatabase,
+      databases.create,
     );
     const runs = [...instant.runs, ...blocks.runs];
     printTable(
@@ -343,8 +225,7 @@ async function main() {
       {},
     );
   } finally {
-    for (const name of dbs) await admin.unsafe(`drop database if exists ${name} with (force)`).catch(() => {});
-    await admin.end();
+    await databases.dropAll();
   }
 }
 

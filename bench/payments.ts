@@ -11,11 +11,11 @@
  *   (BENCH_CALLS=200, BENCH_CONCURRENT_CALLS=400; on 2 s blocks BENCH_BLOCK_CALLS=20, BENCH_BLOCK_CONCURRENT_CALLS=128)
  */
 import { loadavg } from 'node:os';
-import postgres from 'postgres';
 import type { PaymentMode } from 'skill-market';
 import { startChain, type TestAccount } from '../test/support/chain';
 import { ourClients, referenceClients } from './lib/clients';
-import { counting, cpuLabels, measure, type Pay, PRICE, type Run } from './lib/paid-runs';
+import { benchDatabases } from './lib/databases';
+import { cpuLabels, PRICE, type Run, seriesOn } from './lib/paid-runs';
 import { fmt, printTable, saveSection } from './lib/results';
 import { type OurStack, startOurStack, startReferenceStack } from './lib/stacks';
 
@@ -24,7 +24,6 @@ const CONCURRENT_CALLS = Number(process.env.BENCH_CONCURRENT_CALLS ?? 400);
 const BLOCK_CALLS = Number(process.env.BENCH_BLOCK_CALLS ?? 20);
 const BLOCK_CONCURRENT_CALLS = Number(process.env.BENCH_BLOCK_CONCURRENT_CALLS ?? 128);
 const CLIENTS = 32;
-const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 interface ChainRuns {
   runs: Run[];
@@ -64,13 +63,7 @@ async function benchChain(
     const one = chain.accounts.payers.slice(0, 1);
     const all = chain.accounts.payers.slice(0, CLIENTS);
     const runs: Run[] = [];
-    const run = async (label: string, payTo: string, make: (f: typeof fetch) => Pay[], calls: number) => {
-      const c = counting();
-      const result = await measure(`${label} [${name}]`, chain, payTo, make(c.fetch), calls, c.count);
-      runs.push(result);
-      console.error(`${result.label}: ${fmt(result.callsPerSecond, 1)} calls/s, p50 ${fmt(result.p50, 1)} ms, ${result.failures} failed`);
-      return result;
-    };
+    const run = seriesOn(name, chain, runs);
     const ours = (stack: OurStack, payers: TestAccount[], mode: PaymentMode) => (f: typeof fetch) =>
       ourClients(chain, stack.registryUrl, stack.slug, payers, mode, f);
     const refs = (url: string, payers: TestAccount[]) => (f: typeof fetch) => referenceClients(chain, url, payers, f);
@@ -135,24 +128,15 @@ const best = (runs: Run[], by: (r: Run) => number, lowest: boolean) =>
   runs.reduce((a, b) => ((lowest ? by(b) < by(a) : by(b) > by(a)) ? b : a));
 
 async function main() {
-  const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
-  const dbs: string[] = [];
-  const newDatabase = async () => {
-    const name = `market_bench_pay_${Date.now().toString(36)}_${dbs.length}`;
-    await admin.unsafe(`create database ${name}`);
-    dbs.push(name);
-    const url = new URL(ADMIN_URL);
-    url.pathname = `/${name}`;
-    return url.toString();
-  };
+  const databases = benchDatabases('market_bench_pay');
   try {
     const load = loadavg();
-    const instant = await benchChain('instant', [], { sequential: CALLS, concurrent: CONCURRENT_CALLS, shipped: true }, newDatabase);
+    const instant = await benchChain('instant', [], { sequential: CALLS, concurrent: CONCURRENT_CALLS, shipped: true }, databases.create);
     const blocks = await benchChain(
       '2 s blocks',
       ['--block-time', '2'],
       { sequential: BLOCK_CALLS, concurrent: BLOCK_CONCURRENT_CALLS, shipped: false },
-      newDatabase,
+      databases.create,
     );
     const runs = [...instant.runs, ...blocks.runs];
     printTable(
@@ -215,8 +199,7 @@ async function main() {
     );
     saveSection('payments', { price: PRICE.toString(), clients: CLIENTS, loadAverageAtStart: load, runs, ratios });
   } finally {
-    for (const name of dbs) await admin.unsafe(`drop database if exists ${name} with (force)`).catch(() => {});
-    await admin.end();
+    await databases.dropAll();
   }
 }
 

@@ -5,6 +5,7 @@
  */
 import type { LocalChain } from '../../test/support/chain';
 import { cpuSnapshot, cpuSpent } from './cpu';
+import { fmt } from './results';
 
 /** The price of every bench skill: $0.001 in atomic USDC. */
 export const PRICE = 1000n;
@@ -111,7 +112,7 @@ async function allMined(chain: LocalChain): Promise<void> {
   }
 }
 
-export function counting(): { fetch: typeof fetch; count: () => number } {
+function counting(): { fetch: typeof fetch; count: () => number } {
   let n = 0;
   const wrapped = ((input: string | URL | Request, init?: RequestInit) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
@@ -119,4 +120,25 @@ export function counting(): { fetch: typeof fetch; count: () => number } {
     return fetch(input, init);
   }) as typeof fetch;
   return { fetch: wrapped, count: () => n };
+}
+
+/**
+ * {@link measure} for the series on one chain: each is labelled `<label> [<chainName>]`, counts its
+ * requests to `/echo` as round trips, is printed as it ends and collected into `runs`. `make`
+ * builds the clients on the counting fetch it is given.
+ */
+export function seriesOn(chainName: string, chain: LocalChain, runs: Run[]) {
+  return async (
+    label: string,
+    payTo: string,
+    make: (f: typeof fetch) => Pay[],
+    calls: number,
+    settle?: (payeeBalance: bigint) => Promise<void>,
+  ): Promise<Run> => {
+    const c = counting();
+    const result = await measure(`${label} [${chainName}]`, chain, payTo, make(c.fetch), calls, c.count, settle);
+    runs.push(result);
+    console.error(`${result.label}: ${fmt(result.callsPerSecond, 1)} calls/s, p50 ${fmt(result.p50, 1)} ms, ${result.failures} failed`);
+    return result;
+  };
 }

@@ -146,14 +146,13 @@ export async function startOurStack(
   };
 }
 
-/** The x402 reference stack (bench/reference/stack.ts) in its own process. */
-export async function startReferenceStack(
-  chain: LocalChain,
-  relayerKey: string,
-  nonceManager: boolean,
-): Promise<{ resourceUrl: string; payTo: string; pid: number; stop(): Promise<void> }> {
+/**
+ * A reference stack (a script of bench/reference) in its own process on `chain`, relaying from
+ * `relayerKey` and paid `AMOUNT` (the bench price) to a fresh payee; resolves with the URLs it prints.
+ */
+async function spawnReference<Urls>(script: string, chain: LocalChain, relayerKey: string, env: Record<string, string>) {
   const payTo = (await chain.createAccount()).address;
-  const child = spawn('bun', [join(import.meta.dir, '..', 'reference', 'stack.ts')], {
+  const child = spawn('bun', [join(import.meta.dir, '..', 'reference', script)], {
     env: {
       ...process.env,
       RPC_URL: chain.rpcUrl,
@@ -162,22 +161,50 @@ export async function startReferenceStack(
       RELAYER_KEY: relayerKey,
       PAY_TO: payTo,
       AMOUNT: '1000',
-      REFERENCE_NONCE_MANAGER: nonceManager ? 'on' : 'off',
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const urls = await new Promise<{ resourceUrl: string }>((resolve, reject) => {
+  const urls = await new Promise<Urls>((resolve, reject) => {
     child.stdout!.once('data', (d) => resolve(JSON.parse(String(d))));
-    child.once('exit', (code) => reject(new Error(`reference stack exited ${code}`)));
+    child.once('exit', (code) => reject(new Error(`reference stack ${script} exited ${code}`)));
   });
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   return {
-    resourceUrl: urls.resourceUrl,
+    urls,
     payTo,
     pid: child.pid!,
     stop: async () => {
       child.kill('SIGTERM');
       await exited;
+    },
+  };
+}
+
+/** The x402 reference stack (bench/reference/stack.ts) in its own process. */
+export async function startReferenceStack(
+  chain: LocalChain,
+  relayerKey: string,
+  nonceManager: boolean,
+): Promise<{ resourceUrl: string; payTo: string; pid: number; stop(): Promise<void> }> {
+  const { urls, ...stack } = await spawnReference<{ resourceUrl: string }>('stack.ts', chain, relayerKey, {
+    REFERENCE_NONCE_MANAGER: nonceManager ? 'on' : 'off',
+  });
+  return { resourceUrl: urls.resourceUrl, ...stack };
+}
+
+/** The x402 reference batch-settlement stack (bench/reference/batch-stack.ts) in its own process; `claimAndSettle` runs its channel manager. */
+export async function startBatchReferenceStack(chain: LocalChain, relayerKey: string) {
+  const authorizer = await chain.createAccount();
+  const { urls, ...stack } = await spawnReference<{ resourceUrl: string; controlUrl: string }>('batch-stack.ts', chain, relayerKey, {
+    AUTHORIZER_KEY: authorizer.privateKey,
+  });
+  return {
+    ...urls,
+    ...stack,
+    claimAndSettle: async () => {
+      const res = await fetch(urls.controlUrl, { method: 'POST' });
+      if (!res.ok) throw new Error(`batch reference claim and settle: ${res.status} ${await res.text()}`);
     },
   };
 }

@@ -12,7 +12,6 @@ import { eq } from 'drizzle-orm';
 import { webhookDelivery } from 'skill-market/registry';
 import { PAYMENT_VERIFICATION_DEFAULTS, readHealthConfig } from '../../src/config';
 import { webhookDeliveries } from '../../src/db/schema';
-import { createPaymentVerifier } from '../../src/registry/modules/payment-verification';
 import { bearer, jsonPost, walletSignIn } from '../support/auth';
 import { json, newCreator, type Creator } from '../support/catalogue';
 import {
@@ -27,7 +26,7 @@ import {
   startChain,
 } from '../support/chain';
 import { databaseKinds } from '../support/database';
-import { memoryLogger, registryFixture } from '../support/registry';
+import { registryFixture, chainVerifier } from '../support/registry';
 
 let chain: LocalChain;
 beforeAll(async () => {
@@ -57,13 +56,7 @@ for (const kind of databaseKinds) {
     /** One background round, after the pause of every watched channel has passed. */
     const verify = () => {
       fx.clock.advance(LATER);
-      return createPaymentVerifier({
-        db: fx.database.db,
-        config,
-        chain: { ...fx.config.chain, network: chain.network, usdcAddress: chain.token.address, rpcUrl: chain.rpcUrl },
-        clock: fx.clock,
-        logger: memoryLogger().logger,
-      }).verifyNow();
+      return chainVerifier(fx, chain, config).verifyNow();
     };
     /** A skill at $0.001 paid to the receiver of a fresh channel (10,000 deposited). */
     const skillWithChannel = async () => {

@@ -7,15 +7,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { encodeFunctionData, type Address, type Hash } from 'viem';
-import { PAYMENT_VERIFICATION_DEFAULTS } from '../../src/config';
 import { paymentVerifications } from '../../src/db/schema';
-import { createPaymentVerifier } from '../../src/registry/modules/payment-verification';
 import { bearer, jsonPost } from '../support/auth';
 import { json, newCreator, type Creator } from '../support/catalogue';
 import { MULTICALL3_ADDRESS, multicall3Abi, startChain, usdCoinAbi, type LocalChain, type TestAccount } from '../support/chain';
 import { signAuthorization, vrsArgs, type SignedAuthorization } from '../support/chain/authorization';
 import { databaseKinds } from '../support/database';
-import { memoryLogger, registryFixture } from '../support/registry';
+import { registryFixture, chainVerifier } from '../support/registry';
 
 const PRICE = 1000n; // $0.001
 
@@ -34,13 +32,7 @@ for (const kind of databaseKinds) {
     afterAll(() => chain?.stop());
 
     const verifyAll = async () => {
-      const verifier = createPaymentVerifier({
-        db: fx.database.db,
-        config: { ...PAYMENT_VERIFICATION_DEFAULTS, enabled: false },
-        chain: { ...fx.config.chain, network: chain.network, usdcAddress: chain.token.address, rpcUrl: chain.rpcUrl },
-        clock: fx.clock,
-        logger: memoryLogger().logger,
-      });
+      const verifier = chainVerifier(fx, chain);
       while ((await verifier.verifyNow()).checked > 0);
     };
     const listSkill = async (payTo: Address) => {

@@ -4,13 +4,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import type { Address, Hash } from 'viem';
-import { PAYMENT_VERIFICATION_DEFAULTS } from '../../src/config';
-import { createPaymentVerifier } from '../../src/registry/modules/payment-verification';
 import { bearer, jsonPost } from '../support/auth';
 import { json, newCreator, type Creator } from '../support/catalogue';
 import { startChain, usdCoinAbi, type LocalChain } from '../support/chain';
 import { databaseKinds } from '../support/database';
-import { memoryLogger, registryFixture } from '../support/registry';
+import { registryFixture, chainVerifier } from '../support/registry';
 
 let chain: LocalChain;
 beforeAll(async () => {
@@ -43,14 +41,7 @@ for (const kind of databaseKinds) {
       );
       expect(res.status).toBe(200);
     };
-    const verify = () =>
-      createPaymentVerifier({
-        db: fx.database.db,
-        config: { ...PAYMENT_VERIFICATION_DEFAULTS, enabled: false },
-        chain: { ...fx.config.chain, network: chain.network, usdcAddress: chain.token.address, rpcUrl: chain.rpcUrl },
-        clock: fx.clock,
-        logger: memoryLogger().logger,
-      }).verifyNow();
+    const verify = () => chainVerifier(fx, chain).verifyNow();
     const csv = async (query = '') => {
       const res = await fx.request(`/analytics/revenue.csv${query}`, { headers: bearer(creator.key) });
       expect(res.status).toBe(200);

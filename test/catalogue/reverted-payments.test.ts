@@ -12,15 +12,13 @@ import type { Address, Hex } from 'viem';
 import { serve, skill, type SkillServer } from 'skill-market/creator';
 import { PAYMENT_REVERTED_REASON, RegistryClient, RegistryError } from 'skill-market/registry';
 import { decodeSettleResponse } from 'skill-market/x402';
-import { PAYMENT_VERIFICATION_DEFAULTS } from '../../src/config';
-import { createPaymentVerifier } from '../../src/registry/modules/payment-verification';
 import { createKey, walletSignIn } from '../support/auth';
 import { json, newCreator, type Creator } from '../support/catalogue';
 import { type LocalChain, startChain } from '../support/chain';
 import { databaseKinds } from '../support/database';
 import { drainFirst, eventually } from '../support/eventually';
 import { type FacilitatorFixture, startFacilitatorFixture } from '../support/facilitator';
-import { memoryLogger, registryFixture } from '../support/registry';
+import { registryFixture, chainVerifier } from '../support/registry';
 import { paidPost, recordingLogger } from '../support/skill-server';
 
 const PRICE = 10_000n; // $0.01
@@ -88,14 +86,7 @@ for (const kind of databaseKinds) {
       registryServer?.stop(true);
     });
 
-    const verifier = () =>
-      createPaymentVerifier({
-        db: fx.database.db,
-        config: { ...PAYMENT_VERIFICATION_DEFAULTS, enabled: false },
-        chain: { ...fx.config.chain, network: chain.network, usdcAddress: chain.token.address, rpcUrl: chain.rpcUrl },
-        clock: fx.clock,
-        logger: memoryLogger().logger,
-      });
+    const verifier = () => chainVerifier(fx, chain);
 
     it('ends rejected as reverted, counts nothing, and stays visible to the consumer and the creator', async () => {
       const payer = await chain.createAccount({ usdc: PRICE * 2n });

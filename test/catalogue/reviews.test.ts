@@ -4,14 +4,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import type { Address } from 'viem';
-import { PAYMENT_VERIFICATION_DEFAULTS } from '../../src/config';
 import { paymentVerifications } from '../../src/db/schema';
-import { createPaymentVerifier } from '../../src/registry/modules/payment-verification';
 import { bearer, jsonPost, newWallet, walletSignIn } from '../support/auth';
 import { json, newCreator, untilAnswered, type Creator } from '../support/catalogue';
 import { startChain, usdCoinAbi, type LocalChain, type TestAccount } from '../support/chain';
 import { databaseKinds } from '../support/database';
-import { memoryLogger, registryFixture } from '../support/registry';
+import { registryFixture, chainVerifier } from '../support/registry';
 
 const PRICE = 1000n;
 
@@ -47,13 +45,7 @@ for (const kind of databaseKinds) {
         jsonPost({ skillSlug: skill.slug, consumerAddress: from.address, paymentTxHash: hash, amount: '$0.001' }),
       );
       expect(res.status).toBe(200);
-      const round = await createPaymentVerifier({
-        db: fx.database.db,
-        config: { ...PAYMENT_VERIFICATION_DEFAULTS, enabled: false },
-        chain: { ...fx.config.chain, network: chain.network, usdcAddress: chain.token.address, rpcUrl: chain.rpcUrl },
-        clock: fx.clock,
-        logger: memoryLogger().logger,
-      }).verifyNow();
+      const round = await chainVerifier(fx, chain).verifyNow();
       expect(round.verified).toBe(1);
     };
     /** Test data: a payment from `payer` already verified (for tests about many buyers at once). */

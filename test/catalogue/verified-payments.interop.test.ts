@@ -14,14 +14,12 @@ import { paymentMiddleware, x402ResourceServer } from '@x402/hono';
 import { Hono } from 'hono';
 import type { Address } from 'viem';
 import { decodeSettleResponse } from 'skill-market/x402';
-import { PAYMENT_VERIFICATION_DEFAULTS } from '../../src/config';
-import { createPaymentVerifier } from '../../src/registry/modules/payment-verification';
 import { bearer, createKey, jsonPost, walletSignIn } from '../support/auth';
 import { json, newCreator, type Creator } from '../support/catalogue';
 import { startChain, type LocalChain } from '../support/chain';
 import { databaseKinds } from '../support/database';
 import { startFacilitatorFixture, type FacilitatorFixture } from '../support/facilitator';
-import { memoryLogger, registryFixture } from '../support/registry';
+import { registryFixture, chainVerifier } from '../support/registry';
 
 const PRICE = 10_000n; // $0.01
 
@@ -128,13 +126,7 @@ for (const [index, kind] of databaseKinds.entries()) {
       const stats = async () => json(await fx.request(`/analytics/${skill.id}`));
       expect(await stats()).toMatchObject({ callCount: 0, paidCallCount: 0, totalRevenueAtomic: '0' });
 
-      const verifier = createPaymentVerifier({
-        db: fx.database.db,
-        config: { ...PAYMENT_VERIFICATION_DEFAULTS, enabled: false },
-        chain: { ...fx.config.chain, network: chain.network, usdcAddress: chain.token.address, rpcUrl: chain.rpcUrl },
-        clock: fx.clock,
-        logger: memoryLogger().logger,
-      });
+      const verifier = chainVerifier(fx, chain);
       expect(await verifier.verifyNow()).toMatchObject({ checked: 1, verified: 1 });
       expect(await verifier.verifyNow()).toMatchObject({ checked: 0 });
       expect(await stats()).toMatchObject({ callCount: 1, paidCallCount: 1, totalRevenueAtomic: PRICE.toString(), totalRevenue: '0.01' });

@@ -8,13 +8,12 @@ import { eq } from 'drizzle-orm';
 import { encodeFunctionData, type Address, type Hash } from 'viem';
 import { PAYMENT_VERIFICATION_DEFAULTS } from '../../src/config';
 import { paymentVerifications } from '../../src/db/schema';
-import { createPaymentVerifier } from '../../src/registry/modules/payment-verification';
 import { bearer, createKey, jsonPost, walletSignIn } from '../support/auth';
 import { json, newCreator, type Creator } from '../support/catalogue';
 import { compileContracts, startChain, usdCoinAbi, type LocalChain, type TestAccount } from '../support/chain';
 import { databaseKinds } from '../support/database';
 import { eventually } from '../support/eventually';
-import { memoryLogger, registryFixture } from '../support/registry';
+import { registryFixture, chainVerifier } from '../support/registry';
 
 const PRICE = 1000n; // $0.001
 
@@ -50,14 +49,7 @@ for (const kind of databaseKinds) {
     }, 30_000);
     afterAll(() => chain?.stop());
 
-    const verifier = () =>
-      createPaymentVerifier({
-        db: fx.database.db,
-        config,
-        chain: { ...fx.config.chain, network: chain.network, usdcAddress: chain.token.address, rpcUrl: chain.rpcUrl },
-        clock: fx.clock,
-        logger: memoryLogger().logger,
-      });
+    const verifier = () => chainVerifier(fx, chain, config);
 
     /** Lists a skill at $0.001 paid to a fresh address, on the chain's network unless told. */
     const listSkill = async (network: string = chain.network, by = creator, groupName = group) => {
@@ -255,13 +247,7 @@ for (const kind of databaseKinds) {
     it('checks reported payments in the background once started', async () => {
       const skill = await listSkill();
       await report(skill.slug, await transfer(chain.accounts.payer, skill.payTo, PRICE));
-      const v = createPaymentVerifier({
-        db: fx.database.db,
-        config: { ...config, intervalMs: 50 },
-        chain: { ...fx.config.chain, network: chain.network, usdcAddress: chain.token.address, rpcUrl: chain.rpcUrl },
-        clock: fx.clock,
-        logger: memoryLogger().logger,
-      });
+      const v = chainVerifier(fx, chain, { ...config, intervalMs: 50 });
       v.start();
       try {
         await eventually(

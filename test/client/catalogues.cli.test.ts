@@ -14,6 +14,7 @@ import { paymentMiddleware, x402ResourceServer } from '@x402/hono';
 import { Hono } from 'hono';
 import type { Address } from 'viem';
 import { spawnMarket } from '../support/process';
+import { exactTerms } from './support/reference-server';
 import { NETWORK, useWorld } from './support/world';
 
 const world = useWorld({ chain: true });
@@ -27,16 +28,7 @@ let catalogueUrl: string;
 
 beforeAll(async () => {
   payee = (await world.chain.createAccount()).address;
-  const terms = {
-    scheme: 'exact' as const,
-    network: world.chain.network,
-    payTo: payee,
-    price: {
-      amount: PRICE.toString(),
-      asset: world.chain.token.address,
-      extra: { name: world.chain.token.name, version: world.chain.token.version },
-    },
-  };
+  const terms = exactTerms(world.chain, payee, PRICE);
   const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: world.facilitatorUrl })).register(
     world.chain.network,
     new ExactEvmScheme(),

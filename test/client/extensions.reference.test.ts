@@ -7,10 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { HTTPFacilitatorClient } from '@x402/core/server';
 import { ExactEvmScheme } from '@x402/evm/exact/server';
 import { bazaarResourceServerExtension, declareDiscoveryExtension } from '@x402/extensions/bazaar';
-import { paymentMiddleware, x402ResourceServer } from '@x402/hono';
-import { Hono } from 'hono';
+import { x402ResourceServer } from '@x402/hono';
 import type { Address } from 'viem';
 import type { Skill } from 'skill-market';
+import { serveForecast } from './support/reference-server';
 import { useWorld } from './support/world';
 
 const world = useWorld({ chain: true });
@@ -27,52 +27,21 @@ beforeAll(async () => {
   const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: world.facilitatorUrl }))
     .register(world.chain.network, new ExactEvmScheme())
     .registerExtension(bazaarResourceServerExtension);
-  const app = new Hono();
-  app.use(async (c, next) => {
-    const proof = c.req.header('payment-signature');
-    if (proof) proofs.push(decoded(proof) as Record<string, unknown>);
-    await next();
-  });
-  app.use(
-    paymentMiddleware(
-      {
-        'POST /forecast': {
-          accepts: {
-            scheme: 'exact',
-            network: world.chain.network,
-            payTo: payee,
-            price: {
-              amount: PRICE.toString(),
-              asset: world.chain.token.address,
-              extra: { name: world.chain.token.name, version: world.chain.token.version },
-            },
-          },
-          description: 'Weather forecast',
-          extensions: declareDiscoveryExtension({
-            bodyType: 'json',
-            input: { city: 'Lyon' },
-            inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-            output: { example: { city: 'Lyon', forecast: 'sunny' } },
-          }),
-        },
-      },
-      resourceServer,
-    ),
-  );
-  app.post('/forecast', async (c) => {
-    const { city } = (await c.req.json()) as { city: string };
-    return c.json({ city, forecast: 'sunny' });
-  });
-  server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: app.fetch });
-  const res = await world.creator.register({
-    name: 'forecast',
-    endpoint: `http://127.0.0.1:${server.port}/forecast`,
-    price: '$0.01',
-    paymentAddress: payee,
-    network: world.chain.network,
-  });
-  if (res.status !== 201) throw new Error(`register: ${res.status} ${await res.text()}`);
-  skill = (await res.json()) as Skill;
+  ({ server, skill } = await serveForecast(world, resourceServer, {
+    payee,
+    price: PRICE,
+    observe: async (c, next) => {
+      const proof = c.req.header('payment-signature');
+      if (proof) proofs.push(decoded(proof) as Record<string, unknown>);
+      await next();
+    },
+    extensions: declareDiscoveryExtension({
+      bodyType: 'json',
+      input: { city: 'Lyon' },
+      inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+      output: { example: { city: 'Lyon', forecast: 'sunny' } },
+    }),
+  }));
 });
 
 afterAll(() => server?.stop(true));

@@ -5,10 +5,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { HTTPFacilitatorClient } from '@x402/core/server';
 import { ExactEvmScheme } from '@x402/evm/exact/server';
-import { paymentMiddleware, x402ResourceServer } from '@x402/hono';
-import { Hono } from 'hono';
+import { x402ResourceServer } from '@x402/hono';
 import type { Address } from 'viem';
 import type { Skill } from 'skill-market';
+import { serveForecast } from './support/reference-server';
 import { countingAccount, useWorld } from './support/world';
 
 const world = useWorld({ chain: true });
@@ -24,45 +24,14 @@ beforeAll(async () => {
     world.chain.network,
     new ExactEvmScheme(),
   );
-  const app = new Hono();
-  app.use(async (c, next) => {
-    await next();
-    seen.push({ proof: c.req.header('payment-signature') ?? null, status: c.res.status });
-  });
-  app.use(
-    paymentMiddleware(
-      {
-        'POST /forecast': {
-          accepts: {
-            scheme: 'exact',
-            network: world.chain.network,
-            payTo: payee,
-            price: {
-              amount: PRICE.toString(),
-              asset: world.chain.token.address,
-              extra: { name: world.chain.token.name, version: world.chain.token.version },
-            },
-          },
-          description: 'Weather forecast',
-        },
-      },
-      resourceServer,
-    ),
-  );
-  app.post('/forecast', async (c) => {
-    const { city } = (await c.req.json()) as { city: string };
-    return c.json({ city, forecast: 'sunny' });
-  });
-  server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: app.fetch });
-  const res = await world.creator.register({
-    name: 'forecast',
-    endpoint: `http://127.0.0.1:${server.port}/forecast`,
-    price: '$0.01',
-    paymentAddress: payee,
-    network: world.chain.network,
-  });
-  if (res.status !== 201) throw new Error(`register: ${res.status} ${await res.text()}`);
-  skill = (await res.json()) as Skill;
+  ({ server, skill } = await serveForecast(world, resourceServer, {
+    payee,
+    price: PRICE,
+    observe: async (c, next) => {
+      await next();
+      seen.push({ proof: c.req.header('payment-signature') ?? null, status: c.res.status });
+    },
+  }));
 });
 
 afterAll(() => server?.stop(true));

@@ -15,7 +15,7 @@ import { batchSettlementAbi } from '../../src/chain/batch-settlement';
 import { receiverState, settlementTx } from '../support/chain';
 import { startBatchFacilitator } from '../support/chain/batch-facilitator';
 import { eventually } from '../support/eventually';
-import { recordingLogger } from '../support/skill-server';
+import { loopbackServeOptions } from '../support/skill-server';
 import { useWorld } from '../client/support/world';
 
 const world = useWorld({ chain: true });
@@ -47,19 +47,11 @@ async function channelSkill(channels: Record<string, unknown>, extra: Partial<Se
         return { i: input.i };
       }),
     },
-    {
-      port: 0,
-      hostname: '127.0.0.1',
-      wallet: payee,
-      facilitatorUrl: facilitator.url,
-      network: world.chain.network,
+    loopbackServeOptions(world.chain, facilitator.url, payee, {
       asset: world.asset,
-      trackCalls: false,
-      logger: recordingLogger(),
-      env: {},
       channels: { store: state.store, ...channels },
       ...extra,
-    },
+    }),
   );
   servers.push(state.server);
   const res = await world.creator.register({

@@ -8,13 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { x402Client } from '@x402/core/client';
-import { toClientEvmSigner } from '@x402/evm';
-import { BatchSettlementEvmScheme as ClientScheme } from '@x402/evm/batch-settlement/client';
-import { wrapFetchWithPayment } from '@x402/fetch';
 import type { Address } from 'viem';
 import { type LocalChain, receiverState, startChain, type TestAccount } from '../support/chain';
 import { startBatchFacilitator } from '../support/chain/batch-facilitator';
+import { referenceChannelClient } from '../support/channel-server';
 import { eventually } from '../support/eventually';
 import { freePort, spawnMarket, waitForJson } from '../support/process';
 
@@ -40,14 +37,7 @@ afterAll(async () => {
   await rm(folder, { recursive: true, force: true });
 });
 
-function referencePay(account: TestAccount) {
-  const scheme = new ClientScheme(toClientEvmSigner(account, chain.publicClient as unknown as Parameters<typeof toClientEvmSigner>[1]), {
-    depositPolicy: { depositMultiplier: 1000 },
-  });
-  const client = new x402Client().register(chain.network, scheme);
-  client.setSpendControls({ allowedAssets: [{ network: chain.network, asset: chain.token.address }] });
-  return wrapFetchWithPayment(fetch, client);
-}
+const referencePay = (account: TestAccount) => referenceChannelClient(chain, account, { depositMultiplier: 1000 }).pay;
 
 describe('market serve killed mid-load', () => {
   it('loses no voucher it answered: after a restart its claim covers every answered call', async () => {

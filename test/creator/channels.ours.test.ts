@@ -13,7 +13,7 @@ import { getAbiItem, type Hex, slice, toFunctionSelector } from 'viem';
 import { serve, skill, type SkillServer } from 'skill-market/creator';
 import { BATCH_SETTLEMENT_ADDRESS, batchSettlementAbi } from '../../src/chain/batch-settlement';
 import { receiverState } from '../support/chain';
-import { recordingLogger } from '../support/skill-server';
+import { loopbackServeOptions } from '../support/skill-server';
 import { useWorld } from '../client/support/world';
 
 const world = useWorld({ chain: true });
@@ -50,18 +50,10 @@ async function channelSkill(channels: Record<string, unknown>) {
   let runs = 0;
   const server = await serve(
     { [name]: skill({ price: '$0.001' }, (input: { i: number }) => ({ i: input.i, run: ++runs })) },
-    {
-      port: 0,
-      hostname: '127.0.0.1',
-      wallet: payee,
-      facilitatorUrl: world.facilitatorUrl,
-      network: world.chain.network,
+    loopbackServeOptions(world.chain, world.facilitatorUrl, payee, {
       asset: world.asset,
-      trackCalls: false,
-      logger: recordingLogger(),
-      env: {},
       channels: { store: join(folder, name), claimAbove: '$100', claimWithinMs: 600_000, ...channels },
-    },
+    }),
   );
   servers.push(server);
   const res = await world.creator.register({

@@ -10,16 +10,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { x402Client } from '@x402/core/client';
-import { toClientEvmSigner } from '@x402/evm';
-import { BatchSettlementEvmScheme as ClientScheme } from '@x402/evm/batch-settlement/client';
-import { decodePaymentResponseHeader, wrapFetchWithPayment } from '@x402/fetch';
+import { decodePaymentResponseHeader } from '@x402/fetch';
 import type { Address } from 'viem';
 import { createSkillHandler, memoryChannelStore, type SettledCall, serve, skill, type SkillServer } from 'skill-market/creator';
 import { batchSettlementDomain, decodeBase64Json, decodePaymentRequired, encodeBase64Json, voucherTypes } from 'skill-market/x402';
 import { type LocalChain, receiverState, startChain, type TestAccount } from '../support/chain';
 import { startBatchFacilitator } from '../support/chain/batch-facilitator';
-import { chainAsset, recordingLogger } from '../support/skill-server';
+import { jsonPost as post } from '../support/auth';
+import { fileChannels, referenceChannelClient, voucherProof } from '../support/channel-server';
+import { chainAsset, loopbackServeOptions, recordingLogger } from '../support/skill-server';
 
 const PRICE = 1_000n; // $0.001
 let chain: LocalChain;
@@ -47,23 +46,7 @@ beforeAll(async () => {
       }),
       dear: skill({ price: '$0.05' }, () => ({ ok: true })),
     },
-    {
-      port: 0,
-      hostname: '127.0.0.1',
-      wallet: payee,
-      facilitatorUrl: facilitator.url,
-      network: chain.network,
-      asset: chainAsset(chain),
-      trackCalls: false,
-      logger: recordingLogger(),
-      env: {},
-      channels: {
-        receiverAuthorizerKey: authorizer.privateKey,
-        store: join(folder, 'channels'),
-        withdrawDelay: 900,
-        claimWithinMs: 600_000,
-      },
-    },
+    loopbackServeOptions(chain, facilitator.url, payee, { channels: fileChannels(authorizer, folder) }),
   );
 }, 60_000);
 
@@ -75,27 +58,7 @@ afterAll(async () => {
 });
 
 /** @x402/fetch paying with @x402/evm's batch-settlement client (ten calls per deposit); records the proofs it sends. */
-function referenceClient(account: TestAccount) {
-  const scheme = new ClientScheme(toClientEvmSigner(account, chain.publicClient as unknown as Parameters<typeof toClientEvmSigner>[1]), {
-    depositPolicy: { depositMultiplier: 10 },
-  });
-  const client = new x402Client().register(chain.network, scheme);
-  client.setSpendControls({ allowedAssets: [{ network: chain.network, asset: chain.token.address }] });
-  const proofs: string[] = [];
-  const recording = (async (input: string | URL | Request, init?: RequestInit) => {
-    const request = input instanceof Request ? new Request(input, init) : new Request(String(input), init);
-    const proof = request.headers.get('PAYMENT-SIGNATURE');
-    if (proof) proofs.push(proof);
-    return fetch(request);
-  }) as typeof fetch;
-  return { pay: wrapFetchWithPayment(recording, client), proofs, scheme };
-}
-
-const post = (body: unknown): RequestInit => ({
-  method: 'POST',
-  headers: { 'content-type': 'application/json' },
-  body: JSON.stringify(body),
-});
+const referenceClient = (account: TestAccount) => referenceChannelClient(chain, account, { depositMultiplier: 10 });
 
 describe('the reference batch-settlement client against our skill server', () => {
   it('offers exact first and the channel second for a cheap skill, and exact alone above the threshold', async () => {
@@ -147,10 +110,7 @@ describe('the reference batch-settlement client against our skill server', () =>
     const { pay, proofs } = referenceClient(payer);
     for (const i of [1, 2]) expect((await pay(`${server.url}/echo`, post({ i }))).status).toBe(200);
     const before = runs;
-    const replay = await fetch(`${server.url}/echo`, {
-      ...post({ i: 2 }),
-      headers: { 'content-type': 'application/json', 'PAYMENT-SIGNATURE': proofs.at(-1)! },
-    });
+    const replay = await fetch(`${server.url}/echo`, post({ i: 2 }, { 'PAYMENT-SIGNATURE': proofs.at(-1)! }));
     expect(replay.status).toBe(402);
     const corrective = decodePaymentRequired(replay.headers.get('PAYMENT-REQUIRED')!);
     expect(corrective.error).toBe('invalid_batch_settlement_evm_cumulative_amount_mismatch');
@@ -161,36 +121,16 @@ describe('the reference batch-settlement client against our skill server', () =>
     });
 
     // A voucher for two calls ahead, properly signed: still not the next one.
-    const ahead = structuredClone(last);
-    ahead.payload.voucher.maxClaimableAmount = `${4n * PRICE}`;
-    ahead.payload.voucher.signature = await payer.signTypedData({
-      domain: batchSettlementDomain(chain.chainId),
-      types: voucherTypes,
-      primaryType: 'Voucher',
-      message: { channelId: last.payload.voucher.channelId, maxClaimableAmount: 4n * PRICE },
-    });
-    const skipped = await fetch(`${server.url}/echo`, {
-      ...post({}),
-      headers: { 'content-type': 'application/json', 'PAYMENT-SIGNATURE': encodeBase64Json(ahead) },
-    });
+    const ahead = await voucherProof(chain, proofs.at(-1)!, payer, 4n * PRICE);
+    const skipped = await fetch(`${server.url}/echo`, post({}, { 'PAYMENT-SIGNATURE': ahead }));
     expect(skipped.status).toBe(402);
     expect(decodePaymentRequired(skipped.headers.get('PAYMENT-REQUIRED')!).error).toBe(
       'invalid_batch_settlement_evm_cumulative_amount_mismatch',
     );
 
     // A forged voucher for the right amount.
-    const forged = structuredClone(last);
-    forged.payload.voucher.maxClaimableAmount = `${3n * PRICE}`;
-    forged.payload.voucher.signature = await (await chain.createAccount()).signTypedData({
-      domain: batchSettlementDomain(chain.chainId),
-      types: voucherTypes,
-      primaryType: 'Voucher',
-      message: { channelId: last.payload.voucher.channelId, maxClaimableAmount: 3n * PRICE },
-    });
-    const refused = await fetch(`${server.url}/echo`, {
-      ...post({}),
-      headers: { 'content-type': 'application/json', 'PAYMENT-SIGNATURE': encodeBase64Json(forged) },
-    });
+    const forged = await voucherProof(chain, proofs.at(-1)!, await chain.createAccount(), 3n * PRICE);
+    const refused = await fetch(`${server.url}/echo`, post({}, { 'PAYMENT-SIGNATURE': forged }));
     expect(refused.status).toBe(402);
     expect(decodePaymentRequired(refused.headers.get('PAYMENT-REQUIRED')!).error).toBe('invalid_batch_settlement_evm_voucher_signature');
     expect(runs).toBe(before);
@@ -242,10 +182,7 @@ describe('the reference batch-settlement client against our skill server', () =>
       },
     };
     const ran = runs;
-    const res = await fetch(`${server.url}/echo`, {
-      ...post({}),
-      headers: { 'content-type': 'application/json', 'PAYMENT-SIGNATURE': encodeBase64Json(refund) },
-    });
+    const res = await fetch(`${server.url}/echo`, post({}, { 'PAYMENT-SIGNATURE': encodeBase64Json(refund) }));
     expect(res.status).toBe(200);
     const receipt = decodePaymentResponseHeader(res.headers.get('PAYMENT-RESPONSE')!) as unknown as Record<string, any>;
     expect(receipt).toMatchObject({ success: true, amount: `${8n * PRICE}`, extra: { channelState: { balance: `${2n * PRICE}` } } });

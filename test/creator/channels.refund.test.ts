@@ -9,14 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { x402Client } from '@x402/core/client';
-import { toClientEvmSigner } from '@x402/evm';
-import { BatchSettlementEvmScheme as ClientScheme } from '@x402/evm/batch-settlement/client';
-import { wrapFetchWithPayment } from '@x402/fetch';
 import { serve, skill, type SkillServer } from 'skill-market/creator';
+import { jsonPost } from '../support/auth';
 import { type LocalChain, startChain, type TestAccount } from '../support/chain';
+import { referenceChannelClient } from '../support/channel-server';
 import { type FacilitatorFixture, startFacilitatorFixture } from '../support/facilitator';
-import { chainAsset, recordingLogger } from '../support/skill-server';
+import { loopbackServeOptions } from '../support/skill-server';
 
 const PRICE = 1_000n; // $0.001
 const DEPOSIT = 10n * PRICE;
@@ -50,19 +48,10 @@ async function channelServer(payee: `0x${string}`, facilitatorApiKey?: string) {
   let runs = 0;
   const server = await serve(
     { echo: skill({ price: '$0.001' }, (input: unknown) => ({ echo: input, run: ++runs })) },
-    {
-      port: 0,
-      hostname: '127.0.0.1',
-      wallet: payee,
-      facilitatorUrl,
+    loopbackServeOptions(chain, facilitatorUrl, payee, {
       ...(facilitatorApiKey ? { facilitatorApiKey } : {}),
-      network: chain.network,
-      asset: chainAsset(chain),
-      trackCalls: false,
-      logger: recordingLogger(),
-      env: {},
       channels: { store: join(folder, payee), withdrawDelay: 900, claimWithinMs: 600_000 },
-    },
+    }),
   );
   servers.push(server);
   return { server, runs: () => runs };
@@ -70,15 +59,8 @@ async function channelServer(payee: `0x${string}`, facilitatorApiKey?: string) {
 
 /** The reference batch-settlement client (ten calls per deposit). */
 function referenceClient(account: TestAccount) {
-  const scheme = new ClientScheme(toClientEvmSigner(account, chain.publicClient as unknown as Parameters<typeof toClientEvmSigner>[1]), {
-    depositPolicy: { depositMultiplier: 10 },
-  });
-  const client = new x402Client().register(chain.network, scheme);
-  client.setSpendControls({ allowedAssets: [{ network: chain.network, asset: chain.token.address }] });
-  const pay = wrapFetchWithPayment(fetch, client);
-  const call = (url: string, i: number) =>
-    pay(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ i }) });
-  return { scheme, call };
+  const { pay, scheme } = referenceChannelClient(chain, account, { depositMultiplier: 10 });
+  return { scheme, call: (url: string, i: number) => pay(url, jsonPost({ i })) };
 }
 
 describe('refunds through our facilitator’s receiver authorizer', () => {

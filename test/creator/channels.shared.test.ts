@@ -5,19 +5,17 @@
  * collects everything both answered.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
-import { x402Client } from '@x402/core/client';
-import { toClientEvmSigner } from '@x402/evm';
-import { BatchSettlementEvmScheme as ClientScheme } from '@x402/evm/batch-settlement/client';
-import { wrapFetchWithPayment } from '@x402/fetch';
 import type { Address } from 'viem';
 import { serve, skill, type SkillServer } from 'skill-market/creator';
-import { batchSettlementDomain, decodeBase64Json, decodePaymentRequired, encodeBase64Json, voucherTypes } from 'skill-market/x402';
+import { decodePaymentRequired } from 'skill-market/x402';
 import { databaseChannelStore } from '../../src/creator-store';
 import type { DatabaseHandle } from '../../src/db';
 import { type LocalChain, receiverState, startChain, type TestAccount } from '../support/chain';
 import { startBatchFacilitator } from '../support/chain/batch-facilitator';
 import { databaseKinds, openTestDatabase, secondPool } from '../support/database';
-import { chainAsset, recordingLogger } from '../support/skill-server';
+import { jsonPost } from '../support/auth';
+import { referenceChannelClient, voucherProof } from '../support/channel-server';
+import { loopbackServeOptions } from '../support/skill-server';
 
 const PRICE = 1_000n;
 let chain: LocalChain;
@@ -54,18 +52,9 @@ for (const kind of databaseKinds) {
                 return { echo: input };
               }),
             },
-            {
-              port: 0,
-              hostname: '127.0.0.1',
-              wallet: payee,
-              facilitatorUrl: facilitator.url,
-              network: chain.network,
-              asset: chainAsset(chain),
-              trackCalls: false,
-              logger: recordingLogger(),
-              env: {},
+            loopbackServeOptions(chain, facilitator.url, payee, {
               channels: { receiverAuthorizerKey: authorizer.privateKey, store: databaseChannelStore(handle.db), claimWithinMs: 1_800_000 },
-            },
+            }),
           ),
         );
       }
@@ -76,30 +65,8 @@ for (const kind of databaseKinds) {
       for (const handle of new Set(handles)) await handle.close();
     });
 
-    const post = (body: unknown, proof?: string): RequestInit => ({
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...(proof ? { 'PAYMENT-SIGNATURE': proof } : {}) },
-      body: JSON.stringify(body),
-    });
-
-    function referenceClient(account: TestAccount) {
-      const scheme = new ClientScheme(
-        toClientEvmSigner(account, chain.publicClient as unknown as Parameters<typeof toClientEvmSigner>[1]),
-        {
-          depositPolicy: { depositMultiplier: 20 },
-        },
-      );
-      const client = new x402Client().register(chain.network, scheme);
-      client.setSpendControls({ allowedAssets: [{ network: chain.network, asset: chain.token.address }] });
-      const proofs: string[] = [];
-      const recording = (async (input: string | URL | Request, init?: RequestInit) => {
-        const request = input instanceof Request ? new Request(input, init) : new Request(String(input), init);
-        const proof = request.headers.get('PAYMENT-SIGNATURE');
-        if (proof) proofs.push(proof);
-        return fetch(request);
-      }) as typeof fetch;
-      return { pay: wrapFetchWithPayment(recording, client), proofs };
-    }
+    const post = (body: unknown, proof?: string) => jsonPost(body, proof ? { 'PAYMENT-SIGNATURE': proof } : {});
+    const referenceClient = (account: TestAccount) => referenceChannelClient(chain, account, { depositMultiplier: 20 });
 
     it('serves one channel from either instance and charges a voucher sent to both at once once', async () => {
       const payer = await chain.createAccount({ usdc: 1_000_000n });
@@ -107,17 +74,7 @@ for (const kind of databaseKinds) {
       for (let i = 0; i < 6; i++) expect((await pay(`${servers[i % 2]!.url}/echo`, post({ i }))).status).toBe(200);
       expect(runs).toBe(6);
 
-      const last = decodeBase64Json(proofs.at(-1)!, 'malformed_payment', 'proof') as Record<string, any>;
-      const next = structuredClone(last);
-      next.payload = { type: 'voucher', channelConfig: last.payload.channelConfig, voucher: { ...last.payload.voucher } };
-      next.payload.voucher.maxClaimableAmount = `${7n * PRICE}`;
-      next.payload.voucher.signature = await payer.signTypedData({
-        domain: batchSettlementDomain(chain.chainId),
-        types: voucherTypes,
-        primaryType: 'Voucher',
-        message: { channelId: last.payload.voucher.channelId, maxClaimableAmount: 7n * PRICE },
-      });
-      const proof = encodeBase64Json(next);
+      const proof = await voucherProof(chain, proofs.at(-1)!, payer, 7n * PRICE);
       const answers = await Promise.all(servers.map((s) => fetch(`${s.url}/echo`, post({ i: 7 }, proof))));
       expect(answers.map((a) => a.status).sort()).toEqual([200, 402]);
       const refused = answers.find((a) => a.status === 402)!;

@@ -15,7 +15,7 @@ import {
   parsePaymentRequirements,
   signAuthorization,
 } from 'skill-market/x402';
-import { balances, recordingLogger, startPaymentStack, type PaymentStack } from '../support/skill-server';
+import { balances, startPaymentStack, type PaymentStack, loopbackServeOptions } from '../support/skill-server';
 
 const PRICE = 10_000n;
 const echo = skill(
@@ -34,18 +34,9 @@ const servers: SkillServer[] = [];
 const start = async (cors?: ServeOptions['cors']) => {
   const server = await serve(
     { echo },
-    {
-      port: 0,
-      hostname: '127.0.0.1',
-      wallet: payee,
-      facilitatorUrl: stack.facilitatorUrl,
-      network: stack.chain.network,
-      asset: stack.asset,
-      trackCalls: false,
-      logger: recordingLogger(),
-      env: {},
+    loopbackServeOptions(stack.chain, stack.facilitatorUrl, payee, {
       ...(cors === undefined ? {} : { cors }),
-    },
+    }),
   );
   servers.push(server);
   return server;

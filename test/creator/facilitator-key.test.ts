@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { serve, skill } from 'skill-market/creator';
 import { startChain, type LocalChain } from '../support/chain';
 import { startFacilitatorFixture, type FacilitatorFixture } from '../support/facilitator';
-import { balances, paidPost, recordingLogger } from '../support/skill-server';
+import { balances, paidPost, loopbackServeOptions } from '../support/skill-server';
 
 const KEY = 'skill-server-facilitator-key';
 
@@ -25,18 +25,10 @@ describe('a skill server paying through a facilitator that requires a key', () =
   const start = (facilitatorApiKey?: string) =>
     serve(
       { echo: skill({ price: '$0.001' }, (input: unknown) => input) },
-      {
-        port: 0,
-        hostname: '127.0.0.1',
-        wallet: chain.accounts.payee.address,
-        facilitatorUrl,
-        ...(facilitatorApiKey ? { facilitatorApiKey } : {}),
-        network: chain.network,
+      loopbackServeOptions(chain, facilitatorUrl, chain.accounts.payee.address, {
         asset: { address: chain.token.address, name: chain.token.name, version: chain.token.version, decimals: chain.token.decimals },
-        trackCalls: false,
-        logger: recordingLogger(),
-        env: {},
-      },
+        ...(facilitatorApiKey ? { facilitatorApiKey } : {}),
+      }),
     );
 
   it('sends facilitatorApiKey as a Bearer token and gets paid', async () => {

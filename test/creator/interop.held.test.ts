@@ -16,7 +16,7 @@ import { decodeSettleResponse } from 'skill-market/x402';
 import { type LocalChain, startChain, type TestAccount } from '../support/chain';
 import { databaseKinds } from '../support/database';
 import { type FacilitatorFixture, startFacilitatorFixture } from '../support/facilitator';
-import { balances, chainAsset, recordingLogger, recordingFetch } from '../support/skill-server';
+import { balances, recordingLogger, recordingFetch, loopbackServeOptions } from '../support/skill-server';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 
 const PRICE = 20_000n; // $0.02
@@ -59,18 +59,13 @@ for (const kind of databaseKinds) {
     };
     const start = async (extra: Partial<ServeOptions>) => {
       const logger = recordingLogger();
-      const server = await serve(skills, {
-        port: 0,
-        hostname: '127.0.0.1',
-        wallet: payee,
-        facilitatorUrl: proxy.url,
-        network: chain.network,
-        asset: chainAsset(chain),
-        trackCalls: false,
-        logger,
-        env: {},
-        ...extra,
-      });
+      const server = await serve(
+        skills,
+        loopbackServeOptions(chain, proxy.url, payee, {
+          logger,
+          ...extra,
+        }),
+      );
       servers.push(server);
       return { server, logger };
     };

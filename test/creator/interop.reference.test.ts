@@ -7,7 +7,7 @@ import type { Address } from 'viem';
 import { serve, skill, type SkillServer } from 'skill-market/creator';
 import { decodeSettleResponse } from 'skill-market/x402';
 import type { TestAccount } from '../support/chain';
-import { recordingLogger, startPaymentStack, type PaymentStack } from '../support/skill-server';
+import { startPaymentStack, type PaymentStack, loopbackServeOptions } from '../support/skill-server';
 
 let stack: PaymentStack;
 let server: SkillServer;
@@ -34,17 +34,7 @@ beforeAll(async () => {
         throw new Error('broken on purpose');
       }),
     },
-    {
-      port: 0,
-      hostname: '127.0.0.1',
-      wallet: payee,
-      facilitatorUrl: stack.facilitatorUrl,
-      network: stack.chain.network,
-      asset: stack.asset,
-      trackCalls: false,
-      logger: recordingLogger(),
-      env: {},
-    },
+    loopbackServeOptions(stack.chain, stack.facilitatorUrl, payee),
   );
 }, 30_000);
 

@@ -15,7 +15,16 @@ import {
 } from 'skill-market/x402';
 import { type TestAccount, usdCoinAbi } from '../support/chain';
 import { eventually } from '../support/eventually';
-import { balances, paidPost, postJson, proofFor, recordingLogger, startPaymentStack, type PaymentStack } from '../support/skill-server';
+import {
+  type PaymentStack,
+  balances,
+  loopbackServeOptions,
+  paidPost,
+  postJson,
+  proofFor,
+  recordingLogger,
+  startPaymentStack,
+} from '../support/skill-server';
 
 const PRICE = 10_000n; // $0.01
 let stack: PaymentStack;
@@ -80,19 +89,14 @@ const skills = {
 beforeAll(async () => {
   stack = await startPaymentStack();
   payee = (await stack.chain.createAccount()).address;
-  server = await serve(skills, {
-    port: 0,
-    hostname: '127.0.0.1',
-    wallet: payee,
-    facilitatorUrl: stack.facilitatorUrl,
-    network: stack.chain.network,
-    asset: stack.asset,
-    trackCalls: false,
-    logger,
-    env: {},
-    onCall: (name, input) => void calls.push([name, input]),
-    onError: (name, error) => void errors.push([name, error]),
-  });
+  server = await serve(
+    skills,
+    loopbackServeOptions(stack.chain, stack.facilitatorUrl, payee, {
+      logger,
+      onCall: (name, input) => void calls.push([name, input]),
+      onError: (name, error) => void errors.push([name, error]),
+    }),
+  );
 }, 30_000);
 
 afterAll(async () => {
@@ -245,17 +249,9 @@ describe('a paid call', () => {
 
     const cheapServer = await serve(
       { echo: skill({ price: '$0.001' }, () => 'x') },
-      {
-        port: 0,
-        hostname: '127.0.0.1',
-        wallet: payee,
-        facilitatorUrl: stack.facilitatorUrl,
-        network: stack.chain.network,
-        asset: stack.asset,
-        trackCalls: false,
+      loopbackServeOptions(stack.chain, stack.facilitatorUrl, payee, {
         logger,
-        env: {},
-      },
+      }),
     );
     const cheapProof = await proofFor(`${cheapServer.url}/echo`, { text: 'a' }, await newPayer());
     await cheapServer.stop();
@@ -351,23 +347,15 @@ describe('callbacks', () => {
   it('never lets a throwing or rejecting onCall / onError break the answer', async () => {
     const noisy = await serve(
       { echo: skills.echo, boom: skills.boom },
-      {
-        port: 0,
-        hostname: '127.0.0.1',
-        wallet: payee,
-        facilitatorUrl: stack.facilitatorUrl,
-        network: stack.chain.network,
-        asset: stack.asset,
-        trackCalls: false,
+      loopbackServeOptions(stack.chain, stack.facilitatorUrl, payee, {
         logger,
-        env: {},
         onCall: () => {
           throw new Error('onCall exploded');
         },
         onError: async () => {
           throw new Error('onError exploded');
         },
-      },
+      }),
     );
     try {
       expect((await paidPost(`${noisy.url}/echo`, { text: 'ok' }, await newPayer())).status).toBe(200);

@@ -8,7 +8,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import type { Address } from 'viem';
 import { serve, skill, type ServeOptions, type SkillServer } from 'skill-market/creator';
 import { decodeSettleResponse } from 'skill-market/x402';
-import { balances, postJson, proofFor, recordingLogger, startPaymentStack, type PaymentStack } from '../support/skill-server';
+import {
+  type PaymentStack,
+  balances,
+  loopbackServeOptions,
+  postJson,
+  proofFor,
+  recordingLogger,
+  startPaymentStack,
+} from '../support/skill-server';
 import { eventually, lastReading } from '../support/eventually';
 
 const PRICE = 10_000n;
@@ -41,18 +49,7 @@ const skills = {
 };
 
 function options(extra: Partial<ServeOptions> = {}): ServeOptions {
-  return {
-    port: 0,
-    hostname: '127.0.0.1',
-    wallet: payee,
-    facilitatorUrl: stack.facilitatorUrl,
-    network: stack.chain.network,
-    asset: stack.asset,
-    trackCalls: false,
-    logger: recordingLogger(),
-    env: {},
-    ...extra,
-  };
+  return loopbackServeOptions(stack.chain, stack.facilitatorUrl, payee, extra);
 }
 
 beforeAll(async () => {

@@ -11,12 +11,12 @@ import type { Address, LocalAccount } from 'viem';
 import { register, serve, skill, type ServeOptions, type SkillServer } from 'skill-market/creator';
 import { PAYMENT_VERIFICATION_DEFAULTS } from '../../src/config';
 import { paymentVerifications } from '../../src/db/schema';
-import { createPaymentVerifier, type PaymentVerifier } from '../../src/registry/modules/payment-verification';
+import type { PaymentVerifier } from '../../src/registry/modules/payment-verification';
 import { json, newCreator, type Creator } from '../support/catalogue';
 import { databaseKinds } from '../support/database';
 import { freePort } from '../support/process';
-import { memoryLogger, registryFixture } from '../support/registry';
-import { paidPost, recordingLogger, startPaymentStack, type PaymentStack } from '../support/skill-server';
+import { registryFixture, chainVerifier } from '../support/registry';
+import { loopbackServeOptions, paidPost, recordingLogger, startPaymentStack, type PaymentStack } from '../support/skill-server';
 
 let stack: PaymentStack;
 beforeAll(async () => {
@@ -80,13 +80,7 @@ for (const kind of databaseKinds) {
       await creator.group('tools');
       registryPort = await freePort();
       registryUp();
-      verifier = createPaymentVerifier({
-        db: fx.database.db,
-        config: { ...PAYMENT_VERIFICATION_DEFAULTS, enabled: true },
-        chain: { ...fx.config.chain, network: stack.chain.network, usdcAddress: stack.chain.token.address, rpcUrl: stack.chain.rpcUrl },
-        clock: fx.clock,
-        logger: memoryLogger().logger,
-      });
+      verifier = chainVerifier(fx, stack.chain, { ...PAYMENT_VERIFICATION_DEFAULTS, enabled: true });
       const [registered] = await register(
         { tracked },
         {
@@ -109,19 +103,12 @@ for (const kind of databaseKinds) {
       const logger = recordingLogger();
       const server = await serve(
         { tracked },
-        {
-          port: 0,
-          hostname: '127.0.0.1',
-          wallet: payee,
-          facilitatorUrl: stack.facilitatorUrl,
-          network: stack.chain.network,
-          asset: stack.asset,
+        loopbackServeOptions(stack.chain, stack.facilitatorUrl, payee, {
           apiKey: creator.key,
           apiUrl: `http://127.0.0.1:${registryPort}`,
           logger,
-          env: {},
           trackCalls: { baseDelayMs: 50, maxDelayMs: 200, maxAttempts: 100, ...(typeof trackCalls === 'object' ? trackCalls : {}) },
-        },
+        }),
       );
       servers.push(server);
       return server;

@@ -10,11 +10,11 @@ import type { Address } from 'viem';
 import { register, serve, skill, type ServeOptions, type SkillServer } from 'skill-market/creator';
 import { PAYMENT_VERIFICATION_DEFAULTS } from '../../src/config';
 import { paymentVerifications, skillCalls } from '../../src/db/schema';
-import { createPaymentVerifier, type PaymentVerifier } from '../../src/registry/modules/payment-verification';
-import { memoryLogger, registryFixture } from '../support/registry';
+import type { PaymentVerifier } from '../../src/registry/modules/payment-verification';
+import { registryFixture, chainVerifier } from '../support/registry';
 import { json, newCreator, type Creator } from '../support/catalogue';
 import { freePort } from '../support/process';
-import { paidPost, recordingLogger, startPaymentStack, type PaymentStack } from '../support/skill-server';
+import { loopbackServeOptions, paidPost, recordingLogger, startPaymentStack, type PaymentStack } from '../support/skill-server';
 
 const fx = registryFixture('embedded', { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600 } });
 let stack: PaymentStack;
@@ -59,13 +59,7 @@ beforeAll(async () => {
   await creator.group('tools');
   registryPort = await freePort();
   registryUp();
-  verifier = createPaymentVerifier({
-    db: fx.database.db,
-    config: { ...PAYMENT_VERIFICATION_DEFAULTS, enabled: true },
-    chain: { ...fx.config.chain, network: stack.chain.network, usdcAddress: stack.chain.token.address, rpcUrl: stack.chain.rpcUrl },
-    clock: fx.clock,
-    logger: memoryLogger().logger,
-  });
+  verifier = chainVerifier(fx, stack.chain, { ...PAYMENT_VERIFICATION_DEFAULTS, enabled: true });
   const [registered] = await register(
     { tracked: skills.tracked },
     {
@@ -87,20 +81,16 @@ afterAll(async () => {
 
 async function start(extra: Partial<ServeOptions>, chosen: Partial<typeof skills> = { tracked: skills.tracked }) {
   const logger = recordingLogger();
-  const server = await serve(chosen as typeof skills, {
-    port: 0,
-    hostname: '127.0.0.1',
-    wallet: payee,
-    facilitatorUrl: stack.facilitatorUrl,
-    network: stack.chain.network,
-    asset: stack.asset,
-    apiKey: creator.key,
-    apiUrl: `http://127.0.0.1:${registryPort}`,
-    logger,
-    env: {},
-    trackCalls: { baseDelayMs: 50, maxDelayMs: 200 },
-    ...extra,
-  });
+  const server = await serve(
+    chosen as typeof skills,
+    loopbackServeOptions(stack.chain, stack.facilitatorUrl, payee, {
+      apiKey: creator.key,
+      apiUrl: `http://127.0.0.1:${registryPort}`,
+      logger,
+      trackCalls: { baseDelayMs: 50, maxDelayMs: 200 },
+      ...extra,
+    }),
+  );
   servers.push(server);
   return { server, logger };
 }

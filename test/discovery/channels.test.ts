@@ -9,23 +9,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { x402Client } from '@x402/core/client';
-import { toClientEvmSigner } from '@x402/evm';
-import { BatchSettlementEvmScheme } from '@x402/evm/batch-settlement/client';
-import { wrapFetchWithPayment } from '@x402/fetch';
 import type { Address } from 'viem';
 import { serve, skill, type SkillServer } from 'skill-market/creator';
 import { decodePaymentRequired, encodeBase64Json, type PaymentRequired } from 'skill-market/x402';
 import { HEALTH_DEFAULTS, type RegistryConfig } from '../../src/config';
 import type { DatabaseHandle } from '../../src/db';
 import { createHealthProber } from '../../src/registry/modules/skill-health';
-import { authTestConfig, providerKeys } from '../support/auth';
+import { authTestConfig, jsonPost, providerKeys } from '../support/auth';
 import { newCreator, type Creator } from '../support/catalogue';
 import { type LocalChain, startChain, type TestAccount } from '../support/chain';
 import { startBatchFacilitator } from '../support/chain/batch-facilitator';
+import { fileChannels, referenceChannelClient } from '../support/channel-server';
 import { openTestDatabase } from '../support/database';
 import { manualClock, memoryLogger, registryWith } from '../support/registry';
-import { chainAsset, postJson, recordingLogger } from '../support/skill-server';
+import { loopbackServeOptions, postJson } from '../support/skill-server';
 
 let chain: LocalChain;
 let facilitator: ReturnType<typeof startBatchFacilitator>;
@@ -58,23 +55,7 @@ beforeAll(async () => {
       tick: skill({ price: '$0.001', description: 'Counts ticks' }, (input: { i: number }) => ({ tick: input.i })),
       dear: skill({ price: '$0.05', description: 'Costs more' }, () => ({ ok: true })),
     },
-    {
-      port: 0,
-      hostname: '127.0.0.1',
-      wallet: payee,
-      facilitatorUrl: facilitator.url,
-      network: chain.network,
-      asset: chainAsset(chain),
-      trackCalls: false,
-      logger: recordingLogger(),
-      env: {},
-      channels: {
-        receiverAuthorizerKey: authorizer.privateKey,
-        store: join(folder, 'channels'),
-        withdrawDelay: 900,
-        claimWithinMs: 600_000,
-      },
-    },
+    loopbackServeOptions(chain, facilitator.url, payee, { channels: fileChannels(authorizer, folder) }),
   );
   for (const [name, price] of [
     ['tick', '$0.001'],
@@ -126,12 +107,6 @@ describe('discovery accepts of a skill server that sells over channels', () => {
     await probe();
     const listing = (await listed(`/discovery/resources?payTo=${payee}`)).tick;
     const payer: TestAccount = await chain.createAccount({ usdc: 1_000_000n });
-    const scheme = new BatchSettlementEvmScheme(
-      toClientEvmSigner(payer, chain.publicClient as unknown as Parameters<typeof toClientEvmSigner>[1]),
-      { depositPolicy: { depositMultiplier: 10 } },
-    );
-    const client = new x402Client().register(chain.network, scheme);
-    client.setSpendControls({ allowedAssets: [{ network: chain.network, asset: chain.token.address }] });
     // The 402 the client reads offers the listing's terms, not the server's own header.
     const offeredByListing = (async (input: string | URL | Request, init?: RequestInit) => {
       const res = await fetch(input, init);
@@ -141,13 +116,9 @@ describe('discovery accepts of a skill server that sells over channels', () => {
       headers.set('PAYMENT-REQUIRED', encodeBase64Json({ ...required, accepts: listing.accepts }));
       return new Response(await res.text(), { status: 402, headers });
     }) as typeof fetch;
-    const pay = wrapFetchWithPayment(offeredByListing, client);
+    const { pay } = referenceChannelClient(chain, payer, { depositMultiplier: 10, fetch: offeredByListing });
     for (const i of [1, 2]) {
-      const res = await pay(listing.resource, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ i }),
-      });
+      const res = await pay(listing.resource, jsonPost({ i }));
       expect(res.status).toBe(200);
       expect(await res.json()).toMatchObject({ success: true, result: { tick: i } });
     }

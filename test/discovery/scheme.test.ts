@@ -20,9 +20,10 @@ import { authTestConfig, providerKeys } from '../support/auth';
 import { json, newCreator } from '../support/catalogue';
 import { type LocalChain, startChain } from '../support/chain';
 import { startBatchFacilitator } from '../support/chain/batch-facilitator';
+import { fileChannels } from '../support/channel-server';
 import { databaseKinds, openTestDatabase } from '../support/database';
 import { manualClock, memoryLogger, registryWith } from '../support/registry';
-import { chainAsset, recordingLogger } from '../support/skill-server';
+import { loopbackServeOptions } from '../support/skill-server';
 import { names } from './fixture';
 
 let chain: LocalChain;
@@ -38,32 +39,13 @@ beforeAll(async () => {
   folder = await mkdtemp(join(tmpdir(), 'discovery-scheme-'));
   payee = (await chain.createAccount()).address;
   const authorizer = await chain.createAccount();
-  const options = {
-    hostname: '127.0.0.1',
-    wallet: payee,
-    facilitatorUrl: facilitator.url,
-    network: chain.network,
-    asset: chainAsset(chain),
-    trackCalls: false,
-    logger: recordingLogger(),
-    env: {},
-  };
   channelServer = await serve(
     { tick: skill({ price: '$0.001', description: 'Counts ticks' }, (input: { i: number }) => ({ tick: input.i })) },
-    {
-      ...options,
-      port: 0,
-      channels: {
-        receiverAuthorizerKey: authorizer.privateKey,
-        store: join(folder, 'channels'),
-        withdrawDelay: 900,
-        claimWithinMs: 600_000,
-      },
-    },
+    loopbackServeOptions(chain, facilitator.url, payee, { channels: fileChannels(authorizer, folder) }),
   );
   exactServer = await serve(
     { tock: skill({ price: '$0.001', description: 'Counts tocks' }, () => ({ tock: true })) },
-    { ...options, port: 0 },
+    loopbackServeOptions(chain, facilitator.url, payee),
   );
 }, 120_000);
 

@@ -1,11 +1,13 @@
-import { loadRegistryConfig, type RegistryConfig } from '../../src/config';
+import { loadRegistryConfig, PAYMENT_VERIFICATION_DEFAULTS, type PaymentVerificationConfig, type RegistryConfig } from '../../src/config';
 import { afterAll, beforeAll } from 'bun:test';
 import type { DatabaseHandle, DatabaseKind } from '../../src/db';
 import { authTestConfig, providerKeys } from './auth';
 import { openTestDatabase } from './database';
 import { createLogger, type Logger } from '../../src/log';
 import { createRegistry, type Clock } from '../../src/registry';
+import { createPaymentVerifier, type PaymentVerifier } from '../../src/registry/modules/payment-verification';
 import { pendingWork } from '../../src/runtime/pending';
+import type { LocalChain } from './chain';
 
 /** Log lines written by an app under test, parsed. */
 export function memoryLogger(): { logger: Logger; lines: Record<string, unknown>[] } {
@@ -81,4 +83,22 @@ export function registryFixture(kind: DatabaseKind, overrides: Partial<RegistryC
   });
   afterAll(() => fx.database.close());
   return fx;
+}
+
+/**
+ * The payment checks of `fx`'s registry against `chain` (its network, token and RPC) on fx's clock;
+ * `config` defaults to the defaults with the background loop off (tests run rounds with verifyNow).
+ */
+export function chainVerifier(
+  fx: ReturnType<typeof registryFixture>,
+  chain: LocalChain,
+  config: PaymentVerificationConfig = { ...PAYMENT_VERIFICATION_DEFAULTS, enabled: false },
+): PaymentVerifier {
+  return createPaymentVerifier({
+    db: fx.database.db,
+    config,
+    chain: { ...fx.config.chain, network: chain.network, usdcAddress: chain.token.address, rpcUrl: chain.rpcUrl },
+    clock: fx.clock,
+    logger: memoryLogger().logger,
+  });
 }

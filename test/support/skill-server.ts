@@ -54,8 +54,30 @@ export const chainAsset = (chain: LocalChain): AssetInfo => ({
 
 /**
  * serve() options of a skill server on a free loopback port, paid in the chain's token through the
- * facilitator fixture `f` (listening), registering and tracking nothing; `extra` wins.
+ * facilitator at `facilitatorUrl`, registering and tracking nothing, logging to a
+ * {@link recordingLogger}; `extra` wins.
  */
+export function loopbackServeOptions(
+  chain: LocalChain,
+  facilitatorUrl: string,
+  payTo: Address,
+  extra: Partial<ServeOptions> = {},
+): ServeOptions {
+  return {
+    port: 0,
+    hostname: '127.0.0.1',
+    wallet: payTo,
+    facilitatorUrl,
+    network: chain.network,
+    asset: chainAsset(chain),
+    trackCalls: false,
+    logger: recordingLogger(),
+    env: {},
+    ...extra,
+  };
+}
+
+/** {@link loopbackServeOptions} through the facilitator fixture `f` (listening), logging to `logger`. */
 export function localServeOptions(
   chain: LocalChain,
   f: FacilitatorFixture,
@@ -63,18 +85,7 @@ export function localServeOptions(
   logger: CreatorLogger,
   extra: Partial<ServeOptions> = {},
 ): ServeOptions {
-  return {
-    port: 0,
-    hostname: '127.0.0.1',
-    wallet: payTo,
-    facilitatorUrl: `http://127.0.0.1:${f.facilitator.app.server!.port}`,
-    network: chain.network,
-    asset: chainAsset(chain),
-    trackCalls: false,
-    logger,
-    env: {},
-    ...extra,
-  };
+  return loopbackServeOptions(chain, `http://127.0.0.1:${f.facilitator.app.server!.port}`, payTo, { logger, ...extra });
 }
 
 /** anvil + our token + our facilitator (embedded ledger) served over HTTP on a free port. */

@@ -11,11 +11,11 @@ import {
   injectWallet,
   launchBrowser,
   newContext,
-  pageErrors,
   screenshot,
   startWebRegistry,
   VIEWPORTS,
   type TestWallet,
+  walletPage,
   type WebRegistry,
 } from '../support/web';
 
@@ -28,10 +28,7 @@ let errors: string[];
 
 beforeAll(async () => {
   [registry, browser] = await Promise.all([startWebRegistry(), launchBrowser()]);
-  context = await newContext(browser, 'desktop', registry.url);
-  wallet = await injectWallet(context, privateKeyToAccount(generatePrivateKey()), 8453);
-  page = await context.newPage();
-  errors = pageErrors(page);
+  ({ context, wallet, page, errors } = await walletPage(browser, registry.url, privateKeyToAccount(generatePrivateKey()), 8453));
 }, 60_000);
 
 afterAll(async () => {

@@ -8,25 +8,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { type Address, getAddress, type Hex, parseAbiItem } from 'viem';
 import { serve, skill as paidSkill, type SkillServer } from 'skill-market/creator';
 import type { Skill } from 'skill-market/registry';
 import { BATCH_SETTLEMENT_ADDRESS, batchSettlementAbi } from '../../src/chain/batch-settlement';
 import { usdc } from '../../src/web/app/lib/format';
-import { newCreator } from '../support/catalogue';
 import type { TestAccount } from '../support/chain';
 import { freePort } from '../support/process';
-import { recordingLogger, startPaymentStack, type PaymentStack } from '../support/skill-server';
+import type { PaymentStack } from '../support/skill-server';
 import {
-  injectWallet,
-  launchBrowser,
-  newContext,
-  pageErrors,
+  type PaidWeb,
   screenshot,
-  startWebRegistry,
+  selfRegisteringServeOptions,
+  startPaidWeb,
   VIEWPORTS,
   type TestWallet,
+  walletPage,
   type WebRegistry,
 } from '../support/web';
 
@@ -34,71 +32,41 @@ const PRICE = 1_000n; // $0.001
 const DEPOSIT = 20n * PRICE; // the page's deposit: twenty calls' worth
 const transfer = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
 
+let web: PaidWeb;
 let stack: PaymentStack;
 let registry: WebRegistry;
-let browser: Browser;
 let server: SkillServer;
 let payee: Address;
 let handled = 0;
 let folder: string;
 let payer: TestAccount;
-let context: BrowserContext;
 let page: Page;
 let wallet: TestWallet;
 let errors: string[];
 let skill: Skill;
 
 beforeAll(async () => {
-  [stack, browser] = await Promise.all([startPaymentStack(), launchBrowser()]);
-  registry = await startWebRegistry({
-    env: {
-      MARKET_NETWORK: stack.chain.network,
-      MARKET_USDC_ADDRESS: stack.asset.address,
-      MARKET_RPC_URL: stack.chain.rpcUrl,
-      MARKET_ALLOW_HTTP_ENDPOINTS: 'true',
-    },
-  });
-  const creator = await newCreator(registry.request);
-  await creator.group('tools');
+  web = await startPaidWeb();
+  ({ stack, registry } = web);
   payee = (await stack.chain.createAccount()).address;
   folder = await mkdtemp(join(tmpdir(), 'try-it-channels-'));
-  const port = await freePort();
   const echo = paidSkill({ price: '$0.001', groups: ['tools'], description: 'Echoes its input.' }, (input) => ({
     echo: input,
     n: ++handled,
   }));
   server = await serve(
     { echo },
-    {
-      port,
-      hostname: '127.0.0.1',
-      register: { endpoint: `http://127.0.0.1:${port}`, onError: 'throw' },
-      wallet: payee,
-      facilitatorUrl: stack.facilitatorUrl,
-      network: stack.chain.network,
-      asset: stack.asset,
-      apiKey: creator.key,
-      apiUrl: registry.url,
-      logger: recordingLogger(),
-      env: {},
-      trackCalls: false,
-      channels: { store: folder }, // offered by default below $0.01
-    },
+    selfRegisteringServeOptions(web, payee, await freePort(), { channels: { store: folder } }), // offered by default below $0.01
   );
-  const listed = ((await (await registry.request(`/creators/${creator.address}`)).json()) as { skills: { slug: string }[] }).skills;
+  const listed = ((await (await registry.request(`/creators/${web.creator.address}`)).json()) as { skills: { slug: string }[] }).skills;
   skill = (await (await registry.request(`/skills/${listed[0]!.slug}`)).json()) as Skill;
   payer = await stack.chain.createAccount({ usdc: 1_000_000n });
-  context = await newContext(browser, 'desktop', registry.url);
-  wallet = await injectWallet(context, payer, stack.chain.chainId);
-  page = await context.newPage();
-  errors = pageErrors(page);
+  ({ wallet, page, errors } = await walletPage(web.browser, registry.url, payer, stack.chain.chainId));
 }, 90_000);
 
 afterAll(async () => {
-  await browser?.close();
   await server?.stop();
-  await registry?.close();
-  await stack?.close();
+  await web?.close();
   if (folder) await rm(folder, { recursive: true, force: true });
 });
 

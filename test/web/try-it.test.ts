@@ -8,38 +8,36 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { eq } from 'drizzle-orm';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { Address, Hex } from 'viem';
 import { serve, skill, type SkillServer } from 'skill-market/creator';
 import { usdc } from '../../src/web/app/lib/format';
 import { usageRecords } from '../../src/db/schema';
 import { bearer } from '../support/auth';
-import { newCreator, type Creator } from '../support/catalogue';
+import type { Creator } from '../support/catalogue';
 import type { TestAccount } from '../support/chain';
 import { freePort } from '../support/process';
-import { recordingLogger, startPaymentStack, type PaymentStack } from '../support/skill-server';
+import type { PaymentStack } from '../support/skill-server';
 import {
-  injectWallet,
-  launchBrowser,
-  newContext,
-  pageErrors,
+  type PaidWeb,
   screenshot,
-  startWebRegistry,
+  selfRegisteringServeOptions,
+  startPaidWeb,
   VIEWPORTS,
   type TestWallet,
+  walletPage,
   type WebRegistry,
 } from '../support/web';
 
 const PRICE = 10_000n; // $0.01
 
+let web: PaidWeb;
 let stack: PaymentStack;
 let registry: WebRegistry;
-let browser: Browser;
 let server: SkillServer;
 let creator: Creator;
 let payee: Address;
 let payer: TestAccount;
-let context: BrowserContext;
 let page: Page;
 let wallet: TestWallet;
 let errors: string[];
@@ -69,51 +67,26 @@ const skills = {
 };
 
 beforeAll(async () => {
-  [stack, browser] = await Promise.all([startPaymentStack(), launchBrowser()]);
-  registry = await startWebRegistry({
-    env: {
-      MARKET_NETWORK: stack.chain.network,
-      MARKET_USDC_ADDRESS: stack.asset.address,
-      MARKET_RPC_URL: stack.chain.rpcUrl,
-      MARKET_ALLOW_HTTP_ENDPOINTS: 'true',
-    },
-  });
-  creator = await newCreator(registry.request);
-  await creator.group('tools');
+  web = await startPaidWeb();
+  ({ stack, registry, creator } = web);
   payee = (await stack.chain.createAccount()).address;
   payer = await stack.chain.createAccount({ usdc: 1_000_000n });
-  const port = await freePort();
-  server = await serve(skills, {
-    port,
-    register: { endpoint: `http://127.0.0.1:${port}`, onError: 'throw' },
-    listingRefreshMs: 0, // its listing read at start only: a later edit makes the terms differ
-    hostname: '127.0.0.1',
-    wallet: payee,
-    facilitatorUrl: stack.facilitatorUrl,
-    network: stack.chain.network,
-    asset: stack.asset,
-    apiKey: creator.key,
-    apiUrl: registry.url,
-    logger: recordingLogger(),
-    env: {},
-    trackCalls: false,
-  });
+  server = await serve(
+    skills,
+    // its listing read at start only: a later edit makes the terms differ
+    selfRegisteringServeOptions(web, payee, await freePort(), { listingRefreshMs: 0 }),
+  );
   skillId = server.registration.find((r) => r.name === 'shout')!.skillId!;
   const listed = ((await (await registry.request(`/creators/${creator.address}`)).json()) as { skills: { slug: string; name: string }[] })
     .skills;
   slug = listed.find((s) => s.name === 'shout')!.slug;
   closedSlug = listed.find((s) => s.name === 'closed')!.slug;
-  context = await newContext(browser, 'desktop', registry.url);
-  wallet = await injectWallet(context, payer, stack.chain.chainId);
-  page = await context.newPage();
-  errors = pageErrors(page);
+  ({ wallet, page, errors } = await walletPage(web.browser, registry.url, payer, stack.chain.chainId));
 }, 90_000);
 
 afterAll(async () => {
-  await browser?.close();
   await server?.stop();
-  await registry?.close();
-  await stack?.close();
+  await web?.close();
 });
 
 const balances = () => Promise.all([stack.chain.balanceOf(payer.address), stack.chain.balanceOf(payee)]);

@@ -10,8 +10,7 @@ import { Value } from '@sinclair/typebox/value';
 import { webhookDelivery, type WebhookEvent } from 'skill-market/registry';
 import { Webhook } from 'standardwebhooks';
 import type { Hash } from 'viem';
-import { PAYMENT_VERIFICATION_DEFAULTS, readHealthConfig } from '../../src/config';
-import { createPaymentVerifier } from '../../src/registry/modules/payment-verification';
+import { readHealthConfig } from '../../src/config';
 import { systemClock, type Clock } from '../../src/registry/context';
 import { createHealthProber } from '../../src/registry/modules/skill-health';
 import { emitEvent } from '../../src/registry/modules/webhook-events';
@@ -20,7 +19,7 @@ import { bearer, createKey, jsonPost, newWallet, walletSignIn } from '../support
 import { json, newCreator, type Creator } from '../support/catalogue';
 import { startChain, usdCoinAbi, type LocalChain } from '../support/chain';
 import { databaseKinds } from '../support/database';
-import { manualClock, memoryLogger, registryFixture } from '../support/registry';
+import { manualClock, memoryLogger, registryFixture, chainVerifier } from '../support/registry';
 
 /** A receiver on loopback: records every request; answers 500 while `failures` > 0. */
 function receiver() {
@@ -144,13 +143,7 @@ for (const kind of databaseKinds) {
       expect(reported.status).toBe(200);
       const before = sink.seen.length;
       expect(await deliverer().deliverDue()).toMatchObject({ attempted: 0 }); // nothing until the chain says so
-      const verifier = createPaymentVerifier({
-        db: fx.database.db,
-        config: { ...PAYMENT_VERIFICATION_DEFAULTS, enabled: false },
-        chain: { ...fx.config.chain, network: chain.network, usdcAddress: chain.token.address, rpcUrl: chain.rpcUrl },
-        clock: fx.clock,
-        logger: memoryLogger().logger,
-      });
+      const verifier = chainVerifier(fx, chain);
       expect(await verifier.verifyNow()).toMatchObject({ verified: 1 });
       expect(await deliverer(true, systemClock).deliverDue()).toMatchObject({ attempted: 1, delivered: 1 });
       const [request] = sink.seen.slice(before);
@@ -196,13 +189,7 @@ for (const kind of databaseKinds) {
         jsonPost({ skillSlug: skill.slug, consumerAddress: broke.address, paymentTxHash: hash, amount: '$0.001' }),
       );
       expect(reported.status).toBe(200);
-      const verifier = createPaymentVerifier({
-        db: fx.database.db,
-        config: { ...PAYMENT_VERIFICATION_DEFAULTS, enabled: false },
-        chain: { ...fx.config.chain, network: chain.network, usdcAddress: chain.token.address, rpcUrl: chain.rpcUrl },
-        clock: fx.clock,
-        logger: memoryLogger().logger,
-      });
+      const verifier = chainVerifier(fx, chain);
       expect(await verifier.verifyNow()).toMatchObject({ rejected: 1 });
       const before = sink.seen.length;
       expect(await deliverer(true, systemClock).deliverDue()).toMatchObject({ delivered: 1 });

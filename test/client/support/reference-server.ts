@@ -5,6 +5,8 @@
  * its own relayer account on the local chain. The facilitator runs in process, or, with
  * `facilitatorOverHttp`, behind its standard HTTP API (`/verify`, `/settle`, `/supported`) reached
  * through an answer-dropping proxy, as `HTTPFacilitatorClient` reaches a remote one.
+ * {@link serveForecast} serves the same forecast with a resource server of the caller's (settling
+ * through our facilitator, say) and lists it in the client world's registry.
  */
 import { x402Facilitator } from '@x402/core/facilitator';
 import { type FacilitatorClient, HTTPFacilitatorClient } from '@x402/core/server';
@@ -12,10 +14,13 @@ import { toFacilitatorEvmSigner } from '@x402/evm';
 import { registerExactEvmScheme } from '@x402/evm/exact/facilitator';
 import { ExactEvmScheme } from '@x402/evm/exact/server';
 import { paymentMiddleware, x402ResourceServer } from '@x402/hono';
-import { Hono } from 'hono';
+import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { type Address, publicActions } from 'viem';
+import type { Skill } from 'skill-market';
 import type { LocalChain } from '../../support/chain';
+import { serveFacilitator } from '../../support/chain/reference-facilitator';
 import { type AnswerDroppingProxy, startAnswerDroppingProxy } from './answer-dropping-proxy';
+import type { World } from './world';
 
 export interface ReferenceSkill {
   /** The paid route, `POST <endpoint>`. */
@@ -28,23 +33,61 @@ export interface ReferenceSkill {
   stop(): Promise<void>;
 }
 
-type Verdicts = Pick<FacilitatorClient, 'verify' | 'settle'> & { getSupported(): unknown };
+/** `exact` terms of `price` atomic units of the chain's token paid to `payTo`, as @x402/hono's routes take them. */
+export function exactTerms(chain: LocalChain, payTo: Address, price: bigint) {
+  return {
+    scheme: 'exact' as const,
+    network: chain.network,
+    payTo,
+    price: {
+      amount: price.toString(),
+      asset: chain.token.address,
+      extra: { name: chain.token.name, version: chain.token.version },
+    },
+  };
+}
 
-/** The reference facilitator's standard HTTP API. */
-function facilitatorApp(facilitator: Verdicts): Hono {
+/** The forecast skill's handler: `{ city }` in, `{ city, forecast: 'sunny' }` out. */
+const forecast = async (c: Context) => {
+  const { city } = (await c.req.json()) as { city: string };
+  return c.json({ city, forecast: 'sunny' });
+};
+
+/**
+ * `POST /forecast` behind @x402/hono's payment middleware with `resourceServer`, for `price` paid
+ * to `payee`, its route declaring `extensions`; `observe` sees every request first. Served on a
+ * free port and registered by the world's creator ($0.01) as `forecast`.
+ */
+export async function serveForecast(
+  world: World,
+  resourceServer: x402ResourceServer,
+  options: { payee: Address; price: bigint; observe: MiddlewareHandler; extensions?: Record<string, unknown> },
+): Promise<{ server: ReturnType<typeof Bun.serve>; skill: Skill }> {
   const app = new Hono();
-  const body = async (request: Request) =>
-    (await request.json()) as { paymentPayload: Parameters<Verdicts['verify']>[0]; paymentRequirements: Parameters<Verdicts['verify']>[1] };
-  app.post('/verify', async (c) => {
-    const { paymentPayload, paymentRequirements } = await body(c.req.raw);
-    return c.json(await facilitator.verify(paymentPayload, paymentRequirements));
+  app.use(options.observe);
+  app.use(
+    paymentMiddleware(
+      {
+        'POST /forecast': {
+          accepts: exactTerms(world.chain, options.payee, options.price),
+          description: 'Weather forecast',
+          ...(options.extensions ? { extensions: options.extensions } : {}),
+        },
+      },
+      resourceServer,
+    ),
+  );
+  app.post('/forecast', forecast);
+  const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: app.fetch });
+  const res = await world.creator.register({
+    name: 'forecast',
+    endpoint: `http://127.0.0.1:${server.port}/forecast`,
+    price: '$0.01',
+    paymentAddress: options.payee,
+    network: world.chain.network,
   });
-  app.post('/settle', async (c) => {
-    const { paymentPayload, paymentRequirements } = await body(c.req.raw);
-    return c.json(await facilitator.settle(paymentPayload, paymentRequirements));
-  });
-  app.get('/supported', (c) => c.json(facilitator.getSupported() as Record<string, unknown>));
-  return app;
+  if (res.status !== 201) throw new Error(`register: ${res.status} ${await res.text()}`);
+  return { server, skill: (await res.json()) as Skill };
 }
 
 /** Serves `POST /<name>` (a weather forecast) for `price` atomic units of the chain's token, paid to a fresh payee. */
@@ -68,10 +111,10 @@ export async function startReferenceSkill(
   let facilitatorClient: FacilitatorClient;
   let facilitatorProxy: AnswerDroppingProxy | undefined;
   if (options.facilitatorOverHttp) {
-    const api = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: facilitatorApp(facilitator).fetch });
-    facilitatorProxy = await startAnswerDroppingProxy(`http://127.0.0.1:${api.port}`);
+    const api = serveFacilitator(facilitator);
+    facilitatorProxy = await startAnswerDroppingProxy(api.url);
     facilitatorClient = new HTTPFacilitatorClient({ url: facilitatorProxy.url, timeoutMs: options.facilitatorTimeoutMs ?? 10_000 });
-    stops.push(facilitatorProxy.close, () => api.stop(true));
+    stops.push(facilitatorProxy.close, api.stop);
   } else {
     facilitatorClient = {
       verify: (payload, requirements) => facilitator.verify(payload, requirements),
@@ -86,26 +129,16 @@ export async function startReferenceSkill(
     paymentMiddleware(
       {
         [`POST ${route}`]: {
-          accepts: {
-            scheme: 'exact',
-            network: chain.network,
-            payTo: payee,
-            price: {
-              amount: price.toString(),
-              asset: chain.token.address,
-              extra: { name: chain.token.name, version: chain.token.version },
-            },
-          },
+          accepts: exactTerms(chain, payee, price),
           description: 'Weather forecast',
         },
       },
       resourceServer,
     ),
   );
-  app.post(route, async (c) => {
+  app.post(route, (c) => {
     handlerRuns++;
-    const { city } = (await c.req.json()) as { city: string };
-    return c.json({ city, forecast: 'sunny' });
+    return forecast(c);
   });
   const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: app.fetch });
   return {

@@ -6,14 +6,9 @@
 import { type Address, type Hex, type LocalAccount, toHex, zeroAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { BatchRequirements, ChannelConfig } from 'skill-market/x402';
-import {
-  ERC3009_DEPOSIT_COLLECTOR_ADDRESS,
-  channelIdOf,
-  erc3009DepositNonce,
-  receiveWithAuthorizationTypes,
-} from '../../../src/chain/batch-settlement';
+import { channelIdOf } from '../../../src/chain/batch-settlement';
 import { deriveAuthorizerKey } from '../../../src/config';
-import { type LocalChain, type TestAccount, chainTime, channelConfig, randomNonce, signVoucher } from '../../support/chain';
+import { type LocalChain, type TestAccount, channelConfig, signDepositAuthorization, signVoucher } from '../../support/chain';
 
 export const PRICE = 1_000n;
 
@@ -64,22 +59,7 @@ export async function voucherPayload(chain: LocalChain, signer: LocalAccount, co
 
 /** A deposit payload of `amount` into `config`'s channel with a voucher for `max`. */
 export async function depositPayload(chain: LocalChain, payer: TestAccount, config: ChannelConfig, amount: bigint, max: bigint) {
-  const channelId = channelIdOf(config, chain.chainId);
-  const salt = BigInt(randomNonce());
-  const validBefore = (await chainTime(chain)) + 3_600n;
-  const signature = await payer.signTypedData({
-    domain: chain.domain,
-    types: receiveWithAuthorizationTypes,
-    primaryType: 'ReceiveWithAuthorization',
-    message: {
-      from: config.payer,
-      to: ERC3009_DEPOSIT_COLLECTOR_ADDRESS,
-      value: amount,
-      validAfter: 0n,
-      validBefore,
-      nonce: erc3009DepositNonce(channelId, salt),
-    },
-  });
+  const { salt, validBefore, signature } = await signDepositAuthorization(chain, payer, config, amount);
   const voucher = await voucherPayload(chain, payer, config, max);
   return {
     ...voucher,

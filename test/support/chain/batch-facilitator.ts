@@ -10,13 +10,12 @@
  * const resourceServer = new x402ResourceServer(facilitator.client).register(chain.network, serverScheme);
  */
 import { x402Facilitator } from '@x402/core/facilitator';
-import { HTTPFacilitatorClient } from '@x402/core/server';
 import { toFacilitatorEvmSigner } from '@x402/evm';
 import { BatchSettlementEvmScheme as FacilitatorScheme } from '@x402/evm/batch-settlement/facilitator';
 import { ExactEvmScheme as ExactFacilitatorScheme } from '@x402/evm/exact/facilitator';
-import { Hono } from 'hono';
 import { publicActions } from 'viem';
 import type { LocalChain, TestAccount } from './anvil';
+import { serveFacilitator } from './reference-facilitator';
 
 export function startBatchFacilitator(chain: LocalChain, relayer: TestAccount, authorizer?: TestAccount) {
   const relayerClient = chain.walletClient(relayer).extend(publicActions);
@@ -26,17 +25,5 @@ export function startBatchFacilitator(chain: LocalChain, relayer: TestAccount, a
   const facilitator = new x402Facilitator()
     .register(chain.network, new FacilitatorScheme(signer, authorizer as ConstructorParameters<typeof FacilitatorScheme>[1]))
     .register(chain.network, new ExactFacilitatorScheme(signer));
-  const app = new Hono()
-    .post('/verify', async (c) => {
-      const body = await c.req.json();
-      return c.json(await facilitator.verify(body.paymentPayload, body.paymentRequirements));
-    })
-    .post('/settle', async (c) => {
-      const body = await c.req.json();
-      return c.json(await facilitator.settle(body.paymentPayload, body.paymentRequirements));
-    })
-    .get('/supported', (c) => c.json(facilitator.getSupported()));
-  const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: app.fetch });
-  const url = `http://127.0.0.1:${server.port}`;
-  return { url, client: new HTTPFacilitatorClient({ url }), stop: () => server.stop(true) };
+  return serveFacilitator(facilitator);
 }

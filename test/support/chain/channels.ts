@@ -100,11 +100,11 @@ export async function chainTime(chain: LocalChain): Promise<bigint> {
 }
 
 /**
- * The arguments of `deposit` for `amount` into the channel of `config`: `signer` (the payer itself,
- * or the owner of a smart-wallet payer) signs an EIP-3009 ReceiveWithAuthorization to the collector,
- * valid for an hour of chain time, bound to this channel by its nonce.
+ * `signer`'s (the payer itself, or the owner of a smart-wallet payer) EIP-3009
+ * ReceiveWithAuthorization of `amount` to the collector for the channel of `config`, valid for an
+ * hour of chain time, bound to this channel by its nonce (of `salt`).
  */
-export async function signDeposit(chain: LocalChain, signer: LocalAccount, config: ChannelConfig, amount: bigint) {
+export async function signDepositAuthorization(chain: LocalChain, signer: LocalAccount, config: ChannelConfig, amount: bigint) {
   const salt = BigInt(randomNonce());
   const validBefore = (await chainTime(chain)) + 3_600n;
   const signature = await signer.signTypedData({
@@ -120,6 +120,12 @@ export async function signDeposit(chain: LocalChain, signer: LocalAccount, confi
       nonce: erc3009DepositNonce(channelIdOf(config, chain.chainId), salt),
     },
   });
+  return { salt, validBefore, signature };
+}
+
+/** The arguments of `deposit` for `amount` into the channel of `config`, authorized by `signer` (see signDepositAuthorization). */
+export async function signDeposit(chain: LocalChain, signer: LocalAccount, config: ChannelConfig, amount: bigint) {
+  const { salt, validBefore, signature } = await signDepositAuthorization(chain, signer, config, amount);
   return [config, amount, ERC3009_DEPOSIT_COLLECTOR_ADDRESS, erc3009CollectorData(0n, validBefore, salt, signature)] as const;
 }
 

@@ -34,6 +34,7 @@ export {
   settlementTx,
   signClaimBatch,
   signDeposit,
+  signDepositAuthorization,
   signRefund,
   signVoucher,
 } from './channels';

@@ -2,9 +2,11 @@
  * A test wallet inside the page: an EIP-1193 provider announced by EIP-6963 before any page
  * script runs, forwarding each request to a viem account in the test process
  * (`page.exposeFunction`). The test can make it decline the next request, and reads what it signed.
+ * {@link walletPage} opens a page with one.
  */
-import type { BrowserContext } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import type { Hex, LocalAccount } from 'viem';
+import { newContext, pageErrors } from './browser';
 
 export interface TestWallet {
   account: LocalAccount;
@@ -85,4 +87,15 @@ async function answer(account: LocalAccount, chainId: number, method: string, pa
     default:
       return undefined;
   }
+}
+
+/**
+ * A desktop page on `baseURL` with `account` injected as the test wallet on `chainId`, and the
+ * page errors it collects.
+ */
+export async function walletPage(browser: Browser, baseURL: string, account: LocalAccount, chainId: number) {
+  const context = await newContext(browser, 'desktop', baseURL);
+  const wallet = await injectWallet(context, account, chainId);
+  const page = await context.newPage();
+  return { context, wallet, page, errors: pageErrors(page) };
 }
