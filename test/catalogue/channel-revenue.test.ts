@@ -51,7 +51,7 @@ for (const kind of databaseKinds) {
         jsonPost({ url: 'http://127.0.0.1:9/hooks', events: ['channel.claimed', 'channel.settled'] }, bearer(creator.token)),
       );
       expect(hook.status).toBe(201);
-    }, 30_000);
+    }, 60_000);
 
     /** One background round, after the pause of every watched channel has passed. */
     const verify = () => {

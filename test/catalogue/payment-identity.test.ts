@@ -28,7 +28,7 @@ for (const kind of databaseKinds) {
       chain = await startChain({ payers: 3, payees: 1 });
       creator = await newCreator(fx.request);
       group = (await creator.group()).name;
-    }, 30_000);
+    }, 60_000);
     afterAll(() => chain?.stop());
 
     const verifyAll = async () => {

@@ -26,7 +26,7 @@ const PRICE = 10_000n; // $0.01
 let chain: LocalChain;
 beforeAll(async () => {
   chain = await startChain({ payers: 1, relayers: 1 });
-}, 30_000);
+}, 60_000);
 afterAll(() => chain.stop());
 afterEach(() => chain.testClient.setAutomine(true));
 
@@ -78,7 +78,7 @@ for (const kind of databaseKinds) {
           env: {},
         },
       );
-    }, 30_000);
+    }, 60_000);
     afterAll(async () => {
       await server?.stop();
       await f?.facilitator.app.stop();

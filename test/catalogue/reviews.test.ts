@@ -24,7 +24,7 @@ for (const kind of databaseKinds) {
       chain = await startChain({ payers: 1, payees: 1 });
       creator = await newCreator(fx.request);
       group = (await creator.group()).name;
-    }, 30_000);
+    }, 60_000);
     afterAll(() => chain?.stop());
 
     const listSkill = async () => {

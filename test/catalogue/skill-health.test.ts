@@ -296,7 +296,7 @@ for (const kind of databaseKinds) {
               clearInterval(check);
               resolve();
             }
-          }, 5);
+          });
         });
         p.start();
         await answered;

@@ -46,7 +46,7 @@ for (const kind of databaseKinds) {
           args: [chain.accounts.payer.address, 1_000_000n],
         }),
       });
-    }, 30_000);
+    }, 60_000);
     afterAll(() => chain?.stop());
 
     const verifier = () => chainVerifier(fx, chain, config);

@@ -100,5 +100,5 @@ describe('market doctor', () => {
     expect(code).toBe(1);
     expect(out).toMatch(/^FAIL {2}rpc: the RPC at 127\.0\.0\.1:9 does not answer/m);
     expect(out).toContain('problem');
-  }, 30_000);
+  });
 });

@@ -90,7 +90,7 @@ describe('market login and market wallet against a registry', () => {
     expect(dump).toContain(first);
     expect(dump.toLowerCase()).not.toContain(key);
     expect(JSON.stringify(registry.logs).toLowerCase()).not.toContain(key);
-  }, 30_000);
+  });
 
   it('shows the live balance of the active wallet once it is funded on the chain', async () => {
     expect((await market(['wallet', 'balance'])).stdout).toContain(`${first} (agent): 0.000000 USDC on ${chain.network}`);
@@ -111,7 +111,7 @@ describe('market login and market wallet against a registry', () => {
     const listed = await market(['wallet', 'list']);
     expect(listed.code).toBe(0);
     expect(listed.stdout.trim().split('\n')).toEqual([`${second}  active`, `${first}  inactive  agent`]);
-  }, 30_000);
+  });
 
   it('labels and revokes: the revoked wallet stays listed with its revocation time', async () => {
     expect((await market(['wallet', 'label', second, 'spare'])).stdout).toContain(`${second}  active    spare`);

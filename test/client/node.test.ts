@@ -50,5 +50,5 @@ describe('the client on Node', () => {
     expect(run.spent).toBe('20000');
     expect(await world.chain.balanceOf(skill.payTo)).toBe(before + 20_000n);
     expect((await world.usage(skill.id)).map((u) => u.paymentRef).sort()).toEqual(run.calls.map((c) => c.receipt.transaction).sort());
-  }, 30_000);
+  });
 });

@@ -27,7 +27,7 @@ const servers: SkillServer[] = [];
 beforeAll(async () => {
   facilitator = startBatchFacilitator(world.chain, await world.chain.createAccount(), await world.chain.createAccount());
   folder = await mkdtemp(join(tmpdir(), 'channel-client-'));
-}, 30_000);
+}, 60_000);
 
 afterAll(async () => {
   for (const server of servers) await server.stop();

@@ -29,7 +29,7 @@ beforeAll(async () => {
     join(folder, 'skills.ts'),
     "import { skill } from 'skill-market/creator';\nexport const echo = skill({ price: '$0.001' }, (input) => ({ echo: input }));\n",
   );
-}, 30_000);
+}, 60_000);
 
 afterAll(async () => {
   facilitator?.stop();

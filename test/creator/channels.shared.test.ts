@@ -24,7 +24,7 @@ let facilitator: ReturnType<typeof startBatchFacilitator>;
 beforeAll(async () => {
   chain = await startChain({ payers: 1, relayers: 1 });
   facilitator = startBatchFacilitator(chain, chain.accounts.relayer);
-}, 30_000);
+}, 60_000);
 
 afterAll(async () => {
   facilitator?.stop();

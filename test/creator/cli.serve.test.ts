@@ -106,7 +106,7 @@ describe('market serve (compiled binary)', () => {
     } finally {
       child.kill('SIGKILL');
     }
-  }, 30_000);
+  });
 
   it('registers the named exports of a module at start with --endpoint and --groups', async () => {
     fx.registry.app.listen({ hostname: '127.0.0.1', port: 0 });
@@ -148,7 +148,7 @@ describe('market serve (compiled binary)', () => {
       child.kill('SIGKILL');
       await fx.registry.app.stop();
     }
-  }, 30_000);
+  });
 
   it('exits 1 with a clear message for a missing module, a module without skills, a bad skill, no wallet, a chain without USDC or no dev marketplace; 2 without a module or with a bad --settlement or --verify', async () => {
     const dir = folder('mistakes', {
@@ -180,5 +180,5 @@ describe('market serve (compiled binary)', () => {
       expect(stderr).toContain(message);
       expect(stderr).not.toContain('    at '); // no stack trace
     }
-  }, 30_000);
+  });
 });

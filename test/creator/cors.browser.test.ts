@@ -106,7 +106,7 @@ describe('a browser page calling a skill server on another origin', () => {
     expect(receipt).toMatchObject({ success: true, payer: payer.address, network: stack.chain.network });
     expect(receipt.transaction).toMatch(/^0x[0-9a-f]{64}$/);
     expect(await balances(stack.chain, payer.address, payee)).toEqual([before[0] - PRICE, before[1] + PRICE]);
-  }, 30_000);
+  });
 
   it('is served to a listed origin and blocked for a page of any other origin, or with CORS off', async () => {
     const listed = await start({ origins: [pageOrigin] });
@@ -115,5 +115,5 @@ describe('a browser page calling a skill server on another origin', () => {
     expect(await fromPage(`${other.url}/echo`)).toEqual({ error: 'TypeError: Failed to fetch' });
     const off = await start(false);
     expect(await fromPage(`${off.url}/echo`)).toEqual({ error: 'TypeError: Failed to fetch' });
-  }, 30_000);
+  });
 });

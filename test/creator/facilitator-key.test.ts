@@ -15,7 +15,7 @@ describe('a skill server paying through a facilitator that requires a key', () =
     facilitator = await startFacilitatorFixture(chain, 'embedded', { config: { apiKeys: [KEY] } });
     facilitator.facilitator.app.listen({ hostname: '127.0.0.1', port: 0 });
     facilitatorUrl = `http://127.0.0.1:${facilitator.facilitator.app.server!.port}`;
-  }, 30_000);
+  }, 60_000);
   afterAll(async () => {
     await facilitator.facilitator.app.stop();
     await facilitator.close();

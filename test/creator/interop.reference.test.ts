@@ -36,7 +36,7 @@ beforeAll(async () => {
     },
     loopbackServeOptions(stack.chain, stack.facilitatorUrl, payee),
   );
-}, 30_000);
+}, 60_000);
 
 afterAll(async () => {
   await server?.stop();

@@ -7,7 +7,7 @@ import { paidPost, postJson, startPaymentStack, type PaymentStack } from '../sup
 let stack: PaymentStack;
 beforeAll(async () => {
   stack = await startPaymentStack();
-}, 30_000);
+}, 60_000);
 afterAll(() => stack?.close());
 
 describe('serve() on Node', () => {

@@ -97,7 +97,7 @@ beforeAll(async () => {
       onError: (name, error) => void errors.push([name, error]),
     }),
   );
-}, 30_000);
+}, 60_000);
 
 afterAll(async () => {
   await server?.stop();

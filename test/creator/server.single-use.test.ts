@@ -56,7 +56,7 @@ beforeAll(async () => {
   stack = await startPaymentStack();
   payee = (await stack.chain.createAccount()).address;
   server = await serve(skills, options());
-}, 30_000);
+}, 60_000);
 
 afterAll(async () => {
   await server?.stop();

@@ -16,7 +16,7 @@ const PRICE = 10_000n; // $0.01
 let chain: LocalChain;
 beforeAll(async () => {
   chain = await startChain({ payers: 1, relayers: 1 });
-}, 30_000);
+}, 60_000);
 afterAll(() => chain.stop());
 
 let runs = 0;
@@ -40,7 +40,7 @@ for (const kind of databaseKinds) {
       f.facilitator.app.listen({ hostname: '127.0.0.1', port: 0 });
       payee = (await chain.createAccount()).address;
       server = await serve(skills, localServeOptions(chain, f, payee, recordingLogger(), { settlement: 'confirmed' }));
-    }, 30_000);
+    }, 60_000);
     afterAll(async () => {
       await server.stop();
       await f.facilitator.app.stop();

@@ -29,7 +29,7 @@ const PRICE = 10_000n; // $0.01
 let chain: LocalChain;
 beforeAll(async () => {
   chain = await startChain({ payers: 1, relayers: 1 });
-}, 30_000);
+}, 60_000);
 afterAll(() => chain.stop());
 afterEach(() => chain.testClient.setAutomine(true));
 
@@ -60,7 +60,7 @@ for (const kind of databaseKinds) {
       f = await startFacilitatorFixture(chain, kind);
       f.facilitator.app.listen({ hostname: '127.0.0.1', port: 0 });
       payee = (await chain.createAccount()).address;
-    }, 30_000);
+    }, 60_000);
     afterAll(async () => {
       for (const s of servers) await s.stop();
       await f.facilitator.app.stop();

@@ -21,7 +21,7 @@ import { loopbackServeOptions, paidPost, recordingLogger, startPaymentStack, typ
 let stack: PaymentStack;
 beforeAll(async () => {
   stack = await startPaymentStack();
-}, 30_000);
+}, 60_000);
 afterAll(async () => {
   await stack?.close();
 });
@@ -92,7 +92,7 @@ for (const kind of databaseKinds) {
         },
       );
       skillId = registered!.skillId!;
-    }, 30_000);
+    }, 60_000);
 
     afterAll(async () => {
       for (const s of servers) await s.stop();

@@ -71,7 +71,7 @@ beforeAll(async () => {
     },
   );
   skillId = registered!.skillId!;
-}, 30_000);
+}, 60_000);
 
 afterAll(async () => {
   for (const s of servers) await s.stop();

@@ -243,7 +243,7 @@ beforeAll(async () => {
     kinds: expect.arrayContaining([{ x402Version: 2, scheme: 'exact', network: chain.network }]),
     signers: { 'eip155:*': [chain.accounts.relayer.address] },
   });
-}, 45_000);
+}, 60_000);
 
 afterAll(async () => {
   // Normally every process has already been stopped (and checked) by the last test.

@@ -11,7 +11,7 @@ describe('facilitator API keys (FACILITATOR_API_KEYS)', () => {
   beforeAll(async () => {
     chain = await startChain();
     f = await startFacilitatorFixture(chain, 'embedded', { config: { apiKeys: [KEY] } });
-  }, 30_000);
+  }, 60_000);
   afterAll(async () => {
     await f.close();
     await chain.stop();

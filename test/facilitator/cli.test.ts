@@ -10,7 +10,7 @@ const work = mkdtempSync(join(tmpdir(), 'market-facilitator-cli-'));
 let chain: LocalChain;
 beforeAll(async () => {
   chain = await startChain();
-}, 30_000);
+}, 60_000);
 afterAll(async () => {
   await chain.stop();
   rmSync(work, { recursive: true, force: true });
@@ -57,7 +57,7 @@ describe('market facilitator configuration errors', () => {
     });
     expect(code).toBe(1);
     expect(stderr).toContain('FACILITATOR_RPC_URL serves chain 84532, but the facilitator settles on eip155:8453');
-  }, 30_000);
+  });
 });
 
 describe('market facilitator process', () => {

@@ -11,7 +11,7 @@ import { type FacilitatorFixture, paymentBody, requirementsFor, startFacilitator
 let chain: LocalChain;
 beforeAll(async () => {
   chain = await startChain({ payers: 1 });
-}, 30_000);
+}, 60_000);
 afterAll(() => chain.stop());
 
 const schema = {
@@ -45,7 +45,7 @@ for (const kind of databaseKinds) {
     let f: FacilitatorFixture;
     beforeAll(async () => {
       f = await startFacilitatorFixture(chain, kind);
-    }, 30_000);
+    }, 60_000);
     afterAll(() => f.close());
 
     /** A valid payment to a fresh payee declaring `bazaar` for `url`, with resource metadata `resource`. */

@@ -11,7 +11,7 @@ import { type FacilitatorFixture, memoryLogger, paymentBody, requirementsFor, st
 let chain: LocalChain;
 beforeAll(async () => {
   chain = await startChain();
-}, 30_000);
+}, 60_000);
 afterAll(() => chain.stop());
 
 for (const kind of databaseKinds) {
@@ -19,7 +19,7 @@ for (const kind of databaseKinds) {
     let f: FacilitatorFixture;
     beforeAll(async () => {
       f = await startFacilitatorFixture(chain, kind);
-    }, 30_000);
+    }, 60_000);
     afterAll(() => f.close());
 
     it('GET /supported lists the exact scheme on its network (v2, and v1 by name), batch-settlement with its receiver authorizer, and the relayer as signer', async () => {
@@ -122,7 +122,7 @@ for (const kind of databaseKinds) {
         status: 503,
         body: { status: 'unavailable', rpc: { status: 'unavailable', error: expect.stringContaining('eip155:1') } },
       });
-    }, 20_000);
+    });
 
     it('answers 503 when its RPC is down, logging no calldata or signature', async () => {
       const { logger, lines } = memoryLogger();
@@ -149,7 +149,7 @@ for (const kind of databaseKinds) {
       const log = lines.join('\n');
       expect(log).toContain('chain request failed');
       expect(log).not.toContain(body.paymentPayload.payload.signature.slice(2, 40));
-    }, 20_000);
+    });
 
     it('mounts inside another Elysia app under a prefix', async () => {
       const mounted = createFacilitator({

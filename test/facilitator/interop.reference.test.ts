@@ -73,7 +73,7 @@ beforeAll(async () => {
     return c.json({ weather: 'sunny' });
   });
   server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: app.fetch });
-}, 30_000);
+}, 60_000);
 
 afterAll(async () => {
   await server?.stop(true);

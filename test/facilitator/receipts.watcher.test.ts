@@ -12,7 +12,7 @@ import { eventually } from '../support/eventually';
 let chain: LocalChain;
 beforeAll(async () => {
   chain = await startChain({ payers: 1, relayers: 1 });
-}, 30_000);
+}, 60_000);
 afterAll(() => chain.stop());
 afterEach(() => chain.testClient.setAutomine(true));
 

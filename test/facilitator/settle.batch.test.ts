@@ -16,7 +16,7 @@ import { PRICE, type FacilitatorFixture, manualClock, paymentBody, requirementsF
 let chain: LocalChain;
 beforeAll(async () => {
   chain = await startChain({ payers: 1, relayers: 2 });
-}, 30_000);
+}, 60_000);
 afterAll(() => chain.stop());
 afterEach(() => chain.testClient.setAutomine(true));
 
@@ -43,7 +43,7 @@ for (const kind of databaseKinds) {
     let f: FacilitatorFixture;
     beforeAll(async () => {
       f = await startFacilitatorFixture(chain, kind, { relayers: [relayer()], config: { batchMaxSize: 4, batchWaitMs: 150 } });
-    }, 30_000);
+    }, 60_000);
     afterAll(() => f.close());
 
     it('settles the good authorizations of a batch in one transaction and fails the bad ones with their reasons', async () => {
@@ -317,7 +317,7 @@ for (const kind of databaseKinds) {
           relayers: [chain.accounts.relayers[1] as TestAccount],
           config: { batchMaxSize: 10, batchWaitMs: 60_000, batchEager: true },
         });
-      }, 30_000);
+      }, 60_000);
       afterAll(() => eager.close());
 
       it('sends a payment alone at once, as a plain transfer', async () => {

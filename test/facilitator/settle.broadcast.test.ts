@@ -14,7 +14,7 @@ import { PRICE, type FacilitatorFixture, manualClock, paymentBody, requirementsF
 let chain: LocalChain;
 beforeAll(async () => {
   chain = await startChain({ payers: 1, relayers: 2 });
-}, 30_000);
+}, 60_000);
 afterAll(() => chain.stop());
 afterEach(() => chain.testClient.setAutomine(true));
 
@@ -25,7 +25,7 @@ for (const kind of databaseKinds) {
     let f: FacilitatorFixture;
     beforeAll(async () => {
       f = await startFacilitatorFixture(chain, kind, { relayers: [chain.accounts.relayers[0]!], config: { settlementMode: 'broadcast' } });
-    }, 30_000);
+    }, 60_000);
     afterAll(() => f.close());
 
     /** A payer holding one price, a verified payment of it, and its broadcast answer (automining off). */

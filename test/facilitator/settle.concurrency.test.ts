@@ -10,7 +10,7 @@ const COUNT = 50;
 let chain: LocalChain;
 beforeAll(async () => {
   chain = await startChain({ payers: 5, relayers: 4 });
-}, 30_000);
+}, 60_000);
 afterAll(() => chain.stop());
 
 const txCount = (address: Address) => chain.publicClient.getTransactionCount({ address });
@@ -22,7 +22,7 @@ for (const kind of databaseKinds) {
     beforeAll(async () => {
       single = await startFacilitatorFixture(chain, kind, { relayers: [chain.accounts.relayers[0]!] });
       pooled = await startFacilitatorFixture(chain, kind, { relayers: chain.accounts.relayers.slice(1), database: single.database });
-    }, 30_000);
+    }, 60_000);
     afterAll(async () => {
       await pooled.close();
       await single.close();

@@ -17,7 +17,7 @@ describe.skipIf(!TEST_DATABASE_URL)('two facilitator instances on one PostgreSQL
     chain = await startChain({ payers: 2, relayers: 2 });
     instances = await startTwoInstances(chain);
     ({ a, b } = instances);
-  }, 30_000);
+  }, 60_000);
   afterAll(async () => {
     await instances?.close();
     await chain?.stop();

@@ -18,7 +18,7 @@ import {
 let chain: LocalChain;
 beforeAll(async () => {
   chain = await startChain({ payers: 2, relayers: 2 });
-}, 30_000);
+}, 60_000);
 afterAll(() => chain.stop());
 afterEach(() => chain.testClient.setAutomine(true));
 
@@ -30,7 +30,7 @@ for (const kind of databaseKinds) {
     const clock = manualClock();
     beforeAll(async () => {
       f = await startFacilitatorFixture(chain, kind, { clock, config: { receiptTimeoutMs: 150 } });
-    }, 30_000);
+    }, 60_000);
     afterAll(() => f.close());
     const relayer = () => chain.accounts.relayer.address;
 

@@ -7,7 +7,7 @@ import { PRICE, type FacilitatorFixture, paymentBody, requirementsFor, startFaci
 let chain: LocalChain;
 beforeAll(async () => {
   chain = await startChain({ payers: 3 });
-}, 30_000);
+}, 60_000);
 afterAll(() => chain.stop());
 
 for (const kind of databaseKinds) {
@@ -15,7 +15,7 @@ for (const kind of databaseKinds) {
     let f: FacilitatorFixture;
     beforeAll(async () => {
       f = await startFacilitatorFixture(chain, kind);
-    }, 30_000);
+    }, 60_000);
     afterAll(() => f.close());
 
     it('verifies, then settles, moving exactly the price from payer to payee and storing the receipt', async () => {

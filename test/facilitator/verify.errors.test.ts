@@ -19,7 +19,7 @@ const now = () => BigInt(Math.floor(Date.now() / 1000));
 let chain: LocalChain;
 beforeAll(async () => {
   chain = await startChain({ payers: 2 });
-}, 30_000);
+}, 60_000);
 afterAll(() => chain.stop());
 
 /** The same signature with s' = n - s and the other recovery byte: it recovers, the token refuses it. */
@@ -34,7 +34,7 @@ for (const kind of databaseKinds) {
     let f: FacilitatorFixture;
     beforeAll(async () => {
       f = await startFacilitatorFixture(chain, kind);
-    }, 30_000);
+    }, 60_000);
     afterAll(() => f.close());
 
     const payee = () => chain.accounts.payee.address;

@@ -12,7 +12,7 @@ import { type FacilitatorFixture, paymentBody, requirementsFor, startFacilitator
 let chain: LocalChain;
 beforeAll(async () => {
   chain = await startChain({ payers: 1 });
-}, 30_000);
+}, 60_000);
 afterAll(() => chain.stop());
 
 const variants: [string, (r: PaymentRequirements) => Record<string, unknown>, boolean][] = [
@@ -31,7 +31,7 @@ for (const kind of databaseKinds) {
     let f: FacilitatorFixture;
     beforeAll(async () => {
       f = await startFacilitatorFixture(chain, kind);
-    }, 30_000);
+    }, 60_000);
     afterAll(() => f.close());
 
     for (const [what, mutate, matches] of variants) {

@@ -119,7 +119,7 @@ describe('facilitator over a socket', () => {
     f = await startFacilitatorFixture(chain, 'embedded');
     f.facilitator.app.listen({ hostname: '127.0.0.1', port: 0, ...LISTENER_OPTIONS });
     port = f.facilitator.app.server!.port!;
-  }, 30_000);
+  }, 60_000);
   afterAll(async () => {
     await f.facilitator.app.stop();
     await f.close();

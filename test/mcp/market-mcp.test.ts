@@ -62,7 +62,7 @@ describe('market mcp over stdio', () => {
     const paying = await payingEnv({ MARKET_MCP_MAX_PRICE: '$0.015', MARKET_MCP_ALLOW: `${weather.slug},${pricey.slug}` });
     payer = paying.payer;
     [discovery, limited] = await Promise.all([stdioClient(worldEnv(world, `${home.path}/nowallet`)), stdioClient(paying.env)]);
-  }, 30_000);
+  }, 60_000);
   afterAll(async () => {
     await Promise.all([discovery?.close(), limited?.close()]);
   });
@@ -157,7 +157,7 @@ describe('market mcp over stdio', () => {
       budget: { period: 'day', limit: '1000000', spent: '10000', remaining: '990000' },
       limits: { maxPricePerCall: '15000', allowList: [weather.slug, pricey.slug] },
     });
-  }, 30_000);
+  });
 
   it('refuses input that fails the schema before any request to the skill', async () => {
     const served = world.server.requests.filter((r) => r.skill === weather.name).length;
@@ -213,7 +213,7 @@ describe('market mcp over stdio', () => {
     }
     expect(proofsTo(skill.name)).toHaveLength(2);
     expect(await world.chain.balanceOf(payer.address)).toBe(balance);
-  }, 30_000);
+  });
 
   it('runs discovery-only without a wallet: reading works, calls explain how to add one', async () => {
     expect((await tool(discovery, 'get_skill', { slug: offList.slug })).structuredContent.slug).toBe(offList.slug);
@@ -318,7 +318,7 @@ describe('market mcp paying a skill served by market serve', () => {
       await serve.exited;
       await drained;
     }
-  }, 30_000);
+  });
 });
 
 describe('market mcp over Streamable HTTP', () => {
@@ -372,7 +372,7 @@ describe('market mcp over Streamable HTTP', () => {
       await client.close();
       await server.stop();
     }
-  }, 30_000);
+  });
 
   it('asks for the bearer token when one is set, and refuses to listen beyond loopback without one', async () => {
     const token = 'a-long-enough-test-token-0123456789';
@@ -398,7 +398,7 @@ describe('market mcp over Streamable HTTP', () => {
     );
     expect(await exposed.exited).toBe(1);
     expect(await new Response(exposed.stderr).text()).toContain('MARKET_MCP_TOKEN');
-  }, 30_000);
+  });
 });
 
 describe('stdout', () => {
@@ -445,5 +445,5 @@ describe('stdout', () => {
     for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += chunk.value;
     expect(rest).toBe('');
     expect(await new Response(child.stderr).text()).toContain('market mcp: discovery only');
-  }, 30_000);
+  });
 });

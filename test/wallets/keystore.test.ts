@@ -55,7 +55,7 @@ describe('Web3 Secret Storage v3 keystores', () => {
 
   it('opens the definition’s scrypt test vector (n 2^18, r 1, p 8)', async () => {
     expect(await decryptKeystore(JSON.stringify(SCRYPT_VECTOR), VECTOR_PASSWORD)).toBe(VECTOR_KEY);
-  }, 30_000);
+  });
 
   it('refuses the test vectors with a wrong passphrase', async () => {
     expect(await failure(decryptKeystore(PBKDF2_VECTOR, 'testpassword!'))).toBe('wrong_passphrase');
@@ -145,7 +145,7 @@ describe('Web3 Secret Storage v3 keystores', () => {
     expect(err).toBe('');
     expect(code).toBe(0);
     expect(out.trim()).toBe(privateKeyToAddress(key));
-  }, 30_000);
+  });
 
   it('bundles for a browser page with no node: import, and what the page writes opens on the server', async () => {
     const built = await Bun.build({
@@ -161,5 +161,5 @@ describe('Web3 Secret Storage v3 keystores', () => {
     const key = generatePrivateKey();
     const written = await pageEncrypt(key, 'made in a page', FAST);
     expect(await decryptKeystore(written, 'made in a page')).toBe(key);
-  }, 30_000);
+  });
 });

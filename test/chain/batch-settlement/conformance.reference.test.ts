@@ -93,7 +93,7 @@ beforeAll(async () => {
   expect(probe.status).toBe(402);
   const [requirements] = decodePaymentRequiredHeader(probe.headers.get('PAYMENT-REQUIRED')!).accepts;
   config = clientScheme.buildChannelConfig(requirements!) as ChannelConfig;
-}, 30_000);
+}, 60_000);
 
 afterAll(async () => {
   for (const server of servers) server.stop(true);

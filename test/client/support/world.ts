@@ -90,7 +90,7 @@ export function useWorld(options: { chain: boolean }): World {
     world.group = (await world.creator.group()).name;
     const consumer = await walletSignIn(fx.request);
     world.consumerKey = (await createKey(fx.request, consumer.token, 'consumer')).key;
-  }, 30_000);
+  }, 60_000);
 
   afterAll(async () => {
     await world.server?.close();

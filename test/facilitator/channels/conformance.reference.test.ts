@@ -20,7 +20,7 @@ const DEPOSIT = 10n * PRICE;
 let chain: LocalChain;
 beforeAll(async () => {
   chain = await startChain({ payers: 2, payees: 2 });
-}, 30_000);
+}, 60_000);
 afterAll(() => chain.stop());
 
 const selector = (name: 'deposit' | 'claimWithSignature' | 'multicall' | 'settle') =>
@@ -44,7 +44,7 @@ for (const kind of databaseKinds) {
       payers = await Promise.all([chain.createAccount({ usdc: 1_000_000n }), chain.createAccount({ usdc: 1_000_000n })]);
       servers = payees.map((p, i) => referenceServer(chain, facilitator.keyed(keys[i]!.key), p.address));
       clients = payers.map((p) => referenceClient(chain, p));
-    }, 30_000);
+    }, 60_000);
     afterAll(async () => {
       for (const s of servers) s.stop();
       await facilitator.close();

@@ -40,7 +40,7 @@ beforeAll(async () => {
       return new Response(await answer.text(), { headers: { 'content-type': 'application/json' } });
     },
   });
-}, 30_000);
+}, 60_000);
 
 afterAll(async () => {
   proxy?.stop(true);

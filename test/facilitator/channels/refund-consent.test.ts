@@ -31,7 +31,7 @@ beforeAll(async () => {
       ],
     },
   });
-}, 30_000);
+}, 60_000);
 afterAll(async () => {
   await f?.close();
   await chain?.stop();

@@ -17,7 +17,7 @@ import { body, channelRequirements, claimRowOf, depositPayload, newChannel, PRIC
 let chain: LocalChain;
 beforeAll(async () => {
   chain = await startChain({ relayers: 2 });
-}, 30_000);
+}, 60_000);
 afterAll(() => chain.stop());
 
 const contract = { address: BATCH_SETTLEMENT_ADDRESS, abi: batchSettlementAbi } as const;
@@ -39,7 +39,7 @@ for (const kind of databaseKinds) {
     let f: FacilitatorFixture;
     beforeAll(async () => {
       f = await startFacilitatorFixture(chain, kind, { relayers: [chain.accounts.relayers[0]!] });
-    }, 30_000);
+    }, 60_000);
     afterAll(() => f.close());
 
     it('settles a deposit once: the same authorization again is refused at /verify and /settle, and nothing more is sent', async () => {
