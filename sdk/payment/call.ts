@@ -231,7 +231,9 @@ export class PaidCall<T = unknown> {
     const { resource } = offered;
     let payment: SignedPayment;
     try {
-      payment = await scheme.sign(choice.terms, this.signer, previous ? { resource, previous } : { resource });
+      const room = this.ctx.ledger.snapshot().remaining;
+      const context = { resource, ...(previous ? { previous } : {}), ...(room === undefined ? {} : { room }) };
+      payment = await scheme.sign(choice.terms, this.signer, context);
       echoDeclaredExtensions(payment, offered.extensions);
     } catch (error) {
       reservation.release();

@@ -6,6 +6,10 @@
  * answer is checked (charged ≤ asked, the server's cumulative = this client's + the charge, the
  * same channel); a server that fails a check gets no more vouchers. Vouchers of one channel are
  * signed one at a time (a lock per channel, held from signing until the call is over).
+ *
+ * A voucher key held in this process also signs the next call's voucher while a call is in flight
+ * (voucher-ahead.ts), on a record in step with the server, within the channel's balance and when
+ * the budget has room for one more call; a corrective 402, a smaller charge or a lost answer drops it.
  */
 import { getAddress, isAddress, recoverTypedDataAddress, zeroAddress } from 'viem';
 import { MarketError, type ChargeState } from '../http/errors';
@@ -34,6 +38,7 @@ import { text, tokenDomainProblem, windowProblem } from './checks';
 import { type ChannelRecord, type ChannelStore, memoryChannelStore } from './channel-store';
 import type { PaymentScheme, Refusal, RefusalVerdict, Settlement, SignedPayment, Terms } from './scheme';
 import type { PaymentSigner } from './signer';
+import { vouchersAhead } from './voucher-ahead';
 import { BYTES32_PATTERN } from '../x402/patterns';
 
 export { type ChannelOnChain, type ChannelReader, createChannelReader } from '../x402/channel-reader';
@@ -109,6 +114,7 @@ export function channelScheme(options: ChannelSchemeOptions): ChannelScheme {
   const depositCalls = BigInt(options.depositCalls ?? 10);
   const minCalls = BigInt(options.minCalls ?? 3);
   const locks = new Map<string, Promise<void>>();
+  const ahead = vouchersAhead();
   /** The release of the channel lock a payment (and its re-signed successors) holds. */
   const held = new WeakMap<object, () => void>();
 
@@ -131,11 +137,15 @@ export function channelScheme(options: ChannelSchemeOptions): ChannelScheme {
     };
   };
 
-  const recordOf = async (config: ChannelConfig, network: string, channelId: Hex): Promise<ChannelRecord> => {
+  /** The channel's record: the store's, else recovered from the chain (`recovered`: the charge may be behind the server's). */
+  const recordOf = async (config: ChannelConfig, network: string, channelId: Hex): Promise<ChannelRecord & { recovered?: true }> => {
     const known = await store.get(channelId);
     if (known && !known.resync) return known;
     const onChain = await chain?.read(channelId).catch(() => undefined);
-    if (known) return onChain ? { ...known, balance: (onChain.balance - onChain.withdrawAmount).toString(), resync: false } : known;
+    if (known)
+      return onChain
+        ? { ...known, balance: (onChain.balance - onChain.withdrawAmount).toString(), resync: false, recovered: true }
+        : { ...known, recovered: true };
     // Recovery as the scheme describes it: the chain's balance, and its totalClaimed as the base
     // (a server holding later vouchers says so in a corrective 402).
     return {
@@ -144,10 +154,12 @@ export function channelScheme(options: ChannelSchemeOptions): ChannelScheme {
       config,
       balance: onChain ? (onChain.balance - onChain.withdrawAmount).toString() : '0',
       charged: onChain ? onChain.totalClaimed.toString() : '0',
+      recovered: true,
     };
   };
 
   const stop = async (payment: ChannelPayment, why: string): Promise<void> => {
+    ahead.drop(payment.payload.payload.voucher.channelId);
     const record = await store.get(payment.payload.payload.voucher.channelId);
     if (record) await store.set({ ...record, stopped: why });
   };
@@ -203,7 +215,7 @@ export function channelScheme(options: ChannelSchemeOptions): ChannelScheme {
       return { ok: true, requirements };
     },
 
-    async sign(terms, signer, { resource, previous }) {
+    async sign(terms, signer, { resource, previous, room }) {
       const requirements = terms.requirements;
       const chainId = parseCaip2(requirements.network);
       const voucherSigner = options.voucherSigner ?? signer;
@@ -213,7 +225,7 @@ export function channelScheme(options: ChannelSchemeOptions): ChannelScheme {
       const release = inherited && previous.payload.payload.voucher.channelId === channelId ? inherited : await lock(channelId);
       if (inherited && inherited !== release) inherited();
       try {
-        const record = await recordOf(config, requirements.network, channelId);
+        const { recovered, ...record } = await recordOf(config, requirements.network, channelId);
         if (record.stopped) {
           throw new MarketError('channel_stopped', `no more vouchers on channel ${channelId}: ${record.stopped}`, { charged: 'no' });
         }
@@ -240,14 +252,7 @@ export function channelScheme(options: ChannelSchemeOptions): ChannelScheme {
           deposit = await signDeposit(signer, requirements, channelId, target > options.maxDeposit ? options.maxDeposit : target);
         }
         const digest = voucherDigest(channelId, max, chainId);
-        const signature = voucherSigner.signDigest
-          ? await voucherSigner.signDigest(digest)
-          : await voucherSigner.signTypedData({
-              domain: batchSettlementDomain(chainId),
-              types: voucherTypes,
-              primaryType: 'Voucher',
-              message: { channelId, maxClaimableAmount: max },
-            });
+        const signature = await ahead.sign(voucherSigner, channelId, max, chainId);
         const payload: ChannelPayload = {
           type: deposit ? 'deposit' : 'voucher',
           channelConfig: config,
@@ -265,6 +270,10 @@ export function channelScheme(options: ChannelSchemeOptions): ChannelScheme {
           channelId,
         };
         held.set(payment, release);
+        // The next call's voucher, if this one is charged in full: on a record in step with the server, within the
+        // balance already deposited and the budget.
+        if (!deposit && !recovered && max + amount <= balance && (room === undefined || room >= amount))
+          ahead.start(voucherSigner, channelId, max + amount, chainId);
         return payment;
       } catch (error) {
         release();
@@ -277,6 +286,7 @@ export function channelScheme(options: ChannelSchemeOptions): ChannelScheme {
       if (reason === CHANNEL_BUSY) return { type: 'retry', terms: await refusal.choose(), afterMs: 1000 };
       if (reason !== CUMULATIVE_MISMATCH && reason !== BELOW_CLAIMED) return { type: 'refused' };
       const voucher = payment.payload.payload.voucher;
+      ahead.drop(voucher.channelId);
       const offer = refusal.candidates.find((c) => isRecord(c) && c.scheme === 'batch-settlement') as { extra?: unknown } | undefined;
       const extra = isRecord(offer?.extra) ? offer.extra : {};
       const state = isRecord(extra.channelState) ? extra.channelState : {};
@@ -343,8 +353,12 @@ export function channelScheme(options: ChannelSchemeOptions): ChannelScheme {
     },
 
     async finish(payment: ChannelPayment, charged: ChargeState) {
+      const { channelId } = payment.payload.payload.voucher;
       try {
+        // The voucher signed ahead is ready before the call ends (usually it was signed while the call was in flight).
+        if (charged !== 'unknown') await ahead.ready(channelId);
         if (charged === 'unknown') {
+          ahead.drop(channelId);
           const record = await store.get(payment.payload.payload.voucher.channelId);
           if (record) await store.set({ ...record, resync: true });
         }

@@ -99,6 +99,8 @@ export interface SignContext<P = unknown> {
   resource: ResourceInfo;
   /** The same call's payment a 402 refused, when the pipeline signs again for a retry the scheme asked for. */
   previous?: SignedPayment<P>;
+  /** What the budget leaves after this call's own reservation (atomic units); undefined without a budget. */
+  room?: bigint;
 }
 
 /** A 402 answered to a payment. */

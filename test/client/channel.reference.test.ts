@@ -187,7 +187,7 @@ describe('paying the reference batch-settlement server', () => {
     const market = channelClient({ wallet: account, rpcUrl: undefined });
     const block = await world.chain.publicClient.getBlockNumber();
     expect(await market.call(honest.skill.slug, { i: 6 })).toEqual({ echo: { i: 6 }, n: 6 });
-    expect(account.signatures).toBe(1); // one voucher, no deposit, no re-signing
+    expect(account.signatures).toBe(2); // one voucher and the next call's, signed ahead; no deposit, no re-signing
     expect(await world.chain.publicClient.getBlockNumber()).toBe(block);
     expect((await market.channels())[0]).toMatchObject({ charged: `${6n * PRICE}`, deposit: `${DEPOSIT}` });
   });
@@ -197,8 +197,9 @@ describe('paying the reference batch-settlement server', () => {
     const account = countingAccount(payer);
     const market = channelClient({ wallet: account });
     expect(await market.call(honest.skill.slug, { i: 7 })).toEqual({ echo: { i: 7 }, n: 7 });
-    // Recovered base: the chain's 0 claimed, refused; then the server's own 6 calls, re-signed once.
-    expect(account.signatures).toBe(2);
+    // Recovered base: the chain's 0 claimed, refused (nothing signed ahead on a recovered record); then the server's
+    // own 6 calls, re-signed once, and the next call's voucher signed ahead.
+    expect(account.signatures).toBe(3);
     expect((await market.channels())[0]).toMatchObject({ charged: `${7n * PRICE}`, deposit: `${DEPOSIT}`, claimed: '0' });
     expect(await onChain(channelId)).toEqual([DEPOSIT, 0n]);
   });
@@ -208,7 +209,8 @@ describe('paying the reference batch-settlement server', () => {
     const market = channelClient({ wallet: account });
     const results = await Promise.all([8, 9, 10].map((i) => market.call<{ echo: { i: number } }>(honest.skill.slug, { i })));
     expect(results.map((r) => r.echo.i)).toEqual([8, 9, 10]);
-    expect(account.signatures).toBe(3); // no voucher refused and signed again
+    // Three vouchers (two of them signed ahead), none refused and signed again, none for an 11th call past the 10 deposited.
+    expect(account.signatures).toBe(3);
     expect((await market.channels())[0]).toMatchObject({ charged: `${10n * PRICE}`, deposit: `${DEPOSIT}` });
     expect(honest.handled).toBe(10);
   });

@@ -146,7 +146,7 @@ export async function channelCall(
   route: SkillRoute,
   input: unknown,
   request: Request,
-  header: string,
+  header: Record<string, unknown>,
 ): Promise<Response> {
   const payment = readChannelPayment(header);
   if ('error' in payment) return toResponse(required(route, payment.error));

@@ -42,34 +42,34 @@ export interface ChannelSnapshot {
 const record = (value: unknown): Record<string, unknown> | undefined =>
   typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 
-/** Whether a PAYMENT-SIGNATURE / X-Payment value is a `batch-settlement` payment (cheap: no validation). */
-export function channelHeader(headers: Headers): string | undefined {
+/**
+ * The decoded PAYMENT-SIGNATURE / X-Payment value when it is a `batch-settlement` payment (cheap:
+ * no validation; {@link readChannelPayment} reads it without decoding the header again).
+ */
+export function channelHeader(headers: Headers): Record<string, unknown> | undefined {
   const value = headers.get('PAYMENT-SIGNATURE') ?? headers.get('X-PAYMENT');
   if (!value) return undefined;
   try {
     const decoded = record(decodeBase64Json(value, 'malformed_payment', 'payment header'));
-    return record(decoded?.accepted)?.scheme === 'batch-settlement' ? value : undefined;
+    return record(decoded?.accepted)?.scheme === 'batch-settlement' ? decoded : undefined;
   } catch {
     return undefined;
   }
 }
 
 /**
- * The header value when it carries a `batch-settlement` refund (the reference client sends its
+ * The decoded header when it carries a `batch-settlement` refund (the reference client sends its
  * refund with `GET` on the skill's path); undefined for any other payment.
  */
-export function channelRefundHeader(headers: Headers): string | undefined {
-  const value = channelHeader(headers);
-  if (!value) return undefined;
-  const decoded = record(decodeBase64Json(value, 'malformed_payment', 'payment header'));
-  return record(decoded?.payload)?.type === 'refund' ? value : undefined;
+export function channelRefundHeader(headers: Headers): Record<string, unknown> | undefined {
+  const decoded = channelHeader(headers);
+  return record(decoded?.payload)?.type === 'refund' ? decoded : undefined;
 }
 
-/** The payment in a header value, or the reason it is malformed (an x402 reason string). */
-export function readChannelPayment(header: string): ChannelPayment | { error: string } {
-  const original = record(decodeBase64Json(header, 'malformed_payment', 'payment header'));
-  const accepted = record(original?.accepted);
-  if (original?.x402Version !== 2 || !accepted) return { error: BATCH_SETTLEMENT_REASONS.payloadType };
+/** The payment in a decoded header ({@link channelHeader}), or the reason it is malformed (an x402 reason string). */
+export function readChannelPayment(original: Record<string, unknown>): ChannelPayment | { error: string } {
+  const accepted = record(original.accepted);
+  if (original.x402Version !== 2 || !accepted) return { error: BATCH_SETTLEMENT_REASONS.payloadType };
   let payload: BatchClientPayload;
   try {
     payload = parseBatchClientPayload(original.payload);

@@ -24,16 +24,19 @@
  * chain refuses its records after the configured number of checks. `settled_claimed` says how far
  * the receiver's settle sweeps reached: a counted record at or below it is settled.
  */
-import { and, asc, eq, lte } from 'drizzle-orm';
+import { and, asc, eq, inArray, lte } from 'drizzle-orm';
 import type { PaymentVerificationConfig } from '../../../config';
 import type { Database } from '../../../db';
 import { channelCalls, paymentChannels, skills } from '../../../db/schema';
-import { countPaidCall } from '../stats';
+import { countPaidCalls } from '../stats';
 import { emitEvent } from '../webhook-events';
 import type { ChannelOnChain } from './chain-check';
 
 type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
 type Channel = typeof paymentChannels.$inferSelect;
+
+/** Records marked counted per statement. */
+const COUNTED_PER_UPDATE = 5_000;
 
 /** The largest charge a channel can hold (uint128). */
 export const MAX_CHANNEL_AMOUNT = 2n ** 128n - 1n;
@@ -50,29 +53,34 @@ export interface ChannelCall {
 /**
  * Records channel calls (inside the caller's transaction) and puts their channels under watch
  * now; answers, in order, whether each was new (false: the skill already has a record of that
- * channel and cumulative charge).
+ * channel and cumulative charge, or an earlier record of the batch had them). Two statements
+ * whatever the batch's size: one upsert of its channels, one insert of its records, each in one
+ * order (channel, cumulative, skill), so concurrent batches take their row locks in the same order.
  */
 export async function recordChannelCalls(tx: Tx, calls: readonly ChannelCall[], now: Date): Promise<boolean[]> {
   if (calls.length === 0) return [];
-  const channels = [...new Map(calls.map((c) => [c.channelId, c.network])).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  for (const [channelId, network] of channels) {
-    await tx
-      .insert(paymentChannels)
-      .values({ channelId, network, nextAttemptAt: now, createdAt: now })
-      .onConflictDoUpdate({ target: paymentChannels.channelId, set: { status: 'watching', attempts: 0, nextAttemptAt: now } });
-  }
-  const fresh = new Set<string>();
-  for (const call of calls) {
-    const key = `${call.skillId}\n${call.channelId}\n${call.cumulative}`;
-    if (fresh.has(key)) continue;
-    const inserted = await tx
-      .insert(channelCalls)
-      .values({ skillId: call.skillId, channelId: call.channelId, cumulative: call.cumulative, amount: call.amount, createdAt: now })
-      .onConflictDoNothing()
-      .returning({ id: channelCalls.id });
-    if (inserted.length > 0) fresh.add(key);
-  }
-  return calls.map((c) => fresh.delete(`${c.skillId}\n${c.channelId}\n${c.cumulative}`));
+  const byOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  const channels = [...new Map(calls.map((c) => [c.channelId, c.network])).entries()].sort(([a], [b]) => byOrder(a, b));
+  await tx
+    .insert(paymentChannels)
+    .values(channels.map(([channelId, network]) => ({ channelId, network, nextAttemptAt: now, createdAt: now })))
+    .onConflictDoUpdate({ target: paymentChannels.channelId, set: { status: 'watching', attempts: 0, nextAttemptAt: now } });
+  const keyOf = (c: { skillId: string; channelId: string; cumulative: bigint }) => `${c.skillId}\n${c.channelId}\n${c.cumulative}`;
+  const first = new Map<string, ChannelCall>();
+  for (const call of calls) if (!first.has(keyOf(call))) first.set(keyOf(call), call);
+  const rows = [...first.values()].sort(
+    (a, b) =>
+      byOrder(a.channelId, b.channelId) ||
+      (a.cumulative < b.cumulative ? -1 : a.cumulative > b.cumulative ? 1 : 0) ||
+      byOrder(a.skillId, b.skillId),
+  );
+  const inserted = await tx
+    .insert(channelCalls)
+    .values(rows.map((c) => ({ skillId: c.skillId, channelId: c.channelId, cumulative: c.cumulative, amount: c.amount, createdAt: now })))
+    .onConflictDoNothing()
+    .returning({ skillId: channelCalls.skillId, channelId: channelCalls.channelId, cumulative: channelCalls.cumulative });
+  const fresh = new Set(inserted.map(keyOf));
+  return calls.map((c) => fresh.delete(keyOf(c)));
 }
 
 /** Watched channels whose time has come, oldest first. */
@@ -138,6 +146,8 @@ export async function decideChannel(
       counted.some((o) => c.cumulative - c.amount < o.cumulative && o.cumulative - o.amount < c.cumulative);
     const decision: ChannelDecision = { counted: 0, refused: 0, earned: 0 };
     const claimedFor = new Map<string, { calls: number; amount: bigint }>();
+    /** Counted now: marked and added to the counters together after the loop. */
+    const newlyCounted: (typeof channelCalls.$inferSelect)[] = [];
     const refuse = async (id: string, reason: string) => {
       await tx.update(channelCalls).set({ status: 'refused', reason, decidedAt: now }).where(eq(channelCalls.id, id));
       decision.refused += 1;
@@ -153,13 +163,23 @@ export async function decideChannel(
       } else if (call.cumulative > onChain.totalClaimed) {
         decision.earned += 1;
       } else {
-        await tx.update(channelCalls).set({ status: 'counted', reason: null, decidedAt: now }).where(eq(channelCalls.id, call.id));
-        await countPaidCall(tx, call.skillId, call.amount, call.createdAt);
+        newlyCounted.push(call);
         counted.push({ ...call, status: 'counted' });
         const sum = claimedFor.get(call.skillId) ?? { calls: 0, amount: 0n };
         claimedFor.set(call.skillId, { calls: sum.calls + 1, amount: sum.amount + call.amount });
         decision.counted += 1;
       }
+    }
+    if (newlyCounted.length > 0) {
+      // In slices that stay far below PostgreSQL's limit of parameters per statement.
+      for (let i = 0; i < newlyCounted.length; i += COUNTED_PER_UPDATE) {
+        const ids = newlyCounted.slice(i, i + COUNTED_PER_UPDATE).map((c) => c.id);
+        await tx.update(channelCalls).set({ status: 'counted', reason: null, decidedAt: now }).where(inArray(channelCalls.id, ids));
+      }
+      await countPaidCalls(
+        tx,
+        newlyCounted.map((c) => ({ skillId: c.skillId, amount: c.amount, calledAt: c.createdAt })),
+      );
     }
     // Newly settled: counted records between the previous sweep's reach and this one's.
     const settledFor = new Map<string, { calls: number; amount: bigint }>();

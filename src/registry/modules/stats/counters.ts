@@ -79,16 +79,57 @@ export async function countUnpaidCalls(tx: Tx, calls: ReadonlyMap<string, number
 export async function countPaidCall(tx: Tx, skillId: string, amount: bigint, calledAt: Date, uncount = false): Promise<void> {
   const sign = uncount ? -1 : 1;
   const revenue = uncount ? -amount : amount;
+  await addPaidCalls(tx, skillId, sign, revenue, uncount ? undefined : calledAt);
+  await bumpDaily(tx, skillId, calledAt, { calls: sign, revenue });
+}
+
+/** Adds `calls` paid calls (negative: taken back) and their revenue to a skill's counters; `calledAt` moves its last call. */
+async function addPaidCalls(tx: Tx, skillId: string, calls: number, revenue: bigint, calledAt?: Date): Promise<void> {
   await tx
     .update(skillStats)
     .set({
-      callCount: sql`${skillStats.callCount} + ${sign}`,
-      paidCallCount: sql`${skillStats.paidCallCount} + ${sign}`,
+      callCount: sql`${skillStats.callCount} + ${calls}`,
+      paidCallCount: sql`${skillStats.paidCallCount} + ${calls}`,
       totalRevenue: sql`${skillStats.totalRevenue} + ${revenue}`,
-      ...(uncount ? {} : { lastCalledAt: sql`greatest(${skillStats.lastCalledAt}, ${calledAt.toISOString()}::timestamptz)` }),
+      ...(calledAt ? { lastCalledAt: sql`greatest(${skillStats.lastCalledAt}, ${calledAt.toISOString()}::timestamptz)` } : {}),
     })
     .where(eq(skillStats.skillId, skillId));
-  await bumpDaily(tx, skillId, calledAt, { calls: sign, revenue });
+}
+
+/**
+ * Paid calls counted together (a channel's claimed records): the same sums as one
+ * {@link countPaidCall} per call, in one statement per skill and one per skill and day, skills in
+ * one order so concurrent batches take their row locks alike.
+ */
+export async function countPaidCalls(tx: Tx, calls: readonly { skillId: string; amount: bigint; calledAt: Date }[]): Promise<void> {
+  const bySkill = new Map<string, { calls: number; revenue: bigint; last: Date; days: Map<string, { calls: number; revenue: bigint }> }>();
+  for (const { skillId, amount, calledAt } of calls) {
+    const skill = bySkill.get(skillId) ?? { calls: 0, revenue: 0n, last: calledAt, days: new Map() };
+    skill.calls += 1;
+    skill.revenue += amount;
+    if (calledAt > skill.last) skill.last = calledAt;
+    const day = skill.days.get(dayOf(calledAt)) ?? { calls: 0, revenue: 0n };
+    day.calls += 1;
+    day.revenue += amount;
+    skill.days.set(dayOf(calledAt), day);
+    bySkill.set(skillId, skill);
+  }
+  for (const skillId of [...bySkill.keys()].sort()) {
+    const { calls: n, revenue, last, days } = bySkill.get(skillId)!;
+    await addPaidCalls(tx, skillId, n, revenue, last);
+    await tx
+      .insert(skillDaily)
+      .values(
+        [...days].sort(([a], [b]) => (a < b ? -1 : 1)).map(([day, d]) => ({ skillId, day, views: 0, calls: d.calls, revenue: d.revenue })),
+      )
+      .onConflictDoUpdate({
+        target: [skillDaily.skillId, skillDaily.day],
+        set: {
+          calls: sql`${skillDaily.calls} + excluded.calls`,
+          revenue: sql`${skillDaily.revenue} + excluded.revenue`,
+        },
+      });
+  }
 }
 
 /** A new review's score (`previousScore` undefined), or a changed one. */

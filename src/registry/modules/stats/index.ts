@@ -3,4 +3,13 @@
  * inside its own transaction. A leaf: it imports no other module, so skills, payments, reviews and
  * analytics all build on it.
  */
-export { countFavorite, countPaidCall, countReview, countUnpaidCalls, countView, createSkillStats, dayOf } from './counters';
+export {
+  countFavorite,
+  countPaidCall,
+  countPaidCalls,
+  countReview,
+  countUnpaidCalls,
+  countView,
+  createSkillStats,
+  dayOf,
+} from './counters';
