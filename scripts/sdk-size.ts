@@ -1,6 +1,6 @@
 /**
  * Prints the SDK's size as users get it and fails over budget: the packed tarball (`npm pack`,
- * under 201 kB) and the consumer entry `skill-market` bundled for a page, minified and gzipped,
+ * under 204 kB) and the consumer entry `skill-market` bundled for a page, minified and gzipped,
  * viem left out (under 64 kB). Also each browser entry's size and that none reaches a Node
  * built-in. `npm run size` builds first; this script packs without building again.
  */
