@@ -136,7 +136,11 @@ async function checkToken(client: PublicClient | undefined, target: DoctorTarget
     };
   }
   if (decimals !== 6)
-    return { name: 'token', status: 'warn', detail: `${name} (EIP-712 "${name}" v${version}) has ${decimals} decimals, not USDC's 6` };
+    return {
+      name: 'token',
+      status: 'warn',
+      detail: `${name} (EIP-712 "${name}" v${version}) has ${decimals} decimals, not USDC's 6: serve it with --asset-decimals ${decimals}`,
+    };
   return { name: 'token', status: 'ok', detail: `${asset} is "${name}" version ${version}, 6 decimals, with EIP-3009 transfers` };
 }
 
