@@ -9,6 +9,8 @@ export type DatabaseConfig =
       poolSize: number;
       /** A read replica for discovery reads (DATABASE_READ_URL); unset: everything reads the primary. */
       readUrl?: string;
+      /** How long one statement may take before the database counts as unavailable; default DATABASE_DEADLINE_MS (src/db/deadline.ts). */
+      deadlineMs?: number;
     }
   | { kind: 'embedded'; dataDir: string };
 

@@ -17,7 +17,9 @@ export interface OpenOptions {
 /** Opens the configured database and brings its schema up to date. */
 export async function openDatabase(config: DatabaseConfig, options: OpenOptions = {}): Promise<DatabaseHandle> {
   const handle =
-    config.kind === 'postgres' ? openPostgres(config.url, config.poolSize, config.readUrl) : await openEmbedded(config.dataDir);
+    config.kind === 'postgres'
+      ? openPostgres(config.url, config.poolSize, config.readUrl, config.deadlineMs)
+      : await openEmbedded(config.dataDir);
   try {
     // Migrations may rightly take long: they run without the per-statement deadline.
     if (options.migrate !== false) await migrate(handle.kind === 'postgres' ? (handle as PostgresHandle).unbounded : handle.db);
@@ -48,13 +50,13 @@ function postgresClient(url: string, poolSize: number, applicationName: string) 
 }
 
 /** The primary's pool, and a pool of the same size on `readUrl` (a replica) when given. */
-function openPostgres(url: string, poolSize: number, readUrl?: string): PostgresHandle {
+function openPostgres(url: string, poolSize: number, readUrl?: string, deadlineMs = DATABASE_DEADLINE_MS): PostgresHandle {
   const client = postgresClient(url, poolSize, APPLICATION_NAME);
   const reader = readUrl ? postgresClient(readUrl, poolSize, READ_APPLICATION_NAME) : undefined;
-  const db = drizzlePostgres(withDeadline(client), { schema }) as unknown as Database;
+  const db = drizzlePostgres(withDeadline(client, deadlineMs), { schema }) as unknown as Database;
   return {
     db,
-    read: reader ? (drizzlePostgres(withDeadline(reader), { schema }) as unknown as Database) : db,
+    read: reader ? (drizzlePostgres(withDeadline(reader, deadlineMs), { schema }) as unknown as Database) : db,
     unbounded: drizzlePostgres(client, { schema }) as unknown as Database,
     kind: 'postgres',
     // A dedicated connection of postgres.js, outside the pool, that reconnects by itself.

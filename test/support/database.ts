@@ -54,10 +54,18 @@ export async function createPostgresDatabase(): Promise<{ url: string; drop(): P
   };
 }
 
+/**
+ * The statement deadline of test databases. The registry's own (1.5 s, src/db/deadline.ts) makes a
+ * statement that waits longer a 503, which test/hostile/database-down.test.ts checks on its own
+ * databases; on a loaded test machine a hundred transactions queued on one row wait longer than
+ * that without anything being wrong, so tests of everything else give the database 15 s.
+ */
+const TEST_STATEMENT_DEADLINE_MS = 15_000;
+
 /** A new database on the TEST_DATABASE_URL server, dropped again on close. */
 async function freshPostgres(): Promise<DatabaseHandle> {
   const created = await createPostgresDatabase();
-  const handle = await openDatabase({ kind: 'postgres', url: created.url, poolSize: 5 });
+  const handle = await openDatabase({ kind: 'postgres', url: created.url, poolSize: 5, deadlineMs: TEST_STATEMENT_DEADLINE_MS });
   return {
     ...handle,
     close: async () => {
@@ -71,7 +79,12 @@ async function freshPostgres(): Promise<DatabaseHandle> {
 export function secondPool(handle: DatabaseHandle): Promise<DatabaseHandle> {
   const o = (handle.db as unknown as { $client: { options: { host: string[]; port: number[]; database: string; user: string } } }).$client
     .options;
-  return openDatabase({ kind: 'postgres', url: `postgres://${o.user}@${o.host[0]}:${o.port[0]}/${o.database}`, poolSize: 5 });
+  return openDatabase({
+    kind: 'postgres',
+    url: `postgres://${o.user}@${o.host[0]}:${o.port[0]}/${o.database}`,
+    poolSize: 5,
+    deadlineMs: TEST_STATEMENT_DEADLINE_MS,
+  });
 }
 
 export function openTestDatabase(kind: DatabaseKind): Promise<DatabaseHandle> {

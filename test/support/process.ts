@@ -46,7 +46,7 @@ export function spawnMarket(args: string[], env: Record<string, string>, cwd?: s
 }
 
 /** Polls `url` until it answers 2xx; returns the parsed JSON body. */
-export async function waitForJson(url: string, timeoutMs = 30_000): Promise<unknown> {
+export async function waitForJson(url: string, timeoutMs = 60_000): Promise<unknown> {
   const answered = async () => {
     try {
       const res = await fetch(url);
