@@ -135,12 +135,10 @@ for (const kind of databaseKinds) {
           async () => (await fx.request('/analytics/call', jsonPost({ skillId: skill.id }, bearer(creator.key)))).status,
         ),
       );
-      expect(callStatuses.every((s) => s === 200 || s === 503)).toBe(true);
+      expect(callStatuses.every((s) => s === 200)).toBe(true);
       const after = await stats(skill.id);
       expect(after.viewCount).toBe(100);
-      // A call is not idempotent, so it is not retried: every answered call counts once, no refused one does.
-      expect(after.callCount).toBe(callStatuses.filter((s) => s === 200).length);
-      expect(after.callCount).toBeGreaterThan(0);
+      expect(after.callCount).toBe(100);
     });
 
     it('answers 400 for a skillId that is not a UUID and 404 for an unknown one', async () => {
