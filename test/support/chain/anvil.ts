@@ -21,6 +21,7 @@ import {
   type PrivateKeyAccount,
   type PublicClient,
   type TestClient,
+  type TransactionReceipt,
   type WalletClient,
   createPublicClient,
   createTestClient,
@@ -36,7 +37,7 @@ import {
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { readTokenBalance } from '../../../src/chain/token/balance';
 import { MULTICALL3_ADDRESS, testSmartWalletAbi, usdCoinAbi } from './abi';
-import { compileContracts } from './compile';
+import { type CompiledContracts, compileContracts } from './compile';
 import { spawnAnvil } from '../../../src/chain/anvil';
 import { installBatchSettlement } from '../../../src/chain/batch-settlement';
 import { USD_COIN_BYTECODE } from '../../../src/chain/token';
@@ -121,15 +122,42 @@ const DEFAULTS = {
 // Fixed fees and gas limits: set-up transactions then need no estimate or fee RPCs.
 const FEES = { maxFeePerGas: parseGwei('100'), maxPriorityFeePerGas: parseGwei('1') };
 
+/** How long one start may take before it is abandoned and started over on a fresh anvil. */
+const ATTEMPT_MS = 20_000;
+
 export async function startChain(options: StartChainOptions = {}): Promise<LocalChain> {
   // Field by field, so an explicit `undefined` still means "the default".
   const o = Object.fromEntries(
     Object.entries(DEFAULTS).map(([key, value]) => [key, options[key as keyof StartChainOptions] ?? value]),
   ) as typeof DEFAULTS;
-  const [compiled, anvil] = await Promise.all([
-    compileContracts(),
-    spawnAnvil(['--chain-id', String(o.chainId), '--accounts', '0', ...o.anvilArgs]),
-  ]);
+  const compiled = await compileContracts();
+  // A start that stalls (an anvil that stops answering on a loaded machine) is abandoned with the
+  // step it stalled at and tried once more on a fresh anvil, instead of hanging the test's hook.
+  try {
+    return await attempt(o, compiled);
+  } catch (error) {
+    console.error(`startChain: ${(error as Error).message}; starting a fresh anvil`);
+    return attempt(o, compiled);
+  }
+}
+
+async function attempt(o: typeof DEFAULTS, compiled: CompiledContracts): Promise<LocalChain> {
+  const anvil = await spawnAnvil(['--chain-id', String(o.chainId), '--accounts', '0', ...o.anvilArgs]);
+  const deadline = Date.now() + ATTEMPT_MS;
+  const within = async <T>(what: string, work: Promise<T>): Promise<T> => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`anvil set-up stalled at ${what}: not done ${ATTEMPT_MS} ms after anvil started`)),
+        Math.max(0, deadline - Date.now()),
+      );
+    });
+    try {
+      return await Promise.race([work, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
   try {
     const rpcUrl = `http://127.0.0.1:${anvil.port}`;
     const chain = defineChain({
@@ -146,7 +174,7 @@ export async function startChain(options: StartChainOptions = {}): Promise<Local
     const testClient = createTestClient({ ...clientOptions, mode: 'anvil' });
     const walletClient = (account: TestAccount) => createWalletClient({ ...clientOptions, account });
 
-    const chainIdOnNode = await publicClient.getChainId();
+    const chainIdOnNode = await within('eth_chainId', publicClient.getChainId());
     if (chainIdOnNode !== o.chainId) throw new Error(`anvil reports chain id ${chainIdOnNode}, wanted ${o.chainId}`);
 
     const deployer = newAccount();
@@ -155,11 +183,14 @@ export async function startChain(options: StartChainOptions = {}): Promise<Local
     const payees = Array.from({ length: o.payees }, newAccount);
     const walletOwner = newAccount();
     const everyone = [deployer, ...relayers, ...payers, ...payees, walletOwner];
-    await Promise.all([
-      ...everyone.map((a) => testClient.setBalance({ address: a.address, value: o.ethPerAccount })),
-      testClient.setCode({ address: MULTICALL3_ADDRESS, bytecode: compiled.Multicall3.deployedBytecode }),
-      installBatchSettlement(testClient),
-    ]);
+    await within(
+      'setting balances and code',
+      Promise.all([
+        ...everyone.map((a) => testClient.setBalance({ address: a.address, value: o.ethPerAccount })),
+        testClient.setCode({ address: MULTICALL3_ADDRESS, bytecode: compiled.Multicall3.deployedBytecode }),
+        installBatchSettlement(testClient),
+      ]),
+    );
 
     // The deployer's first transactions, sent back to back with explicit nonces; anvil mines each
     // on arrival, so only the receipts are awaited (together).
@@ -177,9 +208,9 @@ export async function startChain(options: StartChainOptions = {}): Promise<Local
     const hashes: Hash[] = [];
     for (const [nonce, tx] of setup.entries()) {
       const serializedTransaction = await deployer.signTransaction({ ...tx, ...FEES, nonce, chainId: o.chainId, type: 'eip1559' });
-      hashes.push(await publicClient.sendRawTransaction({ serializedTransaction }));
+      hashes.push(await within(`sending set-up transaction ${nonce}`, publicClient.sendRawTransaction({ serializedTransaction })));
     }
-    const receipts = await Promise.all(hashes.map((hash) => publicClient.waitForTransactionReceipt({ hash })));
+    const receipts = await within('the set-up receipts', receiptsOf(publicClient, hashes, deadline));
     const failed = receipts.findIndex((r) => r.status !== 'success');
     if (failed !== -1) throw new Error(`chain set-up transaction ${failed} reverted (${hashes[failed]})`);
 
@@ -246,6 +277,31 @@ function first<T>(items: readonly T[], what: string): T {
   const item = items[0];
   if (item === undefined) throw new Error(`startChain: at least one of ${what} is required`);
   return item;
+}
+
+/**
+ * The receipts of transactions an automining anvil mines on arrival, read until all are there: no
+ * block watcher, whose next block may never come once the last transaction is mined.
+ */
+async function receiptsOf(
+  publicClient: PublicClient<HttpTransport, Chain>,
+  hashes: readonly Hash[],
+  deadline: number,
+): Promise<TransactionReceipt[]> {
+  const found = new Map<Hash, TransactionReceipt>();
+  while (Date.now() < deadline) {
+    await Promise.all(
+      hashes
+        .filter((hash) => !found.has(hash))
+        .map(async (hash) => {
+          const receipt = await publicClient.getTransactionReceipt({ hash }).catch(() => undefined);
+          if (receipt) found.set(hash, receipt);
+        }),
+    );
+    if (found.size === hashes.length) return hashes.map((hash) => found.get(hash)!);
+    await Bun.sleep(20);
+  }
+  throw new Error(`${hashes.length - found.size} set-up receipts missing`);
 }
 
 /** Waits (bounded) until an automining anvil has mined every transaction it accepted. */
