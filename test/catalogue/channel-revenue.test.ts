@@ -211,6 +211,35 @@ for (const kind of databaseKinds) {
       expect(res.status).toBe(403);
     });
 
+    it('looks at a channel paid call after call no sooner than the pause after its last look, and still refuses a late record overlapping a settled count', async () => {
+      const { id, channel } = await skillWithChannel();
+      const claimed = async () => (await analytics(id)).channels.claimedCalls as number;
+      expect(await record([call(id, channel.channelId, 1000n)])).toEqual([{ status: 'recorded' }]);
+      await verify();
+      await claim(channel, 1000n);
+      // A new record right after a look: the channel is not read again until the pause has passed.
+      expect(await record([call(id, channel.channelId, 2000n)])).toEqual([{ status: 'recorded' }]);
+      const verifier = chainVerifier(fx, chain, config);
+      await verifier.verifyNow();
+      expect(await claimed()).toBe(0);
+      fx.clock.advance(fx.config.payments.retryBaseSeconds);
+      await verifier.verifyNow();
+      expect(await claimed()).toBe(1);
+
+      await claim(channel, 2000n);
+      await settlementTx(chain, channel.authorizer, 'settle', [channel.receiver.address, chain.token.address]);
+      await verify();
+      expect((await analytics(id)).channels).toMatchObject({ claimedCalls: 2, claimedAtomic: '2000', settledAtomic: '2000' });
+      // Long after: a record whose charge reaches into the settled ones is refused, the next one counts.
+      expect(await record([call(id, channel.channelId, 1500n), call(id, channel.channelId, 3000n)])).toEqual([
+        { status: 'recorded' },
+        { status: 'recorded' },
+      ]);
+      await claim(channel, 3000n);
+      await verify();
+      expect((await analytics(id)).channels).toMatchObject({ claimedCalls: 3, claimedAtomic: '3000', refusedCalls: 1, earnedCalls: 0 });
+    }, 60_000);
+
     it('lists the creator’s channels and the payer’s own, with balance, charged, claimed and settled', async () => {
       const { id, slug, channel } = await skillWithChannel();
       await record([call(id, channel.channelId, 1000n), call(id, channel.channelId, 2000n)]);

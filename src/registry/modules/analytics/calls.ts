@@ -87,6 +87,7 @@ export async function recordCalls(ctx: ServiceContext, userId: string, calls: re
       tx,
       channelCalls.map((c) => c.call),
       now,
+      ctx.config.payments.retryBaseSeconds,
     );
     for (const [i, c] of channelCalls.entries()) outcomes[c.index] = { status: fresh[i] ? 'recorded' : 'duplicate' };
     const paid = ordered.filter((a) => a.paymentRef !== null);

@@ -24,7 +24,7 @@
  * chain refuses its records after the configured number of checks. `settled_claimed` says how far
  * the receiver's settle sweeps reached: a counted record at or below it is settled.
  */
-import { and, asc, eq, inArray, lte } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, lte, sql } from 'drizzle-orm';
 import type { PaymentVerificationConfig } from '../../../config';
 import type { Database } from '../../../db';
 import { channelCalls, paymentChannels, skills } from '../../../db/schema';
@@ -51,20 +51,32 @@ export interface ChannelCall {
 }
 
 /**
- * Records channel calls (inside the caller's transaction) and puts their channels under watch
- * now; answers, in order, whether each was new (false: the skill already has a record of that
- * channel and cumulative charge, or an earlier record of the batch had them). Two statements
+ * Records channel calls (inside the caller's transaction) and puts their channels under watch;
+ * answers, in order, whether each was new (false: the skill already has a record of that channel
+ * and cumulative charge, or an earlier record of the batch had them). A new channel is due at once;
+ * a known one no sooner than `recheckSeconds` after its last check (or earlier if it was due
+ * earlier): a channel paid for many calls a second is read once per that time, not once per batch
+ * of records, and its revenue shows at most that much later than its claim. Two statements
  * whatever the batch's size: one upsert of its channels, one insert of its records, each in one
  * order (channel, cumulative, skill), so concurrent batches take their row locks in the same order.
  */
-export async function recordChannelCalls(tx: Tx, calls: readonly ChannelCall[], now: Date): Promise<boolean[]> {
+export async function recordChannelCalls(tx: Tx, calls: readonly ChannelCall[], now: Date, recheckSeconds: number): Promise<boolean[]> {
   if (calls.length === 0) return [];
   const byOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   const channels = [...new Map(calls.map((c) => [c.channelId, c.network])).entries()].sort(([a], [b]) => byOrder(a, b));
+  const at = sql`${now.toISOString()}::timestamptz`;
+  const soonest = sql`greatest(${at}, coalesce(${paymentChannels.checkedAt}, ${at}) + make_interval(secs => ${recheckSeconds}))`;
   await tx
     .insert(paymentChannels)
     .values(channels.map(([channelId, network]) => ({ channelId, network, nextAttemptAt: now, createdAt: now })))
-    .onConflictDoUpdate({ target: paymentChannels.channelId, set: { status: 'watching', attempts: 0, nextAttemptAt: now } });
+    .onConflictDoUpdate({
+      target: paymentChannels.channelId,
+      set: {
+        status: 'watching',
+        attempts: 0,
+        nextAttemptAt: sql`case when ${paymentChannels.status} = 'watching' then least(${paymentChannels.nextAttemptAt}, ${soonest}) else ${soonest} end`,
+      },
+    });
   const keyOf = (c: { skillId: string; channelId: string; cumulative: bigint }) => `${c.skillId}\n${c.channelId}\n${c.cumulative}`;
   const first = new Map<string, ChannelCall>();
   for (const call of calls) if (!first.has(keyOf(call))) first.set(keyOf(call), call);
@@ -138,10 +150,21 @@ export async function decideChannel(
       .select({ call: channelCalls, paymentAddress: skills.paymentAddress, network: skills.network })
       .from(channelCalls)
       .innerJoin(skills, eq(skills.id, channelCalls.skillId))
-      .where(eq(channelCalls.channelId, channelId))
+      .where(and(eq(channelCalls.channelId, channelId), eq(channelCalls.status, 'earned')))
       .orderBy(asc(channelCalls.cumulative), asc(channelCalls.createdAt), asc(channelCalls.id))
       .for('update', { of: channelCalls });
-    const counted = records.filter((r) => r.call.status === 'counted').map((r) => r.call);
+    // Of the counted records only those that matter now: any an earned one could overlap (counted
+    // intervals are disjoint, so none at or below the lowest earned interval's start) and any a
+    // settle sweep may newly reach. A channel of many calls is not read whole at every check.
+    let from = channel.settledClaimed;
+    for (const start of [onChain.settledClaimed, ...records.map(({ call }) => call.cumulative - call.amount)]) {
+      if (start < from) from = start;
+    }
+    const counted = await tx
+      .select()
+      .from(channelCalls)
+      .where(and(eq(channelCalls.channelId, channelId), eq(channelCalls.status, 'counted'), gt(channelCalls.cumulative, from)))
+      .orderBy(asc(channelCalls.cumulative));
     const overlaps = (c: { cumulative: bigint; amount: bigint }) =>
       counted.some((o) => c.cumulative - c.amount < o.cumulative && o.cumulative - o.amount < c.cumulative);
     const decision: ChannelDecision = { counted: 0, refused: 0, earned: 0 };
@@ -153,7 +176,6 @@ export async function decideChannel(
       decision.refused += 1;
     };
     for (const { call, paymentAddress, network } of records) {
-      if (call.status !== 'earned') continue;
       if (network !== expected.network || lower(onChain.token) !== lower(expected.token)) {
         await refuse(call.id, `the channel is not paid in ${expected.network} USDC, which this registry counts`);
       } else if (lower(onChain.receiver) !== lower(paymentAddress)) {
