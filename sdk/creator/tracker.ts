@@ -2,8 +2,9 @@
  * Call tracking off the response path: each settled call becomes one `{skillId, amount, paymentRef}`
  * record, queued in memory and delivered in the background in batches (`POST /analytics/calls`,
  * sent once `batchSize` records wait or the oldest has waited `batchDelayMs`), with exponential
- * back-off. A registry without the batch route (404) gets one `POST /analytics/call` per record. A registry outage never slows a paid call; a record is dropped only
- * after `maxAttempts` (or when the registry refuses it for good, or the queue overflows), always
+ * back-off. The first batch goes alone; a registry without the batch route (404) then gets one
+ * `POST /analytics/call` per record, that batch's records included. A registry outage never slows
+ * a paid call; a record is dropped only after `maxAttempts` (or when the registry refuses it for good, or the queue overflows), always
  * with a warning. The transaction hash is the paymentRef and the authorization nonce the paymentNonce
  * (one payment of a batch), so a repeated delivery counts once and each payment of a batch counts.
  * A call paid over a channel is named by its channel and the channel's cumulative charge after it
@@ -70,8 +71,12 @@ export function createCallTracker(client: RegistryClient, logger: CreatorLogger,
   let timer: ReturnType<typeof setTimeout> | undefined;
   let lookup: Promise<void> | undefined;
   let stopped = false;
-  /** The registry answered 404 for the batch route: one request per record from then on. */
-  let singles = false;
+  /**
+   * Whether the registry takes batches: unknown until the first batch is answered (only one request
+   * is in flight until then), `singles` once it answered 404 for the batch route (a registry of
+   * another kind: one request per record from then on).
+   */
+  let route: 'unknown' | 'batches' | 'singles' = 'unknown';
 
   /** The id of a skill: from registration, else from the creator's own skill list (one lookup at a time). */
   const skillIdOf = async (name: string): Promise<string | undefined> => {
@@ -137,14 +142,18 @@ export function createCallTracker(client: RegistryClient, logger: CreatorLogger,
 
   const send = async (items: Item[]) => {
     let records: { item: Item; body: CallBody }[] = [];
+    // Decided when the request goes: a batch answered 404 after another batch already switched
+    // the route is sent again one by one too, not dropped.
+    const asBatch = route !== 'singles';
     try {
       records = await recordsOf(items);
       if (records.length === 0) return;
-      if (singles) {
+      if (!asBatch) {
         for (const { body } of records) await client.recordCall(body);
         return;
       }
       const { results } = await client.recordCalls(records.map((r) => r.body));
+      if (route === 'unknown') route = 'batches';
       results.forEach((outcome, i) => {
         const call = records[i]?.item.call;
         if (outcome.status === 'refused' && call)
@@ -155,9 +164,9 @@ export function createCallTracker(client: RegistryClient, logger: CreatorLogger,
           });
       });
     } catch (error) {
-      if (!singles && error instanceof RegistryError && error.status === 404) {
+      if (asBatch && error instanceof RegistryError && error.status === 404) {
         // A registry of another kind: send these again, one request each.
-        singles = true;
+        route = 'singles';
         for (const item of items) queue.push(item);
         return;
       }
@@ -175,8 +184,9 @@ export function createCallTracker(client: RegistryClient, logger: CreatorLogger,
     if (queue.filter((item) => item.nextAt > now && item.attempts === 0).length >= batchSize) {
       for (const item of queue) if (item.attempts === 0) item.nextAt = Math.min(item.nextAt, now);
     }
-    const size = singles ? 1 : batchSize;
-    while (inFlight < concurrency) {
+    const size = route === 'singles' ? 1 : batchSize;
+    const lanes = route === 'unknown' ? 1 : concurrency;
+    while (inFlight < lanes) {
       const batch: Item[] = [];
       for (let i = 0; i < queue.length && batch.length < size; ) {
         if (queue[i]!.nextAt <= now) batch.push(...queue.splice(i, 1));
@@ -196,7 +206,7 @@ export function createCallTracker(client: RegistryClient, logger: CreatorLogger,
         pump();
       });
     }
-    if (queue.length > 0 && inFlight < concurrency) {
+    if (queue.length > 0 && inFlight < lanes) {
       const next = Math.min(...queue.map((item) => item.nextAt));
       timer = setTimeout(pump, Math.max(0, next - now));
       (timer as { unref?: () => void }).unref?.();
