@@ -87,6 +87,21 @@ describe('x402BatchSettlement interface', () => {
       salt: keccak256(toHex('salt')),
     } as const;
     expect(channelIdOf(config, 8453)).toBe(computeChannelId(config, 8453));
+    // Kept ids never answer for another config or chain: each field and the chain change the id.
+    const variants = [
+      { ...config, payer: '0x5555555555555555555555555555555555555555' },
+      { ...config, payerAuthorizer: '0x0000000000000000000000000000000000000000' },
+      { ...config, receiver: '0x6666666666666666666666666666666666666666' },
+      { ...config, receiverAuthorizer: '0x7777777777777777777777777777777777777777' },
+      { ...config, token: '0x8888888888888888888888888888888888888888' },
+      { ...config, withdrawDelay: 86_401 },
+      { ...config, salt: keccak256(toHex('another salt')) },
+    ] as const;
+    for (const chainId of [8453, 84532])
+      for (const variant of [config, ...variants]) {
+        expect(channelIdOf(variant, chainId)).toBe(computeChannelId(variant, chainId));
+        expect(channelIdOf(variant, chainId)).toBe(computeChannelId(variant, chainId));
+      }
     expect(receiveWithAuthorizationTypes).toEqual(await x402EvmInternal('receiveAuthorizationTypes'));
     expect([MIN_WITHDRAW_DELAY, MAX_WITHDRAW_DELAY]).toEqual([
       await x402EvmInternal('MIN_WITHDRAW_DELAY'),
