@@ -8,8 +8,9 @@
  * A series starts after one warm-up call per client (the deposit); its money check comes after the
  * stack's claim and settle: the payee received exactly successes × price. Gas per call, from the
  * contract's transactions of the 32-client run (deposits, the claim of every channel in one
- * transaction, the settle), amortised as a channel of k calls pays them: one deposit, its share of
- * one claim and of one settle. Writes `payments.channels` into bench/results.json.
+ * transaction, the settle), amortised as a channel of k calls pays them: the deposit that opens it
+ * (a top-up into an open channel costs less: no new channel record, no ChannelCreated), its share
+ * of one claim and of one settle. Writes `payments.channels` into bench/results.json.
  *   npm run build && npx bun bench/channels.ts
  *   (BENCH_CHANNEL_CALLS=200, BENCH_CHANNEL_CONCURRENT_CALLS=800; on 2 s blocks 40 / 400)
  */
@@ -30,7 +31,16 @@ const CLIENTS = 32;
 
 /** Gas of the contract's transactions in blocks (from, to]: per deposit, per claimed channel, per settle. */
 async function channelGas(chain: LocalChain, from: bigint, to: bigint) {
-  const totals = { deposits: 0, depositGas: 0n, claimedChannels: 0, claimGas: 0n, settles: 0, settleGas: 0n };
+  const totals = {
+    deposits: 0,
+    depositGas: 0n,
+    openingDeposits: 0,
+    openingGas: 0n,
+    claimedChannels: 0,
+    claimGas: 0n,
+    settles: 0,
+    settleGas: 0n,
+  };
   for (let n = from + 1n; n <= to; n++) {
     const block = await chain.publicClient.getBlock({ blockNumber: n, includeTransactions: true });
     for (const tx of block.transactions) {
@@ -44,6 +54,10 @@ async function channelGas(chain: LocalChain, from: bigint, to: bigint) {
       if (deposited > 0) {
         totals.deposits += deposited;
         totals.depositGas += receipt.gasUsed;
+        if (count('ChannelCreated') === deposited) {
+          totals.openingDeposits += deposited;
+          totals.openingGas += receipt.gasUsed;
+        }
       } else if (claimed > 0) {
         totals.claimedChannels += claimed;
         totals.claimGas += receipt.gasUsed; // a claim that also settles is weighed as the claim
@@ -54,13 +68,16 @@ async function channelGas(chain: LocalChain, from: bigint, to: bigint) {
       }
     }
   }
-  const perDeposit = totals.deposits ? Number(totals.depositGas) / totals.deposits : Number.NaN;
+  const perDeposit = totals.openingDeposits ? Number(totals.openingGas) / totals.openingDeposits : Number.NaN;
+  const topUps = totals.deposits - totals.openingDeposits;
+  const perTopUp = topUps ? Number(totals.depositGas - totals.openingGas) / topUps : Number.NaN;
   const perClaimedChannel = totals.claimedChannels ? Number(totals.claimGas) / totals.claimedChannels : Number.NaN;
   const perSettledChannel = totals.claimedChannels ? Number(totals.settleGas) / totals.claimedChannels : Number.NaN;
   const perCall = (k: number) => Math.round((perDeposit + perClaimedChannel + perSettledChannel) / k);
   return {
     ...Object.fromEntries(Object.entries(totals).map(([k, v]) => [k, typeof v === 'bigint' ? v.toString() : v])),
     perDeposit: Math.round(perDeposit),
+    perTopUp: Number.isNaN(perTopUp) ? null : Math.round(perTopUp),
     perClaimedChannel: Math.round(perClaimedChannel),
     perSettledChannel: Math.round(perSettledChannel),
     gasPerCall: { k10: perCall(10), k100: perCall(100), k1000: perCall(1000) },
@@ -196,11 +213,22 @@ async function main() {
     );
     const gas = { ours: instant.ours.gas, batchReference: instant.batch.gas };
     printTable(
-      `Gas per call, a channel of k calls paying one deposit and its share of one claim and one settle (${CLIENTS} channels per claim)`,
-      ['stack', 'deposit', 'claim / channel', 'settle / channel', 'k = 10', 'k = 100', 'k = 1,000', '$ / call at k = 100'],
+      `Gas per call, a channel of k calls paying the deposit that opens it and its share of one claim and one settle (${CLIENTS} channels per claim)`,
+      [
+        'stack',
+        'opening deposit',
+        'top-up',
+        'claim / channel',
+        'settle / channel',
+        'k = 10',
+        'k = 100',
+        'k = 1,000',
+        '$ / call at k = 100',
+      ],
       Object.entries(gas).map(([stack, g]) => [
         stack,
         fmt(g.perDeposit),
+        g.perTopUp === null ? '–' : fmt(g.perTopUp),
         fmt(g.perClaimedChannel),
         fmt(g.perSettledChannel),
         fmt(g.gasPerCall.k10),
