@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdtempSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LocalChain } from '../../test/support/chain';
@@ -93,6 +93,8 @@ export async function startOurStack(
   await request('/groups', jsonPost({ name: 'bench' }, bearer(key)));
   const payTo = (await chain.createAccount()).address;
   const dir = mkdtempSync(join(tmpdir(), 'market-bench-skill-'));
+  // Removed after the skill server has stopped (stops run in reverse).
+  stops.push(async () => rmSync(dir, { recursive: true, force: true }));
   copyFileSync(join(import.meta.dir, '..', 'fixtures', 'echo-skill.ts'), join(dir, 'skills.ts'));
   const skillUrl = `http://127.0.0.1:${skillPort}`;
   const server = await startProcess(
