@@ -41,6 +41,7 @@ import { type CompiledContracts, compileContracts } from './compile';
 import { spawnAnvil } from '../../../src/chain/anvil';
 import { installBatchSettlement } from '../../../src/chain/batch-settlement';
 import { USD_COIN_BYTECODE } from '../../../src/chain/token';
+import { eventually } from '../eventually';
 
 export type StartChainOptions = {
   /** EIP-155 chain id; 84532 (Base Sepolia) also suits the v1 x402 packages' `base-sepolia`. */
@@ -210,7 +211,7 @@ async function attempt(o: typeof DEFAULTS, compiled: CompiledContracts): Promise
       const serializedTransaction = await deployer.signTransaction({ ...tx, ...FEES, nonce, chainId: o.chainId, type: 'eip1559' });
       hashes.push(await within(`sending set-up transaction ${nonce}`, publicClient.sendRawTransaction({ serializedTransaction })));
     }
-    const receipts = await within('the set-up receipts', receiptsOf(publicClient, hashes, deadline));
+    const receipts = await receiptsOf(publicClient, hashes, Math.max(0, deadline - Date.now()));
     const failed = receipts.findIndex((r) => r.status !== 'success');
     if (failed !== -1) throw new Error(`chain set-up transaction ${failed} reverted (${hashes[failed]})`);
 
@@ -281,27 +282,23 @@ function first<T>(items: readonly T[], what: string): T {
 
 /**
  * The receipts of transactions an automining anvil mines on arrival, read until all are there: no
- * block watcher, whose next block may never come once the last transaction is mined.
+ * block watcher, which waits for a next block that an automining chain may never produce.
  */
 async function receiptsOf(
   publicClient: PublicClient<HttpTransport, Chain>,
   hashes: readonly Hash[],
-  deadline: number,
+  ms: number,
 ): Promise<TransactionReceipt[]> {
   const found = new Map<Hash, TransactionReceipt>();
-  while (Date.now() < deadline) {
-    await Promise.all(
-      hashes
-        .filter((hash) => !found.has(hash))
-        .map(async (hash) => {
-          const receipt = await publicClient.getTransactionReceipt({ hash }).catch(() => undefined);
-          if (receipt) found.set(hash, receipt);
-        }),
-    );
-    if (found.size === hashes.length) return hashes.map((hash) => found.get(hash)!);
-    await Bun.sleep(20);
-  }
-  throw new Error(`${hashes.length - found.size} set-up receipts missing`);
+  const readMissing = async () => {
+    for (const hash of hashes.filter((h) => !found.has(h))) {
+      const receipt = await publicClient.getTransactionReceipt({ hash }).catch(() => undefined);
+      if (receipt) found.set(hash, receipt);
+    }
+    return found.size;
+  };
+  await eventually(readMissing, (size) => size === hashes.length, 'anvil set-up stalled at the set-up receipts', ms);
+  return hashes.map((hash) => found.get(hash)!);
 }
 
 /** Waits (bounded) until an automining anvil has mined every transaction it accepted. */
