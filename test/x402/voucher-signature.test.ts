@@ -5,7 +5,7 @@
  * ecrecover would not attribute to the signer (another amount or chain, the other v, high s).
  */
 import { describe, expect, it } from 'bun:test';
-import { hashTypedData, type Hex } from 'viem';
+import { hashTypedData, type Hex, recoverTypedDataAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { voucherSignedBy } from 'skill-market/creator';
 import { batchSettlementDomain, voucherDigest, voucherTypes } from 'skill-market/x402';
@@ -41,6 +41,22 @@ describe('voucher signatures', () => {
       expect(voucherSignedBy(channelId, amount, 31337, signature, other.address)).toBe(false);
       expect(voucherSignedBy(channelId, amount, 31337, await other.signTypedData(typed(amount)), payer.address)).toBe(false);
       expect(voucherSignedBy(channelId, amount, 31337, '0x1234', payer.address)).toBe(false);
+    }
+  });
+
+  it('gives the verdict of recovery on many vouchers of signers it keeps, whatever their amounts', async () => {
+    const signers = [privateKeyToAccount(generatePrivateKey()), privateKeyToAccount(generatePrivateKey())];
+    const flipV = (signature: Hex) => `${signature.slice(0, 130)}${signature.endsWith('1b') ? '1c' : '1b'}` as Hex;
+    // Each voucher's digest makes two new scalars, so 60 vouchers meet every kind of signed window digit.
+    for (let i = 0; i < 60; i++) {
+      const signer = signers[i % 2]!;
+      const amount = (BigInt(i + 1) * 0x9e3779b97f4a7c15f39cc0605cedc835n) % (1n << 128n);
+      const signature = await signer.signTypedData(typed(amount));
+      const recovered = await recoverTypedDataAddress({ ...typed(amount), signature });
+      expect(recovered).toBe(signer.address);
+      expect(voucherSignedBy(channelId, amount, 31337, signature, signer.address)).toBe(true);
+      expect(voucherSignedBy(channelId, amount, 31337, flipV(signature), signer.address)).toBe(false);
+      expect(voucherSignedBy(channelId, amount, 31337, signature, signers[(i + 1) % 2]!.address)).toBe(false);
     }
   });
 });
