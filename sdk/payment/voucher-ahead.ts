@@ -28,6 +28,17 @@ export interface VouchersAhead {
   drop(channelId: Hex): void;
 }
 
+/**
+ * Runs `task` once the current turn has sent its request: setImmediate where there is one (Node,
+ * Bun), whose turn comes as soon as the event loop has polled; a timer of 0 elsewhere. (A timer
+ * waits at least 1 ms, so the signature then ran just as a local answer arrived, and delayed it.)
+ */
+function soon(task: () => void): void {
+  const immediate = (globalThis as { setImmediate?: (task: () => void) => unknown }).setImmediate;
+  if (immediate) immediate(task);
+  else setTimeout(task, 0);
+}
+
 export function vouchersAhead(): VouchersAhead {
   const ahead = new Map<string, Ahead>();
   return {
@@ -61,13 +72,12 @@ export function vouchersAhead(): VouchersAhead {
       };
       ahead.set(key, entry);
       // After the current turn: the request is sent first, the signature is computed while it is answered.
-      const timer = setTimeout(() => {
+      soon(() => {
         if (ahead.get(key) !== entry) return;
         entry.signature().catch(() => {
           if (ahead.get(key) === entry) ahead.delete(key);
         });
-      }, 0);
-      (timer as { unref?: () => void }).unref?.();
+      });
     },
 
     async ready(channelId) {
