@@ -74,8 +74,14 @@ export function pendingAnswer(error: string): StoredResponse {
 
 /** The body read as text, or `too-large` once more than `limit` bytes arrived (streams are cut off there). */
 export async function readBodyText(request: Request, limit: number): Promise<{ type: 'text'; text: string } | { type: 'too-large' }> {
-  const declared = Number(request.headers.get('content-length'));
+  const length = request.headers.get('content-length');
+  const declared = length === null ? Number.NaN : Number(length);
   if (Number.isFinite(declared) && declared > limit) return { type: 'too-large' };
+  // A declared length within the limit bounds the body (an HTTP server reads no more): read it at once.
+  if (Number.isInteger(declared) && declared >= 0 && request.headers.get('transfer-encoding') === null) {
+    const text = await request.text();
+    return text.length > limit ? { type: 'too-large' } : { type: 'text', text };
+  }
   const text = await readLimited(request.body, limit);
   return text === undefined ? { type: 'too-large' } : { type: 'text', text };
 }

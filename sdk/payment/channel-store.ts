@@ -37,10 +37,15 @@ export interface ChannelStore {
  */
 export function memoryChannelStore(): ChannelStore {
   const records = new Map<string, ChannelRecord>();
+  // A record is flat but for its config (flat too): two spreads copy it (structuredClone cost more than the rest of a call's bookkeeping).
+  const copy = (record: ChannelRecord): ChannelRecord => ({ ...record, config: { ...record.config } });
   return {
-    get: async (id) => structuredClone(records.get(id.toLowerCase())),
-    set: async (record) => void records.set(record.channelId.toLowerCase(), structuredClone(record)),
-    list: async () => [...records.values()].map((r) => structuredClone(r)),
+    get: async (id) => {
+      const record = records.get(id.toLowerCase());
+      return record && copy(record);
+    },
+    set: async (record) => void records.set(record.channelId.toLowerCase(), copy(record)),
+    list: async () => [...records.values()].map(copy),
   };
 }
 

@@ -16,6 +16,8 @@ export const MAX_HEADER_LENGTH = 16 * 1024;
 
 const STANDARD_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const CHUNK = 0x8000;
+/** Any UTF-16 code unit above 0x7f (surrogates included): the text is not ASCII. */
+const NOT_ASCII = /[\u0080-\uffff]/;
 
 /**
  * Encodes a JSON-serializable value as standard, padded base64 of its UTF-8 JSON.
@@ -24,7 +26,10 @@ const CHUNK = 0x8000;
  * encodeBase64Json({ success: true }); // 'eyJzdWNjZXNzIjp0cnVlfQ=='
  */
 export function encodeBase64Json(value: unknown): string {
-  const bytes = new TextEncoder().encode(JSON.stringify(value));
+  const json = JSON.stringify(value);
+  // ASCII JSON (every payment header in practice) is its own UTF-8: btoa takes it as it is.
+  if (!NOT_ASCII.test(json)) return btoa(json);
+  const bytes = new TextEncoder().encode(json);
   let binary = '';
   for (let i = 0; i < bytes.length; i += CHUNK) {
     binary += String.fromCharCode(...bytes.subarray(i, i + CHUNK));
@@ -53,9 +58,11 @@ export function decodeBase64Json(text: unknown, code: X402ErrorCode, what: strin
   let json: string;
   try {
     const binary = atob(text);
-    const bytes = new Uint8Array(binary.length);
-    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-    json = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+    if (NOT_ASCII.test(binary)) {
+      const bytes = new Uint8Array(binary.length);
+      for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+      json = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+    } else json = binary; // ASCII bytes are UTF-8 text as they are
   } catch (cause) {
     throw new X402Error(code, `Malformed ${what}: base64 does not decode to UTF-8 text`, { cause });
   }

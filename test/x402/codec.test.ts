@@ -3,6 +3,7 @@ import {
   decodePaymentPayload,
   decodePaymentRequired,
   decodeSettleResponse,
+  decodeBase64Json,
   encodeBase64Json,
   encodePaymentPayload,
   encodePaymentRequired,
@@ -27,11 +28,13 @@ async function signedPayload() {
 }
 
 describe('base64 JSON', () => {
-  it('encodes UTF-8 JSON as standard padded base64, like Buffer does', () => {
-    const value = { description: 'Übersetzung ✓ 日本語 🚀', q: '???>>>' };
-    const encoded = encodeBase64Json(value);
-    expect(encoded).toMatch(STANDARD_BASE64);
-    expect(encoded).toBe(Buffer.from(JSON.stringify(value), 'utf8').toString('base64'));
+  it('encodes UTF-8 JSON as standard padded base64, like Buffer does, ASCII or not', () => {
+    for (const value of [{ description: 'Übersetzung ✓ 日本語 🚀', q: '???>>>' }, { description: 'plain', q: '???>>>', n: 1 }, {}]) {
+      const encoded = encodeBase64Json(value);
+      expect(encoded).toMatch(STANDARD_BASE64);
+      expect(encoded).toBe(Buffer.from(JSON.stringify(value), 'utf8').toString('base64'));
+      expect(decodeBase64Json(encoded, 'malformed_payment', 'payment')).toEqual(value);
+    }
   });
 
   it('round-trips non-ASCII text in a PaymentRequired', () => {
