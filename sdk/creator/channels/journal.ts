@@ -4,6 +4,7 @@
  * resolves only once its record is durable. One JSON line per record; reading stops at a line
  * that does not parse (the torn end of a write cut short by a crash, which nobody was answered for).
  */
+import { writeSync } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
 import type { ChannelState } from './store';
 
@@ -47,9 +48,11 @@ export async function journalWriter(path: string, syncFolder: () => Promise<void
       lines = [];
       waiters = [];
       try {
-        await file.write(batch);
+        // Into the page cache at once (a few microseconds, one thread hop less than an async write), then to the disk.
+        const bytes = Buffer.from(batch);
+        for (let offset = 0; offset < bytes.length; ) offset += writeSync(file.fd, bytes, offset);
         await file.datasync();
-        written += Buffer.byteLength(batch);
+        written += bytes.length;
         for (const w of batchWaiters) w.resolve();
       } catch (error) {
         broken = error;
