@@ -60,6 +60,7 @@ export { DEFAULT_SETTLEMENT, type SettlementOption } from './exposure';
 export {
   DEFAULT_CHANNEL_THRESHOLD,
   DEFAULT_WITHDRAW_DELAY,
+  DEFAULT_SETTLE_WITHIN_MS,
   type ChannelOption,
   type ChannelSettingsInput,
 } from './channels/settings';

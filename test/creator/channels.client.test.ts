@@ -184,7 +184,8 @@ describe('vouchers signed ahead', () => {
 
 describe('our client paying our skill server over a channel', () => {
   it('makes a thousand calls with one deposit, then one claim and one settle pay the receiver all of them', async () => {
-    const tick = await channelSkill({ minDeposit: '$1' });
+    // Claims only when told: the thousandth call brings the charge to $1, the default claimAbove, and a timer round could claim first.
+    const tick = await channelSkill({ minDeposit: '$1', claimAbove: '$100' });
     const payer = await world.payer(2_000_000n);
     const market = world.market({ wallet: payer, payment: 'channel', maxDeposit: '$1', rpcUrl: world.chain.rpcUrl });
     const from = await world.chain.publicClient.getBlockNumber();
@@ -203,7 +204,7 @@ describe('our client paying our skill server over a channel', () => {
   it('claims what it answered as soon as the payer starts a timed withdrawal, before the delay ends', async () => {
     // No claim by amount or age: only the withdrawal, read on chain, makes the server claim.
     const tick = await channelSkill(
-      { withdrawDelay: 900, claimAbove: '$100', claimWithinMs: 600_000, claimIntervalMs: 100 },
+      { withdrawDelay: 900, claimAbove: '$100', claimWithinMs: 600_000, settleWithinMs: 0, claimIntervalMs: 100 },
       { rpcUrl: world.chain.rpcUrl },
     );
     const payer = await world.payer(1_000_000n);

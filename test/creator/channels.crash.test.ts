@@ -44,7 +44,7 @@ describe('market serve killed mid-load', () => {
     const payee: Address = (await chain.createAccount()).address;
     const authorizer = await chain.createAccount();
     const port = await freePort();
-    const start = (claimWithin: string) =>
+    const start = (claimWithin: string, settleWithin = '600') =>
       spawnMarket(
         [
           'serve',
@@ -64,6 +64,8 @@ describe('market serve killed mid-load', () => {
           join(folder, 'channels'),
           '--claim-within',
           claimWithin,
+          '--settle-within',
+          settleWithin,
         ],
         { MARKET_WALLET_ADDRESS: payee, MARKET_RECEIVER_AUTHORIZER_KEY: authorizer.privateKey },
         folder,
@@ -101,7 +103,7 @@ describe('market serve killed mid-load', () => {
     await Promise.all(loads);
     expect(await receiverState(chain, payee)).toMatchObject({ totalClaimed: 0n });
 
-    const second = start('1');
+    const second = start('1', '1');
     try {
       await waitForJson(`${url}/health`);
       const claimed = await eventually(

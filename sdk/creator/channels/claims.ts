@@ -4,8 +4,10 @@
  * due), what the server charged on a channel once it reaches `claimAbove`, once its oldest
  * unclaimed charge is `claimWithinMs` old, and at once on a channel whose payer started a timed
  * withdrawal (seen by the facilitator's snapshots or, with an RPC URL, read on chain): always
- * before the withdrawal's delay ends. Each claim is followed by one settle (`type: "settle"`),
- * which sweeps everything claimed to the receiver in one transfer.
+ * before the withdrawal's delay ends. A settle (`type: "settle"`) sweeps everything claimed for the
+ * receiver to it in one transfer: `settleWithinMs` after the first claim it has not swept (at once
+ * when that is 0, or when a round is forced), and once after a start, for claims a previous run
+ * may have left.
  */
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { batchSettlementDomain, claimBatchTypes, type Hex, refundTypes } from '../../x402/index';
@@ -73,8 +75,10 @@ export interface Claimer {
 
 /** Chain reads of one channel at most this often. */
 const CHAIN_CHECK_MS = 5000;
-/** A channel whose claim failed on its own is tried again after this long. */
+/** A channel whose claim failed on its own, or a settle that failed, is tried again after this long. */
 const FAILED_CLAIM_PAUSE_MS = 60_000;
+/** The facilitator's answer to a settle with nothing claimed left to sweep. */
+const NOTHING_TO_SETTLE = 'invalid_batch_settlement_evm_nothing_to_settle';
 
 export function createClaimer(options: ClaimerOptions): Claimer {
   const { store, facilitator, settings, logger } = options;
@@ -84,6 +88,11 @@ export function createClaimer(options: ClaimerOptions): Claimer {
   const failedUntil = new Map<string, number>();
   let running: Promise<ClaimRound> | undefined;
   let stopped = false;
+  /** Since when claimed money waits for a settle: none known when undefined; 0 = due at once (see `started`). */
+  let unsettledSince: number | undefined;
+  /** Whether the first round looked for claims a previous run may have left unsettled. */
+  let started = false;
+  let settlePausedUntil = 0;
 
   const unclaimed = (s: ChannelState) => BigInt(s.chargedCumulativeAmount) - BigInt(s.totalClaimed);
 
@@ -97,11 +106,33 @@ export function createClaimer(options: ClaimerOptions): Claimer {
     return onChain !== undefined && onChain.withdrawInitiatedAt !== 0;
   };
 
+  const ask = (requirements: ChannelRequirements, payload: Record<string, unknown>) =>
+    facilitator.channel('/settle', { x402Version: 2, accepted: requirements, payload }, requirements);
+  const refusal = (payload: Record<string, unknown>, answer: Record<string, unknown>) =>
+    new Error(`${payload.type}: ${String(answer.errorReason ?? 'failed')} ${String(answer.errorMessage ?? '')}`.trim());
+  const transactionOf = (answer: Record<string, unknown>) => (typeof answer.transaction === 'string' ? answer.transaction : '');
   const send = async (requirements: ChannelRequirements, payload: Record<string, unknown>) => {
-    const answer = await facilitator.channel('/settle', { x402Version: 2, accepted: requirements, payload }, requirements);
-    if (answer.success !== true)
-      throw new Error(`${payload.type}: ${String(answer.errorReason ?? 'failed')} ${String(answer.errorMessage ?? '')}`.trim());
-    return typeof answer.transaction === 'string' ? answer.transaction : '';
+    const answer = await ask(requirements, payload);
+    if (answer.success !== true) throw refusal(payload, answer);
+    return transactionOf(answer);
+  };
+
+  /** Sweeps what was claimed when it is due: the transaction, '' when nothing was left, undefined when not due. */
+  const settleIfDue = async (requirements: ChannelRequirements, all: boolean): Promise<string | undefined> => {
+    const since = unsettledSince;
+    if (since === undefined) return undefined;
+    if (!all && (now() < settlePausedUntil || now() - since < settings.settleWithinMs)) return undefined;
+    const payload = { type: 'settle', receiver: requirements.payTo, token: requirements.asset };
+    const answer = await ask(requirements, payload).catch((error: unknown) => {
+      settlePausedUntil = now() + FAILED_CLAIM_PAUSE_MS;
+      throw error;
+    });
+    if (answer.success === true || answer.errorReason === NOTHING_TO_SETTLE) {
+      unsettledSince = undefined;
+      return answer.success === true ? transactionOf(answer) : '';
+    }
+    settlePausedUntil = now() + FAILED_CLAIM_PAUSE_MS;
+    throw refusal(payload, answer);
   };
 
   /** A claim the facilitator refused (not one it never answered): that channel waits a minute. */
@@ -114,10 +145,19 @@ export function createClaimer(options: ClaimerOptions): Claimer {
   const round = async (all: boolean): Promise<ClaimRound> => {
     const requirements = options.requirements();
     if (!requirements) return { channels: 0 };
-    const open = (await store.list()).filter((s) => unclaimed(s) > 0n);
+    const states = await store.list();
+    // Once after a start: a previous run may have claimed without settling (not when nothing was ever claimed).
+    if (!started) {
+      started = true;
+      if (states.some((s) => BigInt(s.totalClaimed) > 0n)) unsettledSince = 0;
+    }
+    const open = states.filter((s) => unclaimed(s) > 0n);
     const chosen: ChannelState[] = [];
     for (const s of open) if ((failedUntil.get(s.channelId) ?? 0) <= now() && (all || (await due(s)))) chosen.push(s);
-    if (chosen.length === 0) return { channels: 0 };
+    if (chosen.length === 0) {
+      const settle = await settleIfDue(requirements, all);
+      return settle ? { channels: 0, settle } : { channels: 0 };
+    }
     const claimOf = async (states: ChannelState[]) => {
       const claims = states.map((s) => ({
         voucher: { channel: s.config, maxClaimableAmount: s.signedMaxClaimable },
@@ -160,9 +200,13 @@ export function createClaimer(options: ClaimerOptions): Claimer {
         };
       });
     }
-    const settle = await send(requirements, { type: 'settle', receiver: requirements.payTo, token: requirements.asset });
-    logger.info(`claimed ${chosen.length} channel(s) and settled`, { claim, settle });
-    return { channels: chosen.length, claim, settle };
+    unsettledSince ??= now();
+    const settle = await settleIfDue(requirements, all || settings.settleWithinMs === 0);
+    logger.info(settle ? `claimed ${chosen.length} channel(s) and settled` : `claimed ${chosen.length} channel(s)`, {
+      claim,
+      ...(settle ? { settle } : {}),
+    });
+    return { channels: chosen.length, claim, ...(settle ? { settle } : {}) };
   };
 
   const run = (all = false): Promise<ClaimRound> => {

@@ -37,6 +37,17 @@ export const DEFAULT_CHANNEL_THRESHOLD = '$0.01';
  */
 export const DEFAULT_WITHDRAW_DELAY = 3600;
 
+/**
+ * How long claimed money may wait for its settle by default: 10 minutes. A claim makes the money
+ * the receiver's inside the contract (no payer can take it back); the settle only moves everything
+ * claimed for the receiver to its address, in one transfer of about 47k gas whatever the number of
+ * channels. Settling once per claim round would pay that on every round of a busy server; within
+ * 10 minutes, a creator sees the money at most that long after its claim.
+ *
+ * @example serve(skills, { channels: { settleWithinMs: 0 } }) // settle after every claim
+ */
+export const DEFAULT_SETTLE_WITHIN_MS = 10 * 60_000;
+
 /** `serve({ channels })` as an object; `true` is all defaults, `false` turns channels off. */
 export interface ChannelSettingsInput {
   /** Skills priced below this offer channels unless the skill says otherwise (`skill({ channels })`); default {@link DEFAULT_CHANNEL_THRESHOLD}. */
@@ -55,6 +66,11 @@ export interface ChannelSettingsInput {
   claimAbove?: string;
   /** Claim a charge at the latest this long after it was made, ms; default 5 minutes. */
   claimWithinMs?: number;
+  /**
+   * Settle what was claimed at the latest this long after the first claim not yet settled, ms;
+   * default {@link DEFAULT_SETTLE_WITHIN_MS}; 0 settles after every claim.
+   */
+  settleWithinMs?: number;
   /** How often claims are looked for, ms; default 1000. */
   claimIntervalMs?: number;
   /** A channel mirror younger than this lets vouchers be checked here without the facilitator, ms; default 60 000. */
@@ -74,6 +90,7 @@ export interface ChannelSettings {
   minDeposit: bigint | undefined;
   claimAbove: bigint;
   claimWithinMs: number;
+  settleWithinMs: number;
   claimIntervalMs: number;
   freshMs: number;
 }
@@ -111,6 +128,7 @@ export function channelSettings(option: ChannelOption | undefined, decimals: num
     minDeposit: given.minDeposit === undefined ? undefined : price(given.minDeposit, 'minDeposit'),
     claimAbove: price(given.claimAbove ?? '$1', 'claimAbove'),
     claimWithinMs: whole(given.claimWithinMs ?? 5 * 60_000, 'claimWithinMs', 1000),
+    settleWithinMs: whole(given.settleWithinMs ?? DEFAULT_SETTLE_WITHIN_MS, 'settleWithinMs', 0),
     claimIntervalMs: whole(given.claimIntervalMs ?? 1000, 'claimIntervalMs', 10),
     freshMs: whole(given.freshMs ?? 60_000, 'freshMs', 0),
   };

@@ -31,7 +31,7 @@ import { SkillModuleError, loadSkillModule } from '../../runtime/skill-module';
  * `market serve <module.ts> [--port N] [--host H] [--wallet W] [--endpoint URL] [--groups a,b]
  * [--facilitator URL] [--api-url URL] [--network eip155:ID] [--asset 0x… [--asset-name N] [--asset-version V] [--asset-decimals D]]
  * [--rpc-url URL] [--settlement broadcast|confirmed] [--verify first|at-settlement] [--no-register]
- * [--channels on|off] [--channels-dir DIR] [--claim-above PRICE] [--claim-within SECONDS]
+ * [--channels on|off] [--channels-dir DIR] [--claim-above PRICE] [--claim-within SECONDS] [--settle-within SECONDS]
  * [--service-name NAME] [--icon-url URL]`: `--service-name` and `--icon-url` are what x402 catalogues
  * show for the server (the 402's `resource.serviceName` and `iconUrl`); `--asset` is an EIP-3009 token (6 decimals unless `--asset-decimals`) paid instead of the network's USDC (its
  * EIP-712 domain `USD Coin` version `2` unless named otherwise, e.g. a local test token);
@@ -69,6 +69,7 @@ export async function serveCommand(args: string[]): Promise<void> {
       'channels-dir': { type: 'string' },
       'claim-above': { type: 'string' },
       'claim-within': { type: 'string' },
+      'settle-within': { type: 'string' },
       dev: { type: 'string' },
       'api-key': { type: 'string' },
       'service-name': { type: 'string' },
@@ -186,7 +187,7 @@ export async function serveCommand(args: string[]): Promise<void> {
 
 /**
  * `--channels on|off` (MARKET_CHANNELS; default by price), `--channels-dir` (MARKET_CHANNELS_DIR),
- * `--claim-above <price>`, `--claim-within <seconds>`, the receiver authorizer key from
+ * `--claim-above <price>`, `--claim-within <seconds>`, `--settle-within <seconds>`, the receiver authorizer key from
  * MARKET_RECEIVER_AUTHORIZER_KEY (never a flag: process listings show flags), and with DATABASE_URL
  * the channels in PostgreSQL (migrated at start), shared by every instance of the server.
  */
@@ -196,6 +197,7 @@ async function channelOption(
     'channels-dir'?: string | undefined;
     'claim-above'?: string | undefined;
     'claim-within'?: string | undefined;
+    'settle-within'?: string | undefined;
   },
   env: ReturnType<typeof readServeEnv>,
   logger: Logger,
@@ -203,13 +205,19 @@ async function channelOption(
   const mode = values.channels ?? env.channels;
   if (mode !== undefined && mode !== 'on' && mode !== 'off') throw new UsageError('--channels (MARKET_CHANNELS) must be on or off');
   if (mode === 'off') return { option: false, close: async () => {} };
-  const within = values['claim-within'] === undefined ? undefined : Number(values['claim-within']);
-  if (within !== undefined && (!Number.isInteger(within) || within < 1))
-    throw new UsageError('--claim-within must be a whole number of seconds');
+  const seconds = (flag: 'claim-within' | 'settle-within', least: number) => {
+    const value = values[flag] === undefined ? undefined : Number(values[flag]);
+    if (value !== undefined && (!Number.isInteger(value) || value < least))
+      throw new UsageError(`--${flag} must be a whole number of seconds${least > 0 ? ` from ${least}` : ''}`);
+    return value;
+  };
+  const within = seconds('claim-within', 1);
+  const settleWithin = seconds('settle-within', 0);
   const option: ChannelSettingsInput = {
     ...(mode === 'on' ? { all: true } : {}),
     ...(values['claim-above'] !== undefined ? { claimAbove: values['claim-above'] } : {}),
     ...(within !== undefined ? { claimWithinMs: within * 1000 } : {}),
+    ...(settleWithin !== undefined ? { settleWithinMs: settleWithin * 1000 } : {}),
     ...(env.receiverAuthorizerKey !== undefined ? { receiverAuthorizerKey: env.receiverAuthorizerKey as `0x${string}` } : {}),
   };
   if (env.databaseUrl === undefined) {
