@@ -27,6 +27,9 @@ const CALLS = Number(process.env.BENCH_CHANNEL_CALLS ?? 200);
 const CONCURRENT_CALLS = Number(process.env.BENCH_CHANNEL_CONCURRENT_CALLS ?? 800);
 const BLOCK_CALLS = Number(process.env.BENCH_CHANNEL_BLOCK_CALLS ?? 40);
 const BLOCK_CONCURRENT_CALLS = Number(process.env.BENCH_CHANNEL_BLOCK_CONCURRENT_CALLS ?? 400);
+/** Calls each stack's sequential client makes before its measured series (the first is the deposit): the same for every stack. */
+const WARMUP = Number(process.env.BENCH_CHANNEL_WARMUP ?? 200);
+const BLOCK_WARMUP = Number(process.env.BENCH_CHANNEL_BLOCK_WARMUP ?? 10);
 const CLIENTS = 32;
 
 /** Gas of the contract's transactions in blocks (from, to]: per deposit, per claimed channel, per settle. */
@@ -94,16 +97,19 @@ interface ChainResult {
 async function benchChain(
   name: string,
   anvilArgs: string[],
-  sizes: { sequential: number; concurrent: number },
+  sizes: { sequential: number; concurrent: number; warmup: number },
   databaseUrl: () => Promise<string>,
 ) {
   const chain = await startChain({ payers: CLIENTS * 3, relayers: 4, usdcPerPayer: 10_000_000_000n, anvilArgs });
   const stops: (() => Promise<void>)[] = [];
   cpuLabels.set(chain.pid, 'anvil');
   try {
-    // Our skill server claims what each channel was charged within 2 s (then settles), as a busy server's age rule would.
+    // Our skill server claims what each channel was charged within 2 s, as a busy server's age rule would, and
+    // settles 2 s after the first claim it has not swept (one settle for the claims of those 2 s).
     const ours = await startOurStack(chain, await databaseUrl(), [chain.accounts.relayers[0]!.privateKey], 'broadcast', {}, [
       '--claim-within',
+      '2',
+      '--settle-within',
       '2',
     ]);
     stops.push(ours.stop);
@@ -119,7 +125,7 @@ async function benchChain(
     const payers = (stack: number, n: number) => chain.accounts.payers.slice(stack * CLIENTS, stack * CLIENTS + n);
     const runs: Run[] = [];
     const run = seriesOn(name, chain, runs);
-    const depositCalls = sizes.sequential + sizes.concurrent + 10;
+    const depositCalls = sizes.warmup + sizes.sequential + sizes.concurrent + 10;
     /** The skill server's own claims and settles, by age: until the payee holds what was answered. */
     const oursSettle = async (target: bigint) => {
       const deadline = Date.now() + 120_000;
@@ -134,6 +140,7 @@ async function benchChain(
       (f) => ourChannelClients(chain, ours.registryUrl, ours.slug, payers(0, 1), depositCalls, f),
       sizes.sequential,
       oursSettle,
+      sizes.warmup,
     );
     const batchSequential = await run(
       'batch reference, sequential',
@@ -141,12 +148,15 @@ async function benchChain(
       (f) => batchReferenceClients(chain, batch.resourceUrl, payers(1, 1), depositCalls, f),
       sizes.sequential,
       batch.claimAndSettle,
+      sizes.warmup,
     );
     const exactSequential = await run(
       'exact reference, sequential',
       exact.payTo,
       (f) => referenceClients(chain, exact.resourceUrl, payers(2, 1), f),
       sizes.sequential,
+      undefined,
+      sizes.warmup,
     );
 
     const oursFrom = await chain.publicClient.getBlockNumber();
@@ -198,16 +208,16 @@ const dollarsPerCall = (gas: number) => gas * 0.005e-9 * 3000;
 async function main() {
   const databases = benchDatabases('market_bench_channels');
   try {
-    const instant = await benchChain('instant', [], { sequential: CALLS, concurrent: CONCURRENT_CALLS }, databases.create);
+    const instant = await benchChain('instant', [], { sequential: CALLS, concurrent: CONCURRENT_CALLS, warmup: WARMUP }, databases.create);
     const blocks = await benchChain(
       '2 s blocks',
       ['--block-time', '2'],
-      { sequential: BLOCK_CALLS, concurrent: BLOCK_CONCURRENT_CALLS },
+      { sequential: BLOCK_CALLS, concurrent: BLOCK_CONCURRENT_CALLS, warmup: BLOCK_WARMUP },
       databases.create,
     );
     const runs = [...instant.runs, ...blocks.runs];
     printTable(
-      'Channel calls (price $0.001), after one warm-up call (the deposit) per client',
+      `Channel calls (price $0.001), after warm-up calls (the first one the deposit): ${WARMUP} / ${BLOCK_WARMUP} before a sequential series, one per client before ${CLIENTS} clients`,
       ['run', 'calls/s', 'p50 ms', 'p95 ms', 'failed', 'round trips/call'],
       runs.map((r) => [r.label, fmt(r.callsPerSecond, 1), fmt(r.p50, 1), fmt(r.p95, 1), `${r.failures}/${r.calls}`, fmt(r.roundTrips, 2)]),
     );

@@ -33,9 +33,10 @@ export interface Run {
 }
 
 /**
- * Runs `calls` paid calls over `clients` workers after one warm-up call each; checks the payee
- * received exactly the successes × price. Where money moves only later (payment channels),
- * `settle` moves it: it runs after the warm-up and after the run, before the balance is read.
+ * Runs `calls` paid calls over `clients` workers after `warmup` warm-up calls each (at least one:
+ * the first pays a deposit where there is one); checks the payee received exactly the successes ×
+ * price. Where money moves only later (payment channels), `settle` moves it: it runs after the
+ * warm-up and after the run, before the balance is read.
  */
 export async function measure(
   label: string,
@@ -45,11 +46,17 @@ export async function measure(
   calls: number,
   countRequests: () => number,
   settle?: (payeeBalance: bigint) => Promise<void>,
+  warmup = 1,
 ): Promise<Run> {
   const start = await chain.balanceOf(payTo as `0x${string}`);
-  for (const [i, pay] of clients.entries()) if (!(await pay(-1 - i))) throw new Error(`${label}: warm-up call failed`);
+  let warmed = 0;
+  for (const [i, pay] of clients.entries()) {
+    for (let j = 0; j < Math.max(1, warmup); j++, warmed++) {
+      if (!(await pay(-1 - i - j * clients.length))) throw new Error(`${label}: warm-up call failed`);
+    }
+  }
   await allMined(chain); // broadcast answers come before the block: the warm-up's transfers must not count
-  await settle?.(start + BigInt(clients.length) * PRICE);
+  await settle?.(start + BigInt(warmed) * PRICE);
   const before = await chain.balanceOf(payTo as `0x${string}`);
   const requestsBefore = countRequests();
   const sentBefore = await sentByRelayers(chain);
@@ -70,7 +77,7 @@ export async function measure(
   const seconds = (performance.now() - began) / 1000;
   const cpu = cpuSpent(cpuBefore, cpuSnapshot(), cpuLabels);
   await allMined(chain); // the last broadcast answers' transfers
-  await settle?.(start + BigInt(clients.length + latencies.length) * PRICE);
+  await settle?.(start + BigInt(warmed + latencies.length) * PRICE);
   const transactions = (await sentByRelayers(chain)) - sentBefore;
   const expected = BigInt(latencies.length) * PRICE;
   const moved = (await chain.balanceOf(payTo as `0x${string}`)) - before;
@@ -134,9 +141,10 @@ export function seriesOn(chainName: string, chain: LocalChain, runs: Run[]) {
     make: (f: typeof fetch) => Pay[],
     calls: number,
     settle?: (payeeBalance: bigint) => Promise<void>,
+    warmup = 1,
   ): Promise<Run> => {
     const c = counting();
-    const result = await measure(`${label} [${chainName}]`, chain, payTo, make(c.fetch), calls, c.count, settle);
+    const result = await measure(`${label} [${chainName}]`, chain, payTo, make(c.fetch), calls, c.count, settle, warmup);
     runs.push(result);
     console.error(`${result.label}: ${fmt(result.callsPerSecond, 1)} calls/s, p50 ${fmt(result.p50, 1)} ms, ${result.failures} failed`);
     return result;

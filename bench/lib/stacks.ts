@@ -10,16 +10,18 @@ export const BINARY = join(ROOT, 'dist/market');
 
 /**
  * The command of our processes: the compiled binary, or with BENCH_PROFILE_DIR set the sources
- * under Bun's CPU profiler, one markdown profile per process written there on exit.
+ * under Bun's CPU profiler, one markdown profile per process written there on exit (with
+ * BENCH_PROFILE_JSON set, a `.cpuprofile` sampled every 0.1 ms instead: count its samples, as the
+ * markdown's self times count idle time too).
  */
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
 const market = (...args: string[]) =>
   PROFILE_DIR
     ? [
         'bun',
-        '--cpu-prof-md',
+        ...(process.env.BENCH_PROFILE_JSON ? ['--cpu-prof', '--cpu-prof-interval=100'] : ['--cpu-prof-md']),
         `--cpu-prof-dir=${PROFILE_DIR}`,
-        `--cpu-prof-name=${args[0]}-${Date.now()}.md`,
+        `--cpu-prof-name=${args[0]}-${Date.now()}.${process.env.BENCH_PROFILE_JSON ? 'cpuprofile' : 'md'}`,
         join(ROOT, 'src/cli/main.ts'),
         ...args,
       ]
