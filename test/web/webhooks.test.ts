@@ -11,6 +11,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { systemClock } from '../../src/registry/context';
 import { createWebhookDeliverer } from '../../src/registry/modules/webhooks';
 import { memoryLogger } from '../support/registry';
+import { isWebhookDelivery } from '../support/webhooks';
 import { injectWallet, launchBrowser, newContext, pageErrors, screenshot, startWebRegistry, type WebRegistry } from '../support/web';
 
 let registry: WebRegistry;
@@ -26,6 +27,7 @@ beforeAll(async () => {
     port: 0,
     hostname: '127.0.0.1',
     async fetch(request) {
+      if (!isWebhookDelivery(request)) return new Response('not a webhook', { status: 404 });
       received.push({ headers: Object.fromEntries(request.headers), body: await request.text() });
       return new Response('thanks');
     },

@@ -13,6 +13,7 @@ import { bearer, jsonPost, walletSignIn } from '../support/auth';
 import { createPostgresDatabase, seedEmbeddedDataDir, TEST_DATABASE_URL } from '../support/database';
 import { eventually } from '../support/eventually';
 import { freePort, startMarket, waitForJson, type MarketProcess } from '../support/process';
+import { isWebhookDelivery } from '../support/webhooks';
 
 const work = mkdtempSync(join(tmpdir(), 'registry-kill-'));
 let database: Record<string, string>;
@@ -29,6 +30,7 @@ function receiver() {
     hostname: '127.0.0.1',
     idleTimeout: 0,
     async fetch(request) {
+      if (!isWebhookDelivery(request)) return new Response('not a webhook', { status: 404 });
       const body = (await request.json()) as { type: string };
       seen.push({ id: request.headers.get('webhook-id') ?? '', type: body.type });
       if (state.hang > 0) {

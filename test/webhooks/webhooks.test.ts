@@ -20,6 +20,7 @@ import { json, newCreator, type Creator } from '../support/catalogue';
 import { startChain, usdCoinAbi, type LocalChain } from '../support/chain';
 import { databaseKinds } from '../support/database';
 import { manualClock, memoryLogger, registryFixture, chainVerifier } from '../support/registry';
+import { isWebhookDelivery } from '../support/webhooks';
 
 /** A receiver on loopback: records every request; answers 500 while `failures` > 0. */
 function receiver() {
@@ -29,6 +30,7 @@ function receiver() {
     port: 0,
     hostname: '127.0.0.1',
     async fetch(request) {
+      if (!isWebhookDelivery(request)) return new Response('not a webhook', { status: 404 });
       seen.push({ headers: Object.fromEntries(request.headers), body: await request.text() });
       if (state.failures > 0) {
         state.failures--;
