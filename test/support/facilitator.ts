@@ -91,6 +91,8 @@ export async function startFacilitatorFixture(
     database?: DatabaseHandle;
     /** Start it (its reconciler runs a pass at once); default true. */
     start?: boolean;
+    /** The chain client it reads and simulates with; default the chain's. */
+    publicClient?: LocalChain['publicClient'];
   } = {},
 ): Promise<FacilitatorFixture> {
   const database = options.database ?? (await openTestDatabase(kind));
@@ -98,7 +100,7 @@ export async function startFacilitatorFixture(
   const facilitator = createFacilitator({
     database,
     logger,
-    publicClient: chain.publicClient,
+    publicClient: options.publicClient ?? chain.publicClient,
     ...(options.clock ? { clock: options.clock } : {}),
     config: {
       network: chain.network,

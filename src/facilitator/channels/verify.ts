@@ -63,9 +63,23 @@ export async function verifyPayment(
   if ('reason' in checked) return { isValid: false, invalidReason: checked.reason, invalidMessage: checked.message, payer: checked.payer };
   if (payload.type === 'deposit') {
     const why = await depositSimulation(ctx, payload);
-    if (why) return { isValid: false, invalidReason: R.depositSimulationFailed, invalidMessage: why, payer: checked.payer };
+    if (why) {
+      const refusal = await simulationRefusal(ctx, payload, why);
+      return { isValid: false, invalidReason: refusal.reason, invalidMessage: refusal.message, payer: checked.payer };
+    }
   }
   return { isValid: true, payer: checked.payer, extra: snapshot(payload.voucher.channelId, checked.state) };
+}
+
+/**
+ * The refusal of a deposit whose simulation failed: "authorization used" when this facilitator
+ * took the same authorization meanwhile (a concurrent /settle of it sent its deposit between this
+ * request's checks and its simulation), else the simulation's reason.
+ */
+async function simulationRefusal(ctx: ChannelSettleContext, payload: DepositPayload, why: string): Promise<Rejection> {
+  if (await ctx.store.byKey(depositKey(ctx.network, payload)))
+    return { reason: CHANNEL_REASONS.depositAuthorizationUsed, message: 'This deposit authorization was already presented' };
+  return { reason: R.depositSimulationFailed, message: why };
 }
 
 /** Why the deposit would revert (authorization used on chain, balance moved), undefined when it would not. */
@@ -92,7 +106,7 @@ export async function settleDeposit(
   const amount = BigInt(payload.deposit.amount);
   const data = depositCall(payload.channelConfig, amount, auth);
   const gas = await ctx.sender.estimate({ target: SETTLEMENT_CONTRACT, callData: data }, ctx.simulateFrom);
-  if (typeof gas === 'string') return failure(ctx.network, { reason: R.depositSimulationFailed, message: gas }, { payer });
+  if (typeof gas === 'string') return failure(ctx.network, await simulationRefusal(ctx, payload, gas), { payer });
   const op = {
     key: depositKey(ctx.network, payload),
     network: ctx.network,

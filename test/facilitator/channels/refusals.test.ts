@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { eq } from 'drizzle-orm';
+import { createPublicClient, custom, http } from 'viem';
 import { BATCH_SETTLEMENT_ADDRESS, batchSettlementAbi } from '../../../src/chain/batch-settlement';
 import { channelOperations } from '../../../src/db/schema';
 import { type LocalChain, startChain, type TestAccount } from '../../support/chain';
@@ -81,6 +82,41 @@ for (const kind of databaseKinds) {
       expect((await chain.publicClient.readContract({ ...contract, functionName: 'channels', args: [channelId] }))[0]).toBe(10n * PRICE);
       const rows = await f.database.db.select().from(channelOperations).where(eq(channelOperations.kind, 'deposit'));
       expect(rows.filter((r) => r.key.includes(payer.address.toLowerCase())).map((r) => r.state)).toEqual(['confirmed']);
+    });
+
+    it('names a deposit whose authorization another /settle took between its checks and its simulation "authorization used"', async () => {
+      // The facilitator under test simulates through a client that, at its first deposit simulation, first lets the
+      // fixture above settle the same deposit: the authorization is then used on chain and recorded, and the
+      // simulation reverts. The refusal says why, as when the two requests meet at the record.
+      const { request } = await freshDeposit();
+      let interposed = false;
+      const rpc = http(chain.rpcUrl)({});
+      const client = createPublicClient({
+        chain: chain.publicClient.chain,
+        transport: custom({
+          async request(args: { method: string; params?: unknown }) {
+            if (args.method === 'eth_estimateGas' && !interposed) {
+              interposed = true;
+              expect((await json(await f.post('/settle', request))).body.success).toBe(true);
+            }
+            return rpc.request(args);
+          },
+        }),
+      }) as unknown as LocalChain['publicClient'];
+      const late = await startFacilitatorFixture(chain, kind, {
+        relayers: [chain.accounts.relayers[1]!],
+        database: f.database,
+        publicClient: client,
+      });
+      try {
+        expect((await json(await late.post('/settle', request))).body).toMatchObject({
+          success: false,
+          errorReason: 'invalid_batch_settlement_evm_deposit_authorization_used',
+        });
+        expect(interposed).toBe(true);
+      } finally {
+        await late.close();
+      }
     });
 
     it('refuses a voucher not signed by the payer', async () => {
