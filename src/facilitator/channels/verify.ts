@@ -12,6 +12,12 @@ import { failure, notConfirmed, recordAndSend, type ChannelSettleContext } from 
 import type { ChannelSettleResponse, ChannelVerifyResponse } from './types';
 
 /** The single-use key of a deposit's ERC-3009 authorization: the token's own (network, token, payer, nonce). */
+/** The refusal of a deposit authorization this facilitator has already taken (single use, across instances). */
+const AUTHORIZATION_PRESENTED: Rejection = {
+  reason: CHANNEL_REASONS.depositAuthorizationUsed,
+  message: 'This deposit authorization was already presented',
+};
+
 function depositKey(network: string, payload: DepositPayload): string {
   const c = payload.channelConfig;
   return `deposit|${network}|${c.token}|${c.payer}|${depositNonce(payload)}`.toLowerCase();
@@ -48,7 +54,7 @@ async function checkPayment(ctx: ChannelSettleContext, payload: BatchClientPaylo
     const balance = await checkPayerBalance(ctx.client, payload);
     if (balance) return no(balance);
     if (await ctx.store.byKey(depositKey(ctx.network, payload))) {
-      return no({ reason: CHANNEL_REASONS.depositAuthorizationUsed, message: 'This deposit authorization was already presented' });
+      return no(AUTHORIZATION_PRESENTED);
     }
   }
   return { state, payer };
@@ -77,8 +83,7 @@ export async function verifyPayment(
  * request's checks and its simulation), else the simulation's reason.
  */
 async function simulationRefusal(ctx: ChannelSettleContext, payload: DepositPayload, why: string): Promise<Rejection> {
-  if (await ctx.store.byKey(depositKey(ctx.network, payload)))
-    return { reason: CHANNEL_REASONS.depositAuthorizationUsed, message: 'This deposit authorization was already presented' };
+  if (await ctx.store.byKey(depositKey(ctx.network, payload))) return AUTHORIZATION_PRESENTED;
   return { reason: R.depositSimulationFailed, message: why };
 }
 
@@ -116,11 +121,7 @@ export async function settleDeposit(
   };
   const outcome = await recordAndSend(ctx, op, gas);
   if (outcome === 'taken') {
-    return failure(
-      ctx.network,
-      { reason: CHANNEL_REASONS.depositAuthorizationUsed, message: 'This deposit authorization was already presented' },
-      { payer },
-    );
+    return failure(ctx.network, AUTHORIZATION_PRESENTED, { payer });
   }
   if (outcome.type !== 'confirmed') return { ...notConfirmed(ctx, outcome, R.depositTransactionFailed), payer };
   const state = await readChannelState(ctx.client, payload.voucher.channelId).catch(() => ({
