@@ -107,7 +107,9 @@ describe('transferWithAuthorization', () => {
   });
 
   it("accepts a not-yet-valid authorization once the chain's clock passes validAfter", async () => {
-    const validAfter = nowSeconds() + 3600n;
+    // The chain's clock, not ours: anvil's can run a second behind the wall clock.
+    const chainNow = (await chain.publicClient.getBlock()).timestamp;
+    const validAfter = chainNow + 3600n;
     const signed = await signAuthorization(chain, payer, {
       to: chain.accounts.payee.address,
       value: 1n,
@@ -118,7 +120,8 @@ describe('transferWithAuthorization', () => {
     // Time travel persists for the whole chain; a snapshot revert puts the clock back for later tests.
     const snapshot = await chain.testClient.snapshot();
     try {
-      await chain.testClient.increaseTime({ seconds: 3601 });
+      await chain.testClient.setNextBlockTimestamp({ timestamp: validAfter + 1n });
+      await chain.testClient.mine({ blocks: 1 });
       expect((await submit(signed, 'v,r,s')).status).toBe('success');
     } finally {
       await chain.testClient.revert({ id: snapshot });
