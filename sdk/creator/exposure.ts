@@ -110,6 +110,8 @@ export interface Exposure {
   refusal(payer: string): string | undefined;
   /** Unconfirmed value of a payer (atomic units). */
   unconfirmedOf(payer: string): bigint;
+  /** Asks the facilitator nothing more (the server stops). */
+  stop(): void;
 }
 
 export function createExposure(options: ExposureOptions): Exposure {
@@ -136,6 +138,7 @@ export function createExposure(options: ExposureOptions): Exposure {
   /** Payments awaiting a confirmation check, each due at `at` (ms); checked together, one request per tick. */
   let due: { entry: UnconfirmedPayment; at: number; delay: number }[] = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let stopped = false;
 
   const outcome = (entry: UnconfirmedPayment, delay: number, told: SettlementOutcome | undefined) => {
     const payer = entry.payment.authorization.from.toLowerCase();
@@ -180,7 +183,7 @@ export function createExposure(options: ExposureOptions): Exposure {
   };
 
   const schedule = () => {
-    if (timer || due.length === 0) return;
+    if (stopped || timer || due.length === 0) return;
     const first = due.reduce((min, d) => Math.min(min, d.at), Number.POSITIVE_INFINITY);
     timer = setTimeout(() => void tick(), Math.max(0, first - Date.now()));
     (timer as { unref?: () => void }).unref?.();
@@ -213,5 +216,10 @@ export function createExposure(options: ExposureOptions): Exposure {
       return undefined;
     },
     unconfirmedOf: (payer) => byPayer.get(payer.toLowerCase()) ?? 0n,
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+      timer = undefined;
+    },
   };
 }

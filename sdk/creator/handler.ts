@@ -186,7 +186,7 @@ export interface SkillRequestHandler {
   useReceiverAuthorizer(address: string): void;
   /** Claims and settles now every channel with an unclaimed charge (`all`), or only those due; none without channels. */
   claimChannels(all?: boolean): Promise<ClaimRound>;
-  /** Stops the claims and releases the channel store. */
+  /** Stops the claims and the confirmation checks, and releases the channel store. */
   close(): Promise<void>;
 }
 
@@ -323,6 +323,7 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
     },
     claimChannels: (all = true) => channelParts?.claimer.run(all) ?? Promise.resolve({ channels: 0 }),
     async close() {
+      exposure.stop();
       channelParts?.claimer.stop();
       await channelParts?.store.close();
     },

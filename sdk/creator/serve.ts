@@ -304,6 +304,7 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
   // Channels signed for by the facilitator's receiver authorizer are offered once it is known.
   const useAuthorizer = (known: SupportedKind[] | undefined) => {
     authorizerTimer = undefined;
+    if (stopped) return; // a probe that was under way when the server stopped starts no other
     const found = known?.find((k) => k.scheme === 'batch-settlement' && k.network === network)?.extra?.receiverAuthorizer;
     if (typeof found === 'string') {
       receiverAuthorizer = found;

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'bun:test';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { ServeConfigError, serve, skill, type ServeOptions } from '../../sdk/creator/index';
 import { resolveApiKey, resolveApiUrl, resolveWallet } from '../../sdk/creator/settings';
+import { eventually } from '../support/eventually';
 import { freePort } from '../support/process';
 import { recordingLogger } from '../support/skill-server';
 
@@ -144,6 +145,34 @@ describe('serve() start-up', () => {
       await server.stop();
     }
   });
+
+  it('asks a facilitator that could not be reached again every 5 s, and never after stop(), even with a question under way', async () => {
+    let asked = 0;
+    let release: (() => void) | undefined;
+    const facilitator = Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      async fetch(request) {
+        if (new URL(request.url).pathname !== '/supported') return new Response('not here', { status: 404 });
+        asked += 1;
+        // The first question fails at once; the retry is held until the server has stopped.
+        if (asked === 2) await new Promise<void>((resolve) => (release = resolve));
+        return Response.json({ error: 'starting' }, { status: 503 });
+      },
+    });
+    try {
+      const { server } = await started({ echo }, { wallet: address(), env: {}, facilitatorUrl: facilitator.url.origin });
+      expect(asked).toBe(1);
+      await eventually(() => release, Boolean, 'the retry 5 s after the start', 15_000);
+      await server.stop();
+      release!();
+      await Bun.sleep(6_000);
+      expect(asked).toBe(2);
+    } finally {
+      release?.();
+      facilitator.stop(true);
+    }
+  }, 30_000);
 
   it('rejects and stops listening when registration fails with onError "throw"; "silent" says nothing', async () => {
     const port = await freePort();

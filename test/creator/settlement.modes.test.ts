@@ -3,7 +3,8 @@
  * run and one transfer in both modes; `broadcast` answers before the block and carries the
  * transaction hash; the creator's cap of unconfirmed value makes a call wait for its receipt; a
  * payer's concurrent calls get no more results than their balance pays for; a payer who drains
- * their balance after a broadcast answer is refused afterwards.
+ * their balance after a broadcast answer is refused afterwards; a stopped server asks the
+ * facilitator nothing more.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'bun:test';
 import type { Address, Hex } from 'viem';
@@ -197,6 +198,19 @@ for (const kind of databaseKinds) {
       expect(((await refused.json()) as { error: string }).error).toBe('invalid_exact_evm_payer_reverted_settlement');
       expect(runs.work).toBe(before);
       expect(await chain.balanceOf(payer.address)).toBe(PRICE);
+    });
+
+    it('asks nothing about the payments it answered once it has stopped', async () => {
+      const recording = recordingFetch();
+      const server = await start({ fetch: recording.fetch, settlement: 'broadcast' });
+      const payer = await chain.createAccount({ usdc: PRICE });
+      expect((await paidPost(`${server.url}/work`, { n: 1 }, payer)).status).toBe(200);
+      await server.stop();
+      const asked = () => recording.sent.filter((r) => r.path.startsWith('/settlements')).length;
+      const atStop = asked(); // 0 unless the machine stalled for a second after the answer
+      // A running server asks 1 s after the answer, then less and less often until the facilitator confirms.
+      await Bun.sleep(3_000);
+      expect(asked()).toBe(atStop);
     });
 
     it('asks the facilitator about the payments it answered together in one request, and frees their caps', async () => {
