@@ -11,13 +11,13 @@ import { CHANNEL_REASONS } from './reasons';
 import { failure, notConfirmed, recordAndSend, type ChannelSettleContext } from './settle';
 import type { ChannelSettleResponse, ChannelVerifyResponse } from './types';
 
-/** The single-use key of a deposit's ERC-3009 authorization: the token's own (network, token, payer, nonce). */
 /** The refusal of a deposit authorization this facilitator has already taken (single use, across instances). */
 const AUTHORIZATION_PRESENTED: Rejection = {
   reason: CHANNEL_REASONS.depositAuthorizationUsed,
   message: 'This deposit authorization was already presented',
 };
 
+/** The single-use key of a deposit's ERC-3009 authorization: the token's own (network, token, payer, nonce). */
 function depositKey(network: string, payload: DepositPayload): string {
   const c = payload.channelConfig;
   return `deposit|${network}|${c.token}|${c.payer}|${depositNonce(payload)}`.toLowerCase();
