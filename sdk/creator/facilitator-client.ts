@@ -75,10 +75,10 @@ export interface FacilitatorClient {
   /** The (x402Version, scheme, network) kinds it supports. */
   supported(timeoutMs?: number): Promise<SupportedKind[]>;
   /**
-   * `/verify` or `/settle` of a `batch-settlement` payload: the answer's JSON as sent (its
-   * `extra` carries the channel's state, which the `exact` parsers leave out).
+   * `/verify` or `/settle` of a payload of any scheme: the answer's JSON as sent (a channel's
+   * `extra` carries its state, which the `exact` parsers leave out).
    */
-  channel(path: '/verify' | '/settle', paymentPayload: unknown, paymentRequirements: unknown): Promise<Record<string, unknown>>;
+  forward(path: '/verify' | '/settle', paymentPayload: unknown, paymentRequirements: unknown): Promise<Record<string, unknown>>;
 }
 
 interface Reply {
@@ -190,7 +190,7 @@ export function createFacilitatorClient(options: FacilitatorClientOptions): Faci
       }
       return outcomes;
     },
-    async channel(path, paymentPayload, paymentRequirements) {
+    async forward(path, paymentPayload, paymentRequirements) {
       const timeout = path === '/verify' ? (options.verifyTimeoutMs ?? 10_000) : (options.settleTimeoutMs ?? 30_000);
       const reply = await send(path, timeout, { x402Version: 2, paymentPayload, paymentRequirements });
       if ((reply.status !== 200 && reply.status !== 400) || !isRecord(reply.json)) {

@@ -19,31 +19,26 @@ import {
   type PaymentTerms,
 } from '../x402/index';
 import { ServeConfigError } from './errors';
-import { createExposure, settlementSettings, type SettlementOption } from './exposure';
 import { createFacilitatorClient } from './facilitator-client';
 import { corsPolicy, type CorsOption } from './cors';
 import { failure, jsonAnswer, parseJsonBody, readBodyText, toResponse } from './http';
-import { createProofLedger, type LedgerOptions } from './ledger';
 import { consoleLogger, errorText, type CreatorLogger } from './logger';
-import { paidCall, paidGet, type PaidCallDeps, type SettledCall, type SkillRoute } from './paid-call';
-import { createPayerTrust, verifyMode, type VerifyMode } from './payers';
-import { createSettlementWatcher } from './settlement';
+import { paidCall, paidGet, schemeKit } from './paid-call';
+import type { BaseRoute, Offer, ServerScheme, SettledCall, SkillRoute } from './scheme';
 import { isProduction, processEnv } from './settings';
 import { isSkill, type Skill, type Skills } from './skill';
 import { declarationOf } from './discovery/bazaar';
 import { OPENAPI_PATHS, openApiDocument, WELL_KNOWN_X402, wellKnownX402 } from './discovery/publish';
 import { requestPath } from '../http/request-path';
 import { createChannelReader } from '../x402/channel-reader';
-import { createClaimer, type ClaimRound } from './channels/claims';
-import { lazyFileStore } from './channels/lazy-store';
-import {
-  channelRequirements,
-  channelSettings,
-  offersChannel,
-  withChannel,
-  type ChannelOption,
-  type ChannelSettings,
-} from './channels/settings';
+import { createExactScheme } from './schemes/exact/index';
+import { createExposure, settlementSettings, type SettlementOption } from './schemes/exact/exposure';
+import { createProofLedger, type LedgerOptions } from './schemes/exact/ledger';
+import { createPayerTrust, verifyMode, type VerifyMode } from './schemes/exact/payers';
+import { createSettlementWatcher } from './schemes/exact/settlement';
+import { createChannelScheme, type ChannelScheme } from './schemes/channel/index';
+import type { ClaimRound } from './schemes/channel/claims';
+import { channelSettings, type ChannelOption } from './schemes/channel/settings';
 
 /**
  * Default facilitator: `market facilitator` on this machine.
@@ -203,22 +198,24 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
   const plain = buildRoutes(skills, options);
   const decimals = [...plain.values()][0]?.terms.asset.decimals ?? 6;
   const channels = channelSettings(options.channels, decimals);
-  let receiverAuthorizer = channels?.authorizer?.address ?? options.receiverAuthorizer;
-  const offer = (route: SkillRoute): SkillRoute => {
-    if (!channels || !receiverAuthorizer || !offersChannel(channels, route.amount, route.skill.channels)) return route;
-    const channel = channelRequirements(route.terms, receiverAuthorizer, channels);
-    return { ...route, channel, terms: withChannel(route.terms, channel) };
-  };
-  const routes = new Map([...plain].map(([name, route]) => [name, offer(route)]));
   const holdMs = holdOption(options.holdMs);
   const logger = options.logger ?? consoleLogger;
   const appName = options.appName ?? DEFAULT_APP_NAME;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const now = options.now ?? Date.now;
   const facilitator = createFacilitatorClient({
     url: options.facilitatorUrl ?? DEFAULT_FACILITATOR_URL,
     userAgent: appName,
     ...(options.facilitatorApiKey ? { apiKey: options.facilitatorApiKey } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+  const kit = schemeKit({
+    logger,
+    exposeErrors: options.exposeErrors ?? !isProduction(processEnv()),
+    now,
+    onCall: options.onCall,
+    onError: options.onError,
+    onSettled: options.onSettled,
   });
   const ledger = createProofLedger({ ...options.replay, ...(options.now ? { now: options.now } : {}) });
   const exposure = createExposure({
@@ -227,7 +224,8 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
     logger,
     ...(options.now ? { now: options.now } : {}),
   });
-  const deps: PaidCallDeps = {
+  const exact = createExactScheme({
+    kit,
     facilitator,
     ledger,
     exposure,
@@ -237,34 +235,41 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
       ledger,
       logger,
       chain: options.rpcUrl ? createAuthorizationStateReader(options.rpcUrl, options.fetch ? { fetch: options.fetch } : {}) : undefined,
-      onSettled: options.onSettled,
+      onSettled: kit.settled,
       ...(options.now ? { now: options.now } : {}),
     }),
     logger,
-    exposeErrors: options.exposeErrors ?? !isProduction(processEnv()),
     holdMs,
-    now: options.now ?? Date.now,
-    onCall: options.onCall,
-    onError: options.onError,
-    onSettled: options.onSettled,
-  };
-  const channelParts = channels
-    ? startChannels(channels, options, facilitator, logger, () => [...routes.values()].find((r) => r.channel)?.channel)
+  });
+  const channel: ChannelScheme | undefined = channels
+    ? createChannelScheme({
+        kit,
+        settings: channels,
+        facilitator,
+        chainId: parseCaip2(options.network ?? DEFAULT_NETWORK),
+        logger,
+        receiverAuthorizer: options.receiverAuthorizer,
+        chain: options.rpcUrl ? createChannelReader(options.rpcUrl, options.fetch ? { fetch: options.fetch } : {}) : undefined,
+        now,
+      })
     : undefined;
-  if (channelParts) {
-    deps.channels = {
-      facilitator,
-      store: channelParts.store,
-      settings: channels!,
-      chainId: parseCaip2(options.network ?? DEFAULT_NETWORK),
-      logger,
-      exposeErrors: deps.exposeErrors,
-      now: deps.now,
-      onCall: options.onCall,
-      onError: options.onError,
-      onSettled: options.onSettled,
-    };
-  }
+  // In the order of the 402's `accepts`. x402 clients take the first entry they can pay, and some take
+  // the first without looking: `exact` first keeps every one of them paying as before (it is also the
+  // one offer of the marketplace's documented 402 body). A channel locks a deposit of the payer's for
+  // as long as it lives, so it is taken by clients that choose it: our SkillMarket by its deposit
+  // policy, a reference client with the channel scheme registered alone or a selector that prefers it.
+  const schemes: ServerScheme[] = channel ? [exact, channel] : [exact];
+  const deps = { schemes: new Map(schemes.map((scheme) => [scheme.id, scheme])) };
+  const offer = (route: BaseRoute): SkillRoute => {
+    const offers = new Map<string, Offer>();
+    for (const scheme of schemes) {
+      const made = scheme.offer(route);
+      if (made) offers.set(scheme.id, made);
+    }
+    const accepts = [...offers.values()] as unknown as PaymentTerms['paymentRequired']['accepts'];
+    return { ...route, offers, terms: { ...route.terms, paymentRequired: { ...route.terms.paymentRequired, accepts } } };
+  };
+  const routes = new Map([...plain].map(([name, route]) => [name, offer(route)]));
   const names = [...routes.keys()];
   const publicUrl = (options.publicUrl ?? 'http://localhost:3002').replace(/\/+$/, '');
   const cors = corsPolicy(options.cors ?? true);
@@ -317,15 +322,13 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
       return true;
     },
     useReceiverAuthorizer(address) {
-      if (!channels || channels.authorizer || receiverAuthorizer?.toLowerCase() === address.toLowerCase()) return;
-      receiverAuthorizer = address;
+      if (!channel?.useReceiverAuthorizer(address)) return;
       for (const [name, route] of plain) routes.set(name, offer(route));
     },
-    claimChannels: (all = true) => channelParts?.claimer.run(all) ?? Promise.resolve({ channels: 0 }),
+    claimChannels: (all = true) => channel?.claim(all) ?? Promise.resolve({ channels: 0 }),
     async close() {
       exposure.stop();
-      channelParts?.claimer.stop();
-      await channelParts?.store.close();
+      for (const scheme of schemes) await scheme.close?.();
     },
     async fetch(request) {
       if (request.method === 'OPTIONS') return cors.preflight(request);
@@ -341,28 +344,6 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
   };
 }
 
-/** The channel store and the claimer of a handler that offers channels. */
-function startChannels(
-  settings: ChannelSettings,
-  options: SkillHandlerOptions,
-  facilitator: ReturnType<typeof createFacilitatorClient>,
-  logger: CreatorLogger,
-  requirements: () => SkillRoute['channel'],
-) {
-  const store = typeof settings.store === 'string' ? lazyFileStore(settings.store) : settings.store;
-  const claimer = createClaimer({
-    store,
-    facilitator,
-    settings,
-    chainId: parseCaip2(options.network ?? DEFAULT_NETWORK),
-    requirements,
-    chain: options.rpcUrl ? createChannelReader(options.rpcUrl, options.fetch ? { fetch: options.fetch } : {}) : undefined,
-    logger,
-    ...(options.now ? { now: options.now } : {}),
-  });
-  return { store, claimer };
-}
-
 /** `holdMs`, checked: a whole number of ms from 0 to 120 000. */
 export function holdOption(value: number | undefined): number {
   const holdMs = value ?? DEFAULT_HOLD_MS;
@@ -372,7 +353,7 @@ export function holdOption(value: number | undefined): number {
 }
 
 /** Checks the skills map and builds each skill's payment terms once (deterministic, as x402 requires). */
-function buildRoutes(skills: Skills, options: SkillHandlerOptions): Map<string, SkillRoute> {
+function buildRoutes(skills: Skills, options: SkillHandlerOptions): Map<string, BaseRoute> {
   if (typeof skills !== 'object' || skills === null || Object.keys(skills).length === 0) {
     throw new ServeConfigError('no skills provided: pass a map of skill name to skill(...)');
   }
@@ -382,7 +363,7 @@ function buildRoutes(skills: Skills, options: SkillHandlerOptions): Map<string, 
   } catch (error) {
     throw new ServeConfigError(`network/asset: ${errorText(error)}`);
   }
-  const routes = new Map<string, SkillRoute>();
+  const routes = new Map<string, BaseRoute>();
   for (const [name, definition] of Object.entries(skills)) {
     if (!NAME_PATTERN.test(name))
       throw new ServeConfigError(`skill name "${name.slice(0, 80)}" must be 1-64 letters, digits, _ or - (it becomes the URL path)`);
@@ -394,7 +375,7 @@ function buildRoutes(skills: Skills, options: SkillHandlerOptions): Map<string, 
 }
 
 /** One skill's route: its payment terms at `amount` (atomic units of `asset`). */
-function routeOf(name: string, definition: Skill, amount: bigint, asset: AssetInfo, options: SkillHandlerOptions): SkillRoute {
+function routeOf(name: string, definition: Skill, amount: bigint, asset: AssetInfo, options: SkillHandlerOptions): BaseRoute {
   const publicUrl = (options.publicUrl ?? 'http://localhost:3002').replace(/\/+$/, '');
   try {
     const terms: PaymentTerms = buildPaymentTerms({

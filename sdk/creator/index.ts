@@ -53,28 +53,28 @@ export {
 export { DEFAULT_NETWORK } from '../x402/index';
 export { bazaarExtension, type BazaarExtension } from './discovery/bazaar';
 export { updateSkill, type SkillUpdate, type UpdateOptions } from './update';
-export type { SettledCall } from './paid-call';
+export type { SettledCall } from './scheme';
 export type { TrackingOptions } from './tracker';
-export type { LedgerOptions } from './ledger';
-export { DEFAULT_SETTLEMENT, type SettlementOption } from './exposure';
+export type { LedgerOptions } from './schemes/exact/ledger';
+export { DEFAULT_SETTLEMENT, type SettlementOption } from './schemes/exact/exposure';
 export {
   DEFAULT_CHANNEL_THRESHOLD,
   DEFAULT_WITHDRAW_DELAY,
   DEFAULT_SETTLE_WITHIN_MS,
   type ChannelOption,
   type ChannelSettingsInput,
-} from './channels/settings';
+} from './schemes/channel/settings';
 export {
   memoryChannelStore,
   keyedMutex as keyedChannelLock,
   type ChannelStore,
   type ChannelState,
   type ChannelChange,
-} from './channels/store';
-export { fileChannelStore } from './channels/file-store';
-export { voucherSignedBy } from './channels/voucher-check';
-export type { ClaimRound } from './channels/claims';
-export { VERIFY_MODES, type VerifyMode } from './payers';
+} from './schemes/channel/store';
+export { fileChannelStore } from './schemes/channel/file-store';
+export { voucherSignedBy } from './schemes/channel/voucher-check';
+export type { ClaimRound } from './schemes/channel/claims';
+export { VERIFY_MODES, type VerifyMode } from './schemes/exact/payers';
 export { EXPOSED_HEADERS as CORS_EXPOSED_HEADERS, type CorsOption } from './cors';
 export { RegistryError, type RetryOptions } from '../registry/index';
 export type { CreatorLogger } from './logger';

@@ -15,7 +15,7 @@ import {
 } from '../x402/index';
 import type { CorsOption } from './cors';
 import { RegistrationError, ServeConfigError } from './errors';
-import type { SettlementOption } from './exposure';
+import type { SettlementOption } from './schemes/exact/exposure';
 import { createFacilitatorClient } from './facilitator-client';
 import {
   createSkillHandler,
@@ -25,17 +25,17 @@ import {
   holdOption,
   type SkillHandlerOptions,
 } from './handler';
-import type { LedgerOptions } from './ledger';
+import type { LedgerOptions } from './schemes/exact/ledger';
 import { applyListingPrice, DEFAULT_LISTING_REFRESH_MS, followListingPrices } from './listing-price';
 import { listen } from './listen';
-import type { VerifyMode } from './payers';
+import type { VerifyMode } from './schemes/exact/payers';
 import { consoleLogger, errorText, type CreatorLogger } from './logger';
 import { DEFAULT_API_URL, register, type RegistrationResult } from './register';
 import { RegistryClient } from '../registry/client';
 import { httpUrl, isProduction, processEnv, resolveApiKey, resolveApiUrl, resolveWallet, type Env } from './settings';
 import type { Skills } from './skill';
-import type { ClaimRound } from './channels/claims';
-import type { ChannelOption } from './channels/settings';
+import type { ClaimRound } from './schemes/channel/claims';
+import type { ChannelOption } from './schemes/channel/settings';
 import { createCallTracker, type CallTracker, type TrackingOptions } from './tracker';
 
 /**

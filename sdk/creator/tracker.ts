@@ -12,7 +12,7 @@
  */
 import { RegistryError } from '../http/errors';
 import { errorText, type CreatorLogger } from './logger';
-import type { SettledCall } from './paid-call';
+import type { SettledCall } from './scheme';
 import type { RegistryClient } from '../registry/client';
 import { MAX_CALL_BATCH, type CallBody } from '../registry/contract/index';
 

@@ -2,6 +2,7 @@
  * HTTP header names of both x402 wire versions, and readers that turn a Headers object into a
  * result union instead of throwing.
  */
+import { decodeBase64Json } from './base64';
 import { decodePaymentPayload, decodeSettleResponse, encodeSettleResponse, type DecodedPayment } from './codec';
 import { X402Error } from './errors';
 import type { SettleResponse } from './schemas';
@@ -80,6 +81,48 @@ export function readPaymentHeader(headers: HeaderReader): PaymentHeaderResult {
     return { type: 'error', error: toX402Error(error, 'malformed_payment') };
   }
 }
+
+/** Outcome of reading a payment of any scheme from request headers: its decoded JSON and the scheme it names. */
+export type PaymentEnvelopeResult =
+  | { type: 'none' }
+  | { type: 'payment'; payload: Record<string, unknown>; scheme: string }
+  | { type: 'error'; error: X402Error };
+
+/**
+ * Reads a payment of any scheme from `PAYMENT-SIGNATURE` (preferred) or `X-Payment`: the decoded
+ * JSON object and the scheme it names (x402 v2 `accepted.scheme`, v1 `scheme`), nothing more
+ * checked; each scheme parses its own payload. Never throws.
+ *
+ * @example
+ * const read = readPaymentEnvelope(request.headers);
+ * if (read.type === 'payment' && read.scheme === 'exact') payment = parsePaymentPayload(read.payload);
+ */
+export function readPaymentEnvelope(headers: HeaderReader): PaymentEnvelopeResult {
+  const signature = headers.get(PAYMENT_SIGNATURE_HEADER) ?? null;
+  const legacy = headers.get(X_PAYMENT_HEADER) ?? null;
+  if (signature === null && legacy === null) return { type: 'none' };
+  if (signature !== null && legacy !== null && signature !== legacy) {
+    return {
+      type: 'error',
+      error: new X402Error('malformed_payment', 'Both PAYMENT-SIGNATURE and X-Payment are present with different values'),
+    };
+  }
+  let decoded: unknown;
+  try {
+    decoded = decodeBase64Json((signature ?? legacy) as string, 'malformed_payment', 'payment header');
+  } catch (error) {
+    return { type: 'error', error: toX402Error(error, 'malformed_payment') };
+  }
+  const payload = record(decoded);
+  if (!payload) return { type: 'error', error: new X402Error('malformed_payment', 'Malformed payment payload: expected a JSON object') };
+  const scheme = payload.x402Version === 1 ? payload.scheme : record(payload.accepted)?.scheme;
+  if (typeof scheme !== 'string')
+    return { type: 'error', error: new X402Error('malformed_payment', 'Malformed payment payload: no scheme') };
+  return { type: 'payment', payload, scheme };
+}
+
+const record = (value: unknown): Record<string, unknown> | undefined =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 
 /** Outcome of reading a settlement receipt from response headers. */
 export type SettleHeaderResult = { type: 'none' } | { type: 'receipt'; receipt: SettleResponse } | { type: 'error'; error: X402Error };

@@ -80,10 +80,12 @@ export {
   PAYMENT_RESPONSE_HEADER,
   X_PAYMENT_RESPONSE_HEADER,
   readPaymentHeader,
+  readPaymentEnvelope,
   readSettleResponseHeader,
   settleResponseHeaders,
   type HeaderReader,
   type PaymentHeaderResult,
+  type PaymentEnvelopeResult,
   type SettleHeaderResult,
 } from './headers';
 export {

@@ -2,7 +2,7 @@
  * The voucher digest, computed directly: a voucher's EIP-712 struct is two words, so its digest is
  * one keccak over the cached domain separator and those words, without going through viem's
  * generic typed-data encoder. It is on the path of every channel call, on both sides (the skill
- * server's signature check is in creator/channels/voucher-check.ts).
+ * server's signature check is in creator/schemes/channel/voucher-check.ts).
  */
 import { bytesToHex, domainSeparator, type Hex, hexToBytes, keccak256 } from 'viem';
 import { batchSettlementDomain } from './batch-settlement';

@@ -8,9 +8,9 @@
 import { afterEach, describe, expect, it } from 'bun:test';
 import type { Hex } from 'viem';
 import { memoryChannelStore, type ChannelState, type ChannelStore } from 'skill-market/creator';
-import { createClaimer, type Claimer } from '../../sdk/creator/channels/claims';
-import type { ChannelRequirements } from '../../sdk/creator/channels/settings';
-import { channelSettings } from '../../sdk/creator/channels/settings';
+import { createClaimer, type Claimer } from '../../sdk/creator/schemes/channel/claims';
+import type { ChannelRequirements } from '../../sdk/creator/schemes/channel/settings';
+import { channelSettings } from '../../sdk/creator/schemes/channel/settings';
 import type { FacilitatorClient } from '../../sdk/creator/facilitator-client';
 import type { CreatorLogger } from '../../sdk/creator/logger';
 
@@ -58,7 +58,7 @@ async function setUp(channels: Record<string, unknown>, states: ChannelState[] =
   const sent: string[] = [];
   let refuseSettle: string | undefined;
   const facilitator = {
-    async channel(_path: string, body: { payload: { type: string } }) {
+    async forward(_path: string, body: { payload: { type: string } }) {
       const type = body.payload.type;
       sent.push(type);
       if (type === 'settle' && refuseSettle) return { success: false, errorReason: refuseSettle };

@@ -53,6 +53,7 @@ describe('tracking a channel call', () => {
     const channelId = `0x${'ab'.repeat(32)}`;
     tracker.track({
       skill: 'metered',
+      scheme: 'batch-settlement',
       amount: '0.0004',
       amountAtomic: '400',
       payer: '0x000000000000000000000000000000000000bEEF',

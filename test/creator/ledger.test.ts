@@ -1,6 +1,6 @@
 /** The single-use and replay memory on its own: states, expiry and its memory bounds. */
 import { describe, expect, it } from 'bun:test';
-import { createProofLedger } from '../../sdk/creator/ledger';
+import { createProofLedger } from '../../sdk/creator/schemes/exact/ledger';
 
 const answer = (body = 'ok') => ({ status: 200, headers: {}, body });
 

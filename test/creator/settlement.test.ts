@@ -6,9 +6,9 @@
  */
 import { describe, expect, it } from 'bun:test';
 import type { FacilitatorClient, SettlementOutcome } from '../../sdk/creator/facilitator-client';
-import { createProofLedger } from '../../sdk/creator/ledger';
-import type { SettledCall, SkillRoute } from '../../sdk/creator/paid-call';
-import { createSettlementWatcher, type HeldCall } from '../../sdk/creator/settlement';
+import { createProofLedger } from '../../sdk/creator/schemes/exact/ledger';
+import type { SettledCall, SkillRoute } from '../../sdk/creator/scheme';
+import { createSettlementWatcher, type HeldCall } from '../../sdk/creator/schemes/exact/settlement';
 import { skill } from '../../sdk/creator/skill';
 import { buildPaymentTerms, type AuthorizationUse, type DecodedPayment, type SettleResponse } from '../../sdk/x402/index';
 import { eventually } from '../support/eventually';
@@ -24,6 +24,7 @@ const route: SkillRoute = {
   skill: skill({ price: '$0.01' }, () => ({})),
   amount: 10_000n,
   terms: buildPaymentTerms({ amount: 10_000n, payTo: PAY_TO, network: 'eip155:84532', asset: ASSET, resourceUrl: 'http://localhost/echo' }),
+  offers: new Map(),
 };
 
 /** A facilitator answering `/settlements` (and `/settle`) from a script, last answer repeated. */
@@ -50,7 +51,7 @@ function scripted(
     },
     settlement: async () => next(),
     settlements: async (items: readonly unknown[]) => items.map(() => next()),
-    channel: async () => {
+    forward: async () => {
       throw new Error('no channels here');
     },
   };
@@ -114,6 +115,7 @@ describe('the settlement watcher', () => {
     expect(settled).toEqual([
       {
         skill: 'echo',
+        scheme: 'exact',
         amount: '0.01',
         amountAtomic: '10000',
         payer: PAYER,

@@ -46,6 +46,7 @@ function fakeRegistry({ batches }: { batches: boolean }, delayMs = 50) {
 
 const call = (i: number) => ({
   skill: 'tracked',
+  scheme: 'exact',
   amount: '0.001',
   amountAtomic: '1000',
   payer: '0x000000000000000000000000000000000000bEEF',

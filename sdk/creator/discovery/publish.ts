@@ -5,7 +5,7 @@
  * network, asset, payTo and amount). Both are advisory: the 402 stays the source of truth.
  */
 import { formatPrice } from '../../x402/index';
-import type { SkillRoute } from '../paid-call';
+import type { SkillRoute } from '../scheme';
 import { embedded } from './bazaar';
 
 /** @internal Paths where the documents are served (crawlers look for the OpenAPI at both). */

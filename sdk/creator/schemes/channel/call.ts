@@ -18,23 +18,20 @@
 import { zeroAddress } from 'viem';
 import {
   acceptedMatches,
+  BATCH_SETTLEMENT_SCHEME,
   channelIdOf,
   encodeBase64Json,
   formatPrice,
-  PAYMENT_REQUIRED_HEADER,
   PAYMENT_RESPONSE_HEADER,
   type PaymentRequirements,
-  parsePrice,
   X_PAYMENT_RESPONSE_HEADER,
-} from '../../x402/index';
+} from '../../../x402/index';
 import { voucherSignedBy } from './voucher-check';
-import { SkillTimeoutError } from '../errors';
-import type { FacilitatorClient } from '../facilitator-client';
-import { failure, jsonAnswer, type StoredResponse, toResponse } from '../http';
-import { callSafely, type CreatorLogger, errorText } from '../logger';
-import type { SettledCall, SkillRoute } from '../paid-call';
-import { runHandler } from '../run';
-import type { ChannelSettings } from './settings';
+import type { FacilitatorClient } from '../../facilitator-client';
+import { failure, jsonAnswer, type StoredResponse } from '../../http';
+import { type CreatorLogger, errorText } from '../../logger';
+import type { PaidRequest, SchemeKit, SettledCall, SkillRoute } from '../../scheme';
+import type { ChannelRequirements, ChannelSettings } from './settings';
 import { signClaims, signRefund } from './claims';
 import type { ChannelState, ChannelStore } from './store';
 import { type ChannelPayment, readChannelPayment, readSnapshot, type ChannelSnapshot } from './wire';
@@ -43,31 +40,20 @@ const MISMATCH = 'invalid_batch_settlement_evm_cumulative_amount_mismatch';
 const reason = (what: string) => `invalid_batch_settlement_evm_${what}`;
 
 export interface ChannelDeps {
+  kit: SchemeKit;
   facilitator: FacilitatorClient;
   store: ChannelStore;
   settings: ChannelSettings;
   chainId: number;
   logger: CreatorLogger;
-  exposeErrors: boolean;
   now: () => number;
-  onCall?: ((skillName: string, input: unknown) => unknown) | undefined;
-  onError?: ((skillName: string, error: unknown) => unknown) | undefined;
-  onSettled?: ((call: SettledCall) => void) | undefined;
 }
 
 type Outcome = { response: StoredResponse; settled?: SettledCall };
 
-/** The 402 of a channel route, with `extra` added to its channel offer (the corrective state). */
-function required(route: SkillRoute, error: string, extra?: Record<string, unknown>): StoredResponse {
-  const paymentRequired = route.terms.paymentRequired;
-  const accepts = extra
-    ? paymentRequired.accepts.map((a) => (a.scheme === 'batch-settlement' ? { ...a, extra: { ...a.extra, ...extra } } : a))
-    : paymentRequired.accepts;
-  return {
-    status: 402,
-    headers: { 'Content-Type': 'application/json', [PAYMENT_REQUIRED_HEADER]: encodeBase64Json({ ...paymentRequired, accepts, error }) },
-    body: JSON.stringify({ ...route.terms.body, error }),
-  };
+/** The 402 of a channel route; `extra` is added to its channel offer (the corrective state). */
+function required(deps: ChannelDeps, route: SkillRoute, error: string, extra?: Record<string, unknown>): StoredResponse {
+  return deps.kit.required(route, error, extra ? { scheme: BATCH_SETTLEMENT_SCHEME, extra } : undefined);
 }
 
 const snapshotOf = (state: ChannelState) => ({
@@ -80,9 +66,9 @@ const snapshotOf = (state: ChannelState) => ({
 });
 
 /** The corrective 402: the server's charge so far and the voucher that proves it. */
-function corrective(route: SkillRoute, state: ChannelState): StoredResponse {
+function corrective(deps: ChannelDeps, route: SkillRoute, state: ChannelState): StoredResponse {
   const voucherState = state.signature !== '0x' ? { signedMaxClaimable: state.signedMaxClaimable, signature: state.signature } : undefined;
-  return required(route, MISMATCH, { channelState: snapshotOf(state), ...(voucherState ? { voucherState } : {}) });
+  return required(deps, route, MISMATCH, { channelState: snapshotOf(state), ...(voucherState ? { voucherState } : {}) });
 }
 
 /** `PAYMENT-RESPONSE` of a channel call (the same value under `X-PAYMENT-RESPONSE`). */
@@ -125,65 +111,58 @@ function fresh(payment: ChannelPayment, snapshot: ChannelSnapshot, now: number):
   );
 }
 
-/** Why this payment's channel is not one of this route's, or undefined. */
-function configProblem(deps: ChannelDeps, route: SkillRoute, payment: ChannelPayment): string | undefined {
-  const channel = route.channel!;
+/** Why this payment's channel is not one of this offer's, or undefined. */
+function configProblem(deps: ChannelDeps, offer: ChannelRequirements, payment: ChannelPayment): string | undefined {
   const { config } = payment;
   const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
-  if (!acceptedMatches(payment.accepted, channel as unknown as PaymentRequirements))
+  if (!acceptedMatches(payment.accepted, offer as unknown as PaymentRequirements))
     return 'The payment does not match the payment requirements of this skill';
-  if (!same(config.receiver, channel.payTo)) return reason('receiver_mismatch');
-  if (!same(config.receiverAuthorizer, channel.extra.receiverAuthorizer)) return reason('receiver_authorizer_mismatch');
-  if (!same(config.token, channel.asset)) return reason('token_mismatch');
-  if (config.withdrawDelay !== channel.extra.withdrawDelay) return reason('withdraw_delay_mismatch');
+  if (!same(config.receiver, offer.payTo)) return reason('receiver_mismatch');
+  if (!same(config.receiverAuthorizer, offer.extra.receiverAuthorizer)) return reason('receiver_authorizer_mismatch');
+  if (!same(config.token, offer.asset)) return reason('token_mismatch');
+  if (config.withdrawDelay !== offer.extra.withdrawDelay) return reason('withdraw_delay_mismatch');
   if (channelIdOf(config, deps.chainId).toLowerCase() !== payment.channelId) return reason('channel_id_mismatch');
   return undefined;
 }
 
-/** Handles a `batch-settlement` payment for `route` (the input is valid). */
-export async function channelCall(
-  deps: ChannelDeps,
-  route: SkillRoute,
-  input: unknown,
-  request: Request,
-  header: Record<string, unknown>,
-): Promise<Response> {
-  const payment = readChannelPayment(header);
-  if ('error' in payment) return toResponse(required(route, payment.error));
-  const problem = configProblem(deps, route, payment);
-  if (problem) return toResponse(required(route, problem));
+/** Handles a `batch-settlement` payment (a POST's deposit or voucher, or a refund by POST or GET). */
+export async function channelCall(deps: ChannelDeps, call: PaidRequest): Promise<StoredResponse> {
+  const { route } = call;
+  const offer = call.offer as unknown as ChannelRequirements;
+  const payment = readChannelPayment(call.payload);
+  if ('error' in payment) return required(deps, route, payment.error);
+  const problem = configProblem(deps, offer, payment);
+  if (problem) return required(deps, route, problem);
   let outcome: Outcome;
   try {
     outcome = await deps.store.update(payment.channelId, (current) =>
-      payment.type === 'refund' ? refund(deps, route, payment, current) : paid(deps, route, payment, current, input, request),
+      payment.type === 'refund' ? refund(deps, call, offer, payment, current) : paid(deps, call, offer, payment, current),
     );
   } catch (error) {
     deps.logger.error('channel call failed', { skill: route.name, channel: payment.channelId, error: errorText(error) });
-    return toResponse(failure(503, 'The channel cannot be served right now; nothing was charged', {}, { 'Retry-After': '2' }));
+    return deps.kit.unavailable('The channel cannot be served right now; nothing was charged');
   }
-  if (outcome.settled) {
-    const settled = outcome.settled;
-    callSafely(deps.logger, 'call tracking', () => deps.onSettled?.(settled));
-  }
-  return toResponse(outcome.response);
+  if (outcome.settled) deps.kit.settled(outcome.settled);
+  return outcome.response;
 }
 
 /** The facilitator's verdict and snapshot, or the 402 to answer. */
 async function verifyRemotely(
   deps: ChannelDeps,
   route: SkillRoute,
+  offer: ChannelRequirements,
   payment: ChannelPayment,
 ): Promise<{ snapshot: ChannelSnapshot } | { response: StoredResponse }> {
   let verdict: Record<string, unknown>;
   try {
-    verdict = await deps.facilitator.channel('/verify', payment.original, route.channel);
+    verdict = await deps.facilitator.forward('/verify', payment.original, offer);
   } catch (error) {
     deps.logger.warn('payment facilitator unavailable', { skill: route.name, error: errorText(error) });
-    return { response: failure(503, 'Payment facilitator unavailable; nothing was charged', {}, { 'Retry-After': '2' }) };
+    return { response: deps.kit.unavailable('Payment facilitator unavailable; nothing was charged') };
   }
   if (verdict.isValid !== true) {
     const why = typeof verdict.invalidReason === 'string' ? verdict.invalidReason : 'invalid_payment';
-    return { response: required(route, why) };
+    return { response: required(deps, route, why) };
   }
   const snapshot = readSnapshot(verdict.extra);
   if (!snapshot) return { response: failure(502, 'The facilitator did not report the channel state; nothing was charged') };
@@ -207,80 +186,51 @@ function signedByAuthorizer(deps: ChannelDeps, payment: ChannelPayment): boolean
 
 async function paid(
   deps: ChannelDeps,
-  route: SkillRoute,
+  call: PaidRequest,
+  offer: ChannelRequirements,
   payment: ChannelPayment,
   current: ChannelState | undefined,
-  input: unknown,
-  request: Request,
 ): Promise<{ next?: ChannelState; value: Outcome }> {
+  const { route } = call;
   const price = route.amount;
   if (current && payment.maxClaimableAmount !== BigInt(current.chargedCumulativeAmount) + price) {
-    return { value: { response: corrective(route, current) } };
+    return { value: { response: corrective(deps, route, current) } };
   }
   let state: ChannelState;
   if (checkableHere(deps, payment, current)) {
-    if (!signedByAuthorizer(deps, payment)) return { value: { response: required(route, reason('voucher_signature')) } };
+    if (!signedByAuthorizer(deps, payment)) return { value: { response: required(deps, route, reason('voucher_signature')) } };
     if (payment.maxClaimableAmount > BigInt(current.balance))
-      return { value: { response: required(route, reason('cumulative_exceeds_balance')) } };
+      return { value: { response: required(deps, route, reason('cumulative_exceeds_balance')) } };
     state = current;
   } else {
-    const verified = await verifyRemotely(deps, route, payment);
+    const verified = await verifyRemotely(deps, route, offer, payment);
     if ('response' in verified) return { value: verified };
     state = current ? mirrored(current, verified.snapshot, deps.now()) : fresh(payment, verified.snapshot, deps.now());
     if (payment.maxClaimableAmount !== BigInt(state.chargedCumulativeAmount) + price) {
       // The chain says more was claimed than this server knows of (its state was lost): resynchronise.
-      return { next: state, value: { response: corrective(route, state) } };
+      return { next: state, value: { response: corrective(deps, route, state) } };
     }
   }
 
-  const { name, skill } = route;
-  let charge = price;
-  callSafely(deps.logger, 'onCall', () => deps.onCall?.(name, input));
-  const context = {
-    skill: name,
-    payer: payment.config.payer,
-    request,
-    charge(amount: string | bigint) {
-      const atomic = typeof amount === 'bigint' ? amount : parsePrice(amount, route.terms.asset.decimals);
-      if (atomic < 0n || atomic > price) throw new RangeError(`charge ${atomic} is outside 0..${price}, the price of ${name}`);
-      charge = atomic;
-    },
-  };
-  const outcome = await runHandler(skill, input, context, skill.timeout);
-  if (outcome.type !== 'ok') {
-    const error =
-      outcome.type === 'error'
-        ? outcome.error
-        : outcome.type === 'timeout'
-          ? new SkillTimeoutError(outcome.timeoutMs)
-          : new Error('Skill result does not match its outputSchema');
-    callSafely(deps.logger, 'onError', () => deps.onError?.(name, error));
-    const status = outcome.type === 'timeout' ? 504 : 500;
-    const message = outcome.type === 'timeout' || deps.exposeErrors ? errorText(error) || 'Skill failed' : 'Internal server error';
-    return { value: { response: failure(status, message) } };
-  }
+  const run = await deps.kit.run(call, { payer: payment.config.payer, timeoutMs: route.skill.timeout, chargeable: true });
+  if (run.type === 'failed') return { value: { response: run.response } };
+  const charge = run.charged;
 
   let transaction = '';
   if (payment.type === 'deposit') {
     let receipt: Record<string, unknown>;
     try {
-      receipt = await deps.facilitator.channel('/settle', payment.original, route.channel);
+      receipt = await deps.facilitator.forward('/settle', payment.original, offer);
     } catch (error) {
-      deps.logger.warn('deposit outcome unknown (facilitator unavailable); result withheld', { skill: name, error: errorText(error) });
-      return {
-        value: {
-          response: failure(
-            503,
-            'Payment facilitator unavailable; the deposit may or may not have gone through',
-            {},
-            { 'Retry-After': '2' },
-          ),
-        },
-      };
+      deps.logger.warn('deposit outcome unknown (facilitator unavailable); result withheld', {
+        skill: route.name,
+        error: errorText(error),
+      });
+      return { value: { response: deps.kit.unavailable('Payment facilitator unavailable; the deposit may or may not have gone through') } };
     }
     if (receipt.success !== true) {
       const why = typeof receipt.errorReason === 'string' ? receipt.errorReason : reason('deposit_transaction_failed');
-      return { value: { response: required(route, why) } };
+      return { value: { response: required(deps, route, why) } };
     }
     transaction = typeof receipt.transaction === 'string' ? receipt.transaction : '';
     const after = readSnapshot((receipt.extra as Record<string, unknown> | undefined)?.channelState);
@@ -302,43 +252,45 @@ async function paid(
   const receipt = {
     success: true,
     transaction,
-    network: route.channel!.network,
+    network: offer.network,
     payer: payment.config.payer,
     amount: payment.type === 'deposit' ? String(payment.depositAmount) : '',
     extra: { chargedAmount: charge.toString(), channelState: snapshotOf(next) },
   };
-  const result = { success: true, result: outcome.result, timestamp: new Date(now).toISOString() };
   const settled: SettledCall = {
-    skill: name,
+    skill: route.name,
+    scheme: BATCH_SETTLEMENT_SCHEME,
     amount: formatPrice(charge, route.terms.asset.decimals),
     amountAtomic: charge.toString(),
     payer: payment.config.payer,
     transaction,
     nonce: '',
-    network: route.channel!.network,
+    network: offer.network,
     channelId: payment.channelId,
     chargedCumulativeAmount: next.chargedCumulativeAmount,
   };
-  return { next, value: { response: jsonAnswer(200, result, paymentResponse(receipt)), settled } };
+  return { next, value: { response: jsonAnswer(200, run.body, paymentResponse(receipt)), settled } };
 }
 
 async function refund(
   deps: ChannelDeps,
-  route: SkillRoute,
+  call: PaidRequest,
+  offer: ChannelRequirements,
   payment: ChannelPayment,
   current: ChannelState | undefined,
 ): Promise<{ next?: ChannelState | null; value: Outcome }> {
+  const { route } = call;
   if (current && payment.maxClaimableAmount !== BigInt(current.chargedCumulativeAmount))
-    return { value: { response: corrective(route, current) } };
-  const verified = await verifyRemotely(deps, route, payment);
+    return { value: { response: corrective(deps, route, current) } };
+  const verified = await verifyRemotely(deps, route, offer, payment);
   if ('response' in verified) return { value: verified };
   const state = current ? mirrored(current, verified.snapshot, deps.now()) : fresh(payment, verified.snapshot, deps.now());
   const charged = BigInt(state.chargedCumulativeAmount);
-  if (payment.maxClaimableAmount !== charged) return { next: state, value: { response: corrective(route, state) } };
+  if (payment.maxClaimableAmount !== charged) return { next: state, value: { response: corrective(deps, route, state) } };
   const available = BigInt(state.balance) - charged;
-  if (available <= 0n) return { next: state, value: { response: required(route, reason('refund_no_balance')) } };
+  if (available <= 0n) return { next: state, value: { response: required(deps, route, reason('refund_no_balance')) } };
   const amount = payment.refundAmount ?? available;
-  if (amount > available) return { next: state, value: { response: required(route, reason('refund_amount_invalid')) } };
+  if (amount > available) return { next: state, value: { response: required(deps, route, reason('refund_amount_invalid')) } };
 
   // The refund voucher is for exactly what was charged: claim with it, then refund the rest.
   const claims =
@@ -374,19 +326,17 @@ async function refund(
   };
   let receipt: Record<string, unknown>;
   try {
-    receipt = await deps.facilitator.channel('/settle', { ...payment.original, payload }, route.channel);
+    receipt = await deps.facilitator.forward('/settle', { ...payment.original, payload }, offer);
   } catch (error) {
     deps.logger.warn('refund outcome unknown (facilitator unavailable)', { skill: route.name, error: errorText(error) });
     return {
       next: state,
-      value: {
-        response: failure(503, 'Payment facilitator unavailable; the refund may or may not have gone through', {}, { 'Retry-After': '2' }),
-      },
+      value: { response: deps.kit.unavailable('Payment facilitator unavailable; the refund may or may not have gone through') },
     };
   }
   if (receipt.success !== true) {
     const why = typeof receipt.errorReason === 'string' ? receipt.errorReason : reason('refund_transaction_failed');
-    return { next: state, value: { response: required(route, why) } };
+    return { next: state, value: { response: required(deps, route, why) } };
   }
   const after = readSnapshot((receipt.extra as Record<string, unknown> | undefined)?.channelState);
   const next = after
@@ -397,7 +347,7 @@ async function refund(
   const body = {
     success: true,
     transaction,
-    network: route.channel!.network,
+    network: offer.network,
     payer: payment.config.payer,
     amount: amount.toString(),
     extra: { channelState: snapshotOf(next) },

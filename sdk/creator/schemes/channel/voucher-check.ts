@@ -9,7 +9,7 @@ import { secp256k1 } from '@noble/curves/secp256k1';
 import { keccak_256 } from '@noble/hashes/sha3';
 import { bytesToHex } from '@noble/hashes/utils';
 import type { Address, Hex } from 'viem';
-import { voucherDigestBytes } from '../../x402/voucher-signature';
+import { voucherDigestBytes } from '../../../x402/voucher-signature';
 
 const { ProjectivePoint: Point, CURVE } = secp256k1;
 type CurvePoint = InstanceType<typeof Point>;

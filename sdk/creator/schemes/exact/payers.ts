@@ -11,8 +11,8 @@
  * them off the list, so their next call is verified first again. A new payer, a contract wallet,
  * or a signature that does not check out here is always verified first.
  */
-import { isSignedByPayer, type DecodedPayment, type PaymentRequirements } from '../x402/index';
-import { ServeConfigError } from './errors';
+import { isSignedByPayer, type DecodedPayment, type PaymentRequirements } from '../../../x402/index';
+import { ServeConfigError } from '../../errors';
 
 /** `serve({ verify })`: see {@link VERIFY_MODES}. */
 export type VerifyMode = 'first' | 'at-settlement';

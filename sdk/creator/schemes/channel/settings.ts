@@ -4,17 +4,9 @@
  */
 import { getAddress, isAddress } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import {
-  type Address,
-  type Hex,
-  MAX_WITHDRAW_DELAY,
-  MIN_WITHDRAW_DELAY,
-  type PaymentRequired,
-  type PaymentTerms,
-  parsePrice,
-} from '../../x402/index';
-import { ServeConfigError } from '../errors';
-import { errorText } from '../logger';
+import { type Address, type Hex, MAX_WITHDRAW_DELAY, MIN_WITHDRAW_DELAY, type PaymentTerms, parsePrice } from '../../../x402/index';
+import { ServeConfigError } from '../../errors';
+import { errorText } from '../../logger';
 import type { ChannelStore } from './store';
 
 /**
@@ -181,18 +173,4 @@ export function channelRequirements(
       ...(minDeposit === undefined ? {} : { minDeposit: minDeposit.toString() }),
     },
   };
-}
-
-/**
- * The terms with the channel offered second, after `exact`. x402 clients take the first `accepts`
- * entry they can pay, and some take the first entry without looking: `exact` first keeps every one
- * of them paying as before (it is also the one offer of the marketplace's documented 402 body). A
- * channel locks a deposit of the payer's for as long as the channel lives, so it is taken by
- * clients that choose it: our SkillMarket by its deposit policy (`payment: 'auto'` when
- * `maxDeposit` covers enough calls, or `'channel'`), a reference client with the channel scheme
- * registered alone or a selector that prefers it.
- */
-export function withChannel(terms: PaymentTerms, channel: ChannelRequirements): PaymentTerms {
-  const paymentRequired: PaymentRequired = { ...terms.paymentRequired, accepts: [...terms.paymentRequired.accepts, channel] };
-  return { ...terms, paymentRequired };
 }

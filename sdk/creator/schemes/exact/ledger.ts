@@ -9,7 +9,7 @@
  * or a call whose payment is still open is answered with the result instead of "retry later".
  * Memory is bounded by entry count and stored bytes; the oldest finished entries go first.
  */
-import type { StoredResponse } from './http';
+import type { StoredResponse } from '../../http';
 
 /** Outcome of claiming a proof. */
 type ClaimResult =

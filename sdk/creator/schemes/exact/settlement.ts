@@ -13,16 +13,18 @@
  */
 import {
   FACILITATOR_REASONS,
+  formatPrice,
   settleResponseHeaders,
   type AuthorizationStateReader,
   type DecodedPayment,
   type SettleResponse,
-} from '../x402/index';
-import type { FacilitatorClient, ResourceHint, SettlementOutcome } from './facilitator-client';
-import { failure } from './http';
+} from '../../../x402/index';
+import type { FacilitatorClient, ResourceHint, SettlementOutcome } from '../../facilitator-client';
+import { failure } from '../../http';
 import type { ProofLedger } from './ledger';
-import { callSafely, errorText, type CreatorLogger } from './logger';
-import { paymentRequired, settledCall, type SettledCall, type SkillRoute } from './paid-call';
+import { callSafely, errorText, type CreatorLogger } from '../../logger';
+import { paymentRequired } from '../../paid-call';
+import type { SettledCall, SkillRoute } from '../../scheme';
 import { VALID_BEFORE_MARGIN_SECONDS } from './payers';
 
 /** A held call: what is needed to ask about its payment and to finish it. */
@@ -232,5 +234,19 @@ export function createSettlementWatcher(options: SettlementWatcherOptions): Sett
     get watching() {
       return watching;
     },
+  };
+}
+
+/** The report of a settled `exact` payment: the price, in the transaction the facilitator named. */
+export function settledCall(route: SkillRoute, receipt: SettleResponse, authorization: { from: string; nonce: string }): SettledCall {
+  return {
+    skill: route.name,
+    scheme: 'exact',
+    amount: formatPrice(route.amount, route.terms.asset.decimals),
+    amountAtomic: route.amount.toString(),
+    payer: receipt.payer ?? authorization.from,
+    transaction: receipt.transaction,
+    nonce: authorization.nonce,
+    network: receipt.network,
   };
 }

@@ -17,10 +17,10 @@ import {
   type DecodedPayment,
   type PaymentRequirements,
   type SettlementMode,
-} from '../x402/index';
-import { ServeConfigError } from './errors';
-import type { FacilitatorClient, SettlementOutcome } from './facilitator-client';
-import { errorText, type CreatorLogger } from './logger';
+} from '../../../x402/index';
+import { ServeConfigError } from '../../errors';
+import type { FacilitatorClient, SettlementOutcome } from '../../facilitator-client';
+import { errorText, type CreatorLogger } from '../../logger';
 
 /** `serve({ settlement })`: the mode, and (broadcast) the caps of unconfirmed value in atomic units. */
 export interface SettlementSettings {

@@ -9,11 +9,10 @@ import {
   type BatchClientPayload,
   BatchSettlementPayloadError,
   type ChannelConfig,
-  decodeBase64Json,
   type Hex,
   parseBatchClientPayload,
   parseChannelState,
-} from '../../x402/index';
+} from '../../../x402/index';
 
 /** A client's channel payment, as the server decides on it. */
 export interface ChannelPayment {
@@ -42,31 +41,7 @@ export interface ChannelSnapshot {
 const record = (value: unknown): Record<string, unknown> | undefined =>
   typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 
-/**
- * The decoded PAYMENT-SIGNATURE / X-Payment value when it is a `batch-settlement` payment (cheap:
- * no validation; {@link readChannelPayment} reads it without decoding the header again).
- */
-export function channelHeader(headers: Headers): Record<string, unknown> | undefined {
-  const value = headers.get('PAYMENT-SIGNATURE') ?? headers.get('X-PAYMENT');
-  if (!value) return undefined;
-  try {
-    const decoded = record(decodeBase64Json(value, 'malformed_payment', 'payment header'));
-    return record(decoded?.accepted)?.scheme === 'batch-settlement' ? decoded : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * The decoded header when it carries a `batch-settlement` refund (the reference client sends its
- * refund with `GET` on the skill's path); undefined for any other payment.
- */
-export function channelRefundHeader(headers: Headers): Record<string, unknown> | undefined {
-  const decoded = channelHeader(headers);
-  return record(decoded?.payload)?.type === 'refund' ? decoded : undefined;
-}
-
-/** The payment in a decoded header ({@link channelHeader}), or the reason it is malformed (an x402 reason string). */
+/** The payment in a decoded payment header, or the reason it is malformed (an x402 reason string). */
 export function readChannelPayment(original: Record<string, unknown>): ChannelPayment | { error: string } {
   const accepted = record(original.accepted);
   if (original.x402Version !== 2 || !accepted) return { error: BATCH_SETTLEMENT_REASONS.payloadType };

@@ -13,7 +13,7 @@
  */
 import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ServeConfigError } from '../errors';
+import { ServeConfigError } from '../../errors';
 import { type ChannelState, type ChannelStore, keyedMutex } from './store';
 import { journalWriter, readJournal } from './journal';
 

@@ -7,7 +7,7 @@
  * ship: {@link fileChannelStore} (the default, one process) and, in the `market` binary, a
  * PostgreSQL store that several instances of one creator's server share.
  */
-import type { ChannelConfig, Hex } from '../../x402/index';
+import type { ChannelConfig, Hex } from '../../../x402/index';
 
 /** One channel as the server knows it. Amounts are decimal strings of atomic units; times are ms unless named. */
 export interface ChannelState {

@@ -10,11 +10,11 @@
  * may have left.
  */
 import type { PrivateKeyAccount } from 'viem/accounts';
-import { batchSettlementDomain, claimBatchTypes, type Hex, refundTypes } from '../../x402/index';
-import type { ChannelReader } from '../../x402/channel-reader';
-import { FacilitatorUnavailableError } from '../errors';
-import type { FacilitatorClient } from '../facilitator-client';
-import { type CreatorLogger, errorText } from '../logger';
+import { batchSettlementDomain, claimBatchTypes, type Hex, refundTypes } from '../../../x402/index';
+import type { ChannelReader } from '../../../x402/channel-reader';
+import { FacilitatorUnavailableError } from '../../errors';
+import type { FacilitatorClient } from '../../facilitator-client';
+import { type CreatorLogger, errorText } from '../../logger';
 import type { ChannelRequirements, ChannelSettings } from './settings';
 import type { ChannelState, ChannelStore } from './store';
 
@@ -107,7 +107,7 @@ export function createClaimer(options: ClaimerOptions): Claimer {
   };
 
   const ask = (requirements: ChannelRequirements, payload: Record<string, unknown>) =>
-    facilitator.channel('/settle', { x402Version: 2, accepted: requirements, payload }, requirements);
+    facilitator.forward('/settle', { x402Version: 2, accepted: requirements, payload }, requirements);
   const refusal = (payload: Record<string, unknown>, answer: Record<string, unknown>) =>
     new Error(`${payload.type}: ${String(answer.errorReason ?? 'failed')} ${String(answer.errorMessage ?? '')}`.trim());
   const transactionOf = (answer: Record<string, unknown>) => (typeof answer.transaction === 'string' ? answer.transaction : '');
