@@ -22,6 +22,7 @@ import m19 from './0019_channel_calls.sql' with { type: 'text' };
 import m20 from './0020_channel_vouchers.sql' with { type: 'text' };
 import m21 from './0021_server_offers.sql' with { type: 'text' };
 import m22 from './0022_atomic_amounts.sql' with { type: 'text' };
+import m23 from './0023_hosted_channels.sql' with { type: 'text' };
 
 export interface MigrationSource {
   tag: string;
@@ -54,4 +55,5 @@ export const migrations: MigrationSource[] = [
   { tag: '0020_channel_vouchers', when: 1795684144759, breakpoints: true, sql: m20 },
   { tag: '0021_server_offers', when: 1795693085768, breakpoints: true, sql: m21 },
   { tag: '0022_atomic_amounts', when: 1795703275979, breakpoints: true, sql: m22 },
+  { tag: '0023_hosted_channels', when: 1795890310726, breakpoints: true, sql: m23 },
 ];

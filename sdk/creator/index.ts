@@ -70,8 +70,10 @@ export {
   type ChannelStore,
   type ChannelState,
   type ChannelChange,
+  type UpdateHint,
 } from './schemes/channel/store';
 export { fileChannelStore } from './schemes/channel/file-store';
+export { hostedChannelStore, type HostedStoreOptions } from './schemes/channel/hosted-store';
 export { voucherSignedBy } from './schemes/channel/voucher-check';
 export type { ClaimRound } from './schemes/channel/claims';
 export { VERIFY_MODES, type VerifyMode } from './schemes/exact/payers';

@@ -133,13 +133,15 @@ export interface ServeEnv {
   channels: string | undefined;
   /** Folder of the channel files (MARKET_CHANNELS_DIR); default `.market/channels`. */
   channelsDir: string | undefined;
+  /** `facilitator` (MARKET_CHANNELS_STORE): the facilitator keeps the channels, shared by every server of the receiver. */
+  channelsStore: string | undefined;
   /** Private key of the channels' receiver authorizer (MARKET_RECEIVER_AUTHORIZER_KEY); default the facilitator's. */
   receiverAuthorizerKey: string | undefined;
   /** DATABASE_URL: channels in PostgreSQL, shared by every instance of the server. */
   databaseUrl: string | undefined;
 }
 
-/** LOG_LEVEL, MARKET_NETWORK, MARKET_ENDPOINT, MARKET_FACILITATOR_URL, MARKET_FACILITATOR_API_KEY, MARKET_RPC_URL, MARKET_SETTLEMENT, MARKET_VERIFY, MARKET_SERVE_STOP_WITH_STDIN, MARKET_CHANNELS, MARKET_CHANNELS_DIR, MARKET_RECEIVER_AUTHORIZER_KEY, DATABASE_URL. */
+/** LOG_LEVEL, MARKET_NETWORK, MARKET_ENDPOINT, MARKET_FACILITATOR_URL, MARKET_FACILITATOR_API_KEY, MARKET_RPC_URL, MARKET_SETTLEMENT, MARKET_VERIFY, MARKET_SERVE_STOP_WITH_STDIN, MARKET_CHANNELS, MARKET_CHANNELS_DIR, MARKET_CHANNELS_STORE, MARKET_RECEIVER_AUTHORIZER_KEY, DATABASE_URL. */
 export function readServeEnv(env: Env): ServeEnv {
   return {
     logLevel: readChoice(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
@@ -153,6 +155,7 @@ export function readServeEnv(env: Env): ServeEnv {
     stopWithStdin: read(env, 'MARKET_SERVE_STOP_WITH_STDIN') === '1',
     channels: read(env, 'MARKET_CHANNELS'),
     channelsDir: read(env, 'MARKET_CHANNELS_DIR'),
+    channelsStore: read(env, 'MARKET_CHANNELS_STORE'),
     receiverAuthorizerKey: read(env, 'MARKET_RECEIVER_AUTHORIZER_KEY'),
     databaseUrl: readPostgresUrl(env, 'DATABASE_URL'),
   };

@@ -1,1 +1,3 @@
 export { databaseChannelStore } from './channel-store';
+export { createHostedChannels } from './hosted';
+export { hostedChannelRoutes } from './routes';

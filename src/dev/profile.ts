@@ -24,6 +24,12 @@ export interface DevProfile {
   creatorKey: string;
   /** The demo creator's wallet: signs in as it and is paid into it. */
   creatorAddress: string;
+  /**
+   * The key the dev facilitator binds to the demo creator's address: `market serve --dev` keeps its
+   * channels at the facilitator with it (one state for every dev skill server of the demo creator)
+   * and consents with it to the refunds the facilitator signs. Absent in profiles of older versions.
+   */
+  receiverKey?: string;
 }
 
 /** The group `market dev` and `market serve --dev` give skills that name none (the registry wants one). */

@@ -4,14 +4,17 @@
  * Any part that dies brings the whole down (`onFatal`); `stop()` ends everything.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 // The example's source as text (Bun resolves the extensionless path), embedded so that the
 // compiled binary alone has skills to serve.
 import exampleSource from '../../examples/creator/skills' with { type: 'text' };
+import { fileChannelStore } from 'skill-market/creator';
 import { RegistryClient } from 'skill-market/registry';
 import type { Address } from 'viem';
 import { loadRegistryConfig, type ReceiverKey } from '../config';
+import type { Database } from '../db';
+import { hostedChannels } from '../db/schema';
 import { createFacilitator } from '../facilitator';
 import { createLogger, type Logger } from '../log';
 import { startRegistry, type RunningRegistry, type ServiceContext } from '../registry';
@@ -152,6 +155,7 @@ export async function startDev(options: DevOptions): Promise<DevStack> {
     );
 
     const ctx = { db: registry.database.db, clock: systemClock, config, logger, pending: pendingWork() };
+    await adoptChannelFiles(join(paths.root, 'channels'), registry.database.db, options.say);
     let groups = await skillGroups(module, false);
     const seeded = await seedMarketplace(ctx, {
       creator: accounts.creator.address,
@@ -181,9 +185,11 @@ export async function startDev(options: DevOptions): Promise<DevStack> {
           DEV_NETWORK,
           '--asset',
           chain.token,
-          // Cheap skills are sold over payment channels too (the banner's call pays through one); their vouchers stay in the dev folder.
-          '--channels-dir',
-          join(paths.root, 'channels'),
+          // Cheap skills are sold over payment channels too (the banner's call pays through one). The
+          // facilitator keeps their state, so every dev skill server of the demo creator
+          // (`market serve --dev` too) takes a payer's one channel with it.
+          '--channels-store',
+          'facilitator',
           ...(groups.ungrouped ? ['--groups', FALLBACK_GROUP] : []),
         ],
         env: {
@@ -226,6 +232,7 @@ export async function startDev(options: DevOptions): Promise<DevStack> {
       rpcUrl: chain.rpcUrl,
       creatorKey: seeded.creatorKey,
       creatorAddress: accounts.creator.address,
+      receiverKey,
     };
     writePrivateJson(paths.profile, profile);
     const skills = (await listed()).filter((s) => groups.skills.includes(s.name));
@@ -337,4 +344,29 @@ async function listOnly(ctx: ServiceContext, creatorId: string, servedFile: stri
     if (skill.isActive !== wanted) await updateSkill(ctx, creatorId, skill.slug, { isActive: wanted });
   }
   writePrivateJson(servedFile, names);
+}
+
+/**
+ * Channels a dev skill server of an earlier version kept in files (`<dev>/channels`) move to the
+ * facilitator's hosted channels once, so their unclaimed vouchers are still claimed; the folder is
+ * renamed `channels.moved`.
+ */
+async function adoptChannelFiles(folder: string, db: Database, say: (line: string) => void): Promise<void> {
+  if (!existsSync(folder)) return;
+  const store = await fileChannelStore(folder);
+  const states = await store.list();
+  await store.close();
+  for (const state of states) {
+    await db
+      .insert(hostedChannels)
+      .values({
+        channelId: state.channelId.toLowerCase(),
+        receiver: state.config.receiver.toLowerCase(),
+        state,
+        chargedCumulativeAmount: state.chargedCumulativeAmount,
+      })
+      .onConflictDoNothing();
+  }
+  renameSync(folder, `${folder}.moved`);
+  if (states.length > 0) say(`  ✓ ${states.length} payment channel(s) of an earlier version moved to the facilitator`);
 }

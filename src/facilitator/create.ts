@@ -9,6 +9,7 @@ import { createBatchStore } from './batch-store';
 import { createDiscoveryCatalogue, extensionResponses, facilitatorDiscoveryRoutes, withDiscovery, type Outcomes } from './discovery';
 import { createChainReader, safeError } from './chain';
 import { createChannelService, type ResumeReport } from './channels';
+import { createHostedChannels, hostedChannelRoutes } from '../creator-store';
 import { createReceiptWatcher } from './receipts';
 import { createReconciler, type ReconcileReport } from './reconciler';
 import { createRelayerPool } from './relayer';
@@ -165,7 +166,9 @@ export function createFacilitator({ database, config, clock = systemClock, logge
   const app = (prefix === '' ? base.use(healthRoutes(database, { rpc: rpcCheck })) : base)
     .use(extensionResponses(outcomes))
     .use(facilitatorRoutes(service, log, prefix, config.apiKeys ?? [], config.receiverKeys ?? []))
-    .use(facilitatorDiscoveryRoutes(catalogue, prefix));
+    .use(facilitatorDiscoveryRoutes(catalogue, prefix))
+    // The channel state of receivers whose several skill servers share it (keys bound to receivers).
+    .use(hostedChannelRoutes(createHostedChannels(database.db, chainId), config.receiverKeys ?? [], prefix));
 
   return {
     app,

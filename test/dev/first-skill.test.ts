@@ -3,8 +3,10 @@
  * folder next to a fresh `market dev` whose directory is that folder's .market/dev (what a bare
  * `--dev` reads). `npx market` runs this checkout's CLI. A block ending in `&` starts a server
  * kept until the end; the block after it is retried until it succeeds (the server is starting),
- * every other block must succeed at once. It ends with a paid call at the edited price. Then the
- * rest of dev mode on the same marketplace: `wallet new`, `fund`, `wallet balance`, `mcp --print-config`
+ * every other block must succeed at once. It ends with a paid call at the edited price. The Quick
+ * start's paid call runs before the section and again after it: the example skills and the
+ * section's skill are two skill servers of one creator, and a payer's one channel to that creator
+ * pays both, in either order. Then the rest of dev mode on the same marketplace: `wallet new`, `fund`, `wallet balance`, `mcp --print-config`
  * and `mcp` with `--dev`.
  */
 import { afterAll, describe, expect, it } from 'bun:test';
@@ -64,12 +66,24 @@ describe('README: Your first skill', () => {
   });
 
   it(
-    'runs every command of the section as printed and ends with a paid call at the edited price',
+    'runs every command of the section as printed, after and before the Quick start call, every call paid by one channel',
     async () => {
-      const blocks = sectionBlocks(readFileSync(join(ROOT, 'README.md'), 'utf8'), 'Your first skill');
+      const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+      const blocks = sectionBlocks(readme, 'Your first skill');
       expect(blocks.length).toBeGreaterThanOrEqual(6);
+      const quickCall = sectionBlocks(readme, 'Quick start').find((b) => b.includes('market call'));
+      expect(quickCall).toBeDefined();
       dev = await spawnDev(join(folder, '.market/dev'));
       await dev.banner;
+      const receiptOf = (stderr: string) => JSON.parse(stderr.trim().split('\n').at(-1)!).receipt as Record<string, string>;
+      const quickStart = async () => {
+        const answer = await run(quickCall!, folder);
+        if (answer.code !== 0)
+          throw new Error(`the Quick start call failed (exit ${answer.code}):\n${answer.stdout}${answer.stderr}\n${dev!.output()}`);
+        return receiptOf(answer.stderr);
+      };
+      const first = await quickStart();
+      expect(first).toMatchObject({ slug: 'word-count', scheme: 'batch-settlement' });
 
       let afterServer = false;
       let last = { code: 0, stdout: '', stderr: '' };
@@ -101,9 +115,13 @@ describe('README: Your first skill', () => {
       // The last block is the paid call: its result on stdout, its receipt (at the edited price) on stderr.
       expect(blocks.at(-1)).toContain('market call');
       expect(JSON.parse(last.stdout)).toEqual({ city: 'Lyon', forecast: 'sunny' });
-      const receipt = JSON.parse(last.stderr.trim().split('\n').at(-1)!).receipt as Record<string, string>;
-      expect(receipt).toMatchObject({ slug: 'forecast', price: '$0.005', amount: '5000' });
-      expect(receipt.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+      const receipt = receiptOf(last.stderr);
+      expect(receipt).toMatchObject({ slug: 'forecast', price: '$0.005', amount: '5000', scheme: 'batch-settlement' });
+      // The channel the Quick start call opened pays the section's skill too: a voucher, no new deposit.
+      expect(receipt.channelId).toBe(first.channelId);
+      expect(receipt.transaction).toBeNull();
+      const again = await quickStart();
+      expect(again).toMatchObject({ slug: 'word-count', scheme: 'batch-settlement', channelId: first.channelId, transaction: null });
     },
     { timeout: 180_000 },
   );

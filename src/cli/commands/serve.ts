@@ -2,6 +2,8 @@ import { parseArgs } from 'node:util';
 import {
   type ChannelOption,
   type ChannelSettingsInput,
+  DEFAULT_FACILITATOR_URL,
+  hostedChannelStore,
   RegistrationError,
   ServeConfigError,
   SkillDefinitionError,
@@ -31,7 +33,7 @@ import { SkillModuleError, loadSkillModule } from '../../runtime/skill-module';
  * `market serve <module.ts> [--port N] [--host H] [--wallet W] [--endpoint URL] [--groups a,b]
  * [--facilitator URL] [--api-url URL] [--network eip155:ID] [--asset 0x… [--asset-name N] [--asset-version V] [--asset-decimals D]]
  * [--rpc-url URL] [--settlement broadcast|confirmed] [--verify first|at-settlement] [--no-register]
- * [--channels on|off] [--channels-dir DIR] [--claim-above PRICE] [--claim-within SECONDS] [--settle-within SECONDS]
+ * [--channels on|off] [--channels-dir DIR] [--channels-store facilitator] [--claim-above PRICE] [--claim-within SECONDS] [--settle-within SECONDS]
  * [--service-name NAME] [--icon-url URL]`: `--service-name` and `--icon-url` are what x402 catalogues
  * show for the server (the 402's `resource.serviceName` and `iconUrl`); `--asset` is an EIP-3009 token (6 decimals unless `--asset-decimals`) paid instead of the network's USDC (its
  * EIP-712 domain `USD Coin` version `2` unless named otherwise, e.g. a local test token);
@@ -67,6 +69,7 @@ export async function serveCommand(args: string[]): Promise<void> {
       'no-register': { type: 'boolean' },
       channels: { type: 'string' },
       'channels-dir': { type: 'string' },
+      'channels-store': { type: 'string' },
       'claim-above': { type: 'string' },
       'claim-within': { type: 'string' },
       'settle-within': { type: 'string' },
@@ -115,7 +118,13 @@ export async function serveCommand(args: string[]): Promise<void> {
         `${network} has no built-in USDC: pass --asset <token address> (EIP-712 name 'USD Coin', version '2' unless --asset-name / --asset-version say otherwise), or --dev to serve on the marketplace of market dev`,
       );
     }
-    const channels = await channelOption(values, env, logger);
+    const facilitatorApiKey = env.facilitatorApiKey ?? dev?.receiverKey;
+    const channels = await channelOption(
+      { ...values, 'channels-store': values['channels-store'] ?? (dev?.receiverKey ? 'facilitator' : undefined) },
+      env,
+      logger,
+      { url: facilitatorUrl, apiKey: facilitatorApiKey },
+    );
     const options: ServeOptions = {
       logger,
       channels: channels.option,
@@ -131,7 +140,7 @@ export async function serveCommand(args: string[]): Promise<void> {
       ...(verify !== undefined ? { verify: verify as VerifyMode } : {}),
       ...(values['service-name'] !== undefined ? { serviceName: values['service-name'] } : {}),
       ...(values['icon-url'] !== undefined ? { iconUrl: values['icon-url'] } : {}),
-      ...(env.facilitatorApiKey !== undefined ? { facilitatorApiKey: env.facilitatorApiKey } : {}),
+      ...(facilitatorApiKey !== undefined ? { facilitatorApiKey } : {}),
       ...(asset !== undefined
         ? {
             asset: {
@@ -188,19 +197,24 @@ export async function serveCommand(args: string[]): Promise<void> {
 /**
  * `--channels on|off` (MARKET_CHANNELS; default by price), `--channels-dir` (MARKET_CHANNELS_DIR),
  * `--claim-above <price>`, `--claim-within <seconds>`, `--settle-within <seconds>`, the receiver authorizer key from
- * MARKET_RECEIVER_AUTHORIZER_KEY (never a flag: process listings show flags), and with DATABASE_URL
- * the channels in PostgreSQL (migrated at start), shared by every instance of the server.
+ * MARKET_RECEIVER_AUTHORIZER_KEY (never a flag: process listings show flags). Where the channels
+ * live: `--channels-store facilitator` (MARKET_CHANNELS_STORE; the default with --dev) at the
+ * facilitator, with the key it binds to the receiver (MARKET_FACILITATOR_API_KEY), shared by every
+ * server of the receiver; else with DATABASE_URL in PostgreSQL (migrated at start), shared by every
+ * server using that database; else in files (`--channels-dir`), this server's own.
  */
 async function channelOption(
   values: {
     channels?: string | undefined;
     'channels-dir'?: string | undefined;
+    'channels-store'?: string | undefined;
     'claim-above'?: string | undefined;
     'claim-within'?: string | undefined;
     'settle-within'?: string | undefined;
   },
   env: ReturnType<typeof readServeEnv>,
   logger: Logger,
+  facilitator: { url: string | undefined; apiKey: string | undefined },
 ): Promise<{ option: ChannelOption; close(): Promise<void> }> {
   const mode = values.channels ?? env.channels;
   if (mode !== undefined && mode !== 'on' && mode !== 'off') throw new UsageError('--channels (MARKET_CHANNELS) must be on or off');
@@ -220,6 +234,18 @@ async function channelOption(
     ...(settleWithin !== undefined ? { settleWithinMs: settleWithin * 1000 } : {}),
     ...(env.receiverAuthorizerKey !== undefined ? { receiverAuthorizerKey: env.receiverAuthorizerKey as `0x${string}` } : {}),
   };
+  const where = values['channels-store'] ?? env.channelsStore;
+  if (where !== undefined && where !== 'facilitator')
+    throw new UsageError('--channels-store (MARKET_CHANNELS_STORE) must be facilitator (or unset: files, or PostgreSQL with DATABASE_URL)');
+  if (where === 'facilitator') {
+    if (!facilitator.apiKey)
+      throw new UsageError(
+        '--channels-store facilitator needs the key the facilitator binds to your payout address in MARKET_FACILITATOR_API_KEY (its FACILITATOR_RECEIVER_KEYS)',
+      );
+    const url = facilitator.url ?? DEFAULT_FACILITATOR_URL;
+    logger.info('payment channels kept at the facilitator, shared by every server of this payout address', { facilitator: url });
+    return { option: { ...option, store: hostedChannelStore({ url, apiKey: facilitator.apiKey }) }, close: async () => {} };
+  }
   if (env.databaseUrl === undefined) {
     const dir = values['channels-dir'] ?? env.channelsDir;
     return { option: { ...option, ...(dir !== undefined ? { store: dir } : {}) }, close: async () => {} };

@@ -15,3 +15,4 @@ export * from './facilitator-discovery';
 export * from './channel-operations';
 export * from './channels';
 export * from './channel-vouchers';
+export * from './hosted-channels';

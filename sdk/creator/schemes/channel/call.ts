@@ -37,6 +37,8 @@ import type { ChannelState, ChannelStore } from './store';
 import { type ChannelPayment, readChannelPayment, readSnapshot, type ChannelSnapshot } from './wire';
 
 const MISMATCH = 'invalid_batch_settlement_evm_cumulative_amount_mismatch';
+/** A shared store holds a channel for the handler's timeout plus this (a deposit's settlement, the writes). */
+const HOLD_MARGIN_MS = 60_000;
 const reason = (what: string) => `invalid_batch_settlement_evm_${what}`;
 
 export interface ChannelDeps {
@@ -135,8 +137,11 @@ export async function channelCall(deps: ChannelDeps, call: PaidRequest): Promise
   if (problem) return required(deps, route, problem);
   let outcome: Outcome;
   try {
-    outcome = await deps.store.update(payment.channelId, (current) =>
-      payment.type === 'refund' ? refund(deps, call, offer, payment, current) : paid(deps, call, offer, payment, current),
+    outcome = await deps.store.update(
+      payment.channelId,
+      (current) => (payment.type === 'refund' ? refund(deps, call, offer, payment, current) : paid(deps, call, offer, payment, current)),
+      // The handler's deadline, and a deposit's or refund's settlement after it.
+      { config: payment.config, holdMs: route.skill.timeout + HOLD_MARGIN_MS },
     );
   } catch (error) {
     deps.logger.error('channel call failed', { skill: route.name, channel: payment.channelId, error: errorText(error) });

@@ -212,7 +212,9 @@ export function createClaimer(options: ClaimerOptions): Claimer {
   const run = (all = false): Promise<ClaimRound> => {
     // One round at a time; a forced round waits for the one in progress, then runs.
     const previous = running ?? Promise.resolve({ channels: 0 });
-    const next = previous.catch(() => undefined).then(() => round(all));
+    // A store shared with other servers runs one claim round at a time among them (skipped here then).
+    const alone = () => (store.claims ? store.claims(() => round(all)).then((done) => done ?? { channels: 0 }) : round(all));
+    const next = previous.catch(() => undefined).then(alone);
     running = next;
     void next
       .finally(() => {

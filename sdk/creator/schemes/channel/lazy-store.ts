@@ -16,7 +16,7 @@ export function lazyFileStore(folder: string): ChannelStore {
       throw error;
     }));
   return {
-    update: async (channelId, work) => (await store()).update(channelId, work),
+    update: async (channelId, work, hint) => (await store()).update(channelId, work, hint),
     get: async (channelId) => (await store()).get(channelId),
     list: async () => (opened || existsSync(folder) ? (await store()).list() : []),
     close: async () => {

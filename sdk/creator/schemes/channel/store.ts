@@ -41,6 +41,14 @@ export interface ChannelChange<T> {
   value: T;
 }
 
+/** What a store sharing channels between servers may want to know of an update. */
+export interface UpdateHint {
+  /** The channel's config (a store that checks whose channel it is reads it from here for a new channel). */
+  config?: ChannelConfig;
+  /** Longest the work may take, ms (a store that leases the channel holds it this long at most). */
+  holdMs?: number;
+}
+
 /** A store of channel states. */
 export interface ChannelStore {
   /**
@@ -48,13 +56,18 @@ export interface ChannelStore {
    * runs meanwhile, in this process or in any other sharing the store. What `work` answers as
    * `next` is written durably before this resolves; when `work` throws, nothing is written.
    */
-  update<T>(channelId: Hex, work: (current: ChannelState | undefined) => Promise<ChannelChange<T>>): Promise<T>;
+  update<T>(channelId: Hex, work: (current: ChannelState | undefined) => Promise<ChannelChange<T>>, hint?: UpdateHint): Promise<T>;
   /** The channel's state as last written, without taking the channel. */
   get(channelId: Hex): Promise<ChannelState | undefined>;
   /** Every channel's state (for the claims). */
   list(): Promise<ChannelState[]>;
   /** Releases what the store holds (files, connections). */
   close(): Promise<void>;
+  /**
+   * A store shared by several servers that each run claims: runs a claim round alone among them,
+   * or skips it (undefined) while another server runs one. Without it, every round runs.
+   */
+  claims?<T>(work: () => Promise<T>): Promise<T | undefined>;
 }
 
 /**
