@@ -6,7 +6,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { REGISTRY_ROUTES, type RouteAccess } from 'skill-market/registry';
-import { ACCESS, expectedSecurity, type OpenApiDocument, REFERENCE_FILE, renderApiReference, securityOf } from '../../scripts/api-reference';
+import {
+  ACCESS,
+  expectedSecurity,
+  type OpenApiDocument,
+  REFERENCE_FILE,
+  renderApiReference,
+  securityOf,
+} from '../../scripts/api-reference';
 import type { DatabaseHandle } from '../../src/db';
 import { openTestDatabase } from '../support/database';
 import { testRegistry } from '../support/registry';
@@ -37,7 +44,10 @@ describe('the registry API reference (docs/registry-api.md)', () => {
     expect([...rows.keys()].sort()).toEqual(operations.map((o) => o.key).sort());
     for (const { key, op } of operations) {
       const row = rows.get(key)!;
-      expect({ key, summary: row.summary.replace(/\\\|/g, '|').replace(/ \(served for the web pages, not in the route table\)$/, '') }).toEqual({
+      expect({
+        key,
+        summary: row.summary.replace(/\\\|/g, '|').replace(/ \(served for the web pages, not in the route table\)$/, ''),
+      }).toEqual({
         key,
         summary: op.summary!,
       });
