@@ -179,8 +179,22 @@ export async function servedOpenApi(): Promise<OpenApiDocument> {
   }
 }
 
+/** `markdown` as the repository's formatter (biome, as `npm run lint` checks it) writes docs/registry-api.md. */
+export function formatted(markdown: string): string {
+  const biome = Bun.spawnSync(
+    [join(import.meta.dir, '..', 'node_modules', '.bin', 'biome'), 'format', `--stdin-file-path=${REFERENCE_FILE}`],
+    {
+      stdin: new TextEncoder().encode(markdown),
+      stdout: 'pipe',
+      stderr: 'pipe',
+    },
+  );
+  if (biome.exitCode !== 0) throw new Error(`biome could not format the reference: ${biome.stderr.toString()}`);
+  return biome.stdout.toString();
+}
+
 if (import.meta.main) {
-  const reference = renderApiReference(await servedOpenApi());
+  const reference = formatted(renderApiReference(await servedOpenApi()));
   if (process.argv.includes('--check')) {
     if (readFileSync(REFERENCE_FILE, 'utf8') !== reference) {
       console.error('docs/registry-api.md is stale: run npm run docs:reference');
