@@ -11,7 +11,8 @@
 import type { Hex } from 'viem';
 import { startChain, type LocalChain } from '../test/support/chain';
 import { PRICE, paymentBody, requirementsFor, startFacilitatorFixture } from '../test/support/facilitator';
-import { fmt, mergeIntoSection, printTable } from './lib/results';
+import { benchGate } from './lib/quiet';
+import { fmt, printTable, savePart } from './lib/results';
 
 const PAYMENTS = Number(process.env.BENCH_BATCH_PAYMENTS ?? 40);
 const BATCH_SIZES = [1, 5, 10, 20];
@@ -48,6 +49,7 @@ async function measure(chain: LocalChain, batchSize: number): Promise<GasRun> {
 }
 
 if (import.meta.main) {
+  const gate = await benchGate('bench/batch-gas.ts', 'payments.batchGas');
   const chain = await startChain({ payers: 1, relayers: 1 });
   try {
     const runs: GasRun[] = [];
@@ -59,10 +61,12 @@ if (import.meta.main) {
       runs.map((r) => [r.batchSize, r.transactions, fmt(r.gasPerPayment), fmt(r.gasPerPayment / single.gasPerPayment, 3)]),
     );
     const largest = runs[runs.length - 1] as GasRun;
-    mergeIntoSection(
+    savePart(
       'payments',
-      { batchGas: { date: new Date().toISOString(), payments: PAYMENTS, runs } },
+      'batchGas',
+      { payments: PAYMENTS, runs },
       { gasPerPaymentBatchedVsSingle: largest.gasPerPayment / single.gasPerPayment },
+      gate,
     );
   } finally {
     await chain.stop();

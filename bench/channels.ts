@@ -20,7 +20,8 @@ import { type LocalChain, startChain } from '../test/support/chain';
 import { batchReferenceClients, ourChannelClients, referenceClients } from './lib/clients';
 import { benchDatabases } from './lib/databases';
 import { cpuLabels, type Run, seriesOn } from './lib/paid-runs';
-import { fmt, mergeIntoSection, printTable } from './lib/results';
+import { benchGate } from './lib/quiet';
+import { fmt, printTable, savePart } from './lib/results';
 import { startBatchReferenceStack, startOurStack, startReferenceStack } from './lib/stacks';
 
 const CALLS = Number(process.env.BENCH_CHANNEL_CALLS ?? 200);
@@ -206,6 +207,7 @@ const ratiosOf = (c: ChainResult) => ({
 const dollarsPerCall = (gas: number) => gas * 0.005e-9 * 3000;
 
 async function main() {
+  const gate = await benchGate('bench/channels.ts', 'payments.channels');
   const databases = benchDatabases('market_bench_channels');
   try {
     const instant = await benchChain('instant', [], { sequential: CALLS, concurrent: CONCURRENT_CALLS, warmup: WARMUP }, databases.create);
@@ -257,11 +259,7 @@ async function main() {
         fmt(ratios.blockTime2s[k as keyof typeof ratios.blockTime2s], 3),
       ]),
     );
-    mergeIntoSection(
-      'payments',
-      { channels: { date: new Date().toISOString(), clients: CLIENTS, gasPerCall: gas.ours.gasPerCall, gas, runs, ratios } },
-      {},
-    );
+    savePart('payments', 'channels', { clients: CLIENTS, gasPerCall: gas.ours.gasPerCall, gas, runs, ratios }, {}, gate);
   } finally {
     await databases.dropAll();
   }

@@ -10,8 +10,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type DevProcess, runPrinted, spawnDev } from '../test/support/dev';
+import { benchGate } from './lib/quiet';
 import { fmt, printTable, saveSection } from './lib/results';
 
+const gate = await benchGate('bench/dev.ts', 'dev');
 const dir = join(mkdtempSync(join(tmpdir(), 'market-dev-bench-')), 'data');
 
 /** RSS in MiB of `pid` and all its descendants. */
@@ -70,7 +72,7 @@ try {
     ['start', 'banner ms', 'market call ms', 'first paid call ms', 'tree RSS MiB'],
     rows.map((r) => [r.label, fmt(r.bannerMs), fmt(r.callMs), fmt(r.firstPaidCallMs), fmt(r.rssMiB)]),
   );
-  saveSection('dev', { timeToFirstPaidCall: { first, later } });
+  saveSection('dev', { timeToFirstPaidCall: { first, later } }, gate);
 } finally {
   rmSync(join(dir, '..'), { recursive: true, force: true });
 }

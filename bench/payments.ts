@@ -10,12 +10,12 @@
  *   npm run build && npx bun bench/payments.ts
  *   (BENCH_CALLS=200, BENCH_CONCURRENT_CALLS=400; on 2 s blocks BENCH_BLOCK_CALLS=20, BENCH_BLOCK_CONCURRENT_CALLS=128)
  */
-import { loadavg } from 'node:os';
 import type { PaymentMode } from 'skill-market';
 import { startChain, type TestAccount } from '../test/support/chain';
 import { ourClients, referenceClients } from './lib/clients';
 import { benchDatabases } from './lib/databases';
 import { cpuLabels, PRICE, type Run, seriesOn } from './lib/paid-runs';
+import { benchGate } from './lib/quiet';
 import { fmt, printTable, saveSection } from './lib/results';
 import { type OurStack, startOurStack, startReferenceStack } from './lib/stacks';
 
@@ -128,9 +128,9 @@ const best = (runs: Run[], by: (r: Run) => number, lowest: boolean) =>
   runs.reduce((a, b) => ((lowest ? by(b) < by(a) : by(b) > by(a)) ? b : a));
 
 async function main() {
+  const gate = await benchGate('bench/payments.ts', 'payments');
   const databases = benchDatabases('market_bench_pay');
   try {
-    const load = loadavg();
     const instant = await benchChain('instant', [], { sequential: CALLS, concurrent: CONCURRENT_CALLS, shipped: true }, databases.create);
     const blocks = await benchChain(
       '2 s blocks',
@@ -192,12 +192,7 @@ async function main() {
     );
     const shipped = instant.reference.shipped;
     if (shipped) console.log(`reference as shipped (no nonce manager): ${shipped.failures} of ${shipped.calls} calls failed`);
-    console.log(
-      `load average at start: ${load.map((l) => l.toFixed(2)).join(' ')}; at end: ${loadavg()
-        .map((l) => l.toFixed(2))
-        .join(' ')}`,
-    );
-    saveSection('payments', { price: PRICE.toString(), clients: CLIENTS, loadAverageAtStart: load, runs, ratios });
+    saveSection('payments', { price: PRICE.toString(), clients: CLIENTS, runs, ratios }, gate);
   } finally {
     await databases.dropAll();
   }

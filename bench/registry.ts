@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import postgres from 'postgres';
 import { runLoad, type LoadResult } from './lib/load';
 import { freePort, startProcess } from './lib/processes';
+import { benchGate } from './lib/quiet';
 import { fmt, printTable, saveSection } from './lib/results';
 import { seed, WORDS } from './lib/catalogue';
 
@@ -53,6 +54,7 @@ const DISCOVERY_SEARCHES = [
 const DISCOVERY_PAGES = `GET /discovery/resources pages (limit 20, ${PAGES} offsets)`;
 
 async function main() {
+  const gate = await benchGate('bench/registry.ts', 'registry');
   const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
   const results: SizeResult[] = [];
   let startup: Record<string, number> | undefined;
@@ -115,18 +117,22 @@ async function main() {
   }
   const bySize = (pick: (r: SizeResult) => number) =>
     Object.fromEntries(results.map((r) => [String(r.skills), Number(pick(r).toFixed(3))]));
-  saveSection('registry', {
-    connections: CONNECTIONS,
-    seconds: SECONDS,
-    slugVsCeiling: bySize((r) => r.slugVsCeiling),
-    searchVsCeiling: bySize((r) => r.searchVsCeiling),
-    searchP99Ms: bySize((r) => r.searchP99Ms),
-    pagesVsCeiling: bySize((r) => r.pagesVsCeiling),
-    discoverySearchVsCeiling: bySize((r) => r.discoverySearchVsCeiling),
-    discoveryPagesVsSkillsPages: bySize((r) => r.discoveryPagesVsSkillsPages),
-    sizes: Object.fromEntries(results.map((r) => [String(r.skills), r])),
-    startupMs: startup,
-  });
+  saveSection(
+    'registry',
+    {
+      connections: CONNECTIONS,
+      seconds: SECONDS,
+      slugVsCeiling: bySize((r) => r.slugVsCeiling),
+      searchVsCeiling: bySize((r) => r.searchVsCeiling),
+      searchP99Ms: bySize((r) => r.searchP99Ms),
+      pagesVsCeiling: bySize((r) => r.pagesVsCeiling),
+      discoverySearchVsCeiling: bySize((r) => r.discoverySearchVsCeiling),
+      discoveryPagesVsSkillsPages: bySize((r) => r.discoveryPagesVsSkillsPages),
+      sizes: Object.fromEntries(results.map((r) => [String(r.skills), r])),
+      startupMs: startup,
+    },
+    gate,
+  );
 }
 
 /** One catalogue size: a fresh database, the registry and the ceiling on it, every load. */

@@ -13,6 +13,7 @@ import postgres from 'postgres';
 import { launchBrowser } from '../test/support/web/browser';
 import { seed, SKILLS } from './lib/catalogue';
 import { freePort, startProcess } from './lib/processes';
+import { benchGate } from './lib/quiet';
 import { fmt, printTable, saveSection } from './lib/results';
 
 const ROOT = join(import.meta.dir, '..');
@@ -57,6 +58,7 @@ async function coldLoads(browser: Browser, base: string, cardSelector: string): 
 }
 
 async function main() {
+  const gate = await benchGate('bench/web.ts', 'web');
   const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
   const stamp = Date.now().toString(36);
   const names = [`market_bench_web_${stamp}`, `market_bench_web_empty_${stamp}`];
@@ -111,17 +113,21 @@ async function main() {
     const ratio = median(full.firstCard) / median(empty.firstCard);
     console.log(`\nfirst cards with ${SKILLS.toLocaleString()} skills / empty page on screen: ${fmt(ratio, 2)}`);
     console.log(`page JavaScript: ${fmt(raw / 1024, 1)} kB, ${fmt(gzipped / 1024, 1)} kB gzipped (budget 200 kB)`);
-    saveSection('web', {
-      skills: SKILLS,
-      runs: RUNS,
-      firstCardMs: median(full.firstCard),
-      firstContentfulPaintMs: median(full.contentful),
-      emptyCatalogueMs: median(empty.firstCard),
-      emptyCatalogueFirstContentfulPaintMs: median(empty.contentful),
-      firstCardOverEmpty: ratio,
-      javascriptKiB: raw / 1024,
-      javascriptGzipKiB: gzipped / 1024,
-    });
+    saveSection(
+      'web',
+      {
+        skills: SKILLS,
+        runs: RUNS,
+        firstCardMs: median(full.firstCard),
+        firstContentfulPaintMs: median(full.contentful),
+        emptyCatalogueMs: median(empty.firstCard),
+        emptyCatalogueFirstContentfulPaintMs: median(empty.contentful),
+        firstCardOverEmpty: ratio,
+        javascriptKiB: raw / 1024,
+        javascriptGzipKiB: gzipped / 1024,
+      },
+      gate,
+    );
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
     for (const name of names) await admin.unsafe(`drop database if exists ${name} with (force)`);

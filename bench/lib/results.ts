@@ -2,12 +2,40 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
+import type { BenchGate, LoadFields } from './quiet';
 
-const FILE = join(import.meta.dir, '..', 'results.json');
+/** bench/results.json: every bench's latest figures, one section each. */
+export const RESULTS_FILE = join(import.meta.dir, '..', 'results.json');
 
-/** Merges one section into bench/results.json with the machine, versions and date. */
-export function saveSection(name: string, data: unknown): void {
-  const all = existsSync(FILE) ? (JSON.parse(readFileSync(FILE, 'utf8')) as Record<string, unknown>) : {};
+type Section = Record<string, unknown> & { ratios?: Record<string, number> };
+
+/**
+ * What another bench writes into a section, kept when the section's own bench writes it again: the
+ * payments section holds the gas of batched settlement (bench/batch-gas.ts) and the payment channels
+ * (bench/channels.ts) beside the paid calls (bench/payments.ts).
+ */
+const WRITTEN_ELSEWHERE: Record<string, { parts: string[]; ratios: string[] }> = {
+  payments: { parts: ['batchGas', 'channels'], ratios: ['gasPerPaymentBatchedVsSingle'] },
+};
+
+const readAll = (file: string): Record<string, unknown> =>
+  existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
+
+/** The gate's load fields, also printed. */
+function loadFields(section: string, gate: BenchGate): LoadFields {
+  const fields = gate.fields();
+  console.log(
+    `${section}: load average ${fields.load.start} at the start, ${fields.load.end} at the end${fields.loaded ? ' (forced: marked "loaded")' : ''}`,
+  );
+  return fields;
+}
+
+/**
+ * Writes one bench's section into bench/results.json with the date, the machine, the versions and
+ * the load fields of the gate it passed (a section is written only by a bench the load gate let run).
+ */
+export function saveSection(name: string, data: object, gate: BenchGate, file = RESULTS_FILE): void {
+  const all = readAll(file);
   all.machine = {
     cpus: cpus().length,
     cpuModel: cpus()[0]?.model,
@@ -19,19 +47,38 @@ export function saveSection(name: string, data: unknown): void {
     node: execFileSync('node', ['--version']).toString().trim(),
     postgres: execFileSync('psql', ['--version']).toString().trim(),
   };
-  all[name] = { date: new Date().toISOString(), ...(data as object) };
-  writeFileSync(FILE, `${JSON.stringify(all, null, 2)}\n`);
+  const previous = (all[name] ?? {}) as Section;
+  const kept = WRITTEN_ELSEWHERE[name] ?? { parts: [], ratios: [] };
+  const section: Section = { date: new Date().toISOString(), ...data, ...loadFields(name, gate) };
+  for (const part of kept.parts) if (previous[part] !== undefined) section[part] = previous[part];
+  for (const ratio of kept.ratios) {
+    const value = previous.ratios?.[ratio];
+    if (value !== undefined) section.ratios = { ...section.ratios, [ratio]: value };
+  }
+  all[name] = section;
+  writeFileSync(file, `${JSON.stringify(all, null, 2)}\n`);
 }
 
 /**
- * Adds `data` to an existing section (keeping what another bench wrote there) and `ratios` to its
- * `ratios`, e.g. the batched-gas figures into the payments section.
+ * Writes one bench's part of a section another bench owns (e.g. `payments.batchGas`), with its date
+ * and load fields, and adds `ratios` to the section's `ratios`.
  */
-export function mergeIntoSection(name: string, data: object, ratios: Record<string, number>): void {
-  const all = existsSync(FILE) ? (JSON.parse(readFileSync(FILE, 'utf8')) as Record<string, Record<string, unknown>>) : {};
-  const section = all[name] ?? {};
-  all[name] = { ...section, ...data, ratios: { ...(section.ratios as object | undefined), ...ratios } };
-  writeFileSync(FILE, `${JSON.stringify(all, null, 2)}\n`);
+export function savePart(
+  name: string,
+  part: string,
+  data: object,
+  ratios: Record<string, number>,
+  gate: BenchGate,
+  file = RESULTS_FILE,
+): void {
+  const all = readAll(file);
+  const section = (all[name] ?? {}) as Section;
+  all[name] = {
+    ...section,
+    [part]: { date: new Date().toISOString(), ...data, ...loadFields(`${name}.${part}`, gate) },
+    ratios: { ...section.ratios, ...ratios },
+  };
+  writeFileSync(file, `${JSON.stringify(all, null, 2)}\n`);
 }
 
 /** Prints rows as an aligned table. */

@@ -73,7 +73,7 @@ Usage:
                                             within limits (default $0.10 a call, $1 a day, kept in
                                             spending.json). Wallet: MARKET_KEYSTORE + MARKET_KEYSTORE_PASSPHRASE
                                             or MARKET_KEYSTORE_PASSPHRASE_FILE (none: discovery only);
-                                            MARKET_MCP_* variables mirror the flags (see README);
+                                            MARKET_MCP_* variables mirror the flags (docs/consumers.md);
                                             --print-config prints snippets for agent hosts
   market --help | -h                        this text
   market --version | -v                     the version

@@ -45,7 +45,7 @@ const CHAIN_DEFAULTS = {
   network: DEFAULT_NETWORK,
   rpcTimeoutMs: 3000,
   balanceCacheMs: 5000,
-  /** Block 0: the x402BatchSettlement deployment block is not among the built-in defaults (README). */
+  /** Block 0: the x402BatchSettlement deployment block is not among the built-in defaults (docs/creators.md, calls paid over payment channels). */
   channelsFromBlock: 0,
 } as const;
 

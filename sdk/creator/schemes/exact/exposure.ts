@@ -34,7 +34,7 @@ export interface SettlementSettings {
 /**
  * `serve({ settlement })` / `createSkillHandler({ settlement })`: a mode, or the mode with caps
  * of unconfirmed value as prices (`'$1'`, `'0.5'`). Default `broadcast`, at most $1 unconfirmed
- * per payer and $10 per skill (see README: why broadcast is the default).
+ * per payer and $10 per skill (see docs/creators.md, settlement modes: why broadcast is the default).
  * @example serve(skills, { settlement: { mode: 'broadcast', maxUnconfirmedPerPayer: '$0.25' } })
  */
 export type SettlementOption =
