@@ -15,7 +15,7 @@
  * A refund payload skips the handler: the server completes it (amount, nonce, a claim of what is
  * charged, the authorizer's signatures when it holds the key) and the facilitator executes it.
  */
-import { zeroAddress } from 'viem';
+import { sha256, stringToBytes, zeroAddress } from 'viem';
 import {
   acceptedMatches,
   BATCH_SETTLEMENT_SCHEME,
@@ -37,6 +37,8 @@ import type { ChannelState, ChannelStore } from './store';
 import { type ChannelPayment, readChannelPayment, readSnapshot, type ChannelSnapshot } from './wire';
 
 const MISMATCH = 'invalid_batch_settlement_evm_cumulative_amount_mismatch';
+/** Largest answer a channel keeps for a resend, characters: a larger one is answered once. */
+const MAX_KEPT_ANSWER = 1024 * 1024;
 /** A shared store holds a channel for the handler's timeout plus this (a deposit's settlement, the writes). */
 const HOLD_MARGIN_MS = 60_000;
 const reason = (what: string) => `invalid_batch_settlement_evm_${what}`;
@@ -189,6 +191,21 @@ function signedByAuthorizer(deps: ChannelDeps, payment: ChannelPayment): boolean
   return voucherSignedBy(payment.channelId, payment.maxClaimableAmount, deps.chainId, payment.signature, payment.config.payerAuthorizer);
 }
 
+/** What names a call for a resend: its skill and input. */
+const callDigest = (call: PaidRequest) => sha256(stringToBytes(JSON.stringify([call.route.name, call.input]))).slice(2);
+
+/**
+ * The stored answer when `payment` is the voucher the latest answered call was paid with, sent
+ * again for the same call: its answer was lost, and it was charged, so it gets that answer again.
+ */
+function resent(state: ChannelState, payment: ChannelPayment, call: PaidRequest): StoredResponse | undefined {
+  const last = state.lastAnswer;
+  if (!last || payment.type === 'refund') return undefined;
+  if (payment.signature.toLowerCase() !== state.signature.toLowerCase()) return undefined;
+  if (payment.maxClaimableAmount !== BigInt(state.signedMaxClaimable) || last.call !== callDigest(call)) return undefined;
+  return { status: last.status, headers: { ...last.headers, 'X-Payment-Replayed': 'true' }, body: last.body };
+}
+
 async function paid(
   deps: ChannelDeps,
   call: PaidRequest,
@@ -199,7 +216,8 @@ async function paid(
   const { route } = call;
   const price = route.amount;
   if (current && payment.maxClaimableAmount !== BigInt(current.chargedCumulativeAmount) + price) {
-    return { value: { response: corrective(deps, route, current) } };
+    const again = resent(current, payment, call);
+    return { value: { response: again ?? corrective(deps, route, current) } };
   }
   let state: ChannelState;
   if (checkableHere(deps, payment, current)) {
@@ -246,8 +264,9 @@ async function paid(
 
   const now = deps.now();
   const charged = BigInt(state.chargedCumulativeAmount) + charge;
+  const { lastAnswer: _previous, ...kept } = state;
   const next: ChannelState = {
-    ...state,
+    ...kept,
     chargedCumulativeAmount: charged.toString(),
     signedMaxClaimable: payment.maxClaimableAmount.toString(),
     signature: payment.signature,
@@ -274,7 +293,10 @@ async function paid(
     channelId: payment.channelId,
     chargedCumulativeAmount: next.chargedCumulativeAmount,
   };
-  return { next, value: { response: jsonAnswer(200, run.body, paymentResponse(receipt)), settled } };
+  const response = jsonAnswer(200, run.body, paymentResponse(receipt));
+  // Kept for a resend of this voucher (a lost answer); an answer too large to keep is not.
+  if (response.body.length <= MAX_KEPT_ANSWER) next.lastAnswer = { call: callDigest(call), ...response };
+  return { next, value: { response, settled } };
 }
 
 async function refund(

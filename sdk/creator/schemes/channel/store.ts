@@ -33,6 +33,21 @@ export interface ChannelState {
   lastRequestTimestamp: number;
   /** When the oldest charge not yet claimed was made; 0 when everything charged is claimed. */
   unclaimedSince: number;
+  /**
+   * The answer to the call the latest voucher paid for, sent again to a request that carries that
+   * voucher again with the same input (its answer was lost on the way); absent when the answer was
+   * larger than the store keeps or the state was written by an older version.
+   */
+  lastAnswer?: StoredAnswer;
+}
+
+/** An answer as a channel keeps it for a resend: what the call was (skill and input digest) and the answer itself. */
+export interface StoredAnswer {
+  /** Digest of the skill name and the input. */
+  call: string;
+  status: number;
+  headers: Record<string, string>;
+  body: string;
 }
 
 /** What {@link ChannelStore.update}'s work answers: the state to keep (`null` deletes it, absent keeps it as it was) and a value. */
