@@ -71,6 +71,7 @@ export {
   type ChannelState,
   type ChannelChange,
   type UpdateHint,
+  type StoredAnswer,
 } from './schemes/channel/store';
 export { fileChannelStore } from './schemes/channel/file-store';
 export { hostedChannelStore, type HostedStoreOptions } from './schemes/channel/hosted-store';
