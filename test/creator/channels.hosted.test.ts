@@ -67,7 +67,7 @@ for (const kind of databaseKinds) {
     const urlOf = (i: number) => (i % 3 === 2 ? `${servers[2]!.url}/shout` : `${servers[i % 3]!.url}/echo`);
     const priceOf = (i: number) => (i % 3 === 2 ? SHOUT : ECHO);
 
-    it('serves one channel from every server and instance, and charges a voucher sent to two at once once', async () => {
+    it('serves one channel from every server and instance, and charges a voucher sent to two at once once, answering a copy of the same call with its answer', async () => {
       const payer = await chain.createAccount({ usdc: 1_000_000n });
       const { pay, proofs } = referenceChannelClient(chain, payer, { depositMultiplier: 20 });
       let charged = 0n;
@@ -84,12 +84,23 @@ for (const kind of databaseKinds) {
       // The last call was to `shout`: the voucher re-uses the one before, whose terms are `echo`'s.
       const proof = await voucherProof(chain, proofs.at(-2)!, payer, charged + ECHO);
       const answers = await Promise.all([servers[0]!, servers[1]!].map((s) => fetch(`${s.url}/echo`, post({ text: 'twice' }, proof))));
-      expect(answers.map((a) => a.status).sort()).toEqual([200, 402]);
-      const refused = answers.find((a) => a.status === 402)!;
+      // One of them ran and was charged; the other, the same voucher for the same call, gets that answer.
+      expect(answers.map((a) => a.status)).toEqual([200, 200]);
+      expect(answers.map((a) => a.headers.get('X-Payment-Replayed')).sort()).toEqual(['true', null].sort());
+      const bodies = await Promise.all(answers.map((a) => a.json()));
+      expect(bodies[0]).toEqual(bodies[1]);
+      expect(runs).toBe(10);
+      charged += ECHO;
+
+      // The next voucher sent for two different calls at once: one runs and is charged, the other is refused.
+      const next = await voucherProof(chain, proofs.at(-2)!, payer, charged + ECHO);
+      const pair = await Promise.all([servers[0]!, servers[1]!].map((s, i) => fetch(`${s.url}/echo`, post({ text: `pair ${i}` }, next))));
+      expect(pair.map((a) => a.status).sort()).toEqual([200, 402]);
+      const refused = pair.find((a) => a.status === 402)!;
       expect(decodePaymentRequired(refused.headers.get('PAYMENT-REQUIRED')!).error).toBe(
         'invalid_batch_settlement_evm_cumulative_amount_mismatch',
       );
-      expect(runs).toBe(10);
+      expect(runs).toBe(11);
       charged += ECHO;
 
       const before = await receiverState(chain, payee);

@@ -105,12 +105,18 @@ describe('the reference batch-settlement client against our skill server', () =>
     expect(await server.claimChannels()).toEqual({ channels: 0 });
   });
 
-  it('refuses a replayed voucher and a voucher that skips ahead with the corrective 402, without running the handler', async () => {
+  it('answers a replayed voucher of the same call with its stored answer, and refuses it for another call and a voucher that skips ahead with the corrective 402, without running the handler', async () => {
     const payer = await chain.createAccount({ usdc: 1_000_000n });
     const { pay, proofs } = referenceClient(payer);
     for (const i of [1, 2]) expect((await pay(`${server.url}/echo`, post({ i }))).status).toBe(200);
     const before = runs;
-    const replay = await fetch(`${server.url}/echo`, post({ i: 2 }, { 'PAYMENT-SIGNATURE': proofs.at(-1)! }));
+    // The same voucher and input again (its answer was lost): the answer it paid for, charged once.
+    const resent = await fetch(`${server.url}/echo`, post({ i: 2 }, { 'PAYMENT-SIGNATURE': proofs.at(-1)! }));
+    expect(resent.status).toBe(200);
+    expect(resent.headers.get('X-Payment-Replayed')).toBe('true');
+    expect(runs).toBe(before);
+    // The same voucher for another call: not paid for.
+    const replay = await fetch(`${server.url}/echo`, post({ i: 3 }, { 'PAYMENT-SIGNATURE': proofs.at(-1)! }));
     expect(replay.status).toBe(402);
     const corrective = decodePaymentRequired(replay.headers.get('PAYMENT-REQUIRED')!);
     expect(corrective.error).toBe('invalid_batch_settlement_evm_cumulative_amount_mismatch');

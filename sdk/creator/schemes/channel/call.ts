@@ -191,6 +191,25 @@ function signedByAuthorizer(deps: ChannelDeps, payment: ChannelPayment): boolean
   return voucherSignedBy(payment.channelId, payment.maxClaimableAmount, deps.chainId, payment.signature, payment.config.payerAuthorizer);
 }
 
+/**
+ * The corrective 402 (the channel's charge and the payer's latest voucher) for a voucher its payer
+ * signed; a request signed by anyone else learns nothing of the channel (a latest voucher would let
+ * a stranger send the payer's refund).
+ */
+async function correctiveFor(
+  deps: ChannelDeps,
+  route: SkillRoute,
+  offer: ChannelRequirements,
+  payment: ChannelPayment,
+  state: ChannelState,
+): Promise<StoredResponse> {
+  if (payment.config.payerAuthorizer !== zeroAddress)
+    return signedByAuthorizer(deps, payment) ? corrective(deps, route, state) : required(deps, route, reason('voucher_signature'));
+  // A contract wallet's signature is checked where the chain can be asked.
+  const verified = await verifyRemotely(deps, route, offer, payment);
+  return 'response' in verified ? verified.response : corrective(deps, route, state);
+}
+
 /** What names a call for a resend: its skill and input. */
 const callDigest = (call: PaidRequest) => sha256(stringToBytes(JSON.stringify([call.route.name, call.input]))).slice(2);
 
@@ -217,7 +236,7 @@ async function paid(
   const price = route.amount;
   if (current && payment.maxClaimableAmount !== BigInt(current.chargedCumulativeAmount) + price) {
     const again = resent(current, payment, call);
-    return { value: { response: again ?? corrective(deps, route, current) } };
+    return { value: { response: again ?? (await correctiveFor(deps, route, offer, payment, current)) } };
   }
   let state: ChannelState;
   if (checkableHere(deps, payment, current)) {
@@ -308,7 +327,7 @@ async function refund(
 ): Promise<{ next?: ChannelState | null; value: Outcome }> {
   const { route } = call;
   if (current && payment.maxClaimableAmount !== BigInt(current.chargedCumulativeAmount))
-    return { value: { response: corrective(deps, route, current) } };
+    return { value: { response: await correctiveFor(deps, route, offer, payment, current) } };
   const verified = await verifyRemotely(deps, route, offer, payment);
   if ('response' in verified) return { value: verified };
   const state = current ? mirrored(current, verified.snapshot, deps.now()) : fresh(payment, verified.snapshot, deps.now());
