@@ -4,17 +4,17 @@ import { ConfigError, deriveAuthorizerKey, FACILITATOR_DEFAULTS, type Facilitato
 import type { DatabaseHandle } from '../db';
 import { createLogger, type Logger } from '../log';
 import { healthRoutes, serverBase } from '../http';
-import { createBatcher } from './batch';
-import { createBatchStore } from './batch-store';
+import { createBatcher } from './schemes/exact/multicall';
+import { createBatchStore } from './schemes/exact/multicall-store';
 import { createDiscoveryCatalogue, extensionResponses, facilitatorDiscoveryRoutes, withDiscovery, type Outcomes } from './discovery';
 import { createChainReader, safeError } from './chain';
-import { createChannelService, type ResumeReport } from './channels';
+import { createChannelService, type ResumeReport } from './schemes/channel';
 import { createReceiptWatcher } from './receipts';
-import { createReconciler, type ReconcileReport } from './reconciler';
+import { createReconciler, type ReconcileReport } from './schemes/exact/reconciler';
 import { createRelayerPool } from './relayer';
 import { facilitatorRoutes } from './routes';
 import { createFacilitatorService } from './service';
-import { createPaymentStore } from './store';
+import { createPaymentStore } from './schemes/exact/store';
 import type { AuthorizationKey } from './request';
 import { systemClock, type Clock, type PaymentReceipt, type SettlementStatus, type SupportedResponse, type VerifyResponse } from './types';
 

@@ -10,7 +10,7 @@ import {
 import { sameAddress } from 'skill-market/x402';
 import { tokenAbi } from './chain';
 import { REASONS } from './reasons';
-import type { Outcome } from './store';
+import type { Outcome } from './schemes/exact/store';
 
 /**
  * Polls for a transaction's receipt until `timeoutMs` has passed; undefined when none was seen in

@@ -32,17 +32,17 @@ import {
   type SettlementMode,
 } from 'skill-market/x402';
 import type { Logger } from '../log';
-import type { Batcher } from './batch';
-import { isChannelRequest, type ChannelService } from './channels';
-import { toBatchReceipt, type BatchStore } from './batch-store';
+import type { Batcher } from './schemes/exact/multicall';
+import { isChannelRequest, type ChannelService } from './schemes/channel';
+import { toBatchReceipt, type BatchStore } from './schemes/exact/multicall-store';
 import { transferCall, transferCalls, type ChainReader, type Rejection, type SignerKind } from './chain';
 import { REASONS } from './reasons';
 import type { RelayerPool } from './relayer';
 import { keyOf, parseFacilitatorRequest, payloadHash, type AuthorizationKey, type PaymentRequest } from './request';
-import { settleFailure, submitSettlement, type SettleContext, type SettleOptions } from './settle';
-import { toPaymentReceipt, type AuthorizationRow, type NewAuthorization, type PaymentStore } from './store';
+import { settleFailure, submitSettlement, type SettleContext, type SettleOptions } from './schemes/exact/settle';
+import { toPaymentReceipt, type AuthorizationRow, type NewAuthorization, type PaymentStore } from './schemes/exact/store';
 import { unixSeconds, type Clock, type PaymentReceipt, type SettlementStatus, type SupportedResponse, type VerifyResponse } from './types';
-import { checkAuthorization, checkTerms } from './verify';
+import { checkAuthorization, checkTerms } from './schemes/exact/verify';
 
 export interface FacilitatorServiceDeps extends SettleContext {
   network: Caip2Network;

@@ -7,9 +7,9 @@
  */
 import { parseEventLogs, type Address, type Hex, type TransactionReceipt } from 'viem';
 import { sameAddress } from 'skill-market/x402';
-import { tokenAbi, type ChainReader } from './chain';
-import type { BatchOutcome, MemberOutcome } from './batch-store';
-import { REASONS } from './reasons';
+import { tokenAbi, type ChainReader } from '../../chain';
+import type { BatchOutcome, MemberOutcome } from './multicall-store';
+import { REASONS } from '../../reasons';
 import type { AuthorizationRow } from './store';
 
 /** A member's outcome with a message for its settle answer (the message is not stored). */

@@ -8,8 +8,8 @@
 import { and, asc, eq, gt, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
 import type { Address, Hex } from 'viem';
 import type { BatchReceipt } from 'skill-market/x402';
-import type { Database } from '../db';
-import { paymentAuthorizations as auths, paymentBatches as batches } from '../db/schema';
+import type { Database } from '../../../db';
+import { paymentAuthorizations as auths, paymentBatches as batches } from '../../../db/schema';
 import { AlreadySent, type AuthorizationRow } from './store';
 
 export type BatchRow = typeof batches.$inferSelect;

@@ -6,13 +6,13 @@
  * pass finishes. An operation is never sent twice while a transaction of it may still be mined.
  */
 import { BaseError, type Hex, type PublicClient, type TransactionReceipt } from 'viem';
-import type { Logger } from '../../log';
-import { revertText, safeError } from '../chain';
-import { waitForReceipt } from '../receipts';
-import type { RelayerPool } from '../relayer';
-import { MAX_SEND_ATTEMPTS } from '../settle';
-import { AlreadySent } from '../store';
-import type { Clock } from '../types';
+import type { Logger } from '../../../log';
+import { revertText, safeError } from '../../chain';
+import { waitForReceipt } from '../../receipts';
+import type { RelayerPool } from '../../relayer';
+import { MAX_SEND_ATTEMPTS } from '../exact/settle';
+import { AlreadySent } from '../exact/store';
+import type { Clock } from '../../types';
 import type { ChannelStore, OperationRow } from './store';
 
 export type SendOutcome =

@@ -5,16 +5,16 @@
  * status is recorded by one conditional update.
  */
 import type { Address, Hex, PublicClient } from 'viem';
-import type { Logger } from '../log';
-import { batchOutcome, droppedBatchOutcome } from './batch-outcome';
-import type { BatchRow, BatchStore } from './batch-store';
-import type { Batcher } from './batch';
-import { safeError, type ChainReader } from './chain';
-import { REASONS } from './reasons';
-import { findReceipt, isKnownTransaction, outcomeOf } from './receipts';
-import type { RelayerPool } from './relayer';
+import type { Logger } from '../../../log';
+import { batchOutcome, droppedBatchOutcome } from './multicall-outcome';
+import type { BatchRow, BatchStore } from './multicall-store';
+import type { Batcher } from './multicall';
+import { safeError, type ChainReader } from '../../chain';
+import { REASONS } from '../../reasons';
+import { findReceipt, isKnownTransaction, outcomeOf } from '../../receipts';
+import type { RelayerPool } from '../../relayer';
 import type { AuthorizationRow, Outcome, PaymentStore, PendingReceipt } from './store';
-import { unixSeconds, type Clock } from './types';
+import { unixSeconds, type Clock } from '../../types';
 
 export interface ReconcileReport {
   checked: number;

@@ -12,13 +12,13 @@
  */
 import { encodeFunctionData, parseAbi, type Address, type Hex } from 'viem';
 import type { SettleResponse } from 'skill-market/x402';
-import { revertText, safeError, transferCall } from './chain';
-import { batchOutcome, type AnsweredOutcome } from './batch-outcome';
-import type { BatchStore } from './batch-store';
-import { REASONS } from './reasons';
-import { waitForReceipt } from './receipts';
-import type { SendResult } from './relayer';
-import type { PaymentRequest } from './request';
+import { revertText, safeError, transferCall } from '../../chain';
+import { batchOutcome, type AnsweredOutcome } from './multicall-outcome';
+import type { BatchStore } from './multicall-store';
+import { REASONS } from '../../reasons';
+import { waitForReceipt } from '../../receipts';
+import type { SendResult } from '../../relayer';
+import type { PaymentRequest } from '../../request';
 import {
   answerMode,
   BACKGROUND_RECEIPT_TIMEOUT_MS,

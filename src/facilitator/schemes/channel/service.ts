@@ -15,11 +15,11 @@ import {
   type BatchSettlePayload,
   type SupportedKind,
 } from 'skill-market/x402';
-import type { Database } from '../../db';
-import type { Logger } from '../../log';
-import type { RelayerPool } from '../relayer';
-import type { Clock } from '../types';
-import type { ReceiverKey } from '../../config';
+import type { Database } from '../../../db';
+import type { Logger } from '../../../log';
+import type { RelayerPool } from '../../relayer';
+import type { Clock } from '../../types';
+import type { ReceiverKey } from '../../../config';
 import { createReceiverAuthorizer } from './authorizer';
 import { createReceiverKeys } from './receiver-keys';
 import { createClaimBatcher } from './claim-batcher';

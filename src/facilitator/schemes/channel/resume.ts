@@ -6,11 +6,11 @@
  * may run it at once: a send first records its hash with a conditional update (only one wins).
  */
 import type { Hex, PublicClient } from 'viem';
-import type { Logger } from '../../log';
-import { safeError } from '../chain';
-import { findReceipt, isKnownTransaction } from '../receipts';
-import type { RelayerPool } from '../relayer';
-import type { Clock } from '../types';
+import type { Logger } from '../../../log';
+import { safeError } from '../../chain';
+import { findReceipt, isKnownTransaction } from '../../receipts';
+import type { RelayerPool } from '../../relayer';
+import type { Clock } from '../../types';
 import type { ChannelSender } from './sender';
 import type { ChannelStore, OperationRow } from './store';
 

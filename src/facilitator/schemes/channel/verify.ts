@@ -4,7 +4,7 @@
  */
 import { getAddress, type Address } from 'viem';
 import { BATCH_SETTLEMENT_REASONS as R, type BatchClientPayload, type BatchRequirements, type DepositPayload } from 'skill-market/x402';
-import type { Rejection } from '../chain';
+import type { Rejection } from '../../chain';
 import { checkChannelConfig, checkCoverage, checkDepositAuthorization, checkPayerBalance, depositNonce, voucherSigned } from './checks';
 import { depositCall, readChannelState, SETTLEMENT_CONTRACT, snapshot, type ChannelState } from './contract';
 import { CHANNEL_REASONS } from './reasons';

@@ -12,14 +12,14 @@
  */
 import type { Hex, PublicClient } from 'viem';
 import type { SettleResponse, SettlementMode } from 'skill-market/x402';
-import type { Logger } from '../log';
-import { revertText, safeError, transferCall, type ChainReader, type Rejection } from './chain';
-import { REASONS } from './reasons';
-import { outcomeOf, waitForReceipt, type ReceiptWatcher } from './receipts';
-import type { RelayerPool, SendResult } from './relayer';
-import type { PaymentRequest } from './request';
+import type { Logger } from '../../../log';
+import { revertText, safeError, transferCall, type ChainReader, type Rejection } from '../../chain';
+import { REASONS } from '../../reasons';
+import { outcomeOf, waitForReceipt, type ReceiptWatcher } from '../../receipts';
+import type { RelayerPool, SendResult } from '../../relayer';
+import type { PaymentRequest } from '../../request';
 import { AlreadySent, type AuthorizationRow, type PaymentStore } from './store';
-import type { Clock } from './types';
+import type { Clock } from '../../types';
 
 export interface SettleContext {
   store: PaymentStore;

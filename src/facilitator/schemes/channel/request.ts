@@ -5,7 +5,7 @@
  * left to the operation, which answers a bad one with the spec's reason.
  */
 import { BATCH_SETTLEMENT_SCHEME, BatchSettlementPayloadError, parseBatchRequirements, type BatchRequirements } from 'skill-market/x402';
-import { FacilitatorRequestError } from '../request';
+import { FacilitatorRequestError } from '../../request';
 
 export interface ChannelRequest {
   requirements: BatchRequirements;

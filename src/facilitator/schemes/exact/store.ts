@@ -6,12 +6,12 @@
  */
 import { and, asc, eq, getTableColumns, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Address, Hex } from 'viem';
-import { createKeyLock, prepared, preparedSql, within, type Database, type DatabaseKind } from '../db';
-import { paymentAuthorizations as auths, paymentReceipts as receipts } from '../db/schema';
-import type { SignerKind } from './chain';
-import { REASONS } from './reasons';
-import type { AuthorizationKey } from './request';
-import type { PaymentReceipt, ReceiptStatus } from './types';
+import { createKeyLock, prepared, preparedSql, within, type Database, type DatabaseKind } from '../../../db';
+import { paymentAuthorizations as auths, paymentReceipts as receipts } from '../../../db/schema';
+import type { SignerKind } from '../../chain';
+import { REASONS } from '../../reasons';
+import type { AuthorizationKey } from '../../request';
+import type { PaymentReceipt, ReceiptStatus } from '../../types';
 
 export type AuthorizationRow = typeof auths.$inferSelect;
 export type ReceiptRow = typeof receipts.$inferSelect;

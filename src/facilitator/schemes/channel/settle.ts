@@ -20,8 +20,8 @@ import {
   type SettlePayload,
   type VoucherClaim,
 } from 'skill-market/x402';
-import { batchSettlementAbi } from '../../chain/batch-settlement';
-import type { Rejection } from '../chain';
+import { batchSettlementAbi } from '../../../chain/batch-settlement';
+import type { Rejection } from '../../chain';
 import type { ReceiverAuthorizer } from './authorizer';
 import type { ReceiverKeys } from './receiver-keys';
 import type { ClaimBatcher } from './claim-batcher';
