@@ -4,8 +4,8 @@ import { ConfigError, deriveAuthorizerKey, FACILITATOR_DEFAULTS, type Facilitato
 import type { DatabaseHandle } from '../db';
 import { createLogger, type Logger } from '../log';
 import { healthRoutes, serverBase } from '../http';
-import { createBatcher } from './schemes/exact/multicall';
-import { createBatchStore } from './schemes/exact/multicall-store';
+import { createMulticallBatcher } from './schemes/exact/multicall';
+import { createMulticallStore } from './schemes/exact/multicall-store';
 import { createDiscoveryCatalogue, extensionResponses, facilitatorDiscoveryRoutes, withDiscovery, type Outcomes } from './discovery';
 import { createChainReader, safeError } from './chain';
 import { createChannelService, type ResumeReport } from './schemes/channel';
@@ -71,7 +71,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 }
 
 /** Batch size for authorizations a stopped process left, when this instance does not batch. */
-const RESUMED_BATCH_SIZE = 20;
+const RESUMED_MULTICALL_SIZE = 20;
 
 export function createFacilitator({ database, config, clock = systemClock, logger, publicClient, prefix = '' }: FacilitatorDeps) {
   const log = logger ?? createLogger(config.logLevel ?? FACILITATOR_DEFAULTS.logLevel);
@@ -88,7 +88,7 @@ export function createFacilitator({ database, config, clock = systemClock, logge
     tasks.add(running);
     void running.finally(() => tasks.delete(running));
   };
-  const batches = createBatchStore(database.db);
+  const multicalls = createMulticallStore(database.db);
   const settleContext = {
     store,
     chain,
@@ -104,10 +104,10 @@ export function createFacilitator({ database, config, clock = systemClock, logge
   };
   const batchMaxSize = config.batchMaxSize ?? FACILITATOR_DEFAULTS.batchMaxSize;
   // Always there: the reconciler sends what a stopped process claimed but never sent.
-  const batcher = createBatcher(
-    { ...settleContext, batches, network: config.network },
+  const multicallBatcher = createMulticallBatcher(
+    { ...settleContext, multicalls, network: config.network },
     {
-      maxSize: batchMaxSize > 1 ? batchMaxSize : RESUMED_BATCH_SIZE,
+      maxSize: batchMaxSize > 1 ? batchMaxSize : RESUMED_MULTICALL_SIZE,
       maxWaitMs: config.batchWaitMs ?? FACILITATOR_DEFAULTS.batchWaitMs,
       eager: config.batchEager ?? FACILITATOR_DEFAULTS.batchEager,
     },
@@ -136,15 +136,15 @@ export function createFacilitator({ database, config, clock = systemClock, logge
     network: config.network,
     assets: config.assets,
     settlementMode: config.settlementMode ?? FACILITATOR_DEFAULTS.settlementMode,
-    ...(batchMaxSize > 1 ? { batcher } : {}),
-    batches,
+    ...(batchMaxSize > 1 ? { multicallBatcher } : {}),
+    multicalls,
     channels,
   });
   const service = withDiscovery(settling, catalogue, outcomes);
   const reconciler = createReconciler({
     store,
-    batches,
-    batcher,
+    multicalls,
+    multicallBatcher,
     client,
     chain,
     relayers,
@@ -195,7 +195,7 @@ export function createFacilitator({ database, config, clock = systemClock, logge
     },
     /** Stops the reconciler and the background receipt waits (what they did not finish, the next start's reconciler does). */
     async stop(): Promise<void> {
-      batcher.drain(); // queued authorizations are sent, not dropped
+      multicallBatcher.drain(); // queued authorizations are sent, not dropped
       channels.drain();
       if (channelTimer) clearInterval(channelTimer);
       channelTimer = undefined;

@@ -32,9 +32,9 @@ import {
   type SettlementMode,
 } from 'skill-market/x402';
 import type { Logger } from '../log';
-import type { Batcher } from './schemes/exact/multicall';
+import type { MulticallBatcher } from './schemes/exact/multicall';
 import { isChannelRequest, type ChannelService } from './schemes/channel';
-import { toBatchReceipt, type BatchStore } from './schemes/exact/multicall-store';
+import { toMulticallReceipt, type MulticallStore } from './schemes/exact/multicall-store';
 import { transferCall, transferCalls, type ChainReader, type Rejection, type SignerKind } from './chain';
 import { REASONS } from './reasons';
 import type { RelayerPool } from './relayer';
@@ -56,9 +56,9 @@ export interface FacilitatorServiceDeps extends SettleContext {
   /** How a settle that does not ask for a mode answers. */
   settlementMode: SettlementMode;
   /** When set, verified ECDSA transfers settle in batches through it. */
-  batcher?: Batcher;
+  multicallBatcher?: MulticallBatcher;
   /** Batched settlement transactions, for their receipts. */
-  batches: BatchStore;
+  multicalls: MulticallStore;
   /** The `batch-settlement` scheme (payment channels), when this facilitator settles it. */
   channels?: ChannelService;
 }
@@ -204,8 +204,8 @@ export function createFacilitatorService(deps: FacilitatorServiceDeps): Facilita
     });
   };
   const send = (request: PaymentRequest, claimed: AuthorizationRow, options: SettleOptions): Promise<SettleResponse> =>
-    deps.batcher && claimed.signerKind === 'ecdsa'
-      ? deps.batcher.submit(request, claimed, options)
+    deps.multicallBatcher && claimed.signerKind === 'ecdsa'
+      ? deps.multicallBatcher.submit(request, claimed, options)
       : submitSettlement(deps, request, claimed, options);
 
   const supported: SupportedResponse = {
@@ -264,8 +264,8 @@ export function createFacilitatorService(deps: FacilitatorServiceDeps): Facilita
     async receipt(txHash) {
       const row = await store.receipt(txHash);
       if (row) return toPaymentReceipt(row);
-      const batch = await deps.batches.withMembers(txHash);
-      return batch ? toBatchReceipt(batch.batch, batch.members) : undefined;
+      const batch = await deps.multicalls.withMembers(txHash);
+      return batch ? toMulticallReceipt(batch.batch, batch.members) : undefined;
     },
 
     async settlement(key) {
