@@ -7,7 +7,7 @@ import { healthRoutes, serverBase } from '../http';
 import { createMulticallBatcher } from './schemes/exact/multicall';
 import { createMulticallStore } from './schemes/exact/multicall-store';
 import { createDiscoveryCatalogue, extensionResponses, facilitatorDiscoveryRoutes, withDiscovery, type Outcomes } from './discovery';
-import { createChainReader, safeError } from './chain';
+import { createChainReader } from './schemes/exact/chain';
 import { createChannelService, type ResumeReport } from './schemes/channel';
 import { createReceiptWatcher } from './receipts';
 import { createReconciler, type ReconcileReport } from './schemes/exact/reconciler';
@@ -15,8 +15,16 @@ import { createRelayerPool } from './relayer';
 import { facilitatorRoutes } from './routes';
 import { createFacilitatorService } from './service';
 import { createPaymentStore } from './schemes/exact/store';
-import type { AuthorizationKey } from './request';
-import { systemClock, type Clock, type PaymentReceipt, type SettlementStatus, type SupportedResponse, type VerifyResponse } from './types';
+import {
+  systemClock,
+  type Clock,
+  type PaymentReceipt,
+  type SettlementStatus,
+  type SupportedResponse,
+  type VerifyResponse,
+  type AuthorizationKey,
+} from './types';
+import { safeError } from './chain';
 
 /** What the facilitator needs from its configuration; the rest of FacilitatorConfig has defaults. */
 export type FacilitatorSettings = Pick<FacilitatorConfig, 'network' | 'rpcUrl' | 'relayerPrivateKeys' | 'assets'> &

@@ -35,14 +35,23 @@ import type { Logger } from '../log';
 import type { MulticallBatcher } from './schemes/exact/multicall';
 import { isChannelRequest, type ChannelService } from './schemes/channel';
 import { toMulticallReceipt, type MulticallStore } from './schemes/exact/multicall-store';
-import { transferCall, transferCalls, type ChainReader, type Rejection, type SignerKind } from './chain';
-import { REASONS } from './reasons';
+import { transferCall, transferCalls, type ChainReader, type SignerKind } from './schemes/exact/chain';
+import { REASONS } from './schemes/exact/reasons';
 import type { RelayerPool } from './relayer';
-import { keyOf, parseFacilitatorRequest, payloadHash, type AuthorizationKey, type PaymentRequest } from './request';
+import { keyOf, parseFacilitatorRequest, payloadHash, type PaymentRequest } from './schemes/exact/request';
 import { settleFailure, submitSettlement, type SettleContext, type SettleOptions } from './schemes/exact/settle';
 import { toPaymentReceipt, type AuthorizationRow, type NewAuthorization, type PaymentStore } from './schemes/exact/store';
-import { unixSeconds, type Clock, type PaymentReceipt, type SettlementStatus, type SupportedResponse, type VerifyResponse } from './types';
+import {
+  unixSeconds,
+  type Clock,
+  type PaymentReceipt,
+  type SettlementStatus,
+  type SupportedResponse,
+  type VerifyResponse,
+  type AuthorizationKey,
+} from './types';
 import { checkAuthorization, checkTerms } from './schemes/exact/verify';
+import type { Rejection } from './chain';
 
 export interface FacilitatorServiceDeps extends SettleContext {
   network: Caip2Network;

@@ -1,3 +1,4 @@
+import type { Address, Hex } from 'viem';
 /**
  * The facilitator's wire shapes live in the x402 module (skill-market/x402), shared with the
  * resource servers that call it; the clock is the runtime's.
@@ -10,3 +11,11 @@ export type {
   VerifyResponse,
 } from 'skill-market/x402';
 export { systemClock, unixSeconds, type Clock } from '../runtime/clock';
+
+/** The token's own single-use key of an authorization (what `/settlements` looks up). */
+export interface AuthorizationKey {
+  network: string;
+  asset: Address;
+  payer: Address;
+  nonce: Hex;
+}

@@ -7,7 +7,7 @@ import { and, asc, eq, inArray, lt, or } from 'drizzle-orm';
 import type { Address, Hex } from 'viem';
 import type { Database } from '../../../db';
 import { channelOperations as ops } from '../../../db/schema';
-import { AlreadySent } from '../exact/store';
+import { AlreadySent } from '../../relayer';
 
 export type OperationRow = typeof ops.$inferSelect;
 

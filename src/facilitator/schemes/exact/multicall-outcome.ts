@@ -7,9 +7,9 @@
  */
 import { parseEventLogs, type Address, type Hex, type TransactionReceipt } from 'viem';
 import { sameAddress } from 'skill-market/x402';
-import { tokenAbi, type ChainReader } from '../../chain';
+import { tokenAbi, type ChainReader } from './chain';
 import type { MulticallOutcome, MemberOutcome } from './multicall-store';
-import { REASONS } from '../../reasons';
+import { REASONS } from './reasons';
 import type { AuthorizationRow } from './store';
 
 /** A member's outcome with a message for its settle answer (the message is not stored). */

@@ -10,7 +10,8 @@ import type { Address, Hex } from 'viem';
 import type { BatchReceipt } from 'skill-market/x402';
 import type { Database } from '../../../db';
 import { paymentAuthorizations as auths, paymentBatches } from '../../../db/schema';
-import { AlreadySent, type AuthorizationRow } from './store';
+import type { AuthorizationRow } from './store';
+import { AlreadySent } from '../../relayer';
 
 export type MulticallRow = typeof paymentBatches.$inferSelect;
 

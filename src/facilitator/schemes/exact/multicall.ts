@@ -13,24 +13,24 @@
  */
 import { encodeFunctionData, parseAbi, type Address, type Hex } from 'viem';
 import type { SettleResponse } from 'skill-market/x402';
-import { revertText, safeError, transferCall } from '../../chain';
+import { transferCall } from './chain';
 import { multicallOutcome, type AnsweredOutcome } from './multicall-outcome';
 import type { MulticallStore } from './multicall-store';
-import { REASONS } from '../../reasons';
+import { REASONS } from './reasons';
 import { waitForReceipt } from '../../receipts';
-import type { SendResult } from '../../relayer';
-import type { PaymentRequest } from '../../request';
+import { type SendResult, MAX_SEND_ATTEMPTS, AlreadySent } from '../../relayer';
+import type { PaymentRequest } from './request';
 import {
   answerMode,
   BACKGROUND_RECEIPT_TIMEOUT_MS,
-  MAX_SEND_ATTEMPTS,
   SIMULATED_TRANSFER_GAS,
   settleFailure,
   submitSettlement,
   type SettleContext,
   type SettleOptions,
 } from './settle';
-import { AlreadySent, type AuthorizationRow } from './store';
+import type { AuthorizationRow } from './store';
+import { revertText, safeError } from '../../chain';
 
 /** Multicall3, at the same address on every chain that has it (Base included). */
 const MULTICALL3_ADDRESS: Address = '0xcA11bde05977b3631167028862bE2a173976CA11';

@@ -9,12 +9,14 @@ import type { Logger } from '../../../log';
 import { multicallOutcome, droppedMulticallOutcome } from './multicall-outcome';
 import type { MulticallRow, MulticallStore } from './multicall-store';
 import type { MulticallBatcher } from './multicall';
-import { safeError, type ChainReader } from '../../chain';
-import { REASONS } from '../../reasons';
-import { findReceipt, isKnownTransaction, outcomeOf } from '../../receipts';
+import type { ChainReader } from './chain';
+import { REASONS } from './reasons';
+import { findReceipt, isKnownTransaction } from '../../receipts';
 import type { RelayerPool } from '../../relayer';
 import type { AuthorizationRow, Outcome, PaymentStore, PendingReceipt } from './store';
 import { unixSeconds, type Clock } from '../../types';
+import { safeError } from '../../chain';
+import { outcomeOf } from './outcome';
 
 export interface ReconcileReport {
   checked: number;

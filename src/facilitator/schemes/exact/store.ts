@@ -8,23 +8,13 @@ import { and, asc, eq, getTableColumns, isNull, lt, or, sql } from 'drizzle-orm'
 import type { Address, Hex } from 'viem';
 import { createKeyLock, prepared, preparedSql, within, type Database, type DatabaseKind } from '../../../db';
 import { paymentAuthorizations as auths, paymentReceipts as receipts } from '../../../db/schema';
-import type { SignerKind } from '../../chain';
-import { REASONS } from '../../reasons';
-import type { AuthorizationKey } from '../../request';
-import type { PaymentReceipt, ReceiptStatus } from '../../types';
+import type { SignerKind } from './chain';
+import { AlreadySent } from '../../relayer';
+import { REASONS } from './reasons';
+import type { PaymentReceipt, ReceiptStatus, AuthorizationKey } from '../../types';
 
 export type AuthorizationRow = typeof auths.$inferSelect;
 export type ReceiptRow = typeof receipts.$inferSelect;
-
-/**
- * Thrown, before anything is broadcast, when an authorization is no longer free to be sent: another
- * transaction (another instance's, resuming what it took for orphaned) has it.
- */
-export class AlreadySent extends Error {
-  constructor() {
-    super('an authorization of this transaction is already in another');
-  }
-}
 
 /**
  * The `transferWithAuthorization` calldata of an authorization, for each way its signature may be
