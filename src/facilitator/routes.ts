@@ -82,7 +82,8 @@ export function facilitatorRoutes(
     })
     .post(
       '/settle',
-      ({ body, headers }) => guarded(() => service.settle(body, settlementMode(headers[SETTLEMENT_MODE_HEADER]), bearerOf(headers))),
+      ({ body, headers }) =>
+        guarded(() => service.settle(body, { mode: settlementMode(headers[SETTLEMENT_MODE_HEADER]), bearer: bearerOf(headers) })),
       {
         beforeHandle: requireKey,
         body: FacilitatorRequestSchema,

@@ -1,8 +1,10 @@
-import type { Address, Hex } from 'viem';
 /**
  * The facilitator's wire shapes live in the x402 module (skill-market/x402), shared with the
  * resource servers that call it; the clock is the runtime's.
  */
+import type { Address, Hex } from 'viem';
+import type { BatchReceipt, FacilitatorReceipt } from 'skill-market/x402';
+
 export type {
   FacilitatorReceipt as PaymentReceipt,
   ReceiptStatus,
@@ -19,3 +21,6 @@ export interface AuthorizationKey {
   payer: Address;
   nonce: Hex;
 }
+
+/** A settlement transaction as stored: one payment's, or a Multicall3 transaction's with each payment's outcome. */
+export type SettlementReceipt = FacilitatorReceipt | BatchReceipt;

@@ -165,18 +165,13 @@ export function createMulticallStore(db: Database) {
         .where(and(eq(auths.txHash, txHash), eq(auths.state, 'settling')));
     },
 
-    /** A batch and all its members (any state), or undefined when no batch has this hash. */
-    async withMembers(txHash: string): Promise<{ batch: MulticallRow; members: AuthorizationRow[] } | undefined> {
+    /** A multicall and all its members (any state), or undefined when no multicall has this hash. */
+    async withMembers(txHash: string): Promise<{ multicall: MulticallRow; members: AuthorizationRow[] } | undefined> {
       const hash = txHash.toLowerCase();
-      const [batch] = await db.select().from(paymentBatches).where(eq(paymentBatches.txHash, hash)).limit(1);
-      if (!batch) return undefined;
+      const [multicall] = await db.select().from(paymentBatches).where(eq(paymentBatches.txHash, hash)).limit(1);
+      if (!multicall) return undefined;
       const members = await db.select().from(auths).where(eq(auths.txHash, hash)).orderBy(asc(auths.createdAt));
-      return { batch, members };
-    },
-
-    async batch(txHash: string): Promise<MulticallRow | undefined> {
-      const rows = await db.select().from(paymentBatches).where(eq(paymentBatches.txHash, txHash.toLowerCase())).limit(1);
-      return rows[0];
+      return { multicall, members };
     },
   };
 }

@@ -1,7 +1,7 @@
 import { FACILITATOR_REASONS } from 'skill-market/x402';
 
 /**
- * The reason strings this facilitator answers with: the reference exact-EVM vocabulary from the
+ * The reason strings of the exact scheme: the reference exact-EVM vocabulary from the
  * x402 codec, plus the reference's token-domain reasons and a few of our own where none fits.
  */
 export const REASONS = {

@@ -11,7 +11,7 @@ import { paymentAuthorizations as auths, paymentReceipts as receipts } from '../
 import type { SignerKind } from './chain';
 import { AlreadySent } from '../../relayer';
 import { REASONS } from './reasons';
-import type { PaymentReceipt, ReceiptStatus, AuthorizationKey } from '../../types';
+import type { AuthorizationKey, PaymentReceipt, ReceiptStatus, SettlementStatus } from '../../types';
 
 export type AuthorizationRow = typeof auths.$inferSelect;
 export type ReceiptRow = typeof receipts.$inferSelect;
@@ -472,4 +472,20 @@ export function toPaymentReceipt(row: ReceiptRow): PaymentReceipt {
     updatedAt: row.updatedAt.toISOString(),
     finalizedAt: row.finalizedAt?.toISOString() ?? null,
   };
+}
+
+/** The ledger's states as the outside sees them: `settling` is pending until the reconciler knows. */
+const STATUS_OF_STATE = { verified: 'unsettled', settling: 'pending', settled: 'settled', failed: 'failed' } as const;
+
+/** An authorization's outcome as the outside sees it. */
+export function statusOf(row: AuthorizationRow): SettlementStatus {
+  const status = STATUS_OF_STATE[row.state];
+  const answer: SettlementStatus = {
+    status,
+    network: row.network,
+    payer: row.payer as Address,
+    transaction: (row.txHash ?? '') as SettlementStatus['transaction'],
+  };
+  if (status === 'failed' && row.reason) answer.reason = row.reason;
+  return answer;
 }
