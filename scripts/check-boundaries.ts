@@ -19,6 +19,22 @@ export const BOUNDARIES: readonly Boundary[] = [
   { from: ['src/facilitator/'], to: ['src/registry/'], why: 'the facilitator stands beside the registry, never on it' },
   { from: ['src/registry/'], to: ['src/facilitator/'], why: 'the registry does not reach into the facilitator' },
   {
+    from: ['src/facilitator/'],
+    except: ['src/facilitator/schemes/', 'src/facilitator/create.ts'],
+    to: ['src/facilitator/schemes/'],
+    why: 'the facilitator dispatches to its schemes without knowing them: only create.ts puts them together',
+  },
+  {
+    from: ['src/facilitator/schemes/exact/'],
+    to: ['src/facilitator/schemes/channel/'],
+    why: 'each facilitator scheme stands alone: what two schemes share lives in src/facilitator/',
+  },
+  {
+    from: ['src/facilitator/schemes/channel/'],
+    to: ['src/facilitator/schemes/exact/'],
+    why: 'each facilitator scheme stands alone: what two schemes share lives in src/facilitator/',
+  },
+  {
     from: ['sdk/x402/'],
     to: ['sdk/client/', 'sdk/creator/', 'sdk/payment/'],
     why: 'the x402 codec is the bottom of the SDK: it uses no client, creator or payment code',

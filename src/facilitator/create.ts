@@ -1,23 +1,27 @@
 import { createPublicClient, http, type Address, type PublicClient } from 'viem';
-import { parseCaip2, type BatchReceipt, type SettleResponse, type SettlementMode } from 'skill-market/x402';
+import { BATCH_SETTLEMENT_SCHEME, parseCaip2, type SettleResponse, type SettlementMode } from 'skill-market/x402';
 import { ConfigError, deriveAuthorizerKey, FACILITATOR_DEFAULTS, type FacilitatorConfig } from '../config';
 import type { DatabaseHandle } from '../db';
 import { createLogger, type Logger } from '../log';
 import { healthRoutes, serverBase } from '../http';
-import { createBatcher } from './batch';
-import { createBatchStore } from './batch-store';
+import { safeError } from './chain';
 import { createDiscoveryCatalogue, extensionResponses, facilitatorDiscoveryRoutes, withDiscovery, type Outcomes } from './discovery';
-import { createChainReader, safeError } from './chain';
-import { createChannelService, type ResumeReport } from './channels';
 import { createHostedChannels, hostedChannelRoutes } from '../creator-store';
-import { createReceiptWatcher } from './receipts';
-import { createReconciler, type ReconcileReport } from './reconciler';
 import { createRelayerPool } from './relayer';
 import { facilitatorRoutes } from './routes';
+import type { FacilitatorScheme } from './scheme';
+import { createChannelScheme, type ResumeReport } from './schemes/channel';
+import { createExactScheme, EXACT_SCHEME, type ReconcileReport } from './schemes/exact';
 import { createFacilitatorService } from './service';
-import { createPaymentStore } from './store';
-import type { AuthorizationKey } from './request';
-import { systemClock, type Clock, type PaymentReceipt, type SettlementStatus, type SupportedResponse, type VerifyResponse } from './types';
+import {
+  systemClock,
+  type AuthorizationKey,
+  type Clock,
+  type SettlementReceipt,
+  type SettlementStatus,
+  type SupportedResponse,
+  type VerifyResponse,
+} from './types';
 
 /** What the facilitator needs from its configuration; the rest of FacilitatorConfig has defaults. */
 export type FacilitatorSettings = Pick<FacilitatorConfig, 'network' | 'rpcUrl' | 'relayerPrivateKeys' | 'assets'> &
@@ -48,18 +52,28 @@ export interface FacilitatorDeps {
   publicClient?: PublicClient;
   /** Path prefix of the routes when mounted inside another Elysia app, e.g. `/facilitator`. */
   prefix?: string;
+  /**
+   * The schemes to settle, by wire id (`exact`, `batch-settlement`); default both. A request of a
+   * scheme left out is refused `unsupported_scheme`, and `/supported` does not list it.
+   */
+  schemes?: readonly string[];
 }
 
-/**
- * Builds a facilitator on an open database without listening: call `verify`/`settle` in process,
- * or serve `app` (`app.listen`, `app.handle`, or `.use(app)` in another Elysia app). `start()`
- * checks the RPC's chain id and starts the reconciler; `stop()` stops it (the database stays open).
- *
- * @example
- * const facilitator = createFacilitator({ database, config: { network: 'eip155:8453', rpcUrl, relayerPrivateKeys: [key], assets: [usdc] } });
- * await facilitator.start();
- * const verdict = await facilitator.verify({ x402Version: 2, paymentPayload, paymentRequirements });
- */
+/** The schemes this facilitator can settle, by wire id. */
+const SCHEMES = [EXACT_SCHEME, BATCH_SETTLEMENT_SCHEME] as const;
+
+/** What `reconcile()` and `resumeChannels()` answer when their scheme is left out. */
+const NOTHING_RECONCILED: ReconcileReport = {
+  checked: 0,
+  confirmed: 0,
+  reverted: 0,
+  dropped: 0,
+  stillPending: 0,
+  abandoned: 0,
+  resumed: 0,
+};
+const NOTHING_RESUMED: ResumeReport = { checked: 0, confirmed: 0, reverted: 0, resumed: 0, stillPending: 0 };
+
 /** Longest wait for the RPC's chain id in GET /health. */
 const HEALTH_RPC_TIMEOUT_MS = 3_000;
 
@@ -71,16 +85,30 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** Batch size for authorizations a stopped process left, when this instance does not batch. */
-const RESUMED_BATCH_SIZE = 20;
-
-export function createFacilitator({ database, config, clock = systemClock, logger, publicClient, prefix = '' }: FacilitatorDeps) {
+/**
+ * Builds a facilitator on an open database without listening: call `verify`/`settle` in process,
+ * or serve `app` (`app.listen`, `app.handle`, or `.use(app)` in another Elysia app). `start()`
+ * checks the RPC's chain id and starts the schemes' background work (the exact reconciler, the
+ * channel resume pass); `stop()` stops it (the database stays open).
+ *
+ * @example
+ * const facilitator = createFacilitator({ database, config: { network: 'eip155:8453', rpcUrl, relayerPrivateKeys: [key], assets: [usdc] } });
+ * await facilitator.start();
+ * const verdict = await facilitator.verify({ x402Version: 2, paymentPayload, paymentRequirements });
+ */
+export function createFacilitator({
+  database,
+  config,
+  clock = systemClock,
+  logger,
+  publicClient,
+  prefix = '',
+  schemes = SCHEMES,
+}: FacilitatorDeps) {
   const log = logger ?? createLogger(config.logLevel ?? FACILITATOR_DEFAULTS.logLevel);
   const chainId = parseCaip2(config.network);
   const pollIntervalMs = config.pollIntervalMs ?? FACILITATOR_DEFAULTS.pollIntervalMs;
   const client = publicClient ?? createRpcClient(config.rpcUrl, pollIntervalMs);
-  const store = createPaymentStore(database.db, database.kind);
-  const chain = createChainReader(client);
   const relayers = createRelayerPool({ privateKeys: config.relayerPrivateKeys, client, chainId });
   const stopping = new AbortController();
   const tasks = new Set<Promise<unknown>>();
@@ -89,71 +117,58 @@ export function createFacilitator({ database, config, clock = systemClock, logge
     tasks.add(running);
     void running.finally(() => tasks.delete(running));
   };
-  const batches = createBatchStore(database.db);
-  const settleContext = {
-    store,
-    chain,
-    client,
-    relayers,
-    clock,
-    logger: log,
-    receiptTimeoutMs: config.receiptTimeoutMs ?? FACILITATOR_DEFAULTS.receiptTimeoutMs,
-    pollIntervalMs,
-    background,
-    stopping: stopping.signal,
-    receipts: createReceiptWatcher(client, pollIntervalMs, stopping.signal),
-  };
-  const batchMaxSize = config.batchMaxSize ?? FACILITATOR_DEFAULTS.batchMaxSize;
-  // Always there: the reconciler sends what a stopped process claimed but never sent.
-  const batcher = createBatcher(
-    { ...settleContext, batches, network: config.network },
-    {
-      maxSize: batchMaxSize > 1 ? batchMaxSize : RESUMED_BATCH_SIZE,
-      maxWaitMs: config.batchWaitMs ?? FACILITATOR_DEFAULTS.batchWaitMs,
-      eager: config.batchEager ?? FACILITATOR_DEFAULTS.batchEager,
-    },
-  );
-  // Payment channels (`batch-settlement`): their transactions go through the same relayer lanes.
-  const channels = createChannelService({
-    db: database.db,
-    network: config.network,
-    chainId,
-    client,
-    relayers,
-    assets: config.assets,
-    authorizerPrivateKey: config.authorizerPrivateKey ?? deriveAuthorizerKey(config.relayerPrivateKeys[0] as `0x${string}`),
-    receiverKeys: config.receiverKeys ?? [],
-    clock,
-    logger: log,
-    receiptTimeoutMs: settleContext.receiptTimeoutMs,
-    pollIntervalMs,
-    stopping: stopping.signal,
-  });
+  const unknown = schemes.find((id) => !(SCHEMES as readonly string[]).includes(id));
+  if (unknown !== undefined) throw new Error(`Unknown scheme ${JSON.stringify(unknown)}: ${SCHEMES.join(' and ')} are settled here`);
+  const settles = (id: string) => schemes.includes(id);
+  const receiptTimeoutMs = config.receiptTimeoutMs ?? FACILITATOR_DEFAULTS.receiptTimeoutMs;
+  const reconcileIntervalMs = config.reconcileIntervalMs ?? FACILITATOR_DEFAULTS.reconcileIntervalMs;
+  const exact = settles(EXACT_SCHEME)
+    ? createExactScheme({
+        database,
+        network: config.network,
+        assets: config.assets,
+        client,
+        relayers,
+        clock,
+        logger: log,
+        receiptTimeoutMs,
+        pollIntervalMs,
+        reconcileIntervalMs,
+        background,
+        stopping: stopping.signal,
+        settlementMode: config.settlementMode ?? FACILITATOR_DEFAULTS.settlementMode,
+        multicall: {
+          maxSize: config.batchMaxSize ?? FACILITATOR_DEFAULTS.batchMaxSize,
+          maxWaitMs: config.batchWaitMs ?? FACILITATOR_DEFAULTS.batchWaitMs,
+          eager: config.batchEager ?? FACILITATOR_DEFAULTS.batchEager,
+        },
+      })
+    : undefined;
+  // Payment channels: their transactions go through the same relayer lanes.
+  const channel = settles(BATCH_SETTLEMENT_SCHEME)
+    ? createChannelScheme({
+        db: database.db,
+        network: config.network,
+        chainId,
+        client,
+        relayers,
+        assets: config.assets,
+        authorizerPrivateKey: config.authorizerPrivateKey ?? deriveAuthorizerKey(config.relayerPrivateKeys[0] as `0x${string}`),
+        receiverKeys: config.receiverKeys ?? [],
+        clock,
+        logger: log,
+        receiptTimeoutMs,
+        pollIntervalMs,
+        stopping: stopping.signal,
+        background,
+        resumeIntervalMs: reconcileIntervalMs,
+      })
+    : undefined;
+  const offered: FacilitatorScheme[] = [exact, channel].filter((scheme) => scheme !== undefined);
   // The Bazaar catalogues what the payments it passes declare (discovery/).
   const catalogue = createDiscoveryCatalogue(database.db, clock, log);
   const outcomes: Outcomes = new WeakMap();
-  const settling = createFacilitatorService({
-    ...settleContext,
-    network: config.network,
-    assets: config.assets,
-    settlementMode: config.settlementMode ?? FACILITATOR_DEFAULTS.settlementMode,
-    ...(batchMaxSize > 1 ? { batcher } : {}),
-    batches,
-    channels,
-  });
-  const service = withDiscovery(settling, catalogue, outcomes);
-  const reconciler = createReconciler({
-    store,
-    batches,
-    batcher,
-    client,
-    chain,
-    relayers,
-    clock,
-    logger: log,
-    intervalMs: config.reconcileIntervalMs ?? FACILITATOR_DEFAULTS.reconcileIntervalMs,
-  });
-  let channelTimer: ReturnType<typeof setInterval> | undefined;
+  const service = withDiscovery(createFacilitatorService(offered), catalogue, outcomes);
   const bodyLimit = config.bodyLimitBytes ?? FACILITATOR_DEFAULTS.bodyLimitBytes;
   const base = serverBase('facilitator', log, bodyLimit, { seed: prefix });
   // /health answers 503 when the RPC is unreachable or serves another chain: settlements would fail.
@@ -177,34 +192,25 @@ export function createFacilitator({ database, config, clock = systemClock, logge
     relayers: relayers.addresses as readonly Address[],
     verify: (body: unknown): Promise<VerifyResponse> => service.verify(body),
     /** `bearer`: the caller's key, as `Authorization: Bearer` carries it over HTTP (a channel refund our authorizer signs needs the receiver's). */
-    settle: (body: unknown, mode?: SettlementMode, bearer?: string): Promise<SettleResponse> => service.settle(body, mode, bearer),
+    settle: (body: unknown, mode?: SettlementMode, bearer?: string): Promise<SettleResponse> => service.settle(body, { mode, bearer }),
     supported: (): SupportedResponse => service.supported(),
-    receipt: (txHash: string): Promise<PaymentReceipt | BatchReceipt | undefined> => service.receipt(txHash),
+    receipt: (txHash: string): Promise<SettlementReceipt | undefined> => service.receipt(txHash),
     settlement: (key: AuthorizationKey): Promise<SettlementStatus | undefined> => service.settlement(key),
-    /** One reconciliation pass now (the timer runs them every `reconcileIntervalMs` after start). */
-    reconcile: (): Promise<ReconcileReport> => reconciler.runOnce(),
+    /** One reconciliation pass of exact settlements now (the timer runs them every `reconcileIntervalMs` after start). */
+    reconcile: async (): Promise<ReconcileReport> => (exact ? exact.reconcile() : { ...NOTHING_RECONCILED }),
     /** One pass over channel operations not final (the timer runs them every `reconcileIntervalMs` after start). */
-    resumeChannels: (): Promise<ResumeReport> => channels.resume(),
-    /** Checks the RPC's chain id (ConfigError on a mismatch) and starts the reconciler and the channel resume pass. */
+    resumeChannels: async (): Promise<ResumeReport> => (channel ? channel.resume() : { ...NOTHING_RESUMED }),
+    /** Checks the RPC's chain id (ConfigError on a mismatch) and starts the schemes' background work (reconciler, channel resume pass). */
     async start(): Promise<void> {
       await checkRpcChain(client, config.network, log);
-      reconciler.start();
-      const resume = () => {
-        background(() => channels.resume());
-      };
-      resume(); // at once: a restart sends what its predecessor recorded but never broadcast
-      channelTimer ??= setInterval(resume, config.reconcileIntervalMs ?? FACILITATOR_DEFAULTS.reconcileIntervalMs);
-      channelTimer.unref?.();
+      for (const scheme of offered) scheme.start?.();
     },
-    /** Stops the reconciler and the background receipt waits (what they did not finish, the next start's reconciler does). */
+    /** Stops the schemes' background work and receipt waits (what they did not finish, the next start's passes do). */
     async stop(): Promise<void> {
-      batcher.drain(); // queued authorizations are sent, not dropped
-      channels.drain();
-      if (channelTimer) clearInterval(channelTimer);
-      channelTimer = undefined;
+      for (const scheme of offered) scheme.drain?.(); // what is queued is sent, not dropped
       stopping.abort();
       await Promise.allSettled([...tasks]);
-      await reconciler.stop();
+      for (const scheme of offered) await scheme.stop?.();
     },
   };
 }

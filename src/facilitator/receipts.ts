@@ -1,16 +1,4 @@
-import {
-  TransactionNotFoundError,
-  TransactionReceiptNotFoundError,
-  parseEventLogs,
-  type Address,
-  type Hex,
-  type PublicClient,
-  type TransactionReceipt,
-} from 'viem';
-import { sameAddress } from 'skill-market/x402';
-import { tokenAbi } from './chain';
-import { REASONS } from './reasons';
-import type { Outcome } from './store';
+import { TransactionNotFoundError, TransactionReceiptNotFoundError, type Hex, type PublicClient, type TransactionReceipt } from 'viem';
 
 /**
  * Polls for a transaction's receipt until `timeoutMs` has passed; undefined when none was seen in
@@ -54,44 +42,6 @@ export async function isKnownTransaction(client: PublicClient, hash: Hex): Promi
     if (error instanceof TransactionNotFoundError) return false;
     throw error;
   }
-}
-
-/** The transfer a settlement must produce. */
-export interface ExpectedTransfer {
-  asset: Address;
-  from: Address;
-  to: Address;
-  value: bigint;
-}
-
-/** What a mined receipt means: confirmed with the expected Transfer event, or failed. */
-export function outcomeOf(receipt: TransactionReceipt, expected: ExpectedTransfer): Outcome {
-  const blockNumber = Number(receipt.blockNumber);
-  if (receipt.status !== 'success') {
-    return {
-      status: 'reverted',
-      blockNumber,
-      error: 'The transaction reverted',
-      authorization: { state: 'failed', reason: REASONS.transactionFailed },
-    };
-  }
-  const transfers = parseEventLogs({ abi: tokenAbi, eventName: 'Transfer', logs: receipt.logs });
-  const paid = transfers.some(
-    (log) =>
-      sameAddress(log.address, expected.asset) &&
-      sameAddress(log.args.from, expected.from) &&
-      sameAddress(log.args.to, expected.to) &&
-      log.args.value === expected.value,
-  );
-  if (!paid) {
-    return {
-      status: 'confirmed',
-      blockNumber,
-      error: 'Mined without the expected Transfer event',
-      authorization: { state: 'failed', reason: REASONS.transferEventMismatch },
-    };
-  }
-  return { status: 'confirmed', blockNumber, authorization: { state: 'settled' } };
 }
 
 /** Waits for many receipts at once: what broadcast settlements await after their answer. */

@@ -18,6 +18,19 @@ import {
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 
+/** Sends after a nonce or fee race are retried with a fresh nonce this many times. */
+export const MAX_SEND_ATTEMPTS = 3;
+
+/**
+ * Thrown by a `beforeBroadcast` record, so nothing is broadcast, when what it would send is no
+ * longer free: another transaction (another instance's, resuming what it took for orphaned) has it.
+ */
+export class AlreadySent extends Error {
+  constructor() {
+    super('an authorization of this transaction is already in another');
+  }
+}
+
 /** A transaction to send: target, calldata and gas limit. */
 interface RelayerCall {
   to: Address;

@@ -1,83 +1,46 @@
-import { getAddress, type Address, type Hex } from 'viem';
-import {
-  X402Error,
-  paymentFingerprint,
-  parseFacilitatorRequest as parseWire,
-  requestedNetwork,
-  type DecodedPayment,
-  type PaymentRequirements,
-} from 'skill-market/x402';
-import { REASONS } from './reasons';
+/**
+ * The verify/settle request envelope, `{x402Version, paymentPayload, paymentRequirements}`, as far
+ * as every scheme shares it: its shape, and the scheme it names. What is inside is the scheme's to
+ * parse. A body that is not a facilitator request at all answers 400, as the reference does.
+ */
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { FacilitatorRequestSchema, type FacilitatorRequest } from 'skill-market/x402';
 
 /** A body that is not a facilitator request at all (answered 400, as the reference does). */
 export class FacilitatorRequestError extends Error {
   override readonly name = 'FacilitatorRequestError';
 }
 
-/** A verify/settle request, both wire versions normalized to v2 requirements. */
-export interface PaymentRequest {
-  x402Version: 1 | 2;
-  payment: DecodedPayment;
-  requirements: PaymentRequirements;
-  /** The network as the payload names it (a v1 name or CAIP-2), echoed in settle responses. */
-  network: string;
-  /** `authorization.from`, checksummed. */
-  payer: Address;
+/** A request and the scheme it names. */
+export interface SchemeRequest {
+  scheme: string;
+  body: FacilitatorRequest;
 }
 
-export type ParsedRequest =
-  | { type: 'request'; request: PaymentRequest }
-  | { type: 'invalid'; reason: string; message: string; network: string; payer?: Address };
+const envelope = TypeCompiler.Compile(FacilitatorRequestSchema);
 
-/** The token's own single-use key of an authorization. */
-export interface AuthorizationKey {
-  network: string;
-  asset: Address;
-  payer: Address;
-  nonce: Hex;
-}
+const schemeOf = (value: unknown): string | undefined => {
+  const scheme = (value as { scheme?: unknown } | undefined)?.scheme;
+  return typeof scheme === 'string' && scheme !== '' ? scheme : undefined;
+};
 
 /**
- * Parses `{ x402Version, paymentPayload, paymentRequirements }` with the x402 module's parser.
- * Throws FacilitatorRequestError when the body is malformed; returns `invalid` for well-formed
- * requests this facilitator cannot take (another scheme, an unknown network).
+ * The envelope and its scheme: `paymentPayload.accepted.scheme` (v2; `paymentPayload.scheme` in
+ * v1), else `paymentRequirements.scheme`. Throws FacilitatorRequestError on what no scheme could
+ * take, worded as the x402 codec words it: a body that is not an envelope, an x402Version that is
+ * not the payload's, a payload without a known x402Version, a request that names no scheme.
  */
-export function parseFacilitatorRequest(body: unknown): ParsedRequest {
-  try {
-    const parsed = parseWire(body);
-    return { type: 'request', request: { ...parsed, payer: getAddress(parsed.payment.authorization.from.toLowerCase()) } };
-  } catch (error) {
-    if (!(error instanceof X402Error)) throw error;
-    const network = requestedNetwork(body);
-    if (error.code === 'unsupported_scheme') return { type: 'invalid', reason: REASONS.invalidScheme, message: error.message, network };
-    if (error.code === 'invalid_network') return { type: 'invalid', reason: REASONS.networkMismatch, message: error.message, network };
-    throw new FacilitatorRequestError(error.message);
+export function parseEnvelope(body: unknown): SchemeRequest {
+  const malformed = (message: string) => new FacilitatorRequestError(message);
+  if (!envelope.Check(body))
+    throw malformed('Malformed request: expected {x402Version: 1 | 2, paymentPayload: {…}, paymentRequirements: {…}}');
+  const payment = body.paymentPayload as { x402Version?: unknown; accepted?: unknown };
+  if (body.x402Version !== undefined && body.x402Version !== payment.x402Version) {
+    throw malformed('Malformed request: x402Version differs from paymentPayload.x402Version');
   }
-}
-
-/** The single-use key: network, token, payer, nonce (checksummed addresses, lowercase nonce). */
-export function keyOf(request: PaymentRequest): AuthorizationKey {
-  return {
-    network: request.requirements.network,
-    asset: getAddress(request.requirements.asset.toLowerCase()),
-    payer: request.payer,
-    nonce: request.payment.authorization.nonce.toLowerCase() as Hex,
-  };
-}
-
-/**
- * Fingerprint of everything a settlement depends on: the terms (network, token, domain,
- * recipient, amount) and the signed authorization with its signature. Settle reuses a verify's
- * result only when this matches, i.e. the payload is exactly the one verified.
- */
-export function payloadHash(request: PaymentRequest): string {
-  const r = request.requirements;
-  return paymentFingerprint(request.payment, [
-    r.network,
-    r.asset.toLowerCase(),
-    r.payTo.toLowerCase(),
-    r.amount,
-    String(r.extra?.name ?? ''),
-    String(r.extra?.version ?? ''),
-  ]);
+  if (typeof payment.x402Version !== 'number') throw malformed('Malformed payment payload: /x402Version is missing');
+  if (payment.x402Version !== 1 && payment.x402Version !== 2) throw malformed(`Unsupported x402Version ${payment.x402Version}`);
+  const scheme = (payment.x402Version === 2 ? schemeOf(payment.accepted) : schemeOf(payment)) ?? schemeOf(body.paymentRequirements);
+  if (!scheme) throw malformed(`Malformed payment payload: ${payment.x402Version === 2 ? '/accepted/scheme' : '/scheme'} is missing`);
+  return { scheme, body };
 }

@@ -22,9 +22,10 @@ import {
 import type { ReceiverKey } from '../config';
 import type { Logger } from '../log';
 import { AppError } from '../http';
-import { safeError } from './chain';
-import { FacilitatorRequestError, type AuthorizationKey } from './request';
 import type { FacilitatorService } from './service';
+import { safeError } from './chain';
+import { FacilitatorRequestError } from './request';
+import type { AuthorizationKey } from './types';
 
 /**
  * A malformed request body is the caller's fault: 400, as the reference facilitators answer. A
@@ -81,7 +82,8 @@ export function facilitatorRoutes(
     })
     .post(
       '/settle',
-      ({ body, headers }) => guarded(() => service.settle(body, settlementMode(headers[SETTLEMENT_MODE_HEADER]), bearerOf(headers))),
+      ({ body, headers }) =>
+        guarded(() => service.settle(body, { mode: settlementMode(headers[SETTLEMENT_MODE_HEADER]), bearer: bearerOf(headers) })),
       {
         beforeHandle: requireKey,
         body: FacilitatorRequestSchema,

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'bun:test';
 import { type Hex, parseGwei } from 'viem';
-import { createPaymentStore } from '../../src/facilitator/store';
+import { createPaymentStore } from '../../src/facilitator/schemes/exact/store';
 import { type LocalChain, randomNonce, signAuthorization, startChain, usdCoinAbi, vrsArgs } from '../support/chain';
 import { databaseKinds } from '../support/database';
 import { lastReading } from '../support/eventually';

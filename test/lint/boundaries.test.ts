@@ -41,6 +41,10 @@ describe('the import boundaries', () => {
   const forbidden: [string, string][] = [
     ['src/facilitator/settle.ts', 'src/registry/app.ts'],
     ['src/registry/app.ts', 'src/facilitator/create.ts'],
+    ['src/facilitator/service.ts', 'src/facilitator/schemes/exact/scheme.ts'],
+    ['src/facilitator/routes.ts', 'src/facilitator/schemes/channel/index.ts'],
+    ['src/facilitator/schemes/exact/settle.ts', 'src/facilitator/schemes/channel/sender.ts'],
+    ['src/facilitator/schemes/channel/sender.ts', 'src/facilitator/schemes/exact/store.ts'],
     ['sdk/x402/codec.ts', 'sdk/client/market.ts'],
     ['sdk/x402/codec.ts', 'sdk/creator/serve.ts'],
     ['sdk/x402/codec.ts', 'sdk/payment/call.ts'],
@@ -70,7 +74,7 @@ describe('the import boundaries', () => {
     expect(checkBoundaries(dynamic)).toHaveLength(1);
   });
 
-  it('let the CLI and its tests import the CLI, and the SDK use its own lower parts', () => {
+  it('let the CLI and its tests import the CLI, the SDK use its own lower parts, and the facilitator compose its schemes', () => {
     for (const [from, to] of [
       ['src/cli/commands/serve.ts', 'src/cli/credentials.ts'],
       ['test/cli/dev-flag.test.ts', 'src/cli/dev-flag.ts'],
@@ -78,6 +82,8 @@ describe('the import boundaries', () => {
       ['sdk/x402/errors.ts', 'sdk/http/errors.ts'],
       ['sdk/creator/errors.ts', 'sdk/http/errors.ts'],
       ['src/registry/app.ts', 'src/http/index.ts'],
+      ['src/facilitator/create.ts', 'src/facilitator/schemes/exact/index.ts'],
+      ['src/facilitator/schemes/channel/sender.ts', 'src/facilitator/relayer.ts'],
     ]) {
       expect(checkBoundaries(importing(from!, to!))).toEqual([]);
     }

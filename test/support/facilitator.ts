@@ -93,6 +93,8 @@ export async function startFacilitatorFixture(
     start?: boolean;
     /** The chain client it reads and simulates with; default the chain's. */
     publicClient?: LocalChain['publicClient'];
+    /** The schemes it settles, by wire id; default all. */
+    schemes?: readonly string[];
   } = {},
 ): Promise<FacilitatorFixture> {
   const database = options.database ?? (await openTestDatabase(kind));
@@ -102,6 +104,7 @@ export async function startFacilitatorFixture(
     logger,
     publicClient: options.publicClient ?? chain.publicClient,
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.schemes ? { schemes: options.schemes } : {}),
     config: {
       network: chain.network,
       rpcUrl: chain.rpcUrl,

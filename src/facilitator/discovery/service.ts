@@ -22,8 +22,8 @@ export function withDiscovery(service: FacilitatorService, catalogue: DiscoveryC
       await observe(body, verdict.isValid);
       return verdict;
     },
-    async settle(body, mode, bearer) {
-      const answer = await service.settle(body, mode, bearer);
+    async settle(body, options) {
+      const answer = await service.settle(body, options);
       await observe(body, answer.success);
       return answer;
     },

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'bun:test';
 import type { VoucherClaim } from 'skill-market/x402';
-import { createClaimBatcher } from '../../../src/facilitator/channels/claim-batcher';
+import { createClaimBatcher } from '../../../src/facilitator/schemes/channel/claim-batcher';
 
 /** A claim row told apart by its totalClaimed (the batcher never looks inside rows). */
 const row = (n: number) => ({ totalClaimed: `${n}` }) as VoucherClaim;

@@ -5,9 +5,9 @@
  */
 import { and, asc, eq, inArray, lt, or } from 'drizzle-orm';
 import type { Address, Hex } from 'viem';
-import type { Database } from '../../db';
-import { channelOperations as ops } from '../../db/schema';
-import { AlreadySent } from '../store';
+import type { Database } from '../../../db';
+import { channelOperations as ops } from '../../../db/schema';
+import { AlreadySent } from '../../relayer';
 
 export type OperationRow = typeof ops.$inferSelect;
 

@@ -4,12 +4,12 @@
  */
 import { getAddress, type Address } from 'viem';
 import { BATCH_SETTLEMENT_REASONS as R, type BatchClientPayload, type BatchRequirements, type DepositPayload } from 'skill-market/x402';
-import type { Rejection } from '../chain';
 import { checkChannelConfig, checkCoverage, checkDepositAuthorization, checkPayerBalance, depositNonce, voucherSigned } from './checks';
 import { depositCall, readChannelState, SETTLEMENT_CONTRACT, snapshot, type ChannelState } from './contract';
 import { CHANNEL_REASONS } from './reasons';
 import { failure, notConfirmed, recordAndSend, type ChannelSettleContext } from './settle';
 import type { ChannelSettleResponse, ChannelVerifyResponse } from './types';
+import type { Rejection } from '../../chain';
 
 /** The refusal of a deposit authorization this facilitator has already taken (single use, across instances). */
 const AUTHORIZATION_PRESENTED: Rejection = {

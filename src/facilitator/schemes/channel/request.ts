@@ -4,8 +4,8 @@
  * requirements parsed strictly (a body that is not such a request answers 400) and the payload
  * left to the operation, which answers a bad one with the spec's reason.
  */
-import { BATCH_SETTLEMENT_SCHEME, BatchSettlementPayloadError, parseBatchRequirements, type BatchRequirements } from 'skill-market/x402';
-import { FacilitatorRequestError } from '../request';
+import { BatchSettlementPayloadError, parseBatchRequirements, type BatchRequirements } from 'skill-market/x402';
+import { FacilitatorRequestError } from '../../request';
 
 export interface ChannelRequest {
   requirements: BatchRequirements;
@@ -16,18 +16,6 @@ export interface ChannelRequest {
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** True when `body` is a request of this scheme (by its requirements or its payload's `accepted`). */
-export function isChannelRequest(body: unknown): boolean {
-  if (!isRecord(body)) return false;
-  const requirements = body.paymentRequirements;
-  const payment = body.paymentPayload;
-  const accepted = isRecord(payment) ? payment.accepted : undefined;
-  return (
-    (isRecord(requirements) && requirements.scheme === BATCH_SETTLEMENT_SCHEME) ||
-    (isRecord(accepted) && accepted.scheme === BATCH_SETTLEMENT_SCHEME)
-  );
-}
 
 /** Throws FacilitatorRequestError when `body` is not a well-formed request of the scheme. */
 export function parseChannelRequest(body: unknown): ChannelRequest {

@@ -20,8 +20,7 @@ import {
   type SettlePayload,
   type VoucherClaim,
 } from 'skill-market/x402';
-import { batchSettlementAbi } from '../../chain/batch-settlement';
-import type { Rejection } from '../chain';
+import { batchSettlementAbi } from '../../../chain/batch-settlement';
 import type { ReceiverAuthorizer } from './authorizer';
 import type { ReceiverKeys } from './receiver-keys';
 import type { ClaimBatcher } from './claim-batcher';
@@ -40,6 +39,7 @@ import { CHANNEL_REASONS } from './reasons';
 import type { ChannelSender, SendOutcome } from './sender';
 import type { ChannelStore, NewOperation } from './store';
 import type { ChannelSettleResponse } from './types';
+import type { Rejection } from '../../chain';
 
 export interface ChannelSettleContext {
   network: string;

@@ -6,14 +6,12 @@
  * pass finishes. An operation is never sent twice while a transaction of it may still be mined.
  */
 import { BaseError, type Hex, type PublicClient, type TransactionReceipt } from 'viem';
-import type { Logger } from '../../log';
-import { revertText, safeError } from '../chain';
-import { waitForReceipt } from '../receipts';
-import type { RelayerPool } from '../relayer';
-import { MAX_SEND_ATTEMPTS } from '../settle';
-import { AlreadySent } from '../store';
-import type { Clock } from '../types';
+import type { Logger } from '../../../log';
+import { waitForReceipt } from '../../receipts';
+import { type RelayerPool, MAX_SEND_ATTEMPTS, AlreadySent } from '../../relayer';
+import type { Clock } from '../../types';
 import type { ChannelStore, OperationRow } from './store';
+import { revertText, safeError } from '../../chain';
 
 export type SendOutcome =
   | { type: 'confirmed'; hash: Hex; receipt: TransactionReceipt }

@@ -1,35 +1,36 @@
 /**
- * Batched settlement: claimed authorizations (verified ECDSA transfers) wait in a queue that is
- * flushed when it holds `maxSize` of them or `maxWaitMs` after the first arrived (or, `eager`, as
- * soon as a relayer is free to send), as one transaction to Multicall3 `aggregate3`, one `transferWithAuthorization` call per authorization,
- * each with `allowFailure`, so one bad authorization (balance moved away, nonce used elsewhere)
- * fails alone. Each queued authorization's calldata is stored when it is queued, and the batch and
- * its members are recorded before the broadcast (see batch-store), so a restart loses nothing and
- * never sends a member twice: the reconciler sends what a stopped process had queued but not sent
- * (`resume`) and reads a sent batch's outcome from its stored hash. Each settle call answers its
- * own outcome: at the broadcast in `broadcast` mode (within the payer's exposure bound), else once
- * the receipt is read.
+ * Multicall3 settlement of exact transfers (FACILITATOR_BATCH_*): claimed authorizations (verified
+ * ECDSA transfers) wait in a queue that is flushed when it holds `maxSize` of them or `maxWaitMs`
+ * after the first arrived (or, `eager`, as soon as a relayer is free to send), as one transaction
+ * to Multicall3 `aggregate3`, one `transferWithAuthorization` call per authorization, each with
+ * `allowFailure`, so one bad authorization (balance moved away, nonce used elsewhere) fails alone.
+ * Each queued authorization's calldata is stored when it is queued, and the multicall and its
+ * members are recorded before the broadcast (see multicall-store.ts), so a restart loses nothing
+ * and never sends a member twice: the reconciler sends what a stopped process had queued but not
+ * sent (`resume`) and reads a sent multicall's outcome from its stored hash. Each settle call
+ * answers its own outcome: at the broadcast in `broadcast` mode (within the payer's exposure
+ * bound), else once the receipt is read.
  */
 import { encodeFunctionData, parseAbi, type Address, type Hex } from 'viem';
 import type { SettleResponse } from 'skill-market/x402';
-import { revertText, safeError, transferCall } from './chain';
-import { batchOutcome, type AnsweredOutcome } from './batch-outcome';
-import type { BatchStore } from './batch-store';
+import { transferCall } from './chain';
+import { multicallOutcome, type AnsweredOutcome } from './multicall-outcome';
+import type { MulticallStore } from './multicall-store';
 import { REASONS } from './reasons';
-import { waitForReceipt } from './receipts';
-import type { SendResult } from './relayer';
+import { waitForReceipt } from '../../receipts';
+import { type SendResult, MAX_SEND_ATTEMPTS, AlreadySent } from '../../relayer';
 import type { PaymentRequest } from './request';
 import {
   answerMode,
   BACKGROUND_RECEIPT_TIMEOUT_MS,
-  MAX_SEND_ATTEMPTS,
   SIMULATED_TRANSFER_GAS,
   settleFailure,
   submitSettlement,
   type SettleContext,
   type SettleOptions,
 } from './settle';
-import { AlreadySent, type AuthorizationRow } from './store';
+import type { AuthorizationRow } from './store';
+import { revertText, safeError } from '../../chain';
 
 /** Multicall3, at the same address on every chain that has it (Base included). */
 const MULTICALL3_ADDRESS: Address = '0xcA11bde05977b3631167028862bE2a173976CA11';
@@ -41,12 +42,12 @@ const multicall3Abi = parseAbi([
 ]);
 
 /** Gas of the batch beyond its transfers: the transaction, the loop and the returned results. */
-const BATCH_BASE_GAS = 60_000n;
+const MULTICALL_BASE_GAS = 60_000n;
 
 /** What a batch needs beyond a single settlement: where batches are stored, and the network. */
-type BatchContext = SettleContext & { batches: BatchStore; network: string };
+type MulticallContext = SettleContext & { multicalls: MulticallStore; network: string };
 
-export interface BatchSettings {
+export interface MulticallSettings {
   /** Authorizations per transaction; the queue flushes once it holds this many. */
   maxSize: number;
   /** Longest wait of the first queued authorization before a flush. */
@@ -60,12 +61,12 @@ export interface BatchSettings {
   eager?: boolean;
 }
 
-export interface Batcher {
+export interface MulticallBatcher {
   /** Queues a claimed authorization (state `settling`, ECDSA, simulated by verify) and answers its outcome. */
   submit(request: PaymentRequest, claimed: AuthorizationRow, options: SettleOptions): Promise<SettleResponse>;
   /** Flushes whatever is queued now and sends what comes after at once (the facilitator's stop calls it before the waits end). */
   drain(): void;
-  /** Sends queued authorizations that a stopped process left unsent (see BatchStore.orphans); resolves once their outcome is known or left to the reconciler. */
+  /** Sends queued authorizations that a stopped process left unsent (see MulticallStore.orphans); resolves once their outcome is known or left to the reconciler. */
   resume(rows: readonly (AuthorizationRow & { batchCall: string })[]): Promise<void>;
 }
 
@@ -83,7 +84,7 @@ interface Entry {
 const chunks = <T>(items: readonly T[], size: number): T[][] =>
   Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
 
-export function createBatcher(ctx: BatchContext, settings: BatchSettings): Batcher {
+export function createMulticallBatcher(ctx: MulticallContext, settings: MulticallSettings): MulticallBatcher {
   let queue: Entry[] = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
   /** Batches being signed and broadcast; `eager` sends while fewer than the relayers. */
@@ -100,7 +101,7 @@ export function createBatcher(ctx: BatchContext, settings: BatchSettings): Batch
     for (const entries of batches) {
       sending++;
       ctx.background(() =>
-        settleBatch(ctx, entries, () => {
+        settleMulticall(ctx, entries, () => {
           sending--;
           if (settings.eager && queue.length > 0 && sending < lanes) flush();
         }),
@@ -156,7 +157,7 @@ export function createBatcher(ctx: BatchContext, settings: BatchSettings): Batch
       // Batched where the chain has Multicall3 (a local chain may not), else one by one; all at once,
       // side by side: each is awaited only up to the receipt timeout, the reconciler does the rest.
       const size = entries.length > 1 && (await ctx.chain.hasCode(MULTICALL3_ADDRESS).catch(() => false)) ? settings.maxSize : 1;
-      await Promise.all(chunks(entries, size).map((batch) => settleBatch(ctx, batch)));
+      await Promise.all(chunks(entries, size).map((batch) => settleMulticall(ctx, batch)));
     },
   };
 }
@@ -166,7 +167,7 @@ export function createBatcher(ctx: BatchContext, settings: BatchSettings): Batch
  * `sent` is called once the broadcast is over (sent, refused or failed). A batch of one is sent as
  * the transfer itself, without Multicall3 (its outcome reads the same from the receipt).
  */
-async function settleBatch(ctx: BatchContext, entries: readonly Entry[], sent: () => void = () => undefined): Promise<void> {
+async function settleMulticall(ctx: MulticallContext, entries: readonly Entry[], sent: () => void = () => undefined): Promise<void> {
   let over = false;
   const broadcastOver = () => {
     if (over) return;
@@ -180,11 +181,11 @@ async function settleBatch(ctx: BatchContext, entries: readonly Entry[], sent: (
   }
 }
 
-async function sendAndSettle(ctx: BatchContext, entries: readonly Entry[], broadcastOver: () => void): Promise<void> {
+async function sendAndSettle(ctx: MulticallContext, entries: readonly Entry[], broadcastOver: () => void): Promise<void> {
   const { clock, logger } = ctx;
   const memberIds = entries.map((e) => e.claimed.id);
   const failAll = async (reason: string, message: string) => {
-    await ctx.batches.failUnsent(memberIds, reason, clock.now()).catch(() => undefined);
+    await ctx.multicalls.failUnsent(memberIds, reason, clock.now()).catch(() => undefined);
     for (const e of entries) e.answer(settleFailure(e.who, { reason, message }));
   };
   const single = entries.length === 1 ? entries[0] : undefined;
@@ -197,7 +198,7 @@ async function sendAndSettle(ctx: BatchContext, entries: readonly Entry[], broad
           functionName: 'aggregate3',
           args: [entries.map((e) => ({ target: e.claimed.asset as Address, allowFailure: true, callData: e.callData }))],
         }),
-        gas: BATCH_BASE_GAS + SIMULATED_TRANSFER_GAS * BigInt(entries.length),
+        gas: MULTICALL_BASE_GAS + SIMULATED_TRANSFER_GAS * BigInt(entries.length),
       };
 
   let sent: Extract<SendResult, { type: 'sent' | 'unknown' }> | undefined;
@@ -206,7 +207,7 @@ async function sendAndSettle(ctx: BatchContext, entries: readonly Entry[], broad
     let result: SendResult;
     try {
       result = await relayer.send(call, (txHash, relayerNonce) =>
-        ctx.batches.record({ txHash, network: ctx.network, relayer: relayer.address, relayerNonce, memberIds }, clock.now()),
+        ctx.multicalls.record({ txHash, network: ctx.network, relayer: relayer.address, relayerNonce, memberIds }, clock.now()),
       );
     } catch (error) {
       if (error instanceof AlreadySent) {
@@ -222,7 +223,7 @@ async function sendAndSettle(ctx: BatchContext, entries: readonly Entry[], broad
     }
     if (result.type === 'rejected') {
       const error = revertText(result.error);
-      await ctx.batches.release(result.hash, error, clock.now());
+      await ctx.multicalls.release(result.hash, error, clock.now());
       const retry = result.retryable && attempt < MAX_SEND_ATTEMPTS;
       logger.warn('relayer batch transaction refused', { tx: result.hash, relayer: relayer.address, error, retry });
       if (!retry) return failAll(REASONS.transactionFailed, `The node refused the transaction: ${error}`);
@@ -253,12 +254,12 @@ async function sendAndSettle(ctx: BatchContext, entries: readonly Entry[], broad
       for (const e of entries) e.answer(pending(e));
       return;
     }
-    const outcome = await batchOutcome(
+    const outcome = await multicallOutcome(
       ctx.chain,
       receipt,
       entries.map((e) => e.claimed),
     );
-    await ctx.batches.finalize(hash, outcome, clock.now());
+    await ctx.multicalls.finalize(hash, outcome, clock.now());
     for (const [i, e] of entries.entries()) answerOutcome(ctx, e, hash, outcome.members[i] as AnsweredOutcome);
     logger.info('payment batch settled', {
       tx: hash,

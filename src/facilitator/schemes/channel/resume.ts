@@ -6,13 +6,13 @@
  * may run it at once: a send first records its hash with a conditional update (only one wins).
  */
 import type { Hex, PublicClient } from 'viem';
-import type { Logger } from '../../log';
-import { safeError } from '../chain';
-import { findReceipt, isKnownTransaction } from '../receipts';
-import type { RelayerPool } from '../relayer';
-import type { Clock } from '../types';
+import type { Logger } from '../../../log';
+import { findReceipt, isKnownTransaction } from '../../receipts';
+import type { RelayerPool } from '../../relayer';
+import type { Clock } from '../../types';
 import type { ChannelSender } from './sender';
 import type { ChannelStore, OperationRow } from './store';
+import { safeError } from '../../chain';
 
 /** An operation recorded this long before a restart, and not on chain, was never broadcast. */
 const RESTART_SEND_MS = 3_000;

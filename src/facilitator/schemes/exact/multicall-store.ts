@@ -1,5 +1,5 @@
 /**
- * Persistence of batched settlements: a batch transaction (payment_batches) is recorded with its
+ * Persistence of Multicall3 settlements: a multicall transaction (table payment_batches) is recorded with its
  * members (their authorizations' `tx_hash`) before it is broadcast, in one database transaction
  * that takes only members still `settling` without a transaction, so no authorization is ever in
  * two sent transactions (single settlements are recorded under the same rule: store.ts). Outcomes are recorded once: the batch row's pending → final change
@@ -8,14 +8,15 @@
 import { and, asc, eq, gt, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
 import type { Address, Hex } from 'viem';
 import type { BatchReceipt } from 'skill-market/x402';
-import type { Database } from '../db';
-import { paymentAuthorizations as auths, paymentBatches as batches } from '../db/schema';
-import { AlreadySent, type AuthorizationRow } from './store';
+import type { Database } from '../../../db';
+import { paymentAuthorizations as auths, paymentBatches } from '../../../db/schema';
+import type { AuthorizationRow } from './store';
+import { AlreadySent } from '../../relayer';
 
-export type BatchRow = typeof batches.$inferSelect;
+export type MulticallRow = typeof paymentBatches.$inferSelect;
 
 /** A batch transaction about to be broadcast. */
-export interface BatchSubmission {
+export interface MulticallSubmission {
   txHash: Hex;
   network: string;
   relayer: Address;
@@ -31,7 +32,7 @@ export interface MemberOutcome {
 }
 
 /** A batch transaction's final status and its members' outcomes. */
-export interface BatchOutcome {
+export interface MulticallOutcome {
   status: 'confirmed' | 'reverted' | 'dropped';
   blockNumber?: number;
   gasUsed?: number;
@@ -42,12 +43,12 @@ export interface BatchOutcome {
 /** Longest wait, in seconds, before a claimed authorization left unsent counts as orphaned. */
 const ORPHAN_AFTER_SECONDS = 90;
 
-export type BatchStore = ReturnType<typeof createBatchStore>;
+export type MulticallStore = ReturnType<typeof createMulticallStore>;
 
-export function createBatchStore(db: Database) {
+export function createMulticallStore(db: Database) {
   return {
-    /** Records the batch (pending) and takes its members; throws BatchMemberTaken when one is not free. */
-    async record(s: BatchSubmission, now: Date): Promise<void> {
+    /** Records the batch (pending) and takes its members; throws AlreadySent when one is not free. */
+    async record(s: MulticallSubmission, now: Date): Promise<void> {
       await db.transaction(async (tx) => {
         const taken = await tx
           .update(auths)
@@ -55,7 +56,7 @@ export function createBatchStore(db: Database) {
           .where(and(inArray(auths.id, [...s.memberIds]), eq(auths.state, 'settling'), isNull(auths.txHash)))
           .returning({ id: auths.id });
         if (taken.length !== s.memberIds.length) throw new AlreadySent();
-        await tx.insert(batches).values({
+        await tx.insert(paymentBatches).values({
           txHash: s.txHash,
           network: s.network,
           relayer: s.relayer,
@@ -110,9 +111,9 @@ export function createBatchStore(db: Database) {
     async release(txHash: Hex, error: string, now: Date): Promise<void> {
       await db.transaction(async (tx) => {
         await tx
-          .update(batches)
+          .update(paymentBatches)
           .set({ status: 'dropped', error: error.slice(0, 300), updatedAt: now, finalizedAt: now })
-          .where(and(eq(batches.txHash, txHash), eq(batches.status, 'pending')));
+          .where(and(eq(paymentBatches.txHash, txHash), eq(paymentBatches.status, 'pending')));
         await tx
           .update(auths)
           .set({ txHash: null, updatedAt: now })
@@ -121,10 +122,10 @@ export function createBatchStore(db: Database) {
     },
 
     /** Records the outcome once; false when the batch was already final. */
-    async finalize(txHash: Hex, outcome: BatchOutcome, now: Date): Promise<boolean> {
+    async finalize(txHash: Hex, outcome: MulticallOutcome, now: Date): Promise<boolean> {
       return db.transaction(async (tx) => {
         const rows = await tx
-          .update(batches)
+          .update(paymentBatches)
           .set({
             status: outcome.status,
             blockNumber: outcome.blockNumber ?? null,
@@ -133,8 +134,8 @@ export function createBatchStore(db: Database) {
             updatedAt: now,
             finalizedAt: now,
           })
-          .where(and(eq(batches.txHash, txHash), eq(batches.status, 'pending')))
-          .returning({ txHash: batches.txHash });
+          .where(and(eq(paymentBatches.txHash, txHash), eq(paymentBatches.status, 'pending')))
+          .returning({ txHash: paymentBatches.txHash });
         if (rows.length === 0) return false;
         for (const member of outcome.members) {
           await tx
@@ -147,8 +148,13 @@ export function createBatchStore(db: Database) {
     },
 
     /** The oldest pending batches, for the reconciler. */
-    async pending(limit: number): Promise<BatchRow[]> {
-      return db.select().from(batches).where(eq(batches.status, 'pending')).orderBy(asc(batches.submittedAt)).limit(limit);
+    async pending(limit: number): Promise<MulticallRow[]> {
+      return db
+        .select()
+        .from(paymentBatches)
+        .where(eq(paymentBatches.status, 'pending'))
+        .orderBy(asc(paymentBatches.submittedAt))
+        .limit(limit);
     },
 
     /** The members of a batch that have no outcome yet. */
@@ -159,18 +165,13 @@ export function createBatchStore(db: Database) {
         .where(and(eq(auths.txHash, txHash), eq(auths.state, 'settling')));
     },
 
-    /** A batch and all its members (any state), or undefined when no batch has this hash. */
-    async withMembers(txHash: string): Promise<{ batch: BatchRow; members: AuthorizationRow[] } | undefined> {
+    /** A multicall and all its members (any state), or undefined when no multicall has this hash. */
+    async withMembers(txHash: string): Promise<{ multicall: MulticallRow; members: AuthorizationRow[] } | undefined> {
       const hash = txHash.toLowerCase();
-      const [batch] = await db.select().from(batches).where(eq(batches.txHash, hash)).limit(1);
-      if (!batch) return undefined;
+      const [multicall] = await db.select().from(paymentBatches).where(eq(paymentBatches.txHash, hash)).limit(1);
+      if (!multicall) return undefined;
       const members = await db.select().from(auths).where(eq(auths.txHash, hash)).orderBy(asc(auths.createdAt));
-      return { batch, members };
-    },
-
-    async batch(txHash: string): Promise<BatchRow | undefined> {
-      const rows = await db.select().from(batches).where(eq(batches.txHash, txHash.toLowerCase())).limit(1);
-      return rows[0];
+      return { multicall, members };
     },
   };
 }
@@ -179,7 +180,7 @@ export function createBatchStore(db: Database) {
 const MEMBER_STATUS = { verified: 'pending', settling: 'pending', settled: 'settled', failed: 'failed' } as const;
 
 /** The public form of a stored batch and its members. */
-export function toBatchReceipt(batch: BatchRow, members: readonly AuthorizationRow[]): BatchReceipt {
+export function toMulticallReceipt(batch: MulticallRow, members: readonly AuthorizationRow[]): BatchReceipt {
   return {
     transaction: batch.txHash as Hex,
     status: batch.status,

@@ -19,9 +19,9 @@ import {
   type DepositPayload,
   type VoucherFields,
 } from 'skill-market/x402';
-import type { Rejection } from '../chain';
-import { readTokenBalance } from '../../chain/token/balance';
+import { readTokenBalance } from '../../../chain/token/balance';
 import { DEPOSIT_COLLECTOR, type ChannelState } from './contract';
+import type { Rejection } from '../../chain';
 
 /** Seconds an ERC-3009 authorization must still be valid for (as the exact scheme). */
 const VALID_BEFORE_MARGIN_SECONDS = 6;

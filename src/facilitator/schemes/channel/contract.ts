@@ -9,8 +9,8 @@ import {
   batchSettlementAbi,
   ERC3009_DEPOSIT_COLLECTOR_ADDRESS,
   erc3009CollectorData,
-} from '../../chain/batch-settlement';
-import { revertText } from '../chain';
+} from '../../../chain/batch-settlement';
+import { revertText } from '../../chain';
 
 export const SETTLEMENT_CONTRACT = getAddress(BATCH_SETTLEMENT_ADDRESS);
 export const DEPOSIT_COLLECTOR = getAddress(ERC3009_DEPOSIT_COLLECTOR_ADDRESS);

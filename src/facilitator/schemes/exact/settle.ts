@@ -12,14 +12,16 @@
  */
 import type { Hex, PublicClient } from 'viem';
 import type { SettleResponse, SettlementMode } from 'skill-market/x402';
-import type { Logger } from '../log';
-import { revertText, safeError, transferCall, type ChainReader, type Rejection } from './chain';
+import type { Logger } from '../../../log';
+import { transferCall, type ChainReader } from './chain';
 import { REASONS } from './reasons';
-import { outcomeOf, waitForReceipt, type ReceiptWatcher } from './receipts';
-import type { RelayerPool, SendResult } from './relayer';
+import { waitForReceipt, type ReceiptWatcher } from '../../receipts';
+import { AlreadySent, MAX_SEND_ATTEMPTS, type RelayerPool, type SendResult } from '../../relayer';
 import type { PaymentRequest } from './request';
-import { AlreadySent, type AuthorizationRow, type PaymentStore } from './store';
-import type { Clock } from './types';
+import type { AuthorizationRow, PaymentStore } from './store';
+import type { Clock } from '../../types';
+import { revertText, safeError, type Rejection } from '../../chain';
+import { outcomeOf } from './outcome';
 
 export interface SettleContext {
   store: PaymentStore;
@@ -48,9 +50,6 @@ export interface SettleOptions {
   /** The payer's balance read alongside the claim (broadcast mode), if it could be read. */
   balance: bigint | undefined;
 }
-
-/** Sends after a nonce or fee race are retried with a fresh nonce this many times. */
-export const MAX_SEND_ATTEMPTS = 3;
 
 /**
  * Gas limit of a transfer verify simulated: FiatToken's ECDSA transferWithAuthorization takes

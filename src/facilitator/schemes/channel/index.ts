@@ -2,6 +2,5 @@
  * The `batch-settlement` scheme (payment channels): verify and settle of its payloads, the ledger
  * of its transactions (recorded before they are sent) and the pass that resumes them after a stop.
  */
-export { createChannelService, type ChannelService } from './service';
-export { isChannelRequest } from './request';
+export { createChannelScheme } from './scheme';
 export type { ResumeReport } from './resume';

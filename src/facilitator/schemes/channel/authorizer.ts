@@ -6,7 +6,7 @@
 import type { Address, Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { sameAddress, type VoucherClaim } from 'skill-market/x402';
-import { batchSettlementDomain, channelIdOf, claimBatchTypes, refundTypes } from '../../chain/batch-settlement';
+import { batchSettlementDomain, channelIdOf, claimBatchTypes, refundTypes } from '../../../chain/batch-settlement';
 
 export interface ReceiverAuthorizer {
   readonly address: Address;

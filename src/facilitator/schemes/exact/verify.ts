@@ -13,9 +13,10 @@ import {
   sameAddress,
   type Caip2Network,
 } from 'skill-market/x402';
-import type { ChainReader, Rejection, SignerKind } from './chain';
+import type { ChainReader, SignerKind } from './chain';
 import { REASONS } from './reasons';
 import type { PaymentRequest } from './request';
+import type { Rejection } from '../../chain';
 
 /** An authorization must stay valid this long after verify, as the reference requires. */
 const VALID_BEFORE_MARGIN_SECONDS = 6;

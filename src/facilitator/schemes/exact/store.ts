@@ -6,25 +6,15 @@
  */
 import { and, asc, eq, getTableColumns, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Address, Hex } from 'viem';
-import { createKeyLock, prepared, preparedSql, within, type Database, type DatabaseKind } from '../db';
-import { paymentAuthorizations as auths, paymentReceipts as receipts } from '../db/schema';
+import { createKeyLock, prepared, preparedSql, within, type Database, type DatabaseKind } from '../../../db';
+import { paymentAuthorizations as auths, paymentReceipts as receipts } from '../../../db/schema';
 import type { SignerKind } from './chain';
+import { AlreadySent } from '../../relayer';
 import { REASONS } from './reasons';
-import type { AuthorizationKey } from './request';
-import type { PaymentReceipt, ReceiptStatus } from './types';
+import type { AuthorizationKey, PaymentReceipt, ReceiptStatus, SettlementStatus } from '../../types';
 
 export type AuthorizationRow = typeof auths.$inferSelect;
 export type ReceiptRow = typeof receipts.$inferSelect;
-
-/**
- * Thrown, before anything is broadcast, when an authorization is no longer free to be sent: another
- * transaction (another instance's, resuming what it took for orphaned) has it.
- */
-export class AlreadySent extends Error {
-  constructor() {
-    super('an authorization of this transaction is already in another');
-  }
-}
 
 /**
  * The `transferWithAuthorization` calldata of an authorization, for each way its signature may be
@@ -482,4 +472,20 @@ export function toPaymentReceipt(row: ReceiptRow): PaymentReceipt {
     updatedAt: row.updatedAt.toISOString(),
     finalizedAt: row.finalizedAt?.toISOString() ?? null,
   };
+}
+
+/** The ledger's states as the outside sees them: `settling` is pending until the reconciler knows. */
+const STATUS_OF_STATE = { verified: 'unsettled', settling: 'pending', settled: 'settled', failed: 'failed' } as const;
+
+/** An authorization's outcome as the outside sees it. */
+export function statusOf(row: AuthorizationRow): SettlementStatus {
+  const status = STATUS_OF_STATE[row.state];
+  const answer: SettlementStatus = {
+    status,
+    network: row.network,
+    payer: row.payer as Address,
+    transaction: (row.txHash ?? '') as SettlementStatus['transaction'],
+  };
+  if (status === 'failed' && row.reason) answer.reason = row.reason;
+  return answer;
 }

@@ -6,7 +6,7 @@
  * SHA-256 digests and compared in constant time; they are never logged.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { ReceiverKey } from '../../config';
+import type { ReceiverKey } from '../../../config';
 
 export interface ReceiverKeys {
   /** True when `presented` (the bearer token, if any) is a key bound to `receiver`. */

@@ -3,6 +3,7 @@
  * speaks it: `/verify` of deposit, voucher and refund payloads (the channel snapshot in `extra`),
  * `/settle` of deposit, claim, settle and completed refund payloads, and its `/supported` kind,
  * which advertises our receiver authorizer. Malformed payloads answer the spec's reason codes.
+ * Started, it resumes at once, then periodically, the operations a stopped process left unsent.
  */
 import type { Address, Hex, PublicClient } from 'viem';
 import {
@@ -13,26 +14,26 @@ import {
   parseBatchSettlePayload,
   type BatchClientPayload,
   type BatchSettlePayload,
-  type SupportedKind,
 } from 'skill-market/x402';
-import type { Database } from '../../db';
-import type { Logger } from '../../log';
-import type { RelayerPool } from '../relayer';
-import type { Clock } from '../types';
-import type { ReceiverKey } from '../../config';
+import type { Database } from '../../../db';
+import type { Logger } from '../../../log';
+import type { RelayerPool } from '../../relayer';
+import type { FacilitatorScheme } from '../../scheme';
+import type { Clock } from '../../types';
+import type { ReceiverKey } from '../../../config';
 import { createReceiverAuthorizer } from './authorizer';
 import { createReceiverKeys } from './receiver-keys';
 import { createClaimBatcher } from './claim-batcher';
 import { simulate, claimCall } from './contract';
 import { parseChannelRequest, type ChannelRequest } from './request';
-import { createChannelResume } from './resume';
+import { createChannelResume, type ResumeReport } from './resume';
 import { createChannelSender, type SendOutcome } from './sender';
 import { failure, sendClaim, settleClaim, settleRefund, settleSweep, type ChannelSettleContext } from './settle';
 import { createChannelStore } from './store';
 import type { ChannelSettleResponse, ChannelVerifyResponse } from './types';
 import { settleDeposit, verifyPayment } from './verify';
 
-export interface ChannelServiceDeps {
+export interface ChannelSchemeDeps {
   db: Database;
   network: string;
   chainId: number;
@@ -52,11 +53,18 @@ export interface ChannelServiceDeps {
   claimWindowMs?: number;
   /** Most voucher rows in one claim transaction; default 100. */
   claimMaxRows?: number;
+  /** Runs the resume pass beside the requests; the facilitator's stop waits for it. */
+  background(task: () => Promise<unknown>): void;
+  /** How often the resume pass runs once started. */
+  resumeIntervalMs: number;
 }
 
-export type ChannelService = ReturnType<typeof createChannelService>;
+export interface ChannelScheme extends FacilitatorScheme {
+  /** One pass over operations not final (sends what a stopped process recorded but never broadcast). */
+  resume(): Promise<ResumeReport>;
+}
 
-export function createChannelService(deps: ChannelServiceDeps) {
+export function createChannelScheme(deps: ChannelSchemeDeps): ChannelScheme {
   const store = createChannelStore(deps.db);
   const log = deps.logger.child({ scheme: BATCH_SETTLEMENT_SCHEME });
   const sender = createChannelSender({ ...deps, store, logger: log });
@@ -106,16 +114,16 @@ export function createChannelService(deps: ChannelServiceDeps) {
     }
   };
 
+  let timer: ReturnType<typeof setInterval> | undefined;
+  const resumeInBackground = () => deps.background(() => resume.runOnce());
+
   return {
-    supportedKind: (): SupportedKind => ({
-      x402Version: 2,
-      scheme: BATCH_SETTLEMENT_SCHEME,
-      network: deps.network,
-      extra: { receiverAuthorizer: authorizer.address },
-    }),
+    id: BATCH_SETTLEMENT_SCHEME,
+    kinds: [{ x402Version: 2, scheme: BATCH_SETTLEMENT_SCHEME, network: deps.network, extra: { receiverAuthorizer: authorizer.address } }],
+    signers: { 'eip155:*': [...deps.relayers.addresses] },
 
     /** `POST /verify`: throws FacilitatorRequestError on a malformed body. */
-    async verify(body: unknown): Promise<ChannelVerifyResponse> {
+    async verify(body): Promise<ChannelVerifyResponse> {
       const request = parseChannelRequest(body);
       const wrong = mismatch(request);
       if (wrong) return { isValid: false, invalidReason: wrong.reason, invalidMessage: wrong.message };
@@ -128,7 +136,7 @@ export function createChannelService(deps: ChannelServiceDeps) {
      * `POST /settle`: throws FacilitatorRequestError on a malformed body. `bearer` is the caller's
      * `Authorization: Bearer` token: a refund our authorizer signs needs a key bound to the receiver.
      */
-    async settle(body: unknown, bearer?: string): Promise<ChannelSettleResponse> {
+    async settle(body, { bearer }): Promise<ChannelSettleResponse> {
       const request = parseChannelRequest(body);
       const wrong = mismatch(request);
       if (wrong) return failure(deps.network, wrong);
@@ -146,9 +154,17 @@ export function createChannelService(deps: ChannelServiceDeps) {
       }
     },
 
-    /** One pass over operations not final (sends what a stopped process recorded but never broadcast). */
     resume: () => resume.runOnce(),
-    /** Sends the claims waiting for their window (the facilitator is stopping). */
-    drain: () => batcher.drain(),
+    start() {
+      resumeInBackground(); // at once: a restart sends what its predecessor recorded but never broadcast
+      timer ??= setInterval(resumeInBackground, deps.resumeIntervalMs);
+      timer.unref?.();
+    },
+    /** Sends the claims waiting for their window and stops the resume timer. */
+    drain() {
+      batcher.drain();
+      if (timer) clearInterval(timer);
+      timer = undefined;
+    },
   };
 }

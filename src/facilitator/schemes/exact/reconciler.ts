@@ -5,16 +5,18 @@
  * status is recorded by one conditional update.
  */
 import type { Address, Hex, PublicClient } from 'viem';
-import type { Logger } from '../log';
-import { batchOutcome, droppedBatchOutcome } from './batch-outcome';
-import type { BatchRow, BatchStore } from './batch-store';
-import type { Batcher } from './batch';
-import { safeError, type ChainReader } from './chain';
+import type { Logger } from '../../../log';
+import { multicallOutcome, droppedMulticallOutcome } from './multicall-outcome';
+import type { MulticallRow, MulticallStore } from './multicall-store';
+import type { MulticallBatcher } from './multicall';
+import type { ChainReader } from './chain';
 import { REASONS } from './reasons';
-import { findReceipt, isKnownTransaction, outcomeOf } from './receipts';
-import type { RelayerPool } from './relayer';
+import { findReceipt, isKnownTransaction } from '../../receipts';
+import type { RelayerPool } from '../../relayer';
 import type { AuthorizationRow, Outcome, PaymentStore, PendingReceipt } from './store';
-import { unixSeconds, type Clock } from './types';
+import { unixSeconds, type Clock } from '../../types';
+import { safeError } from '../../chain';
+import { outcomeOf } from './outcome';
 
 export interface ReconcileReport {
   checked: number;
@@ -24,7 +26,7 @@ export interface ReconcileReport {
   stillPending: number;
   /** Claimed authorizations that expired without ever getting a transaction. */
   abandoned: number;
-  /** Authorizations claimed by a process that stopped before sending them (BatchStore.orphans), sent now. */
+  /** Authorizations claimed by a process that stopped before sending them (MulticallStore.orphans), sent now. */
   resumed: number;
 }
 
@@ -46,9 +48,9 @@ export interface Reconciler {
 export interface ReconcilerDeps {
   store: PaymentStore;
   /** Batched settlements, reconciled from their stored transaction hash like single ones. */
-  batches: BatchStore;
+  multicalls: MulticallStore;
   /** Sends what a stopped process claimed but never sent. */
-  batcher: Pick<Batcher, 'resume'>;
+  multicallBatcher: Pick<MulticallBatcher, 'resume'>;
   client: PublicClient;
   chain: ChainReader;
   relayers: RelayerPool;
@@ -56,7 +58,7 @@ export interface ReconcilerDeps {
   logger: Logger;
   intervalMs: number;
   /** Receipts looked at per pass; default 100. */
-  batchSize?: number;
+  perPass?: number;
   /**
    * Seconds after an authorization's validBefore before an unseen transaction counts as dropped
    * (nodes and clocks disagree a little); default 120.
@@ -66,7 +68,7 @@ export interface ReconcilerDeps {
 
 export function createReconciler(deps: ReconcilerDeps): Reconciler {
   const { store, client, chain, clock, logger } = deps;
-  const batchSize = deps.batchSize ?? 100;
+  const perPass = deps.perPass ?? 100;
   const grace = deps.dropGraceSeconds ?? 120;
   let timer: ReturnType<typeof setInterval> | undefined;
   let running: Promise<ReconcileReport> | undefined;
@@ -119,27 +121,27 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
   }
 
   /** The outcome of a pending batch transaction, member by member; undefined while it may still be mined. */
-  async function inspectBatch(batch: BatchRow, now: number) {
+  async function inspectMulticall(batch: MulticallRow, now: number) {
     const hash = batch.txHash as Hex;
     const receipt = await findReceipt(client, hash);
-    const members = await deps.batches.members(hash);
-    if (receipt) return batchOutcome(chain, receipt, members);
+    const members = await deps.multicalls.members(hash);
+    if (receipt) return multicallOutcome(chain, receipt, members);
     if (await isKnownTransaction(client, hash)) return undefined;
     const lastValid = members.reduce((latest, m) => (BigInt(m.validBefore) > latest ? BigInt(m.validBefore) : latest), 0n);
     if (BigInt(now) <= lastValid + BigInt(grace)) return undefined;
-    return droppedBatchOutcome(chain, members);
+    return droppedMulticallOutcome(chain, members);
   }
 
-  async function batchPass(report: ReconcileReport, now: number): Promise<void> {
-    for (const batch of await deps.batches.pending(batchSize)) {
+  async function multicallPass(report: ReconcileReport, now: number): Promise<void> {
+    for (const batch of await deps.multicalls.pending(perPass)) {
       report.checked++;
       try {
-        const outcome = await inspectBatch(batch, now);
+        const outcome = await inspectMulticall(batch, now);
         if (!outcome) {
           report.stillPending++;
           continue;
         }
-        if (await deps.batches.finalize(batch.txHash as Hex, outcome, clock.now())) {
+        if (await deps.multicalls.finalize(batch.txHash as Hex, outcome, clock.now())) {
           report[outcome.status]++;
           const settled = outcome.members.filter((m) => m.state === 'settled').length;
           logger.info('settlement batch reconciled', { tx: batch.txHash, status: outcome.status, size: batch.size, settled });
@@ -157,7 +159,7 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
     const now = unixSeconds(clock);
     report.abandoned = await store.abandonExpired(now - grace, REASONS.unexpectedSettleError, clock.now());
     const unsent: (AuthorizationRow & { batchCall: string })[] = [];
-    for (const row of await store.pending(batchSize)) {
+    for (const row of await store.pending(perPass)) {
       report.checked++;
       try {
         const outcome = await inspect(row, now);
@@ -186,12 +188,12 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
         logger.warn('reconcile failed for a receipt', { tx: row.txHash, error: safeError(error) });
       }
     }
-    await batchPass(report, now);
-    const orphans = [...unsent, ...(await deps.batches.orphans(clock.now(), startedAt, batchSize))];
+    await multicallPass(report, now);
+    const orphans = [...unsent, ...(await deps.multicalls.orphans(clock.now(), startedAt, perPass))];
     if (orphans.length > 0) {
       report.resumed = orphans.length;
       logger.warn('sending authorizations a stopped process claimed but never sent', { count: orphans.length });
-      await deps.batcher.resume(orphans);
+      await deps.multicallBatcher.resume(orphans);
     }
     return report;
   }

@@ -8,7 +8,7 @@
 import { parseEventLogs, type Address, type Hex, type TransactionReceipt } from 'viem';
 import { sameAddress } from 'skill-market/x402';
 import { tokenAbi, type ChainReader } from './chain';
-import type { BatchOutcome, MemberOutcome } from './batch-store';
+import type { MulticallOutcome, MemberOutcome } from './multicall-store';
 import { REASONS } from './reasons';
 import type { AuthorizationRow } from './store';
 
@@ -18,11 +18,11 @@ export type AnsweredOutcome = MemberOutcome & { message?: string };
 type Member = Pick<AuthorizationRow, 'id' | 'asset' | 'payer' | 'payee' | 'nonce' | 'amount'>;
 
 /** The outcome of a mined batch transaction, member by member. */
-export async function batchOutcome(
+export async function multicallOutcome(
   chain: ChainReader,
   receipt: TransactionReceipt,
   members: readonly Member[],
-): Promise<BatchOutcome & { members: AnsweredOutcome[] }> {
+): Promise<MulticallOutcome & { members: AnsweredOutcome[] }> {
   const blockNumber = Number(receipt.blockNumber);
   const gasUsed = Number(receipt.gasUsed);
   const mined = receipt.status === 'success';
@@ -63,7 +63,7 @@ export async function batchOutcome(
 }
 
 /** The outcome of a batch transaction never mined: a member whose authorization another transaction used is paid. */
-export async function droppedBatchOutcome(chain: ChainReader, members: readonly Member[]): Promise<BatchOutcome> {
+export async function droppedMulticallOutcome(chain: ChainReader, members: readonly Member[]): Promise<MulticallOutcome> {
   const outcomes = await Promise.all(
     members.map(async (m): Promise<MemberOutcome> => {
       const used = await chain.authorizationUsed(m.asset as Address, m.payer as Address, m.nonce as Hex);
