@@ -14,6 +14,7 @@ export type {
   SearchPage,
   CallOptions,
   ChannelView,
+  ChannelRefund,
   FetchLike,
   SkillMarketOptions,
 } from './types';

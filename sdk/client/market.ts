@@ -6,7 +6,8 @@
 import type { Address } from 'viem';
 import { readAllowedAssets } from '../payment/assets';
 import { channelScheme, createChannelReader, type ChannelReader, type ChannelScheme } from '../payment/channel';
-import { fileChannelStore, memoryChannelStore } from '../payment/channel-store';
+import { type ChannelStore, fileChannelStore, memoryChannelStore } from '../payment/channel-store';
+import { refundChannel } from '../payment/channel-refund';
 import { exactScheme } from '../payment/exact';
 import type { PaymentScheme } from '../payment/scheme';
 import { PAYMENT_DEFAULTS, PaymentPipeline } from '../payment/pipeline';
@@ -20,7 +21,17 @@ import type { ReviewView as Review } from '../registry/contract/index';
 import { createAuthorizationStateReader, DEFAULT_NETWORK, normalizeNetwork, type Caip2Network } from '../x402/index';
 import { ListingCache } from './cache';
 import { Catalogues, type DiscoveredSkill, isResourceUrl } from './catalogues';
-import type { CallOptions, ChannelView, FetchLike, Group, SearchFilters, SearchPage, Skill, SkillMarketOptions } from './types';
+import type {
+  CallOptions,
+  ChannelRefund,
+  ChannelView,
+  FetchLike,
+  Group,
+  SearchFilters,
+  SearchPage,
+  Skill,
+  SkillMarketOptions,
+} from './types';
 
 const DEFAULTS = { ...PAYMENT_DEFAULTS, cacheTtlMs: 30_000 };
 const DEFAULT_MAX_DEPOSIT = '$1';
@@ -43,6 +54,9 @@ export class SkillMarket {
   private readonly timeoutMs: number;
   private readonly background = new Set<Promise<void>>();
   private channelScheme: ChannelScheme | undefined;
+  private channelStore: ChannelStore | undefined;
+  private readonly signer: PaymentSigner | undefined;
+  private readonly fetchImpl: FetchLike;
   private channelReader: ChannelReader | undefined;
   private readonly catalogues: Catalogues | undefined;
 
@@ -77,6 +91,8 @@ export class SkillMarket {
       throw new TypeError('SkillMarket: depositCalls must be a whole number of calls, at least 1');
 
     this.address = signer?.address;
+    this.signer = signer;
+    this.fetchImpl = fetchImpl;
     this.mode = options.mode ?? DEFAULTS.mode;
     this.timeoutMs = timeoutMs;
     this.registry = new RegistryClient({
@@ -284,6 +300,34 @@ export class SkillMarket {
     );
   }
 
+  /**
+   * Asks a channel's server for the unspent deposit back (a cooperative refund): the wallet signs
+   * a zero-charge voucher, the server claims what it charged and its facilitator returns the rest
+   * to the wallet in one transaction it pays for. No ETH is needed. `amount` (atomic units) asks
+   * part of it. A server that does not cooperate answers `refused` with the reason; nothing moved.
+   *
+   * @example
+   * for (const c of await market.channels()) console.log(await market.refundChannel(c.channelId));
+   * @throws MarketError('channel_not_found') for a channel this client has no record of; TypeError without a wallet
+   */
+  async refundChannel(channelId: `0x${string}`, options: { amount?: bigint | string } = {}): Promise<ChannelRefund> {
+    if (!this.signer) throw new TypeError('SkillMarket: refundChannel needs a wallet (option wallet)');
+    const record = await this.channelStore?.get(channelId);
+    if (!record)
+      throw new MarketError('channel_not_found', `no payment channel ${channelId} in this client's channel store`, { charged: 'no' });
+    const amount = options.amount === undefined ? undefined : BigInt(options.amount);
+    const outcome = await refundChannel({
+      record,
+      signer: this.signer,
+      fetch: this.fetchImpl,
+      ...(amount === undefined ? {} : { amount }),
+    });
+    if (outcome.type === 'refused')
+      return { status: 'refused', channelId: record.channelId, reason: outcome.reason, message: outcome.message };
+    await this.channelStore!.set({ ...record, balance: outcome.balance.toString(), charged: outcome.charged.toString(), resync: false });
+    return { status: 'refunded', channelId: record.channelId, amount: outcome.amount.toString(), transaction: outcome.transaction };
+  }
+
   private schemesFor(options: SkillMarketOptions, fetchImpl: FetchLike, timeoutMs: number): PaymentScheme[] {
     const payment = options.payment ?? 'auto';
     if (payment !== 'auto' && payment !== 'exact' && payment !== 'channel')
@@ -301,10 +345,11 @@ export class SkillMarket {
     if (typeof channels === 'string' && channels.trim() === '')
       throw new TypeError('SkillMarket: channels must be a file path or a channel store');
     this.channelReader = options.rpcUrl === undefined ? undefined : createChannelReader(options.rpcUrl, rpc);
+    this.channelStore = typeof channels === 'string' ? fileChannelStore(channels) : (channels ?? memoryChannelStore());
     this.channelScheme = channelScheme({
       maxDeposit: readAmount(options.maxDeposit ?? DEFAULT_MAX_DEPOSIT, 'SkillMarket: maxDeposit'),
       ...(options.depositCalls !== undefined ? { depositCalls: options.depositCalls } : {}),
-      store: typeof channels === 'string' ? fileChannelStore(channels) : (channels ?? memoryChannelStore()),
+      store: this.channelStore,
       ...(this.channelReader ? { chain: this.channelReader } : {}),
     });
     return payment === 'channel' ? [this.channelScheme] : [this.channelScheme, exact];

@@ -58,6 +58,17 @@ export interface ChannelView {
   config: ChannelConfig;
 }
 
+/** What {@link SkillMarket.refundChannel} came to; amounts in atomic token units. */
+export type ChannelRefund =
+  /** The unspent deposit (`amount`) is back in the wallet, in `transaction`; the facilitator paid its gas. */
+  | { status: 'refunded'; channelId: `0x${string}`; amount: string; transaction: `0x${string}` }
+  /**
+   * The server did not give it back (gone, no longer offering the channel, unable to have refunds
+   * signed): nothing moved. `message` says why in plain words; the timed withdrawal on chain
+   * (`initiateWithdraw`, then `finalizeWithdraw` after the channel's delay) still returns it.
+   */
+  | { status: 'refused'; channelId: `0x${string}`; reason: string; message: string };
+
 /** Per-call options of {@link SkillMarket.call}. */
 export interface CallOptions {
   /** Highest price for this call, e.g. `"$0.01"`; capped by the client's `maxPrice`. Default: the listed price. */

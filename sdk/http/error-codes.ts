@@ -40,6 +40,8 @@ type CallErrorCode =
   | 'channel_stopped'
   /** A payment channel needs a deposit above `maxDeposit`; nothing was signed. */
   | 'max_deposit_exceeded'
+  /** No payment channel with that id in this client's channel store. */
+  | 'channel_not_found'
   /**
    * The skill ran but its payment was not confirmed in time (`pendingTimeoutMs`), or the server
    * could not determine it: `charged` is `'unknown'` (or `'yes'` when the chain shows it spent).

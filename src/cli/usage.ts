@@ -55,11 +55,13 @@ Usage:
                                             .market/dev) and its demo wallet; so do wallet and mcp;
                                             --payment auto|exact|channel (MARKET_PAYMENT) and --max-deposit
                                             (MARKET_MAX_DEPOSIT, default $1) for x402 payment channels
-  market channels [--withdraw ID | --finalize ID] [--json]
+  market channels [--refund ID|all | --withdraw ID | --finalize ID] [--json]
                                             payment channels call opened (channels.json in the config
                                             folder): server, deposit, charged, claimed (MARKET_RPC_URL);
-                                            --withdraw starts the timed withdrawal of what is unclaimed,
-                                            --finalize pays it out after the channel's delay
+                                            --refund gets the unspent deposit back from the server (no
+                                            ETH needed), else starts the timed withdrawal; --withdraw
+                                            starts the timed withdrawal (the wallet pays gas), --finalize
+                                            pays it out after the channel's delay
   market dev [module.ts] [--dir D] [--fresh] [--port N] [--facilitator-port N] [--skills-port N] [--chain-port N]
                                             the whole marketplace on this machine for trying it out:
                                             a local chain (anvil) with test USDC, registry, facilitator,

@@ -90,10 +90,22 @@ export async function mintTestUsdc(rpcUrl: string, token: Address, to: Address, 
   return readTokenBalance(client, token, to);
 }
 
-/** Tops the wallet up to DEMO_FUNDING when it runs low; its balance after. */
+/** Tops the wallet up to DEMO_FUNDING when it runs low, and its gas; its USDC balance after. */
 export async function fundDemoWallet(chain: DevChain, address: Address): Promise<bigint> {
+  await giveTestGas(chain.rpcUrl, address);
   const balance = await chain.balanceOf(address);
   if (balance >= DEMO_FUNDING / 10n) return balance;
   await chain.mint(address, DEMO_FUNDING - balance);
   return DEMO_FUNDING;
+}
+
+/** Test ETH a dev wallet holds for the transactions it sends itself (a channel's timed withdrawal): 0.01 ETH. */
+const TEST_GAS = 10n ** 16n;
+
+/** Sets the wallet's ETH on a dev chain to TEST_GAS when it holds less (anvil's setBalance); whether it did. */
+export async function giveTestGas(rpcUrl: string, address: Address): Promise<boolean> {
+  const chain = devChain(rpcUrl);
+  if ((await devClient(chain, rpcUrl).getBalance({ address })) >= TEST_GAS) return false;
+  await createTestClient({ mode: 'anvil', chain, transport: http(rpcUrl) }).setBalance({ address, value: TEST_GAS });
+  return true;
 }

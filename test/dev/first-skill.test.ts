@@ -136,7 +136,7 @@ describe('README: Your first skill', () => {
       const funded = await run(`npx market fund ${address} 2.5 --dev`, folder);
       expect({ code: funded.code, stdout: funded.stdout }).toEqual({
         code: 0,
-        stdout: `Minted $2.5 test USDC to ${address}; it now holds $2.5.\n`,
+        stdout: `Minted $2.5 test USDC to ${address}; it now holds $2.5, and 0.01 test ETH for gas.\n`,
       });
       const balance = await run('npx market wallet balance --dev --json', folder);
       expect(balance.code).toBe(0);

@@ -72,8 +72,10 @@ describe('market mcp over stdio', () => {
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     expect(Object.keys(byName).sort()).toEqual([
       'call_skill',
+      'get_money_back',
       'get_skill',
       'list_groups',
+      'payment_channels',
       'recent_calls',
       'search_skills',
       'skill_reviews',

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { getAddress, isAddress, type Address } from 'viem';
 import { formatPriceUsd, parsePrice } from 'skill-market/x402';
-import { mintTestUsdc } from '../../dev/chain';
+import { giveTestGas, mintTestUsdc } from '../../dev/chain';
 import { readDevProfile } from '../../dev/profile';
 import { CommandFailure, reportFailures } from '../consumer';
 import { UsageError } from '../errors';
@@ -11,7 +11,9 @@ const DEFAULT_AMOUNT = '$10';
 
 /**
  * `market fund <address> [amount] --dev [dir]`: mints test USDC on the local chain of a `market dev`
- * to any wallet (a wallet made with `market wallet new`, a skill's payer in a test), default $10.
+ * to any wallet (a wallet made with `market wallet new`, a skill's payer in a test), default $10,
+ * and gives it 0.01 test ETH when it holds less (gas for the transactions a payer sends itself,
+ * such as a channel's timed withdrawal).
  * Only a dev marketplace has a token anyone here may mint: without --dev it refuses.
  */
 export async function fundCommand(args: string[]): Promise<void> {
@@ -35,6 +37,9 @@ export async function fundCommand(args: string[]): Promise<void> {
         `cannot mint on the local chain at ${profile.rpcUrl} (is market dev running?): ${error.message.split('\n')[0]}`,
       );
     });
-    process.stdout.write(`Minted ${formatPriceUsd(amount)} test USDC to ${address}; it now holds ${formatPriceUsd(balance)}.\n`);
+    const gas = await giveTestGas(profile.rpcUrl, address);
+    process.stdout.write(
+      `Minted ${formatPriceUsd(amount)} test USDC to ${address}; it now holds ${formatPriceUsd(balance)}${gas ? ', and 0.01 test ETH for gas' : ''}.\n`,
+    );
   });
 }

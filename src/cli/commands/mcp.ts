@@ -102,5 +102,6 @@ async function dependencies(config: McpConfig, log: (line: string) => void): Pro
     budget: new PersistentBudget(config.dataDir, limits.budget, limits.period),
     config,
     noWallet: config.wallet.type === 'none' ? config.wallet.reason : undefined,
+    account: wallet,
   };
 }

@@ -115,3 +115,27 @@ export const recentOutput = answer({
     }),
   ),
 });
+
+const ChannelInfo = z.looseObject({
+  channelId: z.string(),
+  server: z.string().nullable().describe('The skill endpoint that opened it.'),
+  receiver: z.string().describe("The server's payout address."),
+  deposit: z.string().describe('Deposited and not withdrawn or refunded, atomic units.'),
+  charged: z.string().describe('What the server charged in all, atomic units.'),
+  yours: z.string().describe('deposit − charged: what the payer can get back, atomic units.'),
+  withdrawing: z.string().nullable().describe('A timed withdrawal under way, atomic units.'),
+});
+
+export const channelsOutput = answer({ channels: z.array(ChannelInfo) });
+
+export const moneyBackOutput = answer({
+  results: z.array(
+    z.looseObject({
+      channelId: z.string(),
+      outcome: z.enum(['refunded', 'withdrawal-started', 'refused']),
+      amount: z.string().nullable().describe('Refunded, or being withdrawn, atomic units.'),
+      transaction: z.string().nullable(),
+      message: z.string().describe('What happened, in plain words.'),
+    }),
+  ),
+});
