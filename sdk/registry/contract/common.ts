@@ -102,6 +102,22 @@ export const QueryInteger = (name: string, minimum: number, maximum: number, des
     error: `Invalid request: query field "${name}": must be a whole number from ${minimum} to ${maximum}`,
   });
 /**
+ * A day in a query string, YYYY-MM-DD (UTC), `name` being the parameter's name: a day of the
+ * calendar from 1970-01-01 to 9999-12-31. Any other value (2026-13-45, 2026-02-30, 0000-01-01,
+ * "yesterday") is refused with one message naming the parameter.
+ *
+ * @example
+ * const RangeQuery = Type.Object({ from: Type.Optional(QueryDay('from', 'first day, inclusive')) }); // ?from=2026-03-01
+ */
+export const QueryDay = (name: string, description: string) =>
+  T.String({
+    // The calendar (no 30 February) by the `date` format; the years by the pattern.
+    format: 'date',
+    pattern: '^(19[7-9][0-9]|[2-9][0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$',
+    description: `${description}: a day, YYYY-MM-DD (UTC), from 1970-01-01 to 9999-12-31`,
+    error: `Invalid request: query field "${name}": must be a day YYYY-MM-DD from 1970-01-01 to 9999-12-31`,
+  });
+/**
  * The `limit` query parameter of a paged list: items per page, a whole number 1–100, default 20.
  *
  * @example
