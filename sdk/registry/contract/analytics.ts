@@ -374,10 +374,7 @@ export type SkillPaymentView = Static<typeof SkillPaymentView>;
 export const SkillPaymentList = T.Array(SkillPaymentView);
 
 /** `GET /analytics/revenue.csv` query: `from` and `to`, inclusive days; either may be left out. */
-export const RevenueQuery = T.Object({
-  from: T.Optional(QueryDay('from', 'the first day, inclusive')),
-  to: T.Optional(QueryDay('to', 'the last day, inclusive')),
-});
+export const RevenueQuery = T.Object({ from: T.Optional(QueryDay('from')), to: T.Optional(QueryDay('to')) });
 /** The {@link RevenueQuery} schema's type. */
 export type RevenueQuery = Static<typeof RevenueQuery>;
 

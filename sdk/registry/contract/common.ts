@@ -102,19 +102,14 @@ export const QueryInteger = (name: string, minimum: number, maximum: number, des
     error: `Invalid request: query field "${name}": must be a whole number from ${minimum} to ${maximum}`,
   });
 /**
- * A day in a query string, YYYY-MM-DD (UTC), `name` being the parameter's name: a day of the
- * calendar from 1970-01-01 to 9999-12-31. Any other value (2026-13-45, 2026-02-30, 0000-01-01,
- * "yesterday") is refused with one message naming the parameter.
- *
- * @example
- * const RangeQuery = Type.Object({ from: Type.Optional(QueryDay('from', 'first day, inclusive')) }); // ?from=2026-03-01
+ * A day in a query string, `name` being the parameter's name: YYYY-MM-DD (UTC), a day of the
+ * calendar from 1970-01-01 to 9999-12-31; anything else is a 400 naming the parameter.
  */
-export const QueryDay = (name: string, description: string) =>
+export const QueryDay = (name: string) =>
   T.String({
-    // The calendar (no 30 February) by the `date` format; the years by the pattern.
-    format: 'date',
-    pattern: '^(19[7-9][0-9]|[2-9][0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$',
-    description: `${description}: a day, YYYY-MM-DD (UTC), from 1970-01-01 to 9999-12-31`,
+    format: 'date', // the calendar: no 30 February; the pattern bounds the years
+    pattern: '^(19[7-9]\\d|[2-9]\\d{3})-\\d\\d-\\d\\d$',
+    description: 'a day, YYYY-MM-DD (UTC), inclusive',
     error: `Invalid request: query field "${name}": must be a day YYYY-MM-DD from 1970-01-01 to 9999-12-31`,
   });
 /**
