@@ -104,5 +104,31 @@ for (const kind of databaseKinds) {
       expect(bad.status).toBe(400);
       expect(await json(bad)).toMatchObject({ code: 'VALIDATION', error: expect.stringContaining('from') });
     });
+
+    it('refuses a day the calendar has not or out of range, naming the parameter, and takes the widest range there is', async () => {
+      for (const [name, value] of [
+        ['from', '2026-13-45'],
+        ['to', '2026-02-30'],
+        ['from', '2025-02-29'],
+        ['to', '0000-01-01'],
+        ['from', '1969-12-31'],
+        ['to', '10000-01-01'],
+        ['from', '2026-1-1'],
+        ['to', ''],
+      ] as const) {
+        const res = await fx.request(`/analytics/revenue.csv?${name}=${value}`, { headers: bearer(creator.key) });
+        expect({ value, status: res.status, body: await json(res) }).toMatchObject({
+          value,
+          status: 400,
+          body: {
+            code: 'VALIDATION',
+            error: `Invalid request: query field "${name}": must be a day YYYY-MM-DD from 1970-01-01 to 9999-12-31`,
+          },
+        });
+      }
+      const all = await csv('');
+      expect(await csv('?from=1970-01-01&to=9999-12-31')).toEqual(all);
+      expect((await csv('?from=2024-02-29&to=2024-02-29')).at(-1)).toBe('total,,0,0.000000,0,0,0,0,0'); // a leap day
+    });
   });
 }

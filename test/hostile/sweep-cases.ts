@@ -97,7 +97,7 @@ function jsonType(value: unknown): string {
 }
 
 /** A value that fits the schema's type, to fill the fields a case does not attack. */
-function plausible(schema: Schema | undefined): unknown {
+export function plausible(schema: Schema | undefined): unknown {
   const first = schema?.anyOf?.[0] ?? schema;
   if (first && 'const' in first) return first.const;
   if (first?.enum) return first.enum[0];

@@ -55,6 +55,23 @@ export async function createPostgresDatabase(): Promise<{ url: string; drop(): P
 }
 
 /**
+ * A fresh database for a server process (`market registry`, `market facilitator`) of `kind`: the
+ * environment that points it there (a new PostgreSQL database, or a migrated embedded one in the
+ * folder `dataDir`), and `drop()` for the PostgreSQL one (the caller removes its folders).
+ */
+export async function processDatabase(
+  kind: DatabaseKind,
+  dataDir: string,
+): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
+  if (kind === 'postgres') {
+    const created = await createPostgresDatabase();
+    return { env: { DATABASE_URL: created.url, DATABASE_POOL_SIZE: '5' }, drop: created.drop };
+  }
+  await seedEmbeddedDataDir(dataDir);
+  return { env: { MARKET_DATA_DIR: dataDir }, drop: async () => {} };
+}
+
+/**
  * The statement deadline of test databases. The registry's own (1.5 s, src/db/deadline.ts) makes a
  * statement that waits longer a 503, which test/hostile/database-down.test.ts checks on its own
  * databases; on a loaded test machine a hundred transactions queued on one row wait longer than

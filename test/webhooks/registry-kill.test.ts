@@ -10,10 +10,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bearer, jsonPost, walletSignIn } from '../support/auth';
-import { createPostgresDatabase, seedEmbeddedDataDir, TEST_DATABASE_URL } from '../support/database';
+import { processDatabase, TEST_DATABASE_URL } from '../support/database';
 import { eventually } from '../support/eventually';
 import { freePort, startMarket, waitForJson, type MarketProcess } from '../support/process';
-import { isWebhookDelivery } from '../support/webhooks';
+import { webhookReceiver } from '../support/webhooks';
 
 const work = mkdtempSync(join(tmpdir(), 'registry-kill-'));
 let database: Record<string, string>;
@@ -25,22 +25,16 @@ let registry: MarketProcess | undefined;
 function receiver() {
   const seen: { id: string; type: string }[] = [];
   const state = { hang: 0 };
-  const server = Bun.serve({
-    port: 0,
-    hostname: '127.0.0.1',
-    idleTimeout: 0,
-    async fetch(request) {
-      if (!isWebhookDelivery(request)) return new Response('not a webhook', { status: 404 });
-      const body = (await request.json()) as { type: string };
-      seen.push({ id: request.headers.get('webhook-id') ?? '', type: body.type });
-      if (state.hang > 0) {
-        state.hang--;
-        return new Promise<Response>(() => {});
-      }
-      return new Response('ok');
-    },
+  const sink = webhookReceiver(async (request) => {
+    const body = (await request.json()) as { type: string };
+    seen.push({ id: request.headers.get('webhook-id') ?? '', type: body.type });
+    if (state.hang > 0) {
+      state.hang--;
+      return new Promise<Response>(() => {});
+    }
+    return new Response('ok');
   });
-  return { url: `http://127.0.0.1:${server.port}/hooks`, seen, state, stop: () => server.stop(true) };
+  return { ...sink, seen, state };
 }
 
 const sink = receiver();
@@ -67,14 +61,9 @@ async function kill(process: MarketProcess | undefined) {
 
 beforeAll(async () => {
   port = await freePort();
-  if (TEST_DATABASE_URL) {
-    const created = await createPostgresDatabase();
-    dropDatabase = created.drop;
-    database = { DATABASE_URL: created.url, DATABASE_POOL_SIZE: '5' };
-  } else {
-    database = { MARKET_DATA_DIR: join(work, 'data') };
-    await seedEmbeddedDataDir(database.MARKET_DATA_DIR!);
-  }
+  const created = await processDatabase(TEST_DATABASE_URL ? 'postgres' : 'embedded', join(work, 'data'));
+  database = created.env;
+  dropDatabase = created.drop;
 }, 120_000);
 
 afterAll(async () => {

@@ -3,7 +3,7 @@ import { type Static, Type as T } from '@sinclair/typebox';
 import { BYTES32_PATTERN, UINT_PATTERN } from '../../x402/patterns';
 
 const HASH_PATTERN = BYTES32_PATTERN.source;
-import { ADDRESS_PATTERN, Cursor, Nullable, PageLimit, QueryInteger, Timestamp, Uuid } from './common';
+import { ADDRESS_PATTERN, Cursor, Nullable, PageLimit, QueryDay, QueryInteger, Timestamp, Uuid } from './common';
 
 const SkillId = Uuid('the skill id (UUID)');
 const PaymentRef = T.String({ minLength: 1, maxLength: 200, description: 'transaction hash or authorization nonce; counted once' });
@@ -373,9 +373,8 @@ export type SkillPaymentView = Static<typeof SkillPaymentView>;
  */
 export const SkillPaymentList = T.Array(SkillPaymentView);
 
-const Day = T.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description: 'a day, YYYY-MM-DD (UTC)' });
 /** `GET /analytics/revenue.csv` query: `from` and `to`, inclusive days; either may be left out. */
-export const RevenueQuery = T.Object({ from: T.Optional(Day), to: T.Optional(Day) });
+export const RevenueQuery = T.Object({ from: T.Optional(QueryDay('from')), to: T.Optional(QueryDay('to')) });
 /** The {@link RevenueQuery} schema's type. */
 export type RevenueQuery = Static<typeof RevenueQuery>;
 

@@ -102,6 +102,17 @@ export const QueryInteger = (name: string, minimum: number, maximum: number, des
     error: `Invalid request: query field "${name}": must be a whole number from ${minimum} to ${maximum}`,
   });
 /**
+ * A day in a query string, `name` being the parameter's name: YYYY-MM-DD (UTC), a day of the
+ * calendar from 1970-01-01 to 9999-12-31; anything else is a 400 naming the parameter.
+ */
+export const QueryDay = (name: string) =>
+  T.String({
+    format: 'date', // the calendar: no 30 February; the pattern bounds the years
+    pattern: '^(19[7-9]\\d|[2-9]\\d{3})-\\d\\d-\\d\\d$',
+    description: 'a day, YYYY-MM-DD (UTC), inclusive',
+    error: `Invalid request: query field "${name}": must be a day YYYY-MM-DD from 1970-01-01 to 9999-12-31`,
+  });
+/**
  * The `limit` query parameter of a paged list: items per page, a whole number 1–100, default 20.
  *
  * @example

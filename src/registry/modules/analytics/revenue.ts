@@ -24,6 +24,19 @@ export interface RevenueRow {
   channelUnclaimedAtomic: bigint;
 }
 
+/**
+ * The instants [from, to) of the inclusive days `from`–`to` (YYYY-MM-DD, UTC, as the contract's
+ * query admits them); the last day a timestamp can name (9999-12-31) has no end bound.
+ */
+export function dayRange(days: { from?: string; to?: string }): { from?: Date; to?: Date } {
+  const start = (day: string) => new Date(`${day}T00:00:00Z`);
+  const end = days.to ? new Date(start(days.to).getTime() + 86_400_000) : undefined;
+  return {
+    ...(days.from ? { from: start(days.from) } : {}),
+    ...(end && end.getUTCFullYear() <= 9999 ? { to: end } : {}),
+  };
+}
+
 /** The caller's verified revenue per skill and day, oldest first, within [from, to) when given. */
 export async function revenueLedger(ctx: ServiceContext, creatorId: string, range: { from?: Date; to?: Date } = {}): Promise<RevenueRow[]> {
   const day = sql<string>`to_char(${paymentVerifications.createdAt} at time zone 'UTC', 'YYYY-MM-DD')`;

@@ -10,7 +10,7 @@ import { recordReportedPayment } from '../payment-verification';
 import { REGISTRY_ROUTES as r } from 'skill-market/registry';
 import { routeHooks } from '../../../http';
 import { recordCall, recordCalls } from './calls';
-import { revenueCsv, revenueLedger } from './revenue';
+import { dayRange, revenueCsv, revenueLedger } from './revenue';
 import { UsageRequestBody } from './usage-request';
 import { DEFAULT_DAYS, channelsOf, getAnalytics, recordUsage, recordView, setFavorite, skillPayments } from './service';
 
@@ -88,9 +88,7 @@ export function analyticsRoutes(ctx: ServiceContext) {
         r.revenueCsv.method,
         r.revenueCsv.path,
         async ({ principal, query, set }) => {
-          const from = query.from ? new Date(`${query.from}T00:00:00Z`) : undefined;
-          const to = query.to ? new Date(new Date(`${query.to}T00:00:00Z`).getTime() + 86_400_000) : undefined;
-          const rows = await revenueLedger(ctx, principal.userId, { ...(from ? { from } : {}), ...(to ? { to } : {}) });
+          const rows = await revenueLedger(ctx, principal.userId, dayRange(query));
           set.headers['content-type'] = 'text/csv; charset=utf-8';
           set.headers['content-disposition'] = 'attachment; filename="revenue.csv"';
           return revenueCsv(rows, ctx.config.chain.usdcDecimals);

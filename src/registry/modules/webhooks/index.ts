@@ -4,4 +4,4 @@
  * are sent and retried for about a day, with a delivery log. Other modules emit events through the
  * leaf module `webhook-events`, never through this one: its routes stand on auth, which emits key.revoked.
  */
-export { createWebhookDeliverer, DISABLE_AFTER, RETRY_SCHEDULE_SECONDS } from './delivery';
+export { createWebhookDeliverer, DELIVERY_LIMITS, DISABLE_AFTER, READ_LIMIT_BYTES, RETRY_SCHEDULE_SECONDS } from './delivery';

@@ -1,0 +1,276 @@
+/**
+ * A webhook receiver cannot hold the registry up. A real `market registry` process sends in the
+ * background, on each database: a receiver answering a 200 MB body (streamed for real, as fast as
+ * it is read) costs the registry less than 10 MB of peak memory, and the receiver sees the
+ * registry stop reading after the first chunks; 30 endpoints of 3 accounts that never answer do
+ * not delay another account's deliveries by more than 2 s. In process: the per-endpoint and
+ * per-account limits hold across two deliverers, and an account at its limit does not stop another's.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readHealthConfig } from '../../src/config';
+import { createWebhookDeliverer, DELIVERY_LIMITS, READ_LIMIT_BYTES } from '../../src/registry/modules/webhooks';
+import { bearer, jsonPost, walletSignIn } from '../support/auth';
+import { json } from '../support/catalogue';
+import { databaseKinds, processDatabase } from '../support/database';
+import { eventually } from '../support/eventually';
+import { freePort, startMarket, waitForJson, type MarketProcess } from '../support/process';
+import { memoryLogger, registryFixture } from '../support/registry';
+import { webhookReceiver } from '../support/webhooks';
+
+const MB = 1024 * 1024;
+const FLOOD_BYTES = 200 * MB;
+const CHUNK = 64 * 1024;
+
+type Request = (path: string, init?: RequestInit) => Promise<Response>;
+
+/** Answers its first delivery "ok" (a warm-up), then each one a 200 MB body produced only as fast as it is read. */
+function floodReceiver() {
+  const state = { deliveries: 0, sent: 0, cancelled: false, finished: false };
+  const receiver = webhookReceiver(async (request) => {
+    await request.text();
+    if (state.deliveries++ === 0) return new Response('ok');
+    const body = new ReadableStream<Uint8Array>(
+      {
+        pull(controller) {
+          if (state.sent >= FLOOD_BYTES) {
+            state.finished = true;
+            return controller.close();
+          }
+          controller.enqueue(new Uint8Array(CHUNK).fill(0x61)); // "aaaa…"
+          state.sent += CHUNK;
+        },
+        cancel() {
+          state.cancelled = true;
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    return new Response(body, { headers: { 'content-type': 'text/plain' } });
+  });
+  return { ...receiver, state };
+}
+
+/** Takes every delivery and never answers it. */
+function hangingReceiver() {
+  const state = { held: 0, received: 0 };
+  const receiver = webhookReceiver((request) => {
+    state.held++;
+    state.received++;
+    request.signal.addEventListener('abort', () => state.held--);
+    return new Promise<Response>(() => {});
+  });
+  return { ...receiver, state };
+}
+
+/** Answers at once; records when each event arrived and when it happened (its `timestamp`). */
+function healthyReceiver() {
+  const arrivals: { id: string; happened: number; arrived: number }[] = [];
+  const receiver = webhookReceiver(async (request) => {
+    const arrived = Date.now();
+    const body = (await request.json()) as { timestamp: string };
+    arrivals.push({ id: request.headers.get('webhook-id') ?? '', happened: Date.parse(body.timestamp), arrived });
+    return new Response('ok');
+  });
+  return { ...receiver, arrivals };
+}
+
+/** A process's resident memory now and its peak since the last reset, in bytes (Linux /proc). */
+function memoryOf(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1]) * 1024;
+  return { rss: kb('VmRSS'), peak: kb('VmHWM') };
+}
+/** Starts the peak of `pid` again from its resident memory now. */
+const resetPeak = (pid: number) => writeFileSync(`/proc/${pid}/clear_refs`, '5');
+
+async function addEndpoint(request: Request, token: string, url: string): Promise<string> {
+  const res = await request('/webhooks', jsonPost({ url, events: ['call.paid'] }, bearer(token)));
+  expect(res.status).toBe(201);
+  return (await json<{ id: string }>(res)).id;
+}
+async function sendTest(request: Request, token: string, id: string): Promise<void> {
+  expect((await request(`/webhooks/${id}/test`, jsonPost({}, bearer(token)))).status).toBe(200);
+}
+
+for (const kind of databaseKinds) {
+  describe(`a registry process sending webhooks on ${kind}`, () => {
+    const work = mkdtempSync(join(tmpdir(), 'webhooks-bounded-'));
+    let registry: MarketProcess;
+    let drop: (() => Promise<void>) | undefined;
+    let base = '';
+    const request: Request = (path, init) => fetch(`${base}${path}`, init);
+    const context = () => `--- registry\n${registry?.output().slice(-10_000)}`;
+
+    beforeAll(async () => {
+      const database = await processDatabase(kind, join(work, 'data'));
+      drop = database.drop;
+      const port = await freePort();
+      base = `http://127.0.0.1:${port}`;
+      registry = startMarket(['registry', '--port', String(port), '--host', '127.0.0.1'], {
+        ...database.env,
+        MARKET_WEBHOOKS: 'true',
+        MARKET_HEALTH_ALLOW_PRIVATE: 'true',
+        MARKET_HEALTH_PROBES: 'false',
+        MARKET_PAYMENT_VERIFICATION: 'false',
+        AUTH_JWT_SECRET: 'a-secret-for-the-bounded-webhooks-test-0123456789',
+      });
+      await waitForJson(`${base}/health`, 60_000);
+    }, 120_000);
+
+    afterAll(async () => {
+      registry?.child.kill('SIGKILL');
+      await registry?.exited;
+      await drop?.();
+      rmSync(work, { recursive: true, force: true });
+    });
+
+    it('reads a few KB of a 200 MB answer and drops the rest: the peak memory rises by less than 10 MB', async () => {
+      const flood = floodReceiver();
+      try {
+        const { token } = await walletSignIn(request);
+        const id = await addEndpoint(request, token, flood.url);
+        const deliveries = async () =>
+          json<{ status: string; log: { status: number; excerpt: string }[] }[]>(
+            await request(`/webhooks/${id}/deliveries`, { headers: bearer(token) }),
+          );
+        // A first delivery warms the path up (code loaded, connections open).
+        await sendTest(request, token, id);
+        await eventually(deliveries, (d) => d[0]?.status === 'delivered', 'the warm-up delivered', 30_000, { context });
+
+        const pid = registry.child.pid;
+        const before = memoryOf(pid).rss;
+        resetPeak(pid);
+        await sendTest(request, token, id);
+        await eventually(
+          () => flood.state,
+          (s) => s.cancelled || s.finished,
+          'the registry done with the 200 MB answer',
+          60_000,
+          {
+            context,
+          },
+        );
+        const peak = memoryOf(pid).peak;
+        const [flooded] = await eventually(
+          deliveries,
+          (d) => d[0]?.status === 'delivered' && d.length === 2,
+          'the delivery logged',
+          30_000,
+          {
+            context,
+          },
+        );
+
+        // The answer really streamed, and the registry stopped reading it after the first chunks.
+        expect(flood.state.sent).toBeGreaterThanOrEqual(READ_LIMIT_BYTES);
+        expect({ cancelled: flood.state.cancelled, finished: flood.state.finished }).toEqual({ cancelled: true, finished: false });
+        expect(flood.state.sent).toBeLessThan(FLOOD_BYTES / 8);
+        expect(flooded!.log[0]).toMatchObject({ status: 200, excerpt: 'a'.repeat(200) });
+        expect(Math.round((peak - before) / 1024)).toBeLessThan(10 * 1024); // KB
+      } finally {
+        flood.stop();
+      }
+    }, 120_000);
+
+    it('delivers to a healthy endpoint within 2 s of each event while 30 endpoints of 3 accounts never answer', async () => {
+      const hanging = Array.from({ length: 30 }, hangingReceiver);
+      const healthy = healthyReceiver();
+      try {
+        const accounts = await Promise.all([0, 1, 2].map(() => walletSignIn(request)));
+        const endpoints: { token: string; id: string }[] = [];
+        for (const [i, receiver] of hanging.entries()) {
+          const { token } = accounts[i % 3]!;
+          endpoints.push({ token, id: await addEndpoint(request, token, receiver.url) });
+        }
+        // Three events for each: more than their accounts may have in flight at once.
+        for (let round = 0; round < 3; round++) for (const e of endpoints) await sendTest(request, e.token, e.id);
+        const held = () => hanging.reduce((n, r) => n + r.state.held, 0);
+        await eventually(held, (n) => n >= 30, 'the hanging endpoints holding deliveries', 30_000, { context });
+
+        const other = await walletSignIn(request);
+        const id = await addEndpoint(request, other.token, healthy.url);
+        // Events over 12 s: across the hanging attempts' timeouts (5 s) and their retries.
+        const events = 8;
+        for (let i = 0; i < events; i++) {
+          await sendTest(request, other.token, id);
+          await eventually(
+            () => healthy.arrivals.length,
+            (n) => n > i,
+            `healthy delivery ${i + 1}`,
+            30_000,
+            { context },
+          );
+          await Bun.sleep(1500); // the next event a while later
+        }
+        // Meanwhile the hanging endpoints were tried again and again (each attempt ends at its timeout).
+        expect(hanging.reduce((n, r) => n + r.state.received, 0)).toBeGreaterThanOrEqual(60);
+        const delays = healthy.arrivals.map((a) => a.arrived - a.happened);
+        expect({ events: delays.length, late: delays.filter((d) => d > 2000) }).toEqual({ events, late: [] });
+      } finally {
+        for (const r of hanging) r.stop();
+        healthy.stop();
+      }
+    }, 120_000);
+  });
+}
+
+for (const kind of databaseKinds) {
+  describe(`delivery limits on ${kind}`, () => {
+    const fx = registryFixture(kind, { health: readHealthConfig({ MARKET_HEALTH_ALLOW_PRIVATE: 'true' }, 'test') });
+    const deliverer = () =>
+      createWebhookDeliverer({
+        db: fx.database.db,
+        clock: fx.clock,
+        logger: memoryLogger().logger,
+        allowPrivateAddresses: true,
+        timeoutMs: 30_000, // the held attempts stay in flight while the test looks
+      });
+
+    it('sends one endpoint at most perEndpoint at once and one account at most perAccount, across deliverers; another account goes on', async () => {
+      const { perEndpoint, perAccount } = DELIVERY_LIMITS;
+      const held = hangingReceiver();
+      const healthy = healthyReceiver();
+      try {
+        const busy = await walletSignIn(fx.request);
+        const first = await addEndpoint(fx.request, busy.token, held.url);
+        for (let i = 0; i < perEndpoint + 3; i++) await sendTest(fx.request, busy.token, first);
+        const [a, b, c] = [deliverer(), deliverer(), deliverer()];
+        const rounds = [a.deliverDue(), b.deliverDue()];
+        await eventually(
+          () => held.state.held,
+          (n) => n >= perEndpoint,
+          'the first endpoint full',
+        );
+        expect(await c.deliverDue()).toMatchObject({ attempted: 0 });
+        expect(held.state.held).toBe(perEndpoint);
+
+        // The account's other endpoints fill its places, one delivery each, never more.
+        const others: string[] = [];
+        for (let i = 0; i < perAccount - perEndpoint + 2; i++) others.push(await addEndpoint(fx.request, busy.token, `${held.url}/${i}`));
+        for (const id of others) await sendTest(fx.request, busy.token, id);
+        const more = c.deliverDue();
+        await eventually(
+          () => held.state.held,
+          (n) => n >= perAccount,
+          'the account full',
+        );
+        expect(await a.deliverDue()).toMatchObject({ attempted: 0 });
+        expect(held.state.held).toBe(perAccount);
+
+        // Another account is not held up by the full one.
+        const other = await walletSignIn(fx.request);
+        await sendTest(fx.request, other.token, await addEndpoint(fx.request, other.token, healthy.url));
+        expect(await b.deliverDue()).toMatchObject({ attempted: 1, delivered: 1 });
+        held.stop(); // the held attempts end (no answer)
+        const ended = await Promise.all([...rounds, more]);
+        expect(ended.reduce((n, r) => n + r.attempted, 0)).toBe(perAccount);
+      } finally {
+        held.stop();
+        healthy.stop();
+      }
+    }, 60_000);
+  });
+}
