@@ -1,6 +1,6 @@
 /**
  * The skill server as one fetch-style function, `(Request) => Promise<Response>`: `GET /health`,
- * `POST /<skillName>` (validated input, then the paid call), `GET /<skillName>` (its 402, or a
+ * `POST /<skillName>` (without a payment its 402; with one, validated input, then the paid call), `GET /<skillName>` (its 402, or a
  * payment channel's cooperative refund), `GET /.well-known/x402` and
  * `GET /openapi.json` (its paid operations for x402 crawlers), CORS preflights. It runs in any
  * runtime with the Fetch API; `serve()` puts it on a port, tests call it in process.
@@ -296,6 +296,9 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
     if (request.method === 'GET') return paidGet(deps, route, request);
     if (request.method !== 'POST')
       return toResponse(failure(405, 'Method not allowed: call a skill with POST', {}, { Allow: 'GET, POST, OPTIONS' }));
+    // Without a payment the answer is the 402, whatever the body: crawlers probe a paid route with an
+    // empty POST and list only what answers 402. The input is checked before any payment is taken.
+    if (!paymentHeader(request.headers)) return paidCall(deps, route, {}, request);
 
     const body = await readBodyText(request, maxBodyBytes);
     if (body.type === 'too-large') return toResponse(failure(413, `Request body larger than ${maxBodyBytes} bytes`));
@@ -343,6 +346,9 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
     },
   };
 }
+
+/** Whether the request carries a payment (either header x402 names it by). */
+const paymentHeader = (headers: Headers) => headers.has('PAYMENT-SIGNATURE') || headers.has('X-PAYMENT');
 
 /** `holdMs`, checked: a whole number of ms from 0 to 120 000. */
 export function holdOption(value: number | undefined): number {

@@ -93,7 +93,7 @@ describe('market serve (compiled binary)', () => {
         version: 1,
         resources: [`http://localhost:${port}/echo`, `http://localhost:${port}/word-count`],
       });
-      expect((await postJson(`${url}/word-count`, { words: 'no' })).status).toBe(400);
+      expect((await postJson(`${url}/word-count`, { words: 'no' }, { 'X-Payment': 'e30=' })).status).toBe(400);
       const res = await paidPost(`${url}/word-count`, { text: 'one two  three' }, await stack.chain.createAccount({ usdc: 1_000_000n }));
       expect(res.status).toBe(200);
       expect(await res.json()).toMatchObject({ success: true, result: { words: 3, characters: 14 } });

@@ -34,8 +34,9 @@ describe('serve() on Node', () => {
       expect(payTo).toBe(payee.address);
 
       expect(await (await fetch(`${url}/health`)).json()).toMatchObject({ status: 'ok', skills: ['greet'] });
-      expect((await postJson(`${url}/greet`, { nom: 'x' })).status).toBe(400);
-      expect((await fetch(`${url}/greet`, { method: 'POST', body: '{oops' })).status).toBe(400);
+      expect((await postJson(`${url}/greet`, { nom: 'x' }, { 'X-Payment': 'e30=' })).status).toBe(400);
+      expect((await fetch(`${url}/greet`, { method: 'POST', headers: { 'X-Payment': 'e30=' }, body: '{oops' })).status).toBe(400);
+      expect((await fetch(`${url}/greet`, { method: 'POST', body: '{oops' })).status).toBe(402);
       expect((await postJson(`${url}/greet`, { name: 'x' })).status).toBe(402);
 
       const payer = await stack.chain.createAccount({ usdc: 1_000_000n });

@@ -149,7 +149,7 @@ describe('skill server endpoints', () => {
     const preflight = await fetch(at('echo'), { method: 'OPTIONS' });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-headers')).toContain('X-Payment');
-    expect((await postJson(at('echo'), { text: 'x'.repeat(1_100_000) })).status).toBe(413);
+    expect((await postJson(at('echo'), { text: 'x'.repeat(1_100_000) }, { 'X-Payment': 'e30=' })).status).toBe(413);
   });
 });
 
@@ -187,19 +187,26 @@ describe('input before payment', () => {
     expect(await stack.chain.balanceOf(payer.address)).toBe(1_000_000n);
   });
 
-  it('answers input failing the inputSchema 400 with the errors before asking for or taking payment; the proof stays usable', async () => {
-    const unpaid = await postJson(at('echo'), { txt: 'a' });
-    expect(unpaid.status).toBe(400);
-    expect(unpaid.headers.get('PAYMENT-REQUIRED')).toBeNull();
-    expect(await unpaid.json()).toMatchObject({
+  it('answers a POST without a payment 402 whatever its body (a crawler probes with none), before reading it', async () => {
+    for (const body of ['', '{}', '{"txt":"a"}', '{oops']) {
+      const unpaid = await fetch(at('echo'), { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      expect(unpaid.status).toBe(402);
+      expect(unpaid.headers.get('PAYMENT-REQUIRED')).not.toBeNull();
+    }
+  });
+
+  it('answers paid input failing the inputSchema 400 with the errors before taking payment; the proof stays usable', async () => {
+    const payer = await newPayer();
+    const proof = await proofFor(at('echo'), { text: 'a' }, payer);
+    const before = runs.echo ?? 0;
+    const invalid = await postJson(at('echo'), { txt: 'a' }, { 'X-Payment': proof });
+    expect(invalid.status).toBe(400);
+    expect(invalid.headers.get('PAYMENT-REQUIRED')).toBeNull();
+    expect(await invalid.json()).toMatchObject({
       success: false,
       error: 'Invalid input',
       details: [{ path: '/', message: "must have required property 'text'" }],
     });
-
-    const payer = await newPayer();
-    const proof = await proofFor(at('echo'), { text: 'a' }, payer);
-    const before = runs.echo ?? 0;
     expect((await postJson(at('echo'), { text: 5 }, { 'X-Payment': proof })).status).toBe(400);
     expect(runs.echo ?? 0).toBe(before);
     expect(await stack.chain.balanceOf(payer.address)).toBe(1_000_000n);

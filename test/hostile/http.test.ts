@@ -185,20 +185,20 @@ describe('skill server over a socket', () => {
     });
   }
 
-  it('answers a declared body over its limit 413 with its JSON error', async () => {
+  it('answers a paid request declaring a body over its limit 413 with its JSON error', async () => {
     const [answer] = await exchange(
       server.port,
-      'POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 99999999\r\nConnection: close\r\n\r\n{}',
+      'POST /echo HTTP/1.1\r\nHost: x\r\nX-Payment: e30=\r\nContent-Type: application/json\r\nContent-Length: 99999999\r\nConnection: close\r\n\r\n{}',
     );
     expect(answer!.status).toBe(413);
     expect(JSON.parse(answer!.body)).toMatchObject({ success: false });
   });
 
-  it('answers a body nested deeper than the guard 400, before any payment', async () => {
+  it('answers a paid request whose body is nested deeper than the guard 400, before any payment is taken', async () => {
     const body = '['.repeat(50_000) + ']'.repeat(50_000);
     const [answer] = await exchange(
       server.port,
-      `POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+      `POST /echo HTTP/1.1\r\nHost: x\r\nX-Payment: e30=\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
     );
     expect(answer!.status).toBe(400);
     expect(JSON.parse(answer!.body).error).toContain('nested deeper than');
