@@ -34,8 +34,8 @@ const call = (app: ReturnType<typeof handler>, path: string, init: RequestInit &
       headers: { ...(init.origin ? { origin: init.origin } : {}), ...(init.headers as Record<string, string>) },
     }),
   );
-const post = (app: ReturnType<typeof handler>, path: string, body: string, origin?: string) =>
-  call(app, path, { method: 'POST', body, headers: { 'content-type': 'application/json' }, ...(origin ? { origin } : {}) });
+const post = (app: ReturnType<typeof handler>, path: string, body: string, origin?: string, headers: Record<string, string> = {}) =>
+  call(app, path, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers }, ...(origin ? { origin } : {}) });
 const preflight = (app: ReturnType<typeof handler>, path: string, origin = PAGE) =>
   call(app, path, {
     method: 'OPTIONS',
@@ -78,8 +78,9 @@ describe('skill server CORS by default', () => {
   it('puts the headers on every other answer too: health, 400, 404, 405, and a request without Origin', async () => {
     const answers = [
       await call(app, '/health', { origin: PAGE }),
-      await post(app, '/echo', '{"text":', PAGE),
-      await post(app, '/echo', '{}', PAGE),
+      // A paid request's input is checked (400); without a payment the answer is the 402.
+      await post(app, '/echo', '{"text":', PAGE, { 'X-Payment': 'e30=' }),
+      await post(app, '/echo', '{}', PAGE, { 'X-Payment': 'e30=' }),
       await post(app, '/nope', '{}', PAGE),
       await call(app, '/echo', { method: 'PUT', origin: PAGE }),
       await post(app, '/echo', '{"text":"no origin"}'),

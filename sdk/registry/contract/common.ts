@@ -104,6 +104,8 @@ export const QueryInteger = (name: string, minimum: number, maximum: number, des
 /**
  * A day in a query string, `name` being the parameter's name: YYYY-MM-DD (UTC), a day of the
  * calendar from 1970-01-01 to 9999-12-31; anything else is a 400 naming the parameter.
+ *
+ * @example const query = T.Object({ from: T.Optional(QueryDay('from')), to: T.Optional(QueryDay('to')) });
  */
 export const QueryDay = (name: string) =>
   T.String({

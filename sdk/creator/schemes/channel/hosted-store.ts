@@ -12,6 +12,7 @@ import { excerpt } from '../../../http/errors';
 import { exchange, type FetchLike, isRecord, parseJson } from '../../../http/exchange';
 import type { ChannelState, ChannelStore } from './store';
 
+/** Options of {@link hostedChannelStore}. */
 export interface HostedStoreOptions {
   /** The facilitator's base URL. */
   url: string;
@@ -28,6 +29,9 @@ export interface HostedStoreOptions {
 const CLAIM_HOLD_MS = 5 * 60_000;
 
 /**
+ * The channel store at a facilitator: every skill server of the receiver the key is bound to takes
+ * a payer's channel through it (a lease per call, one claim round at a time).
+ *
  * @example
  * serve(skills, { channels: { store: hostedChannelStore({ url: 'https://facilitator.example', apiKey: process.env.RECEIVER_KEY! }) } });
  */
