@@ -51,6 +51,17 @@ const sound = (): DoctorTarget => ({
 });
 const byName = (results: CheckResult[]) => Object.fromEntries(results.map((r) => [r.name, r]));
 
+/** `market doctor <args>` as a process, without the deployment variables of this shell unless given in `env`. */
+async function doctorCli(args: string[], env: Record<string, string> = {}) {
+  const run = Bun.spawn([process.execPath, join(import.meta.dir, '../../src/cli/main.ts'), 'doctor', ...args], {
+    stdout: 'pipe',
+    stderr: 'pipe',
+    env: { ...process.env, MARKET_FACILITATOR_URL: '', MARKET_API_URL: '', MARKET_CHANNELS_FROM_BLOCK: '', ...env },
+  });
+  const [out, err, code] = await Promise.all([new Response(run.stdout).text(), new Response(run.stderr).text(), run.exited]);
+  return { out, err, code };
+}
+
 describe('market doctor', () => {
   it('finds nothing wrong with a sound deployment, and says what it checked', async () => {
     const results = byName(await runDoctor(sound()));
@@ -91,19 +102,7 @@ describe('market doctor', () => {
   });
 
   it('exits 1 and prints each fault as a line from the command line', async () => {
-    const run = Bun.spawn(
-      [
-        process.execPath,
-        join(import.meta.dir, '../../src/cli/main.ts'),
-        'doctor',
-        '--network',
-        chain.network,
-        '--rpc-url',
-        'http://127.0.0.1:9',
-      ],
-      { stdout: 'pipe', stderr: 'pipe', env: { ...process.env, MARKET_FACILITATOR_URL: '', MARKET_API_URL: '' } },
-    );
-    const [out, code] = await Promise.all([new Response(run.stdout).text(), run.exited]);
+    const { out, code } = await doctorCli(['--network', chain.network, '--rpc-url', 'http://127.0.0.1:9']);
     expect(code).toBe(1);
     expect(out).toMatch(/^FAIL {2}rpc: the RPC at 127\.0\.0\.1:9 does not answer/m);
     expect(out).toContain('problem');
@@ -138,25 +137,7 @@ describe('market doctor on payment channels', () => {
       expect(results['channel events']).toMatchObject({ status: 'skip' });
       expect(results.token).toMatchObject({ status: 'ok' });
 
-      const run = Bun.spawn(
-        [
-          process.execPath,
-          join(import.meta.dir, '../../src/cli/main.ts'),
-          'doctor',
-          '--network',
-          bare.network,
-          '--rpc-url',
-          bare.rpcUrl,
-          '--asset',
-          bare.token.address,
-        ],
-        {
-          stdout: 'pipe',
-          stderr: 'pipe',
-          env: { ...process.env, MARKET_FACILITATOR_URL: '', MARKET_API_URL: '', MARKET_CHANNELS_FROM_BLOCK: '' },
-        },
-      );
-      const [out, code] = await Promise.all([new Response(run.stdout).text(), run.exited]);
+      const { out, code } = await doctorCli(['--network', bare.network, '--rpc-url', bare.rpcUrl, '--asset', bare.token.address]);
       expect(code).toBe(1);
       expect(out).toMatch(new RegExp(`^FAIL {2}channel contract: no code at ${BATCH_SETTLEMENT_ADDRESS}`, 'm'));
       expect(out).toMatch(/^ok {4}rpc: /m);
@@ -200,19 +181,10 @@ describe('market doctor on payment channels', () => {
       expect(await events(first + 1_000n)).toMatchObject({ status: 'fail', detail: expect.stringContaining('past the latest block') });
 
       // From the command line: --channels-from-block, else MARKET_CHANNELS_FROM_BLOCK.
-      const doctor = async (args: string[], fromBlock = '') => {
-        const cli = join(import.meta.dir, '../../src/cli/main.ts');
-        const run = Bun.spawn(
-          [process.execPath, cli, 'doctor', '--network', late.network, '--rpc-url', late.rpcUrl, '--asset', late.token.address, ...args],
-          {
-            stdout: 'pipe',
-            stderr: 'pipe',
-            env: { ...process.env, MARKET_FACILITATOR_URL: '', MARKET_API_URL: '', MARKET_CHANNELS_FROM_BLOCK: fromBlock },
-          },
-        );
-        const [out, err, code] = await Promise.all([new Response(run.stdout).text(), new Response(run.stderr).text(), run.exited]);
-        return { out, err, code };
-      };
+      const doctor = (args: string[], fromBlock = '') =>
+        doctorCli(['--network', late.network, '--rpc-url', late.rpcUrl, '--asset', late.token.address, ...args], {
+          MARKET_CHANNELS_FROM_BLOCK: fromBlock,
+        });
       const flagged = await doctor(['--json', '--channels-from-block', `${first + 2n}`]);
       expect(flagged.code).toBe(1);
       expect(byName((JSON.parse(flagged.out) as { results: CheckResult[] }).results)['channel events']?.status).toBe('fail');
