@@ -28,9 +28,10 @@ Usage:
                                             relayer key from FACILITATOR_PRIVATE_KEY)
   market healthcheck [--url URL]            exit 0 when the registry's /health is ok (for containers)
   market doctor [--dev [dir]] [--network N] [--rpc-url U] [--asset A] [--facilitator U]
-                [--registry U] [--api-key K] [--endpoint U] [--json]
+                [--registry U] [--api-key K] [--endpoint U] [--channels-from-block B] [--json]
                                             check a deployment and say what is wrong: the RPC and its
-                                            chain, the token, the facilitator and its relayers' ETH,
+                                            chain, the token, the channel contract, the facilitator,
+                                            its channels and relayers' ETH, MARKET_CHANNELS_FROM_BLOCK,
                                             the registry, a creator key, a skill server (exit 1 on a fault)
   market login --api-key K [--api-url U]   store a registry URL and API key for the commands below
   market wallet new [--label L] [--keystore PATH]

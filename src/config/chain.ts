@@ -45,7 +45,10 @@ const CHAIN_DEFAULTS = {
   network: DEFAULT_NETWORK,
   rpcTimeoutMs: 3000,
   balanceCacheMs: 5000,
-  /** Block 0: the x402BatchSettlement deployment block is not among the built-in defaults (docs/creators.md, calls paid over payment channels). */
+  /**
+   * Block 0: x402BatchSettlement's deployment block is not among the built-in defaults; `market
+   * doctor` finds it on a node that serves past state (docs/operators.md, going live).
+   */
   channelsFromBlock: 0,
 } as const;
 
@@ -63,8 +66,16 @@ export function readChainConfig(env: Env): ChainConfig {
     rpcUrl: readRpcUrl(env, 'MARKET_RPC_URL', network),
     rpcTimeoutMs: readInteger(env, 'MARKET_RPC_TIMEOUT_MS', CHAIN_DEFAULTS.rpcTimeoutMs, 100, 60_000),
     balanceCacheMs: readInteger(env, 'MARKET_BALANCE_CACHE_MS', CHAIN_DEFAULTS.balanceCacheMs, 0, 600_000),
-    channelsFromBlock: BigInt(readInteger(env, 'MARKET_CHANNELS_FROM_BLOCK', CHAIN_DEFAULTS.channelsFromBlock, 0, Number.MAX_SAFE_INTEGER)),
+    channelsFromBlock: readChannelsFromBlock(env),
   };
+}
+
+/**
+ * MARKET_CHANNELS_FROM_BLOCK: the first block payment-channel events are read from (default 0;
+ * `market doctor` says when 0 is too early on the network, and which block to set).
+ */
+export function readChannelsFromBlock(env: Env): bigint {
+  return BigInt(readInteger(env, 'MARKET_CHANNELS_FROM_BLOCK', CHAIN_DEFAULTS.channelsFromBlock, 0, Number.MAX_SAFE_INTEGER));
 }
 
 /**

@@ -5,6 +5,7 @@ export { readPaymentVerificationConfig, PAYMENT_VERIFICATION_DEFAULTS, type Paym
 export { readHealthConfig, HEALTH_DEFAULTS, type HealthConfig } from './health';
 export type { RateLimitConfig, RateRule } from './limits';
 export { loadRegistryConfig, REGISTRY_DEFAULTS, type RegistryConfig } from './registry';
+export { readChannelsFromBlock } from './chain';
 export type { LogLevel } from './modes';
 export { loadFacilitatorConfig, deriveAuthorizerKey, FACILITATOR_DEFAULTS, type FacilitatorConfig, type ReceiverKey } from './facilitator';
 export {

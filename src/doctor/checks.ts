@@ -5,32 +5,10 @@
  */
 import { createPublicClient, erc20Abi, formatEther, http, isAddress, type Address, type PublicClient } from 'viem';
 import { eip3009Abi, getKnownNetwork, parseCaip2 } from 'skill-market/x402';
+import { checkChannelContract, checkChannelEvents, checkFacilitatorChannels, type SupportedKindSeen } from './channels';
+import { label, type CheckResult, type DoctorTarget } from './target';
 
-type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip';
-
-export interface CheckResult {
-  /** What was checked, e.g. `rpc`, `token`, `facilitator`. */
-  name: string;
-  status: CheckStatus;
-  /** One plain sentence: what holds, or what is wrong and what to do. */
-  detail: string;
-}
-
-export interface DoctorTarget {
-  /** CAIP-2 network the deployment settles on. */
-  network: string;
-  rpcUrl?: string | undefined;
-  /** The token paid in (default: the network's USDC). */
-  asset?: string | undefined;
-  facilitatorUrl?: string | undefined;
-  registryUrl?: string | undefined;
-  /** A creator key (sk_…) to check against the registry. */
-  apiKey?: string | undefined;
-  /** A skill server's base URL to check. */
-  endpoint?: string | undefined;
-  /** Per request; default 5000 ms. */
-  timeoutMs?: number;
-}
+export type { CheckResult, DoctorTarget } from './target';
 
 /**
  * Gas of one settlement as BENCHMARKS.md measures it (a first transfer to a payee, the dearest
@@ -41,13 +19,6 @@ const GAS_PER_SETTLEMENT = 80_000n;
 const LOW_SETTLEMENTS = 1_000n;
 
 const tokenAbi = [...erc20Abi, ...eip3009Abi] as const;
-
-const label = (network: string) => {
-  const known = getKnownNetwork(network);
-  if (known?.chainId === 8453) return `${network} (Base)`;
-  if (known?.chainId === 84532) return `${network} (Base Sepolia)`;
-  return network === 'eip155:31337' ? `${network} (local test chain)` : network;
-};
 
 /** Runs every check; resolves with one result each, in a fixed order. */
 export async function runDoctor(target: DoctorTarget): Promise<CheckResult[]> {
@@ -82,8 +53,13 @@ export async function runDoctor(target: DoctorTarget): Promise<CheckResult[]> {
   }
 
   results.push(await checkToken(client, target));
-  const signers = await checkFacilitator(target, timeoutMs, results);
-  results.push(await checkRelayers(client, signers, target));
+  const channels = await checkChannelContract(client, target);
+  results.push(channels.result);
+  const facilitator = await checkFacilitator(target, timeoutMs, results);
+  const offered = checkFacilitatorChannels(facilitator?.kinds, channels.present, target);
+  if (offered) results.push(offered);
+  results.push(await checkRelayers(client, facilitator?.signers, target));
+  results.push(await checkChannelEvents(client, channels.present, target, timeoutMs));
   results.push(...(await checkRegistry(target, timeoutMs)));
   results.push(await checkEndpoint(target, timeoutMs));
   return results;
@@ -144,15 +120,19 @@ async function checkToken(client: PublicClient | undefined, target: DoctorTarget
   return { name: 'token', status: 'ok', detail: `${asset} is "${name}" version ${version}, 6 decimals, with EIP-3009 transfers` };
 }
 
-/** Pushes the facilitator's results; returns its relayer addresses (the /supported signers). */
-async function checkFacilitator(target: DoctorTarget, timeoutMs: number, results: CheckResult[]): Promise<Address[] | undefined> {
+/** Pushes the facilitator's results; returns its /supported kinds and relayer addresses (the signers). */
+async function checkFacilitator(
+  target: DoctorTarget,
+  timeoutMs: number,
+  results: CheckResult[],
+): Promise<{ kinds: SupportedKindSeen[]; signers: Address[] } | undefined> {
   if (!target.facilitatorUrl) {
     results.push({ name: 'facilitator', status: 'skip', detail: 'not checked: pass --facilitator <url>' });
     return undefined;
   }
   const base = target.facilitatorUrl.replace(/\/+$/, '');
   const supported = await getJson<{
-    kinds?: { x402Version?: number; scheme?: string; network?: string }[];
+    kinds?: (SupportedKindSeen & { x402Version?: number })[];
     signers?: Record<string, string[]>;
   }>(`${base}/supported`, timeoutMs);
   if (!supported.ok) {
@@ -187,7 +167,7 @@ async function checkFacilitator(target: DoctorTarget, timeoutMs: number, results
     });
   }
   const signers = Object.values(supported.body.signers ?? {}).flat();
-  return signers.filter((s): s is Address => isAddress(s));
+  return { kinds, signers: signers.filter((s): s is Address => isAddress(s)) };
 }
 
 async function checkRelayers(client: PublicClient | undefined, signers: Address[] | undefined, target: DoctorTarget): Promise<CheckResult> {

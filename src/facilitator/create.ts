@@ -8,6 +8,7 @@ import { safeError } from './chain';
 import { createDiscoveryCatalogue, extensionResponses, facilitatorDiscoveryRoutes, withDiscovery, type Outcomes } from './discovery';
 import { createHostedChannels, hostedChannelRoutes } from '../creator-store';
 import { createRelayerPool } from './relayer';
+import { createSchemeOffering } from './offering';
 import { facilitatorRoutes } from './routes';
 import type { FacilitatorScheme } from './scheme';
 import { createChannelScheme, type ResumeReport } from './schemes/channel';
@@ -88,8 +89,9 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 /**
  * Builds a facilitator on an open database without listening: call `verify`/`settle` in process,
  * or serve `app` (`app.listen`, `app.handle`, or `.use(app)` in another Elysia app). `start()`
- * checks the RPC's chain id and starts the schemes' background work (the exact reconciler, the
- * channel resume pass); `stop()` stops it (the database stays open).
+ * checks the RPC's chain id, offers `batch-settlement` only when the chain holds its contracts, and
+ * starts the schemes' background work (the exact reconciler, the channel resume pass); `stop()`
+ * stops it (the database stays open).
  *
  * @example
  * const facilitator = createFacilitator({ database, config: { network: 'eip155:8453', rpcUrl, relayerPrivateKeys: [key], assets: [usdc] } });
@@ -164,11 +166,13 @@ export function createFacilitator({
         resumeIntervalMs: reconcileIntervalMs,
       })
     : undefined;
-  const offered: FacilitatorScheme[] = [exact, channel].filter((scheme) => scheme !== undefined);
+  const built: FacilitatorScheme[] = [exact, channel].filter((scheme) => scheme !== undefined);
+  // A scheme whose contracts the chain lacks (channels on a network without x402BatchSettlement) is not offered.
+  const offering = createSchemeOffering(built, log, reconcileIntervalMs);
   // The Bazaar catalogues what the payments it passes declare (discovery/).
   const catalogue = createDiscoveryCatalogue(database.db, clock, log);
   const outcomes: Outcomes = new WeakMap();
-  const service = withDiscovery(createFacilitatorService(offered), catalogue, outcomes);
+  const service = withDiscovery(createFacilitatorService(offering), catalogue, outcomes);
   const bodyLimit = config.bodyLimitBytes ?? FACILITATOR_DEFAULTS.bodyLimitBytes;
   const base = serverBase('facilitator', log, bodyLimit, { seed: prefix });
   // /health answers 503 when the RPC is unreachable or serves another chain: settlements would fail.
@@ -193,24 +197,30 @@ export function createFacilitator({
     verify: (body: unknown): Promise<VerifyResponse> => service.verify(body),
     /** `bearer`: the caller's key, as `Authorization: Bearer` carries it over HTTP (a channel refund our authorizer signs needs the receiver's). */
     settle: (body: unknown, mode?: SettlementMode, bearer?: string): Promise<SettleResponse> => service.settle(body, { mode, bearer }),
-    supported: (): SupportedResponse => service.supported(),
+    supported: (): Promise<SupportedResponse> => service.supported(),
     receipt: (txHash: string): Promise<SettlementReceipt | undefined> => service.receipt(txHash),
     settlement: (key: AuthorizationKey): Promise<SettlementStatus | undefined> => service.settlement(key),
     /** One reconciliation pass of exact settlements now (the timer runs them every `reconcileIntervalMs` after start). */
     reconcile: async (): Promise<ReconcileReport> => (exact ? exact.reconcile() : { ...NOTHING_RECONCILED }),
     /** One pass over channel operations not final (the timer runs them every `reconcileIntervalMs` after start). */
     resumeChannels: async (): Promise<ResumeReport> => (channel ? channel.resume() : { ...NOTHING_RESUMED }),
-    /** Checks the RPC's chain id (ConfigError on a mismatch) and starts the schemes' background work (reconciler, channel resume pass). */
+    /**
+     * Checks the RPC's chain id (ConfigError on a mismatch), reads the chain for the contracts the
+     * schemes need (a scheme missing them is not offered; one the chain could not be read for is
+     * read again every `reconcileIntervalMs`), and starts the offered schemes' background work
+     * (reconciler, channel resume pass).
+     */
     async start(): Promise<void> {
       await checkRpcChain(client, config.network, log);
-      for (const scheme of offered) scheme.start?.();
+      await offering.start();
     },
     /** Stops the schemes' background work and receipt waits (what they did not finish, the next start's passes do). */
     async stop(): Promise<void> {
-      for (const scheme of offered) scheme.drain?.(); // what is queued is sent, not dropped
+      offering.stop();
+      for (const scheme of built) scheme.drain?.(); // what is queued is sent, not dropped
       stopping.abort();
       await Promise.allSettled([...tasks]);
-      for (const scheme of offered) await scheme.stop?.();
+      for (const scheme of built) await scheme.stop?.();
     },
   };
 }

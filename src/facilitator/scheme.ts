@@ -3,7 +3,9 @@
  * `SchemeNetworkFacilitator`: its wire id, what `/supported` lists for it, and `/verify` and
  * `/settle` of the requests that name it. Each scheme parses its own payload and answers with its
  * own reasons (kept in its folder under schemes/); the service (service.ts) only picks the scheme a
- * request names. The lifecycle hooks are for schemes with work of their own in the background.
+ * request names. A scheme that needs something on the chain (its contracts) says what it misses, and
+ * is offered only where nothing is (offering.ts). The lifecycle hooks are for schemes with work of
+ * their own in the background.
  */
 import type { FacilitatorRequest, SettleResponse, SettlementMode, SupportedKind } from 'skill-market/x402';
 import type { AuthorizationKey, SettlementReceipt, SettlementStatus, VerifyResponse } from './types';
@@ -33,7 +35,13 @@ export interface FacilitatorScheme {
   settlement?(key: AuthorizationKey): Promise<SettlementStatus | undefined>;
   /** What became of each of several authorizations, in order; null for one it never accepted. */
   settlements?(keys: readonly AuthorizationKey[]): Promise<(SettlementStatus | null)[]>;
-  /** Starts its background work (the facilitator's start, once the chain is checked). */
+  /**
+   * What the scheme needs on the chain and does not find there (its contracts), as a sentence naming
+   * the addresses and the network; undefined when all is there. Rejects when the chain cannot be
+   * read. Absent: the scheme needs nothing beyond what each request brings.
+   */
+  missingOnChain?(): Promise<string | undefined>;
+  /** Starts its background work (the facilitator's start, or later, once the chain is found to hold what it needs). */
   start?(): void;
   /** Sends what it holds queued and starts nothing new: the facilitator is stopping. */
   drain?(): void;

@@ -2,13 +2,15 @@
  * The facilitator's verbs, free of HTTP: verify, settle, supported, receipt, settlement. Each
  * request goes whole to the scheme it names (`paymentPayload.accepted.scheme`, else
  * `paymentRequirements.scheme`), which parses it and gives the verdict; a scheme this facilitator
- * does not settle is refused `unsupported_scheme` (a verdict, answered 200 as the reference
- * facilitators do), and a body that is not a request at all throws FacilitatorRequestError (400).
- * `/supported` is what the schemes offer: their kinds, and the addresses that send for them.
+ * does not settle, or does not offer on this chain now (offering.ts), is refused `unsupported_scheme`
+ * with the reason (a verdict, answered 200 as the reference facilitators do), and a body that is not
+ * a request at all throws FacilitatorRequestError (400). `/supported` is what the offered schemes
+ * offer: their kinds, and the addresses that send for them.
  */
 import { requestedNetwork, type SettleResponse } from 'skill-market/x402';
 import { DISPATCH_REASONS } from './reasons';
 import { parseEnvelope } from './request';
+import type { SchemeOffering } from './offering';
 import type { FacilitatorScheme, SchemeSettleOptions } from './scheme';
 import type { AuthorizationKey, SettlementReceipt, SettlementStatus, SupportedResponse, VerifyResponse } from './types';
 
@@ -17,7 +19,7 @@ export interface FacilitatorService {
   verify(body: unknown): Promise<VerifyResponse>;
   /** `POST /settle`: throws FacilitatorRequestError on a malformed body. */
   settle(body: unknown, options?: SchemeSettleOptions): Promise<SettleResponse>;
-  supported(): SupportedResponse;
+  supported(): Promise<SupportedResponse>;
   /** A settlement transaction, as the scheme that sent it stored it. */
   receipt(txHash: string): Promise<SettlementReceipt | undefined>;
   /** What became of one authorization; undefined when this facilitator never accepted it. */
@@ -38,20 +40,29 @@ function supportedOf(schemes: readonly FacilitatorScheme[]): SupportedResponse {
   return { kinds: schemes.flatMap((scheme) => scheme.kinds), extensions: [], signers: listed };
 }
 
-export function createFacilitatorService(schemes: readonly FacilitatorScheme[]): FacilitatorService {
-  const byId = new Map(schemes.map((scheme) => [scheme.id, scheme]));
-  if (byId.size !== schemes.length) throw new Error('Two schemes share one id');
-  const supported = supportedOf(schemes);
-  const settled = [...byId.keys()].join(', ') || 'none';
-  const unsupported = (scheme: string) => ({
-    reason: DISPATCH_REASONS.unsupportedScheme,
-    message: `This facilitator does not settle the scheme ${JSON.stringify(scheme.slice(0, 64))} (it settles: ${settled})`,
-  });
+export function createFacilitatorService(offering: SchemeOffering): FacilitatorService {
+  const { schemes } = offering;
+  if (new Set(schemes.map((scheme) => scheme.id)).size !== schemes.length) throw new Error('Two schemes share one id');
+  const unsupported = (scheme: string) => {
+    const settled =
+      offering
+        .offered()
+        .map((s) => s.id)
+        .join(', ') || 'none';
+    const withheld = offering.withheld(scheme);
+    const named = JSON.stringify(scheme.slice(0, 64));
+    return {
+      reason: DISPATCH_REASONS.unsupportedScheme,
+      message: withheld
+        ? `This facilitator does not offer the scheme ${named} now: ${withheld} (it settles: ${settled})`
+        : `This facilitator does not settle the scheme ${named} (it settles: ${settled})`,
+    };
+  };
 
   return {
     async verify(body) {
       const request = parseEnvelope(body);
-      const scheme = byId.get(request.scheme);
+      const scheme = await offering.find(request.scheme);
       if (scheme) return scheme.verify(request.body);
       const refused = unsupported(request.scheme);
       return { isValid: false, invalidReason: refused.reason, invalidMessage: refused.message };
@@ -59,7 +70,7 @@ export function createFacilitatorService(schemes: readonly FacilitatorScheme[]):
 
     async settle(body, options = {}) {
       const request = parseEnvelope(body);
-      const scheme = byId.get(request.scheme);
+      const scheme = await offering.find(request.scheme);
       if (scheme) return scheme.settle(request.body, options);
       const refused = unsupported(request.scheme);
       return {
@@ -71,7 +82,7 @@ export function createFacilitatorService(schemes: readonly FacilitatorScheme[]):
       };
     },
 
-    supported: () => structuredClone(supported),
+    supported: async () => structuredClone(supportedOf(await offering.listed())),
 
     async receipt(txHash) {
       for (const scheme of schemes) {

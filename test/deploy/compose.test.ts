@@ -8,7 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { generatePrivateKey } from 'viem/accounts';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { loadFacilitatorConfig, loadRegistryConfig } from '../../src/config';
 import { ensureBinary } from '../support/binary';
 import { type LocalChain, startChain } from '../support/chain';
 import { createPostgresDatabase, TEST_DATABASE_URL } from '../support/database';
@@ -56,6 +57,37 @@ describe('compose.yaml', () => {
       expect(service?.depends_on?.postgres?.condition).toBe('service_healthy');
       expect(service?.healthcheck?.test.slice(0, 2)).toEqual(['CMD', 'market']);
     }
+  });
+
+  it('passes the payment-channel settings through: MARKET_CHANNELS_FROM_BLOCK to the registry, the receiver authorizer and bound keys to the facilitator', () => {
+    const { registry, facilitator } = compose.services;
+    const required = {
+      POSTGRES_PASSWORD: 'a-password',
+      PUBLIC_URL: 'https://market.example.com',
+      AUTH_JWT_SECRET: 'a-session-secret-of-at-least-32-characters',
+      FACILITATOR_PRIVATE_KEY: generatePrivateKey(),
+    };
+    const configs = (env: Record<string, string>) => {
+      const filled = (service: Service | undefined) =>
+        Object.fromEntries(Object.entries(service?.environment ?? {}).map(([k, v]) => [k, interpolate(String(v), env)]));
+      return { registry: loadRegistryConfig(filled(registry), '/'), facilitator: loadFacilitatorConfig(filled(facilitator), '/') };
+    };
+    const unset = configs(required);
+    expect(unset.registry.chain.channelsFromBlock).toBe(0n);
+    expect(unset.facilitator.receiverKeys).toEqual([]);
+    expect(unset.facilitator.authorizerPrivateKey).toBeUndefined();
+
+    const authorizer = generatePrivateKey();
+    const payout = privateKeyToAccount(generatePrivateKey()).address;
+    const set = configs({
+      ...required,
+      MARKET_CHANNELS_FROM_BLOCK: '25300000',
+      FACILITATOR_AUTHORIZER_KEY: authorizer,
+      FACILITATOR_RECEIVER_KEYS: `${payout}=a-key-bound-to-the-payout-address`,
+    });
+    expect(set.registry.chain.channelsFromBlock).toBe(25_300_000n);
+    expect(set.facilitator.authorizerPrivateKey).toBe(authorizer);
+    expect(set.facilitator.receiverKeys).toEqual([{ receiver: payout, key: 'a-key-bound-to-the-payout-address' }]);
   });
 
   it('refuses to start without the secrets it needs', () => {

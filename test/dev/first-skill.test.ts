@@ -147,14 +147,18 @@ describe('README: Your first skill', () => {
       expect(config.stdout).toContain(`"--dev",\n        "${join(folder, '.market/dev')}"`);
       expect(config.stdout).not.toContain('MARKET_KEYSTORE_PASSPHRASE_FILE');
 
-      // market doctor --dev finds the local marketplace sound: chain, token, facilitator, relayer, registry, creator key.
+      // market doctor --dev finds the local marketplace sound: chain, token, channel contract, facilitator and its
+      // channels, relayer, channel events, registry, creator key.
       const doctor = await run('npx market doctor --dev --json', folder);
       const checked = JSON.parse(doctor.stdout) as { results: { name: string; status: string }[] };
       expect({ code: doctor.code, failed: checked.results.filter((r) => r.status === 'fail') }).toEqual({ code: 0, failed: [] });
       expect(Object.fromEntries(checked.results.map((r) => [r.name, r.status]))).toMatchObject({
         rpc: 'ok',
         token: 'ok',
+        'channel contract': 'ok',
         facilitator: 'ok',
+        'facilitator channels': 'ok',
+        'channel events': 'ok',
         registry: 'ok',
         'creator key': 'ok',
       });

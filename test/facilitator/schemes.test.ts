@@ -107,10 +107,10 @@ for (const kind of databaseKinds) {
     });
 
     it('without the channel scheme, lists only exact and refuses a channel deposit it would otherwise take, sending nothing', async () => {
-      const kinds = (f: FacilitatorFixture) => f.facilitator.supported().kinds.map((k) => k.scheme);
-      expect(kinds(all)).toContain('batch-settlement');
-      expect(new Set(kinds(exactOnly))).toEqual(new Set(['exact']));
-      expect(exactOnly.facilitator.supported().signers).toEqual({ 'eip155:*': [chain.accounts.relayers[1]!.address] });
+      const kinds = async (f: FacilitatorFixture) => (await f.facilitator.supported()).kinds.map((k) => k.scheme);
+      expect(await kinds(all)).toContain('batch-settlement');
+      expect(new Set(await kinds(exactOnly))).toEqual(new Set(['exact']));
+      expect((await exactOnly.facilitator.supported()).signers).toEqual({ 'eip155:*': [chain.accounts.relayers[1]!.address] });
 
       const { payer, request } = await channelDeposit();
       expect(await all.facilitator.verify(request)).toMatchObject({ isValid: true, payer: payer.address });

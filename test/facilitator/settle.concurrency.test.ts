@@ -104,7 +104,7 @@ for (const kind of databaseKinds) {
       const sent = (await Promise.all(relayers.map(txCount))).map((n, i) => n - before[i]!);
       expect(sent.reduce((a, b) => a + b, 0)).toBe(COUNT);
       for (const n of sent) expect(n).toBeGreaterThan(0);
-      expect(pooled.facilitator.supported().signers?.['eip155:*']).toEqual(relayers);
+      expect((await pooled.facilitator.supported()).signers?.['eip155:*']).toEqual(relayers);
     });
   });
 }

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { readChannelsFromBlock } from '../../config';
 import { readDevProfile } from '../../dev/profile';
 import { runDoctor, type CheckResult, type DoctorTarget } from '../../doctor/checks';
 import { UsageError } from '../errors';
@@ -8,10 +9,11 @@ const MARK: Record<CheckResult['status'], string> = { ok: 'ok  ', warn: 'warn', 
 
 /**
  * `market doctor [--dev [dir]] [--network N] [--rpc-url U] [--asset A] [--facilitator U]
- * [--registry U] [--api-key K] [--endpoint U] [--json]`: checks a deployment (RPC and chain, the
- * token, the facilitator and its relayers' ETH, the registry and a creator key, a skill server)
- * and says what is wrong; exit code 1 when a check fails. `--dev` checks the local marketplace
- * `market dev` runs.
+ * [--registry U] [--api-key K] [--endpoint U] [--channels-from-block B] [--json]`: checks a
+ * deployment (RPC and chain, the token, the payment-channel contracts, the facilitator, the
+ * channels it offers and its relayers' ETH, the block channel events are read from, the registry
+ * and a creator key, a skill server) and says what is wrong; exit code 1 when a check fails.
+ * `--dev` checks the local marketplace `market dev` runs.
  */
 export async function doctorCommand(args: string[]): Promise<void> {
   const { values } = parseArgs({
@@ -27,6 +29,7 @@ export async function doctorCommand(args: string[]): Promise<void> {
       registry: { type: 'string' },
       'api-key': { type: 'string' },
       endpoint: { type: 'string' },
+      'channels-from-block': { type: 'string' },
       json: { type: 'boolean' },
     },
   });
@@ -42,6 +45,10 @@ export async function doctorCommand(args: string[]): Promise<void> {
   target.registryUrl = pick(values.registry, values.dev ? undefined : env.MARKET_API_URL, target.registryUrl);
   target.apiKey = pick(values['api-key'], values.dev ? undefined : env.MARKET_API_KEY, target.apiKey);
   target.endpoint = pick(values.endpoint, undefined, target.endpoint);
+  // The registry's MARKET_CHANNELS_FROM_BLOCK, checked against the chain (the flag names it when it is not in this shell).
+  const fromBlock = values['channels-from-block'];
+  if (fromBlock !== undefined && !/^[0-9]{1,16}$/.test(fromBlock)) throw new UsageError('--channels-from-block must be a block number');
+  target.channelsFromBlock = fromBlock !== undefined ? BigInt(fromBlock) : values.dev ? undefined : readChannelsFromBlock(env);
 
   const results = await runDoctor(target);
   if (values.json) process.stdout.write(`${JSON.stringify({ network: target.network, results }, null, 2)}\n`);

@@ -27,8 +27,8 @@ export function withDiscovery(service: FacilitatorService, catalogue: DiscoveryC
       await observe(body, answer.success);
       return answer;
     },
-    supported() {
-      const supported = service.supported();
+    async supported() {
+      const supported = await service.supported();
       return { ...supported, extensions: [...new Set([...(supported.extensions ?? []), 'bazaar'])] };
     },
   };

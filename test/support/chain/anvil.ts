@@ -1,6 +1,6 @@
 /**
  * A fresh local chain per call: anvil on a free loopback port with our EIP-3009 USDC deployed,
- * Multicall3 and the x402 batch-settlement contracts at their canonical addresses, and freshly
+ * Multicall3 and (unless left out) the x402 batch-settlement contracts at their canonical addresses, and freshly
  * generated, funded accounts. Every payment test, the e2e test and the benchmarks use it.
  *
  * @example
@@ -55,6 +55,11 @@ export type StartChainOptions = {
   ethPerAccount?: bigint;
   /** Extra anvil flags, e.g. ["--block-time", "1"]. --host/--port/--chain-id are set here. */
   anvilArgs?: string[];
+  /**
+   * Places x402BatchSettlement and its deposit collector at their canonical addresses (default
+   * true); false makes a network without payment channels (`installBatchSettlement` adds them later).
+   */
+  batchSettlement?: boolean;
 };
 
 /** A viem local account that also exposes its key, for code that takes a raw private key. */
@@ -118,6 +123,7 @@ const DEFAULTS = {
   usdcPerPayer: 1_000_000_000n, // 1,000 USDC
   ethPerAccount: parseEther('1000'),
   anvilArgs: [] as string[],
+  batchSettlement: true as boolean,
 };
 
 // Fixed fees and gas limits: set-up transactions then need no estimate or fee RPCs.
@@ -189,7 +195,7 @@ async function attempt(o: typeof DEFAULTS, compiled: CompiledContracts): Promise
       Promise.all([
         ...everyone.map((a) => testClient.setBalance({ address: a.address, value: o.ethPerAccount })),
         testClient.setCode({ address: MULTICALL3_ADDRESS, bytecode: compiled.Multicall3.deployedBytecode }),
-        installBatchSettlement(testClient),
+        ...(o.batchSettlement ? [installBatchSettlement(testClient)] : []),
       ]),
     );
 

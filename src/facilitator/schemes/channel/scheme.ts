@@ -2,7 +2,8 @@
  * The `batch-settlement` scheme (payment channels on x402BatchSettlement) as the facilitator
  * speaks it: `/verify` of deposit, voucher and refund payloads (the channel snapshot in `extra`),
  * `/settle` of deposit, claim, settle and completed refund payloads, and its `/supported` kind,
- * which advertises our receiver authorizer. Malformed payloads answer the spec's reason codes.
+ * which advertises our receiver authorizer. Malformed payloads answer the spec's reason codes. It is
+ * offered only on a chain holding x402BatchSettlement and its deposit collector (`missingOnChain`).
  * Started, it resumes at once, then periodically, the operations a stopped process left unsent.
  */
 import type { Address, Hex, PublicClient } from 'viem';
@@ -15,6 +16,7 @@ import {
   type BatchClientPayload,
   type BatchSettlePayload,
 } from 'skill-market/x402';
+import { missingChannelContracts, missingText } from '../../../chain/batch-settlement';
 import type { Database } from '../../../db';
 import type { Logger } from '../../../log';
 import type { RelayerPool } from '../../relayer';
@@ -152,6 +154,12 @@ export function createChannelScheme(deps: ChannelSchemeDeps): ChannelScheme {
         case 'refund':
           return settleRefund(ctx, payload, bearer);
       }
+    },
+
+    async missingOnChain() {
+      const missing = await missingChannelContracts(deps.client);
+      if (missing.length === 0) return undefined;
+      return `${missingText(missing)} on ${deps.network}: payment channels cannot be paid there`;
     },
 
     resume: () => resume.runOnce(),
