@@ -222,7 +222,8 @@ function resent(state: ChannelState, payment: ChannelPayment, call: PaidRequest)
   if (!last || payment.type === 'refund') return undefined;
   if (payment.signature.toLowerCase() !== state.signature.toLowerCase()) return undefined;
   if (payment.maxClaimableAmount !== BigInt(state.signedMaxClaimable) || last.call !== callDigest(call)) return undefined;
-  return { status: last.status, headers: { ...last.headers, 'X-Payment-Replayed': 'true' }, body: last.body };
+  const headers = { 'Content-Type': 'application/json', ...paymentResponse(last.receipt), 'X-Payment-Replayed': 'true' };
+  return { status: 200, headers, body: last.body };
 }
 
 async function paid(
@@ -314,7 +315,7 @@ async function paid(
   };
   const response = jsonAnswer(200, run.body, paymentResponse(receipt));
   // Kept for a resend of this voucher (a lost answer); an answer too large to keep is not.
-  if (response.body.length <= MAX_KEPT_ANSWER) next.lastAnswer = { call: callDigest(call), ...response };
+  if (response.body.length <= MAX_KEPT_ANSWER) next.lastAnswer = { call: callDigest(call), body: response.body, receipt };
   return { next, value: { response, settled } };
 }
 

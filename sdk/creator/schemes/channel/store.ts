@@ -41,13 +41,14 @@ export interface ChannelState {
   lastAnswer?: StoredAnswer;
 }
 
-/** An answer as a channel keeps it for a resend: what the call was (skill and input digest) and the answer itself. */
+/** A paid answer as a channel keeps it for a resend: what the call was (skill and input digest), its body and its receipt. */
 export interface StoredAnswer {
   /** Digest of the skill name and the input. */
   call: string;
-  status: number;
-  headers: Record<string, string>;
+  /** The success body as sent. */
   body: string;
+  /** The `PAYMENT-RESPONSE` it carried, decoded. */
+  receipt: Record<string, unknown>;
 }
 
 /** What {@link ChannelStore.update}'s work answers: the state to keep (`null` deletes it, absent keeps it as it was) and a value. */
