@@ -6,6 +6,7 @@
 import { and, desc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
 import type { ChannelView } from 'skill-market/registry';
 import type { Database } from '../../../db';
+import { larger } from '../../lib/amounts';
 import { channelCalls, paymentChannels, skills } from '../../../db/schema';
 
 export interface ChannelTotals {
@@ -133,6 +134,10 @@ export async function listChannels(
             : c.totalClaimed > 0n
               ? 'settled'
               : 'open';
+    const charged = t.earnedAtomic + t.claimedAtomic;
+    // The payer's: what the channel holds that nobody charged (nor claimed, a claim being a charge the chain saw).
+    const spent = larger(charged, c.totalClaimed);
+    const payerAtomic = c.balance === null ? null : c.balance > spent ? c.balance - spent : 0n;
     return {
       channelId: c.channelId,
       network: c.network,
@@ -141,7 +146,7 @@ export async function listChannels(
       receiver: c.receiver,
       state,
       balanceAtomic: c.balance?.toString() ?? null,
-      chargedAtomic: (t.earnedAtomic + t.claimedAtomic).toString(),
+      chargedAtomic: charged.toString(),
       claimedAtomic: c.totalClaimed.toString(),
       settledAtomic: c.settledClaimed.toString(),
       earnedCalls: t.earnedCalls,
@@ -149,6 +154,9 @@ export async function listChannels(
       countedCalls: t.claimedCalls,
       countedAtomic: t.claimedAtomic.toString(),
       refusedCalls: t.refusedCalls,
+      payerAtomic: payerAtomic?.toString() ?? null,
+      withdrawingAtomic: c.withdrawAmount.toString(),
+      withdrawInitiatedAt: c.withdrawInitiatedAt?.toISOString() ?? null,
       checkedAt: c.checkedAt?.toISOString() ?? null,
     };
   });
