@@ -180,8 +180,9 @@ const PAYER_REFRESH_LIMIT = 20;
 
 /**
  * The caller's payment channels: as `receiver`, those of their skills; as `payer`, those paid from
- * their sign-in wallet or one of their spending wallets, each read on chain again first when its
- * last read is older than a few seconds (with `refresh`: when the registry checks payments).
+ * their sign-in wallet or one of their spending wallets (and those their usage records name that
+ * the registry has not read on chain yet), each read on chain again first when its last read is
+ * older than a few seconds (with `refresh`: when the registry checks payments).
  */
 export async function channelsOf(
   ctx: ServiceContext,
@@ -191,7 +192,7 @@ export async function channelsOf(
 ) {
   if (role === 'receiver') return listChannels(ctx.db, { creatorId: principal.userId }, CHANNEL_LIST_LIMIT);
   const own = await ctx.db.select({ address: wallets.address }).from(wallets).where(eq(wallets.userId, principal.userId));
-  const payers = { payers: [principal.walletAddress, ...own.map((w) => w.address)] };
+  const payers = { payers: [principal.walletAddress, ...own.map((w) => w.address)], userId: principal.userId };
   const listed = await listChannels(ctx.db, payers, CHANNEL_LIST_LIMIT);
   const staleBefore = ctx.clock.now().getTime() - PAYER_FRESH_SECONDS * 1000;
   const stale = listed.filter((c) => c.checkedAt === null || Date.parse(c.checkedAt) <= staleBefore).slice(0, PAYER_REFRESH_LIMIT);

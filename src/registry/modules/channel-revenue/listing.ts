@@ -3,11 +3,11 @@
  * calls earned (reported, not yet claimed on chain), claimed (counted as revenue) and settled (a
  * sweep paid them out to the receiver); per channel its on-chain state as last read.
  */
-import { and, desc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import type { ChannelView } from 'skill-market/registry';
 import type { Database } from '../../../db';
 import { larger } from '../../lib/amounts';
-import { channelCalls, paymentChannels, skills } from '../../../db/schema';
+import { channelCalls, paymentChannels, skills, usageRecords } from '../../../db/schema';
 
 export interface ChannelTotals {
   earnedCalls: number;
@@ -72,12 +72,13 @@ export async function channelLedger(db: Database, creatorId: string, range: { fr
 
 /**
  * Channels seen by the registry, newest first, up to `limit`: those of the creator's skills
- * (`creatorId`), or those any of the wallets `payers` pays from (by its config on chain), with
- * what their calls add up to.
+ * (`creatorId`), or those any of the wallets `payers` pays from (by its config on chain) and, not
+ * yet read on chain, those the usage records of the payer's account (`userId`) name, with what
+ * their calls add up to.
  */
 export async function listChannels(
   db: Database,
-  who: { creatorId: string } | { payers: readonly string[] },
+  who: { creatorId: string } | { payers: readonly string[]; userId: string },
   limit: number,
 ): Promise<ChannelView[]> {
   const mine =
@@ -90,9 +91,21 @@ export async function listChannels(
             .innerJoin(skills, eq(skills.id, channelCalls.skillId))
             .where(eq(skills.creatorId, who.creatorId)),
         )
-      : inArray(
-          sql`lower(${paymentChannels.payer})`,
-          who.payers.map((p) => p.toLowerCase()),
+      : or(
+          inArray(
+            sql`lower(${paymentChannels.payer})`,
+            who.payers.map((p) => p.toLowerCase()),
+          ),
+          and(
+            isNull(paymentChannels.payer),
+            inArray(
+              paymentChannels.channelId,
+              db
+                .select({ id: usageRecords.channelId })
+                .from(usageRecords)
+                .where(and(eq(usageRecords.userId, who.userId), isNotNull(usageRecords.channelId))),
+            ),
+          ),
         );
   const channels = await db.select().from(paymentChannels).where(mine).orderBy(desc(paymentChannels.createdAt)).limit(limit);
   if (channels.length === 0) return [];
