@@ -30,7 +30,6 @@ import { chainVerifier, memoryLogger, registryFixture, testConfig } from '../sup
 import { chainAsset, loopbackServeOptions } from '../support/skill-server';
 import { isWebhookDelivery } from '../support/webhooks';
 
-const PRICE = 1_000n; // $0.001
 /** An hour: longer than the longest pause between two looks at a watched channel. */
 const LATER = 3601;
 

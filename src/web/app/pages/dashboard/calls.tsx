@@ -32,20 +32,18 @@ const PAGE = 20;
 /** The receipt of a call paid over a payment channel: which channel, its state, and the deposit it made. */
 function ChannelReceipt({ channel, network }: { channel: UsageChannelView; network: string }) {
   const state = channel.state === 'refused' && channel.reason ? `not counted: ${channel.reason}` : CHANNEL_TEXT[channel.state];
+  // One block, so a phone's card keeps it together beside its label.
   return (
-    <>
-      <span>
-        Paid from channel <code title={channel.channelId}>{shortAddress(channel.channelId)}</code>
-      </span>
+    <span class="channel-receipt">
+      Paid from channel <code title={channel.channelId}>{shortAddress(channel.channelId)}</code>
       <span class={`muted channel-state-${channel.state}`}> · {state}</span>
       {channel.depositTransaction && (
         <span class="deposit-line small">
-          <br />
           Deposit{channel.depositAmountAtomic ? ` of ${usdc(BigInt(channel.depositAmountAtomic))}` : ''} (yours until charged):{' '}
           <TxLink reference={channel.depositTransaction} network={network} />
         </span>
       )}
-    </>
+    </span>
   );
 }
 
