@@ -3,30 +3,20 @@
  * by nothing before it) join their skills' calls, each on the day it was reported; counted and
  * refused ones (counted at their claim before, or never) are left as they were.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
+import { describe, expect, it } from 'bun:test';
 import { sql } from 'drizzle-orm';
-import { migrations } from '../../drizzle/migrations';
-import { migrate, openEmbedded, type DatabaseHandle } from '../../src/db';
+import { migratedOver } from '../support/migration';
 
-const before = migrations.findIndex((m) => m.tag.endsWith('_channel_calls_counted_when_reported'));
 const USER = '00000000-0000-4000-8000-000000000001';
 const SKILL = '00000000-0000-4000-8000-000000000002';
 const CHANNEL = `0x${'ab'.repeat(32)}`;
+const call = (cumulative: number, status: string, at: string) =>
+  `insert into channel_calls (skill_id, channel_id, cumulative, amount, status, created_at) values ('${SKILL}', '${CHANNEL}', ${cumulative}, 1000, '${status}', '${at}')`;
 
 describe('migration to channel calls counted when reported', () => {
-  let handle: DatabaseHandle;
-  const rows = async <T>(query: ReturnType<typeof sql>) => {
-    const result = await handle.db.execute(query);
-    return (Array.isArray(result) ? result : (result as unknown as { rows: unknown[] }).rows) as T[];
-  };
-
-  beforeAll(async () => {
-    expect(before).toBeGreaterThan(0);
-    handle = await openEmbedded(undefined);
-    await migrate(handle.db, migrations.slice(0, before));
-    const call = (cumulative: number, status: string, at: string) =>
-      `insert into channel_calls (skill_id, channel_id, cumulative, amount, status, created_at) values ('${SKILL}', '${CHANNEL}', ${cumulative}, 1000, '${status}', '${at}')`;
-    const seed = `
+  const { rows } = migratedOver(
+    '_channel_calls_counted_when_reported',
+    `
       insert into users (id, wallet_address, created_at, updated_at) values ('${USER}', '0x0000000000000000000000000000000000000001', now(), now());
       insert into skills (id, creator_id, name, slug, price_atomic, network, endpoint, payment_address, created_at, updated_at)
         values ('${SKILL}', '${USER}', 'old', 'old', 1000, 'eip155:8453', 'https://s.example/old', '0x0000000000000000000000000000000000000002', now(), now());
@@ -37,11 +27,8 @@ describe('migration to channel calls counted when reported', () => {
       ${call(2000, 'earned', '2026-11-20T11:00:00Z')};
       ${call(3000, 'earned', '2026-11-21T09:00:00Z')};
       ${call(3500, 'refused', '2026-11-21T09:30:00Z')}
-    `;
-    for (const statement of seed.split(';\n')) if (statement.trim()) await handle.db.execute(sql.raw(statement));
-    expect(await migrate(handle.db)).toBe(migrations.length - before);
-  });
-  afterAll(() => handle?.close());
+    `,
+  );
 
   it('adds the earned records to the calls, on their days, and nothing to the money', async () => {
     expect(await rows(sql`select call_count, paid_call_count, total_revenue::text as revenue from skill_stats`)).toEqual([

@@ -69,7 +69,7 @@ export async function checkDueChannels(deps: ChannelCheckDeps): Promise<ChannelR
  * showing a payer their channels). A channel that cannot be read now keeps its last state: the
  * background checks deal with it. Never rejects.
  */
-export async function refreshChannels(deps: ChannelCheckDeps, channelIds: readonly string[], freshSeconds: number): Promise<void> {
+async function refreshChannels(deps: ChannelCheckDeps, channelIds: readonly string[], freshSeconds: number): Promise<void> {
   const { db, chain, clock, logger } = deps;
   if (channelIds.length === 0) return;
   const staleBefore = new Date(clock.now().getTime() - freshSeconds * 1000);

@@ -4,7 +4,7 @@
  * server's record of the same call and the channel's state on chain: charged (no server record
  * yet), earned, claimed, settled or refused.
  */
-import { and, eq, inArray, or } from 'drizzle-orm';
+import { and, eq, inArray, or, type SQL } from 'drizzle-orm';
 import type { UsageChannelView } from 'skill-market/registry';
 import type { Database } from '../../../db';
 import { channelCalls, paymentChannels } from '../../../db/schema';
@@ -47,36 +47,30 @@ const columns = {
 export async function channelViewsOf(db: Database, records: readonly UsagePayment[]): Promise<(UsageChannelView | null)[]> {
   const named = records.filter((r) => r.channelId !== null && r.cumulative !== null);
   const digests = records.filter((r) => r.channelId === null && r.paymentRef !== null);
+  const serverRecords = (where: SQL | undefined) =>
+    db.select(columns).from(channelCalls).innerJoin(paymentChannels, eq(paymentChannels.channelId, channelCalls.channelId)).where(where);
   const [byCall, byDigest] = await Promise.all([
     named.length === 0
       ? []
-      : db
-          .select(columns)
-          .from(channelCalls)
-          .innerJoin(paymentChannels, eq(paymentChannels.channelId, channelCalls.channelId))
-          .where(
-            or(
-              ...named.map((r) =>
-                and(
-                  eq(channelCalls.skillId, r.skillId),
-                  eq(channelCalls.channelId, r.channelId!),
-                  eq(channelCalls.cumulative, r.cumulative!),
-                ),
+      : serverRecords(
+          or(
+            ...named.map((r) =>
+              and(
+                eq(channelCalls.skillId, r.skillId),
+                eq(channelCalls.channelId, r.channelId!),
+                eq(channelCalls.cumulative, r.cumulative!),
               ),
             ),
           ),
+        ),
     digests.length === 0
       ? []
-      : db
-          .select(columns)
-          .from(channelCalls)
-          .innerJoin(paymentChannels, eq(paymentChannels.channelId, channelCalls.channelId))
-          .where(
-            and(
-              inArray(channelCalls.skillId, [...new Set(digests.map((r) => r.skillId))]),
-              inArray(channelCalls.voucherDigest, [...new Set(digests.map((r) => r.paymentRef!.toLowerCase()))]),
-            ),
+      : serverRecords(
+          and(
+            inArray(channelCalls.skillId, [...new Set(digests.map((r) => r.skillId))]),
+            inArray(channelCalls.voucherDigest, [...new Set(digests.map((r) => r.paymentRef!.toLowerCase()))]),
           ),
+        ),
   ]);
   const callKey = (skillId: string, channelId: string, cumulative: bigint) => `${skillId}\n${channelId}\n${cumulative}`;
   const calls = new Map<string, ServerRecord>(byCall.map((c) => [callKey(c.skillId, c.channelId, c.cumulative), c]));

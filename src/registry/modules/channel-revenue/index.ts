@@ -6,7 +6,7 @@
  * channels); the state of a consumer's own channel calls for their history.
  */
 export { type ChannelRefresher, type ChannelRound, channelRefresher, checkDueChannels } from './checker';
-export { channelCallOf, type ChannelUsage, channelUsageOf } from './intake';
+export { channelCallOf, channelUsageOf } from './intake';
 export { type ChannelCall, recordChannelCalls } from './store';
 export { type ChannelTotals, channelLedger, channelTotals, listChannels } from './listing';
 export { channelViewsOf, isChannelVoucher } from './history';
