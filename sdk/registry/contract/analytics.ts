@@ -152,13 +152,11 @@ export const UsageBody = T.Object({
   paymentRef: T.Optional(PaymentRef),
   channelId: T.Optional(ChannelId),
   chargedCumulativeAmount: T.Optional(ChargedCumulativeAmount),
-  depositTransaction: T.Optional(
-    T.String({ pattern: HASH_PATTERN, description: 'the transaction of the channel deposit this call made (with channelId)' }),
-  ),
+  depositTransaction: T.Optional(T.String({ pattern: HASH_PATTERN, description: 'the channel deposit this call made' })),
   depositAmountAtomic: T.Optional(
     T.String({
       pattern: '^[1-9][0-9]{0,38}$',
-      description: 'what that deposit put into the channel, in atomic token units (with depositTransaction)',
+      description: 'what that deposit put in, atomic units',
     }),
   ),
 });
@@ -321,13 +319,11 @@ export const CHANNEL_CALL_STATES = ['charged', 'earned', 'claimed', 'settled', '
  */
 export const UsageChannelView = T.Object({
   channelId: T.String(),
-  chargedCumulativeAmount: Nullable(T.String(), 'the channel’s cumulative charge after the call, atomic units'),
-  state: T.Union([T.Literal('charged'), T.Literal('earned'), T.Literal('claimed'), T.Literal('settled'), T.Literal('refused')], {
-    description: 'charged, earned (not yet claimed), claimed, settled or refused',
-  }),
-  reason: Nullable(T.String(), 'why the registry does not count the skill server’s record (refused); null otherwise'),
-  depositTransaction: Nullable(T.String(), 'the transaction of the deposit this call made into the channel'),
-  depositAmountAtomic: Nullable(T.String(), 'what that deposit put into the channel, atomic units, when known'),
+  chargedCumulativeAmount: Nullable(T.String()),
+  state: T.Union([T.Literal('charged'), T.Literal('earned'), T.Literal('claimed'), T.Literal('settled'), T.Literal('refused')]),
+  reason: Nullable(T.String(), 'why refused'),
+  depositTransaction: Nullable(T.String()),
+  depositAmountAtomic: Nullable(T.String()),
 });
 /** The {@link UsageChannelView} schema's type. */
 export type UsageChannelView = Static<typeof UsageChannelView>;
@@ -354,10 +350,8 @@ export const UsageRecordView = T.Object({
     description: 'the payment’s on-chain check: none (no reference), pending, verified (counts as revenue) or rejected',
   }),
   verificationReason: Nullable(T.String(), 'why the check rejected the payment (or why it is still pending); null otherwise'),
-  scheme: T.Union([T.Literal('exact'), T.Literal('batch-settlement')], {
-    description: 'exact: a transfer checked on chain; batch-settlement: a call paid over a payment channel',
-  }),
-  channel: Nullable(UsageChannelView, 'the channel call, for batch-settlement; null for a transfer'),
+  scheme: T.Union([T.Literal('exact'), T.Literal('batch-settlement')]),
+  channel: Nullable(UsageChannelView),
   createdAt: Timestamp(),
 });
 /** The {@link UsageRecordView} schema's type. */
@@ -460,12 +454,9 @@ export const ChannelView = T.Object({
   countedCalls: T.Number(),
   countedAtomic: T.String(),
   refusedCalls: T.Number(),
-  payerAtomic: Nullable(
-    T.String(),
-    'what is still the payer’s: the deposit left minus what was charged (or claimed, if more); null before the channel was found on chain',
-  ),
-  withdrawingAtomic: T.String({ description: 'a timed withdrawal the payer started and has not finished; "0" when none' }),
-  withdrawInitiatedAt: Nullable(Timestamp(), 'when that withdrawal was started'),
+  payerAtomic: Nullable(T.String(), 'deposit − charged (or claimed, if more)'),
+  withdrawingAtomic: T.String({ description: 'a pending timed withdrawal; "0" when none' }),
+  withdrawInitiatedAt: Nullable(Timestamp()),
   checkedAt: Nullable(Timestamp(), 'when the registry last read it on chain'),
 });
 /** The {@link ChannelView} schema's type. */

@@ -32,27 +32,22 @@ export const WEBHOOK_EVENT_DATA = {
         blockNumber: Atomic('the block the transaction was mined in'),
         reportedAt: Timestamp('when the skill server reported the call'),
       },
-      { description: 'a call paid by a transfer (`exact`), sent once the transfer is verified on chain' },
+      { description: 'a transfer, sent once verified on chain' },
     ),
     T.Object(
       {
         version: Version,
         skill: Slug,
         scheme: T.Literal('batch-settlement'),
-        amount: Atomic('what the call charged to the channel, in the token’s smallest unit'),
-        channelId: Hash('the payment channel the call was paid over'),
+        amount: Atomic('the call’s charge'),
+        channelId: Hash('the payment channel'),
         chargedCumulativeAmount: Atomic('the channel’s cumulative charge after the call'),
-        network: T.String({ description: 'CAIP-2 network, e.g. `eip155:8453`' }),
-        payer: T.Union([AddressString('who deposited into the channel'), T.Null()], {
-          description: 'who deposited into the channel, once the registry has read it on chain; null before',
-        }),
-        state: T.Literal('earned', {
-          description:
-            'earned: charged to the payer’s channel, not yet claimed on chain (not revenue yet); `channel.claimed` follows when it is',
-        }),
+        network: T.String(),
+        payer: T.Union([AddressString(), T.Null()], { description: 'null until the registry read the channel' }),
+        state: T.Literal('earned', { description: 'charged, not yet claimed (no revenue yet)' }),
         reportedAt: Timestamp('when the skill server reported the call'),
       },
-      { description: 'a call paid over a payment channel (`batch-settlement`), sent when the skill server reports it' },
+      { description: 'a call paid over a payment channel, sent when reported' },
     ),
   ]),
   'payment.reverted': T.Object({
