@@ -23,6 +23,8 @@ import m20 from './0020_channel_vouchers.sql' with { type: 'text' };
 import m21 from './0021_server_offers.sql' with { type: 'text' };
 import m22 from './0022_atomic_amounts.sql' with { type: 'text' };
 import m23 from './0023_hosted_channels.sql' with { type: 'text' };
+import m24 from './0024_channel_history.sql' with { type: 'text' };
+import m25 from './0025_channel_calls_counted_when_reported.sql' with { type: 'text' };
 
 export interface MigrationSource {
   tag: string;
@@ -56,4 +58,6 @@ export const migrations: MigrationSource[] = [
   { tag: '0021_server_offers', when: 1795693085768, breakpoints: true, sql: m21 },
   { tag: '0022_atomic_amounts', when: 1795703275979, breakpoints: true, sql: m22 },
   { tag: '0023_hosted_channels', when: 1795890310726, breakpoints: true, sql: m23 },
+  { tag: '0024_channel_history', when: 1795891784726, breakpoints: true, sql: m24 },
+  { tag: '0025_channel_calls_counted_when_reported', when: 1795893883297, breakpoints: true, sql: m25 },
 ];

@@ -6,6 +6,7 @@
  * @module skill-market/client
  */
 export { SkillMarket } from './market';
+export { usageRecordOf } from './usage';
 export { MarketError, RegistryError, type MarketErrorCode, type ChargeState } from '../http/errors';
 export type {
   Skill,

@@ -20,6 +20,7 @@ import type { ReviewView as Review } from '../registry/contract/index';
 import { createAuthorizationStateReader, DEFAULT_NETWORK, normalizeNetwork, type Caip2Network } from '../x402/index';
 import { ListingCache } from './cache';
 import { Catalogues, type DiscoveredSkill, isResourceUrl } from './catalogues';
+import { usageRecordOf } from './usage';
 import type {
   CallOptions,
   ChannelRefund,
@@ -373,15 +374,15 @@ export class SkillMarket {
   }
 
   /**
-   * With an API key, the call joins the caller's history; without one, an on-chain payment is
-   * still reported (credential-free, verified by the registry on chain), so the creator's counts
-   * and the skill's popularity include it (an `exact` transfer only: a channel's charges are
-   * counted from its claims).
+   * With an API key, the call joins the caller's history (a channel call as one: its channel and
+   * cumulative charge, never a voucher as a transfer); without one, an on-chain payment is still
+   * reported (credential-free, verified by the registry on chain), so the creator's counts and the
+   * skill's popularity include it (an `exact` transfer only: the skill server reports channel calls).
    */
   private async recordUsage(receipt: PaymentReceipt, skill: Skill, keyed: boolean, scheme: string): Promise<void> {
     if (keyed) {
-      const paymentRef = receipt.transaction ?? receipt.nonce;
-      await this.registry.recordUsage({ skillId: skill.id, amountAtomic: receipt.amount, paymentRef }, skill.slug);
+      const record = usageRecordOf(receipt);
+      if (record) await this.registry.recordUsage(record, skill.slug);
       return;
     }
     if (scheme !== 'exact' || !receipt.transaction) return;

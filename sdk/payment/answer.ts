@@ -12,8 +12,9 @@ import type { SignedPayment } from './scheme';
 import type { PaymentReceipt } from './types';
 
 /** The receipt of a sent payment, with the transaction that settled it when known. */
-export function paymentReceipt(skill: Skill, payment: SignedPayment, transaction: Hex | null): PaymentReceipt {
+export function paymentReceipt(skill: Skill, payment: SignedPayment, transaction: Hex | null, confirmed?: string): PaymentReceipt {
   const { requirements } = payment;
+  const cumulative = confirmed ?? payment.cumulative;
   return {
     skillId: skill.id,
     slug: skill.slug,
@@ -27,6 +28,8 @@ export function paymentReceipt(skill: Skill, payment: SignedPayment, transaction
     nonce: payment.reference,
     scheme: requirements.scheme,
     ...(payment.channelId ? { channelId: payment.channelId } : {}),
+    ...(cumulative === undefined ? {} : { chargedCumulativeAmount: cumulative }),
+    ...(payment.deposit === undefined ? {} : { deposit: payment.deposit }),
   };
 }
 

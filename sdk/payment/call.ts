@@ -373,7 +373,10 @@ export class PaidCall<T = unknown> {
       } else {
         // After a proof: a 2xx is paid (confirmed by a receipt or not); an error is paid only with a receipt.
         charged = settlement.settled ? 'yes' : ok ? 'unknown' : 'no';
-        receipt = charged === 'no' ? undefined : paymentReceipt(this.skill, sent.payment, settlement.transaction);
+        receipt =
+          charged === 'no'
+            ? undefined
+            : paymentReceipt(this.skill, sent.payment, settlement.transaction, settlement.chargedCumulativeAmount);
         this.account(reservation, charged, receipt, sent.payment.requirements.scheme);
       }
     }

@@ -268,6 +268,8 @@ export function channelScheme(options: ChannelSchemeOptions): ChannelScheme {
           payer: signer.address,
           reference: digest,
           channelId,
+          cumulative: max.toString(),
+          ...(deposit ? { deposit: deposit.amount } : {}),
         };
         held.set(payment, release);
         // The next call's voucher, if this one is charged in full: on a record in step with the server, within the
@@ -344,7 +346,7 @@ export function channelScheme(options: ChannelSchemeOptions): ChannelScheme {
         await store.set({ ...record, charged: cumulative, balance: balance.toString(), resync: false });
       }
       const transaction = deposit && typeof response.transaction === 'string' && BYTES32_PATTERN.test(response.transaction);
-      return { settled: true, transaction: transaction ? (response.transaction as Hex) : null };
+      return { settled: true, transaction: transaction ? (response.transaction as Hex) : null, chargedCumulativeAmount: cumulative };
     },
 
     /** A voucher moves nothing until the server claims it: the chain cannot tell what this call was charged. */

@@ -91,6 +91,10 @@ export interface SignedPayment<P = unknown> {
   reference: Hex;
   /** The payment channel it pays over (`batch-settlement`). */
   channelId?: Hex;
+  /** The channel's cumulative charge this payment allows (`batch-settlement`: the voucher's amount), atomic units. */
+  cumulative?: string;
+  /** What this payment deposits into its channel, when it does (`batch-settlement`), atomic units. */
+  deposit?: string;
 }
 
 /** What {@link PaymentScheme.sign} is given besides the terms and the signer. */
@@ -134,6 +138,8 @@ export interface Settlement {
   settled: boolean;
   /** The transaction that moved the money; null when none is named (or none moved, as for a voucher). */
   transaction: Hex | null;
+  /** The channel's cumulative charge after the call, as the server confirmed it (`batch-settlement`). */
+  chargedCumulativeAmount?: string;
   /**
    * The answer breaks the scheme's rules (e.g. a channel server charging more than it asked):
    * the call fails with `channel_stopped` and `charged: 'unknown'`, its result withheld.

@@ -26,6 +26,13 @@ export interface PaymentReceipt {
   scheme: string;
   /** The payment channel, for `batch-settlement`. */
   channelId?: Hex;
+  /**
+   * For `batch-settlement`: the channel's cumulative charge after this call, atomic units (as the
+   * server confirmed it; what the voucher allowed when it sent no confirmation).
+   */
+  chargedCumulativeAmount?: string;
+  /** For `batch-settlement`: what this call deposited into the channel (escrow, not a charge), atomic units, when it did; `transaction` is then the deposit's. */
+  deposit?: string;
 }
 
 /** Result of {@link SkillMarket.callWithReceipt}. */

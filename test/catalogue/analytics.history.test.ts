@@ -60,6 +60,8 @@ for (const kind of databaseKinds) {
         network: 'eip155:84532',
         verification: 'pending',
         verificationReason: null,
+        scheme: 'exact',
+        channel: null,
         createdAt: new Date(fx.clock.now().getTime() - 2000).toISOString(),
       });
       expect(records[0].id).toMatch(/^[0-9a-f-]{36}$/);

@@ -1,10 +1,11 @@
 /**
  * A bad body of the credential-free usage report (`POST /analytics/usage`, another SDK's
  * `{skillSlug, consumerAddress, paymentTxHash, amount}`) or of our consumer's `{skillId, amount}`
- * is answered 400 with the field named and the form it must have.
+ * (or a channel call's `{skillId, amountAtomic, channelId, chargedCumulativeAmount}`) is answered
+ * 400 with the field named and the form it must have.
  */
 import { beforeAll, describe, expect, it } from 'bun:test';
-import { jsonPost } from '../support/auth';
+import { bearer, createKey, jsonPost, walletSignIn } from '../support/auth';
 import { json, newCreator } from '../support/catalogue';
 import { registryFixture } from '../support/registry';
 
@@ -14,12 +15,15 @@ const TX = `0x${'a'.repeat(64)}`;
 describe('usage report errors', () => {
   const fx = registryFixture('embedded');
   let slug: string;
+  let skillId: string;
+  let key: string;
   beforeAll(async () => {
     const creator = await newCreator(fx.request);
-    slug = (await json(await creator.register({ price: '$0.001' }))).slug;
+    ({ slug, id: skillId } = await json(await creator.register({ price: '$0.001' })));
+    key = (await createKey(fx.request, (await walletSignIn(fx.request)).token, 'consumer')).key;
   });
-  const report = async (body: unknown) => {
-    const res = await fx.request('/analytics/usage', jsonPost(body));
+  const report = async (body: unknown, headers: Record<string, string> = {}) => {
+    const res = await fx.request('/analytics/usage', jsonPost(body, headers));
     return { status: res.status, ...(await json<{ error: string; code: string; details: unknown }>(res)) };
   };
 
@@ -68,5 +72,29 @@ describe('usage report errors', () => {
     expect((await report({ skillId: crypto.randomUUID(), amountAtomic: '0x10' })).error).toBe(
       'Invalid request: field "amountAtomic" must be the amount paid in the token’s atomic units, a string of digits',
     );
+  });
+
+  it('names a channel call’s fields, and refuses one half given, with a paymentRef, or charging more than its cumulative charge', async () => {
+    const channelId = `0x${'cd'.repeat(32)}`;
+    const call = { skillId, amountAtomic: '1000', channelId, chargedCumulativeAmount: '3000' };
+    expect((await report({ ...call, channelId: '0x12' }, bearer(key))).error).toBe(
+      'Invalid request: field "channelId" must be the payment channel the call was paid over, "0x" and 64 hex digits',
+    );
+    expect((await report({ ...call, depositTransaction: 'tx' }, bearer(key))).error).toBe(
+      'Invalid request: field "depositTransaction" must be the transaction of the channel deposit the call made, "0x" and 64 hex digits',
+    );
+    const refusals = [
+      [{ skillId, amountAtomic: '1000', channelId }, 'a channel call needs both "channelId" and "chargedCumulativeAmount"'],
+      [{ ...call, paymentRef: TX }, 'a channel call has no "paymentRef"'],
+      [{ ...call, chargedCumulativeAmount: '500' }, "more than the channel's cumulative charge 500"],
+      [{ skillId, amountAtomic: '1000', paymentRef: TX, depositTransaction: TX }, 'a deposit is named only with its "channelId"'],
+      [{ ...call, depositAmountAtomic: '10000' }, '"depositAmountAtomic": comes with its "depositTransaction"'],
+    ] as const;
+    for (const [body, reason] of refusals) {
+      const answer = await report(body, bearer(key));
+      expect(answer).toMatchObject({ status: 400, code: 'VALIDATION' });
+      expect(answer.error).toContain(reason);
+    }
+    expect(await report(call, bearer(key))).toMatchObject({ status: 200 });
   });
 });

@@ -1,10 +1,11 @@
 /**
  * Calls paid over payment channels (x402 `batch-settlement`, our contract on anvil): the skill
- * server's call records only count as paid calls and revenue once the chain shows the channel
- * claimed that far for the skill's payment address; forged records (beyond the claim, another
- * receiver's channel, a repeated or overlapping charge, a channel that does not exist) never
- * raise revenue; the payout ledger's totals equal the claimed amounts; creators hear
- * `channel.claimed` and `channel.settled`. Claims are made directly against the contract.
+ * server's call records count as calls at once (and its creator hears `call.paid`, the money
+ * earned), but as paid calls and revenue only once the chain shows the channel claimed that far
+ * for the skill's payment address; forged records (beyond the claim, another receiver's channel, a
+ * repeated or overlapping charge, a channel that does not exist) never raise revenue, and a refused
+ * one is taken back out of the calls; the payout ledger's totals equal the claimed amounts;
+ * creators hear `channel.claimed` and `channel.settled`. Claims are made directly against the contract.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { Value } from '@sinclair/typebox/value';
@@ -48,7 +49,7 @@ for (const kind of databaseKinds) {
       creator = await newCreator(fx.request);
       const hook = await fx.request(
         '/webhooks',
-        jsonPost({ url: 'http://127.0.0.1:9/hooks', events: ['channel.claimed', 'channel.settled'] }, bearer(creator.token)),
+        jsonPost({ url: 'http://127.0.0.1:9/hooks', events: ['call.paid', 'channel.claimed', 'channel.settled'] }, bearer(creator.token)),
       );
       expect(hook.status).toBe(201);
     }, 60_000);
@@ -83,24 +84,36 @@ for (const kind of databaseKinds) {
       await settlementTx(chain, channel.authorizer, 'claim', [[claimRow(channel.config, voucherMax, voucher, total)]]);
     };
     const analytics = async (skillId: string) => json(await fx.request(`/analytics/${skillId}`));
+    /** The fixture clock's UTC day now. */
+    const today = () => fx.clock.now().toISOString().slice(0, 10);
+    /** A skill's daily series entry of `day`. */
+    const onDay = (stats: { daily: { date: string }[] }, day: string) => stats.daily.find((d) => d.date === day);
     /** The `data` of every stored delivery of `type`, each checked against the event's documented schema. */
-    const deliveries = async (type: 'channel.claimed' | 'channel.settled') => {
+    const deliveries = async (type: 'call.paid' | 'channel.claimed' | 'channel.settled') => {
       const rows = await fx.database.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.type, type));
       for (const row of rows)
         expect([...Value.Errors(webhookDelivery(type), row.payload)].map((e) => `${e.path}: ${e.message}`)).toEqual([]);
       return rows.map((d) => (d.payload as { data: Record<string, unknown> }).data);
     };
 
-    it('counts channel calls as paid calls and revenue only once their claim is mined, and settled once swept', async () => {
+    it('counts channel calls as calls when reported, as paid calls and revenue only once their claim is mined, and settled once swept', async () => {
       const { id, slug, channel } = await skillWithChannel();
+      const day = today();
       expect(await record([1000n, 2000n, 3000n].map((c) => call(id, channel.channelId, c)))).toEqual([
         { status: 'recorded' },
         { status: 'recorded' },
         { status: 'recorded' },
       ]);
-      await verify();
+      // Calls at once, on today's series too; no money counted yet.
       let stats = await analytics(id);
-      expect(stats).toMatchObject({ paidCallCount: 0, totalRevenueAtomic: '0' });
+      expect(stats).toMatchObject({ callCount: 3, paidCallCount: 0, totalRevenueAtomic: '0' });
+      expect(onDay(stats, day)).toMatchObject({ calls: 3, revenueAtomic: '0' });
+      const earned = (await deliveries('call.paid')).filter((d) => d.channelId === channel.channelId);
+      expect(earned.map((d) => d.chargedCumulativeAmount).sort()).toEqual(['1000', '2000', '3000']);
+      expect(earned[0]).toMatchObject({ skill: slug, scheme: 'batch-settlement', amount: '1000', state: 'earned', payer: null });
+      await verify();
+      stats = await analytics(id);
+      expect(stats).toMatchObject({ callCount: 3, paidCallCount: 0, totalRevenueAtomic: '0' });
       expect(stats.channels).toEqual({
         earnedCalls: 3,
         earnedAtomic: '3000',
@@ -114,7 +127,8 @@ for (const kind of databaseKinds) {
       await claim(channel, 2000n, 3000n);
       await verify();
       stats = await analytics(id);
-      expect(stats).toMatchObject({ paidCallCount: 2, callCount: 2, totalRevenueAtomic: '2000' });
+      expect(stats).toMatchObject({ paidCallCount: 2, callCount: 3, totalRevenueAtomic: '2000' });
+      expect(onDay(stats, day)).toMatchObject({ calls: 3, revenueAtomic: '2000' });
       expect(stats.channels).toMatchObject({ earnedCalls: 1, earnedAtomic: '1000', claimedCalls: 2, claimedAtomic: '2000' });
       expect(await deliveries('channel.claimed')).toContainEqual(
         expect.objectContaining({ skill: slug, channelId: channel.channelId, calls: 2, amount: '2000', totalClaimed: '2000' }),
@@ -140,6 +154,7 @@ for (const kind of databaseKinds) {
     it('never lets a forged record raise revenue above what was claimed for the skill', async () => {
       const { id, channel } = await skillWithChannel();
       const stranger = await openChannel(chain); // pays someone else
+      const day = today();
       const results = await record([
         call(id, channel.channelId, 1000n),
         call(id, channel.channelId, 1000n), // the same cumulative again
@@ -151,13 +166,16 @@ for (const kind of databaseKinds) {
       ]);
       expect(results.map((r) => r.status)).toEqual(['recorded', 'duplicate', 'recorded', 'recorded', 'recorded', 'recorded', 'refused']);
       expect(results[6]).toMatchObject({ reason: 'invalid-amount', message: expect.stringContaining('cumulative') });
+      expect(await analytics(id)).toMatchObject({ callCount: 5, paidCallCount: 0 });
 
       await claim(channel, 2000n);
       await claim(stranger, 5000n);
       await verify();
       await verify(); // the missing channel is refused after the configured checks
       const stats = await analytics(id);
-      expect(stats).toMatchObject({ paidCallCount: 1, totalRevenueAtomic: '1000' });
+      // The three refused records are calls no more: one counted, one still earned.
+      expect(stats).toMatchObject({ callCount: 2, paidCallCount: 1, totalRevenueAtomic: '1000' });
+      expect(onDay(stats, day)).toMatchObject({ calls: 2, revenueAtomic: '1000' });
       expect(stats.channels).toMatchObject({
         claimedCalls: 1,
         claimedAtomic: '1000',
@@ -185,8 +203,11 @@ for (const kind of databaseKinds) {
       await claim(channel, 1000n);
       await verify();
       expect(await analytics(id)).toMatchObject({ paidCallCount: 1, totalRevenueAtomic: '1000' });
-      expect(await analytics(twin.id)).toMatchObject({ paidCallCount: 0, totalRevenueAtomic: '0', channels: { refusedCalls: 1 } });
-      expect(await analytics(theirs.id)).toMatchObject({ paidCallCount: 0, totalRevenueAtomic: '0', channels: { refusedCalls: 1 } });
+      expect(await analytics(id)).toMatchObject({ callCount: 1 });
+      // A refused record is no call of its skill.
+      const refused = { callCount: 0, paidCallCount: 0, totalRevenueAtomic: '0', channels: { refusedCalls: 1 } };
+      expect(await analytics(twin.id)).toMatchObject(refused);
+      expect(await analytics(theirs.id)).toMatchObject(refused);
     }, 60_000);
 
     it('refuses a channel record without its partner field, with a paymentRef, or from another creator', async () => {
@@ -256,6 +277,9 @@ for (const kind of databaseKinds) {
         claimedAtomic: '1000',
         earnedCalls: 1,
         countedCalls: 1,
+        payerAtomic: '8000', // the deposit of 10,000 less the 2,000 charged (not the 1,000 claimed)
+        withdrawingAtomic: '0',
+        withdrawInitiatedAt: null,
       });
       const payer = await walletSignIn(fx.request, channel.payer);
       const paying = await json(await fx.request('/analytics/channels?role=payer', { headers: bearer(payer.token) }));

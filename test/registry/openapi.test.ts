@@ -30,9 +30,14 @@ describe('API documentation', () => {
     expect(paid.parameters.map((p: any) => p.name)).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
     const body = paid.requestBody.content['application/json'].schema;
     expect(body.required).toEqual(['type', 'timestamp', 'data']);
-    expect(body.properties.data.required).toEqual(
-      expect.arrayContaining(['version', 'skill', 'amount', 'payer', 'scheme', 'transaction', 'network']),
+    // Two forms: a transfer (exact), and a call paid over a payment channel, its money earned.
+    const [exact, channel] = body.properties.data.anyOf;
+    expect(exact.required).toEqual(expect.arrayContaining(['version', 'skill', 'amount', 'payer', 'scheme', 'transaction', 'network']));
+    expect(channel.required).toEqual(
+      expect.arrayContaining(['version', 'skill', 'amount', 'scheme', 'channelId', 'chargedCumulativeAmount', 'network', 'payer', 'state']),
     );
+    expect(channel.properties.scheme.const).toBe('batch-settlement');
+    expect(channel.properties.state.const).toBe('earned');
   });
 
   it('documents the dashboard’s reads with their parameters and answer schemas', async () => {
@@ -50,6 +55,8 @@ describe('API documentation', () => {
       'network',
       'verification',
       'verificationReason',
+      'scheme',
+      'channel',
       'createdAt',
     ]);
     const payments = paths['/analytics/{skillId}/payments'].get;

@@ -2,17 +2,20 @@
  * Try it through a payment channel, on a local chain: our skill server (`serve()`, settling
  * through our facilitator) offers a channel beside one payment per call for its $0.001 skill. Without opting in, a call is an exact payment as before. A visitor who opts
  * in signs one deposit in the wallet; the browser's session key signs every call's voucher, so
- * three calls ask the wallet once, and the chain sees one deposit and no transfer per call.
+ * three calls ask the wallet once, and the chain sees one deposit and no transfer per call. Signed
+ * in, a channel call joins the visitor's history as a channel call, never as a transfer to check.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
+import { eq } from 'drizzle-orm';
 import { type Address, getAddress, type Hex, parseAbiItem } from 'viem';
 import { serve, skill as paidSkill, type SkillServer } from 'skill-market/creator';
 import type { Skill } from 'skill-market/registry';
 import { BATCH_SETTLEMENT_ADDRESS, batchSettlementAbi } from '../../src/chain/batch-settlement';
+import { usageRecords } from '../../src/db/schema';
 import { usdc } from '../../src/web/app/lib/format';
 import type { TestAccount } from '../support/chain';
 import { freePort } from '../support/process';
@@ -175,6 +178,31 @@ describe('Try it with a payment channel', () => {
     expect(getAddress(config.receiver)).toBe(payee);
     // The session key, not the wallet, is the channel's voucher signer.
     expect(getAddress(config.payerAuthorizer)).not.toBe(getAddress(payer.address));
+    expect(errors).toEqual([]);
+  });
+
+  it('signed in, records a channel call in the history as one: its channel and cumulative charge, no transfer to check', async () => {
+    await page.goto(`/signin?next=/skill/${skill.slug}`);
+    await page.getByRole('button', { name: 'Sign in with Test Wallet' }).click();
+    await page.getByRole('button', { name: 'Call this skill' }).waitFor();
+    await confirmCall(4);
+    const usage = page.waitForResponse((r) => r.url().endsWith('/analytics/usage') && r.request().method() === 'POST');
+    await payAndRead(4);
+    expect((await usage).status()).toBe(200);
+    const rows = await registry.database.db
+      .select({
+        paymentRef: usageRecords.paymentRef,
+        paymentId: usageRecords.paymentId,
+        channelId: usageRecords.channelId,
+        cumulative: usageRecords.cumulative,
+        amount: usageRecords.amount,
+      })
+      .from(usageRecords)
+      .where(eq(usageRecords.skillId, skill.id));
+    // Three calls were paid from the channel before this one: its cumulative charge is now four calls' worth.
+    expect(rows).toEqual([
+      { paymentRef: null, paymentId: null, channelId: expect.stringMatching(/^0x[0-9a-f]{64}$/), cumulative: 4n * PRICE, amount: PRICE },
+    ]);
     expect(errors).toEqual([]);
   });
 });

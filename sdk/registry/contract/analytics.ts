@@ -7,6 +7,14 @@ import { ADDRESS_PATTERN, Cursor, Nullable, PageLimit, QueryDay, QueryInteger, T
 
 const SkillId = Uuid('the skill id (UUID)');
 const PaymentRef = T.String({ minLength: 1, maxLength: 200, description: 'transaction hash or authorization nonce; counted once' });
+const ChannelId = T.String({
+  pattern: HASH_PATTERN,
+  description: 'the batch-settlement payment channel the call was paid over (instead of a paymentRef)',
+});
+const ChargedCumulativeAmount = T.String({
+  pattern: '^(0|[1-9][0-9]{0,38})$',
+  description: 'the channel’s cumulative charge after this call, in atomic token units (with channelId)',
+});
 
 /**
  * `POST /analytics/view` body: a page view of one skill. No credential; the registry counts it once
@@ -44,18 +52,8 @@ export const CallBody = T.Object({
       description: 'the EIP-3009 authorization nonce the call was paid with: names this payment among several in one transaction (a batch)',
     }),
   ),
-  channelId: T.Optional(
-    T.String({
-      pattern: HASH_PATTERN,
-      description: 'the batch-settlement payment channel the call was paid over (instead of a paymentRef)',
-    }),
-  ),
-  chargedCumulativeAmount: T.Optional(
-    T.String({
-      pattern: '^(0|[1-9][0-9]{0,38})$',
-      description: 'the channel’s cumulative charge after this call, in atomic token units (with channelId)',
-    }),
-  ),
+  channelId: T.Optional(ChannelId),
+  chargedCumulativeAmount: T.Optional(ChargedCumulativeAmount),
 });
 /** The {@link CallBody} schema's type. */
 export type CallBody = Static<typeof CallBody>;
@@ -125,8 +123,16 @@ export const MAX_USAGE_AMOUNT = 1_000_000_000_000;
  * recorded once; usage never counts as revenue by itself, only its payment does once verified on
  * chain.
  *
+ * A call paid over a payment channel (x402 `batch-settlement`) names no transfer: it sends
+ * `channelId` and `chargedCumulativeAmount` (the channel's cumulative charge after the call)
+ * instead of a `paymentRef`, and, when the call also deposited into the channel, the deposit's
+ * `depositTransaction` (and `depositAmountAtomic`). It is recorded once per channel and cumulative
+ * charge; its state comes from the skill server's record of the call and the chain (earned,
+ * claimed, settled), never from a transfer check.
+ *
  * @example
  * await registry.recordUsage({ skillId, amountAtomic: requirements.amount, paymentRef: receipt.transaction });
+ * await registry.recordUsage({ skillId, amountAtomic: '1000', channelId: receipt.channelId, chargedCumulativeAmount: '3000' });
  */
 export const UsageBody = T.Object({
   skillId: SkillId,
@@ -144,6 +150,15 @@ export const UsageBody = T.Object({
     }),
   ),
   paymentRef: T.Optional(PaymentRef),
+  channelId: T.Optional(ChannelId),
+  chargedCumulativeAmount: T.Optional(ChargedCumulativeAmount),
+  depositTransaction: T.Optional(T.String({ pattern: HASH_PATTERN, description: 'the channel deposit this call made' })),
+  depositAmountAtomic: T.Optional(
+    T.String({
+      pattern: '^[1-9][0-9]{0,38}$',
+      description: 'what that deposit put in, atomic units',
+    }),
+  ),
 });
 /** The {@link UsageBody} schema's type. */
 export type UsageBody = Static<typeof UsageBody>;
@@ -283,11 +298,44 @@ export type UsageQuery = Static<typeof UsageQuery>;
  */
 export const VERIFICATION_STATES = ['none', 'pending', 'verified', 'rejected'] as const;
 /**
+ * The states of a call paid over a payment channel in the caller's history
+ * ({@link UsageChannelView}): `charged` (charged to the channel; the skill's server has not
+ * reported it yet), `earned` (reported by the skill's server, not yet claimed on chain), `claimed`
+ * (the channel's receiver claimed it on chain), `settled` (the claim was paid out to the receiver)
+ * or `refused` (the registry does not count the server's record: `reason` says why).
+ *
+ * @example
+ * const { items } = await registry.usage();
+ * const waiting = items.filter((record) => record.channel?.state === 'earned'); // one of CHANNEL_CALL_STATES
+ */
+export const CHANNEL_CALL_STATES = ['charged', 'earned', 'claimed', 'settled', 'refused'] as const;
+
+/**
+ * A call of the caller's history paid over a payment channel (x402 `batch-settlement`): the
+ * channel, its cumulative charge after the call (null for an older client's record of a deposit,
+ * whose charge it did not say), the state of the call (one of {@link CHANNEL_CALL_STATES}) and, when
+ * the call also deposited into the channel, the deposit's transaction and amount. A deposit is
+ * escrow in the channel, not a payment: what is not charged stays the payer's.
+ */
+export const UsageChannelView = T.Object({
+  channelId: T.String(),
+  chargedCumulativeAmount: Nullable(T.String()),
+  state: T.Union([T.Literal('charged'), T.Literal('earned'), T.Literal('claimed'), T.Literal('settled'), T.Literal('refused')]),
+  reason: Nullable(T.String(), 'why refused'),
+  depositTransaction: Nullable(T.String()),
+  depositAmountAtomic: Nullable(T.String()),
+});
+/** The {@link UsageChannelView} schema's type. */
+export type UsageChannelView = Static<typeof UsageChannelView>;
+
+/**
  * One record of `GET /analytics/usage`: a paid call of the caller's, with the skill it was for.
  * `amount` is whole tokens (USDC) as an exact decimal string, `amountAtomic` the token's atomic units as an integer string;
  * `paymentRef` is null when none was sent; `verification` is one of {@link VERIFICATION_STATES};
  * `verificationReason` says why a payment was rejected ({@link PAYMENT_REVERTED_REASON} when its
- * transfer reverted: the payer was not charged) or why its check is still pending.
+ * transfer reverted: the payer was not charged) or why its check is still pending. `scheme` says
+ * how the call was paid: `exact` (a transfer, checked on chain) or `batch-settlement` (over a
+ * payment channel: `channel` holds its state, `verification` is `none`).
  */
 export const UsageRecordView = T.Object({
   id: Uuid(),
@@ -302,6 +350,8 @@ export const UsageRecordView = T.Object({
     description: 'the payment’s on-chain check: none (no reference), pending, verified (counts as revenue) or rejected',
   }),
   verificationReason: Nullable(T.String(), 'why the check rejected the payment (or why it is still pending); null otherwise'),
+  scheme: T.Union([T.Literal('exact'), T.Literal('batch-settlement')]),
+  channel: Nullable(UsageChannelView),
   createdAt: Timestamp(),
 });
 /** The {@link UsageRecordView} schema's type. */
@@ -380,10 +430,12 @@ export type RevenueQuery = Static<typeof RevenueQuery>;
 
 /**
  * One payment channel in `GET /analytics/channels`: its on-chain state as the registry last read
- * it (payer, receiver, balance, claimed and settled totals; null before the channel was found on
- * chain) and what the calls recorded for it add up to. `state`: `unknown` (not found on chain
- * yet), `unclaimed` (calls earned, not claimed yet), `claimed` (claims not yet settled), `settled`
- * or `open` (nothing charged yet). Amounts are the token's atomic units (micro-USDC for USDC) as integer strings.
+ * it (payer, receiver, balance, claimed and settled totals, a pending timed withdrawal; null before
+ * the channel was found on chain) and what the calls recorded for it add up to. `state`: `unknown`
+ * (not found on chain yet), `unclaimed` (calls earned, not claimed yet), `claimed` (claims not yet
+ * settled), `settled` or `open` (nothing charged yet). Amounts are the token's atomic units
+ * (micro-USDC for USDC) as integer strings. A payer's list (`role=payer`) reads each channel on
+ * chain again when its last read is older than a few seconds, so `checkedAt` is fresh.
  */
 export const ChannelView = T.Object({
   channelId: T.String(),
@@ -401,6 +453,9 @@ export const ChannelView = T.Object({
   countedCalls: T.Number(),
   countedAtomic: T.String(),
   refusedCalls: T.Number(),
+  payerAtomic: Nullable(T.String(), 'deposit − charged (or claimed, if more)'),
+  withdrawingAtomic: T.String({ description: 'a pending timed withdrawal; "0" when none' }),
+  withdrawInitiatedAt: Nullable(Timestamp()),
   checkedAt: Nullable(Timestamp(), 'when the registry last read it on chain'),
 });
 /** The {@link ChannelView} schema's type. */

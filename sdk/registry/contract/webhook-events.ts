@@ -19,17 +19,37 @@ const Version = T.Literal(1);
  * @example const ok = Value.Check(WEBHOOK_EVENT_DATA['call.paid'], event.data);
  */
 export const WEBHOOK_EVENT_DATA = {
-  'call.paid': T.Object({
-    version: Version,
-    skill: Slug,
-    amount: Atomic('what the call paid, in the token’s smallest unit'),
-    payer: AddressString('who paid'),
-    scheme: T.String({ description: 'the x402 scheme it was paid with, e.g. `exact`' }),
-    transaction: Hash('the transaction that moved the money'),
-    network: T.String({ description: 'CAIP-2 network, e.g. `eip155:8453`' }),
-    blockNumber: Atomic('the block the transaction was mined in'),
-    reportedAt: Timestamp('when the skill server reported the call'),
-  }),
+  'call.paid': T.Union([
+    T.Object(
+      {
+        version: Version,
+        skill: Slug,
+        amount: Atomic('what the call paid, in the token’s smallest unit'),
+        payer: AddressString('who paid'),
+        scheme: T.String({ description: 'the x402 scheme it was paid with, e.g. `exact`' }),
+        transaction: Hash('the transaction that moved the money'),
+        network: T.String({ description: 'CAIP-2 network, e.g. `eip155:8453`' }),
+        blockNumber: Atomic('the block the transaction was mined in'),
+        reportedAt: Timestamp('when the skill server reported the call'),
+      },
+      { description: 'a transfer, sent once verified on chain' },
+    ),
+    T.Object(
+      {
+        version: Version,
+        skill: Slug,
+        scheme: T.Literal('batch-settlement'),
+        amount: Atomic('the call’s charge'),
+        channelId: Hash('the payment channel'),
+        chargedCumulativeAmount: Atomic('the channel’s cumulative charge after the call'),
+        network: T.String(),
+        payer: T.Union([AddressString(), T.Null()], { description: 'null until the registry read the channel' }),
+        state: T.Literal('earned', { description: 'charged, not yet claimed (no revenue yet)' }),
+        reportedAt: Timestamp('when the skill server reported the call'),
+      },
+      { description: 'a call paid over a payment channel, sent when reported' },
+    ),
+  ]),
   'payment.reverted': T.Object({
     version: Version,
     skill: Slug,
@@ -91,8 +111,10 @@ export const WEBHOOK_EVENT_DATA = {
   'webhook.test': T.Object({ version: Version, message: T.String() }),
 } satisfies Record<WebhookEvent, TSchema>;
 
+/** Distributes Omit over a union (each form of `call.paid` keeps its own fields). */
+type OmitEach<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 /** The `data` of event type `E`, without its `version` (the registry adds it). */
-export type WebhookEventData<E extends WebhookEvent> = Omit<Static<(typeof WEBHOOK_EVENT_DATA)[E]>, 'version'>;
+export type WebhookEventData<E extends WebhookEvent> = OmitEach<Static<(typeof WEBHOOK_EVENT_DATA)[E]>, 'version'>;
 
 /**
  * The body of a delivery of event type `E`, as a creator's receiver reads it after verifying its

@@ -98,10 +98,23 @@ export const usageRecords = pgTable(
     paymentRef: text('payment_ref'),
     /** The on-chain check of `paymentRef` (pending, verified or rejected); null without a reference. */
     paymentId: uuid('payment_id').references(() => paymentVerifications.id, { onDelete: 'set null' }),
+    /**
+     * The payment channel (x402 `batch-settlement`) the call was paid over, lower case; null for a
+     * transfer. Its state (earned, claimed, settled) is the channel's call record of the same
+     * skill and cumulative charge (channel_calls).
+     */
+    channelId: text('channel_id'),
+    /** The channel's cumulative charge after the call; null for a transfer (or an older client's deposit record). */
+    cumulative: atomicAmount('cumulative'),
+    /** The transaction of the channel's deposit the call made, when it made one (lower case). */
+    depositTransaction: text('deposit_transaction'),
+    /** What that deposit put into the channel, when the client said. */
+    depositAmount: atomicAmount('deposit_amount'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
   },
   (t) => [
     uniqueIndex('usage_records_payment_ref_key').on(t.skillId, t.paymentRef),
+    uniqueIndex('usage_records_channel_key').on(t.userId, t.skillId, t.channelId, t.cumulative),
     index('usage_records_user_idx').on(t.userId, t.createdAt),
   ],
 );

@@ -23,6 +23,9 @@ export const paymentChannels = pgTable(
     balance: atomicAmount('balance'),
     totalClaimed: atomicAmount('total_claimed').notNull().default(sql`0`),
     settledClaimed: atomicAmount('settled_claimed').notNull().default(sql`0`),
+    /** A timed withdrawal the payer started (`pendingWithdrawals`): its amount (0 when none) and when it started. */
+    withdrawAmount: atomicAmount('withdraw_amount').notNull().default(sql`0`),
+    withdrawInitiatedAt: timestamp('withdraw_initiated_at', { withTimezone: true }),
     status: text('status', { enum: ['watching', 'idle'] })
       .notNull()
       .default('watching'),
@@ -59,11 +62,18 @@ export const channelCalls = pgTable(
       .notNull()
       .default('earned'),
     reason: text('reason'),
+    /**
+     * The EIP-712 digest of the payer's voucher for this cumulative charge (lower case): how an
+     * older consumer client named the call in its usage record (a `paymentRef` that is no
+     * transaction), so that record can be told for what it is.
+     */
+    voucherDigest: text('voucher_digest'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
     decidedAt: timestamp('decided_at', { withTimezone: true }),
   },
   (t) => [
     uniqueIndex('channel_calls_cumulative_key').on(t.channelId, t.cumulative, t.skillId),
     index('channel_calls_skill_idx').on(t.skillId, t.createdAt),
+    index('channel_calls_voucher_idx').on(t.skillId, t.voucherDigest),
   ],
 );

@@ -11,3 +11,9 @@ export function fixedDecimals(atomic: bigint, decimals: number): string {
   const scale = 10n ** BigInt(decimals);
   return `${atomic / scale}.${(atomic % scale).toString().padStart(decimals, '0')}`;
 }
+
+/** The larger of two amounts (Math.max takes no bigint). */
+export function larger(a: bigint, b: bigint): bigint {
+  if (a > b) return a;
+  return b;
+}

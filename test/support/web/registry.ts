@@ -48,13 +48,15 @@ export async function startWebRegistry(options: WebRegistryOptions = {}): Promis
   );
   // The page is served over plain http on loopback here, where a Secure cookie is not stored.
   config.auth = { ...config.auth, secureCookies: false };
+  // Checking payments on chain is the registry's (a payer's channels are read again when stale) as well as the verifier's.
+  if (options.verifyPayments) config.payments = { ...config.payments, enabled: true, intervalMs: 50 };
   const logger = memoryLogger().logger;
   const app = createRegistry({ database, config, logger });
   app.listen({ hostname: '127.0.0.1', port });
   const verifier = options.verifyPayments
     ? createPaymentVerifier({
         db: database.db,
-        config: { ...config.payments, enabled: true, intervalMs: 50 },
+        config: config.payments,
         chain: config.chain,
         clock: systemClock,
         logger,

@@ -68,7 +68,7 @@ export const analyticsRoutes = {
     response: Recorded as typeof Recorded,
     tag,
     summary:
-      'Record usage: {skillId, amount, paymentRef?} with consumer credentials, or {skillSlug, consumerAddress, paymentTxHash, amount} without; a payment counts once verified on chain',
+      'Record usage: {skillId, amountAtomic, paymentRef?} (or, paid over a payment channel, {skillId, amountAtomic, channelId, chargedCumulativeAmount}) with consumer credentials, or {skillSlug, consumerAddress, paymentTxHash, amount} without; a payment counts once verified on chain',
   },
   favorite: {
     method: 'POST',

@@ -4,8 +4,8 @@
  * that record only), and all accepted ones are recorded in one transaction. A paymentRef is
  * recorded once per skill, however often it is sent; with one, the call counts once its payment is
  * verified on chain; without one it counts at once as an unpaid call. A call paid over a payment
- * channel (channelId + chargedCumulativeAmount) is recorded once per channel and cumulative charge
- * and counts once the chain shows it claimed (channel-revenue).
+ * channel (channelId + chargedCumulativeAmount) is recorded once per channel and cumulative charge:
+ * a call at once, a paid call and revenue once the chain shows it claimed (channel-revenue).
  */
 import type { CallBody, CallOutcome } from 'skill-market/registry';
 import { and, inArray, isNotNull } from 'drizzle-orm';
@@ -16,7 +16,7 @@ import { nominatePayments } from '../payment-verification';
 import { type ChannelCall, channelCallOf, recordChannelCalls } from '../channel-revenue';
 import { priceToAtomic } from '../skills';
 import { type SkillFacts, skillsByIds } from './skill-facts';
-import { countUnpaidCalls } from '../stats';
+import { countCalls } from '../stats';
 import { tokenDecimals } from '../../../config/chain';
 
 /** Largest amount a call record stores (a uint256, as a token can hold). */
@@ -78,6 +78,8 @@ export async function recordCalls(ctx: ServiceContext, userId: string, calls: re
   if (accepted.length === 0 && channelCalls.length === 0) return outcomes;
 
   const now = ctx.clock.now();
+  /** Skills whose public counters changed (the read cache is told). */
+  const changed = new Set<string>();
   // One lock order for every batch (skill, then reference), so concurrent batches never deadlock.
   const key = (a: Accepted) => `${a.skill.id}\n${a.paymentRef ?? ''}\n${a.nonce ?? ''}`;
   const ordered = [...accepted].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a.index - b.index));
@@ -89,7 +91,10 @@ export async function recordCalls(ctx: ServiceContext, userId: string, calls: re
       now,
       ctx.config.payments.retryBaseSeconds,
     );
-    for (const [i, c] of channelCalls.entries()) outcomes[c.index] = { status: fresh[i] ? 'recorded' : 'duplicate' };
+    for (const [i, c] of channelCalls.entries()) {
+      outcomes[c.index] = { status: fresh[i] ? 'recorded' : 'duplicate' };
+      if (fresh[i]) changed.add(c.call.skillId);
+    }
     const paid = ordered.filter((a) => a.paymentRef !== null);
     const nominated = await nominatePayments(
       tx,
@@ -117,12 +122,11 @@ export async function recordCalls(ctx: ServiceContext, userId: string, calls: re
             .returning({ skillId: skillCalls.skillId, paymentRef: skillCalls.paymentRef, paymentNonce: skillCalls.paymentNonce });
     const unpaid = new Map<string, number>();
     for (const row of rows) if (row.paymentRef === null) unpaid.set(row.skillId, (unpaid.get(row.skillId) ?? 0) + 1);
-    await countUnpaidCalls(tx, unpaid, now);
+    await countCalls(tx, unpaid, now);
     return rows;
   });
   // A reference inserted now is recorded for its first record in the batch; the rest are duplicates.
   const fresh = new Set(inserted.filter((r) => r.paymentRef !== null).map((r) => `${r.skillId}\n${r.paymentRef}\n${r.paymentNonce ?? ''}`));
-  const changed = new Set<string>();
   for (const a of accepted) {
     const recorded = a.paymentRef === null || fresh.delete(key(a));
     outcomes[a.index] = { status: recorded ? 'recorded' : 'duplicate' };

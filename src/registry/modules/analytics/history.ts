@@ -3,6 +3,7 @@ import { formatPrice } from 'skill-market/x402';
 import { favorites, skills, usageRecords } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
 import { decodeCursor, encodeCursor, isIsoInstant } from '../../lib/cursor';
+import { channelViewsOf } from '../channel-revenue';
 import { paymentReason, paymentStatus } from '../payment-verification';
 import type { SkillView, UsageQuery, UsageRecordView } from 'skill-market/registry';
 import { DEFAULT_LIMIT } from '../skills';
@@ -12,6 +13,8 @@ import { tokenDecimals } from '../../../config/chain';
 /**
  * The caller's own paid calls, newest first, one page at a time: a keyset cursor over
  * (createdAt, id) like skill search, so pages neither repeat nor skip records added meanwhile.
+ * A call paid over a payment channel shows as one, with its state (channel-revenue), never as a
+ * transfer check.
  */
 export async function listUsage(
   ctx: ServiceContext,
@@ -32,6 +35,10 @@ export async function listUsage(
       skillName: skills.name,
       amount: usageRecords.amount,
       paymentRef: usageRecords.paymentRef,
+      channelId: usageRecords.channelId,
+      cumulative: usageRecords.cumulative,
+      depositTransaction: usageRecords.depositTransaction,
+      depositAmount: usageRecords.depositAmount,
       network: skills.network,
       verification: paymentStatus(usageRecords.paymentId),
       verificationReason: paymentReason(usageRecords.paymentId),
@@ -44,13 +51,20 @@ export async function listUsage(
     .limit(limit + 1);
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
+  const channels = await channelViewsOf(ctx.db, page);
   return {
-    records: page.map((r) => {
+    records: page.map(({ channelId, cumulative, depositTransaction, depositAmount, ...r }, i): UsageRecordView => {
       const amount = BigInt(r.amount);
+      const channel = channels[i] ?? null;
       return {
         ...r,
         amount: formatPrice(amount, tokenDecimals(ctx.config.chain, r.network)),
         amountAtomic: amount.toString(),
+        // A channel call is no transfer: nothing of it is checked as one.
+        verification: channel ? 'none' : r.verification,
+        verificationReason: channel ? null : r.verificationReason,
+        scheme: channel ? 'batch-settlement' : 'exact',
+        channel,
         createdAt: r.createdAt.toISOString(),
       };
     }),

@@ -6,6 +6,7 @@ import { authPlugin } from '../auth';
 import { listFavorites, listUsage } from './history';
 import { accessCookieName } from '../auth';
 import { authenticate } from '../auth';
+import { channelRefresher } from '../channel-revenue';
 import { recordReportedPayment } from '../payment-verification';
 import { REGISTRY_ROUTES as r } from 'skill-market/registry';
 import { routeHooks } from '../../../http';
@@ -20,6 +21,10 @@ import { DEFAULT_DAYS, channelsOf, getAnalytics, recordUsage, recordView, setFav
  * history and favourites; a skill's counters are public.
  */
 export function analyticsRoutes(ctx: ServiceContext) {
+  // A payer's channels are read on chain again when stale, where the registry checks payments at all.
+  const refresh = ctx.config.payments.enabled
+    ? channelRefresher({ db: ctx.db, config: ctx.config.payments, chain: ctx.config.chain, clock: ctx.clock, logger: ctx.logger })
+    : undefined;
   return (
     new Elysia({ name: 'analytics-routes' })
       .use(authPlugin(ctx))
@@ -98,7 +103,7 @@ export function analyticsRoutes(ctx: ServiceContext) {
       .route(
         r.channels.method,
         r.channels.path,
-        ({ principal, query }) => channelsOf(ctx, principal, query.role ?? 'receiver'),
+        ({ principal, query }) => channelsOf(ctx, principal, query.role ?? 'receiver', refresh),
         routeHooks(r.channels),
       )
       .route(r.favorites.method, r.favorites.path, ({ principal }) => listFavorites(ctx, principal.userId), routeHooks(r.favorites))

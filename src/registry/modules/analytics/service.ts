@@ -9,7 +9,7 @@ import { tokenDecimals } from '../../../config/chain';
 import { decodeCursor, isIsoInstant } from '../../lib/cursor';
 import { countRejectedPayments, listSkillPayments, nominatePayment } from '../payment-verification';
 import { DEFAULT_LIMIT } from '../skills';
-import { type ChannelTotals, channelTotals, listChannels } from '../channel-revenue';
+import { type ChannelRefresher, type ChannelTotals, channelTotals, channelUsageOf, listChannels } from '../channel-revenue';
 import { skillById } from './skill-facts';
 import { countFavorite, countView, dayOf } from '../stats';
 
@@ -40,18 +40,21 @@ export async function recordView(ctx: ServiceContext, skillId: string, ip: strin
 /**
  * Usage reported by a consumer, kept for their history in the token's atomic units (the older
  * micro-USDC `amount` converted here, once); a repeated paymentRef is recorded once. It never
- * counts as revenue by itself: its payment does, once verified on chain.
+ * counts as revenue by itself: its payment does, once verified on chain. A call paid over a
+ * payment channel names its channel and cumulative charge (recorded once per both): no transfer
+ * is checked for it; its state is the skill server's record of the call and the chain's.
  */
 export async function recordUsage(ctx: ServiceContext, userId: string, input: UsageBody): Promise<boolean> {
   const skill = await skillById(ctx, input.skillId);
   const decimals = tokenDecimals(ctx.config.chain, skill.network);
   const amount = usageAmount(input, decimals);
+  const channel = channelUsageOf(input, amount);
   const now = ctx.clock.now();
   return ctx.db.transaction(async (tx) => {
     const paymentId = input.paymentRef ? (await nominatePayment(tx, ctx.config.chain, skill, input.paymentRef, now)).id : null;
     const inserted = await tx
       .insert(usageRecords)
-      .values({ skillId: skill.id, userId, amount, paymentRef: input.paymentRef ?? null, paymentId, createdAt: now })
+      .values({ skillId: skill.id, userId, amount, paymentRef: input.paymentRef ?? null, paymentId, ...channel, createdAt: now })
       .onConflictDoNothing()
       .returning({ id: usageRecords.id });
     return inserted.length > 0;
@@ -170,13 +173,33 @@ function channelRevenueView(t: ChannelTotals) {
 
 /** Most channels `GET /analytics/channels` answers. */
 const CHANNEL_LIST_LIMIT = 100;
+/** A payer's channel last read longer ago than this is read again before their list is answered. */
+const PAYER_FRESH_SECONDS = 10;
+/** Most channels read again for one answer (the newest). */
+const PAYER_REFRESH_LIMIT = 20;
 
 /**
  * The caller's payment channels: as `receiver`, those of their skills; as `payer`, those paid from
- * their sign-in wallet or one of their spending wallets.
+ * their sign-in wallet or one of their spending wallets (and those their usage records name that
+ * the registry has not read on chain yet), each read on chain again first when its last read is
+ * older than a few seconds (with `refresh`: when the registry checks payments).
  */
-export async function channelsOf(ctx: ServiceContext, principal: { userId: string; walletAddress: string }, role: 'receiver' | 'payer') {
+export async function channelsOf(
+  ctx: ServiceContext,
+  principal: { userId: string; walletAddress: string },
+  role: 'receiver' | 'payer',
+  refresh?: ChannelRefresher,
+) {
   if (role === 'receiver') return listChannels(ctx.db, { creatorId: principal.userId }, CHANNEL_LIST_LIMIT);
   const own = await ctx.db.select({ address: wallets.address }).from(wallets).where(eq(wallets.userId, principal.userId));
-  return listChannels(ctx.db, { payers: [principal.walletAddress, ...own.map((w) => w.address)] }, CHANNEL_LIST_LIMIT);
+  const payers = { payers: [principal.walletAddress, ...own.map((w) => w.address)], userId: principal.userId };
+  const listed = await listChannels(ctx.db, payers, CHANNEL_LIST_LIMIT);
+  const staleBefore = ctx.clock.now().getTime() - PAYER_FRESH_SECONDS * 1000;
+  const stale = listed.filter((c) => c.checkedAt === null || Date.parse(c.checkedAt) <= staleBefore).slice(0, PAYER_REFRESH_LIMIT);
+  if (!refresh || stale.length === 0) return listed;
+  await refresh(
+    stale.map((c) => c.channelId),
+    PAYER_FRESH_SECONDS,
+  );
+  return listChannels(ctx.db, payers, CHANNEL_LIST_LIMIT);
 }

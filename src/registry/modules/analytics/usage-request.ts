@@ -20,9 +20,13 @@ const USAGE_FORMS: Record<string, string> = {
   amountAtomic: 'the amount paid in the token’s atomic units, a string of digits',
   amount: `whole micro-USDC from 1 to ${MAX_USAGE_AMOUNT}, as a number or a string of digits`,
   paymentRef: 'a transaction hash or authorization nonce, a string of 1 to 200 characters',
+  channelId: 'the payment channel the call was paid over, "0x" and 64 hex digits',
+  chargedCumulativeAmount: 'the channel’s cumulative charge after the call in atomic units, a string of digits',
+  depositTransaction: 'the transaction of the channel deposit the call made, "0x" and 64 hex digits',
+  depositAmountAtomic: 'what that deposit put into the channel in atomic units, a string of digits',
 };
 const SHAPES =
-  'a JSON object: {skillSlug, consumerAddress, paymentTxHash, amount} without a credential, or {skillId, amountAtomic, paymentRef?} with consumer credentials';
+  'a JSON object: {skillSlug, consumerAddress, paymentTxHash, amount} without a credential, or {skillId, amountAtomic, paymentRef?} (or {skillId, amountAtomic, channelId, chargedCumulativeAmount} for a channel call) with consumer credentials';
 
 /** The problem a usage body has, as the error handler sends it: the first in `error`, each in `details`. */
 interface UsageProblem {

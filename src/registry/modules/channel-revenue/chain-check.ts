@@ -13,6 +13,9 @@ export interface ChannelOnChain {
   totalClaimed: bigint;
   /** The part of `totalClaimed` a `settle` of the receiver swept out (claimed before its last sweep). */
   settledClaimed: bigint;
+  /** A timed withdrawal the payer started (`pendingWithdrawals`): 0 and null when none. */
+  withdrawAmount: bigint;
+  withdrawInitiatedAt: Date | null;
 }
 
 export type ChannelVerdict =
@@ -34,7 +37,8 @@ export interface LogReadOptions {
 
 /**
  * Reads a channel of x402BatchSettlement: its config from the `ChannelCreated` event (unless
- * known), `channels(channelId)` for balance and totalClaimed (state after mined claims only), and
+ * known), `channels(channelId)` for balance and totalClaimed (state after mined claims only),
+ * `pendingWithdrawals(channelId)` for a timed withdrawal the payer started, and
  * how much of that its receiver has settled: everything claimed when the receiver's
  * `totalSettled` equals its `totalClaimed`, otherwise the channel's claimed total as of the last
  * `Settled(receiver, token)` event (a sweep pays out all that was claimed before it). Events are
@@ -57,9 +61,10 @@ export async function readChannel(
       if (!first) return { type: 'missing' };
       config = { payer: first.payer, receiver: first.receiver, token: first.token };
     }
-    const [[balance, totalClaimed], [receiverClaimed, receiverSettled]] = await Promise.all([
+    const [[balance, totalClaimed], [receiverClaimed, receiverSettled], [withdrawAmount, initiatedAt]] = await Promise.all([
       client.readContract({ ...contract, functionName: 'channels', args: [channelId] }),
       client.readContract({ ...contract, functionName: 'receivers', args: [config.receiver, config.token] }),
+      client.readContract({ ...contract, functionName: 'pendingWithdrawals', args: [channelId] }),
     ]);
     const settledClaimed =
       totalClaimed === 0n
@@ -67,7 +72,8 @@ export async function readChannel(
         : receiverSettled === receiverClaimed
           ? totalClaimed
           : await claimedBeforeLastSweep(client, channelId, config, events);
-    return { type: 'found', channel: { ...config, balance, totalClaimed, settledClaimed } };
+    const withdrawInitiatedAt = withdrawAmount > 0n ? new Date(Number(initiatedAt) * 1000) : null;
+    return { type: 'found', channel: { ...config, balance, totalClaimed, settledClaimed, withdrawAmount, withdrawInitiatedAt } };
   } catch (error) {
     const timedOut = (error as { name?: string }).name === 'TimeoutError';
     return { type: 'retry', reason: timedOut ? 'the RPC did not answer in time' : 'the RPC could not be read' };

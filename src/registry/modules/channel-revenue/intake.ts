@@ -1,19 +1,38 @@
-import type { CallBody } from 'skill-market/registry';
+import type { CallBody, UsageBody } from 'skill-market/registry';
+import { isCaip2Network, parseCaip2, voucherDigest } from 'skill-market/x402';
 import { AppError } from '../../../http';
 import { priceToAtomic } from '../skills';
 import { type ChannelCall, MAX_CHANNEL_AMOUNT } from './store';
 
+/** The channel fields a call record and a usage record share. */
+type ChannelFields = Pick<CallBody, 'channelId' | 'chargedCumulativeAmount' | 'paymentRef'>;
+
 /**
- * A call record paid over a channel, checked on its own: the channel id and the cumulative charge
- * come together and without a paymentRef; the call's own charge (`amountAtomic`, or the older
- * `amount` in whole tokens, converted with the token's `decimals`) is positive and at most the
- * cumulative charge, which fits a uint128. Answers the call, or why it is refused.
+ * The channel and cumulative charge of a record paid over a channel, or why they are refused: they
+ * come together and without a paymentRef; the call's own charge `amount` (named `field` in the
+ * record) is positive and at most the cumulative charge, which fits a uint128.
  */
-export function channelCallOf(call: CallBody, skill: { id: string; network: string }, decimals: number): ChannelCall | string {
-  if (call.channelId === undefined || call.chargedCumulativeAmount === undefined) {
+function channelCharge(record: ChannelFields, amount: bigint, field: string): { channelId: `0x${string}`; cumulative: bigint } | string {
+  if (record.channelId === undefined || record.chargedCumulativeAmount === undefined) {
     return 'Invalid request: a channel call needs both "channelId" and "chargedCumulativeAmount"';
   }
-  if (call.paymentRef !== undefined) return 'Invalid request: a channel call has no "paymentRef"';
+  if (record.paymentRef !== undefined) return 'Invalid request: a channel call has no "paymentRef"';
+  const cumulative = BigInt(record.chargedCumulativeAmount);
+  if (amount <= 0n) return `Invalid request: field "${field}": must be positive`;
+  if (cumulative > MAX_CHANNEL_AMOUNT) return 'Invalid request: field "chargedCumulativeAmount": larger than a channel can hold (uint128)';
+  if (amount > cumulative) {
+    return `Invalid request: field "${field}": ${amount} atomic units is more than the channel's cumulative charge ${cumulative}`;
+  }
+  return { channelId: record.channelId.toLowerCase() as `0x${string}`, cumulative };
+}
+
+/**
+ * A call record paid over a channel, checked on its own (see {@link channelCharge}); its own charge
+ * is `amountAtomic`, or the older `amount` in whole tokens, converted with the token's `decimals`.
+ * Answers the call (with the digest of the payer's voucher for that cumulative charge, which older
+ * consumer clients named the call by), or why it is refused.
+ */
+export function channelCallOf(call: CallBody, skill: { id: string; network: string }, decimals: number): ChannelCall | string {
   if (call.amountAtomic === undefined && call.amount === undefined)
     return 'Invalid request: field "amountAtomic": a channel call needs its own charge';
   const field = call.amountAtomic !== undefined ? 'amountAtomic' : 'amount';
@@ -24,11 +43,46 @@ export function channelCallOf(call: CallBody, skill: { id: string; network: stri
     if (error instanceof AppError) return error.message;
     throw error;
   }
-  const cumulative = BigInt(call.chargedCumulativeAmount);
-  if (amount <= 0n) return `Invalid request: field "${field}": must be positive`;
-  if (cumulative > MAX_CHANNEL_AMOUNT) return 'Invalid request: field "chargedCumulativeAmount": larger than a channel can hold (uint128)';
-  if (amount > cumulative) {
-    return `Invalid request: field "${field}": ${amount} atomic units is more than the channel's cumulative charge ${cumulative}`;
+  const charge = channelCharge(call, amount, field);
+  if (typeof charge === 'string') return charge;
+  const { channelId, cumulative } = charge;
+  const digest = isCaip2Network(skill.network) ? voucherDigest(channelId, cumulative, parseCaip2(skill.network)) : null;
+  return { skillId: skill.id, network: skill.network, channelId, cumulative, amount, voucherDigest: digest };
+}
+
+/** A consumer's usage record of a call paid over a channel, as stored. */
+export interface ChannelUsage {
+  channelId: string;
+  cumulative: bigint;
+  depositTransaction: string | null;
+  depositAmount: bigint | null;
+}
+
+/**
+ * The channel part of a consumer's usage record (`amount`: its charge in atomic units): none for a
+ * transfer; the channel, the cumulative charge and the deposit the call made, checked as a
+ * skill server's record is.
+ *
+ * @throws AppError VALIDATION naming the field
+ */
+export function channelUsageOf(input: UsageBody, amount: bigint): ChannelUsage | undefined {
+  const channel = input.channelId !== undefined || input.chargedCumulativeAmount !== undefined;
+  if (!channel) {
+    if (input.depositTransaction !== undefined || input.depositAmountAtomic !== undefined)
+      throw new AppError('VALIDATION', 'Invalid request: field "depositTransaction": a deposit is named only with its "channelId"');
+    return undefined;
   }
-  return { skillId: skill.id, network: skill.network, channelId: call.channelId.toLowerCase(), cumulative, amount };
+  const field = input.amountAtomic !== undefined ? 'amountAtomic' : 'amount';
+  const charge = channelCharge(input, amount, field);
+  if (typeof charge === 'string') throw new AppError('VALIDATION', charge);
+  if (input.depositAmountAtomic !== undefined && input.depositTransaction === undefined)
+    throw new AppError('VALIDATION', 'Invalid request: field "depositAmountAtomic": comes with its "depositTransaction"');
+  if (input.depositAmountAtomic !== undefined && BigInt(input.depositAmountAtomic) > MAX_CHANNEL_AMOUNT)
+    throw new AppError('VALIDATION', 'Invalid request: field "depositAmountAtomic": larger than a channel can hold (uint128)');
+  return {
+    channelId: charge.channelId,
+    cumulative: charge.cumulative,
+    depositTransaction: input.depositTransaction?.toLowerCase() ?? null,
+    depositAmount: input.depositAmountAtomic === undefined ? null : BigInt(input.depositAmountAtomic),
+  };
 }

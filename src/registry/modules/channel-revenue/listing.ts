@@ -3,10 +3,11 @@
  * calls earned (reported, not yet claimed on chain), claimed (counted as revenue) and settled (a
  * sweep paid them out to the receiver); per channel its on-chain state as last read.
  */
-import { and, desc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import type { ChannelView } from 'skill-market/registry';
 import type { Database } from '../../../db';
-import { channelCalls, paymentChannels, skills } from '../../../db/schema';
+import { larger } from '../../lib/amounts';
+import { channelCalls, paymentChannels, skills, usageRecords } from '../../../db/schema';
 
 export interface ChannelTotals {
   earnedCalls: number;
@@ -71,12 +72,13 @@ export async function channelLedger(db: Database, creatorId: string, range: { fr
 
 /**
  * Channels seen by the registry, newest first, up to `limit`: those of the creator's skills
- * (`creatorId`), or those any of the wallets `payers` pays from (by its config on chain), with
- * what their calls add up to.
+ * (`creatorId`), or those any of the wallets `payers` pays from (by its config on chain) and, not
+ * yet read on chain, those the usage records of the payer's account (`userId`) name, with what
+ * their calls add up to.
  */
 export async function listChannels(
   db: Database,
-  who: { creatorId: string } | { payers: readonly string[] },
+  who: { creatorId: string } | { payers: readonly string[]; userId: string },
   limit: number,
 ): Promise<ChannelView[]> {
   const mine =
@@ -89,9 +91,21 @@ export async function listChannels(
             .innerJoin(skills, eq(skills.id, channelCalls.skillId))
             .where(eq(skills.creatorId, who.creatorId)),
         )
-      : inArray(
-          sql`lower(${paymentChannels.payer})`,
-          who.payers.map((p) => p.toLowerCase()),
+      : or(
+          inArray(
+            sql`lower(${paymentChannels.payer})`,
+            who.payers.map((p) => p.toLowerCase()),
+          ),
+          and(
+            isNull(paymentChannels.payer),
+            inArray(
+              paymentChannels.channelId,
+              db
+                .select({ id: usageRecords.channelId })
+                .from(usageRecords)
+                .where(and(eq(usageRecords.userId, who.userId), isNotNull(usageRecords.channelId))),
+            ),
+          ),
         );
   const channels = await db.select().from(paymentChannels).where(mine).orderBy(desc(paymentChannels.createdAt)).limit(limit);
   if (channels.length === 0) return [];
@@ -133,6 +147,10 @@ export async function listChannels(
             : c.totalClaimed > 0n
               ? 'settled'
               : 'open';
+    const charged = t.earnedAtomic + t.claimedAtomic;
+    // The payer's: what the channel holds that nobody charged (nor claimed, a claim being a charge the chain saw).
+    const spent = larger(charged, c.totalClaimed);
+    const payerAtomic = c.balance === null ? null : c.balance > spent ? c.balance - spent : 0n;
     return {
       channelId: c.channelId,
       network: c.network,
@@ -141,7 +159,7 @@ export async function listChannels(
       receiver: c.receiver,
       state,
       balanceAtomic: c.balance?.toString() ?? null,
-      chargedAtomic: (t.earnedAtomic + t.claimedAtomic).toString(),
+      chargedAtomic: charged.toString(),
       claimedAtomic: c.totalClaimed.toString(),
       settledAtomic: c.settledClaimed.toString(),
       earnedCalls: t.earnedCalls,
@@ -149,6 +167,9 @@ export async function listChannels(
       countedCalls: t.claimedCalls,
       countedAtomic: t.claimedAtomic.toString(),
       refusedCalls: t.refusedCalls,
+      payerAtomic: payerAtomic?.toString() ?? null,
+      withdrawingAtomic: c.withdrawAmount.toString(),
+      withdrawInitiatedAt: c.withdrawInitiatedAt?.toISOString() ?? null,
       checkedAt: c.checkedAt?.toISOString() ?? null,
     };
   });

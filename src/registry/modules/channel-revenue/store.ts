@@ -2,9 +2,11 @@
  * The one place that counts calls paid over payment channels (x402 `batch-settlement`).
  *
  * A skill server reports each channel call with the channel id, the channel's cumulative charge
- * after the call (`cumulative`) and the call's own charge (`amount`), all atomic units. Nothing it
- * says is believed: a record is `earned` until the chain decides it, and then it is `counted` (one
- * paid call, `amount` of revenue, on the day it was reported) or `refused` with a reason. The rule:
+ * after the call (`cumulative`) and the call's own charge (`amount`), all atomic units. A new record
+ * is a call of its skill at once (the call counters, `call.paid` to its creator); nothing it says
+ * about money is believed: it is `earned` until the chain decides it, and then it is `counted` (one
+ * paid call, `amount` of revenue, on the day it was reported) or `refused` with a reason (and its
+ * call taken back out of the counters). The rule:
  *
  * 1. A record covers the interval (cumulative − amount, cumulative] of the channel's charges; it is
  *    refused at once unless 0 < amount ≤ cumulative ≤ 2^128 − 1. A skill has one record per
@@ -27,9 +29,10 @@
 import { and, asc, eq, gt, inArray, lte, sql } from 'drizzle-orm';
 import type { PaymentVerificationConfig } from '../../../config';
 import type { Database } from '../../../db';
+import { larger } from '../../lib/amounts';
 import { channelCalls, paymentChannels, skills } from '../../../db/schema';
-import { countPaidCalls } from '../stats';
-import { emitEvent } from '../webhook-events';
+import { countCalls, countClaimedCalls, uncountCalls } from '../stats';
+import { emitEvent, emitEvents } from '../webhook-events';
 import type { ChannelOnChain } from './chain-check';
 
 type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
@@ -48,12 +51,16 @@ export interface ChannelCall {
   channelId: string;
   cumulative: bigint;
   amount: bigint;
+  /** The EIP-712 digest of the payer's voucher for `cumulative` (null off eip155 networks). */
+  voucherDigest: string | null;
 }
 
 /**
  * Records channel calls (inside the caller's transaction) and puts their channels under watch;
  * answers, in order, whether each was new (false: the skill already has a record of that channel
- * and cumulative charge, or an earlier record of the batch had them). A new channel is due at once;
+ * and cumulative charge, or an earlier record of the batch had them). A new record counts as a call
+ * of its skill at once (its charge is earned: paid calls and revenue wait for the claim) and its
+ * creator hears `call.paid` in the same transaction. A new channel is due at once;
  * a known one no sooner than `recheckSeconds` after its last check (or earlier if it was due
  * earlier): a channel paid for many calls a second is read once per that time, not once per batch
  * of records, and its revenue shows at most that much later than its claim. Two statements
@@ -88,11 +95,60 @@ export async function recordChannelCalls(tx: Tx, calls: readonly ChannelCall[], 
   );
   const inserted = await tx
     .insert(channelCalls)
-    .values(rows.map((c) => ({ skillId: c.skillId, channelId: c.channelId, cumulative: c.cumulative, amount: c.amount, createdAt: now })))
+    .values(
+      rows.map((c) => ({
+        skillId: c.skillId,
+        channelId: c.channelId,
+        cumulative: c.cumulative,
+        amount: c.amount,
+        voucherDigest: c.voucherDigest,
+        createdAt: now,
+      })),
+    )
     .onConflictDoNothing()
     .returning({ skillId: channelCalls.skillId, channelId: channelCalls.channelId, cumulative: channelCalls.cumulative });
   const fresh = new Set(inserted.map(keyOf));
+  const recorded = rows.filter((c) => fresh.has(keyOf(c)));
+  const perSkill = new Map<string, number>();
+  for (const c of recorded) perSkill.set(c.skillId, (perSkill.get(c.skillId) ?? 0) + 1);
+  await countCalls(tx, perSkill, now);
+  await tellEarned(tx, recorded, now);
   return calls.map((c) => fresh.delete(keyOf(c)));
+}
+
+/** `call.paid` for each newly recorded channel call: its charge is earned, not yet claimed. */
+async function tellEarned(tx: Tx, recorded: readonly ChannelCall[], now: Date): Promise<void> {
+  if (recorded.length === 0) return;
+  const owners = await tx
+    .select({ id: skills.id, creatorId: skills.creatorId, slug: skills.slug })
+    .from(skills)
+    .where(inArray(skills.id, [...new Set(recorded.map((c) => c.skillId))]));
+  const ownerOf = new Map(owners.map((o) => [o.id, o]));
+  const known = await tx
+    .select({ channelId: paymentChannels.channelId, payer: paymentChannels.payer })
+    .from(paymentChannels)
+    .where(inArray(paymentChannels.channelId, [...new Set(recorded.map((c) => c.channelId))]));
+  const payerOf = new Map(known.map((c) => [c.channelId, c.payer]));
+  await emitEvents(
+    tx,
+    'call.paid',
+    recorded.flatMap((call) => {
+      const owner = ownerOf.get(call.skillId);
+      if (!owner) return [];
+      const data = {
+        skill: owner.slug,
+        scheme: 'batch-settlement' as const,
+        amount: call.amount.toString(),
+        channelId: call.channelId,
+        chargedCumulativeAmount: call.cumulative.toString(),
+        network: call.network,
+        payer: payerOf.get(call.channelId) ?? null,
+        state: 'earned' as const,
+        reportedAt: now.toISOString(),
+      };
+      return [{ userId: owner.creatorId, type: 'call.paid' as const, at: now, data }];
+    }),
+  );
 }
 
 /** Watched channels whose time has come, oldest first. */
@@ -146,6 +202,10 @@ export async function decideChannel(
   return db.transaction(async (tx) => {
     const [channel] = await tx.select().from(paymentChannels).where(eq(paymentChannels.channelId, channelId)).for('update');
     if (!channel) return { counted: 0, refused: 0, earned: 0 };
+    // Claims and sweeps only grow: a read older than the one stored (a page's fresh read racing the
+    // background's) never takes them back.
+    const totalClaimed = larger(onChain.totalClaimed, channel.totalClaimed);
+    const settledClaimed = larger(onChain.settledClaimed, channel.settledClaimed);
     const records = await tx
       .select({ call: channelCalls, paymentAddress: skills.paymentAddress, network: skills.network })
       .from(channelCalls)
@@ -157,7 +217,7 @@ export async function decideChannel(
     // intervals are disjoint, so none at or below the lowest earned interval's start) and any a
     // settle sweep may newly reach. A channel of many calls is not read whole at every check.
     let from = channel.settledClaimed;
-    for (const start of [onChain.settledClaimed, ...records.map(({ call }) => call.cumulative - call.amount)]) {
+    for (const start of records.map(({ call }) => call.cumulative - call.amount)) {
       if (start < from) from = start;
     }
     const counted = await tx
@@ -171,18 +231,21 @@ export async function decideChannel(
     const claimedFor = new Map<string, { calls: number; amount: bigint }>();
     /** Counted now: marked and added to the counters together after the loop. */
     const newlyCounted: (typeof channelCalls.$inferSelect)[] = [];
-    const refuse = async (id: string, reason: string) => {
-      await tx.update(channelCalls).set({ status: 'refused', reason, decidedAt: now }).where(eq(channelCalls.id, id));
+    /** Refused now: no call of the skill after all, taken back out of its calls after the loop. */
+    const newlyRefused: { skillId: string; calledAt: Date }[] = [];
+    const refuse = async (call: typeof channelCalls.$inferSelect, reason: string) => {
+      await tx.update(channelCalls).set({ status: 'refused', reason, decidedAt: now }).where(eq(channelCalls.id, call.id));
+      newlyRefused.push({ skillId: call.skillId, calledAt: call.createdAt });
       decision.refused += 1;
     };
     for (const { call, paymentAddress, network } of records) {
       if (network !== expected.network || lower(onChain.token) !== lower(expected.token)) {
-        await refuse(call.id, `the channel is not paid in ${expected.network} USDC, which this registry counts`);
+        await refuse(call, `the channel is not paid in ${expected.network} USDC, which this registry counts`);
       } else if (lower(onChain.receiver) !== lower(paymentAddress)) {
-        await refuse(call.id, `the channel pays ${onChain.receiver}, not the skill’s payment address ${paymentAddress}`);
+        await refuse(call, `the channel pays ${onChain.receiver}, not the skill’s payment address ${paymentAddress}`);
       } else if (overlaps(call)) {
-        await refuse(call.id, 'its charge overlaps a call already counted for this channel');
-      } else if (call.cumulative > onChain.totalClaimed) {
+        await refuse(call, 'its charge overlaps a call already counted for this channel');
+      } else if (call.cumulative > totalClaimed) {
         decision.earned += 1;
       } else {
         newlyCounted.push(call);
@@ -198,21 +261,22 @@ export async function decideChannel(
         const ids = newlyCounted.slice(i, i + COUNTED_PER_UPDATE).map((c) => c.id);
         await tx.update(channelCalls).set({ status: 'counted', reason: null, decidedAt: now }).where(inArray(channelCalls.id, ids));
       }
-      await countPaidCalls(
+      await countClaimedCalls(
         tx,
         newlyCounted.map((c) => ({ skillId: c.skillId, amount: c.amount, calledAt: c.createdAt })),
       );
     }
+    await uncountCalls(tx, newlyRefused);
     // Newly settled: counted records between the previous sweep's reach and this one's.
     const settledFor = new Map<string, { calls: number; amount: bigint }>();
-    if (onChain.settledClaimed > channel.settledClaimed) {
+    if (settledClaimed > channel.settledClaimed) {
       for (const call of counted) {
-        if (call.cumulative <= channel.settledClaimed || call.cumulative > onChain.settledClaimed) continue;
+        if (call.cumulative <= channel.settledClaimed || call.cumulative > settledClaimed) continue;
         const sum = settledFor.get(call.skillId) ?? { calls: 0, amount: 0n };
         settledFor.set(call.skillId, { calls: sum.calls + 1, amount: sum.amount + call.amount });
       }
     }
-    const unsettled = counted.some((c) => c.cumulative > onChain.settledClaimed);
+    const unsettled = counted.some((c) => c.cumulative > settledClaimed);
     const watching = decision.earned > 0 || unsettled;
     const attempts = channel.attempts + 1;
     await tx
@@ -222,8 +286,10 @@ export async function decideChannel(
         receiver: onChain.receiver,
         token: onChain.token,
         balance: onChain.balance,
-        totalClaimed: onChain.totalClaimed,
-        settledClaimed: onChain.settledClaimed,
+        totalClaimed,
+        settledClaimed,
+        withdrawAmount: onChain.withdrawAmount,
+        withdrawInitiatedAt: onChain.withdrawInitiatedAt,
         status: watching ? 'watching' : 'idle',
         reason: null,
         attempts,
@@ -231,8 +297,9 @@ export async function decideChannel(
         checkedAt: now,
       })
       .where(eq(paymentChannels.channelId, channelId));
-    await tell(tx, 'channel.claimed', claimedFor, { channelId, onChain, now });
-    await tell(tx, 'channel.settled', settledFor, { channelId, onChain, now });
+    const state = { ...onChain, totalClaimed, settledClaimed };
+    await tell(tx, 'channel.claimed', claimedFor, { channelId, onChain: state, now });
+    await tell(tx, 'channel.settled', settledFor, { channelId, onChain: state, now });
     return decision;
   });
 }
@@ -290,10 +357,12 @@ export async function markChannelUndecided(
   return db.transaction(async (tx) => {
     if (kind === 'unreadable-here' || (kind === 'missing' && attempts >= config.maxAttempts)) {
       const why = kind === 'missing' ? `no such channel on chain after ${attempts} checks` : reason;
-      await tx
+      const refused = await tx
         .update(channelCalls)
         .set({ status: 'refused', reason: why, decidedAt: now })
-        .where(and(eq(channelCalls.channelId, channel.channelId), eq(channelCalls.status, 'earned')));
+        .where(and(eq(channelCalls.channelId, channel.channelId), eq(channelCalls.status, 'earned')))
+        .returning({ skillId: channelCalls.skillId, calledAt: channelCalls.createdAt });
+      await uncountCalls(tx, refused);
       await tx
         .update(paymentChannels)
         .set({ status: 'idle', reason, attempts, checkedAt: now })

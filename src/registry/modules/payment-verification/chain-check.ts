@@ -1,8 +1,12 @@
 import { decodeEventLog, erc20Abi, type Address, type Hash, type Hex, type PublicClient } from 'viem';
 import { PAYMENT_REVERTED_REASON } from 'skill-market/registry';
 import { eip3009Abi } from 'skill-market/x402';
+import { BATCH_SETTLEMENT_ADDRESS, batchSettlementAbi, ERC3009_DEPOSIT_COLLECTOR_ADDRESS } from '../../../chain/batch-settlement';
 
 const tokenEvents = [...erc20Abi, ...eip3009Abi] as const;
+
+/** Why a check waits: the chain knows no transaction of that hash (yet). */
+export const TRANSACTION_NOT_FOUND = 'transaction not found on chain';
 
 /** What the skill's listing says a payment for it must be. */
 export interface ExpectedPayment {
@@ -24,6 +28,12 @@ export type ChainVerdict =
   /** `transfers`: the transfers the report may be counted as, in log order (one when a nonce names it). */
   | { type: 'verified'; transfers: PaymentTransfer[]; amount: bigint; blockNumber: bigint }
   | { type: 'rejected'; reason: string }
+  /**
+   * Not a payment to the skill but a deposit into a payment channel (x402 `batch-settlement`), as
+   * an older consumer client reported it: the channel and what the deposit put in, when its
+   * `Deposited` event says.
+   */
+  | { type: 'channel-deposit'; channelId: Hex | null; amount: bigint | null }
   /** Not decidable yet: the transaction is not (yet) known, or the RPC failed. */
   | { type: 'retry'; reason: string };
 
@@ -41,7 +51,7 @@ export async function checkPaymentOnChain(client: PublicClient, expected: Expect
     receipt = await client.getTransactionReceipt({ hash: expected.txHash });
   } catch (error) {
     const names = errorNames(error);
-    if (names.has('TransactionReceiptNotFoundError')) return { type: 'retry', reason: 'transaction not found on chain' };
+    if (names.has('TransactionReceiptNotFoundError')) return { type: 'retry', reason: TRANSACTION_NOT_FOUND };
     return { type: 'retry', reason: names.has('TimeoutError') ? 'the RPC did not answer in time' : 'the RPC could not be read' };
   }
   if (receipt.status !== 'success') return { type: 'rejected', reason: PAYMENT_REVERTED_REASON };
@@ -67,6 +77,8 @@ export async function checkPaymentOnChain(client: PublicClient, expected: Expect
     candidates = [own];
   }
   const toPayee = candidates.filter((t) => t.to.toLowerCase() === expected.payTo.toLowerCase());
+  if (toPayee.length === 0 && candidates.some((t) => t.to.toLowerCase() === ERC3009_DEPOSIT_COLLECTOR_ADDRESS.toLowerCase()))
+    return { type: 'channel-deposit', ...depositOf(receipt.logs) };
   if (toPayee.length === 0)
     return { type: 'rejected', reason: `the transfer goes to ${candidates[0]!.to}, not the skill's payment address ${expected.payTo}` };
   const exact = toPayee.filter((t) => t.value === expected.amount);
@@ -78,6 +90,23 @@ export async function checkPaymentOnChain(client: PublicClient, expected: Expect
     amount: expected.amount,
     blockNumber: receipt.blockNumber,
   };
+}
+
+/** The channel a deposit transaction's `Deposited` event credits, and how much (nulls without one). */
+function depositOf(logs: readonly { address: string; data: Hex; topics: [] | [Hex, ...Hex[]] }[]): {
+  channelId: Hex | null;
+  amount: bigint | null;
+} {
+  for (const log of logs) {
+    if (log.address.toLowerCase() !== BATCH_SETTLEMENT_ADDRESS.toLowerCase()) continue;
+    try {
+      const event = decodeEventLog({ abi: batchSettlementAbi, data: log.data, topics: log.topics });
+      if (event.eventName === 'Deposited') return { channelId: event.args.channelId, amount: event.args.amount };
+    } catch {
+      // another event of the contract
+    }
+  }
+  return { channelId: null, amount: null };
 }
 
 function errorNames(error: unknown): Set<string> {

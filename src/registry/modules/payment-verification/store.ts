@@ -4,7 +4,7 @@ import type { Database } from '../../../db';
 import { PAYMENT_REVERTED_REASON } from 'skill-market/registry';
 import { BYTES32_PATTERN, rescaleAtomic, USDC_DECIMALS } from 'skill-market/x402';
 import { type ChainConfig, tokenDecimals } from '../../../config/chain';
-import { paymentVerifications, skills } from '../../../db/schema';
+import { paymentVerifications, skills, usageRecords } from '../../../db/schema';
 import { countPaidCall } from '../stats';
 import { emitEvent } from '../webhook-events';
 
@@ -314,4 +314,26 @@ export async function markInconclusive(
     .set({ attempts, reason: reason.slice(0, 500), nextAttemptAt: new Date(now.getTime() + pause * 1000) })
     .where(and(eq(paymentVerifications.id, check.id), eq(paymentVerifications.status, 'pending')));
   return 'retry';
+}
+
+/**
+ * A reported reference that names no payment to the skill but a call paid over a payment channel,
+ * as older consumer clients reported them (the voucher's digest, or the channel's deposit
+ * transaction): its check is dropped, for there is no transfer to verify, reject or count, and a
+ * usage record of the deposit names its channel and deposit instead (the history shows it as one).
+ */
+export async function dropChannelReport(
+  db: Database,
+  id: string,
+  deposit?: { txHash: string; channelId: string | null; amount: bigint | null },
+): Promise<void> {
+  await db.transaction(async (tx) => {
+    if (deposit?.channelId) {
+      await tx
+        .update(usageRecords)
+        .set({ channelId: deposit.channelId.toLowerCase(), depositTransaction: deposit.txHash, depositAmount: deposit.amount })
+        .where(and(eq(usageRecords.paymentId, id), isNull(usageRecords.channelId)));
+    }
+    await tx.delete(paymentVerifications).where(and(eq(paymentVerifications.id, id), eq(paymentVerifications.status, 'pending')));
+  });
 }

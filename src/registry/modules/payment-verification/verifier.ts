@@ -5,9 +5,9 @@ import type { Database } from '../../../db';
 import type { Logger } from '../../../log';
 import type { Clock } from '../../context';
 import { backgroundRounds } from '../../lib/background';
-import { type ChannelRound, checkDueChannels } from '../channel-revenue';
-import { checkPaymentOnChain } from './chain-check';
-import { claimPayment, duePayments, markInconclusive, markRejected, markVerified } from './store';
+import { type ChannelRound, checkDueChannels, isChannelVoucher } from '../channel-revenue';
+import { checkPaymentOnChain, TRANSACTION_NOT_FOUND } from './chain-check';
+import { claimPayment, dropChannelReport, duePayments, markInconclusive, markRejected, markVerified } from './store';
 
 /** What one round of checks decided. */
 interface VerificationRound {
@@ -91,7 +91,15 @@ export function createPaymentVerifier(deps: PaymentVerifierDeps): PaymentVerifie
         await markRejected(db, check.id, verdict.reason, clock.now());
         round.rejected += 1;
         return;
+      case 'channel-deposit':
+        await dropChannelReport(db, check.id, { txHash: check.txHash, channelId: verdict.channelId, amount: verdict.amount });
+        return;
       case 'retry':
+        // An older client named a channel call by its voucher's digest: no transaction will ever have that hash.
+        if (verdict.reason === TRANSACTION_NOT_FOUND && (await isChannelVoucher(db, check.skillId, check.txHash))) {
+          await dropChannelReport(db, check.id);
+          return;
+        }
         round[(await markInconclusive(db, check, verdict.reason, clock.now(), config)) === 'retry' ? 'retried' : 'rejected'] += 1;
         return;
     }

@@ -3,7 +3,7 @@
  * both. Other modules count through these functions inside their own transaction (they pass its
  * `tx`), so a count commits or rolls back with the event it counts.
  */
-import { eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../../../db';
 import { skillDaily, skillStats } from '../../../db/schema';
 
@@ -44,10 +44,12 @@ export async function countView(tx: Tx, skillId: string, at: Date): Promise<void
 }
 
 /**
- * Calls without a payment to verify, `calls` per skill id, counted at once: one statement per
- * table however many skills (a batch of call records).
+ * Calls counted at once, `calls` per skill id: those without a payment to verify, and those paid
+ * over a payment channel (their charge is earned at once; it counts as a paid call and revenue at
+ * the claim, {@link countClaimedCalls}). One statement per table however many skills (a batch of
+ * call records).
  */
-export async function countUnpaidCalls(tx: Tx, calls: ReadonlyMap<string, number>, at: Date): Promise<void> {
+export async function countCalls(tx: Tx, calls: ReadonlyMap<string, number>, at: Date): Promise<void> {
   const entries = [...calls].filter(([, n]) => n > 0);
   if (entries.length === 0) return;
   const added = sql.join(
@@ -96,39 +98,63 @@ async function addPaidCalls(tx: Tx, skillId: string, calls: number, revenue: big
     .where(eq(skillStats.skillId, skillId));
 }
 
-/**
- * Paid calls counted together (a channel's claimed records): the same sums as one
- * {@link countPaidCall} per call, in one statement per skill and one per skill and day, skills in
- * one order so concurrent batches take their row locks alike.
- */
-export async function countPaidCalls(tx: Tx, calls: readonly { skillId: string; amount: bigint; calledAt: Date }[]): Promise<void> {
-  const bySkill = new Map<string, { calls: number; revenue: bigint; last: Date; days: Map<string, { calls: number; revenue: bigint }> }>();
-  for (const { skillId, amount, calledAt } of calls) {
-    const skill = bySkill.get(skillId) ?? { calls: 0, revenue: 0n, last: calledAt, days: new Map() };
+/** Per skill (in one order, so concurrent batches take their row locks alike) and UTC day: how many calls and what they charged. */
+function bySkillAndDay(calls: readonly { skillId: string; amount?: bigint; calledAt: Date }[]) {
+  const bySkill = new Map<string, { calls: number; revenue: bigint; days: Map<string, { calls: number; revenue: bigint }> }>();
+  for (const { skillId, amount = 0n, calledAt } of calls) {
+    const skill = bySkill.get(skillId) ?? { calls: 0, revenue: 0n, days: new Map() };
     skill.calls += 1;
     skill.revenue += amount;
-    if (calledAt > skill.last) skill.last = calledAt;
     const day = skill.days.get(dayOf(calledAt)) ?? { calls: 0, revenue: 0n };
     day.calls += 1;
     day.revenue += amount;
     skill.days.set(dayOf(calledAt), day);
     bySkill.set(skillId, skill);
   }
-  for (const skillId of [...bySkill.keys()].sort()) {
-    const { calls: n, revenue, last, days } = bySkill.get(skillId)!;
-    await addPaidCalls(tx, skillId, n, revenue, last);
+  return [...bySkill.keys()].sort().map((skillId) => {
+    const { calls: n, revenue, days } = bySkill.get(skillId)!;
+    return { skillId, calls: n, revenue, days: [...days].sort(([a], [b]) => (a < b ? -1 : 1)) };
+  });
+}
+
+/**
+ * Calls already counted as calls (by {@link countCalls}, when reported) whose payment is now
+ * verified: a channel's records its receiver claimed on chain. They add paid calls and revenue,
+ * the revenue on the day each call was made; one statement per skill and one per skill and day.
+ */
+export async function countClaimedCalls(tx: Tx, calls: readonly { skillId: string; amount: bigint; calledAt: Date }[]): Promise<void> {
+  for (const { skillId, calls: n, revenue, days } of bySkillAndDay(calls)) {
+    await tx
+      .update(skillStats)
+      .set({ paidCallCount: sql`${skillStats.paidCallCount} + ${n}`, totalRevenue: sql`${skillStats.totalRevenue} + ${revenue}` })
+      .where(eq(skillStats.skillId, skillId));
     await tx
       .insert(skillDaily)
-      .values(
-        [...days].sort(([a], [b]) => (a < b ? -1 : 1)).map(([day, d]) => ({ skillId, day, views: 0, calls: d.calls, revenue: d.revenue })),
-      )
+      .values(days.map(([day, d]) => ({ skillId, day, views: 0, calls: 0, revenue: d.revenue })))
       .onConflictDoUpdate({
         target: [skillDaily.skillId, skillDaily.day],
-        set: {
-          calls: sql`${skillDaily.calls} + excluded.calls`,
-          revenue: sql`${skillDaily.revenue} + excluded.revenue`,
-        },
+        set: { revenue: sql`${skillDaily.revenue} + excluded.revenue` },
       });
+  }
+}
+
+/**
+ * Takes back calls counted by {@link countCalls} that turned out not to be calls of the skill: a
+ * channel's records the registry refused (never claimed, another receiver, an overlapping charge),
+ * each from the day it was made.
+ */
+export async function uncountCalls(tx: Tx, calls: readonly { skillId: string; calledAt: Date }[]): Promise<void> {
+  for (const { skillId, calls: n, days } of bySkillAndDay(calls)) {
+    await tx
+      .update(skillStats)
+      .set({ callCount: sql`greatest(${skillStats.callCount} - ${n}, 0)` })
+      .where(eq(skillStats.skillId, skillId));
+    for (const [day, d] of days) {
+      await tx
+        .update(skillDaily)
+        .set({ calls: sql`greatest(${skillDaily.calls} - ${d.calls}, 0)` })
+        .where(and(eq(skillDaily.skillId, skillId), eq(skillDaily.day, day)));
+    }
   }
 }
 

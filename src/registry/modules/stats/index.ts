@@ -4,12 +4,13 @@
  * analytics all build on it.
  */
 export {
+  countCalls,
+  countClaimedCalls,
   countFavorite,
   countPaidCall,
-  countPaidCalls,
   countReview,
-  countUnpaidCalls,
   countView,
   createSkillStats,
   dayOf,
+  uncountCalls,
 } from './counters';

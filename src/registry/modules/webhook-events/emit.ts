@@ -4,7 +4,7 @@
  * so an event exists exactly when what it reports was recorded. Sending is the deliverer's job.
  */
 import { randomBytes } from 'node:crypto';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { WebhookEvent, WebhookEventData } from 'skill-market/registry';
 import type { Database } from '../../../db';
 import { webhookDeliveries, webhookEndpoints } from '../../../db/schema';
@@ -21,50 +21,67 @@ type Writer = Pick<Database, 'select' | 'insert'>;
 
 /**
  * What an event must not overtake: a server's next down/up, a payment's verified/reverted, a
- * channel's claimed/settled. Null
- * when its order does not matter (a review, a key, a test).
+ * channel's claimed/settled. Null when its order does not matter (a review, a key, a test), and
+ * for a call paid over a channel: each is its own event, and the many calls of a busy channel
+ * must not wait for one another (a `channel.claimed` comes minutes later).
  */
 function orderingKey(type: WebhookEvent, data: Record<string, unknown>): string | null {
   if (type === 'skill.down' || type === 'skill.up') return `server:${data.server}`;
+  if (type === 'call.paid' && 'channelId' in data) return null;
   if (type === 'call.paid' || type === 'payment.reverted') return `payment:${data.network}:${data.transaction}`;
   if (type === 'channel.claimed' || type === 'channel.settled') return `channel:${data.network}:${data.channelId}`;
   return null;
 }
 
+/** One event to store: its account, what it says and when it happened. */
+type EventToEmit<E extends WebhookEvent> = { userId: string; type: E; data: WebhookEventData<E>; at: Date };
+
 /**
  * Stores `type` for every endpoint of `userId` that wants it (and for `only` alone when given);
  * returns how many. `data` is the event's documented payload (WEBHOOK_EVENT_DATA), version added here.
  */
-export async function emitEvent<E extends WebhookEvent>(
-  db: Writer,
-  event: { userId: string; type: E; data: WebhookEventData<E>; at: Date; only?: string },
-): Promise<number> {
+export function emitEvent<E extends WebhookEvent>(db: Writer, event: EventToEmit<E> & { only?: string }): Promise<number> {
+  return storeEvents(db, event.type, [event], event.only);
+}
+
+/**
+ * {@link emitEvent} for many events of one type (a batch of call records): one read of the
+ * endpoints that want it, for all their accounts, and one insert of every delivery.
+ */
+export function emitEvents<E extends WebhookEvent>(db: Writer, type: E, events: readonly EventToEmit<E>[]): Promise<number> {
+  return storeEvents(db, type, events);
+}
+
+async function storeEvents<E extends WebhookEvent>(db: Writer, type: E, events: readonly EventToEmit<E>[], only?: string): Promise<number> {
+  if (events.length === 0) return 0;
   const endpoints = await db
-    .select({ id: webhookEndpoints.id })
+    .select({ id: webhookEndpoints.id, userId: webhookEndpoints.userId })
     .from(webhookEndpoints)
     .where(
       and(
-        eq(webhookEndpoints.userId, event.userId),
-        event.only ? eq(webhookEndpoints.id, event.only) : eq(webhookEndpoints.enabled, true),
-        event.only ? undefined : sql`${webhookEndpoints.events} @> ${JSON.stringify([event.type])}::jsonb`,
+        inArray(webhookEndpoints.userId, [...new Set(events.map((e) => e.userId))]),
+        only ? eq(webhookEndpoints.id, only) : eq(webhookEndpoints.enabled, true),
+        only ? undefined : sql`${webhookEndpoints.events} @> ${JSON.stringify([type])}::jsonb`,
       ),
     );
-  if (endpoints.length === 0) return 0;
-  const eventId = newEventId();
-  const payload = eventBody(event.type, event.at, event.data);
-  const ordering = orderingKey(event.type, event.data as Record<string, unknown>);
-  await db.insert(webhookDeliveries).values(
-    endpoints.map((e) => ({
+  const rows = events.flatMap((event) => {
+    const mine = endpoints.filter((e) => e.userId === event.userId);
+    if (mine.length === 0) return [];
+    const eventId = newEventId();
+    const payload = eventBody(type, event.at, event.data);
+    const ordering = orderingKey(type, event.data as Record<string, unknown>);
+    return mine.map((e) => ({
       endpointId: e.id,
       eventId,
       orderingKey: ordering,
-      type: event.type,
+      type,
       payload,
       status: 'pending' as const,
       nextAttemptAt: event.at,
       createdAt: event.at,
       updatedAt: event.at,
-    })),
-  );
-  return endpoints.length;
+    }));
+  });
+  if (rows.length > 0) await db.insert(webhookDeliveries).values(rows);
+  return rows.length;
 }

@@ -4,4 +4,4 @@
  * every module that reports something (auth among them) uses it without depending on the webhooks
  * module, whose routes stand on auth.
  */
-export { emitEvent } from './emit';
+export { emitEvent, emitEvents } from './emit';

@@ -11,6 +11,7 @@ import { channelChoice, channelLeft, channelRecords, chooseChannel, openChannel 
 import { channelDeposit, pay, quote, type PaidOutcome, type Quoted, type SkillAnswer } from '../lib/pay';
 import { account, connect, connected } from '../lib/session';
 import type { AddressBalance, Skill } from 'skill-market/registry';
+import { usageRecordOf } from 'skill-market/client';
 import { walletErrorMessage } from '../lib/wallet/provider';
 import { ChannelOptIn, ChannelReceipt, ChannelsLine } from './channel';
 import { useSchemaForm } from './schema-form';
@@ -128,11 +129,9 @@ export function TryIt({ skill }: { skill: Skill }) {
     try {
       const outcome = await pay(q, { provider: w.wallet.provider, address: w.address });
       setStep({ name: 'done', outcome });
-      if (outcome.answer.ok && outcome.receipt && account.value) {
-        const paymentRef = outcome.receipt.transaction ?? outcome.receipt.nonce;
-        // Usage history is a convenience: a failed record never hides the result.
-        registry.recordUsage({ skillId: skill.id, amount: skill.priceAtomic, paymentRef }).catch(() => undefined);
-      }
+      const record = outcome.answer.ok && outcome.receipt && account.value ? usageRecordOf(outcome.receipt) : undefined;
+      // Usage history is a convenience: a failed record never hides the result.
+      if (record) registry.recordUsage(record).catch(() => undefined);
     } catch (error) {
       setStep({ name: 'failed', message: walletErrorMessage(error) });
     }

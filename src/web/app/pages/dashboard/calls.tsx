@@ -1,10 +1,14 @@
-/** My paid calls: newest first, paged by the registry's cursor, each with its receipt. */
+/**
+ * My paid calls: newest first, paged by the registry's cursor, each with its receipt: a transfer
+ * with its check on chain, a call paid over a payment channel with its state (and the channel's
+ * deposit, escrow not payment, when the call made one).
+ */
 import { useState } from 'preact/hooks';
 import { Empty, ErrorBox, Skeleton } from '../../components/states';
-import { PAYMENT_REVERTED_REASON, type UsageRecordView as UsageRecord } from 'skill-market/registry';
+import { PAYMENT_REVERTED_REASON, type UsageChannelView, type UsageRecordView as UsageRecord } from 'skill-market/registry';
 import { TxLink } from '../../components/tx-link';
 import { registry } from '../../lib/api';
-import { usdc } from '../../lib/format';
+import { shortAddress, usdc } from '../../lib/format';
 import { useAction } from '../../lib/use-action';
 import { useResource } from '../../lib/use-resource';
 
@@ -15,7 +19,33 @@ const CHECK_TEXT: Record<UsageRecord['verification'], string> = {
   rejected: 'rejected on chain: not counted',
 };
 
+const CHANNEL_TEXT: Record<UsageChannelView['state'], string> = {
+  charged: 'charged to your channel',
+  earned: 'earned by the skill, not yet claimed',
+  claimed: 'claimed on chain',
+  settled: 'claimed and paid out on chain',
+  refused: 'not counted',
+};
+
 const PAGE = 20;
+
+/** The receipt of a call paid over a payment channel: which channel, its state, and the deposit it made. */
+function ChannelReceipt({ channel, network }: { channel: UsageChannelView; network: string }) {
+  const state = channel.state === 'refused' && channel.reason ? `not counted: ${channel.reason}` : CHANNEL_TEXT[channel.state];
+  // One block, so a phone's card keeps it together beside its label.
+  return (
+    <span class="channel-receipt">
+      Paid from channel <code title={channel.channelId}>{shortAddress(channel.channelId)}</code>
+      <span class={`muted channel-state-${channel.state}`}> · {state}</span>
+      {channel.depositTransaction && (
+        <span class="deposit-line small">
+          Deposit{channel.depositAmountAtomic ? ` of ${usdc(BigInt(channel.depositAmountAtomic))}` : ''} (yours until charged):{' '}
+          <TxLink reference={channel.depositTransaction} network={network} />
+        </span>
+      )}
+    </span>
+  );
+}
 
 /** What a record's check says; a reverted transfer says so plainly: the call was answered but nothing was charged. */
 function checkText(record: UsageRecord): string {
@@ -76,11 +106,17 @@ export function CallsView() {
                   {usdc(BigInt(r.amountAtomic))}
                 </td>
                 <td class="receipt-cell" data-label="Receipt">
-                  <TxLink reference={r.paymentRef} network={r.network} />
-                  <span class={`muted check-${r.verification}`} title={r.verificationReason ?? undefined}>
-                    {' '}
-                    · {checkText(r)}
-                  </span>
+                  {r.channel ? (
+                    <ChannelReceipt channel={r.channel} network={r.network} />
+                  ) : (
+                    <>
+                      <TxLink reference={r.paymentRef} network={r.network} />
+                      <span class={`muted check-${r.verification}`} title={r.verificationReason ?? undefined}>
+                        {' '}
+                        · {checkText(r)}
+                      </span>
+                    </>
+                  )}
                 </td>
               </tr>
             ))}

@@ -1,7 +1,9 @@
 /**
  * Payment channels (x402 `batch-settlement`): a creator's, with the calls each paid (earned, not
  * yet claimed on chain; claimed, counted as revenue; settled to the payment address), and a
- * payer's, with the deposit left and what was charged, and how to get the rest back.
+ * payer's, with the deposit, what was charged and claimed, what is still theirs (deposit −
+ * charged), a withdrawal under way, when the registry read it on chain (just before, when stale),
+ * and how to get the rest back.
  */
 import type { ChannelView } from 'skill-market/registry';
 import { CopyButton } from '../../components/copy-button';
@@ -130,8 +132,9 @@ export function PayerChannelsView() {
                 Claimed
               </th>
               <th scope="col" class="num">
-                Unclaimed (yours)
+                Yours
               </th>
+              <th scope="col">Withdrawal</th>
               <th scope="col">Checked</th>
             </tr>
           </thead>
@@ -149,10 +152,20 @@ export function PayerChannelsView() {
                 <td class="num" data-label="Claimed">
                   {atomic(c.claimedAtomic)}
                 </td>
-                <td class="num" data-label="Unclaimed (yours)" data-testid="channel-left">
-                  {c.balanceAtomic === null ? '—' : usdc(BigInt(c.balanceAtomic) - BigInt(c.claimedAtomic))}
+                <td class="num" data-label="Yours" data-testid="channel-left">
+                  {atomic(c.payerAtomic)}
                 </td>
-                <td class="nowrap" data-label="Checked">
+                <td data-label="Withdrawal" data-testid="channel-withdrawal">
+                  {BigInt(c.withdrawingAtomic) > 0n ? (
+                    <span>
+                      {usdc(BigInt(c.withdrawingAtomic))}{' '}
+                      <span class="muted small">started {c.withdrawInitiatedAt ? dateTime(c.withdrawInitiatedAt) : ''}</span>
+                    </span>
+                  ) : (
+                    <span class="muted">none</span>
+                  )}
+                </td>
+                <td class="nowrap" data-label="Checked" data-testid="channel-checked">
                   {c.checkedAt ? dateTime(c.checkedAt) : '—'}
                 </td>
               </tr>
@@ -161,8 +174,8 @@ export function PayerChannelsView() {
         </table>
       </div>
       <p class="small">
-        The deposit not yet claimed is yours: ask the skill’s server for a refund, or start the contract’s timed withdrawal with{' '}
-        <code>market channels --withdraw &lt;channel id&gt;</code> and finish it after the delay with{' '}
+        <strong>Yours</strong> is the deposit no call has charged: ask the skill’s server for a refund, or start the contract’s timed
+        withdrawal with <code>market channels --withdraw &lt;channel id&gt;</code> and finish it after the delay with{' '}
         <code>market channels --finalize &lt;channel id&gt;</code>.
       </p>
     </>

@@ -128,6 +128,11 @@ export function SkillAnalytics({ slug }: { slug: string }) {
             <div>
               <dt>Revenue</dt>
               <dd data-testid="stat-revenue">{usdc(data.data.analytics.totalRevenue)}</dd>
+              {BigInt(data.data.analytics.channels.earnedAtomic) > 0n && (
+                <dd class="muted stat-note" data-testid="stat-earned">
+                  + {usdc(BigInt(data.data.analytics.channels.earnedAtomic))} earned, not yet claimed
+                </dd>
+              )}
             </div>
             <div>
               <dt>Rejected payments</dt>
