@@ -18,12 +18,14 @@ export const SDK_DIR = resolve(import.meta.dir, '../sdk');
 // then amounts in the token's atomic units with its decimals from one place and the client's voucher signed ahead (+1.9 kB).
 // 212 kB: channels became a first-class payment: the skill server's schemes as plug-ins behind one pipeline, the channel
 // store a facilitator keeps for a payee's several servers, a channel call's stored answer for a resend, and the payer's
-// cooperative refund (+6.4 kB packed; the refund is loaded by the consumer bundle only when asked).
-export const TARBALL_BUDGET_BYTES = 212 * 1024;
+// cooperative refund (+6.4 kB packed; the refund is loaded by the consumer bundle only when asked). 218 kB: a channel
+// call's usage record and webhook in their own forms (the contract's channel fields, call.paid as a union, the record built
+// from a receipt) and one deposit policy shown before paying (+3 kB).
+export const TARBALL_BUDGET_BYTES = 218 * 1024;
 // 66 kB for a page's consumer entry: the registry contract's calendar days (a revenue export's bounds checked where they
 // are declared), the payment header read once for every scheme, and SkillMarket.refundChannel's door to the lazily
-// loaded refund (+1.6 kB).
-export const CONSUMER_BUDGET_BYTES = 66 * 1024;
+// loaded refund (+1.6 kB). 68 kB: a channel call's usage record in its own form, and the deposit said before paying.
+export const CONSUMER_BUDGET_BYTES = 68 * 1024;
 
 interface Manifest {
   name: string;
