@@ -13,7 +13,7 @@ import { PAYMENT_VERIFICATION_DEFAULTS } from '../../src/config';
 import { paymentVerifications } from '../../src/db/schema';
 import type { PaymentVerifier } from '../../src/registry/modules/payment-verification';
 import { json, newCreator, type Creator } from '../support/catalogue';
-import { databaseKinds } from '../support/database';
+import { oneDatabase } from '../support/database';
 import { freePort } from '../support/process';
 import { registryFixture, chainVerifier } from '../support/registry';
 import { loopbackServeOptions, paidPost, recordingLogger, startPaymentStack, type PaymentStack } from '../support/skill-server';
@@ -30,7 +30,7 @@ afterAll(async () => {
 const IN_FLIGHT = 25;
 const tracked = skill({ price: '$0.01', groups: ['tools'] }, () => ({ ok: true }));
 
-for (const kind of databaseKinds) {
+for (const kind of oneDatabase) {
   describe(`batched call tracking on ${kind}`, () => {
     const fx = registryFixture(kind, { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600 } });
     let creator: Creator;
