@@ -57,7 +57,7 @@ describe('serve() errors as documented', () => {
     await expect(serve({ echo }, { wallet, env: {}, network: 'eip155:31337' })).rejects.toThrow('No built-in USDC on eip155:31337');
   });
 
-  it('refuses an unknown settlement mode and a cap that is not a price', async () => {
+  it('refuses an unknown settlement mode, a cap that is not a price and a first check that is not a whole number of ms', async () => {
     const wallet = address();
     await expect(serve({ echo }, { wallet, env: {}, settlement: 'later' as never })).rejects.toThrow(
       'settlement mode must be one of confirmed, broadcast',
@@ -65,6 +65,10 @@ describe('serve() errors as documented', () => {
     await expect(serve({ echo }, { wallet, env: {}, settlement: { maxUnconfirmedPerPayer: 'lots' } })).rejects.toThrow(
       'settlement.maxUnconfirmedPerPayer',
     );
+    for (const firstCheckMs of [0, 2.5])
+      await expect(serve({ echo }, { wallet, env: {}, settlement: { firstCheckMs } })).rejects.toThrow(
+        'settlement.firstCheckMs must be a whole number of ms above 0',
+      );
   });
 
   it('refuses a holdMs that is not a whole number of ms from 0 to 120 000', async () => {
