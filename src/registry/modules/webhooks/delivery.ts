@@ -6,7 +6,7 @@
  * next pause of {@link RETRY_SCHEDULE_SECONDS} (about 27 hours in all), then it fails for good.
  * An endpoint whose deliveries fail for good {@link DISABLE_AFTER} times in a row is turned off,
  * with the reason shown to its owner. A registry stopped mid-send sends again after the lease
- * (the attempt's timeout and {@link LEASE_MARGIN_MS}), with the same `webhook-id` (at least once,
+ * (the attempt's timeout and its margin, `leaseMarginMs`), with the same `webhook-id` (at least once,
  * as the convention allows). Deliveries of one endpoint that share an ordering key (events.ts)
  * go one at a time, in the order they were stored.
  *
@@ -18,6 +18,7 @@ import { Webhook } from 'standardwebhooks';
 import type { Database } from '../../../db';
 import { resultRows } from '../../../db/rows';
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../../db/schema';
+import { WEBHOOK_DEFAULTS } from '../../../config';
 import type { Logger } from '../../../log';
 import type { Clock } from '../../context';
 import { checkHost, pinnedTarget, resolveWithDns, type PinnedTarget, type Resolve } from '../../lib/address-guard';
@@ -26,8 +27,6 @@ import { checkHost, pinnedTarget, resolveWithDns, type PinnedTarget, type Resolv
 export const RETRY_SCHEDULE_SECONDS = [5, 300, 1800, 7200, 18_000, 36_000, 36_000] as const;
 /** Deliveries failed for good in a row that turn an endpoint off. */
 export const DISABLE_AFTER = 5;
-/** A taken delivery stays taken this long past its attempt's timeout (the round's bookkeeping). */
-const LEASE_MARGIN_MS = 10_000;
 const EXCERPT_CHARS = 200;
 
 export interface WebhookDelivererDeps {
@@ -40,6 +39,8 @@ export interface WebhookDelivererDeps {
   resolve?: Resolve;
   /** Per attempt; default 5000 ms. */
   timeoutMs?: number;
+  /** A taken delivery stays taken this long past its attempt's timeout (the round's bookkeeping); default 10 000 ms. */
+  leaseMarginMs?: number;
   /** Between background rounds; default 1000 ms. */
   intervalMs?: number;
 }
@@ -65,12 +66,13 @@ export function createWebhookDeliverer(deps: WebhookDelivererDeps) {
   const { db, clock, logger } = deps;
   const send = deps.fetch ?? fetch;
   const resolve = deps.resolve ?? resolveWithDns;
-  const timeoutMs = deps.timeoutMs ?? 5000;
+  const timeoutMs = deps.timeoutMs ?? WEBHOOK_DEFAULTS.timeoutMs;
+  const leaseMarginMs = deps.leaseMarginMs ?? WEBHOOK_DEFAULTS.leaseMarginMs;
   let timer: ReturnType<typeof setInterval> | undefined;
   let running: Promise<DeliveryRound> | undefined;
 
   async function take(now: Date, limit: number): Promise<Due[]> {
-    const lease = new Date(now.getTime() + timeoutMs + LEASE_MARGIN_MS).toISOString();
+    const lease = new Date(now.getTime() + timeoutMs + leaseMarginMs).toISOString();
     const at = now.toISOString();
     const result = await db.execute(sql`
       update webhook_deliveries d set locked_until = ${lease}::timestamptz, updated_at = ${at}::timestamptz
