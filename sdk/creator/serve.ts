@@ -46,6 +46,8 @@ import { createCallTracker, type CallTracker, type TrackingOptions } from './tra
  * console.log(server.url); // 'http://localhost:3002'
  */
 export const DEFAULT_PORT = 3002;
+/** How long after a failed `/supported` the facilitator is asked again for its receiver authorizer. */
+const DEFAULT_FACILITATOR_RETRY_MS = 5_000;
 
 /** Auto-registration at start (`serve({ register })`). */
 export interface RegistrationOptions {
@@ -112,6 +114,11 @@ export interface ServeOptions {
    * @example serve(skills, { register: { endpoint }, listingRefreshMs: 30_000 })
    */
   listingRefreshMs?: number;
+  /**
+   * With channels signed for by the facilitator's receiver authorizer: how long after a failed
+   * `/supported` the facilitator is asked again, ms, until it answers; default 5000.
+   */
+  facilitatorRetryMs?: number;
   /** Report settled calls to the registry (`POST /analytics/call`); default true. An object tunes the retries. */
   trackCalls?: boolean | TrackingOptions;
   /** Public base URL for the payment terms' `resource`; default `register.endpoint`, else `http://localhost:<port>`. */
@@ -216,6 +223,9 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
   const refreshMs = options.listingRefreshMs ?? DEFAULT_LISTING_REFRESH_MS;
   if (!Number.isInteger(refreshMs) || refreshMs < 0)
     throw new ServeConfigError('listingRefreshMs must be a whole number of ms (0: only at start)');
+  const facilitatorRetryMs = options.facilitatorRetryMs ?? DEFAULT_FACILITATOR_RETRY_MS;
+  if (!Number.isInteger(facilitatorRetryMs) || facilitatorRetryMs < 1)
+    throw new ServeConfigError('facilitatorRetryMs must be a whole number of ms above 0');
   const apiKey = resolveApiKey(options.apiKey, env);
   const apiUrl = resolveApiUrl(options.apiUrl, env, DEFAULT_API_URL);
   const facilitatorUrl = httpUrl(options.facilitatorUrl ?? DEFAULT_FACILITATOR_URL, 'facilitatorUrl');
@@ -310,7 +320,10 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
       receiverAuthorizer = found;
       app.useReceiverAuthorizer(found);
     } else if (!known) {
-      authorizerTimer = setTimeout(() => void probeFacilitator(facilitatorUrl, network, undefined, fetchOption).then(useAuthorizer), 5000);
+      authorizerTimer = setTimeout(
+        () => void probeFacilitator(facilitatorUrl, network, undefined, fetchOption).then(useAuthorizer),
+        facilitatorRetryMs,
+      );
       (authorizerTimer as { unref?: () => void }).unref?.();
     }
   };

@@ -46,9 +46,19 @@ export interface RegistryConfig {
   skillNetworks?: { networks?: Caip2Network[]; facilitatorUrl?: URL };
   /** Send stored webhook deliveries in the background (MARKET_WEBHOOKS; off in tests, which drive rounds themselves). */
   webhooksEnabled: boolean;
+  /**
+   * How long one delivery attempt may take (MARKET_WEBHOOK_TIMEOUT_MS, default 5000), and how long
+   * past it a taken delivery stays taken (MARKET_WEBHOOK_LEASE_MARGIN_MS, default 10 000): a
+   * registry stopped mid-send has it sent again once both have passed.
+   */
+  webhookTimeoutMs: number;
+  webhookLeaseMarginMs: number;
   /** Set by `market dev` only: the pages offer the dev-only demo wallet. */
   devTools?: boolean;
 }
+
+/** A webhook delivery attempt's timeout and its lease's margin, ms (see {@link RegistryConfig}). */
+export const WEBHOOK_DEFAULTS = { timeoutMs: 5000, leaseMarginMs: 10_000 } as const;
 
 export const REGISTRY_DEFAULTS = {
   host: '0.0.0.0',
@@ -82,6 +92,8 @@ export function loadRegistryConfig(env: Env, cwd = process.cwd(), overrides: Par
     health: readHealthConfig(env, mode),
     payments: readPaymentVerificationConfig(env, mode),
     webhooksEnabled: readBoolean(env, 'MARKET_WEBHOOKS', mode !== 'test'),
+    webhookTimeoutMs: readInteger(env, 'MARKET_WEBHOOK_TIMEOUT_MS', WEBHOOK_DEFAULTS.timeoutMs, 100, 60_000),
+    webhookLeaseMarginMs: readInteger(env, 'MARKET_WEBHOOK_LEASE_MARGIN_MS', WEBHOOK_DEFAULTS.leaseMarginMs, 100, 600_000),
     ...skillNetworksOf(env),
     ...overrides,
   };

@@ -49,6 +49,8 @@ export async function startRegistry(
         clock: systemClock,
         logger,
         allowPrivateAddresses: config.health.allowPrivateAddresses,
+        timeoutMs: config.webhookTimeoutMs,
+        leaseMarginMs: config.webhookLeaseMarginMs,
       })
     : undefined;
   webhooks?.start();

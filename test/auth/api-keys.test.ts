@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'bun:test';
 import { sql } from 'drizzle-orm';
 import { bearer, createKey, jsonPost, walletSignIn } from '../support/auth';
-import { databaseKinds } from '../support/database';
+import { oneDatabase } from '../support/database';
 import { registryFixture } from '../support/registry';
 
-for (const kind of databaseKinds) {
+for (const kind of oneDatabase) {
   describe(`API keys on ${kind}`, () => {
     const fx = registryFixture(kind);
 

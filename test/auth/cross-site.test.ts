@@ -12,7 +12,7 @@ import {
   walletSignIn,
 } from '../support/auth';
 import { json } from '../support/catalogue';
-import { databaseKinds } from '../support/database';
+import { oneDatabase } from '../support/database';
 import { registryFixture, registryWith } from '../support/registry';
 
 const EVIL = 'https://evil.example';
@@ -26,7 +26,7 @@ const PARAMS: Record<string, string> = {
   address: '0x000000000000000000000000000000000000dEaD',
 };
 
-for (const kind of databaseKinds) {
+for (const kind of oneDatabase) {
   describe(`cross-site protection of cookie-authenticated writes on ${kind}`, () => {
     const fx = registryFixture(kind);
     const cookieOf = (session: { token: string; refreshToken: string }) =>

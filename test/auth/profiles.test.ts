@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'bun:test';
 import { bearer, walletSignIn } from '../support/auth';
-import { databaseKinds } from '../support/database';
+import { oneDatabase } from '../support/database';
 import { registryFixture } from '../support/registry';
 
-for (const kind of databaseKinds) {
+for (const kind of oneDatabase) {
   describe(`creator profiles on ${kind}`, () => {
     const fx = registryFixture(kind);
 

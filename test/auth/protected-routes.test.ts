@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { SignJWT } from 'jose';
 import type { DatabaseHandle } from '../../src/db';
 import { authTestConfig, bearer, createKey, providerKeys, sameOrigin, walletSignIn } from '../support/auth';
-import { databaseKinds, openTestDatabase } from '../support/database';
+import { oneDatabase, openTestDatabase } from '../support/database';
 import { registryWith } from '../support/registry';
 import { pendingWork } from '../../src/runtime/pending';
 
@@ -53,7 +53,7 @@ const PROTECTED: { method: string; path: string; level: 'account' | 'creator' | 
   { method: 'GET', path: '/analytics/00000000-0000-4000-8000-000000000000/payments', level: 'consumer' },
 ];
 
-for (const kind of databaseKinds) {
+for (const kind of oneDatabase) {
   describe(`every protected route refuses bad credentials on ${kind}`, () => {
     let database: DatabaseHandle;
     let registry: ReturnType<typeof registryWith>;

@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { SignJWT, type CryptoKey } from 'jose';
 import type { DatabaseHandle } from '../../src/db';
 import { authTestConfig, bearer, newWallet, parseSetCookies, providerKeys, providerToken, PROVIDER_APP_ID } from '../support/auth';
-import { databaseKinds, openTestDatabase } from '../support/database';
+import { oneDatabase, openTestDatabase } from '../support/database';
 import { registryWith } from '../support/registry';
 
-for (const kind of databaseKinds) {
+for (const kind of oneDatabase) {
   describe(`POST /auth/privy on ${kind}`, () => {
     let database: DatabaseHandle;
     let privateKey: CryptoKey;

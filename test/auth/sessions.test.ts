@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'bun:test';
 import { SignJWT } from 'jose';
 import { bearer, jsonPost, parseSetCookies, sameOrigin, walletSignIn } from '../support/auth';
-import { databaseKinds } from '../support/database';
+import { oneDatabase } from '../support/database';
 import { registryFixture } from '../support/registry';
 
-for (const kind of databaseKinds) {
+for (const kind of oneDatabase) {
   describe(`sessions on ${kind}`, () => {
     const fx = registryFixture(kind);
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'bun:test';
 import { bearer, jsonPost, walletSignIn } from '../support/auth';
 import { confirmReportedPayments, json, newCreator, txHash } from '../support/catalogue';
-import { databaseKinds } from '../support/database';
+import { oneDatabase } from '../support/database';
 import { registryFixture } from '../support/registry';
 
-for (const kind of databaseKinds) {
+for (const kind of oneDatabase) {
   describe(`a creator's own skill table on ${kind}`, () => {
     const fx = registryFixture(kind, { trustedProxies: ['127.0.0.1'] });
 

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'bun:test';
 import { bearer, createKey, jsonPost } from '../support/auth';
 import { registryFixture } from '../support/registry';
 import { json, newCreator } from '../support/catalogue';
-import { databaseKinds } from '../support/database';
+import { oneDatabase } from '../support/database';
 
-for (const kind of databaseKinds) {
+for (const kind of oneDatabase) {
   describe(`groups on ${kind}`, () => {
     const fx = registryFixture(kind);
     const send = (method: string, path: string, key: string, body?: unknown) =>

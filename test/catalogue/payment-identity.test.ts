@@ -12,12 +12,12 @@ import { bearer, jsonPost } from '../support/auth';
 import { json, newCreator, type Creator } from '../support/catalogue';
 import { MULTICALL3_ADDRESS, multicall3Abi, startChain, usdCoinAbi, type LocalChain, type TestAccount } from '../support/chain';
 import { signAuthorization, vrsArgs, type SignedAuthorization } from '../support/chain/authorization';
-import { databaseKinds } from '../support/database';
+import { oneDatabase } from '../support/database';
 import { registryFixture, chainVerifier } from '../support/registry';
 
 const PRICE = 1000n; // $0.001
 
-for (const kind of databaseKinds) {
+for (const kind of oneDatabase) {
   describe(`what one payment counts for on ${kind}`, () => {
     const fx = registryFixture(kind);
     let chain: LocalChain;

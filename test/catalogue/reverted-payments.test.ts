@@ -1,6 +1,6 @@
 /**
  * A paid call answered in `broadcast` settlement whose transfer then reverts (the payer drains their
- * balance between the answer and the block), end to end on anvil and each database: the skill
+ * balance between the answer and the block), end to end on anvil and the embedded database: the skill
  * server (broadcast, tracking its calls), our facilitator, the registry served over HTTP and its
  * on-chain verifier. The payment ends `rejected` with the revert as its reason, counts as neither
  * revenue nor a paid call, and stays visible: in the consumer's usage history and to the creator
@@ -15,7 +15,7 @@ import { decodeSettleResponse } from 'skill-market/x402';
 import { createKey, walletSignIn } from '../support/auth';
 import { json, newCreator, type Creator } from '../support/catalogue';
 import { type LocalChain, startChain } from '../support/chain';
-import { databaseKinds } from '../support/database';
+import { oneDatabase } from '../support/database';
 import { drainFirst, eventually } from '../support/eventually';
 import { type FacilitatorFixture, startFacilitatorFixture } from '../support/facilitator';
 import { registryFixture, chainVerifier } from '../support/registry';
@@ -32,7 +32,7 @@ afterEach(() => chain.testClient.setAutomine(true));
 
 const transactionOf = (res: Response) => decodeSettleResponse(res.headers.get('PAYMENT-RESPONSE')!).transaction as Hex;
 
-for (const kind of databaseKinds) {
+for (const kind of oneDatabase) {
   describe(`a reverted broadcast payment on ${kind}`, () => {
     const fx = registryFixture(kind);
     let f: FacilitatorFixture;

@@ -11,10 +11,10 @@ import { RegistryClient } from 'skill-market/registry';
 import { paymentVerifications } from '../../src/db/schema';
 import { newWallet, walletSignIn } from '../support/auth';
 import { json, newCreator, type Creator } from '../support/catalogue';
-import { databaseKinds } from '../support/database';
+import { oneDatabase } from '../support/database';
 import { registryFixture } from '../support/registry';
 
-for (const kind of databaseKinds) {
+for (const kind of oneDatabase) {
   describe(`review dialects on ${kind}`, () => {
     const fx = registryFixture(kind);
     let creator: Creator;

@@ -14,7 +14,7 @@ import { HEALTH_DEFAULTS } from '../../src/config';
 import { createHealthProber } from '../../src/registry/modules/skill-health';
 import { isPublicAddress, pinnedTarget, type Resolve } from '../../src/registry/lib/address-guard';
 import { json, newCreator, type Creator } from '../support/catalogue';
-import { databaseKinds } from '../support/database';
+import { oneDatabase } from '../support/database';
 import { memoryLogger, registryFixture } from '../support/registry';
 
 describe('IPv6 forms of non-public addresses', () => {
@@ -56,7 +56,7 @@ describe('IPv6 forms of non-public addresses', () => {
   for (const address of allowed) it(`allows the public ${address}`, () => expect(isPublicAddress(address)).toBe(true));
 });
 
-for (const kind of databaseKinds) {
+for (const kind of oneDatabase) {
   describe(`probing a name that rebinds, on ${kind}`, () => {
     const fx = registryFixture(kind, {
       catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600 },

@@ -10,7 +10,7 @@ import { HEALTH_DEFAULTS } from '../../src/config';
 import { createHealthProber, type HealthProberDeps } from '../../src/registry/modules/skill-health';
 import { bearer } from '../support/auth';
 import { json, newCreator, type Creator } from '../support/catalogue';
-import { databaseKinds } from '../support/database';
+import { oneDatabase } from '../support/database';
 import { freePort } from '../support/process';
 import { memoryLogger, registryFixture } from '../support/registry';
 import { recordingLogger } from '../support/skill-server';
@@ -32,7 +32,7 @@ function countingServer(status = 200, headers: Record<string, string> = {}) {
   return { url: `http://127.0.0.1:${server.port}`, hits, stop: () => server.stop(true) };
 }
 
-for (const kind of databaseKinds) {
+for (const kind of oneDatabase) {
   describe(`skill health on ${kind}`, () => {
     // The probes write from outside the registry app, as a background job does: with the read
     // cache on, listings would show them once the change notification arrives (read-cache.test.ts

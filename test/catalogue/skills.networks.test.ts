@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { loadRegistryConfig } from '../../src/config';
 import { bearer, jsonPost } from '../support/auth';
 import { json, newCreator, skillInput } from '../support/catalogue';
-import { databaseKinds } from '../support/database';
+import { oneDatabase } from '../support/database';
 import { registryFixture } from '../support/registry';
 
 /** A facilitator's /supported, counting how often it is asked. */
@@ -35,7 +35,7 @@ describe('MARKET_SKILL_NETWORKS and MARKET_FACILITATOR_URL', () => {
   });
 });
 
-for (const kind of databaseKinds) {
+for (const kind of oneDatabase) {
   describe(`POST /skills on a marketplace that settles on some networks only, on ${kind}`, () => {
     const fx = registryFixture(kind, { skillNetworks: { networks: ['eip155:31337'] } });
     const withFacilitator = registryFixture(kind, {

@@ -17,7 +17,7 @@ import { decodeSettleResponse } from 'skill-market/x402';
 import { bearer, createKey, jsonPost, walletSignIn } from '../support/auth';
 import { json, newCreator, type Creator } from '../support/catalogue';
 import { startChain, type LocalChain } from '../support/chain';
-import { databaseKinds } from '../support/database';
+import { oneDatabase } from '../support/database';
 import { startFacilitatorFixture, type FacilitatorFixture } from '../support/facilitator';
 import { registryFixture, chainVerifier } from '../support/registry';
 
@@ -85,7 +85,7 @@ async function payWithReferenceClient(payerIndex: number): Promise<{ transaction
   return { transaction: receipt.transaction, payer: payer.address };
 }
 
-for (const [index, kind] of databaseKinds.entries()) {
+for (const [index, kind] of oneDatabase.entries()) {
   describe(`a third-party x402 payment reported to the registry (${kind})`, () => {
     const fx = registryFixture(kind, { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600 } });
     let creator: Creator;

@@ -11,9 +11,9 @@ import { BATCH_SETTLEMENT_ADDRESS, installBatchSettlement } from '../../src/chai
 import { runDoctor, type CheckResult, type DoctorTarget } from '../../src/doctor/checks';
 import { type LocalChain, startChain, type TestAccount } from '../support/chain';
 import { type FacilitatorFixture, startFacilitatorFixture } from '../support/facilitator';
-import { databaseKinds } from '../support/database';
+import { oneDatabase } from '../support/database';
 
-const kind = databaseKinds[0]!;
+const kind = oneDatabase[0]!;
 let chain: LocalChain;
 let funded: FacilitatorFixture;
 let unfunded: FacilitatorFixture;

@@ -11,6 +11,8 @@ describe('registry configuration', () => {
       database: { kind: 'embedded', dataDir: '/srv/app/.market/data' },
       logLevel: 'info',
       bodyLimitBytes: 1024 * 1024,
+      webhookTimeoutMs: 5000,
+      webhookLeaseMarginMs: 10_000,
       trustedProxies: [],
       rateLimits: {
         auth: { limit: 20, windowSeconds: 60 },
@@ -75,6 +77,8 @@ describe('registry configuration', () => {
     ['RATE_LIMIT_AUTH', '10 per minute', /^RATE_LIMIT_AUTH must be "<requests>\/<seconds>"/],
     ['TRUSTED_PROXIES', '10.0.0.1,evil host', /^TRUSTED_PROXIES must list IP addresses/],
     ['SIWE_CHAIN_ID', 'base', /^SIWE_CHAIN_ID must be a whole number/],
+    ['MARKET_WEBHOOK_TIMEOUT_MS', '50', /^MARKET_WEBHOOK_TIMEOUT_MS must be a whole number from 100 to 60000/],
+    ['MARKET_WEBHOOK_LEASE_MARGIN_MS', 'soon', /^MARKET_WEBHOOK_LEASE_MARGIN_MS must be a whole number/],
   ];
   for (const [variable, value, message] of bad) {
     it(`refuses ${variable}=${value} with an error naming ${variable}`, () => {

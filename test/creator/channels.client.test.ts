@@ -1,7 +1,7 @@
 /**
  * Our client (SkillMarket, payment `channel`) pays our skill server over one payment channel whose
- * receiver authorizer is the facilitator's (@x402/evm's facilitator, its `/supported`): a thousand
- * calls cost one deposit, one claim and one settle on chain; and a payer's timed withdrawal never
+ * receiver authorizer is the facilitator's (@x402/evm's facilitator, its `/supported`): the calls
+ * of a deposit cost one deposit, one claim and one settle on chain; and a payer's timed withdrawal never
  * beats the server's claim of what it answered (anvil time travel). The client signs the next
  * call's voucher while a call is in flight (a key held in this process) and sends it only when it is
  * exactly the voucher that call would sign: a smaller charge or a corrective 402 makes it sign
@@ -183,22 +183,24 @@ describe('vouchers signed ahead', () => {
 });
 
 describe('our client paying our skill server over a channel', () => {
-  it('makes a thousand calls with one deposit, then one claim and one settle pay the receiver all of them', async () => {
-    // Claims only when told: the thousandth call brings the charge to $1, the default claimAbove, and a timer round could claim first.
-    const tick = await channelSkill({ minDeposit: '$1', claimAbove: '$100' });
-    const payer = await world.payer(2_000_000n);
-    const market = world.market({ wallet: payer, payment: 'channel', maxDeposit: '$1', rpcUrl: world.chain.rpcUrl });
+  it('makes every call of a deposit over it, then one claim and one settle pay the receiver all of them', async () => {
+    // Twenty calls use up the deposit (long channels, their speed and cost per call: bench/channels.ts). Claims only when told.
+    const CALLS = 20;
+    const tick = await channelSkill({ minDeposit: '$0.02', claimAbove: '$100' });
+    const payer = await world.payer(40_000n);
+    const market = world.market({ wallet: payer, payment: 'channel', maxDeposit: '$0.02', rpcUrl: world.chain.rpcUrl });
     const from = await world.chain.publicClient.getBlockNumber();
-    for (let i = 1; i <= 1000; i++) expect(await market.call(tick.slug, { i })).toEqual({ i });
-    expect(tick.runs).toBe(1000);
+    for (let i = 1; i <= CALLS; i++) expect(await market.call(tick.slug, { i })).toEqual({ i });
+    expect(tick.runs).toBe(CALLS);
     expect(await transactionsSince(from)).toEqual([selector('deposit')]);
 
     const after = await world.chain.publicClient.getBlockNumber();
     expect(await tick.server.claimChannels()).toMatchObject({ channels: 1 });
     expect(await transactionsSince(after)).toEqual([selector('claimWithSignature'), selector('settle')]);
-    expect(await receiverState(world.chain, tick.payee)).toMatchObject({ totalClaimed: 1000n * PRICE, totalSettled: 1000n * PRICE });
-    expect(await world.chain.balanceOf(tick.payee)).toBe(1000n * PRICE);
-    expect(await world.chain.balanceOf(payer.address)).toBe(2_000_000n - 1_000_000n);
+    const all = BigInt(CALLS) * PRICE;
+    expect(await receiverState(world.chain, tick.payee)).toMatchObject({ totalClaimed: all, totalSettled: all });
+    expect(await world.chain.balanceOf(tick.payee)).toBe(all);
+    expect(await world.chain.balanceOf(payer.address)).toBe(40_000n - all);
   }, 120_000);
 
   it('claims what it answered as soon as the payer starts a timed withdrawal, before the delay ends', async () => {

@@ -1,6 +1,6 @@
 /**
  * CORS on the skill server, in process: preflights, the exposed x402 headers on every answer,
- * restricted origins and CORS turned off. The paid 200 in a real browser: cors.browser.test.ts.
+ * restricted origins and CORS turned off. The paid 200 in a real browser: cors.browser.system.test.ts.
  */
 import { describe, expect, it } from 'bun:test';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';

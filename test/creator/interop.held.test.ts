@@ -14,7 +14,7 @@ import type { Address } from 'viem';
 import { serve, skill, type ServeOptions, type SkillServer } from 'skill-market/creator';
 import { decodeSettleResponse } from 'skill-market/x402';
 import { type LocalChain, startChain, type TestAccount } from '../support/chain';
-import { databaseKinds } from '../support/database';
+import { oneDatabase } from '../support/database';
 import { type FacilitatorFixture, startFacilitatorFixture } from '../support/facilitator';
 import { balances, recordingLogger, recordingFetch, loopbackServeOptions } from '../support/skill-server';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
@@ -40,7 +40,7 @@ const post = (body: unknown): RequestInit => ({
   body: JSON.stringify(body),
 });
 
-for (const kind of databaseKinds) {
+for (const kind of oneDatabase) {
   describe(`the reference client gets the result on its one request while the payment outcome is open (${kind} facilitator database)`, () => {
     let f: FacilitatorFixture;
     /** The facilitator as the skill server reaches it: a proxy the test cuts. */

@@ -10,7 +10,7 @@ import { serve, skill, type SkillServer } from 'skill-market/creator';
 import { decodePaymentRequired } from 'skill-market/x402';
 import { bearer } from '../support/auth';
 import { json, newCreator, type Creator } from '../support/catalogue';
-import { databaseKinds } from '../support/database';
+import { oneDatabase } from '../support/database';
 import { eventually } from '../support/eventually';
 import { freePort } from '../support/process';
 import { registryFixture } from '../support/registry';
@@ -27,7 +27,7 @@ async function asked(server: SkillServer, name: string): Promise<string> {
   return decodePaymentRequired(res.headers.get('PAYMENT-REQUIRED')!).accepts[0]!.amount;
 }
 
-for (const kind of databaseKinds) {
+for (const kind of oneDatabase) {
   describe(`the skill server follows its listing's price (${kind})`, () => {
     const fx = registryFixture(kind, { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600 } });
     let apiUrl: string;

@@ -7,7 +7,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { register, serve, skill, updateSkill, type ServeOptions, type Skills } from 'skill-market/creator';
 import { registryFixture } from '../support/registry';
 import { json, newCreator, type Creator } from '../support/catalogue';
-import { databaseKinds } from '../support/database';
+import { oneDatabase } from '../support/database';
 import { freePort } from '../support/process';
 import { recordingLogger } from '../support/skill-server';
 
@@ -31,7 +31,7 @@ function concurrencyMeter() {
   return { meter, fetch: fetchFn };
 }
 
-for (const kind of databaseKinds) {
+for (const kind of oneDatabase) {
   describe(`registration against the registry (${kind})`, () => {
     const fx = registryFixture(kind, { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600 } });
     let apiUrl: string;

@@ -57,7 +57,7 @@ describe('serve() errors as documented', () => {
     await expect(serve({ echo }, { wallet, env: {}, network: 'eip155:31337' })).rejects.toThrow('No built-in USDC on eip155:31337');
   });
 
-  it('refuses an unknown settlement mode and a cap that is not a price', async () => {
+  it('refuses an unknown settlement mode, a cap that is not a price and a first check that is not a whole number of ms', async () => {
     const wallet = address();
     await expect(serve({ echo }, { wallet, env: {}, settlement: 'later' as never })).rejects.toThrow(
       'settlement mode must be one of confirmed, broadcast',
@@ -65,6 +65,10 @@ describe('serve() errors as documented', () => {
     await expect(serve({ echo }, { wallet, env: {}, settlement: { maxUnconfirmedPerPayer: 'lots' } })).rejects.toThrow(
       'settlement.maxUnconfirmedPerPayer',
     );
+    for (const firstCheckMs of [0, 2.5])
+      await expect(serve({ echo }, { wallet, env: {}, settlement: { firstCheckMs } })).rejects.toThrow(
+        'settlement.firstCheckMs must be a whole number of ms above 0',
+      );
   });
 
   it('refuses a holdMs that is not a whole number of ms from 0 to 120 000', async () => {
@@ -146,7 +150,8 @@ describe('serve() start-up', () => {
     }
   });
 
-  it('asks a facilitator that could not be reached again every 5 s, and never after stop(), even with a question under way', async () => {
+  it('asks a facilitator that could not be reached again after facilitatorRetryMs, and never after stop(), even with a question under way', async () => {
+    const retryMs = 50;
     let asked = 0;
     let release: (() => void) | undefined;
     const facilitator = Bun.serve({
@@ -160,19 +165,54 @@ describe('serve() start-up', () => {
         return Response.json({ error: 'starting' }, { status: 503 });
       },
     });
+    // A running server asking another facilitator the same way: by the time it has asked twice
+    // after its start, the stopped server would have asked again had it kept its timer.
+    let askedRunning = 0;
+    const other = Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      fetch(request) {
+        if (new URL(request.url).pathname !== '/supported') return new Response('not here', { status: 404 });
+        askedRunning += 1;
+        return Response.json({ error: 'starting' }, { status: 503 });
+      },
+    });
     try {
-      const { server } = await started({ echo }, { wallet: address(), env: {}, facilitatorUrl: facilitator.url.origin });
+      const { server } = await started(
+        { echo },
+        { wallet: address(), env: {}, facilitatorUrl: facilitator.url.origin, facilitatorRetryMs: retryMs },
+      );
       expect(asked).toBe(1);
-      await eventually(() => release, Boolean, 'the retry 5 s after the start', 15_000);
+      await eventually(() => release, Boolean, 'the retry after facilitatorRetryMs');
       await server.stop();
       release!();
-      await Bun.sleep(6_000);
+      const running = await started(
+        { echo },
+        { wallet: address(), env: {}, facilitatorUrl: other.url.origin, facilitatorRetryMs: retryMs },
+      );
+      try {
+        await eventually(
+          () => askedRunning,
+          (n) => n >= 3,
+          'a running server asking twice more',
+        );
+      } finally {
+        await running.server.stop();
+      }
       expect(asked).toBe(2);
     } finally {
       release?.();
       facilitator.stop(true);
+      other.stop(true);
     }
-  }, 30_000);
+  });
+
+  it('refuses a facilitatorRetryMs that is not a whole number of ms above 0', async () => {
+    for (const facilitatorRetryMs of [0, -1, 1.5])
+      await expect(serve({ echo }, { wallet: address(), env: {}, facilitatorRetryMs })).rejects.toThrow(
+        'facilitatorRetryMs must be a whole number of ms above 0',
+      );
+  });
 
   it('rejects and stops listening when registration fails with onError "throw"; "silent" says nothing', async () => {
     const port = await freePort();

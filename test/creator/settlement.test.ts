@@ -2,7 +2,7 @@
  * The settlement watcher on its own, over the real proof ledger: what each answer of the
  * facilitator (and of the chain) makes of a held call. The facilitator and the chain here are
  * scripted answers; the HTTP and on-chain paths are covered by server.unknown-outcome.test.ts
- * and test/e2e/payment-faults.test.ts.
+ * and test/e2e/payment-faults.system.test.ts.
  */
 import { describe, expect, it } from 'bun:test';
 import type { FacilitatorClient, SettlementOutcome } from '../../sdk/creator/facilitator-client';

@@ -10,7 +10,7 @@ import type { Address } from 'viem';
 import { serve, skill, type ServeOptions, type SkillServer } from 'skill-market/creator';
 import { decodePaymentRequired, decodeSettleResponse } from 'skill-market/x402';
 import { type LocalChain, startChain } from '../support/chain';
-import { databaseKinds } from '../support/database';
+import { oneDatabase } from '../support/database';
 import { type FacilitatorFixture, startFacilitatorFixture } from '../support/facilitator';
 import { balances, localServeOptions, paidPost, postJson, proofFor, recordingLogger, recordingFetch } from '../support/skill-server';
 
@@ -30,7 +30,7 @@ const skills = {
   }),
 };
 
-for (const kind of databaseKinds) {
+for (const kind of oneDatabase) {
   describe(`verify at settlement (${kind} facilitator database)`, () => {
     let f: FacilitatorFixture;
     let payee: Address;

@@ -16,7 +16,7 @@ import type { DatabaseHandle } from '../../src/db';
 import type { TestAccount } from '../support/chain';
 import { providerKeys, authTestConfig } from '../support/auth';
 import { newCreator, type Creator } from '../support/catalogue';
-import { databaseKinds, openTestDatabase } from '../support/database';
+import { oneDatabase, openTestDatabase } from '../support/database';
 import { freePort } from '../support/process';
 import { registryWith } from '../support/registry';
 import { postJson, recordingLogger, startPaymentStack, type PaymentStack } from '../support/skill-server';
@@ -47,7 +47,7 @@ function referenceFetch(account: TestAccount) {
   return wrapFetchWithPayment(fetch, client);
 }
 
-for (const kind of databaseKinds) {
+for (const kind of oneDatabase) {
   describe(`the @x402/extensions Bazaar client against our registry (${kind})`, () => {
     let database: DatabaseHandle;
     let registry: ReturnType<typeof registryWith>;

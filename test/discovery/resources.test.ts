@@ -5,14 +5,14 @@ import { BASE_MAINNET, BASE_SEPOLIA } from 'skill-market/x402';
 import type { DiscoveryResource, DiscoveryResourcesAnswer } from 'skill-market/registry';
 import { skills } from '../../src/db/schema';
 import { json } from '../support/catalogue';
-import { databaseKinds } from '../support/database';
+import { oneDatabase } from '../support/database';
 import { eventually } from '../support/eventually';
 import { discoveryCatalogue, names, TRANSLATOR_GROUPS, VALID_TAGS } from './fixture';
 
 /** The skills on offer in the fixture, oldest first: active, server not down, token known. */
 const OFFERED = ['weather-now', 'forecast-daily', 'translator', 'summarize', 'zoe-tool'];
 
-for (const kind of databaseKinds) {
+for (const kind of oneDatabase) {
   describe(`GET /discovery/resources on ${kind}`, () => {
     const cat = discoveryCatalogue(kind);
     const list = async (query = '') => {

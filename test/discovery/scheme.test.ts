@@ -21,7 +21,7 @@ import { json, newCreator } from '../support/catalogue';
 import { type LocalChain, startChain } from '../support/chain';
 import { startBatchFacilitator } from '../support/chain/batch-facilitator';
 import { fileChannels } from '../support/channel-server';
-import { databaseKinds, openTestDatabase } from '../support/database';
+import { oneDatabase, openTestDatabase } from '../support/database';
 import { manualClock, memoryLogger, registryWith } from '../support/registry';
 import { loopbackServeOptions } from '../support/skill-server';
 import { names } from './fixture';
@@ -57,7 +57,7 @@ afterAll(async () => {
   await rm(folder, { recursive: true, force: true });
 });
 
-for (const kind of databaseKinds) {
+for (const kind of oneDatabase) {
   describe(`scheme=batch-settlement in discovery (${kind})`, () => {
     let database: DatabaseHandle;
     let registry: ReturnType<typeof registryWith>;

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { type LocalChain, startChain } from '../support/chain';
-import { databaseKinds } from '../support/database';
+import { oneDatabase } from '../support/database';
 import { type FacilitatorFixture, paymentBody, requirementsFor, startFacilitatorFixture } from '../support/facilitator';
 
 let chain: LocalChain;
@@ -40,7 +40,7 @@ const sidechannel = (res: Response) => {
   return header === null ? null : JSON.parse(Buffer.from(header, 'base64').toString('utf8'));
 };
 
-for (const kind of databaseKinds) {
+for (const kind of oneDatabase) {
   describe(`the facilitator's Bazaar catalogue (${kind} database)`, () => {
     let f: FacilitatorFixture;
     beforeAll(async () => {

@@ -5,7 +5,7 @@ import { deriveAuthorizerKey } from '../../src/config';
 import { createFacilitator } from '../../src/facilitator';
 import { createLogger } from '../../src/log';
 import { type LocalChain, startChain } from '../support/chain';
-import { databaseKinds } from '../support/database';
+import { oneDatabase } from '../support/database';
 import { type FacilitatorFixture, memoryLogger, paymentBody, requirementsFor, startFacilitatorFixture } from '../support/facilitator';
 
 let chain: LocalChain;
@@ -14,7 +14,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => chain.stop());
 
-for (const kind of databaseKinds) {
+for (const kind of oneDatabase) {
   describe(`the facilitator's HTTP face (${kind} database)`, () => {
     let f: FacilitatorFixture;
     beforeAll(async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { decodeFunctionData, getAddress } from 'viem';
 import { type LocalChain, startChain, usdCoinAbi } from '../support/chain';
-import { databaseKinds } from '../support/database';
+import { oneDatabase } from '../support/database';
 import { PRICE, type FacilitatorFixture, paymentBody, requirementsFor, startFacilitatorFixture } from '../support/facilitator';
 
 let chain: LocalChain;
@@ -10,7 +10,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => chain.stop());
 
-for (const kind of databaseKinds) {
+for (const kind of oneDatabase) {
   describe(`settling valid payments (${kind} database)`, () => {
     let f: FacilitatorFixture;
     beforeAll(async () => {

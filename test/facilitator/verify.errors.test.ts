@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { type Hex, numberToHex } from 'viem';
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import { type LocalChain, startChain, usdCoinAbi, vrsArgs, signAuthorization } from '../support/chain';
-import { databaseKinds } from '../support/database';
+import { oneDatabase } from '../support/database';
 import {
   PRICE,
   type FacilitatorFixture,
@@ -29,7 +29,7 @@ function highS(signature: Hex): Hex {
   return `${signature.slice(0, 66)}${numberToHex(N - s, { size: 32 }).slice(2)}${(v === 27 ? 28 : 27).toString(16)}` as Hex;
 }
 
-for (const kind of databaseKinds) {
+for (const kind of oneDatabase) {
   describe(`verify refuses bad payments with the reference reasons (${kind} database)`, () => {
     let f: FacilitatorFixture;
     beforeAll(async () => {

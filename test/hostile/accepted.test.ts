@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { paymentMatchesRequirements, parsePaymentPayload, type PaymentRequirements } from 'skill-market/x402';
 import { type LocalChain, startChain, usdCoinAbi } from '../support/chain';
-import { databaseKinds } from '../support/database';
+import { oneDatabase } from '../support/database';
 import { type FacilitatorFixture, paymentBody, requirementsFor, startFacilitatorFixture } from '../support/facilitator';
 
 let chain: LocalChain;
@@ -26,7 +26,7 @@ const variants: [string, (r: PaymentRequirements) => Record<string, unknown>, bo
   ['an extra field of its own', (r) => ({ ...r, memo: 'x' }), false],
 ];
 
-for (const kind of databaseKinds) {
+for (const kind of oneDatabase) {
   describe(`the facilitator applies the codec's accepted rule (${kind} database)`, () => {
     let f: FacilitatorFixture;
     beforeAll(async () => {

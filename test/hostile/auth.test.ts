@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'bun:test';
 import { SignJWT } from 'jose';
 import { authTestConfig, bearer, createKey, providerKeys, sameOrigin, walletSignIn } from '../support/auth';
-import { databaseKinds } from '../support/database';
+import { oneDatabase } from '../support/database';
 import { registryFixture, registryWith } from '../support/registry';
 import { expectRefusal } from './support';
 
-for (const kind of databaseKinds) {
+for (const kind of oneDatabase) {
   describe(`hostile credentials on ${kind}`, () => {
     const fx = registryFixture(kind);
     const forge = (claims: Record<string, unknown>) =>

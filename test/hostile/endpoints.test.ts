@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'bun:test';
 import { register, skill } from 'skill-market/creator';
 import { endpointProblem } from 'skill-market/registry';
 import { json, newCreator, type Creator } from '../support/catalogue';
-import { databaseKinds } from '../support/database';
+import { oneDatabase } from '../support/database';
 import { registryFixture } from '../support/registry';
 import { expectRefusal } from './support';
 
@@ -36,7 +36,7 @@ const HOSTILE = [
   'https://user:pass@skills.example.com/a',
 ];
 
-for (const kind of databaseKinds) {
+for (const kind of oneDatabase) {
   describe(`hostile endpoints on ${kind}`, () => {
     const fx = registryFixture(kind);
     let creator: Creator;

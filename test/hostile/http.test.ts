@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { serve, skill, type SkillServer } from 'skill-market/creator';
 import { LISTENER_OPTIONS } from '../../src/http';
 import { type LocalChain, startChain } from '../support/chain';
-import { databaseKinds } from '../support/database';
+import { oneDatabase } from '../support/database';
 import { type FacilitatorFixture, startFacilitatorFixture } from '../support/facilitator';
 import { registryFixture } from '../support/registry';
 import { exchange, type RawAnswer } from './raw-http';
@@ -58,7 +58,7 @@ function refusalsOf(port: () => number, post: string) {
   });
 }
 
-for (const kind of databaseKinds) {
+for (const kind of oneDatabase) {
   describe(`registry over a socket on ${kind}`, () => {
     const fx = registryFixture(kind);
     let port = 0;

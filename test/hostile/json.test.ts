@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test';
 import { MAX_JSON_DEPTH, parseGuardedJson, scanJson } from 'skill-market/http';
-import { databaseKinds } from '../support/database';
+import { oneDatabase } from '../support/database';
 import { registryFixture } from '../support/registry';
 import { deepArray, deepObject, expectRefusal, postJson } from './support';
 
@@ -34,7 +34,7 @@ describe('the JSON guard', () => {
   });
 });
 
-for (const kind of databaseKinds) {
+for (const kind of oneDatabase) {
   describe(`deeply nested JSON on ${kind}`, () => {
     const fx = registryFixture(kind);
 

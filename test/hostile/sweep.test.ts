@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'bun:test';
 import { SignJWT } from 'jose';
 import { createKey, walletSignIn } from '../support/auth';
 import { json, newCreator } from '../support/catalogue';
-import { databaseKinds } from '../support/database';
+import { oneDatabase } from '../support/database';
 import { registryFixture } from '../support/registry';
 import { casesFor, unknownMethodCases, type HostileCase } from './sweep-cases';
 
@@ -13,7 +13,7 @@ const CONCURRENCY = 8;
 const matches = (expected: string | RegExp, error: unknown) =>
   typeof error === 'string' && (typeof expected === 'string' ? error === expected : expected.test(error));
 
-for (const kind of databaseKinds) {
+for (const kind of oneDatabase) {
   describe(`hostile sweep over every route of /openapi.json on ${kind}`, () => {
     const fx = registryFixture(kind);
     let cases: HostileCase[] = [];

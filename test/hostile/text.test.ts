@@ -1,14 +1,14 @@
 import { beforeAll, describe, expect, it } from 'bun:test';
 import { bearer, createKey, jsonPost } from '../support/auth';
 import { json, newCreator, type Creator } from '../support/catalogue';
-import { databaseKinds } from '../support/database';
+import { oneDatabase } from '../support/database';
 import { registryFixture } from '../support/registry';
 import { expectRefusal, postJson } from './support';
 
 const cursorOf = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 const ZERO_ID = '00000000-0000-0000-0000-000000000000';
 
-for (const kind of databaseKinds) {
+for (const kind of oneDatabase) {
   describe(`text, cursors, schemas and amounts on ${kind}`, () => {
     const fx = registryFixture(kind);
     let creator: Creator;

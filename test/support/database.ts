@@ -3,11 +3,29 @@ import postgres from 'postgres';
 import { migrate, openDatabase, openEmbedded, type DatabaseHandle, type DatabaseKind } from '../../src/db';
 
 /**
- * The databases every database test runs on: the embedded one always, PostgreSQL as well when
- * TEST_DATABASE_URL is set (CI sets it). Each test file gets a fresh, migrated database.
+ * Which databases a test file runs on; each file gets a fresh, migrated database of each kind.
+ *
+ * The embedded database is PostgreSQL itself (PGlite), so a statement both run answers the same on
+ * both. What differs is around the statements: PGlite runs one statement at a time in this process,
+ * while a PostgreSQL server runs a pool of connections (and other processes) at once. So a file
+ * repeats on PostgreSQL ({@link databaseKinds}, when TEST_DATABASE_URL is set, as in CI) when what
+ * it checks depends on that:
+ * - concurrent writers and locks: counters, unique conflicts or single-use rows under concurrent
+ *   requests, `for update` (`skip locked`), advisory locks, the key lock (src/db/key-lock.ts);
+ * - code that takes another path per kind: the rate-limit store, LISTEN/NOTIFY (the read cache),
+ *   statement deadlines, pools, several instances (or pools) on one database;
+ * - migrations, and the stores that hold money or deliveries under those locks (the facilitator's
+ *   payment and channel stores, payment verification, webhook delivery, the creators' shared channels);
+ * - the registry's search and aggregate queries (trigram search, per-day sums, text order), whose
+ *   answer may depend on the server's version and settings (collation, time zone).
+ * Every other file (validation, auth flows, pages, the SDK and CLI against a registry, plain reads
+ * and writes) runs once, on the embedded database ({@link oneDatabase}).
  */
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL?.trim() || undefined;
+/** The embedded database, and PostgreSQL as well when TEST_DATABASE_URL is set: for a file whose checks differ between the two. */
 export const databaseKinds: DatabaseKind[] = TEST_DATABASE_URL ? ['embedded', 'postgres'] : ['embedded'];
+/** The embedded database alone: for a file whose checks cannot differ between the two (see above). */
+export const oneDatabase: DatabaseKind[] = ['embedded'];
 
 let embeddedTemplate: Promise<Blob> | undefined;
 

@@ -16,7 +16,7 @@ import {
 import type { DatabaseHandle } from '../../src/db';
 import { wallets } from '../../src/db/schema';
 import { createKey, walletSignIn } from '../support/auth';
-import { databaseKinds, openTestDatabase, tableNames } from '../support/database';
+import { oneDatabase, openTestDatabase, tableNames } from '../support/database';
 import { registryWith } from '../support/registry';
 import { walletTestConfig } from './helpers';
 
@@ -24,7 +24,7 @@ const work = mkdtempSync(join(tmpdir(), 'market-spending-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 const FAST = { scrypt: { n: 1024 } };
 
-for (const kind of databaseKinds) {
+for (const kind of oneDatabase) {
   describe(`createSpendingWallet against an in-process registry on ${kind}`, () => {
     let database: DatabaseHandle;
     let registry: ReturnType<typeof registryWith>;

@@ -3,7 +3,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import type { DatabaseHandle } from '../../src/db';
 import { newWallet, walletSignIn } from '../support/auth';
 import { startChain, type LocalChain } from '../support/chain';
-import { databaseKinds, openTestDatabase } from '../support/database';
+import { oneDatabase, openTestDatabase } from '../support/database';
 import { manualClock, registryWith } from '../support/registry';
 import { offlineChain, walletCalls, walletTestConfig } from './helpers';
 
@@ -37,7 +37,7 @@ async function silentServer(): Promise<{ url: string; close(): void }> {
   };
 }
 
-for (const kind of databaseKinds) {
+for (const kind of oneDatabase) {
   describe(`live wallet balance on ${kind}`, () => {
     let database: DatabaseHandle;
     let chain: LocalChain;

@@ -4,7 +4,7 @@ import { english, generateMnemonic, generatePrivateKey } from 'viem/accounts';
 import { looksLikePrivateKey } from 'skill-market/wallet';
 import type { DatabaseHandle } from '../../src/db';
 import { newWallet, walletSignIn } from '../support/auth';
-import { databaseKinds, openTestDatabase, tableNames } from '../support/database';
+import { oneDatabase, openTestDatabase, tableNames } from '../support/database';
 import { registryWith } from '../support/registry';
 import { walletCalls, walletTestConfig } from './helpers';
 
@@ -50,7 +50,7 @@ describe('private-key recognition', () => {
   });
 });
 
-for (const kind of databaseKinds) {
+for (const kind of oneDatabase) {
   describe(`private keys sent to the wallet endpoints on ${kind}`, () => {
     let database: DatabaseHandle;
     let registry: ReturnType<typeof registryWith>;

@@ -29,17 +29,21 @@ export interface SettlementSettings {
   maxUnconfirmedPerPayer: bigint;
   /** Most unconfirmed value per skill. */
   maxUnconfirmedPerSkill: bigint;
+  /** First confirmation check this long after the answer, ms; default 1000. */
+  firstCheckMs?: number;
 }
 
 /**
  * `serve({ settlement })` / `createSkillHandler({ settlement })`: a mode, or the mode with caps
  * of unconfirmed value as prices (`'$1'`, `'0.5'`). Default `broadcast`, at most $1 unconfirmed
- * per payer and $10 per skill (see docs/creators.md, settlement modes: why broadcast is the default).
+ * per payer and $10 per skill (see docs/creators.md, settlement modes: why broadcast is the default). `firstCheckMs`: how long
+ * after an answer the facilitator is first asked whether its payment was confirmed, ms, the pause
+ * doubling while it is pending (default 1000).
  * @example serve(skills, { settlement: { mode: 'broadcast', maxUnconfirmedPerPayer: '$0.25' } })
  */
 export type SettlementOption =
   | SettlementMode
-  | { mode?: SettlementMode; maxUnconfirmedPerPayer?: string | number; maxUnconfirmedPerSkill?: string | number };
+  | { mode?: SettlementMode; maxUnconfirmedPerPayer?: string | number; maxUnconfirmedPerSkill?: string | number; firstCheckMs?: number };
 
 /**
  * The settlement a skill server uses without a `settlement` option: `broadcast`, at most $1 of
@@ -64,10 +68,15 @@ export function settlementSettings(option: SettlementOption | undefined, decimal
       throw new ServeConfigError(`settlement.${name}: ${errorText(error)}`);
     }
   };
+  const { firstCheckMs } = given as { firstCheckMs?: number };
+  if (firstCheckMs !== undefined && (!Number.isInteger(firstCheckMs) || firstCheckMs < 1)) {
+    throw new ServeConfigError('settlement.firstCheckMs must be a whole number of ms above 0');
+  }
   return {
     mode,
     maxUnconfirmedPerPayer: cap(given.maxUnconfirmedPerPayer ?? DEFAULT_SETTLEMENT.maxUnconfirmedPerPayer, 'maxUnconfirmedPerPayer'),
     maxUnconfirmedPerSkill: cap(given.maxUnconfirmedPerSkill ?? DEFAULT_SETTLEMENT.maxUnconfirmedPerSkill, 'maxUnconfirmedPerSkill'),
+    ...(firstCheckMs !== undefined ? { firstCheckMs } : {}),
   };
 }
 
@@ -117,7 +126,7 @@ export interface Exposure {
 export function createExposure(options: ExposureOptions): Exposure {
   const { settings, facilitator, logger } = options;
   const now = options.now ?? Date.now;
-  const firstCheckMs = options.firstCheckMs ?? 1000;
+  const firstCheckMs = options.firstCheckMs ?? settings.firstCheckMs ?? 1000;
   const maxCheckMs = options.maxCheckMs ?? 10_000;
   const refusalMs = options.refusalMs ?? 24 * 60 * 60 * 1000;
   const byPayer = new Map<string, bigint>();

@@ -6,7 +6,7 @@
  * next pause of {@link RETRY_SCHEDULE_SECONDS} (about 27 hours in all), then it fails for good.
  * An endpoint whose deliveries fail for good {@link DISABLE_AFTER} times in a row is turned off,
  * with the reason shown to its owner. A registry stopped mid-send sends again after the lease
- * (the attempt's timeout and {@link LEASE_MARGIN_MS}), with the same `webhook-id` (at least once,
+ * (the attempt's timeout and its margin, `leaseMarginMs`), with the same `webhook-id` (at least once,
  * as the convention allows). Deliveries of one endpoint that share an ordering key (events.ts)
  * go one at a time, in the order they were stored.
  *
@@ -25,6 +25,7 @@ import { Webhook } from 'standardwebhooks';
 import type { Database } from '../../../db';
 import { resultRows } from '../../../db/rows';
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../../db/schema';
+import { WEBHOOK_DEFAULTS } from '../../../config';
 import type { Logger } from '../../../log';
 import type { Clock } from '../../context';
 import { checkHost, pinnedTarget, resolveWithDns, type PinnedTarget, type Resolve } from '../../lib/address-guard';
@@ -33,8 +34,6 @@ import { checkHost, pinnedTarget, resolveWithDns, type PinnedTarget, type Resolv
 export const RETRY_SCHEDULE_SECONDS = [5, 300, 1800, 7200, 18_000, 36_000, 36_000] as const;
 /** Deliveries failed for good in a row that turn an endpoint off. */
 export const DISABLE_AFTER = 5;
-/** A taken delivery stays taken this long past its attempt's timeout (the round's bookkeeping). */
-const LEASE_MARGIN_MS = 10_000;
 const EXCERPT_CHARS = 200;
 /** The most of a receiver's answer read (for the excerpt); the rest is never read. */
 export const READ_LIMIT_BYTES = 4096;
@@ -57,6 +56,8 @@ export interface WebhookDelivererDeps {
   resolve?: Resolve;
   /** Per attempt, the answer's first bytes included; default 5000 ms. */
   timeoutMs?: number;
+  /** A taken delivery stays taken this long past its attempt's timeout; default 10 000 ms. */
+  leaseMarginMs?: number;
   /** Between background takes; default 500 ms (another take follows each attempt that ends). */
   intervalMs?: number;
 }
@@ -109,7 +110,8 @@ export function createWebhookDeliverer(deps: WebhookDelivererDeps) {
   const { db, clock, logger } = deps;
   const send = deps.fetch ?? fetch;
   const resolve = deps.resolve ?? resolveWithDns;
-  const timeoutMs = deps.timeoutMs ?? 5000;
+  const timeoutMs = deps.timeoutMs ?? WEBHOOK_DEFAULTS.timeoutMs;
+  const leaseMarginMs = deps.leaseMarginMs ?? WEBHOOK_DEFAULTS.leaseMarginMs;
   const limits = DELIVERY_LIMITS;
   let timer: ReturnType<typeof setInterval> | undefined;
   /** Attempts under way in this instance. */
@@ -124,7 +126,7 @@ export function createWebhookDeliverer(deps: WebhookDelivererDeps) {
    */
   async function take(now: Date, limit: number): Promise<Due[]> {
     if (limit <= 0) return [];
-    const lease = new Date(now.getTime() + timeoutMs + LEASE_MARGIN_MS).toISOString();
+    const lease = new Date(now.getTime() + timeoutMs + leaseMarginMs).toISOString();
     const at = now.toISOString();
     return db.transaction(async (tx) => {
       await tx.execute(sql`select pg_advisory_xact_lock(${TAKE_LOCK_KEY})`);

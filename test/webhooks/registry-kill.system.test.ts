@@ -48,6 +48,9 @@ async function startRegistry(webhooks: boolean): Promise<MarketProcess> {
     MARKET_WEBHOOKS: String(webhooks),
     MARKET_HEALTH_ALLOW_PRIVATE: 'true',
     MARKET_HEALTH_PROBES: 'false',
+    // A send cut by the kill is taken again after the attempt's timeout and the lease's margin (15 s by default).
+    MARKET_WEBHOOK_TIMEOUT_MS: '3000',
+    MARKET_WEBHOOK_LEASE_MARGIN_MS: '500',
     AUTH_JWT_SECRET: 'a-secret-the-two-registry-processes-share-0123456789',
   });
   await waitForJson(`${base()}/health`, 60_000);

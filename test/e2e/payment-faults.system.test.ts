@@ -135,7 +135,9 @@ beforeAll(async () => {
     (l) => l.length === 1,
   );
   listing = listed[0]!;
-}, 60_000);
+  // Two processes started from source on a fresh database, then a registration: as long as the
+  // other multi-process files allow on a loaded machine (test/e2e/facilitator-kill.system.test.ts).
+}, 120_000);
 
 afterAll(async () => {
   for (const p of [facilitator, skillServer]) p?.child.kill('SIGKILL');
