@@ -7,6 +7,7 @@ import type { Address } from 'viem';
 import { readAllowedAssets } from '../payment/assets';
 import { channelScheme, createChannelReader, type ChannelReader, type ChannelScheme } from '../payment/channel';
 import { type ChannelStore, fileChannelStore, memoryChannelStore } from '../payment/channel-store';
+import { refundChannel } from '../payment/refund-door';
 import { exactScheme } from '../payment/exact';
 import type { PaymentScheme } from '../payment/scheme';
 import { PAYMENT_DEFAULTS, PaymentPipeline } from '../payment/pipeline';
@@ -316,8 +317,6 @@ export class SkillMarket {
     if (!record)
       throw new MarketError('channel_not_found', `no payment channel ${channelId} in this client's channel store`, { charged: 'no' });
     const amount = options.amount === undefined ? undefined : BigInt(options.amount);
-    // Loaded when first asked: a page that only pays does not carry it.
-    const { refundChannel } = await import('../payment/channel-refund');
     const outcome = await refundChannel({
       record,
       signer: this.signer,

@@ -32,6 +32,7 @@ export type RefundOutcome =
   /** Nothing moved: `reason` is a code (the server's x402 reason, or this client's), `message` says it for people. */
   | { type: 'refused'; reason: string; message: string };
 
+/** What {@link refundChannel} is given: the channel, who signs for it, and how to reach its server. */
 export interface RefundOptions {
   /** The channel as this client knows it (its server's endpoint, its config, what was charged). */
   record: ChannelRecord;

@@ -46,3 +46,4 @@ export { reasonOf, resultOf } from './answer';
 export { chooseTerms, readOfferedTerms, type OfferedTerms } from './terms';
 export { InputValidationError, TermsMismatchError, SpendingLimitError, SkillCallError, PaidCallError, type TermsField } from './errors';
 export type { PaymentReceipt, CallResult, PaymentMode, AllowedAsset, SpendingSnapshot } from './types';
+export { refundChannel, type RefundOptions, type RefundOutcome } from './refund-door';

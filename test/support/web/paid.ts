@@ -10,6 +10,7 @@
 import type { Browser } from 'playwright-core';
 import type { Address } from 'viem';
 import type { ServeOptions } from 'skill-market/creator';
+import type { FacilitatorSettings } from '../../../src/facilitator';
 import { type Creator, newCreator } from '../catalogue';
 import { loopbackServeOptions, type PaymentStack, startPaymentStack } from '../skill-server';
 import { launchBrowser } from './browser';
@@ -24,8 +25,14 @@ export interface PaidWeb {
   close(): Promise<void>;
 }
 
-export async function startPaidWeb(): Promise<PaidWeb> {
-  const [stack, browser] = await Promise.all([startPaymentStack(), launchBrowser()]);
+/** `facilitator`: its settings (e.g. receiver keys); `verifyPayments`: the registry checks payments and channels on chain. */
+export async function startPaidWeb(
+  options: { facilitator?: Partial<FacilitatorSettings>; verifyPayments?: boolean } = {},
+): Promise<PaidWeb> {
+  const [stack, browser] = await Promise.all([
+    startPaymentStack(options.facilitator ? { facilitator: options.facilitator } : {}),
+    launchBrowser(),
+  ]);
   const registry = await startWebRegistry({
     env: {
       MARKET_NETWORK: stack.chain.network,
@@ -33,6 +40,7 @@ export async function startPaidWeb(): Promise<PaidWeb> {
       MARKET_RPC_URL: stack.chain.rpcUrl,
       MARKET_ALLOW_HTTP_ENDPOINTS: 'true',
     },
+    ...(options.verifyPayments ? { verifyPayments: true } : {}),
   });
   const creator = await newCreator(registry.request);
   await creator.group('tools');

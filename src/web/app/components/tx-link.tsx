@@ -2,8 +2,10 @@
 import { pageConfig } from '../lib/config';
 
 const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
+const shortHash = (hash: string) => `${hash.slice(0, 6)}…${hash.slice(-4)}`;
 
-export function TxLink({ reference, network }: { reference: string | null; network: string }) {
+/** `short`: the hash shortened to its ends (the whole in the title), for narrow places. */
+export function TxLink({ reference, network, short = false }: { reference: string | null; network: string; short?: boolean }) {
   const explorer = pageConfig.value?.explorer;
   if (!reference) return <span class="muted">none recorded</span>;
   // Only a transaction hash on this registry's network has an explorer page; a nonce does not.
@@ -14,11 +16,15 @@ export function TxLink({ reference, network }: { reference: string | null; netwo
         href={`${explorer.url}/tx/${reference}`}
         target="_blank"
         rel="noopener noreferrer"
-        title={`Open in ${explorer.name}`}
+        title={`Open in ${explorer.name}: ${reference}`}
       >
-        {reference}
+        {short ? shortHash(reference) : reference}
       </a>
     );
   }
-  return <code class="tx-hash">{reference}</code>;
+  return (
+    <code class="tx-hash" title={reference}>
+      {short && TX_HASH.test(reference) ? shortHash(reference) : reference}
+    </code>
+  );
 }

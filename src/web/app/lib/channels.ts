@@ -67,11 +67,13 @@ export function sessionKey(): ReturnType<typeof privateKeyToAccount> {
   return privateKeyToAccount(key);
 }
 
-/** The session key's address when one was made, without making one. */
-function sessionAddress(): string | undefined {
+/** The session key when one was made in this browser, without making one. */
+export function sessionAccount(): ReturnType<typeof privateKeyToAccount> | undefined {
   const key = localStorage.getItem(SESSION_KEY);
-  return key && /^0x[0-9a-fA-F]{64}$/.test(key) ? privateKeyToAccount(key as Hex).address : undefined;
+  return key && /^0x[0-9a-fA-F]{64}$/.test(key) ? privateKeyToAccount(key as Hex) : undefined;
 }
+
+const sessionAddress = () => sessionAccount()?.address;
 
 /** What is left in a channel: deposited and not yet charged, atomic units. */
 export const channelLeft = (record: ChannelRecord): bigint => BigInt(record.balance) - BigInt(record.charged);

@@ -5,8 +5,10 @@
  * charged), a withdrawal under way, when the registry read it on chain (just before, when stale),
  * and how to get the rest back.
  */
+import { useState } from 'preact/hooks';
 import type { ChannelView } from 'skill-market/registry';
 import { CopyButton } from '../../components/copy-button';
+import { RefundChannel } from '../../components/refund-channel';
 import { Empty, ErrorBox, Skeleton } from '../../components/states';
 import { registry } from '../../lib/api';
 import { count, dateTime, shortAddress, usdc } from '../../lib/format';
@@ -103,6 +105,8 @@ export function CreatorChannelsView() {
 /** The channels the signed-in wallet (or one of its spending wallets) pays from. */
 export function PayerChannelsView() {
   const [list, retry] = useChannels('payer');
+  /** Channels refunded from this page: theirs is back in the wallet before the registry reads the chain again. */
+  const [refunded, setRefunded] = useState<ReadonlySet<string>>(new Set());
   if (list.state === 'loading') return <Skeleton lines={4} label="Loading your channels" />;
   if (list.state === 'error') return <ErrorBox error={list.error} title="Could not load your channels" retry={retry} />;
   if (list.data.length === 0) {
@@ -152,8 +156,15 @@ export function PayerChannelsView() {
                 <td class="num" data-label="Claimed">
                   {atomic(c.claimedAtomic)}
                 </td>
-                <td class="num" data-label="Yours" data-testid="channel-left">
-                  {atomic(c.payerAtomic)}
+                <td class="num" data-label="Yours">
+                  <div class="yours">
+                    <span data-testid="channel-left">{refunded.has(c.channelId) ? usdc(0n) : atomic(c.payerAtomic)}</span>
+                    {BigInt(c.payerAtomic ?? '0') > 0n && BigInt(c.withdrawingAtomic) === 0n && (
+                      <div class="money-back">
+                        <RefundChannel channel={c} onRefunded={() => setRefunded((done) => new Set(done).add(c.channelId))} />
+                      </div>
+                    )}
+                  </div>
                 </td>
                 <td data-label="Withdrawal" data-testid="channel-withdrawal">
                   {BigInt(c.withdrawingAtomic) > 0n ? (
@@ -174,9 +185,10 @@ export function PayerChannelsView() {
         </table>
       </div>
       <p class="small">
-        <strong>Yours</strong> is the deposit no call has charged: ask the skill’s server for a refund, or start the contract’s timed
-        withdrawal with <code>market channels --withdraw &lt;channel id&gt;</code> and finish it after the delay with{' '}
-        <code>market channels --finalize &lt;channel id&gt;</code>.
+        <strong>Yours</strong> is the deposit no call has charged. <strong>Get it back</strong> has the skill’s server refund it: your
+        wallet signs once, the marketplace’s facilitator pays the gas. Without the server, the contract’s timed withdrawal returns it too:
+        start it with <code>market channels --withdraw &lt;channel id&gt;</code> and finish it after the delay with{' '}
+        <code>market channels --finalize &lt;channel id&gt;</code> (your wallet pays their gas).
       </p>
     </>
   );
