@@ -6,6 +6,7 @@
 import type { Address } from 'viem';
 import { readAllowedAssets } from '../payment/assets';
 import { channelScheme, createChannelReader, type ChannelReader, type ChannelScheme } from '../payment/channel';
+import { DEFAULT_MAX_DEPOSIT } from '../payment/deposit';
 import { type ChannelStore, fileChannelStore, memoryChannelStore } from '../payment/channel-store';
 import { exactScheme } from '../payment/exact';
 import type { PaymentScheme } from '../payment/scheme';
@@ -33,7 +34,6 @@ import type {
 } from './types';
 
 const DEFAULTS = { ...PAYMENT_DEFAULTS, cacheTtlMs: 30_000 };
-const DEFAULT_MAX_DEPOSIT = '$1';
 
 /**
  * A client of the skill marketplace.
@@ -243,6 +243,8 @@ export class SkillMarket {
       ...(options.maxPrice === undefined ? {} : { maxPrice: readAmount(options.maxPrice, 'call: maxPrice') }),
       timeoutMs: positiveInteger(options.timeoutMs, this.timeoutMs, 'timeoutMs'),
       ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.maxDeposit === undefined ? {} : { maxDeposit: readAmount(options.maxDeposit, 'call: maxDeposit') }),
+      beforePay: options.beforePayment,
     });
   }
 
@@ -348,7 +350,7 @@ export class SkillMarket {
     this.channelReader = options.rpcUrl === undefined ? undefined : createChannelReader(options.rpcUrl, rpc);
     this.channelStore = typeof channels === 'string' ? fileChannelStore(channels) : (channels ?? memoryChannelStore());
     this.channelScheme = channelScheme({
-      maxDeposit: readAmount(options.maxDeposit ?? DEFAULT_MAX_DEPOSIT, 'SkillMarket: maxDeposit'),
+      maxDeposit: options.maxDeposit === undefined ? DEFAULT_MAX_DEPOSIT : readAmount(options.maxDeposit, 'SkillMarket: maxDeposit'),
       ...(options.depositCalls !== undefined ? { depositCalls: options.depositCalls } : {}),
       store: this.channelStore,
       ...(this.channelReader ? { chain: this.channelReader } : {}),

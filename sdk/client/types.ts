@@ -6,6 +6,7 @@ import type { FetchLike } from '../http/exchange';
 import type { ChannelStore } from '../payment/channel-store';
 import type { ChannelConfig } from '../x402/index';
 import type { AllowedAsset, PaymentMode } from '../payment/types';
+import type { PaymentQuote } from '../payment/call';
 import type { WalletInput } from '../payment/signer';
 import type { SearchQuery } from '../registry/contract/index';
 import type { Skill } from '../registry/read';
@@ -79,6 +80,16 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Per-attempt timeout in ms; default the client's `timeoutMs`. */
   timeoutMs?: number;
+  /** Most a payment channel deposit of this call may be, e.g. what an outer budget leaves; never above the client's `maxDeposit`. */
+  maxDeposit?: string | number;
+  /**
+   * Told what the call is about to pay, once the terms are checked and before anything is signed:
+   * the price and, when it opens or tops up a payment channel, `deposit`. Throwing stops the call
+   * unpaid (nothing signed).
+   *
+   * @example beforePayment: (q) => q.deposit && console.error(`deposits ${formatPriceUsd(q.deposit)} into a payment channel`)
+   */
+  beforePayment?: (quote: PaymentQuote) => void | Promise<void>;
 }
 
 /** Options of {@link SkillMarket}. */
@@ -112,8 +123,9 @@ export interface SkillMarketOptions {
    */
   maxDeposit?: string | number;
   /**
-   * How many calls at the price a channel's deposit aims to cover (default 10), never above
-   * `maxDeposit`; a busy channel's later deposits grow with what it used. A client that knows it
+   * How many calls at the price a channel's deposit aims to cover (default 10; the deposit policy,
+   * `depositFor`, says the rest: at least the server's announced `minDeposit`, growing with what a
+   * busy channel used, never above `maxDeposit` nor what `budget` leaves). A client that knows it
    * will make many calls deposits once for them all (one on-chain wait instead of several).
    */
   depositCalls?: number;

@@ -9,7 +9,7 @@
 import { MarketError, type ChargeState } from '../http/errors';
 import type { Answer, FetchLike } from '../http/exchange';
 import type { Skill } from '../registry/read';
-import type { Caip2Network, ResourceInfo } from '../x402/index';
+import type { Address, Caip2Network, ResourceInfo } from '../x402/index';
 import { failureOf, paymentReceipt, reasonOf, resultOf } from './answer';
 import { Delivery } from './delivery';
 import { doubtOf, errorMayBePaid } from './doubt';
@@ -53,6 +53,10 @@ export interface CallSettings {
   maxPrice: bigint | undefined;
   timeoutMs: number;
   signal: AbortSignal | undefined;
+  /** The call's own cap on a channel deposit. */
+  maxDeposit?: bigint | undefined;
+  /** Told what `run()` is about to pay, before anything is signed; throwing stops the call unpaid. */
+  beforePay?: ((quote: PaymentQuote) => void | Promise<void>) | undefined;
 }
 
 /**
@@ -69,7 +73,16 @@ export type Quote<T = unknown> =
       resource: ResourceInfo;
       /** The proof goes with the first request (fast mode): nothing was sent yet. */
       fast: boolean;
+      /**
+       * What paying first deposits into a payment channel (escrow, refundable; each call is
+       * charged from it), atomic units; 0n when the channel holds enough. Known when the payer is
+       * (the pipeline's signer; else {@link PaidCall.deposit}); undefined for a scheme without deposits.
+       */
+      deposit?: bigint;
     };
+
+/** A quote that asks for payment. */
+export type PaymentQuote = Extract<Quote, { type: 'payment-required' }>;
 
 /**
  * One call through the payment pipeline: `quote()` then `pay(signer)`, or `run()` for both with
@@ -113,7 +126,9 @@ export class PaidCall<T = unknown> {
   async run(): Promise<CallResult<T>> {
     this.needSigner = true;
     const quote = await this.quote();
-    return quote.type === 'answered' ? quote.result : this.pay();
+    if (quote.type === 'answered') return quote.result;
+    await this.settings.beforePay?.(quote);
+    return this.pay();
   }
 
   /**
@@ -163,9 +178,34 @@ export class PaidCall<T = unknown> {
     }
   }
 
-  private required(choice: Choice, resource: ResourceInfo, extensions: Extensions, fast: boolean): Quote<T> {
+  private async required(choice: Choice, resource: ResourceInfo, extensions: Extensions, fast: boolean): Promise<Quote<T>> {
     this.quoted = { choice, resource, extensions };
-    return { type: 'payment-required', skill: this.skill, terms: choice.terms, resource, fast };
+    const signer = this.ctx.signer;
+    const deposit = signer && (await this.deposit(signer.address));
+    return {
+      type: 'payment-required',
+      skill: this.skill,
+      terms: choice.terms,
+      resource,
+      fast,
+      ...(deposit === undefined ? {} : { deposit }),
+    };
+  }
+
+  /**
+   * What paying the quoted terms from `payer` deposits first into a payment channel (the one
+   * deposit policy, deposit.ts), nothing signed: 0n when no deposit is needed, undefined for a
+   * scheme without deposits. For a page that learns the payer after the quote.
+   *
+   * @example const deposit = await call.deposit(wallet.address); // e.g. 20_000n: $0.02 into the channel
+   */
+  async deposit(payer: Address): Promise<bigint | undefined> {
+    const quoted = this.quoted;
+    if (!quoted) throw new TypeError('PaidCall.deposit: quote() first, and only when it asks for a payment');
+    const { scheme, terms } = quoted.choice;
+    const left = this.ctx.ledger.snapshot().remaining;
+    const room = left === undefined ? undefined : left - BigInt(terms.requirements.amount);
+    return scheme.deposit?.(terms, payer, { ...(room === undefined ? {} : { room }), maxDeposit: this.settings.maxDeposit });
   }
 
   private lookup(fresh: boolean): Promise<{ skill: Skill; cached: boolean }> {
@@ -232,7 +272,12 @@ export class PaidCall<T = unknown> {
     let payment: SignedPayment;
     try {
       const room = this.ctx.ledger.snapshot().remaining;
-      const context = { resource, ...(previous ? { previous } : {}), ...(room === undefined ? {} : { room }) };
+      const context = {
+        resource,
+        ...(previous ? { previous } : {}),
+        ...(room === undefined ? {} : { room }),
+        maxDeposit: this.settings.maxDeposit,
+      };
       payment = await scheme.sign(choice.terms, this.signer, context);
       echoDeclaredExtensions(payment, offered.extensions);
     } catch (error) {

@@ -2,7 +2,7 @@
  * The `batch-settlement` scheme on EVM as the consumer pays it (x402 `scheme_batch_settlement_evm`;
  * scheme.ts says how it fits the pipeline): one deposit into a channel of the x402BatchSettlement
  * contract, then per call an off-chain cumulative voucher `charged + price`. The deposit is escrow
- * bounded by `maxDeposit`, never counted as spent; the budget counts each call's charge. Every
+ * sized by the one deposit policy (deposit.ts), never counted as spent; the budget counts each call's charge. Every
  * answer is checked (charged ≤ asked, the server's cumulative = this client's + the charge, the
  * same channel); a server that fails a check gets no more vouchers. Vouchers of one channel are
  * signed one at a time (a lock per channel, held from signing until the call is over).
@@ -11,7 +11,7 @@
  * (voucher-ahead.ts), on a record in step with the server, within the channel's balance and when
  * the budget has room for one more call; a corrective 402, a smaller charge or a lost answer drops it.
  */
-import { getAddress, isAddress, recoverTypedDataAddress, zeroAddress } from 'viem';
+import { type Address, getAddress, isAddress, recoverTypedDataAddress, zeroAddress } from 'viem';
 import { MarketError, type ChargeState } from '../http/errors';
 import { isRecord, type Answer } from '../http/exchange';
 import {
@@ -36,9 +36,10 @@ import {
 import type { ChannelReader } from '../x402/channel-reader';
 import { text, tokenDomainProblem, windowProblem } from './checks';
 import { type ChannelRecord, type ChannelStore, memoryChannelStore } from './channel-store';
-import type { PaymentScheme, Refusal, RefusalVerdict, Settlement, SignedPayment, Terms } from './scheme';
+import type { PaymentScheme, Refusal, RefusalVerdict, Settlement, SignContext, SignedPayment, Terms } from './scheme';
 import type { PaymentSigner } from './signer';
 import { vouchersAhead } from './voucher-ahead';
+import { depositFor, MIN_CHANNEL_CALLS } from './deposit';
 import { BYTES32_PATTERN } from '../x402/patterns';
 
 export { type ChannelOnChain, type ChannelReader, createChannelReader } from '../x402/channel-reader';
@@ -67,7 +68,7 @@ export interface ChannelSchemeOptions {
   store?: ChannelStore;
   /** The chain, to recover a channel this client has no record of and to re-sync after a lost answer. */
   chain?: ChannelReader;
-  /** How many calls one deposit aims to cover; default 10. */
+  /** How many calls one deposit aims to cover; default 10 (deposit.ts holds the policy). */
   depositCalls?: number;
   /** A channel is worth it when `maxDeposit` covers at least this many calls at the price; default 3. */
   minCalls?: number;
@@ -111,8 +112,8 @@ export interface ChannelScheme extends PaymentScheme<ChannelPayload> {
 export function channelScheme(options: ChannelSchemeOptions): ChannelScheme {
   const store = options.store ?? memoryChannelStore();
   const chain = options.chain;
-  const depositCalls = BigInt(options.depositCalls ?? 10);
-  const minCalls = BigInt(options.minCalls ?? 3);
+  const depositCalls = options.depositCalls === undefined ? undefined : BigInt(options.depositCalls);
+  const minCalls = options.minCalls === undefined ? MIN_CHANNEL_CALLS : BigInt(options.minCalls);
   const locks = new Map<string, Promise<void>>();
   const ahead = vouchersAhead();
   /** The release of the channel lock a payment (and its re-signed successors) holds. */
@@ -156,6 +157,27 @@ export function channelScheme(options: ChannelSchemeOptions): ChannelScheme {
       charged: onChain ? onChain.totalClaimed.toString() : '0',
       recovered: true,
     };
+  };
+
+  /** The deposit paying `requirements` on `record` takes, by the policy (deposit.ts); throws when above the caps. */
+  const sized = (record: ChannelRecord, requirements: Terms, { room, maxDeposit }: Pick<SignContext, 'room' | 'maxDeposit'>): bigint => {
+    const price = BigInt(requirements.amount);
+    const minDeposit = requirements.extra?.minDeposit;
+    const cap = maxDeposit !== undefined && maxDeposit < options.maxDeposit ? maxDeposit : options.maxDeposit;
+    const size = depositFor({
+      price,
+      minDeposit: uint(minDeposit) ? BigInt(minDeposit) : undefined,
+      charged: BigInt(record.charged),
+      balance: BigInt(record.balance),
+      maxDeposit: cap,
+      budgetLeft: room === undefined ? undefined : room + price,
+      ...(depositCalls ? { calls: depositCalls } : {}),
+    });
+    if (size.over === undefined) return size.amount;
+    const limit = size.limit === cap ? `maxDeposit ${cap}` : `the ${size.limit} the budget leaves`;
+    throw new MarketError('max_deposit_exceeded', `channel ${record.channelId} needs a deposit of ${size.over}, above ${limit}`, {
+      charged: 'no',
+    });
   };
 
   const stop = async (payment: ChannelPayment, why: string): Promise<void> => {
@@ -215,11 +237,18 @@ export function channelScheme(options: ChannelSchemeOptions): ChannelScheme {
       return { ok: true, requirements };
     },
 
-    async sign(terms, signer, { resource, previous, room }) {
+    async deposit({ requirements }, payer, limits) {
+      const config = channelConfig(requirements, payer, options.voucherSigner?.address ?? payer);
+      const record = await recordOf(config, requirements.network, channelIdOf(config, parseCaip2(requirements.network)));
+      return record.stopped ? 0n : sized(record, requirements, limits);
+    },
+
+    async sign(terms, signer, context) {
+      const { resource, previous, room } = context;
       const requirements = terms.requirements;
       const chainId = parseCaip2(requirements.network);
       const voucherSigner = options.voucherSigner ?? signer;
-      const config = channelConfig(requirements, signer, voucherSigner);
+      const config = channelConfig(requirements, signer.address, voucherSigner.address);
       const channelId = channelIdOf(config, chainId);
       const inherited = previous && held.get(previous);
       const release = inherited && previous.payload.payload.voucher.channelId === channelId ? inherited : await lock(channelId);
@@ -232,25 +261,8 @@ export function channelScheme(options: ChannelSchemeOptions): ChannelScheme {
         const amount = BigInt(requirements.amount);
         const max = BigInt(record.charged) + amount;
         const balance = BigInt(record.balance);
-        let deposit: ChannelPayload['deposit'];
-        if (max > balance) {
-          const needed = max - balance;
-          if (needed > options.maxDeposit) {
-            throw new MarketError(
-              'max_deposit_exceeded',
-              `channel ${channelId} needs a deposit of ${needed}, above maxDeposit ${options.maxDeposit}`,
-              {
-                charged: 'no',
-              },
-            );
-          }
-          // Ten calls' worth, what the server announces as its least deposit, and as much as the
-          // channel has used so far (a busy channel's deposits double, so k calls take about
-          // log2(k / 10) deposits), at least what is needed; never above maxDeposit.
-          const announced = uint(requirements.extra?.minDeposit) ? BigInt(requirements.extra.minDeposit) : 0n;
-          const target = [depositCalls * amount, announced, BigInt(record.charged), needed].reduce((a, b) => (a > b ? a : b));
-          deposit = await signDeposit(signer, requirements, channelId, target > options.maxDeposit ? options.maxDeposit : target);
-        }
+        const size = sized(record, requirements, context);
+        const deposit = size > 0n ? await signDeposit(signer, requirements, channelId, size) : undefined;
         const digest = voucherDigest(channelId, max, chainId);
         const signature = await ahead.sign(voucherSigner, channelId, max, chainId);
         const payload: ChannelPayload = {
@@ -268,6 +280,7 @@ export function channelScheme(options: ChannelSchemeOptions): ChannelScheme {
           payer: signer.address,
           reference: digest,
           channelId,
+          ...(deposit ? { deposit: deposit.amount } : {}),
         };
         held.set(payment, release);
         // The next call's voucher, if this one is charged in full: on a record in step with the server, within the
@@ -371,12 +384,12 @@ export function channelScheme(options: ChannelSchemeOptions): ChannelScheme {
   };
 }
 
-/** The channel this client opens with a server's terms: the wallet pays, `voucherSigner` signs vouchers, no salt. */
-function channelConfig(requirements: Terms, signer: PaymentSigner, voucherSigner: PaymentSigner): ChannelConfig {
+/** The channel this client opens with a server's terms: the wallet `payer` pays, `authorizer` signs vouchers, no salt. */
+function channelConfig(requirements: Terms, payer: Address, authorizer: Address): ChannelConfig {
   const extra = requirements.extra as { receiverAuthorizer: `0x${string}`; withdrawDelay: number };
   return {
-    payer: getAddress(signer.address),
-    payerAuthorizer: getAddress(voucherSigner.address),
+    payer: getAddress(payer),
+    payerAuthorizer: getAddress(authorizer),
     receiver: getAddress(requirements.payTo),
     receiverAuthorizer: getAddress(extra.receiverAuthorizer),
     token: getAddress(requirements.asset),

@@ -6,7 +6,7 @@
 import type { FetchLike } from '../http/exchange';
 import type { Skill } from '../registry/read';
 import { normalizeNetwork, type Caip2Network } from '../x402/index';
-import { PaidCall, type CallContext } from './call';
+import { PaidCall, type CallContext, type PaymentQuote } from './call';
 import { exactScheme } from './exact';
 import type { ChosenTerms, PaymentScheme, Terms, TermsPolicy } from './scheme';
 import type { PaymentSigner } from './signer';
@@ -68,6 +68,10 @@ export interface PaymentCallOptions {
   /** Per-attempt timeout, ms; default the pipeline's. */
   timeoutMs?: number;
   signal?: AbortSignal;
+  /** Most a channel deposit of this call may be, atomic units; below the channel scheme's `maxDeposit`. */
+  maxDeposit?: bigint;
+  /** For `run()`: told what is about to be paid (price, any deposit) before anything is signed; throwing stops the call unpaid. */
+  beforePay?: (quote: PaymentQuote) => void | Promise<void>;
 }
 
 /**
@@ -143,6 +147,8 @@ export class PaymentPipeline {
       maxPrice: options.maxPrice,
       timeoutMs: options.timeoutMs ?? this.timeoutMs,
       signal: options.signal,
+      maxDeposit: options.maxDeposit,
+      beforePay: options.beforePay,
     });
   }
 

@@ -10,10 +10,15 @@ import type { Caip2Network } from '../x402/index';
 export interface PaymentReceipt {
   skillId: string;
   slug: string;
-  /** Settlement transaction hash (a channel's deposit); null when the server sent no valid settlement receipt, and for a voucher. */
+  /** Settlement transaction hash (a channel's `deposit`); null when the server sent no valid settlement receipt, and for a voucher. */
   transaction: Hex | null;
-  /** Atomic units of `asset` (micro-USDC for USDC), e.g. `"1000"`. */
+  /** What this call was charged: atomic units of `asset` (micro-USDC for USDC), e.g. `"1000"`. */
   amount: string;
+  /**
+   * What this call's payment deposited into its payment channel first, atomic units (e.g. `"20000"`):
+   * escrow the later calls are charged from, refundable, not part of `amount`; absent when none.
+   */
+  deposit?: string;
   /** The listed price, e.g. `"$0.001"`. */
   price: string;
   payTo: Address;
