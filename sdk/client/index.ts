@@ -55,8 +55,6 @@ export {
   type Quote,
   type PaymentQuote,
   depositFor,
-  DEPOSIT_CALLS,
-  DEFAULT_MAX_DEPOSIT,
   type DepositInput,
   type ExactSchemeOptions,
   type PaymentScheme,

@@ -80,15 +80,9 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Per-attempt timeout in ms; default the client's `timeoutMs`. */
   timeoutMs?: number;
-  /** Most a payment channel deposit of this call may be, e.g. what an outer budget leaves; never above the client's `maxDeposit`. */
-  maxDeposit?: string | number;
-  /**
-   * Told what the call is about to pay, once the terms are checked and before anything is signed:
-   * the price and, when it opens or tops up a payment channel, `deposit`. Throwing stops the call
-   * unpaid (nothing signed).
-   *
-   * @example beforePayment: (q) => q.deposit && console.error(`deposits ${formatPriceUsd(q.deposit)} into a payment channel`)
-   */
+  /** What an outer budget leaves for this call, price included: a channel deposit stays within it. */
+  budgetLeft?: string | number;
+  /** Given the checked quote (its channel `deposit` too) before anything is signed; throwing stops the call. */
   beforePayment?: (quote: PaymentQuote) => void | Promise<void>;
 }
 
@@ -123,10 +117,9 @@ export interface SkillMarketOptions {
    */
   maxDeposit?: string | number;
   /**
-   * How many calls at the price a channel's deposit aims to cover (default 10; the deposit policy,
-   * `depositFor`, says the rest: at least the server's announced `minDeposit`, growing with what a
-   * busy channel used, never above `maxDeposit` nor what `budget` leaves). A client that knows it
-   * will make many calls deposits once for them all (one on-chain wait instead of several).
+   * How many calls at the price a channel's deposit aims to cover (default 10; `depositFor` is the
+   * policy), never above `maxDeposit` nor what `budget` leaves. A client that knows it will make
+   * many calls deposits once for them all (one on-chain wait instead of several).
    */
   depositCalls?: number;
   /**

@@ -19,7 +19,7 @@ export function paymentReceipt(skill: Skill, payment: SignedPayment, transaction
     slug: skill.slug,
     transaction,
     amount: requirements.amount,
-    ...(payment.deposit ? { deposit: payment.deposit } : {}),
+    deposit: payment.deposit,
     price: skill.price,
     payTo: requirements.payTo,
     network: requirements.network,

@@ -50,12 +50,10 @@ type Extensions = Record<string, unknown> | undefined;
 /** Per-call settings. */
 export interface CallSettings {
   mode: PaymentMode;
-  maxPrice: bigint | undefined;
+  maxPrice?: bigint | undefined;
   timeoutMs: number;
-  signal: AbortSignal | undefined;
-  /** The call's own cap on a channel deposit. */
-  maxDeposit?: bigint | undefined;
-  /** Told what `run()` is about to pay, before anything is signed; throwing stops the call unpaid. */
+  signal?: AbortSignal | undefined;
+  budgetLeft?: bigint | undefined;
   beforePay?: ((quote: PaymentQuote) => void | Promise<void>) | undefined;
 }
 
@@ -73,12 +71,8 @@ export type Quote<T = unknown> =
       resource: ResourceInfo;
       /** The proof goes with the first request (fast mode): nothing was sent yet. */
       fast: boolean;
-      /**
-       * What paying first deposits into a payment channel (escrow, refundable; each call is
-       * charged from it), atomic units; 0n when the channel holds enough. Known when the payer is
-       * (the pipeline's signer; else {@link PaidCall.deposit}); undefined for a scheme without deposits.
-       */
-      deposit?: bigint;
+      /** What paying deposits into a payment channel first, atomic units (see {@link PaidCall.deposit}). */
+      deposit?: bigint | undefined;
     };
 
 /** A quote that asks for payment. */
@@ -180,32 +174,23 @@ export class PaidCall<T = unknown> {
 
   private async required(choice: Choice, resource: ResourceInfo, extensions: Extensions, fast: boolean): Promise<Quote<T>> {
     this.quoted = { choice, resource, extensions };
-    const signer = this.ctx.signer;
-    const deposit = signer && (await this.deposit(signer.address));
-    return {
-      type: 'payment-required',
-      skill: this.skill,
-      terms: choice.terms,
-      resource,
-      fast,
-      ...(deposit === undefined ? {} : { deposit }),
-    };
+    const deposit = this.ctx.signer && (await this.deposit(this.ctx.signer.address));
+    return { type: 'payment-required', skill: this.skill, terms: choice.terms, resource, fast, deposit };
   }
 
-  /**
-   * What paying the quoted terms from `payer` deposits first into a payment channel (the one
-   * deposit policy, deposit.ts), nothing signed: 0n when no deposit is needed, undefined for a
-   * scheme without deposits. For a page that learns the payer after the quote.
-   *
-   * @example const deposit = await call.deposit(wallet.address); // e.g. 20_000n: $0.02 into the channel
-   */
+  /** What paying from `payer` deposits into a payment channel first (0n: none); nothing signed. */
   async deposit(payer: Address): Promise<bigint | undefined> {
-    const quoted = this.quoted;
-    if (!quoted) throw new TypeError('PaidCall.deposit: quote() first, and only when it asks for a payment');
-    const { scheme, terms } = quoted.choice;
+    const { scheme, terms } = (this.quoted as NonNullable<typeof this.quoted>).choice; // after a quote asking for payment
+    return scheme.deposit?.(terms, payer, { room: this.room() });
+  }
+
+  /** What the budgets leave after this call's price: the pipeline's (this call's hold counted) and the call's `budgetLeft`. */
+  private room(): bigint | undefined {
     const left = this.ctx.ledger.snapshot().remaining;
-    const room = left === undefined ? undefined : left - BigInt(terms.requirements.amount);
-    return scheme.deposit?.(terms, payer, { ...(room === undefined ? {} : { room }), maxDeposit: this.settings.maxDeposit });
+    const outer = this.settings.budgetLeft;
+    const own = left === undefined ? outer : left + this.held;
+    const least = outer !== undefined && own !== undefined && outer < own ? outer : own;
+    return least === undefined ? least : least - BigInt(this.skill.priceAtomic);
   }
 
   private lookup(fresh: boolean): Promise<{ skill: Skill; cached: boolean }> {
@@ -271,13 +256,7 @@ export class PaidCall<T = unknown> {
     const { resource } = offered;
     let payment: SignedPayment;
     try {
-      const room = this.ctx.ledger.snapshot().remaining;
-      const context = {
-        resource,
-        ...(previous ? { previous } : {}),
-        ...(room === undefined ? {} : { room }),
-        maxDeposit: this.settings.maxDeposit,
-      };
+      const context = { resource, previous, room: this.room() };
       payment = await scheme.sign(choice.terms, this.signer, context);
       echoDeclaredExtensions(payment, offered.extensions);
     } catch (error) {

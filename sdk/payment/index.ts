@@ -5,7 +5,7 @@
  */
 export { PaymentPipeline, type PaymentPipelineOptions, type PaymentCallOptions } from './pipeline';
 export type { PaidCall, PaymentQuote, Quote } from './call';
-export { depositFor, DEPOSIT_CALLS, DEFAULT_MAX_DEPOSIT, type DepositInput } from './deposit';
+export { depositFor, type DepositInput } from './deposit';
 export { exactScheme, type ExactSchemeOptions } from './exact';
 export {
   channelScheme,

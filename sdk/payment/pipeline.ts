@@ -68,9 +68,9 @@ export interface PaymentCallOptions {
   /** Per-attempt timeout, ms; default the pipeline's. */
   timeoutMs?: number;
   signal?: AbortSignal;
-  /** Most a channel deposit of this call may be, atomic units; below the channel scheme's `maxDeposit`. */
-  maxDeposit?: bigint;
-  /** For `run()`: told what is about to be paid (price, any deposit) before anything is signed; throwing stops the call unpaid. */
+  /** What an outer budget leaves for this call, price included. */
+  budgetLeft?: bigint;
+  /** For `run()`: given the quote before anything is signed; throwing stops the call. */
   beforePay?: (quote: PaymentQuote) => void | Promise<void>;
 }
 
@@ -143,12 +143,9 @@ export class PaymentPipeline {
    */
   start<T = unknown>(target: string | Skill, input: unknown, options: PaymentCallOptions = {}): PaidCall<T> {
     return new PaidCall<T>(this.context, target, input, {
+      ...options,
       mode: options.mode ?? this.mode,
-      maxPrice: options.maxPrice,
       timeoutMs: options.timeoutMs ?? this.timeoutMs,
-      signal: options.signal,
-      maxDeposit: options.maxDeposit,
-      beforePay: options.beforePay,
     });
   }
 

@@ -91,7 +91,7 @@ export interface SignedPayment<P = unknown> {
   reference: Hex;
   /** The payment channel it pays over (`batch-settlement`). */
   channelId?: Hex;
-  /** What it deposits into the channel (atomic units): escrow, apart from the charge. */
+  /** What it deposits into the channel, atomic units (escrow, not the charge). */
   deposit?: string;
 }
 
@@ -101,10 +101,8 @@ export interface SignContext<P = unknown> {
   resource: ResourceInfo;
   /** The same call's payment a 402 refused, when the pipeline signs again for a retry the scheme asked for. */
   previous?: SignedPayment<P>;
-  /** What the budget leaves after this call's own reservation (atomic units); undefined without a budget. */
-  room?: bigint;
-  /** The call's own cap on a deposit (atomic units), below the scheme's. */
-  maxDeposit?: bigint;
+  /** What the budget (and the call's `budgetLeft`) leaves after this call's price, atomic units; undefined without one. */
+  room?: bigint | undefined;
 }
 
 /** A 402 answered to a payment. */
@@ -163,11 +161,8 @@ export interface PaymentScheme<P = unknown> {
   accepts(candidate: Record<string, unknown>, context: CandidateContext): Acceptance;
   /** Terms from the listing alone, for fast mode; undefined when the listing cannot give them. */
   fromListing?(skill: Skill, policy: TermsPolicy): ChosenTerms<Terms> | undefined;
-  /**
-   * What paying `terms` from `payer` would deposit first (escrow, refundable; 0n when none is
-   * needed), nothing signed; for a scheme that makes deposits (deposit.ts is the policy).
-   */
-  deposit?(terms: ChosenTerms<Terms>, payer: Address, limits: Pick<SignContext, 'room' | 'maxDeposit'>): Promise<bigint>;
+  /** What paying `terms` from `payer` deposits first (0n: none), nothing signed; deposit.ts is the policy. */
+  deposit?(terms: ChosenTerms<Terms>, payer: Address, context: Pick<SignContext, 'room'>): Promise<bigint>;
   /** Signs a payment for `terms`. */
   sign(terms: ChosenTerms<Terms>, signer: PaymentSigner, context: SignContext<P>): Promise<SignedPayment<P>>;
   /** A 402 to `refusal.payment`: refused, or a retry with other (or corrected) terms. */

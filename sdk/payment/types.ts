@@ -14,10 +14,7 @@ export interface PaymentReceipt {
   transaction: Hex | null;
   /** What this call was charged: atomic units of `asset` (micro-USDC for USDC), e.g. `"1000"`. */
   amount: string;
-  /**
-   * What this call's payment deposited into its payment channel first, atomic units (e.g. `"20000"`):
-   * escrow the later calls are charged from, refundable, not part of `amount`; absent when none.
-   */
+  /** What the call deposited into its payment channel first (refundable escrow, not part of `amount`), atomic units. */
   deposit?: string;
   /** The listed price, e.g. `"$0.001"`. */
   price: string;

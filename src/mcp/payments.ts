@@ -76,7 +76,7 @@ export class Payments {
       const left = (await this.budget.snapshot()).remaining + price;
       const { result, receipt } = await this.market.callWithReceipt(slug, input, {
         maxPrice: skill.price,
-        maxDeposit: formatPriceUsd(left),
+        budgetLeft: formatPriceUsd(left),
       });
       await this.budget.settle(reservation, receipt ? record(receipt, 'yes') : undefined);
       return { result, receipt: receipt && short(receipt), skill };

@@ -11,13 +11,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { DEFAULT_MAX_DEPOSIT, depositFor, type PaymentQuote } from 'skill-market/client';
+import { depositFor, type PaymentQuote } from 'skill-market/client';
 import { createSkillHandler, skill, type SkillRequestHandler } from 'skill-market/creator';
 import { PersistentBudget } from '../../src/mcp/ledger';
 import { createMcpServer } from '../../src/mcp/server';
-import { tool } from '../mcp/support';
+import { inProcessClient, textOf, tool } from '../mcp/support';
 import { startBatchFacilitator } from '../support/chain/batch-facilitator';
 import { eventually } from '../support/eventually';
 import { spawnMarket } from '../support/process';
@@ -28,11 +26,7 @@ const world = useWorld({ chain: true });
 const PRICE = 1_000n; // $0.001
 const MIN_DEPOSIT = 15_000n; // what the skill servers announce: more than ten calls' worth
 /** The policy's deposit for a new channel to these skills, whoever pays. */
-const DEPOSIT = (() => {
-  const size = depositFor({ price: PRICE, minDeposit: MIN_DEPOSIT, charged: 0n, balance: 0n, maxDeposit: DEFAULT_MAX_DEPOSIT });
-  if (size.over !== undefined) throw new Error('the policy refuses the test deposit');
-  return size.amount;
-})();
+const DEPOSIT = depositFor({ price: PRICE, minDeposit: MIN_DEPOSIT, charged: 0n, balance: 0n });
 let facilitator: ReturnType<typeof startBatchFacilitator>;
 let folder: string;
 const stops: (() => unknown)[] = [];
@@ -102,11 +96,7 @@ async function mcp(agent: Awaited<ReturnType<typeof world.payer>>, budget: bigin
     config: { apiUrl: world.registryUrl, network: world.chain.network, assets: [world.chain.token.address], rpcUrl: undefined, limits },
     noWallet: undefined,
   });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const client = new Client({ name: 'deposit-test', version: '1.0.0' });
-  await client.connect(clientSide);
-  return client;
+  return inProcessClient(server);
 }
 
 describe('one deposit policy, shown before the first payment', () => {
@@ -207,12 +197,12 @@ describe('one deposit policy, shown before the first payment', () => {
       const paid = await tool(client, 'call_skill', { slug: echo.slug, input: { i: 1 } });
       expect(paid.isError).toBeFalsy();
       expect(paid.structuredContent.receipt).toMatchObject({ amount: `${PRICE}`, deposit: `${DEPOSIT}` });
-      expect(paid.content[0].text).toContain('Charged $0.001 on');
-      expect(paid.content[0].text).toContain('this call first deposited $0.015 into it (refundable; each call is charged from it)');
+      expect(textOf(paid)).toContain('Charged $0.001 on');
+      expect(textOf(paid)).toContain('this call first deposited $0.015 into it (refundable; each call is charged from it)');
       expect(await world.chain.balanceOf(agent.address)).toBe(start - DEPOSIT);
       const again = await tool(client, 'call_skill', { slug: echo.slug, input: { i: 2 } });
       expect(again.structuredContent.receipt.deposit).toBeUndefined();
-      expect(again.content[0].text).toContain('a signed voucher, no transaction');
+      expect(textOf(again)).toContain('a signed voucher, no transaction');
       const status = await tool(client, 'wallet_status');
       expect(status.structuredContent.channels).toEqual({
         count: 1,
@@ -220,7 +210,7 @@ describe('one deposit policy, shown before the first payment', () => {
         charged: `${2n * PRICE}`,
         yours: `${DEPOSIT - 2n * PRICE}`,
       });
-      expect(status.content[0].text).toContain('In 1 payment channel: $0.015 deposited, $0.002 charged, $0.013 yours');
+      expect(textOf(status)).toContain('In 1 payment channel: $0.015 deposited, $0.002 charged, $0.013 yours');
     } finally {
       await client.close();
     }

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { type Address, getAddress, type Hex, parseAbiItem } from 'viem';
-import { DEFAULT_MAX_DEPOSIT, depositFor, SkillMarket } from 'skill-market/client';
+import { depositFor, SkillMarket } from 'skill-market/client';
 import { serve, skill as paidSkill, type SkillServer } from 'skill-market/creator';
 import type { Skill } from 'skill-market/registry';
 import { BATCH_SETTLEMENT_ADDRESS, batchSettlementAbi } from '../../src/chain/batch-settlement';
@@ -33,7 +33,7 @@ import {
 
 const PRICE = 1_000n; // $0.001
 // The deposit policy's figure for a new channel to this skill (it announces no minDeposit): ten calls' worth.
-const DEPOSIT = (depositFor({ price: PRICE, charged: 0n, balance: 0n, maxDeposit: DEFAULT_MAX_DEPOSIT }) as { amount: bigint }).amount;
+const DEPOSIT = depositFor({ price: PRICE, charged: 0n, balance: 0n });
 const transfer = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
 
 let web: PaidWeb;

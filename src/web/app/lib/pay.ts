@@ -11,7 +11,6 @@
  */
 import {
   channelScheme,
-  DEFAULT_MAX_DEPOSIT,
   depositFor,
   eip1193Signer,
   exactScheme,
@@ -77,7 +76,6 @@ function pipeline(config: PageConfig, channel: boolean, offered: Map<string, Rec
     schemes: channel
       ? [
           channelScheme({
-            maxDeposit: DEFAULT_MAX_DEPOSIT,
             store: browserChannelStore,
             voucherSigner: sessionKey(),
           }),
@@ -149,7 +147,7 @@ export async function quote(skill: Skill, input: unknown, config: PageConfig, ch
  * What paying `quoted` from `payer` deposits into a payment channel first, by the SDK's deposit
  * policy, before anything is signed: for the channel terms, the pipeline's own figure; for `exact`
  * terms of a skill that also offers a channel, what opting in would deposit. 0n when the channel
- * holds enough; undefined when no channel is involved or the policy's cap refuses it.
+ * holds enough; undefined when no channel is involved. Throws when the policy's cap refuses it.
  */
 export async function depositOf(
   quoted: Extract<Quoted, { type: 'payment-required' }>,
@@ -160,14 +158,12 @@ export async function depositOf(
   if (requirements.scheme !== 'batch-settlement' && !quoted.offersChannel) return undefined;
   // Before a wallet is connected, or for the opt-in: the channel this browser holds with the payee, else a new one.
   const open = openChannel(await browserChannelStore.list(), requirements.payTo, payer);
-  const size = depositFor({
+  return depositFor({
     price: BigInt(requirements.amount),
     minDeposit: quoted.minDeposit,
     charged: BigInt(open?.charged ?? '0'),
     balance: BigInt(open?.balance ?? '0'),
-    maxDeposit: DEFAULT_MAX_DEPOSIT,
   });
-  return size.over === undefined ? size.amount : undefined;
 }
 
 /** Signs the confirmed terms with the wallet, sends the paid request and verifies the answer. */
