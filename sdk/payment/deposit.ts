@@ -27,6 +27,7 @@ export interface DepositInput {
  * price (ten $0.001 calls lock a cent) yet sparing a transaction per call, a server's stated need
  * met, and their own limits to win.
  *
+ * @example depositFor({ price: 1_000n, charged: 0n, balance: 0n }) // 10_000n: ten calls' worth
  * @throws MarketError('max_deposit_exceeded') when the call needs more than the caps allow
  */
 export function depositFor(input: DepositInput): bigint {
