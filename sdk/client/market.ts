@@ -35,7 +35,6 @@ import type {
 } from './types';
 
 const DEFAULTS = { ...PAYMENT_DEFAULTS, cacheTtlMs: 30_000 };
-const DEFAULT_MAX_DEPOSIT = '$1';
 
 /**
  * A client of the skill marketplace.
@@ -118,8 +117,8 @@ export class SkillMarket {
         allowed: readAllowedAssets(options.assets),
         maxTimeoutSeconds: positiveInteger(options.maxTimeoutSeconds, DEFAULTS.maxTimeoutSeconds, 'maxTimeoutSeconds'),
       },
-      ...(options.budget === undefined ? {} : { budget: readAmount(options.budget, 'SkillMarket: budget') }),
-      ...(options.maxPrice === undefined ? {} : { maxPrice: readAmount(options.maxPrice, 'SkillMarket: maxPrice') }),
+      budget: atomic(options.budget, 'SkillMarket: budget'),
+      maxPrice: atomic(options.maxPrice, 'SkillMarket: maxPrice'),
       allowHttp: options.allowHttp ?? false,
       checkInput,
       fetch: fetchImpl,
@@ -155,8 +154,8 @@ export class SkillMarket {
     ]);
     for (const skill of page.items) this.cache.set(skill.slug, skill);
     // The price filters hold for the other catalogues' finds too (theirs take a query only).
-    const cap = filters.maxPrice === undefined ? undefined : readAmount(filters.maxPrice, 'search: maxPrice');
-    const floor = filters.minPrice === undefined ? undefined : readAmount(filters.minPrice, 'search: minPrice');
+    const cap = atomic(filters.maxPrice, 'search: maxPrice');
+    const floor = atomic(filters.minPrice, 'search: minPrice');
     const discovered = (elsewhere?.skills ?? []).filter(
       (s) => (cap === undefined || BigInt(s.priceAtomic) <= cap) && (floor === undefined || BigInt(s.priceAtomic) >= floor),
     );
@@ -242,9 +241,11 @@ export class SkillMarket {
     if (typeof slug !== 'string' || slug === '') throw new TypeError('call: slug must be a non-empty string');
     return this.pipeline.call<T>(slug, input, {
       mode,
-      ...(options.maxPrice === undefined ? {} : { maxPrice: readAmount(options.maxPrice, 'call: maxPrice') }),
+      maxPrice: atomic(options.maxPrice, 'call: maxPrice'),
       timeoutMs: positiveInteger(options.timeoutMs, this.timeoutMs, 'timeoutMs'),
-      ...(options.signal ? { signal: options.signal } : {}),
+      signal: options.signal,
+      budgetLeft: atomic(options.budgetLeft, 'call: budgetLeft'),
+      beforePay: options.beforePayment,
     });
   }
 
@@ -348,7 +349,7 @@ export class SkillMarket {
     this.channelReader = options.rpcUrl === undefined ? undefined : createChannelReader(options.rpcUrl, rpc);
     this.channelStore = typeof channels === 'string' ? fileChannelStore(channels) : (channels ?? memoryChannelStore());
     this.channelScheme = channelScheme({
-      maxDeposit: readAmount(options.maxDeposit ?? DEFAULT_MAX_DEPOSIT, 'SkillMarket: maxDeposit'),
+      maxDeposit: atomic(options.maxDeposit, 'SkillMarket: maxDeposit'),
       ...(options.depositCalls !== undefined ? { depositCalls: options.depositCalls } : {}),
       store: this.channelStore,
       ...(this.channelReader ? { chain: this.channelReader } : {}),
@@ -400,6 +401,11 @@ export class SkillMarket {
     this.background.add(tracked);
     void tracked.finally(() => this.background.delete(tracked));
   }
+}
+
+/** An optional amount option (`"$0.01"`) in atomic units; undefined when not given. */
+function atomic(value: string | number | undefined, what: string): bigint | undefined {
+  return value === undefined ? value : readAmount(value, what);
 }
 
 function positiveInteger(value: number | undefined, fallback: number, name: string): number {

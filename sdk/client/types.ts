@@ -6,6 +6,7 @@ import type { FetchLike } from '../http/exchange';
 import type { ChannelStore } from '../payment/channel-store';
 import type { ChannelConfig } from '../x402/index';
 import type { AllowedAsset, PaymentMode } from '../payment/types';
+import type { PaymentQuote } from '../payment/call';
 import type { WalletInput } from '../payment/signer';
 import type { SearchQuery } from '../registry/contract/index';
 import type { Skill } from '../registry/read';
@@ -79,6 +80,10 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Per-attempt timeout in ms; default the client's `timeoutMs`. */
   timeoutMs?: number;
+  /** What an outer budget leaves for this call, price included: a channel deposit stays within it. */
+  budgetLeft?: string | number;
+  /** Given the checked quote (its channel `deposit` too) before anything is signed; throwing stops the call. */
+  beforePayment?: (quote: PaymentQuote) => void | Promise<void>;
 }
 
 /** Options of {@link SkillMarket}. */
@@ -112,9 +117,9 @@ export interface SkillMarketOptions {
    */
   maxDeposit?: string | number;
   /**
-   * How many calls at the price a channel's deposit aims to cover (default 10), never above
-   * `maxDeposit`; a busy channel's later deposits grow with what it used. A client that knows it
-   * will make many calls deposits once for them all (one on-chain wait instead of several).
+   * How many calls at the price a channel's deposit aims to cover (default 10; `depositFor` is the
+   * policy), never above `maxDeposit` nor what `budget` leaves. A client that knows it will make
+   * many calls deposits once for them all (one on-chain wait instead of several).
    */
   depositCalls?: number;
   /**

@@ -9,7 +9,7 @@
 import { MarketError, type ChargeState } from '../http/errors';
 import type { Answer, FetchLike } from '../http/exchange';
 import type { Skill } from '../registry/read';
-import type { Caip2Network, ResourceInfo } from '../x402/index';
+import type { Address, Caip2Network, ResourceInfo } from '../x402/index';
 import { failureOf, paymentReceipt, reasonOf, resultOf } from './answer';
 import { Delivery } from './delivery';
 import { doubtOf, errorMayBePaid } from './doubt';
@@ -50,9 +50,11 @@ type Extensions = Record<string, unknown> | undefined;
 /** Per-call settings. */
 export interface CallSettings {
   mode: PaymentMode;
-  maxPrice: bigint | undefined;
+  maxPrice?: bigint | undefined;
   timeoutMs: number;
-  signal: AbortSignal | undefined;
+  signal?: AbortSignal | undefined;
+  budgetLeft?: bigint | undefined;
+  beforePay?: ((quote: PaymentQuote) => void | Promise<void>) | undefined;
 }
 
 /**
@@ -69,7 +71,12 @@ export type Quote<T = unknown> =
       resource: ResourceInfo;
       /** The proof goes with the first request (fast mode): nothing was sent yet. */
       fast: boolean;
+      /** What paying deposits into a payment channel first, atomic units (see {@link PaidCall.deposit}). */
+      deposit?: bigint | undefined;
     };
+
+/** A quote that asks for payment. */
+export type PaymentQuote = Extract<Quote, { type: 'payment-required' }>;
 
 /**
  * One call through the payment pipeline: `quote()` then `pay(signer)`, or `run()` for both with
@@ -113,7 +120,9 @@ export class PaidCall<T = unknown> {
   async run(): Promise<CallResult<T>> {
     this.needSigner = true;
     const quote = await this.quote();
-    return quote.type === 'answered' ? quote.result : this.pay();
+    if (quote.type === 'answered') return quote.result;
+    await this.settings.beforePay?.(quote);
+    return this.pay();
   }
 
   /**
@@ -163,9 +172,25 @@ export class PaidCall<T = unknown> {
     }
   }
 
-  private required(choice: Choice, resource: ResourceInfo, extensions: Extensions, fast: boolean): Quote<T> {
+  private async required(choice: Choice, resource: ResourceInfo, extensions: Extensions, fast: boolean): Promise<Quote<T>> {
     this.quoted = { choice, resource, extensions };
-    return { type: 'payment-required', skill: this.skill, terms: choice.terms, resource, fast };
+    const deposit = this.ctx.signer && (await this.deposit(this.ctx.signer.address));
+    return { type: 'payment-required', skill: this.skill, terms: choice.terms, resource, fast, deposit };
+  }
+
+  /** What paying from `payer` deposits into a payment channel first (0n: none); nothing signed. */
+  async deposit(payer: Address): Promise<bigint | undefined> {
+    const { scheme, terms } = (this.quoted as NonNullable<typeof this.quoted>).choice; // after a quote asking for payment
+    return scheme.deposit?.(terms, payer, { room: this.room() });
+  }
+
+  /** What the budgets leave after this call's price: the pipeline's (this call's hold counted) and the call's `budgetLeft`. */
+  private room(): bigint | undefined {
+    const left = this.ctx.ledger.snapshot().remaining;
+    const outer = this.settings.budgetLeft;
+    const own = left === undefined ? outer : left + this.held;
+    const least = outer !== undefined && own !== undefined && outer < own ? outer : own;
+    return least === undefined ? least : least - BigInt(this.skill.priceAtomic);
   }
 
   private lookup(fresh: boolean): Promise<{ skill: Skill; cached: boolean }> {
@@ -231,8 +256,7 @@ export class PaidCall<T = unknown> {
     const { resource } = offered;
     let payment: SignedPayment;
     try {
-      const room = this.ctx.ledger.snapshot().remaining;
-      const context = { resource, ...(previous ? { previous } : {}), ...(room === undefined ? {} : { room }) };
+      const context = { resource, previous, room: this.room() };
       payment = await scheme.sign(choice.terms, this.signer, context);
       echoDeclaredExtensions(payment, offered.extensions);
     } catch (error) {

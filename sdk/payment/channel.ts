@@ -2,16 +2,16 @@
  * The `batch-settlement` scheme on EVM as the consumer pays it (x402 `scheme_batch_settlement_evm`;
  * scheme.ts says how it fits the pipeline): one deposit into a channel of the x402BatchSettlement
  * contract, then per call an off-chain cumulative voucher `charged + price`. The deposit is escrow
- * bounded by `maxDeposit`, never counted as spent; the budget counts each call's charge. Every
- * answer is checked (charged ≤ asked, the server's cumulative = this client's + the charge, the
- * same channel); a server that fails a check gets no more vouchers. Vouchers of one channel are
- * signed one at a time (a lock per channel, held from signing until the call is over).
+ * sized by the one deposit policy (deposit.ts), never counted as spent; the budget counts each
+ * call's charge. Every answer is checked (charged ≤ asked, the server's cumulative = this client's +
+ * the charge, the same channel); a server that fails a check gets no more vouchers. Vouchers of one
+ * channel are signed one at a time (a lock per channel, held from signing until the call is over).
  *
  * A voucher key held in this process also signs the next call's voucher while a call is in flight
  * (voucher-ahead.ts), on a record in step with the server, within the channel's balance and when
  * the budget has room for one more call; a corrective 402, a smaller charge or a lost answer drops it.
  */
-import { getAddress, isAddress, recoverTypedDataAddress, zeroAddress } from 'viem';
+import { type Address, getAddress, isAddress, recoverTypedDataAddress, zeroAddress } from 'viem';
 import { MarketError, type ChargeState } from '../http/errors';
 import { isRecord, type Answer } from '../http/exchange';
 import {
@@ -39,6 +39,7 @@ import { type ChannelRecord, type ChannelStore, memoryChannelStore } from './cha
 import type { PaymentScheme, Refusal, RefusalVerdict, Settlement, SignedPayment, Terms } from './scheme';
 import type { PaymentSigner } from './signer';
 import { vouchersAhead } from './voucher-ahead';
+import { DEFAULT_MAX_DEPOSIT, DEPOSIT_CALLS, depositFor } from './deposit';
 import { BYTES32_PATTERN } from '../x402/patterns';
 
 export { type ChannelOnChain, type ChannelReader, createChannelReader } from '../x402/channel-reader';
@@ -61,13 +62,13 @@ const NOTHING_MOVED = new Set<string>([
 
 /** Options of {@link channelScheme}. */
 export interface ChannelSchemeOptions {
-  /** Most one deposit may put into a channel, atomic token units. */
-  maxDeposit: bigint;
+  /** Most one deposit may put into a channel, atomic token units; default $1. */
+  maxDeposit?: bigint;
   /** Where channel records live between calls; default in memory (rebuilt from the chain). */
   store?: ChannelStore;
   /** The chain, to recover a channel this client has no record of and to re-sync after a lost answer. */
   chain?: ChannelReader;
-  /** How many calls one deposit aims to cover; default 10. */
+  /** How many calls one deposit aims to cover; default 10 (deposit.ts holds the policy). */
   depositCalls?: number;
   /** A channel is worth it when `maxDeposit` covers at least this many calls at the price; default 3. */
   minCalls?: number;
@@ -111,7 +112,8 @@ export interface ChannelScheme extends PaymentScheme<ChannelPayload> {
 export function channelScheme(options: ChannelSchemeOptions): ChannelScheme {
   const store = options.store ?? memoryChannelStore();
   const chain = options.chain;
-  const depositCalls = BigInt(options.depositCalls ?? 10);
+  const depositCalls = BigInt(options.depositCalls ?? DEPOSIT_CALLS);
+  const maxDeposit = options.maxDeposit ?? DEFAULT_MAX_DEPOSIT;
   const minCalls = BigInt(options.minCalls ?? 3);
   const locks = new Map<string, Promise<void>>();
   const ahead = vouchersAhead();
@@ -142,26 +144,40 @@ export function channelScheme(options: ChannelSchemeOptions): ChannelScheme {
     const known = await store.get(channelId);
     if (known && !known.resync) return known;
     const onChain = await chain?.read(channelId).catch(() => undefined);
-    if (known)
-      return onChain
-        ? { ...known, balance: (onChain.balance - onChain.withdrawAmount).toString(), resync: false, recovered: true }
-        : { ...known, recovered: true };
+    if (known) return onChain ? { ...known, balance: holds(onChain), resync: false, recovered: true } : { ...known, recovered: true };
     // Recovery as the scheme describes it: the chain's balance, and its totalClaimed as the base
     // (a server holding later vouchers says so in a corrective 402).
     return {
       channelId,
       network,
       config,
-      balance: onChain ? (onChain.balance - onChain.withdrawAmount).toString() : '0',
+      balance: onChain ? holds(onChain) : '0',
       charged: onChain ? onChain.totalClaimed.toString() : '0',
       recovered: true,
     };
   };
 
-  const stop = async (payment: ChannelPayment, why: string): Promise<void> => {
-    ahead.drop(payment.payload.payload.voucher.channelId);
-    const record = await store.get(payment.payload.payload.voucher.channelId);
-    if (record) await store.set({ ...record, stopped: why });
+  /** The deposit paying `requirements` on `record` takes, by the policy (deposit.ts); throws above the caps. */
+  const sized = (record: ChannelRecord, requirements: Terms, room: bigint | undefined): bigint => {
+    const price = BigInt(requirements.amount);
+    const minDeposit = requirements.extra?.minDeposit;
+    return depositFor({
+      price,
+      minDeposit: uint(minDeposit) ? BigInt(minDeposit) : undefined,
+      charged: BigInt(record.charged),
+      balance: BigInt(record.balance),
+      maxDeposit,
+      budgetLeft: room === undefined ? room : room + price,
+      calls: depositCalls,
+    });
+  };
+
+  /** Marks the payment's channel record: `stopped` (no more vouchers) or `resync` (read the chain first). */
+  const mark = async (payment: ChannelPayment, change: Pick<ChannelRecord, 'stopped' | 'resync'>): Promise<void> => {
+    const { channelId } = payment.payload.payload.voucher;
+    ahead.drop(channelId);
+    const record = await store.get(channelId);
+    if (record) await store.set({ ...record, ...change });
   };
 
   return {
@@ -192,7 +208,7 @@ export function channelScheme(options: ChannelSchemeOptions): ChannelScheme {
         };
       }
       const amount = BigInt(candidate.amount as string);
-      if (amount === 0n || amount * minCalls > options.maxDeposit) {
+      if (amount === 0n || amount * minCalls > maxDeposit) {
         return {
           ok: false,
           problem: {
@@ -215,11 +231,17 @@ export function channelScheme(options: ChannelSchemeOptions): ChannelScheme {
       return { ok: true, requirements };
     },
 
+    async deposit({ requirements }, payer, { room }) {
+      const config = channelConfig(requirements, payer, options.voucherSigner?.address ?? payer);
+      const record = await recordOf(config, requirements.network, channelIdOf(config, parseCaip2(requirements.network)));
+      return record.stopped ? 0n : sized(record, requirements, room);
+    },
+
     async sign(terms, signer, { resource, previous, room }) {
       const requirements = terms.requirements;
       const chainId = parseCaip2(requirements.network);
       const voucherSigner = options.voucherSigner ?? signer;
-      const config = channelConfig(requirements, signer, voucherSigner);
+      const config = channelConfig(requirements, signer.address, voucherSigner.address);
       const channelId = channelIdOf(config, chainId);
       const inherited = previous && held.get(previous);
       const release = inherited && previous.payload.payload.voucher.channelId === channelId ? inherited : await lock(channelId);
@@ -232,25 +254,8 @@ export function channelScheme(options: ChannelSchemeOptions): ChannelScheme {
         const amount = BigInt(requirements.amount);
         const max = BigInt(record.charged) + amount;
         const balance = BigInt(record.balance);
-        let deposit: ChannelPayload['deposit'];
-        if (max > balance) {
-          const needed = max - balance;
-          if (needed > options.maxDeposit) {
-            throw new MarketError(
-              'max_deposit_exceeded',
-              `channel ${channelId} needs a deposit of ${needed}, above maxDeposit ${options.maxDeposit}`,
-              {
-                charged: 'no',
-              },
-            );
-          }
-          // Ten calls' worth, what the server announces as its least deposit, and as much as the
-          // channel has used so far (a busy channel's deposits double, so k calls take about
-          // log2(k / 10) deposits), at least what is needed; never above maxDeposit.
-          const announced = uint(requirements.extra?.minDeposit) ? BigInt(requirements.extra.minDeposit) : 0n;
-          const target = [depositCalls * amount, announced, BigInt(record.charged), needed].reduce((a, b) => (a > b ? a : b));
-          deposit = await signDeposit(signer, requirements, channelId, target > options.maxDeposit ? options.maxDeposit : target);
-        }
+        const size = sized(record, requirements, room);
+        const deposit = size > 0n ? await signDeposit(signer, requirements, channelId, size) : undefined;
         const digest = voucherDigest(channelId, max, chainId);
         const signature = await ahead.sign(voucherSigner, channelId, max, chainId);
         const payload: ChannelPayload = {
@@ -318,7 +323,7 @@ export function channelScheme(options: ChannelSchemeOptions): ChannelScheme {
       await store.set({
         ...record,
         charged: charged.toString(),
-        ...(onChain ? { balance: (onChain.balance - onChain.withdrawAmount).toString() } : {}),
+        ...(onChain ? { balance: holds(onChain) } : {}),
       });
       return { type: 'retry', terms: await refusal.choose() };
     },
@@ -335,7 +340,7 @@ export function channelScheme(options: ChannelSchemeOptions): ChannelScheme {
       if (!isRecord(response) || response.success !== true) return { settled: false, transaction: null };
       const problem = responseProblem(response, payment);
       if (problem) {
-        await stop(payment, problem);
+        await mark(payment, { stopped: problem });
         return { settled: false, transaction: null, problem };
       }
       const { voucher, deposit } = payment.payload.payload;
@@ -359,11 +364,7 @@ export function channelScheme(options: ChannelSchemeOptions): ChannelScheme {
       try {
         // The voucher signed ahead is ready before the call ends (usually it was signed while the call was in flight).
         if (charged !== 'unknown') await ahead.ready(channelId);
-        if (charged === 'unknown') {
-          ahead.drop(channelId);
-          const record = await store.get(payment.payload.payload.voucher.channelId);
-          if (record) await store.set({ ...record, resync: true });
-        }
+        if (charged === 'unknown') await mark(payment, { resync: true });
       } finally {
         held.get(payment)?.();
       }
@@ -373,12 +374,12 @@ export function channelScheme(options: ChannelSchemeOptions): ChannelScheme {
   };
 }
 
-/** The channel this client opens with a server's terms: the wallet pays, `voucherSigner` signs vouchers, no salt. */
-function channelConfig(requirements: Terms, signer: PaymentSigner, voucherSigner: PaymentSigner): ChannelConfig {
+/** The channel this client opens with a server's terms: the wallet `payer` pays, `authorizer` signs vouchers, no salt. */
+function channelConfig(requirements: Terms, payer: Address, authorizer: Address): ChannelConfig {
   const extra = requirements.extra as { receiverAuthorizer: `0x${string}`; withdrawDelay: number };
   return {
-    payer: getAddress(signer.address),
-    payerAuthorizer: getAddress(voucherSigner.address),
+    payer: getAddress(payer),
+    payerAuthorizer: getAddress(authorizer),
     receiver: getAddress(requirements.payTo),
     receiverAuthorizer: getAddress(extra.receiverAuthorizer),
     token: getAddress(requirements.asset),
@@ -434,6 +435,11 @@ function responseProblem(response: Record<string, unknown>, payment: ChannelPaym
   if (cumulative !== expected || cumulative > signed)
     return `the server's cumulative charge ${cumulative} is not this client's ${signed - asked} plus the ${charged} charged`;
   return undefined;
+}
+
+/** What a channel holds for its payer: its balance less a withdrawal under way. */
+function holds(onChain: { balance: bigint; withdrawAmount: bigint }): string {
+  return (onChain.balance - onChain.withdrawAmount).toString();
 }
 
 function uint(value: unknown): value is string {

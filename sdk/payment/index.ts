@@ -4,7 +4,8 @@
  * is the scheme implemented. Published through `skill-market/client`.
  */
 export { PaymentPipeline, type PaymentPipelineOptions, type PaymentCallOptions } from './pipeline';
-export type { PaidCall, Quote } from './call';
+export type { PaidCall, PaymentQuote, Quote } from './call';
+export { depositFor, type DepositInput } from './deposit';
 export { exactScheme, type ExactSchemeOptions } from './exact';
 export {
   channelScheme,

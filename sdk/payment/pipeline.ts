@@ -6,7 +6,7 @@
 import type { FetchLike } from '../http/exchange';
 import type { Skill } from '../registry/read';
 import { normalizeNetwork, type Caip2Network } from '../x402/index';
-import { PaidCall, type CallContext } from './call';
+import { PaidCall, type CallContext, type PaymentQuote } from './call';
 import { exactScheme } from './exact';
 import type { ChosenTerms, PaymentScheme, Terms, TermsPolicy } from './scheme';
 import type { PaymentSigner } from './signer';
@@ -68,6 +68,10 @@ export interface PaymentCallOptions {
   /** Per-attempt timeout, ms; default the pipeline's. */
   timeoutMs?: number;
   signal?: AbortSignal;
+  /** What an outer budget leaves for this call, price included. */
+  budgetLeft?: bigint;
+  /** For `run()`: given the quote before anything is signed; throwing stops the call. */
+  beforePay?: (quote: PaymentQuote) => void | Promise<void>;
 }
 
 /**
@@ -139,10 +143,9 @@ export class PaymentPipeline {
    */
   start<T = unknown>(target: string | Skill, input: unknown, options: PaymentCallOptions = {}): PaidCall<T> {
     return new PaidCall<T>(this.context, target, input, {
+      ...options,
       mode: options.mode ?? this.mode,
-      maxPrice: options.maxPrice,
       timeoutMs: options.timeoutMs ?? this.timeoutMs,
-      signal: options.signal,
     });
   }
 

@@ -93,7 +93,7 @@ export interface SignedPayment<P = unknown> {
   channelId?: Hex;
   /** The channel's cumulative charge this payment allows (`batch-settlement`: the voucher's amount), atomic units. */
   cumulative?: string;
-  /** What this payment deposits into its channel, when it does (`batch-settlement`), atomic units. */
+  /** What this payment deposits into its channel, when it does (`batch-settlement`), atomic units (escrow, not the charge). */
   deposit?: string;
 }
 
@@ -103,8 +103,8 @@ export interface SignContext<P = unknown> {
   resource: ResourceInfo;
   /** The same call's payment a 402 refused, when the pipeline signs again for a retry the scheme asked for. */
   previous?: SignedPayment<P>;
-  /** What the budget leaves after this call's own reservation (atomic units); undefined without a budget. */
-  room?: bigint;
+  /** What the budget (and the call's `budgetLeft`) leaves after this call's price, atomic units; undefined without one. */
+  room?: bigint | undefined;
 }
 
 /** A 402 answered to a payment. */
@@ -165,6 +165,8 @@ export interface PaymentScheme<P = unknown> {
   accepts(candidate: Record<string, unknown>, context: CandidateContext): Acceptance;
   /** Terms from the listing alone, for fast mode; undefined when the listing cannot give them. */
   fromListing?(skill: Skill, policy: TermsPolicy): ChosenTerms<Terms> | undefined;
+  /** What paying `terms` from `payer` deposits first (0n: none), nothing signed; deposit.ts is the policy. */
+  deposit?(terms: ChosenTerms<Terms>, payer: Address, context: Pick<SignContext, 'room'>): Promise<bigint>;
   /** Signs a payment for `terms`. */
   sign(terms: ChosenTerms<Terms>, signer: PaymentSigner, context: SignContext<P>): Promise<SignedPayment<P>>;
   /** A 402 to `refusal.payment`: refused, or a retry with other (or corrected) terms. */

@@ -10,10 +10,12 @@ import type { Caip2Network } from '../x402/index';
 export interface PaymentReceipt {
   skillId: string;
   slug: string;
-  /** Settlement transaction hash (a channel's deposit); null when the server sent no valid settlement receipt, and for a voucher. */
+  /** Settlement transaction hash (a channel's `deposit`); null when the server sent no valid settlement receipt, and for a voucher. */
   transaction: Hex | null;
-  /** Atomic units of `asset` (micro-USDC for USDC), e.g. `"1000"`. */
+  /** What this call was charged: atomic units of `asset` (micro-USDC for USDC), e.g. `"1000"`. */
   amount: string;
+  /** What the call deposited into its payment channel first (refundable escrow, not part of `amount`), atomic units; `transaction` is then the deposit's. */
+  deposit?: string;
   /** The listed price, e.g. `"$0.001"`. */
   price: string;
   payTo: Address;
@@ -31,8 +33,6 @@ export interface PaymentReceipt {
    * server confirmed it; what the voucher allowed when it sent no confirmation).
    */
   chargedCumulativeAmount?: string;
-  /** For `batch-settlement`: what this call deposited into the channel (escrow, not a charge), atomic units, when it did; `transaction` is then the deposit's. */
-  deposit?: string;
 }
 
 /** Result of {@link SkillMarket.callWithReceipt}. */

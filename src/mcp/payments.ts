@@ -29,7 +29,10 @@ export class ToolFailure extends Error {
 
 export interface PaidResult {
   result: unknown;
-  receipt: Pick<PaymentReceipt, 'transaction' | 'amount' | 'price' | 'network' | 'payTo' | 'payer' | 'scheme' | 'channelId'> | null;
+  receipt: Pick<
+    PaymentReceipt,
+    'transaction' | 'amount' | 'deposit' | 'price' | 'network' | 'payTo' | 'payer' | 'scheme' | 'channelId'
+  > | null;
   skill: Skill;
 }
 
@@ -69,7 +72,12 @@ export class Payments {
       );
     }
     try {
-      const { result, receipt } = await this.market.callWithReceipt(slug, input, { maxPrice: skill.price });
+      // A channel deposit is never above what the period's budget leaves for this call (the deposit policy's budget cap).
+      const left = (await this.budget.snapshot()).remaining + price;
+      const { result, receipt } = await this.market.callWithReceipt(slug, input, {
+        maxPrice: skill.price,
+        budgetLeft: formatPriceUsd(left),
+      });
       await this.budget.settle(reservation, receipt ? record(receipt, 'yes') : undefined);
       return { result, receipt: receipt && short(receipt), skill };
     } catch (error) {
@@ -125,6 +133,7 @@ function short(receipt: PaymentReceipt): NonNullable<PaidResult['receipt']> {
   return {
     transaction: receipt.transaction,
     amount: receipt.amount,
+    ...(receipt.deposit ? { deposit: receipt.deposit } : {}),
     price: receipt.price,
     network: receipt.network,
     payTo: receipt.payTo,

@@ -40,6 +40,7 @@ export function createMcpServer(deps: ServerDeps): McpServer {
     budget,
     config,
     noWallet: deps.noWallet,
+    channels: () => market.channels(),
   });
   registerChannelTools(server, { market, rpcUrl: config.rpcUrl, account: deps.account });
   return server;

@@ -17,11 +17,9 @@ import type { TestAccount } from '../support/chain';
 import { spawnMarket } from '../support/process';
 import { loopbackServeOptions } from '../support/skill-server';
 import { useWorld } from './support/world';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { PersistentBudget } from '../../src/mcp/ledger';
 import { createMcpServer } from '../../src/mcp/server';
-import { tool } from '../mcp/support';
+import { inProcessClient, tool } from '../mcp/support';
 
 const world = useWorld({ chain: true });
 const PRICE = 1_000n; // $0.001
@@ -163,10 +161,7 @@ describe('money back from a channel', () => {
       noWallet: undefined,
       account: agent,
     });
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
-    const client = new Client({ name: 'money-back-test', version: '1.0.0' });
-    await client.connect(clientSide);
+    const client = await inProcessClient(server);
     try {
       for (const i of [1, 2, 3]) expect((await tool(client, 'call_skill', { slug: cooperative.slug, input: { i } })).isError).toBeFalsy();
       const listed = await tool(client, 'payment_channels', {});

@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Hex } from 'viem';
 import { encryptKeystore, writeKeystoreFile } from 'skill-market/wallet';
@@ -51,6 +53,15 @@ export async function stdioClient(env: Record<string, string>, args: string[] = 
   const client = new Client({ name: 'market-tests', version: '1.0.0' });
   await client.connect(transport);
   return Object.assign(client, { stderr: () => stderr });
+}
+
+/** The official MCP client connected to a server made in this process (`createMcpServer`). */
+export async function inProcessClient(server: McpServer): Promise<Client> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: 'market-tests', version: '1.0.0' });
+  await client.connect(clientSide);
+  return client;
 }
 
 /** Calls a tool; returns the result with its structured content typed loosely. */

@@ -1,9 +1,11 @@
 /**
  * Try it through a payment channel, on a local chain: our skill server (`serve()`, settling
  * through our facilitator) offers a channel beside one payment per call for its $0.001 skill. Without opting in, a call is an exact payment as before. A visitor who opts
- * in signs one deposit in the wallet; the browser's session key signs every call's voucher, so
- * three calls ask the wallet once, and the chain sees one deposit and no transfer per call. Signed
- * in, a channel call joins the visitor's history as a channel call, never as a transfer to check.
+ * in sees the deposit beside the price before the wallet is asked, signs it once in the wallet; the
+ * browser's session key signs every call's voucher, so three calls ask the wallet once, and the
+ * chain sees one deposit and no transfer per call. The deposit is the SDK's one policy: SkillMarket
+ * paying the same skill deposits the same, and the receipt names the deposit apart from the charge.
+ * Signed in, a channel call joins the visitor's history as a channel call, never as a transfer to check.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -12,6 +14,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { eq } from 'drizzle-orm';
 import { type Address, getAddress, type Hex, parseAbiItem } from 'viem';
+import { depositFor, SkillMarket } from 'skill-market/client';
 import { serve, skill as paidSkill, type SkillServer } from 'skill-market/creator';
 import type { Skill } from 'skill-market/registry';
 import { BATCH_SETTLEMENT_ADDRESS, batchSettlementAbi } from '../../src/chain/batch-settlement';
@@ -32,7 +35,8 @@ import {
 } from '../support/web';
 
 const PRICE = 1_000n; // $0.001
-const DEPOSIT = 20n * PRICE; // the page's deposit: twenty calls' worth
+// The deposit policy's figure for a new channel to this skill (it announces no minDeposit): ten calls' worth.
+const DEPOSIT = depositFor({ price: PRICE, charged: 0n, balance: 0n });
 const transfer = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
 
 let web: PaidWeb;
@@ -118,9 +122,15 @@ describe('Try it with a payment channel', () => {
     const signed = walletSignatures().length;
     await confirmCall(1);
     await page.getByLabel(/Pay through a payment channel/).check();
-    // The terms are asked for again with the channel first.
-    await page.locator('.channel-plan').waitFor();
-    expect(await page.locator('.channel-plan').textContent()).toContain(`Your wallet signs one deposit of ${usdc(DEPOSIT)}`);
+    // The terms are asked for again with the channel first; the deposit is shown beside the price before the wallet is asked.
+    const plan = page.locator('.channel-plan', { hasText: 'into a payment channel' });
+    await plan.waitFor();
+    expect(DEPOSIT).toBe(10n * PRICE);
+    expect(await plan.textContent()).toContain(
+      `deposit ${usdc(DEPOSIT)} USDC into a payment channel (refundable; each call is charged from it)`,
+    );
+    expect(await page.locator('.confirm .button-primary').textContent()).toBe(`Deposit ${usdc(DEPOSIT)}, pay $0.001 and call`);
+    expect(walletSignatures().slice(signed)).toEqual([]);
     await screenshot(page, 'try-it-channel-opt-in');
     await page.setViewportSize(VIEWPORTS.phone);
     expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(VIEWPORTS.phone.width);
@@ -129,6 +139,14 @@ describe('Try it with a payment channel', () => {
     await payAndRead(1);
     const receipt = page.locator('.receipt');
     expect(await receipt.textContent()).toContain(`Paid from your channel: charged $0.001, channel balance left ${usdc(DEPOSIT - PRICE)}`);
+    expect(await receipt.textContent()).toContain(
+      `This call first deposited ${usdc(DEPOSIT)} into the channel (refundable; each call is charged from it) in transaction`,
+    );
+    await screenshot(page, 'try-it-channel-deposit-receipt');
+    await page.setViewportSize(VIEWPORTS.phone);
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(VIEWPORTS.phone.width);
+    await screenshot(page, 'try-it-channel-deposit-receipt');
+    await page.setViewportSize(VIEWPORTS.desktop);
     const deposit = (await receipt.locator('.tx-hash').textContent()) as Hex;
     expect((await stack.chain.publicClient.getTransactionReceipt({ hash: deposit })).status).toBe('success');
     const afterDeposit = await stack.chain.publicClient.getBlockNumber();
@@ -137,11 +155,12 @@ describe('Try it with a payment channel', () => {
       await confirmCall(i);
       // The choice is remembered by this browser, and the open channel is shown with what it holds.
       expect(await page.getByLabel(/Pay through a payment channel/).isChecked()).toBe(true);
-      expect(await page.locator('.channel-plan').textContent()).toContain('No wallet prompt');
+      await page.locator('.channel-plan', { hasText: 'No wallet prompt' }).waitFor();
       expect(await page.locator('.channels').textContent()).toContain(`${usdc(DEPOSIT - BigInt(i - 1) * PRICE)} USDC left`);
       await payAndRead(i);
       expect(await receipt.textContent()).toContain(`charged $0.001, channel balance left ${usdc(DEPOSIT - BigInt(i) * PRICE)}`);
       expect(await receipt.locator('.tx-hash').count()).toBe(0);
+      expect(await receipt.textContent()).not.toContain('deposited');
     }
     await screenshot(page, 'try-it-channel-receipt');
     await page.setViewportSize(VIEWPORTS.phone);
@@ -204,5 +223,21 @@ describe('Try it with a payment channel', () => {
       { paymentRef: null, paymentId: null, channelId: expect.stringMatching(/^0x[0-9a-f]{64}$/), cumulative: 4n * PRICE, amount: PRICE },
     ]);
     expect(errors).toEqual([]);
+  });
+
+  it('deposits what SkillMarket deposits for the same skill: one policy', async () => {
+    const other = await stack.chain.createAccount({ usdc: 1_000_000n });
+    const market = new SkillMarket({
+      apiUrl: registry.url,
+      network: stack.chain.network,
+      assets: [{ network: stack.chain.network, ...stack.asset }],
+      wallet: other,
+      payment: 'channel',
+      recordUsage: false,
+    });
+    const before = await stack.chain.balanceOf(other.address);
+    const { receipt } = await market.callWithReceipt(skill.slug, { i: 'sdk' });
+    expect(receipt).toMatchObject({ amount: `${PRICE}`, deposit: `${DEPOSIT}` });
+    expect(await stack.chain.balanceOf(other.address)).toBe(before - DEPOSIT);
   });
 });

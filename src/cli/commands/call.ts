@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { CallOptions } from 'skill-market';
+import { formatPriceUsd } from 'skill-market/x402';
 import { CommandFailure } from '../consumer';
 import { UsageError } from '../errors';
 import { CLIENT_FLAGS, clientFrom, printJson, reportClientFailures, WALLET_FLAGS } from '../market-client';
@@ -8,9 +9,11 @@ import { terminalJson } from '../terminal';
 /**
  * `market call <slug> '<json>' [--max-price P] [--fast] [--timeout MS] [--json]`: pays and calls
  * a skill. The handler's result is printed as JSON on stdout, the receipt as one JSON line on
- * stderr. The input is `-` to read it from stdin, or omitted for `{}`. Nothing is paid when the
- * input fails the skill's schema, the price is above --max-price, or the server's terms differ
- * from the listing (exit code 1).
+ * stderr (`amount` charged, and `deposit` apart from it when the call filled a payment channel).
+ * A call that deposits into a channel says so on stderr first, before anything is signed. The
+ * input is `-` to read it from stdin, or omitted for `{}`. Nothing is paid when the input fails
+ * the skill's schema, the price is above --max-price, or the server's terms differ from the
+ * listing (exit code 1).
  */
 export async function callCommand(args: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
@@ -22,7 +25,16 @@ export async function callCommand(args: string[]): Promise<void> {
   const [slug, text, ...extra] = positionals;
   if (!slug) throw new UsageError("call needs a skill slug: market call <slug> '<json>'");
   if (extra.length > 0) throw new UsageError(`call takes a slug and one JSON input, got also "${extra[0]}" (quote the JSON)`);
-  const options: CallOptions = { mode: values.fast ? 'fast' : 'standard' };
+  const options: CallOptions = {
+    mode: values.fast ? 'fast' : 'standard',
+    beforePayment: ({ deposit, terms }) => {
+      if (!deposit) return;
+      const { payTo, amount } = terms.requirements;
+      process.stderr.write(
+        `Depositing ${formatPriceUsd(deposit)} into a payment channel with ${payTo} (refundable; each call is charged from it); this call is charged ${formatPriceUsd(BigInt(amount))}.\n`,
+      );
+    },
+  };
   if (values['max-price'] !== undefined) options.maxPrice = values['max-price'];
   if (values.timeout !== undefined) {
     const timeoutMs = Number(values.timeout);

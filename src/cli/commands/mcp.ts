@@ -14,9 +14,6 @@ import { readPassphrase } from '../consumer';
 import { devEnvironment } from '../../dev/profile';
 import { readCredentials } from '../credentials';
 
-/** The most one payment channel deposit of the MCP server may be, atomic micro-USDC ($1), and never above one period's budget. */
-const MAX_DEPOSIT = 1_000_000n;
-
 /**
  * `market mcp [--http [--port N] [--host H]] [limits…]`: the MCP server for agents, on stdio (what
  * desktop agents spawn) or Streamable HTTP. stdout carries protocol messages only; every log line
@@ -81,9 +78,9 @@ async function dependencies(config: McpConfig, log: (line: string) => void): Pro
     apiUrl: config.apiUrl,
     assets: config.assets.map((address) => ({ network: config.network ?? DEFAULT_NETWORK, address })),
     maxPrice: formatPriceUsd(config.limits.maxPrice),
-    // Payment channels live beside spending.json; a deposit is escrow, never more than one period's budget.
+    // Payment channels live beside spending.json; their deposits follow the SDK's one deposit policy,
+    // each never above what the period's budget leaves (Payments.call caps it per call).
     channels: join(config.dataDir, 'channels.json'),
-    maxDeposit: formatPriceUsd(config.limits.budget < MAX_DEPOSIT ? config.limits.budget : MAX_DEPOSIT),
   };
   if (config.apiKey) options.apiKey = config.apiKey;
   if (config.discovery.length > 0) options.discovery = config.discovery;

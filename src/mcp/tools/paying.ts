@@ -3,12 +3,13 @@
  * of this server's paid calls.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { ChannelView } from 'skill-market/client';
 import { z } from 'zod';
 import { formatPriceUsd } from 'skill-market/x402';
 import { readBalance } from '../balance';
 import type { McpConfig } from '../config';
 import type { PersistentBudget } from '../ledger';
-import type { Payments } from '../payments';
+import type { PaidResult, Payments } from '../payments';
 import { answer } from './result';
 import { callOutput, recentOutput, walletOutput } from './schemas';
 
@@ -17,6 +18,18 @@ export interface PayingDeps {
   budget: PersistentBudget;
   config: Pick<McpConfig, 'network' | 'assets' | 'rpcUrl' | 'limits'>;
   noWallet: string | undefined;
+  /** The wallet's payment channels. */
+  channels: () => Promise<ChannelView[]>;
+}
+
+/** What a call paid, in words: the charge, and for a channel the deposit apart from it. */
+function paidText(receipt: NonNullable<PaidResult['receipt']>): string {
+  const charged = formatPriceUsd(BigInt(receipt.amount));
+  if (!receipt.channelId) return `Paid ${charged} on ${receipt.network}, transaction ${receipt.transaction ?? 'not reported'}.`;
+  const deposit = receipt.deposit
+    ? `this call first deposited ${formatPriceUsd(BigInt(receipt.deposit))} into it (refundable; each call is charged from it), transaction ${receipt.transaction ?? 'not reported'}`
+    : 'a signed voucher, no transaction';
+  return `Charged ${charged} on ${receipt.network} over payment channel ${receipt.channelId} (${deposit}).`;
 }
 
 export function registerPayingTools(server: McpServer, deps: PayingDeps): void {
@@ -26,7 +39,7 @@ export function registerPayingTools(server: McpServer, deps: PayingDeps): void {
     {
       title: 'Pay and call a skill',
       description:
-        "Calls a skill and pays its listed price in USDC from the owner's wallet. The input is checked against the skill's inputSchema first (see get_skill) and the owner's limits are checked before anything is signed; a refused call costs nothing and says why. Returns the skill's result and a receipt (transaction hash, amount, network).",
+        "Calls a skill and pays its listed price in USDC from the owner's wallet. The input is checked against the skill's inputSchema first (see get_skill) and the owner's limits are checked before anything is signed; a refused call costs nothing and says why. A cheap skill is paid over a payment channel: the first call to its server deposits about ten calls' worth (refundable escrow, never above $1 nor what the budget leaves; see wallet_status and get_money_back). Returns the skill's result and a receipt (amount charged, any deposit apart from it, transaction hash, network).",
       inputSchema: {
         slug: z.string().min(1).max(2048).describe('The skill slug, or the URL of a resource search_skills found in another catalogue.'),
         input: z
@@ -40,11 +53,7 @@ export function registerPayingTools(server: McpServer, deps: PayingDeps): void {
     ({ slug, input }) =>
       answer(async () => {
         const { result, receipt, skill } = await payments.call(slug, input ?? {});
-        const paid = receipt
-          ? receipt.channelId
-            ? `Paid ${formatPriceUsd(BigInt(receipt.amount))} on ${receipt.network} over payment channel ${receipt.channelId} (${receipt.transaction ? `this call deposited into it: transaction ${receipt.transaction}` : 'a signed voucher, no transaction'}).`
-            : `Paid ${formatPriceUsd(BigInt(receipt.amount))} on ${receipt.network}, transaction ${receipt.transaction ?? 'not reported'}.`
-          : 'The skill asked for no payment.';
+        const paid = receipt ? paidText(receipt) : 'The skill asked for no payment.';
         return { text: `${paid}\nResult: ${JSON.stringify(result)}`, structured: { slug: skill.slug, result, receipt } };
       }),
   );
@@ -54,7 +63,7 @@ export function registerPayingTools(server: McpServer, deps: PayingDeps): void {
     {
       title: 'Wallet and budget',
       description:
-        "The paying wallet's address and token balance, and what has been spent in the current budget period against the owner's limits (budget, per-call maximum, allow-list).",
+        "The paying wallet's address and token balance, what has been spent in the current budget period against the owner's limits (budget, per-call maximum, allow-list), and what its payment channels hold (deposits are escrow, not spending).",
       inputSchema: {},
       outputSchema: walletOutput,
       annotations: { readOnlyHint: true },
@@ -64,7 +73,16 @@ export function registerPayingTools(server: McpServer, deps: PayingDeps): void {
         const snapshot = await budget.snapshot();
         const { limits } = config;
         const address = payments.payer;
-        const balance = address ? await readBalance(address, config) : undefined;
+        // An unreadable channel file must not hide the budget: the channels line says so instead.
+        const [balance, listed] = await Promise.all([
+          address ? readBalance(address, config) : undefined,
+          deps.channels().catch((error: Error) => error),
+        ]);
+        const channels = listed instanceof Error ? [] : listed;
+        const sum = (pick: (c: ChannelView) => bigint) => channels.reduce((total, c) => total + pick(c), 0n);
+        const deposited = sum((c) => BigInt(c.deposit));
+        const charged = sum((c) => BigInt(c.charged));
+        const yours = sum((c) => (BigInt(c.deposit) > BigInt(c.charged) ? BigInt(c.deposit) - BigInt(c.charged) : 0n));
         const structured = {
           address: address ?? null,
           mode: address ? 'paying' : 'discovery-only',
@@ -91,6 +109,7 @@ export function registerPayingTools(server: McpServer, deps: PayingDeps): void {
             confirmAbove: limits.confirmAbove?.toString() ?? null,
             allowList: limits.allow ? [...limits.allow] : null,
           },
+          channels: { count: channels.length, deposited: deposited.toString(), charged: charged.toString(), yours: yours.toString() },
         };
         const lines = [
           address
@@ -98,6 +117,11 @@ export function registerPayingTools(server: McpServer, deps: PayingDeps): void {
             : `Discovery-only: no wallet (${deps.noWallet}).`,
           `Spent ${formatPriceUsd(snapshot.spent)} of ${formatPriceUsd(snapshot.budget)} this ${snapshot.period} (${formatPriceUsd(snapshot.remaining)} left, resets ${snapshot.periodEnd.toISOString()}).`,
           `Per call at most ${formatPriceUsd(limits.maxPrice)}${limits.confirmAbove !== undefined ? `; above ${formatPriceUsd(limits.confirmAbove)} needs the user's confirmation` : ''}${limits.allow ? `; only ${[...limits.allow].join(', ')}` : ''}.`,
+          listed instanceof Error
+            ? `Payment channels unreadable: ${listed.message}`
+            : channels.length === 0
+              ? "No payment channels yet: a cheap skill's first call deposits about ten calls' worth into one (refundable; each call is charged from it)."
+              : `In ${channels.length} payment channel${channels.length === 1 ? '' : 's'}: ${formatPriceUsd(deposited)} deposited, ${formatPriceUsd(charged)} charged, ${formatPriceUsd(yours)} yours (refundable with get_money_back).`,
         ];
         return { text: lines.join('\n'), structured };
       }),

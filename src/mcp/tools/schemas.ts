@@ -67,7 +67,13 @@ export const groupsOutput = answer({
 const Receipt = z
   .looseObject({
     transaction: z.string().nullable(),
-    amount: z.string().describe('Atomic units of the token (micro-USDC).'),
+    amount: z.string().describe('What this call was charged, atomic units of the token (micro-USDC).'),
+    deposit: z
+      .string()
+      .optional()
+      .describe(
+        'What this call deposited into its payment channel first, atomic units: refundable escrow later calls are charged from, not part of amount.',
+      ),
     network: z.string(),
     payTo: z.string(),
     payer: z.string(),
@@ -102,6 +108,14 @@ export const walletOutput = answer({
     confirmAbove: z.string().nullable(),
     allowList: z.array(z.string()).nullable(),
   }),
+  channels: z
+    .looseObject({
+      count: z.number(),
+      deposited: z.string().describe('Held in payment channels, atomic units.'),
+      charged: z.string(),
+      yours: z.string().describe('deposited − charged: refundable with get_money_back, atomic units.'),
+    })
+    .describe("Money in the wallet's payment channels: escrow, not spending."),
 });
 
 export const recentOutput = answer({

@@ -8,8 +8,20 @@ import { pageConfig } from '../lib/config';
 import { shortAddress, usdc } from '../lib/format';
 import type { ChannelPaid } from '../lib/pay';
 
-/** The opt-in: off by default, remembered by this browser; `onChange` asks for the terms again. */
-export function ChannelOptIn({ deposit, payTo, onChange }: { deposit: bigint; payTo: string; onChange: (on: boolean) => void }) {
+/**
+ * The opt-in: off by default, remembered by this browser; `onChange` asks for the terms again.
+ * `deposit` is what opting in deposits now (the SDK's deposit policy): 0n when this browser's
+ * channel holds enough, undefined while it is worked out.
+ */
+export function ChannelOptIn({
+  deposit,
+  payTo,
+  onChange,
+}: {
+  deposit: bigint | undefined;
+  payTo: string;
+  onChange: (on: boolean) => void;
+}) {
   return (
     <div class="channel-opt-in">
       <div class="field field-check">
@@ -21,14 +33,20 @@ export function ChannelOptIn({ deposit, payTo, onChange }: { deposit: bigint; pa
           aria-describedby="channel-opt-in-hint"
         />
         <label for="channel-opt-in">
-          Pay through a payment channel: one deposit of <strong class="channel-deposit">{usdc(deposit)} USDC</strong> now, then calls
-          without a wallet prompt
+          {deposit ? (
+            <>
+              Pay through a payment channel: one deposit of <strong class="channel-deposit">{usdc(deposit)} USDC</strong> now, then calls
+              without a wallet prompt
+            </>
+          ) : (
+            <>Pay through a payment channel: calls without a wallet prompt</>
+          )}
         </label>
       </div>
       <p id="channel-opt-in-hint" class="muted small">
         The deposit is escrow in the x402 batch-settlement contract, not a payment: each call charges only its price, and what is not
         charged is refundable (you can withdraw it). A session key kept in this browser signs each call; it can spend only what this channel
-        holds (at most {usdc(deposit)}), and only to <code title={payTo}>{shortAddress(payTo)}</code>.
+        holds, and only to <code title={payTo}>{shortAddress(payTo)}</code>.
       </p>
     </div>
   );
@@ -57,15 +75,28 @@ export function ChannelReceipt({ paid }: { paid: ChannelPaid }) {
         Paid from your channel: charged <strong>{usdc(paid.charged)}</strong>, channel balance left{' '}
         <strong class="channel-left">{usdc(paid.left)}</strong>.
       </p>
-      {paid.deposit && (
+      {(paid.deposited !== undefined || paid.deposit) && (
         <p class="small">
-          The channel's deposit was made in transaction{' '}
-          {explorer ? (
-            <a class="mono tx-hash" href={`${explorer.url}/tx/${paid.deposit}`} target="_blank" rel="noopener noreferrer">
-              {paid.deposit}
-            </a>
+          {paid.deposited !== undefined ? (
+            <>
+              This call first deposited <strong class="channel-deposited">{usdc(paid.deposited)}</strong> into the channel (refundable; each
+              call is charged from it)
+            </>
           ) : (
-            <code class="tx-hash break">{paid.deposit}</code>
+            <>The channel's deposit was made</>
+          )}
+          {paid.deposit && (
+            <>
+              {' '}
+              in transaction{' '}
+              {explorer ? (
+                <a class="mono tx-hash" href={`${explorer.url}/tx/${paid.deposit}`} target="_blank" rel="noopener noreferrer">
+                  {paid.deposit}
+                </a>
+              ) : (
+                <code class="tx-hash break">{paid.deposit}</code>
+              )}
+            </>
           )}
           .
         </p>

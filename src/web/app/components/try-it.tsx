@@ -1,14 +1,15 @@
 /**
  * Try it: fill the form, see the price the skill asks (checked against the listing), confirm,
  * sign in the wallet, get the result and the receipt. The usage is recorded for a signed-in user.
- * Where the skill offers a payment channel, the visitor may opt into it (channel.tsx).
+ * Where the skill offers a payment channel, the visitor may opt into it (channel.tsx); a call that
+ * deposits into the channel shows the deposit beside the price before the wallet is asked.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { pageJson, registry } from '../lib/api';
 import { loadPageConfig, networkName, pageConfig } from '../lib/config';
 import { shortAddress, usdc } from '../lib/format';
 import { channelChoice, channelLeft, channelRecords, chooseChannel, openChannel } from '../lib/channels';
-import { channelDeposit, pay, quote, type PaidOutcome, type Quoted, type SkillAnswer } from '../lib/pay';
+import { depositOf, pay, quote, type PaidOutcome, type Quoted, type SkillAnswer } from '../lib/pay';
 import { account, connect, connected } from '../lib/session';
 import type { AddressBalance, Skill } from 'skill-market/registry';
 import { usageRecordOf } from 'skill-market/client';
@@ -80,20 +81,39 @@ function useBalance(address: string | undefined): bigint | undefined {
   return balance;
 }
 
+/** What the confirmed call would deposit into a payment channel first (see depositOf); `pending` while worked out. */
+function useDeposit(quoted: Extract<Quoted, { type: 'payment-required' }> | undefined, payer: `0x${string}` | undefined) {
+  const [deposit, setDeposit] = useState<bigint | undefined | 'pending'>('pending');
+  useEffect(() => {
+    setDeposit('pending');
+    if (!quoted) return;
+    let current = true;
+    depositOf(quoted, payer).then(
+      (amount) => current && setDeposit(amount),
+      () => current && setDeposit(undefined), // refused by the policy's cap: paying says why, nothing signed
+    );
+    return () => {
+      current = false;
+    };
+  }, [quoted, payer]);
+  return deposit;
+}
+
 export function TryIt({ skill }: { skill: Skill }) {
   const form = useSchemaForm(skill.inputSchema);
   const [step, setStep] = useState<Step>({ name: 'input' });
   const [problem, setProblem] = useState<string | undefined>();
   const wallet = connected.value;
   const balance = useBalance(step.name === 'confirm' ? wallet?.address : undefined);
+  const deposit = useDeposit(step.name === 'confirm' ? step.quote : undefined, wallet?.address);
   /** The balance seen before paying, kept to show what is left after. */
   const [before, setBefore] = useState<bigint | undefined>();
   const payButton = useRef<HTMLButtonElement>(null);
   // Once a wallet is connected in the confirmation, the connect buttons go away: the pay button
-  // takes the focus, so a keyboard user is not left on nothing.
+  // takes the focus (once the deposit is known), so a keyboard user is not left on nothing.
   useEffect(() => {
     if (step.name === 'confirm' && wallet && document.activeElement === document.body) payButton.current?.focus();
-  }, [wallet, step.name]);
+  }, [wallet, step.name, deposit]);
 
   const ask = async (input: unknown) => {
     setStep({ name: 'quoting' });
@@ -137,7 +157,6 @@ export function TryIt({ skill }: { skill: Skill }) {
     }
   };
 
-  const deposit = channelDeposit(BigInt(skill.priceAtomic));
   const byChannel = step.name === 'confirm' && step.quote.terms.requirements.scheme === 'batch-settlement';
   /** The open channel when it holds this call's price: no deposit, no wallet prompt. */
   const open = byChannel ? openChannel(channelRecords.value, skill.paymentAddress, wallet?.address) : undefined;
@@ -177,16 +196,26 @@ export function TryIt({ skill }: { skill: Skill }) {
             </p>
             {byChannel && (
               <p class="channel-plan small">
-                {funded ? (
+                {deposit === 'pending' ? (
+                  <>Working out whether the channel needs a deposit…</>
+                ) : deposit ? (
+                  <>
+                    First,{' '}
+                    <strong>
+                      deposit <span class="confirm-deposit">{usdc(deposit)} USDC</span> into a payment channel
+                    </strong>{' '}
+                    (refundable; each call is charged from it). Your wallet signs the deposit; later calls need no wallet prompt.
+                  </>
+                ) : funded ? (
                   <>No wallet prompt: the session key signs this call; the channel holds {usdc(channelLeft(funded))}.</>
                 ) : (
-                  <>Your wallet signs one deposit of {usdc(deposit)} into the channel first; later calls need no wallet prompt.</>
+                  <>The session key signs this call from your channel.</>
                 )}
               </p>
             )}
             {step.quote.offersChannel && (
               <ChannelOptIn
-                deposit={deposit}
+                deposit={deposit === 'pending' ? undefined : deposit}
                 payTo={step.quote.terms.requirements.payTo}
                 onChange={(on) => toggleChannel(on, step.input)}
               />
@@ -206,8 +235,16 @@ export function TryIt({ skill }: { skill: Skill }) {
               <WalletPicker action="Connect" onPick={connect} />
             )}
             <div class="row">
-              <button ref={payButton} type="button" class="button button-primary" disabled={!wallet} onClick={() => confirm(step.quote)}>
-                Pay {usdc(skill.price)} and call
+              <button
+                ref={payButton}
+                type="button"
+                class="button button-primary"
+                disabled={!wallet || (byChannel && deposit === 'pending')}
+                onClick={() => confirm(step.quote)}
+              >
+                {byChannel && typeof deposit === 'bigint' && deposit > 0n
+                  ? `Deposit ${usdc(deposit)}, pay ${usdc(skill.price)} and call`
+                  : `Pay ${usdc(skill.price)} and call`}
               </button>
               <button type="button" class="button" onClick={() => setStep({ name: 'input' })}>
                 Cancel

@@ -2,7 +2,7 @@
  * Payment channels in this browser: whether the visitor chose to pay through one, the channel
  * records (a localStorage-backed ChannelStore the SDK's channel scheme reads and writes), and
  * the session key that signs vouchers. The key is the channels' payerAuthorizer: it can sign for
- * no more than a channel holds (the visitor's deposit, bounded by its maxDeposit), and only to that
+ * no more than a channel holds (the visitor's deposits, sized by the SDK's deposit policy), and only to that
  * channel's receiver; it never touches the wallet's other funds. A lost record is rebuilt from the
  * server's corrective 402 (sdk/payment/channel.ts), so storage is a convenience.
  */
@@ -14,8 +14,6 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 const CHOICE = 'market.channel.opt-in';
 const RECORDS = 'market.channel.records';
 const SESSION_KEY = 'market.channel.session-key';
-/** Calls one deposit covers, and the most one deposit may hold (`maxDeposit`), in calls' worth. */
-export const DEPOSIT_CALLS = 20n;
 
 /** Whether this browser pays through channels where a skill offers them (off until the visitor opts in). */
 export const channelChoice = signal<boolean>(readChoice());

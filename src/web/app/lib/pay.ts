@@ -5,10 +5,13 @@
  * wallet signs, the proof is sent (again as is after a lost answer, a 503 or "payment pending"),
  * and the answer says the result and whether money moved. A visitor who opted into channels pays
  * a skill that offers `batch-settlement` through one: the wallet signs the deposit, the browser's
- * session key each call's voucher (lib/channels.ts).
+ * session key each call's voucher (lib/channels.ts). The deposit follows the SDK's one deposit
+ * policy (`depositFor`), as SkillMarket, `market call` and `market mcp` do, and is shown before
+ * the wallet is asked ({@link depositOf}).
  */
 import {
   channelScheme,
+  depositFor,
   eip1193Signer,
   exactScheme,
   MarketError,
@@ -23,7 +26,7 @@ import {
 } from 'skill-market/client';
 import type { Skill } from 'skill-market/registry';
 import { decodePaymentRequired, PAYMENT_REQUIRED_HEADER } from 'skill-market/x402';
-import { browserChannelStore, channelLeft, DEPOSIT_CALLS, openChannel, sessionKey } from './channels';
+import { browserChannelStore, channelLeft, openChannel, sessionKey } from './channels';
 import type { PageConfig } from './config';
 import type { Eip1193Provider } from './wallet/provider';
 
@@ -38,12 +41,16 @@ export type Quoted =
       call: PaidCall;
       /** The 402 offers `batch-settlement` as well as `exact`: the visitor may pay through a channel. */
       offersChannel: boolean;
+      /** The server's announced least deposit for a channel (`extra.minDeposit`), atomic units. */
+      minDeposit: bigint | undefined;
     }
   | { type: 'answered'; answer: SkillAnswer };
 
-/** A call paid from a channel: its deposit transaction (the first call) and what the channel holds after it. */
+/** A call paid from a channel: its deposit and transaction (when it made one), its charge, and what the channel holds after it. */
 export interface ChannelPaid {
   deposit: `0x${string}` | null;
+  /** What the call deposited into the channel first, atomic units; undefined when it made no deposit. */
+  deposited: bigint | undefined;
   charged: bigint;
   left: bigint;
 }
@@ -58,23 +65,17 @@ export interface PaidOutcome {
   channel?: ChannelPaid;
 }
 
-/** The most one channel deposit holds for a skill at `price`, atomic units. */
-export const channelDeposit = (price: bigint): bigint => DEPOSIT_CALLS * price;
-
 /**
- * The page's pipeline: `exact` only, or with `channel` a channel first (a deposit of
- * {@link channelDeposit}, vouchers signed by the session key) and `exact` where none is offered.
- * `offered` learns the schemes of each 402.
+ * The page's pipeline: `exact` only, or with `channel` a channel first (deposits by the SDK's
+ * policy, vouchers signed by the session key) and `exact` where none is offered. `offered` learns
+ * the offers of each 402, by scheme.
  */
-function pipeline(config: PageConfig, skill: Skill, channel: boolean, offered: Set<string>): PaymentPipeline {
-  const deposit = channelDeposit(BigInt(skill.priceAtomic));
+function pipeline(config: PageConfig, channel: boolean, offered: Map<string, Record<string, unknown>>): PaymentPipeline {
   return new PaymentPipeline({
     network: config.network.id,
     schemes: channel
       ? [
           channelScheme({
-            maxDeposit: deposit,
-            depositCalls: Number(DEPOSIT_CALLS),
             store: browserChannelStore,
             voucherSigner: sessionKey(),
           }),
@@ -89,18 +90,18 @@ function pipeline(config: PageConfig, skill: Skill, channel: boolean, offered: S
     allowHttp: true,
     fetch: async (input, init) => {
       const response = await fetch(input, { ...init, mode: 'cors', credentials: 'omit' });
-      if (response.status === 402) for (const scheme of offeredSchemes(response)) offered.add(scheme);
+      if (response.status === 402) for (const offer of offers(response)) if (!offered.has(offer.scheme)) offered.set(offer.scheme, offer);
       return response;
     },
   });
 }
 
-/** The schemes a 402's PAYMENT-REQUIRED header offers (none when unreadable: the pipeline says why). */
-function offeredSchemes(response: Response): string[] {
+/** The offers of a 402's PAYMENT-REQUIRED header (none when unreadable: the pipeline says why). */
+function offers(response: Response): { scheme: string; extra?: Record<string, unknown> }[] {
   const header = response.headers.get(PAYMENT_REQUIRED_HEADER);
   if (!header) return [];
   try {
-    return decodePaymentRequired(header).accepts.map((offer) => offer.scheme);
+    return decodePaymentRequired(header).accepts;
   } catch {
     return [];
   }
@@ -118,13 +119,15 @@ function failure(error: unknown): PaidOutcome | undefined {
 
 /** Sends the input unpaid: a 402 gives terms checked against the listing; any other answer is returned as is. */
 export async function quote(skill: Skill, input: unknown, config: PageConfig, channel = false): Promise<Quoted> {
-  const offered = new Set<string>();
-  const call = pipeline(config, skill, channel, offered).start(skill, input);
+  const offered = new Map<string, Record<string, unknown>>();
+  const call = pipeline(config, channel, offered).start(skill, input);
   try {
     const quoted = await call.quote();
     if (quoted.type === 'payment-required') {
       const offersChannel = offered.has('batch-settlement') && offered.has('exact');
-      return { type: 'payment-required', terms: quoted.terms, call, offersChannel };
+      const announced = (offered.get('batch-settlement')?.extra as { minDeposit?: unknown } | undefined)?.minDeposit;
+      const minDeposit = typeof announced === 'string' && /^\d{1,30}$/.test(announced) ? BigInt(announced) : undefined;
+      return { type: 'payment-required', terms: quoted.terms, call, offersChannel, minDeposit };
     }
     return { type: 'answered', answer: { status: 200, ok: true, result: quoted.result.result } };
   } catch (error) {
@@ -138,6 +141,29 @@ export async function quote(skill: Skill, input: unknown, config: PageConfig, ch
     if (failed) return { type: 'answered', answer: failed.answer };
     throw error;
   }
+}
+
+/**
+ * What paying `quoted` from `payer` deposits into a payment channel first, by the SDK's deposit
+ * policy, before anything is signed: for the channel terms, the pipeline's own figure; for `exact`
+ * terms of a skill that also offers a channel, what opting in would deposit. 0n when the channel
+ * holds enough; undefined when no channel is involved. Throws when the policy's cap refuses it.
+ */
+export async function depositOf(
+  quoted: Extract<Quoted, { type: 'payment-required' }>,
+  payer: `0x${string}` | undefined,
+): Promise<bigint | undefined> {
+  const requirements = quoted.terms.requirements;
+  if (payer && requirements.scheme === 'batch-settlement') return quoted.call.deposit(payer);
+  if (requirements.scheme !== 'batch-settlement' && !quoted.offersChannel) return undefined;
+  // Before a wallet is connected, or for the opt-in: the channel this browser holds with the payee, else a new one.
+  const open = openChannel(await browserChannelStore.list(), requirements.payTo, payer);
+  return depositFor({
+    price: BigInt(requirements.amount),
+    minDeposit: quoted.minDeposit,
+    charged: BigInt(open?.charged ?? '0'),
+    balance: BigInt(open?.balance ?? '0'),
+  });
 }
 
 /** Signs the confirmed terms with the wallet, sends the paid request and verifies the answer. */
@@ -156,7 +182,12 @@ export async function pay(
       // The server named the channel's new cumulative charge (the scheme checked it): this call's
       // charge is its growth, which may be less than the price.
       const charged = BigInt(after.charged) - BigInt(before?.charged ?? '0');
-      const channel = { deposit: receipt.transaction, charged: before ? charged : BigInt(receipt.amount), left: channelLeft(after) };
+      const channel = {
+        deposit: receipt.transaction,
+        deposited: receipt.deposit === undefined ? undefined : BigInt(receipt.deposit),
+        charged: before ? charged : BigInt(receipt.amount),
+        left: channelLeft(after),
+      };
       return { answer, charged: 'yes', receipt, channel };
     }
     // A 2xx to a proof is paid: confirmed when the server names the settlement, else not known.
