@@ -61,6 +61,7 @@ export {
   DEFAULT_CHANNEL_THRESHOLD,
   DEFAULT_WITHDRAW_DELAY,
   DEFAULT_SETTLE_WITHIN_MS,
+  DEFAULT_CHANNELS_DIR,
   type ChannelOption,
   type ChannelSettingsInput,
 } from './schemes/channel/settings';
@@ -73,7 +74,7 @@ export {
   type UpdateHint,
   type StoredAnswer,
 } from './schemes/channel/store';
-export { fileChannelStore } from './schemes/channel/file-store';
+export { fileChannelStore, type FileStoreOptions } from './schemes/channel/file-store';
 export { hostedChannelStore, type HostedStoreOptions } from './schemes/channel/hosted-store';
 export { voucherSignedBy } from './schemes/channel/voucher-check';
 export type { ClaimRound } from './schemes/channel/claims';
@@ -88,4 +89,5 @@ export {
   RegistrationError,
   FacilitatorUnavailableError,
   SkillTimeoutError,
+  ChannelStoreDamagedError,
 } from './errors';

@@ -41,7 +41,7 @@ export function createChannelScheme(deps: ChannelSchemeDeps): ChannelScheme {
   let receiverAuthorizer = settings.authorizer?.address ?? deps.receiverAuthorizer;
   /** The last offer made: claims are sent with it (every offer shares receiver and token). */
   let lastOffer: ChannelRequirements | undefined;
-  const store = typeof settings.store === 'string' ? lazyFileStore(settings.store) : settings.store;
+  const store = typeof settings.store === 'string' ? lazyFileStore(settings.store, deps.logger) : settings.store;
   const claimer = createClaimer({
     store,
     facilitator: deps.facilitator,
