@@ -73,6 +73,7 @@ export {
   type ChannelChange,
   type UpdateHint,
   type StoredAnswer,
+  type UnreportedCalls,
 } from './schemes/channel/store';
 export { fileChannelStore, type FileStoreOptions } from './schemes/channel/file-store';
 export { hostedChannelStore, type HostedStoreOptions } from './schemes/channel/hosted-store';

@@ -112,7 +112,11 @@ describe('the file channel store reopened', () => {
 });
 
 const base = { config: {}, signedMaxClaimable: '0', signature: '0x', balance: '0', totalClaimed: '0', onchainSyncedAt: 1 };
-const stateOf = (c: number, n: number) => ({ ...(base as unknown as ChannelState), channelId: idOf(c), chargedCumulativeAmount: String(n) });
+const stateOf = (c: number, n: number) => ({
+  ...(base as unknown as ChannelState),
+  channelId: idOf(c),
+  chargedCumulativeAmount: String(n),
+});
 /** A folder whose journal holds, in this order, channel 1 at 1, 2, 3, channel 2 at 7, channel 1 at 4 (closed, not folded). */
 async function journalled() {
   const folder = await tempFolder();
@@ -202,7 +206,9 @@ describe('a damaged channel snapshot', () => {
     const opening = fileChannelStore(folder);
     await expect(opening).rejects.toBeInstanceOf(ChannelStoreDamagedError);
     const error = (await opening.catch((e: unknown) => e)) as Error;
-    expect(error.message).toContain(`the channel snapshot ${snapshot} is damaged: it ends in the middle of a line; it holds 2 of its 3 channels`);
+    expect(error.message).toContain(
+      `the channel snapshot ${snapshot} is damaged: it ends in the middle of a line; it holds 2 of its 3 channels`,
+    );
     expect(error.message).toContain('market serve <module> --repair-channels');
 
     // The lock was let go: the folder opens again, with repair.
@@ -243,6 +249,8 @@ describe('a damaged channel snapshot', () => {
 
     const torn = await tempFolder();
     await writeFile(join(torn, 'channels.json'), JSON.stringify({ [idOf(1)]: stateOf(1, 5) }).slice(0, -10));
-    await expect(fileChannelStore(torn)).rejects.toThrow(`the channel snapshot ${join(torn, 'channels.json')} is damaged: it cannot be read as JSON`);
+    await expect(fileChannelStore(torn)).rejects.toThrow(
+      `the channel snapshot ${join(torn, 'channels.json')} is damaged: it cannot be read as JSON`,
+    );
   });
 });

@@ -246,7 +246,9 @@ async function channelOption(
   if (where !== undefined && where !== 'facilitator')
     throw new UsageError('--channels-store (MARKET_CHANNELS_STORE) must be facilitator (or unset: files, or PostgreSQL with DATABASE_URL)');
   if (values['repair-channels'] && (where === 'facilitator' || env.databaseUrl !== undefined))
-    throw new UsageError('--repair-channels repairs the channel folder of the file store; these channels live at the facilitator or in PostgreSQL');
+    throw new UsageError(
+      '--repair-channels repairs the channel folder of the file store; these channels live at the facilitator or in PostgreSQL',
+    );
   if (where === 'facilitator') {
     if (!facilitator.apiKey)
       throw new UsageError(

@@ -10,7 +10,8 @@
  *    facilitator's `/verify`, whose channel snapshot refreshes the mirror;
  * 3. the handler runs; it may charge less than the price (`context.charge`);
  * 4. a deposit is settled by the facilitator; then the new charge and the voucher are written
- *    durably before the answer leaves, with `PAYMENT-RESPONSE` as the scheme's contract says.
+ *    durably before the answer leaves, with `PAYMENT-RESPONSE` as the scheme's contract says, and
+ *    with them the call's record for the registry (outbox.ts).
  *
  * Where the state and the payment disagree, the chain decides before anyone is refused: a voucher
  * above the mirrored balance (a deposit may have reached the chain while the crash that followed
@@ -39,6 +40,7 @@ import { type CreatorLogger, errorText } from '../../logger';
 import type { PaidRequest, SchemeKit, SettledCall, SkillRoute } from '../../scheme';
 import type { ChannelRequirements, ChannelSettings } from './settings';
 import { signClaims, signRefund } from './claims';
+import type { CallOutbox } from './outbox';
 import type { ChannelState, ChannelStore } from './store';
 import { type ChannelPayment, readChannelPayment, readSnapshot, type ChannelSnapshot } from './wire';
 
@@ -57,6 +59,7 @@ export interface ChannelDeps {
   chainId: number;
   logger: CreatorLogger;
   now: () => number;
+  outbox: CallOutbox;
 }
 
 type Outcome = { response: StoredResponse; settled?: SettledCall };
@@ -309,6 +312,7 @@ async function paid(
     signature: payment.signature,
     lastRequestTimestamp: now,
     unclaimedSince: charged > BigInt(state.totalClaimed) ? state.unclaimedSince || now : 0,
+    unreported: deps.outbox.add(state, { skill: route.name, amount: charge, cumulative: charged }),
   };
   const receipt = {
     success: true,
@@ -407,6 +411,7 @@ async function refund(
     ? mirrored(state, after, deps.now())
     : { ...state, balance: (BigInt(state.balance) - amount).toString(), totalClaimed: charged.toString() };
   next.unclaimedSince = 0;
+  next.unreported = deps.outbox.trim(next);
   const transaction = typeof receipt.transaction === 'string' ? receipt.transaction : '';
   const body = {
     success: true,
@@ -421,5 +426,6 @@ async function refund(
     { success: true, refunded: amount.toString(), timestamp: new Date(deps.now()).toISOString() },
     paymentResponse(body),
   );
-  return { next: amount === available ? null : next, value: { response: answer } };
+  // An emptied channel is forgotten, unless it keeps call records for the registry.
+  return { next: amount === available && !next.unreported ? null : next, value: { response: answer } };
 }

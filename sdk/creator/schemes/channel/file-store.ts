@@ -139,7 +139,9 @@ async function recover(folder: string, options: FileStoreOptions, syncFolder: ()
       const state = JSON.parse(text) as ChannelState;
       states.set(state.channelId.toLowerCase(), state);
     } catch (error) {
-      throw new ChannelStoreDamagedError(`the channel file ${join(folder, name)} of an earlier version cannot be read (${String(error)}): repair or remove it`);
+      throw new ChannelStoreDamagedError(
+        `the channel file ${join(folder, name)} of an earlier version cannot be read (${String(error)}): repair or remove it`,
+      );
     }
   }
   /** Files to keep beside, damaged, when the folder is folded. */

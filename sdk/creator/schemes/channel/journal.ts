@@ -54,8 +54,8 @@ export function decodeLines(text: string): Lines {
   // The piece after the last newline: empty for a file that ends well, else a write cut short.
   const last = lines.pop() ?? '';
   const result: Lines = { values: [], damaged: [], torn: last !== '' };
-  lines.forEach((line, index) => {
-    if (line === '') return;
+  for (const [index, line] of lines.entries()) {
+    if (line === '') continue;
     const damaged = (reason: string) => {
       const channelId = NAMED_CHANNEL.exec(line)?.[1]?.toLowerCase();
       result.damaged.push({ line: index + 1, reason, ...(channelId ? { channelId } : {}) });
@@ -63,16 +63,22 @@ export function decodeLines(text: string): Lines {
     let json = line;
     if (!line.startsWith('{')) {
       const checked = CHECKED.exec(line);
-      if (!checked) return damaged('no checksum');
+      if (!checked) {
+        damaged('no checksum');
+        continue;
+      }
       json = checked[2]!;
-      if (sum(json) !== checked[1]) return damaged('checksum mismatch');
+      if (sum(json) !== checked[1]) {
+        damaged('checksum mismatch');
+        continue;
+      }
     }
     try {
       result.values.push({ line: index + 1, value: JSON.parse(json) as unknown });
     } catch {
       damaged('not JSON');
     }
-  });
+  }
   return result;
 }
 

@@ -52,7 +52,8 @@ export async function readSnapshot(folder: string): Promise<SnapshotRead | undef
     else problems.push(`line ${line}: not a channel record`);
   }
   if (typeof announced !== 'number') problems.push('its first line does not say how many channels it holds');
-  else if (announced !== states.size + damaged.length) problems.push(`it holds ${states.size + damaged.length} of its ${announced} channels`);
+  else if (announced !== states.size + damaged.length)
+    problems.push(`it holds ${states.size + damaged.length} of its ${announced} channels`);
   return { states, problems };
 }
 
