@@ -3,13 +3,15 @@
  * twice in the middle of a burst of channel calls (the first time while the registry refuses call
  * records, so none of that run's records has left), and started again on its channel folder. Every
  * call it answered reaches the registry, once, and once its claims are mined the registry's channel
- * revenue equals what the contract shows claimed, channel by channel. On both databases.
+ * revenue equals what the contract shows claimed, channel by channel; the channels then keep no
+ * record the registry has. On both databases.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { and, eq } from 'drizzle-orm';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ChannelState } from 'skill-market/creator';
 import { PAYMENT_VERIFICATION_DEFAULTS } from '../../src/config';
 import { channelCalls } from '../../src/db/schema';
 import { json, newCreator } from '../support/catalogue';
@@ -71,6 +73,7 @@ for (const kind of databaseKinds) {
       const authorizer = await chain.createAccount();
       const port = await freePort();
       const url = `http://127.0.0.1:${port}`;
+      const channelsDir = join(folder, `channels-${kind}`);
       const runs: MarketProcess[] = [];
       const start = async (claimWithin: string) => {
         const run = startMarket(
@@ -79,7 +82,7 @@ for (const kind of databaseKinds) {
             'skills.ts',
             ...['--port', String(port), '--host', '127.0.0.1', '--endpoint', url, '--groups', group.name],
             ...['--api-url', `http://127.0.0.1:${front.port}`, '--facilitator', facilitator.url],
-            ...['--network', chain.network, '--asset', chain.token.address, '--channels-dir', join(folder, `channels-${kind}`)],
+            ...['--network', chain.network, '--asset', chain.token.address, '--channels-dir', channelsDir],
             ...['--claim-within', claimWithin, '--settle-within', '600'],
           ],
           { MARKET_WALLET_ADDRESS: creator.address, MARKET_API_KEY: creator.key, MARKET_RECEIVER_AUTHORIZER_KEY: authorizer.privateKey },
@@ -175,8 +178,33 @@ for (const kind of databaseKinds) {
             .from(channelCalls)
             .where(and(eq(channelCalls.channelId, channelId), eq(channelCalls.status, 'counted')));
           const revenue = counted.reduce((sum, r) => sum + r.amount, 0n);
-          expect({ channelId, revenue }).toEqual({ channelId, revenue: (await channelTotals(chain, channelId as `0x${string}`)).totalClaimed });
+          expect({ channelId, revenue }).toEqual({
+            channelId,
+            revenue: (await channelTotals(chain, channelId as `0x${string}`)).totalClaimed,
+          });
         }
+        // Delivered, the records are dropped: the latest state each channel wrote keeps none (a
+        // journal line is a checksum, a space and the record).
+        const keptRecords = async () => {
+          const latest = new Map<string, number>();
+          for (const name of (await readdir(channelsDir)).filter((n) => /^journal-\d+\.log$/.test(n)).sort()) {
+            for (const line of (await readFile(join(channelsDir, name), 'utf8')).split('\n').filter(Boolean)) {
+              const { channelId, state } = JSON.parse(line.slice(line.indexOf(' ') + 1)) as {
+                channelId: string;
+                state: ChannelState | null;
+              };
+              latest.set(channelId, state?.unreported?.length ?? 0);
+            }
+          }
+          return [...latest.values()];
+        };
+        await eventually(
+          keptRecords,
+          (kept) => kept.length === PAYERS && kept.every((n) => n === 0),
+          'no channel keeping a delivered record',
+          10_000,
+          { context: last.output },
+        );
       } finally {
         for (const run of runs) run.child.kill('SIGTERM');
         await Promise.all(runs.map((run) => run.exited));

@@ -4,11 +4,15 @@
  * drops acknowledged records at its next write, whatever order the acknowledgements came in. Call
  * tracking never drops a kept record for its attempts or the queue's size, sends it once however
  * often it is tracked, and says when the registry answered for it (recorded, duplicate or refused).
+ * A channel with nothing left to claim is written by the claim rounds only to drop delivered records.
  */
 import { afterAll, describe, expect, it } from 'bun:test';
 import { RegistryClient } from 'skill-market/registry';
-import type { ChannelState, SettledCall } from 'skill-market/creator';
+import { type ChannelState, memoryChannelStore, type SettledCall } from 'skill-market/creator';
+import type { FacilitatorClient } from '../../sdk/creator/facilitator-client';
+import { createClaimer } from '../../sdk/creator/schemes/channel/claims';
 import { createCallOutbox } from '../../sdk/creator/schemes/channel/outbox';
+import { channelSettings, type ChannelRequirements } from '../../sdk/creator/schemes/channel/settings';
 import { createCallTracker } from '../../sdk/creator/tracker';
 import { eventually } from '../support/eventually';
 import { recordingLogger } from '../support/skill-server';
@@ -57,6 +61,42 @@ describe('the outbox of a channel', () => {
     // A record of no charge is none; without call tracking nothing is kept, and what was kept goes.
     expect(outbox.add(state(), { skill: 'a', amount: 0n, cumulative: 60n })).toBeUndefined();
     expect(createCallOutbox(false).add(s, { skill: 'a', amount: 10n, cumulative: 70n })).toBeUndefined();
+  });
+});
+
+describe('the claim rounds', () => {
+  it('write a channel with nothing to claim only to drop the records the registry has', async () => {
+    const store = memoryChannelStore();
+    const claimed = { ...state([{ skill: 'a', amount: '10', first: '10', count: 2 }]), chargedCumulativeAmount: '20', totalClaimed: '20' };
+    await store.update(CHANNEL as `0x${string}`, async () => ({ next: claimed, value: undefined }));
+    const outbox = createCallOutbox(true);
+    const sent: string[] = [];
+    const claimer = createClaimer({
+      store,
+      facilitator: {
+        forward: async (_path: string, body: { payload: { type: string } }) => {
+          sent.push(body.payload.type);
+          return { success: false, errorReason: 'invalid_batch_settlement_evm_nothing_to_settle' };
+        },
+      } as unknown as FacilitatorClient,
+      settings: channelSettings({ claimIntervalMs: 3_600_000 }, 6)!,
+      chainId: 31337,
+      requirements: () => ({}) as ChannelRequirements,
+      logger: recordingLogger(),
+      outbox,
+    });
+    try {
+      await claimer.run(false);
+      expect((await store.get(CHANNEL as `0x${string}`))?.unreported).toHaveLength(1);
+      outbox.acknowledge(CHANNEL, '10');
+      outbox.acknowledge(CHANNEL, '20');
+      await claimer.run(false);
+      expect((await store.get(CHANNEL as `0x${string}`))?.unreported).toBeUndefined();
+      // Nothing was claimed (the one settle looks for claims an earlier run left).
+      expect(sent).toEqual(['settle']);
+    } finally {
+      claimer.stop();
+    }
   });
 });
 

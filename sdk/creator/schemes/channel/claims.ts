@@ -149,6 +149,14 @@ export function createClaimer(options: ClaimerOptions): Claimer {
     const requirements = options.requirements();
     if (!requirements) return { channels: 0 };
     const states = await store.list();
+    // A channel with nothing to claim is written only to drop the call records the registry has.
+    const { outbox } = options;
+    for (const s of states) {
+      if (!outbox || unclaimed(s) > 0n || !outbox.droppable(s)) continue;
+      await store.update(s.channelId, async (current) =>
+        current ? { next: { ...current, unreported: outbox.trim(current) }, value: undefined } : { value: undefined },
+      );
+    }
     // Once after a start: a previous run may have claimed without settling (not when nothing was ever claimed).
     if (!started) {
       started = true;

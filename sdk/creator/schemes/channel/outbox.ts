@@ -7,12 +7,13 @@
  *
  * Records are kept as runs: consecutive calls of one skill at one charge are one entry, so a channel
  * whose records wait through a registry outage keeps a few entries, not one per call. A record
- * the registry has is dropped at the channel's next write (a call, a claim), not by a write of its own.
+ * the registry has is dropped at the channel's next write (a call, a claim); the claim rounds write
+ * a channel with nothing left to claim only to drop such records, so none is sent again at a restart.
  */
 import type { ChannelState, UnreportedCalls } from './store';
 
 /** One call record as the outbox keeps it. */
-export interface KeptRecord {
+interface KeptRecord {
   skill: string;
   /** The call's charge, atomic units. */
   amount: bigint;
@@ -27,6 +28,8 @@ export interface CallOutbox {
   trim(state: ChannelState): UnreportedCalls | undefined;
   /** The registry has the record of the call that took the channel to `cumulative` (or refused it for good). */
   acknowledge(channelId: string, cumulative: string): void;
+  /** Whether `state` keeps records the registry has (a write would drop them). */
+  droppable(state: ChannelState): boolean;
   /** Every record `state` keeps, oldest first. */
   records(state: ChannelState): KeptRecord[];
 }
@@ -45,7 +48,12 @@ function expand(runs: UnreportedCalls): KeptRecord[] {
 function append(runs: UnreportedCalls, record: KeptRecord): UnreportedCalls {
   const last = runs.at(-1);
   const amount = record.amount.toString();
-  if (last && last.skill === record.skill && last.amount === amount && BigInt(last.first) + BigInt(last.count) * record.amount === record.cumulative) {
+  if (
+    last &&
+    last.skill === record.skill &&
+    last.amount === amount &&
+    BigInt(last.first) + BigInt(last.count) * record.amount === record.cumulative
+  ) {
     return [...runs.slice(0, -1), { ...last, count: last.count + 1 }];
   }
   return [...runs, { skill: record.skill, amount, first: record.cumulative.toString(), count: 1 }];
@@ -60,7 +68,9 @@ function without(runs: UnreportedCalls, done: ReadonlySet<string>): UnreportedCa
     const amount = BigInt(run.amount);
     const count = BigInt(run.count);
     const cuts = [
-      ...new Set(gone.filter((c) => c >= first && (c - first) % amount === 0n && (c - first) / amount < count).map((c) => (c - first) / amount)),
+      ...new Set(
+        gone.filter((c) => c >= first && (c - first) % amount === 0n && (c - first) / amount < count).map((c) => (c - first) / amount),
+      ),
     ].sort((a, b) => (a < b ? -1 : 1));
     let from = 0n;
     for (const at of [...cuts, count]) {
@@ -107,5 +117,6 @@ export function createCallOutbox(enabled: boolean): CallOutbox {
       acknowledged.set(key, done);
     },
     records: (state) => (enabled && state.unreported ? expand(state.unreported) : []),
+    droppable: (state) => (state.unreported !== undefined && !enabled) || acknowledged.has(state.channelId.toLowerCase()),
   };
 }
