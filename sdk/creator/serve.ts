@@ -118,7 +118,11 @@ export interface ServeOptions {
    * @example serve(skills, { register: { endpoint }, listingRefreshMs: 30_000 })
    */
   listingRefreshMs?: number;
-  /** Report settled calls to the registry (`POST /analytics/call`); default true. An object tunes the retries. */
+  /**
+   * Report settled calls to the registry (`POST /analytics/calls`); default true. An object tunes the
+   * retries. A channel call's record is kept with its channel until the registry has it, and sent
+   * again after a restart.
+   */
   trackCalls?: boolean | TrackingOptions;
   /** Public base URL for the payment terms' `resource`; default `register.endpoint`, else `http://localhost:<port>`. */
   publicUrl?: string;

@@ -260,6 +260,9 @@ async function paid(
     // Behind the state, or ahead of a state whose mirror is fresh: the payer resynchronises.
     if (payment.maxClaimableAmount < expected(current) || freshMirror(deps, current))
       return { value: { response: await correctiveFor(deps, route, offer, payment, current) } };
+    // Ahead of a stale state: the chain is asked (below), for a voucher its payer signed.
+    if (payment.config.payerAuthorizer !== zeroAddress && !signedByAuthorizer(deps, payment))
+      return { value: { response: required(deps, route, reason('voucher_signature')) } };
   } else if (checkableHere(deps, payment, current)) {
     if (!signedByAuthorizer(deps, payment)) return { value: { response: required(deps, route, reason('voucher_signature')) } };
     // Above the mirrored balance, the chain decides (a top-up the state missed), not the mirror.
