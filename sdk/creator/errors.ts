@@ -44,6 +44,28 @@ export class ServeConfigError extends MarketError {
 }
 
 /**
+ * The file channel store found its snapshot damaged (a changed byte, a truncated file): it does not
+ * open, so no voucher is dropped unnoticed. The message names the file and the problem, and the way
+ * out: restore the folder from a backup, or open it once with `repair` (`market serve --repair-channels`).
+ *
+ * @example
+ * try {
+ *   await serve(skills);
+ * } catch (error) {
+ *   if (error instanceof ChannelStoreDamagedError) console.error(error.message); // then: fileChannelStore(folder, { repair: true })
+ *   else throw error;
+ * }
+ */
+export class ChannelStoreDamagedError extends MarketError {
+  override readonly name = 'ChannelStoreDamagedError';
+  declare readonly code: 'channel_store_damaged';
+
+  constructor(message: string) {
+    super('channel_store_damaged', message);
+  }
+}
+
+/**
  * Registration failed with `onError: 'throw'`; `results` holds one outcome per skill.
  *
  * @example

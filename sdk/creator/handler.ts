@@ -100,6 +100,11 @@ export interface SkillHandlerOptions {
   onError?: (skillName: string, error: unknown) => unknown;
   /** Called after each settled payment (serve() uses it for call tracking). */
   onSettled?: (call: SettledCall) => void;
+  /**
+   * Keep each channel call's record with its channel until {@link SkillRequestHandler.callRecordDelivered}
+   * says the registry has it, so a crash loses none (serve() does when it tracks calls); default false.
+   */
+  keepCallRecords?: boolean;
   /** Send handler error messages to clients; default true unless NODE_ENV is `production`. */
   exposeErrors?: boolean;
   /** Largest request body in bytes; default 1 MiB (larger: 413). */
@@ -181,6 +186,13 @@ export interface SkillRequestHandler {
   useReceiverAuthorizer(address: string): void;
   /** Claims and settles now every channel with an unclaimed charge (`all`), or only those due; none without channels. */
   claimChannels(all?: boolean): Promise<ClaimRound>;
+  /**
+   * The channel call records kept for the registry (with `keepCallRecords`: those an earlier run did
+   * not deliver). Rejects with a ChannelStoreDamagedError when the channel store is damaged.
+   */
+  keptCallRecords(): Promise<SettledCall[]>;
+  /** The registry has this call's record (or refused it for good): a channel keeps it no longer. */
+  callRecordDelivered(call: SettledCall): void;
   /** Stops the claims and the confirmation checks, and releases the channel store. */
   close(): Promise<void>;
 }
@@ -251,6 +263,8 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
         receiverAuthorizer: options.receiverAuthorizer,
         chain: options.rpcUrl ? createChannelReader(options.rpcUrl, options.fetch ? { fetch: options.fetch } : {}) : undefined,
         now,
+        reportCalls: options.keepCallRecords ?? false,
+        decimals,
       })
     : undefined;
   // In the order of the 402's `accepts`. x402 clients take the first entry they can pay, and some take
@@ -329,6 +343,8 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
       for (const [name, route] of plain) routes.set(name, offer(route));
     },
     claimChannels: (all = true) => channel?.claim(all) ?? Promise.resolve({ channels: 0 }),
+    keptCallRecords: async () => (channel ? channel.keptCalls() : []),
+    callRecordDelivered: (call) => channel?.delivered(call),
     async close() {
       exposure.stop();
       for (const scheme of schemes) await scheme.close?.();

@@ -61,6 +61,7 @@ export {
   DEFAULT_CHANNEL_THRESHOLD,
   DEFAULT_WITHDRAW_DELAY,
   DEFAULT_SETTLE_WITHIN_MS,
+  DEFAULT_CHANNELS_DIR,
   type ChannelOption,
   type ChannelSettingsInput,
 } from './schemes/channel/settings';
@@ -72,8 +73,9 @@ export {
   type ChannelChange,
   type UpdateHint,
   type StoredAnswer,
+  type UnreportedCalls,
 } from './schemes/channel/store';
-export { fileChannelStore } from './schemes/channel/file-store';
+export { fileChannelStore, type FileStoreOptions } from './schemes/channel/file-store';
 export { hostedChannelStore, type HostedStoreOptions } from './schemes/channel/hosted-store';
 export { voucherSignedBy } from './schemes/channel/voucher-check';
 export type { ClaimRound } from './schemes/channel/claims';
@@ -88,4 +90,5 @@ export {
   RegistrationError,
   FacilitatorUnavailableError,
   SkillTimeoutError,
+  ChannelStoreDamagedError,
 } from './errors';

@@ -2,6 +2,8 @@
  * `serve(skills, options)`: resolves the wallet and keys, puts the skill handler on a port,
  * registers the skills and starts call tracking. It starts even when the facilitator or the
  * registry cannot be reached (with a warning), so a creator's server never depends on them to boot.
+ * Channel call records are kept with their channels until the registry has them: those an earlier
+ * run did not deliver are sent again at start.
  */
 import {
   DEFAULT_NETWORK,
@@ -14,7 +16,7 @@ import {
   type SupportedKind,
 } from '../x402/index';
 import type { CorsOption } from './cors';
-import { RegistrationError, ServeConfigError } from './errors';
+import { ChannelStoreDamagedError, RegistrationError, ServeConfigError } from './errors';
 import type { SettlementOption } from './schemes/exact/exposure';
 import { createFacilitatorClient } from './facilitator-client';
 import {
@@ -36,7 +38,8 @@ import { httpUrl, isProduction, processEnv, resolveApiKey, resolveApiUrl, resolv
 import type { Skills } from './skill';
 import type { ClaimRound } from './schemes/channel/claims';
 import type { ChannelOption } from './schemes/channel/settings';
-import { createCallTracker, type CallTracker, type TrackingOptions } from './tracker';
+import type { SettledCall } from './scheme';
+import { createCallTracker, type CallTracker, type TrackerHooks, type TrackingOptions } from './tracker';
 
 /**
  * Default port of a skill server.
@@ -48,6 +51,9 @@ import { createCallTracker, type CallTracker, type TrackingOptions } from './tra
 export const DEFAULT_PORT = 3002;
 /** How long after a failed `/supported` the facilitator is asked again for its receiver authorizer. */
 const DEFAULT_FACILITATOR_RETRY_MS = 5_000;
+
+/** How long the server waits before it reads the channel store's kept call records again, when it could not at start. */
+const KEPT_RETRY_MS = 30_000;
 
 /** Auto-registration at start (`serve({ register })`). */
 export interface RegistrationOptions {
@@ -119,7 +125,11 @@ export interface ServeOptions {
    * `/supported` the facilitator is asked again, ms, until it answers; default 5000.
    */
   facilitatorRetryMs?: number;
-  /** Report settled calls to the registry (`POST /analytics/call`); default true. An object tunes the retries. */
+  /**
+   * Report settled calls to the registry (`POST /analytics/calls`); default true. An object tunes the
+   * retries. A channel call's record is kept with its channel until the registry has it, and sent
+   * again after a restart.
+   */
   trackCalls?: boolean | TrackingOptions;
   /** Public base URL for the payment terms' `resource`; default `register.endpoint`, else `http://localhost:<port>`. */
   publicUrl?: string;
@@ -205,6 +215,7 @@ export interface SkillServer {
  * `GET /.well-known/x402` and `GET /openapi.json` (the paid operations with `x-payment-info`).
  *
  * @throws ServeConfigError `no skills provided`, `wallet not found`, or a malformed option
+ * @throws ChannelStoreDamagedError when the channel folder's snapshot is damaged
  * @throws RegistrationError when registration fails with `register.onError: 'throw'`
  * @example
  * import { serve, skill } from 'skill-market/creator';
@@ -260,12 +271,16 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
     ...(options.iconUrl ? { iconUrl: options.iconUrl } : {}),
     ...(registration?.groups ? { groups: registration.groups } : {}),
     onSettled: (call) => tracker?.track(call),
+    ...(tracker ? { keepCallRecords: true } : {}),
     ...fetchOption,
   });
   let receiverAuthorizer: string | undefined;
   const fixedUrl = options.publicUrl ?? (registration?.endpoint && URL.canParse(registration.endpoint) ? registration.endpoint : undefined);
+  tracker = startTracking(options, apiKey, apiUrl, appName, logger, {
+    kept: (call) => call.channelId !== undefined,
+    delivered: (call) => app.callRecordDelivered(call),
+  });
   let app = createSkillHandler(skills, handlerOptions(fixedUrl ?? `http://localhost:${port}`));
-  tracker = startTracking(options, apiKey, apiUrl, appName, logger);
   const longest = Math.max(...Object.values(skills).map((s) => s.timeout));
   const listener = await listen((request) => app.fetch(request), {
     port,
@@ -281,6 +296,20 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
     await app.close();
     app = createSkillHandler(skills, handlerOptions(url));
   }
+  // The channel call records an earlier run kept (this also opens a channel folder left by it: a
+  // damaged one stops the start here, with what to do; a store that cannot be reached now is asked again later).
+  let keptRecords: SettledCall[] | undefined;
+  try {
+    keptRecords = await app.keptCallRecords();
+  } catch (error) {
+    if (error instanceof ChannelStoreDamagedError) {
+      await listener.stop();
+      await app.close();
+      tracker?.stop();
+      throw error;
+    }
+    logger.warn('the channel store cannot be read now; its kept call records are sent later', { error: errorText(error) });
+  }
 
   const decimals = resolveAsset(network, options.asset).decimals;
   logger.info(`skill server listening on ${url}`, { network, payTo: wallet.address, wallet: wallet.source, facilitator: facilitatorUrl });
@@ -293,10 +322,12 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
   let follower: { stop(): void } | undefined;
   let stopped: Promise<void> | undefined;
   let authorizerTimer: ReturnType<typeof setTimeout> | undefined;
+  let keptTimer: ReturnType<typeof setTimeout> | undefined;
   const stop = () =>
     (stopped ??= (async () => {
       follower?.stop();
       clearTimeout(authorizerTimer);
+      clearTimeout(keptTimer);
       await listener.stop();
       await app.close();
       if (tracker) {
@@ -332,6 +363,17 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
     if (r.success && r.skillId) tracker?.remember(r.name, r.skillId);
     if (r.success && r.price) applyListingPrice(app, r.name, r.price, logger);
   }
+  const sendKept = (calls: SettledCall[] | undefined) => {
+    if (stopped || !tracker) return;
+    if (!calls) {
+      keptTimer = setTimeout(() => void app.keptCallRecords().then(sendKept, () => sendKept(undefined)), KEPT_RETRY_MS);
+      (keptTimer as { unref?: () => void }).unref?.();
+      return;
+    }
+    if (calls.length > 0) logger.info(`sending ${calls.length} channel call record(s) an earlier run kept for the registry`);
+    for (const call of calls) tracker.track(call);
+  };
+  sendKept(keptRecords);
   if (registration && apiKey && refreshMs > 0 && results.some((r) => r.success)) {
     const client = new RegistryClient({ apiUrl: registration.apiUrl ?? apiUrl, apiKey, userAgent: appName, ...fetchOption });
     follower = followListingPrices({ client, app: () => app, intervalMs: refreshMs, logger });
@@ -360,6 +402,7 @@ function startTracking(
   apiUrl: string,
   appName: string,
   logger: CreatorLogger,
+  hooks: TrackerHooks,
 ): CallTracker | undefined {
   if (options.trackCalls === false) return undefined;
   if (!apiKey) {
@@ -373,7 +416,7 @@ function startTracking(
     retry: { attempts: 2 },
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
-  return createCallTracker(client, logger, typeof options.trackCalls === 'object' ? options.trackCalls : {});
+  return createCallTracker(client, logger, typeof options.trackCalls === 'object' ? options.trackCalls : {}, hooks);
 }
 
 async function registerAtStart(

@@ -9,6 +9,11 @@
  * (one payment of a batch), so a repeated delivery counts once and each payment of a batch counts.
  * A call paid over a channel is named by its channel and the channel's cumulative charge after it
  * (`channelId`, `chargedCumulativeAmount`) instead: unique per call, like a paymentRef.
+ *
+ * A record kept durably elsewhere until the registry has it (a channel call's, kept with its channel:
+ * `hooks.kept`) is never dropped here for its attempts or the queue's size: it is retried until the
+ * registry answers for it (recorded, a duplicate, or refused for good), and then `hooks.delivered`
+ * lets its keeper drop it; one still queued at a crash is sent again after the restart.
  */
 import { RegistryError } from '../http/errors';
 import { errorText, type CreatorLogger } from './logger';
@@ -34,6 +39,14 @@ export interface TrackingOptions {
   batchDelayMs?: number;
 }
 
+/** How call tracking works with records kept durably elsewhere (serve() passes the channels' outbox). */
+export interface TrackerHooks {
+  /** Whether a record is kept until {@link delivered}: never dropped here, queued once however often it is tracked. */
+  kept?(call: SettledCall): boolean;
+  /** The registry has the record (recorded, or a duplicate) or refused it for good. */
+  delivered?(call: SettledCall): void;
+}
+
 export interface CallTracker {
   /** Queues a record; returns at once. */
   track(call: SettledCall): void;
@@ -53,7 +66,12 @@ interface Item {
   nextAt: number;
 }
 
-export function createCallTracker(client: RegistryClient, logger: CreatorLogger, options: TrackingOptions = {}): CallTracker {
+export function createCallTracker(
+  client: RegistryClient,
+  logger: CreatorLogger,
+  options: TrackingOptions = {},
+  hooks: TrackerHooks = {},
+): CallTracker {
   const baseDelayMs = options.baseDelayMs ?? 1000;
   const maxDelayMs = options.maxDelayMs ?? 60_000;
   const maxAttempts = options.maxAttempts ?? 12;
@@ -77,6 +95,16 @@ export function createCallTracker(client: RegistryClient, logger: CreatorLogger,
    * another kind: one request per record from then on).
    */
   let route: 'unknown' | 'batches' | 'singles' = 'unknown';
+  /** Kept records queued or in flight, by channel and cumulative charge. */
+  const keptKeys = new Set<string>();
+  const keyOf = (call: SettledCall) => `${call.channelId?.toLowerCase()}\n${call.chargedCumulativeAmount}`;
+  const isKept = (call: SettledCall) => hooks.kept?.(call) ?? false;
+  /** The registry answered for the record: its keeper may drop it. */
+  const finish = (call: SettledCall) => {
+    if (isKept(call)) keptKeys.delete(keyOf(call));
+    hooks.delivered?.(call);
+  };
+  let overflowWarned = false;
 
   /** The id of a skill: from registration, else from the creator's own skill list (one lookup at a time). */
   const skillIdOf = async (name: string): Promise<string | undefined> => {
@@ -97,14 +125,21 @@ export function createCallTracker(client: RegistryClient, logger: CreatorLogger,
   const retry = (item: Item, error: unknown) => {
     const { call } = item;
     if (error instanceof RegistryError && !error.retryable) {
-      return logger.warn('call record refused by the registry; dropped', {
+      logger.warn('call record refused by the registry; dropped', {
         skill: call.skill,
         transaction: call.transaction,
         error: error.message,
       });
+      return finish(call);
     }
     item.attempts++;
-    if (item.attempts >= maxAttempts) {
+    if (item.attempts === maxAttempts && isKept(call)) {
+      logger.warn(`call record not delivered after ${item.attempts} attempts; kept, and tried again`, {
+        skill: call.skill,
+        channel: call.channelId,
+        error: errorText(error),
+      });
+    } else if (item.attempts >= maxAttempts && !isKept(call)) {
       return logger.warn(`call record dropped after ${item.attempts} attempts`, {
         skill: call.skill,
         transaction: call.transaction,
@@ -131,11 +166,13 @@ export function createCallTracker(client: RegistryClient, logger: CreatorLogger,
             ? { skillId, ...amount, channelId: call.channelId, chargedCumulativeAmount: call.chargedCumulativeAmount ?? '0' }
             : { skillId, ...amount, paymentRef: call.transaction, ...(call.nonce ? { paymentNonce: call.nonce } : {}) },
         });
-      else
+      else {
         logger.warn('call not tracked: the skill is not registered under this API key', {
           skill: call.skill,
           transaction: call.transaction,
         });
+        finish(call);
+      }
     }
     return records;
   };
@@ -149,19 +186,24 @@ export function createCallTracker(client: RegistryClient, logger: CreatorLogger,
       records = await recordsOf(items);
       if (records.length === 0) return;
       if (!asBatch) {
-        for (const { body } of records) await client.recordCall(body);
+        while (records.length > 0) {
+          await client.recordCall(records[0]!.body);
+          finish(records.shift()!.item.call);
+        }
         return;
       }
       const { results } = await client.recordCalls(records.map((r) => r.body));
       if (route === 'unknown') route = 'batches';
       results.forEach((outcome, i) => {
         const call = records[i]?.item.call;
-        if (outcome.status === 'refused' && call)
+        if (!call) return;
+        if (outcome.status === 'refused')
           logger.warn('call record refused by the registry; dropped', {
             skill: call.skill,
             transaction: call.transaction,
             error: `${outcome.reason}: ${outcome.message}`,
           });
+        finish(call);
       });
     } catch (error) {
       if (asBatch && error instanceof RegistryError && error.status === 404) {
@@ -217,12 +259,23 @@ export function createCallTracker(client: RegistryClient, logger: CreatorLogger,
   return {
     track(call) {
       if (stopped) return;
+      if (isKept(call)) {
+        if (keptKeys.has(keyOf(call))) return;
+        keptKeys.add(keyOf(call));
+      }
       if (queue.length >= maxQueue) {
-        const dropped = queue.shift()!;
-        logger.warn('call tracking queue full; oldest record dropped', {
-          skill: dropped.call.skill,
-          transaction: dropped.call.transaction,
-        });
+        // The oldest record no one else keeps goes; kept ones wait (their keeper bounds them).
+        const index = queue.findIndex((item) => !isKept(item.call));
+        if (index >= 0) {
+          const [dropped] = queue.splice(index, 1);
+          logger.warn('call tracking queue full; oldest record dropped', {
+            skill: dropped!.call.skill,
+            transaction: dropped!.call.transaction,
+          });
+        } else if (!overflowWarned) {
+          overflowWarned = true;
+          logger.warn(`call tracking holds more than ${maxQueue} records; each is kept until the registry has it`);
+        }
       }
       queue.push({ call, attempts: 0, nextAt: Date.now() + batchDelayMs });
       pump();
@@ -252,7 +305,9 @@ export function createCallTracker(client: RegistryClient, logger: CreatorLogger,
     stop() {
       stopped = true;
       clearTimeout(timer);
-      if (queue.length > 0) logger.warn(`call tracking stopped; ${queue.length} record(s) not delivered`);
+      const kept = queue.filter((item) => isKept(item.call)).length;
+      if (queue.length > kept) logger.warn(`call tracking stopped; ${queue.length - kept} record(s) not delivered`);
+      if (kept > 0) logger.info(`call tracking stopped; ${kept} channel call record(s) kept for the next start`);
       queue.length = 0;
     },
   };

@@ -98,7 +98,9 @@ type CreatorErrorCode =
   /** RegistrationError: registering the skills failed with `onError: 'throw'`. */
   | 'registration_failed'
   /** FacilitatorUnavailableError: the facilitator could not be reached or answered something unexpected. */
-  | 'facilitator_unavailable';
+  | 'facilitator_unavailable'
+  /** ChannelStoreDamagedError: the file channel store's snapshot is damaged; it opens again with `repair`. */
+  | 'channel_store_damaged';
 // SkillTimeoutError (a handler ran past its `timeout`) carries 'skill_timeout', the code its caller sees.
 
 /** Machine codes of {@link MarketError}: every code any error of the SDK carries. */

@@ -7,7 +7,7 @@ Usage:
   market serve <module.ts> [--dev [D]] [--port N] [--host H] [--wallet W] [--endpoint URL] [--groups a,b]
                [--facilitator URL] [--api-url URL] [--network eip155:ID] [--asset 0x… [--asset-name N] [--asset-version V] [--asset-decimals D]] [--rpc-url URL]
                [--settlement broadcast|confirmed] [--verify at-settlement|first] [--no-register]
-               [--channels on|off] [--channels-dir DIR] [--channels-store facilitator]
+               [--channels on|off] [--channels-dir DIR] [--channels-store facilitator] [--repair-channels]
                [--claim-above PRICE] [--claim-within SECONDS] [--settle-within SECONDS]
                [--service-name NAME] [--icon-url URL]
                                             run a creator's paid skill server (default port 3002)

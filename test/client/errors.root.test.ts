@@ -46,6 +46,7 @@ describe('the errors of the SDK', () => {
       new creator.RegistrationError('registration failed', []),
       new creator.FacilitatorUnavailableError('facilitator down'),
       new creator.SkillTimeoutError(1000),
+      new creator.ChannelStoreDamagedError('the channel snapshot is damaged'),
     ];
     expect(thrown.map((e) => [e.name, e.code, e.charged, e instanceof MarketError])).toEqual([
       ['X402Error', 'invalid_price', 'no', true],
@@ -56,6 +57,7 @@ describe('the errors of the SDK', () => {
       ['RegistrationError', 'registration_failed', 'no', true],
       ['FacilitatorUnavailableError', 'facilitator_unavailable', 'no', true],
       ['SkillTimeoutError', 'skill_timeout', 'no', true],
+      ['ChannelStoreDamagedError', 'channel_store_damaged', 'no', true],
     ]);
     expect(thrown[2]!.cause).toEqual(new Error('down'));
   });

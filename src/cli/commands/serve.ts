@@ -1,8 +1,11 @@
 import { parseArgs } from 'node:util';
 import {
+  ChannelStoreDamagedError,
   type ChannelOption,
   type ChannelSettingsInput,
+  DEFAULT_CHANNELS_DIR,
   DEFAULT_FACILITATOR_URL,
+  fileChannelStore,
   hostedChannelStore,
   RegistrationError,
   ServeConfigError,
@@ -33,7 +36,7 @@ import { SkillModuleError, loadSkillModule } from '../../runtime/skill-module';
  * `market serve <module.ts> [--port N] [--host H] [--wallet W] [--endpoint URL] [--groups a,b]
  * [--facilitator URL] [--api-url URL] [--network eip155:ID] [--asset 0x… [--asset-name N] [--asset-version V] [--asset-decimals D]]
  * [--rpc-url URL] [--settlement broadcast|confirmed] [--verify first|at-settlement] [--no-register]
- * [--channels on|off] [--channels-dir DIR] [--channels-store facilitator] [--claim-above PRICE] [--claim-within SECONDS] [--settle-within SECONDS]
+ * [--channels on|off] [--channels-dir DIR] [--channels-store facilitator] [--repair-channels] [--claim-above PRICE] [--claim-within SECONDS] [--settle-within SECONDS]
  * [--service-name NAME] [--icon-url URL]`: `--service-name` and `--icon-url` are what x402 catalogues
  * show for the server (the 402's `resource.serviceName` and `iconUrl`); `--asset` is an EIP-3009 token (6 decimals unless `--asset-decimals`) paid instead of the network's USDC (its
  * EIP-712 domain `USD Coin` version `2` unless named otherwise, e.g. a local test token);
@@ -70,6 +73,7 @@ export async function serveCommand(args: string[]): Promise<void> {
       channels: { type: 'string' },
       'channels-dir': { type: 'string' },
       'channels-store': { type: 'string' },
+      'repair-channels': { type: 'boolean' },
       'claim-above': { type: 'string' },
       'claim-within': { type: 'string' },
       'settle-within': { type: 'string' },
@@ -185,6 +189,7 @@ export async function serveCommand(args: string[]): Promise<void> {
         error instanceof ServeConfigError ||
         error instanceof SkillDefinitionError ||
         error instanceof RegistrationError ||
+        error instanceof ChannelStoreDamagedError ||
         error instanceof MarketError
       )
     )
@@ -201,13 +206,16 @@ export async function serveCommand(args: string[]): Promise<void> {
  * live: `--channels-store facilitator` (MARKET_CHANNELS_STORE; the default with --dev) at the
  * facilitator, with the key it binds to the receiver (MARKET_FACILITATOR_API_KEY), shared by every
  * server of the receiver; else with DATABASE_URL in PostgreSQL (migrated at start), shared by every
- * server using that database; else in files (`--channels-dir`), this server's own.
+ * server using that database; else in files (`--channels-dir`), this server's own. `--repair-channels`
+ * opens that folder once keeping what is readable of a damaged snapshot (the damaged file kept
+ * beside it, the channels it lost started again from the chain) before the server starts.
  */
 async function channelOption(
   values: {
     channels?: string | undefined;
     'channels-dir'?: string | undefined;
     'channels-store'?: string | undefined;
+    'repair-channels'?: boolean | undefined;
     'claim-above'?: string | undefined;
     'claim-within'?: string | undefined;
     'settle-within'?: string | undefined;
@@ -237,6 +245,10 @@ async function channelOption(
   const where = values['channels-store'] ?? env.channelsStore;
   if (where !== undefined && where !== 'facilitator')
     throw new UsageError('--channels-store (MARKET_CHANNELS_STORE) must be facilitator (or unset: files, or PostgreSQL with DATABASE_URL)');
+  if (values['repair-channels'] && (where === 'facilitator' || env.databaseUrl !== undefined))
+    throw new UsageError(
+      '--repair-channels repairs the channel folder of the file store; these channels live at the facilitator or in PostgreSQL',
+    );
   if (where === 'facilitator') {
     if (!facilitator.apiKey)
       throw new UsageError(
@@ -248,6 +260,7 @@ async function channelOption(
   }
   if (env.databaseUrl === undefined) {
     const dir = values['channels-dir'] ?? env.channelsDir;
+    if (values['repair-channels']) await (await fileChannelStore(dir ?? DEFAULT_CHANNELS_DIR, { repair: true, logger })).close();
     return { option: { ...option, ...(dir !== undefined ? { store: dir } : {}) }, close: async () => {} };
   }
   // Migrated once; then a pool without the registry's per-statement deadline: a call waits for the

@@ -234,6 +234,12 @@ export async function channelState(chain: LocalChain, config: ChannelConfig) {
   return { channelId, balance, totalClaimed, withdrawAmount, withdrawInitiatedAt, refundNonce };
 }
 
+/** The balance of the channel `channelId` and what was claimed on it, as the contract holds them. */
+export async function channelTotals(chain: LocalChain, channelId: Hex) {
+  const [balance, totalClaimed] = await chain.publicClient.readContract({ ...settlement, functionName: 'channels', args: [channelId] });
+  return { balance, totalClaimed };
+}
+
 /** `receivers(receiver, token)`: claimed and settled totals. */
 export async function receiverState(chain: LocalChain, receiver: Address, token: Address = chain.token.address) {
   const [totalClaimed, totalSettled] = await chain.publicClient.readContract({

@@ -24,6 +24,7 @@ export {
   chainTime,
   channelConfig,
   channelState,
+  channelTotals,
   claimRow,
   depositToChannel,
   type OpenChannel,

@@ -10,7 +10,14 @@
  *    facilitator's `/verify`, whose channel snapshot refreshes the mirror;
  * 3. the handler runs; it may charge less than the price (`context.charge`);
  * 4. a deposit is settled by the facilitator; then the new charge and the voucher are written
- *    durably before the answer leaves, with `PAYMENT-RESPONSE` as the scheme's contract says.
+ *    durably before the answer leaves, with `PAYMENT-RESPONSE` as the scheme's contract says, and
+ *    with them the call's record for the registry (outbox.ts).
+ *
+ * Where the state and the payment disagree, the chain decides before anyone is refused: a voucher
+ * above the mirrored balance (a deposit may have reached the chain while the crash that followed
+ * kept it out of the state) and a voucher ahead of a state whose mirror is stale (a state recovered
+ * from a damaged journal) are verified by the facilitator, whose snapshot refreshes the mirror and
+ * raises a charge that is behind what the chain shows claimed.
  *
  * A refund payload skips the handler: the server completes it (amount, nonce, a claim of what is
  * charged, the authorizer's signatures when it holds the key) and the facilitator executes it.
@@ -33,6 +40,7 @@ import { type CreatorLogger, errorText } from '../../logger';
 import type { PaidRequest, SchemeKit, SettledCall, SkillRoute } from '../../scheme';
 import type { ChannelRequirements, ChannelSettings } from './settings';
 import { signClaims, signRefund } from './claims';
+import type { CallOutbox } from './outbox';
 import type { ChannelState, ChannelStore } from './store';
 import { type ChannelPayment, readChannelPayment, readSnapshot, type ChannelSnapshot } from './wire';
 
@@ -51,6 +59,7 @@ export interface ChannelDeps {
   chainId: number;
   logger: CreatorLogger;
   now: () => number;
+  outbox: CallOutbox;
 }
 
 type Outcome = { response: StoredResponse; settled?: SettledCall };
@@ -81,10 +90,17 @@ function paymentResponse(body: Record<string, unknown>): Record<string, string> 
   return { [PAYMENT_RESPONSE_HEADER]: value, [X_PAYMENT_RESPONSE_HEADER]: value };
 }
 
-/** The state after a snapshot read now (balance, claims, withdrawal, refund nonce). */
+/**
+ * The state after a snapshot read now (balance, claims, withdrawal, refund nonce). A charge below
+ * what the chain shows claimed (a state that lost its latest records) is raised to it, as for a
+ * channel seen for the first time: the vouchers below it are spent.
+ */
 function mirrored(state: ChannelState, snapshot: ChannelSnapshot, now: number): ChannelState {
+  const behind = BigInt(state.chargedCumulativeAmount) < snapshot.totalClaimed;
+  const claimed = snapshot.totalClaimed.toString();
   return {
     ...state,
+    ...(behind ? { chargedCumulativeAmount: claimed, signedMaxClaimable: claimed, signature: '0x' as const, unclaimedSince: 0 } : {}),
     balance: snapshot.balance.toString(),
     totalClaimed: snapshot.totalClaimed.toString(),
     withdrawRequestedAt: snapshot.withdrawRequestedAt,
@@ -176,6 +192,8 @@ async function verifyRemotely(
   return { snapshot };
 }
 
+const freshMirror = (deps: ChannelDeps, state: ChannelState) => deps.now() - state.onchainSyncedAt < deps.settings.freshMs;
+
 /** Whether a voucher can be checked here: an EOA authorizer, a mirror younger than `freshMs`, no withdrawal pending. */
 function checkableHere(deps: ChannelDeps, payment: ChannelPayment, state: ChannelState | undefined): state is ChannelState {
   return (
@@ -183,7 +201,7 @@ function checkableHere(deps: ChannelDeps, payment: ChannelPayment, state: Channe
     state !== undefined &&
     payment.config.payerAuthorizer !== zeroAddress &&
     state.withdrawRequestedAt === 0 &&
-    deps.now() - state.onchainSyncedAt < deps.settings.freshMs
+    freshMirror(deps, state)
   );
 }
 
@@ -235,21 +253,27 @@ async function paid(
 ): Promise<{ next?: ChannelState; value: Outcome }> {
   const { route } = call;
   const price = route.amount;
-  if (current && payment.maxClaimableAmount !== BigInt(current.chargedCumulativeAmount) + price) {
+  const expected = (s: ChannelState) => BigInt(s.chargedCumulativeAmount) + price;
+  let state: ChannelState | undefined;
+  if (current && payment.maxClaimableAmount !== expected(current)) {
     const again = resent(current, payment, call);
-    return { value: { response: again ?? (await correctiveFor(deps, route, offer, payment, current)) } };
-  }
-  let state: ChannelState;
-  if (checkableHere(deps, payment, current)) {
+    if (again) return { value: { response: again } };
+    // Behind the state, or ahead of a state whose mirror is fresh: the payer resynchronises.
+    if (payment.maxClaimableAmount < expected(current) || freshMirror(deps, current))
+      return { value: { response: await correctiveFor(deps, route, offer, payment, current) } };
+    // Ahead of a stale state: the chain is asked (below), for a voucher its payer signed.
+    if (payment.config.payerAuthorizer !== zeroAddress && !signedByAuthorizer(deps, payment))
+      return { value: { response: required(deps, route, reason('voucher_signature')) } };
+  } else if (checkableHere(deps, payment, current)) {
     if (!signedByAuthorizer(deps, payment)) return { value: { response: required(deps, route, reason('voucher_signature')) } };
-    if (payment.maxClaimableAmount > BigInt(current.balance))
-      return { value: { response: required(deps, route, reason('cumulative_exceeds_balance')) } };
-    state = current;
-  } else {
+    // Above the mirrored balance, the chain decides (a top-up the state missed), not the mirror.
+    if (payment.maxClaimableAmount <= BigInt(current.balance)) state = current;
+  }
+  if (!state) {
     const verified = await verifyRemotely(deps, route, offer, payment);
     if ('response' in verified) return { value: verified };
     state = current ? mirrored(current, verified.snapshot, deps.now()) : fresh(payment, verified.snapshot, deps.now());
-    if (payment.maxClaimableAmount !== BigInt(state.chargedCumulativeAmount) + price) {
+    if (payment.maxClaimableAmount !== expected(state)) {
       // The chain says more was claimed than this server knows of (its state was lost): resynchronise.
       return { next: state, value: { response: corrective(deps, route, state) } };
     }
@@ -292,6 +316,7 @@ async function paid(
     signature: payment.signature,
     lastRequestTimestamp: now,
     unclaimedSince: charged > BigInt(state.totalClaimed) ? state.unclaimedSince || now : 0,
+    unreported: deps.outbox.add(state, { skill: route.name, amount: charge, cumulative: charged }),
   };
   const receipt = {
     success: true,
@@ -390,6 +415,7 @@ async function refund(
     ? mirrored(state, after, deps.now())
     : { ...state, balance: (BigInt(state.balance) - amount).toString(), totalClaimed: charged.toString() };
   next.unclaimedSince = 0;
+  next.unreported = deps.outbox.trim(next);
   const transaction = typeof receipt.transaction === 'string' ? receipt.transaction : '';
   const body = {
     success: true,
@@ -404,5 +430,6 @@ async function refund(
     { success: true, refunded: amount.toString(), timestamp: new Date(deps.now()).toISOString() },
     paymentResponse(body),
   );
-  return { next: amount === available ? null : next, value: { response: answer } };
+  // An emptied channel is forgotten, unless it keeps call records for the registry.
+  return { next: amount === available && !next.unreported ? null : next, value: { response: answer } };
 }

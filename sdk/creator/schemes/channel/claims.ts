@@ -15,6 +15,7 @@ import type { ChannelReader } from '../../../x402/channel-reader';
 import { FacilitatorUnavailableError } from '../../errors';
 import type { FacilitatorClient } from '../../facilitator-client';
 import { type CreatorLogger, errorText } from '../../logger';
+import type { CallOutbox } from './outbox';
 import type { ChannelRequirements, ChannelSettings } from './settings';
 import type { ChannelState, ChannelStore } from './store';
 
@@ -55,6 +56,8 @@ export interface ClaimerOptions {
   chain?: ChannelReader | undefined;
   logger: CreatorLogger;
   now?: () => number;
+  /** Call records the registry has are dropped from the states the claims write. */
+  outbox?: CallOutbox;
 }
 
 /** What one round of claims did. */
@@ -146,6 +149,14 @@ export function createClaimer(options: ClaimerOptions): Claimer {
     const requirements = options.requirements();
     if (!requirements) return { channels: 0 };
     const states = await store.list();
+    // A channel with nothing to claim is written only to drop the call records the registry has.
+    const { outbox } = options;
+    for (const s of states) {
+      if (!outbox || unclaimed(s) > 0n || !outbox.droppable(s)) continue;
+      await store.update(s.channelId, async (current) =>
+        current ? { next: { ...current, unreported: outbox.trim(current) }, value: undefined } : { value: undefined },
+      );
+    }
     // Once after a start: a previous run may have claimed without settling (not when nothing was ever claimed).
     if (!started) {
       started = true;
@@ -195,7 +206,12 @@ export function createClaimer(options: ClaimerOptions): Claimer {
         const claimed = BigInt(s.chargedCumulativeAmount) > BigInt(current.totalClaimed) ? s.chargedCumulativeAmount : current.totalClaimed;
         const rest = BigInt(current.chargedCumulativeAmount) > BigInt(claimed);
         return {
-          next: { ...current, totalClaimed: claimed, unclaimedSince: rest ? current.unclaimedSince || now() : 0 },
+          next: {
+            ...current,
+            totalClaimed: claimed,
+            unclaimedSince: rest ? current.unclaimedSince || now() : 0,
+            unreported: options.outbox ? options.outbox.trim(current) : current.unreported,
+          },
           value: undefined,
         };
       });

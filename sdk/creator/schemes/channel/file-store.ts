@@ -3,76 +3,63 @@
  * journal in a folder before the call that made it is answered. Changes arriving together share
  * one `fdatasync` (group commit): each call waits until the write holding its record is durable,
  * so a server killed at any instant (SIGKILL, power loss) never loses a voucher it answered for.
- * The journal is folded into one snapshot file (`channels.json`, written to a temporary file,
- * fsync'd, renamed, the folder fsync'd) at start and whenever it grows past a few megabytes; a
- * torn last line (a write that never finished, so never answered) is ignored. Per-channel
- * `0x….json` files left by earlier versions are read once and folded in. One process owns the
- * folder: a `.lock` file names its pid, and a second server on the same folder fails at start (a
- * lock left by a dead process is taken over). Several instances of one server share channels
- * through PostgreSQL.
+ * The journal is folded into one snapshot file (`channels.snapshot`, written to a temporary file,
+ * fsync'd, renamed, the folder fsync'd) at start and whenever it grows past a few megabytes. Every
+ * record carries a checksum (journal.ts): a torn last line (a write that never finished, so never
+ * answered) is ignored; a damaged record is skipped with an error naming it, the channels' later
+ * records are kept, the damaged journal is kept beside as `….damaged-<time>`, and every channel is
+ * read from the chain at its next call. A damaged snapshot stops the store from opening (nothing
+ * is dropped unnoticed) until it is opened with `repair`: then what is readable is kept, the
+ * damaged file is kept beside, and channels it lost start again from what the chain shows.
+ * Per-channel `0x….json` files and the `channels.json` snapshot of earlier versions are read once
+ * and folded in. One process owns the folder: a `.lock` file names its pid, and a second server on
+ * the same folder fails at start (a lock left by a dead process is taken over). Several instances
+ * of one server share channels through PostgreSQL.
  */
 import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ServeConfigError } from '../../errors';
+import { ChannelStoreDamagedError, ServeConfigError } from '../../errors';
+import { consoleLogger, type CreatorLogger } from '../../logger';
 import { type ChannelState, type ChannelStore, keyedMutex } from './store';
 import { journalWriter, readJournal } from './journal';
+import { LEGACY_SNAPSHOT, readLegacySnapshot, readSnapshot, SNAPSHOT, type SnapshotRead, writeSnapshot } from './snapshot';
 
 const LEGACY_FILE = /^0x[0-9a-f]{64}\.json$/;
 const JOURNAL = /^journal-(\d+)\.log$/;
-const SNAPSHOT = 'channels.json';
 /** A journal this large is folded into the snapshot and a new one started. */
 const JOURNAL_LIMIT = 8 * 1024 * 1024;
+
+/** Options of {@link fileChannelStore}. */
+export interface FileStoreOptions {
+  /** Where damage found at opening is reported; default the console. */
+  logger?: CreatorLogger;
+  /**
+   * Open even when the snapshot is damaged: keep what is readable, keep the damaged file beside
+   * (`….damaged-<time>`), and let the channels it lost start again from the chain (what was charged
+   * on them and not yet claimed is lost). `market serve --repair-channels` opens the folder this way.
+   */
+  repair?: boolean;
+}
 
 /**
  * A store of channel states in `folder` (created when missing), owned by this process.
  *
  * @throws ServeConfigError when another live process owns the folder
+ * @throws ChannelStoreDamagedError when the snapshot is damaged (without `repair`)
  * @example const store = await fileChannelStore('.market/channels');
  */
-export async function fileChannelStore(folder: string): Promise<ChannelStore> {
+export async function fileChannelStore(folder: string, options: FileStoreOptions = {}): Promise<ChannelStore> {
   await mkdir(folder, { recursive: true });
   const lockFile = join(folder, '.lock');
   await takeLock(lockFile, folder);
-  const states = new Map<string, ChannelState>();
-  const names = await readdir(folder);
-  const legacy = names.filter((name) => LEGACY_FILE.test(name));
-  for (const name of legacy) {
-    const state = await readJson<ChannelState>(join(folder, name));
-    if (state) states.set(state.channelId.toLowerCase(), state);
-  }
-  for (const [id, state] of Object.entries((await readJson<Record<string, ChannelState>>(join(folder, SNAPSHOT))) ?? {})) {
-    states.set(id, state);
-  }
-  const journals = names
-    .map((name) => JOURNAL.exec(name))
-    .filter((m): m is RegExpExecArray => m !== null)
-    .sort((a, b) => Number(a[1]) - Number(b[1]));
-  for (const m of journals) {
-    for (const { channelId, state } of await readJournal(join(folder, m[0]))) {
-      if (state) states.set(channelId, state);
-      else states.delete(channelId);
-    }
-  }
   const syncFolder = () => fsyncPath(folder);
-  const writeSnapshot = async (all: Map<string, ChannelState>) => {
-    const path = join(folder, SNAPSHOT);
-    const temporary = `${path}.${process.pid}.tmp`;
-    const file = await open(temporary, 'w', 0o600);
-    try {
-      await file.writeFile(JSON.stringify(Object.fromEntries(all)));
-      await file.sync();
-    } finally {
-      await file.close();
-    }
-    await rename(temporary, path);
-    await syncFolder();
-  };
-  // Fold what was found into one snapshot, so the journal starts empty.
-  let sequence = journals.length > 0 ? Number(journals.at(-1)![1]) + 1 : 1;
-  if (legacy.length > 0 || journals.length > 0) {
-    await writeSnapshot(states);
-    for (const name of [...legacy, ...journals.map((m) => m[0])]) await rm(join(folder, name), { force: true });
-    await syncFolder();
+  let states: Map<string, ChannelState>;
+  let sequence: number;
+  try {
+    ({ states, sequence } = await recover(folder, options, syncFolder));
+  } catch (error) {
+    await rm(lockFile, { force: true });
+    throw error;
   }
   let journal = await journalWriter(join(folder, `journal-${sequence}.log`), syncFolder);
 
@@ -88,7 +75,7 @@ export async function fileChannelStore(folder: string): Promise<ChannelStore> {
       // Memory takes a change before its record is appended: once the old journal's last write is
       // durable, every change in it is in `states`, and the snapshot holds them.
       await old.close();
-      await writeSnapshot(new Map(states));
+      await writeSnapshot(folder, new Map(states), syncFolder);
       await rm(old.path, { force: true });
       await syncFolder();
     })()
@@ -135,13 +122,81 @@ export async function fileChannelStore(folder: string): Promise<ChannelStore> {
   };
 }
 
-async function readJson<T>(path: string): Promise<T | undefined> {
-  try {
-    return JSON.parse(await readFile(path, 'utf8')) as T;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
+/**
+ * Reads everything the folder holds (legacy files, snapshot, journals, in that order), reports and
+ * sets aside what is damaged, folds the rest into one snapshot, and answers the states and the
+ * number of the journal to start.
+ */
+async function recover(folder: string, options: FileStoreOptions, syncFolder: () => Promise<void>) {
+  const logger = options.logger ?? consoleLogger;
+  const at = Date.now();
+  const states = new Map<string, ChannelState>();
+  const names = await readdir(folder);
+  const legacy = names.filter((name) => LEGACY_FILE.test(name));
+  for (const name of legacy) {
+    const text = await readFile(join(folder, name), 'utf8');
+    try {
+      const state = JSON.parse(text) as ChannelState;
+      states.set(state.channelId.toLowerCase(), state);
+    } catch (error) {
+      throw new ChannelStoreDamagedError(
+        `the channel file ${join(folder, name)} of an earlier version cannot be read (${String(error)}): repair or remove it`,
+      );
+    }
   }
+  /** Files to keep beside, damaged, when the folder is folded. */
+  const aside: string[] = [];
+  for (const [name, read] of [
+    [LEGACY_SNAPSHOT, await readLegacySnapshot(folder)],
+    [SNAPSHOT, await readSnapshot(folder)],
+  ] as [string, SnapshotRead | undefined][]) {
+    if (!read) continue;
+    for (const [id, state] of read.states) states.set(id, state);
+    if (read.problems.length === 0) continue;
+    const path = join(folder, name);
+    const what = `the channel snapshot ${path} is damaged: ${read.problems.join('; ')}`;
+    if (!options.repair) {
+      throw new ChannelStoreDamagedError(
+        `${what}. Channel sales stay stopped so that no voucher is dropped unnoticed: restore the folder from a backup, or start once with \`market serve <module> --repair-channels\` (fileChannelStore(folder, { repair: true })) to keep what is readable (${read.states.size} channel(s)) and start the others again from what the chain shows`,
+      );
+    }
+    logger.error(`${what}; repaired: ${read.states.size} channel(s) kept, the others start again from what the chain shows`, {
+      keptAs: `${path}.damaged-${at}`,
+    });
+    aside.push(name);
+  }
+  const journals = names
+    .map((name) => JOURNAL.exec(name))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .sort((a, b) => Number(a[1]) - Number(b[1]));
+  for (const [name] of journals) {
+    const { records, damaged } = await readJournal(join(folder, name));
+    for (const { channelId, state } of records) {
+      if (state) states.set(channelId, state);
+      else states.delete(channelId);
+    }
+    if (damaged.length === 0) continue;
+    const lines = damaged.map((d) => `line ${d.line} (${d.reason}${d.channelId ? `, channel ${d.channelId}` : ''})`).join(', ');
+    logger.error(
+      `the channel journal ${join(folder, name)} has ${damaged.length} damaged record(s): ${lines}. Skipped; every later record is kept, and every channel is read from the chain at its next call`,
+      { keptAs: join(folder, `${name}.damaged-${at}`) },
+    );
+    aside.push(name);
+  }
+  if (aside.length > 0) {
+    // What was lost is not known here: every mirror is read again, and a charge behind the chain is raised to it.
+    for (const [id, state] of states) states.set(id, { ...state, onchainSyncedAt: 0 });
+  }
+  // Fold what was found into one snapshot, so the journal starts empty.
+  const sequence = journals.length > 0 ? Number(journals.at(-1)![1]) + 1 : 1;
+  const folded = [...legacy, ...journals.map((m) => m[0]), ...(names.includes(LEGACY_SNAPSHOT) ? [LEGACY_SNAPSHOT] : [])];
+  if (folded.length > 0 || aside.length > 0) {
+    for (const name of aside) await rename(join(folder, name), join(folder, `${name}.damaged-${at}`));
+    await writeSnapshot(folder, states, syncFolder);
+    for (const name of folded) if (!aside.includes(name)) await rm(join(folder, name), { force: true });
+    await syncFolder();
+  }
+  return { states, sequence };
 }
 
 async function fsyncPath(path: string): Promise<void> {

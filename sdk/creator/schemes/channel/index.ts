@@ -1,17 +1,18 @@
 /**
  * Payment channels (x402 `batch-settlement`) on the skill server: the offer beside `exact` for the
  * skills its settings choose (once a receiver authorizer is known), the calls and refunds paid over
- * a channel (call.ts), the store that keeps the vouchers (store.ts) and the claims that turn them
- * into money (claims.ts).
+ * a channel (call.ts), the store that keeps the vouchers (store.ts) and the call records for the
+ * registry (outbox.ts), and the claims that turn vouchers into money (claims.ts).
  */
-import { BATCH_SETTLEMENT_SCHEME } from '../../../x402/index';
+import { BATCH_SETTLEMENT_SCHEME, formatPrice } from '../../../x402/index';
 import type { ChannelReader } from '../../../x402/channel-reader';
 import type { FacilitatorClient } from '../../facilitator-client';
 import type { CreatorLogger } from '../../logger';
-import type { BaseRoute, SchemeKit, ServerScheme } from '../../scheme';
+import type { BaseRoute, SchemeKit, ServerScheme, SettledCall } from '../../scheme';
 import { channelCall } from './call';
 import { createClaimer, type ClaimRound } from './claims';
 import { lazyFileStore } from './lazy-store';
+import { createCallOutbox } from './outbox';
 import { channelRequirements, offersChannel, type ChannelRequirements, type ChannelSettings } from './settings';
 
 export interface ChannelSchemeDeps {
@@ -25,6 +26,10 @@ export interface ChannelSchemeDeps {
   /** The chain, for the claimer to see withdrawals on channels that make no calls. */
   chain?: ChannelReader | undefined;
   now?: () => number;
+  /** Whether calls are reported to the registry: each call's record is then kept with its channel until {@link ChannelScheme.delivered}. */
+  reportCalls?: boolean;
+  /** The token's decimals (the amounts of kept records, for people). */
+  decimals?: number;
 }
 
 /** The channel scheme, with what the skill server controls of it besides calls. */
@@ -33,6 +38,13 @@ export interface ChannelScheme extends ServerScheme {
   useReceiverAuthorizer(address: string): boolean;
   /** Claims and settles now every channel with an unclaimed charge (`all`), or only those due. */
   claim(all: boolean): Promise<ClaimRound>;
+  /**
+   * The call records the channels keep for the registry (those of an earlier run not yet delivered).
+   * Opens a file store that holds channels; rejects (ChannelStoreDamagedError) when it is damaged.
+   */
+  keptCalls(): Promise<SettledCall[]>;
+  /** Call tracking delivered this channel call's record (or the registry refused it for good): the channel need not keep it. */
+  delivered(call: SettledCall): void;
 }
 
 export function createChannelScheme(deps: ChannelSchemeDeps): ChannelScheme {
@@ -41,7 +53,9 @@ export function createChannelScheme(deps: ChannelSchemeDeps): ChannelScheme {
   let receiverAuthorizer = settings.authorizer?.address ?? deps.receiverAuthorizer;
   /** The last offer made: claims are sent with it (every offer shares receiver and token). */
   let lastOffer: ChannelRequirements | undefined;
-  const store = typeof settings.store === 'string' ? lazyFileStore(settings.store) : settings.store;
+  const store = typeof settings.store === 'string' ? lazyFileStore(settings.store, deps.logger) : settings.store;
+  const outbox = createCallOutbox(deps.reportCalls ?? false);
+  const network = `eip155:${deps.chainId}`;
   const claimer = createClaimer({
     store,
     facilitator: deps.facilitator,
@@ -51,8 +65,9 @@ export function createChannelScheme(deps: ChannelSchemeDeps): ChannelScheme {
     chain: deps.chain,
     logger: deps.logger,
     now,
+    outbox,
   });
-  const call = { kit: deps.kit, facilitator: deps.facilitator, store, settings, chainId: deps.chainId, logger: deps.logger, now };
+  const call = { kit: deps.kit, facilitator: deps.facilitator, store, settings, chainId: deps.chainId, logger: deps.logger, now, outbox };
 
   return {
     id: BATCH_SETTLEMENT_SCHEME,
@@ -71,6 +86,28 @@ export function createChannelScheme(deps: ChannelSchemeDeps): ChannelScheme {
       return true;
     },
     claim: (all) => claimer.run(all),
+    async keptCalls() {
+      const states = await store.list();
+      return states.flatMap((state) =>
+        outbox.records(state).map(
+          (record): SettledCall => ({
+            skill: record.skill,
+            scheme: BATCH_SETTLEMENT_SCHEME,
+            amount: formatPrice(record.amount, deps.decimals ?? 6),
+            amountAtomic: record.amount.toString(),
+            payer: state.config.payer,
+            transaction: '',
+            nonce: '',
+            network,
+            channelId: state.channelId.toLowerCase(),
+            chargedCumulativeAmount: record.cumulative.toString(),
+          }),
+        ),
+      );
+    },
+    delivered(call) {
+      if (call.channelId && call.chargedCumulativeAmount) outbox.acknowledge(call.channelId, call.chargedCumulativeAmount);
+    },
     async close() {
       claimer.stop();
       await store.close();

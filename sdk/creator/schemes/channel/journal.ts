@@ -1,9 +1,16 @@
 /**
  * An append-only journal of channel states with group commit: records appended while a write is
  * in progress wait and go together in the next write, followed by one `fdatasync`; each append
- * resolves only once its record is durable. One JSON line per record; reading stops at a line
- * that does not parse (the torn end of a write cut short by a crash, which nobody was answered for).
+ * resolves only once its record is durable.
+ *
+ * One line per record: a checksum of the record's JSON (16 hex digits of its SHA-256), a space, the
+ * JSON. A line that fails its checksum or does not parse is damaged: the reader skips it and says
+ * which one it was, and keeps every later record. A last line without its newline is the torn end
+ * of a write cut short by a crash (nobody was answered for it). Lines written by earlier versions
+ * (the JSON alone, starting with `{`) are read as they are. The channel snapshot is written in the
+ * same form (snapshot.ts).
  */
+import { createHash } from 'node:crypto';
 import { writeSync } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
 import type { ChannelState } from './store';
@@ -12,6 +19,84 @@ import type { ChannelState } from './store';
 export interface JournalRecord {
   channelId: string;
   state: ChannelState | null;
+}
+
+/** A line that is not a whole record: where it is, why, and the channel it names when that can be read. */
+export interface DamagedLine {
+  line: number;
+  reason: string;
+  channelId?: string;
+}
+
+/** What a file of checksummed lines holds. */
+export interface Lines {
+  /** The values of the good lines, with their line numbers (from 1). */
+  values: { line: number; value: unknown }[];
+  /** Complete lines that are damaged. */
+  damaged: DamagedLine[];
+  /** Whether the file ends in a line without its newline (a write cut short). */
+  torn: boolean;
+}
+
+const sum = (json: string) => createHash('sha256').update(json).digest('hex').slice(0, 16);
+const CHECKED = /^([0-9a-f]{16}) (.*)$/s;
+const NAMED_CHANNEL = /"channelId":"(0x[0-9a-fA-F]{64})"/;
+
+/** `value` as one checksummed line (newline included). */
+export function encodeLine(value: unknown): string {
+  const json = JSON.stringify(value);
+  return `${sum(json)} ${json}\n`;
+}
+
+/** Reads checksummed lines (and lines of bare JSON, as earlier versions wrote them). */
+export function decodeLines(text: string): Lines {
+  const lines = text.split('\n');
+  // The piece after the last newline: empty for a file that ends well, else a write cut short.
+  const last = lines.pop() ?? '';
+  const result: Lines = { values: [], damaged: [], torn: last !== '' };
+  for (const [index, line] of lines.entries()) {
+    if (line === '') continue;
+    const damaged = (reason: string) => {
+      const channelId = NAMED_CHANNEL.exec(line)?.[1]?.toLowerCase();
+      result.damaged.push({ line: index + 1, reason, ...(channelId ? { channelId } : {}) });
+    };
+    let json = line;
+    if (!line.startsWith('{')) {
+      const checked = CHECKED.exec(line);
+      if (!checked) {
+        damaged('no checksum');
+        continue;
+      }
+      json = checked[2]!;
+      if (sum(json) !== checked[1]) {
+        damaged('checksum mismatch');
+        continue;
+      }
+    }
+    try {
+      result.values.push({ line: index + 1, value: JSON.parse(json) as unknown });
+    } catch {
+      damaged('not JSON');
+    }
+  }
+  return result;
+}
+
+/** Whether `value` is a journal record. */
+export function isJournalRecord(value: unknown): value is JournalRecord {
+  const record = value as Partial<JournalRecord> | null;
+  return typeof record?.channelId === 'string' && typeof record.state === 'object';
+}
+
+/** The records of the journal at `path`, in order; lines that are not records are reported as damaged. */
+export async function readJournal(path: string): Promise<{ records: JournalRecord[]; damaged: DamagedLine[]; torn: boolean }> {
+  const { values, damaged, torn } = decodeLines(await readFile(path, 'utf8'));
+  const records: JournalRecord[] = [];
+  for (const { line, value } of values) {
+    if (isJournalRecord(value)) records.push(value);
+    else damaged.push({ line, reason: 'not a channel record' });
+  }
+  return { records, damaged: damaged.sort((a, b) => a.line - b.line), torn };
 }
 
 export interface JournalWriter {
@@ -69,7 +154,7 @@ export async function journalWriter(path: string, syncFolder: () => Promise<void
     append(record) {
       if (broken !== undefined) return Promise.reject(new Error(`the channel journal ${path} failed: ${String(broken)}`));
       return new Promise<void>((resolve, reject) => {
-        lines.push(`${JSON.stringify(record)}\n`);
+        lines.push(encodeLine(record));
         waiters.push({ resolve, reject });
         flushing ??= flush();
       });
@@ -80,22 +165,4 @@ export async function journalWriter(path: string, syncFolder: () => Promise<void
       await file.close();
     },
   };
-}
-
-/** The records of the journal at `path`, in order, up to the first line that is not a whole record. */
-export async function readJournal(path: string): Promise<JournalRecord[]> {
-  const text = await readFile(path, 'utf8');
-  const records: JournalRecord[] = [];
-  for (const line of text.split('\n')) {
-    if (line === '') continue;
-    let record: JournalRecord;
-    try {
-      record = JSON.parse(line) as JournalRecord;
-    } catch {
-      break;
-    }
-    if (typeof record?.channelId !== 'string') break;
-    records.push(record);
-  }
-  return records;
 }

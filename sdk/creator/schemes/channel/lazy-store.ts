@@ -4,14 +4,15 @@
  * are owed).
  */
 import { existsSync } from 'node:fs';
+import type { CreatorLogger } from '../../logger';
 import { fileChannelStore } from './file-store';
 import type { ChannelStore } from './store';
 
-export function lazyFileStore(folder: string): ChannelStore {
+export function lazyFileStore(folder: string, logger: CreatorLogger): ChannelStore {
   let opened: Promise<ChannelStore> | undefined;
-  // A folder still held by a process on its way out (a restart) is tried again at the next use.
+  // A folder still held by a process on its way out (a restart), or damaged, is tried again at the next use.
   const store = () =>
-    (opened ??= fileChannelStore(folder).catch((error: unknown) => {
+    (opened ??= fileChannelStore(folder, { logger }).catch((error: unknown) => {
       opened = undefined;
       throw error;
     }));

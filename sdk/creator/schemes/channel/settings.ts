@@ -40,6 +40,9 @@ export const DEFAULT_WITHDRAW_DELAY = 3600;
  */
 export const DEFAULT_SETTLE_WITHIN_MS = 10 * 60_000;
 
+/** Where the file channel store keeps its folder by default, relative to the working directory. */
+export const DEFAULT_CHANNELS_DIR = '.market/channels';
+
 /** `serve({ channels })` as an object; `true` is all defaults, `false` turns channels off. */
 export interface ChannelSettingsInput {
   /** Skills priced below this offer channels unless the skill says otherwise (`skill({ channels })`); default {@link DEFAULT_CHANNEL_THRESHOLD}. */
@@ -116,7 +119,7 @@ export function channelSettings(option: ChannelOption | undefined, decimals: num
     all: given.all,
     authorizer,
     withdrawDelay: whole(given.withdrawDelay ?? DEFAULT_WITHDRAW_DELAY, 'withdrawDelay', MIN_WITHDRAW_DELAY, MAX_WITHDRAW_DELAY),
-    store: given.store ?? '.market/channels',
+    store: given.store ?? DEFAULT_CHANNELS_DIR,
     minDeposit: given.minDeposit === undefined ? undefined : price(given.minDeposit, 'minDeposit'),
     claimAbove: price(given.claimAbove ?? '$1', 'claimAbove'),
     claimWithinMs: whole(given.claimWithinMs ?? 5 * 60_000, 'claimWithinMs', 1000),

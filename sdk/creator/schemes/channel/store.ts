@@ -39,7 +39,18 @@ export interface ChannelState {
    * larger than the store keeps or the state was written by an older version.
    */
   lastAnswer?: StoredAnswer;
+  /**
+   * The call records of this channel not yet known to have reached the registry (call tracking's
+   * durable outbox), oldest first; absent when there are none or tracking is off.
+   */
+  unreported?: UnreportedCalls;
 }
+
+/**
+ * Call records kept for the registry, as runs: `count` consecutive calls of `skill`, each charged
+ * `amount`, the first taking the channel's cumulative charge to `first` (atomic units).
+ */
+export type UnreportedCalls = { skill: string; amount: string; first: string; count: number }[];
 
 /** A paid answer as a channel keeps it for a resend: what the call was (skill and input digest), its body and its receipt. */
 export interface StoredAnswer {
