@@ -5,10 +5,10 @@
  */
 import type { Address } from 'viem';
 import { readAllowedAssets } from '../payment/assets';
-import { channelScheme, createChannelReader, type ChannelReader, type ChannelScheme } from '../payment/channel';
-import { type ChannelStore, fileChannelStore, memoryChannelStore } from '../payment/channel-store';
-import { refundChannel } from '../payment/refund-door';
-import { exactScheme } from '../payment/exact';
+import { channelScheme, createChannelReader, type ChannelReader, type ChannelScheme } from '../payment/schemes/channel';
+import { type ChannelStore, fileChannelStore, memoryChannelStore } from '../payment/schemes/channel/store';
+import { refundChannel } from '../payment/schemes/channel/refund-door';
+import { exactScheme } from '../payment/schemes/exact';
 import type { PaymentScheme } from '../payment/scheme';
 import { PAYMENT_DEFAULTS, PaymentPipeline } from '../payment/pipeline';
 import { checkInput } from '../payment/preflight';

@@ -3,7 +3,7 @@
  * the options that shape both.
  */
 import type { FetchLike } from '../http/exchange';
-import type { ChannelStore } from '../payment/channel-store';
+import type { ChannelStore } from '../payment/schemes/channel/store';
 import type { ChannelConfig } from '../x402/index';
 import type { AllowedAsset, PaymentMode } from '../payment/types';
 import type { PaymentQuote } from '../payment/call';

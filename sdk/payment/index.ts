@@ -5,8 +5,8 @@
  */
 export { PaymentPipeline, type PaymentPipelineOptions, type PaymentCallOptions } from './pipeline';
 export type { PaidCall, PaymentQuote, Quote } from './call';
-export { depositFor, type DepositInput } from './deposit';
-export { exactScheme, type ExactSchemeOptions } from './exact';
+export { depositFor, type DepositInput } from './schemes/channel/deposit';
+export { exactScheme, type ExactSchemeOptions } from './schemes/exact';
 export {
   channelScheme,
   createChannelReader,
@@ -15,8 +15,8 @@ export {
   type ChannelPayload,
   type ChannelReader,
   type ChannelOnChain,
-} from './channel';
-export { fileChannelStore, memoryChannelStore, type ChannelRecord, type ChannelStore } from './channel-store';
+} from './schemes/channel';
+export { fileChannelStore, memoryChannelStore, type ChannelRecord, type ChannelStore } from './schemes/channel/store';
 export type {
   PaymentScheme,
   SchemeId,
@@ -47,4 +47,4 @@ export { reasonOf, resultOf } from './answer';
 export { chooseTerms, readOfferedTerms, type OfferedTerms } from './terms';
 export { InputValidationError, TermsMismatchError, SpendingLimitError, SkillCallError, PaidCallError, type TermsField } from './errors';
 export type { PaymentReceipt, CallResult, PaymentMode, AllowedAsset, SpendingSnapshot } from './types';
-export { refundChannel, type RefundOptions, type RefundOutcome } from './refund-door';
+export { refundChannel, type RefundOptions, type RefundOutcome } from './schemes/channel/refund-door';

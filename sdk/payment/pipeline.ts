@@ -7,7 +7,7 @@ import type { FetchLike } from '../http/exchange';
 import type { Skill } from '../registry/read';
 import { normalizeNetwork, type Caip2Network } from '../x402/index';
 import { PaidCall, type CallContext, type PaymentQuote } from './call';
-import { exactScheme } from './exact';
+import { exactScheme } from './schemes/exact';
 import type { ChosenTerms, PaymentScheme, Terms, TermsPolicy } from './scheme';
 import type { PaymentSigner } from './signer';
 import { SpendingLedger } from './spending';

@@ -1,7 +1,7 @@
 /**
  * Payment schemes as the consumer pipeline drives them: the seam between the one pipeline
- * (PaymentPipeline, call.ts) and what differs per x402 scheme: `exact` (exact.ts) and
- * `batch-settlement` (payment channels, channel.ts) implement it.
+ * (PaymentPipeline, call.ts) and what differs per x402 scheme: `exact` (schemes/exact.ts) and
+ * `batch-settlement` (payment channels, schemes/channel/) implement it.
  *
  * ## The pipeline, and who decides what
  *
@@ -28,7 +28,7 @@
  *    the receipt, the budget (released only when certainly not charged) and the result or error.
  *    {@link PaymentScheme.finish} then closes the payment once, with what it cost.
  *
- * ## batch-settlement (channel.ts)
+ * ## batch-settlement (schemes/channel/)
  *
  * State (channel records) stays inside the scheme and its store; `sign` holds the channel's lock
  * until `finish`; `onAnswer` checks the channel's PAYMENT-RESPONSE and reports a broken one as a

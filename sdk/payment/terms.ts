@@ -20,7 +20,7 @@ import {
 import { acceptedAsset, amountIn, type AcceptedAsset } from './assets';
 import { text } from './checks';
 import { TermsMismatchError } from './errors';
-import { exactScheme } from './exact';
+import { exactScheme } from './schemes/exact';
 import type { ChosenTerms, PaymentScheme, Terms, TermsPolicy, TermsProblem } from './scheme';
 
 /** What a 402 answer offers. */

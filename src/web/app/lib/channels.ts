@@ -4,7 +4,7 @@
  * the session key that signs vouchers. The key is the channels' payerAuthorizer: it can sign for
  * no more than a channel holds (the visitor's deposits, sized by the SDK's deposit policy), and only to that
  * channel's receiver; it never touches the wallet's other funds. A lost record is rebuilt from the
- * server's corrective 402 (sdk/payment/channel.ts), so storage is a convenience.
+ * server's corrective 402 (sdk/payment/schemes/channel), so storage is a convenience.
  */
 import { signal } from '@preact/signals';
 import type { ChannelRecord, ChannelStore } from 'skill-market/client';

@@ -1,4 +1,4 @@
-import { MarketError } from '../http/errors';
+import { MarketError } from '../../../http/errors';
 
 /** Calls' worth one deposit aims to cover. */
 export const DEPOSIT_CALLS = 10n;

@@ -4,9 +4,9 @@
  * chain, which is what makes every resend safe: a re-signed payment (fast mode's fallback to the
  * server's terms) keeps the refused one's nonce, so at most one of the two can ever settle.
  */
-import type { ChargeState } from '../http/errors';
-import type { Answer } from '../http/exchange';
-import type { Skill } from '../registry/read';
+import type { ChargeState } from '../../http/errors';
+import type { Answer } from '../../http/exchange';
+import type { Skill } from '../../registry/read';
 import {
   encodePaymentPayload,
   FACILITATOR_REASONS,
@@ -18,10 +18,10 @@ import {
   type ExactEvmPayload,
   type Hex,
   type PaymentRequirements,
-} from '../x402/index';
-import { amountIn, defaultAsset } from './assets';
-import type { ChosenTerms, PaymentScheme, Refusal, RefusalVerdict, Settlement, SignedPayment, Terms, TermsPolicy } from './scheme';
-import { malformedTerms, tokenDomainProblem, windowProblem } from './checks';
+} from '../../x402/index';
+import { amountIn, defaultAsset } from '../assets';
+import type { ChosenTerms, PaymentScheme, Refusal, RefusalVerdict, Settlement, SignedPayment, Terms, TermsPolicy } from '../scheme';
+import { malformedTerms, tokenDomainProblem, windowProblem } from '../checks';
 
 /** The marketplace's documented window, used for terms built from a listing. */
 const LISTING_TIMEOUT_SECONDS = 60;

@@ -10,7 +10,7 @@
  * with the reason in plain words: the timed withdrawal on chain is then the payer's way out.
  */
 import { getAddress, recoverTypedDataAddress } from 'viem';
-import { type Answer, exchange, type FetchLike, isRecord } from '../http/exchange';
+import { type Answer, exchange, type FetchLike, isRecord } from '../../../http/exchange';
 import {
   batchSettlementDomain,
   decodeBase64Json,
@@ -21,9 +21,9 @@ import {
   parseCaip2,
   voucherTypes,
   X_PAYMENT_RESPONSE_HEADER,
-} from '../x402/index';
-import type { ChannelRecord } from './channel-store';
-import type { PaymentSigner } from './signer';
+} from '../../../x402/index';
+import type { ChannelRecord } from './store';
+import type { PaymentSigner } from '../../signer';
 
 /** What a cooperative refund came to. */
 export type RefundOutcome =

@@ -4,7 +4,7 @@
  * atomically: write, then rename). A lost record is rebuilt from the chain and the server's
  * corrective 402 (channel.ts), so the file is a convenience, never the only truth.
  */
-import type { ChannelConfig, Hex } from '../x402/index';
+import type { ChannelConfig, Hex } from '../../../x402/index';
 
 /** One channel as this client knows it; amounts are atomic token units as decimal strings. */
 export interface ChannelRecord {

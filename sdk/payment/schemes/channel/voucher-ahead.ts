@@ -6,8 +6,8 @@
  * signed ahead is used only when it is exactly the one the next call would sign (channel, signer,
  * cumulative amount); otherwise it is dropped. It stays in memory until a call sends it.
  */
-import { batchSettlementDomain, type Hex, voucherDigest, voucherTypes } from '../x402/index';
-import type { PaymentSigner } from './signer';
+import { batchSettlementDomain, type Hex, voucherDigest, voucherTypes } from '../../../x402/index';
+import type { PaymentSigner } from '../../signer';
 
 interface Ahead {
   max: bigint;

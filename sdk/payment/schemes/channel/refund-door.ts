@@ -1,10 +1,10 @@
 /**
- * The payer's cooperative refund (channel-refund.ts), loaded when first asked: a page or program
+ * The payer's cooperative refund (refund.ts), loaded when first asked: a page or program
  * that only pays does not carry it.
  */
-import type { RefundOptions, RefundOutcome } from './channel-refund';
+import type { RefundOptions, RefundOutcome } from './refund';
 
-export type { RefundOptions, RefundOutcome } from './channel-refund';
+export type { RefundOptions, RefundOutcome } from './refund';
 
 /**
  * Asks a payment channel's server for the unspent deposit back: the channel's voucher signer
@@ -16,5 +16,5 @@ export type { RefundOptions, RefundOutcome } from './channel-refund';
  * if (outcome.type === 'refunded') console.log(`${outcome.amount} back in ${outcome.transaction}`);
  */
 export async function refundChannel(options: RefundOptions): Promise<RefundOutcome> {
-  return (await import('./channel-refund')).refundChannel(options);
+  return (await import('./refund')).refundChannel(options);
 }

@@ -12,8 +12,8 @@
  * the budget has room for one more call; a corrective 402, a smaller charge or a lost answer drops it.
  */
 import { type Address, getAddress, isAddress, recoverTypedDataAddress, zeroAddress } from 'viem';
-import { MarketError, type ChargeState } from '../http/errors';
-import { isRecord, type Answer } from '../http/exchange';
+import { MarketError, type ChargeState } from '../../../http/errors';
+import { isRecord, type Answer } from '../../../http/exchange';
 import {
   batchSettlementDomain,
   type ChannelConfig,
@@ -32,17 +32,17 @@ import {
   voucherDigest,
   voucherTypes,
   X_PAYMENT_RESPONSE_HEADER,
-} from '../x402/index';
-import type { ChannelReader } from '../x402/channel-reader';
-import { text, tokenDomainProblem, windowProblem } from './checks';
-import { type ChannelRecord, type ChannelStore, memoryChannelStore } from './channel-store';
-import type { PaymentScheme, Refusal, RefusalVerdict, Settlement, SignedPayment, Terms } from './scheme';
-import type { PaymentSigner } from './signer';
+} from '../../../x402/index';
+import type { ChannelReader } from '../../../x402/channel-reader';
+import { text, tokenDomainProblem, windowProblem } from '../../checks';
+import { type ChannelRecord, type ChannelStore, memoryChannelStore } from './store';
+import type { PaymentScheme, Refusal, RefusalVerdict, Settlement, SignedPayment, Terms } from '../../scheme';
+import type { PaymentSigner } from '../../signer';
 import { vouchersAhead } from './voucher-ahead';
 import { DEFAULT_MAX_DEPOSIT, DEPOSIT_CALLS, depositFor } from './deposit';
-import { BYTES32_PATTERN } from '../x402/patterns';
+import { BYTES32_PATTERN } from '../../../x402/patterns';
 
-export { type ChannelOnChain, type ChannelReader, createChannelReader } from '../x402/channel-reader';
+export { type ChannelOnChain, type ChannelReader, createChannelReader } from '../../../x402/channel-reader';
 
 const ZERO_SALT = `0x${'0'.repeat(64)}` as Hex;
 const CUMULATIVE_MISMATCH = 'invalid_batch_settlement_evm_cumulative_amount_mismatch';
