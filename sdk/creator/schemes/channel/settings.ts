@@ -40,7 +40,11 @@ export const DEFAULT_WITHDRAW_DELAY = 3600;
  */
 export const DEFAULT_SETTLE_WITHIN_MS = 10 * 60_000;
 
-/** Where the file channel store keeps its folder by default, relative to the working directory. */
+/**
+ * Where the file channel store keeps its folder by default, relative to the working directory.
+ *
+ * @example fileChannelStore(join(process.cwd(), DEFAULT_CHANNELS_DIR), { repair: true }) // repair the default folder
+ */
 export const DEFAULT_CHANNELS_DIR = '.market/channels';
 
 /** `serve({ channels })` as an object; `true` is all defaults, `false` turns channels off. */
