@@ -78,7 +78,7 @@ describe('money back from a channel, from the page', () => {
     await page.getByRole('heading', { name: 'Confirm the payment' }).waitFor();
     await page.getByRole('button', { name: 'Connect with Test Wallet' }).click();
     await page.getByLabel(/Pay through a payment channel/).check();
-    await page.getByRole('button', { name: /Pay \$0\.001/ }).click();
+    await page.getByRole('button', { name: /pay \$0\.001 and call/i }).click();
     await page.getByRole('heading', { name: 'Result' }).waitFor();
     const afterCalls = await web.stack.chain.balanceOf(payer.address);
 
