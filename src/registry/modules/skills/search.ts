@@ -24,10 +24,9 @@ export async function searchSkills(
   query: SearchQuery,
   scope: SQL[] = [],
 ): Promise<{ skills: SkillView[]; nextCursor: string | undefined }> {
-  const tsquery = toTsQuery(query.q ?? '');
-  const sort: Sort = query.sort ?? (tsquery ? 'relevance' : 'newest');
-  if (sort === 'relevance' && !tsquery) throw new AppError('VALIDATION', 'Invalid request: sort=relevance needs a search query q');
-  const match = tsquery ? sql`to_tsquery('english', ${tsquery})` : undefined;
+  const match = toTsQuery(query.q ?? '');
+  const sort: Sort = query.sort ?? (match ? 'relevance' : 'newest');
+  if (sort === 'relevance' && !match) throw new AppError('VALIDATION', 'Invalid request: sort=relevance needs a search query q');
   const key = sortKey(sort, match);
   const limit = query.limit ?? DEFAULT_LIMIT;
 
@@ -201,10 +200,22 @@ function sortKey(sort: Sort, match: SQL | undefined): SortKey {
   }
 }
 
-/** "weather fore" → "weather:* & fore:*"; only letters and digits reach the query. */
-function toTsQuery(q: string): string | undefined {
+/**
+ * "weather fore" → every word a prefix: `weather:* & fore:*`, each word stemmed as the English
+ * configuration parses it (and a word with a digit also as it is). Only letters and digits reach
+ * the query. As it is, because the parser reads some words differently alone than inside a
+ * hyphenated name: "9e9e9e9e" alone is the number 9e9 and the word e9e9e, while "tick-9e9e9e9e"
+ * keeps it whole.
+ */
+function toTsQuery(q: string): SQL | undefined {
   const words = (q.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, 8);
-  return words.length ? words.map((w) => `${w}:*`).join(' & ') : undefined;
+  if (words.length === 0) return undefined;
+  // Only a word with a digit can be read as a number; one without may be a stop word, which the
+  // stemmed form drops and the word as it is would then require.
+  const each = words.map((w) =>
+    /\p{N}/u.test(w) ? sql`(to_tsquery('english', ${`${w}:*`}) || ${`'${w}':*`}::tsquery)` : sql`to_tsquery('english', ${`${w}:*`})`,
+  );
+  return sql`(${sql.join(each, sql` && `)})`;
 }
 
 /** A number PostgreSQL's `real` holds (no overflow, no underflow error). */
