@@ -102,7 +102,9 @@ for (const kind of databaseKinds) {
 
     /** Our skill server selling `name` over channels to a fresh payee (claims only when asked), tracking its calls, listed. */
     const channelSkill = async () => {
-      const payee = (await chain.createAccount()).address;
+      const payeeAccount = await chain.createAccount();
+      await creator.prove(payeeAccount);
+      const payee = payeeAccount.address;
       const name = `tick-${crypto.randomUUID().slice(0, 8)}`;
       const server = await serve(
         { [name]: skill({ price: '$0.001' }, (input: { i: number }) => ({ i: input.i })) },

@@ -12,7 +12,7 @@ import { Value } from '@sinclair/typebox/value';
 import { eq } from 'drizzle-orm';
 import { webhookDelivery } from 'skill-market/registry';
 import { PAYMENT_VERIFICATION_DEFAULTS, readHealthConfig } from '../../src/config';
-import { webhookDeliveries } from '../../src/db/schema';
+import { channelCalls, skills, webhookDeliveries } from '../../src/db/schema';
 import { bearer, jsonPost, walletSignIn } from '../support/auth';
 import { json, newCreator, type Creator } from '../support/catalogue';
 import {
@@ -62,6 +62,7 @@ for (const kind of databaseKinds) {
     /** A skill at $0.001 paid to the receiver of a fresh channel (10,000 deposited). */
     const skillWithChannel = async () => {
       const channel = await openChannel(chain);
+      await creator.prove(channel.receiver);
       const res = await creator.register({ price: '$0.001', paymentAddress: channel.receiver.address, network: chain.network });
       expect(res.status).toBe(201);
       const skill = await json(res);
@@ -210,6 +211,61 @@ for (const kind of databaseKinds) {
       expect(await analytics(theirs.id)).toMatchObject(refused);
     }, 60_000);
 
+    it('never credits another creator with a payee’s channel: a skill naming the payee is refused, one naming an unproven payee counts nothing', async () => {
+      const { id, channel } = await skillWithChannel();
+      const other = await newCreator(fx.request);
+      // Naming the payee's address is refused at registration, with how to prove an address.
+      const named = await other.register({ price: '$0.001', paymentAddress: channel.receiver.address, network: chain.network });
+      expect(named.status).toBe(400);
+      expect(await json(named)).toMatchObject({ code: 'VALIDATION', error: expect.stringContaining('/wallet/challenge') });
+      // A listing that names it anyway (written before payees were proven) earns nothing from it,
+      // whatever order the records arrive in.
+      const theirs = await json(await other.register({ price: '$0.0001', network: chain.network }));
+      await fx.database.db.update(skills).set({ paymentAddress: channel.receiver.address }).where(eq(skills.id, theirs.id));
+      const finer = [100n, 200n, 300n, 400n, 500n, 600n, 700n, 800n, 900n, 1000n].map((c) =>
+        call(theirs.id, channel.channelId, c, '0.0001'),
+      );
+      const sent = await fx.request('/analytics/calls', jsonPost({ calls: finer }, bearer(other.key)));
+      expect((await json(sent)).recorded).toBe(10);
+      fx.clock.advance(1);
+      expect(await record([call(id, channel.channelId, 1000n)])).toEqual([{ status: 'recorded' }]);
+      await claim(channel, 1000n);
+      await verify();
+      expect(await analytics(id)).toMatchObject({ paidCallCount: 1, totalRevenueAtomic: '1000' });
+      expect(await analytics(theirs.id)).toMatchObject({
+        callCount: 0,
+        paidCallCount: 0,
+        totalRevenueAtomic: '0',
+        channels: { refusedCalls: 10 },
+      });
+      const reasons = await fx.database.db
+        .select({ reason: channelCalls.reason })
+        .from(channelCalls)
+        .where(eq(channelCalls.skillId, theirs.id));
+      expect(new Set(reasons.map((r) => r.reason))).toEqual(
+        new Set([`the skill’s creator has not proven holding the channel’s receiver ${channel.receiver.address}`]),
+      );
+    }, 60_000);
+
+    it('counts nothing of a channel under the price or from the creator’s own address', async () => {
+      // Under the price: refused when reported, so never a call.
+      const { id, channel } = await skillWithChannel();
+      const [under] = await record([call(id, channel.channelId, 999n, '0.000999')]);
+      expect(under).toMatchObject({ status: 'refused', reason: 'invalid-amount', message: expect.stringContaining('under the 1000') });
+      // A channel the creator pays from another address it has proven: no paid call, no revenue.
+      const self = await openChannel(chain, { receiver: channel.receiver });
+      await creator.prove(self.payer);
+      expect(await record([call(id, self.channelId, 1000n)])).toEqual([{ status: 'recorded' }]);
+      await claim(self, 1000n);
+      await verify();
+      expect(await analytics(id)).toMatchObject({ callCount: 0, paidCallCount: 0, totalRevenueAtomic: '0', channels: { refusedCalls: 1 } });
+      const [row] = await fx.database.db
+        .select({ reason: channelCalls.reason })
+        .from(channelCalls)
+        .where(eq(channelCalls.channelId, self.channelId.toLowerCase()));
+      expect(row?.reason).toContain('an address of the skill’s own creator');
+    }, 60_000);
+
     it('refuses a channel record without its partner field, with a paymentRef, or from another creator', async () => {
       const { id, channel } = await skillWithChannel();
       const results = await record([
@@ -290,6 +346,7 @@ for (const kind of databaseKinds) {
     it('puts claimed channel revenue in the payout ledger, totals equal to the claims on chain', async () => {
       const fresh = await newCreator(fx.request);
       const channel = await openChannel(chain);
+      await fresh.prove(channel.receiver);
       const res = await fresh.register({ price: '$0.001', paymentAddress: channel.receiver.address, network: chain.network });
       const skill = await json(res);
       const day = fx.clock.now().toISOString().slice(0, 10);

@@ -35,6 +35,12 @@ for (const kind of oneDatabase) {
       const verifier = chainVerifier(fx, chain);
       while ((await verifier.verifyNow()).checked > 0);
     };
+    /** A fresh payee the creator has proven holding. */
+    const newPayee = async (): Promise<Address> => {
+      const account = await chain.createAccount();
+      await creator.prove(account);
+      return account.address;
+    };
     const listSkill = async (payTo: Address) => {
       const res = await creator.register({ price: '$0.001', paymentAddress: payTo, network: chain.network, groups: [group] });
       expect(res.status).toBe(201);
@@ -66,7 +72,7 @@ for (const kind of oneDatabase) {
       fx.database.db.select().from(paymentVerifications).where(eq(paymentVerifications.skillId, skillId));
 
     it('counts every payment of a batch settled in one transaction to one payee', async () => {
-      const payee = (await chain.createAccount()).address;
+      const payee = await newPayee();
       const skill = await listSkill(payee);
       const [a, b, c] = chain.accounts.payers;
       // Three payers, one of them twice: four payments, one transaction, one payee.
@@ -96,7 +102,7 @@ for (const kind of oneDatabase) {
     });
 
     it('counts one payment reported for three skills with one payout address once, for the skill its call names', async () => {
-      const payee = (await chain.createAccount()).address;
+      const payee = await newPayee();
       const named = await listSkill(payee);
       const others = [await listSkill(payee), await listSkill(payee)];
       const signed = await pay(chain.accounts.payers[1]!, payee);
@@ -125,6 +131,7 @@ for (const kind of oneDatabase) {
 
     it('never counts a payment from the skill’s own payment address', async () => {
       const self = chain.accounts.payers[2]!;
+      await creator.prove(self);
       const skill = await listSkill(self.address);
       const payments = [await pay(self, self.address), await pay(self, self.address)];
       const hash = await settleTogether(payments);
@@ -136,7 +143,10 @@ for (const kind of oneDatabase) {
 
       expect(await stats(skill.id)).toMatchObject({ callCount: 0, paidCallCount: 0, totalRevenueAtomic: '0', rejectedPaymentCount: 2 });
       for (const check of await checksOf(skill.id)) {
-        expect(check).toMatchObject({ status: 'rejected', reason: 'a payment from the skill’s own payment address is not a paid call' });
+        expect(check).toMatchObject({
+          status: 'rejected',
+          reason: 'a payment from the skill’s own payment address or another address of its creator is not a paid call',
+        });
       }
     });
   });

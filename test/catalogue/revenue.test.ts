@@ -25,7 +25,9 @@ for (const kind of databaseKinds) {
     });
 
     const list = async (price: string) => {
-      const payTo = (await chain.createAccount()).address;
+      const payToAccount = await chain.createAccount();
+      await creator.prove(payToAccount);
+      const payTo = payToAccount.address;
       const skill = await json(await creator.register({ price, paymentAddress: payTo, network: chain.network }));
       return { slug: skill.slug as string, payTo };
     };

@@ -50,8 +50,10 @@ for (const kind of oneDatabase) {
       apiUrl = `http://127.0.0.1:${registryServer.port}`;
       f = await startFacilitatorFixture(chain, kind);
       f.facilitator.app.listen({ hostname: '127.0.0.1', port: 0 });
-      payee = (await chain.createAccount()).address;
+      const payeeAccount = await chain.createAccount();
+      payee = payeeAccount.address;
       creator = await newCreator(fx.request);
+      await creator.prove(payeeAccount);
       const listed = await creator.register({ name: 'work', price: '$0.01', paymentAddress: payee, network: chain.network });
       expect(listed.status).toBe(201);
       skillId = (await json(listed)).id;

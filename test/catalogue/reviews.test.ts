@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import type { Address } from 'viem';
 import { paymentVerifications } from '../../src/db/schema';
-import { bearer, jsonPost, newWallet, walletSignIn } from '../support/auth';
+import { bearer, jsonPost, walletSignIn } from '../support/auth';
 import { json, newCreator, untilAnswered, type Creator } from '../support/catalogue';
 import { startChain, usdCoinAbi, type LocalChain, type TestAccount } from '../support/chain';
 import { databaseKinds } from '../support/database';
@@ -28,7 +28,9 @@ for (const kind of databaseKinds) {
     afterAll(() => chain?.stop());
 
     const listSkill = async () => {
-      const payTo = (await chain.createAccount()).address;
+      const payToAccount = await chain.createAccount();
+      await creator.prove(payToAccount);
+      const payTo = payToAccount.address;
       const res = await creator.register({ price: '$0.001', paymentAddress: payTo, network: chain.network, groups: [group] });
       expect(res.status).toBe(201);
       const skill = await json(res);
@@ -282,8 +284,7 @@ for (const kind of databaseKinds) {
     it('sorts by rating: best first, unreviewed last', async () => {
       const rater = await newCreator(fx.request);
       const raterGroup = (await rater.group()).name;
-      const make = async () =>
-        json(await rater.register({ price: '$0.001', paymentAddress: newWallet().address, network: chain.network, groups: [raterGroup] }));
+      const make = async () => json(await rater.register({ price: '$0.001', network: chain.network, groups: [raterGroup] }));
       const [good, poor, none] = [await make(), await make(), await make()];
       for (const [skill, score] of [
         [good, 5],

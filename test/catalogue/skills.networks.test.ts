@@ -49,7 +49,7 @@ for (const kind of oneDatabase) {
       const group = await creator.group();
       const refused = await fx.request(
         '/skills',
-        jsonPost(skillInput({ groups: [group.name], network: 'eip155:8453' }), bearer(creator.key)),
+        jsonPost(skillInput({ paymentAddress: creator.address, groups: [group.name], network: 'eip155:8453' }), bearer(creator.key)),
       );
       expect(refused.status).toBe(400);
       expect(await json(refused)).toMatchObject({
@@ -57,11 +57,14 @@ for (const kind of oneDatabase) {
         error: expect.stringContaining('eip155:31337'),
         details: { network: 'eip155:8453', supported: ['eip155:31337'] },
       });
-      const byDefault = await fx.request('/skills', jsonPost(skillInput({ groups: [group.name] }), bearer(creator.key)));
+      const byDefault = await fx.request(
+        '/skills',
+        jsonPost(skillInput({ paymentAddress: creator.address, groups: [group.name] }), bearer(creator.key)),
+      );
       expect(byDefault.status).toBe(400); // the default network, Base, is not settled here either
       const listed = await fx.request(
         '/skills',
-        jsonPost(skillInput({ groups: [group.name], network: 'eip155:31337' }), bearer(creator.key)),
+        jsonPost(skillInput({ paymentAddress: creator.address, groups: [group.name], network: 'eip155:31337' }), bearer(creator.key)),
       );
       expect(listed.status).toBe(201);
     });
@@ -73,14 +76,20 @@ for (const kind of oneDatabase) {
       for (const name of ['one', 'two', 'three']) {
         const res = await withFacilitator.request(
           '/skills',
-          jsonPost(skillInput({ name, groups: [group.name], network: 'eip155:84532' }), bearer(creator.key)),
+          jsonPost(
+            skillInput({ paymentAddress: creator.address, name, groups: [group.name], network: 'eip155:84532' }),
+            bearer(creator.key),
+          ),
         );
         expect(res.status).toBe(201);
       }
       expect(asked - before).toBe(1);
       const refused = await withFacilitator.request(
         '/skills',
-        jsonPost(skillInput({ name: 'four', groups: [group.name], network: 'eip155:8453' }), bearer(creator.key)),
+        jsonPost(
+          skillInput({ paymentAddress: creator.address, name: 'four', groups: [group.name], network: 'eip155:8453' }),
+          bearer(creator.key),
+        ),
       );
       expect(await json(refused)).toMatchObject({ details: { supported: ['eip155:31337', 'eip155:84532'] } });
     });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test';
 import { sql } from 'drizzle-orm';
-import { bearer, jsonPost, newWallet } from '../support/auth';
+import { bearer, jsonPost } from '../support/auth';
 import { registryFixture } from '../support/registry';
 import { json, newCreator, skillInput } from '../support/catalogue';
 import { databaseKinds } from '../support/database';
@@ -12,7 +12,7 @@ for (const kind of databaseKinds) {
     it('creates with 201 then updates with 200, keeping the slug', async () => {
       const creator = await newCreator(fx.request);
       const group = await creator.group();
-      const input = skillInput({ name: 'weather', groups: [group.name] });
+      const input = skillInput({ paymentAddress: creator.address, name: 'weather', groups: [group.name] });
       const first = await fx.request('/skills', jsonPost(input, bearer(creator.key)));
       expect(first.status).toBe(201);
       const created = await json(first);
@@ -37,7 +37,7 @@ for (const kind of databaseKinds) {
     it('keeps a price its owner edited (PATCH, as the dashboard does) when the skill is registered again', async () => {
       const creator = await newCreator(fx.request);
       const group = await creator.group();
-      const input = skillInput({ name: 'edited', price: '$0.003', groups: [group.name] });
+      const input = skillInput({ paymentAddress: creator.address, name: 'edited', price: '$0.003', groups: [group.name] });
       const created = await json(await fx.request('/skills', jsonPost(input, bearer(creator.key))));
       const edit = await fx.request(`/skills/${created.slug}`, {
         method: 'PATCH',
@@ -54,6 +54,7 @@ for (const kind of databaseKinds) {
       const creator = await newCreator(fx.request);
       const group = await creator.group();
       const input = skillInput({
+        paymentAddress: creator.address,
         groups: [group.name],
         inputSchema: { type: 'object', properties: { b: { type: 'string' }, a: { type: 'number' } } },
       });
@@ -70,7 +71,7 @@ for (const kind of databaseKinds) {
     it('applies a changed endpoint and schemas on re-registration, and never reactivates', async () => {
       const creator = await newCreator(fx.request);
       const group = await creator.group();
-      const input = skillInput({ groups: [group.name] });
+      const input = skillInput({ paymentAddress: creator.address, groups: [group.name] });
       const created = await json(await fx.request('/skills', jsonPost(input, bearer(creator.key))));
       await fx.request(`/skills/${created.slug}`, {
         method: 'PATCH',
@@ -114,7 +115,7 @@ for (const kind of databaseKinds) {
     it('registers concurrently submitted duplicates as one skill', async () => {
       const creator = await newCreator(fx.request);
       const group = await creator.group();
-      const input = skillInput({ groups: [group.name] });
+      const input = skillInput({ paymentAddress: creator.address, groups: [group.name] });
       const results = await Promise.all(Array.from({ length: 5 }, () => fx.request('/skills', jsonPost(input, bearer(creator.key)))));
       const statuses = results.map((r) => r.status).sort();
       expect(statuses).toEqual([200, 200, 200, 200, 201]);
@@ -144,7 +145,10 @@ for (const kind of databaseKinds) {
       it(`answers 400 for ${what}, saying which field`, async () => {
         const creator = await newCreator(fx.request);
         const group = await creator.group();
-        const res = await fx.request('/skills', jsonPost(skillInput({ groups: [group.name], ...overrides }), bearer(creator.key)));
+        const res = await fx.request(
+          '/skills',
+          jsonPost(skillInput({ paymentAddress: creator.address, groups: [group.name], ...overrides }), bearer(creator.key)),
+        );
         expect(res.status).toBe(400);
         expect((await json(res)).error).toContain(message);
       });
@@ -152,7 +156,10 @@ for (const kind of databaseKinds) {
 
     it('answers 400 naming a group that does not exist', async () => {
       const creator = await newCreator(fx.request);
-      const res = await fx.request('/skills', jsonPost(skillInput({ groups: ['ghost-group'] }), bearer(creator.key)));
+      const res = await fx.request(
+        '/skills',
+        jsonPost(skillInput({ paymentAddress: creator.address, groups: ['ghost-group'] }), bearer(creator.key)),
+      );
       expect(res.status).toBe(400);
       expect((await json(res)).error).toContain('"ghost-group"');
     });
@@ -161,7 +168,10 @@ for (const kind of databaseKinds) {
       const owner = await newCreator(fx.request);
       const theirs = await owner.group('theirs-only');
       const creator = await newCreator(fx.request);
-      const res = await fx.request('/skills', jsonPost(skillInput({ groups: [theirs.name] }), bearer(creator.key)));
+      const res = await fx.request(
+        '/skills',
+        jsonPost(skillInput({ paymentAddress: creator.address, groups: [theirs.name] }), bearer(creator.key)),
+      );
       expect(res.status).toBe(400);
       expect((await json(res)).error).toContain('"theirs-only" is not one of your groups');
     });
@@ -173,7 +183,8 @@ for (const kind of databaseKinds) {
         name: 'summarize',
         endpoint: 'https://my.server.example/summarize',
         price: 0.001,
-        paymentAddress: newWallet().address.toLowerCase(),
+        // Its account's wallet, in lower case as that SDK may send it.
+        paymentAddress: creator.address.toLowerCase(),
         description: 'Summaries',
         groups: ['tools'],
       };

@@ -16,7 +16,7 @@ for (const kind of databaseKinds) {
       await bob.group('text');
       const reg = (c: Creator, body: Record<string, unknown>) => {
         fx.clock.advance(1);
-        return fx.request('/skills', jsonPost(skillInput(body), bearer(c.key)));
+        return fx.request('/skills', jsonPost(skillInput({ paymentAddress: c.address, ...body }), bearer(c.key)));
       };
       await reg(alice, {
         name: 'forecast-daily',
@@ -129,6 +129,7 @@ for (const kind of databaseKinds) {
           '/skills',
           jsonPost(
             skillInput({
+              paymentAddress: creator.address,
               name: `bulk-${i}`,
               description: i % 2 ? 'bulk tool' : 'bulk helper tool',
               price: `$0.00${(i % 9) + 1}`,
@@ -174,6 +175,32 @@ for (const kind of databaseKinds) {
       const res = await fx.request(`/skills?creator=${creator.address}&sort=price&limit=100`);
       const prices = (await json<any[]>(res)).map((s) => BigInt(s.priceAtomic));
       expect(prices).toEqual([...prices].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+    });
+  });
+
+  describe(`GET /skills?q= with words the parser reads as numbers, on ${kind}`, () => {
+    const fx = registryFixture(kind);
+
+    it('finds a hyphenated name by a part that alone reads as a number', async () => {
+      const creator = await newCreator(fx.request);
+      const group = await creator.group();
+      // Alone, "9e9e9e9e" parses as the number 9e9 followed by the word e9e9e; inside the name it stays whole.
+      for (const name of ['tick-9e9e9e9e', 'tick-8e012345', 'tock-abc123'])
+        expect(
+          (
+            await fx.request(
+              '/skills',
+              jsonPost(skillInput({ paymentAddress: creator.address, name, groups: [group.name] }), bearer(creator.key)),
+            )
+          ).status,
+        ).toBe(201);
+      const found = async (q: string) => (await json<any[]>(await fx.request(`/skills?q=${q}`))).map((s) => s.name);
+      expect(await found('tick-9e9e9e9e')).toEqual(['tick-9e9e9e9e']);
+      expect(await found('9e9e9e9e')).toEqual(['tick-9e9e9e9e']);
+      expect(await found('tick-8e012345')).toEqual(['tick-8e012345']);
+      expect((await found('tick')).sort()).toEqual(['tick-8e012345', 'tick-9e9e9e9e']);
+      // A stop word is still dropped, not required.
+      expect(await found('the%20tock')).toEqual(['tock-abc123']);
     });
   });
 }

@@ -16,7 +16,7 @@ import type { Address } from 'viem';
 import { decodeSettleResponse } from 'skill-market/x402';
 import { bearer, createKey, jsonPost, walletSignIn } from '../support/auth';
 import { json, newCreator, type Creator } from '../support/catalogue';
-import { startChain, type LocalChain } from '../support/chain';
+import { startChain, type LocalChain, type TestAccount } from '../support/chain';
 import { oneDatabase } from '../support/database';
 import { startFacilitatorFixture, type FacilitatorFixture } from '../support/facilitator';
 import { registryFixture, chainVerifier } from '../support/registry';
@@ -27,12 +27,14 @@ let chain: LocalChain;
 let facilitator: FacilitatorFixture;
 let server: ReturnType<typeof Bun.serve>;
 let payee: Address;
+let payeeAccount: TestAccount;
 
 beforeAll(async () => {
   chain = await startChain({ payers: 2, relayers: 1 });
   facilitator = await startFacilitatorFixture(chain, 'embedded');
   facilitator.facilitator.app.listen({ hostname: '127.0.0.1', port: 0 });
-  payee = (await chain.createAccount()).address;
+  payeeAccount = await chain.createAccount();
+  payee = payeeAccount.address;
   const resourceServer = new x402ResourceServer(
     new HTTPFacilitatorClient({ url: `http://127.0.0.1:${facilitator.facilitator.app.server!.port}` }),
   ).register(chain.network, new ExactEvmScheme());
@@ -94,6 +96,7 @@ for (const [index, kind] of oneDatabase.entries()) {
 
     beforeAll(async () => {
       creator = await newCreator(fx.request);
+      await creator.prove(payeeAccount);
       await creator.group('weather');
       const res = await creator.register({
         name: 'forecast',

@@ -53,7 +53,9 @@ for (const kind of databaseKinds) {
 
     /** Lists a skill at $0.001 paid to a fresh address, on the chain's network unless told. */
     const listSkill = async (network: string = chain.network, by = creator, groupName = group) => {
-      const payTo = (await chain.createAccount()).address;
+      const payToAccount = await chain.createAccount();
+      await by.prove(payToAccount);
+      const payTo = payToAccount.address;
       const res = await by.register({ price: '$0.001', paymentAddress: payTo, network, groups: [groupName] });
       expect(res.status).toBe(201);
       const skill = await json(res);

@@ -27,7 +27,7 @@ let url: string;
 let catalogueUrl: string;
 
 beforeAll(async () => {
-  payee = (await world.chain.createAccount()).address;
+  payee = await world.payee();
   const terms = exactTerms(world.chain, payee, PRICE);
   const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: world.facilitatorUrl })).register(
     world.chain.network,

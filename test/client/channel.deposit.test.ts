@@ -36,7 +36,7 @@ const stops: (() => unknown)[] = [];
  * (`front.paid` runs before the handler gets it), listed in the registry.
  */
 async function channelSkill() {
-  const payee = (await world.chain.createAccount()).address;
+  const payee = await world.payee();
   const authorizer = await world.chain.createAccount();
   const name = `echo-${crypto.randomUUID().slice(0, 8)}`;
   const app: SkillRequestHandler = createSkillHandler(

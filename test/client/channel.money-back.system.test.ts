@@ -57,10 +57,10 @@ async function listed(payee: Address, key?: string) {
 
 beforeAll(async () => {
   folder = await mkdtemp(join(tmpdir(), 'money-back-'));
-  const bound = (await world.chain.createAccount()).address;
+  const bound = await world.payee();
   facilitator = await servedFacilitator(world.chain, 'embedded', { config: { receiverKeys: [{ receiver: bound, key: KEY }] } });
   cooperative = await listed(bound, KEY);
-  unbound = await listed((await world.chain.createAccount()).address);
+  unbound = await listed(await world.payee());
 }, 60_000);
 
 afterAll(async () => {

@@ -44,7 +44,7 @@ let forging: { skill: Skill; payee: Address; handled: number };
 async function referenceServer(name: string, rewrite?: (response: Record<string, any>) => void, exact = false, front?: MiddlewareHandler) {
   const facilitator = startBatchFacilitator(world.chain, await world.chain.createAccount());
   stops.push(facilitator.stop);
-  const payee = (await world.chain.createAccount()).address;
+  const payee = await world.payee();
   const authorizer = await world.chain.createAccount();
   const scheme = new ServerScheme(payee, { receiverAuthorizerSigner: authorizer, withdrawDelay: 900 });
   const resourceServer = new x402ResourceServer(facilitator.client).register(world.chain.network, scheme);

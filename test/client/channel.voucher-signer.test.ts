@@ -30,6 +30,7 @@ let skill: Skill;
 beforeAll(async () => {
   const name = `voucher-key-${crypto.randomUUID().slice(0, 8)}`;
   server = await startBatchServer(world.chain, { name, price: PRICE, exact: true });
+  await world.creator.prove(server.payeeAccount);
   const res = await world.creator.register({
     name,
     endpoint: server.endpoint,

@@ -34,7 +34,7 @@ const skills = {
 };
 
 beforeAll(async () => {
-  payee = (await world.chain.createAccount()).address;
+  payee = await world.payee();
   const port = await freePort();
   server = await serve(skills, {
     port,

@@ -23,7 +23,7 @@ const proofs: Record<string, unknown>[] = [];
 const decoded = (header: string): unknown => JSON.parse(Buffer.from(header, 'base64').toString('utf8'));
 
 beforeAll(async () => {
-  payee = (await world.chain.createAccount()).address;
+  payee = await world.payee();
   const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: world.facilitatorUrl }))
     .register(world.chain.network, new ExactEvmScheme())
     .registerExtension(bazaarResourceServerExtension);

@@ -19,7 +19,7 @@ let skill: Skill;
 const seen: { proof: string | null; status: number }[] = [];
 
 beforeAll(async () => {
-  payee = (await world.chain.createAccount()).address;
+  payee = await world.payee();
   const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: world.facilitatorUrl })).register(
     world.chain.network,
     new ExactEvmScheme(),

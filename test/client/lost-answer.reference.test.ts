@@ -24,8 +24,9 @@ let skill: Skill;
 let remote: ReferenceSkill;
 let remoteSkill: Skill;
 
-async function register(name: string, endpoint: string, payee: Address): Promise<Skill> {
-  const res = await world.creator.register({ name, endpoint, price: '$0.01', paymentAddress: payee, network: world.chain.network });
+async function register(name: string, endpoint: string, server: ReferenceSkill): Promise<Skill> {
+  await world.creator.prove(server.payeeAccount);
+  const res = await world.creator.register({ name, endpoint, price: '$0.01', paymentAddress: server.payee, network: world.chain.network });
   if (res.status !== 201) throw new Error(`register: ${res.status} ${await res.text()}`);
   return (await res.json()) as Skill;
 }
@@ -33,13 +34,13 @@ async function register(name: string, endpoint: string, payee: Address): Promise
 beforeAll(async () => {
   reference = await startReferenceSkill(world.chain, PRICE, { name: 'forecast' });
   proxy = await startAnswerDroppingProxy(new URL(reference.endpoint).origin);
-  skill = await register('forecast', `${proxy.url}/forecast`, reference.payee);
+  skill = await register('forecast', `${proxy.url}/forecast`, reference);
   remote = await startReferenceSkill(world.chain, PRICE, {
     name: 'remote-forecast',
     facilitatorOverHttp: true,
     facilitatorTimeoutMs: 3_000,
   });
-  remoteSkill = await register('remote-forecast', remote.endpoint, remote.payee);
+  remoteSkill = await register('remote-forecast', remote.endpoint, remote);
 });
 
 afterAll(async () => {

@@ -23,7 +23,7 @@ let runs = 0;
 
 beforeAll(async () => {
   facilitator = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(world.facilitatorUrl).port) });
-  payee = (await world.chain.createAccount()).address;
+  payee = await world.payee();
   const port = await freePort();
   serverUrl = `http://127.0.0.1:${port}`;
   server = await serve(

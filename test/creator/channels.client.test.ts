@@ -40,7 +40,7 @@ afterAll(async () => {
 
 /** Our skill server selling `tick` over channels to a fresh payee ($0.001; half of it when the input says `half`), listed in the registry. */
 async function channelSkill(channels: Record<string, unknown>, extra: Partial<ServeOptions> = {}) {
-  const payee = (await world.chain.createAccount()).address;
+  const payee = await world.payee();
   const name = `tick-${crypto.randomUUID().slice(0, 8)}`;
   const state = { runs: 0, payee, store: join(folder, name), server: undefined as unknown as SkillServer, slug: '' };
   state.server = await serve(

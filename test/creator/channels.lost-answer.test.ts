@@ -37,7 +37,7 @@ afterAll(async () => {
 
 /** Our server selling `tick` over channels behind an answer-dropping proxy, listed under the proxy's URL. */
 async function proxiedSkill() {
-  const payee = (await world.chain.createAccount()).address;
+  const payee = await world.payee();
   const name = `tick-${crypto.randomUUID().slice(0, 8)}`;
   const state = {
     runs: 0,

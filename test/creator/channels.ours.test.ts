@@ -45,7 +45,7 @@ async function transactionsSince(from: bigint): Promise<Hex[]> {
 
 /** Our skill server selling `tick` over channels (claims only when asked) to a fresh payee, listed in the registry. */
 async function channelSkill(channels: Record<string, unknown>) {
-  const payee = (await world.chain.createAccount()).address;
+  const payee = await world.payee();
   const name = `tick-${crypto.randomUUID().slice(0, 8)}`;
   let runs = 0;
   const server = await serve(

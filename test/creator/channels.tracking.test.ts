@@ -42,7 +42,7 @@ afterAll(() => front?.stop(true));
 
 describe('tracking a channel call', () => {
   it('sends channelId and chargedCumulativeAmount with the atomic amount, and no paymentRef', async () => {
-    const res = await creator.register({ name: 'metered', endpoint: 'http://127.0.0.1:9/metered', price: '$0.001' });
+    const res = await creator.register({ name: 'metered', endpoint: 'http://127.0.0.1:9/metered', price: '$0.0004' });
     expect(res.status).toBe(201);
     const { id } = (await res.json()) as { id: string };
     const logger = recordingLogger();
@@ -73,7 +73,7 @@ describe('tracking a channel call', () => {
   });
 
   it('takes the older decimal amount of a channel call and stores it in atomic units', async () => {
-    const res = await creator.register({ name: 'metered-old', endpoint: 'http://127.0.0.1:9/metered-old', price: '$0.001' });
+    const res = await creator.register({ name: 'metered-old', endpoint: 'http://127.0.0.1:9/metered-old', price: '$0.0004' });
     const { id } = (await res.json()) as { id: string };
     const channelId = `0x${'cd'.repeat(32)}`;
     const answer = await fx.request(

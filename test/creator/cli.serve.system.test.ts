@@ -116,7 +116,9 @@ describe('market serve (compiled binary)', () => {
       'skills.ts': `import { skill } from 'skill-market/creator';\nexport const shout = skill({ price: '$0.003' }, ({ text }: { text: string }) => text.toUpperCase());\nexport const helper = 42;\n`,
     });
     const port = await freePort();
-    const wallet = (await stack.chain.createAccount()).address;
+    const payee = await stack.chain.createAccount();
+    await creator.prove(payee);
+    const wallet = payee.address;
     const child = market(
       [
         'serve',

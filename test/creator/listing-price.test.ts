@@ -16,7 +16,9 @@ import { freePort } from '../support/process';
 import { registryFixture } from '../support/registry';
 import { recordingLogger } from '../support/skill-server';
 
-const wallet = privateKeyToAccount(generatePrivateKey()).address;
+/** The skills' payment address, proven by the creator. */
+const payee = privateKeyToAccount(generatePrivateKey());
+const wallet = payee.address;
 
 /** The amount (atomic units) a skill's 402 asks. */
 async function asked(server: SkillServer, name: string): Promise<string> {
@@ -39,6 +41,7 @@ for (const kind of oneDatabase) {
       apiUrl = `http://127.0.0.1:${fx.registry.app.server!.port}`;
       facilitatorUrl = `http://127.0.0.1:${await freePort()}`; // nobody there: start-up only warns
       creator = await newCreator(fx.request);
+      await creator.prove(payee);
       await creator.group('tools');
     });
     afterAll(async () => {

@@ -11,7 +11,9 @@ import { oneDatabase } from '../support/database';
 import { freePort } from '../support/process';
 import { recordingLogger } from '../support/skill-server';
 
-const wallet = privateKeyToAccount(generatePrivateKey()).address;
+/** The skills' payment address, proven by the creator. */
+const payee = privateKeyToAccount(generatePrivateKey());
+const wallet = payee.address;
 
 /** A fetch that counts POST /skills requests in flight and slows each a little so they overlap. */
 function concurrencyMeter() {
@@ -43,6 +45,7 @@ for (const kind of oneDatabase) {
       apiUrl = `http://127.0.0.1:${fx.registry.app.server!.port}`;
       facilitatorUrl = `http://127.0.0.1:${await freePort()}`; // nobody there: start-up only warns
       creator = await newCreator(fx.request);
+      await creator.prove(payee);
       await creator.group('tools');
       await creator.group('text');
     });

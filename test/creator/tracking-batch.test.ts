@@ -77,9 +77,11 @@ for (const kind of oneDatabase) {
     };
 
     beforeAll(async () => {
-      payee = (await stack.chain.createAccount()).address;
+      const payeeAccount = await stack.chain.createAccount();
+      payee = payeeAccount.address;
       payers = await Promise.all(Array.from({ length: 4 }, () => stack.chain.createAccount({ usdc: 10_000_000n })));
       creator = await newCreator(fx.request);
+      await creator.prove(payeeAccount);
       await creator.group('tools');
       registryPort = await freePort();
       registryUp();

@@ -73,7 +73,9 @@ beforeAll(async () => {
   });
   creator = await newCreator(fx.request);
   await creator.group('tools');
-  const payTo = (await chain.createAccount()).address;
+  const payee = await chain.createAccount();
+  await creator.prove(payee);
+  const payTo = payee.address;
   const apiUrl = `http://127.0.0.1:${front.port}`;
   const [registered] = await register(
     { paid },
@@ -162,8 +164,8 @@ describe('call tracking in a token of 18 decimals', () => {
       jsonPost(
         {
           calls: [
-            { skillId, amountAtomic: (4n * 10n ** 14n).toString(), channelId: atomicChannel, chargedCumulativeAmount: large.toString() },
-            { skillId, amount: '0.0004', channelId: olderChannel, chargedCumulativeAmount: (4n * 10n ** 14n).toString() },
+            { skillId, amountAtomic: (10n ** 15n).toString(), channelId: atomicChannel, chargedCumulativeAmount: large.toString() },
+            { skillId, amount: '0.001', channelId: olderChannel, chargedCumulativeAmount: (10n ** 15n).toString() },
           ],
         },
         bearer(creator.key),
@@ -172,7 +174,7 @@ describe('call tracking in a token of 18 decimals', () => {
     expect(await json(res)).toEqual({ success: true, recorded: 2, results: [{ status: 'recorded' }, { status: 'recorded' }] });
     const rows = await fx.database.db.select().from(channelCalls).where(eq(channelCalls.skillId, skillId));
     const byChannel = new Map(rows.map((r) => [r.channelId, r]));
-    expect(byChannel.get(atomicChannel)).toMatchObject({ amount: 4n * 10n ** 14n, cumulative: large });
-    expect(byChannel.get(olderChannel)).toMatchObject({ amount: 4n * 10n ** 14n });
+    expect(byChannel.get(atomicChannel)).toMatchObject({ amount: 10n ** 15n, cumulative: large });
+    expect(byChannel.get(olderChannel)).toMatchObject({ amount: 10n ** 15n });
   });
 });

@@ -54,8 +54,10 @@ const skills = {
 
 beforeAll(async () => {
   stack = await startPaymentStack();
-  payee = (await stack.chain.createAccount()).address;
+  const payeeAccount = await stack.chain.createAccount();
+  payee = payeeAccount.address;
   creator = await newCreator(fx.request);
+  await creator.prove(payeeAccount);
   await creator.group('tools');
   registryPort = await freePort();
   registryUp();

@@ -70,7 +70,9 @@ for (const kind of oneDatabase) {
       registryUrl = `http://127.0.0.1:${registry.app.server!.port}`;
       creator = await newCreator(registry.request);
       await creator.group('text');
-      payee = (await stack.chain.createAccount()).address;
+      const payeeAccount = await stack.chain.createAccount();
+      await creator.prove(payeeAccount);
+      payee = payeeAccount.address;
       const port = await freePort();
       server = await serve(
         {

@@ -48,7 +48,9 @@ beforeAll(async () => {
   config.chain = { ...config.chain, network: chain.network, usdcAddress: chain.token.address, rpcUrl: chain.rpcUrl };
   registry = registryWith(database, config, clock);
   creator = await newCreator(registry.request);
-  payee = (await chain.createAccount()).address;
+  const payeeAccount = await chain.createAccount();
+  await creator.prove(payeeAccount);
+  payee = payeeAccount.address;
   const authorizer = await chain.createAccount();
   server = await serve(
     {

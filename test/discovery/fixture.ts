@@ -28,13 +28,15 @@ export function discoveryCatalogue(kind: DatabaseKind) {
   });
   const up = statusServer(200);
   const down = statusServer(500);
+  // Each creator's payout wallet, which they prove holding before listing skills paid to it.
+  const payees = { alice: newWallet(), bob: newWallet(), carol: newWallet() };
   const cat = {
     fx,
     up,
     down,
-    alicePay: newWallet().address,
-    bobPay: newWallet().address,
-    carolPay: newWallet().address,
+    alicePay: payees.alice.address,
+    bobPay: payees.bob.address,
+    carolPay: payees.carol.address,
     /** Skill slugs by name. */
     slugs: {} as Record<string, string>,
     alice: undefined as unknown as Creator,
@@ -70,6 +72,7 @@ export function discoveryCatalogue(kind: DatabaseKind) {
     cat.alice = await newCreator(fx.request);
     cat.bob = await newCreator(fx.request);
     cat.carol = await newCreator(fx.request);
+    await Promise.all([cat.alice.prove(payees.alice), cat.bob.prove(payees.bob), cat.carol.prove(payees.carol)]);
     await cat.profile(cat.alice, { name: 'Alice Tools', avatar: 'https://cdn.example.com/alice.png' });
     await cat.profile(cat.carol, { name: 'Zoë', avatar: 'http://cdn.example.com/zoe.png' });
     await cat.alice.group('weather');

@@ -18,7 +18,7 @@ import type { DatabaseHandle } from '../../src/db';
 import { createHealthProber } from '../../src/registry/modules/skill-health';
 import { authTestConfig, providerKeys } from '../support/auth';
 import { json, newCreator } from '../support/catalogue';
-import { type LocalChain, startChain } from '../support/chain';
+import { type LocalChain, startChain, type TestAccount } from '../support/chain';
 import { startBatchFacilitator } from '../support/chain/batch-facilitator';
 import { fileChannels } from '../support/channel-server';
 import { oneDatabase, openTestDatabase } from '../support/database';
@@ -32,12 +32,14 @@ let folder: string;
 let channelServer: SkillServer;
 let exactServer: SkillServer;
 let payee: Address;
+let payeeAccount: TestAccount;
 
 beforeAll(async () => {
   chain = await startChain({ payers: 1, relayers: 1 });
   facilitator = startBatchFacilitator(chain, chain.accounts.relayer);
   folder = await mkdtemp(join(tmpdir(), 'discovery-scheme-'));
-  payee = (await chain.createAccount()).address;
+  payeeAccount = await chain.createAccount();
+  payee = payeeAccount.address;
   const authorizer = await chain.createAccount();
   channelServer = await serve(
     { tick: skill({ price: '$0.001', description: 'Counts ticks' }, (input: { i: number }) => ({ tick: input.i })) },
@@ -75,6 +77,7 @@ for (const kind of oneDatabase) {
       registry.app.listen({ hostname: '127.0.0.1', port: 0 });
       registryUrl = `http://127.0.0.1:${registry.app.server!.port}`;
       const creator = await newCreator(registry.request);
+      await creator.prove(payeeAccount);
       for (const [name, server] of [
         ['tick', channelServer],
         ['tock', exactServer],

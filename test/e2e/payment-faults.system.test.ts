@@ -95,6 +95,7 @@ beforeAll(async () => {
   registry = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: (request) => fx.registry.app.handle(request) });
   const registryUrl = `http://127.0.0.1:${registry.port}`;
   const creator = await newCreator(fx.request);
+  await creator.prove(chain.accounts.payee);
   await creator.group('faults');
   const dir = join(work, 'creator');
   mkdirSync(dir);

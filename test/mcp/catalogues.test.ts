@@ -33,7 +33,7 @@ let handled = 0;
 
 beforeAll(async () => {
   home = await tempDir();
-  payee = (await world.chain.createAccount()).address;
+  payee = await world.payee();
   const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: world.facilitatorUrl }))
     .register(world.chain.network, new ExactEvmScheme())
     .registerExtension(bazaarResourceServerExtension);

@@ -122,6 +122,7 @@ describe('what a failed call costs', () => {
     const proxy = await startAnswerDroppingProxy(new URL(reference.endpoint).origin);
     const { client, close } = await connect();
     try {
+      await world.creator.prove(reference.payeeAccount);
       const res = await world.creator.register({
         name: 'reference-forecast',
         endpoint: `${proxy.url}/reference-forecast`,

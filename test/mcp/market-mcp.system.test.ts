@@ -246,6 +246,7 @@ describe('market mcp over stdio', () => {
 describe('market mcp paying a skill served by market serve', () => {
   it('finds the example word-count skill, refuses bad input unpaid, and pays a call (its first deposits into a payment channel)', async () => {
     const payee = await world.chain.createAccount();
+    await world.creator.prove(payee);
     const port = await freePort();
     // The groups the example's skills name.
     await world.creator.group('tools');

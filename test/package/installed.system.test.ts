@@ -176,6 +176,7 @@ describe('the packed SDK', () => {
 
     it(`serves a skill with serve() and pays a call to it with SkillMarket on ${runtime}, against the local registry, facilitator and chain`, async () => {
       const payee = await world.chain.createAccount();
+      await world.creator.prove(payee);
       const payer = await world.payer(1_000_000n);
       const script = join(projects[runtime], 'serve-and-call.mjs');
       await copyFile(join(import.meta.dir, 'fixtures/serve-and-call.mjs'), script);

@@ -13,7 +13,30 @@ export interface Creator {
   address: string;
   userId: string;
   group(name?: string): Promise<{ slug: string; name: string; id: string }>;
+  /** Registers a skill (paid to the creator's own address unless `paymentAddress` is given). */
   register(overrides?: Record<string, unknown>): Promise<Response>;
+  /** Proves holding `account`'s key, so skills may name it as their payment address. */
+  prove(account: MessageSigner): Promise<void>;
+}
+
+/** A wallet's account that signs messages locally (a viem account). */
+export interface MessageSigner {
+  address: string;
+  signMessage(args: { message: string }): Promise<string>;
+}
+
+/**
+ * Proves to the signed-in account of `token` (a session token or API key) that it holds
+ * `account`'s key: POST /wallet/challenge, then POST /wallet/generate with the signed message. A
+ * skill may only be paid to an address its creator has proven (or signs in with).
+ */
+export async function provePayee(request: Request, token: string, account: MessageSigner): Promise<void> {
+  const challenge = await request('/wallet/challenge', jsonPost({ address: account.address }, bearer(token)));
+  if (!challenge.ok) throw new Error(`wallet challenge: ${challenge.status} ${await challenge.text()}`);
+  const { message } = (await challenge.json()) as { message: string };
+  const proof = { message, signature: await account.signMessage({ message }) };
+  const res = await request('/wallet/generate', jsonPost({ address: account.address, proof }, bearer(token)));
+  if (!res.ok) throw new Error(`wallet proof: ${res.status} ${await res.text()}`);
 }
 
 export async function newCreator(request: Request): Promise<Creator> {
@@ -31,13 +54,17 @@ export async function newCreator(request: Request): Promise<Creator> {
     },
     async register(overrides = {}) {
       const groups = overrides.groups ?? [(await creator.group()).name];
-      return request('/skills', jsonPost(skillInput({ ...overrides, groups }), bearer(key)));
+      return request('/skills', jsonPost(skillInput({ paymentAddress: creator.address, ...overrides, groups }), bearer(key)));
     },
+    prove: (account) => provePayee(request, key, account),
   };
   return creator;
 }
 
-/** A valid registration body; overrides win. */
+/**
+ * A valid registration body; overrides win. Its payment address is a fresh one nobody has proven:
+ * give the creator's own (`paymentAddress: creator.address`) for a registration that succeeds.
+ */
 export function skillInput(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     name: `skill-${crypto.randomUUID().slice(0, 8)}`,

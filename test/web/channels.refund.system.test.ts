@@ -28,7 +28,8 @@ import {
 
 const PRICE = 1_000n; // $0.001
 const KEY = 'page-refund-receiver-key-0123456789';
-const payee = newWallet().address;
+const payeeAccount = newWallet();
+const payee = payeeAccount.address;
 
 let web: PaidWeb;
 let server: SkillServer;
@@ -41,6 +42,7 @@ let skill: Skill;
 
 beforeAll(async () => {
   web = await startPaidWeb({ facilitator: { receiverKeys: [{ receiver: payee, key: KEY }] }, verifyPayments: true });
+  await web.creator.prove(payeeAccount);
   folder = await mkdtemp(join(tmpdir(), 'page-refund-'));
   const echo = paidSkill({ price: '$0.001', groups: ['tools'] }, (input) => ({ echo: input }));
   server = await serve(

@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { bearer, createKey, jsonPost, newWallet, walletSignIn } from '../support/auth';
+import { provePayee } from '../support/catalogue';
 import type { Hex } from 'viem';
 import { BATCH_SETTLEMENT_ADDRESS, batchSettlementAbi } from '../../src/chain/batch-settlement';
 import { claimRow, type LocalChain, type OpenChannel, openChannel, settlementTx, signVoucher, startChain } from '../support/chain';
@@ -55,6 +56,7 @@ beforeAll(async () => {
 
   const session = await walletSignIn(registry.request, creatorWallet);
   const { key } = await createKey(registry.request, session.token, 'creator');
+  await provePayee(registry.request, key, earning.receiver);
   expect((await registry.request('/groups', jsonPost({ name: 'tools' }, bearer(key)))).status).toBe(201);
   const res = await registry.request(
     '/skills',

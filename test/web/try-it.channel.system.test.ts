@@ -55,7 +55,7 @@ let skill: Skill;
 beforeAll(async () => {
   web = await startPaidWeb();
   ({ stack, registry } = web);
-  payee = (await stack.chain.createAccount()).address;
+  payee = await web.payee();
   folder = await mkdtemp(join(tmpdir(), 'try-it-channels-'));
   const echo = paidSkill({ price: '$0.001', groups: ['tools'], description: 'Echoes its input.' }, (input) => ({
     echo: input,

@@ -69,7 +69,7 @@ const skills = {
 beforeAll(async () => {
   web = await startPaidWeb();
   ({ stack, registry, creator } = web);
-  payee = (await stack.chain.createAccount()).address;
+  payee = await web.payee();
   payer = await stack.chain.createAccount({ usdc: 1_000_000n });
   server = await serve(
     skills,

@@ -131,7 +131,9 @@ for (const kind of databaseKinds) {
 
     it('sends one call.paid when a paid call is verified on chain, signed so the standardwebhooks verifier accepts it', async () => {
       const endpoint = await addEndpoint(['call.paid']);
-      const payTo = (await chain.createAccount()).address;
+      const payToAccount = await chain.createAccount();
+      await creator.prove(payToAccount);
+      const payTo = payToAccount.address;
       const listed = await creator.register({ price: '$0.001', paymentAddress: payTo, network: chain.network });
       const skill = await json(listed);
       const hash: Hash = await chain
@@ -174,7 +176,9 @@ for (const kind of databaseKinds) {
 
     it('sends payment.reverted when a payment reported for the skill reverted on chain', async () => {
       const endpoint = await addEndpoint(['payment.reverted', 'call.paid']);
-      const payTo = (await chain.createAccount()).address;
+      const payToAccount = await chain.createAccount();
+      await creator.prove(payToAccount);
+      const payTo = payToAccount.address;
       const skill = await json(await creator.register({ price: '$0.001', paymentAddress: payTo, network: chain.network }));
       // A transfer beyond the payer's balance, sent with a fixed gas limit so that it is mined, reverted.
       const broke = await chain.createAccount();

@@ -41,6 +41,10 @@ export const skills = pgTable(
     priceAtomic: bigint('price_atomic', { mode: 'bigint' }).notNull(),
     /** When the owner last set the price by an edit (PATCH, the dashboard): re-registration then keeps it. */
     priceEditedAt: timestamp('price_edited_at', { withTimezone: true }),
+    /** For a day after a price cut, the price before it: the least a call must pay to count (skills/count-floor.ts). */
+    countFloorAtomic: bigint('count_floor_atomic', { mode: 'bigint' }),
+    /** When {@link countFloorAtomic} stops applying. */
+    countFloorUntil: timestamp('count_floor_until', { withTimezone: true }),
     network: text('network').notNull(),
     endpoint: text('endpoint').notNull(),
     paymentAddress: text('payment_address').notNull(),

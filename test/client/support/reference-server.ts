@@ -17,7 +17,7 @@ import { paymentMiddleware, x402ResourceServer } from '@x402/hono';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { type Address, publicActions } from 'viem';
 import type { Skill } from 'skill-market';
-import type { LocalChain } from '../../support/chain';
+import type { LocalChain, TestAccount } from '../../support/chain';
 import { serveFacilitator } from '../../support/chain/reference-facilitator';
 import { type AnswerDroppingProxy, startAnswerDroppingProxy } from './answer-dropping-proxy';
 import type { World } from './world';
@@ -26,6 +26,8 @@ export interface ReferenceSkill {
   /** The paid route, `POST <endpoint>`. */
   endpoint: string;
   payee: Address;
+  /** The payee's account, for a creator to prove holding it before listing the skill. */
+  payeeAccount: TestAccount;
   /** How many times the handler ran. */
   readonly handlerRuns: number;
   /** Between the resource server and its facilitator, with `facilitatorOverHttp`. */
@@ -98,7 +100,8 @@ export async function startReferenceSkill(
 ): Promise<ReferenceSkill> {
   const route = `/${options.name}`;
   const relayer = await chain.createAccount();
-  const payee = (await chain.createAccount()).address;
+  const payeeAccount = await chain.createAccount();
+  const payee = payeeAccount.address;
   const client = chain.walletClient(relayer).extend(publicActions);
   const facilitator = new x402Facilitator();
   // viem's verifyTypedData parameter type is a union the reference's structural signer type does
@@ -144,6 +147,7 @@ export async function startReferenceSkill(
   return {
     endpoint: `http://127.0.0.1:${server.port}${route}`,
     payee,
+    payeeAccount,
     get handlerRuns() {
       return handlerRuns;
     },

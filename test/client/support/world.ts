@@ -37,6 +37,8 @@ export interface World {
   market(options?: Partial<SkillMarketOptions>): SkillMarket;
   /** A new payer holding `usdc` atomic units (chain worlds only). */
   payer(usdc?: bigint): Promise<TestAccount>;
+  /** A new address the creator has proven holding: a skill may be paid to it (chain worlds only). */
+  payee(): Promise<`0x${string}`>;
   /** Usage records the registry holds for a skill. */
   usage(skillId: string): Promise<{ amount: bigint; paymentRef: string | null }[]>;
   /** The payments reported for a skill, as the registry checks them on chain. */
@@ -101,10 +103,18 @@ export function useWorld(options: { chain: boolean }): World {
   });
 
   world.payer = async (usdc = 1_000_000n) => world.chain.createAccount({ usdc });
+  world.payee = async () => {
+    const account = await world.chain.createAccount();
+    await world.creator.prove(account);
+    return account.address;
+  };
 
   world.addSkill = async (overrides = {}) => {
     const name = overrides.name ?? `skill-${crypto.randomUUID().slice(0, 8)}`;
-    const payTo = options.chain ? (await world.chain.createAccount()).address : newWallet().address;
+    // A fresh payee the creator proves holding: a skill is only ever paid to a proven address.
+    const payee = options.chain ? await world.chain.createAccount() : newWallet();
+    await world.creator.prove(payee);
+    const payTo = payee.address;
     const skill: TestSkill = {
       price: 10_000n,
       payTo,

@@ -18,7 +18,7 @@ let skill: Skill;
 let payee: Address;
 
 beforeAll(async () => {
-  payee = (await world.chain.createAccount()).address;
+  payee = await world.payee();
   const name = `channel-${crypto.randomUUID().slice(0, 8)}`;
   server = referenceServer(world.chain, new HTTPFacilitatorClient({ url: world.facilitatorUrl }), payee, {
     method: 'POST',

@@ -14,7 +14,7 @@ import { paymentMiddleware, x402ResourceServer } from '@x402/hono';
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
 import type { Address } from 'viem';
-import type { LocalChain } from './anvil';
+import type { LocalChain, TestAccount } from './anvil';
 import { startBatchFacilitator } from './batch-facilitator';
 
 export interface BatchServer {
@@ -22,6 +22,8 @@ export interface BatchServer {
   /** The skill's URL, `<url>/<name>`. */
   endpoint: string;
   payee: Address;
+  /** The payee's account, for a creator to prove holding it before listing the skill. */
+  payeeAccount: TestAccount;
   /** Paid calls the handler ran. */
   handled: number;
   stop(): Promise<void>;
@@ -29,7 +31,8 @@ export interface BatchServer {
 
 export async function startBatchServer(chain: LocalChain, options: { name: string; price: bigint; exact?: boolean }): Promise<BatchServer> {
   const facilitator = startBatchFacilitator(chain, await chain.createAccount());
-  const payee = (await chain.createAccount()).address;
+  const payeeAccount = await chain.createAccount();
+  const payee = payeeAccount.address;
   const authorizer = await chain.createAccount();
   const resourceServer = new x402ResourceServer(facilitator.client).register(
     chain.network,
@@ -71,6 +74,7 @@ export async function startBatchServer(chain: LocalChain, options: { name: strin
     url,
     endpoint: `${url}/${options.name}`,
     payee,
+    payeeAccount,
     get handled() {
       return state.handled;
     },

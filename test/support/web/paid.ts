@@ -21,6 +21,8 @@ export interface PaidWeb {
   registry: WebRegistry;
   browser: Browser;
   creator: Creator;
+  /** A fresh address on the chain that the creator has proven holding: skills may be paid to it. */
+  payee(): Promise<Address>;
   /** Closes the browser, the registry and the stack. */
   close(): Promise<void>;
 }
@@ -49,6 +51,11 @@ export async function startPaidWeb(
     registry,
     browser,
     creator,
+    async payee() {
+      const account = await stack.chain.createAccount();
+      await creator.prove(account);
+      return account.address;
+    },
     async close() {
       await browser.close();
       await registry.close();

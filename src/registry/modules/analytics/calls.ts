@@ -38,7 +38,7 @@ export async function recordCalls(ctx: ServiceContext, userId: string, calls: re
     if (!skill) outcomes[index] = refused('unknown-skill', 'Skill not found');
     else if (skill.creatorId !== userId) outcomes[index] = refused('not-yours', 'Only the skill’s creator can record its calls');
     else if (call.channelId !== undefined || call.chargedCumulativeAmount !== undefined) {
-      const channel = channelCallOf(call, skill, tokenDecimals(ctx.config.chain, skill.network));
+      const channel = channelCallOf(call, skill, tokenDecimals(ctx.config.chain, skill.network), ctx.clock.now());
       if (typeof channel === 'string') outcomes[index] = refused('invalid-amount', channel);
       else channelCalls.push({ index, call: channel });
     } else {

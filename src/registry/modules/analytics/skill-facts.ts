@@ -1,4 +1,4 @@
-/** What analytics needs to know of a skill (owner, price, payee, network), read by id: one skill or a batch's. */
+/** What analytics needs to know of a skill (owner, price and what a call pays to count, payee, network), read by id: one skill or a batch's. */
 import { eq, inArray } from 'drizzle-orm';
 import { skills } from '../../../db/schema';
 import { AppError } from '../../../http';
@@ -8,11 +8,21 @@ const facts = {
   id: skills.id,
   creatorId: skills.creatorId,
   priceAtomic: skills.priceAtomic,
+  countFloorAtomic: skills.countFloorAtomic,
+  countFloorUntil: skills.countFloorUntil,
   paymentAddress: skills.paymentAddress,
   network: skills.network,
 };
 
-export type SkillFacts = { id: string; creatorId: string; priceAtomic: bigint; paymentAddress: string; network: string };
+export type SkillFacts = {
+  id: string;
+  creatorId: string;
+  priceAtomic: bigint;
+  countFloorAtomic: bigint | null;
+  countFloorUntil: Date | null;
+  paymentAddress: string;
+  network: string;
+};
 
 /** @throws AppError NOT_FOUND */
 export async function skillById(ctx: ServiceContext, skillId: string): Promise<SkillFacts> {

@@ -1,7 +1,7 @@
 import type { CallBody, UsageBody } from 'skill-market/registry';
-import { isCaip2Network, parseCaip2, voucherDigest } from 'skill-market/x402';
+import { isCaip2Network, parseCaip2, rescaleAtomic, USDC_DECIMALS, voucherDigest } from 'skill-market/x402';
 import { AppError } from '../../../http';
-import { priceToAtomic } from '../skills';
+import { type CountFloor, countablePrice, priceToAtomic } from '../skills';
 import { type ChannelCall, MAX_CHANNEL_AMOUNT } from './store';
 
 /** The channel fields a call record and a usage record share. */
@@ -28,11 +28,17 @@ function channelCharge(record: ChannelFields, amount: bigint, field: string): { 
 
 /**
  * A call record paid over a channel, checked on its own (see {@link channelCharge}); its own charge
- * is `amountAtomic`, or the older `amount` in whole tokens, converted with the token's `decimals`.
- * Answers the call (with the digest of the payer's voucher for that cumulative charge, which older
- * consumer clients named the call by), or why it is refused.
+ * is `amountAtomic`, or the older `amount` in whole tokens, converted with the token's `decimals`,
+ * and must be at least what a call of the skill pays to count now (its price, or the price before a
+ * recent cut: skills/count-floor.ts). Answers the call (with the digest of the payer's voucher for
+ * that cumulative charge, which older consumer clients named the call by), or why it is refused.
  */
-export function channelCallOf(call: CallBody, skill: { id: string; network: string }, decimals: number): ChannelCall | string {
+export function channelCallOf(
+  call: CallBody,
+  skill: { id: string; network: string } & CountFloor,
+  decimals: number,
+  now: Date,
+): ChannelCall | string {
   if (call.amountAtomic === undefined && call.amount === undefined)
     return 'Invalid request: field "amountAtomic": a channel call needs its own charge';
   const field = call.amountAtomic !== undefined ? 'amountAtomic' : 'amount';
@@ -45,6 +51,10 @@ export function channelCallOf(call: CallBody, skill: { id: string; network: stri
   }
   const charge = channelCharge(call, amount, field);
   if (typeof charge === 'string') return charge;
+  const least = rescaleAtomic(countablePrice(skill, now), USDC_DECIMALS, decimals);
+  if (least !== undefined && amount < least) {
+    return `Invalid request: field "${field}": a charge of ${amount} atomic units is under the ${least} a call of this skill pays to count (its price, or for a day after a price cut the price before it)`;
+  }
   const { channelId, cumulative } = charge;
   const digest = isCaip2Network(skill.network) ? voucherDigest(channelId, cumulative, parseCaip2(skill.network)) : null;
   return { skillId: skill.id, network: skill.network, channelId, cumulative, amount, voucherDigest: digest };

@@ -15,7 +15,9 @@
  * 2. It counts only once the channel exists on the registry's network (its `ChannelCreated`
  *    config) with the skill's payment address as receiver and the network's USDC as token, and
  *    the channel's `totalClaimed` (read from the contract, after the claim is mined) is ≥ its
- *    cumulative. Another receiver, token or network refuses it.
+ *    cumulative. Another receiver, token or network refuses it; so does a receiver the skill's
+ *    creator has not proven holding (wallets/proven.ts), and a payer that is the receiver or
+ *    another address the creator has proven (a creator paying themselves buys no calls).
  * 3. Its interval must not overlap the interval of a record already counted for the channel (for
  *    any skill). Records are decided in order of cumulative (then of arrival), so of two
  *    overlapping records (the same cumulative, or an amount larger than the step from the previous
@@ -33,6 +35,7 @@ import { larger } from '../../lib/amounts';
 import { channelCalls, paymentChannels, skills } from '../../../db/schema';
 import { countCalls, countClaimedCalls, uncountCalls } from '../stats';
 import { emitEvent, emitEvents } from '../webhook-events';
+import { provenAddresses } from '../wallets';
 import type { ChannelOnChain } from './chain-check';
 
 type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
@@ -207,7 +210,7 @@ export async function decideChannel(
     const totalClaimed = larger(onChain.totalClaimed, channel.totalClaimed);
     const settledClaimed = larger(onChain.settledClaimed, channel.settledClaimed);
     const records = await tx
-      .select({ call: channelCalls, paymentAddress: skills.paymentAddress, network: skills.network })
+      .select({ call: channelCalls, paymentAddress: skills.paymentAddress, network: skills.network, creatorId: skills.creatorId })
       .from(channelCalls)
       .innerJoin(skills, eq(skills.id, channelCalls.skillId))
       .where(and(eq(channelCalls.channelId, channelId), eq(channelCalls.status, 'earned')))
@@ -238,11 +241,17 @@ export async function decideChannel(
       newlyRefused.push({ skillId: call.skillId, calledAt: call.createdAt });
       decision.refused += 1;
     };
-    for (const { call, paymentAddress, network } of records) {
+    const proven = await provenAddresses(tx, [...new Set(records.map((r) => r.creatorId))]);
+    for (const { call, paymentAddress, network, creatorId } of records) {
+      const own = proven.get(creatorId) ?? new Set<string>();
       if (network !== expected.network || lower(onChain.token) !== lower(expected.token)) {
         await refuse(call, `the channel is not paid in ${expected.network} USDC, which this registry counts`);
       } else if (lower(onChain.receiver) !== lower(paymentAddress)) {
         await refuse(call, `the channel pays ${onChain.receiver}, not the skill’s payment address ${paymentAddress}`);
+      } else if (!own.has(lower(onChain.receiver))) {
+        await refuse(call, `the skill’s creator has not proven holding the channel’s receiver ${onChain.receiver}`);
+      } else if (lower(onChain.payer) === lower(onChain.receiver) || own.has(lower(onChain.payer))) {
+        await refuse(call, `the channel is paid by ${onChain.payer}, an address of the skill’s own creator: not a paid call`);
       } else if (overlaps(call)) {
         await refuse(call, 'its charge overlaps a call already counted for this channel');
       } else if (call.cumulative > totalClaimed) {

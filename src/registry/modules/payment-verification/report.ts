@@ -13,7 +13,14 @@ import { nominatePayment } from './store';
  */
 export async function recordReportedPayment(ctx: ServiceContext, report: ReportedPayment): Promise<boolean> {
   const [skill] = await ctx.db
-    .select({ id: skills.id, priceAtomic: skills.priceAtomic, paymentAddress: skills.paymentAddress, network: skills.network })
+    .select({
+      id: skills.id,
+      priceAtomic: skills.priceAtomic,
+      countFloorAtomic: skills.countFloorAtomic,
+      countFloorUntil: skills.countFloorUntil,
+      paymentAddress: skills.paymentAddress,
+      network: skills.network,
+    })
     .from(skills)
     .where(eq(skills.slug, report.skillSlug));
   if (!skill) throw new AppError('NOT_FOUND', 'Skill not found');

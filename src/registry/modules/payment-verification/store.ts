@@ -6,13 +6,15 @@ import { BYTES32_PATTERN, rescaleAtomic, USDC_DECIMALS } from 'skill-market/x402
 import { type ChainConfig, tokenDecimals } from '../../../config/chain';
 import { paymentVerifications, skills, usageRecords } from '../../../db/schema';
 import { countPaidCall } from '../stats';
+import { type CountFloor, countablePrice } from '../skills';
+import { provenAddresses } from '../wallets';
 import { emitEvent } from '../webhook-events';
 
 type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
 type Verification = typeof paymentVerifications.$inferSelect;
 
 /** The listing a reported payment is checked against. */
-export interface ListedSkill {
+export interface ListedSkill extends CountFloor {
   id: string;
   /** The listed price, micro-USDC: the payment is this much in the token's own atomic units. */
   priceAtomic: bigint;
@@ -28,8 +30,10 @@ type TokenOf = Pick<ChainConfig, 'network' | 'usdcDecimals'>;
 /** Why a payment cannot match a price the token cannot express (fewer decimals than the price has). */
 const UNPAYABLE_REASON = 'the listed price is not a whole number of the token’s atomic units';
 
-/** Why a payment from the skill's own payment address does not count: it would buy popularity for gas. */
-const SELF_PAYMENT_REASON = 'a payment from the skill’s own payment address is not a paid call';
+/** Why a payment from the skill's own creator does not count: it would buy popularity for gas. */
+const SELF_PAYMENT_REASON = 'a payment from the skill’s own payment address or another address of its creator is not a paid call';
+/** Why a payment at a price just cut does not count yet (skills/count-floor.ts). */
+const PRICE_CUT_REASON = 'paid at a price cut less than a day ago: calls count at the price before the cut until the cut has stood a day';
 /** Why a payment counted for one skill does not count for another. */
 const COUNTED_ELSEWHERE_REASON = 'this payment is already counted for another skill';
 /** Why a bare-transaction report gave way to the skill server's call record naming the payment. */
@@ -71,7 +75,13 @@ export async function nominatePayments(
   const rows = payments.map(({ skill, reference, nonce }) => {
     const txHash = BYTES32_PATTERN.test(reference) ? reference.toLowerCase() : reference;
     const expectedAmount = rescaleAtomic(skill.priceAtomic, USDC_DECIMALS, tokenDecimals(chain, skill.network));
-    const reason = !TX_HASH.test(txHash) ? 'not a transaction hash' : expectedAmount === undefined ? UNPAYABLE_REASON : undefined;
+    const reason = !TX_HASH.test(txHash)
+      ? 'not a transaction hash'
+      : expectedAmount === undefined
+        ? UNPAYABLE_REASON
+        : countablePrice(skill, now) > skill.priceAtomic
+          ? PRICE_CUT_REASON
+          : undefined;
     return {
       skillId: skill.id,
       txHash,
@@ -205,7 +215,8 @@ export async function markVerified(
         .update(paymentVerifications)
         .set({ decidedAt: now, attempts: sql`${paymentVerifications.attempts} + 1`, ...set })
         .where(eq(paymentVerifications.id, id));
-    const paid = found.transfers.filter((t) => t.payer.toLowerCase() !== check.payTo.toLowerCase());
+    const own = await ownAddresses(tx, check.skillId, check.payTo);
+    const paid = found.transfers.filter((t) => !own.has(t.payer.toLowerCase()));
     if (paid.length === 0) {
       await decide({ status: 'rejected', reason: SELF_PAYMENT_REASON, payer: found.transfers[0]?.payer ?? null });
       return 'rejected';
@@ -336,4 +347,11 @@ export async function dropChannelReport(
     }
     await tx.delete(paymentVerifications).where(and(eq(paymentVerifications.id, id), eq(paymentVerifications.status, 'pending')));
   });
+}
+
+/** The skill's payment address and every address its creator has proven, lower case. */
+async function ownAddresses(tx: Tx, skillId: string, payTo: string): Promise<Set<string>> {
+  const [skill] = await tx.select({ creatorId: skills.creatorId }).from(skills).where(eq(skills.id, skillId));
+  const own = skill ? ((await provenAddresses(tx, [skill.creatorId])).get(skill.creatorId) ?? new Set<string>()) : new Set<string>();
+  return own.add(payTo.toLowerCase());
 }

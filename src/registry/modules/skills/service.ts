@@ -8,6 +8,8 @@ import { createSkillStats } from '../stats';
 import type { RegisterSkill, SkillView, UpdateSkill } from 'skill-market/registry';
 import { resolveOwnedGroups } from './filing';
 import { checkSkillNetwork } from './networks';
+import { floorAfterPriceChange } from './count-floor';
+import { hasProven } from '../wallets';
 import { callUrlOf, paymentAddressOf, priceToAtomic, schemaOf } from './validate';
 import { findSkillRowBySlug, selectSkills, toSkillView } from './view';
 
@@ -36,6 +38,7 @@ export async function registerSkill(
     category: input.category ?? null,
   };
   await checkSkillNetwork(ctx, values.network);
+  if (!(await hasProven(ctx.db, creatorId, values.paymentAddress))) throw payeeNotProven(values.paymentAddress);
   const groups = await resolveOwnedGroups(ctx, creatorId, input.groups);
   const groupIds = groups.map((g) => g.id);
   const now = ctx.clock.now();
@@ -75,7 +78,7 @@ export async function registerSkill(
     if (!sameValues(current, values) || !sameSet(currentGroups, groupIds)) {
       await tx
         .update(skills)
-        .set({ ...values, updatedAt: now })
+        .set({ ...values, ...floorAfterPriceChange(current, values.priceAtomic, now), updatedAt: now })
         .where(eq(skills.id, current.id));
       await setGroups(tx, current.id, groupIds);
     }
@@ -93,6 +96,7 @@ export async function updateSkill(ctx: ServiceContext, creatorId: string, slug: 
   if (input.price !== undefined) {
     set.priceAtomic = priceToAtomic(input.price);
     set.priceEditedAt = ctx.clock.now();
+    Object.assign(set, floorAfterPriceChange(existing, set.priceAtomic, set.priceEditedAt));
   }
   if (input.inputSchema !== undefined) set.inputSchema = schemaOf('inputSchema', input.inputSchema);
   if (input.outputSchema !== undefined) set.outputSchema = schemaOf('outputSchema', input.outputSchema);
@@ -149,6 +153,14 @@ function sameValues(
     canonical(row.inputSchema) === canonical(values.inputSchema) &&
     canonical(row.outputSchema) === canonical(values.outputSchema)
   );
+}
+
+/** A registration naming a payment address its creator has not proven: it would earn what is paid to someone else. */
+function payeeNotProven(address: string): AppError {
+  const why =
+    `${address} is not an address this account has proven: sign in with that wallet, or prove you hold its key ` +
+    "(POST /wallet/challenge, sign the message with it, POST /wallet/generate with the proof; or the dashboard's Wallets page)";
+  return new AppError('VALIDATION', `Invalid request: field "paymentAddress": ${why}`, [{ field: 'paymentAddress', message: why }]);
 }
 
 const sameSet = (a: string[], b: string[]) => a.length === b.length && a.every((x) => b.includes(x));
