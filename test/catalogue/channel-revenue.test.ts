@@ -139,6 +139,8 @@ for (const kind of databaseKinds) {
       await verify();
       stats = await analytics(id);
       expect(stats).toMatchObject({ paidCallCount: 3, totalRevenueAtomic: '3000' });
+      // The channel's payer is one buyer of the skill, a repeat one.
+      expect(await json(await fx.request(`/skills/${slug}`))).toMatchObject({ paidCallCount: 3, buyerCount: 1, repeatBuyerCount: 1 });
       expect(stats.channels).toMatchObject({ earnedCalls: 0, claimedAtomic: '3000', settledAtomic: '0' });
 
       // The settle sweep pays the receiver what was claimed: the calls are settled.

@@ -35,6 +35,8 @@ function setup() {
 const fields: ObservedFields = {
   callCount: 0,
   paidCallCount: 0,
+  buyerCount: 0,
+  repeatBuyerCount: 0,
   viewCount: 0,
   favoriteCount: 0,
   rating: null,

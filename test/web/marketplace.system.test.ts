@@ -133,7 +133,7 @@ describe('marketplace', () => {
     expect(shift).toBeLessThan(0.01);
   });
 
-  it('lists skills with name, description, price in USDC, creator, calls and favourites', async () => {
+  it('lists skills with name, description, price in USDC, creator, calls and buyers', async () => {
     await page.goto('/');
     await cards().first().waitFor();
     expect(await cards().count()).toBe(24);
@@ -146,7 +146,7 @@ describe('marketplace', () => {
     expect(text).toContain('$0.002 USDC');
     expect(text).toContain('Calls3');
     expect(text).toContain('RatingNo reviews');
-    expect(text).toContain('Favourites0');
+    expect(text).toContain('Buyers1');
     expect(text).toContain(`${alice.address.slice(0, 6)}…${alice.address.slice(-4)}`);
     await screenshot(page, 'marketplace');
   });

@@ -14,7 +14,7 @@ import { ADDRESS_PATTERN, Cursor, Nullable, PageLimit, Timestamp, Uuid } from '.
 export const SKILL_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$';
 /**
  * The orders of `GET /skills` ({@link SearchQuery}'s `sort`): `relevance` (best full-text match;
- * needs `q`, and is the default with one), `popular` (most verified paid calls), `newest` (the
+ * needs `q`, and is the default with one), `popular` (most distinct paying wallets, then most verified paid calls), `newest` (the
  * default without `q`), `price` (cheapest first), `revenue` (most verified revenue) and `rating`
  * (best average review score; unreviewed skills last).
  *
@@ -122,7 +122,8 @@ export type UpdateSkill = Static<typeof UpdateSkill>;
  *   `totalRevenueAtomic` in the token's atomic units (use it for sums). All are strings, never floats.
  * - Calling: `POST` the input as JSON to `endpoint` (the full call URL); unpaid, it answers 402.
  * - Counters: `paidCallCount` counts calls whose payment is verified on chain, `callCount` adds the
- *   unpaid calls the creator reported.
+ *   unpaid calls the creator reported; `buyerCount` counts the distinct wallets behind the paid
+ *   calls and `repeatBuyerCount` those that paid more than once (one wallet's volume is one buyer).
  * - Null means none: `description`, `category`, `inputSchema`, `outputSchema`; `rating` (average
  *   score 1–5) before any review; `latencyMs` and `lastUpAt` before the server answered a probe.
  * - `status` is the server's last health probe (`unknown` until one answers); `verified` is the
@@ -162,6 +163,8 @@ export const SkillView = T.Object({
   creatorAddress: T.String(),
   callCount: T.Number({ description: 'verified paid calls plus unpaid calls the creator reported' }),
   paidCallCount: T.Number({ description: 'calls whose payment is verified on chain (one per transaction)' }),
+  buyerCount: T.Number({ description: 'distinct wallets with a paid call verified on chain' }),
+  repeatBuyerCount: T.Number({ description: 'of those, the wallets that paid more than once' }),
   viewCount: T.Number(),
   favoriteCount: T.Number(),
   rating: Nullable(T.Number(), 'average review score of verified buyers in stars, 0–5 (the 0–100 average / 20); null without reviews'),

@@ -1,4 +1,4 @@
-import { date, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, date, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
 import { atomicAmount } from './amounts';
 import { skills } from './catalogue';
@@ -25,9 +25,18 @@ export const skillStats = pgTable(
     ratingSum: integer('rating_sum').notNull().default(0),
     lastCalledAt: timestamp('last_called_at', { withTimezone: true }),
     lastViewedAt: timestamp('last_viewed_at', { withTimezone: true }),
+    /** Distinct wallets with a verified paid call (skill_buyers): washing from one wallet buys one. */
+    buyerCount: integer('buyer_count').notNull().default(0),
+    /** Of those, the wallets that paid more than once. */
+    repeatBuyerCount: integer('repeat_buyer_count').notNull().default(0),
+    /** What `sort=popular` ranks by: buyers first, then paid calls (each below 2^32). */
+    popularity: bigint('popularity', { mode: 'bigint' })
+      .notNull()
+      .generatedAlwaysAs(sql`buyer_count::bigint * 4294967296 + paid_call_count`),
   },
   (t) => [
     index('skill_stats_calls_idx').on(t.callCount),
+    index('skill_stats_popularity_idx').on(t.popularity),
     index('skill_stats_paid_calls_idx').on(t.paidCallCount),
     index('skill_stats_revenue_idx').on(t.totalRevenue),
   ],
@@ -131,4 +140,18 @@ export const favorites = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
   },
   (t) => [primaryKey({ columns: [t.userId, t.skillId] }), index('favorites_skill_idx').on(t.skillId)],
+);
+
+/** Each wallet that paid a skill, with its verified paid calls: the buyers a skill is ranked by. */
+export const skillBuyers = pgTable(
+  'skill_buyers',
+  {
+    skillId: uuid('skill_id')
+      .notNull()
+      .references(() => skills.id, { onDelete: 'cascade' }),
+    /** The paying wallet, lower case. */
+    payer: text('payer').notNull(),
+    paidCalls: integer('paid_calls').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.skillId, t.payer] })],
 );

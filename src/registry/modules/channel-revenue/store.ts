@@ -33,7 +33,7 @@ import type { PaymentVerificationConfig } from '../../../config';
 import type { Database } from '../../../db';
 import { larger } from '../../lib/amounts';
 import { channelCalls, paymentChannels, skills } from '../../../db/schema';
-import { countCalls, countClaimedCalls, uncountCalls } from '../stats';
+import { countBuyer, countCalls, countClaimedCalls, uncountCalls } from '../stats';
 import { emitEvent, emitEvents } from '../webhook-events';
 import { provenAddresses } from '../wallets';
 import type { ChannelOnChain } from './chain-check';
@@ -275,6 +275,8 @@ export async function decideChannel(
         newlyCounted.map((c) => ({ skillId: c.skillId, amount: c.amount, calledAt: c.createdAt })),
       );
     }
+    // The channel's payer is a buyer of each skill it paid.
+    for (const [skillId, { calls }] of claimedFor) await countBuyer(tx, skillId, onChain.payer, calls);
     await uncountCalls(tx, newlyRefused);
     // Newly settled: counted records between the previous sweep's reach and this one's.
     const settledFor = new Map<string, { calls: number; amount: bigint }>();

@@ -5,7 +5,7 @@ import { PAYMENT_REVERTED_REASON } from 'skill-market/registry';
 import { BYTES32_PATTERN, rescaleAtomic, USDC_DECIMALS } from 'skill-market/x402';
 import { type ChainConfig, tokenDecimals } from '../../../config/chain';
 import { paymentVerifications, skills, usageRecords } from '../../../db/schema';
-import { countPaidCall } from '../stats';
+import { countBuyer, countPaidCall } from '../stats';
 import { type CountFloor, countablePrice } from '../skills';
 import { provenAddresses } from '../wallets';
 import { emitEvent } from '../webhook-events';
@@ -244,6 +244,7 @@ export async function markVerified(
         logIndex: transfer.logIndex,
       });
       await countPaidCall(tx, check.skillId, found.amount, check.createdAt);
+      await countBuyer(tx, check.skillId, transfer.payer, 1);
       // The creator hears of it in the same transaction: an event exists exactly when the call counts.
       const [skill] = await tx.select({ creatorId: skills.creatorId, slug: skills.slug }).from(skills).where(eq(skills.id, check.skillId));
       if (skill) {
@@ -277,6 +278,7 @@ export async function markVerified(
         .set({ status: 'rejected', reason: GAVE_WAY_REASON, logIndex: null, decidedAt: now })
         .where(eq(paymentVerifications.id, holder.id));
       await countPaidCall(tx, holder.skillId, holder.amount ?? found.amount, holder.createdAt, true);
+      if (holder.payer) await countBuyer(tx, holder.skillId, holder.payer, -1);
       return count(yielding);
     }
     const same = paid.find((t) => heldBy.get(t.logIndex)!.skillId === check.skillId);

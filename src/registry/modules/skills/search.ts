@@ -68,7 +68,7 @@ export async function searchSkills(
       id: skills.id,
       createdAt: skills.createdAt,
       priceAtomic: skills.priceAtomic,
-      paidCallCount: needsStats ? skillStats.paidCallCount : sql<number>`0`,
+      popularity: needsStats ? skillStats.popularity : sql<bigint>`0`,
       totalRevenue: needsStats ? skillStats.totalRevenue : sql<bigint>`0`,
       averageRating: needsStats ? averageRating : sql<string>`0`,
       rank: key.rank ?? sql<number>`0`,
@@ -131,7 +131,7 @@ type Row = {
   id: string;
   createdAt: Date;
   priceAtomic: bigint;
-  paidCallCount: number;
+  popularity: bigint;
   totalRevenue: bigint;
   averageRating: string;
   rank: number;
@@ -176,12 +176,12 @@ function sortKey(sort: Sort, match: SQL | undefined): SortKey {
         after: (v, id) => sql`(${skills.priceAtomic}, ${skills.id}) > (${v}::bigint, ${id}::uuid)`,
         valueOf: (row) => row.priceAtomic.toString(),
       };
-    case 'popular': // verified paid calls: unpaid ones are the creator's word only
+    case 'popular': // distinct paying wallets, then verified paid calls: one wallet's volume buys one buyer
       return {
-        order: [desc(skillStats.paidCallCount), desc(skills.id)],
-        accepts: (v) => fitsInteger(v, 31),
-        after: (v, id) => sql`(${skillStats.paidCallCount}, ${skills.id}) < (${v}::int, ${id}::uuid)`,
-        valueOf: (row) => String(row.paidCallCount),
+        order: [desc(skillStats.popularity), desc(skills.id)],
+        accepts: (v) => fitsInteger(v, 63),
+        after: (v, id) => sql`(${skillStats.popularity}, ${skills.id}) < (${v}::bigint, ${id}::uuid)`,
+        valueOf: (row) => String(row.popularity),
       };
     case 'rating':
       return {

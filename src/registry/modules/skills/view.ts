@@ -81,6 +81,8 @@ export type ObservedFields = Pick<
   SkillView,
   | 'callCount'
   | 'paidCallCount'
+  | 'buyerCount'
+  | 'repeatBuyerCount'
   | 'viewCount'
   | 'favoriteCount'
   | 'rating'
@@ -96,6 +98,8 @@ function observedFields(stats: StatsRow, health: HealthRow, decimals: number): O
   return {
     callCount: stats.callCount,
     paidCallCount: stats.paidCallCount,
+    buyerCount: stats.buyerCount,
+    repeatBuyerCount: stats.repeatBuyerCount,
     viewCount: stats.viewCount,
     favoriteCount: stats.favoriteCount,
     rating: averageStars(stats.ratingSum, stats.reviewCount),

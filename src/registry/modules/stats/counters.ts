@@ -5,7 +5,7 @@
  */
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../../../db';
-import { skillDaily, skillStats } from '../../../db/schema';
+import { skillBuyers, skillDaily, skillStats } from '../../../db/schema';
 
 /** A transaction of the registry's database. */
 export type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
@@ -178,4 +178,30 @@ export async function countFavorite(tx: Tx, skillId: string, delta: number): Pro
     .where(eq(skillStats.skillId, skillId))
     .returning({ favoriteCount: skillStats.favoriteCount });
   return stats?.favoriteCount ?? 0;
+}
+
+/**
+ * `calls` verified paid calls of `skillId` from wallet `payer` (negative: taken back): the skill's
+ * buyers (distinct paying wallets) and repeat buyers (those with more than one paid call) follow.
+ * What `sort=popular` ranks by first, so that washing from one wallet buys one buyer.
+ */
+export async function countBuyer(tx: Tx, skillId: string, payer: string, calls: number): Promise<void> {
+  if (calls === 0) return;
+  const wallet = payer.toLowerCase();
+  const where = and(eq(skillBuyers.skillId, skillId), eq(skillBuyers.payer, wallet));
+  // A row first (concurrent first payments of one wallet meet on it), then its count under its lock.
+  if (calls > 0) await tx.insert(skillBuyers).values({ skillId, payer: wallet, paidCalls: 0 }).onConflictDoNothing();
+  const [before] = await tx.select({ paidCalls: skillBuyers.paidCalls }).from(skillBuyers).where(where).for('update');
+  if (!before) return;
+  const was = before.paidCalls;
+  const now = Math.max(was + calls, 0);
+  if (now === 0) await tx.delete(skillBuyers).where(where);
+  else await tx.update(skillBuyers).set({ paidCalls: now }).where(where);
+  const buyers = (now > 0 ? 1 : 0) - (was > 0 ? 1 : 0);
+  const repeat = (now > 1 ? 1 : 0) - (was > 1 ? 1 : 0);
+  if (buyers === 0 && repeat === 0) return;
+  await tx
+    .update(skillStats)
+    .set({ buyerCount: sql`${skillStats.buyerCount} + ${buyers}`, repeatBuyerCount: sql`${skillStats.repeatBuyerCount} + ${repeat}` })
+    .where(eq(skillStats.skillId, skillId));
 }

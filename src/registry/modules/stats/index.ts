@@ -4,6 +4,7 @@
  * analytics all build on it.
  */
 export {
+  countBuyer,
   countCalls,
   countClaimedCalls,
   countFavorite,

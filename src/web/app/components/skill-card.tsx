@@ -3,7 +3,7 @@ import type { Skill, SkillView } from 'skill-market/registry';
 
 /** What a card shows: a search result, or a skill of a creator's or group's page. */
 type CardSkill = Pick<Skill, 'slug' | 'name' | 'description' | 'price' | 'groups'> &
-  Partial<Pick<SkillView, 'callCount' | 'favoriteCount' | 'creatorAddress' | 'rating' | 'reviewCount'>>;
+  Partial<Pick<SkillView, 'callCount' | 'buyerCount' | 'creatorAddress' | 'rating' | 'reviewCount'>>;
 
 export function SkillCard({ skill }: { skill: CardSkill }) {
   return (
@@ -26,8 +26,8 @@ export function SkillCard({ skill }: { skill: CardSkill }) {
           <dd class="rating">{stars(skill.rating ?? null, skill.reviewCount ?? 0)}</dd>
         </div>
         <div>
-          <dt>Favourites</dt>
-          <dd>{count(skill.favoriteCount ?? 0)}</dd>
+          <dt title="Distinct wallets that paid for a call">Buyers</dt>
+          <dd>{count(skill.buyerCount ?? 0)}</dd>
         </div>
       </dl>
       <p class="small muted">

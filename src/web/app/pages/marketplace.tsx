@@ -13,7 +13,7 @@ import { location, navigate } from '../lib/router';
 const PAGE_SIZE = 24;
 const SORTS = [
   ['relevance', 'Best match'],
-  ['popular', 'Most called'],
+  ['popular', 'Most buyers'],
   ['newest', 'Newest'],
   ['price', 'Lowest price'],
   ['revenue', 'Top earning'],

@@ -48,12 +48,13 @@ function FavouriteButton({ skill, onCount }: { skill: Skill; onCount: (n: number
 function Stats({ skill, analytics, favourites }: { skill: Skill; analytics: Analytics | undefined; favourites: number }) {
   const items: [string, string][] = [
     ['Calls', count(analytics?.callCount ?? skill.callCount ?? 0)],
+    ['Buyers', count(skill.buyerCount ?? 0)],
     ['Views', count(analytics?.viewCount ?? skill.viewCount ?? 0)],
     ['Favourites', count(favourites)],
     ['Revenue', `${usdc(analytics?.totalRevenue ?? skill.totalRevenue ?? '0')} USDC`],
   ];
   return (
-    <dl class="stats">
+    <dl class="stats stats-five">
       {items.map(([k, v]) => (
         <div key={k}>
           <dt>{k}</dt>
