@@ -36,6 +36,7 @@ import { DEFAULT_API_URL, register, type RegistrationResult } from './register';
 import { RegistryClient } from '../registry/client';
 import { httpUrl, isProduction, processEnv, resolveApiKey, resolveApiUrl, resolveWallet, type Env } from './settings';
 import type { Skills } from './skill';
+import { catalogueLimitWarnings } from './discovery/limits';
 import type { ClaimRound } from './schemes/channel/claims';
 import type { ChannelOption } from './schemes/channel/settings';
 import type { SettledCall } from './scheme';
@@ -318,6 +319,13 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
       `  POST /${name}  ${formatPrice(parsePrice(s.price, decimals), decimals)} USDC${s.description ? `  ${s.description}` : ''}`,
     );
   }
+  const catalogue = {
+    serviceName: options.serviceName ?? options.appName,
+    iconUrl: options.iconUrl,
+    groups: options.register?.groups,
+    facilitatorUrl,
+  };
+  for (const warning of catalogueLimitWarnings(skills, catalogue)) logger.warn(warning);
 
   let follower: { stop(): void } | undefined;
   let stopped: Promise<void> | undefined;

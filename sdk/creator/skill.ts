@@ -25,7 +25,8 @@ export const DEFAULT_SKILL_TIMEOUT_MS = 30_000;
  */
 export const MAX_SKILL_TIMEOUT_MS = 200_000;
 
-const MAX_DESCRIPTION = 2000;
+/** CDP's facilitator refuses a `resource.description` over 500 characters: a longer one would never be indexed where it crawls. */
+const MAX_DESCRIPTION = 500;
 const MAX_GROUPS = 20;
 const MAX_GROUP_LENGTH = 60;
 const OPTION_KEYS = new Set(['price', 'description', 'inputSchema', 'outputSchema', 'groups', 'timeout', 'channels']);
@@ -34,7 +35,7 @@ const OPTION_KEYS = new Set(['price', 'description', 'inputSchema', 'outputSchem
 export interface SkillOptions {
   /** Price per call in USDC, a dollar-prefixed decimal, e.g. `"$0.001"`. Required; at most 6 decimals. */
   price: string;
-  /** What the skill does; shown in the registry and in the 402 terms. */
+  /** What the skill does; shown in the registry and in the 402 terms. At most 500 characters (CDP's facilitator's limit). */
   description?: string;
   /** JSON Schema of the input; a call whose input does not match is answered 400 before any payment. */
   inputSchema?: JsonSchema;
@@ -131,7 +132,9 @@ export function skill<I = any, O = any>(options: SkillOptions, handler: SkillHan
   }
   const description = options.description;
   if (description !== undefined && (typeof description !== 'string' || description.length > MAX_DESCRIPTION)) {
-    fail(`description must be a string of at most ${MAX_DESCRIPTION} characters`);
+    fail(
+      `description must be a string of at most ${MAX_DESCRIPTION} characters (CDP's facilitator refuses a longer resource.description, so the Bazaar would never index the skill)`,
+    );
   }
   for (const field of ['inputSchema', 'outputSchema'] as const) {
     const schema = options[field];

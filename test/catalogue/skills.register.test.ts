@@ -138,6 +138,7 @@ for (const kind of databaseKinds) {
       ['an http endpoint', { endpoint: 'http://skills.example.com' }, 'must use https'],
       ['an endpoint with credentials', { endpoint: 'https://u:p@skills.example.com' }, 'credentials'],
       ['no groups', { groups: [] }, '"groups"'],
+      ['a description of 501 characters', { description: 'd'.repeat(501) }, 'CDP’s facilitator refuses a longer resource.description'],
       ['an input schema that is not JSON Schema', { inputSchema: { type: 'bogus' } }, 'field "inputSchema"'],
       ['an output schema with a dangling $ref', { outputSchema: { $ref: '#/definitions/x' } }, 'field "outputSchema"'],
     ];

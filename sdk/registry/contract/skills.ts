@@ -46,6 +46,10 @@ const GroupNames = T.Array(T.String({ minLength: 1, maxLength: 60 }), {
   description: 'names (or slugs) of your groups',
 });
 
+/** Why a description is at most 500 characters. */
+const DESCRIPTION_LIMIT =
+  'at most 500 characters: CDP’s facilitator refuses a longer resource.description, so the Bazaar would never index the skill';
+
 /**
  * `POST /skills` body (creator credentials: an `sk_` key or a session): registers a skill, or
  * updates the caller's skill of the same `name` (an upsert): answered 201 created or 200 updated,
@@ -58,8 +62,8 @@ const GroupNames = T.Array(T.String({ minLength: 1, maxLength: 60 }), {
  * - `paymentAddress`: the 0x address paid (the 402 `payTo`); a mixed-case one needs a valid
  *   EIP-55 checksum.
  * - `groups`: 1–20 names or slugs of the caller's existing groups (an unknown one gives 400).
- * - `inputSchema`, `outputSchema`: JSON Schema objects, or null; `description` at most 2000
- *   characters; `category` at most 40; `network` a CAIP-2 id, default `eip155:8453` (Base).
+ * - `inputSchema`, `outputSchema`: JSON Schema objects, or null; `description` at most 500
+ *   characters (CDP's facilitator refuses a longer `resource.description`); `category` at most 40; `network` a CAIP-2 id, default `eip155:8453` (Base).
  *
  * @example
  * import { type RegisterSkill, RegistryClient } from 'skill-market/registry';
@@ -82,7 +86,9 @@ export const RegisterSkill = T.Object({
   endpoint: T.String({ minLength: 1, maxLength: 2048, description: 'the skill server base URL, or the full call URL ending in /<name>' }),
   price: Price,
   paymentAddress: T.String({ description: '0x address that receives payments' }),
-  description: T.Optional(T.String({ maxLength: 2000 })),
+  description: T.Optional(
+    T.String({ maxLength: 500, description: DESCRIPTION_LIMIT, error: `Invalid request: field "description": ${DESCRIPTION_LIMIT}` }),
+  ),
   inputSchema: T.Optional(Schema),
   outputSchema: T.Optional(Schema),
   groups: GroupNames,
@@ -99,7 +105,11 @@ export type RegisterSkill = Static<typeof RegisterSkill>;
  * `price` is USDC as in {@link RegisterSkill}. Answered with the {@link SkillView}.
  */
 export const UpdateSkill = T.Object({
-  description: T.Optional(Nullable(T.String({ maxLength: 2000 }))),
+  description: T.Optional(
+    Nullable(
+      T.String({ maxLength: 500, description: DESCRIPTION_LIMIT, error: `Invalid request: field "description": ${DESCRIPTION_LIMIT}` }),
+    ),
+  ),
   price: T.Optional(Price),
   groups: T.Optional(GroupNames),
   inputSchema: T.Optional(Schema),
