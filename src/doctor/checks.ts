@@ -6,6 +6,7 @@
 import { createPublicClient, erc20Abi, formatEther, http, isAddress, type Address, type PublicClient } from 'viem';
 import { eip3009Abi, getKnownNetwork, parseCaip2 } from 'skill-market/x402';
 import { checkChannelContract, checkChannelEvents, checkFacilitatorChannels, type SupportedKindSeen } from './channels';
+import { checkCatalogueLimits } from './catalogue';
 import { label, type CheckResult, type DoctorTarget } from './target';
 
 export type { CheckResult, DoctorTarget } from './target';
@@ -62,6 +63,7 @@ export async function runDoctor(target: DoctorTarget): Promise<CheckResult[]> {
   results.push(await checkChannelEvents(client, channels.present, target, timeoutMs));
   results.push(...(await checkRegistry(target, timeoutMs)));
   results.push(await checkEndpoint(target, timeoutMs));
+  results.push(await checkCatalogueLimits(target, timeoutMs));
   return results;
 }
 
