@@ -126,7 +126,10 @@ export interface SkillHandlerOptions {
    * Longest a paid request waits for a payment whose outcome is still open (the settle answered
    * `settlement_pending`, or its answer was lost), and a second copy of a proof for the first's
    * answer, ms; default {@link DEFAULT_HOLD_MS}. It is answered the result (with `PAYMENT-RESPONSE`)
-   * or the 402 as soon as the outcome is known; past the bound, 409 `payment_pending`.
+   * or the 402 as soon as the outcome is known; past the bound, 409 `payment_pending`. With
+   * `rpcUrl`, a request is held longer when needed: until the outcome is final (the transfer
+   * mined, or the authorization expired unmined), so a client that reads one answer is never left
+   * charged without the result.
    */
   holdMs?: number;
   /**
@@ -252,6 +255,7 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
     }),
     logger,
     holdMs,
+    holdUntilFinal: options.rpcUrl !== undefined,
   });
   const channel: ChannelScheme | undefined = channels
     ? createChannelScheme({

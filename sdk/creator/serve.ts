@@ -37,6 +37,7 @@ import { RegistryClient } from '../registry/client';
 import { httpUrl, isProduction, processEnv, resolveApiKey, resolveApiUrl, resolveWallet, type Env } from './settings';
 import type { Skills } from './skill';
 import { catalogueLimitWarnings } from './discovery/limits';
+import { MAX_FINAL_HOLD_MS } from './schemes/exact/index';
 import type { ClaimRound } from './schemes/channel/claims';
 import type { ChannelOption } from './schemes/channel/settings';
 import type { SettledCall } from './scheme';
@@ -287,8 +288,8 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
     port,
     hostname,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-    // A paid request: the handler, the facilitator's answers, then perhaps the hold.
-    idleTimeoutSeconds: Math.ceil((longest + holdOption(options.holdMs)) / 1000) + 30,
+    // A paid request: the handler, the facilitator's answers, then perhaps the hold (with an RPC, until the outcome is final).
+    idleTimeoutSeconds: Math.ceil((longest + (options.rpcUrl ? MAX_FINAL_HOLD_MS : holdOption(options.holdMs))) / 1000) + 30,
   }).catch((error: unknown) => {
     throw new ServeConfigError(`cannot listen on ${hostname}:${port}: ${errorText(error)}`);
   });

@@ -6,10 +6,13 @@
  * the result leaves only with a settled payment. When the settlement's outcome is unknown (its
  * answer lost, or pending), the result is held, not dropped, and so is the request: standard x402
  * clients send a paid request once and expect the result (or a 402), so it is answered as soon as
- * the outcome is found (settlement.ts), for up to `holdMs`. Only past that bound does the client
- * hear 409 `payment_pending`; a retry with the same proof then waits the same way and gets the
- * result once the transfer is confirmed. A copy of a proof that is being processed waits for the
- * first's answer in the same way.
+ * the outcome is found (settlement.ts), for up to `holdMs` — and, with the chain to read, until the
+ * outcome is final: the transfer is mined, or the authorization expired unmined and can never be
+ * (its validBefore, plus {@link FINAL_GRACE_MS}), at most {@link MAX_FINAL_HOLD_MS}. So a client
+ * that reads one answer gets the result or a 402, never a 409 with its money gone. Only past that
+ * bound does the client hear 409 `payment_pending`; a retry with the same proof then waits the
+ * same way and gets the result once the transfer is confirmed. A copy of a proof that is being
+ * processed waits for the first's answer in the same way.
  */
 import {
   authorizationKey,
@@ -38,6 +41,11 @@ const EXACT_SCHEME = 'exact';
 /** Seconds an authorization must still be valid after the handler, for settlement to go through. */
 const SETTLE_MARGIN_SECONDS = 8;
 
+/** After an authorization's validBefore, how long until a block shows it expired and the watcher reads it. */
+const FINAL_GRACE_MS = 15_000;
+/** Longest a request is held for a final outcome: it must end before the server closes the connection (Bun: 255 s idle). */
+export const MAX_FINAL_HOLD_MS = 240_000;
+
 export interface ExactSchemeDeps {
   kit: SchemeKit;
   facilitator: FacilitatorClient;
@@ -51,6 +59,8 @@ export interface ExactSchemeDeps {
   logger: CreatorLogger;
   /** Longest a request waits for the open payment outcome of its call (or of a copy in progress), ms. */
   holdMs: number;
+  /** Whether the watcher reads the chain, so it knows an outcome is final at validBefore: requests are then held until it is. */
+  holdUntilFinal: boolean;
 }
 
 /** A result whose payment outcome is unknown: kept until it is known. */
@@ -62,12 +72,19 @@ interface Held {
 export function createExactScheme(deps: ExactSchemeDeps): ServerScheme {
   const { kit } = deps;
 
+  /** How long a request waits for the open outcome of a payment valid until `validBefore` (unix seconds). */
+  const holdFor = (validBefore: bigint) => {
+    if (!deps.holdUntilFinal) return deps.holdMs;
+    const untilFinal = Number(validBefore) * 1000 + FINAL_GRACE_MS - Date.now();
+    return Math.min(MAX_FINAL_HOLD_MS, Math.max(deps.holdMs, untilFinal));
+  };
+
   /**
    * Claims the proof; while a copy of it is being processed (`busy`) or its call's payment is still
    * open (`pending`), waits for that call's answer and claims again, for up to `holdMs` in all.
    */
   const claimOrWait = async (key: string, print: string, validBefore: bigint) => {
-    const deadline = Date.now() + deps.holdMs;
+    const deadline = Date.now() + holdFor(validBefore);
     let claim = deps.ledger.claim(key, print, validBefore);
     while (claim.type === 'busy' || claim.type === 'pending') {
       const left = deadline - Date.now();
@@ -198,7 +215,7 @@ export function createExactScheme(deps: ExactSchemeDeps): ServerScheme {
     if ('held' in answer) {
       deps.ledger.hold(key, answer.held);
       deps.settlements.watch({ key, route, payment, resource, transaction: answer.transaction } satisfies HeldCall);
-      const final = await deps.ledger.outcome(key, deps.holdMs);
+      const final = await deps.ledger.outcome(key, holdFor(BigInt(auth.validBefore)));
       if (final) return final;
       return pendingAnswer('Payment pending: the settlement was sent but is not confirmed yet; retry with the same proof for the result');
     }
