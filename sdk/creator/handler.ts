@@ -1,9 +1,10 @@
 /**
  * The skill server as one fetch-style function, `(Request) => Promise<Response>`: `GET /health`,
- * `POST /<skillName>` (without a payment its 402; with one, validated input, then the paid call), `GET /<skillName>` (its 402, or a
- * payment channel's cooperative refund), `GET /.well-known/x402` and
- * `GET /openapi.json` (its paid operations for x402 crawlers), CORS preflights. It runs in any
- * runtime with the Fetch API; `serve()` puts it on a port, tests call it in process.
+ * `POST /<skillName>` (without a payment its 402, whatever the body; with one, validated input, then
+ * the paid call), `GET /<skillName>` (the same 402, or a payment channel's cooperative refund), the
+ * documents for crawlers (`/`, `/favicon.svg`, `/.well-known/x402`, `/openapi.json`: discovery/routes.ts),
+ * CORS preflights; any other method is 405 with `Allow`. It runs in any runtime with the Fetch API;
+ * `serve()` puts it on a port, tests call it in process.
  */
 import { validateAgainst } from '../json-schema/index';
 import {
@@ -28,7 +29,8 @@ import type { BaseRoute, Offer, ServerScheme, SettledCall, SkillRoute } from './
 import { isProduction, processEnv } from './settings';
 import { isSkill, type Skill, type Skills } from './skill';
 import { declarationOf } from './discovery/bazaar';
-import { OPENAPI_PATHS, openApiDocument, WELL_KNOWN_X402, wellKnownX402 } from './discovery/publish';
+import { openApiSettings, type OpenApiOptions } from './discovery/publish';
+import { DOCUMENT_METHODS, isPublished, publishedAnswer, type PublishedSite } from './discovery/routes';
 import { requestPath } from '../http/request-path';
 import { createChannelReader } from '../x402/channel-reader';
 import { createExactScheme } from './schemes/exact/index';
@@ -167,6 +169,11 @@ export interface SkillHandlerOptions {
   iconUrl?: string;
   /** Groups every skill is listed under besides its own (`register.groups`); with them, the 402's `resource.tags`. */
   groups?: readonly string[];
+  /**
+   * What `/openapi.json` says beyond the skills: `contact` (default: the server's name and public
+   * URL) and `guidance` for agents (default: generated). See {@link OpenApiOptions}.
+   */
+  openapi?: OpenApiOptions;
 }
 
 /** The fetch-style skill server. */
@@ -291,29 +298,36 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
   const names = [...routes.keys()];
   const publicUrl = (options.publicUrl ?? 'http://localhost:3002').replace(/\/+$/, '');
   const cors = corsPolicy(options.cors ?? true);
+  const site: PublishedSite = {
+    routes: () => routes.values(),
+    title: options.serviceName ?? appName,
+    serverUrl: publicUrl,
+    iconUrl: options.iconUrl,
+    openapi: openApiSettings(options.openapi),
+  };
+  /** The methods a path allows (405s' and OPTIONS' `Allow`); undefined for a path that is not served. */
+  const allowed = (path: string) =>
+    routes.has(path.slice(1)) ? SKILL_METHODS : path === '/health' || isPublished(path) ? DOCUMENT_METHODS : undefined;
 
   const handle = async (request: Request): Promise<Response> => {
-    const path = requestPath(request.url).replace(/(.)\/+$/, '$1');
+    const path = pathOf(request);
     if (path === '/health') {
       if (request.method !== 'GET' && request.method !== 'HEAD')
-        return toResponse(failure(405, 'Method not allowed', {}, { Allow: 'GET, HEAD' }));
+        return toResponse(failure(405, 'Method not allowed', {}, { Allow: DOCUMENT_METHODS }));
       const prices = Object.fromEntries([...routes.values()].map((r) => [r.name, formatPriceUsd(r.amount, r.terms.asset.decimals)]));
       // What each 402 asks now: a registry lists these offers (the channel's included) as the skill's terms.
       const accepts = Object.fromEntries([...routes.values()].map((r) => [r.name, r.terms.paymentRequired.accepts]));
       return toResponse(jsonAnswer(200, { status: 'ok', skills: names, app: appName, prices, accepts }));
     }
-    if (path === WELL_KNOWN_X402 || OPENAPI_PATHS.has(path)) {
-      if (request.method !== 'GET' && request.method !== 'HEAD')
-        return toResponse(failure(405, 'Method not allowed', {}, { Allow: 'GET, HEAD' }));
-      const listed = routes.values();
-      const title = options.serviceName ?? appName;
-      return toResponse(jsonAnswer(200, path === WELL_KNOWN_X402 ? wellKnownX402(listed) : openApiDocument(listed, publicUrl, title)));
-    }
+    const published = publishedAnswer(path, request.method, site);
+    if (published) return toResponse(published);
     const route = routes.get(path.slice(1));
     if (!route) return toResponse(failure(404, 'Not found'));
+    // GET answers the 402 too: payment channels send their refunds there, after reading the terms by
+    // GET. Its declaration (`extensions.bazaar`) names POST, the way to call.
     if (request.method === 'GET') return paidGet(deps, route, request);
     if (request.method !== 'POST')
-      return toResponse(failure(405, 'Method not allowed: call a skill with POST', {}, { Allow: 'GET, POST, OPTIONS' }));
+      return toResponse(failure(405, 'Method not allowed: call a skill with POST', {}, { Allow: SKILL_METHODS }));
     // Without a payment the answer is the 402, whatever the body: crawlers probe a paid route with an
     // empty POST and list only what answers 402. The input is checked before any payment is taken.
     if (!paymentHeader(request.headers)) return paidCall(deps, route, {}, request);
@@ -354,7 +368,12 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
       for (const scheme of schemes) await scheme.close?.();
     },
     async fetch(request) {
-      if (request.method === 'OPTIONS') return cors.preflight(request);
+      if (request.method === 'OPTIONS') {
+        const preflight = cors.preflight(request);
+        const allow = allowed(pathOf(request));
+        if (allow) preflight.headers.set('Allow', allow);
+        return preflight;
+      }
       let response: Response;
       try {
         response = await handle(request);
@@ -366,6 +385,12 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
     },
   };
 }
+
+/** The methods a skill's path allows: POST calls it, GET answers its 402 (and takes a channel's refund). */
+const SKILL_METHODS = 'POST, GET, OPTIONS';
+
+/** The request's path, without trailing slashes (`/echo/` is `/echo`). */
+const pathOf = (request: Request) => requestPath(request.url).replace(/(.)\/+$/, '$1');
 
 /** Whether the request carries a payment (either header x402 names it by). */
 const paymentHeader = (headers: Headers) => headers.has('PAYMENT-SIGNATURE') || headers.has('X-PAYMENT');

@@ -52,6 +52,7 @@ export {
 } from './register';
 export { DEFAULT_NETWORK } from '../x402/index';
 export { bazaarExtension, type BazaarExtension } from './discovery/bazaar';
+export type { OpenApiContact, OpenApiOptions } from './discovery/publish';
 export { updateSkill, type SkillUpdate, type UpdateOptions } from './update';
 export type { SettledCall } from './scheme';
 export type { TrackingOptions } from './tracker';

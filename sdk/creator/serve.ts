@@ -16,6 +16,7 @@ import {
   type SupportedKind,
 } from '../x402/index';
 import type { CorsOption } from './cors';
+import type { OpenApiOptions } from './discovery/publish';
 import { ChannelStoreDamagedError, RegistrationError, ServeConfigError } from './errors';
 import type { SettlementOption } from './schemes/exact/exposure';
 import { createFacilitatorClient } from './facilitator-client';
@@ -109,6 +110,13 @@ export interface ServeOptions {
   serviceName?: string;
   /** Icon catalogues show (`resource.iconUrl`); sent only when it is https at a named host. Default none. */
   iconUrl?: string;
+  /**
+   * What `/openapi.json` tells crawlers beyond the skills: `contact` (`{ name?, email?, url? }`;
+   * default the server's name and `publicUrl`, whose page lists the skills) and `guidance` for
+   * agents (at most 4000 characters; default: how to call and pay, generated).
+   * @example serve(skills, { openapi: { contact: { email: 'skills@tide.example' } } })
+   */
+  openapi?: OpenApiOptions;
   /** Called on each skill invocation with its name and input. */
   onCall?: (skillName: string, input: unknown) => unknown;
   /** Called when a skill errors (throws, times out, or breaks its outputSchema). */
@@ -213,8 +221,8 @@ export interface SkillServer {
 
 /**
  * Starts a paid skill server: `POST /<name>` for every skill (x402 payment required; `GET /<name>`
- * answers its 402 and takes a channel's cooperative refund), `GET /health`,
- * `GET /.well-known/x402` and `GET /openapi.json` (the paid operations with `x-payment-info`).
+ * answers its 402 and takes a channel's cooperative refund), `GET /health`, and for crawlers
+ * `GET /openapi.json` (the paid operations with `x-payment-info`), `/.well-known/x402`, `/` and `/favicon.svg`.
  *
  * @throws ServeConfigError `no skills provided`, `wallet not found`, or a malformed option
  * @throws ChannelStoreDamagedError when the channel folder's snapshot is damaged
@@ -271,6 +279,7 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
     ...(receiverAuthorizer ? { receiverAuthorizer } : {}),
     ...((options.serviceName ?? options.appName) ? { serviceName: options.serviceName ?? options.appName } : {}),
     ...(options.iconUrl ? { iconUrl: options.iconUrl } : {}),
+    ...(options.openapi !== undefined ? { openapi: options.openapi } : {}),
     ...(registration?.groups ? { groups: registration.groups } : {}),
     onSettled: (call) => tracker?.track(call),
     ...(tracker ? { keepCallRecords: true } : {}),

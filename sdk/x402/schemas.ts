@@ -113,6 +113,7 @@ export const PaymentRequiredBodySchema = Type.Object({
   }),
   description: Type.String({ maxLength: 4096 }),
   error: OptStr,
+  extensions: OptObj,
 });
 
 export const Checkers = {
@@ -245,4 +246,6 @@ export interface PaymentRequiredBody {
   };
   description: string;
   error?: string;
+  /** The x402 extensions the 402 declares (as in PAYMENT-REQUIRED), e.g. `bazaar` with the input and output schemas. */
+  extensions?: Record<string, unknown>;
 }

@@ -42,7 +42,10 @@ export interface TermsInput {
   maxTimeoutSeconds?: number;
   /** Service metadata for catalogues (`resource.serviceName`, `tags`, `iconUrl`), kept where the bazaar rules allow; see {@link serviceMetadata}. */
   service?: ServiceMetadata;
-  /** x402 extensions the 402 declares (PaymentRequired `extensions`, e.g. `bazaar`), echoed by clients in their payment. */
+  /**
+   * x402 extensions the 402 declares (PaymentRequired `extensions`, e.g. `bazaar`), echoed by clients
+   * in their payment; the 402 body carries them too, for crawlers that read the body.
+   */
   extensions?: Record<string, unknown>;
 }
 
@@ -123,6 +126,7 @@ export function buildPaymentTerms(input: TermsInput): PaymentTerms {
       extra: { ...requirements.extra },
     },
     description,
+    ...(input.extensions ? { extensions: structuredClone(input.extensions) } : {}),
   };
   return deepFreeze({
     requirements,

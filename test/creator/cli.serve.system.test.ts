@@ -78,6 +78,8 @@ describe('market serve (compiled binary)', () => {
         'Word Tools',
         '--icon-url',
         'https://words.example/i.png',
+        '--contact',
+        'words@words.example',
       ],
       { MARKET_WALLET_ADDRESS: payee.address },
       dir,
@@ -93,6 +95,8 @@ describe('market serve (compiled binary)', () => {
         version: 1,
         resources: [`http://localhost:${port}/echo`, `http://localhost:${port}/word-count`],
       });
+      const openapi = (await waitForJson(`${url}/openapi.json`, 5_000)) as { info: { contact: unknown } };
+      expect(openapi.info.contact).toEqual({ name: 'Word Tools', email: 'words@words.example' });
       expect((await postJson(`${url}/word-count`, { words: 'no' }, { 'X-Payment': 'e30=' })).status).toBe(400);
       const res = await paidPost(`${url}/word-count`, { text: 'one two  three' }, await stack.chain.createAccount({ usdc: 1_000_000n }));
       expect(res.status).toBe(200);

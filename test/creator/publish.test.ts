@@ -2,7 +2,8 @@
  * What a skill server publishes for x402 crawlers: `GET /.well-known/x402` lists its paid
  * resources, and `GET /openapi.json` is a valid OpenAPI 3.1 document whose every paid operation
  * carries `x-payment-info` with exactly the terms its 402 asks (both offers where it sells over
- * channels), the input schema as the request body (local references still resolving).
+ * channels, in one x402 entry), the input schema as the request body (local references still
+ * resolving), with a contact and guidance for agents.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -10,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { createSkillHandler, skill, type SkillRequestHandler } from 'skill-market/creator';
+import { createSkillHandler, ServeConfigError, skill, type SkillRequestHandler } from 'skill-market/creator';
 import { recordingLogger } from '../support/skill-server';
 
 const asset = { address: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', name: 'USDC', version: '2', decimals: 6 } as const;
@@ -83,15 +84,28 @@ describe('the discovery documents of a skill server', () => {
     ] as const) {
       const operation = document.paths[`/${name}`].post;
       expect(operation.responses['402']).toBeDefined();
+      expect(operation.security).toEqual([]);
       const offered = app.termsOf(name)!.paymentRequired.accepts;
       expect(operation['x-payment-info']).toEqual({
         price: { mode: 'fixed', currency: 'USD', amount: price },
-        protocols: offered.map(({ scheme, network, asset, payTo, amount, maxTimeoutSeconds }) => ({
-          x402: { scheme, network, asset, payTo, amount, maxTimeoutSeconds },
-        })),
+        protocols: [
+          {
+            x402: {
+              x402Version: 2,
+              accepts: offered.map(({ scheme, network, asset, payTo, amount, maxTimeoutSeconds }) => ({
+                scheme,
+                network,
+                asset,
+                payTo,
+                amount,
+                maxTimeoutSeconds,
+              })),
+            },
+          },
+        ],
       });
     }
-    const schemes = (name: string) => document.paths[`/${name}`].post['x-payment-info'].protocols.map((p: any) => p.x402.scheme);
+    const schemes = (name: string) => document.paths[`/${name}`].post['x-payment-info'].protocols[0].x402.accepts.map((a: any) => a.scheme);
     expect(schemes('distance')).toEqual(['exact', 'batch-settlement']);
     expect(schemes('report')).toEqual(['exact']);
     expect(document.paths['/distance'].post.tags).toEqual(['maps']);
@@ -101,6 +115,59 @@ describe('the discovery documents of a skill server', () => {
     app.setPrice('report', '$0.3');
     const document = (await (await get('/openapi.json')).json()) as any;
     expect(document.paths['/report'].post['x-payment-info'].price.amount).toBe('0.3');
-    expect(document.paths['/report'].post['x-payment-info'].protocols[0].x402.amount).toBe('300000');
+    expect(document.paths['/report'].post['x-payment-info'].protocols[0].x402.accepts[0].amount).toBe('300000');
+  });
+});
+
+describe('what the OpenAPI document says of the server', () => {
+  it('names a contact (by default the server and its page) and guides agents: POST, the 402, each offer, what is never charged', async () => {
+    const document = (await (await get('/openapi.json')).json()) as any;
+    expect(document.info.contact).toEqual({ name: 'Map Co', url: 'https://maps.example' });
+    const guidance: string = document.info['x-guidance'];
+    expect(guidance.length).toBeLessThan(4000);
+    for (const text of [
+      'Map Co',
+      'POST /<name>',
+      'PAYMENT-REQUIRED',
+      'extensions.bazaar',
+      '`exact`',
+      '`batch-settlement`',
+      'PAYMENT-SIGNATURE',
+    ])
+      expect(guidance).toContain(text);
+    expect(guidance).toContain('eip155:84532');
+    expect(document.paths['/report'].post.summary).toBe('report');
+  });
+
+  it('takes a contact and guidance of the creator’s', async () => {
+    const own = createSkillHandler(
+      { echo: skill({ price: '$0.01' }, (input) => input) },
+      {
+        payTo,
+        network: 'eip155:84532',
+        asset,
+        logger: recordingLogger(),
+        channels: false,
+        openapi: { contact: { email: ' skills@maps.example ' }, guidance: 'POST /echo with any JSON.' },
+      },
+    );
+    const document = (await (await own.fetch(new Request('http://localhost/openapi.json'))).json()) as any;
+    expect(document.info.contact).toEqual({ name: 'skill-market skill server', email: 'skills@maps.example' });
+    expect(document.info['x-guidance']).toBe('POST /echo with any JSON.');
+    expect(await new Validator().validate(document)).toEqual({ valid: true });
+    await own.close();
+  });
+
+  it('refuses a contact or guidance it could not publish, naming the field', () => {
+    const build = (openapi: unknown) => () =>
+      createSkillHandler(
+        { echo: skill({ price: '$0.01' }, (input) => input) },
+        { payTo, logger: recordingLogger(), channels: false, openapi: openapi as never },
+      );
+    expect(build({ contact: { email: 'not an email' } })).toThrow(/openapi\.contact\.email/);
+    expect(build({ contact: { url: 'ftp://maps.example' } })).toThrow(/openapi\.contact\.url/);
+    expect(build({ contact: {} })).toThrow(/openapi\.contact needs/);
+    expect(build({ guidance: 'x'.repeat(4001) })).toThrow(/openapi\.guidance/);
+    expect(build({ guidance: '  ' })).toThrow(ServeConfigError);
   });
 });

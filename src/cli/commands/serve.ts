@@ -37,8 +37,9 @@ import { SkillModuleError, loadSkillModule } from '../../runtime/skill-module';
  * [--facilitator URL] [--api-url URL] [--network eip155:ID] [--asset 0x… [--asset-name N] [--asset-version V] [--asset-decimals D]]
  * [--rpc-url URL] [--settlement broadcast|confirmed] [--verify first|at-settlement] [--no-register]
  * [--channels on|off] [--channels-dir DIR] [--channels-store facilitator] [--repair-channels] [--claim-above PRICE] [--claim-within SECONDS] [--settle-within SECONDS]
- * [--service-name NAME] [--icon-url URL]`: `--service-name` and `--icon-url` are what x402 catalogues
- * show for the server (the 402's `resource.serviceName` and `iconUrl`); `--asset` is an EIP-3009 token (6 decimals unless `--asset-decimals`) paid instead of the network's USDC (its
+ * [--service-name NAME] [--icon-url URL] [--contact EMAIL|URL]`: `--service-name` and `--icon-url` are what x402 catalogues
+ * show for the server (the 402's `resource.serviceName` and `iconUrl`), `--contact` how its /openapi.json
+ * says to reach the creator (`info.contact`; default the server's own page); `--asset` is an EIP-3009 token (6 decimals unless `--asset-decimals`) paid instead of the network's USDC (its
  * EIP-712 domain `USD Coin` version `2` unless named otherwise, e.g. a local test token);
  * it loads a creator's skills module and runs the paid skill server. Flags win over MARKET_ENDPOINT,
  * MARKET_FACILITATOR_URL, MARKET_RPC_URL (the chain, asked when a payment's outcome is unknown)
@@ -81,6 +82,7 @@ export async function serveCommand(args: string[]): Promise<void> {
       'api-key': { type: 'string' },
       'service-name': { type: 'string' },
       'icon-url': { type: 'string' },
+      contact: { type: 'string' },
     },
   });
   const [file, ...extra] = positionals;
@@ -144,6 +146,7 @@ export async function serveCommand(args: string[]): Promise<void> {
       ...(verify !== undefined ? { verify: verify as VerifyMode } : {}),
       ...(values['service-name'] !== undefined ? { serviceName: values['service-name'] } : {}),
       ...(values['icon-url'] !== undefined ? { iconUrl: values['icon-url'] } : {}),
+      ...(values.contact !== undefined ? { openapi: { contact: contactOption(values.contact) } } : {}),
       ...(facilitatorApiKey !== undefined ? { facilitatorApiKey } : {}),
       ...(asset !== undefined
         ? {
@@ -311,4 +314,9 @@ function assetDecimals(text: string | undefined): number {
   if (text === undefined) return USDC_DECIMALS;
   if (!/^\d{1,2}$/.test(text) || Number(text) > 36) throw new UsageError('--asset-decimals must be a whole number from 0 to 36');
   return Number(text);
+}
+
+/** `--contact`: an http(s) URL, else an email address (serve() checks either). */
+function contactOption(text: string): { email: string } | { url: string } {
+  return /^https?:\/\//i.test(text.trim()) ? { url: text } : { email: text };
 }
