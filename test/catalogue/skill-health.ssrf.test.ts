@@ -97,7 +97,11 @@ for (const kind of oneDatabase) {
       });
       expect(await prober.probeNow()).toMatchObject({ probed: 1, up: 1 });
       expect(lookups).toEqual(['rebind.example.com']);
-      expect(connections).toEqual([{ address: '93.184.216.34', host: 'rebind.example.com:8443', serverName: 'rebind.example.com' }]);
+      // /health, then the skill's live 402 (the server reports no offers): both to the address checked.
+      expect(connections).toEqual([
+        { address: '93.184.216.34', host: 'rebind.example.com:8443', serverName: 'rebind.example.com' },
+        { address: '93.184.216.34', host: 'rebind.example.com:8443', serverName: 'rebind.example.com' },
+      ]);
       expect((await json(await fx.request(`/skills/${(await json(res)).slug}`))).status).toBe('up');
     });
   });

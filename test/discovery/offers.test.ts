@@ -1,7 +1,7 @@
 /**
- * Which reported offers a listing shows: only those on the listing's own terms (payee, network,
- * token, exactly the price), the channel's `extra` rebuilt from its checked fields; anything else
- * leaves the listing's `exact` terms alone.
+ * Which offers of a skill's server a listing shows: those on the listing's own terms (payee,
+ * network, token, exactly the price) and well formed for their scheme, as the server gives them and
+ * in its order (so a proof signed from the listing pays it); with none, the listing's `exact` terms.
  */
 import { describe, expect, it } from 'bun:test';
 import { listedAccepts } from '../../src/registry/modules/discovery/offers';
@@ -23,12 +23,11 @@ const channel = {
 };
 
 describe('the accepts a listing shows', () => {
-  it('takes the server’s payment window and its channel offer when both are on the listing’s terms', () => {
-    const listed = listedAccepts(exact, [{ ...exact, maxTimeoutSeconds: 90, payTo: exact.payTo.toLowerCase() }, channel]);
-    expect(listed).toEqual([
-      { ...exact, maxTimeoutSeconds: 90 },
-      { ...channel, extra: { ...channel.extra, receiverAuthorizer: '0x00000000000000000000000000000000000000AA' } },
-    ]);
+  it('takes the server’s offers as it gives them, in its order, when on the listing’s terms: its payment window and its channel offer', () => {
+    const asked = [channel, { ...exact, maxTimeoutSeconds: 300, payTo: exact.payTo.toLowerCase() }];
+    expect(listedAccepts(exact, asked)).toEqual(asked);
+    // A channel-only server is listed as one.
+    expect(listedAccepts(exact, [channel])).toEqual([channel]);
   });
 
   it('keeps the listing’s exact terms alone when the server asks another price, payee or token', () => {
@@ -43,13 +42,16 @@ describe('the accepts a listing shows', () => {
     expect(listedAccepts(exact, undefined)).toEqual([exact]);
   });
 
-  it('leaves out a channel offer on other terms or with a malformed extra, and drops unknown extra fields', () => {
+  it('leaves out an offer on other terms, of another scheme, or with a malformed extra', () => {
     const offers = (extra: Record<string, unknown>, more: Record<string, unknown> = {}) => [exact, { ...channel, ...more, extra }];
     expect(listedAccepts(exact, offers(channel.extra, { amount: '999' }))).toEqual([exact]);
     expect(listedAccepts(exact, offers({ ...channel.extra, withdrawDelay: 60 }))).toEqual([exact]);
     expect(listedAccepts(exact, offers({ ...channel.extra, receiverAuthorizer: 'someone' }))).toEqual([exact]);
     expect(listedAccepts(exact, offers({ ...channel.extra, minDeposit: '-1' }))).toEqual([exact]);
-    const [, kept] = listedAccepts(exact, offers({ ...channel.extra, minDeposit: '5000', note: '<script>' }));
-    expect(kept!.extra).toEqual({ ...channel.extra, receiverAuthorizer: '0x00000000000000000000000000000000000000AA', minDeposit: '5000' });
+    expect(listedAccepts(exact, offers({ ...channel.extra, nested: { deep: true } }))).toEqual([exact]);
+    expect(listedAccepts(exact, [{ ...exact, scheme: 'upto' }])).toEqual([exact]);
+    expect(listedAccepts(exact, [{ ...exact, extra: { name: 'x'.repeat(300) } }])).toEqual([exact]);
+    const withMore = { ...channel.extra, minDeposit: '5000', note: 'kept as the server sent it' };
+    expect(listedAccepts(exact, offers(withMore))[1]).toEqual({ ...channel, extra: withMore });
   });
 });

@@ -251,10 +251,15 @@ describe('market mcp paying a skill served by market serve', () => {
     // The groups the example's skills name.
     await world.creator.group('tools');
     await world.creator.group('text');
+    // Its own channel folder: the default (.market/channels in the working directory, the
+    // repository here) would carry channel records of an earlier run into this one.
+    const channels = await tempDir();
     const serve = spawnMarket(
       [
         'serve',
         'examples/creator/skills.ts',
+        '--channels-dir',
+        channels.path,
         '--host',
         '127.0.0.1',
         '--port',
@@ -320,6 +325,7 @@ describe('market mcp paying a skill served by market serve', () => {
       serve.kill('SIGTERM');
       await serve.exited;
       await drained;
+      await channels.remove();
     }
   });
 });

@@ -161,11 +161,17 @@ describe('end to end: creator dashboard, marketplace, Try it, analytics and hist
 
   it('market serve registers the skills with that key, and the marketplace lists them', async () => {
     const port = await freePort();
+    const channelsDir = mkdtempSync(join(tmpdir(), 'market-e2e-channels-'));
+    cleanups.push(() => rmSync(channelsDir, { recursive: true, force: true }));
     const endpoint = `http://127.0.0.1:${port}`;
     skillServer = await startBinary(
       [
         'serve',
         'examples/creator/skills.ts',
+        // Its own channel folder: the default (.market/channels in the working directory, the
+        // repository here) would carry channel records of an earlier run into this one.
+        '--channels-dir',
+        channelsDir,
         '--port',
         String(port),
         '--host',

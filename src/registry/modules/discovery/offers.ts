@@ -1,20 +1,19 @@
 /**
- * The terms a listing shows in discovery: what the skill's 402 asks. The skill server reports its
- * offers in its /health answer (`accepts` by skill name; the health probe keeps them); they are
- * listed only when their `exact` offer is the listing's own terms (payee, network, token, exactly
- * the price), with the server's payment window, and the `batch-settlement` offer beside it when it
- * has one on the same terms and a well-formed channel `extra`. Otherwise the listing's own `exact`
- * terms stand alone.
+ * The terms a listing shows in discovery: what the skill's 402 asks now. The skill server's offers
+ * come from its /health answer (ours reports `accepts` by skill name) or, for another SDK's server,
+ * from its live 402 (the health probe asks each skill: skill-health/live-offers.ts). They are listed
+ * as the server gives them, in its order, those on the listing's own terms (payee, network, token,
+ * exactly the price) and well formed for their scheme (`exact`; `batch-settlement` with a channel
+ * `extra`), so a proof signed from the listing pays the server. When none stands, the listing's own
+ * `exact` terms do.
  */
-import { getAddress } from 'viem';
 import { type AnyPaymentRequirements, parseBatchRequirements, parseBatchRequirementsExtra } from 'skill-market/x402';
 
 const MAX_TIMEOUT_SECONDS = 31_536_000;
 
-/** The accepts to list for the listing's `exact` requirements, given what its server reported (undefined: nothing). */
+/** The accepts to list for the listing's `exact` requirements, given what its server asks (undefined: nothing known). */
 export function listedAccepts(exact: AnyPaymentRequirements, reported: readonly unknown[] | undefined): AnyPaymentRequirements[] {
-  const same = (offer: Record<string, unknown>, scheme: string) =>
-    offer.scheme === scheme &&
+  const onTerms = (offer: Record<string, unknown>) =>
     offer.network === exact.network &&
     offer.amount === exact.amount &&
     typeof offer.asset === 'string' &&
@@ -24,30 +23,27 @@ export function listedAccepts(exact: AnyPaymentRequirements, reported: readonly 
     Number.isInteger(offer.maxTimeoutSeconds) &&
     (offer.maxTimeoutSeconds as number) >= 1 &&
     (offer.maxTimeoutSeconds as number) <= MAX_TIMEOUT_SECONDS;
-  const offers = (reported ?? []).filter((o): o is Record<string, unknown> => typeof o === 'object' && o !== null);
-  const asked = offers.find((o) => same(o, 'exact'));
-  if (!asked) return [exact];
-  const listed: AnyPaymentRequirements[] = [{ ...exact, maxTimeoutSeconds: asked.maxTimeoutSeconds as number }];
-  const channel = offers.find((o) => same(o, 'batch-settlement'));
-  const extra = channel ? channelExtra(channel) : undefined;
-  if (channel && extra)
-    listed.push({ ...exact, scheme: 'batch-settlement', maxTimeoutSeconds: channel.maxTimeoutSeconds as number, extra });
-  return listed;
+  const offers = (reported ?? []).filter((o): o is Record<string, unknown> => typeof o === 'object' && o !== null && !Array.isArray(o));
+  const listed = offers.filter((o) => onTerms(o) && wellFormed(o)) as unknown as AnyPaymentRequirements[];
+  return listed.length > 0 ? listed : [exact];
 }
 
-/** The channel's `extra`, rebuilt from its checked fields alone (the EIP-712 domain, authorizer, delay, least deposit). */
-function channelExtra(offer: Record<string, unknown>): Record<string, unknown> | undefined {
+/** Whether an offer is one a client of its scheme can pay: `exact` with a plain `extra`, or a channel offer that parses. */
+function wellFormed(offer: Record<string, unknown>): boolean {
+  if (offer.scheme === 'exact') return offer.extra === undefined || plainExtra(offer.extra);
+  if (offer.scheme !== 'batch-settlement') return false;
   try {
     parseBatchRequirements(offer);
-    const { receiverAuthorizer, withdrawDelay, name, version, minDeposit } = parseBatchRequirementsExtra(offer.extra);
-    return {
-      receiverAuthorizer: getAddress(receiverAuthorizer),
-      withdrawDelay,
-      name,
-      version,
-      ...(minDeposit !== undefined ? { minDeposit } : {}),
-    };
+    parseBatchRequirementsExtra(offer.extra);
+    return plainExtra(offer.extra);
   } catch {
-    return undefined;
+    return false;
   }
+}
+
+/** An `extra` of a few plain values (the token's EIP-712 name and version, and the like). */
+function plainExtra(extra: unknown): boolean {
+  if (typeof extra !== 'object' || extra === null || Array.isArray(extra)) return false;
+  const values = Object.values(extra);
+  return values.length <= 16 && values.every((v) => ['string', 'number', 'boolean'].includes(typeof v) && String(v).length <= 256);
 }

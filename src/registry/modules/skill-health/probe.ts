@@ -4,7 +4,8 @@ import { checkHost, pinnedTarget, type PinnedTarget, type Resolve } from '../../
 /** What one probe of a skill server found. */
 export type ProbeOutcome =
   /** `offers`: what each skill's 402 asks, by skill name (a skill server of ours says so in its /health). */
-  | { type: 'up'; latencyMs: number; offers?: ReportedOffers }
+  /** `address`: the public address checked and connected to (when private addresses are not allowed), for later requests to pin. */
+  | { type: 'up'; latencyMs: number; offers?: ReportedOffers; address?: string }
   | { type: 'down'; reason: string }
   /** Not probed: the server's host is not a public address (SSRF guard). */
   | { type: 'refused'; reason: string };
@@ -60,7 +61,8 @@ export async function probeServer(serverUrl: string, options: ProbeOptions): Pro
     }
     const offers = response.status === 200 ? await offersOf(response) : undefined;
     await response.body?.cancel().catch(() => {});
-    return offers ? { type: 'up', latencyMs, offers } : { type: 'up', latencyMs };
+    const pinned = target.url === url ? {} : { address: target.url.hostname.replace(/^\[|\]$/g, '') };
+    return offers ? { type: 'up', latencyMs, offers, ...pinned } : { type: 'up', latencyMs, ...pinned };
   } catch (error) {
     if (deadline.aborted) return { type: 'down', reason: `no answer within ${options.timeoutMs} ms` };
     return { type: 'down', reason: error instanceof Error ? error.message : String(error) };

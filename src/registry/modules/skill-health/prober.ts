@@ -6,7 +6,8 @@ import type { Clock } from '../../context';
 import { backgroundRounds } from '../../lib/background';
 import { resolveWithDns, type Resolve } from '../../lib/address-guard';
 import { probeServer, type ProbeOutcome } from './probe';
-import { claimServer, dueServers, recordOutcome } from './store';
+import { liveOffers } from './live-offers';
+import { activeEndpoints, claimServer, dueServers, recordOutcome } from './store';
 
 /** What one round of probes did. */
 interface ProbeRound {
@@ -62,7 +63,12 @@ export function createHealthProber(deps: HealthProberDeps): HealthProber {
     const now = clock.now();
     const claimed = await claimServer(db, serverUrl, host, now, new Date(now.getTime() + config.intervalSeconds * 1000));
     if (!claimed) return;
-    const outcome: ProbeOutcome = await probeServer(serverUrl, options);
+    let outcome: ProbeOutcome = await probeServer(serverUrl, options);
+    // A server that does not report its offers (another SDK's) is asked each skill's live 402.
+    if (outcome.type === 'up' && !outcome.offers) {
+      const offers = await liveOffers(await activeEndpoints(db, serverUrl), options, outcome.address);
+      if (offers) outcome = { ...outcome, offers };
+    }
     await recordOutcome(db, serverUrl, outcome, claimed.failures, clock.now(), config);
     round.probed += 1;
     round[outcome.type] += 1;

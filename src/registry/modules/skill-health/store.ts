@@ -18,6 +18,17 @@ export async function dueServers(db: Database, now: Date, limit: number): Promis
   return rows.map((r) => r.serverUrl);
 }
 
+/** The call URLs of a server's active skills. */
+export async function activeEndpoints(db: Database, serverUrl: string): Promise<string[]> {
+  const rows = await db
+    .select({ endpoint: skills.endpoint })
+    .from(skills)
+    .where(and(eq(skills.serverUrl, serverUrl), eq(skills.isActive, true)))
+    .orderBy(asc(skills.endpoint))
+    .limit(50);
+  return rows.map((r) => r.endpoint);
+}
+
 /**
  * Claims a due server for one probe by moving its next probe time to `leaseUntil`; undefined when
  * it is not due (another round or another registry instance has it). Returns the failures so far.
