@@ -160,6 +160,12 @@ export interface ServeOptions {
   verify?: VerifyMode;
   /** Used for the facilitator and the registry; default the global fetch. */
   fetch?: typeof fetch;
+  /**
+   * Clock of the payment paths, ms (replay memory, settlement waits, channel claims and the end of
+   * a payer's timed withdrawal, which the chain's time sets); default `Date.now`.
+   * @example serve(skills, { now: () => Date.now() + skewMs })
+   */
+  now?: () => number;
   /** Default: readable lines on the console. */
   logger?: CreatorLogger;
   /** Environment to resolve wallet, API key and URL from; default `process.env`. */
@@ -270,6 +276,7 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
     ...((options.serviceName ?? options.appName) ? { serviceName: options.serviceName ?? options.appName } : {}),
     ...(options.iconUrl ? { iconUrl: options.iconUrl } : {}),
     ...(registration?.groups ? { groups: registration.groups } : {}),
+    ...(options.now ? { now: options.now } : {}),
     onSettled: (call) => tracker?.track(call),
     ...(tracker ? { keepCallRecords: true } : {}),
     ...fetchOption,
