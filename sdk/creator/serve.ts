@@ -170,6 +170,12 @@ export interface ServeOptions {
   verify?: VerifyMode;
   /** Used for the facilitator and the registry; default the global fetch. */
   fetch?: typeof fetch;
+  /**
+   * Clock of the payment paths, ms (replay memory, settlement waits, channel claims and the end of
+   * a payer's timed withdrawal, which the chain's time sets); default `Date.now`.
+   * @example serve(skills, { now: () => Date.now() + skewMs })
+   */
+  now?: () => number;
   /** Default: readable lines on the console. */
   logger?: CreatorLogger;
   /** Environment to resolve wallet, API key and URL from; default `process.env`. */
@@ -281,6 +287,7 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
     ...(options.iconUrl ? { iconUrl: options.iconUrl } : {}),
     ...(options.openapi !== undefined ? { openapi: options.openapi } : {}),
     ...(registration?.groups ? { groups: registration.groups } : {}),
+    ...(options.now ? { now: options.now } : {}),
     onSettled: (call) => tracker?.track(call),
     ...(tracker ? { keepCallRecords: true } : {}),
     ...fetchOption,

@@ -96,6 +96,8 @@ describe('refused channel options', () => {
       [{ below: 'cheap' }, 'channels.below'],
       [{ claimWithinMs: 0 }, 'channels.claimWithinMs'],
       [{ withdrawDelay: 900, claimWithinMs: 900_000 }, 'must stay below channels.withdrawDelay'],
+      // With the mirror's 60 s and a minute for the claim to be mined, 800 s of claims overrun 900 s.
+      [{ withdrawDelay: 900, claimWithinMs: 800_000 }, '+ 60 s for the claim to be mined must stay below channels.withdrawDelay'],
     ] as const) {
       expect(() => createSkillHandler(skills, base({ channels: channels as never }))).toThrow(ServeConfigError);
       expect(() => createSkillHandler(skills, base({ channels: channels as never }))).toThrow(text);

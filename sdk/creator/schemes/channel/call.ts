@@ -7,7 +7,8 @@
  *    with the server's channel state and the last voucher, so the client can resynchronise);
  * 2. a plain EOA voucher on a channel whose mirror is fresh is checked here (ecrecover, no round
  *    trip); deposits, ERC-1271 vouchers, stale mirrors and pending withdrawals go through the
- *    facilitator's `/verify`, whose channel snapshot refreshes the mirror;
+ *    facilitator's `/verify`, whose channel snapshot refreshes the mirror; a channel whose
+ *    withdrawal ends before a claim of this call would land is refused (withdrawal.ts);
  * 3. the handler runs; it may charge less than the price (`context.charge`);
  * 4. a deposit is settled by the facilitator; then the new charge and the voucher are written
  *    durably before the answer leaves, with `PAYMENT-RESPONSE` as the scheme's contract says, and
@@ -43,6 +44,7 @@ import { signClaims, signRefund } from './claims';
 import type { CallOutbox } from './outbox';
 import type { ChannelState, ChannelStore } from './store';
 import { type ChannelPayment, readChannelPayment, readSnapshot, type ChannelSnapshot } from './wire';
+import { takesVouchers, WITHDRAWAL_PENDING } from './withdrawal';
 
 const MISMATCH = 'invalid_batch_settlement_evm_cumulative_amount_mismatch';
 /** Largest answer a channel keeps for a resend, characters: a larger one is answered once. */
@@ -273,6 +275,9 @@ async function paid(
     const verified = await verifyRemotely(deps, route, offer, payment);
     if ('response' in verified) return { value: verified };
     state = current ? mirrored(current, verified.snapshot, deps.now()) : fresh(payment, verified.snapshot, deps.now());
+    // The payer can take back what is unclaimed once its withdrawal ends: no charge whose claim would land after that.
+    if (!takesVouchers(deps.settings, state, deps.now()))
+      return { next: state, value: { response: required(deps, route, WITHDRAWAL_PENDING) } };
     if (payment.maxClaimableAmount !== expected(state)) {
       // The chain says more was claimed than this server knows of (its state was lost): resynchronise.
       return { next: state, value: { response: corrective(deps, route, state) } };

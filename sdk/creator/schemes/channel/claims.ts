@@ -4,10 +4,11 @@
  * due), what the server charged on a channel once it reaches `claimAbove`, once its oldest
  * unclaimed charge is `claimWithinMs` old, and at once on a channel whose payer started a timed
  * withdrawal (seen by the facilitator's snapshots or, with an RPC URL, read on chain): always
- * before the withdrawal's delay ends. A settle (`type: "settle"`) sweeps everything claimed for the
- * receiver to it in one transfer: `settleWithinMs` after the first claim it has not swept (at once
- * when that is 0, or when a round is forced), and once after a start, for claims a previous run
- * may have left.
+ * before the withdrawal's delay ends (its calls stop taking vouchers while a claim still lands in
+ * time, and a refused claim on it is tried again within a quarter of the time left, withdrawal.ts).
+ * A settle (`type: "settle"`) sweeps everything claimed for the receiver to it in one transfer:
+ * `settleWithinMs` after the first claim it has not swept (at once when that is 0, or when a round
+ * is forced), and once after a start, for claims a previous run may have left.
  */
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { batchSettlementDomain, claimBatchTypes, type Hex, refundTypes } from '../../../x402/index';
@@ -18,6 +19,7 @@ import { type CreatorLogger, errorText } from '../../logger';
 import type { CallOutbox } from './outbox';
 import type { ChannelRequirements, ChannelSettings } from './settings';
 import type { ChannelState, ChannelStore } from './store';
+import { claimRetryMs } from './withdrawal';
 
 /** The receiver authorizer's signature over the claim of what `states` charged. */
 export function signClaims(account: PrivateKeyAccount, chainId: number, states: ChannelState[]): Promise<Hex> {
@@ -87,6 +89,8 @@ export function createClaimer(options: ClaimerOptions): Claimer {
   const { store, facilitator, settings, logger } = options;
   const now = options.now ?? Date.now;
   const checked = new Map<string, number>();
+  /** Withdrawals read on chain (unix seconds) on channels whose state has not seen them yet. */
+  const withdrawalsOnChain = new Map<string, number>();
   /** Channels whose claim failed on its own, left alone until then. */
   const failedUntil = new Map<string, number>();
   let running: Promise<ClaimRound> | undefined;
@@ -99,14 +103,20 @@ export function createClaimer(options: ClaimerOptions): Claimer {
 
   const unclaimed = (s: ChannelState) => BigInt(s.chargedCumulativeAmount) - BigInt(s.totalClaimed);
 
+  /** The channel's state with the withdrawal the chain showed, when the state has not seen it. */
+  const withWithdrawal = (s: ChannelState): ChannelState =>
+    s.withdrawRequestedAt === 0 ? { ...s, withdrawRequestedAt: withdrawalsOnChain.get(s.channelId) ?? 0 } : s;
+
   /** Whether a channel is due; reads its withdrawal from the chain now and then. */
   const due = async (s: ChannelState): Promise<boolean> => {
-    if (unclaimed(s) >= settings.claimAbove || s.withdrawRequestedAt !== 0) return true;
+    if (unclaimed(s) >= settings.claimAbove || withWithdrawal(s).withdrawRequestedAt !== 0) return true;
     if (s.unclaimedSince !== 0 && now() - s.unclaimedSince >= settings.claimWithinMs) return true;
     if (!options.chain || now() - (checked.get(s.channelId) ?? 0) < CHAIN_CHECK_MS) return false;
     checked.set(s.channelId, now());
     const onChain = await options.chain.read(s.channelId).catch(() => undefined);
-    return onChain !== undefined && onChain.withdrawInitiatedAt !== 0;
+    if (onChain === undefined || onChain.withdrawInitiatedAt === 0) return false;
+    withdrawalsOnChain.set(s.channelId, onChain.withdrawInitiatedAt);
+    return true;
   };
 
   const ask = (requirements: ChannelRequirements, payload: Record<string, unknown>) =>
@@ -138,11 +148,15 @@ export function createClaimer(options: ClaimerOptions): Claimer {
     throw refusal(payload, answer);
   };
 
-  /** A claim the facilitator refused (not one it never answered): that channel waits a minute. */
+  /** A claim the facilitator refused (not one it never answered): that channel waits a minute, less when its withdrawal ends sooner. */
   const refused = (s: ChannelState, error: unknown) => {
     if (error instanceof FacilitatorUnavailableError) return;
-    failedUntil.set(s.channelId, now() + FAILED_CLAIM_PAUSE_MS);
-    logger.error('a channel cannot be claimed; trying it again in a minute', { channel: s.channelId, error: errorText(error) });
+    const wait = claimRetryMs(settings, withWithdrawal(s), now(), FAILED_CLAIM_PAUSE_MS);
+    failedUntil.set(s.channelId, now() + wait);
+    logger.error(`a channel cannot be claimed; trying it again in ${Math.ceil(wait / 1000)} s`, {
+      channel: s.channelId,
+      error: errorText(error),
+    });
   };
 
   const round = async (all: boolean): Promise<ClaimRound> => {
@@ -201,6 +215,8 @@ export function createClaimer(options: ClaimerOptions): Claimer {
       chosen.splice(0, chosen.length, ...claimed);
     }
     for (const s of chosen) {
+      // Read again on its next charge: the withdrawal may be over by then.
+      withdrawalsOnChain.delete(s.channelId);
       await store.update(s.channelId, async (current) => {
         if (!current) return { value: undefined };
         const claimed = BigInt(s.chargedCumulativeAmount) > BigInt(current.totalClaimed) ? s.chargedCumulativeAmount : current.totalClaimed;

@@ -8,6 +8,7 @@ import { type Address, type Hex, MAX_WITHDRAW_DELAY, MIN_WITHDRAW_DELAY, type Pa
 import { ServeConfigError } from '../../errors';
 import { errorText } from '../../logger';
 import type { ChannelStore } from './store';
+import { CLAIM_LANDING_MS } from './withdrawal';
 
 /**
  * Prices below this get channels by default: $0.01. One `exact` settlement costs about 64k gas,
@@ -63,7 +64,12 @@ export interface ChannelSettingsInput {
   minDeposit?: string;
   /** Claim once a channel's unclaimed charge reaches this price; default `$1`. */
   claimAbove?: string;
-  /** Claim a charge at the latest this long after it was made, ms; default 5 minutes. */
+  /**
+   * Claim a charge at the latest this long after it was made, ms; default 5 minutes. A channel whose
+   * payer started a timed withdrawal is claimed at once, and takes vouchers only while this, a claim
+   * round and a minute for the claim to be mined fit before the withdrawal's end (later, 402
+   * `invalid_batch_settlement_evm_withdrawal_pending`).
+   */
   claimWithinMs?: number;
   /**
    * Settle what was claimed at the latest this long after the first claim not yet settled, ms;
@@ -131,10 +137,10 @@ export function channelSettings(option: ChannelOption | undefined, decimals: num
     claimIntervalMs: whole(given.claimIntervalMs ?? 1000, 'claimIntervalMs', 10),
     freshMs: whole(given.freshMs ?? 60_000, 'freshMs', 0),
   };
-  // A withdrawal started while the mirror was stale must still find every charge claimed.
-  if (settings.claimWithinMs + settings.freshMs >= settings.withdrawDelay * 1000) {
+  // A withdrawal started while the mirror was fresh (unseen by the calls) must still find every charge claimed, and mined.
+  if (settings.claimWithinMs + settings.freshMs + CLAIM_LANDING_MS >= settings.withdrawDelay * 1000) {
     throw new ServeConfigError(
-      'channels.claimWithinMs + channels.freshMs must stay below channels.withdrawDelay (claims must beat a withdrawal)',
+      `channels.claimWithinMs + channels.freshMs + ${CLAIM_LANDING_MS / 1000} s for the claim to be mined must stay below channels.withdrawDelay (claims must beat a withdrawal)`,
     );
   }
   return settings;
