@@ -95,7 +95,8 @@ export interface ServeOptions {
   /**
    * Key for a facilitator that requires one (sent as a Bearer token); default none. With channels
    * that name our facilitator's receiver authorizer, the key it binds to this server's payout
-   * address (its FACILITATOR_RECEIVER_KEYS): without it, it refuses the refunds its authorizer would sign.
+   * address (its FACILITATOR_RECEIVER_KEYS): without it, it refuses the refunds its authorizer would
+   * sign, and, unless it is open (FACILITATOR_OPEN), the claims too.
    */
   facilitatorApiKey?: string;
   /** JSON-RPC URL of the network: also asks the chain when a payment's outcome is unknown. Default none (the facilitator alone). */

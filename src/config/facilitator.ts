@@ -58,6 +58,14 @@ export interface FacilitatorConfig {
    */
   receiverKeys: readonly ReceiverKey[];
   /**
+   * An open facilitator (FACILITATOR_OPEN): our receiver authorizer signs the channel claims anyone
+   * posts, as the x402 reference facilitators do, so whoever holds a payer's voucher may claim it up
+   * to its maximum. Closed, a claim it signs needs a key bound to every row's receiver
+   * (`receiverKeys`). Refunds it signs need the receiver's key either way. Default: closed when
+   * NODE_ENV=production, open otherwise (`market dev`, tests).
+   */
+  open: boolean;
+  /**
    * How a settle answers when the resource server does not ask (`X-Settlement-Mode`):
    * `confirmed` (default: standard x402 resource servers take success as mined) or `broadcast`.
    */
@@ -98,8 +106,9 @@ export const FACILITATOR_DEFAULTS = {
  */
 export function loadFacilitatorConfig(env: Env, cwd = process.cwd(), overrides: Partial<FacilitatorConfig> = {}): FacilitatorConfig {
   const network = readNetwork(env, 'FACILITATOR_NETWORK');
+  const mode = readChoice(env, 'NODE_ENV', RUN_MODES, 'development');
   return {
-    mode: readChoice(env, 'NODE_ENV', RUN_MODES, 'development'),
+    mode,
     host: readHost(env, 'HOST', FACILITATOR_DEFAULTS.host),
     port: readPort(env, 'PORT', FACILITATOR_DEFAULTS.port),
     database: readDatabaseConfig(env, cwd),
@@ -115,6 +124,7 @@ export function loadFacilitatorConfig(env: Env, cwd = process.cwd(), overrides: 
     reconcileIntervalMs: readInteger(env, 'FACILITATOR_RECONCILE_INTERVAL_MS', FACILITATOR_DEFAULTS.reconcileIntervalMs, 100, 3_600_000),
     apiKeys: readApiKeys(env),
     receiverKeys: readReceiverKeys(env),
+    open: readBoolean(env, 'FACILITATOR_OPEN', mode !== 'production'),
     settlementMode: readChoice(env, 'FACILITATOR_SETTLEMENT', SETTLEMENT_MODES, FACILITATOR_DEFAULTS.settlementMode),
     batchMaxSize: readInteger(env, 'FACILITATOR_BATCH_MAX', FACILITATOR_DEFAULTS.batchMaxSize, 1, 200),
     batchWaitMs: readInteger(env, 'FACILITATOR_BATCH_MS', FACILITATOR_DEFAULTS.batchWaitMs, 1, 60_000),

@@ -302,6 +302,8 @@ async function startDevFacilitator(
       receiptTimeoutMs: 10_000,
       reconcileIntervalMs: 5_000,
       receiverKeys,
+      // Open, as the reference facilitators: any local server may claim through it (the demo creator's sends its key anyway).
+      open: true,
     },
   });
   await facilitator.start();

@@ -7,6 +7,7 @@ import { createPublicClient, erc20Abi, formatEther, http, isAddress, type Addres
 import { eip3009Abi, getKnownNetwork, parseCaip2 } from 'skill-market/x402';
 import { checkChannelContract, checkChannelEvents, checkFacilitatorChannels, type SupportedKindSeen } from './channels';
 import { checkCatalogueLimits } from './catalogue';
+import { checkOpenClaims } from './claims';
 import { label, type CheckResult, type DoctorTarget } from './target';
 
 export type { CheckResult, DoctorTarget } from './target';
@@ -59,6 +60,9 @@ export async function runDoctor(target: DoctorTarget): Promise<CheckResult[]> {
   const facilitator = await checkFacilitator(target, timeoutMs, results);
   const offered = checkFacilitatorChannels(facilitator?.kinds, channels.present, target);
   if (offered) results.push(offered);
+  const claims =
+    facilitator && target.facilitatorUrl ? await checkOpenClaims(target.facilitatorUrl, facilitator.kinds, target, timeoutMs) : undefined;
+  if (claims) results.push(claims);
   results.push(await checkRelayers(client, facilitator?.signers, target));
   results.push(await checkChannelEvents(client, channels.present, target, timeoutMs));
   results.push(...(await checkRegistry(target, timeoutMs)));

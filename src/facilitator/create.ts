@@ -37,6 +37,7 @@ export type FacilitatorSettings = Pick<FacilitatorConfig, 'network' | 'rpcUrl' |
       | 'logLevel'
       | 'apiKeys'
       | 'receiverKeys'
+      | 'open'
       | 'settlementMode'
       | 'batchMaxSize'
       | 'batchWaitMs'
@@ -157,6 +158,8 @@ export function createFacilitator({
         assets: config.assets,
         authorizerPrivateKey: config.authorizerPrivateKey ?? deriveAuthorizerKey(config.relayerPrivateKeys[0] as `0x${string}`),
         receiverKeys: config.receiverKeys ?? [],
+        // Closed unless asked: a facilitator built in process signs claims only with the receiver's key.
+        open: config.open ?? false,
         clock,
         logger: log,
         receiptTimeoutMs,
@@ -195,7 +198,7 @@ export function createFacilitator({
     /** Relayer addresses (the `signers` of /supported). */
     relayers: relayers.addresses as readonly Address[],
     verify: (body: unknown): Promise<VerifyResponse> => service.verify(body),
-    /** `bearer`: the caller's key, as `Authorization: Bearer` carries it over HTTP (a channel refund our authorizer signs needs the receiver's). */
+    /** `bearer`: the caller's key, as `Authorization: Bearer` carries it over HTTP (a channel refund our authorizer signs needs the receiver's, and a claim too unless `open`). */
     settle: (body: unknown, mode?: SettlementMode, bearer?: string): Promise<SettleResponse> => service.settle(body, { mode, bearer }),
     supported: (): Promise<SupportedResponse> => service.supported(),
     receipt: (txHash: string): Promise<SettlementReceipt | undefined> => service.receipt(txHash),

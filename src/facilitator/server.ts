@@ -28,6 +28,11 @@ export async function startFacilitator(config: FacilitatorConfig, logger: Logger
     throw error;
   }
   logger.info('facilitator listening', { url, network: config.network, relayers: facilitator.relayers, database: database.kind });
+  if (config.open) {
+    logger.warn(
+      'open facilitator: its receiver authorizer signs the channel claims anyone posts, up to the payer’s voucher; FACILITATOR_OPEN=false (the default with NODE_ENV=production) signs only for receivers presenting their FACILITATOR_RECEIVER_KEYS key',
+    );
+  }
   return {
     url,
     facilitator,

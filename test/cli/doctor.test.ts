@@ -26,7 +26,7 @@ function listen(f: FacilitatorFixture): string {
 
 beforeAll(async () => {
   chain = await startChain({ relayers: 1 });
-  funded = await startFacilitatorFixture(chain, kind);
+  funded = await startFacilitatorFixture(chain, kind, { config: { open: false } }); // as `market facilitator` in production
   const key = generatePrivateKey();
   const broke = Object.assign(privateKeyToAccount(key), { privateKey: key }) as TestAccount; // no ETH at all
   unfunded = await startFacilitatorFixture(chain, kind, { relayers: [broke] });
@@ -74,6 +74,7 @@ describe('market doctor', () => {
     expect(results['channel contract']).toMatchObject({ status: 'ok', detail: expect.stringContaining(BATCH_SETTLEMENT_ADDRESS) });
     expect(results['facilitator channels']).toMatchObject({ status: 'ok', detail: expect.stringContaining('offers batch-settlement') });
     expect(results['channel events']).toMatchObject({ status: 'ok', detail: expect.stringContaining('from block 0') });
+    expect(results['facilitator claims']).toMatchObject({ status: 'ok', detail: expect.stringContaining('FACILITATOR_RECEIVER_KEYS') });
     expect(Object.values(results).filter((r) => r.status === 'fail' || r.status === 'warn')).toEqual([]);
   });
 
@@ -158,6 +159,19 @@ describe('market doctor on payment channels', () => {
     } finally {
       await exactOnly.facilitator.app.stop();
       await exactOnly.close();
+    }
+  });
+
+  it('warns when the facilitator signs anyone’s claims (open) on a public network, and sends nothing', async () => {
+    const open = await startFacilitatorFixture(chain, kind, { config: { open: true } });
+    try {
+      const sent = await chain.publicClient.getTransactionCount({ address: chain.accounts.relayer.address });
+      const results = byName(await runDoctor({ ...sound(), facilitatorUrl: listen(open) }));
+      expect(results['facilitator claims']).toMatchObject({ status: 'warn', detail: expect.stringContaining('FACILITATOR_OPEN=false') });
+      expect(await chain.publicClient.getTransactionCount({ address: chain.accounts.relayer.address })).toBe(sent);
+    } finally {
+      await open.facilitator.app.stop();
+      await open.close();
     }
   });
 

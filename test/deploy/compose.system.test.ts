@@ -76,6 +76,7 @@ describe('compose.yaml', () => {
     expect(unset.registry.chain.channelsFromBlock).toBe(0n);
     expect(unset.facilitator.receiverKeys).toEqual([]);
     expect(unset.facilitator.authorizerPrivateKey).toBeUndefined();
+    expect(unset.facilitator.open).toBe(false); // production: claims need the receiver's key
 
     const authorizer = generatePrivateKey();
     const payout = privateKeyToAccount(generatePrivateKey()).address;
@@ -84,10 +85,12 @@ describe('compose.yaml', () => {
       MARKET_CHANNELS_FROM_BLOCK: '25300000',
       FACILITATOR_AUTHORIZER_KEY: authorizer,
       FACILITATOR_RECEIVER_KEYS: `${payout}=a-key-bound-to-the-payout-address`,
+      FACILITATOR_OPEN: 'true',
     });
     expect(set.registry.chain.channelsFromBlock).toBe(25_300_000n);
     expect(set.facilitator.authorizerPrivateKey).toBe(authorizer);
     expect(set.facilitator.receiverKeys).toEqual([{ receiver: payout, key: 'a-key-bound-to-the-payout-address' }]);
+    expect(set.facilitator.open).toBe(true);
   });
 
   it('refuses to start without the secrets it needs', () => {

@@ -80,7 +80,11 @@ export interface FacilitatorFixture {
   close(): Promise<void>;
 }
 
-/** A facilitator over a fresh `kind` database, settling on `chain` with the given relayers. */
+/**
+ * A facilitator over a fresh `kind` database, settling on `chain` with the given relayers. Open, as
+ * `market dev`'s (its receiver authorizer signs claims for any caller): tests of the receivers'
+ * consent pass `config: { open: false }`, `market facilitator`'s default in production.
+ */
 export async function startFacilitatorFixture(
   chain: LocalChain,
   kind: DatabaseKind,
@@ -113,6 +117,7 @@ export async function startFacilitatorFixture(
       receiptTimeoutMs: 5_000,
       pollIntervalMs: 20,
       reconcileIntervalMs: 60_000,
+      open: true,
       ...options.config,
     },
   });

@@ -2,8 +2,9 @@
  * Our facilitator speaks `batch-settlement` with the x402 reference stack: @x402/hono with
  * @x402/evm's server scheme (delegating its receiver authorizer to us, as /supported advertises)
  * and @x402/fetch with @x402/evm's client scheme, on our contract on anvil. Deposit, vouchers, the
- * server's claim (signed by our authorizer, two servers' claims in one transaction) and settle,
- * and a cooperative refund all end up on chain. The steps share channels, so they run in order.
+ * server's claim (signed by our authorizer for the key each server sends, two servers' claims in
+ * one transaction) and settle, and a cooperative refund all end up on chain. The steps share
+ * channels, so they run in order.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { getAbiItem, slice, toFunctionSelector, type Hex } from 'viem';
@@ -38,9 +39,10 @@ for (const kind of databaseKinds) {
 
     beforeAll(async () => {
       payees = await Promise.all([chain.createAccount(), chain.createAccount()]);
-      // Each server's key bound to its receiver: its consent to the refunds our authorizer signs.
+      // Each server's key bound to its receiver, sent through the facilitator client's auth headers: its
+      // consent to the claims and refunds our authorizer signs (closed, as `market facilitator` in production).
       const keys = payees.map((p) => ({ receiver: p.address, key: `reference-server-key-${p.address}` }));
-      facilitator = await servedFacilitator(chain, kind, { config: { receiverKeys: keys } });
+      facilitator = await servedFacilitator(chain, kind, { config: { receiverKeys: keys, open: false } });
       payers = await Promise.all([chain.createAccount({ usdc: 1_000_000n }), chain.createAccount({ usdc: 1_000_000n })]);
       servers = payees.map((p, i) => referenceServer(chain, facilitator.keyed(keys[i]!.key), p.address));
       clients = payers.map((p) => referenceClient(chain, p));

@@ -8,7 +8,10 @@
  * time, and a refused claim on it is tried again within a quarter of the time left, withdrawal.ts).
  * A settle (`type: "settle"`) sweeps everything claimed for the receiver to it in one transfer:
  * `settleWithinMs` after the first claim it has not swept (at once when that is 0, or when a round
- * is forced), and once after a start, for claims a previous run may have left.
+ * is forced), and once after a start, for claims a previous run may have left. A claim is signed by
+ * the server's receiver authorizer, else by the facilitator's, which our facilitator signs only for
+ * the key it binds to the payout address (`facilitatorApiKey`, sent with every request) unless it
+ * is open.
  */
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { batchSettlementDomain, claimBatchTypes, type Hex, refundTypes } from '../../../x402/index';
@@ -84,6 +87,8 @@ const CHAIN_CHECK_MS = 5000;
 const FAILED_CLAIM_PAUSE_MS = 60_000;
 /** The facilitator's answer to a settle with nothing claimed left to sweep. */
 const NOTHING_TO_SETTLE = 'invalid_batch_settlement_evm_nothing_to_settle';
+/** Our facilitator's answer to a claim row at or below what the chain holds claimed already. */
+const NOT_ABOVE_CLAIMED = 'invalid_batch_settlement_evm_claim_not_above_claimed';
 
 export function createClaimer(options: ClaimerOptions): Claimer {
   const { store, facilitator, settings, logger } = options;
@@ -124,12 +129,6 @@ export function createClaimer(options: ClaimerOptions): Claimer {
   const refusal = (payload: Record<string, unknown>, answer: Record<string, unknown>) =>
     new Error(`${payload.type}: ${String(answer.errorReason ?? 'failed')} ${String(answer.errorMessage ?? '')}`.trim());
   const transactionOf = (answer: Record<string, unknown>) => (typeof answer.transaction === 'string' ? answer.transaction : '');
-  const send = async (requirements: ChannelRequirements, payload: Record<string, unknown>) => {
-    const answer = await ask(requirements, payload);
-    if (answer.success !== true) throw refusal(payload, answer);
-    return transactionOf(answer);
-  };
-
   /** Sweeps what was claimed when it is due: the transaction, '' when nothing was left, undefined when not due. */
   const settleIfDue = async (requirements: ChannelRequirements, all: boolean): Promise<string | undefined> => {
     const since = unsettledSince;
@@ -190,7 +189,12 @@ export function createClaimer(options: ClaimerOptions): Claimer {
         totalClaimed: s.chargedCumulativeAmount,
       }));
       const signature = settings.authorizer ? await signClaims(settings.authorizer, options.chainId, states) : undefined;
-      return send(requirements, { type: 'claim', claims, ...(signature ? { claimAuthorizerSignature: signature } : {}) });
+      const payload = { type: 'claim', claims, ...(signature ? { claimAuthorizerSignature: signature } : {}) };
+      const answer = await ask(requirements, payload);
+      if (answer.success === true) return transactionOf(answer);
+      // The chain holds this much claimed already (a claim whose answer was lost): nothing is left to claim.
+      if (states.length === 1 && answer.errorReason === NOT_ABOVE_CLAIMED) return '';
+      throw refusal(payload, answer);
     };
     let claim = '';
     try {
@@ -205,7 +209,7 @@ export function createClaimer(options: ClaimerOptions): Claimer {
       const claimed: ChannelState[] = [];
       for (const s of chosen) {
         try {
-          claim = await claimOf([s]);
+          claim = (await claimOf([s])) || claim;
           claimed.push(s);
         } catch (single) {
           refused(s, single);

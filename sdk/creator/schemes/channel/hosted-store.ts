@@ -5,7 +5,8 @@
  * lease to write the next one), runs, then writes under the lease; the facilitator refuses a write
  * whose lease lapsed and was taken, and the call then fails with nothing charged. Claim rounds run
  * one at a time across the servers. The key is the one the facilitator binds to the receiver
- * (FACILITATOR_RECEIVER_KEYS), the same that consents to the refunds its authorizer signs.
+ * (FACILITATOR_RECEIVER_KEYS), the same that consents to the claims and refunds its authorizer
+ * signs: give it to `serve()` as `facilitatorApiKey` too.
  */
 import type { Hex } from '../../../x402/index';
 import { excerpt } from '../../../http/errors';
@@ -33,7 +34,8 @@ const CLAIM_HOLD_MS = 5 * 60_000;
  * a payer's channel through it (a lease per call, one claim round at a time).
  *
  * @example
- * serve(skills, { channels: { store: hostedChannelStore({ url: 'https://facilitator.example', apiKey: process.env.RECEIVER_KEY! }) } });
+ * const key = process.env.RECEIVER_KEY!;
+ * serve(skills, { facilitatorUrl: 'https://facilitator.example', facilitatorApiKey: key, channels: { store: hostedChannelStore({ url: 'https://facilitator.example', apiKey: key }) } });
  */
 export function hostedChannelStore(options: HostedStoreOptions): ChannelStore {
   const base = `${options.url.replace(/\/+$/, '')}/hosted-channels`;

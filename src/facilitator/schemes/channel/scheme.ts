@@ -15,6 +15,7 @@ import {
   parseBatchSettlePayload,
   type BatchClientPayload,
   type BatchSettlePayload,
+  type VoucherClaim,
 } from 'skill-market/x402';
 import { missingChannelContracts, missingText } from '../../../chain/batch-settlement';
 import type { Database } from '../../../db';
@@ -26,6 +27,7 @@ import type { ReceiverKey } from '../../../config';
 import { createReceiverAuthorizer } from './authorizer';
 import { createReceiverKeys } from './receiver-keys';
 import { createClaimBatcher } from './claim-batcher';
+import { highestPerChannel } from './claim-checks';
 import { simulate, claimCall } from './contract';
 import { parseChannelRequest, type ChannelRequest } from './request';
 import { createChannelResume, type ResumeReport } from './resume';
@@ -44,8 +46,10 @@ export interface ChannelSchemeDeps {
   assets: readonly Address[];
   /** The receiver authorizer's key: never logged, never answered. */
   authorizerPrivateKey: Hex;
-  /** Keys bound to receivers: their consent to refunds our authorizer signs. Never logged. */
+  /** Keys bound to receivers: their consent to the claims and refunds our authorizer signs. Never logged. */
   receiverKeys?: readonly ReceiverKey[];
+  /** Our authorizer signs claims for anyone, without a receiver's key (refunds still need one); default false. */
+  open?: boolean;
   clock: Clock;
   logger: Logger;
   receiptTimeoutMs: number;
@@ -79,14 +83,23 @@ export function createChannelScheme(deps: ChannelSchemeDeps): ChannelScheme {
     sender,
     authorizer,
     receiverKeys: createReceiverKeys(deps.receiverKeys ?? []),
+    open: deps.open ?? false,
     assets: new Set(deps.assets.map((a) => a.toLowerCase())),
     simulateFrom: deps.relayers.addresses[0] as Address,
     now: () => deps.clock.now(),
   };
+  // Requests queued together go out as one transaction, each channel in it once.
+  const distinct = (claims: readonly VoucherClaim[]) => highestPerChannel(claims, deps.chainId);
   const batcher = createClaimBatcher<SendOutcome>(
     { windowMs: deps.claimWindowMs ?? 100, maxRows: deps.claimMaxRows ?? 100 },
-    async (claims) => simulate(deps.client, ctx.simulateFrom, claimCall(claims, await authorizer.signClaims(claims))),
-    async (claims) => sendClaim(ctx, claims, await authorizer.signClaims(claims)),
+    async (claims) => {
+      const rows = distinct(claims);
+      return simulate(deps.client, ctx.simulateFrom, claimCall(rows, await authorizer.signClaims(rows)));
+    },
+    async (claims) => {
+      const rows = distinct(claims);
+      return sendClaim(ctx, rows, await authorizer.signClaims(rows));
+    },
   );
   const resume = createChannelResume({
     store,
@@ -136,7 +149,8 @@ export function createChannelScheme(deps: ChannelSchemeDeps): ChannelScheme {
 
     /**
      * `POST /settle`: throws FacilitatorRequestError on a malformed body. `bearer` is the caller's
-     * `Authorization: Bearer` token: a refund our authorizer signs needs a key bound to the receiver.
+     * `Authorization: Bearer` token: a refund our authorizer signs needs a key bound to the receiver,
+     * and so does a claim it signs, unless the facilitator is open.
      */
     async settle(body, { bearer }): Promise<ChannelSettleResponse> {
       const request = parseChannelRequest(body);
@@ -148,7 +162,7 @@ export function createChannelScheme(deps: ChannelSchemeDeps): ChannelScheme {
         case 'deposit':
           return settleDeposit(ctx, payload, request.requirements);
         case 'claim':
-          return settleClaim(ctx, payload, batcher);
+          return settleClaim(ctx, payload, batcher, bearer);
         case 'settle':
           return settleSweep(ctx, payload);
         case 'refund':

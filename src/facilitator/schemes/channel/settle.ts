@@ -3,10 +3,12 @@
  * - `deposit`: the client's deposit verified again, then `deposit(config, amount, collector, data)`;
  *   the authorization's own key makes it single-use here (and the token's nonce on chain);
  * - `claim`: `claimWithSignature` of the rows, signed by the server, or by our receiver authorizer
- *   for channels that name it, batched with other servers' claims (claim-batcher.ts);
+ *   for channels that name it (with the receivers' consent unless the facilitator is open), batched
+ *   with other servers' claims (claim-batcher.ts); a row that would claim nothing is refused
+ *   (claim-checks.ts);
  * - `settle`: `settle(receiver, token)`, the receiver's claimed funds swept to it;
  * - `refund` (completed by the server): its claim and `refundWithSignature` in one `multicall`;
- *   one our receiver authorizer signs needs the receiver's consent (receiver-keys.ts).
+ *   one our receiver authorizer signs needs the receiver's consent (receiver-keys.ts), open or not.
  * Each transaction is recorded (store.ts) before it is signed and never sent twice.
  */
 import { createHash, randomUUID } from 'node:crypto';
@@ -24,6 +26,7 @@ import { batchSettlementAbi } from '../../../chain/batch-settlement';
 import type { ReceiverAuthorizer } from './authorizer';
 import type { ReceiverKeys } from './receiver-keys';
 import type { ClaimBatcher } from './claim-batcher';
+import { claimConsent, noOpClaim } from './claim-checks';
 import {
   claimCall,
   multicallCall,
@@ -48,8 +51,10 @@ export interface ChannelSettleContext {
   store: ChannelStore;
   sender: ChannelSender;
   authorizer: ReceiverAuthorizer;
-  /** Who may ask for a refund our authorizer signs. */
+  /** Who may ask for a claim or a refund our authorizer signs. */
   receiverKeys: ReceiverKeys;
+  /** Our authorizer signs claims for anyone, without the receiver's key (refunds still need it). */
+  open: boolean;
   /** Tokens this facilitator sponsors gas for. */
   assets: ReadonlySet<string>;
   /** A relayer address, to simulate from. */
@@ -106,10 +111,12 @@ async function alreadyRecorded(ctx: ChannelSettleContext, key: string): Promise<
   return { type: 'pending', hash };
 }
 
+const claimKey = (ctx: ChannelSettleContext, data: Hex) => `claim|${ctx.network}|${sha256(data)}`;
+
 /** Sends one claim transaction of `claims` under `signature` (recorded under its calldata: the same claim is never sent twice). */
 export async function sendClaim(ctx: ChannelSettleContext, claims: readonly VoucherClaim[], signature: Hex): Promise<SendOutcome> {
   const data = claimCall(claims, signature);
-  const key = `claim|${ctx.network}|${sha256(data)}`;
+  const key = claimKey(ctx, data);
   const outcome = await recordAndSend(
     ctx,
     { key, network: ctx.network, kind: 'claim', target: SETTLEMENT_CONTRACT, callData: data },
@@ -124,10 +131,17 @@ function unsponsored(ctx: ChannelSettleContext, claims: readonly VoucherClaim[])
   return token ? { reason: CHANNEL_REASONS.assetNotAllowed, message: `The token ${token} is not one this facilitator settles` } : undefined;
 }
 
+/**
+ * A claim. Signed by the server (`claimAuthorizerSignature`), it is relayed; without it, our
+ * authorizer signs, and (unless the facilitator is open) only for the receivers: `bearer` must be a
+ * key bound to every row's receiver. Either way each row must raise a distinct channel's claimed
+ * total, except in a claim recorded here already, whose outcome is answered again.
+ */
 export async function settleClaim(
   ctx: ChannelSettleContext,
   payload: ClaimPayload,
   batcher: ClaimBatcher<SendOutcome>,
+  bearer: string | undefined,
 ): Promise<ChannelSettleResponse> {
   const refused = unsponsored(ctx, payload.claims);
   if (refused) return failure(ctx.network, refused);
@@ -135,23 +149,35 @@ export async function settleClaim(
   if (authorizers.size > 1) {
     return failure(ctx.network, { reason: R.claimPayload, message: 'The rows of one claim must share their receiverAuthorizer' });
   }
-  let outcome: SendOutcome;
-  if (payload.claimAuthorizerSignature) {
-    const why = await simulate(ctx.client, ctx.simulateFrom, claimCall(payload.claims, payload.claimAuthorizerSignature));
-    if (why) return failure(ctx.network, { reason: R.claimSimulationFailed, message: why });
-    outcome = await sendClaim(ctx, payload.claims, payload.claimAuthorizerSignature);
-  } else {
+  const signature = payload.claimAuthorizerSignature;
+  if (!signature) {
     const [authorizer] = authorizers;
     if (!ctx.authorizer.is(authorizer ?? '')) {
       const message = `Without claimAuthorizerSignature, the channels must name this facilitator's receiverAuthorizer ${ctx.authorizer.address}`;
       return failure(ctx.network, { reason: R.authorizerAddressMismatch, message });
     }
-    const why = await simulate(ctx.client, ctx.simulateFrom, claimCall(payload.claims, await ctx.authorizer.signClaims(payload.claims)));
-    if (why) return failure(ctx.network, { reason: R.claimSimulationFailed, message: why });
-    outcome = await batcher.submit(payload.claims);
+    const unconsented = claimConsent(ctx.receiverKeys, ctx.open, payload.claims, bearer);
+    if (unconsented) return failure(ctx.network, unconsented);
+  }
+  const data = claimCall(payload.claims, signature ?? (await ctx.authorizer.signClaims(payload.claims)));
+  // The very claim again (its answer lost on the way): the recorded outcome, nothing sent.
+  const recorded = await ctx.store.byKey(claimKey(ctx, data));
+  let outcome: SendOutcome;
+  if (recorded) {
+    outcome = await alreadyRecorded(ctx, recorded.key);
+  } else {
+    const why = (await noOpClaim(ctx.client, ctx.chainId, payload.claims)) ?? (await simulated(ctx, data));
+    if (why) return failure(ctx.network, why);
+    outcome = signature ? await sendClaim(ctx, payload.claims, signature) : await batcher.submit(payload.claims);
   }
   if (outcome.type !== 'confirmed') return notConfirmed(ctx, outcome, R.claimTransactionFailed);
   return { success: true, transaction: outcome.hash, network: ctx.network, amount: '' };
+}
+
+/** Why the claim `data` would revert, if so. */
+async function simulated(ctx: ChannelSettleContext, data: Hex): Promise<Rejection | undefined> {
+  const why = await simulate(ctx.client, ctx.simulateFrom, data);
+  return why ? { reason: R.claimSimulationFailed, message: why } : undefined;
 }
 
 export async function settleSweep(ctx: ChannelSettleContext, payload: SettlePayload): Promise<ChannelSettleResponse> {
@@ -233,6 +259,9 @@ export async function settleRefund(
           'Without claimAuthorizerSignature, the claimed channels must name this facilitator’s receiverAuthorizer',
         );
       }
+      // The rows may name other channels than the refunded one: each needs its receiver's consent.
+      const unconsented = claimConsent(ctx.receiverKeys, ctx.open, payload.claims, bearer);
+      if (unconsented) return failure(ctx.network, unconsented, { payer });
       claimSignature = await ctx.authorizer.signClaims(payload.claims);
     }
     calls.unshift(claimCall(payload.claims, claimSignature));
