@@ -55,6 +55,8 @@ const NOTHING_MOVED = new Set<string>([
   'invalid_batch_settlement_evm_cumulative_exceeds_balance',
   'invalid_batch_settlement_evm_insufficient_balance',
   'invalid_batch_settlement_evm_deposit_simulation_failed',
+  // The payer started a timed withdrawal: the server takes no more vouchers (nor deposits) on it.
+  'invalid_batch_settlement_evm_withdrawal_pending',
   CUMULATIVE_MISMATCH,
   BELOW_CLAIMED,
   CHANNEL_BUSY,
