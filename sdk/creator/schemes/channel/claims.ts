@@ -50,6 +50,11 @@ export function signRefund(account: PrivateKeyAccount, chainId: number, channelI
   });
 }
 
+/** Longest a forced claim round waits for another server's round on a shared store. */
+const CLAIM_WAIT_MS = 30_000;
+/** Pause between two asks for the shared claim lease while another server holds it. */
+const CLAIM_WAIT_PAUSE_MS = 100;
+
 export interface ClaimerOptions {
   store: ChannelStore;
   facilitator: FacilitatorClient;
@@ -77,7 +82,12 @@ export interface ClaimRound {
 
 export interface Claimer {
   /** Claims (and settles) now: every channel with an unclaimed charge when `all`, else those due. */
-  run(all?: boolean): Promise<ClaimRound>;
+  /**
+   * One claim round now (after the one in progress). With `wait`, a round another server of a
+   * shared store is running is waited for and this one runs after it (up to {@link CLAIM_WAIT_MS}),
+   * instead of being skipped: what the caller asked for is claimed when it returns.
+   */
+  run(all?: boolean, wait?: boolean): Promise<ClaimRound>;
   stop(): void;
 }
 
@@ -245,11 +255,20 @@ export function createClaimer(options: ClaimerOptions): Claimer {
     return { channels: chosen.length, claim, ...(settle ? { settle } : {}) };
   };
 
-  const run = (all = false): Promise<ClaimRound> => {
+  const run = (all = false, wait = false): Promise<ClaimRound> => {
     // One round at a time; a forced round waits for the one in progress, then runs.
     const previous = running ?? Promise.resolve({ channels: 0 });
-    // A store shared with other servers runs one claim round at a time among them (skipped here then).
-    const alone = () => (store.claims ? store.claims(() => round(all)).then((done) => done ?? { channels: 0 }) : round(all));
+    // A store shared with other servers runs one claim round at a time among them: skipped here
+    // then, or with `wait`, run once the other server's round has ended.
+    const shared = async (): Promise<ClaimRound> => {
+      const until = Date.now() + CLAIM_WAIT_MS;
+      for (;;) {
+        const done = await store.claims!(() => round(all));
+        if (done || !wait || Date.now() > until || stopped) return done ?? { channels: 0 };
+        await new Promise((resolve) => setTimeout(resolve, CLAIM_WAIT_PAUSE_MS));
+      }
+    };
+    const alone = () => (store.claims ? shared() : round(all));
     const next = previous.catch(() => undefined).then(alone);
     running = next;
     void next
