@@ -25,7 +25,7 @@ import { corsPolicy, type CorsOption } from './cors';
 import { failure, jsonAnswer, parseJsonBody, readBodyText, toResponse } from './http';
 import { consoleLogger, errorText, type CreatorLogger } from './logger';
 import { paidCall, paidGet, schemeKit } from './paid-call';
-import type { BaseRoute, Offer, ServerScheme, SettledCall, SkillRoute } from './scheme';
+import type { BaseRoute, Offer, ServerScheme, ServerSchemeFactory, SettledCall, SkillRoute } from './scheme';
 import { isProduction, processEnv } from './settings';
 import { isSkill, type Skill, type Skills } from './skill';
 import { declarationOf } from './discovery/bazaar';
@@ -174,6 +174,12 @@ export interface SkillHandlerOptions {
    * URL) and `guidance` for agents (default: generated). See {@link OpenApiOptions}.
    */
   openapi?: OpenApiOptions;
+  /**
+   * @internal Schemes sold besides `exact` and payment channels, after them in the 402's `accepts`,
+   * each built with what the built-in schemes get. For schemes made up by tests
+   * (test/support/schemes/): not part of the published API.
+   */
+  extraSchemes?: readonly ServerSchemeFactory[];
 }
 
 /** The fetch-style skill server. */
@@ -283,7 +289,10 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
   // one offer of the marketplace's documented 402 body). A channel locks a deposit of the payer's for
   // as long as it lives, so it is taken by clients that choose it: our SkillMarket by its deposit
   // policy, a reference client with the channel scheme registered alone or a selector that prefers it.
-  const schemes: ServerScheme[] = channel ? [exact, channel] : [exact];
+  const extra = (options.extraSchemes ?? []).map((build) => build({ kit, facilitator, logger, holdMs }));
+  const schemes: ServerScheme[] = [...(channel ? [exact, channel] : [exact]), ...extra];
+  const twice = schemes.find((scheme, i) => schemes.findIndex((other) => other.id === scheme.id) !== i);
+  if (twice) throw new ServeConfigError(`two schemes have the id ${JSON.stringify(twice.id)}`);
   const deps = { schemes: new Map(schemes.map((scheme) => [scheme.id, scheme])) };
   const offer = (route: BaseRoute): SkillRoute => {
     const offers = new Map<string, Offer>();

@@ -15,9 +15,14 @@
  *    good result, makes the payment final; it answers with the result body of {@link SchemeKit.run},
  *    the 402 of {@link SchemeKit.required} or an answer of its own (a held payment's 409).
  * 4. Tell (scheme): a paid call is reported once through {@link SchemeKit.settled}.
+ *
+ * Besides its own schemes, the skill handler sells through the ones its `extraSchemes` option
+ * builds ({@link ServerSchemeFactory}): tests plug in a made-up scheme there (test/support/schemes/).
  */
 import type { Address, PaymentTerms } from '../x402/index';
+import type { FacilitatorClient } from './facilitator-client';
 import type { StoredResponse } from './http';
+import type { CreatorLogger } from './logger';
 import type { Skill } from './skill';
 
 /** One offer of a route: an entry of its 402's `accepts` (x402 v2 PaymentRequirements of its scheme). */
@@ -121,3 +126,16 @@ export interface ServerScheme {
   /** Stops its background work and releases what it holds. */
   close?(): Promise<void>;
 }
+
+/** What a scheme is built with: what the skill handler gives its own schemes. */
+interface SchemeContext {
+  kit: SchemeKit;
+  /** The skill server's facilitator (`forward` takes a payload of any scheme). */
+  facilitator: FacilitatorClient;
+  logger: CreatorLogger;
+  /** The `holdMs` option: longest a paid request waits for its payment's open outcome, ms. */
+  holdMs: number;
+}
+
+/** Builds a scheme for one skill handler (a handler built again builds its schemes again). */
+export type ServerSchemeFactory = (context: SchemeContext) => ServerScheme;

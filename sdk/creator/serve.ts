@@ -41,7 +41,7 @@ import { catalogueLimitWarnings } from './discovery/limits';
 import { MAX_FINAL_HOLD_MS } from './schemes/exact/index';
 import type { ClaimRound } from './schemes/channel/claims';
 import type { ChannelOption } from './schemes/channel/settings';
-import type { SettledCall } from './scheme';
+import type { ServerSchemeFactory, SettledCall } from './scheme';
 import { createCallTracker, type CallTracker, type TrackerHooks, type TrackingOptions } from './tracker';
 
 /**
@@ -200,6 +200,11 @@ export interface ServeOptions {
    * @example serve(skills, { channels: { store: '/var/lib/skills/channels', claimAbove: '$5' } })
    */
   channels?: ChannelOption;
+  /**
+   * @internal Schemes sold besides `exact` and payment channels (see `SkillHandlerOptions`). For
+   * schemes made up by tests (test/support/schemes/): not part of the published API.
+   */
+  extraSchemes?: readonly ServerSchemeFactory[];
 }
 
 /** A running skill server. */
@@ -283,6 +288,7 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
     ...(options.verify !== undefined ? { verify: options.verify } : {}),
     ...(options.rpcUrl ? { rpcUrl: httpUrl(options.rpcUrl, 'rpcUrl') } : {}),
     ...(options.channels !== undefined ? { channels: options.channels } : {}),
+    ...(options.extraSchemes ? { extraSchemes: options.extraSchemes } : {}),
     ...(receiverAuthorizer ? { receiverAuthorizer } : {}),
     ...((options.serviceName ?? options.appName) ? { serviceName: options.serviceName ?? options.appName } : {}),
     ...(options.iconUrl ? { iconUrl: options.iconUrl } : {}),

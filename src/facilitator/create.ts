@@ -59,6 +59,11 @@ export interface FacilitatorDeps {
    * scheme left out is refused `unsupported_scheme`, and `/supported` does not list it.
    */
   schemes?: readonly string[];
+  /**
+   * Schemes settled besides the built-in ones, after them, each with its own wire id: for schemes
+   * made up by tests (test/support/schemes/), which plug in here as the built-in ones do.
+   */
+  extraSchemes?: readonly FacilitatorScheme[];
 }
 
 /** The schemes this facilitator can settle, by wire id. */
@@ -107,6 +112,7 @@ export function createFacilitator({
   publicClient,
   prefix = '',
   schemes = SCHEMES,
+  extraSchemes = [],
 }: FacilitatorDeps) {
   const log = logger ?? createLogger(config.logLevel ?? FACILITATOR_DEFAULTS.logLevel);
   const chainId = parseCaip2(config.network);
@@ -169,7 +175,7 @@ export function createFacilitator({
         resumeIntervalMs: reconcileIntervalMs,
       })
     : undefined;
-  const built: FacilitatorScheme[] = [exact, channel].filter((scheme) => scheme !== undefined);
+  const built: FacilitatorScheme[] = [...[exact, channel].filter((scheme) => scheme !== undefined), ...extraSchemes];
   // A scheme whose contracts the chain lacks (channels on a network without x402BatchSettlement) is not offered.
   const offering = createSchemeOffering(built, log, reconcileIntervalMs);
   // The Bazaar catalogues what the payments it passes declare (discovery/).

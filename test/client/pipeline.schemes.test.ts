@@ -1,7 +1,7 @@
 /**
  * The payment pipeline's scheme seam: which scheme and terms a call chooses among a 402's offers,
  * and a second scheme (`tally`, cumulative vouchers in the shape of batch-settlement, see
- * support/tally.ts) plugged in through the interface alone: paid, corrected by a 402 and retried
+ * ../support/schemes/) plugged in through the interface alone: paid, corrected by a 402 and retried
  * once, its state carried across calls, its voucher answers charged without a transaction, the
  * budget and the scheme's `finish` told what each call cost. Real EIP-712 signatures, a real
  * HTTP server; no chain (tally moves no tokens).
@@ -11,7 +11,9 @@ import type { Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { exactScheme, MarketError, PaymentPipeline, TermsMismatchError, toPaymentSigner, type Skill } from 'skill-market/client';
 import { buildPaymentTerms, getKnownNetwork, type PaymentRequirements } from 'skill-market/x402';
-import { startTallyServer, TALLY_NETWORK, tallyListing, tallyScheme, type TallyServer } from './support/tally';
+import { TALLY_NETWORK } from '../support/schemes/tally';
+import { tallyListing, tallyScheme } from '../support/schemes/tally-client';
+import { startTallyServer, type TallyServer } from './support/tally';
 
 const PRICE = 1_000n;
 const servers: TallyServer[] = [];

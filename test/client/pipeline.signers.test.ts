@@ -13,7 +13,9 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { eip1193Signer, exactScheme, PaymentPipeline, toPaymentSigner, type PaymentSigner, type Skill } from 'skill-market/client';
 import { encryptKeystore, loadSpendingWallet, writeKeystoreFile } from 'skill-market/wallet';
 import { buildPaymentTerms, getKnownNetwork, recoverAuthorizationSigner, type PaymentPayloadV2 } from 'skill-market/x402';
-import { startTallyServer, TALLY_NETWORK, tallyListing, tallyScheme, type TallyServer } from './support/tally';
+import { TALLY_NETWORK } from '../support/schemes/tally';
+import { tallyListing, tallyScheme } from '../support/schemes/tally-client';
+import { startTallyServer, type TallyServer } from './support/tally';
 
 const CHAIN_ID = 84532;
 let folder: string;

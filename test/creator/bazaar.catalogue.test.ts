@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { PaymentPipeline, readAllowedAssets, toPaymentSigner } from 'skill-market/client';
 import { serve, skill, type SkillServer } from 'skill-market/creator';
-import { tallyListing } from '../client/support/tally';
+import { tallyListing } from '../support/schemes/tally-client';
 import { localServeOptions, recordingLogger, startPaymentStack, type PaymentStack } from '../support/skill-server';
 
 let stack: PaymentStack;
