@@ -6,6 +6,7 @@ import type { DatabaseConfig } from '../config';
 import { openPGlite } from './embedded';
 import { DATABASE_DEADLINE_MS, withDeadline } from './deadline';
 import { migrate } from './migrate';
+import { connectGuarded } from './socket';
 import * as schema from './schema';
 import type { Database, DatabaseHandle } from './types';
 
@@ -46,6 +47,9 @@ function postgresClient(url: string, poolSize: number, applicationName: string) 
     // a database back from an outage stayed "unavailable" that long; retry within a second.
     backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
     connection: { application_name: applicationName },
+    // Our own connect (postgres.js's `socket` option, missing from its types): a reset Bun reports
+    // after postgres.js let the socket go never ends the process.
+    ...({ socket: (options: Parameters<typeof connectGuarded>[0]) => connectGuarded(options, DATABASE_DEADLINE_MS) } as object),
   });
 }
 
