@@ -6,9 +6,6 @@
  * test moves the chain's clock an hour on.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
-import { x402Client } from '@x402/core/client';
-import { registerExactEvmScheme } from '@x402/evm/exact/client';
-import { wrapFetchWithPayment } from '@x402/fetch';
 import type { Address } from 'viem';
 import { serve, skill, type SkillServer } from 'skill-market/creator';
 import { type LocalChain, startChain, type TestAccount } from '../support/chain';
@@ -16,6 +13,7 @@ import { oneDatabase } from '../support/database';
 import { eventually } from '../support/eventually';
 import { type FacilitatorFixture, startFacilitatorFixture } from '../support/facilitator';
 import { balances, loopbackServeOptions, recordingLogger } from '../support/skill-server';
+import { referenceExactFetch } from '../support/reference-fetch';
 
 const PRICE = 20_000n; // $0.02
 const kind = oneDatabase[0]!;
@@ -26,12 +24,7 @@ let server: SkillServer;
 const logger = recordingLogger();
 const holdMs = 200;
 
-function referenceFetch(account: TestAccount) {
-  const client = new x402Client();
-  registerExactEvmScheme(client, { signer: account });
-  client.setSpendControls({ allowedAssets: [{ network: chain.network, asset: chain.token.address }] });
-  return wrapFetchWithPayment(fetch, client);
-}
+const referenceFetch = (account: TestAccount) => referenceExactFetch(chain, account);
 
 const post = (body: unknown): RequestInit => ({
   method: 'POST',

@@ -7,9 +7,6 @@
  * the skill server sends it again once it is back, while the authorization is still valid).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'bun:test';
-import { x402Client } from '@x402/core/client';
-import { registerExactEvmScheme } from '@x402/evm/exact/client';
-import { wrapFetchWithPayment } from '@x402/fetch';
 import type { Address } from 'viem';
 import { serve, skill, type ServeOptions, type SkillServer } from 'skill-market/creator';
 import { decodeSettleResponse } from 'skill-market/x402';
@@ -18,6 +15,7 @@ import { oneDatabase } from '../support/database';
 import { type FacilitatorFixture, startFacilitatorFixture } from '../support/facilitator';
 import { balances, recordingLogger, recordingFetch, loopbackServeOptions } from '../support/skill-server';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
+import { referenceExactFetch } from '../support/reference-fetch';
 
 const PRICE = 20_000n; // $0.02
 let chain: LocalChain;
@@ -27,12 +25,7 @@ beforeAll(async () => {
 afterAll(() => chain.stop());
 afterEach(() => chain.testClient.setAutomine(true));
 
-function referenceFetch(account: TestAccount) {
-  const client = new x402Client();
-  registerExactEvmScheme(client, { signer: account });
-  client.setSpendControls({ allowedAssets: [{ network: chain.network, asset: chain.token.address }] });
-  return wrapFetchWithPayment(fetch, client);
-}
+const referenceFetch = (account: TestAccount) => referenceExactFetch(chain, account);
 
 const post = (body: unknown): RequestInit => ({
   method: 'POST',

@@ -1,13 +1,11 @@
 /** The reference x402 client (@x402/fetch 2.27) pays our skill server, settling through our facilitator. */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
-import { x402Client } from '@x402/core/client';
-import { registerExactEvmScheme } from '@x402/evm/exact/client';
-import { wrapFetchWithPayment } from '@x402/fetch';
 import type { Address } from 'viem';
 import { serve, skill, type SkillServer } from 'skill-market/creator';
 import { decodeSettleResponse } from 'skill-market/x402';
 import type { TestAccount } from '../support/chain';
 import { startPaymentStack, type PaymentStack, loopbackServeOptions } from '../support/skill-server';
+import { referenceExactFetch } from '../support/reference-fetch';
 
 let stack: PaymentStack;
 let server: SkillServer;
@@ -43,12 +41,7 @@ afterAll(async () => {
   await stack?.close();
 });
 
-function referenceFetch(account: TestAccount) {
-  const client = new x402Client();
-  registerExactEvmScheme(client, { signer: account });
-  client.setSpendControls({ allowedAssets: [{ network: stack.chain.network, asset: stack.chain.token.address }] });
-  return wrapFetchWithPayment(fetch, client);
-}
+const referenceFetch = (account: TestAccount) => referenceExactFetch(stack.chain, account);
 
 const post = (body: unknown): RequestInit => ({
   method: 'POST',

@@ -28,15 +28,13 @@ import {
   type X402V2PaymentOption,
 } from '@agentcash/discovery';
 import { HTTPFacilitatorClient } from '@x402/core/http';
-import { x402Client } from '@x402/core/client';
-import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { type DiscoveryExtension, withBazaar } from '@x402/extensions/bazaar';
-import { wrapFetchWithPayment } from '@x402/fetch';
 import { generatePrivateKey } from 'viem/accounts';
 import { serve, skill, type SkillServer } from 'skill-market/creator';
 import type { TestAccount } from '../support/chain';
 import { freePort } from '../support/process';
 import { loopbackServeOptions, startPaymentStack, type PaymentStack } from '../support/skill-server';
+import { referenceExactFetch } from '../support/reference-fetch';
 
 const shoutInput = { type: 'object', properties: { text: { type: 'string', minLength: 1 } }, required: ['text'] };
 const shoutOutput = { type: 'object', properties: { shout: { type: 'string' } }, required: ['shout'] };
@@ -106,12 +104,7 @@ async function discoverWarnings(): Promise<string[]> {
   return warnings.map((w) => `${w.code} ${w.path ?? ''}`.trim());
 }
 
-function referenceFetch(account: TestAccount) {
-  const client = new x402Client();
-  registerExactEvmScheme(client, { signer: account });
-  client.setSpendControls({ allowedAssets: [{ network: stack.chain.network, asset: stack.chain.token.address }] });
-  return wrapFetchWithPayment(fetch, client);
-}
+const referenceFetch = (account: TestAccount) => referenceExactFetch(stack.chain, account);
 
 describe('@agentcash/discovery (x402scan’s crawler) on a skill server', () => {
   it('finds every skill through /openapi.json as POST, at its price, with one x402 protocol, a contact and guidance', async () => {

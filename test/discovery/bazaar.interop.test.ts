@@ -6,10 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { HTTPFacilitatorClient } from '@x402/core/http';
-import { x402Client } from '@x402/core/client';
-import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { validateDiscoveryExtension, withBazaar, type DiscoveryExtension, type DiscoveryResource } from '@x402/extensions/bazaar';
-import { wrapFetchWithPayment } from '@x402/fetch';
 import type { Address } from 'viem';
 import { serve, skill, type SkillServer } from 'skill-market/creator';
 import type { DatabaseHandle } from '../../src/db';
@@ -20,6 +17,7 @@ import { oneDatabase, openTestDatabase } from '../support/database';
 import { freePort } from '../support/process';
 import { registryWith } from '../support/registry';
 import { postJson, recordingLogger, startPaymentStack, type PaymentStack } from '../support/skill-server';
+import { referenceExactFetch } from '../support/reference-fetch';
 
 let stack: PaymentStack;
 
@@ -40,12 +38,7 @@ async function askedTerms(url: string, input: unknown): Promise<Record<string, u
   return JSON.parse(Buffer.from(header!, 'base64').toString('utf8')) as Record<string, unknown>;
 }
 
-function referenceFetch(account: TestAccount) {
-  const client = new x402Client();
-  registerExactEvmScheme(client, { signer: account });
-  client.setSpendControls({ allowedAssets: [{ network: stack.chain.network, asset: stack.chain.token.address }] });
-  return wrapFetchWithPayment(fetch, client);
-}
+const referenceFetch = (account: TestAccount) => referenceExactFetch(stack.chain, account);
 
 for (const kind of oneDatabase) {
   describe(`the @x402/extensions Bazaar client against our registry (${kind})`, () => {
