@@ -33,7 +33,9 @@ const apiUrl = `http://127.0.0.1:${registryServer.port}`;
 const server = await startSkillServer(facilitatorUrl);
 
 const creator = await newCreator(registry.request);
-const payTo = (await chain.createAccount()).address;
+const payee = await chain.createAccount();
+await creator.prove(payee);
+const payTo = payee.address;
 const asset = { address: chain.token.address, name: chain.token.name, version: chain.token.version, decimals: chain.token.decimals };
 server.skills.set('echo', { price: PRICE, payTo, network: chain.network, asset, handler: (input) => input });
 const registered = await creator.register({

@@ -54,6 +54,7 @@ export async function startOurStack(
   serveArgs: string[] = [],
 ): Promise<OurStack> {
   const { walletSignIn, createKey, jsonPost, bearer } = await import('../../test/support/auth');
+  const { provePayee } = await import('../../test/support/catalogue');
   const stops: (() => Promise<void>)[] = [];
   const [registryPort, facilitatorPort, skillPort] = [await freePort(), await freePort(), await freePort()];
   const common = { DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', NODE_ENV: 'production' };
@@ -93,7 +94,10 @@ export async function startOurStack(
   const creator = await walletSignIn(request);
   const { key } = await createKey(request, creator.token, 'creator');
   await request('/groups', jsonPost({ name: 'bench' }, bearer(key)));
-  const payTo = (await chain.createAccount()).address;
+  // A skill is only paid to an address its creator has proven.
+  const payee = await chain.createAccount();
+  await provePayee(request, key, payee);
+  const payTo = payee.address;
   const dir = mkdtempSync(join(tmpdir(), 'market-bench-skill-'));
   // Removed after the skill server has stopped (stops run in reverse).
   stops.push(async () => rmSync(dir, { recursive: true, force: true }));
