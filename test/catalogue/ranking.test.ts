@@ -1,39 +1,47 @@
 /**
- * Ranking by real buyers: `sort=popular` orders by distinct paying wallets, then by paid calls, so
- * volume from one wallet (washing) buys one buyer; each listing says its buyers and repeat buyers,
- * which follow every counted payment and every payment taken back.
+ * Ranking by real buyers: `sort=popular` orders by distinct paying wallets (a repeat buyer counting
+ * once more), weighed by how well the skill's server serves (uptime, recent probe success, response
+ * time, from the health prober), then by paid calls, so volume from one wallet (washing) buys one
+ * buyer; each listing says its buyers, repeat buyers, uptime and recent success, which follow every
+ * counted payment, every payment taken back and every probe.
  */
-import { describe, expect, it } from 'bun:test';
+import { afterAll, describe, expect, it } from 'bun:test';
 import { and, eq, inArray } from 'drizzle-orm';
+import { HEALTH_DEFAULTS } from '../../src/config';
 import { paymentVerifications } from '../../src/db/schema';
 import { markVerified } from '../../src/registry/modules/payment-verification/store';
+import { createHealthProber } from '../../src/registry/modules/skill-health';
 import { bearer, jsonPost, newWallet } from '../support/auth';
 import { json, newCreator, txHash } from '../support/catalogue';
-import { databaseKinds } from '../support/database';
-import { registryFixture } from '../support/registry';
+import { databaseKinds, oneDatabase } from '../support/database';
+import { memoryLogger, registryFixture } from '../support/registry';
+
+let next = 1;
+
+/** Reports `payers.length` paid calls of the skill, each its own transaction, and verifies each as paid by its wallet. */
+function paidCallsOf(fx: ReturnType<typeof registryFixture>) {
+  return async (creator: { key: string }, skillId: string, payers: string[]) => {
+    const refs = payers.map(() => txHash(next++));
+    for (let i = 0; i < refs.length; i += 100) {
+      const calls = refs.slice(i, i + 100).map((paymentRef) => ({ skillId, paymentRef, amountAtomic: '1000' }));
+      expect((await fx.request('/analytics/calls', jsonPost({ calls }, bearer(creator.key)))).status).toBe(200);
+    }
+    const checks = await fx.database.db
+      .select({ id: paymentVerifications.id, txHash: paymentVerifications.txHash })
+      .from(paymentVerifications)
+      .where(and(eq(paymentVerifications.skillId, skillId), inArray(paymentVerifications.txHash, refs)));
+    const idOf = new Map(checks.map((c) => [c.txHash, c.id]));
+    for (const [i, ref] of refs.entries()) {
+      const found = { transfers: [{ payer: payers[i]!, logIndex: 0 }], amount: 1000n, blockNumber: 1n };
+      expect(await markVerified(fx.database.db, idOf.get(ref)!, found, fx.clock.now())).toBe('counted');
+    }
+  };
+}
 
 for (const kind of databaseKinds) {
   describe(`ranking by buyers on ${kind}`, () => {
     const fx = registryFixture(kind);
-    let next = 1;
-
-    /** Reports `payers.length` paid calls of the skill, each its own transaction, and verifies each as paid by its wallet. */
-    const paidCalls = async (creator: { key: string }, skillId: string, payers: string[]) => {
-      const refs = payers.map(() => txHash(next++));
-      for (let i = 0; i < refs.length; i += 100) {
-        const calls = refs.slice(i, i + 100).map((paymentRef) => ({ skillId, paymentRef, amountAtomic: '1000' }));
-        expect((await fx.request('/analytics/calls', jsonPost({ calls }, bearer(creator.key)))).status).toBe(200);
-      }
-      const checks = await fx.database.db
-        .select({ id: paymentVerifications.id, txHash: paymentVerifications.txHash })
-        .from(paymentVerifications)
-        .where(and(eq(paymentVerifications.skillId, skillId), inArray(paymentVerifications.txHash, refs)));
-      const idOf = new Map(checks.map((c) => [c.txHash, c.id]));
-      for (const [i, ref] of refs.entries()) {
-        const found = { transfers: [{ payer: payers[i]!, logIndex: 0 }], amount: 1000n, blockNumber: 1n };
-        expect(await markVerified(fx.database.db, idOf.get(ref)!, found, fx.clock.now())).toBe('counted');
-      }
-    };
+    const paidCalls = paidCallsOf(fx);
     const listing = async (slug: string) => json(await fx.request(`/skills/${slug}`));
 
     it('ranks 30 wallets paying 3 calls each above one wallet paying 1,000, and says the buyers on each listing', async () => {
@@ -61,7 +69,7 @@ for (const kind of databaseKinds) {
       expect((await json<{ slug: string }[]>(second)).map((s) => s.slug)).toEqual([washed.slug]);
     }, 120_000);
 
-    it('counts a first payment as a buyer, a second as a repeat buyer, and ranks by paid calls between equal buyers', async () => {
+    it('counts a first payment as a buyer, a second as a repeat buyer, and ranks a repeat buyer above a single payment', async () => {
       const creator = await newCreator(fx.request);
       const one = await json(await creator.register({ name: 'one', price: '$0.001' }));
       const two = await json(await creator.register({ name: 'two', price: '$0.001' }));
@@ -74,5 +82,80 @@ for (const kind of databaseKinds) {
       const popular = await json<{ slug: string }[]>(await fx.request(`/skills?sort=popular&creator=${creator.address}`));
       expect(popular.map((s) => s.slug)).toEqual([one.slug, two.slug]);
     });
+  });
+}
+
+/** A real HTTP server on 127.0.0.1 whose `/health` answers 200 after `delayMs`, or 503 once `failing` is set. */
+function healthServer(delayMs = 0) {
+  const state = { failing: false };
+  const server = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    async fetch() {
+      if (delayMs > 0) await Bun.sleep(delayMs);
+      return new Response('{}', { status: state.failing ? 503 : 200 });
+    },
+  });
+  return { url: `http://127.0.0.1:${server.port}`, state, stop: () => server.stop(true) };
+}
+
+for (const kind of oneDatabase) {
+  describe(`ranking by service on ${kind}`, () => {
+    const health = { ...HEALTH_DEFAULTS, enabled: false, allowPrivateAddresses: true };
+    // Probes write from outside the app, as the background job does: read at once, without the read cache.
+    const fx = registryFixture(kind, { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600 }, health, readCacheMs: 0 });
+    const paidCalls = paidCallsOf(fx);
+    const servers = { steady: healthServer(), slow: healthServer(700), failing: healthServer() };
+    afterAll(() => {
+      for (const s of Object.values(servers)) s.stop();
+    });
+
+    it('ranks equal buyers by their server: answering and fast first, slow next, failing last; a new skill takes its server’s standing', async () => {
+      const creator = await newCreator(fx.request);
+      const group = (await creator.group()).name;
+      const listed = async (name: keyof typeof servers) => {
+        const skill = await json(await creator.register({ name, endpoint: servers[name].url, groups: [group] }));
+        await paidCalls(
+          creator,
+          skill.id,
+          Array.from({ length: 3 }, () => newWallet().address),
+        );
+        return skill as { id: string; slug: string };
+      };
+      const failing = await listed('failing');
+      const slow = await listed('slow');
+      const steady = await listed('steady');
+      const popular = async () =>
+        (await json<{ slug: string }[]>(await fx.request(`/skills?sort=popular&creator=${creator.address}`))).map((s) => s.slug);
+      const listing = async (slug: string) => json(await fx.request(`/skills/${slug}`));
+
+      // Before a probe: the same standing, so equal buyers and calls tie (newest id first) and nothing is said of uptime.
+      expect(await listing(steady.slug)).toMatchObject({ buyerCount: 3, uptime: null, recentSuccessRate: null });
+
+      const prober = createHealthProber({ db: fx.database.db, config: fx.config.health, clock: fx.clock, logger: memoryLogger().logger });
+      expect((await prober.probeNow()).up).toBeGreaterThanOrEqual(3);
+      servers.failing.state.failing = true;
+      for (let hour = 1; hour <= 4; hour++) {
+        fx.clock.advance(3600);
+        await prober.probeNow();
+      }
+      const failed = await listing(failing.slug);
+      expect(failed).toMatchObject({ status: 'down', buyerCount: 3 });
+      expect(failed.recentSuccessRate).toBeLessThan(0.6);
+      expect(failed.uptime).toBeLessThan(1);
+      expect(await listing(steady.slug)).toMatchObject({ status: 'up', uptime: 1, recentSuccessRate: 1 });
+      expect((await listing(slow.slug)).latencyMs).toBeGreaterThanOrEqual(700);
+      expect(await popular()).toEqual([steady.slug, slow.slug, failing.slug]);
+
+      // A skill listed later on the steady server ranks with it at once, above the slow and failing ones.
+      const later = await json(await creator.register({ name: 'later', endpoint: servers.steady.url, groups: [group] }));
+      await paidCalls(
+        creator,
+        later.id,
+        Array.from({ length: 3 }, () => newWallet().address),
+      );
+      expect((await popular()).slice(0, 2).sort()).toEqual([later.slug, steady.slug].sort());
+      expect((await popular()).slice(2)).toEqual([slow.slug, failing.slug]);
+    }, 60_000);
   });
 }

@@ -46,6 +46,8 @@ const fields: ObservedFields = {
   status: 'unknown',
   latencyMs: null,
   lastUpAt: null,
+  uptime: null,
+  recentSuccessRate: null,
 };
 
 describe('read cache', () => {

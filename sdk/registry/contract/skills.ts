@@ -14,7 +14,7 @@ import { ADDRESS_PATTERN, Cursor, Nullable, PageLimit, Timestamp, Uuid } from '.
 export const SKILL_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$';
 /**
  * The orders of `GET /skills` ({@link SearchQuery}'s `sort`): `relevance` (best full-text match;
- * needs `q`, and is the default with one), `popular` (most distinct paying wallets, then most verified paid calls), `newest` (the
+ * needs `q`, and is the default with one), `popular` (most distinct paying wallets, a repeat buyer counting once more, weighed by the server's uptime, recent probe success and response time; then most verified paid calls), `newest` (the
  * default without `q`), `price` (cheapest first), `revenue` (most verified revenue) and `rating`
  * (best average review score; unreviewed skills last).
  *
@@ -135,8 +135,10 @@ export type UpdateSkill = Static<typeof UpdateSkill>;
  *   unpaid calls the creator reported; `buyerCount` counts the distinct wallets behind the paid
  *   calls and `repeatBuyerCount` those that paid more than once (one wallet's volume is one buyer).
  * - Null means none: `description`, `category`, `inputSchema`, `outputSchema`; `rating` (average
- *   score 1–5) before any review; `latencyMs` and `lastUpAt` before the server answered a probe.
- * - `status` is the server's last health probe (`unknown` until one answers); `verified` is the
+ *   score 1–5) before any review; `latencyMs` and `lastUpAt` before the server answered a probe;
+ *   `uptime` and `recentSuccessRate` before a probe.
+ * - `status` is the server's last health probe (`unknown` until one answers); `uptime` the share
+ *   of the last week it answered, `recentSuccessRate` the share of its recent probes; `verified` is the
  *   registry operator's mark; a skill with `isActive: false` is left out of discovery (search,
  *   groups, creator profiles) but still answered by slug.
  *
@@ -186,6 +188,11 @@ export const SkillView = T.Object({
   }),
   latencyMs: Nullable(T.Number(), 'response time of the last successful probe'),
   lastUpAt: Nullable(Timestamp(), 'when the server last answered a probe'),
+  uptime: Nullable(
+    T.Number({ minimum: 0, maximum: 1 }),
+    'share of the last week the server answered its health probes (time-weighted), 0–1; null before a probe',
+  ),
+  recentSuccessRate: Nullable(T.Number({ minimum: 0, maximum: 1 }), 'share of the recent health probes answered, 0–1; null before a probe'),
   createdAt: Timestamp(),
   updatedAt: Timestamp(),
 });

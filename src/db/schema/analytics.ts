@@ -29,10 +29,18 @@ export const skillStats = pgTable(
     buyerCount: integer('buyer_count').notNull().default(0),
     /** Of those, the wallets that paid more than once. */
     repeatBuyerCount: integer('repeat_buyer_count').notNull().default(0),
-    /** What `sort=popular` ranks by: buyers first, then paid calls (each below 2^32). */
+    /**
+     * How well the skill's server serves, per mille (skill-health's `serviceQuality`: uptime, recent
+     * probe success and latency); 500 until its server was probed.
+     */
+    serviceQuality: integer('service_quality').notNull().default(500),
+    /**
+     * What `sort=popular` ranks by: buyers, a repeat buyer counting once more, weighed by the
+     * service quality; then paid calls (capped at 2^19 - 1) among equals.
+     */
     popularity: bigint('popularity', { mode: 'bigint' })
       .notNull()
-      .generatedAlwaysAs(sql`buyer_count::bigint * 4294967296 + paid_call_count`),
+      .generatedAlwaysAs(sql`((2 * buyer_count::bigint + repeat_buyer_count) * service_quality) * 524288 + least(paid_call_count, 524287)`),
   },
   (t) => [
     index('skill_stats_calls_idx').on(t.callCount),

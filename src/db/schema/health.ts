@@ -23,6 +23,12 @@ export const serverHealth = pgTable(
     /** Start of the current outage; null while up. */
     downSince: timestamp('down_since', { withTimezone: true }),
     nextProbeAt: timestamp('next_probe_at', { withTimezone: true }).notNull(),
+    /** Share of the last week the server answered (each probe stands for the time since the one before), parts per million; null before a probe. */
+    uptimePpm: integer('uptime_ppm'),
+    /** Share of the recent probes answered (each probe weighs 1/8, the older ones the rest), parts per million; null before a probe. */
+    recentSuccessPpm: integer('recent_success_ppm'),
+    /** Response time of the recent successful probes (each weighs 1/8), milliseconds; null before one. */
+    latencyAvgMs: integer('latency_avg_ms'),
     /** What each skill's 402 asks, by skill name, as the server's last /health said (null: it did not say). */
     offers: jsonb('offers').$type<Record<string, unknown[]>>(),
   },

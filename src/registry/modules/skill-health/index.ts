@@ -5,3 +5,4 @@
  */
 export { createHealthProber, type HealthProberDeps } from './prober';
 export { healthCondition } from './filters';
+export { currentServiceQuality } from './store';

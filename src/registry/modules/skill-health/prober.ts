@@ -69,7 +69,7 @@ export function createHealthProber(deps: HealthProberDeps): HealthProber {
       const offers = await liveOffers(await activeEndpoints(db, serverUrl), options, outcome.address);
       if (offers) outcome = { ...outcome, offers };
     }
-    await recordOutcome(db, serverUrl, outcome, claimed.failures, clock.now(), config);
+    await recordOutcome(db, serverUrl, outcome, claimed, clock.now(), config);
     round.probed += 1;
     round[outcome.type] += 1;
     if (outcome.type !== 'up') logger.debug('skill server probe', { server: serverUrl, outcome: outcome.type, reason: outcome.reason });

@@ -3,7 +3,9 @@ import type { HealthConfig } from '../../../config';
 import type { Database } from '../../../db';
 import { serverHealth, skills } from '../../../db/schema';
 import { emitEvent } from '../webhook-events';
+import { setServiceQuality } from '../stats';
 import type { ProbeOutcome } from './probe';
+import { observe, type ProbeRecord, serviceQuality, UNKNOWN_QUALITY } from './quality';
 
 /** Servers of active skills due for a probe, never-probed ones first. */
 export async function dueServers(db: Database, now: Date, limit: number): Promise<string[]> {
@@ -29,9 +31,29 @@ export async function activeEndpoints(db: Database, serverUrl: string): Promise<
   return rows.map((r) => r.endpoint);
 }
 
+/** The service quality of the skills served at `serverUrl` now (its probes so far; unknown before any). */
+export async function currentServiceQuality(db: Database | Tx, serverUrl: string): Promise<number> {
+  const [row] = await db
+    .select({
+      uptimePpm: serverHealth.uptimePpm,
+      recentSuccessPpm: serverHealth.recentSuccessPpm,
+      latencyAvgMs: serverHealth.latencyAvgMs,
+      lastCheckedAt: serverHealth.lastCheckedAt,
+    })
+    .from(serverHealth)
+    .where(eq(serverHealth.serverUrl, serverUrl));
+  return row ? serviceQuality(row) : UNKNOWN_QUALITY;
+}
+
+/** What a claim returns: the failures in a row so far and what the earlier probes left. */
+export interface Claimed {
+  failures: number;
+  record: ProbeRecord;
+}
+
 /**
  * Claims a due server for one probe by moving its next probe time to `leaseUntil`; undefined when
- * it is not due (another round or another registry instance has it). Returns the failures so far.
+ * it is not due (another round or another registry instance has it).
  */
 export async function claimServer(
   db: Database,
@@ -39,33 +61,50 @@ export async function claimServer(
   host: string,
   now: Date,
   leaseUntil: Date,
-): Promise<{ failures: number } | undefined> {
+): Promise<Claimed | undefined> {
   const [claimed] = await db
     .insert(serverHealth)
     .values({ serverUrl, host, nextProbeAt: leaseUntil })
     .onConflictDoUpdate({ target: serverHealth.serverUrl, set: { nextProbeAt: leaseUntil }, setWhere: lte(serverHealth.nextProbeAt, now) })
-    .returning({ failures: serverHealth.failures });
-  return claimed;
+    .returning({
+      failures: serverHealth.failures,
+      uptimePpm: serverHealth.uptimePpm,
+      recentSuccessPpm: serverHealth.recentSuccessPpm,
+      latencyAvgMs: serverHealth.latencyAvgMs,
+      lastCheckedAt: serverHealth.lastCheckedAt,
+    });
+  if (!claimed) return undefined;
+  const { failures, ...record } = claimed;
+  return { failures, record };
 }
 
-/** Records a probe's outcome and schedules the next one (the backoff doubles per failure in a row). */
+/**
+ * Records a probe's outcome and schedules the next one (the backoff doubles per failure in a row);
+ * an answer or a failure also moves the server's uptime, recent success and response time, and the
+ * service quality of its skills with them.
+ */
 export async function recordOutcome(
   db: Database,
   serverUrl: string,
   outcome: ProbeOutcome,
-  failuresBefore: number,
+  claimed: Claimed,
   now: Date,
   config: HealthConfig,
 ): Promise<void> {
   const after = (seconds: number) => new Date(now.getTime() + seconds * 1000);
+  const failuresBefore = claimed.failures;
   switch (outcome.type) {
-    case 'up':
-      await changed(db, serverUrl, 'up', now, undefined, (tx) =>
+    case 'up': {
+      const record = observe(claimed.record, { up: true, latencyMs: outcome.latencyMs }, now);
+      await changed(db, serverUrl, 'up', now, undefined, record, (tx) =>
         tx
           .update(serverHealth)
           .set({
             status: 'up',
             latencyMs: outcome.latencyMs,
+            uptimePpm: record.uptimePpm,
+            recentSuccessPpm: record.recentSuccessPpm,
+            latencyAvgMs: record.latencyAvgMs,
             failures: 0,
             lastError: null,
             lastCheckedAt: now,
@@ -77,14 +116,18 @@ export async function recordOutcome(
           .where(eq(serverHealth.serverUrl, serverUrl)),
       );
       return;
+    }
     case 'down': {
       const backoff = Math.min(config.intervalSeconds * 2 ** Math.min(failuresBefore, 20), config.maxBackoffSeconds);
-      await changed(db, serverUrl, 'down', now, outcome.reason, (tx) =>
+      const record = observe(claimed.record, { up: false }, now);
+      await changed(db, serverUrl, 'down', now, outcome.reason, record, (tx) =>
         tx
           .update(serverHealth)
           .set({
             status: 'down',
             latencyMs: null,
+            uptimePpm: record.uptimePpm,
+            recentSuccessPpm: record.recentSuccessPpm,
             failures: failuresBefore + 1,
             lastError: outcome.reason.slice(0, 500),
             lastCheckedAt: now,
@@ -125,6 +168,7 @@ async function changed(
   status: 'up' | 'down',
   now: Date,
   reason: string | undefined,
+  record: ProbeRecord,
   update: (tx: Tx) => Promise<unknown>,
 ): Promise<void> {
   await db.transaction(async (tx) => {
@@ -134,6 +178,7 @@ async function changed(
       .where(eq(serverHealth.serverUrl, serverUrl))
       .for('update');
     await update(tx);
+    await setServiceQuality(tx, serverUrl, serviceQuality(record));
     const from = before?.status;
     if (!((from === 'up' && status === 'down') || (from === 'down' && status === 'up'))) return;
     const affected = await tx

@@ -4,6 +4,7 @@ import { skillGroupMembers, skills } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
 import { AppError } from '../../../http';
 import { slugify, withUniqueSlug } from '../../lib/slug';
+import { currentServiceQuality } from '../skill-health';
 import { createSkillStats } from '../stats';
 import type { RegisterSkill, SkillView, UpdateSkill } from 'skill-market/registry';
 import { resolveOwnedGroups } from './filing';
@@ -65,7 +66,7 @@ export async function registerSkill(
         return existing ? { row: undefined } : undefined;
       });
       if (inserted.row) {
-        await createSkillStats(tx, inserted.row.id);
+        await createSkillStats(tx, inserted.row.id, await currentServiceQuality(tx, inserted.row.serverUrl));
         await setGroups(tx, inserted.row.id, groupIds);
         return { created: true, id: inserted.row.id };
       }

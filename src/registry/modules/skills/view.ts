@@ -12,7 +12,13 @@ type TokenOf = Pick<ChainConfig, 'network' | 'usdcDecimals'>;
 
 type SkillRow = Omit<typeof skills.$inferSelect, 'search'>;
 type StatsRow = typeof skillStats.$inferSelect;
-type HealthRow = { status: 'unknown' | 'up' | 'down' | null; latencyMs: number | null; lastUpAt: Date | null } | null;
+type HealthRow = {
+  status: 'unknown' | 'up' | 'down' | null;
+  latencyMs: number | null;
+  lastUpAt: Date | null;
+  uptimePpm: number | null;
+  recentSuccessPpm: number | null;
+} | null;
 
 /** Every skill column but the full-text document, which only the database needs. */
 const { search: _search, ...skillFields } = getTableColumns(skills);
@@ -22,7 +28,13 @@ const skillColumns = {
   skill: skillFields,
   stats: skillStats,
   creatorAddress: users.walletAddress,
-  health: { status: serverHealth.status, latencyMs: serverHealth.latencyMs, lastUpAt: serverHealth.lastUpAt },
+  health: {
+    status: serverHealth.status,
+    latencyMs: serverHealth.latencyMs,
+    lastUpAt: serverHealth.lastUpAt,
+    uptimePpm: serverHealth.uptimePpm,
+    recentSuccessPpm: serverHealth.recentSuccessPpm,
+  },
   groups: sql<
     string[]
   >`(select coalesce(array_agg(g.name order by g.name), '{}') from ${skillGroupMembers} m join ${skillGroups} g on g.id = m.group_id where m.skill_id = ${skills.id})`,
@@ -92,7 +104,12 @@ export type ObservedFields = Pick<
   | 'status'
   | 'latencyMs'
   | 'lastUpAt'
+  | 'uptime'
+  | 'recentSuccessRate'
 >;
+
+/** A share kept in parts per million, as a number 0–1 (null stays null). */
+const share = (ppm: number | null | undefined) => (ppm == null ? null : ppm / 1_000_000);
 
 function observedFields(stats: StatsRow, health: HealthRow, decimals: number): ObservedFields {
   return {
@@ -109,6 +126,8 @@ function observedFields(stats: StatsRow, health: HealthRow, decimals: number): O
     status: health?.status ?? 'unknown',
     latencyMs: health?.latencyMs ?? null,
     lastUpAt: health?.lastUpAt?.toISOString() ?? null,
+    uptime: share(health?.uptimePpm),
+    recentSuccessRate: share(health?.recentSuccessPpm),
   };
 }
 

@@ -5,7 +5,7 @@
  */
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../../../db';
-import { skillBuyers, skillDaily, skillStats } from '../../../db/schema';
+import { skillBuyers, skillDaily, skills, skillStats } from '../../../db/schema';
 
 /** A transaction of the registry's database. */
 export type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
@@ -29,9 +29,9 @@ async function bumpDaily(tx: Tx, skillId: string, at: Date, delta: { views?: num
     });
 }
 
-/** Zeroed counters for a newly listed skill. */
-export async function createSkillStats(tx: Tx, skillId: string): Promise<void> {
-  await tx.insert(skillStats).values({ skillId });
+/** Zeroed counters for a newly listed skill, with its server's service quality (per mille). */
+export async function createSkillStats(tx: Tx, skillId: string, serviceQuality: number): Promise<void> {
+  await tx.insert(skillStats).values({ skillId, serviceQuality });
 }
 
 /** One counted view (already deduplicated by the caller). */
@@ -204,4 +204,20 @@ export async function countBuyer(tx: Tx, skillId: string, payer: string, calls: 
     .update(skillStats)
     .set({ buyerCount: sql`${skillStats.buyerCount} + ${buyers}`, repeatBuyerCount: sql`${skillStats.repeatBuyerCount} + ${repeat}` })
     .where(eq(skillStats.skillId, skillId));
+}
+
+/**
+ * The service quality (per mille) of every skill served at `serverUrl`, as its last health probe
+ * left it: one statement, rows already at that quality untouched.
+ */
+export async function setServiceQuality(tx: Tx, serverUrl: string, quality: number): Promise<void> {
+  await tx
+    .update(skillStats)
+    .set({ serviceQuality: quality })
+    .where(
+      and(
+        sql`${skillStats.skillId} in (select ${skills.id} from ${skills} where ${skills.serverUrl} = ${serverUrl})`,
+        sql`${skillStats.serviceQuality} <> ${quality}`,
+      ),
+    );
 }

@@ -13,5 +13,6 @@ export {
   countView,
   createSkillStats,
   dayOf,
+  setServiceQuality,
   uncountCalls,
 } from './counters';

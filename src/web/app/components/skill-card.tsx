@@ -1,9 +1,9 @@
-import { count, shortAddress, stars, usdc } from '../lib/format';
+import { count, shortAddress, stars, uptime, usdc } from '../lib/format';
 import type { Skill, SkillView } from 'skill-market/registry';
 
 /** What a card shows: a search result, or a skill of a creator's or group's page. */
 type CardSkill = Pick<Skill, 'slug' | 'name' | 'description' | 'price' | 'groups'> &
-  Partial<Pick<SkillView, 'callCount' | 'buyerCount' | 'creatorAddress' | 'rating' | 'reviewCount'>>;
+  Partial<Pick<SkillView, 'callCount' | 'buyerCount' | 'creatorAddress' | 'rating' | 'reviewCount' | 'uptime'>>;
 
 export function SkillCard({ skill }: { skill: CardSkill }) {
   return (
@@ -28,6 +28,10 @@ export function SkillCard({ skill }: { skill: CardSkill }) {
         <div>
           <dt title="Distinct wallets that paid for a call">Buyers</dt>
           <dd>{count(skill.buyerCount ?? 0)}</dd>
+        </div>
+        <div>
+          <dt title="Share of the last week its server answered the marketplace's health checks">Uptime</dt>
+          <dd>{uptime(skill.uptime)}</dd>
         </div>
       </dl>
       <p class="small muted">

@@ -43,3 +43,10 @@ export function dateTime(iso: string): string {
     hour12: false,
   });
 }
+
+/** A share 0–1 as "99.9 %" (one decimal, never rounded up to 100 unless it is), or "—" when not known yet. */
+export function uptime(share: number | null | undefined): string {
+  if (share == null) return '—';
+  const tenths = Math.floor(share * 1000) / 10;
+  return `${tenths.toFixed(1)} %`;
+}

@@ -12,7 +12,7 @@ import { TryIt } from '../components/try-it';
 import { Byline } from '../components/skill-card';
 import { asApiError, registry, type ApiError } from '../lib/api';
 import { networkName } from '../lib/config';
-import { count, usdc } from '../lib/format';
+import { count, uptime, usdc } from '../lib/format';
 import { account } from '../lib/session';
 import type { Analytics, Skill } from 'skill-market/registry';
 import { useResource } from '../lib/use-resource';
@@ -49,12 +49,13 @@ function Stats({ skill, analytics, favourites }: { skill: Skill; analytics: Anal
   const items: [string, string][] = [
     ['Calls', count(analytics?.callCount ?? skill.callCount ?? 0)],
     ['Buyers', count(skill.buyerCount ?? 0)],
+    ['Uptime', uptime(skill.uptime)],
     ['Views', count(analytics?.viewCount ?? skill.viewCount ?? 0)],
     ['Favourites', count(favourites)],
     ['Revenue', `${usdc(analytics?.totalRevenue ?? skill.totalRevenue ?? '0')} USDC`],
   ];
   return (
-    <dl class="stats stats-five">
+    <dl class="stats stats-six">
       {items.map(([k, v]) => (
         <div key={k}>
           <dt>{k}</dt>
