@@ -189,14 +189,25 @@ export async function countBuyer(tx: Tx, skillId: string, payer: string, calls: 
   if (calls === 0) return;
   const wallet = payer.toLowerCase();
   const where = and(eq(skillBuyers.skillId, skillId), eq(skillBuyers.payer, wallet));
-  // A row first (concurrent first payments of one wallet meet on it), then its count under its lock.
-  if (calls > 0) await tx.insert(skillBuyers).values({ skillId, payer: wallet, paidCalls: 0 }).onConflictDoNothing();
-  const [before] = await tx.select({ paidCalls: skillBuyers.paidCalls }).from(skillBuyers).where(where).for('update');
-  if (!before) return;
-  const was = before.paidCalls;
-  const now = Math.max(was + calls, 0);
-  if (now === 0) await tx.delete(skillBuyers).where(where);
-  else await tx.update(skillBuyers).set({ paidCalls: now }).where(where);
+  let was: number;
+  let now: number;
+  if (calls > 0) {
+    // One statement: the row made or added to under its lock (concurrent first payments of one wallet meet on it).
+    const [row] = await tx
+      .insert(skillBuyers)
+      .values({ skillId, payer: wallet, paidCalls: calls })
+      .onConflictDoUpdate({ target: [skillBuyers.skillId, skillBuyers.payer], set: { paidCalls: sql`${skillBuyers.paidCalls} + ${calls}` } })
+      .returning({ paidCalls: skillBuyers.paidCalls });
+    now = row!.paidCalls;
+    was = now - calls;
+  } else {
+    const [before] = await tx.select({ paidCalls: skillBuyers.paidCalls }).from(skillBuyers).where(where).for('update');
+    if (!before) return;
+    was = before.paidCalls;
+    now = Math.max(was + calls, 0);
+    if (now === 0) await tx.delete(skillBuyers).where(where);
+    else await tx.update(skillBuyers).set({ paidCalls: now }).where(where);
+  }
   const buyers = (now > 0 ? 1 : 0) - (was > 0 ? 1 : 0);
   const repeat = (now > 1 ? 1 : 0) - (was > 1 ? 1 : 0);
   if (buyers === 0 && repeat === 0) return;

@@ -15,14 +15,18 @@ export async function provenAddresses(db: Database | Tx, userIds: readonly strin
   const proven = new Map(userIds.map((id) => [id, new Set<string>()]));
   if (userIds.length === 0) return proven;
   const ids = [...proven.keys()];
-  const [signIns, proofs] = await Promise.all([
-    db.select({ userId: users.id, address: users.walletAddress }).from(users).where(inArray(users.id, ids)),
-    db
-      .select({ userId: wallets.userId, address: wallets.address })
-      .from(wallets)
-      .where(and(inArray(wallets.userId, ids), isNotNull(wallets.provenAt))),
-  ]);
-  for (const { userId, address } of [...signIns, ...proofs]) proven.get(userId)?.add(address.toLowerCase());
+  // One statement: the sign-in wallets, then the wallets registered with a proof.
+  const rows = await db
+    .select({ userId: users.id, address: users.walletAddress })
+    .from(users)
+    .where(inArray(users.id, ids))
+    .unionAll(
+      db
+        .select({ userId: wallets.userId, address: wallets.address })
+        .from(wallets)
+        .where(and(inArray(wallets.userId, ids), isNotNull(wallets.provenAt))),
+    );
+  for (const { userId, address } of rows) proven.get(userId)?.add(address.toLowerCase());
   return proven;
 }
 
