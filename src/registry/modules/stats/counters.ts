@@ -196,7 +196,10 @@ export async function countBuyer(tx: Tx, skillId: string, payer: string, calls: 
     const [row] = await tx
       .insert(skillBuyers)
       .values({ skillId, payer: wallet, paidCalls: calls })
-      .onConflictDoUpdate({ target: [skillBuyers.skillId, skillBuyers.payer], set: { paidCalls: sql`${skillBuyers.paidCalls} + ${calls}` } })
+      .onConflictDoUpdate({
+        target: [skillBuyers.skillId, skillBuyers.payer],
+        set: { paidCalls: sql`${skillBuyers.paidCalls} + ${calls}` },
+      })
       .returning({ paidCalls: skillBuyers.paidCalls });
     now = row!.paidCalls;
     was = now - calls;
