@@ -28,6 +28,7 @@ import m25 from './0025_channel_calls_counted_when_reported.sql' with { type: 't
 import m26 from './0026_price_cut_floor.sql' with { type: 'text' };
 import m27 from './0027_skill_buyers.sql' with { type: 'text' };
 import m28 from './0028_service_quality.sql' with { type: 'text' };
+import m29 from './0029_facilitator_live_offers.sql' with { type: 'text' };
 
 export interface MigrationSource {
   tag: string;
@@ -66,4 +67,5 @@ export const migrations: MigrationSource[] = [
   { tag: '0026_price_cut_floor', when: 1795901702172, breakpoints: true, sql: m26 },
   { tag: '0027_skill_buyers', when: 1795903294920, breakpoints: true, sql: m27 },
   { tag: '0028_service_quality', when: 1795913514810, breakpoints: true, sql: m28 },
+  { tag: '0029_facilitator_live_offers', when: 1795914986136, breakpoints: true, sql: m29 },
 ];

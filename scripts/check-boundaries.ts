@@ -19,6 +19,11 @@ export const BOUNDARIES: readonly Boundary[] = [
   { from: ['src/facilitator/'], to: ['src/registry/'], why: 'the facilitator stands beside the registry, never on it' },
   { from: ['src/registry/'], to: ['src/facilitator/'], why: 'the registry does not reach into the facilitator' },
   {
+    from: ['src/net/'],
+    to: ['src/registry/', 'src/facilitator/'],
+    why: 'the guarded outbound HTTP (SSRF guard, live 402 reads) sits below the registry and the facilitator, which both use it',
+  },
+  {
     from: ['src/facilitator/'],
     except: ['src/facilitator/schemes/', 'src/facilitator/create.ts'],
     to: ['src/facilitator/schemes/'],

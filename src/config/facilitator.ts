@@ -83,6 +83,19 @@ export interface FacilitatorConfig {
    * payments arriving while transactions are being sent share the next one.
    */
   batchEager: boolean;
+  /**
+   * How often the Bazaar catalogue reads each catalogued resource's live 402 again
+   * (FACILITATOR_DISCOVERY_REFRESH_MS): it lists what the resource asks now.
+   */
+  discoveryRefreshMs: number;
+  /** Longest wait for one resource's live 402 (FACILITATOR_DISCOVERY_TIMEOUT_MS). */
+  discoveryTimeoutMs: number;
+  /**
+   * Read the live 402 of resources on loopback, private and link-local addresses
+   * (FACILITATOR_DISCOVERY_ALLOW_PRIVATE). Default: only in development; in production a payment's
+   * declaration must not turn the facilitator into a probe of its own network (SSRF).
+   */
+  discoveryAllowPrivate: boolean;
 }
 
 export const FACILITATOR_DEFAULTS = {
@@ -98,6 +111,8 @@ export const FACILITATOR_DEFAULTS = {
   batchMaxSize: 1,
   batchWaitMs: 100,
   batchEager: false,
+  discoveryRefreshMs: 300_000,
+  discoveryTimeoutMs: 5_000,
 } as const;
 
 /**
@@ -129,6 +144,9 @@ export function loadFacilitatorConfig(env: Env, cwd = process.cwd(), overrides: 
     batchMaxSize: readInteger(env, 'FACILITATOR_BATCH_MAX', FACILITATOR_DEFAULTS.batchMaxSize, 1, 200),
     batchWaitMs: readInteger(env, 'FACILITATOR_BATCH_MS', FACILITATOR_DEFAULTS.batchWaitMs, 1, 60_000),
     batchEager: readBoolean(env, 'FACILITATOR_BATCH_EAGER', FACILITATOR_DEFAULTS.batchEager),
+    discoveryRefreshMs: readInteger(env, 'FACILITATOR_DISCOVERY_REFRESH_MS', FACILITATOR_DEFAULTS.discoveryRefreshMs, 1_000, 86_400_000),
+    discoveryTimeoutMs: readInteger(env, 'FACILITATOR_DISCOVERY_TIMEOUT_MS', FACILITATOR_DEFAULTS.discoveryTimeoutMs, 100, 60_000),
+    discoveryAllowPrivate: readBoolean(env, 'FACILITATOR_DISCOVERY_ALLOW_PRIVATE', mode === 'development'),
     ...overrides,
   };
 }

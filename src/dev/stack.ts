@@ -304,6 +304,8 @@ async function startDevFacilitator(
       receiverKeys,
       // Open, as the reference facilitators: any local server may claim through it (the demo creator's sends its key anyway).
       open: true,
+      // Its Bazaar reads the live 402s of the local skill servers it catalogues.
+      discoveryAllowPrivate: true,
     },
   });
   await facilitator.start();

@@ -5,7 +5,15 @@ import type { DatabaseHandle } from '../db';
 import { createLogger, type Logger } from '../log';
 import { healthRoutes, serverBase } from '../http';
 import { safeError } from './chain';
-import { createDiscoveryCatalogue, extensionResponses, facilitatorDiscoveryRoutes, withDiscovery, type Outcomes } from './discovery';
+import {
+  createDiscoveryCatalogue,
+  extensionResponses,
+  facilitatorDiscoveryRoutes,
+  REFRESH_DEFAULTS,
+  withDiscovery,
+  type Outcomes,
+  type RefreshReport,
+} from './discovery';
 import { createHostedChannels, hostedChannelRoutes } from '../creator-store';
 import { createRelayerPool } from './relayer';
 import { createSchemeOffering } from './offering';
@@ -42,6 +50,9 @@ export type FacilitatorSettings = Pick<FacilitatorConfig, 'network' | 'rpcUrl' |
       | 'batchMaxSize'
       | 'batchWaitMs'
       | 'batchEager'
+      | 'discoveryRefreshMs'
+      | 'discoveryTimeoutMs'
+      | 'discoveryAllowPrivate'
     >
   >;
 
@@ -178,8 +189,14 @@ export function createFacilitator({
   const built: FacilitatorScheme[] = [...[exact, channel].filter((scheme) => scheme !== undefined), ...extraSchemes];
   // A scheme whose contracts the chain lacks (channels on a network without x402BatchSettlement) is not offered.
   const offering = createSchemeOffering(built, log, reconcileIntervalMs);
-  // The Bazaar catalogues what the payments it passes declare (discovery/).
-  const catalogue = createDiscoveryCatalogue(database.db, clock, log);
+  // The Bazaar catalogues what the payments it passes declare, listing what each resource's live 402 asks (discovery/).
+  const catalogue = createDiscoveryCatalogue(database.db, clock, log, {
+    ...REFRESH_DEFAULTS,
+    intervalMs: config.discoveryRefreshMs ?? FACILITATOR_DEFAULTS.discoveryRefreshMs,
+    timeoutMs: config.discoveryTimeoutMs ?? FACILITATOR_DEFAULTS.discoveryTimeoutMs,
+    // Closed unless asked: a facilitator built in process reads only public addresses.
+    allowPrivateAddresses: config.discoveryAllowPrivate ?? false,
+  });
   const outcomes: Outcomes = new WeakMap();
   const service = withDiscovery(createFacilitatorService(offering), catalogue, outcomes);
   const bodyLimit = config.bodyLimitBytes ?? FACILITATOR_DEFAULTS.bodyLimitBytes;
@@ -213,18 +230,22 @@ export function createFacilitator({
     reconcile: async (): Promise<ReconcileReport> => (exact ? exact.reconcile() : { ...NOTHING_RECONCILED }),
     /** One pass over channel operations not final (the timer runs them every `reconcileIntervalMs` after start). */
     resumeChannels: async (): Promise<ResumeReport> => (channel ? channel.resume() : { ...NOTHING_RESUMED }),
+    /** One pass of the Bazaar catalogue's live 402 reads, starting after this call (the timer runs them every `discoveryRefreshMs` after start). */
+    refreshCatalogue: (): Promise<RefreshReport> => catalogue.refresh(),
     /**
      * Checks the RPC's chain id (ConfigError on a mismatch), reads the chain for the contracts the
      * schemes need (a scheme missing them is not offered; one the chain could not be read for is
      * read again every `reconcileIntervalMs`), and starts the offered schemes' background work
-     * (reconciler, channel resume pass).
+     * (reconciler, channel resume pass) and the Bazaar catalogue's live 402 reads.
      */
     async start(): Promise<void> {
       await checkRpcChain(client, config.network, log);
       await offering.start();
+      catalogue.start();
     },
-    /** Stops the schemes' background work and receipt waits (what they did not finish, the next start's passes do). */
+    /** Stops the schemes' background work and receipt waits (what they did not finish, the next start's passes do), and the catalogue's reads. */
     async stop(): Promise<void> {
+      await catalogue.stop();
       offering.stop();
       for (const scheme of built) scheme.drain?.(); // what is queued is sent, not dropped
       stopping.abort();

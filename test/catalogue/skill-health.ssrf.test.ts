@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HEALTH_DEFAULTS } from '../../src/config';
 import { createHealthProber } from '../../src/registry/modules/skill-health';
-import { isPublicAddress, pinnedTarget, type Resolve } from '../../src/registry/lib/address-guard';
+import { isPublicAddress, pinnedTarget, type Resolve } from '../../src/net';
 import { json, newCreator, type Creator } from '../support/catalogue';
 import { oneDatabase } from '../support/database';
 import { memoryLogger, registryFixture } from '../support/registry';

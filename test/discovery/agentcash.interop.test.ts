@@ -5,7 +5,7 @@
  * its `discover` command) raises no error, warning or note for the server or any skill; each skill
  * is indexed as POST at its price, with one x402 protocol; the 402 a probe gets asks exactly that
  * and carries the schemas. What a call then pays (through @x402/fetch, on a local chain) is what the
- * crawler said, and what our facilitator's Bazaar then lists.
+ * crawler said, and among what our facilitator's Bazaar then lists: the server's live 402.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -32,9 +32,10 @@ import { type DiscoveryExtension, withBazaar } from '@x402/extensions/bazaar';
 import { generatePrivateKey } from 'viem/accounts';
 import { serve, skill, type SkillServer } from 'skill-market/creator';
 import type { TestAccount } from '../support/chain';
+import { eventually } from '../support/eventually';
 import { freePort } from '../support/process';
 import { loopbackServeOptions, startPaymentStack, type PaymentStack } from '../support/skill-server';
-import { referenceExactFetch } from '../support/reference-fetch';
+import { asked, referenceExactFetch } from '../support/reference-fetch';
 
 const shoutInput = { type: 'object', properties: { text: { type: 'string', minLength: 1 } }, required: ['text'] };
 const shoutOutput = { type: 'object', properties: { shout: { type: 'string' } }, required: ['shout'] };
@@ -202,10 +203,15 @@ describe('@agentcash/discovery (x402scan’s crawler) on a skill server', () => 
       spent += BigInt(atomic);
 
       const bazaar = withBazaar(new HTTPFacilitatorClient({ url: stack.facilitatorUrl })).extensions.bazaar;
-      const listed = (await bazaar.listResources({ payTo: payee })).items.find((item) => item.resource === url);
-      // The Bazaar lists the offer that was paid, as the crawler read it.
-      const offers = listed?.accepts.map(({ scheme, network, asset, amount, payTo }) => ({ scheme, network, asset, amount, payTo }));
-      expect(offers as unknown[]).toEqual([paid]);
+      // The Bazaar lists what the server's 402 asks (read once the payment catalogued it): the offer paid, as the crawler read it, among them.
+      const live = (await asked(url)).accepts;
+      const listed = await eventually(
+        async () => (await bazaar.listResources({ payTo: payee })).items.find((item) => item.resource === url),
+        (item) => Bun.deepEquals(item?.accepts, live),
+        `the Bazaar lists the live 402 of ${path}`,
+      );
+      const offers = listed!.accepts.map(({ scheme, network, asset, amount, payTo }) => ({ scheme, network, asset, amount, payTo }));
+      expect(offers as unknown[]).toContainEqual(paid);
       expect((listed!.extensions!.bazaar as DiscoveryExtension).info.input).toMatchObject({ method: 'POST' });
     }
     expect(await stack.chain.balanceOf(payer.address)).toBe(1_000_000n - spent);

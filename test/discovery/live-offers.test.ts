@@ -6,14 +6,10 @@
  * pays the server.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
-import { x402Client } from '@x402/core/client';
 import { x402ResourceServer } from '@x402/core/server';
-import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { ExactEvmScheme as ExactServerScheme } from '@x402/evm/exact/server';
-import { wrapFetchWithPayment } from '@x402/fetch';
 import { paymentMiddleware } from '@x402/hono';
 import { Hono } from 'hono';
-import { decodePaymentRequired, encodeBase64Json, type PaymentRequired } from 'skill-market/x402';
 import { HEALTH_DEFAULTS, type RegistryConfig } from '../../src/config';
 import type { DatabaseHandle } from '../../src/db';
 import { createHealthProber } from '../../src/registry/modules/skill-health';
@@ -24,6 +20,7 @@ import { startBatchFacilitator } from '../support/chain/batch-facilitator';
 import { type BatchServer, startBatchServer } from '../support/chain/batch-server';
 import { referenceChannelClient } from '../support/channel-server';
 import { openTestDatabase } from '../support/database';
+import { asked, offering, referenceExactFetch } from '../support/reference-fetch';
 import { manualClock, memoryLogger, registryWith } from '../support/registry';
 
 const PRICE = 1_000n; // $0.001
@@ -87,30 +84,12 @@ afterAll(async () => {
   await chain?.stop();
 });
 
-/** The PaymentRequired of an unpaid POST without a body, as the server answers it. */
-async function asked(endpoint: string): Promise<PaymentRequired> {
-  const res = await fetch(endpoint, { method: 'POST' });
-  expect(res.status).toBe(402);
-  return decodePaymentRequired(res.headers.get('PAYMENT-REQUIRED')!);
-}
-
 const listedAccepts = async (endpoint: string) => {
   const body = (await (await registry.request(`/discovery/resources?limit=100`)).json()) as {
     items: { resource: string; accepts: unknown[] }[];
   };
   return body.items.find((r) => r.resource === endpoint)?.accepts;
 };
-
-/** A fetch whose 402s offer the listing's accepts instead of the server's own: the client pays from the listing. */
-const offering = (accepts: unknown[]) =>
-  (async (input: string | URL | Request, init?: RequestInit) => {
-    const res = await fetch(input, init);
-    if (res.status !== 402) return res;
-    const required = decodePaymentRequired(res.headers.get('PAYMENT-REQUIRED')!);
-    const headers = new Headers(res.headers);
-    headers.set('PAYMENT-REQUIRED', encodeBase64Json({ ...required, accepts }));
-    return new Response(await res.text(), { status: 402, headers });
-  }) as typeof fetch;
 
 describe('listings of other SDKs’ servers', () => {
   it('equal each live 402 once the health probe has asked it, every scheme and payment window included', async () => {
@@ -128,10 +107,7 @@ describe('listings of other SDKs’ servers', () => {
   it('give a proof the server accepts: @x402/fetch pays the exact server, the batch-settlement client the channel server', async () => {
     await probe();
     const payer = await chain.createAccount({ usdc: 1_000_000n });
-    const client = new x402Client();
-    registerExactEvmScheme(client, { signer: payer });
-    client.setSpendControls({ allowedAssets: [{ network: chain.network, asset: chain.token.address }] });
-    const pay = wrapFetchWithPayment(offering((await listedAccepts(`${exact.url}/forecast`))!), client);
+    const pay = referenceExactFetch(chain, payer, offering((await listedAccepts(`${exact.url}/forecast`))!));
     const res = await pay(`${exact.url}/forecast`, jsonPost({ city: 'Lyon' }));
     expect(res.status).toBe(200);
     expect(await chain.balanceOf(exact.payee.address)).toBe(PRICE);

@@ -39,6 +39,21 @@ describe('facilitator configuration', () => {
     expect(configError({ FACILITATOR_BATCH_MS: 'soon' }).message).toContain('FACILITATOR_BATCH_MS');
   });
 
+  it('reads live 402s every 5 minutes, of private addresses only in development, and bounds the refresh settings', () => {
+    expect(load({})).toMatchObject({ discoveryRefreshMs: 300_000, discoveryTimeoutMs: 5_000, discoveryAllowPrivate: true });
+    expect(load({ NODE_ENV: 'production' }).discoveryAllowPrivate).toBe(false);
+    expect(load({ NODE_ENV: 'test' }).discoveryAllowPrivate).toBe(false);
+    expect(
+      load({
+        FACILITATOR_DISCOVERY_REFRESH_MS: '60000',
+        FACILITATOR_DISCOVERY_TIMEOUT_MS: '2000',
+        FACILITATOR_DISCOVERY_ALLOW_PRIVATE: 'false',
+      }),
+    ).toMatchObject({ discoveryRefreshMs: 60_000, discoveryTimeoutMs: 2_000, discoveryAllowPrivate: false });
+    expect(configError({ FACILITATOR_DISCOVERY_REFRESH_MS: '10' }).message).toContain('FACILITATOR_DISCOVERY_REFRESH_MS');
+    expect(configError({ FACILITATOR_DISCOVERY_TIMEOUT_MS: 'soon' }).message).toContain('FACILITATOR_DISCOVERY_TIMEOUT_MS');
+  });
+
   it('reads a relayer pool, extra assets (checksummed, deduplicated), a network by v1 name and its default RPC', () => {
     const second = generatePrivateKey();
     const token = '0x1111111111111111111111111111111111111111';

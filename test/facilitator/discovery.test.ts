@@ -1,11 +1,15 @@
 /**
  * What the facilitator's Bazaar catalogues from the payments it verifies: only a declaration whose
  * `info` satisfies its own schema, only from a payment that passed; each outcome reported in the
- * EXTENSION-RESPONSES header; MCP tools by URL and tool name; hostile metadata dropped.
+ * EXTENSION-RESPONSES header; MCP tools by URL and tool name; hostile metadata dropped; the terms
+ * listed read from the resource's live 402, on a loopback address only when private addresses are
+ * allowed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
+import { encodeBase64Json } from 'skill-market/x402';
 import { type LocalChain, startChain } from '../support/chain';
 import { oneDatabase } from '../support/database';
+import { eventually } from '../support/eventually';
 import { type FacilitatorFixture, paymentBody, requirementsFor, startFacilitatorFixture } from '../support/facilitator';
 
 let chain: LocalChain;
@@ -121,6 +125,47 @@ for (const kind of oneDatabase) {
       const tools = (await listed('?type=mcp')).items.map((i) => i.extensions.bazaar.info.input.toolName);
       expect(tools.sort()).toEqual(['tides', 'winds']);
       expect((await listed('?extensions=payment-identifier')).items).toEqual([]);
+    });
+
+    it('lists a loopback resource’s live 402 only when private addresses are allowed, its paid terms otherwise', async () => {
+      const requests: { method: string; body: string }[] = [];
+      let offers: Record<string, unknown>[] = [];
+      const server = Bun.serve({
+        hostname: '127.0.0.1',
+        port: 0,
+        fetch: async (request) => {
+          requests.push({ method: request.method, body: await request.text() });
+          const required = { x402Version: 2, resource: { url: request.url }, accepts: offers };
+          return new Response('{}', { status: 402, headers: { 'PAYMENT-REQUIRED': encodeBase64Json(required) } });
+        },
+      });
+      const closed = await startFacilitatorFixture(chain, kind, { config: { discoveryAllowPrivate: false } });
+      try {
+        const url = `http://127.0.0.1:${server.port}/harbours`;
+        const { body, payee } = await declaring(url, { info, schema });
+        offers = [
+          { ...requirementsFor(chain, payee), maxTimeoutSeconds: 300, amount: '25000' },
+          { ...requirementsFor(chain, payee), scheme: 'upto', amount: '50000' },
+        ];
+        expect(sidechannel(await closed.post('/verify', body))).toEqual({ bazaar: { status: 'success' } });
+        await closed.facilitator.refreshCatalogue();
+        expect(requests).toEqual([]);
+        expect((await listed(`?payTo=${payee}`)).items).toEqual([]);
+        const closedItems = (await (await closed.get(`/discovery/resources?payTo=${payee}`)).json()) as { items: any[] };
+        expect(closedItems.items.map((i) => i.accepts)).toEqual([[body.paymentRequirements]]);
+
+        expect(sidechannel(await f.post('/verify', body))).toEqual({ bazaar: { status: 'success' } });
+        const items = await eventually(
+          async () => (await listed(`?payTo=${payee}`)).items,
+          (found) => found.length === 1 && found[0].accepts.length === 2,
+          'the live 402 listed',
+        );
+        expect(items[0].accepts).toEqual(offers);
+        expect(requests[0]).toEqual({ method: 'POST', body: '' });
+      } finally {
+        await closed.close();
+        server.stop(true);
+      }
     });
 
     it('pages search results by cursor', async () => {

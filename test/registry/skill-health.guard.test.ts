@@ -1,6 +1,6 @@
 /** The SSRF guard of skill-health probes and webhook deliveries: which addresses count as public. */
 import { describe, expect, it } from 'bun:test';
-import { checkHost, isPublicAddress } from '../../src/registry/lib/address-guard';
+import { checkHost, isPublicAddress } from '../../src/net';
 
 describe('skill health address guard', () => {
   const nonPublic = [
@@ -46,7 +46,7 @@ describe('skill health address guard', () => {
   });
 
   it('checks a bracketed IPv6 literal as the address it is', async () => {
-    const { resolveWithDns } = await import('../../src/registry/lib/address-guard');
+    const { resolveWithDns } = await import('../../src/net');
     expect((await checkHost('[::1]', resolveWithDns)).type).toBe('refused');
     expect((await checkHost('127.0.0.1', resolveWithDns)).type).toBe('refused');
   });

@@ -118,6 +118,8 @@ export async function startFacilitatorFixture(
       pollIntervalMs: 20,
       reconcileIntervalMs: 60_000,
       open: true,
+      // The skill servers under test listen on loopback: the Bazaar reads their live 402s.
+      discoveryAllowPrivate: true,
       ...options.config,
     },
   });

@@ -13,7 +13,7 @@ import {
   type AssetInfo,
 } from 'skill-market/x402';
 import { type LocalChain, startChain } from './chain';
-import type { FacilitatorSettings } from '../../src/facilitator';
+import type { Clock, FacilitatorSettings } from '../../src/facilitator';
 import { type FacilitatorFixture, startFacilitatorFixture } from './facilitator';
 
 export interface PaymentStack {
@@ -91,10 +91,13 @@ export function localServeOptions(
 
 /** anvil + our token + our facilitator (embedded ledger) served over HTTP on a free port. */
 export async function startPaymentStack(
-  options: { payers?: number; facilitator?: Partial<FacilitatorSettings> } = {},
+  options: { payers?: number; facilitator?: Partial<FacilitatorSettings>; clock?: Clock } = {},
 ): Promise<PaymentStack> {
   const chain = await startChain({ payers: options.payers ?? 3, relayers: 1 });
-  const facilitator = await startFacilitatorFixture(chain, 'embedded', options.facilitator ? { config: options.facilitator } : {});
+  const facilitator = await startFacilitatorFixture(chain, 'embedded', {
+    ...(options.facilitator ? { config: options.facilitator } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
   facilitator.facilitator.app.listen({ hostname: '127.0.0.1', port: 0 });
   const facilitatorUrl = `http://127.0.0.1:${facilitator.facilitator.app.server!.port}`;
   return {

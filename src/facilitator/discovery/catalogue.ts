@@ -3,12 +3,15 @@
  * settles become its catalogue, served by `GET /discovery/resources` and `/discovery/search`,
  * so a resource paid through this facilitator can be found here without being listed anywhere.
  * Only a payment that passed (valid, or settled) is catalogued: a declaration alone proves nothing.
+ * The terms listed are what the resource's live 402 asks now (refresher.ts), the paid ones until
+ * it was first read.
  */
 import { normalizeNetwork } from 'skill-market/x402';
 import type { Database } from '../../db';
 import type { Logger } from '../../log';
 import type { Clock } from '../types';
 import { readDeclaration } from './declaration';
+import { createCatalogueRefresher, type RefreshOptions, type RefreshReport } from './refresher';
 import { createResourceStore, type ResourceFilters, type ResourceRow } from './store';
 
 /** The bazaar's outcome for one payment, as the EXTENSION-RESPONSES sidechannel reports it. */
@@ -47,17 +50,25 @@ export interface DiscoveryCatalogue {
   observe(body: unknown): Promise<BazaarOutcome | undefined>;
   list(filters: DiscoveryFilters, limit: number, offset: number): Promise<{ items: CataloguedResource[]; total: number }>;
   search(query: string, filters: DiscoveryFilters, limit: number, offset: number): Promise<{ items: CataloguedResource[]; more: boolean }>;
+  /** A pass of live 402 reads that starts after this call (what was catalogued before it is read if due). */
+  refresh(): Promise<RefreshReport>;
+  /** Reads the due live 402s at once, then every refresh interval. */
+  start(): void;
+  /** Stops the reads; waits for the running pass. */
+  stop(): Promise<void>;
 }
 
-export function createDiscoveryCatalogue(db: Database, clock: Clock, logger: Logger): DiscoveryCatalogue {
+export function createDiscoveryCatalogue(db: Database, clock: Clock, logger: Logger, refresh: RefreshOptions): DiscoveryCatalogue {
   const store = createResourceStore(db);
+  const refresher = createCatalogueRefresher(store, clock, logger, refresh);
   return {
     async observe(body) {
       const declaration = readDeclaration(body);
       if (declaration.type === 'none') return undefined;
       if (declaration.type === 'rejected') return { status: 'rejected', rejectedReason: declaration.reason };
       try {
-        await store.record(declaration.resource, clock.now());
+        // New, or paid at terms it does not list: its live 402 is read off the payment's path.
+        if (await store.record(declaration.resource, clock.now())) refresher.nudge();
         return { status: 'success' };
       } catch (error) {
         // The catalogue is a side table: its failure never changes a payment's verdict.
@@ -80,6 +91,10 @@ export function createDiscoveryCatalogue(db: Database, clock: Clock, logger: Log
       const { rows, total } = await store.page({ ...normalized, words }, limit, offset);
       return { items: rows.map(toResource), more: offset + rows.length < total };
     },
+
+    refresh: () => refresher.refresh(),
+    start: () => refresher.start(),
+    stop: () => refresher.stop(),
   };
 }
 

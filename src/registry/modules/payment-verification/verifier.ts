@@ -4,7 +4,7 @@ import type { ChainConfig } from '../../../config/chain';
 import type { Database } from '../../../db';
 import type { Logger } from '../../../log';
 import type { Clock } from '../../context';
-import { backgroundRounds } from '../../lib/background';
+import { backgroundRounds } from '../../../runtime/rounds';
 import { type ChannelRound, checkDueChannels, isChannelVoucher } from '../channel-revenue';
 import { checkPaymentOnChain, TRANSACTION_NOT_FOUND } from './chain-check';
 import { claimPayment, dropChannelReport, duePayments, markInconclusive, markRejected, markVerified } from './store';

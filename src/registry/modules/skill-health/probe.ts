@@ -1,5 +1,5 @@
 import { parseGuardedJson, readLimited } from 'skill-market/http';
-import { checkHost, pinnedTarget, type PinnedTarget, type Resolve } from '../../lib/address-guard';
+import { checkHost, pinnedTarget, type PinnedTarget, type Resolve } from '../../../net';
 
 /** What one probe of a skill server found. */
 export type ProbeOutcome =

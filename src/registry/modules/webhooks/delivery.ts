@@ -28,7 +28,7 @@ import { webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../../d
 import { WEBHOOK_DEFAULTS } from '../../../config';
 import type { Logger } from '../../../log';
 import type { Clock } from '../../context';
-import { checkHost, pinnedTarget, resolveWithDns, type PinnedTarget, type Resolve } from '../../lib/address-guard';
+import { checkHost, pinnedTarget, resolveWithDns, type PinnedTarget, type Resolve } from '../../../net';
 
 /** Pauses before the 2nd, 3rd, … attempt: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
 export const RETRY_SCHEDULE_SECONDS = [5, 300, 1800, 7200, 18_000, 36_000, 36_000] as const;

@@ -5,7 +5,7 @@ import type { CreateWebhook, UpdateWebhook, WebhookDeliveryView, WebhookView } f
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../../db/schema';
 import { AppError } from '../../../http';
 import type { ServiceContext } from '../../context';
-import { checkHost, resolveWithDns, type Resolve } from '../../lib/address-guard';
+import { checkHost, resolveWithDns, type Resolve } from '../../../net';
 import { emitEvent } from '../webhook-events';
 
 type EndpointRow = typeof webhookEndpoints.$inferSelect;
