@@ -10,7 +10,7 @@ import { decodeSettleResponse } from 'skill-market/x402';
 import { type LocalChain, startChain } from '../support/chain';
 import { databaseKinds } from '../support/database';
 import { type FacilitatorFixture, startFacilitatorFixture } from '../support/facilitator';
-import { balances, localServeOptions, paidPost, postJson, proofFor, recordingLogger } from '../support/skill-server';
+import { balances, localServeOptions, postJson, proofFor, recordingLogger } from '../support/skill-server';
 
 const PRICE = 10_000n; // $0.01
 let chain: LocalChain;
@@ -36,7 +36,9 @@ for (const kind of databaseKinds) {
     const relayer = () => chain.accounts.relayer.address;
     const sent = () => chain.publicClient.getTransactionCount({ address: relayer() });
     beforeAll(async () => {
-      f = await startFacilitatorFixture(chain, kind, { config: { batchMaxSize: 5, batchWaitMs: 200 } });
+      // A full batch (5) goes at once; the wait only bounds a batch that does not fill, and is long
+      // enough that 5 concurrent calls on a loaded machine still meet in one.
+      f = await startFacilitatorFixture(chain, kind, { config: { batchMaxSize: 5, batchWaitMs: 2_000 } });
       f.facilitator.app.listen({ hostname: '127.0.0.1', port: 0 });
       payee = (await chain.createAccount()).address;
       server = await serve(skills, localServeOptions(chain, f, payee, recordingLogger(), { settlement: 'confirmed' }));
@@ -52,7 +54,9 @@ for (const kind of databaseKinds) {
       const [payeeBefore] = await balances(chain, payee);
       const sentBefore = await sent();
       const before = runs;
-      const responses = await Promise.all(payers.map((p, n) => paidPost(`${server.url}/work`, { n }, p)));
+      // Signed first, sent together: the calls reach the facilitator at once.
+      const proofs = await Promise.all(payers.map((p, n) => proofFor(`${server.url}/work`, { n }, p)));
+      const responses = await Promise.all(proofs.map((proof, n) => postJson(`${server.url}/work`, { n }, { 'X-Payment': proof })));
       expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
       const hashes = new Set(responses.map(transactionOf));
       expect(hashes.size).toBe(1);
