@@ -86,7 +86,8 @@ for (const kind of databaseKinds) {
       const receipt = await chain.publicClient.getTransactionReceipt({ hash });
       expect(receipt.to?.toLowerCase()).toBe(MULTICALL3_ADDRESS.toLowerCase());
       const transfers = parseEventLogs({ abi: usdCoinAbi, eventName: 'Transfer', logs: receipt.logs });
-      expect(transfers.map((t) => t.args.from as string)).toEqual([payers[0]?.address as string, payers[3]?.address as string]);
+      // The batch holds the payments in the order they arrived, which concurrent settles do not fix.
+      expect(transfers.map((t) => t.args.from as string).sort()).toEqual([payers[0]!.address, payers[3]!.address].sort());
       expect(await chain.balanceOf(payee)).toBe(3n * PRICE); // 2 batched + the direct one, nothing more
 
       const statuses = await Promise.all(bodies.map((b) => f.facilitator.settlement(keyOf(b))));
