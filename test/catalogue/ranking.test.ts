@@ -44,6 +44,29 @@ for (const kind of databaseKinds) {
     const paidCalls = paidCallsOf(fx);
     const listing = async (slug: string) => json(await fx.request(`/skills/${slug}`));
 
+    it('counts a first payment as a buyer, a second as a repeat buyer, and ranks a repeat buyer above a single payment', async () => {
+      const creator = await newCreator(fx.request);
+      const one = await json(await creator.register({ name: 'one', price: '$0.001' }));
+      const two = await json(await creator.register({ name: 'two', price: '$0.001' }));
+      const [a, b] = [newWallet().address, newWallet().address];
+      await paidCalls(creator, one.id, [a]);
+      expect(await listing(one.slug)).toMatchObject({ buyerCount: 1, repeatBuyerCount: 0 });
+      await paidCalls(creator, one.id, [a.toLowerCase()]);
+      expect(await listing(one.slug)).toMatchObject({ paidCallCount: 2, buyerCount: 1, repeatBuyerCount: 1 });
+      await paidCalls(creator, two.id, [b]);
+      const popular = await json<{ slug: string }[]>(await fx.request(`/skills?sort=popular&creator=${creator.address}`));
+      expect(popular.map((s) => s.slug)).toEqual([one.slug, two.slug]);
+    });
+  });
+}
+
+// 1,090 verified payments: on one database (the counting SQL is the same on both; the tests above run on each).
+for (const kind of oneDatabase) {
+  describe(`ranking by buyers against washing on ${kind}`, () => {
+    const fx = registryFixture(kind);
+    const paidCalls = paidCallsOf(fx);
+    const listing = async (slug: string) => json(await fx.request(`/skills/${slug}`));
+
     it('ranks 30 wallets paying 3 calls each above one wallet paying 1,000, and says the buyers on each listing', async () => {
       const creator = await newCreator(fx.request);
       const washed = await json(await creator.register({ name: 'washed', price: '$0.001' }));
@@ -68,20 +91,6 @@ for (const kind of databaseKinds) {
       const second = await fx.request(`/skills?sort=popular&creator=${creator.address}&limit=1&cursor=${encodeURIComponent(cursor!)}`);
       expect((await json<{ slug: string }[]>(second)).map((s) => s.slug)).toEqual([washed.slug]);
     }, 120_000);
-
-    it('counts a first payment as a buyer, a second as a repeat buyer, and ranks a repeat buyer above a single payment', async () => {
-      const creator = await newCreator(fx.request);
-      const one = await json(await creator.register({ name: 'one', price: '$0.001' }));
-      const two = await json(await creator.register({ name: 'two', price: '$0.001' }));
-      const [a, b] = [newWallet().address, newWallet().address];
-      await paidCalls(creator, one.id, [a]);
-      expect(await listing(one.slug)).toMatchObject({ buyerCount: 1, repeatBuyerCount: 0 });
-      await paidCalls(creator, one.id, [a.toLowerCase()]);
-      expect(await listing(one.slug)).toMatchObject({ paidCallCount: 2, buyerCount: 1, repeatBuyerCount: 1 });
-      await paidCalls(creator, two.id, [b]);
-      const popular = await json<{ slug: string }[]>(await fx.request(`/skills?sort=popular&creator=${creator.address}`));
-      expect(popular.map((s) => s.slug)).toEqual([one.slug, two.slug]);
-    });
   });
 }
 
@@ -135,14 +144,13 @@ for (const kind of oneDatabase) {
       const prober = createHealthProber({ db: fx.database.db, config: fx.config.health, clock: fx.clock, logger: memoryLogger().logger });
       expect((await prober.probeNow()).up).toBeGreaterThanOrEqual(3);
       servers.failing.state.failing = true;
-      for (let hour = 1; hour <= 4; hour++) {
-        fx.clock.advance(3600);
-        await prober.probeNow();
-      }
+      fx.clock.advance(3600);
+      await prober.probeNow();
       const failed = await listing(failing.slug);
       expect(failed).toMatchObject({ status: 'down', buyerCount: 3 });
-      expect(failed.recentSuccessRate).toBeLessThan(0.6);
-      expect(failed.uptime).toBeLessThan(1);
+      // An hour down after a week's worth of nothing else: 1/8 of the recent share, and the hour's weight in the week.
+      expect(failed.recentSuccessRate).toBe(0.875);
+      expect(failed.uptime).toBeCloseTo(Math.exp(-3600 / (7 * 86_400)), 6);
       expect(await listing(steady.slug)).toMatchObject({ status: 'up', uptime: 1, recentSuccessRate: 1 });
       expect((await listing(slow.slug)).latencyMs).toBeGreaterThanOrEqual(700);
       expect(await popular()).toEqual([steady.slug, slow.slug, failing.slug]);
