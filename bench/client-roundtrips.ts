@@ -26,7 +26,9 @@ facilitator.facilitator.app.listen({ hostname: '127.0.0.1', port: 0 });
 const facilitatorUrl = `http://127.0.0.1:${facilitator.facilitator.app.server!.port}`;
 const registry = registryWith(
   database,
-  authTestConfig((await providerKeys()).publicKeyPem, { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600 } }),
+  authTestConfig((await providerKeys()).publicKeyPem, {
+    catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600, newSkillsPerHour: 30 },
+  }),
 );
 const registryServer = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: (r) => registry.app.handle(r) });
 const apiUrl = `http://127.0.0.1:${registryServer.port}`;

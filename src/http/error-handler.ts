@@ -25,6 +25,7 @@ export function errorHandler(logger: Logger) {
     // Errors thrown while parsing arrive wrapped in Elysia's ParseError.
     const own = error instanceof AppError ? error : 'cause' in error && error.cause instanceof AppError ? error.cause : undefined;
     if (own) {
+      if (own.retryAfterSeconds !== undefined) set.headers['retry-after'] = String(own.retryAfterSeconds);
       return reply(own.status, { error: own.message, code: own.code, ...(own.details ? { details: own.details } : {}) });
     }
     switch (code) {

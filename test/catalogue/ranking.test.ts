@@ -112,7 +112,11 @@ for (const kind of oneDatabase) {
   describe(`ranking by service on ${kind}`, () => {
     const health = { ...HEALTH_DEFAULTS, enabled: false, allowPrivateAddresses: true };
     // Probes write from outside the app, as the background job does: read at once, without the read cache.
-    const fx = registryFixture(kind, { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600 }, health, readCacheMs: 0 });
+    const fx = registryFixture(kind, {
+      catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600, newSkillsPerHour: 30 },
+      health,
+      readCacheMs: 0,
+    });
     const paidCalls = paidCallsOf(fx);
     const servers = { steady: healthServer(), slow: healthServer(700), failing: healthServer() };
     afterAll(() => {

@@ -59,7 +59,7 @@ describe('IPv6 forms of non-public addresses', () => {
 for (const kind of oneDatabase) {
   describe(`probing a name that rebinds, on ${kind}`, () => {
     const fx = registryFixture(kind, {
-      catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600 },
+      catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600, newSkillsPerHour: 30 },
       health: { ...HEALTH_DEFAULTS, enabled: false, allowPrivateAddresses: false },
       readCacheMs: 0,
     });

@@ -37,7 +37,11 @@ for (const kind of oneDatabase) {
     // The probes write from outside the registry app, as a background job does: with the read
     // cache on, listings would show them once the change notification arrives (read-cache.test.ts
     // tests that); here each probe's outcome is read at once, so the cache is off.
-    const fx = registryFixture(kind, { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600 }, health, readCacheMs: 0 });
+    const fx = registryFixture(kind, {
+      catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600, newSkillsPerHour: 30 },
+      health,
+      readCacheMs: 0,
+    });
     let creator: Creator;
     beforeAll(async () => {
       creator = await newCreator(fx.request);

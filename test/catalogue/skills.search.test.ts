@@ -118,7 +118,8 @@ for (const kind of databaseKinds) {
   });
 
   describe(`paging through 250 skills on ${kind}`, () => {
-    const fx = registryFixture(kind);
+    // One creator lists all 250: without the hourly limit on new listings.
+    const fx = registryFixture(kind, { catalogue: { allowHttpEndpoints: false, viewWindowSeconds: 3600, newSkillsPerHour: 0 } });
     let creator: Creator;
     beforeAll(async () => {
       creator = await newCreator(fx.request);

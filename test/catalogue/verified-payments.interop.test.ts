@@ -89,7 +89,7 @@ async function payWithReferenceClient(payerIndex: number): Promise<{ transaction
 
 for (const [index, kind] of oneDatabase.entries()) {
   describe(`a third-party x402 payment reported to the registry (${kind})`, () => {
-    const fx = registryFixture(kind, { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600 } });
+    const fx = registryFixture(kind, { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600, newSkillsPerHour: 30 } });
     let creator: Creator;
     let skill: { id: string; slug: string };
     let consumerKey: string;

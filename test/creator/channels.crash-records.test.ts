@@ -49,7 +49,7 @@ afterAll(async () => {
 
 for (const kind of databaseKinds) {
   describe(`channel call records of market serve killed mid-burst (${kind} database)`, () => {
-    const fx = registryFixture(kind, { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600 } });
+    const fx = registryFixture(kind, { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600, newSkillsPerHour: 30 } });
     /** The registry over HTTP; while `analyticsDown`, its call-record routes answer 503. */
     let front: ReturnType<typeof Bun.serve>;
     let analyticsDown = false;

@@ -14,7 +14,7 @@ import { type Creator, newCreator } from '../support/catalogue';
 import { registryFixture } from '../support/registry';
 import { recordingLogger } from '../support/skill-server';
 
-const fx = registryFixture('embedded', { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600 } });
+const fx = registryFixture('embedded', { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600, newSkillsPerHour: 30 } });
 let creator: Creator;
 let front: ReturnType<typeof Bun.serve>;
 const bodies: unknown[] = [];

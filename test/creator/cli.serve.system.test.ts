@@ -14,7 +14,7 @@ import { paidPost, postJson, startPaymentStack, type PaymentStack } from '../sup
 
 const work = mkdtempSync(join(tmpdir(), 'market-serve-'));
 const binary = join(work, 'market');
-const fx = registryFixture('embedded', { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600 } });
+const fx = registryFixture('embedded', { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600, newSkillsPerHour: 30 } });
 let stack: PaymentStack;
 
 beforeAll(async () => {

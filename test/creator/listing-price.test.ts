@@ -31,7 +31,7 @@ async function asked(server: SkillServer, name: string): Promise<string> {
 
 for (const kind of oneDatabase) {
   describe(`the skill server follows its listing's price (${kind})`, () => {
-    const fx = registryFixture(kind, { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600 } });
+    const fx = registryFixture(kind, { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600, newSkillsPerHour: 30 } });
     let apiUrl: string;
     let creator: Creator;
     let facilitatorUrl: string;

@@ -35,7 +35,7 @@ function concurrencyMeter() {
 
 for (const kind of oneDatabase) {
   describe(`registration against the registry (${kind})`, () => {
-    const fx = registryFixture(kind, { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600 } });
+    const fx = registryFixture(kind, { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600, newSkillsPerHour: 30 } });
     let apiUrl: string;
     let creator: Creator;
     let facilitatorUrl: string;

@@ -35,7 +35,7 @@ const tracked = skill({ price: '$0.01', groups: ['tools'] }, () => ({ ok: true }
 
 for (const kind of oneDatabase) {
   describe(`batched call tracking on ${kind}`, () => {
-    const fx = registryFixture(kind, { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600 } });
+    const fx = registryFixture(kind, { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600, newSkillsPerHour: 30 } });
     let creator: Creator;
     let payee: Address;
     let payers: LocalAccount[];

@@ -21,7 +21,7 @@ import { startFacilitatorFixture, type FacilitatorFixture } from '../support/fac
 import { memoryLogger, registryFixture } from '../support/registry';
 import { paidPost, recordingLogger } from '../support/skill-server';
 
-const fx = registryFixture('embedded', { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600 } });
+const fx = registryFixture('embedded', { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600, newSkillsPerHour: 30 } });
 let chain: LocalChain;
 let facilitator: FacilitatorFixture;
 let front: ReturnType<typeof Bun.serve>;

@@ -16,7 +16,7 @@ import { json, newCreator, type Creator } from '../support/catalogue';
 import { freePort } from '../support/process';
 import { loopbackServeOptions, paidPost, recordingLogger, startPaymentStack, type PaymentStack } from '../support/skill-server';
 
-const fx = registryFixture('embedded', { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600 } });
+const fx = registryFixture('embedded', { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600, newSkillsPerHour: 30 } });
 let stack: PaymentStack;
 let creator: Creator;
 let payee: Address;

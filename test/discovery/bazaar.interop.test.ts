@@ -54,7 +54,7 @@ for (const kind of oneDatabase) {
     beforeAll(async () => {
       database = await openTestDatabase(kind);
       const config = authTestConfig((await providerKeys()).publicKeyPem, {
-        catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600 },
+        catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600, newSkillsPerHour: 30 },
       });
       // The registry's network and token are the local chain's, its RPC the chain's node.
       config.chain = { ...config.chain, network: stack.chain.network, usdcAddress: stack.chain.token.address, rpcUrl: stack.chain.rpcUrl };

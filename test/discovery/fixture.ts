@@ -23,7 +23,7 @@ export const VALID_TAGS = new Set(['nlp', 'text', 'tools', 'words', 'extra', 'mo
 
 export function discoveryCatalogue(kind: DatabaseKind) {
   const fx = registryFixture(kind, {
-    catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600 },
+    catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600, newSkillsPerHour: 30 },
     health: { ...HEALTH_DEFAULTS, enabled: false, allowPrivateAddresses: true },
   });
   const up = statusServer(200);

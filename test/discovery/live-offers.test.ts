@@ -57,7 +57,7 @@ beforeAll(async () => {
   facilitator = startBatchFacilitator(chain, chain.accounts.relayer);
   database = await openTestDatabase('embedded');
   config = authTestConfig((await providerKeys()).publicKeyPem, {
-    catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600 },
+    catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600, newSkillsPerHour: 30 },
     health: { ...HEALTH_DEFAULTS, enabled: false, allowPrivateAddresses: true },
   });
   config.chain = { ...config.chain, network: chain.network, usdcAddress: chain.token.address, rpcUrl: chain.rpcUrl };

@@ -69,7 +69,7 @@ for (const kind of oneDatabase) {
     beforeAll(async () => {
       database = await openTestDatabase(kind);
       const config = authTestConfig((await providerKeys()).publicKeyPem, {
-        catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600 },
+        catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600, newSkillsPerHour: 30 },
         health: { ...HEALTH_DEFAULTS, enabled: false, allowPrivateAddresses: true },
       });
       config.chain = { ...config.chain, network: chain.network, usdcAddress: chain.token.address, rpcUrl: chain.rpcUrl };

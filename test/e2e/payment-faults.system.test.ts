@@ -36,7 +36,7 @@ const PRICE = 10_000n; // $0.01
 const STEP_MS = 60_000;
 
 const work = mkdtempSync(join(tmpdir(), 'market-faults-'));
-const fx = registryFixture('embedded', { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600 } });
+const fx = registryFixture('embedded', { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600, newSkillsPerHour: 30 } });
 
 let chain: LocalChain;
 let rpc: TcpProxy;

@@ -58,7 +58,10 @@ afterAll(() => chain?.stop());
 
 for (const kind of databaseKinds) {
   describe(`webhooks on ${kind}`, () => {
-    const fx = registryFixture(kind, { health: local, catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600 } });
+    const fx = registryFixture(kind, {
+      health: local,
+      catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600, newSkillsPerHour: 30 },
+    });
     const strict = registryFixture(kind);
     let creator: Creator;
     let sink: ReturnType<typeof receiver>;

@@ -65,7 +65,7 @@ export function countingAccount(account: LocalAccount): LocalAccount & { signatu
 
 /** Registers the world's hooks; fields are filled in beforeAll. */
 export function useWorld(options: { chain: boolean }): World {
-  const fx = registryFixture('embedded', { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600 } });
+  const fx = registryFixture('embedded', { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600, newSkillsPerHour: 30 } });
   const world = {} as World;
   let facilitator: FacilitatorFixture | undefined;
   let registryServer: ReturnType<typeof Bun.serve> | undefined;

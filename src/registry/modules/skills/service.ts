@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, desc, eq, gt, ne, sql } from 'drizzle-orm';
 import { DEFAULT_NETWORK } from 'skill-market/x402';
 import { skillGroupMembers, skills } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
@@ -45,6 +45,8 @@ export async function registerSkill(
   const now = ctx.clock.now();
 
   const outcome = await ctx.db.transaction(async (tx) => {
+    // One registration of an endpoint at a time, anywhere: two skills cannot take one URL at once.
+    await tx.execute(sql`select pg_advisory_xact_lock(${ENDPOINT_LOCK}, hashtext(${values.endpoint}))`);
     const byName = () =>
       tx
         .select()
@@ -52,7 +54,9 @@ export async function registerSkill(
         .where(and(eq(skills.creatorId, creatorId), eq(skills.name, input.name)))
         .for('update');
     let [existing] = await byName();
+    await refuseTakenEndpoint(tx, values.endpoint, existing?.id);
     if (!existing) {
+      await refuseOverHourlyLimit(tx, ctx.config.catalogue.newSkillsPerHour, creatorId, now);
       // A conflict on insert is either the slug (try another) or a concurrent registration of
       // the same name, which is then updated like any re-registration.
       const inserted = await withUniqueSlug(slugify(input.name), async (slug) => {
@@ -157,6 +161,48 @@ function sameValues(
 }
 
 /** A registration naming a payment address its creator has not proven: it would earn what is paid to someone else. */
+/** Advisory lock space of registrations by endpoint. */
+const ENDPOINT_LOCK = 7202613;
+/** Advisory lock space of one creator's new listings. */
+const NEW_LISTING_LOCK = 7202614;
+
+/** A URL is listed once: refused when another skill (anyone's, active or not) has it, naming that skill. */
+async function refuseTakenEndpoint(tx: Tx, endpoint: string, ownId: string | undefined): Promise<void> {
+  const [taken] = await tx
+    .select({ slug: skills.slug })
+    .from(skills)
+    .where(and(eq(skills.endpoint, endpoint), ownId ? ne(skills.id, ownId) : undefined))
+    .limit(1);
+  if (!taken) return;
+  const why = `${endpoint} is already listed as the skill "${taken.slug}": one endpoint is listed once (re-register that skill by its name to change it)`;
+  throw new AppError('CONFLICT', `Endpoint already listed: ${why}`, [{ field: 'endpoint', message: why }]);
+}
+
+/**
+ * At most `perHour` new listings per creator in any hour (0: no limit), counted under a lock per
+ * creator so concurrent registrations cannot pass it together; 429 with the time until a place frees.
+ */
+async function refuseOverHourlyLimit(tx: Tx, perHour: number, creatorId: string, now: Date): Promise<void> {
+  if (perHour === 0) return;
+  await tx.execute(sql`select pg_advisory_xact_lock(${NEW_LISTING_LOCK}, hashtext(${creatorId}))`);
+  const hourAgo = new Date(now.getTime() - 3_600_000);
+  const recent = await tx
+    .select({ createdAt: skills.createdAt })
+    .from(skills)
+    .where(and(eq(skills.creatorId, creatorId), gt(skills.createdAt, hourAgo)))
+    .orderBy(desc(skills.createdAt))
+    .limit(perHour);
+  if (recent.length < perHour) return;
+  const oldest = recent[recent.length - 1]!.createdAt;
+  const retryAfterSeconds = Math.max(1, Math.ceil((oldest.getTime() + 3_600_000 - now.getTime()) / 1000));
+  throw new AppError(
+    'RATE_LIMITED',
+    `Too many new skills: at most ${perHour} new listings per creator per hour (the registry operator's MARKET_NEW_SKILLS_PER_HOUR); try again in ${retryAfterSeconds} s`,
+    undefined,
+    retryAfterSeconds,
+  );
+}
+
 function payeeNotProven(address: string): AppError {
   const why =
     `${address} is not an address this account has proven: sign in with that wallet, or prove you hold its key ` +
