@@ -2,7 +2,7 @@
  * `market dev` as `npm start` runs it (from source, here on a temp data directory and free ports):
  * the printed `market call` pays on the local chain; the demo wallet API signs for the page; state
  * survives a restart; a second instance, a busy port and a dead child are reported clearly; SIGTERM
- * and Ctrl-C leave no process behind; --fresh starts over; a module of one's own replaces the
+ * and Ctrl-C leave no process behind, nor does SIGKILL; --fresh starts over; a module of one's own replaces the
  * example skills on the listing. Outside dev mode the demo wallet API does not exist.
  */
 import { afterAll, describe, expect, it } from 'bun:test';
@@ -235,7 +235,7 @@ describe('market dev', () => {
   );
 
   it(
-    'serves a given module instead of the example skills (taken off the listing), with a banner call from its schema',
+    'serves a given module instead of the example skills (taken off the listing), with a banner call from its schema; back on the examples, a child that dies brings the whole down',
     async () => {
       const module = join(work, 'forecast.ts');
       writeFileSync(
@@ -262,49 +262,21 @@ export const forecast = skill(
 
       // Back on the examples: they are listed again, the module's skill is not.
       const examples = await start();
-      try {
-        expect(await listed(examples.banner.marketplace)).toEqual(['echo', 'word-count']);
-      } finally {
-        expect(await stop(examples.dev)).toBe(0);
-      }
-    },
-    STEP_MS,
-  );
+      expect(await listed(examples.banner.marketplace)).toEqual(['echo', 'word-count']);
 
-  it(
-    'brings the whole down with a clear message when a child dies',
-    async () => {
-      const { dev } = await start();
+      // A child that dies brings the whole down with a clear message.
       const anvil = (await processesMentioning(dir)).find((line) => /^\d+ \S*anvil /.test(line));
       expect(anvil).toBeDefined();
       process.kill(Number(anvil!.split(' ')[0]), 'SIGKILL');
-      expect(await dev.exited).toBe(1);
-      expect(dev.output()).toContain('market dev: the local chain (anvil) exited');
-      expect(await leftovers(dev)).toEqual([]);
+      expect(await examples.dev.exited).toBe(1);
+      expect(examples.dev.output()).toContain('market dev: the local chain (anvil) exited');
+      expect(await leftovers(examples.dev)).toEqual([]);
     },
     STEP_MS,
   );
 
   it(
-    'leaves nothing behind when it is killed outright (SIGKILL: no handler runs)',
-    async () => {
-      const { dev } = await start();
-      expect((await leftovers(dev)).length).toBeGreaterThanOrEqual(2);
-      dev.child.kill('SIGKILL');
-      await dev.exited;
-      // anvil's watchdog and the skill server both see their pipe from market dev close.
-      expect(
-        await lastReading(
-          () => leftovers(dev),
-          (left) => left.length === 0,
-        ),
-      ).toEqual([]);
-    },
-    STEP_MS,
-  );
-
-  it(
-    'starts over with --fresh: a new demo wallet with a full balance; a given module is served and reloaded when saved',
+    'starts over with --fresh: a new demo wallet with a full balance; a given module is served and reloaded when saved; SIGKILL leaves nothing behind',
     async () => {
       const module = join(work, 'my-skills.ts');
       const source = (extra: string) =>
@@ -326,8 +298,18 @@ export const forecast = skill(
       });
       expect(dev.output()).toContain('skills module changed: reloading my-skills.ts\nskills reloaded');
       expect(await names()).toEqual(['shout', 'whisper']);
-      expect(await stop(dev)).toBe(0);
-      expect(await leftovers(dev)).toEqual([]);
+
+      // Killed outright (SIGKILL: no handler runs), it leaves nothing behind: anvil's watchdog and
+      // the skill server both see their pipe from market dev close.
+      expect((await leftovers(dev)).length).toBeGreaterThanOrEqual(2);
+      dev.child.kill('SIGKILL');
+      await dev.exited;
+      expect(
+        await lastReading(
+          () => leftovers(dev),
+          (left) => left.length === 0,
+        ),
+      ).toEqual([]);
     },
     STEP_MS,
   );
