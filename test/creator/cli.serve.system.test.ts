@@ -180,8 +180,10 @@ describe('market serve (compiled binary)', () => {
       ],
       [['serve', 'ok.ts', '--dev'], {}, 1, `no dev marketplace in ${join(dir, '.market/dev')}`],
     ];
-    for (const [args, env, expected, message] of cases) {
-      const { code, stderr } = await finished(market(args, env, dir));
+    // Each refusal is its own process, all at once: none of them gets as far as serving.
+    const outcomes = await Promise.all(cases.map(([args, env]) => finished(market(args, env, dir))));
+    for (const [i, [args, , expected, message]] of cases.entries()) {
+      const { code, stderr } = outcomes[i]!;
       expect({ args, code }).toEqual({ args, code: expected });
       expect(stderr).toContain(message);
       expect(stderr).not.toContain('    at '); // no stack trace
