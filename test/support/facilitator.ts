@@ -6,6 +6,7 @@ import type { Address, Hex, LocalAccount } from 'viem';
 import type { PaymentRequirements } from 'skill-market/x402';
 import type { DatabaseHandle, DatabaseKind } from '../../src/db';
 import { createFacilitator, type Clock, type Facilitator, type FacilitatorSettings } from '../../src/facilitator';
+import { OPEN_METRICS } from '../../src/config';
 import { createLogger, type Logger } from '../../src/log';
 import { type Authorization, type LocalChain, type TestAccount, signAuthorization } from './chain';
 import { openTestDatabase, secondPool } from './database';
@@ -120,8 +121,11 @@ export async function startFacilitatorFixture(
       open: true,
       // The skill servers under test listen on loopback: the Bazaar reads their live 402s.
       discoveryAllowPrivate: true,
+      // Served to anyone, as `market dev`'s; readings taken at each scrape, so a test sees its own changes.
+      metrics: OPEN_METRICS,
       ...options.config,
     },
+    metricsReadingMaxAgeMs: 0,
   });
   if (options.start !== false) await facilitator.start();
   const handle = (path: string, init?: RequestInit) => facilitator.app.handle(new Request(`http://localhost${path}`, init));

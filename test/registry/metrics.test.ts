@@ -1,0 +1,126 @@
+/**
+ * The registry's /metrics (Prometheus text format), on both databases: HTTP requests counted by
+ * route template and status, a failed webhook delivery in the backlog and the attempts, the skill
+ * servers and the pool's use; and who may read them: anyone in development and tests, nobody in
+ * production unless configured, only the token's holder when METRICS_TOKEN is set.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
+import type { DatabaseHandle } from '../../src/db';
+import { systemClock } from '../../src/registry';
+import { createWebhookDeliverer } from '../../src/registry/modules/webhooks';
+import { bearer, jsonPost, walletSignIn } from '../support/auth';
+import { databaseKinds, openTestDatabase } from '../support/database';
+import { scrape, valueOf } from '../support/metrics';
+import { memoryLogger, testConfig, testRegistry } from '../support/registry';
+import { webhookReceiver } from '../support/webhooks';
+
+const TOKEN = 'a-metrics-token-of-the-test-0123456789';
+
+for (const kind of databaseKinds) {
+  describe(`the registry's metrics (${kind} database)`, () => {
+    let database: DatabaseHandle;
+    let registry: ReturnType<typeof testRegistry>;
+    beforeAll(async () => {
+      database = await openTestDatabase(kind);
+      // Private addresses allowed: the webhook receiver is on loopback.
+      registry = testRegistry(database, { health: { ...testConfig().health, allowPrivateAddresses: true } });
+    });
+    afterAll(() => database.close());
+
+    it('serves the Prometheus text format, counting requests by route template and status, never the URL asked', async () => {
+      const before = (await scrape(registry.request)).samples;
+      const requests = (labels: Record<string, string>, samples = before) =>
+        valueOf(samples, 'market_http_requests_total', { method: 'GET', ...labels }) ?? 0;
+      expect((await registry.request('/health')).status).toBe(200);
+      expect((await registry.request('/skills/no-such-skill-a1')).status).toBe(404);
+      expect((await registry.request('/skills/no-such-skill-b2')).status).toBe(404);
+      await registry.settled(); // requests are counted as their access-log lines are written
+      const { samples, text } = await scrape(registry.request);
+
+      expect(requests({ route: '/health', status: '200' }, samples) - requests({ route: '/health', status: '200' })).toBe(1);
+      expect(requests({ route: '/skills/:slug', status: '404' }, samples) - requests({ route: '/skills/:slug', status: '404' })).toBe(2);
+      const count = (s: typeof samples) => valueOf(s, 'market_http_request_duration_seconds_count', { method: 'GET', route: '/skills/:slug' }) ?? 0;
+      expect(count(samples) - count(before)).toBe(2);
+      expect(text).not.toContain('no-such-skill');
+      expect(text).toContain('# TYPE market_http_request_duration_seconds histogram');
+      // Nothing listed: no skill server to be up or down.
+      expect(valueOf(samples, 'market_skill_servers', { status: 'down' })).toBe(0);
+      expect(valueOf(samples, 'market_skill_server_longest_outage_seconds')).toBe(0);
+      // The pool's use: PostgreSQL only (the embedded database has none).
+      expect(valueOf(samples, 'market_db_pool_size')).toEqual(kind === 'postgres' ? expect.any(Number) : undefined);
+      expect(valueOf(samples, 'market_db_statements_in_flight')).toEqual(kind === 'postgres' ? expect.any(Number) : undefined);
+      expect(valueOf(samples, 'market_db_deadline_hits_total')).toBe(kind === 'postgres' ? 0 : undefined);
+    });
+
+    it('shows a failed webhook delivery in the backlog and in the attempts by verdict', async () => {
+      const sink = webhookReceiver(() => new Response('broken', { status: 500 }));
+      try {
+        const { token } = await walletSignIn(registry.request);
+        const created = await registry.request('/webhooks', jsonPost({ url: sink.url, events: ['review.created'] }, bearer(token)));
+        expect({ status: created.status, body: await created.clone().text() }).toMatchObject({ status: 201 });
+        const { id } = (await created.json()) as { id: string };
+        const before = (await scrape(registry.request)).samples;
+        expect((await registry.request(`/webhooks/${id}/test`, jsonPost({}, bearer(token)))).status).toBe(200);
+        const { logger } = memoryLogger();
+        const deliverer = createWebhookDeliverer({
+          db: database.db,
+          clock: systemClock,
+          logger,
+          allowPrivateAddresses: true,
+          onVerdict: registry.metrics.webhookVerdict,
+        });
+        expect(await deliverer.deliverDue()).toMatchObject({ attempted: 1, retrying: 1 });
+        const after = (await scrape(registry.request)).samples;
+
+        const diff = (name: string, labels: Record<string, string> = {}) => (valueOf(after, name, labels) ?? 0) - (valueOf(before, name, labels) ?? 0);
+        expect(diff('market_webhook_backlog')).toBe(1);
+        expect(diff('market_webhook_attempts_total', { outcome: 'retrying' })).toBe(1);
+        expect(diff('market_webhook_attempts_total', { outcome: 'delivered' })).toBe(0);
+        expect(valueOf(after, 'market_webhook_backlog_oldest_seconds')).toBeGreaterThanOrEqual(0);
+        expect(valueOf(after, 'market_webhook_endpoints_disabled')).toBe(0);
+        await registry.request(`/webhooks/${id}`, { method: 'DELETE', headers: bearer(token) });
+        expect(valueOf((await scrape(registry.request)).samples, 'market_webhook_backlog')).toBe(valueOf(before, 'market_webhook_backlog'));
+      } finally {
+        sink.stop();
+      }
+    });
+  });
+}
+
+describe('who may read the metrics', () => {
+  let database: DatabaseHandle;
+  beforeAll(async () => {
+    database = await openTestDatabase('embedded');
+  });
+  afterAll(() => database.close());
+
+  it('keeps /metrics out of the API: not in the OpenAPI document', async () => {
+    const spec = (await (await testRegistry(database).request('/openapi.json')).json()) as { paths: Record<string, unknown> };
+    expect(Object.keys(spec.paths)).not.toContain('/metrics');
+  });
+
+  it('answers 404 in production when nothing is configured', async () => {
+    const { request } = testRegistry(database, { metrics: { enabled: false } });
+    const res = await request('/metrics');
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ code: 'NOT_FOUND', requestId: expect.any(String) });
+  });
+
+  it('answers 404 on the registry’s own port when the metrics have a listener of their own', async () => {
+    const { request } = testRegistry(database, { metrics: { enabled: true, listener: { host: '127.0.0.1', port: 0 } } });
+    expect((await request('/metrics')).status).toBe(404);
+  });
+
+  it('answers 401 without the token or with another, and the metrics with it', async () => {
+    const { request, settled } = testRegistry(database, { metrics: { enabled: true, token: TOKEN } });
+    const missing = await request('/metrics');
+    expect(missing.status).toBe(401);
+    expect(missing.headers.get('www-authenticate')).toBe('Bearer realm="metrics"');
+    expect(await missing.json()).toMatchObject({ code: 'UNAUTHORIZED' });
+    expect((await request('/metrics', { headers: bearer(`${TOKEN}x`) })).status).toBe(401);
+    expect((await request('/metrics', { headers: { authorization: TOKEN } })).status).toBe(401);
+    await settled();
+    const { samples } = await scrape(request, bearer(TOKEN));
+    expect(valueOf(samples, 'market_http_requests_total', { method: 'GET', route: '/metrics', status: '401' })).toBe(3);
+  });
+});
