@@ -3,6 +3,7 @@ import { BATCH_SETTLEMENT_SCHEME, parseCaip2, type SettleResponse, type Settleme
 import { ConfigError, deriveAuthorizerKey, FACILITATOR_DEFAULTS, type FacilitatorConfig } from '../config';
 import type { DatabaseHandle } from '../db';
 import { createLogger, type Logger } from '../log';
+import type { PendingWork } from '../runtime/pending';
 import { healthRoutes, serverBase } from '../http';
 import { httpMetrics, metricsRoute } from '../metrics';
 import { createFacilitatorMetrics, withSettlementMetrics } from './metrics';
@@ -80,6 +81,8 @@ export interface FacilitatorDeps {
   extraSchemes?: readonly FacilitatorScheme[];
   /** How long a gauge's reading (database, chain) serves scrapes of /metrics; default 5000 ms. */
   metricsReadingMaxAgeMs?: number;
+  /** Tracks the work done after each answer (its access-log line, its count); tests pass theirs to await it. */
+  pending?: PendingWork;
 }
 
 /** The schemes this facilitator can settle, by wire id. */
@@ -130,6 +133,7 @@ export function createFacilitator({
   schemes = SCHEMES,
   extraSchemes = [],
   metricsReadingMaxAgeMs,
+  pending,
 }: FacilitatorDeps) {
   const log = logger ?? createLogger(config.logLevel ?? FACILITATOR_DEFAULTS.logLevel);
   const chainId = parseCaip2(config.network);
@@ -220,7 +224,11 @@ export function createFacilitator({
   });
   const bodyLimit = config.bodyLimitBytes ?? FACILITATOR_DEFAULTS.bodyLimitBytes;
   // Mounted inside another app (a prefix), the host app counts its requests and serves its own /health and /metrics.
-  const base = serverBase('facilitator', log, bodyLimit, { options: { seed: prefix }, ...(prefix === '' ? { observe: httpMetrics(metrics) } : {}) });
+  const base = serverBase('facilitator', log, bodyLimit, {
+    options: { seed: prefix },
+    ...(pending ? { pending } : {}),
+    ...(prefix === '' ? { observe: httpMetrics(metrics) } : {}),
+  });
   // /health answers 503 when the RPC is unreachable or serves another chain: settlements would fail.
   // The answer names no URL (an RPC URL may carry a provider key).
   const rpcCheck = async () => {

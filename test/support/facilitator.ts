@@ -8,6 +8,7 @@ import type { DatabaseHandle, DatabaseKind } from '../../src/db';
 import { createFacilitator, type Clock, type Facilitator, type FacilitatorSettings } from '../../src/facilitator';
 import { OPEN_METRICS } from '../../src/config';
 import { createLogger, type Logger } from '../../src/log';
+import { pendingWork } from '../../src/runtime/pending';
 import { type Authorization, type LocalChain, type TestAccount, signAuthorization } from './chain';
 import { openTestDatabase, secondPool } from './database';
 
@@ -78,6 +79,8 @@ export interface FacilitatorFixture {
   /** `app.handle` of a JSON request to `path` (with `headers`, e.g. `authorization`). */
   post(path: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
   get(path: string): Promise<Response>;
+  /** Resolves once the work after each answer so far (access-log line, request count) is done. */
+  settled(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -104,9 +107,11 @@ export async function startFacilitatorFixture(
 ): Promise<FacilitatorFixture> {
   const database = options.database ?? (await openTestDatabase(kind));
   const { logger, lines } = memoryLogger();
+  const pending = pendingWork();
   const facilitator = createFacilitator({
     database,
     logger,
+    pending,
     publicClient: options.publicClient ?? chain.publicClient,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.schemes ? { schemes: options.schemes } : {}),
@@ -136,6 +141,7 @@ export async function startFacilitatorFixture(
     post: (path, body, headers = {}) =>
       handle(path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }),
     get: (path) => handle(path),
+    settled: () => pending.settled(),
     async close() {
       await facilitator.stop();
       if (!options.database) await database.close();
