@@ -239,9 +239,7 @@ export function createFacilitator({
   // Not configured, /metrics answers 404: a facilitator built in process shows them only when asked.
   const app = (
     prefix === ''
-      ? base
-          .use(metricsRoute(metrics, config.metrics ?? { enabled: false }))
-          .use(healthRoutes(database, { rpc: rpcCheck }))
+      ? base.use(metricsRoute(metrics, config.metrics ?? { enabled: false })).use(healthRoutes(database, { rpc: rpcCheck }))
       : base
   )
     .use(extensionResponses(outcomes))

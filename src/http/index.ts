@@ -5,5 +5,5 @@
 export { AppError } from './errors';
 export { healthRoutes } from './health';
 export { routeHooks } from './route';
-export { LISTENER_OPTIONS, listen, serverBase, type ServerExtras } from './server';
+export { LISTENER_OPTIONS, listen, serverBase } from './server';
 export type { Answered } from './request-context';

@@ -10,7 +10,7 @@ import type { MetricsConfig } from '../config';
 import type { Logger } from '../log';
 import { AppError, listen, serverBase } from '../http';
 
-export const METRICS_PATH = '/metrics';
+const METRICS_PATH = '/metrics';
 
 const hidden = { detail: { hide: true } } as const;
 const digest = (text: string) => createHash('sha256').update(text).digest();

@@ -11,7 +11,7 @@ export const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 /** The route label of a request no route took (a 404, or refused before routing). */
-export const UNMATCHED_ROUTE = 'unmatched';
+const UNMATCHED_ROUTE = 'unmatched';
 
 /** The observer that counts each request answered into `registry`. */
 export function httpMetrics(registry: Registry): (answered: Answered) => void {

@@ -86,7 +86,9 @@ export function createRegistryMetrics({
     name: 'market_skill_server_longest_outage_seconds',
     help: 'How long the skill server down the longest has been down; 0 when none is',
     registers,
-    collect: collector('market_skill_server_longest_outage_seconds', health, (gauge: Gauge, value) => gauge.set(value.longestOutageSeconds)),
+    collect: collector('market_skill_server_longest_outage_seconds', health, (gauge: Gauge, value) =>
+      gauge.set(value.longestOutageSeconds),
+    ),
   });
 
   return {

@@ -11,7 +11,7 @@ import { hostedChannels } from '../../src/db/schema';
 import { type LocalChain, startChain } from '../support/chain';
 import { databaseKinds } from '../support/database';
 import { PRICE, type FacilitatorFixture, paymentBody, requirementsFor, startFacilitatorFixture } from '../support/facilitator';
-import { type Sample, scrape, valueOf } from '../support/metrics';
+import { type Sample, scrape, sampleValue } from '../support/metrics';
 
 let chain: LocalChain;
 beforeAll(async () => {
@@ -29,7 +29,7 @@ for (const kind of databaseKinds) {
 
     const read = () => scrape((path, init) => f.facilitator.app.handle(new Request(`http://localhost${path}`, init)));
     const moved = (before: Sample[], after: Sample[]) => (name: string, labels: Record<string, string>) =>
-      (valueOf(after, name, labels) ?? 0) - (valueOf(before, name, labels) ?? 0);
+      (sampleValue(after, name, labels) ?? 0) - (sampleValue(before, name, labels) ?? 0);
 
     it('counts a settled payment once: the settlement, the paid call, its price and its latency', async () => {
       const payer = chain.accounts.payers[0]!;
@@ -54,11 +54,15 @@ for (const kind of databaseKinds) {
       // Labels are few: no payer, payee or transaction in the exposition.
       for (const address of [payer.address, payee.address]) expect(text.toLowerCase()).not.toContain(address.toLowerCase().slice(2));
       // Mined: nothing is pending, and the relayer's balance is read from the chain.
-      expect(valueOf(after, 'market_pending_transactions', { ...where })).toBe(0);
-      expect(valueOf(after, 'market_relayer_balance_eth', { relayer: chain.accounts.relayer.address, network: chain.network })).toBeGreaterThan(0);
-      expect(valueOf(after, 'market_relayer_queued_transactions', { relayer: chain.accounts.relayer.address, network: chain.network })).toBe(0);
-      expect(valueOf(after, 'market_channel_claims_due')).toBe(0);
-      expect(valueOf(after, 'market_metrics_reading_errors_total', { metric: 'market_relayer_balance_eth' })).toBeUndefined();
+      expect(sampleValue(after, 'market_pending_transactions', { ...where })).toBe(0);
+      expect(
+        sampleValue(after, 'market_relayer_balance_eth', { relayer: chain.accounts.relayer.address, network: chain.network }),
+      ).toBeGreaterThan(0);
+      expect(
+        sampleValue(after, 'market_relayer_queued_transactions', { relayer: chain.accounts.relayer.address, network: chain.network }),
+      ).toBe(0);
+      expect(sampleValue(after, 'market_channel_claims_due')).toBe(0);
+      expect(sampleValue(after, 'market_metrics_reading_errors_total', { metric: 'market_relayer_balance_eth' })).toBeUndefined();
     });
 
     it('counts a refused settlement by its reason, and a body that is no request as invalid_request, without a paid call', async () => {
@@ -75,7 +79,9 @@ for (const kind of databaseKinds) {
 
       expect(diff('market_settlements_total', { ...where, outcome: 'failed', reason: replay.errorReason as string })).toBe(1);
       expect(diff('market_settlement_duration_seconds_count', { ...where, outcome: 'failed' })).toBe(1);
-      expect(diff('market_settlements_total', { scheme: 'other', network: 'other', outcome: 'invalid_request', reason: 'invalid_request' })).toBe(1);
+      expect(
+        diff('market_settlements_total', { scheme: 'other', network: 'other', outcome: 'invalid_request', reason: 'invalid_request' }),
+      ).toBe(1);
       expect(diff('market_paid_calls_total', where)).toBe(0);
       expect(diff('market_charged_atomic_total', { ...where, asset: chain.token.address })).toBe(0);
     });
@@ -91,12 +97,12 @@ for (const kind of databaseKinds) {
       });
       try {
         const { samples } = await read();
-        expect(valueOf(samples, 'market_channel_claims_due')).toBe(1);
-        expect(valueOf(samples, 'market_channel_claim_oldest_seconds')).toBeGreaterThanOrEqual(120);
+        expect(sampleValue(samples, 'market_channel_claims_due')).toBe(1);
+        expect(sampleValue(samples, 'market_channel_claim_oldest_seconds')).toBeGreaterThanOrEqual(120);
       } finally {
         await f.database.db.delete(hostedChannels).where(eq(hostedChannels.channelId, channelId));
       }
-      expect(valueOf((await read()).samples, 'market_channel_claims_due')).toBe(0);
+      expect(sampleValue((await read()).samples, 'market_channel_claims_due')).toBe(0);
     });
 
     it('answers 404 on /metrics when built in process without a metrics setting', async () => {

@@ -10,7 +10,7 @@ import { systemClock } from '../../src/registry';
 import { createWebhookDeliverer } from '../../src/registry/modules/webhooks';
 import { bearer, jsonPost, walletSignIn } from '../support/auth';
 import { databaseKinds, openTestDatabase } from '../support/database';
-import { scrape, valueOf } from '../support/metrics';
+import { scrape, sampleValue } from '../support/metrics';
 import { memoryLogger, testConfig, testRegistry } from '../support/registry';
 import { webhookReceiver } from '../support/webhooks';
 
@@ -30,7 +30,7 @@ for (const kind of databaseKinds) {
     it('serves the Prometheus text format, counting requests by route template and status, never the URL asked', async () => {
       const before = (await scrape(registry.request)).samples;
       const requests = (labels: Record<string, string>, samples = before) =>
-        valueOf(samples, 'market_http_requests_total', { method: 'GET', ...labels }) ?? 0;
+        sampleValue(samples, 'market_http_requests_total', { method: 'GET', ...labels }) ?? 0;
       expect((await registry.request('/health')).status).toBe(200);
       expect((await registry.request('/skills/no-such-skill-a1')).status).toBe(404);
       expect((await registry.request('/skills/no-such-skill-b2')).status).toBe(404);
@@ -39,17 +39,18 @@ for (const kind of databaseKinds) {
 
       expect(requests({ route: '/health', status: '200' }, samples) - requests({ route: '/health', status: '200' })).toBe(1);
       expect(requests({ route: '/skills/:slug', status: '404' }, samples) - requests({ route: '/skills/:slug', status: '404' })).toBe(2);
-      const count = (s: typeof samples) => valueOf(s, 'market_http_request_duration_seconds_count', { method: 'GET', route: '/skills/:slug' }) ?? 0;
+      const count = (s: typeof samples) =>
+        sampleValue(s, 'market_http_request_duration_seconds_count', { method: 'GET', route: '/skills/:slug' }) ?? 0;
       expect(count(samples) - count(before)).toBe(2);
       expect(text).not.toContain('no-such-skill');
       expect(text).toContain('# TYPE market_http_request_duration_seconds histogram');
       // Nothing listed: no skill server to be up or down.
-      expect(valueOf(samples, 'market_skill_servers', { status: 'down' })).toBe(0);
-      expect(valueOf(samples, 'market_skill_server_longest_outage_seconds')).toBe(0);
+      expect(sampleValue(samples, 'market_skill_servers', { status: 'down' })).toBe(0);
+      expect(sampleValue(samples, 'market_skill_server_longest_outage_seconds')).toBe(0);
       // The pool's use: PostgreSQL only (the embedded database has none).
-      expect(valueOf(samples, 'market_db_pool_size')).toEqual(kind === 'postgres' ? expect.any(Number) : undefined);
-      expect(valueOf(samples, 'market_db_statements_in_flight')).toEqual(kind === 'postgres' ? expect.any(Number) : undefined);
-      expect(valueOf(samples, 'market_db_deadline_hits_total')).toBe(kind === 'postgres' ? 0 : undefined);
+      expect(sampleValue(samples, 'market_db_pool_size')).toEqual(kind === 'postgres' ? expect.any(Number) : undefined);
+      expect(sampleValue(samples, 'market_db_statements_in_flight')).toEqual(kind === 'postgres' ? expect.any(Number) : undefined);
+      expect(sampleValue(samples, 'market_db_deadline_hits_total')).toBe(kind === 'postgres' ? 0 : undefined);
     });
 
     it('shows a failed webhook delivery in the backlog and in the attempts by verdict', async () => {
@@ -72,14 +73,17 @@ for (const kind of databaseKinds) {
         expect(await deliverer.deliverDue()).toMatchObject({ attempted: 1, retrying: 1 });
         const after = (await scrape(registry.request)).samples;
 
-        const diff = (name: string, labels: Record<string, string> = {}) => (valueOf(after, name, labels) ?? 0) - (valueOf(before, name, labels) ?? 0);
+        const diff = (name: string, labels: Record<string, string> = {}) =>
+          (sampleValue(after, name, labels) ?? 0) - (sampleValue(before, name, labels) ?? 0);
         expect(diff('market_webhook_backlog')).toBe(1);
         expect(diff('market_webhook_attempts_total', { outcome: 'retrying' })).toBe(1);
         expect(diff('market_webhook_attempts_total', { outcome: 'delivered' })).toBe(0);
-        expect(valueOf(after, 'market_webhook_backlog_oldest_seconds')).toBeGreaterThanOrEqual(0);
-        expect(valueOf(after, 'market_webhook_endpoints_disabled')).toBe(0);
+        expect(sampleValue(after, 'market_webhook_backlog_oldest_seconds')).toBeGreaterThanOrEqual(0);
+        expect(sampleValue(after, 'market_webhook_endpoints_disabled')).toBe(0);
         await registry.request(`/webhooks/${id}`, { method: 'DELETE', headers: bearer(token) });
-        expect(valueOf((await scrape(registry.request)).samples, 'market_webhook_backlog')).toBe(valueOf(before, 'market_webhook_backlog'));
+        expect(sampleValue((await scrape(registry.request)).samples, 'market_webhook_backlog')).toBe(
+          sampleValue(before, 'market_webhook_backlog'),
+        );
       } finally {
         sink.stop();
       }
@@ -121,6 +125,6 @@ describe('who may read the metrics', () => {
     expect((await request('/metrics', { headers: { authorization: TOKEN } })).status).toBe(401);
     await settled();
     const { samples } = await scrape(request, bearer(TOKEN));
-    expect(valueOf(samples, 'market_http_requests_total', { method: 'GET', route: '/metrics', status: '401' })).toBe(3);
+    expect(sampleValue(samples, 'market_http_requests_total', { method: 'GET', route: '/metrics', status: '401' })).toBe(3);
   });
 });

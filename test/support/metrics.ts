@@ -11,7 +11,9 @@ export interface Sample {
 
 const NAME = '[a-zA-Z_:][a-zA-Z0-9_:]*';
 const LABEL = `[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\\\\n]|\\\\["\\\\n])*"`;
-const SAMPLE_LINE = new RegExp(`^(${NAME})(?:\\{((?:${LABEL})(?:,${LABEL})*)?\\})? (-?(?:\\d+(?:\\.\\d+)?(?:e[+-]?\\d+)?|\\+Inf|-Inf|NaN))$`);
+const SAMPLE_LINE = new RegExp(
+  `^(${NAME})(?:\\{((?:${LABEL})(?:,${LABEL})*)?\\})? (-?(?:\\d+(?:\\.\\d+)?(?:e[+-]?\\d+)?|\\+Inf|-Inf|NaN))$`,
+);
 const COMMENT_LINE = new RegExp(`^# (?:HELP ${NAME} .*|TYPE ${NAME} (?:counter|gauge|histogram|summary|untyped))$`);
 
 /** The samples of an exposition; throws naming the first line that is not in the format. */
@@ -31,7 +33,7 @@ export function parseExposition(text: string): Sample[] {
 }
 
 /** The value of the one sample named `name` with exactly `labels`; undefined when there is none. */
-export function valueOf(samples: readonly Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
+export function sampleValue(samples: readonly Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
   const wanted = Object.entries(labels);
   const found = samples.filter(
     (s) => s.name === name && Object.keys(s.labels).length === wanted.length && wanted.every(([k, v]) => s.labels[k] === v),

@@ -6,4 +6,4 @@
 export { createHealthProber, type HealthProberDeps } from './prober';
 export { healthCondition } from './filters';
 export { currentServiceQuality } from './store';
-export { serverHealthSummary, type ServerHealthSummary } from './summary';
+export { serverHealthSummary } from './summary';
