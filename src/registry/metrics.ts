@@ -1,6 +1,7 @@
 /**
  * The registry's metrics, one set per registry instance: HTTP requests (counted by the app),
- * health probes and webhook attempts (counted by the background workers as they record them), and
+ * health probes, webhook attempts and payment checks (counted by the background workers as they
+ * record them), and
  * gauges read from the database when scraped (at most once per `readingMaxAgeMs`): the webhook
  * backlog, endpoints turned off, skill servers by health, and the pool's use.
  */
@@ -9,6 +10,7 @@ import type { DatabaseHandle } from '../db';
 import type { Logger } from '../log';
 import { cachedReading, databaseMetrics, READING_MAX_AGE_MS, readingCollector } from '../metrics';
 import type { Clock } from './context';
+import type { VerificationRound } from './modules/payment-verification';
 import { serverHealthSummary } from './modules/skill-health';
 import { webhookBacklog, type DeliveryVerdict } from './modules/webhooks';
 
@@ -18,6 +20,8 @@ export interface RegistryMetrics {
   webhookVerdict(verdict: DeliveryVerdict): void;
   /** A skill server probe's outcome: `up`, `down` or `refused` (an address not probed). */
   probeOutcome(outcome: 'up' | 'down' | 'refused'): void;
+  /** What a round of checks of reported payments (and of the channels calls were paid over) decided. */
+  paymentChecks(round: VerificationRound): void;
 }
 
 export interface RegistryMetricsDeps {
@@ -48,6 +52,19 @@ export function createRegistryMetrics({
   const probes = new Counter({
     name: 'market_health_probes_total',
     help: 'Skill server health probes by outcome: up, down, refused (an address the registry does not probe)',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+
+  const checks = new Counter({
+    name: 'market_payment_checks_total',
+    help: 'Payments reported for paid calls checked on chain, by outcome: verified (the call counts), rejected, retried (not found yet)',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  const channelCalls = new Counter({
+    name: 'market_channel_call_checks_total',
+    help: 'Calls paid over payment channels checked against the chain, by outcome: counted, refused',
     labelNames: ['outcome'] as const,
     registers,
   });
@@ -95,5 +112,9 @@ export function createRegistryMetrics({
     registry,
     webhookVerdict: (verdict) => verdicts.inc({ outcome: verdict }),
     probeOutcome: (outcome) => probes.inc({ outcome }),
+    paymentChecks: (round) => {
+      for (const outcome of ['verified', 'rejected', 'retried'] as const) checks.inc({ outcome }, round[outcome]);
+      for (const outcome of ['counted', 'refused'] as const) channelCalls.inc({ outcome }, round.channels[outcome]);
+    },
   };
 }

@@ -51,7 +51,14 @@ export async function startRegistry(
     : undefined;
   prober?.start();
   const verifier = config.payments.enabled
-    ? createPaymentVerifier({ db: database.db, config: config.payments, chain: config.chain, clock: systemClock, logger })
+    ? createPaymentVerifier({
+        db: database.db,
+        config: config.payments,
+        chain: config.chain,
+        clock: systemClock,
+        logger,
+        onRound: metrics.paymentChecks,
+      })
     : undefined;
   verifier?.start();
   const webhooks = config.webhooksEnabled

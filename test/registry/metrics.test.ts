@@ -7,10 +7,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import type { DatabaseHandle } from '../../src/db';
 import { systemClock } from '../../src/registry';
+import { createHealthProber } from '../../src/registry/modules/skill-health';
 import { createWebhookDeliverer } from '../../src/registry/modules/webhooks';
 import { bearer, jsonPost, walletSignIn } from '../support/auth';
+import { newCreator } from '../support/catalogue';
 import { databaseKinds, openTestDatabase } from '../support/database';
-import { scrape, sampleValue } from '../support/metrics';
+import { sampleValue, scrape } from '../support/metrics';
+import { freePort } from '../support/process';
 import { memoryLogger, testConfig, testRegistry } from '../support/registry';
 import { webhookReceiver } from '../support/webhooks';
 
@@ -22,8 +25,12 @@ for (const kind of databaseKinds) {
     let registry: ReturnType<typeof testRegistry>;
     beforeAll(async () => {
       database = await openTestDatabase(kind);
-      // Private addresses allowed: the webhook receiver is on loopback.
-      registry = testRegistry(database, { health: { ...testConfig().health, allowPrivateAddresses: true } });
+      // Loopback allowed: the webhook receiver and the skill server are there.
+      const defaults = testConfig();
+      registry = testRegistry(database, {
+        health: { ...defaults.health, allowPrivateAddresses: true },
+        catalogue: { ...defaults.catalogue, allowHttpEndpoints: true },
+      });
     });
     afterAll(() => database.close());
 
@@ -51,6 +58,28 @@ for (const kind of databaseKinds) {
       expect(sampleValue(samples, 'market_db_pool_size')).toEqual(kind === 'postgres' ? expect.any(Number) : undefined);
       expect(sampleValue(samples, 'market_db_statements_in_flight')).toEqual(kind === 'postgres' ? expect.any(Number) : undefined);
       expect(sampleValue(samples, 'market_db_deadline_hits_total')).toBe(kind === 'postgres' ? 0 : undefined);
+    });
+
+    it('counts a probe of a skill server that does not answer, and shows it down', async () => {
+      const creator = await newCreator(registry.request);
+      const listed = await creator.register({ endpoint: `http://127.0.0.1:${await freePort()}/skill` });
+      expect(listed.status).toBe(201);
+      const before = (await scrape(registry.request)).samples;
+      const prober = createHealthProber({
+        db: database.db,
+        config: { ...testConfig().health, allowPrivateAddresses: true, timeoutMs: 1000 },
+        clock: systemClock,
+        logger: memoryLogger().logger,
+        onOutcome: registry.metrics.probeOutcome,
+      });
+      expect(await prober.probeNow()).toMatchObject({ probed: 1, down: 1 });
+      const after = (await scrape(registry.request)).samples;
+      const diff = (name: string, labels: Record<string, string> = {}) =>
+        (sampleValue(after, name, labels) ?? 0) - (sampleValue(before, name, labels) ?? 0);
+      expect(diff('market_health_probes_total', { outcome: 'down' })).toBe(1);
+      expect(diff('market_skill_servers', { status: 'down' })).toBe(1);
+      expect(diff('market_skill_servers', { status: 'unknown' })).toBe(-1);
+      expect(sampleValue(after, 'market_skill_server_longest_outage_seconds')).toBeGreaterThanOrEqual(0);
     });
 
     it('shows a failed webhook delivery in the backlog and in the attempts by verdict', async () => {

@@ -102,5 +102,6 @@ export function chainVerifier(
     chain: { ...fx.config.chain, network: chain.network, usdcAddress: chain.token.address, rpcUrl: chain.rpcUrl },
     clock: fx.clock,
     logger: memoryLogger().logger,
+    onRound: fx.registry.metrics.paymentChecks,
   });
 }
