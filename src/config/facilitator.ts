@@ -12,6 +12,7 @@ import {
 import { readNetwork, readRpcUrl } from './chain';
 import { readDatabaseConfig, type DatabaseConfig } from './database';
 import { ConfigError, type Env, read, readBoolean, readChoice, readHost, readInteger, readPort } from './env';
+import { readMetricsConfig, type MetricsConfig } from './metrics';
 import { LOG_LEVELS, RUN_MODES, type LogLevel, type RunMode } from './modes';
 
 /** A secret bound to one channel receiver (FACILITATOR_RECEIVER_KEYS). */
@@ -96,6 +97,8 @@ export interface FacilitatorConfig {
    * declaration must not turn the facilitator into a probe of its own network (SSRF).
    */
   discoveryAllowPrivate: boolean;
+  /** Prometheus metrics: METRICS, METRICS_TOKEN, METRICS_PORT, METRICS_HOST (see {@link MetricsConfig}). */
+  metrics: MetricsConfig;
 }
 
 export const FACILITATOR_DEFAULTS = {
@@ -122,9 +125,10 @@ export const FACILITATOR_DEFAULTS = {
 export function loadFacilitatorConfig(env: Env, cwd = process.cwd(), overrides: Partial<FacilitatorConfig> = {}): FacilitatorConfig {
   const network = readNetwork(env, 'FACILITATOR_NETWORK');
   const mode = readChoice(env, 'NODE_ENV', RUN_MODES, 'development');
+  const host = readHost(env, 'HOST', FACILITATOR_DEFAULTS.host);
   return {
     mode,
-    host: readHost(env, 'HOST', FACILITATOR_DEFAULTS.host),
+    host,
     port: readPort(env, 'PORT', FACILITATOR_DEFAULTS.port),
     database: readDatabaseConfig(env, cwd),
     logLevel: readChoice(env, 'LOG_LEVEL', LOG_LEVELS, FACILITATOR_DEFAULTS.logLevel),
@@ -147,6 +151,7 @@ export function loadFacilitatorConfig(env: Env, cwd = process.cwd(), overrides: 
     discoveryRefreshMs: readInteger(env, 'FACILITATOR_DISCOVERY_REFRESH_MS', FACILITATOR_DEFAULTS.discoveryRefreshMs, 1_000, 86_400_000),
     discoveryTimeoutMs: readInteger(env, 'FACILITATOR_DISCOVERY_TIMEOUT_MS', FACILITATOR_DEFAULTS.discoveryTimeoutMs, 100, 60_000),
     discoveryAllowPrivate: readBoolean(env, 'FACILITATOR_DISCOVERY_ALLOW_PRIVATE', mode === 'development'),
+    metrics: readMetricsConfig(env, mode, host),
     ...overrides,
   };
 }

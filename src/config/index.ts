@@ -21,3 +21,4 @@ export {
   readServeEnv,
   readDevDir,
 } from './client';
+export { readMetricsConfig, OPEN_METRICS, type MetricsConfig } from './metrics';

@@ -4,6 +4,7 @@ import type { Caip2Network } from 'skill-market/x402';
 import { readCatalogueConfig, type CatalogueConfig } from './catalogue';
 import { readDatabaseConfig, type DatabaseConfig } from './database';
 import { readHealthConfig, type HealthConfig } from './health';
+import { readMetricsConfig, type MetricsConfig } from './metrics';
 import { readPaymentVerificationConfig, type PaymentVerificationConfig } from './payments';
 import { type Env, readBoolean, readChoice, readHost, readHttpUrl, readInteger, readPort } from './env';
 import { readRateLimits, readTrustedProxies, type RateLimitConfig } from './limits';
@@ -53,6 +54,8 @@ export interface RegistryConfig {
    */
   webhookTimeoutMs: number;
   webhookLeaseMarginMs: number;
+  /** Prometheus metrics: METRICS, METRICS_TOKEN, METRICS_PORT, METRICS_HOST (see {@link MetricsConfig}). */
+  metrics: MetricsConfig;
   /** Set by `market dev` only: the pages offer the dev-only demo wallet. */
   devTools?: boolean;
 }
@@ -75,9 +78,10 @@ export function loadRegistryConfig(env: Env, cwd = process.cwd(), overrides: Par
   const mode = readChoice(env, 'NODE_ENV', RUN_MODES, 'development');
   const port = readPort(env, 'PORT', REGISTRY_DEFAULTS.port);
   const publicUrl = readHttpUrl(env, 'PUBLIC_URL') ?? new URL(`http://localhost:${port}`);
+  const host = readHost(env, 'HOST', REGISTRY_DEFAULTS.host);
   return {
     mode,
-    host: readHost(env, 'HOST', REGISTRY_DEFAULTS.host),
+    host,
     port,
     publicUrl,
     database: readDatabaseConfig(env, cwd),
@@ -94,6 +98,7 @@ export function loadRegistryConfig(env: Env, cwd = process.cwd(), overrides: Par
     webhooksEnabled: readBoolean(env, 'MARKET_WEBHOOKS', mode !== 'test'),
     webhookTimeoutMs: readInteger(env, 'MARKET_WEBHOOK_TIMEOUT_MS', WEBHOOK_DEFAULTS.timeoutMs, 100, 60_000),
     webhookLeaseMarginMs: readInteger(env, 'MARKET_WEBHOOK_LEASE_MARGIN_MS', WEBHOOK_DEFAULTS.leaseMarginMs, 100, 600_000),
+    metrics: readMetricsConfig(env, mode, host),
     ...skillNetworksOf(env),
     ...overrides,
   };

@@ -13,6 +13,16 @@ export class DatabaseUnavailableError extends Error {
   override readonly name = 'DatabaseUnavailableError';
 }
 
+/**
+ * What a pool's statements are doing, for the metrics: statements sent and not yet answered (at
+ * most the pool size run; the rest wait for a connection) and deadlines passed since it opened.
+ */
+export interface DatabaseStats {
+  poolSize: number;
+  inFlight: number;
+  deadlineHits: number;
+}
+
 type Query = Promise<unknown> & { state?: unknown; cancel(): unknown; reject(error: unknown): void };
 
 /**
@@ -26,13 +36,17 @@ type Query = Promise<unknown> & { state?: unknown; cancel(): unknown; reject(err
  * Wraps the three entry points drizzle uses: `unsafe` (every statement), `begin` (transactions,
  * whose client is wrapped too) and `savepoint` (nested transactions).
  */
-export function withDeadline<T extends Sql>(sql: T, ms: number = DATABASE_DEADLINE_MS): T {
-  const late = () => new DatabaseUnavailableError(`the database did not answer within ${ms} ms`);
+export function withDeadline<T extends Sql>(sql: T, ms: number = DATABASE_DEADLINE_MS, stats?: DatabaseStats): T {
+  const late = () => {
+    if (stats) stats.deadlineHits += 1;
+    return new DatabaseUnavailableError(`the database did not answer within ${ms} ms`);
+  };
   return new Proxy(sql, {
     get(target, property, receiver) {
       if (property === 'unsafe') {
         return (...args: unknown[]) => {
           const query = (target.unsafe as unknown as (...a: unknown[]) => Query)(...args);
+          if (stats) stats.inFlight += 1;
           const timer = setTimeout(() => {
             // Not query.cancel(): withdrawing a statement queued on a connecting connection left
             // postgres.js's pool stuck for good once the database came back.
@@ -40,11 +54,11 @@ export function withDeadline<T extends Sql>(sql: T, ms: number = DATABASE_DEADLI
           }, ms);
           // Promise.prototype.then, not the query's own then: that one would start the query
           // before drizzle has chosen its result format (.values()).
-          Promise.prototype.then.call(
-            query,
-            () => clearTimeout(timer),
-            () => clearTimeout(timer),
-          );
+          const done = () => {
+            clearTimeout(timer);
+            if (stats) stats.inFlight -= 1;
+          };
+          Promise.prototype.then.call(query, done, done);
           return query;
         };
       }
@@ -56,7 +70,7 @@ export function withDeadline<T extends Sql>(sql: T, ms: number = DATABASE_DEADLI
           const run = (tx: Sql) => {
             started = true;
             if (abandoned) throw late();
-            return body(withDeadline(tx, ms));
+            return body(withDeadline(tx, ms, stats));
           };
           const transaction = (Reflect.get(target, property) as (...a: unknown[]) => Promise<unknown>).call(target, ...args, run);
           if (property === 'savepoint') return transaction; // runs on the connection already held

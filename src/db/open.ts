@@ -4,7 +4,7 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import type { DatabaseConfig } from '../config';
 import { openPGlite } from './embedded';
-import { DATABASE_DEADLINE_MS, withDeadline } from './deadline';
+import { DATABASE_DEADLINE_MS, type DatabaseStats, withDeadline } from './deadline';
 import { migrate } from './migrate';
 import { connectGuarded } from './socket';
 import * as schema from './schema';
@@ -57,10 +57,12 @@ function postgresClient(url: string, poolSize: number, applicationName: string) 
 function openPostgres(url: string, poolSize: number, readUrl?: string, deadlineMs = DATABASE_DEADLINE_MS): PostgresHandle {
   const client = postgresClient(url, poolSize, APPLICATION_NAME);
   const reader = readUrl ? postgresClient(readUrl, poolSize, READ_APPLICATION_NAME) : undefined;
-  const db = drizzlePostgres(withDeadline(client, deadlineMs), { schema }) as unknown as Database;
+  const stats: DatabaseStats = { poolSize: poolSize * (reader ? 2 : 1), inFlight: 0, deadlineHits: 0 };
+  const db = drizzlePostgres(withDeadline(client, deadlineMs, stats), { schema }) as unknown as Database;
   return {
     db,
-    read: reader ? (drizzlePostgres(withDeadline(reader, deadlineMs), { schema }) as unknown as Database) : db,
+    read: reader ? (drizzlePostgres(withDeadline(reader, deadlineMs, stats), { schema }) as unknown as Database) : db,
+    stats,
     unbounded: drizzlePostgres(client, { schema }) as unknown as Database,
     kind: 'postgres',
     // A dedicated connection of postgres.js, outside the pool, that reconnects by itself.

@@ -1,4 +1,5 @@
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import type { DatabaseStats } from './deadline';
 import type * as schema from './schema';
 
 /** The drizzle database, the same type whether PostgreSQL or the embedded database is behind it. */
@@ -15,6 +16,8 @@ export interface DatabaseHandle {
    */
   read: Database;
   kind: DatabaseKind;
+  /** A PostgreSQL pool's statements in flight and deadlines passed (its primary's and replica's together); none for the embedded database. */
+  stats?: DatabaseStats;
   /**
    * Follows NOTIFY on `channel`: `onNotify` gets each payload, `onListen` runs each time listening
    * (re)starts (notifications sent while it was down are lost, so a cache starts over then).

@@ -12,7 +12,7 @@ import exampleSource from '../../examples/creator/skills' with { type: 'text' };
 import { fileChannelStore } from 'skill-market/creator';
 import { RegistryClient } from 'skill-market/registry';
 import type { Address } from 'viem';
-import { loadRegistryConfig, type ReceiverKey } from '../config';
+import { loadRegistryConfig, OPEN_METRICS, type ReceiverKey } from '../config';
 import type { Database } from '../db';
 import { hostedChannels } from '../db/schema';
 import { createFacilitator } from '../facilitator';
@@ -306,6 +306,7 @@ async function startDevFacilitator(
       open: true,
       // Its Bazaar reads the live 402s of the local skill servers it catalogues.
       discoveryAllowPrivate: true,
+      metrics: OPEN_METRICS,
     },
   });
   await facilitator.start();

@@ -3,7 +3,10 @@ import { BATCH_SETTLEMENT_SCHEME, parseCaip2, type SettleResponse, type Settleme
 import { ConfigError, deriveAuthorizerKey, FACILITATOR_DEFAULTS, type FacilitatorConfig } from '../config';
 import type { DatabaseHandle } from '../db';
 import { createLogger, type Logger } from '../log';
+import type { PendingWork } from '../runtime/pending';
 import { healthRoutes, serverBase } from '../http';
+import { httpMetrics, metricsRoute } from '../metrics';
+import { createFacilitatorMetrics, withSettlementMetrics } from './metrics';
 import { safeError } from './chain';
 import {
   createDiscoveryCatalogue,
@@ -53,6 +56,7 @@ export type FacilitatorSettings = Pick<FacilitatorConfig, 'network' | 'rpcUrl' |
       | 'discoveryRefreshMs'
       | 'discoveryTimeoutMs'
       | 'discoveryAllowPrivate'
+      | 'metrics'
     >
   >;
 
@@ -75,6 +79,10 @@ export interface FacilitatorDeps {
    * made up by tests (test/support/schemes/), which plug in here as the built-in ones do.
    */
   extraSchemes?: readonly FacilitatorScheme[];
+  /** How long a gauge's reading (database, chain) serves scrapes of /metrics; default 5000 ms. */
+  metricsReadingMaxAgeMs?: number;
+  /** Tracks the work done after each answer (its access-log line, its count); tests pass theirs to await it. */
+  pending?: PendingWork;
 }
 
 /** The schemes this facilitator can settle, by wire id. */
@@ -124,6 +132,8 @@ export function createFacilitator({
   prefix = '',
   schemes = SCHEMES,
   extraSchemes = [],
+  metricsReadingMaxAgeMs,
+  pending,
 }: FacilitatorDeps) {
   const log = logger ?? createLogger(config.logLevel ?? FACILITATOR_DEFAULTS.logLevel);
   const chainId = parseCaip2(config.network);
@@ -198,9 +208,27 @@ export function createFacilitator({
     allowPrivateAddresses: config.discoveryAllowPrivate ?? false,
   });
   const outcomes: Outcomes = new WeakMap();
-  const service = withDiscovery(createFacilitatorService(offering), catalogue, outcomes);
+  const metrics = createFacilitatorMetrics({
+    database,
+    client,
+    relayers,
+    network: config.network,
+    clock,
+    logger: log,
+    ...(metricsReadingMaxAgeMs !== undefined ? { readingMaxAgeMs: metricsReadingMaxAgeMs } : {}),
+  });
+  const service = withSettlementMetrics(withDiscovery(createFacilitatorService(offering), catalogue, outcomes), metrics, {
+    schemes: built.map((scheme) => scheme.id),
+    network: config.network,
+    assets: config.assets,
+  });
   const bodyLimit = config.bodyLimitBytes ?? FACILITATOR_DEFAULTS.bodyLimitBytes;
-  const base = serverBase('facilitator', log, bodyLimit, { seed: prefix });
+  // Mounted inside another app (a prefix), the host app counts its requests and serves its own /health and /metrics.
+  const base = serverBase('facilitator', log, bodyLimit, {
+    options: { seed: prefix },
+    ...(pending ? { pending } : {}),
+    ...(prefix === '' ? { observe: httpMetrics(metrics) } : {}),
+  });
   // /health answers 503 when the RPC is unreachable or serves another chain: settlements would fail.
   // The answer names no URL (an RPC URL may carry a provider key).
   const rpcCheck = async () => {
@@ -208,7 +236,12 @@ export function createFacilitator({
     if (actual === undefined) return 'the RPC did not answer';
     return actual === chainId ? undefined : `the RPC serves chain ${actual}, not ${config.network}`;
   };
-  const app = (prefix === '' ? base.use(healthRoutes(database, { rpc: rpcCheck })) : base)
+  // Not configured, /metrics answers 404: a facilitator built in process shows them only when asked.
+  const app = (
+    prefix === ''
+      ? base.use(metricsRoute(metrics, config.metrics ?? { enabled: false })).use(healthRoutes(database, { rpc: rpcCheck }))
+      : base
+  )
     .use(extensionResponses(outcomes))
     .use(facilitatorRoutes(service, log, prefix, config.apiKeys ?? [], config.receiverKeys ?? []))
     .use(facilitatorDiscoveryRoutes(catalogue, prefix))
@@ -218,6 +251,8 @@ export function createFacilitator({
   return {
     app,
     network: config.network,
+    /** This instance's Prometheus registry (what `/metrics` shows, when served). */
+    metrics,
     /** Relayer addresses (the `signers` of /supported). */
     relayers: relayers.addresses as readonly Address[],
     verify: (body: unknown): Promise<VerifyResponse> => service.verify(body),

@@ -2,6 +2,7 @@ import type { FacilitatorConfig } from '../config';
 import { openDatabase, type DatabaseHandle } from '../db';
 import type { Logger } from '../log';
 import { listen } from '../http';
+import { listenMetrics, type MetricsListener } from '../metrics';
 import { checkRpcChain, createFacilitator, createRpcClient, type Facilitator } from './create';
 
 export interface RunningFacilitator {
@@ -19,11 +20,20 @@ export async function startFacilitator(config: FacilitatorConfig, logger: Logger
   const database = await openDatabase(config.database);
   let facilitator: Facilitator;
   let url: string;
+  let metricsListener: MetricsListener | undefined;
   try {
     facilitator = createFacilitator({ database, config, logger, publicClient });
     await facilitator.start();
     url = listen(facilitator.app, config.host, config.port);
   } catch (error) {
+    await database.close();
+    throw error;
+  }
+  try {
+    metricsListener = listenMetrics(facilitator.metrics, config.metrics, logger);
+  } catch (error) {
+    await facilitator.app.stop();
+    await facilitator.stop();
     await database.close();
     throw error;
   }
@@ -39,6 +49,7 @@ export async function startFacilitator(config: FacilitatorConfig, logger: Logger
     database,
     stop: async () => {
       await facilitator.app.stop();
+      await metricsListener?.stop();
       await facilitator.stop();
       await database.close();
     },

@@ -6,3 +6,4 @@ export { AppError } from './errors';
 export { healthRoutes } from './health';
 export { routeHooks } from './route';
 export { LISTENER_OPTIONS, listen, serverBase } from './server';
+export type { Answered } from './request-context';

@@ -43,7 +43,16 @@ function fieldWith(value: unknown, bad: (text: string) => boolean, path = ''): s
  * Every body is read here, bounded, whatever its type, so the listener's own body limit can stay
  * above ours and every 413 is answered in the error shape.
  */
-export function requestContext(logger: Logger, bodyLimitBytes: number, pending?: PendingWork) {
+/** A request answered, as the access log has it, for whoever counts them (the metrics). */
+export interface Answered {
+  method: string;
+  /** The template of the route that took it (`/skills/:slug`); undefined when none did. */
+  route: string | undefined;
+  status: number;
+  seconds: number | undefined;
+}
+
+export function requestContext(logger: Logger, bodyLimitBytes: number, pending?: PendingWork, observe?: (answered: Answered) => void) {
   return new Elysia({ name: 'request-context' })
     .onRequest(({ request, set }) => {
       startedAt.set(request, performance.now());
@@ -90,15 +99,26 @@ export function requestContext(logger: Logger, bodyLimitBytes: number, pending?:
       }
       return parsed.value;
     })
-    .onAfterResponse({ as: 'global' }, ({ request, set }) => {
+    .onAfterResponse({ as: 'global' }, (context) => {
+      const { request, set } = context;
       const began = startedAt.get(request);
+      const ms = began === undefined ? undefined : performance.now() - began;
+      const status = typeof set.status === 'number' ? set.status : 200;
       logger.info('request', {
         method: request.method,
         // A private key pasted into a path (e.g. DELETE /wallet/<key>) must not reach the log.
         path: requestPath(request.url).replace(/[0-9a-fA-F]{64}/g, '[redacted]'),
-        status: typeof set.status === 'number' ? set.status : 200,
-        ms: began === undefined ? undefined : Math.round((performance.now() - began) * 10) / 10,
+        status,
+        ms: ms === undefined ? undefined : Math.round(ms * 10) / 10,
         requestId: set.headers[REQUEST_ID_HEADER],
+      });
+      // Elysia names the matched route's template; a request no route took has none.
+      const route = (context as { route?: unknown }).route;
+      observe?.({
+        method: request.method,
+        route: typeof route === 'string' && route !== '' ? route : undefined,
+        status,
+        seconds: ms === undefined ? undefined : ms / 1000,
       });
       logged.get(request)?.();
     });

@@ -6,7 +6,7 @@ import { Elysia, type AnyElysia } from 'elysia';
 import type { Logger } from '../log';
 import type { PendingWork } from '../runtime/pending';
 import { errorHandler } from './error-handler';
-import { requestContext } from './request-context';
+import { type Answered, requestContext } from './request-context';
 import { securityHeaders, type SecurityHeaderOptions } from './security-headers';
 
 /**
@@ -24,22 +24,26 @@ const LISTENER_BODY_LIMIT = Number.MAX_SAFE_INTEGER;
  */
 export const LISTENER_OPTIONS = { maxRequestBodySize: LISTENER_BODY_LIMIT, development: false, reusePort: false } as const;
 
+/** What a server may add to its base. */
+export interface ServerExtras {
+  /** Elysia's options (e.g. a `seed` telling apart two instances mounted in one app). */
+  options?: ConstructorParameters<typeof Elysia>[0];
+  /** Tracks the access-log lines written after each answer; tests await it. */
+  pending?: PendingWork;
+  security?: SecurityHeaderOptions;
+  /** Told of each request answered, when its access-log line is written (the metrics count them). */
+  observe?: (answered: Answered) => void;
+}
+
 /**
  * The base of a server: the security headers of every answer, request ids, the access log, the
  * body limit and the JSON guard (request-context), then one error shape for every failure
  * (error-handler). Routes go on top.
  */
-export function serverBase(
-  name: string,
-  logger: Logger,
-  bodyLimitBytes: number,
-  options: ConstructorParameters<typeof Elysia>[0] = {},
-  pending?: PendingWork,
-  security: SecurityHeaderOptions = {},
-) {
-  return new Elysia({ ...options, name })
-    .use(securityHeaders(security))
-    .use(requestContext(logger, bodyLimitBytes, pending))
+export function serverBase(name: string, logger: Logger, bodyLimitBytes: number, extras: ServerExtras = {}) {
+  return new Elysia({ ...extras.options, name })
+    .use(securityHeaders(extras.security ?? {}))
+    .use(requestContext(logger, bodyLimitBytes, extras.pending, extras.observe))
     .use(errorHandler(logger));
 }
 

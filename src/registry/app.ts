@@ -20,6 +20,8 @@ import { walletRoutes } from './modules/wallets/routes';
 import { webhookRoutes } from './modules/webhooks/routes';
 import { docs } from './plugins/docs';
 import { healthRoutes, serverBase } from '../http';
+import { httpMetrics, metricsRoute } from '../metrics';
+import { createRegistryMetrics, type RegistryMetrics } from './metrics';
 import { rateLimiter } from './rate-limit/plugin';
 import { memoryRateLimitStore, postgresRateLimitStore, type RateLimitStore } from './rate-limit/store';
 import { pageRoutes, webRoutes } from '../web';
@@ -37,6 +39,8 @@ export interface RegistryDeps {
   plugins?: readonly AnyElysia[];
   /** Tracks work done off the request path (access-log lines, lastUsedAt); tests pass theirs to await it. */
   pending?: PendingWork;
+  /** This instance's metrics, shared with its background work (server.ts); its own by default. */
+  metrics?: RegistryMetrics;
 }
 
 /**
@@ -56,9 +60,16 @@ export function createRegistry(deps: RegistryDeps) {
     );
   }
   const ctx: ServiceContext = { db: database.db, readDb: database.read, reads, clock, config, logger, pending };
+  const metrics = deps.metrics ?? createRegistryMetrics({ database, clock, logger });
   const store = deps.rateLimitStore ?? (database.kind === 'postgres' ? postgresRateLimitStore(database.db) : memoryRateLimitStore());
   // The web pages are routes beside the API (no API path is a page path), with the same headers.
-  const app = serverBase('registry', logger, config.bodyLimitBytes, {}, pending, { publicUrl: config.publicUrl })
+  const app = serverBase('registry', logger, config.bodyLimitBytes, {
+    pending,
+    security: { publicUrl: config.publicUrl },
+    observe: httpMetrics(metrics.registry),
+  })
+    // Before the rate limiter: a scrape is the operator's (behind a token or its own port), not a client's.
+    .use(metricsRoute(metrics.registry, config.metrics))
     .use(crossSiteGuard(config))
     .use(
       rateLimiter({

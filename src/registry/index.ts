@@ -1,4 +1,5 @@
 export { createRegistry, systemClock, type Clock } from './app';
 export { startRegistry, type RunningRegistry } from './server';
+export { createRegistryMetrics } from './metrics';
 export { AppError } from '../http';
 export type { ServiceContext } from './context';

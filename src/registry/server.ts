@@ -3,6 +3,8 @@ import { openDatabase, type DatabaseHandle } from '../db';
 import type { Logger } from '../log';
 import { createRegistry, type RegistryDeps } from './app';
 import { listen } from '../http';
+import { listenMetrics, type MetricsListener } from '../metrics';
+import { createRegistryMetrics } from './metrics';
 import { systemClock } from './context';
 import { createHealthProber } from './modules/skill-health';
 import { createWebhookDeliverer } from './modules/webhooks';
@@ -25,22 +27,38 @@ export async function startRegistry(
     logger.warn('AUTH_JWT_SECRET is not set: using a random secret, so sessions end when the registry restarts');
   }
   const database = await openDatabase(config.database);
+  const metrics = createRegistryMetrics({ database, clock: systemClock, logger });
   let app: ReturnType<typeof createRegistry>;
   let url: string;
+  let metricsListener: MetricsListener | undefined;
   try {
-    app = createRegistry({ database, config, logger, ...extra });
+    app = createRegistry({ database, config, logger, metrics, ...extra });
     url = listen(app, config.host, config.port);
   } catch (error) {
     await database.close();
     throw error;
   }
+  try {
+    metricsListener = listenMetrics(metrics.registry, config.metrics, logger);
+  } catch (error) {
+    await app.stop();
+    await database.close();
+    throw error;
+  }
   logger.info('registry listening', { url, database: database.kind });
   const prober = config.health.enabled
-    ? createHealthProber({ db: database.db, config: config.health, clock: systemClock, logger })
+    ? createHealthProber({ db: database.db, config: config.health, clock: systemClock, logger, onOutcome: metrics.probeOutcome })
     : undefined;
   prober?.start();
   const verifier = config.payments.enabled
-    ? createPaymentVerifier({ db: database.db, config: config.payments, chain: config.chain, clock: systemClock, logger })
+    ? createPaymentVerifier({
+        db: database.db,
+        config: config.payments,
+        chain: config.chain,
+        clock: systemClock,
+        logger,
+        onRound: metrics.paymentChecks,
+      })
     : undefined;
   verifier?.start();
   const webhooks = config.webhooksEnabled
@@ -51,6 +69,7 @@ export async function startRegistry(
         allowPrivateAddresses: config.health.allowPrivateAddresses,
         timeoutMs: config.webhookTimeoutMs,
         leaseMarginMs: config.webhookLeaseMarginMs,
+        onVerdict: metrics.webhookVerdict,
       })
     : undefined;
   webhooks?.start();
@@ -62,6 +81,7 @@ export async function startRegistry(
       await verifier?.stop();
       await webhooks?.stop();
       await app.stop();
+      await metricsListener?.stop();
       await database.close();
     },
   };

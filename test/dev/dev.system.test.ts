@@ -14,6 +14,7 @@ import { batchSettlementAbi } from '../../src/chain/batch-settlement';
 import { openTestDatabase } from '../support/database';
 import { eventually, lastReading } from '../support/eventually';
 import { type DevBanner, type DevProcess, processesMentioning, runPrinted, spawnDev } from '../support/dev';
+import { sampleValue, scrape } from '../support/metrics';
 import { testRegistry } from '../support/registry';
 
 const work = mkdtempSync(join(tmpdir(), 'market-dev-'));
@@ -108,6 +109,22 @@ describe('market dev', () => {
     },
     STEP_MS,
   );
+
+  it('serves /metrics on the marketplace and the facilitator: the channel deposit counted as settled', async () => {
+    const registry = await scrape((path, init) => fetch(`${first.banner.marketplace}${path}`, init));
+    // The example skills' server, listed (up or not yet probed).
+    const servers = registry.samples.filter((s) => s.name === 'market_skill_servers').reduce((sum, s) => sum + s.value, 0);
+    expect(servers).toBeGreaterThanOrEqual(1);
+    const facilitator = await scrape((path, init) => fetch(`http://127.0.0.1:${first.dev.ports.facilitator}${path}`, init));
+    const deposits = sampleValue(facilitator.samples, 'market_settlements_total', {
+      scheme: 'batch-settlement',
+      network: 'eip155:31337',
+      outcome: 'settled',
+      reason: 'none',
+    });
+    expect(deposits).toBeGreaterThanOrEqual(1);
+    expect(facilitator.samples.find((s) => s.name === 'market_relayer_balance_eth')?.value).toBeGreaterThan(0);
+  });
 
   it(
     'serves the demo wallet API: its address, and signatures by its key (or the demo creator’s) for this marketplace only',

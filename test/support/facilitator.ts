@@ -6,7 +6,9 @@ import type { Address, Hex, LocalAccount } from 'viem';
 import type { PaymentRequirements } from 'skill-market/x402';
 import type { DatabaseHandle, DatabaseKind } from '../../src/db';
 import { createFacilitator, type Clock, type Facilitator, type FacilitatorSettings } from '../../src/facilitator';
+import { OPEN_METRICS } from '../../src/config';
 import { createLogger, type Logger } from '../../src/log';
+import { pendingWork } from '../../src/runtime/pending';
 import { type Authorization, type LocalChain, type TestAccount, signAuthorization } from './chain';
 import { openTestDatabase, secondPool } from './database';
 
@@ -77,6 +79,8 @@ export interface FacilitatorFixture {
   /** `app.handle` of a JSON request to `path` (with `headers`, e.g. `authorization`). */
   post(path: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
   get(path: string): Promise<Response>;
+  /** Resolves once the work after each answer so far (access-log line, request count) is done. */
+  settled(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -103,9 +107,11 @@ export async function startFacilitatorFixture(
 ): Promise<FacilitatorFixture> {
   const database = options.database ?? (await openTestDatabase(kind));
   const { logger, lines } = memoryLogger();
+  const pending = pendingWork();
   const facilitator = createFacilitator({
     database,
     logger,
+    pending,
     publicClient: options.publicClient ?? chain.publicClient,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.schemes ? { schemes: options.schemes } : {}),
@@ -120,8 +126,11 @@ export async function startFacilitatorFixture(
       open: true,
       // The skill servers under test listen on loopback: the Bazaar reads their live 402s.
       discoveryAllowPrivate: true,
+      // Served to anyone, as `market dev`'s; readings taken at each scrape, so a test sees its own changes.
+      metrics: OPEN_METRICS,
       ...options.config,
     },
+    metricsReadingMaxAgeMs: 0,
   });
   if (options.start !== false) await facilitator.start();
   const handle = (path: string, init?: RequestInit) => facilitator.app.handle(new Request(`http://localhost${path}`, init));
@@ -132,6 +141,7 @@ export async function startFacilitatorFixture(
     post: (path, body, headers = {}) =>
       handle(path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }),
     get: (path) => handle(path),
+    settled: () => pending.settled(),
     async close() {
       await facilitator.stop();
       if (!options.database) await database.close();

@@ -4,7 +4,7 @@ import type { DatabaseHandle, DatabaseKind } from '../../src/db';
 import { authTestConfig, providerKeys } from './auth';
 import { openTestDatabase } from './database';
 import { createLogger, type Logger } from '../../src/log';
-import { createRegistry, type Clock } from '../../src/registry';
+import { createRegistry, createRegistryMetrics, systemClock, type Clock } from '../../src/registry';
 import { createPaymentVerifier, type PaymentVerifier } from '../../src/registry/modules/payment-verification';
 import { pendingWork } from '../../src/runtime/pending';
 import type { LocalChain } from './chain';
@@ -53,11 +53,13 @@ export function testRegistry(database: DatabaseHandle, overrides: Partial<Regist
 export function registryWith(database: DatabaseHandle, config: RegistryConfig, clock?: Clock) {
   const { logger, lines } = memoryLogger();
   const pending = pendingWork();
-  const app = createRegistry({ database, config, logger, pending, ...(clock ? { clock } : {}) });
+  // Readings taken at each scrape, so a test sees its own changes.
+  const metrics = createRegistryMetrics({ database, clock: clock ?? systemClock, logger, readingMaxAgeMs: 0 });
+  const app = createRegistry({ database, config, logger, pending, metrics, ...(clock ? { clock } : {}) });
   const request = (path: string, init?: RequestInit) => app.handle(new Request(`http://localhost${path}`, init));
   /** Resolves once the work requests started off their path (log lines, lastUsedAt) is done. */
   const settled = () => pending.settled();
-  return { app, request, logs: lines, settled };
+  return { app, request, logs: lines, settled, metrics };
 }
 
 /**
@@ -100,5 +102,6 @@ export function chainVerifier(
     chain: { ...fx.config.chain, network: chain.network, usdcAddress: chain.token.address, rpcUrl: chain.rpcUrl },
     clock: fx.clock,
     logger: memoryLogger().logger,
+    onRound: fx.registry.metrics.paymentChecks,
   });
 }

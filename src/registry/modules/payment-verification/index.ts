@@ -2,7 +2,7 @@
  * Payments reported in usage and call records, verified against the chain before they count as
  * revenue or paid calls (see store.ts for the one place that counts them).
  */
-export { createPaymentVerifier, type PaymentVerifier } from './verifier';
+export { createPaymentVerifier, type PaymentVerifier, type VerificationRound } from './verifier';
 export { recordReportedPayment } from './report';
 export { paymentReason, paymentStatus } from './status';
 export { countRejectedPayments, listSkillPayments } from './listing';

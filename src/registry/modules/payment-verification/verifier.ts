@@ -10,7 +10,7 @@ import { checkPaymentOnChain, TRANSACTION_NOT_FOUND } from './chain-check';
 import { claimPayment, dropChannelReport, duePayments, markInconclusive, markRejected, markVerified } from './store';
 
 /** What one round of checks decided. */
-interface VerificationRound {
+export interface VerificationRound {
   checked: number;
   verified: number;
   rejected: number;
@@ -35,6 +35,8 @@ export interface PaymentVerifierDeps {
   clock: Clock;
   logger: Logger;
   client?: PublicClient;
+  /** Told what each round decided (the metrics count it). */
+  onRound?: (round: VerificationRound) => void;
 }
 
 const BATCH = 100;
@@ -123,6 +125,7 @@ export function createPaymentVerifier(deps: PaymentVerifierDeps): PaymentVerifie
     };
     await Promise.all(Array.from({ length: Math.min(CONCURRENCY, queue.length) }, worker));
     result.channels = await checkDueChannels({ db, config, chain, clock, logger, client });
+    deps.onRound?.(result);
     return result;
   }
 

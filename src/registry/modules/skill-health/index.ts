@@ -6,3 +6,4 @@
 export { createHealthProber, type HealthProberDeps } from './prober';
 export { healthCondition } from './filters';
 export { currentServiceQuality } from './store';
+export { serverHealthSummary } from './summary';

@@ -38,6 +38,8 @@ export interface HealthProberDeps {
   resolve?: Resolve;
   /** Most servers looked at per round; the rest wait for the next round. */
   batchSize?: number;
+  /** Told each probe's outcome once it is recorded (the metrics count them). */
+  onOutcome?: (outcome: ProbeOutcome['type']) => void;
 }
 
 /** How often the background loop looks for due servers (each server is probed only when due). */
@@ -72,6 +74,7 @@ export function createHealthProber(deps: HealthProberDeps): HealthProber {
     await recordOutcome(db, serverUrl, outcome, claimed, clock.now(), config);
     round.probed += 1;
     round[outcome.type] += 1;
+    deps.onOutcome?.(outcome.type);
     if (outcome.type !== 'up') logger.debug('skill server probe', { server: serverUrl, outcome: outcome.type, reason: outcome.reason });
   }
 

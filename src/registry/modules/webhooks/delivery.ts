@@ -58,6 +58,8 @@ export interface WebhookDelivererDeps {
   timeoutMs?: number;
   /** A taken delivery stays taken this long past its attempt's timeout; default 10 000 ms. */
   leaseMarginMs?: number;
+  /** Told each attempt's verdict once it is recorded (the metrics count them). */
+  onVerdict?: (verdict: Verdict) => void;
   /** Between background takes; default 500 ms (another take follows each attempt that ends). */
   intervalMs?: number;
 }
@@ -69,7 +71,7 @@ export interface DeliveryRound {
   failed: number;
 }
 
-type Verdict = 'delivered' | 'retrying' | 'failed';
+export type Verdict = 'delivered' | 'retrying' | 'failed';
 
 interface Due {
   id: string;
@@ -239,6 +241,7 @@ export function createWebhookDeliverer(deps: WebhookDelivererDeps) {
       }
     });
     if (!ok) logger.info('webhook delivery failed', { endpoint: due.endpoint_id, attempt: attempts, status: outcome.status, verdict });
+    deps.onVerdict?.(verdict);
     return verdict;
   }
 

@@ -5,3 +5,5 @@
  * leaf module `webhook-events`, never through this one: its routes stand on auth, which emits key.revoked.
  */
 export { createWebhookDeliverer, DELIVERY_LIMITS, DISABLE_AFTER, READ_LIMIT_BYTES, RETRY_SCHEDULE_SECONDS } from './delivery';
+export { webhookBacklog } from './backlog';
+export type { Verdict as DeliveryVerdict } from './delivery';
