@@ -61,11 +61,7 @@ describe.skipIf(!TEST_DATABASE_URL)('two registries, two facilitators and two sk
   const facilitators: FacilitatorFixture[] = [];
   const pools: DatabaseHandle[] = [];
   const servers: SkillServer[] = [];
-  const proxies: Record<'registry' | 'facilitator' | 'skill', RoundRobinProxy> = {
-    registry: startRoundRobinProxy(),
-    facilitator: startRoundRobinProxy(),
-    skill: startRoundRobinProxy(),
-  };
+  let proxies: Record<'registry' | 'facilitator' | 'skill', RoundRobinProxy>;
   const sink: { server?: ReturnType<typeof Bun.serve>; deliveries: { id: string; body: WebhookDelivery<'call.paid'> }[] } = {
     deliveries: [],
   };
@@ -79,6 +75,7 @@ describe.skipIf(!TEST_DATABASE_URL)('two registries, two facilitators and two sk
   const on = (registry: RunningRegistry, path: string, init?: RequestInit) => fetch(`${registry.url}${path}`, init);
 
   beforeAll(async () => {
+    proxies = { registry: startRoundRobinProxy(), facilitator: startRoundRobinProxy(), skill: startRoundRobinProxy() };
     chain = await startChain({ payers: 1, relayers: 2 });
     const payeeAccount = await chain.createAccount();
     payee = payeeAccount.address;
@@ -187,7 +184,7 @@ describe.skipIf(!TEST_DATABASE_URL)('two registries, two facilitators and two sk
   afterAll(async () => {
     for (const server of servers) await server.stop();
     sink.server?.stop(true);
-    for (const proxy of Object.values(proxies)) proxy.close();
+    for (const proxy of Object.values(proxies ?? {})) proxy.close();
     for (const facilitator of facilitators) {
       await facilitator.facilitator.app.stop();
       await facilitator.close();
