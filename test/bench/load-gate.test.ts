@@ -148,6 +148,7 @@ describe('the bench scripts', () => {
       'channels.ts': 'payments.channels',
       'web.ts': 'web',
       'dev.ts': 'dev',
+      'instances.ts': 'instances',
     };
     const runs = await Promise.all(
       Object.entries(scripts).map(async ([script, section]) => {
