@@ -27,6 +27,7 @@ import m24 from './0024_channel_history.sql' with { type: 'text' };
 import m25 from './0025_channel_calls_counted_when_reported.sql' with { type: 'text' };
 import m26 from './0026_price_cut_floor.sql' with { type: 'text' };
 import m27 from './0027_skill_buyers.sql' with { type: 'text' };
+import m28 from './0028_moderation.sql' with { type: 'text' };
 
 export interface MigrationSource {
   tag: string;
@@ -64,4 +65,5 @@ export const migrations: MigrationSource[] = [
   { tag: '0025_channel_calls_counted_when_reported', when: 1795893883297, breakpoints: true, sql: m25 },
   { tag: '0026_price_cut_floor', when: 1795901702172, breakpoints: true, sql: m26 },
   { tag: '0027_skill_buyers', when: 1795903294920, breakpoints: true, sql: m27 },
+  { tag: '0028_moderation', when: 1795913200926, breakpoints: true, sql: m28 },
 ];

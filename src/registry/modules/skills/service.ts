@@ -12,6 +12,7 @@ import { floorAfterPriceChange } from './count-floor';
 import { hasProven } from '../wallets';
 import { callUrlOf, paymentAddressOf, priceToAtomic, schemaOf } from './validate';
 import { findSkillRowBySlug, selectSkills, toSkillView } from './view';
+import { hiddenSkill, isHidden } from './visibility';
 
 type SkillRow = typeof skills.$inferSelect;
 type Tx = Parameters<Parameters<ServiceContext['db']['transaction']>[0]>[0];
@@ -121,10 +122,21 @@ async function ownedSkill(ctx: ServiceContext, creatorId: string, slug: string):
   return skill;
 }
 
-/** One skill with counters and groups, active or not. */
-export async function getSkillBySlug(ctx: ServiceContext, slug: string): Promise<SkillView> {
+/** Who reads a listing, when known: a hidden skill shows to its creator and to the operators only. */
+export type Viewer = () => Promise<{ userId: string; walletAddress: string } | undefined>;
+
+/**
+ * One skill with counters and groups, active or not. A hidden one (by the operators, or its
+ * creator's suspension) is a 404 that says so, unless `viewer` is its creator or an operator.
+ */
+export async function getSkillBySlug(ctx: ServiceContext, slug: string, viewer?: Viewer): Promise<SkillView> {
   const row = await findSkillRowBySlug(ctx.db, slug);
   if (!row) throw new AppError('NOT_FOUND', 'Skill not found');
+  if (isHidden({ hiddenAt: row.skill.hiddenAt, creatorSuspendedAt: row.creatorSuspendedAt })) {
+    const who = viewer ? await viewer() : undefined;
+    const sees = who !== undefined && (who.userId === row.skill.creatorId || ctx.config.moderation.operators.includes(who.walletAddress));
+    if (!sees) throw hiddenSkill();
+  }
   return toSkillView(row, ctx.config.chain);
 }
 
