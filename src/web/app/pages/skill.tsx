@@ -7,9 +7,10 @@ import { useEffect, useState } from 'preact/hooks';
 import { SeriesChart } from '../components/series-chart';
 import { SchemaView } from '../components/schema-view';
 import { Snippets } from '../components/snippets';
-import { ErrorBox, Skeleton } from '../components/states';
+import { Empty, ErrorBox, Skeleton } from '../components/states';
 import { TryIt } from '../components/try-it';
 import { Byline } from '../components/skill-card';
+import { ReportButton } from '../components/report-button';
 import { asApiError, registry, type ApiError } from '../lib/api';
 import { networkName } from '../lib/config';
 import { count, usdc } from '../lib/format';
@@ -90,6 +91,12 @@ export function SkillPage({ params }: { params: Record<string, string> }) {
         </header>
         {skill.state === 'loading' ? (
           <Skeleton lines={6} label="Loading the skill" />
+        ) : skill.error.status === 404 ? (
+          // Unknown, or hidden by the operators: the registry's words say which; trying again changes nothing.
+          <Empty title="This skill is not available">
+            <p>{skill.error.message}.</p>
+            <a href="/">Browse the marketplace</a>
+          </Empty>
         ) : (
           <ErrorBox error={skill.error} title="Could not load this skill" retry={retry} />
         )}
@@ -111,6 +118,7 @@ export function SkillPage({ params }: { params: Record<string, string> }) {
         <div class="price-box">
           <span class="price-big">{usdc(s.price)}</span> <span class="muted">USDC per call</span>
           <FavouriteButton skill={s} onCount={setFavourites} />
+          <ReportButton slug={s.slug} creatorAddress={s.creatorAddress} name={s.name} />
         </div>
       </header>
       <p class="lead">{s.description ?? <span class="muted">No description.</span>}</p>
