@@ -2,7 +2,7 @@ import { getAddress } from 'viem';
 import { ADDRESS_PATTERN } from 'skill-market/x402';
 import { ConfigError, type Env, read, readInteger } from './env';
 
-/** Who moderates the marketplace, and how often an account may report. */
+/** Who moderates the marketplace, how often an account may report, and how fast a creator may list. */
 export interface ModerationConfig {
   /**
    * The operators' wallet addresses (OPERATOR_ADDRESSES, comma-separated; EIP-55 checksummed here):
@@ -12,6 +12,8 @@ export interface ModerationConfig {
   operators: string[];
   /** Reports one account may file per hour (MARKET_REPORTS_PER_HOUR, default 10). */
   reportsPerHour: number;
+  /** New skills one creator may list per hour (MARKET_LISTINGS_PER_HOUR, default 60); re-registrations do not count. */
+  listingsPerHour: number;
 }
 
 export function readModerationConfig(env: Env): ModerationConfig {
@@ -24,5 +26,9 @@ export function readModerationConfig(env: Env): ModerationConfig {
       if (!ADDRESS_PATTERN.test(address)) throw new ConfigError('OPERATOR_ADDRESSES', `must list 0x wallet addresses, got "${address}"`);
       return getAddress(address.toLowerCase());
     });
-  return { operators: [...new Set(operators)], reportsPerHour: readInteger(env, 'MARKET_REPORTS_PER_HOUR', 10, 1, 10_000) };
+  return {
+    operators: [...new Set(operators)],
+    reportsPerHour: readInteger(env, 'MARKET_REPORTS_PER_HOUR', 10, 1, 10_000),
+    listingsPerHour: readInteger(env, 'MARKET_LISTINGS_PER_HOUR', 60, 1, 100_000),
+  };
 }

@@ -22,7 +22,7 @@ for (const kind of databaseKinds) {
   describe(`moderation on ${kind}`, () => {
     const operatorWallet = newWallet();
     const fx = registryFixture(kind, {
-      moderation: { operators: [operatorWallet.address], reportsPerHour: REPORTS_PER_HOUR },
+      moderation: { operators: [operatorWallet.address], reportsPerHour: REPORTS_PER_HOUR, listingsPerHour: 1000 },
       health: readHealthConfig({ MARKET_HEALTH_ALLOW_PRIVATE: 'true' }, 'test'),
     });
     let operator: string;

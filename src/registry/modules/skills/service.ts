@@ -13,6 +13,7 @@ import { hasProven } from '../wallets';
 import { callUrlOf, paymentAddressOf, priceToAtomic, schemaOf } from './validate';
 import { findSkillRowBySlug, selectSkills, toSkillView } from './view';
 import { hiddenSkill, isHidden } from './visibility';
+import { checkEndpointFree, checkListingRate, lockCreator } from './intake';
 
 type SkillRow = typeof skills.$inferSelect;
 type Tx = Parameters<Parameters<ServiceContext['db']['transaction']>[0]>[0];
@@ -53,6 +54,14 @@ export async function registerSkill(
         .for('update');
     let [existing] = await byName();
     if (!existing) {
+      // New listings of one creator one at a time: a concurrent registration of this very name
+      // is then seen (and updated like a re-registration) rather than counted or refused.
+      await lockCreator(tx, creatorId);
+      [existing] = await byName();
+    }
+    if (!existing) {
+      await checkListingRate(tx, creatorId, now, ctx.config.moderation.listingsPerHour);
+      await checkEndpointFree(tx, values.endpoint);
       // A conflict on insert is either the slug (try another) or a concurrent registration of
       // the same name, which is then updated like any re-registration.
       const inserted = await withUniqueSlug(slugify(input.name), async (slug) => {
@@ -72,6 +81,7 @@ export async function registerSkill(
       }
     }
     const current = existing!;
+    if (current.endpoint !== values.endpoint) await checkEndpointFree(tx, values.endpoint, current.id);
     if (current.priceEditedAt !== null) values.priceAtomic = current.priceAtomic;
     const currentGroups = (
       await tx.select({ id: skillGroupMembers.groupId }).from(skillGroupMembers).where(eq(skillGroupMembers.skillId, current.id))
