@@ -3,8 +3,8 @@
  * signed-in visitor reports a skill from its page; the operator finds it in the dashboard's
  * Operator section (with the listing, its health and buyers), hides it with a reason given with the
  * keyboard, and reads the audit log and its export; the skill's page then says it is not
- * available, and its creator sees it hidden with the reason. Accounts that are no operator see no
- * Operator section. Phone width too.
+ * available, and its creator sees it hidden with the reason; suspended, the creator reads why.
+ * Accounts that are no operator see no Operator section. Phone width too.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -17,6 +17,7 @@ const operatorWallet = privateKeyToAccount(generatePrivateKey());
 const creatorWallet = privateKeyToAccount(generatePrivateKey());
 const reporterWallet = privateKeyToAccount(generatePrivateKey());
 const REASON = 'Asks callers for their private keys';
+const SUSPENSION = 'Lists copies of other creators’ skills';
 
 let registry: WebRegistry;
 let browser: Browser;
@@ -133,6 +134,24 @@ describe('moderation in the pages', () => {
     const page = await signedIn(creatorWallet, '/dashboard/skills');
     await page.getByText(`by the operators: ${REASON}`).waitFor();
     await screenshot(page, 'dashboard-skills-hidden');
+  });
+
+  it('suspends the creator from the closed report, and the creator reads why in the dashboard', async () => {
+    const operator = await signedIn(operatorWallet, '/dashboard/operator');
+    await operator.getByRole('button', { name: 'Closed' }).click();
+    const card = operator.locator('.queue-item').first();
+    await card.getByRole('button', { name: 'Suspend creator' }).click();
+    const dialog = operator.getByRole('dialog', { name: /^Suspend the creator/ });
+    await dialog.getByLabel('Reason').fill(SUSPENSION);
+    await dialog.getByRole('button', { name: 'Suspend the creator' }).click();
+    await card.getByText('creator suspended').waitFor();
+    await card.getByRole('button', { name: 'Lift suspension' }).waitFor();
+    await operator.getByRole('table', { name: 'Audit log' }).getByText(SUSPENSION).waitFor();
+
+    const creator = await signedIn(creatorWallet, '/dashboard/skills');
+    const notice = creator.getByRole('status').filter({ hasText: 'Your account is suspended by the marketplace’s operators' });
+    await notice.getByText(`Reason: ${SUSPENSION}`).waitFor();
+    await screenshot(creator, 'dashboard-suspended');
   });
 
   it('fits a phone without sideways scrolling', async () => {

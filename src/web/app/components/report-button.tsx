@@ -1,7 +1,7 @@
 /**
- * Report a skill to the operators: for a signed-in visitor who is not its creator, a dialog with a
- * category and what is wrong (POST /reports). One open report per skill: a second is answered 409,
- * shown as the registry says it.
+ * Report a skill or a creator to the operators: for a signed-in visitor who is not that creator, a
+ * dialog with a category and what is wrong (POST /reports). One open report per skill (or
+ * creator): a second is answered 409, shown as the registry says it.
  */
 import { useState } from 'preact/hooks';
 import { REGISTRY_ROUTES, type ReportCategory } from 'skill-market/registry';
@@ -22,7 +22,8 @@ const CATEGORIES: { value: ReportCategory; label: string }[] = [
   { value: 'other', label: 'Something else' },
 ];
 
-export function ReportButton({ slug, creatorAddress, name }: { slug: string; creatorAddress: string | undefined; name: string }) {
+/** What is reported: a skill by its slug (made by `creatorAddress`), or the creator `creatorAddress` themselves. */
+export function ReportButton({ slug, creatorAddress, name }: { slug?: string; creatorAddress: string | undefined; name: string }) {
   const [open, setOpen] = useState(false);
   const [category, setCategory] = useState<ReportCategory>('scam');
   const [text, setText] = useState('');
@@ -32,7 +33,7 @@ export function ReportButton({ slug, creatorAddress, name }: { slug: string; cre
   if (!me || me.walletAddress === creatorAddress) return null;
   const submit = async (event: Event) => {
     event.preventDefault();
-    const body = { skillSlug: slug, category, text: text.trim() };
+    const body = slug ? { skillSlug: slug, category, text: text.trim() } : { creatorAddress, category, text: text.trim() };
     if ((await send.run(() => registry.call(REGISTRY_ROUTES.postReport, { body }))) !== undefined) setSent(true);
   };
   const close = () => {

@@ -20,7 +20,7 @@ export async function loadStanding(walletAddress: string): Promise<void> {
   await reloadStanding();
 }
 
-export async function reloadStanding(): Promise<void> {
+async function reloadStanding(): Promise<void> {
   try {
     standing.value = await call(() => registry.call(REGISTRY_ROUTES.moderationStanding));
   } catch {
