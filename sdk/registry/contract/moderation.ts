@@ -6,7 +6,12 @@
 import { type Static, Type as T } from '@sinclair/typebox';
 import { AddressString, Cursor, Nullable, PageLimit, Timestamp, Uuid } from './common';
 
-/** What a report is about. */
+/**
+ * What a report is about: the `category` of {@link PostReport}.
+ *
+ * @example
+ * await registry.call(REGISTRY_ROUTES.postReport, { body: { skillSlug: 'weather-now', category: REPORT_CATEGORIES[0], text: 'Copies of my listings' } });
+ */
 export const REPORT_CATEGORIES = ['spam', 'scam', 'malware', 'illegal', 'impersonation', 'broken', 'other'] as const;
 /** One of {@link REPORT_CATEGORIES}. */
 export type ReportCategory = (typeof REPORT_CATEGORIES)[number];
@@ -116,6 +121,7 @@ export const QueueItem = T.Object({
 });
 /** The {@link QueueItem} schema's type. */
 export type QueueItem = Static<typeof QueueItem>;
+/** `GET /operator/reports` answer: open reports oldest first, closed ones most recently closed first. */
 export const QueueList = T.Array(QueueItem);
 
 /** `GET /operator/reports` query. */
