@@ -2,8 +2,8 @@
  * Moderation in a real Chromium against a registry whose OPERATOR_ADDRESSES names one wallet: a
  * signed-in visitor reports a skill from its page; the operator finds it in the dashboard's
  * Operator section (with the listing, its health and buyers), hides it with a reason given with the
- * keyboard, and reads the audit log and its export; the skill's page then says it is not
- * available, and its creator sees it hidden with the reason; suspended, the creator reads why.
+ * keyboard, and reads the audit log and its export; the skill's page then says it is hidden by
+ * the operators, and its creator sees it hidden with the reason; suspended, the creator reads why.
  * Accounts that are no operator see no Operator section. Phone width too.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
@@ -119,14 +119,15 @@ describe('moderation in the pages', () => {
     expect(text).toContain(REASON);
   });
 
-  it('answers the skill’s page with a clear not-available state once hidden', async () => {
+  it('answers the skill’s page with the registry’s words once hidden', async () => {
     const context = await newContext(browser, 'desktop', registry.url);
     contexts.push(context);
     const page = await context.newPage();
     errors.push(pageErrors(page));
     await page.goto(`/skill/${slug}`);
-    await page.getByText('This skill is not available').waitFor();
-    await page.getByText('This skill is hidden by the marketplace’s operators').waitFor();
+    const alert = page.getByRole('alert');
+    await alert.getByText('Could not load this skill').waitFor();
+    expect(await alert.locator('.error-message').textContent()).toBe('This skill is hidden by the marketplace’s operators');
     await screenshot(page, 'skill-hidden');
   });
 

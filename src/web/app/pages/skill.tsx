@@ -7,7 +7,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { SeriesChart } from '../components/series-chart';
 import { SchemaView } from '../components/schema-view';
 import { Snippets } from '../components/snippets';
-import { Empty, ErrorBox, Skeleton } from '../components/states';
+import { ErrorBox, Skeleton } from '../components/states';
 import { TryIt } from '../components/try-it';
 import { Byline } from '../components/skill-card';
 import { ReportButton } from '../components/report-button';
@@ -91,12 +91,6 @@ export function SkillPage({ params }: { params: Record<string, string> }) {
         </header>
         {skill.state === 'loading' ? (
           <Skeleton lines={6} label="Loading the skill" />
-        ) : skill.error.status === 404 ? (
-          // Unknown, or hidden by the operators: the registry's words say which; trying again changes nothing.
-          <Empty title="This skill is not available">
-            <p>{skill.error.message}.</p>
-            <a href="/">Browse the marketplace</a>
-          </Empty>
         ) : (
           <ErrorBox error={skill.error} title="Could not load this skill" retry={retry} />
         )}
