@@ -153,6 +153,11 @@ for (const kind of databaseKinds) {
       );
       expect(await searchSlugs()).toContain(skill.slug);
       expect(await resources()).toContain(skill.endpoint);
+      const favourite = await fx.request('/analytics/favorite', jsonPost({ skillId: skill.id, action: 'add' }, bearer(account.token)));
+      expect(favourite.status).toBe(200);
+      const favourites = async () =>
+        (await json<{ slug: string }[]>(await fx.request('/analytics/favorites', { headers: bearer(account.token) }))).map((s) => s.slug);
+      expect(await favourites()).toEqual([skill.slug]);
 
       const queue = await json<any[]>(await fx.request('/operator/reports', { headers: bearer(operator) }));
       const item = queue.find((q) => q.report.id === filed.id);
@@ -183,6 +188,7 @@ for (const kind of databaseKinds) {
       expect(await searchSlugs('hideable')).not.toContain(skill.slug);
       expect(await resources()).not.toContain(skill.endpoint);
       expect(await creatorPage(creator.address)).not.toContain(skill.slug);
+      expect(await favourites()).toEqual([]);
       const page = await fx.request(`/skills/${skill.slug}`);
       expect(page.status).toBe(404);
       expect(await json(page)).toMatchObject({ error: 'This skill is hidden by the marketplace’s operators', code: 'NOT_FOUND' });
@@ -216,6 +222,7 @@ for (const kind of databaseKinds) {
       expect(await resources()).toContain(skill.endpoint);
       expect((await fx.request(`/skills/${skill.slug}`)).status).toBe(200);
       expect((await json(await fx.request(`/skills/${skill.slug}`))).paidCallCount).toBe(5);
+      expect(await favourites()).toEqual([skill.slug]);
       const log = await json<any[]>(await fx.request('/operator/audit?limit=2', { headers: bearer(operator) }));
       expect(log.map((e) => [e.action, e.targetId])).toEqual([
         ['skill.restore', skill.id],

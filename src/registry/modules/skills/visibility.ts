@@ -8,7 +8,7 @@ import { skills, users } from '../../../db/schema';
 import { AppError } from '../../../http';
 
 /** Not hidden by the operators, directly or by its creator's suspension. */
-const notModerated = and(
+export const notModerated = and(
   isNull(skills.hiddenAt),
   sql`not exists (select 1 from ${users} where ${users.id} = ${skills.creatorId} and ${users.suspendedAt} is not null)`,
 )!;
