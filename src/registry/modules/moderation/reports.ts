@@ -45,7 +45,7 @@ export async function postReport(ctx: ServiceContext, reporterId: string, input:
   const now = ctx.clock.now();
   const row = await ctx.db.transaction(async (tx) => {
     // One report at a time per reporter: the count below and the insert see each other's.
-    await tx.select({ id: users.id }).from(users).where(eq(users.id, reporterId)).for('update');
+    await tx.select({ id: users.id }).from(users).where(eq(users.id, reporterId)).for('no key update');
     const [recent] = await tx
       .select({ n: count() })
       .from(reports)

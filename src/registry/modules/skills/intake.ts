@@ -14,7 +14,7 @@ const HOUR_MS = 3_600_000;
 
 /** Holds the creator's row until the transaction ends: their new listings are written one at a time. */
 export async function lockCreator(tx: Tx, creatorId: string): Promise<void> {
-  await tx.select({ id: users.id }).from(users).where(eq(users.id, creatorId)).for('update');
+  await tx.select({ id: users.id }).from(users).where(eq(users.id, creatorId)).for('no key update');
 }
 
 /** 429 when the creator listed `limit` new skills within the last hour (under {@link lockCreator}, exact). */
