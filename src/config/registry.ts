@@ -8,6 +8,7 @@ import { readMetricsConfig, type MetricsConfig } from './metrics';
 import { readPaymentVerificationConfig, type PaymentVerificationConfig } from './payments';
 import { type Env, readBoolean, readChoice, readHost, readHttpUrl, readInteger, readPort } from './env';
 import { readRateLimits, readTrustedProxies, type RateLimitConfig } from './limits';
+import { readModerationConfig, type ModerationConfig } from './moderation';
 
 import { LOG_LEVELS, RUN_MODES, type LogLevel, type RunMode } from './modes';
 
@@ -29,6 +30,8 @@ export interface RegistryConfig {
   /** Network, USDC contract and RPC for spending-wallet balances. */
   chain: ChainConfig;
   catalogue: CatalogueConfig;
+  /** The operators (OPERATOR_ADDRESSES) and the report rate limit. */
+  moderation: ModerationConfig;
   /**
    * How long a public discovery answer (a listing, a search page) may be served from the registry's
    * memory (READ_CACHE_MS, default 1000; 0 turns the cache off). It bounds how stale counters may
@@ -92,6 +95,7 @@ export function loadRegistryConfig(env: Env, cwd = process.cwd(), overrides: Par
     trustedProxies: readTrustedProxies(env),
     chain: readChainConfig(env),
     catalogue: readCatalogueConfig(env, mode),
+    moderation: readModerationConfig(env),
     readCacheMs: readInteger(env, 'READ_CACHE_MS', 1000, 0, 60_000),
     health: readHealthConfig(env, mode),
     payments: readPaymentVerificationConfig(env, mode),

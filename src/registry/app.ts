@@ -18,6 +18,7 @@ import { skillRoutes } from './modules/skills/routes';
 import { creatorRoutes } from './modules/creators/routes';
 import { walletRoutes } from './modules/wallets/routes';
 import { webhookRoutes } from './modules/webhooks/routes';
+import { moderationRoutes } from './modules/moderation';
 import { docs } from './plugins/docs';
 import { healthRoutes, serverBase } from '../http';
 import { httpMetrics, metricsRoute } from '../metrics';
@@ -92,6 +93,7 @@ export function createRegistry(deps: RegistryDeps) {
     .use(analyticsRoutes(ctx))
     .use(reviewRoutes(ctx))
     .use(webhookRoutes(ctx))
+    .use(moderationRoutes(ctx))
     .use(webRoutes(config))
     .use(pageRoutes());
   for (const plugin of deps.plugins ?? []) app.use(plugin);

@@ -34,6 +34,9 @@ for (const kind of databaseKinds) {
       expect((await copier.register({ name: 'forecast-eu', endpoint })).status).toBe(201);
       // Its owner: an update of the same listing.
       expect((await first.register({ name: 'forecast', endpoint, description: 'Tomorrow’s weather' })).status).toBe(200);
+      // Moving an existing skill onto a taken URL is refused too; its own URL stays its own.
+      expect((await copier.register({ name: 'forecast', endpoint: `${endpoint}/moved` })).status).toBe(201);
+      expect((await copier.register({ name: 'forecast', endpoint: `${endpoint}/forecast` })).status).toBe(409);
       const bySlug = await json(await fx.request(`/skills/${slug}`));
       expect(bySlug).toMatchObject({ endpoint: `${endpoint}/forecast`, description: 'Tomorrow’s weather' });
     });
@@ -61,6 +64,14 @@ for (const kind of databaseKinds) {
       fx.clock.advance(57 * 60);
       expect((await creator.register({ name: 'four', endpoint })).status).toBe(201);
       expect((await creator.register({ name: 'five', endpoint })).status).toBe(429);
+    });
+
+    it('registers concurrent submissions of one new skill as one listing, neither refused nor counted twice', async () => {
+      const creator = await newCreator(fx.request);
+      const group = (await creator.group()).name;
+      const endpoint = `https://twice-${crypto.randomUUID().slice(0, 8)}.example.com`;
+      const answers = await Promise.all([1, 2].map(() => creator.register({ name: 'twice', endpoint, groups: [group] })));
+      expect(answers.map((a) => a.status).sort()).toEqual([200, 201]);
     });
 
     it('lets exactly 3 of 6 concurrent new registrations of one creator through', async () => {

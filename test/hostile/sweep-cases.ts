@@ -37,6 +37,12 @@ const SIGN_IN: Refusal = { status: 401, error: 'Authentication required' };
 const BAD_TOKEN: Refusal = { status: 401, error: 'Invalid token' };
 const CROSS_SITE: Refusal = { status: 403, error: 'Cross-site request refused' };
 const NOT_FOUND: Refusal = { status: 404, error: /^[A-Z][A-Za-z ]* not found$/ };
+/**
+ * The operators' routes (`/operator/…`) check who calls before what they name: the sweep's
+ * session is no operator's, and its API key is no session.
+ */
+const NOT_OPERATOR: Refusal = { status: 403, error: 'Only the marketplace’s operators can do this' };
+const KEY_NOT_SESSION: Refusal = { status: 403, error: 'This endpoint needs a signed-in session, not an API key' };
 
 export interface HostileCase {
   label: string;
@@ -156,7 +162,10 @@ export function casesFor(method: string, template: string, op: Operation, creds:
       });
 
     /** Anonymous on a protected route: some routes check the caller first, others the input. */
-    const orSignIn = secured && who === 'anonymous' ? [SIGN_IN] : [];
+    const orSignIn = [
+      ...(secured && who === 'anonymous' ? [SIGN_IN] : []),
+      ...(template.startsWith('/operator/') && who !== 'anonymous' ? [who === 'session' ? NOT_OPERATOR : KEY_NOT_SESSION] : []),
+    ];
     for (const param of pathParams) {
       const unreadable = oneOf(invalid(param.name, 'params field'));
       // A value of the right shape for this parameter names nothing that exists.

@@ -39,8 +39,9 @@ export async function provePayee(request: Request, token: string, account: Messa
   if (!res.ok) throw new Error(`wallet proof: ${res.status} ${await res.text()}`);
 }
 
-export async function newCreator(request: Request): Promise<Creator> {
-  const session = await walletSignIn(request);
+/** A new creator, signed in with `wallet` (a fresh one unless given). */
+export async function newCreator(request: Request, wallet?: Parameters<typeof walletSignIn>[1]): Promise<Creator> {
+  const session = await walletSignIn(request, wallet);
   const { key } = await createKey(request, session.token, 'creator');
   const creator: Creator = {
     token: session.token,

@@ -10,6 +10,7 @@ export * from './discovery';
 export * from './endpoint';
 export * from './groups';
 export * from './health';
+export * from './moderation';
 export * from './reviews';
 export * from './routes/index';
 export * from './skills';

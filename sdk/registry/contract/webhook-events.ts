@@ -108,6 +108,26 @@ export const WEBHOOK_EVENT_DATA = {
     skills: T.Array(Slug),
     reason: T.Optional(T.String()),
   }),
+  'skill.hidden': T.Object({
+    version: Version,
+    skill: Slug,
+    reason: T.String({ description: 'why the operators hid it' }),
+  }),
+  'skill.restored': T.Object({
+    version: Version,
+    skill: Slug,
+    reason: T.String({ description: 'why the operators listed it again' }),
+  }),
+  'creator.suspended': T.Object({
+    version: Version,
+    reason: T.String({ description: 'why the operators suspended the account: its skills are hidden, its writes refused' }),
+    skills: T.Array(Slug, { description: 'the account’s skills, hidden while it is suspended' }),
+  }),
+  'creator.restored': T.Object({
+    version: Version,
+    reason: T.String({ description: 'why the operators lifted the suspension' }),
+    skills: T.Array(Slug),
+  }),
   'webhook.test': T.Object({ version: Version, message: T.String() }),
 } satisfies Record<WebhookEvent, TSchema>;
 

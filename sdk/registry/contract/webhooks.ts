@@ -17,6 +17,10 @@ export const WEBHOOK_EVENTS = [
   'key.revoked',
   'skill.down',
   'skill.up',
+  'skill.hidden',
+  'skill.restored',
+  'creator.suspended',
+  'creator.restored',
   'webhook.test',
 ] as const;
 /** One of {@link WEBHOOK_EVENTS}. */

@@ -53,6 +53,9 @@ export const skills = pgTable(
     category: text('category'),
     isActive: boolean('is_active').notNull().default(true),
     verified: boolean('verified').notNull().default(false),
+    /** Set while the operators hide the listing: gone from discovery; its creator sees why. Counts and revenue stay. */
+    hiddenAt: timestamp('hidden_at', { withTimezone: true }),
+    hiddenReason: text('hidden_reason'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
     /** The skill server's base URL: the endpoint without its last path segment (`/<name>`) and query; health is kept per server. */

@@ -16,3 +16,4 @@ export * from './channel-operations';
 export * from './channels';
 export * from './channel-vouchers';
 export * from './hosted-channels';
+export * from './moderation';

@@ -13,6 +13,9 @@ export const users = pgTable(
     name: text('name'),
     avatar: text('avatar'),
     bio: text('bio'),
+    /** Set while the operators suspend the account: its skills are hidden and its writes refused (it may still sign in and read why). */
+    suspendedAt: timestamp('suspended_at', { withTimezone: true }),
+    suspendedReason: text('suspended_reason'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },

@@ -6,6 +6,7 @@ import { Health } from '../health';
 import { analyticsRoutes } from './analytics';
 import { authRoutes, walletRoutes, webhookRoutes } from './account';
 import { creatorRoutes, discoveryRoutes, groupRoutes, reviewRoutes, skillRoutes } from './catalogue';
+import { moderationRoutes } from './moderation';
 import type { Route } from './route';
 
 const systemRoutes = {
@@ -41,7 +42,8 @@ export const REGISTRY_ROUTES: typeof systemRoutes &
   typeof discoveryRoutes &
   typeof analyticsRoutes &
   typeof reviewRoutes &
-  typeof webhookRoutes = {
+  typeof webhookRoutes &
+  typeof moderationRoutes = {
   ...systemRoutes,
   ...authRoutes,
   ...creatorRoutes,
@@ -52,6 +54,7 @@ export const REGISTRY_ROUTES: typeof systemRoutes &
   ...analyticsRoutes,
   ...reviewRoutes,
   ...webhookRoutes,
+  ...moderationRoutes,
 };
 
 /** The type of {@link REGISTRY_ROUTES}: each route's name and its exact {@link Route}. */

@@ -6,8 +6,7 @@ import { decodeCursor, encodeCursor, isIsoInstant } from '../../lib/cursor';
 import { channelViewsOf } from '../channel-revenue';
 import { paymentReason, paymentStatus } from '../payment-verification';
 import type { SkillView, UsageQuery, UsageRecordView } from 'skill-market/registry';
-import { DEFAULT_LIMIT } from '../skills';
-import { selectSkills, toSkillView } from '../skills';
+import { DEFAULT_LIMIT, notModerated, selectSkills, toSkillView } from '../skills';
 import { tokenDecimals } from '../../../config/chain';
 
 /**
@@ -72,10 +71,14 @@ export async function listUsage(
   };
 }
 
-/** The caller's favourite skills, most recently favourited first; inactive ones too (`isActive` says so). */
+/**
+ * The caller's favourite skills, most recently favourited first; inactive ones too (`isActive` says
+ * so), but not those the operators hide (they come back, still favourites, once listed again).
+ */
 export async function listFavorites(ctx: ServiceContext, userId: string): Promise<SkillView[]> {
   const rows = await selectSkills(ctx.db)
     .innerJoin(favorites, and(eq(favorites.skillId, skills.id), eq(favorites.userId, userId)))
+    .where(notModerated)
     .orderBy(desc(favorites.createdAt), desc(skills.id));
   return rows.map((r) => toSkillView(r, ctx.config.chain));
 }

@@ -5,6 +5,7 @@ import type { ServiceContext } from '../../context';
 import { AppError } from '../../../http';
 import { emitEvent } from '../webhook-events';
 import { hashSecret, randomToken } from './secrets';
+import { type Suspension, suspensionOf } from './suspension';
 
 export type ApiKeyType = 'creator' | 'consumer';
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
@@ -90,17 +91,20 @@ export async function revokeApiKey(ctx: ServiceContext, userId: string, id: stri
  * The key row for a presented key, or undefined. Also records use, at most once a minute per
  * key, off the request path.
  */
-export async function findApiKey(ctx: ServiceContext, presented: string): Promise<(ApiKeyRow & { walletAddress: string }) | undefined> {
+export async function findApiKey(
+  ctx: ServiceContext,
+  presented: string,
+): Promise<(ApiKeyRow & { walletAddress: string; suspension: Suspension }) | undefined> {
   const [found] = await prepared(ctx.db, 'api_key_by_hash', (db) =>
     db
-      .select({ key: apiKeys, walletAddress: users.walletAddress })
+      .select({ key: apiKeys, walletAddress: users.walletAddress, suspendedAt: users.suspendedAt, suspendedReason: users.suspendedReason })
       .from(apiKeys)
       .innerJoin(users, eq(users.id, apiKeys.userId))
       .where(eq(apiKeys.keyHash, sql.placeholder('hash')))
       .prepare('api_key_by_hash'),
   ).execute({ hash: hashSecret(presented) });
   if (!found) return undefined;
-  const row = { ...found.key, walletAddress: found.walletAddress };
+  const row = { ...found.key, walletAddress: found.walletAddress, suspension: suspensionOf(found) };
   if (row.revokedAt !== null) return row;
   const now = ctx.clock.now();
   if (row.lastUsedAt === null || now.getTime() - row.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {

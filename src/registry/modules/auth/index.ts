@@ -4,6 +4,6 @@
  */
 export { authPlugin } from './plugin';
 export { authenticate } from './principal';
-export { accessCookieName } from './cookies';
+export { accessCookieName, credentialCookie } from './cookies';
 export { hashSecret } from './secrets';
 export { createApiKey, findApiKey, type ApiKeyType } from './api-keys';

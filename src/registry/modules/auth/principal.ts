@@ -1,13 +1,15 @@
 import type { ServiceContext } from '../../context';
 import { AppError } from '../../../http';
 import { findApiKey, type ApiKeyType } from './api-keys';
-import { isSessionActive } from './sessions';
+import { activeSession } from './sessions';
+import type { Suspension } from './suspension';
 import { looksLikeJwt, verifyAccessToken } from './tokens';
 
 /** Who is calling, and with what. */
-export type Principal =
+export type Principal = (
   | { via: 'session'; userId: string; walletAddress: string; sessionId: string }
-  | { via: 'api-key'; userId: string; walletAddress: string; keyId: string; keyType: ApiKeyType };
+  | { via: 'api-key'; userId: string; walletAddress: string; keyId: string; keyType: ApiKeyType }
+) & { suspension: Suspension };
 
 /**
  * What a route needs:
@@ -51,10 +53,18 @@ async function resolveCredential(ctx: ServiceContext, credential: string | undef
     const key = credential.length <= 128 ? await findApiKey(ctx, credential) : undefined;
     if (!key || !credential.startsWith(key.type === 'creator' ? 'sk_' : 'ck_')) throw new AppError('UNAUTHORIZED', 'Invalid token');
     if (key.revokedAt !== null) throw new AppError('FORBIDDEN', 'API key revoked');
-    return { via: 'api-key', userId: key.userId, walletAddress: key.walletAddress, keyId: key.id, keyType: key.type };
+    return {
+      via: 'api-key',
+      userId: key.userId,
+      walletAddress: key.walletAddress,
+      keyId: key.id,
+      keyType: key.type,
+      suspension: key.suspension,
+    };
   }
   if (!looksLikeJwt(credential)) throw new AppError('UNAUTHORIZED', 'Invalid token');
   const claims = await verifyAccessToken(ctx.config.auth, credential, ctx.clock.now());
-  if (!(await isSessionActive(ctx, claims.sessionId))) throw new AppError('UNAUTHORIZED', 'Invalid token');
-  return { via: 'session', ...claims };
+  const session = await activeSession(ctx, claims.sessionId);
+  if (!session) throw new AppError('UNAUTHORIZED', 'Invalid token');
+  return { via: 'session', ...claims, suspension: session.suspension };
 }

@@ -1,11 +1,12 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { prepared } from '../../lib/prepared';
-import { refreshTokens, sessions } from '../../../db/schema';
+import { refreshTokens, sessions, users } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
 import { AppError } from '../../../http';
 import type { User } from '../users';
 import { hashSecret, randomToken } from './secrets';
 import { signAccessToken } from './tokens';
+import { type Suspension, suspensionOf } from './suspension';
 
 /** Tokens handed to a client after sign-in or refresh. */
 export interface IssuedTokens {
@@ -92,15 +93,23 @@ export async function revokeSession(ctx: ServiceContext, sessionId: string, reas
 }
 
 /** True while the session exists, is not revoked and has not expired. */
-export async function isSessionActive(ctx: ServiceContext, sessionId: string): Promise<boolean> {
+/** The session's account's suspension when the session is active (null: not suspended); undefined when it is not active. */
+export async function activeSession(ctx: ServiceContext, sessionId: string): Promise<{ suspension: Suspension } | undefined> {
   const [session] = await prepared(ctx.db, 'session_state', (db) =>
     db
-      .select({ revokedAt: sessions.revokedAt, expiresAt: sessions.expiresAt })
+      .select({
+        revokedAt: sessions.revokedAt,
+        expiresAt: sessions.expiresAt,
+        suspendedAt: users.suspendedAt,
+        suspendedReason: users.suspendedReason,
+      })
       .from(sessions)
+      .innerJoin(users, eq(users.id, sessions.userId))
       .where(eq(sessions.id, sql.placeholder('id')))
       .prepare('session_state'),
   ).execute({ id: sessionId });
-  return session !== undefined && session.revokedAt === null && session.expiresAt > ctx.clock.now();
+  if (session === undefined || session.revokedAt !== null || session.expiresAt <= ctx.clock.now()) return undefined;
+  return { suspension: suspensionOf(session) };
 }
 
 function addSeconds(date: Date, seconds: number): Date {

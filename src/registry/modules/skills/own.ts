@@ -1,9 +1,10 @@
-import { asc, eq } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import { getAddress } from 'viem';
 import { skillGroupMembers, skills, users } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
 import type { SkillView } from 'skill-market/registry';
 import { selectSkills, toSkillView } from './view';
+import { publiclyListed } from './visibility';
 
 /** Every skill of one creator, inactive ones included, by name. */
 export async function listOwnSkills(ctx: ServiceContext, creatorId: string): Promise<SkillView[]> {
@@ -11,19 +12,19 @@ export async function listOwnSkills(ctx: ServiceContext, creatorId: string): Pro
   return rows.map((r) => toSkillView(r, ctx.config.chain));
 }
 
-/** The active skills of the creator with this wallet address, by name. */
+/** The publicly listed skills of the creator with this wallet address, by name. */
 export async function listPublicSkillsOf(ctx: ServiceContext, address: string): Promise<SkillView[]> {
   const rows = await selectSkills(ctx.db)
-    .where(eq(users.walletAddress, getAddress(address.toLowerCase())))
+    .where(and(eq(users.walletAddress, getAddress(address.toLowerCase())), publiclyListed))
     .orderBy(asc(skills.name));
-  return rows.filter((r) => r.skill.isActive).map((r) => toSkillView(r, ctx.config.chain));
+  return rows.map((r) => toSkillView(r, ctx.config.chain));
 }
 
-/** The active skills in a group, by name. */
+/** The publicly listed skills in a group, by name. */
 export async function listGroupSkills(ctx: ServiceContext, groupId: string): Promise<SkillView[]> {
   const rows = await selectSkills(ctx.db)
     .innerJoin(skillGroupMembers, eq(skillGroupMembers.skillId, skills.id))
-    .where(eq(skillGroupMembers.groupId, groupId))
+    .where(and(eq(skillGroupMembers.groupId, groupId), publiclyListed))
     .orderBy(asc(skills.name));
-  return rows.filter((r) => r.skill.isActive).map((r) => toSkillView(r, ctx.config.chain));
+  return rows.map((r) => toSkillView(r, ctx.config.chain));
 }

@@ -7,7 +7,7 @@ import { searchSkills } from './search';
 import { getSkillBySlug, registerSkill, updateSkill } from './service';
 import { listOwnSkills } from './own';
 import { announceNextPage } from '../../lib/paging';
-import { accessCookieName } from '../auth';
+import { accessCookieName, authenticate, credentialCookie } from '../auth';
 import { hasCredential, jsonAnswer, sendAnswer } from '../../cache/http';
 import { requestPathAndQuery } from 'skill-market/http';
 
@@ -57,9 +57,22 @@ export function skillRoutes(ctx: ServiceContext) {
     .route(
       skill.method,
       skill.path,
-      async ({ params, request }) => {
+      async ({ params, request, cookie }) => {
         const credentialed = hasCredential(request, cookieName);
-        const load = () => getSkillBySlug(credentialed ? ctx : publicCtx, params.slug);
+        // A hidden listing shows to its creator and the operators: who asks is resolved only then.
+        const viewer = async () => {
+          try {
+            return await authenticate(
+              ctx,
+              request.headers.get('authorization') ?? undefined,
+              credentialCookie(cookie, cookieName),
+              'consumer',
+            );
+          } catch {
+            return undefined; // a bad credential reads what the public reads
+          }
+        };
+        const load = () => (credentialed ? getSkillBySlug(ctx, params.slug, viewer) : getSkillBySlug(publicCtx, params.slug));
         const answer = credentialed || !ctx.reads ? jsonAnswer(await load()) : await ctx.reads.listing(params.slug, load);
         return sendAnswer(request, answer, credentialed ? privateControl : publicControl);
       },

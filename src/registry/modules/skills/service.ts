@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, ne, sql } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { DEFAULT_NETWORK } from 'skill-market/x402';
 import { skillGroupMembers, skills } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
@@ -13,6 +13,8 @@ import { floorAfterPriceChange } from './count-floor';
 import { hasProven } from '../wallets';
 import { callUrlOf, paymentAddressOf, priceToAtomic, schemaOf } from './validate';
 import { findSkillRowBySlug, selectSkills, toSkillView } from './view';
+import { hiddenSkill, isHidden } from './visibility';
+import { lockCreator, lockEndpoint, refuseOverHourlyLimit, refuseTakenEndpoint } from './intake';
 
 type SkillRow = typeof skills.$inferSelect;
 type Tx = Parameters<Parameters<ServiceContext['db']['transaction']>[0]>[0];
@@ -46,7 +48,7 @@ export async function registerSkill(
 
   const outcome = await ctx.db.transaction(async (tx) => {
     // One registration of an endpoint at a time, anywhere: two skills cannot take one URL at once.
-    await tx.execute(sql`select pg_advisory_xact_lock(${ENDPOINT_LOCK}, hashtext(${values.endpoint}))`);
+    await lockEndpoint(tx, values.endpoint);
     const byName = () =>
       tx
         .select()
@@ -54,6 +56,12 @@ export async function registerSkill(
         .where(and(eq(skills.creatorId, creatorId), eq(skills.name, input.name)))
         .for('update');
     let [existing] = await byName();
+    if (!existing) {
+      // New listings of one creator one at a time: a concurrent registration of this very name
+      // is then seen (and updated like a re-registration) rather than counted or refused.
+      await lockCreator(tx, creatorId);
+      [existing] = await byName();
+    }
     await refuseTakenEndpoint(tx, values.endpoint, existing?.id);
     if (!existing) {
       await refuseOverHourlyLimit(tx, ctx.config.catalogue.newSkillsPerHour, creatorId, now);
@@ -126,10 +134,21 @@ async function ownedSkill(ctx: ServiceContext, creatorId: string, slug: string):
   return skill;
 }
 
-/** One skill with counters and groups, active or not. */
-export async function getSkillBySlug(ctx: ServiceContext, slug: string): Promise<SkillView> {
+/** Who reads a listing, when known: a hidden skill shows to its creator and to the operators only. */
+export type Viewer = () => Promise<{ userId: string; walletAddress: string } | undefined>;
+
+/**
+ * One skill with counters and groups, active or not. A hidden one (by the operators, or its
+ * creator's suspension) is a 404 that says so, unless `viewer` is its creator or an operator.
+ */
+export async function getSkillBySlug(ctx: ServiceContext, slug: string, viewer?: Viewer): Promise<SkillView> {
   const row = await findSkillRowBySlug(ctx.db, slug);
   if (!row) throw new AppError('NOT_FOUND', 'Skill not found');
+  if (isHidden({ hiddenAt: row.skill.hiddenAt, creatorSuspendedAt: row.creatorSuspendedAt })) {
+    const who = viewer ? await viewer() : undefined;
+    const sees = who !== undefined && (who.userId === row.skill.creatorId || ctx.config.moderation.operators.includes(who.walletAddress));
+    if (!sees) throw hiddenSkill();
+  }
   return toSkillView(row, ctx.config.chain);
 }
 
@@ -161,48 +180,6 @@ function sameValues(
 }
 
 /** A registration naming a payment address its creator has not proven: it would earn what is paid to someone else. */
-/** Advisory lock space of registrations by endpoint. */
-const ENDPOINT_LOCK = 7202613;
-/** Advisory lock space of one creator's new listings. */
-const NEW_LISTING_LOCK = 7202614;
-
-/** A URL is listed once: refused when another skill (anyone's, active or not) has it, naming that skill. */
-async function refuseTakenEndpoint(tx: Tx, endpoint: string, ownId: string | undefined): Promise<void> {
-  const [taken] = await tx
-    .select({ slug: skills.slug })
-    .from(skills)
-    .where(and(eq(skills.endpoint, endpoint), ownId ? ne(skills.id, ownId) : undefined))
-    .limit(1);
-  if (!taken) return;
-  const why = `${endpoint} is already listed as the skill "${taken.slug}": one endpoint is listed once (re-register that skill by its name to change it)`;
-  throw new AppError('CONFLICT', `Endpoint already listed: ${why}`, [{ field: 'endpoint', message: why }]);
-}
-
-/**
- * At most `perHour` new listings per creator in any hour (0: no limit), counted under a lock per
- * creator so concurrent registrations cannot pass it together; 429 with the time until a place frees.
- */
-async function refuseOverHourlyLimit(tx: Tx, perHour: number, creatorId: string, now: Date): Promise<void> {
-  if (perHour === 0) return;
-  await tx.execute(sql`select pg_advisory_xact_lock(${NEW_LISTING_LOCK}, hashtext(${creatorId}))`);
-  const hourAgo = new Date(now.getTime() - 3_600_000);
-  const recent = await tx
-    .select({ createdAt: skills.createdAt })
-    .from(skills)
-    .where(and(eq(skills.creatorId, creatorId), gt(skills.createdAt, hourAgo)))
-    .orderBy(desc(skills.createdAt))
-    .limit(perHour);
-  if (recent.length < perHour) return;
-  const oldest = recent[recent.length - 1]!.createdAt;
-  const retryAfterSeconds = Math.max(1, Math.ceil((oldest.getTime() + 3_600_000 - now.getTime()) / 1000));
-  throw new AppError(
-    'RATE_LIMITED',
-    `Too many new skills: at most ${perHour} new listings per creator per hour (the registry operator's MARKET_NEW_SKILLS_PER_HOUR); try again in ${retryAfterSeconds} s`,
-    undefined,
-    retryAfterSeconds,
-  );
-}
-
 function payeeNotProven(address: string): AppError {
   const why =
     `${address} is not an address this account has proven: sign in with that wallet, or prove you hold its key ` +

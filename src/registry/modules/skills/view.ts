@@ -28,6 +28,8 @@ const skillColumns = {
   skill: skillFields,
   stats: skillStats,
   creatorAddress: users.walletAddress,
+  /** When the creator was suspended (their skills are then hidden), or null. */
+  creatorSuspendedAt: users.suspendedAt,
   health: {
     status: serverHealth.status,
     latencyMs: serverHealth.latencyMs,

@@ -1,3 +1,4 @@
+import { ReportButton } from '../components/report-button';
 import { SkillCard, SkillCardSkeletons } from '../components/skill-card';
 import { Empty, ErrorBox, Skeleton } from '../components/states';
 import { registry } from '../lib/api';
@@ -37,6 +38,7 @@ export function CreatorPage({ params }: { params: Record<string, string> }) {
           <p class="muted small mono">{c.walletAddress}</p>
           {c.bio && <p>{c.bio}</p>}
           <p class="muted small">Creator since {date(c.createdAt)}</p>
+          <ReportButton creatorAddress={c.walletAddress} name={c.name ?? shortAddress(c.walletAddress)} />
         </div>
       </div>
       <h2>Skills</h2>

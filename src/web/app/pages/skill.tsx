@@ -10,6 +10,7 @@ import { Snippets } from '../components/snippets';
 import { ErrorBox, Skeleton } from '../components/states';
 import { TryIt } from '../components/try-it';
 import { Byline } from '../components/skill-card';
+import { ReportButton } from '../components/report-button';
 import { asApiError, registry, type ApiError } from '../lib/api';
 import { networkName } from '../lib/config';
 import { count, uptime, usdc } from '../lib/format';
@@ -112,6 +113,7 @@ export function SkillPage({ params }: { params: Record<string, string> }) {
         <div class="price-box">
           <span class="price-big">{usdc(s.price)}</span> <span class="muted">USDC per call</span>
           <FavouriteButton skill={s} onCount={setFavourites} />
+          <ReportButton slug={s.slug} creatorAddress={s.creatorAddress} name={s.name} />
         </div>
       </header>
       <p class="lead">{s.description ?? <span class="muted">No description.</span>}</p>

@@ -3,7 +3,9 @@
  * section's view lives in its own file in this folder and is listed in SECTIONS.
  */
 import type { ComponentType } from 'preact';
+import { useEffect } from 'preact/hooks';
 import { Skeleton } from '../../components/states';
+import { loadStanding, standing } from '../../lib/standing';
 import { account } from '../../lib/session';
 import { location } from '../../lib/router';
 import { CallsView } from './calls';
@@ -11,6 +13,7 @@ import { CreatorChannelsView, PayerChannelsView } from './channels';
 import { FavouritesView } from './favourites';
 import { GroupsView } from './groups';
 import { KeysView } from './keys';
+import { OperatorView } from './operator';
 import { ProfileView } from './profile';
 import { SkillsView } from './skills';
 import { WalletsView } from './wallets';
@@ -19,7 +22,9 @@ import { WebhooksView } from './webhooks';
 interface Section {
   path: string;
   label: string;
-  group: 'Creator' | 'Consumer' | 'Account';
+  group: 'Creator' | 'Consumer' | 'Account' | 'Operator';
+  /** Shown to the marketplace's operators only. */
+  operatorOnly?: true;
   /** Gets the path below the section (`/dashboard/skills/<slug>` → ['<slug>']). */
   View: ComponentType<{ rest: string[] }>;
 }
@@ -36,10 +41,30 @@ const SECTIONS: Section[] = [
   { path: 'my-channels', label: 'My channels', group: 'Consumer', View: PayerChannelsView },
   { path: 'favourites', label: 'Favourites', group: 'Consumer', View: FavouritesView },
   { path: 'profile', label: 'Profile', group: 'Account', View: ProfileView },
+  { path: 'operator', label: 'Reports and audit log', group: 'Operator', View: OperatorView, operatorOnly: true },
 ];
+
+/** Why the account is suspended, on every section: its skills are hidden and its writes refused. */
+function SuspendedNotice() {
+  const suspended = standing.value?.suspended;
+  if (!suspended) return null;
+  return (
+    <div class="notice notice-warn" role="status">
+      <strong>Your account is suspended by the marketplace’s operators</strong>
+      <p>Reason: {suspended.reason}</p>
+      <p class="muted small">
+        Your skills are hidden from the marketplace and changes are refused until the suspension is lifted. You can still sign in, read your
+        data and revoke keys.
+      </p>
+    </div>
+  );
+}
 
 export function DashboardShell({ params }: { params: Record<string, string> }) {
   const me = account.value;
+  useEffect(() => {
+    if (me) void loadStanding(me.walletAddress);
+  }, [me?.walletAddress]);
   if (me === undefined) {
     return (
       <section>
@@ -60,8 +85,10 @@ export function DashboardShell({ params }: { params: Record<string, string> }) {
     );
   }
   const [first, ...rest] = (params.rest ?? '').split('/').filter(Boolean);
-  const current = SECTIONS.find((s) => s.path === first) ?? SECTIONS[0]!;
-  const groups = [...new Set(SECTIONS.map((s) => s.group))];
+  const operator = standing.value?.operator === true;
+  const sections = SECTIONS.filter((s) => !s.operatorOnly || operator);
+  const current = sections.find((s) => s.path === first) ?? sections[0]!;
+  const groups = [...new Set(sections.map((s) => s.group))];
   return (
     <div class="dashboard">
       <nav class="dashboard-nav" aria-label="Dashboard">
@@ -69,13 +96,15 @@ export function DashboardShell({ params }: { params: Record<string, string> }) {
           <div key={group}>
             <h2 class="nav-group">{group}</h2>
             <ul>
-              {SECTIONS.filter((s) => s.group === group).map((s) => (
-                <li key={s.path}>
-                  <a href={`/dashboard/${s.path}`} aria-current={s === current ? 'page' : undefined}>
-                    {s.label}
-                  </a>
-                </li>
-              ))}
+              {sections
+                .filter((s) => s.group === group)
+                .map((s) => (
+                  <li key={s.path}>
+                    <a href={`/dashboard/${s.path}`} aria-current={s === current ? 'page' : undefined}>
+                      {s.label}
+                    </a>
+                  </li>
+                ))}
             </ul>
           </div>
         ))}
@@ -84,6 +113,7 @@ export function DashboardShell({ params }: { params: Record<string, string> }) {
         <h1 id="dashboard-title" tabIndex={-1}>
           {current.label}
         </h1>
+        <SuspendedNotice />
         <current.View key={current.path} rest={current.path === first ? rest : []} />
       </section>
     </div>

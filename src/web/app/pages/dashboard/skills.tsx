@@ -10,6 +10,7 @@ import { Empty, ErrorBox, Skeleton } from '../../components/states';
 import { registry } from '../../lib/api';
 import { count, usdc } from '../../lib/format';
 import { account } from '../../lib/session';
+import { standing } from '../../lib/standing';
 import type { GroupView as Group, SkillView as Skill } from 'skill-market/registry';
 import { useAction } from '../../lib/use-action';
 import { useResource } from '../../lib/use-resource';
@@ -141,6 +142,17 @@ function ActiveSwitch({ skill, onChanged }: { skill: Skill; onChanged: () => voi
   );
 }
 
+/** A skill the operators hid: out of the marketplace, with their reason. */
+function HiddenNote({ slug }: { slug: string }) {
+  const hidden = standing.value?.hiddenSkills.find((h) => h.slug === slug);
+  if (!hidden) return null;
+  return (
+    <div class="small hidden-note">
+      <span class="badge badge-warn">hidden</span> by the operators: {hidden.reason}
+    </div>
+  );
+}
+
 export function SkillsView({ rest }: { rest: string[] }) {
   const me = account.value!;
   const [data, retry] = useResource(
@@ -206,6 +218,7 @@ export function SkillsView({ rest }: { rest: string[] }) {
                     {s.name}
                   </a>
                   <div class="muted small">{s.groups.join(', ')}</div>
+                  <HiddenNote slug={s.slug} />
                 </th>
                 <td class="num" data-label="Price">
                   {usdc(s.price)}

@@ -23,6 +23,10 @@ const EVENTS = [
   { name: 'key.revoked', label: 'One of your API keys was revoked' },
   { name: 'skill.down', label: 'The server of your skills stopped answering' },
   { name: 'skill.up', label: 'It answers again' },
+  { name: 'skill.hidden', label: 'The operators hid one of your skills (with their reason)' },
+  { name: 'skill.restored', label: 'The operators listed it again' },
+  { name: 'creator.suspended', label: 'The operators suspended your account (with their reason)' },
+  { name: 'creator.restored', label: 'The operators lifted the suspension' },
 ] as const;
 
 function NewWebhook({ onClose, onCreated }: { onClose: () => void; onCreated: () => void }) {
