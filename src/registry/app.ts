@@ -42,6 +42,8 @@ export interface RegistryDeps {
   pending?: PendingWork;
   /** This instance's metrics, shared with its background work (server.ts); its own by default. */
   metrics?: RegistryMetrics;
+  /** Called when a new skill is listed (server.ts has the health prober check it at once). */
+  listed?: () => void;
 }
 
 /**
@@ -60,7 +62,16 @@ export function createRegistry(deps: RegistryDeps) {
       logger.warn('cannot follow change notifications; cached reads rely on their age bound alone', { error }),
     );
   }
-  const ctx: ServiceContext = { db: database.db, readDb: database.read, reads, clock, config, logger, pending };
+  const ctx: ServiceContext = {
+    db: database.db,
+    readDb: database.read,
+    reads,
+    clock,
+    config,
+    logger,
+    pending,
+    ...(deps.listed ? { listed: deps.listed } : {}),
+  };
   const metrics = deps.metrics ?? createRegistryMetrics({ database, clock, logger });
   const store = deps.rateLimitStore ?? (database.kind === 'postgres' ? postgresRateLimitStore(database.db) : memoryRateLimitStore());
   // The web pages are routes beside the API (no API path is a page path), with the same headers.

@@ -19,4 +19,6 @@ export interface ServiceContext {
   readDb?: Database;
   /** The public read cache, told of this instance's own writes at once (others arrive by NOTIFY). */
   reads?: ReadCache;
+  /** Told when a new skill is listed: the health prober checks new servers at once. */
+  listed?: () => void;
 }

@@ -1,4 +1,4 @@
-export { createRegistry, systemClock, type Clock } from './app';
+export { createRegistry, type RegistryDeps, systemClock, type Clock } from './app';
 export { startRegistry, type RunningRegistry } from './server';
 export { createRegistryMetrics } from './metrics';
 export { AppError } from '../http';

@@ -6,7 +6,7 @@ import { listen } from '../http';
 import { listenMetrics, type MetricsListener } from '../metrics';
 import { createRegistryMetrics } from './metrics';
 import { systemClock } from './context';
-import { createHealthProber } from './modules/skill-health';
+import { createHealthProber, type HealthProber } from './modules/skill-health';
 import { createWebhookDeliverer } from './modules/webhooks';
 import { createPaymentVerifier } from './modules/payment-verification';
 
@@ -29,10 +29,12 @@ export async function startRegistry(
   const database = await openDatabase(config.database);
   const metrics = createRegistryMetrics({ database, clock: systemClock, logger });
   let app: ReturnType<typeof createRegistry>;
+  let prober: HealthProber | undefined;
   let url: string;
   let metricsListener: MetricsListener | undefined;
   try {
-    app = createRegistry({ database, config, logger, metrics, ...extra });
+    // A new listing's server is checked at once (its listing waits for that with MARKET_LIST_AFTER_FIRST_CHECK).
+    app = createRegistry({ database, config, logger, metrics, ...extra, listed: () => prober?.probeSoon() });
     url = listen(app, config.host, config.port);
   } catch (error) {
     await database.close();
@@ -46,7 +48,7 @@ export async function startRegistry(
     throw error;
   }
   logger.info('registry listening', { url, database: database.kind });
-  const prober = config.health.enabled
+  prober = config.health.enabled
     ? createHealthProber({ db: database.db, config: config.health, clock: systemClock, logger, onOutcome: metrics.probeOutcome })
     : undefined;
   prober?.start();

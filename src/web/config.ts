@@ -22,5 +22,6 @@ export function pageConfig(config: RegistryConfig): PageConfig {
     explorer: known?.explorer ?? null,
     privyAppId: config.auth.provider?.appId ?? null,
     devMode: config.devTools === true && config.mode !== 'production',
+    listAfterFirstCheck: config.health.listAfterFirstCheck,
   };
 }

@@ -4,7 +4,12 @@ import { ConfigError, HEALTH_DEFAULTS, loadRegistryConfig, readHealthConfig } fr
 describe('skill health configuration', () => {
   it('probes in development and production, with the documented defaults, and never in tests unless asked', () => {
     expect(loadRegistryConfig({}, '/').health).toEqual({ ...HEALTH_DEFAULTS, enabled: true, allowPrivateAddresses: true });
-    expect(readHealthConfig({}, 'production')).toEqual({ ...HEALTH_DEFAULTS, enabled: true, allowPrivateAddresses: false });
+    expect(readHealthConfig({}, 'production')).toEqual({
+      ...HEALTH_DEFAULTS,
+      enabled: true,
+      allowPrivateAddresses: false,
+      listAfterFirstCheck: true,
+    });
     expect(readHealthConfig({}, 'test')).toMatchObject({ enabled: false, allowPrivateAddresses: false });
     expect(readHealthConfig({ MARKET_HEALTH_PROBES: 'on' }, 'test').enabled).toBe(true);
   });
@@ -30,7 +35,16 @@ describe('skill health configuration', () => {
       concurrency: 8,
       hideAfterSeconds: 3600,
       allowPrivateAddresses: false,
+      listAfterFirstCheck: true,
     });
+  });
+
+  it('lists a new skill only after its first check in production, at once in development and tests, as MARKET_LIST_AFTER_FIRST_CHECK says', () => {
+    expect(readHealthConfig({}, 'development').listAfterFirstCheck).toBe(false);
+    expect(readHealthConfig({}, 'test').listAfterFirstCheck).toBe(false);
+    expect(readHealthConfig({ MARKET_LIST_AFTER_FIRST_CHECK: 'false' }, 'production').listAfterFirstCheck).toBe(false);
+    expect(readHealthConfig({ MARKET_LIST_AFTER_FIRST_CHECK: 'true' }, 'development').listAfterFirstCheck).toBe(true);
+    expect(readHealthConfig({ MARKET_HEALTH_PROBES: 'off' }, 'production').listAfterFirstCheck).toBe(false);
   });
 
   for (const [variable, value] of [

@@ -4,7 +4,7 @@ import type { DatabaseHandle, DatabaseKind } from '../../src/db';
 import { authTestConfig, providerKeys } from './auth';
 import { openTestDatabase } from './database';
 import { createLogger, type Logger } from '../../src/log';
-import { createRegistry, createRegistryMetrics, systemClock, type Clock } from '../../src/registry';
+import { createRegistry, createRegistryMetrics, type RegistryDeps, systemClock, type Clock } from '../../src/registry';
 import { createPaymentVerifier, type PaymentVerifier } from '../../src/registry/modules/payment-verification';
 import { pendingWork } from '../../src/runtime/pending';
 import type { LocalChain } from './chain';
@@ -50,12 +50,12 @@ export function testRegistry(database: DatabaseHandle, overrides: Partial<Regist
 }
 
 /** Like testRegistry, with a whole configuration. */
-export function registryWith(database: DatabaseHandle, config: RegistryConfig, clock?: Clock) {
+export function registryWith(database: DatabaseHandle, config: RegistryConfig, clock?: Clock, extra: Pick<RegistryDeps, 'listed'> = {}) {
   const { logger, lines } = memoryLogger();
   const pending = pendingWork();
   // Readings taken at each scrape, so a test sees its own changes.
   const metrics = createRegistryMetrics({ database, clock: clock ?? systemClock, logger, readingMaxAgeMs: 0 });
-  const app = createRegistry({ database, config, logger, pending, metrics, ...(clock ? { clock } : {}) });
+  const app = createRegistry({ database, config, logger, pending, metrics, ...extra, ...(clock ? { clock } : {}) });
   const request = (path: string, init?: RequestInit) => app.handle(new Request(`http://localhost${path}`, init));
   /** Resolves once the work requests started off their path (log lines, lastUsedAt) is done. */
   const settled = () => pending.settled();
@@ -66,7 +66,7 @@ export function registryWith(database: DatabaseHandle, config: RegistryConfig, c
  * A registry with provider login on, over a fresh database for one test file, with a clock the
  * test moves: `fx.request`, `fx.clock`, `fx.database`, `fx.config` (filled in beforeAll).
  */
-export function registryFixture(kind: DatabaseKind, overrides: Partial<RegistryConfig> = {}) {
+export function registryFixture(kind: DatabaseKind, overrides: Partial<RegistryConfig> = {}, extra: Pick<RegistryDeps, 'listed'> = {}) {
   const clock = manualClock(new Date('2026-11-22T12:00:00Z'));
   const fx = { clock } as {
     clock: typeof clock;
@@ -79,7 +79,7 @@ export function registryFixture(kind: DatabaseKind, overrides: Partial<RegistryC
   beforeAll(async () => {
     fx.database = await openTestDatabase(kind);
     fx.config = authTestConfig((await providerKeys()).publicKeyPem, overrides);
-    fx.registry = registryWith(fx.database, fx.config, clock);
+    fx.registry = registryWith(fx.database, fx.config, clock, extra);
     fx.request = fx.registry.request;
     fx.settled = fx.registry.settled;
   });

@@ -94,6 +94,7 @@ describe('pages beside the API', () => {
       explorer: { name: 'BaseScan', url: 'https://basescan.org' },
       privyAppId: null,
       devMode: false,
+      listAfterFirstCheck: false,
     });
   });
 });

@@ -12,7 +12,7 @@ import type { ServiceContext } from '../../context';
 import type { PaymentAssets } from './assets';
 import { listingAccepts } from './item';
 import { offersFor, reportedOffers } from './reported';
-import { publiclyListed } from '../skills';
+import { listedWhere } from '../skills';
 
 /** The server reported some offer of the channel scheme (under any skill name). */
 const reportsChannels = sql`jsonb_path_exists(${serverHealth.offers}, '$.*[*] ? (@.scheme == "batch-settlement")')`;
@@ -29,7 +29,7 @@ export async function channelSkillIds(ctx: ServiceContext, assets: PaymentAssets
     })
     .from(skills)
     .innerJoin(serverHealth, eq(serverHealth.serverUrl, skills.serverUrl))
-    .where(and(publiclyListed, ...conditions, reportsChannels));
+    .where(and(listedWhere(ctx.config.health), ...conditions, reportsChannels));
   if (rows.length === 0) return [];
   const networks = [...new Set(rows.map((r) => r.network))];
   const [offers, assetList] = await Promise.all([

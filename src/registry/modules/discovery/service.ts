@@ -11,7 +11,7 @@ import type {
 import type { AssetInfo } from 'skill-market/x402';
 import { skills } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
-import { DEFAULT_LIMIT, publiclyListed, searchSkills, selectSkills, toSkillView } from '../skills';
+import { DEFAULT_LIMIT, listedWhere, searchSkills, selectSkills, toSkillView } from '../skills';
 import type { PaymentAssets } from './assets';
 import { channelSkillIds } from './channels';
 import { type DiscoveryScope, discoveryScope } from './filters';
@@ -48,7 +48,7 @@ export async function listResources(
   const offset = query.offset ?? 0;
   const scope = await offeredScope(ctx, deps, query, remember);
   if (!scope) return { x402Version: 2, items: [], pagination: { limit, offset, total: 0 } };
-  const where = and(publiclyListed, ...scope.conditions);
+  const where = and(listedWhere(ctx.config.health), ...scope.conditions);
   const total = await remember(
     `discovery total ${scope.key}`,
     async () => (await ctx.db.select({ n: count() }).from(skills).where(where))[0]?.n ?? 0,

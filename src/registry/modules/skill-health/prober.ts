@@ -23,6 +23,8 @@ export interface HealthProber {
    * already running is joined, not doubled. Tests drive probes with this and a manual clock.
    */
   probeNow(): Promise<ProbeRound>;
+  /** A round soon after this call, in the background (a new listing's server is checked at once). */
+  probeSoon(): void;
   /** Background rounds until `stop()`. */
   start(): void;
   /** Ends background rounds and waits for the running one. */
@@ -103,7 +105,21 @@ export function createHealthProber(deps: HealthProberDeps): HealthProber {
   }
 
   const rounds = backgroundRounds(round, () => Math.min(TICK_MS, config.intervalSeconds * 1000), logger, 'skill health');
-  return { probeNow: rounds.now, start: rounds.start, stop: rounds.stop };
+  let started = false;
+  return {
+    probeNow: rounds.now,
+    probeSoon: () => {
+      if (started) void rounds.next().catch((error: unknown) => logger.warn('skill health round failed', { error }));
+    },
+    start: () => {
+      started = true;
+      rounds.start();
+    },
+    stop: () => {
+      started = false;
+      return rounds.stop();
+    },
+  };
 }
 
 function hostOf(serverUrl: string): string {

@@ -5,4 +5,4 @@ export { type CountFloor, countablePrice } from './count-floor';
 export { DEFAULT_LIMIT, searchSkills } from './search';
 export { priceToAtomic } from './validate';
 export { selectSkills, toSkillView } from './view';
-export { notModerated, publiclyListed } from './visibility';
+export { listedWhere, notModerated } from './visibility';

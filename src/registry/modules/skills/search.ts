@@ -9,7 +9,7 @@ import { decodeCursor, encodeCursor, isIsoInstant } from '../../lib/cursor';
 import type { SearchQuery, SkillView, Sort } from 'skill-market/registry';
 import { selectSkills, toSkillView } from './view';
 import { priceToAtomic } from './validate';
-import { publiclyListed } from './visibility';
+import { listedWhere } from './visibility';
 
 export const DEFAULT_LIMIT = 20;
 
@@ -31,7 +31,7 @@ export async function searchSkills(
   const key = sortKey(sort, match);
   const limit = query.limit ?? DEFAULT_LIMIT;
 
-  const filters: (SQL | undefined)[] = [publiclyListed, ...scope];
+  const filters: (SQL | undefined)[] = [listedWhere(ctx.config.health), ...scope];
   if (query.category) filters.push(eq(skills.category, query.category));
   if (query.minPrice) filters.push(gte(skills.priceAtomic, priceFilter('minPrice', query.minPrice)));
   if (query.maxPrice) filters.push(lte(skills.priceAtomic, priceFilter('maxPrice', query.maxPrice)));

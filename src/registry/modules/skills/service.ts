@@ -98,6 +98,7 @@ export async function registerSkill(
     return { created: false, id: current.id };
   });
   ctx.reads?.skillChanged(outcome.id);
+  if (outcome.created) ctx.listed?.();
   return { created: outcome.created, skill: await getSkillById(ctx, outcome.id) };
 }
 

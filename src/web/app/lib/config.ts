@@ -14,6 +14,8 @@ export interface PageConfig {
   privyAppId: string | null;
   /** `market dev`: the page offers the dev-only demo wallet. Never on in production. */
   devMode: boolean;
+  /** A new listing goes public once its server answered a health check (MARKET_LIST_AFTER_FIRST_CHECK). */
+  listAfterFirstCheck: boolean;
 }
 
 /**

@@ -9,6 +9,7 @@ import { JsonEditor, readJson } from '../../components/json-editor';
 import { Empty, ErrorBox, Skeleton } from '../../components/states';
 import { registry } from '../../lib/api';
 import { count, usdc } from '../../lib/format';
+import { pageConfig } from '../../lib/config';
 import { account } from '../../lib/session';
 import { standing } from '../../lib/standing';
 import type { GroupView as Group, SkillView as Skill } from 'skill-market/registry';
@@ -142,6 +143,16 @@ function ActiveSwitch({ skill, onChanged }: { skill: Skill; onChanged: () => voi
   );
 }
 
+/** A listing not public yet: its server has not answered the marketplace's health check. */
+function FirstCheckNote({ skill }: { skill: Skill }) {
+  if (!pageConfig.value?.listAfterFirstCheck || skill.lastUpAt !== null) return null;
+  return (
+    <div class="small first-check-note">
+      <span class="badge">waiting for the first check</span> listed once your server answers the marketplace's health check
+    </div>
+  );
+}
+
 /** A skill the operators hid: out of the marketplace, with their reason. */
 function HiddenNote({ slug }: { slug: string }) {
   const hidden = standing.value?.hiddenSkills.find((h) => h.slug === slug);
@@ -219,6 +230,7 @@ export function SkillsView({ rest }: { rest: string[] }) {
                   </a>
                   <div class="muted small">{s.groups.join(', ')}</div>
                   <HiddenNote slug={s.slug} />
+                  <FirstCheckNote skill={s} />
                 </th>
                 <td class="num" data-label="Price">
                   {usdc(s.price)}
