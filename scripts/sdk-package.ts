@@ -25,8 +25,10 @@ export const SDK_DIR = resolve(import.meta.dir, '../sdk');
 // snapshot line with the damage reports and the repair, and the chain deciding where the state and a payment disagree
 // (+5.9 kB packed, the skill server's side only). 230 kB: the skill server found by every crawler (a complete OpenAPI
 // document with contact and agent guidance, a page and an icon at its root, Allow on every 405) and saying at start what
-// catalogues would drop (+2.2 kB packed, the skill server's side only).
-export const TARBALL_BUDGET_BYTES = 230 * 1024;
+// catalogues would drop (+2.2 kB packed, the skill server's side only). 236 kB: the moderation routes in the wire contract
+// (reports, the operators' queue, decisions and audit log, a creator's standing: their schemas and declarations, +2.8 kB
+// packed; nothing of it in the consumer's browser bundle), and listings' uptime and recent success.
+export const TARBALL_BUDGET_BYTES = 236 * 1024;
 // 66 kB for a page's consumer entry: the registry contract's calendar days (a revenue export's bounds checked where they
 // are declared), the payment header read once for every scheme, and SkillMarket.refundChannel's door to the lazily
 // loaded refund (+1.6 kB). 68 kB: a channel call's usage record in its own form, and the deposit said before paying.

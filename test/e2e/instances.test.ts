@@ -12,15 +12,15 @@
  * EIP-3009 authorization used once); both registries count the calls and the revenue the chain
  * shows (exact transfers to the payee plus what its channels claimed), and so does the creator's
  * revenue; every `call.paid` reaches the creator's endpoint exactly once, though both registries
- * deliver; a listing deactivated through one registry (the creator's PATCH isActive=false) is seen
- * so through the other within the read cache's documented bound (docs/operators.md, Growing: 10 s
+ * deliver; a listing an operator hides through one registry is hidden
+ * through the other within the read cache's documented bound (docs/operators.md, Growing: 10 s
  * should a notice be missed).
  * PostgreSQL only: several instances on one database is what it shows.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import type { Address } from 'viem';
-import { generatePrivateKey } from 'viem/accounts';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { SkillMarket } from 'skill-market';
 import { hostedChannelStore, serve, skill, type SkillServer } from 'skill-market/creator';
 import type { WebhookDelivery } from 'skill-market/registry';
@@ -52,6 +52,8 @@ const CONTENT_BOUND_MS = 10_000;
 const KEY = 'instances-receiver-key-0123456789abcdef';
 /** The facilitators' receiver authorizer: the same on every instance, as docs/operators.md asks (channels name its address). */
 const AUTHORIZER_KEY = generatePrivateKey();
+/** The marketplace's operator (OPERATOR_ADDRESSES on both registries). */
+const OPERATOR = privateKeyToAccount(generatePrivateKey());
 
 describe.skipIf(!TEST_DATABASE_URL)('two registries, two facilitators and two skill server instances on one PostgreSQL', () => {
   let chain: LocalChain;
@@ -100,6 +102,7 @@ describe.skipIf(!TEST_DATABASE_URL)('two registries, two facilitators and two sk
         // The payment checks run below, on both instances at once, on a clock the test moves.
         MARKET_PAYMENT_VERIFICATION: 'off',
         MARKET_WEBHOOKS: 'on',
+        OPERATOR_ADDRESSES: OPERATOR.address,
         MARKET_HEALTH_PROBES: 'off',
         MARKET_HEALTH_ALLOW_PRIVATE: 'true',
         RATE_LIMIT_AUTH: 'off',
@@ -335,32 +338,39 @@ describe.skipIf(!TEST_DATABASE_URL)('two registries, two facilitators and two sk
     expect(new Set(channelHeard).size).toBe(CALLS);
   }, 240_000);
 
-  it('shows a listing deactivated through one registry as inactive through the other within the documented bound', async () => {
+  it('hides a listing for everyone when an operator hides it through one registry: the other stops showing it within the documented bound', async () => {
     const [a, b] = registries as [RunningRegistry, RunningRegistry];
-    const listing = async (registry: RunningRegistry) => json<{ isActive: boolean }>(await on(registry, `/skills/${slug}`));
+    const page = (registry: RunningRegistry) => on(registry, `/skills/${slug}`);
     const found = async (registry: RunningRegistry) =>
       (await json<{ slug: string }[]>(await on(registry, '/skills?q=echoes'))).map((s) => s.slug);
     // B has the listing and the search page in its read cache.
-    expect(await listing(b)).toMatchObject({ isActive: true });
+    expect((await page(b)).status).toBe(200);
     expect(await found(b)).toContain(slug);
+    const counts = async () =>
+      (
+        await json<{ slug: string; paidCallCount: number; totalRevenueAtomic: string }[]>(
+          await on(b, '/creators/me/skills', { headers: bearer(creator.key) }),
+        )
+      ).find((s) => s.slug === slug);
+    const before = await counts();
+    expect(before?.paidCallCount).toBeGreaterThan(0);
 
-    // The creator deactivates the skill through A (a listing change like any other: its change notice reaches B).
-    const patch = await on(a, `/skills/${slug}`, {
-      method: 'PATCH',
-      headers: { 'content-type': 'application/json', ...bearer(creator.key) },
-      body: JSON.stringify({ isActive: false }),
-    });
-    expect(patch.status).toBe(200);
+    // The operator signs in and hides the skill through A (its change notice reaches B).
+    const operator = await walletSignIn((path, init) => on(a, path, init), OPERATOR);
+    const hide = await on(
+      a,
+      `/operator/skills/${slug}/hide`,
+      jsonPost({ reason: 'Copies another API without permission' }, bearer(operator.token)),
+    );
+    expect(hide.status).toBe(200);
     expect(
       await eventually(
-        () => listing(b),
-        (s) => !s.isActive,
-        'B lists the skill inactive',
+        async () => (await page(b)).status,
+        (status) => status === 404,
+        'B answers the hidden skill 404',
         CONTENT_BOUND_MS,
       ),
-    ).toMatchObject({
-      isActive: false,
-    });
+    ).toBe(404);
     expect(
       await eventually(
         () => found(b),
@@ -369,5 +379,7 @@ describe.skipIf(!TEST_DATABASE_URL)('two registries, two facilitators and two sk
         CONTENT_BOUND_MS,
       ),
     ).not.toContain(slug);
+    // Nothing is deleted: its creator still reads the same counts through B.
+    expect(await counts()).toEqual(before);
   }, 60_000);
 });
