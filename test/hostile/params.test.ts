@@ -276,8 +276,10 @@ for (const kind of databaseKinds) {
       expect(operations.length).toBeGreaterThanOrEqual(25);
       expect(operations.map((o) => `${o.method} ${o.template}`)).toContain('GET /analytics/revenue.csv');
       const statuses = await sweep(`the registry on ${kind}`, operations, known, fx.request, bearer(session));
-      // The values reached the handlers: many taken, many refused, not only sign-in refusals.
-      expect(statuses.ok).toBeGreaterThan(operations.length * RUNS * 0.1);
+      // The values reached the handlers: many taken, many refused, not only sign-in refusals. The
+      // operators' routes refuse the sweep's session before they read a value: they take none.
+      const open = operations.filter((o) => !o.template.startsWith('/operator/'));
+      expect(statuses.ok).toBeGreaterThan(open.length * RUNS * 0.1);
       expect(statuses.invalid).toBeGreaterThan(operations.length * RUNS * 0.2);
       expect(statuses.unauthorized).toBe(0);
     }, 120_000);
