@@ -10,11 +10,11 @@ import { HEALTH_DEFAULTS } from '../../src/config';
 import { createHealthProber } from '../../src/registry/modules/skill-health';
 import { bearer } from '../support/auth';
 import { type Creator, json, newCreator } from '../support/catalogue';
-import { oneDatabase } from '../support/database';
+import { databaseKinds } from '../support/database';
 import { freePort } from '../support/process';
 import { memoryLogger, registryFixture } from '../support/registry';
 
-for (const kind of oneDatabase) {
+for (const kind of databaseKinds) {
   describe(`listing after the first check on ${kind}`, () => {
     let listed = 0;
     const health = { ...HEALTH_DEFAULTS, enabled: false, allowPrivateAddresses: true, listAfterFirstCheck: true };
