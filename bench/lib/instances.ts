@@ -12,7 +12,7 @@ import { generatePrivateKey } from 'viem/accounts';
 import type { LocalChain } from '../../test/support/chain';
 import { type RoundRobinProxy, startRoundRobinProxy } from '../../test/support/round-robin-proxy';
 import { freePort, startProcess } from './processes';
-import { BINARY } from './stacks';
+import { BINARY, benchFacilitatorEnv, benchRegistryEnv } from './stacks';
 
 export interface Instances {
   /** The proxies' URLs: what clients and the skill servers are given. */
@@ -49,18 +49,7 @@ export async function startInstances(chain: LocalChain, databaseUrl: string, n: 
       const [registryPort, facilitatorPort] = [await freePort(), await freePort()];
       const registry = await startProcess(
         [BINARY, 'registry', '--port', String(registryPort), '--host', '127.0.0.1'],
-        {
-          ...common,
-          PUBLIC_URL: proxies.registry.url,
-          AUTH_JWT_SECRET: 'bench-secret-bench-secret-bench-secret!',
-          MARKET_ALLOW_HTTP_ENDPOINTS: 'true',
-          MARKET_NETWORK: chain.network,
-          MARKET_USDC_ADDRESS: chain.token.address,
-          MARKET_RPC_URL: chain.rpcUrl,
-          RATE_LIMIT_AUTH: 'off',
-          RATE_LIMIT_WRITE: 'off',
-          RATE_LIMIT_READ: 'off',
-        },
+        { ...common, ...benchRegistryEnv(chain), PUBLIC_URL: proxies.registry.url },
         `http://127.0.0.1:${registryPort}/health`,
       );
       stops.push(registry.stop);
@@ -70,12 +59,8 @@ export async function startInstances(chain: LocalChain, databaseUrl: string, n: 
         [BINARY, 'facilitator', '--port', String(facilitatorPort), '--host', '127.0.0.1'],
         {
           ...common,
-          FACILITATOR_PRIVATE_KEY: relayerKeys[i]!,
+          ...benchFacilitatorEnv(chain, relayerKeys[i]!),
           FACILITATOR_AUTHORIZER_KEY: authorizerKey,
-          FACILITATOR_RPC_URL: chain.rpcUrl,
-          FACILITATOR_NETWORK: chain.network,
-          FACILITATOR_ASSETS: chain.token.address,
-          FACILITATOR_POLL_INTERVAL_MS: '20',
         },
         `http://127.0.0.1:${facilitatorPort}/health`,
       );

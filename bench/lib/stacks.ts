@@ -40,6 +40,31 @@ export interface OurStack {
 
 type Request = (path: string, init?: RequestInit) => Promise<Response>;
 
+/** A bench registry's settings on `chain`: http endpoints allowed, rate limits off. */
+export function benchRegistryEnv(chain: LocalChain): Record<string, string> {
+  return {
+    AUTH_JWT_SECRET: 'bench-secret-bench-secret-bench-secret!',
+    MARKET_ALLOW_HTTP_ENDPOINTS: 'true',
+    MARKET_NETWORK: chain.network,
+    MARKET_USDC_ADDRESS: chain.token.address,
+    MARKET_RPC_URL: chain.rpcUrl,
+    RATE_LIMIT_AUTH: 'off',
+    RATE_LIMIT_WRITE: 'off',
+    RATE_LIMIT_READ: 'off',
+  };
+}
+
+/** A bench facilitator's settings on `chain`, sending from `relayerKeys` (comma-separated). */
+export function benchFacilitatorEnv(chain: LocalChain, relayerKeys: string): Record<string, string> {
+  return {
+    FACILITATOR_PRIVATE_KEY: relayerKeys,
+    FACILITATOR_RPC_URL: chain.rpcUrl,
+    FACILITATOR_NETWORK: chain.network,
+    FACILITATOR_ASSETS: chain.token.address,
+    FACILITATOR_POLL_INTERVAL_MS: '20',
+  };
+}
+
 /**
  * Our product as separate processes of the compiled binary: registry and facilitator on
  * PostgreSQL, and `market serve` of the echo skill in a settlement mode, auto-registered with a
@@ -60,17 +85,7 @@ export async function startOurStack(
   const common = { DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', NODE_ENV: 'production' };
   const registry = await startProcess(
     market('registry', '--port', String(registryPort), '--host', '127.0.0.1'),
-    {
-      ...common,
-      AUTH_JWT_SECRET: 'bench-secret-bench-secret-bench-secret!',
-      MARKET_ALLOW_HTTP_ENDPOINTS: 'true',
-      MARKET_NETWORK: chain.network,
-      MARKET_USDC_ADDRESS: chain.token.address,
-      MARKET_RPC_URL: chain.rpcUrl,
-      RATE_LIMIT_AUTH: 'off',
-      RATE_LIMIT_WRITE: 'off',
-      RATE_LIMIT_READ: 'off',
-    },
+    { ...common, ...benchRegistryEnv(chain) },
     `http://127.0.0.1:${registryPort}/health`,
   );
   stops.push(registry.stop);
@@ -78,11 +93,7 @@ export async function startOurStack(
     market('facilitator', '--port', String(facilitatorPort), '--host', '127.0.0.1'),
     {
       ...common,
-      FACILITATOR_PRIVATE_KEY: relayerKeys.join(','),
-      FACILITATOR_RPC_URL: chain.rpcUrl,
-      FACILITATOR_NETWORK: chain.network,
-      FACILITATOR_ASSETS: chain.token.address,
-      FACILITATOR_POLL_INTERVAL_MS: '20',
+      ...benchFacilitatorEnv(chain, relayerKeys.join(',')),
       ...facilitatorEnv,
     },
     `http://127.0.0.1:${facilitatorPort}/health`,
