@@ -72,6 +72,8 @@ export const skills = pgTable(
     index('skills_created_at_idx').on(t.createdAt, t.id),
     index('skills_price_idx').on(t.priceAtomic, t.id),
     index('skills_server_url_idx').on(t.serverUrl),
+    /** One endpoint is listed once: registration looks it up (skills/intake.ts). */
+    index('skills_endpoint_idx').on(t.endpoint),
   ],
 );
 

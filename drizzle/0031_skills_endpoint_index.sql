@@ -1,0 +1,1 @@
+CREATE INDEX "skills_endpoint_idx" ON "skills" USING btree ("endpoint");
