@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import { openDatabase, type DatabaseHandle, type DatabaseKind } from '../../src/db';
 import { authTestConfig, bearer, jsonPost, providerKeys } from '../support/auth';
 import { json, newCreator, type Creator } from '../support/catalogue';
-import { createPostgresDatabase, databaseKinds, openTestDatabase } from '../support/database';
+import { createMigratedPostgresDatabase, databaseKinds, openTestDatabase } from '../support/database';
 import { lastReading } from '../support/eventually';
 import { manualClock, registryWith } from '../support/registry';
 import { CHANGES_CHANNEL } from '../../src/registry/cache/changes';
@@ -19,7 +19,7 @@ async function twoHandles(kind: DatabaseKind): Promise<{ a: DatabaseHandle; b: D
     const one = await openTestDatabase('embedded');
     return { a: one, b: one, close: () => one.close() };
   }
-  const created = await createPostgresDatabase();
+  const created = await createMigratedPostgresDatabase();
   const a = await openDatabase({ kind: 'postgres', url: created.url, poolSize: 3 });
   const b = await openDatabase({ kind: 'postgres', url: created.url, poolSize: 3 });
   return {

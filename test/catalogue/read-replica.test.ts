@@ -4,7 +4,7 @@ import { openDatabase, type DatabaseHandle } from '../../src/db';
 import { READ_APPLICATION_NAME } from '../../src/db/open';
 import { authTestConfig, bearer, providerKeys } from '../support/auth';
 import { json, newCreator } from '../support/catalogue';
-import { createPostgresDatabase, TEST_DATABASE_URL } from '../support/database';
+import { createMigratedPostgresDatabase, TEST_DATABASE_URL } from '../support/database';
 import { registryWith } from '../support/registry';
 
 /**
@@ -25,7 +25,7 @@ describe.skipIf(!TEST_DATABASE_URL)('read replica (DATABASE_READ_URL) on postgre
   });
 
   async function registryOn(readUrl: (primaryUrl: string) => Promise<string>) {
-    const primary = await createPostgresDatabase();
+    const primary = await createMigratedPostgresDatabase();
     dropped.push(primary.drop);
     const database: DatabaseHandle = await openDatabase({
       kind: 'postgres',
@@ -57,9 +57,8 @@ describe.skipIf(!TEST_DATABASE_URL)('read replica (DATABASE_READ_URL) on postgre
 
   it('keeps read-your-writes: a request with a credential reads the primary, an anonymous one the (lagging) replica', async () => {
     const { registry, creator } = await registryOn(async () => {
-      const lagging = await createPostgresDatabase();
+      const lagging = await createMigratedPostgresDatabase(); // migrated, empty
       dropped.push(lagging.drop);
-      await (await openDatabase({ kind: 'postgres', url: lagging.url, poolSize: 1 })).close(); // migrated, empty
       return lagging.url;
     });
     const res = await creator.register({ description: 'Not replicated yet' });

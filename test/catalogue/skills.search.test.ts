@@ -117,14 +117,14 @@ for (const kind of databaseKinds) {
     });
   });
 
-  describe(`paging through 250 skills on ${kind}`, () => {
-    // One creator lists all 250: without the hourly limit on new listings.
+  describe(`paging through 100 skills on ${kind}`, () => {
+    // One creator lists all 100: without the hourly limit on new listings.
     const fx = registryFixture(kind, { catalogue: { allowHttpEndpoints: false, viewWindowSeconds: 3600, newSkillsPerHour: 0 } });
     let creator: Creator;
     beforeAll(async () => {
       creator = await newCreator(fx.request);
       const group = await creator.group('bulk');
-      for (let i = 0; i < 250; i++) {
+      for (let i = 0; i < 100; i++) {
         fx.clock.advance(i % 3 === 0 ? 0 : 1);
         const res = await fx.request(
           '/skills',
@@ -166,9 +166,9 @@ for (const kind of databaseKinds) {
       ['popular', `creator=${'$creator'}&sort=popular`],
     ] as const) {
       it(`returns every skill exactly once by ${sort}`, async () => {
-        const names = await pageAll(query.replace('$creator', creator.address), 23);
-        expect(names).toHaveLength(250);
-        expect(new Set(names).size).toBe(250);
+        const names = await pageAll(query.replace('$creator', creator.address), 7);
+        expect(names).toHaveLength(100);
+        expect(new Set(names).size).toBe(100);
       });
     }
 

@@ -22,7 +22,7 @@ import { wrapFetchWithPayment } from '@x402/fetch';
 import type { Address, Hex } from 'viem';
 import { decodePaymentPayload, decodeSettleResponse } from 'skill-market/x402';
 import { type LocalChain, startChain, type TestAccount, usdCoinAbi } from '../support/chain';
-import { createPostgresDatabase, seedEmbeddedDataDir, TEST_DATABASE_URL } from '../support/database';
+import { createMigratedPostgresDatabase, seedEmbeddedDataDir, TEST_DATABASE_URL } from '../support/database';
 import { eventually } from '../support/eventually';
 import { freePort, startMarket, waitForJson, type MarketProcess } from '../support/process';
 
@@ -71,7 +71,7 @@ for (const mode of MODES) {
       chain = await startChain({ payers: PAYERS, payees: 1, relayers: 1, anvilArgs: ['--block-time', '2'] });
       payee = chain.accounts.payee.address;
       if (TEST_DATABASE_URL) {
-        const created = await createPostgresDatabase();
+        const created = await createMigratedPostgresDatabase();
         dropDatabase = created.drop;
         facilitatorDatabase = { DATABASE_URL: created.url, DATABASE_POOL_SIZE: '5' };
       } else {

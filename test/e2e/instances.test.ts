@@ -33,7 +33,7 @@ import { createPaymentVerifier } from '../../src/registry/modules/payment-verifi
 import { bearer, createKey, jsonPost, walletSignIn } from '../support/auth';
 import { json, provePayee } from '../support/catalogue';
 import { channelState, type LocalChain, receiverState, startChain, type TestAccount, usdCoinAbi } from '../support/chain';
-import { createPostgresDatabase, TEST_DATABASE_URL } from '../support/database';
+import { createMigratedPostgresDatabase, TEST_DATABASE_URL } from '../support/database';
 import { eventually } from '../support/eventually';
 import { type FacilitatorFixture, startFacilitatorFixture } from '../support/facilitator';
 import { type RoundRobinProxy, startRoundRobinProxy } from '../support/round-robin-proxy';
@@ -81,7 +81,7 @@ describe.skipIf(!TEST_DATABASE_URL)('two registries, two facilitators and two sk
     chain = await startChain({ payers: 1, relayers: 2 });
     const payeeAccount = await chain.createAccount();
     payee = payeeAccount.address;
-    const created = await createPostgresDatabase();
+    const created = await createMigratedPostgresDatabase();
     drop = created.drop;
 
     // Two registries as `market registry` runs them, on the one database, behind one proxy.

@@ -27,7 +27,7 @@ import { newCreator } from '../support/catalogue';
 import { eventually } from '../support/eventually';
 import { type LocalChain, startChain, type TestAccount, usdCoinAbi } from '../support/chain';
 import { freePort, startMarket, waitForJson, type MarketProcess } from '../support/process';
-import { createPostgresDatabase, seedEmbeddedDataDir, TEST_DATABASE_URL } from '../support/database';
+import { createMigratedPostgresDatabase, seedEmbeddedDataDir, TEST_DATABASE_URL } from '../support/database';
 import { registryFixture } from '../support/registry';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 
@@ -82,7 +82,7 @@ beforeAll(async () => {
   payee = chain.accounts.payee.address;
   rpc = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(chain.rpcUrl).port) });
   if (TEST_DATABASE_URL) {
-    const created = await createPostgresDatabase();
+    const created = await createMigratedPostgresDatabase();
     dropDatabase = created.drop;
     facilitatorDatabase = { DATABASE_URL: created.url, DATABASE_POOL_SIZE: '5' };
   } else {

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { openDatabase, type DatabaseHandle } from '../../src/db';
 import { type LocalChain, startChain } from '../support/chain';
-import { createPostgresDatabase, openTestDatabase, TEST_DATABASE_URL } from '../support/database';
+import { createMigratedPostgresDatabase, openTestDatabase, TEST_DATABASE_URL } from '../support/database';
 import { paymentBody, requirementsFor, startFacilitatorFixture } from '../support/facilitator';
 import { balances, paidPost } from '../support/skill-server';
 import { serve, skill } from 'skill-market/creator';
@@ -40,14 +40,16 @@ async function closedEmbedded(): Promise<Outage> {
 }
 
 async function postgresBehindProxy(how: 'cut' | 'blackhole'): Promise<Outage> {
-  const created = await createPostgresDatabase();
+  const created = await createMigratedPostgresDatabase();
   const url = new URL(created.url);
   const drop = created.drop;
   await (await openDatabase({ kind: 'postgres', url: url.toString(), poolSize: 1 })).close(); // migrated
   const proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) });
   const viaProxy = new URL(url);
   viaProxy.host = `127.0.0.1:${proxy.port}`;
-  const database = await openDatabase({ kind: 'postgres', url: viaProxy.toString(), poolSize: 3 }, { migrate: false });
+  // A deadline shorter than the default (1.5 s) so that the partition's 503s come sooner; still far
+  // above what a statement takes on a loaded machine.
+  const database = await openDatabase({ kind: 'postgres', url: viaProxy.toString(), poolSize: 3, deadlineMs: 600 }, { migrate: false });
   return {
     database,
     down: async () => (how === 'cut' ? proxy.cut() : proxy.blackhole()),

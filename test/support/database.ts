@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
+import { migrations } from '../../drizzle/migrations';
 import { migrate, openDatabase, openEmbedded, type DatabaseHandle, type DatabaseKind } from '../../src/db';
 
 /**
@@ -52,24 +54,93 @@ export async function seedEmbeddedDataDir(dataDir: string): Promise<void> {
   await seeded.close();
 }
 
-/** An empty database on the TEST_DATABASE_URL server (e.g. for a server process): its URL, and `drop()`. */
-export async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const admin = postgres(TEST_DATABASE_URL!, { max: 1, onnotice: () => {} });
-  const name = `market_test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+const adminClient = () => postgres(TEST_DATABASE_URL!, { max: 1, onnotice: () => {} });
+const randomName = (prefix: string) => `${prefix}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+function urlOf(name: string): string {
+  const url = new URL(TEST_DATABASE_URL!);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** Creates database `name` (from `template` when given), waiting out a template's last session ending. */
+async function createDatabase(name: string, template?: string): Promise<void> {
+  const admin = adminClient();
   try {
-    await admin.unsafe(`create database ${name}`);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await admin.unsafe(`create database ${name}${template ? ` template ${template}` : ''}`);
+        return;
+      } catch (error) {
+        // 55006: "source database is being accessed by other users" — a session that just closed
+        // on the template may still be ending on the server.
+        if ((error as { code?: string }).code !== '55006' || attempt >= 100) throw error;
+        await Bun.sleep(50);
+      }
+    }
   } finally {
     await admin.end();
   }
-  const url = new URL(TEST_DATABASE_URL!);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const dropper = postgres(TEST_DATABASE_URL!, { max: 1, onnotice: () => {} });
-      await dropper.unsafe(`drop database if exists ${name} with (force)`).finally(() => dropper.end());
-    },
+}
+
+function dropper(name: string) {
+  return async () => {
+    const admin = adminClient();
+    await admin.unsafe(`drop database if exists ${name} with (force)`).finally(() => admin.end());
   };
+}
+
+/** An empty database on the TEST_DATABASE_URL server (e.g. for a server process): its URL, and `drop()`. */
+export async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = randomName('market_test');
+  await createDatabase(name);
+  return { url: urlOf(name), drop: dropper(name) };
+}
+
+let postgresTemplate: Promise<string> | undefined;
+
+/**
+ * A database on the TEST_DATABASE_URL server holding every migration, named by their hash, made
+ * once per server and schema (the first process to finish building it names it; the others use
+ * theirs and drop their own copy). Nobody connects to it after: each test database is a copy.
+ */
+function migratedTemplate(): Promise<string> {
+  postgresTemplate ??= (async () => {
+    const hash = createHash('sha256');
+    for (const m of migrations) hash.update(m.sql);
+    const name = `market_template_${hash.digest('hex').slice(0, 20)}`;
+    const admin = adminClient();
+    try {
+      if ((await admin`select 1 from pg_database where datname = ${name}`).length > 0) return name;
+      const building = randomName('market_template_building');
+      await createDatabase(building);
+      await (await openDatabase({ kind: 'postgres', url: urlOf(building), poolSize: 1 })).close();
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await admin.unsafe(`alter database ${building} rename to ${name}`);
+          return name;
+        } catch (error) {
+          const code = (error as { code?: string }).code;
+          if (code === '42P04') {
+            // another process named its template first
+            await admin.unsafe(`drop database if exists ${building} with (force)`);
+            return name;
+          }
+          if (code !== '55006' || attempt >= 100) throw error;
+          await Bun.sleep(50);
+        }
+      }
+    } finally {
+      await admin.end();
+    }
+  })();
+  return postgresTemplate;
+}
+
+/** A migrated database on the TEST_DATABASE_URL server, copied from the template: its URL, and `drop()`. */
+export async function createMigratedPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = randomName('market_test');
+  await createDatabase(name, await migratedTemplate());
+  return { url: urlOf(name), drop: dropper(name) };
 }
 
 /**
@@ -82,7 +153,7 @@ export async function processDatabase(
   dataDir: string,
 ): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
   if (kind === 'postgres') {
-    const created = await createPostgresDatabase();
+    const created = await createMigratedPostgresDatabase();
     return { env: { DATABASE_URL: created.url, DATABASE_POOL_SIZE: '5' }, drop: created.drop };
   }
   await seedEmbeddedDataDir(dataDir);
@@ -99,7 +170,7 @@ const TEST_STATEMENT_DEADLINE_MS = 15_000;
 
 /** A new database on the TEST_DATABASE_URL server, dropped again on close. */
 async function freshPostgres(): Promise<DatabaseHandle> {
-  const created = await createPostgresDatabase();
+  const created = await createMigratedPostgresDatabase();
   const handle = await openDatabase({ kind: 'postgres', url: created.url, poolSize: 5, deadlineMs: TEST_STATEMENT_DEADLINE_MS });
   return {
     ...handle,

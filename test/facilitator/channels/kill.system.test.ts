@@ -12,7 +12,7 @@ import { type Hex, getAbiItem, slice, toFunctionSelector } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { BATCH_SETTLEMENT_ADDRESS, batchSettlementAbi } from '../../../src/chain/batch-settlement';
 import { type LocalChain, channelState, depositToChannel, startChain, type TestAccount } from '../../support/chain';
-import { createPostgresDatabase, databaseKinds, seedEmbeddedDataDir } from '../../support/database';
+import { createMigratedPostgresDatabase, databaseKinds, seedEmbeddedDataDir } from '../../support/database';
 import { eventually } from '../../support/eventually';
 import { freePort, startMarket, waitForJson, type MarketProcess } from '../../support/process';
 import { body, channelRequirements, claimRowOf, newChannel, PRICE } from './payloads';
@@ -74,7 +74,7 @@ for (const kind of databaseKinds) {
 
     beforeAll(async () => {
       if (kind === 'postgres') {
-        const created = await createPostgresDatabase();
+        const created = await createMigratedPostgresDatabase();
         drop = created.drop;
         database = { DATABASE_URL: created.url, DATABASE_POOL_SIZE: '3' };
       } else {
