@@ -3,22 +3,20 @@
  * background, on each database: a receiver answering a 200 MB body (streamed for real, as fast as
  * it is read) costs the registry less than 10 MB of peak memory, and the receiver sees the
  * registry stop reading after the first chunks; while 30 endpoints of 3 accounts that never answer
- * hold every place their accounts may take, another account's deliveries arrive. In process: the per-endpoint and
- * per-account limits hold across two deliverers, and an account at its limit does not stop another's.
+ * hold every place their accounts may take, another account's deliveries arrive. (The per-endpoint
+ * and per-account limits themselves: limits.test.ts.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readHealthConfig } from '../../src/config';
-import { createWebhookDeliverer, DELIVERY_LIMITS, READ_LIMIT_BYTES } from '../../src/registry/modules/webhooks';
-import { bearer, jsonPost, walletSignIn } from '../support/auth';
+import { READ_LIMIT_BYTES } from '../../src/registry/modules/webhooks';
+import { bearer, walletSignIn } from '../support/auth';
 import { json } from '../support/catalogue';
 import { databaseKinds, processDatabase } from '../support/database';
 import { eventually } from '../support/eventually';
 import { freePort, startMarket, waitForJson, type MarketProcess } from '../support/process';
-import { memoryLogger, registryFixture } from '../support/registry';
-import { webhookReceiver } from '../support/webhooks';
+import { addEndpoint, hangingReceiver, healthyReceiver, sendTest, webhookReceiver } from '../support/webhooks';
 
 const MB = 1024 * 1024;
 const FLOOD_BYTES = 200 * MB;
@@ -53,30 +51,6 @@ function floodReceiver() {
   return { ...receiver, state };
 }
 
-/** Takes every delivery and never answers it. */
-function hangingReceiver() {
-  const state = { held: 0, received: 0 };
-  const receiver = webhookReceiver((request) => {
-    state.held++;
-    state.received++;
-    request.signal.addEventListener('abort', () => state.held--);
-    return new Promise<Response>(() => {});
-  });
-  return { ...receiver, state };
-}
-
-/** Answers at once; records each event and how many deliveries `heldElsewhere` counted when it arrived. */
-function healthyReceiver(heldElsewhere: () => number = () => 0) {
-  const arrivals: { id: string; heldElsewhere: number }[] = [];
-  const receiver = webhookReceiver(async (request) => {
-    const held = heldElsewhere();
-    await request.json();
-    arrivals.push({ id: request.headers.get('webhook-id') ?? '', heldElsewhere: held });
-    return new Response('ok');
-  });
-  return { ...receiver, arrivals };
-}
-
 /** A process's resident memory now and its peak since the last reset, in bytes (Linux /proc). */
 function memoryOf(pid: number): { rss: number; peak: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -85,15 +59,6 @@ function memoryOf(pid: number): { rss: number; peak: number } {
 }
 /** Starts the peak of `pid` again from its resident memory now. */
 const resetPeak = (pid: number) => writeFileSync(`/proc/${pid}/clear_refs`, '5');
-
-async function addEndpoint(request: Request, token: string, url: string): Promise<string> {
-  const res = await request('/webhooks', jsonPost({ url, events: ['call.paid'] }, bearer(token)));
-  expect(res.status).toBe(201);
-  return (await json<{ id: string }>(res)).id;
-}
-async function sendTest(request: Request, token: string, id: string): Promise<void> {
-  expect((await request(`/webhooks/${id}/test`, jsonPost({}, bearer(token)))).status).toBe(200);
-}
 
 for (const kind of databaseKinds) {
   describe(`a registry process sending webhooks on ${kind}`, () => {
@@ -225,63 +190,5 @@ for (const kind of databaseKinds) {
         healthy.stop();
       }
     }, 120_000);
-  });
-}
-
-for (const kind of databaseKinds) {
-  describe(`delivery limits on ${kind}`, () => {
-    const fx = registryFixture(kind, { health: readHealthConfig({ MARKET_HEALTH_ALLOW_PRIVATE: 'true' }, 'test') });
-    const deliverer = () =>
-      createWebhookDeliverer({
-        db: fx.database.db,
-        clock: fx.clock,
-        logger: memoryLogger().logger,
-        allowPrivateAddresses: true,
-        timeoutMs: 30_000, // the held attempts stay in flight while the test looks
-      });
-
-    it('sends one endpoint at most perEndpoint at once and one account at most perAccount, across deliverers; another account goes on', async () => {
-      const { perEndpoint, perAccount } = DELIVERY_LIMITS;
-      const held = hangingReceiver();
-      const healthy = healthyReceiver();
-      try {
-        const busy = await walletSignIn(fx.request);
-        const first = await addEndpoint(fx.request, busy.token, held.url);
-        for (let i = 0; i < perEndpoint + 3; i++) await sendTest(fx.request, busy.token, first);
-        const [a, b, c] = [deliverer(), deliverer(), deliverer()];
-        const rounds = [a.deliverDue(), b.deliverDue()];
-        await eventually(
-          () => held.state.held,
-          (n) => n >= perEndpoint,
-          'the first endpoint full',
-        );
-        expect(await c.deliverDue()).toMatchObject({ attempted: 0 });
-        expect(held.state.held).toBe(perEndpoint);
-
-        // The account's other endpoints fill its places, one delivery each, never more.
-        const others: string[] = [];
-        for (let i = 0; i < perAccount - perEndpoint + 2; i++) others.push(await addEndpoint(fx.request, busy.token, `${held.url}/${i}`));
-        for (const id of others) await sendTest(fx.request, busy.token, id);
-        const more = c.deliverDue();
-        await eventually(
-          () => held.state.held,
-          (n) => n >= perAccount,
-          'the account full',
-        );
-        expect(await a.deliverDue()).toMatchObject({ attempted: 0 });
-        expect(held.state.held).toBe(perAccount);
-
-        // Another account is not held up by the full one.
-        const other = await walletSignIn(fx.request);
-        await sendTest(fx.request, other.token, await addEndpoint(fx.request, other.token, healthy.url));
-        expect(await b.deliverDue()).toMatchObject({ attempted: 1, delivered: 1 });
-        held.stop(); // the held attempts end (no answer)
-        const ended = await Promise.all([...rounds, more]);
-        expect(ended.reduce((n, r) => n + r.attempted, 0)).toBe(perAccount);
-      } finally {
-        held.stop();
-        healthy.stop();
-      }
-    }, 60_000);
   });
 }
