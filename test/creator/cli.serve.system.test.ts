@@ -1,6 +1,7 @@
 /**
  * `market serve` from the compiled binary, run in folders without node_modules: the example
- * module answers /health and a paid call, named exports get registered, and mistakes exit cleanly.
+ * module answers /health and a paid call (counted on /metrics behind MARKET_METRICS_TOKEN), named
+ * exports get registered (no /metrics unless asked), and mistakes exit cleanly.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,6 +10,7 @@ import { join } from 'node:path';
 import { registryFixture } from '../support/registry';
 import { json, newCreator } from '../support/catalogue';
 import { lastReading } from '../support/eventually';
+import { sampleValue, scrape } from '../support/metrics';
 import { freePort, waitForJson } from '../support/process';
 import { paidPost, postJson, startPaymentStack, type PaymentStack } from '../support/skill-server';
 
@@ -16,6 +18,7 @@ const work = mkdtempSync(join(tmpdir(), 'market-serve-'));
 const binary = join(work, 'market');
 const fx = registryFixture('embedded', { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600, newSkillsPerHour: 30 } });
 let stack: PaymentStack;
+const METRICS_TOKEN = 'serve-metrics-token-0123';
 
 beforeAll(async () => {
   const build = Bun.spawn(
@@ -61,7 +64,7 @@ const chainFlags = () => [
 ];
 
 describe('market serve (compiled binary)', () => {
-  it('runs the example module from an empty folder: /health, input validation, a paid call; stops on SIGTERM', async () => {
+  it('runs the example module from an empty folder: /health, input validation, a paid call counted on /metrics; stops on SIGTERM', async () => {
     const dir = join(work, 'example');
     mkdirSync(dir);
     copyFileSync(join(import.meta.dir, '../../examples/creator/skills.ts'), join(dir, 'skills.ts'));
@@ -81,7 +84,7 @@ describe('market serve (compiled binary)', () => {
         '--contact',
         'words@words.example',
       ],
-      { MARKET_WALLET_ADDRESS: payee.address },
+      { MARKET_WALLET_ADDRESS: payee.address, MARKET_METRICS_TOKEN: METRICS_TOKEN },
       dir,
     );
     try {
@@ -102,6 +105,14 @@ describe('market serve (compiled binary)', () => {
       expect(res.status).toBe(200);
       expect(await res.json()).toMatchObject({ success: true, result: { words: 3, characters: 14 } });
       expect(await stack.chain.balanceOf(payee.address)).toBe(2_000n);
+      expect((await fetch(`${url}/metrics`)).status).toBe(401);
+      const { samples } = await scrape((path, init) => fetch(`${url}${path}`, init), { authorization: `Bearer ${METRICS_TOKEN}` });
+      const where = { skill: 'word-count', scheme: 'exact', network: stack.chain.network };
+      expect(sampleValue(samples, 'market_skill_paid_calls_total', where)).toBe(1);
+      expect(sampleValue(samples, 'market_skill_charged_atomic_total', where)).toBe(2000);
+      expect(
+        sampleValue(samples, 'market_skill_call_duration_seconds_count', { skill: 'word-count', scheme: 'exact', outcome: 'paid' }),
+      ).toBe(1);
       child.kill('SIGTERM');
       const { code, stdout } = await finished(child);
       expect(code).toBe(0);
@@ -148,6 +159,8 @@ describe('market serve (compiled binary)', () => {
         }[];
       const listed = await lastReading(own, (skills) => skills.length > 0, 5_000);
       expect(listed).toMatchObject([{ name: 'shout', endpoint: `http://127.0.0.1:${port}/shout`, groups: ['cli-tools'], price: '$0.003' }]);
+      // Not asked for outside --dev: /metrics is no route.
+      expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(404);
       child.kill('SIGTERM');
       expect((await finished(child)).code).toBe(0);
     } finally {
