@@ -64,7 +64,12 @@ export function outcomeOf(
   if (status === 200 && mark) return { outcome: 'paid', reason: 'none', amount: mark.charged };
   let reason = status === 409 ? 'payment_pending' : status >= 500 ? 'unavailable' : 'invalid_payment';
   if (status === 402) {
-    const error = (JSON.parse(body) as { error?: unknown }).error;
+    let error: unknown;
+    try {
+      error = (JSON.parse(body) as { error?: unknown }).error;
+    } catch {
+      error = '';
+    }
     reason = error === undefined ? 'payment_required' : typeof error === 'string' && CODE.test(error) ? error : 'invalid_payment';
   }
   return { outcome: 'refused', reason, amount: 0n };
