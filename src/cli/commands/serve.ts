@@ -18,8 +18,8 @@ import {
 } from 'skill-market/creator';
 import { normalizeNetwork, resolveAsset, USDC_DECIMALS, type AssetInfo } from 'skill-market/x402';
 import { MarketError } from 'skill-market/registry';
-import { readServeEnv, readSkillServerMetricsConfig } from '../../config';
-import { createSkillServerMetrics, skillServerMetricsRoutes } from '../../creator-metrics';
+import { type MetricsConfig, readServeEnv, readSkillServerMetricsConfig } from '../../config';
+import { createSkillServerMetrics, type SkillServerMetrics, skillServerMetricsRoutes } from '../../creator-metrics';
 import { listenMetrics } from '../../metrics';
 import { databaseChannelStore } from '../../creator-store';
 import { drizzle } from 'drizzle-orm/postgres-js';
@@ -140,11 +140,14 @@ export async function serveCommand(args: string[]): Promise<void> {
     const metricsSetting = values.metrics;
     if (metricsSetting !== undefined && metricsSetting !== 'on' && metricsSetting !== 'off')
       throw new UsageError('--metrics must be on or off');
+    const metricsPort = values['metrics-port'];
+    if (metricsPort !== undefined && !(/^\d{1,5}$/.test(metricsPort) && Number(metricsPort) <= 65_535))
+      throw new UsageError('--metrics-port must be a port number');
     const metricsConfig = readSkillServerMetricsConfig(
       {
         ...process.env,
         ...(metricsSetting !== undefined ? { MARKET_METRICS: String(metricsSetting === 'on') } : {}),
-        ...(values['metrics-port'] !== undefined ? { MARKET_METRICS_PORT: values['metrics-port'] } : {}),
+        ...(metricsPort !== undefined ? { MARKET_METRICS_PORT: metricsPort } : {}),
       },
       dev !== undefined,
       host,
@@ -192,9 +195,15 @@ export async function serveCommand(args: string[]): Promise<void> {
     // A signal while starting (registration can take a few seconds) simply ends the process.
     const early = () => process.exit(0);
     process.once('SIGTERM', early).once('SIGINT', early);
-    const server = await serve(skills, options).finally(() => process.off('SIGTERM', early).off('SIGINT', early));
+    // A listener of their own is up before the skill server: a scrape sees its first call.
+    const metricsListener = metrics && openMetricsListener(metrics, metricsConfig, logger);
+    const server = await serve(skills, options)
+      .catch(async (error: unknown) => {
+        await metricsListener?.stop();
+        throw error;
+      })
+      .finally(() => process.off('SIGTERM', early).off('SIGINT', early));
     metrics?.readChannels(() => server.channelBacklog());
-    const metricsListener = metrics && listenMetrics(metrics.registry, metricsConfig, logger);
     exitOnSignal(
       async () => {
         await metricsListener?.stop();
@@ -222,6 +231,16 @@ export async function serveCommand(args: string[]): Promise<void> {
       throw error;
     process.stderr.write(`market: ${terminalText(error.message)}\n`);
     process.exitCode = 1;
+  }
+}
+
+/** The metrics' own listener when `--metrics-port` (MARKET_METRICS_PORT) asks for one; a port taken is said in plain words. */
+function openMetricsListener(metrics: SkillServerMetrics, config: MetricsConfig, logger: Logger) {
+  try {
+    return listenMetrics(metrics.registry, config, logger);
+  } catch (error) {
+    const where = config.listener ? `${config.listener.host}:${config.listener.port}` : 'its port';
+    throw new ServeConfigError(`cannot serve metrics on ${where}: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 
