@@ -38,7 +38,7 @@ export const moderationRoutes = {
     query: AuditQuery as typeof AuditQuery,
     response: OwnReportList as typeof OwnReportList,
     tag,
-    summary: 'Your reports, newest first, with their status and outcome (not the operator’s reason); next page in X-Next-Cursor',
+    summary: 'Your reports, newest first, with status and outcome (never the operators’ reasons); paged (X-Next-Cursor)',
   },
   moderationStanding: {
     method: 'GET',
@@ -55,8 +55,7 @@ export const moderationRoutes = {
     query: QueueQuery as typeof QueueQuery,
     response: QueueList as typeof QueueList,
     tag,
-    summary:
-      'Operators: the reports, oldest open first, each with the listing, its health, buyers and earlier actions; next page in X-Next-Cursor',
+    summary: 'Operators: the reports, oldest open first, each with the listing, its health, buyers and earlier actions; paged',
   },
   dismissReport: {
     method: 'POST',
