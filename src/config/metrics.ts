@@ -1,5 +1,5 @@
-import { ConfigError, type Env, read, readBoolean, readChoice, readHost, readPort } from './env';
-import { RUN_MODES, type RunMode } from './modes';
+import { ConfigError, type Env, read, readBoolean, readHost, readPort } from './env';
+import type { RunMode } from './modes';
 
 /**
  * Where and to whom a server shows its Prometheus metrics (`GET /metrics`).
@@ -47,7 +47,9 @@ export function readMetricsConfig(env: Env, mode: RunMode, host: string, prefix 
  * MARKET_METRICS_PORT or MARKET_METRICS=true says so.
  */
 export function readSkillServerMetricsConfig(env: Env, dev: boolean, host: string): MetricsConfig {
-  const mode = dev ? 'development' : readChoice(env, 'NODE_ENV', RUN_MODES, 'production');
+  // Any other NODE_ENV (unset, `staging`, …) is production here: a skill server never refuses to start over it.
+  const named = read(env, 'NODE_ENV');
+  const mode: RunMode = dev ? 'development' : named === 'development' || named === 'test' ? named : 'production';
   return readMetricsConfig(env, mode, host, 'MARKET_');
 }
 

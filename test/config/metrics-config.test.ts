@@ -51,6 +51,7 @@ describe('the metrics configuration', () => {
     expect(readSkillServerMetricsConfig({}, true, '127.0.0.1')).toEqual({ enabled: true });
     expect(readSkillServerMetricsConfig({ NODE_ENV: 'development' }, false, '0.0.0.0')).toEqual({ enabled: true });
     expect(readSkillServerMetricsConfig({}, false, '0.0.0.0')).toEqual({ enabled: false });
+    expect(readSkillServerMetricsConfig({ NODE_ENV: 'staging' }, false, '0.0.0.0')).toEqual({ enabled: false });
     expect(readSkillServerMetricsConfig({ NODE_ENV: 'production', METRICS_TOKEN: TOKEN }, false, '0.0.0.0')).toEqual({ enabled: false });
     expect(readSkillServerMetricsConfig({ MARKET_METRICS_TOKEN: TOKEN }, false, '0.0.0.0')).toEqual({ enabled: true, token: TOKEN });
     expect(readSkillServerMetricsConfig({ MARKET_METRICS_PORT: '9465' }, false, '10.0.0.5')).toEqual({
