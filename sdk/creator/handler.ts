@@ -24,6 +24,7 @@ import { createFacilitatorClient } from './facilitator-client';
 import { corsPolicy, type CorsOption } from './cors';
 import { failure, jsonAnswer, parseJsonBody, readBodyText, toResponse } from './http';
 import { consoleLogger, errorText, type CreatorLogger } from './logger';
+import type { ChannelBacklog, RunMarks, ServerObserver } from './observer';
 import { paidCall, paidGet, schemeKit } from './paid-call';
 import type { BaseRoute, Offer, ServerScheme, ServerSchemeFactory, SettledCall, SkillRoute } from './scheme';
 import { isProduction, processEnv } from './settings';
@@ -102,6 +103,8 @@ export interface SkillHandlerOptions {
   onError?: (skillName: string, error: unknown) => unknown;
   /** Called after each settled payment (serve() uses it for call tracking). */
   onSettled?: (call: SettledCall) => void;
+  /** Told of each paid call's outcome and each channel claim and settle (metrics); see {@link ServerObserver}. */
+  observe?: ServerObserver;
   /**
    * Keep each channel call's record with its channel until {@link SkillRequestHandler.callRecordDelivered}
    * says the registry has it, so a crash loses none (serve() does when it tracks calls); default false.
@@ -202,6 +205,8 @@ export interface SkillRequestHandler {
   useReceiverAuthorizer(address: string): void;
   /** Claims and settles now every channel with an unclaimed charge (`all`), or only those due; none without channels. */
   claimChannels(all?: boolean): Promise<ClaimRound>;
+  /** What the payment channels owe not yet claimed or settled; undefined without channels. */
+  channelBacklog(): Promise<ChannelBacklog | undefined>;
   /**
    * The channel call records kept for the registry (with `keepCallRecords`: those an earlier run did
    * not deliver). Rejects with a ChannelStoreDamagedError when the channel store is damaged.
@@ -237,7 +242,9 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
     ...(options.facilitatorApiKey ? { apiKey: options.facilitatorApiKey } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
+  const marks: RunMarks = new WeakMap();
   const kit = schemeKit({
+    ...(options.observe ? { marks } : {}),
     logger,
     exposeErrors: options.exposeErrors ?? !isProduction(processEnv()),
     now,
@@ -282,6 +289,7 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
         now,
         reportCalls: options.keepCallRecords ?? false,
         decimals,
+        observer: options.observe,
       })
     : undefined;
   // In the order of the 402's `accepts`. x402 clients take the first entry they can pay, and some take
@@ -293,7 +301,8 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
   const schemes: ServerScheme[] = [...(channel ? [exact, channel] : [exact]), ...extra];
   const twice = schemes.find((scheme, i) => schemes.findIndex((other) => other.id === scheme.id) !== i);
   if (twice) throw new ServeConfigError(`two schemes have the id ${JSON.stringify(twice.id)}`);
-  const deps = { schemes: new Map(schemes.map((scheme) => [scheme.id, scheme])) };
+  const observe = options.observe && { observer: options.observe, marks, network: options.network ?? DEFAULT_NETWORK, logger };
+  const deps = { schemes: new Map(schemes.map((scheme) => [scheme.id, scheme])), observe };
   const offer = (route: BaseRoute): SkillRoute => {
     const offers = new Map<string, Offer>();
     for (const scheme of schemes) {
@@ -370,6 +379,7 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
       for (const [name, route] of plain) routes.set(name, offer(route));
     },
     claimChannels: (all = true) => channel?.claim(all) ?? Promise.resolve({ channels: 0 }),
+    channelBacklog: async () => channel?.backlog(),
     keptCallRecords: async () => (channel ? channel.keptCalls() : []),
     callRecordDelivered: (call) => channel?.delivered(call),
     async close() {

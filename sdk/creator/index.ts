@@ -55,6 +55,7 @@ export { bazaarExtension, type BazaarExtension } from './discovery/bazaar';
 export type { OpenApiContact, OpenApiOptions } from './discovery/publish';
 export { updateSkill, type SkillUpdate, type UpdateOptions } from './update';
 export type { SettledCall } from './scheme';
+export type { ChannelBacklog, ObservedCall, ObservedSettlement, ServerObserver } from './observer';
 export type { TrackingOptions } from './tracker';
 export type { LedgerOptions } from './schemes/exact/ledger';
 export { DEFAULT_SETTLEMENT, type SettlementOption } from './schemes/exact/exposure';

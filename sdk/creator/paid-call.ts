@@ -7,12 +7,15 @@ import { encodeBase64Json, PAYMENT_REQUIRED_HEADER, parsePrice, readPaymentEnvel
 import { SkillTimeoutError } from './errors';
 import { failure, toResponse, type StoredResponse } from './http';
 import { callSafely, errorText, type CreatorLogger } from './logger';
+import { outcomeOf, type RunMarks, type ServerObserver } from './observer';
 import { runHandler } from './run';
 import type { PaidRequest, RunOptions, SchemeKit, ServerScheme, SettledCall, SkillRoute, SkillRun } from './scheme';
 
 export interface PaidCallDeps {
   /** The schemes the server sells through, by id. */
   schemes: ReadonlyMap<string, ServerScheme>;
+  /** Told of each answer, with the handler runs' marks of {@link KitDeps.marks}. */
+  observe?: { observer: ServerObserver; marks: RunMarks; network: string; logger: CreatorLogger } | undefined;
 }
 
 /** What the shared pieces need. */
@@ -23,13 +26,29 @@ export interface KitDeps {
   onCall?: ((skillName: string, input: unknown) => unknown) | undefined;
   onError?: ((skillName: string, error: unknown) => unknown) | undefined;
   onSettled?: ((call: SettledCall) => void) | undefined;
+  /** Where each handler run's end is marked by request, for an observer. */
+  marks?: RunMarks | undefined;
 }
 
 /** Handles `POST /<name>` once the input is known to be valid. */
 export async function paidCall(deps: PaidCallDeps, route: SkillRoute, input: unknown, request: Request): Promise<Response> {
+  const started = performance.now();
   const chosen = choose(deps, route, input, request);
-  if ('response' in chosen) return toResponse(chosen.response);
-  return toResponse(await chosen.scheme.pay(chosen.call));
+  const answer = 'response' in chosen ? chosen.response : await chosen.scheme.pay(chosen.call);
+  const seen = deps.observe;
+  if (seen?.observer.call) {
+    const scheme = 'scheme' in chosen ? chosen.scheme.id : 'none';
+    callSafely(seen.logger, 'observe', () =>
+      seen.observer.call!({
+        skill: route.name,
+        scheme,
+        network: chosen.call?.offer.network ?? seen.network,
+        ...outcomeOf(answer.status, answer.body, seen.marks.get(request)),
+        seconds: (performance.now() - started) / 1000,
+      }),
+    );
+  }
+  return toResponse(answer);
 }
 
 /**
@@ -51,7 +70,7 @@ function choose(
   route: SkillRoute,
   input: unknown,
   request: Request,
-): { scheme: ServerScheme; call: PaidRequest } | { response: StoredResponse } {
+): { scheme: ServerScheme; call: PaidRequest } | { response: StoredResponse; call?: undefined } {
   const read = readPaymentEnvelope(request.headers);
   if (read.type === 'none') return { response: paymentRequired(route) };
   if (read.type === 'error') return { response: paymentRequired(route, read.error.message) };
@@ -113,23 +132,33 @@ async function runSkill(deps: KitDeps, call: PaidRequest, options: RunOptions): 
   };
   callSafely(deps.logger, 'onCall', () => deps.onCall?.(name, input));
   const outcome = await runHandler(skill, input, context, options.timeoutMs);
-  const failed = (error: unknown, response: StoredResponse): SkillRun => {
+  const failed = (error: unknown, response: StoredResponse, kind: 'error' | 'timeout' | 'invalid_output'): SkillRun => {
+    deps.marks?.set(request, { failed: kind });
     callSafely(deps.logger, 'onError', () => deps.onError?.(name, error));
     return { type: 'failed', response };
   };
   switch (outcome.type) {
     case 'ok':
+      deps.marks?.set(request, { charged });
       return { type: 'ok', body: { success: true, result: outcome.result, timestamp: new Date(deps.now()).toISOString() }, charged };
     case 'error':
-      return failed(outcome.error, failure(500, deps.exposeErrors ? errorText(outcome.error) || 'Skill failed' : 'Internal server error'));
+      return failed(
+        outcome.error,
+        failure(500, deps.exposeErrors ? errorText(outcome.error) || 'Skill failed' : 'Internal server error'),
+        'error',
+      );
     case 'timeout': {
       const error = new SkillTimeoutError(outcome.timeoutMs);
-      return failed(error, failure(504, error.message));
+      return failed(error, failure(504, error.message), 'timeout');
     }
     case 'invalid-output': {
       const error = new Error('Skill result does not match its outputSchema');
       const shown = deps.exposeErrors;
-      return failed(error, failure(500, shown ? error.message : 'Internal server error', shown ? { details: outcome.problems } : {}));
+      return failed(
+        error,
+        failure(500, shown ? error.message : 'Internal server error', shown ? { details: outcome.problems } : {}),
+        'invalid_output',
+      );
     }
   }
 }

@@ -37,6 +37,8 @@ import { DEFAULT_API_URL, register, type RegistrationResult } from './register';
 import { RegistryClient } from '../registry/client';
 import { httpUrl, isProduction, processEnv, resolveApiKey, resolveApiUrl, resolveWallet, type Env } from './settings';
 import type { Skills } from './skill';
+import type { ChannelBacklog, ServerObserver } from './observer';
+import { requestPath } from '../http/request-path';
 import { catalogueLimitWarnings } from './discovery/limits';
 import { MAX_FINAL_HOLD_MS } from './schemes/exact/index';
 import type { ClaimRound } from './schemes/channel/claims';
@@ -124,6 +126,17 @@ export interface ServeOptions {
   onError?: (skillName: string, error: unknown) => unknown;
   /** Auto-registration config; none: no registration. */
   register?: RegistrationOptions;
+  /**
+   * Told of each paid call (skill, scheme, outcome, amount, seconds) and each channel claim and
+   * settle: how `market serve` counts its Prometheus metrics. Default none.
+   * @example serve(skills, { observe: { call: (c) => console.log(c.skill, c.outcome, c.amount) } })
+   */
+  observe?: ServerObserver;
+  /**
+   * Paths answered by these handlers before the skills (GET `/metrics` of `market serve`); a path
+   * may not be a skill's. Default none.
+   */
+  routes?: Record<string, (request: Request) => Response | Promise<Response>>;
   /**
    * With registration: how often the skill server reads its listings and follows their prices, ms;
    * default 2000, 0 only at start. The listing is the one price: an edit in the dashboard (or
@@ -227,6 +240,8 @@ export interface SkillServer {
   flushCalls(timeoutMs?: number): Promise<boolean>;
   /** Claims and settles now what every payment channel owes (or, with `all` false, what is due); `{ channels: 0 }` when none. */
   claimChannels(all?: boolean): Promise<ClaimRound>;
+  /** What the payment channels owe not yet claimed or settled; undefined without channels. */
+  channelBacklog(): Promise<ChannelBacklog | undefined>;
   /** Stops listening, lets running calls finish, delivers pending call records (briefly), stops claims. Idempotent. */
   stop(): Promise<void>;
 }
@@ -259,6 +274,10 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
   const facilitatorRetryMs = options.facilitatorRetryMs ?? DEFAULT_FACILITATOR_RETRY_MS;
   if (!Number.isInteger(facilitatorRetryMs) || facilitatorRetryMs < 1)
     throw new ServeConfigError('facilitatorRetryMs must be a whole number of ms above 0');
+  const routes = new Map(Object.entries(options.routes ?? {}));
+  for (const path of routes.keys())
+    if (!path.startsWith('/') || path.slice(1) in skills)
+      throw new ServeConfigError(`route ${path} must start with / and not be a skill's`);
   const apiKey = resolveApiKey(options.apiKey, env);
   const apiUrl = resolveApiUrl(options.apiUrl, env, DEFAULT_API_URL);
   const facilitatorUrl = httpUrl(options.facilitatorUrl ?? DEFAULT_FACILITATOR_URL, 'facilitatorUrl');
@@ -281,6 +300,7 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
     ...(options.asset ? { asset: options.asset } : {}),
     ...(options.onCall ? { onCall: options.onCall } : {}),
     ...(options.onError ? { onError: options.onError } : {}),
+    ...(options.observe ? { observe: options.observe } : {}),
     ...(options.maxBodyBytes ? { maxBodyBytes: options.maxBodyBytes } : {}),
     ...(options.replay ? { replay: options.replay } : {}),
     ...(options.holdMs !== undefined ? { holdMs: options.holdMs } : {}),
@@ -307,7 +327,7 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
   });
   let app = createSkillHandler(skills, handlerOptions(fixedUrl ?? `http://localhost:${port}`));
   const longest = Math.max(...Object.values(skills).map((s) => s.timeout));
-  const listener = await listen((request) => app.fetch(request), {
+  const listener = await listen(async (request) => (routes.get(requestPath(request.url)) ?? app.fetch)(request), {
     port,
     hostname,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
@@ -424,6 +444,7 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
     pendingCalls: () => tracker?.pending() ?? 0,
     flushCalls: async (timeoutMs = 10_000) => (tracker ? tracker.flush(timeoutMs) : true),
     claimChannels: (all = true) => app.claimChannels(all),
+    channelBacklog: () => app.channelBacklog(),
     stop,
   };
 }

@@ -21,4 +21,4 @@ export {
   readServeEnv,
   readDevDir,
 } from './client';
-export { readMetricsConfig, OPEN_METRICS, type MetricsConfig } from './metrics';
+export { readMetricsConfig, readSkillServerMetricsConfig, OPEN_METRICS, type MetricsConfig } from './metrics';

@@ -21,19 +21,36 @@ export interface MetricsConfig {
   listener?: { host: string; port: number };
 }
 
-export function readMetricsConfig(env: Env, mode: RunMode, host: string): MetricsConfig {
-  const token = read(env, 'METRICS_TOKEN');
+/**
+ * The servers' metrics settings; `prefix` names those of another server in the same environment
+ * (`market serve` reads MARKET_METRICS, MARKET_METRICS_TOKEN, MARKET_METRICS_PORT, MARKET_METRICS_HOST).
+ */
+export function readMetricsConfig(env: Env, mode: RunMode, host: string, prefix = ''): MetricsConfig {
+  const name = (key: string) => `${prefix}${key}`;
+  const token = read(env, name('METRICS_TOKEN'));
   if (token !== undefined && (token.length < 16 || /\s/.test(token))) {
-    throw new ConfigError('METRICS_TOKEN', 'must be at least 16 characters without spaces');
+    throw new ConfigError(name('METRICS_TOKEN'), 'must be at least 16 characters without spaces');
   }
-  const port = read(env, 'METRICS_PORT') === undefined ? undefined : readPort(env, 'METRICS_PORT', 0);
+  const port = read(env, name('METRICS_PORT')) === undefined ? undefined : readPort(env, name('METRICS_PORT'), 0);
   const configured = token !== undefined || port !== undefined;
-  const enabled = readBoolean(env, 'METRICS', configured || mode !== 'production');
+  const enabled = readBoolean(env, name('METRICS'), configured || mode !== 'production');
   return {
     enabled,
     ...(token !== undefined ? { token } : {}),
-    ...(port !== undefined ? { listener: { host: readHost(env, 'METRICS_HOST', host), port } } : {}),
+    ...(port !== undefined ? { listener: { host: readHost(env, name('METRICS_HOST'), host), port } } : {}),
   };
+}
+
+/**
+ * `market serve`'s metrics: opt-in. On with `--dev` (the servers of `market dev`) or NODE_ENV
+ * development or test; otherwise (NODE_ENV unset or production) only when MARKET_METRICS_TOKEN,
+ * MARKET_METRICS_PORT or MARKET_METRICS=true says so.
+ */
+export function readSkillServerMetricsConfig(env: Env, dev: boolean, host: string): MetricsConfig {
+  // Any other NODE_ENV (unset, `staging`, …) is production here: a skill server never refuses to start over it.
+  const named = read(env, 'NODE_ENV');
+  const mode: RunMode = dev ? 'development' : named === 'development' || named === 'test' ? named : 'production';
+  return readMetricsConfig(env, mode, host, 'MARKET_');
 }
 
 /** Metrics served on the server's own port to anyone: `market dev` and tests. */

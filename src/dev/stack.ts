@@ -190,6 +190,9 @@ export async function startDev(options: DevOptions): Promise<DevStack> {
           // (`market serve --dev` too) takes a payer's one channel with it.
           '--channels-store',
           'facilitator',
+          // Its /metrics beside the marketplace's and the facilitator's, open as theirs are in dev.
+          '--metrics',
+          'on',
           ...(groups.ungrouped ? ['--groups', FALLBACK_GROUP] : []),
         ],
         env: {

@@ -4,7 +4,7 @@
  * at start without echoing it.
  */
 import { describe, expect, it } from 'bun:test';
-import { ConfigError, loadRegistryConfig, readMetricsConfig } from '../../src/config';
+import { ConfigError, loadRegistryConfig, readMetricsConfig, readSkillServerMetricsConfig } from '../../src/config';
 
 const TOKEN = 'a-metrics-token-0123456789';
 
@@ -45,5 +45,22 @@ describe('the metrics configuration', () => {
   it('is read by the registry’s configuration, on the registry’s HOST', () => {
     const config = loadRegistryConfig({ NODE_ENV: 'test', HOST: '127.0.0.1', METRICS_PORT: '9464' });
     expect(config.metrics).toEqual({ enabled: true, listener: { host: '127.0.0.1', port: 9464 } });
+  });
+
+  it('is opt-in for `market serve`: on with --dev or NODE_ENV development, else only when its MARKET_ variables say so', () => {
+    expect(readSkillServerMetricsConfig({}, true, '127.0.0.1')).toEqual({ enabled: true });
+    expect(readSkillServerMetricsConfig({ NODE_ENV: 'development' }, false, '0.0.0.0')).toEqual({ enabled: true });
+    expect(readSkillServerMetricsConfig({}, false, '0.0.0.0')).toEqual({ enabled: false });
+    expect(readSkillServerMetricsConfig({ NODE_ENV: 'staging' }, false, '0.0.0.0')).toEqual({ enabled: false });
+    expect(readSkillServerMetricsConfig({ NODE_ENV: 'production', METRICS_TOKEN: TOKEN }, false, '0.0.0.0')).toEqual({ enabled: false });
+    expect(readSkillServerMetricsConfig({ MARKET_METRICS_TOKEN: TOKEN }, false, '0.0.0.0')).toEqual({ enabled: true, token: TOKEN });
+    expect(readSkillServerMetricsConfig({ MARKET_METRICS_PORT: '9465' }, false, '10.0.0.5')).toEqual({
+      enabled: true,
+      listener: { host: '10.0.0.5', port: 9465 },
+    });
+    expect(readSkillServerMetricsConfig({ MARKET_METRICS: 'false' }, true, '127.0.0.1')).toEqual({ enabled: false });
+    expect(() => readSkillServerMetricsConfig({ MARKET_METRICS_TOKEN: 'short' }, false, '0.0.0.0')).toThrow(
+      /^MARKET_METRICS_TOKEN must be/,
+    );
   });
 });

@@ -1,6 +1,7 @@
 /**
  * `market serve` from the compiled binary, run in folders without node_modules: the example
- * module answers /health and a paid call, named exports get registered, and mistakes exit cleanly.
+ * module answers /health and a paid call (counted on /metrics behind MARKET_METRICS_TOKEN), named
+ * exports get registered (/metrics on --metrics-port), and mistakes exit cleanly.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,6 +10,7 @@ import { join } from 'node:path';
 import { registryFixture } from '../support/registry';
 import { json, newCreator } from '../support/catalogue';
 import { lastReading } from '../support/eventually';
+import { sampleValue, scrape } from '../support/metrics';
 import { freePort, waitForJson } from '../support/process';
 import { paidPost, postJson, startPaymentStack, type PaymentStack } from '../support/skill-server';
 
@@ -16,6 +18,7 @@ const work = mkdtempSync(join(tmpdir(), 'market-serve-'));
 const binary = join(work, 'market');
 const fx = registryFixture('embedded', { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600, newSkillsPerHour: 30 } });
 let stack: PaymentStack;
+const METRICS_TOKEN = 'serve-metrics-token-0123';
 
 beforeAll(async () => {
   const build = Bun.spawn(
@@ -61,7 +64,7 @@ const chainFlags = () => [
 ];
 
 describe('market serve (compiled binary)', () => {
-  it('runs the example module from an empty folder: /health, input validation, a paid call; stops on SIGTERM', async () => {
+  it('runs the example module from an empty folder: /health, input validation, a paid call counted on /metrics; stops on SIGTERM', async () => {
     const dir = join(work, 'example');
     mkdirSync(dir);
     copyFileSync(join(import.meta.dir, '../../examples/creator/skills.ts'), join(dir, 'skills.ts'));
@@ -81,7 +84,7 @@ describe('market serve (compiled binary)', () => {
         '--contact',
         'words@words.example',
       ],
-      { MARKET_WALLET_ADDRESS: payee.address },
+      { MARKET_WALLET_ADDRESS: payee.address, MARKET_METRICS_TOKEN: METRICS_TOKEN },
       dir,
     );
     try {
@@ -102,6 +105,14 @@ describe('market serve (compiled binary)', () => {
       expect(res.status).toBe(200);
       expect(await res.json()).toMatchObject({ success: true, result: { words: 3, characters: 14 } });
       expect(await stack.chain.balanceOf(payee.address)).toBe(2_000n);
+      expect((await fetch(`${url}/metrics`)).status).toBe(401);
+      const { samples } = await scrape((path, init) => fetch(`${url}${path}`, init), { authorization: `Bearer ${METRICS_TOKEN}` });
+      const where = { skill: 'word-count', scheme: 'exact', network: stack.chain.network };
+      expect(sampleValue(samples, 'market_skill_paid_calls_total', where)).toBe(1);
+      expect(sampleValue(samples, 'market_skill_charged_atomic_total', where)).toBe(2000);
+      expect(
+        sampleValue(samples, 'market_skill_call_duration_seconds_count', { skill: 'word-count', scheme: 'exact', outcome: 'paid' }),
+      ).toBe(1);
       child.kill('SIGTERM');
       const { code, stdout } = await finished(child);
       expect(code).toBe(0);
@@ -112,7 +123,7 @@ describe('market serve (compiled binary)', () => {
     }
   });
 
-  it('registers the named exports of a module at start with --endpoint and --groups', async () => {
+  it('registers the named exports of a module at start with --endpoint and --groups; metrics on a port of their own', async () => {
     fx.registry.app.listen({ hostname: '127.0.0.1', port: 0 });
     const creator = await newCreator(fx.request);
     await creator.group('cli-tools');
@@ -120,6 +131,7 @@ describe('market serve (compiled binary)', () => {
       'skills.ts': `import { skill } from 'skill-market/creator';\nexport const shout = skill({ price: '$0.003' }, ({ text }: { text: string }) => text.toUpperCase());\nexport const helper = 42;\n`,
     });
     const port = await freePort();
+    const metricsPort = await freePort();
     const payee = await stack.chain.createAccount();
     await creator.prove(payee);
     const wallet = payee.address;
@@ -135,6 +147,8 @@ describe('market serve (compiled binary)', () => {
         'cli-tools',
         '--api-url',
         `http://127.0.0.1:${fx.registry.app.server!.port}`,
+        '--metrics-port',
+        String(metricsPort),
         ...chainFlags(),
       ],
       { MARKET_WALLET_ADDRESS: wallet, MARKET_API_KEY: creator.key },
@@ -148,6 +162,10 @@ describe('market serve (compiled binary)', () => {
         }[];
       const listed = await lastReading(own, (skills) => skills.length > 0, 5_000);
       expect(listed).toMatchObject([{ name: 'shout', endpoint: `http://127.0.0.1:${port}/shout`, groups: ['cli-tools'], price: '$0.003' }]);
+      // On a port of their own: the skill's port has no /metrics.
+      expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(404);
+      const { samples } = await scrape((path, init) => fetch(`http://127.0.0.1:${metricsPort}${path}`, init));
+      expect(sampleValue(samples, 'market_skill_channel_claims_due')).toBe(0);
       child.kill('SIGTERM');
       expect((await finished(child)).code).toBe(0);
     } finally {
@@ -156,13 +174,22 @@ describe('market serve (compiled binary)', () => {
     }
   });
 
-  it('exits 1 with a clear message for a missing module, a module without skills, a bad skill, no wallet, a chain without USDC or no dev marketplace; 2 without a module or with a bad --settlement or --verify', async () => {
+  it('exits 1 with a clear message for a missing module, a module without skills, a bad skill, no wallet, a chain without USDC, no dev marketplace or a metrics port taken; 2 without a module or with a bad --settlement, --verify or --metrics', async () => {
     const dir = folder('mistakes', {
       'none.ts': 'export const answer = 42;\n',
       'bad.ts': `import { skill } from 'skill-market/creator';\nexport const s = skill({ price: '$1,000' }, () => 1);\n`,
       'ok.ts': `import { skill } from 'skill-market/creator';\nexport default { ok: skill({ price: '$0.01' }, () => 1) };\n`,
     });
+    // A port another process holds, for --metrics-port.
+    const taken = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response('taken') });
+    const wallet = { MARKET_WALLET_ADDRESS: `0x${'11'.repeat(20)}` };
     const cases: [string[], Record<string, string>, number, string][] = [
+      [
+        ['serve', 'ok.ts', '--host', '127.0.0.1', '--metrics-port', String(taken.port)],
+        wallet,
+        1,
+        `cannot serve metrics on 127.0.0.1:${taken.port}`,
+      ],
       [['serve', 'missing.ts'], {}, 1, 'cannot find the skills module'],
       [['serve', 'none.ts'], {}, 1, 'no skills found in none.ts'],
       [['serve', 'bad.ts'], {}, 1, 'skill(): price: Invalid price "$1,000"'],
@@ -172,6 +199,10 @@ describe('market serve (compiled binary)', () => {
       [['serve', 'ok.ts', '--settlement', 'eventually'], {}, 2, '--settlement must be broadcast or confirmed'],
       [['serve', 'ok.ts', '--verify', 'never'], {}, 2, '--verify (MARKET_VERIFY) must be first or at-settlement'],
       [['serve', 'ok.ts'], { MARKET_VERIFY: 'later' }, 2, '--verify (MARKET_VERIFY) must be first or at-settlement'],
+      [['serve', 'ok.ts', '--metrics', 'maybe'], {}, 2, '--metrics must be on or off'],
+      [['serve', 'ok.ts'], { MARKET_METRICS_TOKEN: 'short' }, 1, 'MARKET_METRICS_TOKEN must be at least 16 characters without spaces'],
+      [['serve', 'ok.ts', '--metrics-port', 'http'], {}, 2, '--metrics-port must be a port number'],
+      [['serve', 'ok.ts'], { MARKET_METRICS_PORT: 'http' }, 1, 'MARKET_METRICS_PORT must be a port number'],
       [
         ['serve', 'ok.ts', '--network', 'eip155:31337'],
         { MARKET_WALLET_ADDRESS: `0x${'11'.repeat(20)}` },
@@ -181,7 +212,7 @@ describe('market serve (compiled binary)', () => {
       [['serve', 'ok.ts', '--dev'], {}, 1, `no dev marketplace in ${join(dir, '.market/dev')}`],
     ];
     // Each refusal is its own process, all at once: none of them gets as far as serving.
-    const outcomes = await Promise.all(cases.map(([args, env]) => finished(market(args, env, dir))));
+    const outcomes = await Promise.all(cases.map(([args, env]) => finished(market(args, env, dir)))).finally(() => taken.stop(true));
     for (const [i, [args, , expected, message]] of cases.entries()) {
       const { code, stderr } = outcomes[i]!;
       expect({ args, code }).toEqual({ args, code: expected });

@@ -110,7 +110,7 @@ describe('market dev', () => {
     STEP_MS,
   );
 
-  it('serves /metrics on the marketplace and the facilitator: the channel deposit counted as settled', async () => {
+  it('serves /metrics on the marketplace, the facilitator and the skill server: the channel deposit settled, the voucher calls counted', async () => {
     const registry = await scrape((path, init) => fetch(`${first.banner.marketplace}${path}`, init));
     // The example skills' server, listed (up or not yet probed).
     const servers = registry.samples.filter((s) => s.name === 'market_skill_servers').reduce((sum, s) => sum + s.value, 0);
@@ -124,6 +124,18 @@ describe('market dev', () => {
     });
     expect(deposits).toBeGreaterThanOrEqual(1);
     expect(facilitator.samples.find((s) => s.name === 'market_relayer_balance_eth')?.value).toBeGreaterThan(0);
+    // The skill server's own: both channel calls (the deposit's and the voucher's, which only it saw).
+    const skills = await scrape((path, init) => fetch(`http://127.0.0.1:${first.dev.ports.skills}${path}`, init));
+    const where = { skill: 'word-count', scheme: 'batch-settlement', network: 'eip155:31337' };
+    expect(sampleValue(skills.samples, 'market_skill_paid_calls_total', where)).toBe(2);
+    expect(sampleValue(skills.samples, 'market_skill_charged_atomic_total', where)).toBe(4000);
+    expect(
+      sampleValue(skills.samples, 'market_skill_call_duration_seconds_count', {
+        skill: 'word-count',
+        scheme: 'batch-settlement',
+        outcome: 'paid',
+      }),
+    ).toBe(2);
   });
 
   it(

@@ -121,14 +121,25 @@ export const QueueItem = T.Object({
 });
 /** The {@link QueueItem} schema's type. */
 export type QueueItem = Static<typeof QueueItem>;
-/** `GET /operator/reports` answer: open reports oldest first, closed ones most recently closed first. */
+/** `GET /operator/reports` answer: open reports oldest first, closed ones most recently closed first; one page (X-Next-Cursor). */
 export const QueueList = T.Array(QueueItem);
 
 /** `GET /operator/reports` query. */
 export const QueueQuery = T.Object({
   status: T.Optional(T.Union([T.Literal('open'), T.Literal('closed')], { description: 'open (default) or closed reports' })),
   limit: T.Optional(PageLimit()),
+  cursor: T.Optional(Cursor),
 });
+
+/**
+ * A report as its reporter sees it: its status and `outcome`, the action that closed it
+ * (`report.dismiss` when dismissed), never the operator's reason nor who decided.
+ */
+export const OwnReport = T.Composite([ReportView, T.Object({ outcome: Nullable(AuditEntry.properties.action) })]);
+/** The {@link OwnReport} schema's type. */
+export type OwnReport = Static<typeof OwnReport>;
+/** `GET /reports/mine` answer: newest first, one page (X-Next-Cursor). */
+export const OwnReportList = T.Array(OwnReport);
 
 /** `GET /operator/audit` query. */
 export const AuditQuery = T.Object({ limit: T.Optional(PageLimit()), cursor: T.Optional(Cursor) });

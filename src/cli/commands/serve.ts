@@ -18,7 +18,9 @@ import {
 } from 'skill-market/creator';
 import { normalizeNetwork, resolveAsset, USDC_DECIMALS, type AssetInfo } from 'skill-market/x402';
 import { MarketError } from 'skill-market/registry';
-import { readServeEnv } from '../../config';
+import { type MetricsConfig, readServeEnv, readSkillServerMetricsConfig } from '../../config';
+import { createSkillServerMetrics, type SkillServerMetrics, skillServerMetricsRoutes } from '../../creator-metrics';
+import { listenMetrics } from '../../metrics';
 import { databaseChannelStore } from '../../creator-store';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
@@ -37,7 +39,9 @@ import { SkillModuleError, loadSkillModule } from '../../runtime/skill-module';
  * [--facilitator URL] [--api-url URL] [--network eip155:ID] [--asset 0x… [--asset-name N] [--asset-version V] [--asset-decimals D]]
  * [--rpc-url URL] [--settlement broadcast|confirmed] [--verify first|at-settlement] [--no-register]
  * [--channels on|off] [--channels-dir DIR] [--channels-store facilitator] [--repair-channels] [--claim-above PRICE] [--claim-within SECONDS] [--settle-within SECONDS]
- * [--service-name NAME] [--icon-url URL] [--contact EMAIL|URL]`: `--service-name` and `--icon-url` are what x402 catalogues
+ * [--service-name NAME] [--icon-url URL] [--contact EMAIL|URL] [--metrics on|off] [--metrics-port N]`: `--metrics` serves Prometheus
+ * metrics at GET /metrics (MARKET_METRICS; on with --dev, else off unless configured), `--metrics-port` on a port of their own
+ * (MARKET_METRICS_PORT), MARKET_METRICS_TOKEN asks scrapes for a bearer token (never a flag); `--service-name` and `--icon-url` are what x402 catalogues
  * show for the server (the 402's `resource.serviceName` and `iconUrl`), `--contact` how its /openapi.json
  * says to reach the creator (`info.contact`; default the server's own page); `--asset` is an EIP-3009 token (6 decimals unless `--asset-decimals`) paid instead of the network's USDC (its
  * EIP-712 domain `USD Coin` version `2` unless named otherwise, e.g. a local test token);
@@ -83,6 +87,8 @@ export async function serveCommand(args: string[]): Promise<void> {
       'service-name': { type: 'string' },
       'icon-url': { type: 'string' },
       contact: { type: 'string' },
+      metrics: { type: 'string' },
+      'metrics-port': { type: 'string' },
     },
   });
   const [file, ...extra] = positionals;
@@ -131,8 +137,25 @@ export async function serveCommand(args: string[]): Promise<void> {
       logger,
       { url: facilitatorUrl, apiKey: facilitatorApiKey },
     );
+    const metricsSetting = values.metrics;
+    if (metricsSetting !== undefined && metricsSetting !== 'on' && metricsSetting !== 'off')
+      throw new UsageError('--metrics must be on or off');
+    const metricsPort = values['metrics-port'];
+    if (metricsPort !== undefined && !(/^\d{1,5}$/.test(metricsPort) && Number(metricsPort) <= 65_535))
+      throw new UsageError('--metrics-port must be a port number');
+    const metricsConfig = readSkillServerMetricsConfig(
+      {
+        ...process.env,
+        ...(metricsSetting !== undefined ? { MARKET_METRICS: String(metricsSetting === 'on') } : {}),
+        ...(metricsPort !== undefined ? { MARKET_METRICS_PORT: metricsPort } : {}),
+      },
+      dev !== undefined,
+      host,
+    );
+    const metrics = metricsConfig.enabled ? createSkillServerMetrics(logger) : undefined;
     const options: ServeOptions = {
       logger,
+      ...(metrics ? { observe: metrics.observer, routes: skillServerMetricsRoutes(metrics, metricsConfig, logger) } : {}),
       channels: channels.option,
       hostname: host,
       ...(port !== undefined ? { port } : {}),
@@ -172,9 +195,18 @@ export async function serveCommand(args: string[]): Promise<void> {
     // A signal while starting (registration can take a few seconds) simply ends the process.
     const early = () => process.exit(0);
     process.once('SIGTERM', early).once('SIGINT', early);
-    const server = await serve(skills, options).finally(() => process.off('SIGTERM', early).off('SIGINT', early));
+    // A listener of their own is up before the skill server: a scrape sees its first call.
+    const metricsListener = metrics && openMetricsListener(metrics, metricsConfig, logger);
+    const server = await serve(skills, options)
+      .catch(async (error: unknown) => {
+        await metricsListener?.stop();
+        throw error;
+      })
+      .finally(() => process.off('SIGTERM', early).off('SIGINT', early));
+    metrics?.readChannels(() => server.channelBacklog());
     exitOnSignal(
       async () => {
+        await metricsListener?.stop();
         await server.stop();
         await channels.close();
       },
@@ -199,6 +231,16 @@ export async function serveCommand(args: string[]): Promise<void> {
       throw error;
     process.stderr.write(`market: ${terminalText(error.message)}\n`);
     process.exitCode = 1;
+  }
+}
+
+/** The metrics' own listener when `--metrics-port` (MARKET_METRICS_PORT) asks for one; a port taken is said in plain words. */
+function openMetricsListener(metrics: SkillServerMetrics, config: MetricsConfig, logger: Logger) {
+  try {
+    return listenMetrics(metrics.registry, config, logger);
+  } catch (error) {
+    const where = config.listener ? `${config.listener.host}:${config.listener.port}` : 'its port';
+    throw new ServeConfigError(`cannot serve metrics on ${where}: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 

@@ -57,5 +57,9 @@ export const moderationActions = pgTable(
     reportId: uuid('report_id'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
   },
-  (t) => [index('moderation_actions_target_idx').on(t.targetId, t.seq)],
+  (t) => [
+    index('moderation_actions_target_idx').on(t.targetId, t.seq),
+    // A reporter's list reads the action that closed each of their reports.
+    index('moderation_actions_report_idx').on(t.reportId, t.seq).where(sql`report_id is not null`),
+  ],
 );

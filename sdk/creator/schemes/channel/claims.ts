@@ -18,7 +18,8 @@ import { batchSettlementDomain, claimBatchTypes, type Hex, refundTypes } from '.
 import type { ChannelReader } from '../../../x402/channel-reader';
 import { FacilitatorUnavailableError } from '../../errors';
 import type { FacilitatorClient } from '../../facilitator-client';
-import { type CreatorLogger, errorText } from '../../logger';
+import { callSafely, type CreatorLogger, errorText } from '../../logger';
+import type { ChannelBacklog, ObservedSettlement, ServerObserver } from '../../observer';
 import type { CallOutbox } from './outbox';
 import type { ChannelRequirements, ChannelSettings } from './settings';
 import type { ChannelState, ChannelStore } from './store';
@@ -68,6 +69,8 @@ export interface ClaimerOptions {
   now?: () => number;
   /** Call records the registry has are dropped from the states the claims write. */
   outbox?: CallOutbox;
+  /** Told of each claim and settle sent. */
+  observer?: ServerObserver | undefined;
 }
 
 /** What one round of claims did. */
@@ -88,6 +91,8 @@ export interface Claimer {
    * instead of being skipped: what the caller asked for is claimed when it returns.
    */
   run(all?: boolean, wait?: boolean): Promise<ClaimRound>;
+  /** What the channels owe not yet claimed or settled, read from the store now. */
+  backlog(): Promise<ChannelBacklog>;
   stop(): void;
 }
 
@@ -134,9 +139,20 @@ export function createClaimer(options: ClaimerOptions): Claimer {
     return true;
   };
 
-  const ask = (requirements: ChannelRequirements, payload: Record<string, unknown>) =>
-    facilitator.forward('/settle', { x402Version: 2, accepted: requirements, payload }, requirements);
-  const refusal = (payload: Record<string, unknown>, answer: Record<string, unknown>) =>
+  const tell = (type: ObservedSettlement['type'], outcome: ObservedSettlement['outcome']) =>
+    callSafely(logger, 'observe', () => options.observer?.settlement?.({ type, outcome }));
+  const ask = async (requirements: ChannelRequirements, payload: { type: 'claim' | 'settle' }) => {
+    let answer: Record<string, unknown> | undefined;
+    try {
+      answer = await facilitator.forward('/settle', { x402Version: 2, accepted: requirements, payload }, requirements);
+      return answer;
+    } finally {
+      // Nothing left to claim or settle (an earlier answer was lost) is no failure.
+      const benign = answer?.errorReason === NOTHING_TO_SETTLE || answer?.errorReason === NOT_ABOVE_CLAIMED;
+      tell(payload.type, answer?.success === true || benign ? 'ok' : 'failed');
+    }
+  };
+  const refusal = (payload: { type: string }, answer: Record<string, unknown>) =>
     new Error(`${payload.type}: ${String(answer.errorReason ?? 'failed')} ${String(answer.errorMessage ?? '')}`.trim());
   const transactionOf = (answer: Record<string, unknown>) => (typeof answer.transaction === 'string' ? answer.transaction : '');
   /** Sweeps what was claimed when it is due: the transaction, '' when nothing was left, undefined when not due. */
@@ -144,7 +160,7 @@ export function createClaimer(options: ClaimerOptions): Claimer {
     const since = unsettledSince;
     if (since === undefined) return undefined;
     if (!all && (now() < settlePausedUntil || now() - since < settings.settleWithinMs)) return undefined;
-    const payload = { type: 'settle', receiver: requirements.payTo, token: requirements.asset };
+    const payload = { type: 'settle' as const, receiver: requirements.payTo, token: requirements.asset };
     const answer = await ask(requirements, payload).catch((error: unknown) => {
       settlePausedUntil = now() + FAILED_CLAIM_PAUSE_MS;
       throw error;
@@ -199,7 +215,7 @@ export function createClaimer(options: ClaimerOptions): Claimer {
         totalClaimed: s.chargedCumulativeAmount,
       }));
       const signature = settings.authorizer ? await signClaims(settings.authorizer, options.chainId, states) : undefined;
-      const payload = { type: 'claim', claims, ...(signature ? { claimAuthorizerSignature: signature } : {}) };
+      const payload = { type: 'claim' as const, claims, ...(signature ? { claimAuthorizerSignature: signature } : {}) };
       const answer = await ask(requirements, payload);
       if (answer.success === true) return transactionOf(answer);
       // The chain holds this much claimed already (a claim whose answer was lost): nothing is left to claim.
@@ -289,6 +305,18 @@ export function createClaimer(options: ClaimerOptions): Claimer {
 
   return {
     run,
+    async backlog() {
+      const open = (await store.list()).filter((s) => unclaimed(s) > 0n);
+      const since = Math.min(...open.map((s) => s.unclaimedSince || now()));
+      const age = (at: number | undefined) => (at === undefined || !Number.isFinite(at) ? 0 : Math.max(0, (now() - at) / 1000));
+      return {
+        claimsDue: open.length,
+        oldestClaimSeconds: age(since),
+        unclaimed: open.reduce((sum, s) => sum + unclaimed(s), 0n),
+        claiming: running !== undefined,
+        unsettledSeconds: age(unsettledSince || undefined),
+      };
+    },
     stop() {
       stopped = true;
       clearInterval(timer);

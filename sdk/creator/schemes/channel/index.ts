@@ -8,6 +8,7 @@ import { BATCH_SETTLEMENT_SCHEME, formatPrice } from '../../../x402/index';
 import type { ChannelReader } from '../../../x402/channel-reader';
 import type { FacilitatorClient } from '../../facilitator-client';
 import type { CreatorLogger } from '../../logger';
+import type { ChannelBacklog, ServerObserver } from '../../observer';
 import type { BaseRoute, SchemeKit, ServerScheme, SettledCall } from '../../scheme';
 import { channelCall } from './call';
 import { createClaimer, type ClaimRound } from './claims';
@@ -30,6 +31,8 @@ export interface ChannelSchemeDeps {
   reportCalls?: boolean;
   /** The token's decimals (the amounts of kept records, for people). */
   decimals?: number;
+  /** Told of each claim and settle. */
+  observer?: ServerObserver | undefined;
 }
 
 /** The channel scheme, with what the skill server controls of it besides calls. */
@@ -38,6 +41,8 @@ export interface ChannelScheme extends ServerScheme {
   useReceiverAuthorizer(address: string): boolean;
   /** Claims and settles now every channel with an unclaimed charge (`all`), or only those due. */
   claim(all: boolean): Promise<ClaimRound>;
+  /** What the channels owe not yet claimed or settled. */
+  backlog(): Promise<ChannelBacklog>;
   /**
    * The call records the channels keep for the registry (those of an earlier run not yet delivered).
    * Opens a file store that holds channels; rejects (ChannelStoreDamagedError) when it is damaged.
@@ -66,6 +71,7 @@ export function createChannelScheme(deps: ChannelSchemeDeps): ChannelScheme {
     logger: deps.logger,
     now,
     outbox,
+    observer: deps.observer,
   });
   const call = { kit: deps.kit, facilitator: deps.facilitator, store, settings, chainId: deps.chainId, logger: deps.logger, now, outbox };
 
@@ -87,6 +93,7 @@ export function createChannelScheme(deps: ChannelSchemeDeps): ChannelScheme {
     },
     // Asked for (claimChannels): waits for another server's round on a shared store, never skipped.
     claim: (all) => claimer.run(all, true),
+    backlog: () => claimer.backlog(),
     async keptCalls() {
       const states = await store.list();
       return states.flatMap((state) =>

@@ -11,6 +11,7 @@ import {
   DismissReport,
   ModerationReason,
   ModerationStanding,
+  OwnReportList,
   PostReport,
   QueueList,
   QueueQuery,
@@ -30,6 +31,15 @@ export const moderationRoutes = {
     tag,
     summary: 'Report a skill or a creator to the operators (one open report per skill or creator; rate-limited)',
   },
+  ownReports: {
+    method: 'GET',
+    path: '/reports/mine',
+    access: 'account',
+    query: AuditQuery as typeof AuditQuery,
+    response: OwnReportList as typeof OwnReportList,
+    tag,
+    summary: 'Your reports, newest first, with status and outcome (never the operators’ reasons); paged (X-Next-Cursor)',
+  },
   moderationStanding: {
     method: 'GET',
     path: '/moderation/me',
@@ -45,7 +55,7 @@ export const moderationRoutes = {
     query: QueueQuery as typeof QueueQuery,
     response: QueueList as typeof QueueList,
     tag,
-    summary: 'Operators: the reports, oldest open first, each with the listing, its health, buyers and earlier actions',
+    summary: 'Operators: the reports, oldest open first, each with the listing, its health, buyers and earlier actions; paged',
   },
   dismissReport: {
     method: 'POST',

@@ -3,18 +3,20 @@
  * with what they need to decide (the listing, its health, its buyers, earlier actions) and close
  * them, by a decision (decisions.ts) or by dismissing them.
  */
-import { and, asc, count, desc, eq, gte, ne, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, gte, lt, ne, or, sql } from 'drizzle-orm';
 import { getAddress } from 'viem';
-import type { AuditEntry, PostReport, QueueItem, ReportView } from 'skill-market/registry';
+import type { AuditEntry, PostReport, QueueItem, QueueQuery, ReportView } from 'skill-market/registry';
+import type { Static } from '@sinclair/typebox';
 import { reports, serverHealth, skills, skillStats, users } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
 import { AppError } from '../../../http';
+import { decodeCursor, encodeCursor, isIsoInstant } from '../../lib/cursor';
 import { actionsOn, appendEntry } from './audit';
 import { type Operator, reasonOf } from './operators';
 
 type ReportRow = typeof reports.$inferSelect;
 
-function toReportView(row: ReportRow, skillSlug: string | null, creatorAddress: string): ReportView {
+export function toReportView(row: ReportRow, skillSlug: string | null, creatorAddress: string): ReportView {
   return {
     id: row.id,
     skillSlug,
@@ -92,9 +94,23 @@ async function creatorTarget(ctx: ServiceContext, address: string): Promise<Targ
   return { skillId: null, skillSlug: null, creatorId: found.id, creatorAddress: walletAddress };
 }
 
-/** The operators' queue: open reports oldest first (closed ones newest first), each with its context. */
-export async function reportQueue(ctx: ServiceContext, query: { status?: 'open' | 'closed'; limit?: number }): Promise<QueueItem[]> {
+/**
+ * One page of the operators' queue, each report with its context: open reports oldest first,
+ * closed ones most recently closed first; keyset paged on (created_at, id) or (closed_at, id).
+ */
+export async function reportQueue(
+  ctx: ServiceContext,
+  query: Static<typeof QueueQuery>,
+): Promise<{ items: QueueItem[]; nextCursor: string | undefined }> {
   const open = (query.status ?? 'open') === 'open';
+  const limit = query.limit ?? 50;
+  const after = query.cursor ? decodeCursor(query.cursor, isIsoInstant) : undefined;
+  const at = after && new Date(after[0]);
+  const past = !after
+    ? undefined
+    : open
+      ? or(gt(reports.createdAt, at!), and(eq(reports.createdAt, at!), gt(reports.id, after[1])))
+      : or(lt(reports.closedAt, at!), and(eq(reports.closedAt, at!), gt(reports.id, after[1])));
   const reporter = sql<string>`(select ${users.walletAddress} from ${users} where ${users.id} = ${reports.reporterId})`;
   const rows = await ctx.db
     .select({
@@ -118,13 +134,18 @@ export async function reportQueue(ctx: ServiceContext, query: { status?: 'open' 
     .leftJoin(skills, eq(skills.id, reports.skillId))
     .leftJoin(skillStats, eq(skillStats.skillId, reports.skillId))
     .leftJoin(serverHealth, eq(serverHealth.serverUrl, skills.serverUrl))
-    .where(open ? eq(reports.status, 'open') : ne(reports.status, 'open'))
+    .where(and(open ? eq(reports.status, 'open') : ne(reports.status, 'open'), past))
     .orderBy(open ? asc(reports.createdAt) : desc(reports.closedAt), asc(reports.id))
-    .limit(query.limit ?? 50);
+    .limit(limit + 1);
+  const more = rows.length > limit;
+  rows.splice(limit);
+  const last = rows.at(-1)?.report;
+  const lastAt = open ? last?.createdAt : last?.closedAt;
+  const nextCursor = more && last && lastAt ? encodeCursor(lastAt.toISOString(), last.id) : undefined;
   const targets = [...new Set(rows.flatMap((r) => [r.creator.id, ...(r.skill?.id ? [r.skill.id] : [])]))];
   const actions = await actionsOn(ctx.db, targets);
   const newestFirst = (a: AuditEntry, b: AuditEntry) => b.seq - a.seq;
-  return rows.map((r) => ({
+  const items = rows.map((r) => ({
     report: { ...toReportView(r.report, r.skill?.slug ?? null, r.creator.address), reporterAddress: r.reporterAddress },
     skill: r.skill
       ? {
@@ -147,6 +168,7 @@ export async function reportQueue(ctx: ServiceContext, query: { status?: 'open' 
     },
     actions: [...(r.skill ? (actions.get(r.skill.id) ?? []) : []), ...(actions.get(r.creator.id) ?? [])].sort(newestFirst),
   }));
+  return { items, nextCursor };
 }
 
 /** Closes an open report without action; 404 unknown, 409 already closed. */

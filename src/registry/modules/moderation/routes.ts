@@ -7,6 +7,7 @@ import { authPlugin } from '../auth';
 import { exportAudit, listAudit } from './audit';
 import { setCreatorSuspended, setSkillHidden } from './decisions';
 import { requireOperator } from './operators';
+import { ownReports } from './own-reports';
 import { dismissReport, postReport, reportQueue } from './reports';
 import { standingOf } from './standing';
 
@@ -27,6 +28,16 @@ export function moderationRoutes(ctx: ServiceContext) {
       routeHooks(r.postReport),
     )
     .route(
+      r.ownReports.method,
+      r.ownReports.path,
+      async ({ principal, query, set, request }) => {
+        const { items, nextCursor } = await ownReports(ctx, principal.userId, query);
+        announceNextPage(set.headers, request.url, nextCursor);
+        return items;
+      },
+      routeHooks(r.ownReports),
+    )
+    .route(
       r.moderationStanding.method,
       r.moderationStanding.path,
       ({ principal }) => standingOf(ctx, principal),
@@ -35,9 +46,11 @@ export function moderationRoutes(ctx: ServiceContext) {
     .route(
       r.reportQueue.method,
       r.reportQueue.path,
-      ({ principal, query }) => {
+      async ({ principal, query, set, request }) => {
         requireOperator(ctx, principal);
-        return reportQueue(ctx, query);
+        const { items, nextCursor } = await reportQueue(ctx, query);
+        announceNextPage(set.headers, request.url, nextCursor);
+        return items;
       },
       routeHooks(r.reportQueue),
     )

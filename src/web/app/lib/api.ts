@@ -4,7 +4,7 @@
  * cookie) and retries. Any failure becomes an ApiError, which every view shows the same way: the
  * registry's own words, its code and the request id.
  */
-import { MarketError, RegistryClient, RegistryError } from 'skill-market/registry';
+import { MarketError, REGISTRY_ROUTES, RegistryClient, RegistryError } from 'skill-market/registry';
 
 export class ApiError extends Error {
   constructor(
@@ -60,8 +60,21 @@ async function pageFetch(input: string | URL | Request, init?: RequestInit): Pro
   return res;
 }
 
+/** The SDK's client with the paged lists only pages read (the next page's cursor from X-Next-Cursor). */
+class PageRegistry extends RegistryClient {
+  /** One page of the operators' queue. */
+  reportQueue(query: { status?: 'open' | 'closed'; limit?: number; cursor?: string }, signal?: AbortSignal) {
+    return this.page(REGISTRY_ROUTES.reportQueue, { query }, { signal }, 'report queue');
+  }
+
+  /** One page of the caller's own reports. */
+  ownReports(query: { limit?: number; cursor?: string }, signal?: AbortSignal) {
+    return this.page(REGISTRY_ROUTES.ownReports, { query }, { signal }, 'your reports');
+  }
+}
+
 /** The registry that served this page. Views retry by hand (Try again), so the client does not. */
-export const registry = new RegistryClient({ apiUrl: '', cookies: true, fetch: pageFetch, retry: { attempts: 1 } });
+export const registry = new PageRegistry({ apiUrl: '', cookies: true, fetch: pageFetch, retry: { attempts: 1 } });
 
 /** `GET`/`POST` a JSON path of this server that is not part of the registry API (page settings, the dev demo wallet). */
 export async function pageJson<T>(path: string, body?: unknown): Promise<T> {

@@ -213,9 +213,29 @@ function QueueCard({ item, closed, decide }: { item: QueueItem; closed: boolean;
   );
 }
 
+/** Reports per page of the queue. */
+const QUEUE_PAGE = 20;
+
 function Queue({ decide, version }: { decide: (d: Decision) => void; version: number }) {
   const [status, setStatus] = useState<'open' | 'closed'>('open');
-  const [queue, retry] = useResource((signal) => registry.call(r.reportQueue, { query: { status } }, { signal }), [status, version]);
+  const [first, retry] = useResource(
+    async (signal) => {
+      const { items, nextCursor } = await registry.reportQueue({ status, limit: QUEUE_PAGE }, signal);
+      return { items, next: nextCursor ?? null };
+    },
+    [status, version],
+  );
+  // Pages loaded after the first, dropped whenever the first loads again.
+  const [more, setMore] = useState<{ items: QueueItem[]; next: string | null; of: typeof first } | undefined>();
+  const load = useAction();
+  const extra = more?.of === first ? more : undefined;
+  const next = extra ? extra.next : first.state === 'ready' ? first.data.next : null;
+  const loadMore = async () => {
+    if (!next) return;
+    const page = await load.run(() => registry.reportQueue({ status, limit: QUEUE_PAGE, cursor: next }));
+    if (page) setMore({ items: [...(extra?.items ?? []), ...page.items], next: page.nextCursor ?? null, of: first });
+  };
+  const items = first.state === 'ready' ? [...first.data.items, ...(extra?.items ?? [])] : [];
   return (
     <section aria-labelledby="queue-title">
       <div class="row">
@@ -231,20 +251,30 @@ function Queue({ decide, version }: { decide: (d: Decision) => void; version: nu
           ))}
         </div>
       </div>
-      {queue.state === 'loading' ? (
+      {first.state === 'loading' ? (
         <Skeleton lines={4} label="Loading the reports" />
-      ) : queue.state === 'error' ? (
-        <ErrorBox error={queue.error} title="Could not load the reports" retry={retry} />
-      ) : queue.data.length === 0 ? (
+      ) : first.state === 'error' ? (
+        <ErrorBox error={first.error} title="Could not load the reports" retry={retry} />
+      ) : items.length === 0 ? (
         <Empty title={status === 'open' ? 'No open reports' : 'No closed reports yet'}>
           {status === 'open' ? 'Reports from signed-in users arrive here, oldest first.' : 'Reports you act on or dismiss move here.'}
         </Empty>
       ) : (
-        <ul class="queue">
-          {queue.data.map((item) => (
-            <QueueCard key={item.report.id} item={item} closed={status === 'closed'} decide={decide} />
-          ))}
-        </ul>
+        <>
+          <ul class="queue">
+            {items.map((item) => (
+              <QueueCard key={item.report.id} item={item} closed={status === 'closed'} decide={decide} />
+            ))}
+          </ul>
+          {load.error && <ErrorBox error={load.error} title="Could not load more reports" retry={loadMore} />}
+          {next && (
+            <p class="center">
+              <button type="button" class="button" onClick={loadMore} disabled={load.busy}>
+                {load.busy ? 'Loading…' : 'Load more reports'}
+              </button>
+            </p>
+          )}
+        </>
       )}
     </section>
   );

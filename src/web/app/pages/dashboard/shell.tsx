@@ -15,6 +15,7 @@ import { GroupsView } from './groups';
 import { KeysView } from './keys';
 import { OperatorView } from './operator';
 import { ProfileView } from './profile';
+import { ReportsView } from './reports';
 import { SkillsView } from './skills';
 import { WalletsView } from './wallets';
 import { WebhooksView } from './webhooks';
@@ -41,6 +42,7 @@ const SECTIONS: Section[] = [
   { path: 'my-channels', label: 'My channels', group: 'Consumer', View: PayerChannelsView },
   { path: 'favourites', label: 'Favourites', group: 'Consumer', View: FavouritesView },
   { path: 'profile', label: 'Profile', group: 'Account', View: ProfileView },
+  { path: 'reports', label: 'My reports', group: 'Account', View: ReportsView },
   { path: 'operator', label: 'Reports and audit log', group: 'Operator', View: OperatorView, operatorOnly: true },
 ];
 

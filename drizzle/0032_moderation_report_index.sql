@@ -1,0 +1,1 @@
+CREATE INDEX "moderation_actions_report_idx" ON "moderation_actions" USING btree ("report_id","seq") WHERE report_id is not null;
