@@ -31,6 +31,7 @@ import m28 from './0028_service_quality.sql' with { type: 'text' };
 import m29 from './0029_facilitator_live_offers.sql' with { type: 'text' };
 import m30 from './0030_moderation.sql' with { type: 'text' };
 import m31 from './0031_skills_endpoint_index.sql' with { type: 'text' };
+import m32 from './0032_upto_authorizations.sql' with { type: 'text' };
 
 export interface MigrationSource {
   tag: string;
@@ -72,4 +73,5 @@ export const migrations: MigrationSource[] = [
   { tag: '0029_facilitator_live_offers', when: 1795914986136, breakpoints: true, sql: m29 },
   { tag: '0030_moderation', when: 1795916708551, breakpoints: true, sql: m30 },
   { tag: '0031_skills_endpoint_index', when: 1795921405124, breakpoints: true, sql: m31 },
+  { tag: '0032_upto_authorizations', when: 1795923535998, breakpoints: true, sql: m32 },
 ];
