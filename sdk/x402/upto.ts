@@ -4,8 +4,8 @@
  * the facilitator allowed to settle it and the time it becomes valid. The facilitator later settles
  * the amount the resource server charged, at most that maximum, once.
  */
-import { Type } from '@sinclair/typebox';
-import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { Type, type TSchema } from '@sinclair/typebox';
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { bytesToBigInt, getAddress } from 'viem';
 import { X402Error } from './errors';
 import { ADDRESS_PATTERN, HEX_BYTES_PATTERN, UINT_PATTERN, type Address, type Hex } from './patterns';
@@ -13,24 +13,12 @@ import { checkShape } from './schemas';
 
 /** The scheme's wire id. */
 export const UPTO_SCHEME = 'upto';
-/**
- * The canonical Permit2 contract (the same address on every chain).
- *
- * @example approve(PERMIT2_ADDRESS, maxUint256) // the payer's one-time approval on the token
- */
+/** The canonical Permit2 contract (the same address on every chain), which the payer approves once on the token. */
 export const PERMIT2_ADDRESS = '0x000000000022D473030F116dDEE9F6B43aC78BA3';
-/**
- * The x402 upto proxy: the spender of every upto authorization, and the contract the facilitator calls to settle.
- *
- * @example authorization.spender === UPTO_PROXY_ADDRESS
- */
+/** The x402 upto proxy: the spender of every upto authorization, which the facilitator calls to settle. */
 export const UPTO_PROXY_ADDRESS = '0x4020A4f3b7b90ccA423B9fabCc0CE57C6C240002';
 
-/**
- * EIP-712 types of an upto authorization (Permit2's witness transfer with the upto witness).
- *
- * @example signTypedData({ domain: permit2Domain(8453), types: UPTO_PERMIT_TYPES, primaryType: 'PermitWitnessTransferFrom', message })
- */
+/** EIP-712 types of an upto authorization (Permit2's witness transfer with the upto witness); see {@link uptoTypedData}. */
 export const UPTO_PERMIT_TYPES = {
   PermitWitnessTransferFrom: [
     { name: 'permitted', type: 'TokenPermissions' },
@@ -72,20 +60,26 @@ export interface UptoPayload {
   permit2Authorization: UptoAuthorization;
 }
 
-const AddressS = Type.String({ pattern: ADDRESS_PATTERN.source });
-const UintS = Type.String({ pattern: UINT_PATTERN.source });
-const UptoPayloadSchema = Type.Object({
-  signature: Type.String({ pattern: HEX_BYTES_PATTERN.source, maxLength: 8192 }),
-  permit2Authorization: Type.Object({
-    from: AddressS,
-    permitted: Type.Object({ token: AddressS, amount: UintS }),
-    spender: AddressS,
-    nonce: Type.String({ pattern: '^(?:0|[1-9][0-9]{0,77}|0x[0-9a-fA-F]{1,64})$' }),
-    deadline: UintS,
-    witness: Type.Object({ to: AddressS, facilitator: AddressS, validAfter: UintS }),
-  }),
-});
-const uptoPayloadChecker = TypeCompiler.Compile(UptoPayloadSchema);
+let checker: TypeCheck<TSchema> | undefined;
+/** Compiled at first use, so a bundle that never parses an upto payload (a payer's page) leaves it out. */
+function uptoPayloadChecker(): TypeCheck<TSchema> {
+  const address = () => Type.String({ pattern: ADDRESS_PATTERN.source });
+  const uint = () => Type.String({ pattern: UINT_PATTERN.source });
+  checker ??= TypeCompiler.Compile(
+    Type.Object({
+      signature: Type.String({ pattern: HEX_BYTES_PATTERN.source, maxLength: 8192 }),
+      permit2Authorization: Type.Object({
+        from: address(),
+        permitted: Type.Object({ token: address(), amount: uint() }),
+        spender: address(),
+        nonce: Type.String({ pattern: '^(?:0|[1-9][0-9]{0,77}|0x[0-9a-fA-F]{1,64})$' }),
+        deadline: uint(),
+        witness: Type.Object({ to: address(), facilitator: address(), validAfter: uint() }),
+      }),
+    }),
+  );
+  return checker;
+}
 const UINT256_LIMIT = 2n ** 256n;
 
 /**
@@ -95,7 +89,7 @@ const UINT256_LIMIT = 2n ** 256n;
  * @example const { permit2Authorization: a } = parseUptoPayload(payment.payload); BigInt(a.permitted.amount) // the maximum
  */
 export function parseUptoPayload(payload: unknown): UptoPayload {
-  const parsed = checkShape<UptoPayload>(uptoPayloadChecker, payload, 'malformed_payment', 'upto payload');
+  const parsed = checkShape<UptoPayload>(uptoPayloadChecker(), payload, 'malformed_payment', 'upto payload');
   const a = parsed.permit2Authorization;
   for (const [field, value] of [
     ['permitted.amount', a.permitted.amount],
