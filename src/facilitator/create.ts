@@ -24,7 +24,7 @@ import { facilitatorRoutes } from './routes';
 import type { FacilitatorScheme } from './scheme';
 import { createChannelScheme, type ResumeReport } from './schemes/channel';
 import { createExactScheme, EXACT_SCHEME, type ReconcileReport } from './schemes/exact';
-import { createUptoScheme } from './schemes/upto';
+import { createUptoScheme, type UptoReconcileReport } from './schemes/upto';
 import { createFacilitatorService } from './service';
 import {
   systemClock,
@@ -209,6 +209,7 @@ export function createFacilitator({
         logger: log,
         receiptTimeoutMs,
         pollIntervalMs,
+        reconcileIntervalMs,
         stopping: stopping.signal,
       })
     : undefined;
@@ -279,6 +280,8 @@ export function createFacilitator({
     settlement: (key: AuthorizationKey): Promise<SettlementStatus | undefined> => service.settlement(key),
     /** One reconciliation pass of exact settlements now (the timer runs them every `reconcileIntervalMs` after start). */
     reconcile: async (): Promise<ReconcileReport> => (exact ? exact.reconcile() : { ...NOTHING_RECONCILED }),
+    /** One pass over upto settlements answered `settlement_pending` (the timer runs them every `reconcileIntervalMs` after start). */
+    reconcileUpto: async (): Promise<UptoReconcileReport> => (upto ? upto.reconcile() : { checked: 0, settled: 0, failed: 0 }),
     /** One pass over channel operations not final (the timer runs them every `reconcileIntervalMs` after start). */
     resumeChannels: async (): Promise<ResumeReport> => (channel ? channel.resume() : { ...NOTHING_RESUMED }),
     /** One pass of the Bazaar catalogue's live 402 reads, starting after this call (the timer runs them every `discoveryRefreshMs` after start). */

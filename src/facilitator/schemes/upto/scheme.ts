@@ -24,7 +24,7 @@ import { UPTO_SCHEME, parseCaip2, type Caip2Network, type SettleResponse } from 
 import type { DatabaseHandle } from '../../../db';
 import type { Logger } from '../../../log';
 import { revertText, safeError, type Rejection } from '../../chain';
-import { waitForReceipt } from '../../receipts';
+import { findReceipt, isKnownTransaction, waitForReceipt } from '../../receipts';
 import { MAX_SEND_ATTEMPTS, type RelayerPool } from '../../relayer';
 import type { FacilitatorScheme } from '../../scheme';
 import { unixSeconds, type Clock, type VerifyResponse } from '../../types';
@@ -45,12 +45,29 @@ export interface UptoSchemeDeps {
   logger: Logger;
   receiptTimeoutMs: number;
   pollIntervalMs: number;
+  /** How often sent settlements whose receipt was not seen in time are looked up again, once started. */
+  reconcileIntervalMs: number;
   stopping: AbortSignal;
 }
 
+/** What one pass over unfinished settlements found. */
+export interface UptoReconcileReport {
+  checked: number;
+  settled: number;
+  failed: number;
+}
+
+export interface UptoFacilitatorScheme extends FacilitatorScheme {
+  /** One pass now over the settlements sent whose outcome is not recorded (the timer runs them after start). */
+  reconcile(): Promise<UptoReconcileReport>;
+}
+
+/** Most unfinished settlements one reconcile pass looks up. */
+const RECONCILE_BATCH = 100;
+
 const replay: Rejection = { reason: REASONS.nonceUsed, message: 'This authorization was already presented' };
 
-export function createUptoScheme(deps: UptoSchemeDeps): FacilitatorScheme {
+export function createUptoScheme(deps: UptoSchemeDeps): UptoFacilitatorScheme {
   const { clock, network, client, relayers, logger } = deps;
   const chainId = parseCaip2(network);
   const store = createUptoStore(deps.database.db, deps.database.kind);
@@ -168,8 +185,42 @@ export function createUptoScheme(deps: UptoSchemeDeps): FacilitatorScheme {
     }
   };
 
+  /**
+   * Records the outcome of settlements answered `settlement_pending`: mined → settled or failed; no
+   * longer known to the node after the deadline (it can never be mined) → failed.
+   */
+  const reconcile = async (): Promise<UptoReconcileReport> => {
+    const report = { checked: 0, settled: 0, failed: 0 };
+    for (const row of await store.unfinished(RECONCILE_BATCH)) {
+      report.checked++;
+      const hash = row.txHash as `0x${string}`;
+      const receipt = await findReceipt(client, hash).catch(() => undefined);
+      if (receipt) {
+        const ok = receipt.status === 'success';
+        await store.finish(row.id, ok ? 'settled' : 'failed', ok ? null : REASONS.transactionFailed, clock.now());
+        report[ok ? 'settled' : 'failed']++;
+      } else if (row.deadline < nowSeconds() && !(await isKnownTransaction(client, hash).catch(() => true))) {
+        await store.finish(row.id, 'failed', REASONS.transactionFailed, clock.now());
+        report.failed++;
+      }
+    }
+    return report;
+  };
+  let timer: ReturnType<typeof setInterval> | undefined;
+
   return {
     id: UPTO_SCHEME,
+    reconcile,
+    start() {
+      timer ??= setInterval(() => {
+        reconcile().catch((error: unknown) => logger.warn('upto reconcile pass failed', { error: safeError(error) }));
+      }, deps.reconcileIntervalMs);
+      (timer as { unref?: () => void }).unref?.();
+    },
+    async stop() {
+      clearInterval(timer);
+      timer = undefined;
+    },
     kinds: [{ x402Version: 2, scheme: UPTO_SCHEME, network, extra: { facilitatorAddress: facilitators[0] } }],
     signers: { 'eip155:*': [...facilitators] },
 

@@ -5,7 +5,7 @@
  * exceeds the balance and Permit2 allowance read in it; every state change after that is one
  * conditional statement, so two settles of one authorization never both win.
  */
-import { and, eq, gt, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { Address, Hex } from 'viem';
 import { createKeyLock, type Database, type DatabaseKind } from '../../../db';
 import { uptoAuthorizations as auths } from '../../../db/schema';
@@ -122,6 +122,16 @@ export function createUptoStore(db: Database, kind: DatabaseKind) {
         .update(auths)
         .set({ state, reason, updatedAt: now })
         .where(and(eq(auths.id, id), inArray(auths.state, ['settling', 'verified'])));
+    },
+
+    /** Settlements sent whose outcome is not recorded (their receipt was not seen in time), oldest first. */
+    async unfinished(limit: number): Promise<UptoRow[]> {
+      return db
+        .select()
+        .from(auths)
+        .where(and(eq(auths.state, 'settling'), isNotNull(auths.txHash)))
+        .orderBy(asc(auths.updatedAt))
+        .limit(limit);
     },
 
     /** The row of a key (tests, status reads). */
