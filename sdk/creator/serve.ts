@@ -387,6 +387,8 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
     if (wantsUpto && typeof address === 'string') {
       uptoFacilitator = address;
       app.useUptoFacilitator(address);
+    } else if (wantsUpto && known && !uptoFacilitator) {
+      logger.warn(`the facilitator does not list upto on ${network}: skills defined with upto are sold by exact alone, at their price`);
     }
     const found = known?.find((k) => k.scheme === 'batch-settlement' && k.network === network)?.extra?.receiverAuthorizer;
     if (wantsAuthorizer && typeof found === 'string') {

@@ -141,3 +141,24 @@ describe('the reference upto client against our skill server', () => {
     expect(await chain.balanceOf(payer.address)).toBe(99_500n);
   });
 });
+
+describe('a facilitator that does not settle upto', () => {
+  it('leaves the upto offer out, sells the skill by exact at its price, and says so at start', async () => {
+    const exactOnly = await startFacilitatorFixture(chain, 'embedded', { relayers: [chain.accounts.relayer], schemes: ['exact'] });
+    exactOnly.facilitator.app.listen({ hostname: '127.0.0.1', port: 0 });
+    const logger = recordingLogger();
+    const plain = await serve(
+      { metered: skill({ price: '$0.01', upto: true }, () => ({ ok: true })) },
+      localServeOptions(chain, exactOnly, payee, logger),
+    );
+    try {
+      const res = await fetch(`${plain.url}/metered`, post({}));
+      expect(decodePaymentRequired(res.headers.get('PAYMENT-REQUIRED')!).accepts.map((a) => a.scheme)).toEqual(['exact']);
+      expect(logger.has('warn', 'does not list upto')).toBe(true);
+    } finally {
+      await plain.stop();
+      await exactOnly.facilitator.app.stop();
+      await exactOnly.close();
+    }
+  });
+});
