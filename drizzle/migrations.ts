@@ -32,6 +32,7 @@ import m29 from './0029_facilitator_live_offers.sql' with { type: 'text' };
 import m30 from './0030_moderation.sql' with { type: 'text' };
 import m31 from './0031_skills_endpoint_index.sql' with { type: 'text' };
 import m32 from './0032_moderation_report_index.sql' with { type: 'text' };
+import m33 from './0033_upto_authorizations.sql' with { type: 'text' };
 
 export interface MigrationSource {
   tag: string;
@@ -74,4 +75,5 @@ export const migrations: MigrationSource[] = [
   { tag: '0030_moderation', when: 1795916708551, breakpoints: true, sql: m30 },
   { tag: '0031_skills_endpoint_index', when: 1795921405124, breakpoints: true, sql: m31 },
   { tag: '0032_moderation_report_index', when: 1795923944434, breakpoints: true, sql: m32 },
+  { tag: '0033_upto_authorizations', when: 1795926446689, breakpoints: true, sql: m33 },
 ];

@@ -9,6 +9,7 @@ import { channelScheme, createChannelReader, type ChannelReader, type ChannelSch
 import { type ChannelStore, fileChannelStore, memoryChannelStore } from '../payment/schemes/channel/store';
 import { refundChannel } from '../payment/schemes/channel/refund-door';
 import { exactScheme } from '../payment/schemes/exact';
+import { uptoScheme } from '../payment/schemes/upto';
 import type { PaymentScheme } from '../payment/scheme';
 import { PAYMENT_DEFAULTS, PaymentPipeline } from '../payment/pipeline';
 import { checkInput } from '../payment/preflight';
@@ -332,11 +333,13 @@ export class SkillMarket {
 
   private schemesFor(options: SkillMarketOptions, fetchImpl: FetchLike, timeoutMs: number): PaymentScheme[] {
     const payment = options.payment ?? 'auto';
-    if (payment !== 'auto' && payment !== 'exact' && payment !== 'channel')
-      throw new TypeError("SkillMarket: payment must be 'auto', 'exact' or 'channel'");
+    if (payment !== 'auto' && payment !== 'exact' && payment !== 'channel' && payment !== 'upto')
+      throw new TypeError("SkillMarket: payment must be 'auto', 'exact', 'channel' or 'upto'");
     const rpc = { fetch: fetchImpl, timeoutMs: Math.min(timeoutMs, 10_000) };
     const exact = exactScheme(options.rpcUrl === undefined ? {} : { chain: createAuthorizationStateReader(options.rpcUrl, rpc) });
     if (payment === 'exact') return [exact];
+    // Usage-based prices where offered (the wallet approved Permit2 on the token once), else exact.
+    if (payment === 'upto') return [uptoScheme(), exact];
     const channels = options.channels;
     if (
       channels !== undefined &&

@@ -108,9 +108,11 @@ export interface SkillMarketOptions {
    * How calls pay when a server offers both: `exact` (one on-chain transfer per call), `channel`
    * (x402 `batch-settlement`: one deposit into a payment channel, then an off-chain voucher per
    * call), or `auto` (default): a channel when the server offers one and `maxDeposit` covers at
-   * least three calls at the price, else `exact`.
+   * least three calls at the price, else `exact`. `upto` pays usage-based prices (x402 `upto`: a
+   * signed maximum, the server settles what the call used) where offered, else `exact`; the wallet
+   * must have approved Permit2 on the token once (an on-chain approve it sends itself).
    */
-  payment?: 'auto' | 'exact' | 'channel';
+  payment?: 'auto' | 'exact' | 'channel' | 'upto';
   /**
    * Most one channel deposit may be, e.g. `"$1"` (default). Deposits are escrow, not spending:
    * `budget` counts what each call is charged; what a channel holds is listed by {@link SkillMarket.channels}.

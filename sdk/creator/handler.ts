@@ -40,6 +40,7 @@ import { createProofLedger, type LedgerOptions } from './schemes/exact/ledger';
 import { createPayerTrust, verifyMode, type VerifyMode } from './schemes/exact/payers';
 import { createSettlementWatcher } from './schemes/exact/settlement';
 import { createChannelScheme, type ChannelScheme } from './schemes/channel/index';
+import { createUptoScheme } from './schemes/upto/index';
 import type { ClaimRound } from './schemes/channel/claims';
 import { channelSettings, type ChannelOption } from './schemes/channel/settings';
 
@@ -164,6 +165,11 @@ export interface SkillHandlerOptions {
   /** The facilitator's receiver authorizer (its `/supported` `extra.receiverAuthorizer` for the scheme). */
   receiverAuthorizer?: string;
   /**
+   * The facilitator's address that settles `upto` payments (its `/supported` `extra.facilitatorAddress`
+   * for the scheme): skills defined with `upto: true` offer the scheme once it is known.
+   */
+  uptoFacilitator?: string;
+  /**
    * Name catalogues show for this server (the 402's `resource.serviceName`, x402 `bazaar`): printable
    * ASCII, at most 32 characters. Default none (`serve()`: its `appName` when one is given).
    */
@@ -203,6 +209,8 @@ export interface SkillRequestHandler {
   setPrice(name: string, price: string): boolean;
   /** Offers channels with this receiver authorizer from now on (serve() passes the facilitator's once known). */
   useReceiverAuthorizer(address: string): void;
+  /** Offers `upto` (to skills defined with it) naming this facilitator address from now on (serve() passes the facilitator's once known). */
+  useUptoFacilitator(address: string): void;
   /** Claims and settles now every channel with an unclaimed charge (`all`), or only those due; none without channels. */
   claimChannels(all?: boolean): Promise<ClaimRound>;
   /** What the payment channels owe not yet claimed or settled; undefined without channels. */
@@ -297,8 +305,10 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
   // one offer of the marketplace's documented 402 body). A channel locks a deposit of the payer's for
   // as long as it lives, so it is taken by clients that choose it: our SkillMarket by its deposit
   // policy, a reference client with the channel scheme registered alone or a selector that prefers it.
+  // Usage-based prices (skills defined with `upto`), after exact and channels.
+  const upto = createUptoScheme({ kit, facilitator, logger, facilitatorAddress: options.uptoFacilitator });
   const extra = (options.extraSchemes ?? []).map((build) => build({ kit, facilitator, logger, holdMs }));
-  const schemes: ServerScheme[] = [...(channel ? [exact, channel] : [exact]), ...extra];
+  const schemes: ServerScheme[] = [...(channel ? [exact, channel] : [exact]), upto, ...extra];
   const twice = schemes.find((scheme, i) => schemes.findIndex((other) => other.id === scheme.id) !== i);
   if (twice) throw new ServeConfigError(`two schemes have the id ${JSON.stringify(twice.id)}`);
   const observe = options.observe && { observer: options.observe, marks, network: options.network ?? DEFAULT_NETWORK, logger };
@@ -376,6 +386,10 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
     },
     useReceiverAuthorizer(address) {
       if (!channel?.useReceiverAuthorizer(address)) return;
+      for (const [name, route] of plain) routes.set(name, offer(route));
+    },
+    useUptoFacilitator(address) {
+      if (!upto.useFacilitatorAddress(address)) return;
       for (const [name, route] of plain) routes.set(name, offer(route));
     },
     claimChannels: (all = true) => channel?.claim(all) ?? Promise.resolve({ channels: 0 }),

@@ -310,6 +310,7 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
     ...(options.channels !== undefined ? { channels: options.channels } : {}),
     ...(options.extraSchemes ? { extraSchemes: options.extraSchemes } : {}),
     ...(receiverAuthorizer ? { receiverAuthorizer } : {}),
+    ...(uptoFacilitator ? { uptoFacilitator } : {}),
     ...((options.serviceName ?? options.appName) ? { serviceName: options.serviceName ?? options.appName } : {}),
     ...(options.iconUrl ? { iconUrl: options.iconUrl } : {}),
     ...(options.openapi !== undefined ? { openapi: options.openapi } : {}),
@@ -320,6 +321,7 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
     ...fetchOption,
   });
   let receiverAuthorizer: string | undefined;
+  let uptoFacilitator: string | undefined;
   const fixedUrl = options.publicUrl ?? (registration?.endpoint && URL.canParse(registration.endpoint) ? registration.endpoint : undefined);
   tracker = startTracking(options, apiKey, apiUrl, appName, logger, {
     kept: (call) => call.channelId !== undefined,
@@ -394,12 +396,22 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
       : [],
     probeFacilitator(facilitatorUrl, network, logger, fetchOption),
   ]);
-  // Channels signed for by the facilitator's receiver authorizer are offered once it is known.
+  // Channels signed for by the facilitator's receiver authorizer are offered once it is known, and
+  // upto (for skills defined with it) once the facilitator's address for it is.
+  const wantsAuthorizer = wantsFacilitatorAuthorizer(options.channels);
+  const wantsUpto = Object.values(skills).some((s) => s.upto === true);
   const useAuthorizer = (known: SupportedKind[] | undefined) => {
     authorizerTimer = undefined;
     if (stopped) return; // a probe that was under way when the server stopped starts no other
+    const address = known?.find((k) => k.scheme === 'upto' && k.network === network)?.extra?.facilitatorAddress;
+    if (wantsUpto && typeof address === 'string') {
+      uptoFacilitator = address;
+      app.useUptoFacilitator(address);
+    } else if (wantsUpto && known && !uptoFacilitator) {
+      logger.warn(`the facilitator does not list upto on ${network}: skills defined with upto are sold by exact alone, at their price`);
+    }
     const found = known?.find((k) => k.scheme === 'batch-settlement' && k.network === network)?.extra?.receiverAuthorizer;
-    if (typeof found === 'string') {
+    if (wantsAuthorizer && typeof found === 'string') {
       receiverAuthorizer = found;
       app.useReceiverAuthorizer(found);
     } else if (!known) {
@@ -410,7 +422,7 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
       (authorizerTimer as { unref?: () => void }).unref?.();
     }
   };
-  if (wantsFacilitatorAuthorizer(options.channels)) useAuthorizer(kinds);
+  if (wantsAuthorizer || wantsUpto) useAuthorizer(kinds);
   for (const r of results) {
     if (r.success && r.skillId) tracker?.remember(r.name, r.skillId);
     if (r.success && r.price) applyListingPrice(app, r.name, r.price, logger);

@@ -29,7 +29,7 @@ export const MAX_SKILL_TIMEOUT_MS = 200_000;
 const MAX_DESCRIPTION = 500;
 const MAX_GROUPS = 20;
 const MAX_GROUP_LENGTH = 60;
-const OPTION_KEYS = new Set(['price', 'description', 'inputSchema', 'outputSchema', 'groups', 'timeout', 'channels']);
+const OPTION_KEYS = new Set(['price', 'description', 'inputSchema', 'outputSchema', 'groups', 'timeout', 'channels', 'upto']);
 
 /** What one paid skill is: its price and how it describes itself to the registry. */
 export interface SkillOptions {
@@ -50,6 +50,15 @@ export interface SkillOptions {
    * Default: the server's choice (`serve({ channels })`: skills priced below $0.01).
    */
   channels?: boolean;
+  /**
+   * Usage-based price: `price` becomes the most a call costs, and the x402 `upto` scheme is offered
+   * beside `exact`. The payer signs the price as a maximum (a Permit2 authorization, after a one-time
+   * approval of Permit2 on the token) and is charged what the handler says with `context.charge`,
+   * the full price when it says nothing, once the result is good. An `exact` payment still pays the
+   * full price. Default false.
+   * @example skill({ price: '$0.01', upto: true }, (input, { charge }) => { const r = work(input); charge(r.cost); return r.body; })
+   */
+  upto?: boolean;
 }
 
 /** What a handler learns about the call besides its input. */
@@ -65,8 +74,8 @@ export interface SkillContext {
   /**
    * Charges this call less than the skill's price: `'$0.0004'` or atomic units. Applies to calls
    * paid over a payment channel (the voucher allows up to the price; the payer is charged this and
-   * told so in `PAYMENT-RESPONSE` `extra.chargedAmount`); an `exact` payment is the full price
-   * whatever is reported. Above the price (or below 0) it throws, and the call fails uncharged.
+   * told so in `PAYMENT-RESPONSE` `extra.chargedAmount`) and to `upto` payments (the settlement
+   * moves this, `PAYMENT-RESPONSE` `amount`); an `exact` payment is the full price whatever is reported. Above the price (or below 0) it throws, and the call fails uncharged.
    * @example skill({ price: '$0.01' }, (input, { charge }) => { const r = work(input); charge(`$${r.cost}`); return r; })
    */
   charge(amount: string | bigint): void;
@@ -91,6 +100,8 @@ export interface Skill<I = any, O = any> {
   readonly timeout: number;
   /** Whether it offers payment channels; absent: the server decides by price. */
   readonly channels?: boolean;
+  /** Whether its price is a maximum, charged by use through the x402 `upto` scheme. */
+  readonly upto?: boolean;
   readonly handler: SkillHandler<I, O>;
 }
 
@@ -148,6 +159,7 @@ export function skill<I = any, O = any>(options: SkillOptions, handler: SkillHan
   }
   const groups = normalizeGroups(options.groups, fail);
   if (options.channels !== undefined && typeof options.channels !== 'boolean') fail('channels must be true or false');
+  if (options.upto !== undefined && typeof options.upto !== 'boolean') fail('upto must be true or false');
 
   const definition: Skill<I, O> = {
     [SKILL_BRAND]: true,
@@ -158,6 +170,7 @@ export function skill<I = any, O = any>(options: SkillOptions, handler: SkillHan
     groups: Object.freeze(groups),
     timeout,
     ...(options.channels !== undefined ? { channels: options.channels } : {}),
+    ...(options.upto ? { upto: true } : {}),
     handler,
   };
   return Object.freeze(definition);

@@ -12,14 +12,20 @@ import type { SignedPayment } from './scheme';
 import type { PaymentReceipt } from './types';
 
 /** The receipt of a sent payment, with the transaction that settled it when known. */
-export function paymentReceipt(skill: Skill, payment: SignedPayment, transaction: Hex | null, confirmed?: string): PaymentReceipt {
+export function paymentReceipt(
+  skill: Skill,
+  payment: SignedPayment,
+  transaction: Hex | null,
+  confirmed?: string,
+  charged?: string,
+): PaymentReceipt {
   const { requirements } = payment;
   const cumulative = confirmed ?? payment.cumulative;
   return {
     skillId: skill.id,
     slug: skill.slug,
     transaction,
-    amount: requirements.amount,
+    amount: charged ?? requirements.amount,
     price: skill.price,
     payTo: requirements.payTo,
     network: requirements.network,
@@ -105,10 +111,18 @@ export function resultOf(answer: Answer, slug: string, charged: ChargeState, rec
   return body;
 }
 
-/** The error of a non-2xx, non-402 answer from a skill server. */
-export function failureOf(answer: Answer, slug: string, charged: ChargeState, receipt: PaymentReceipt | undefined): PaidCallError {
+/** The error of a non-2xx, non-402 answer from a skill server; `explain` adds what to do about the paying scheme's reason. */
+export function failureOf(
+  answer: Answer,
+  slug: string,
+  charged: ChargeState,
+  receipt: PaymentReceipt | undefined,
+  explain?: (reason: string) => string | undefined,
+): PaidCallError {
   const details = withReceipt({ status: answer.status, body: answer.text, slug, charged }, receipt);
-  const reason = reasonOf(answer);
+  const given = reasonOf(answer);
+  const fix = given === undefined ? undefined : explain?.(given);
+  const reason = fix ? `${given} (${fix})` : given;
   if (answer.status === 504)
     return new SkillCallError('skill_timeout', reason ? `${slug} timed out: ${reason}` : `${slug} timed out (504)`, details);
   const parsed = parseJson(answer.text);

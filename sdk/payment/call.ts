@@ -400,11 +400,11 @@ export class PaidCall<T = unknown> {
         receipt =
           charged === 'no'
             ? undefined
-            : paymentReceipt(this.skill, sent.payment, settlement.transaction, settlement.chargedCumulativeAmount);
+            : paymentReceipt(this.skill, sent.payment, settlement.transaction, settlement.chargedCumulativeAmount, settlement.charged);
         this.account(reservation, charged, receipt, sent.payment.requirements.scheme);
       }
     }
-    if (!ok) throw failureOf(answer, this.slug, charged, receipt);
+    if (!ok) throw failureOf(answer, this.slug, charged, receipt, sent?.scheme.explain);
     return { result: resultOf(answer, this.slug, charged, receipt) as T, receipt: receipt ?? null, skill: this.skill };
   }
 

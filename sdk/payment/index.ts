@@ -7,6 +7,7 @@ export { PaymentPipeline, type PaymentPipelineOptions, type PaymentCallOptions }
 export type { PaidCall, PaymentQuote, Quote } from './call';
 export { depositFor, type DepositInput } from './schemes/channel/deposit';
 export { exactScheme, type ExactSchemeOptions } from './schemes/exact';
+export { uptoScheme } from './schemes/upto';
 export {
   channelScheme,
   createChannelReader,

@@ -140,6 +140,8 @@ export interface Settlement {
   transaction: Hex | null;
   /** The channel's cumulative charge after the call, as the server confirmed it (`batch-settlement`). */
   chargedCumulativeAmount?: string;
+  /** What the server settled when it may be less than the terms' amount (`upto`), atomic units. */
+  charged?: string;
   /**
    * The answer breaks the scheme's rules (e.g. a channel server charging more than it asked):
    * the call fails with `channel_stopped` and `charged: 'unknown'`, its result withheld.
@@ -175,6 +177,8 @@ export interface PaymentScheme<P = unknown> {
   onAnswer(answer: Answer, payment: SignedPayment<P>): Settlement | Promise<Settlement>;
   /** What the chain says of a payment an answer left open; `unknown` when it cannot tell. */
   onChain(payment: SignedPayment<P>): Promise<{ charged: ChargeState; transaction: Hex | null }>;
+  /** What the payer can do about a refusal reason of this scheme (e.g. a missing approval), for the error; undefined when nothing. */
+  explain?(reason: string): string | undefined;
   /** The call is over: `charged` is what the pipeline concluded for this payment. */
   finish?(payment: SignedPayment<P>, charged: ChargeState): void | Promise<void>;
 }

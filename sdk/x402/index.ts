@@ -133,6 +133,18 @@ export {
 } from './batch-settlement';
 export { voucherDigest, voucherDigestBytes } from './voucher-signature';
 export {
+  UPTO_SCHEME,
+  PERMIT2_ADDRESS,
+  UPTO_PROXY_ADDRESS,
+  UPTO_PERMIT_TYPES,
+  permit2Domain,
+  parseUptoPayload,
+  uptoTypedData,
+  randomPermit2Nonce,
+  type UptoAuthorization,
+  type UptoPayload,
+} from './upto';
+export {
   BATCH_SETTLEMENT_SCHEME,
   BATCH_SETTLEMENT_REASONS,
   BatchSettlementPayloadError,

@@ -43,15 +43,15 @@ export const WALLET_FLAGS = {
 } as const satisfies ParseArgsConfig['options'];
 
 /**
- * How calls pay and where payment channels are kept: --payment auto|exact|channel
+ * How calls pay and where payment channels are kept: --payment auto|exact|channel|upto
  * (MARKET_PAYMENT), --max-deposit (MARKET_MAX_DEPOSIT), and `channels.json` in `dir` (the config
  * folder, or the `market dev` folder).
  */
 function paymentOptions(values: ClientValues, env: Env): Partial<SkillMarketOptions> {
   const payment = values.payment ?? env.MARKET_PAYMENT;
   const maxDeposit = values['max-deposit'] ?? env.MARKET_MAX_DEPOSIT;
-  if (payment !== undefined && payment !== 'auto' && payment !== 'exact' && payment !== 'channel')
-    throw new UsageError('--payment (MARKET_PAYMENT) must be auto, exact or channel');
+  if (payment !== undefined && payment !== 'auto' && payment !== 'exact' && payment !== 'channel' && payment !== 'upto')
+    throw new UsageError('--payment (MARKET_PAYMENT) must be auto, exact, channel or upto');
   return {
     channels: channelFile(values, env),
     ...(payment === undefined ? {} : { payment }),

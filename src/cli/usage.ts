@@ -54,8 +54,9 @@ Usage:
                                             --asset ADDRESS (a token allowed besides USDC); --dev [D]
                                             uses the marketplace of 'market dev --dir D' (default
                                             .market/dev) and its demo wallet; so do wallet and mcp;
-                                            --payment auto|exact|channel (MARKET_PAYMENT) and --max-deposit
-                                            (MARKET_MAX_DEPOSIT, default $1) for x402 payment channels
+                                            --payment auto|exact|channel|upto (MARKET_PAYMENT; upto: usage-
+                                            based prices) and --max-deposit (MARKET_MAX_DEPOSIT, default $1)
+                                            for x402 payment channels
   market channels [--refund ID|all | --withdraw ID | --finalize ID] [--json]
                                             payment channels call opened (channels.json in the config
                                             folder): server, deposit, charged, claimed (MARKET_RPC_URL);

@@ -17,6 +17,7 @@ import {
 } from 'viem';
 import { spawnAnvil, type AnvilProcess } from '../chain/anvil';
 import { installBatchSettlement } from '../chain/batch-settlement';
+import { installUpto } from '../chain/upto';
 import { deployToken, tokenAddressOf, usdCoinAbi } from '../chain/token';
 import { readTokenBalance } from '../chain/token/balance';
 import { devAccounts } from './accounts';
@@ -52,7 +53,8 @@ export async function startDevChain(options: { port: number; statePath: string; 
     const client = devClient(chain, rpcUrl);
     const { deployer } = devAccounts();
     const { address: token } = await deployToken(client, deployer);
-    await installBatchSettlement(createTestClient({ mode: 'anvil', chain, transport: http(rpcUrl) }));
+    const testClient = createTestClient({ mode: 'anvil', chain, transport: http(rpcUrl) });
+    await Promise.all([installBatchSettlement(testClient), installUpto(testClient)]);
     const balanceOf = (address: Address) => readTokenBalance(client, token, address);
     return {
       rpcUrl,

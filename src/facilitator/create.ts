@@ -1,5 +1,5 @@
 import { createPublicClient, http, type Address, type PublicClient } from 'viem';
-import { BATCH_SETTLEMENT_SCHEME, parseCaip2, type SettleResponse, type SettlementMode } from 'skill-market/x402';
+import { BATCH_SETTLEMENT_SCHEME, UPTO_SCHEME, parseCaip2, type SettleResponse, type SettlementMode } from 'skill-market/x402';
 import { ConfigError, deriveAuthorizerKey, FACILITATOR_DEFAULTS, type FacilitatorConfig } from '../config';
 import type { DatabaseHandle } from '../db';
 import { createLogger, type Logger } from '../log';
@@ -24,6 +24,7 @@ import { facilitatorRoutes } from './routes';
 import type { FacilitatorScheme } from './scheme';
 import { createChannelScheme, type ResumeReport } from './schemes/channel';
 import { createExactScheme, EXACT_SCHEME, type ReconcileReport } from './schemes/exact';
+import { createUptoScheme, type UptoReconcileReport } from './schemes/upto';
 import { createFacilitatorService } from './service';
 import {
   systemClock,
@@ -70,7 +71,7 @@ export interface FacilitatorDeps {
   /** Path prefix of the routes when mounted inside another Elysia app, e.g. `/facilitator`. */
   prefix?: string;
   /**
-   * The schemes to settle, by wire id (`exact`, `batch-settlement`); default both. A request of a
+   * The schemes to settle, by wire id (`exact`, `batch-settlement`, `upto`); default all three. A request of a
    * scheme left out is refused `unsupported_scheme`, and `/supported` does not list it.
    */
   schemes?: readonly string[];
@@ -86,7 +87,7 @@ export interface FacilitatorDeps {
 }
 
 /** The schemes this facilitator can settle, by wire id. */
-const SCHEMES = [EXACT_SCHEME, BATCH_SETTLEMENT_SCHEME] as const;
+const SCHEMES = [EXACT_SCHEME, BATCH_SETTLEMENT_SCHEME, UPTO_SCHEME] as const;
 
 /** What `reconcile()` and `resumeChannels()` answer when their scheme is left out. */
 const NOTHING_RECONCILED: ReconcileReport = {
@@ -196,7 +197,23 @@ export function createFacilitator({
         resumeIntervalMs: reconcileIntervalMs,
       })
     : undefined;
-  const built: FacilitatorScheme[] = [...[exact, channel].filter((scheme) => scheme !== undefined), ...extraSchemes];
+  // Usage-based charges up to a signed Permit2 maximum, sent from the relayer each authorization names.
+  const upto = settles(UPTO_SCHEME)
+    ? createUptoScheme({
+        database,
+        network: config.network,
+        assets: config.assets,
+        client,
+        relayers,
+        clock,
+        logger: log,
+        receiptTimeoutMs,
+        pollIntervalMs,
+        reconcileIntervalMs,
+        stopping: stopping.signal,
+      })
+    : undefined;
+  const built: FacilitatorScheme[] = [...[exact, channel, upto].filter((scheme) => scheme !== undefined), ...extraSchemes];
   // A scheme whose contracts the chain lacks (channels on a network without x402BatchSettlement) is not offered.
   const offering = createSchemeOffering(built, log, reconcileIntervalMs);
   // The Bazaar catalogues what the payments it passes declare, listing what each resource's live 402 asks (discovery/).
@@ -263,6 +280,8 @@ export function createFacilitator({
     settlement: (key: AuthorizationKey): Promise<SettlementStatus | undefined> => service.settlement(key),
     /** One reconciliation pass of exact settlements now (the timer runs them every `reconcileIntervalMs` after start). */
     reconcile: async (): Promise<ReconcileReport> => (exact ? exact.reconcile() : { ...NOTHING_RECONCILED }),
+    /** One pass over upto settlements answered `settlement_pending` (the timer runs them every `reconcileIntervalMs` after start). */
+    reconcileUpto: async (): Promise<UptoReconcileReport> => (upto ? upto.reconcile() : { checked: 0, settled: 0, failed: 0 }),
     /** One pass over channel operations not final (the timer runs them every `reconcileIntervalMs` after start). */
     resumeChannels: async (): Promise<ResumeReport> => (channel ? channel.resume() : { ...NOTHING_RESUMED }),
     /** One pass of the Bazaar catalogue's live 402 reads, starting after this call (the timer runs them every `discoveryRefreshMs` after start). */

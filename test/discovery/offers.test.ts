@@ -30,6 +30,16 @@ describe('the accepts a listing shows', () => {
     expect(listedAccepts(exact, [channel])).toEqual([channel]);
   });
 
+  it('takes a usage-based offer (upto, its maximum the price) that names the facilitator settling it', () => {
+    const upto = {
+      ...exact,
+      scheme: 'upto',
+      extra: { ...exact.extra, assetTransferMethod: 'permit2', facilitatorAddress: '0x00000000000000000000000000000000000000bb' },
+    };
+    expect(listedAccepts(exact, [exact, upto])).toEqual([exact, upto]);
+    expect(listedAccepts(exact, [exact, { ...upto, amount: '999' }])).toEqual([exact]);
+  });
+
   it('keeps the listing’s exact terms alone when the server asks another price, payee or token', () => {
     for (const change of [{ amount: '2000' }, { payTo: '0x000000000000000000000000000000000000bEEF' }, { network: 'eip155:84532' }]) {
       expect(
@@ -50,6 +60,8 @@ describe('the accepts a listing shows', () => {
     expect(listedAccepts(exact, offers({ ...channel.extra, minDeposit: '-1' }))).toEqual([exact]);
     expect(listedAccepts(exact, offers({ ...channel.extra, nested: { deep: true } }))).toEqual([exact]);
     expect(listedAccepts(exact, [{ ...exact, scheme: 'upto' }])).toEqual([exact]);
+    expect(listedAccepts(exact, [{ ...exact, scheme: 'upto', extra: { ...exact.extra, facilitatorAddress: 'someone' } }])).toEqual([exact]);
+    expect(listedAccepts(exact, [{ ...exact, scheme: 'auth-capture' }])).toEqual([exact]);
     expect(listedAccepts(exact, [{ ...exact, extra: { name: 'x'.repeat(300) } }])).toEqual([exact]);
     const withMore = { ...channel.extra, minDeposit: '5000', note: 'kept as the server sent it' };
     expect(listedAccepts(exact, offers(withMore))[1]).toEqual({ ...channel, extra: withMore });

@@ -86,6 +86,7 @@ describe('market facilitator process', () => {
             network: chain.network,
             extra: { receiverAuthorizer: privateKeyToAccount(authorizerKey).address },
           },
+          { x402Version: 2, scheme: 'upto', network: chain.network, extra: { facilitatorAddress: chain.accounts.relayer.address } },
         ],
         extensions: ['bazaar'],
         signers: { 'eip155:*': [chain.accounts.relayer.address] },

@@ -22,7 +22,7 @@ for (const kind of oneDatabase) {
     }, 60_000);
     afterAll(() => f.close());
 
-    it('GET /supported lists the exact scheme on its network (v2, and v1 by name), batch-settlement with its receiver authorizer, and the relayer as signer', async () => {
+    it('GET /supported lists the exact scheme on its network (v2, and v1 by name), batch-settlement with its receiver authorizer, upto with the relayer it settles from, and the relayer as signer', async () => {
       const res = await f.get('/supported');
       expect(res.status).toBe(200);
       const receiverAuthorizer = privateKeyToAccount(deriveAuthorizerKey(chain.accounts.relayer.privateKey)).address;
@@ -31,6 +31,7 @@ for (const kind of oneDatabase) {
           { x402Version: 2, scheme: 'exact', network: 'eip155:84532' },
           { x402Version: 1, scheme: 'exact', network: 'base-sepolia' },
           { x402Version: 2, scheme: 'batch-settlement', network: 'eip155:84532', extra: { receiverAuthorizer } },
+          { x402Version: 2, scheme: 'upto', network: 'eip155:84532', extra: { facilitatorAddress: chain.accounts.relayer.address } },
         ],
         extensions: ['bazaar'],
         signers: { 'eip155:*': [chain.accounts.relayer.address] },
@@ -167,7 +168,7 @@ for (const kind of oneDatabase) {
       const host = new Elysia().get('/', () => 'host').use(mounted.app);
       const res = await host.handle(new Request('http://localhost/facilitator/supported'));
       expect(res.status).toBe(200);
-      expect(((await res.json()) as { kinds: unknown[] }).kinds).toHaveLength(3);
+      expect(((await res.json()) as { kinds: unknown[] }).kinds).toHaveLength(4);
       expect(await (await host.handle(new Request('http://localhost/'))).text()).toBe('host');
     });
   });

@@ -78,10 +78,10 @@ for (const kind of databaseKinds) {
     });
 
     it('refuses a scheme it does not know with unsupported_scheme, 200 at /verify and /settle, moving nothing', async () => {
-      const { payer, payee, body } = await paymentNaming('upto');
+      const { payer, payee, body } = await paymentNaming('auth-capture');
       const before = await chain.balanceOf(payer.address);
-      await expectUnsupported(all, chain.accounts.relayer, body, 'upto');
-      expect((await all.facilitator.settle(body)).errorMessage).toContain('it settles: exact, batch-settlement');
+      await expectUnsupported(all, chain.accounts.relayer, body, 'auth-capture');
+      expect((await all.facilitator.settle(body)).errorMessage).toContain('it settles: exact, batch-settlement, upto');
       expect(await chain.balanceOf(payer.address)).toBe(before);
       expect(await chain.balanceOf(payee.address)).toBe(0n);
     });

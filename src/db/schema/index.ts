@@ -17,3 +17,4 @@ export * from './channels';
 export * from './channel-vouchers';
 export * from './hosted-channels';
 export * from './moderation';
+export * from './upto';

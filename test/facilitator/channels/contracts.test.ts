@@ -63,13 +63,14 @@ for (const kind of databaseKinds) {
       await bare?.stop();
     });
 
-    it('lists no batch-settlement in /supported, only exact', async () => {
+    it('lists no batch-settlement in /supported, only exact and upto', async () => {
       expect(await json(await f.get('/supported'))).toEqual({
         status: 200,
         body: {
           kinds: [
             { x402Version: 2, scheme: 'exact', network: bare.network },
             { x402Version: 1, scheme: 'exact', network: 'base-sepolia' },
+            { x402Version: 2, scheme: 'upto', network: bare.network, extra: { facilitatorAddress: bare.accounts.relayer.address } },
           ],
           extensions: ['bazaar'],
           signers: { 'eip155:*': [bare.accounts.relayer.address] },

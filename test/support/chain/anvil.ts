@@ -1,6 +1,6 @@
 /**
  * A fresh local chain per call: anvil on a free loopback port with our EIP-3009 USDC deployed,
- * Multicall3 and (unless left out) the x402 batch-settlement contracts at their canonical addresses, and freshly
+ * Multicall3 and (unless left out) the x402 batch-settlement and upto contracts (with Permit2) at their canonical addresses, and freshly
  * generated, funded accounts. Every payment test, the e2e test and the benchmarks use it.
  *
  * @example
@@ -40,6 +40,7 @@ import { MULTICALL3_ADDRESS, testSmartWalletAbi, usdCoinAbi } from './abi';
 import { type CompiledContracts, compileContracts } from './compile';
 import { spawnAnvil } from '../../../src/chain/anvil';
 import { installBatchSettlement } from '../../../src/chain/batch-settlement';
+import { installUpto } from '../../../src/chain/upto';
 import { USD_COIN_BYTECODE } from '../../../src/chain/token';
 import { eventually } from '../eventually';
 
@@ -60,6 +61,8 @@ export type StartChainOptions = {
    * true); false makes a network without payment channels (`installBatchSettlement` adds them later).
    */
   batchSettlement?: boolean;
+  /** Places Permit2 and the x402 upto proxy at their canonical addresses (default true). */
+  upto?: boolean;
 };
 
 /** A viem local account that also exposes its key, for code that takes a raw private key. */
@@ -124,6 +127,7 @@ const DEFAULTS = {
   ethPerAccount: parseEther('1000'),
   anvilArgs: [] as string[],
   batchSettlement: true as boolean,
+  upto: true as boolean,
 };
 
 // Fixed fees and gas limits: set-up transactions then need no estimate or fee RPCs.
@@ -196,6 +200,7 @@ async function attempt(o: typeof DEFAULTS, compiled: CompiledContracts): Promise
         ...everyone.map((a) => testClient.setBalance({ address: a.address, value: o.ethPerAccount })),
         testClient.setCode({ address: MULTICALL3_ADDRESS, bytecode: compiled.Multicall3.deployedBytecode }),
         ...(o.batchSettlement ? [installBatchSettlement(testClient)] : []),
+        ...(o.upto ? [installUpto(testClient)] : []),
       ]),
     );
 

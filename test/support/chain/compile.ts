@@ -1,6 +1,6 @@
 /**
- * Compiles the test contracts in ./contracts, the token in src/chain/token and the x402 batch-settlement
- * contracts in src/chain/batch-settlement with solc-js and caches the result twice: in memory
+ * Compiles the test contracts in ./contracts, the token in src/chain/token, the x402 batch-settlement
+ * contracts in src/chain/batch-settlement and the Permit2 and x402 `upto` contracts in src/chain/upto with solc-js and caches the result twice: in memory
  * per process, and on disk under node_modules/.cache keyed by a hash of the sources, the solc
  * version and the settings. Loading solc-js alone costs ~1 s, so a warm disk cache never imports it.
  */
@@ -19,7 +19,9 @@ export type ContractName =
   | 'Multicall3'
   | 'ReentrantCollector'
   | 'x402BatchSettlement'
-  | 'ERC3009DepositCollector';
+  | 'ERC3009DepositCollector'
+  | 'Permit2'
+  | 'x402UptoPermit2Proxy';
 export type CompiledContracts = Record<ContractName, CompiledContract>;
 
 const CONTRACT_NAMES: readonly ContractName[] = [
@@ -30,11 +32,14 @@ const CONTRACT_NAMES: readonly ContractName[] = [
   'ReentrantCollector',
   'x402BatchSettlement',
   'ERC3009DepositCollector',
+  'Permit2',
+  'x402UptoPermit2Proxy',
 ];
 const CONTRACT_DIRS = [
   fileURLToPath(new URL('./contracts/', import.meta.url)),
   fileURLToPath(new URL('../../../src/chain/token/', import.meta.url)),
   fileURLToPath(new URL('../../../src/chain/batch-settlement/', import.meta.url)),
+  fileURLToPath(new URL('../../../src/chain/upto/', import.meta.url)),
 ];
 const CACHE_DIR = fileURLToPath(new URL('../../../node_modules/.cache/skill-market-contracts/', import.meta.url));
 const SETTINGS = {

@@ -3,11 +3,11 @@
  * come from its /health answer (ours reports `accepts` by skill name) or, for another SDK's server,
  * from its live 402 (the health probe asks each skill: skill-health/live-offers.ts). They are listed
  * as the server gives them, in its order, those on the listing's own terms (payee, network, token,
- * exactly the price) and well formed for their scheme (`exact`; `batch-settlement` with a channel
- * `extra`), so a proof signed from the listing pays the server. When none stands, the listing's own
+ * exactly the price) and well formed for their scheme (`exact`; `upto` naming its facilitator;
+ * `batch-settlement` with a channel `extra`), so a proof signed from the listing pays the server. When none stands, the listing's own
  * `exact` terms do.
  */
-import { type AnyPaymentRequirements, parseBatchRequirements, parseBatchRequirementsExtra } from 'skill-market/x402';
+import { ADDRESS_PATTERN, type AnyPaymentRequirements, parseBatchRequirements, parseBatchRequirementsExtra } from 'skill-market/x402';
 
 const MAX_TIMEOUT_SECONDS = 31_536_000;
 
@@ -28,9 +28,16 @@ export function listedAccepts(exact: AnyPaymentRequirements, reported: readonly 
   return listed.length > 0 ? listed : [exact];
 }
 
-/** Whether an offer is one a client of its scheme can pay: `exact` with a plain `extra`, or a channel offer that parses. */
+/**
+ * Whether an offer is one a client of its scheme can pay: `exact` with a plain `extra`, `upto` (its
+ * maximum the price) naming the facilitator that settles it, or a channel offer that parses.
+ */
 function wellFormed(offer: Record<string, unknown>): boolean {
   if (offer.scheme === 'exact') return offer.extra === undefined || plainExtra(offer.extra);
+  if (offer.scheme === 'upto') {
+    const facilitator = plainExtra(offer.extra) ? (offer.extra as Record<string, unknown>).facilitatorAddress : undefined;
+    return typeof facilitator === 'string' && ADDRESS_PATTERN.test(facilitator);
+  }
   if (offer.scheme !== 'batch-settlement') return false;
   try {
     parseBatchRequirements(offer);
