@@ -1,6 +1,6 @@
 import { decodeEventLog, erc20Abi, type Address, type Hash, type Hex, type PublicClient } from 'viem';
 import { PAYMENT_REVERTED_REASON } from 'skill-market/registry';
-import { eip3009Abi } from 'skill-market/x402';
+import { eip3009Abi, UPTO_PROXY_ADDRESS } from 'skill-market/x402';
 import { BATCH_SETTLEMENT_ADDRESS, batchSettlementAbi, ERC3009_DEPOSIT_COLLECTOR_ADDRESS } from '../../../chain/batch-settlement';
 
 const tokenEvents = [...erc20Abi, ...eip3009Abi] as const;
@@ -26,7 +26,7 @@ interface PaymentTransfer {
 
 export type ChainVerdict =
   /** `transfers`: the transfers the report may be counted as, in log order (one when a nonce names it). */
-  | { type: 'verified'; transfers: PaymentTransfer[]; amount: bigint; blockNumber: bigint }
+  | { type: 'verified'; transfers: PaymentTransfer[]; amount: bigint; blockNumber: bigint; scheme: 'exact' | 'upto' }
   | { type: 'rejected'; reason: string }
   /**
    * Not a payment to the skill but a deposit into a payment channel (x402 `batch-settlement`), as
@@ -40,7 +40,9 @@ export type ChainVerdict =
 /**
  * Reads the transaction's receipt: it must have succeeded and hold `Transfer` logs emitted by the
  * asset contract to `payTo` of exactly `amount`; each such log is one payment (a batch holds many).
- * With a nonce, the payment is the transfer that follows the token's `AuthorizationUsed(payer,
+ * A usage-based payment (x402 `upto`: a transaction to the upto proxy, which moves what the payer
+ * signed through Permit2) counts for what it moved, more than nothing and at most `amount` (the
+ * listed price is its maximum). With a nonce, the payment is the transfer that follows the token's `AuthorizationUsed(payer,
  * nonce)` from that payer. Other transfers in the same transaction are ignored; a reverted one
  * moved nothing (the payer was not charged). A receipt is final, so anything but a missing receipt
  * or an RPC failure decides for good.
@@ -82,14 +84,24 @@ export async function checkPaymentOnChain(client: PublicClient, expected: Expect
   if (toPayee.length === 0)
     return { type: 'rejected', reason: `the transfer goes to ${candidates[0]!.to}, not the skill's payment address ${expected.payTo}` };
   const exact = toPayee.filter((t) => t.value === expected.amount);
-  if (exact.length === 0)
-    return { type: 'rejected', reason: `the transfer is ${toPayee[0]!.value} atomic units, the listed price is ${expected.amount}` };
-  return {
-    type: 'verified',
-    transfers: exact.map((t) => ({ payer: t.from, logIndex: t.logIndex })),
-    amount: expected.amount,
-    blockNumber: receipt.blockNumber,
-  };
+  if (exact.length > 0)
+    return {
+      type: 'verified',
+      transfers: exact.map((t) => ({ payer: t.from, logIndex: t.logIndex })),
+      amount: expected.amount,
+      blockNumber: receipt.blockNumber,
+      scheme: 'exact',
+    };
+  const charged = toPayee.find((t) => t.value > 0n && t.value <= expected.amount);
+  if (charged && receipt.to?.toLowerCase() === UPTO_PROXY_ADDRESS.toLowerCase())
+    return {
+      type: 'verified',
+      transfers: [{ payer: charged.from, logIndex: charged.logIndex }],
+      amount: charged.value,
+      blockNumber: receipt.blockNumber,
+      scheme: 'upto',
+    };
+  return { type: 'rejected', reason: `the transfer is ${toPayee[0]!.value} atomic units, the listed price is ${expected.amount}` };
 }
 
 /** The channel a deposit transaction's `Deposited` event credits, and how much (nulls without one). */

@@ -183,6 +183,8 @@ export interface FoundPayment {
   transfers: readonly { payer: string; logIndex: number }[];
   amount: bigint;
   blockNumber: bigint;
+  /** How it was paid: `exact` (the listed price) unless the chain shows an `upto` settlement (what it moved). */
+  scheme?: 'exact' | 'upto';
 }
 
 /**
@@ -256,7 +258,7 @@ export async function markVerified(
             skill: skill.slug,
             amount: found.amount.toString(),
             payer: transfer.payer,
-            scheme: 'exact',
+            scheme: found.scheme ?? 'exact',
             transaction: check.txHash,
             network: check.network,
             blockNumber: found.blockNumber.toString(),

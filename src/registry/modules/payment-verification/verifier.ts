@@ -82,7 +82,7 @@ export function createPaymentVerifier(deps: PaymentVerifierDeps): PaymentVerifie
         const decided = await markVerified(
           db,
           check.id,
-          { transfers, amount: verdict.amount, blockNumber: verdict.blockNumber },
+          { transfers, amount: verdict.amount, blockNumber: verdict.blockNumber, scheme: verdict.scheme },
           clock.now(),
         );
         if (decided === 'rejected') round.rejected += 1;
