@@ -11,14 +11,30 @@ import { X402Error } from './errors';
 import { ADDRESS_PATTERN, HEX_BYTES_PATTERN, UINT_PATTERN, type Address, type Hex } from './patterns';
 import { checkShape } from './schemas';
 
-/** The scheme's wire id. */
+/**
+ * The scheme's wire id.
+ *
+ * @example accepts.filter((a) => a.scheme === UPTO_SCHEME) // the 402's usage-based offers
+ */
 export const UPTO_SCHEME = 'upto';
-/** The canonical Permit2 contract (the same address on every chain), which the payer approves once on the token. */
+/**
+ * The canonical Permit2 contract (the same address on every chain), which the payer approves once on the token.
+ *
+ * @example await wallet.writeContract({ address: usdc, abi: erc20Abi, functionName: 'approve', args: [PERMIT2_ADDRESS, maxUint256] });
+ */
 export const PERMIT2_ADDRESS = '0x000000000022D473030F116dDEE9F6B43aC78BA3';
-/** The x402 upto proxy: the spender of every upto authorization, which the facilitator calls to settle. */
+/**
+ * The x402 upto proxy: the spender of every upto authorization, which the facilitator calls to settle.
+ *
+ * @example authorization.spender === UPTO_PROXY_ADDRESS // an authorization the proxy can settle
+ */
 export const UPTO_PROXY_ADDRESS = '0x4020A4f3b7b90ccA423B9fabCc0CE57C6C240002';
 
-/** EIP-712 types of an upto authorization (Permit2's witness transfer with the upto witness); see {@link uptoTypedData}. */
+/**
+ * EIP-712 types of an upto authorization (Permit2's witness transfer with the upto witness); see {@link uptoTypedData}.
+ *
+ * @example UPTO_PERMIT_TYPES.Witness.map((f) => f.name) // ['to', 'facilitator', 'validAfter']
+ */
 export const UPTO_PERMIT_TYPES = {
   PermitWitnessTransferFrom: [
     { name: 'permitted', type: 'TokenPermissions' },
@@ -38,7 +54,11 @@ export const UPTO_PERMIT_TYPES = {
   ],
 } as const;
 
-/** Permit2's EIP-712 domain on chain `chainId` (no version field). */
+/**
+ * Permit2's EIP-712 domain on chain `chainId` (no version field).
+ *
+ * @example permit2Domain(8453) // { name: 'Permit2', chainId: 8453, verifyingContract: PERMIT2_ADDRESS }
+ */
 export function permit2Domain(chainId: number): { name: 'Permit2'; chainId: number; verifyingContract: Address } {
   return { name: 'Permit2', chainId, verifyingContract: PERMIT2_ADDRESS };
 }
@@ -101,7 +121,11 @@ export function parseUptoPayload(payload: unknown): UptoPayload {
   return parsed;
 }
 
-/** The typed data the payer signs for `authorization` on chain `chainId`, amounts as bigint. */
+/**
+ * The typed data the payer signs for `authorization` on chain `chainId`, amounts as bigint.
+ *
+ * @example const signature = await account.signTypedData(uptoTypedData(authorization, 8453));
+ */
 export function uptoTypedData(authorization: UptoAuthorization, chainId: number) {
   const a = authorization;
   return {
@@ -118,7 +142,11 @@ export function uptoTypedData(authorization: UptoAuthorization, chainId: number)
   };
 }
 
-/** A fresh random Permit2 nonce (256 bits) as a decimal string, as the reference client writes it. */
+/**
+ * A fresh random Permit2 nonce (256 bits) as a decimal string, as the reference client writes it.
+ *
+ * @example const authorization = { ...terms, nonce: randomPermit2Nonce() };
+ */
 export function randomPermit2Nonce(): string {
   return bytesToBigInt(crypto.getRandomValues(new Uint8Array(32))).toString();
 }

@@ -7,6 +7,7 @@
  * when a route may legitimately take the input (a long search text, a huge description without a
  * length limit) — then any answer but a 5xx.
  */
+import { REGISTRY_ROUTES } from 'skill-market/registry';
 import { deepArray, deepObject } from './support';
 
 /** A refusal: its status and its `error` text (exact, or a pattern). */
@@ -126,9 +127,17 @@ export function plausible(schema: Schema | undefined): unknown {
   }
 }
 
+/** The routes (`METHOD /openapi/{template}`) a signed-in session alone may call, from the route table: an API key gets 403 there. */
+const SESSION_ONLY = new Set(
+  Object.values(REGISTRY_ROUTES)
+    .filter((r) => r.access === 'account')
+    .map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, '{$1}')}`),
+);
+
 /** Every hostile case for one operation. */
 export function casesFor(method: string, template: string, op: Operation, creds: Credentials, values: Plausible): HostileCase[] {
   const cases: HostileCase[] = [];
+  const sessionOnly = SESSION_ONLY.has(`${method} ${template}`);
   const secured = Array.isArray(op.security) && op.security.length > 0;
   const pathParams = (op.parameters ?? []).filter((p) => p.in === 'path');
   const queryParams = (op.parameters ?? []).filter((p) => p.in === 'query');
@@ -165,6 +174,8 @@ export function casesFor(method: string, template: string, op: Operation, creds:
     const orSignIn = [
       ...(secured && who === 'anonymous' ? [SIGN_IN] : []),
       ...(template.startsWith('/operator/') && who !== 'anonymous' ? [who === 'session' ? NOT_OPERATOR : KEY_NOT_SESSION] : []),
+      // A session-only route may check the credential before the input.
+      ...(sessionOnly && who === 'creator key' && !template.startsWith('/operator/') ? [KEY_NOT_SESSION] : []),
     ];
     for (const param of pathParams) {
       const unreadable = oneOf(invalid(param.name, 'params field'));
