@@ -1,4 +1,8 @@
 import { createHash } from 'node:crypto';
+import { mkdir, rename } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { migrations } from '../../drizzle/migrations';
@@ -29,15 +33,41 @@ export const databaseKinds: DatabaseKind[] = TEST_DATABASE_URL ? ['embedded', 'p
 /** The embedded database alone: for a file whose checks cannot differ between the two (see above). */
 export const oneDatabase: DatabaseKind[] = ['embedded'];
 
+/** A hash of every migration's SQL: names the migrated templates of both databases. */
+function migrationsHash(): string {
+  const hash = createHash('sha256');
+  for (const m of migrations) hash.update(m.sql);
+  return hash.digest('hex').slice(0, 20);
+}
+
+const DUMP_CACHE_DIR = fileURLToPath(new URL('../../node_modules/.cache/skill-market-pglite/', import.meta.url));
+const pgliteVersion = () => (createRequire(import.meta.url)('@electric-sql/pglite/package.json') as { version: string }).version;
+
 let embeddedTemplate: Promise<Blob> | undefined;
 
-/** A dump of a migrated embedded database; initdb + migrations run once per process. */
+/**
+ * A dump of a migrated embedded database. initdb and the migrations take seconds, so the dump is
+ * kept on disk under node_modules/.cache, named by PGlite's version and the migrations' hash (a
+ * change to either makes a new one), and once in memory per process.
+ */
 function migratedDump(): Promise<Blob> {
   embeddedTemplate ??= (async () => {
+    const file = join(DUMP_CACHE_DIR, `${pgliteVersion()}-${migrationsHash()}.tar`);
+    const cached = Bun.file(file);
+    if (await cached.exists()) return new Blob([await cached.arrayBuffer()]);
     const first = await openEmbedded(undefined);
     await migrate(first.db);
     const dump = await (first.db as unknown as { $client: { dumpDataDir(c: 'none'): Promise<Blob> } }).$client.dumpDataDir('none');
     await first.close();
+    try {
+      // Written whole under another name, then renamed: a reader never sees half a dump.
+      await mkdir(DUMP_CACHE_DIR, { recursive: true });
+      const partial = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}`;
+      await Bun.write(partial, dump);
+      await rename(partial, file);
+    } catch {
+      // A read-only checkout still works; each process makes its own dump.
+    }
     return dump;
   })();
   return embeddedTemplate;
@@ -105,9 +135,7 @@ let postgresTemplate: Promise<string> | undefined;
  */
 function migratedTemplate(): Promise<string> {
   postgresTemplate ??= (async () => {
-    const hash = createHash('sha256');
-    for (const m of migrations) hash.update(m.sql);
-    const name = `market_template_${hash.digest('hex').slice(0, 20)}`;
+    const name = `market_template_${migrationsHash()}`;
     const admin = adminClient();
     try {
       if ((await admin`select 1 from pg_database where datname = ${name}`).length > 0) return name;
