@@ -119,7 +119,7 @@ export async function startDev(options: DevOptions): Promise<DevStack> {
     const firstStart = !existsSync(paths.database);
 
     const demo = await openDemoWallet(paths.keystore, secrets.passphrase);
-    const config = devRegistryConfig(paths, p.registry, p.chain, secrets.jwtSecret);
+    const config = devRegistryConfig(paths, p.registry, p.chain, secrets.jwtSecret, devOperators(demo.address, process.env));
     // The chain and the database are independent: start them together.
     const [chain, registry] = await Promise.all([
       step(`local chain on 127.0.0.1:${p.chain} (anvil, chain ${DEV_NETWORK})`, () =>
@@ -259,7 +259,19 @@ export async function startDev(options: DevOptions): Promise<DevStack> {
   }
 }
 
-function devRegistryConfig(paths: DevPaths, port: number, chainPort: number, jwtSecret: string) {
+/**
+ * Who operates the local marketplace: the demo wallet (so the pages' Operator section and the
+ * `/operator/*` routes can be tried at once), and the wallets of OPERATOR_ADDRESSES in the shell.
+ */
+export function devOperators(demoWallet: string, env: Record<string, string | undefined>): string {
+  const more = (env.OPERATOR_ADDRESSES ?? '')
+    .split(',')
+    .map((a) => a.trim())
+    .filter(Boolean);
+  return [demoWallet, ...more].join(',');
+}
+
+function devRegistryConfig(paths: DevPaths, port: number, chainPort: number, jwtSecret: string, operators: string) {
   const url = `http://127.0.0.1:${port}`;
   // Built from our own values only: DATABASE_URL or MARKET_NETWORK in the shell must not leak in.
   return loadRegistryConfig(
@@ -278,6 +290,7 @@ function devRegistryConfig(paths: DevPaths, port: number, chainPort: number, jwt
       MARKET_USDC_ADDRESS: devTokenAddress(),
       MARKET_RPC_URL: `http://127.0.0.1:${chainPort}`,
       MARKET_BALANCE_CACHE_MS: '0',
+      OPERATOR_ADDRESSES: operators,
     },
     process.cwd(),
     { devTools: true },

@@ -16,6 +16,7 @@ import { eventually, lastReading } from '../support/eventually';
 import { type DevBanner, type DevProcess, processesMentioning, runPrinted, spawnDev } from '../support/dev';
 import { sampleValue, scrape } from '../support/metrics';
 import { testRegistry } from '../support/registry';
+import { jsonPost } from '../support/auth';
 
 const work = mkdtempSync(join(tmpdir(), 'market-dev-'));
 const dir = join(work, 'data');
@@ -139,7 +140,7 @@ describe('market dev', () => {
   });
 
   it(
-    'serves the demo wallet API: its address, and signatures by its key (or the demo creator’s) for this marketplace only',
+    'serves the demo wallet API: its address, and signatures by its key (or the demo creator’s) for this marketplace only; the demo wallet operates',
     async () => {
       const base = first.banner.marketplace;
       const address = first.banner.wallet as Address;
@@ -217,6 +218,13 @@ describe('market dev', () => {
       const elsewhere = await sign({ method: 'personal_sign', params: [message, address] }, { origin: 'https://evil.example' });
       expect(elsewhere.status).toBe(403);
       expect((await sign({ method: 'eth_sign', params: [] })).status).toBe(400);
+
+      // Signed in with it, one operates the local marketplace: the operators' queue answers.
+      const challenge = (await (await fetch(`${base}/auth/challenge`, jsonPost({ address }))).json()) as { message: string };
+      const signIn = (await (await sign({ method: 'personal_sign', params: [challenge.message, address] })).json()) as { result: Hex };
+      const session = await fetch(`${base}/auth/verify`, jsonPost({ message: challenge.message, signature: signIn.result }));
+      const { token } = (await session.json()) as { token: string };
+      expect((await fetch(`${base}/operator/reports`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
     },
     STEP_MS,
   );
