@@ -80,6 +80,8 @@ for (const kind of databaseKinds) {
       expect(await names('q=trnslator')).toEqual(['translator']);
       expect(await names('q=forcast')).toEqual(['forecast-daily']);
       expect(await names('q=wether&category=language')).toEqual([]);
+      expect(await names(`q=wether&creator=${alice.address}`)).toEqual(['weather-now']);
+      expect(await names(`q=wether&creator=${bob.address}`)).toEqual([]);
       expect(await names('q=zzzzqqq')).toEqual([]);
       // Not for several words (every word must match), nor for short ones.
       expect(await names('q=wether%20city')).toEqual([]);

@@ -35,7 +35,17 @@ export async function searchSkills(
   if (query.category) filters.push(eq(skills.category, query.category));
   if (query.minPrice) filters.push(gte(skills.priceAtomic, priceFilter('minPrice', query.minPrice)));
   if (query.maxPrice) filters.push(lte(skills.priceAtomic, priceFilter('maxPrice', query.maxPrice)));
-  if (query.creator) filters.push(eq(users.walletAddress, addressFilter(query.creator)));
+  // A condition on skills alone (no join), so every query over these filters can take it.
+  if (query.creator)
+    filters.push(
+      inArray(
+        skills.creatorId,
+        ctx.db
+          .select({ id: users.id })
+          .from(users)
+          .where(eq(users.walletAddress, addressFilter(query.creator))),
+      ),
+    );
   if (query.verified === 'true' || query.verified === 'false') filters.push(eq(skills.verified, query.verified === 'true'));
   if (query.group) {
     filters.push(
@@ -77,7 +87,6 @@ export async function searchSkills(
     .from(skills)
     .$dynamic();
   if (needsStats) pageQuery = pageQuery.innerJoin(skillStats, eq(skillStats.skillId, skills.id));
-  if (query.creator) pageQuery = pageQuery.innerJoin(users, eq(users.id, skills.creatorId));
   const page = await pageQuery
     .where(and(...filters))
     .orderBy(...key.order)
