@@ -153,20 +153,24 @@ export function createFacilitator({
   const settles = (id: string) => schemes.includes(id);
   const receiptTimeoutMs = config.receiptTimeoutMs ?? FACILITATOR_DEFAULTS.receiptTimeoutMs;
   const reconcileIntervalMs = config.reconcileIntervalMs ?? FACILITATOR_DEFAULTS.reconcileIntervalMs;
+  // What the schemes that send token transfers from the relayers (exact, upto) each need.
+  const transfers = {
+    database,
+    network: config.network,
+    assets: config.assets,
+    client,
+    relayers,
+    clock,
+    logger: log,
+    receiptTimeoutMs,
+    pollIntervalMs,
+    reconcileIntervalMs,
+    stopping: stopping.signal,
+  };
   const exact = settles(EXACT_SCHEME)
     ? createExactScheme({
-        database,
-        network: config.network,
-        assets: config.assets,
-        client,
-        relayers,
-        clock,
-        logger: log,
-        receiptTimeoutMs,
-        pollIntervalMs,
-        reconcileIntervalMs,
+        ...transfers,
         background,
-        stopping: stopping.signal,
         settlementMode: config.settlementMode ?? FACILITATOR_DEFAULTS.settlementMode,
         multicall: {
           maxSize: config.batchMaxSize ?? FACILITATOR_DEFAULTS.batchMaxSize,
@@ -198,21 +202,7 @@ export function createFacilitator({
       })
     : undefined;
   // Usage-based charges up to a signed Permit2 maximum, sent from the relayer each authorization names.
-  const upto = settles(UPTO_SCHEME)
-    ? createUptoScheme({
-        database,
-        network: config.network,
-        assets: config.assets,
-        client,
-        relayers,
-        clock,
-        logger: log,
-        receiptTimeoutMs,
-        pollIntervalMs,
-        reconcileIntervalMs,
-        stopping: stopping.signal,
-      })
-    : undefined;
+  const upto = settles(UPTO_SCHEME) ? createUptoScheme(transfers) : undefined;
   const built: FacilitatorScheme[] = [...[exact, channel, upto].filter((scheme) => scheme !== undefined), ...extraSchemes];
   // A scheme whose contracts the chain lacks (channels on a network without x402BatchSettlement) is not offered.
   const offering = createSchemeOffering(built, log, reconcileIntervalMs);

@@ -1,7 +1,8 @@
 import { decodeEventLog, erc20Abi, type Address, type Hash, type Hex, type PublicClient } from 'viem';
 import { PAYMENT_REVERTED_REASON } from 'skill-market/registry';
-import { eip3009Abi, UPTO_PROXY_ADDRESS } from 'skill-market/x402';
+import { eip3009Abi } from 'skill-market/x402';
 import { BATCH_SETTLEMENT_ADDRESS, batchSettlementAbi, ERC3009_DEPOSIT_COLLECTOR_ADDRESS } from '../../../chain/batch-settlement';
+import { UPTO_PROXY_ADDRESS, uptoProxyAbi } from '../../../chain/upto';
 
 const tokenEvents = [...erc20Abi, ...eip3009Abi] as const;
 
@@ -40,9 +41,9 @@ export type ChainVerdict =
 /**
  * Reads the transaction's receipt: it must have succeeded and hold `Transfer` logs emitted by the
  * asset contract to `payTo` of exactly `amount`; each such log is one payment (a batch holds many).
- * A usage-based payment (x402 `upto`: a transaction to the upto proxy, which moves what the payer
- * signed through Permit2) counts for what it moved, more than nothing and at most `amount` (the
- * listed price is its maximum). With a nonce, the payment is the transfer that follows the token's `AuthorizationUsed(payer,
+ * A usage-based payment (x402 `upto`: the upto proxy moves what the payer signed through Permit2,
+ * then logs `Settled`) counts for what it moved, more than nothing and at most `amount` (the listed
+ * price is its maximum): the transfer to `payTo` just before the proxy's log. With a nonce, the payment is the transfer that follows the token's `AuthorizationUsed(payer,
  * nonce)` from that payer. Other transfers in the same transaction are ignored; a reverted one
  * moved nothing (the payer was not charged). A receipt is final, so anything but a missing receipt
  * or an RPC failure decides for good.
@@ -92,8 +93,8 @@ export async function checkPaymentOnChain(client: PublicClient, expected: Expect
       blockNumber: receipt.blockNumber,
       scheme: 'exact',
     };
-  const charged = toPayee.find((t) => t.value > 0n && t.value <= expected.amount);
-  if (charged && receipt.to?.toLowerCase() === UPTO_PROXY_ADDRESS.toLowerCase())
+  const charged = uptoCharge(receipt.logs, transfers, expected);
+  if (charged)
     return {
       type: 'verified',
       transfers: [{ payer: charged.from, logIndex: charged.logIndex }],
@@ -102,6 +103,30 @@ export async function checkPaymentOnChain(client: PublicClient, expected: Expect
       scheme: 'upto',
     };
   return { type: 'rejected', reason: `the transfer is ${toPayee[0]!.value} atomic units, the listed price is ${expected.amount}` };
+}
+
+/**
+ * The transfer an upto settlement made to `payTo`: for each `Settled` (or `SettledWithPermit`) log
+ * of the upto proxy, the token transfer right before it, when it pays `payTo` more than nothing and
+ * at most the listed price.
+ */
+function uptoCharge(
+  logs: readonly { address: string; data: Hex; topics: [] | [Hex, ...Hex[]]; logIndex: number }[],
+  transfers: readonly { to: Address; value: bigint; from: Address; logIndex: number }[],
+  expected: ExpectedPayment,
+): { from: Address; value: bigint; logIndex: number } | undefined {
+  for (const log of logs) {
+    if (log.address.toLowerCase() !== UPTO_PROXY_ADDRESS.toLowerCase()) continue;
+    try {
+      decodeEventLog({ abi: uptoProxyAbi, data: log.data, topics: log.topics });
+    } catch {
+      continue; // not one of the proxy's events
+    }
+    const moved = transfers.filter((t) => t.logIndex < log.logIndex).at(-1);
+    if (moved && moved.to.toLowerCase() === expected.payTo.toLowerCase() && moved.value > 0n && moved.value <= expected.amount)
+      return moved;
+  }
+  return undefined;
 }
 
 /** The channel a deposit transaction's `Deposited` event credits, and how much (nulls without one). */
