@@ -83,6 +83,10 @@ export async function startOurStack(
   const stops: (() => Promise<void>)[] = [];
   const [registryPort, facilitatorPort, skillPort] = [await freePort(), await freePort(), await freePort()];
   const common = { DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', NODE_ENV: 'production' };
+  // A skill is only paid to an address its creator has proven, and a closed facilitator (production's
+  // default) claims channels for a receiver that presents the key bound to it, as a creator goes live.
+  const payee = await chain.createAccount();
+  const receiverKey = `bench-receiver-${payee.address.slice(2, 18)}`;
   const registry = await startProcess(
     market('registry', '--port', String(registryPort), '--host', '127.0.0.1'),
     { ...common, ...benchRegistryEnv(chain) },
@@ -94,6 +98,7 @@ export async function startOurStack(
     {
       ...common,
       ...benchFacilitatorEnv(chain, relayerKeys.join(',')),
+      FACILITATOR_RECEIVER_KEYS: `${payee.address}=${receiverKey}`,
       ...facilitatorEnv,
     },
     `http://127.0.0.1:${facilitatorPort}/health`,
@@ -105,8 +110,6 @@ export async function startOurStack(
   const creator = await walletSignIn(request);
   const { key } = await createKey(request, creator.token, 'creator');
   await request('/groups', jsonPost({ name: 'bench' }, bearer(key)));
-  // A skill is only paid to an address its creator has proven.
-  const payee = await chain.createAccount();
   await provePayee(request, key, payee);
   const payTo = payee.address;
   const dir = mkdtempSync(join(tmpdir(), 'market-bench-skill-'));
@@ -140,7 +143,7 @@ export async function startOurStack(
         ...serveArgs,
       ),
     ],
-    { LOG_LEVEL: 'warn', MARKET_API_KEY: key },
+    { LOG_LEVEL: 'warn', MARKET_API_KEY: key, MARKET_FACILITATOR_API_KEY: receiverKey },
     `${skillUrl}/health`,
     dir,
   );
