@@ -29,7 +29,7 @@ export const MAX_SKILL_TIMEOUT_MS = 200_000;
 const MAX_DESCRIPTION = 500;
 const MAX_GROUPS = 20;
 const MAX_GROUP_LENGTH = 60;
-const OPTION_KEYS = new Set(['price', 'description', 'inputSchema', 'outputSchema', 'groups', 'timeout', 'channels', 'upto']);
+const OPTION_KEYS = new Set(['price', 'description', 'inputSchema', 'outputSchema', 'groups', 'timeout', 'channels', 'upto', 'exact']);
 
 /** What one paid skill is: its price and how it describes itself to the registry. */
 export interface SkillOptions {
@@ -59,6 +59,14 @@ export interface SkillOptions {
    * @example skill({ price: '$0.01', upto: true }, (input, { charge }) => { const r = work(input); charge(r.cost); return r.body; })
    */
   upto?: boolean;
+  /**
+   * Sell by `exact` as well, a payment of the full price up front. Default true. With `false` the
+   * skill is sold only where the call pays what it used: `upto` (with `upto: true`) and payment
+   * channels (with `channels: true`); a payer whose client offers only `exact` gets the 402 without
+   * an `exact` offer and pays nothing. Needs `upto: true` or `channels: true`.
+   * @example skill({ price: '$0.05', upto: true, exact: false }, (input, { charge }) => { const r = work(input); charge(r.cost); return r.body; })
+   */
+  exact?: boolean;
 }
 
 /** What a handler learns about the call besides its input. */
@@ -102,6 +110,8 @@ export interface Skill<I = any, O = any> {
   readonly channels?: boolean;
   /** Whether its price is a maximum, charged by use through the x402 `upto` scheme. */
   readonly upto?: boolean;
+  /** False when the skill is not sold by `exact` (the full price up front). */
+  readonly exact?: false;
   readonly handler: SkillHandler<I, O>;
 }
 
@@ -160,6 +170,10 @@ export function skill<I = any, O = any>(options: SkillOptions, handler: SkillHan
   const groups = normalizeGroups(options.groups, fail);
   if (options.channels !== undefined && typeof options.channels !== 'boolean') fail('channels must be true or false');
   if (options.upto !== undefined && typeof options.upto !== 'boolean') fail('upto must be true or false');
+  if (options.exact !== undefined && typeof options.exact !== 'boolean') fail('exact must be true or false');
+  if (options.exact === false && options.upto !== true && options.channels !== true) {
+    fail('exact: false needs upto: true or channels: true, or nothing would pay for the skill');
+  }
 
   const definition: Skill<I, O> = {
     [SKILL_BRAND]: true,
@@ -171,6 +185,7 @@ export function skill<I = any, O = any>(options: SkillOptions, handler: SkillHan
     timeout,
     ...(options.channels !== undefined ? { channels: options.channels } : {}),
     ...(options.upto ? { upto: true } : {}),
+    ...(options.exact === false ? { exact: false as const } : {}),
     handler,
   };
   return Object.freeze(definition);
