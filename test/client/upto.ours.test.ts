@@ -75,9 +75,12 @@ describe('our client paying our skill server by upto', () => {
     const payer = await world.payer(100_000n);
     await approvePermit2(world.chain, payer);
     const payeeBefore = await world.chain.balanceOf(payee);
-    const { result, receipt } = await world.market({ wallet: payer, payment: 'upto' }).callWithReceipt(listed.slug, { units: 42 });
+    const market = world.market({ wallet: payer, payment: 'upto', budget: '$0.05' });
+    const { result, receipt } = await market.callWithReceipt(listed.slug, { units: 42 });
     expect(result).toEqual({ units: 42 });
     expect(receipt).toMatchObject({ scheme: 'upto', amount: '4200', payTo: payee, payer: payer.address });
+    // The budget held the maximum while the call ran, and keeps what it was charged.
+    expect(market.spending).toMatchObject({ spent: 4_200n, reserved: 0n, remaining: 45_800n });
     expect(await world.chain.balanceOf(payer.address)).toBe(95_800n);
     expect(await world.chain.balanceOf(payee)).toBe(payeeBefore + 4_200n);
   });
