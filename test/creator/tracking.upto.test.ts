@@ -124,6 +124,11 @@ describe('usage-based calls in the registry', () => {
       await fx.request('/analytics/usage', { headers: bearer(buyerKey) }),
     );
     expect(history).toEqual([expect.objectContaining({ scheme: 'upto', amountAtomic: '3700', verification: 'verified' })]);
+    // The creator's books keep the usage-based settlements apart from exact payments.
+    const csv = await (await fx.request('/analytics/revenue.csv', { headers: bearer(creator.key) })).text();
+    const [header, line] = csv.trimEnd().split('\r\n');
+    const columns = Object.fromEntries(header!.split(',').map((name, i) => [name, line!.split(',')[i]]));
+    expect(columns).toMatchObject({ skill: 'metered', paid_calls: '1', revenue_atomic: '3700', exact_atomic: '0', upto_atomic: '3700' });
     // The creator's call.paid says how it was paid and what it moved.
     const deliveries = await fx.database.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.type, 'call.paid'));
     expect(deliveries.map((d) => (d.payload as { data: { scheme: string; amount: string } }).data)).toEqual([
