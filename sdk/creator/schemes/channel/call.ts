@@ -343,10 +343,11 @@ async function paid(
     channelId: payment.channelId,
     chargedCumulativeAmount: next.chargedCumulativeAmount,
   };
-  const response = jsonAnswer(200, run.body, paymentResponse(receipt));
+  const answer = await deps.kit.paidAnswer(route, settled, run.body, paymentResponse(receipt));
+  const response = answer.response;
   // Kept for a resend of this voucher (a lost answer); an answer too large to keep is not.
   if (response.body.length <= MAX_KEPT_ANSWER) next.lastAnswer = { call: callDigest(call), body: response.body, receipt };
-  return { next, value: { response, settled } };
+  return { next, value: { response, settled: answer.settled } };
 }
 
 async function refund(

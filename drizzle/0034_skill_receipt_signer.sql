@@ -1,0 +1,1 @@
+ALTER TABLE "skills" ADD COLUMN "receipt_signer" text;

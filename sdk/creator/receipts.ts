@@ -1,0 +1,113 @@
+/**
+ * The skill server's receipts (x402/receipt.ts says what one is and why it is our own EIP-712
+ * type): the receipt key, given (`serve({ receiptKey })`, `MARKET_RECEIPT_KEY`) or made once and
+ * kept in the server's data folder so its address outlives restarts, and the signing of one paid
+ * answer. Only the key's address leaves the process (the registration's `receiptSigner`); the key
+ * is never logged or sent.
+ */
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import {
+  bodyDigest,
+  checksumAddress,
+  encodeReceiptHeader,
+  RECEIPT_HEADER,
+  signSkillReceipt,
+  type Address,
+  type ReceiptSigningAccount,
+  type SignedSkillReceipt,
+} from '../x402/index';
+import { ServeConfigError } from './errors';
+import { DEFAULT_CHANNELS_DIR } from './schemes/channel/settings';
+import type { SettledCall, SkillRoute } from './scheme';
+
+/** The file a generated receipt key is kept in, in the server's data folder. */
+export const RECEIPT_KEY_FILE = 'receipt-key';
+
+const KEY_PATTERN = /^0x[0-9a-fA-F]{64}$/;
+
+/**
+ * The data folder a generated receipt key is kept in: the folder that holds the channel store
+ * (`channels` as a folder: its parent; default `.market`).
+ *
+ * @example receiptKeyFolder('/var/lib/skills/channels'); // '/var/lib/skills'
+ */
+export function receiptKeyFolder(channelsFolder: string | undefined): string {
+  return dirname(channelsFolder ?? DEFAULT_CHANNELS_DIR);
+}
+
+/**
+ * The receipt signer: the given key, else the one kept in `folder` (made there, readable by the
+ * owner only, the first time).
+ *
+ * @example
+ * const signer = await loadReceiptSigner({ folder: '.market' });
+ * console.log(signer.address); // what the registry lists as the skills' receiptSigner
+ * @throws ServeConfigError when the given or kept key is not a private key
+ */
+export async function loadReceiptSigner(options: { key?: string | undefined; folder: string }): Promise<ReceiptSigningAccount> {
+  if (options.key !== undefined) {
+    if (!KEY_PATTERN.test(options.key)) throw new ServeConfigError('receiptKey must be a private key (0x + 64 hex)');
+    return privateKeyToAccount(options.key as `0x${string}`);
+  }
+  const file = join(options.folder, RECEIPT_KEY_FILE);
+  let kept: string | undefined;
+  try {
+    kept = (await readFile(file, 'utf8')).trim();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  if (kept !== undefined) {
+    if (!KEY_PATTERN.test(kept)) throw new ServeConfigError(`${file} does not hold a private key (0x + 64 hex); remove it to make a new one`);
+    return privateKeyToAccount(kept as `0x${string}`);
+  }
+  const key = generatePrivateKey();
+  await mkdir(options.folder, { recursive: true });
+  // `wx`: two servers starting at once in one folder keep the first key, not two.
+  try {
+    await writeFile(file, `${key}\n`, { mode: 0o600, flag: 'wx' });
+    await chmod(file, 0o600);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return loadReceiptSigner(options);
+    throw error;
+  }
+  return privateKeyToAccount(key);
+}
+
+/** A paid answer, signed: its body, the receipt's header and the call's report carrying the receipt. */
+export interface SignedAnswer {
+  body: string;
+  headers: Record<string, string>;
+  settled: SettledCall;
+}
+
+/**
+ * Signs the receipt of a paid answer: `settled` says who paid what through which payment, `body`
+ * is the answer's exact text. Without a signer, or when signing fails, the answer goes without a
+ * receipt (the charge stands either way).
+ */
+export async function signAnswer(
+  signer: ReceiptSigningAccount | undefined,
+  route: SkillRoute,
+  settled: SettledCall,
+  body: string,
+  now: () => number,
+): Promise<{ receipt: SignedSkillReceipt; header: Record<string, string> } | undefined> {
+  if (!signer) return undefined;
+  const channel = settled.channelId !== undefined;
+  const receipt = await signSkillReceipt(signer, {
+    version: 1,
+    resourceUrl: route.terms.paymentRequired.resource.url,
+    skill: route.name,
+    network: settled.network,
+    scheme: settled.scheme,
+    payer: (checksumAddress(settled.payer) ?? settled.payer) as Address,
+    amount: settled.amountAtomic ?? route.amount.toString(),
+    transaction: channel ? settled.channelId! : settled.transaction,
+    cumulativeAmount: channel ? (settled.chargedCumulativeAmount ?? '0') : '0',
+    issuedAt: Math.floor(now() / 1000),
+    bodyDigest: bodyDigest(body),
+  });
+  return { receipt, header: { [RECEIPT_HEADER]: encodeReceiptHeader(receipt) } };
+}
