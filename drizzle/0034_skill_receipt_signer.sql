@@ -1,1 +1,0 @@
-ALTER TABLE "skills" ADD COLUMN "receipt_signer" text;
