@@ -59,7 +59,8 @@ export async function loadReceiptSigner(options: { key?: string | undefined; fol
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
   if (kept !== undefined) {
-    if (!KEY_PATTERN.test(kept)) throw new ServeConfigError(`${file} does not hold a private key (0x + 64 hex); remove it to make a new one`);
+    if (!KEY_PATTERN.test(kept))
+      throw new ServeConfigError(`${file} does not hold a private key (0x + 64 hex); remove it to make a new one`);
     return privateKeyToAccount(kept as `0x${string}`);
   }
   const key = generatePrivateKey();

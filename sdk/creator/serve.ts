@@ -297,7 +297,8 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
   const fetchOption = options.fetch ? { fetch: options.fetch } : {};
   const registration = options.register && options.register.enabled !== false ? options.register : undefined;
 
-  const channelsFolder = typeof options.channels === 'object' && typeof options.channels.store === 'string' ? options.channels.store : undefined;
+  const channelsFolder =
+    typeof options.channels === 'object' && typeof options.channels.store === 'string' ? options.channels.store : undefined;
   const receipts = await loadReceiptSigner({ key: options.receiptKey, folder: receiptKeyFolder(channelsFolder) });
   let tracker: CallTracker | undefined;
   const handlerOptions = (publicUrl: string): SkillHandlerOptions => ({
@@ -406,7 +407,16 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
 
   const [results, kinds] = await Promise.all([
     registration
-      ? registerAtStart(skills, registration, { apiKey, apiUrl, payTo: wallet.address, receiptSigner: receipts.address, network, appName, logger, fetchOption })
+      ? registerAtStart(skills, registration, {
+          apiKey,
+          apiUrl,
+          payTo: wallet.address,
+          receiptSigner: receipts.address,
+          network,
+          appName,
+          logger,
+          fetchOption,
+        })
       : [],
     probeFacilitator(facilitatorUrl, network, logger, fetchOption),
   ]);

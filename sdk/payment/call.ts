@@ -411,7 +411,11 @@ export class PaidCall<T = unknown> {
       }
     }
     if (!ok) throw failureOf(answer, this.slug, charged, receipt, sent?.scheme.explain);
-    const result: CallResult<T> = { result: resultOf(answer, this.slug, charged, receipt) as T, receipt: receipt ?? null, skill: this.skill };
+    const result: CallResult<T> = {
+      result: resultOf(answer, this.slug, charged, receipt) as T,
+      receipt: receipt ?? null,
+      skill: this.skill,
+    };
     if (receipt?.signed?.valid === false && this.ctx.receipts === 'strict')
       throw new ReceiptError(this.slug, receipt.signed.reason, result, answer);
     return result;

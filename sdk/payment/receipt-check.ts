@@ -15,9 +15,7 @@ import type { PaymentReceipt } from './types';
  * sent with its usage record), or refused with the reason (the payment stands; the receipt is
  * kept for the record when it could be read).
  */
-export type ReceiptCheck =
-  | { valid: true; receipt: SignedSkillReceipt }
-  | { valid: false; reason: string; receipt?: SignedSkillReceipt };
+export type ReceiptCheck = { valid: true; receipt: SignedSkillReceipt } | { valid: false; reason: string; receipt?: SignedSkillReceipt };
 
 /** How a call treats a refused receipt: `strict` throws ReceiptError (carrying the result), `flag` returns the result flagged. */
 export type ReceiptMode = 'strict' | 'flag';

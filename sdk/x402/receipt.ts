@@ -186,11 +186,13 @@ export function parseSkillReceipt(value: unknown): SignedSkillReceipt | string {
   const p = payload as Record<string, unknown>;
   const text = (name: string, max = 2048) => typeof p[name] === 'string' && (p[name] as string).length <= max;
   if (p.version !== 1) return 'the receipt version is not 1';
-  if (!text('resourceUrl') || !text('skill', 200) || !text('scheme', 64) || !text('transaction', 200)) return 'the receipt names no skill or payment';
+  if (!text('resourceUrl') || !text('skill', 200) || !text('scheme', 64) || !text('transaction', 200))
+    return 'the receipt names no skill or payment';
   if (typeof p.network !== 'string' || !/^eip155:[1-9][0-9]{0,15}$/.test(p.network)) return 'the receipt network is not an eip155 network';
   if (typeof p.payer !== 'string' || !ADDRESS.test(p.payer)) return 'the receipt payer is not an address';
   if (typeof p.amount !== 'string' || !UINT.test(p.amount)) return 'the receipt amount is not an atomic amount';
-  if (typeof p.cumulativeAmount !== 'string' || !UINT.test(p.cumulativeAmount)) return 'the receipt cumulativeAmount is not an atomic amount';
+  if (typeof p.cumulativeAmount !== 'string' || !UINT.test(p.cumulativeAmount))
+    return 'the receipt cumulativeAmount is not an atomic amount';
   if (typeof p.issuedAt !== 'number' || !Number.isSafeInteger(p.issuedAt) || p.issuedAt < 0) return 'the receipt issuedAt is not a time';
   if (typeof p.bodyDigest !== 'string' || !HASH.test(p.bodyDigest)) return 'the receipt bodyDigest is not a sha-256 digest';
   return {

@@ -244,7 +244,11 @@ describe('a server that signs no receipt', () => {
       world.chain.network,
       new ExactEvmScheme(),
     );
-    const { server: reference, skill: forecast } = await serveForecast(world, resourceServer, { payee: referencePayee, price: 10_000n, observe: (_c, next) => next() });
+    const { server: reference, skill: forecast } = await serveForecast(world, resourceServer, {
+      payee: referencePayee,
+      price: 10_000n,
+      observe: (_c, next) => next(),
+    });
     stops.push(() => reference.stop(true));
     const payer = await world.payer();
     const { result, receipt } = await world.market({ wallet: payer }).callWithReceipt(forecast.slug, { city: 'Lyon' });

@@ -62,7 +62,9 @@ beforeAll(async () => {
     fetch: async (request) => {
       const body = request.method === 'GET' ? '' : await request.text();
       sent.push(body);
-      return fx.registry.app.handle(new Request(request.url, { method: request.method, headers: request.headers, body: body || undefined }));
+      return fx.registry.app.handle(
+        new Request(request.url, { method: request.method, headers: request.headers, body: body || undefined }),
+      );
     },
   });
   apiUrl = `http://127.0.0.1:${front.port}`;

@@ -141,7 +141,12 @@ export function createExactScheme(deps: ExactSchemeDeps): ServerScheme {
       return kit.required(route, receipt.errorReason ?? 'settlement_failed');
     }
     deps.payers.settled(payer);
-    const answer = await kit.paidAnswer(route, settledCall(route, receipt, payment.authorization), run.body, settleResponseHeaders(receipt));
+    const answer = await kit.paidAnswer(
+      route,
+      settledCall(route, receipt, payment.authorization),
+      run.body,
+      settleResponseHeaders(receipt),
+    );
     kit.settled(answer.settled);
     return answer.response;
   };

@@ -13,7 +13,12 @@ import type { SkillFacts } from './skill-facts';
  * Why the record's receipt is refused, or undefined when it holds (or the record has none).
  * `amount` is the record's amount in the token's atomic units; `decimals` the token's.
  */
-export async function receiptRefusal(call: CallBody, skill: SkillFacts, amount: bigint | null, decimals: number): Promise<string | undefined> {
+export async function receiptRefusal(
+  call: CallBody,
+  skill: SkillFacts,
+  amount: bigint | null,
+  decimals: number,
+): Promise<string | undefined> {
   if (!call.receipt) return undefined;
   const signed = call.receipt as SignedSkillReceipt;
   if (!skill.receiptSigner) return 'the skill lists no receiptSigner to check the receipt against';
@@ -27,7 +32,8 @@ export async function receiptRefusal(call: CallBody, skill: SkillFacts, amount: 
   if (problem) return problem;
   const p = signed.payload;
   if (call.channelId !== undefined) {
-    if (!sameAddress(p.transaction, call.channelId)) return `the receipt names channel ${p.transaction}, not the record's ${call.channelId}`;
+    if (!sameAddress(p.transaction, call.channelId))
+      return `the receipt names channel ${p.transaction}, not the record's ${call.channelId}`;
     if (p.cumulativeAmount !== call.chargedCumulativeAmount)
       return `the receipt cumulative charge ${p.cumulativeAmount} differs from the record's, ${call.chargedCumulativeAmount}`;
     return undefined;
@@ -39,5 +45,7 @@ export async function receiptRefusal(call: CallBody, skill: SkillFacts, amount: 
 
 /** Why a receipt's amount is refused against what the chain shows the payment moved; undefined when they agree. */
 export function chainRefusal(receiptAmount: bigint, chainAmount: bigint): string | undefined {
-  return receiptAmount === chainAmount ? undefined : `the receipt amount ${receiptAmount} differs from what the chain shows paid, ${chainAmount}`;
+  return receiptAmount === chainAmount
+    ? undefined
+    : `the receipt amount ${receiptAmount} differs from what the chain shows paid, ${chainAmount}`;
 }
