@@ -221,7 +221,7 @@ export interface ServeOptions {
    * Only its address leaves the server: registration lists it as the skills' `receiptSigner`.
    * @example serve(skills, { receiptKey: process.env.MY_RECEIPT_KEY })
    */
-  receiptKey?: string;
+  receiptKey?: string | undefined;
   /**
    * @internal Schemes sold besides `exact` and payment channels (see `SkillHandlerOptions`). For
    * schemes made up by tests (test/support/schemes/): not part of the published API.

@@ -189,6 +189,7 @@ describe('the receipt key', () => {
       const logger = recordingLogger();
       const options = loopbackServeOptions(stack.chain, stack.facilitatorUrl, payee, {
         logger,
+        receiptKey: undefined,
         channels: { store: join(dir, 'channels') },
       });
       const first = await serve(skills, options);

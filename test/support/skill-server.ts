@@ -4,6 +4,7 @@
  * that records what the server says.
  */
 import type { Address, LocalAccount } from 'viem';
+import { generatePrivateKey } from 'viem/accounts';
 import type { CreatorLogger, ServeOptions } from 'skill-market/creator';
 import {
   decodePaymentRequired,
@@ -74,6 +75,8 @@ export function loopbackServeOptions(
     trackCalls: false,
     logger: recordingLogger(),
     env: {},
+    // A key of its own: a server without one would keep a new one in .market/ of the working directory.
+    receiptKey: generatePrivateKey(),
     ...extra,
   };
 }

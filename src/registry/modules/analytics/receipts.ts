@@ -10,7 +10,8 @@ import { receiptProblem, rescaleAtomic, sameAddress, USDC_DECIMALS, type SignedS
 import type { SkillFacts } from './skill-facts';
 
 /**
- * Why the record's receipt is refused, or undefined when it holds (or the record has none).
+ * Why the record's receipt is refused, or undefined when it holds (or the record has none, or the
+ * skill lists no `receiptSigner`: the receipt is then ignored).
  * `amount` is the record's amount in the token's atomic units; `decimals` the token's.
  */
 export async function receiptRefusal(
@@ -19,9 +20,9 @@ export async function receiptRefusal(
   amount: bigint | null,
   decimals: number,
 ): Promise<string | undefined> {
-  if (!call.receipt) return undefined;
+  // A skill listing no signer (registered by an older SDK, or by hand): nothing to check against; counted from the chain.
+  if (!call.receipt || !skill.receiptSigner) return undefined;
   const signed = call.receipt as SignedSkillReceipt;
-  if (!skill.receiptSigner) return 'the skill lists no receiptSigner to check the receipt against';
   const price = rescaleAtomic(skill.priceAtomic, USDC_DECIMALS, decimals);
   const problem = await receiptProblem(signed, {
     signer: skill.receiptSigner,
