@@ -77,5 +77,5 @@ export const migrations: MigrationSource[] = [
   { tag: '0031_skills_endpoint_index', when: 1795921405124, breakpoints: true, sql: m31 },
   { tag: '0032_moderation_report_index', when: 1795923944434, breakpoints: true, sql: m32 },
   { tag: '0033_upto_authorizations', when: 1795926446689, breakpoints: true, sql: m33 },
-  { tag: '0034_skill_receipts', when: 1795936405127, breakpoints: true, sql: m34 },
+  { tag: '0034_skill_receipts', when: 1795937065473, breakpoints: true, sql: m34 },
 ];

@@ -116,9 +116,10 @@ afterAll(async () => {
 });
 
 describe('signed receipts our client verifies', () => {
-  it('an exact call: the price, the settlement transaction and the body, signed by the listed key', async () => {
+  it('an exact call: the price, the settlement transaction and the body, signed by the listed key; kept in the usage history', async () => {
     const payer = await world.payer();
-    const { result, receipt } = await world.market({ wallet: payer }).callWithReceipt(fixed.slug, { text: 'hi' });
+    const market = world.market({ wallet: payer, apiKey: world.consumerKey });
+    const { result, receipt } = await market.callWithReceipt(fixed.slug, { text: 'hi' });
     expect(result).toEqual({ echo: 'hi' });
     expect(receipt!.signed?.valid).toBe(true);
     const signed = receipt!.signed!.receipt!;
@@ -132,6 +133,10 @@ describe('signed receipts our client verifies', () => {
       cumulativeAmount: '0',
     });
     expect(signed.payload.resourceUrl).toBe(fixed.endpoint);
+    await market.flush();
+    const history = await fetch(`${world.registryUrl}/analytics/usage`, { headers: { Authorization: `Bearer ${world.consumerKey}` } });
+    const records = (await history.json()) as { paymentRef: string; receipt: unknown }[];
+    expect(records.find((r) => r.paymentRef === receipt!.transaction)?.receipt).toEqual(signed);
   });
 
   it('an upto call: the handler’s charge, below the maximum, and exactly that left the payer', async () => {

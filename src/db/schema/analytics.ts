@@ -1,4 +1,4 @@
-import { bigint, date, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, date, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
 import { atomicAmount } from './amounts';
 import { skills } from './catalogue';
@@ -135,6 +135,8 @@ export const usageRecords = pgTable(
     depositTransaction: text('deposit_transaction'),
     /** What that deposit put into the channel, when the client said. */
     depositAmount: atomicAmount('deposit_amount'),
+    /** The skill server's signed receipt of the call (x402/receipt.ts), as the buyer kept it; checked against the listing when recorded. */
+    receipt: jsonb('receipt'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
   },
   (t) => [

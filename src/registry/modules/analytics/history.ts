@@ -38,6 +38,7 @@ export async function listUsage(
       cumulative: usageRecords.cumulative,
       depositTransaction: usageRecords.depositTransaction,
       depositAmount: usageRecords.depositAmount,
+      receipt: usageRecords.receipt,
       network: skills.network,
       verification: paymentStatus(usageRecords.paymentId),
       verificationReason: paymentReason(usageRecords.paymentId),
@@ -64,6 +65,7 @@ export async function listUsage(
         verificationReason: channel ? null : r.verificationReason,
         scheme: channel ? 'batch-settlement' : 'exact',
         channel,
+        receipt: (r.receipt as UsageRecordView['receipt']) ?? null,
         createdAt: r.createdAt.toISOString(),
       };
     }),

@@ -5,7 +5,7 @@
  * already checked at once, else when its check is decided (payment-verification/store.ts flags a
  * `mismatch`). Revenue is always what the chain shows; a receipt never adds to it.
  */
-import type { CallBody } from 'skill-market/registry';
+import type { CallBody, UsageBody } from 'skill-market/registry';
 import { receiptProblem, rescaleAtomic, sameAddress, USDC_DECIMALS, type SignedSkillReceipt } from 'skill-market/x402';
 import type { SkillFacts } from './skill-facts';
 
@@ -15,7 +15,7 @@ import type { SkillFacts } from './skill-facts';
  * `amount` is the record's amount in the token's atomic units; `decimals` the token's.
  */
 export async function receiptRefusal(
-  call: CallBody,
+  call: CallBody | UsageBody,
   skill: SkillFacts,
   amount: bigint | null,
   decimals: number,
