@@ -4,6 +4,11 @@
  * kept in the server's data folder so its address outlives restarts, and the signing of one paid
  * answer. Only the key's address leaves the process (the registration's `receiptSigner`); the key
  * is never logged or sent.
+ *
+ * Signed: every paid answer a scheme gives at once (exact, upto, channel calls; paid-call.ts
+ * `paidAnswer`). Not signed: an `exact` result held while its settlement's outcome was unknown and
+ * released later, and a channel's resend of its last answer (`X-Payment-Replayed`): a buyer's
+ * client takes an answer without a receipt as from a server that signs none.
  */
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -23,7 +28,7 @@ import { DEFAULT_CHANNELS_DIR } from './schemes/channel/settings';
 import type { SettledCall, SkillRoute } from './scheme';
 
 /** The file a generated receipt key is kept in, in the server's data folder. */
-export const RECEIPT_KEY_FILE = 'receipt-key';
+const RECEIPT_KEY_FILE = 'receipt-key';
 
 const KEY_PATTERN = /^0x[0-9a-fA-F]{64}$/;
 
