@@ -81,13 +81,6 @@ export async function loadReceiptSigner(options: { key?: string | undefined; fol
   return privateKeyToAccount(key);
 }
 
-/** A paid answer, signed: its body, the receipt's header and the call's report carrying the receipt. */
-export interface SignedAnswer {
-  body: string;
-  headers: Record<string, string>;
-  settled: SettledCall;
-}
-
 /**
  * Signs the receipt of a paid answer: `settled` says who paid what through which payment, `body`
  * is the answer's exact text. Without a signer, or when signing fails, the answer goes without a

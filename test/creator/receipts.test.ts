@@ -17,7 +17,7 @@ import { eq } from 'drizzle-orm';
 import type { Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { serve, skill, type SkillServer } from 'skill-market/creator';
-import { readReceiptHeader, signSkillReceipt, type SignedSkillReceipt } from 'skill-market/x402';
+import { bodyDigest, readReceiptHeader, signSkillReceipt, type SignedSkillReceipt } from 'skill-market/x402';
 import { PAYMENT_VERIFICATION_DEFAULTS } from '../../src/config';
 import { skillCalls } from '../../src/db/schema';
 import type { PaymentVerifier } from '../../src/registry/modules/payment-verification';
@@ -179,6 +179,39 @@ describe('receipts in the registry', () => {
     );
     expect(await callsOf(receipt.payload.transaction)).toEqual([]);
     expect(await record(receipt)).toEqual({ status: 'recorded' });
+  });
+});
+
+describe('receipts of channel calls in the registry', () => {
+  it('takes a receipt naming the record’s channel, charge and cumulative charge; refuses one naming another', async () => {
+    const channelId = `0x${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex')}` as const;
+    const payer = (await stack.chain.createAccount()).address;
+    const receipt = await signSkillReceipt(privateKeyToAccount(receiptKey), {
+      version: 1,
+      resourceUrl: 'http://skills.test/metered',
+      skill: 'metered',
+      network: stack.chain.network,
+      scheme: 'batch-settlement',
+      payer,
+      amount: '10000',
+      transaction: channelId,
+      cumulativeAmount: '20000',
+      issuedAt: Math.floor(Date.now() / 1000),
+      bodyDigest: bodyDigest('{"success":true}'),
+    });
+    const post = async (chargedCumulativeAmount: string) => {
+      const res = await fx.request(
+        '/analytics/calls',
+        jsonPost({ calls: [{ skillId, amountAtomic: '10000', channelId, chargedCumulativeAmount, receipt }] }, bearer(creator.key)),
+      );
+      return (await json<{ results: { status: string; reason?: string; message?: string }[] }>(res)).results[0]!;
+    };
+    expect(await post('30000')).toEqual({
+      status: 'refused',
+      reason: 'invalid-receipt',
+      message: "Receipt refused: the receipt cumulative charge 20000 differs from the record's, 30000",
+    });
+    expect(await post('20000')).toEqual({ status: 'recorded' });
   });
 });
 
