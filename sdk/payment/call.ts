@@ -405,7 +405,8 @@ export class PaidCall<T = unknown> {
             ? undefined
             : paymentReceipt(this.skill, sent.payment, settlement.transaction, settlement.chargedCumulativeAmount, settlement.charged);
         // Checked before the payment is accounted for: its usage record carries the receipt.
-        const signed = ok && receipt ? await checkReceipt(answer, this.skill, receipt) : undefined;
+        const signed =
+          ok && receipt ? await checkReceipt(answer, this.skill, receipt, BigInt(sent.payment.requirements.amount)) : undefined;
         if (receipt && signed) receipt = { ...receipt, signed };
         this.account(reservation, charged, receipt, sent.payment.requirements.scheme);
       }

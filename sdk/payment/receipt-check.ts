@@ -20,8 +20,17 @@ export type ReceiptCheck = { valid: true; receipt: SignedSkillReceipt } | { vali
 /** How a call treats a refused receipt: `strict` throws ReceiptError (carrying the result), `flag` returns the result flagged. */
 export type ReceiptMode = 'strict' | 'flag';
 
-/** The check of the receipt of `answer`, paid by `payment`; undefined when it carries none or the listing names no signer. */
-export async function checkReceipt(answer: Answer, skill: Skill, payment: PaymentReceipt): Promise<ReceiptCheck | undefined> {
+/**
+ * The check of the receipt of `answer`, paid by `payment` under terms whose amount (the listed
+ * price in the token's units; for `upto` the maximum) is `maxAmount`; undefined when it carries
+ * none or the listing names no signer.
+ */
+export async function checkReceipt(
+  answer: Answer,
+  skill: Skill,
+  payment: PaymentReceipt,
+  maxAmount: bigint,
+): Promise<ReceiptCheck | undefined> {
   const read = readReceiptHeader(answer.headers);
   const signer = skill.receiptSigner;
   if (!read || !signer) return undefined;
@@ -32,7 +41,7 @@ export async function checkReceipt(answer: Answer, skill: Skill, payment: Paymen
     (await receiptProblem(signed, {
       signer,
       body: answer.text,
-      maxAmount: BigInt(skill.priceAtomic),
+      maxAmount,
       amount: BigInt(payment.amount),
       payer: payment.payer,
       network: payment.network,

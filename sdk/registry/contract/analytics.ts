@@ -387,7 +387,7 @@ export const UsageRecordView = T.Object({
   verificationReason: Nullable(T.String(), 'why the check rejected the payment (or why it is still pending); null otherwise'),
   scheme: T.Union([T.Literal('exact'), T.Literal('batch-settlement')]),
   channel: Nullable(UsageChannelView),
-  receipt: T.Optional(Nullable(SignedReceiptBody, 'the skill server’s signed receipt of the call, as the buyer checked and kept it')),
+  receipt: T.Optional(SignedReceiptBody),
   createdAt: Timestamp(),
 });
 /** The {@link UsageRecordView} schema's type. */

@@ -77,7 +77,9 @@ export async function recordCalls(ctx: ServiceContext, userId: string, calls: re
           amount,
           paymentRef: call.paymentRef ?? null,
           nonce: call.paymentRef && call.paymentNonce ? call.paymentNonce.toLowerCase() : null,
-          ...(call.receipt && skill.receiptSigner ? { receipt: { amount: BigInt(call.receipt.payload.amount), check: 'pending' as const } } : {}),
+          ...(call.receipt && skill.receiptSigner
+            ? { receipt: { amount: BigInt(call.receipt.payload.amount), check: 'pending' as const } }
+            : {}),
         });
       } catch (error) {
         if (!(error instanceof AppError)) throw error;

@@ -53,7 +53,7 @@ export async function listUsage(
   const last = page[page.length - 1];
   const channels = await channelViewsOf(ctx.db, page);
   return {
-    records: page.map(({ channelId, cumulative, depositTransaction, depositAmount, ...r }, i): UsageRecordView => {
+    records: page.map(({ channelId, cumulative, depositTransaction, depositAmount, receipt, ...r }, i): UsageRecordView => {
       const amount = BigInt(r.amount);
       const channel = channels[i] ?? null;
       return {
@@ -65,7 +65,8 @@ export async function listUsage(
         verificationReason: channel ? null : r.verificationReason,
         scheme: channel ? 'batch-settlement' : 'exact',
         channel,
-        receipt: (r.receipt as UsageRecordView['receipt']) ?? null,
+        // The signed receipt the buyer kept, when there is one.
+        ...(receipt ? { receipt: receipt as UsageRecordView['receipt'] } : {}),
         createdAt: r.createdAt.toISOString(),
       };
     }),
