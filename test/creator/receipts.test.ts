@@ -135,6 +135,12 @@ describe('receipts in the registry', () => {
     expect(sent.some((body) => body.toLowerCase().includes(receiptKey.slice(2).toLowerCase()))).toBe(false);
   });
 
+  it('refuses a registration whose receiptSigner is not an address, naming the field', async () => {
+    const res = await creator.register({ name: 'unsigned', paymentAddress: payee, receiptSigner: '0x1234' });
+    expect(res.status).toBe(400);
+    expect((await json<{ error: string }>(res)).error).toBe('Invalid request: field "receiptSigner": must be a 42-character 0x address');
+  });
+
   it('counts a call whose receipt matches the chain: the charge, and the receipt marked as matching', async () => {
     const before = await revenue();
     const { receipt } = await payMetered(server.url, 37);
