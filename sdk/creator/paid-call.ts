@@ -121,12 +121,12 @@ export function schemeKit(deps: KitDeps): SchemeKit {
       const body = JSON.stringify(result);
       let signed: Awaited<ReturnType<typeof signAnswer>>;
       try {
-        signed = await signAnswer(deps.receipts, route, settled, body, deps.now);
+        signed = await signAnswer(deps.receipts, route, settled, body, deps.now, headers);
       } catch (error) {
         deps.logger.warn('receipt not signed; answer sent without one', { skill: route.name, error: errorText(error) });
       }
       return {
-        response: { status: 200, headers: { 'Content-Type': 'application/json', ...headers, ...signed?.header }, body },
+        response: { status: 200, headers: { 'Content-Type': 'application/json', ...(signed?.headers ?? headers) }, body },
         settled: signed ? { ...settled, receipt: signed.receipt } : settled,
       };
     },

@@ -16,9 +16,15 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import {
   bodyDigest,
   checksumAddress,
+  decodeBase64Json,
+  encodeBase64Json,
   encodeReceiptHeader,
+  OFFER_RECEIPT_EXTENSION,
+  PAYMENT_RESPONSE_HEADER,
   RECEIPT_HEADER,
+  signOfferReceipt,
   signSkillReceipt,
+  X_PAYMENT_RESPONSE_HEADER,
   type Address,
   type ReceiptSigningAccount,
   type SignedSkillReceipt,
@@ -83,8 +89,9 @@ export async function loadReceiptSigner(options: { key?: string | undefined; fol
 
 /**
  * Signs the receipt of a paid answer: `settled` says who paid what through which payment, `body`
- * is the answer's exact text. Without a signer, or when signing fails, the answer goes without a
- * receipt (the charge stands either way).
+ * is the answer's exact text, `headers` the scheme's (its `PAYMENT-RESPONSE`). Answers the headers
+ * to send: the skill-market receipt in `X-Receipt`, and the `offer-receipt` extension's receipt of
+ * the same payment in `PAYMENT-RESPONSE`'s extensions. Without a signer, nothing is signed.
  */
 export async function signAnswer(
   signer: ReceiptSigningAccount | undefined,
@@ -92,7 +99,8 @@ export async function signAnswer(
   settled: SettledCall,
   body: string,
   now: () => number,
-): Promise<{ receipt: SignedSkillReceipt; header: Record<string, string> } | undefined> {
+  headers: Record<string, string>,
+): Promise<{ receipt: SignedSkillReceipt; headers: Record<string, string> } | undefined> {
   if (!signer) return undefined;
   const channel = settled.channelId !== undefined;
   const receipt = await signSkillReceipt(signer, {
@@ -108,5 +116,15 @@ export async function signAnswer(
     issuedAt: Math.floor(now() / 1000),
     bodyDigest: bodyDigest(body),
   });
-  return { receipt, header: { [RECEIPT_HEADER]: encodeReceiptHeader(receipt) } };
+  const sent: Record<string, string> = { ...headers, [RECEIPT_HEADER]: encodeReceiptHeader(receipt) };
+  const settlement = headers[PAYMENT_RESPONSE_HEADER];
+  if (settlement !== undefined) {
+    const read = decodeBase64Json(settlement, 'malformed_settle_response', 'PAYMENT-RESPONSE') as Record<string, unknown>;
+    const extensions = { ...(read.extensions as Record<string, unknown> | undefined) };
+    extensions[OFFER_RECEIPT_EXTENSION] = { info: { receipt: await signOfferReceipt(signer, receipt.payload) } };
+    const value = encodeBase64Json({ ...read, extensions });
+    sent[PAYMENT_RESPONSE_HEADER] = value;
+    if (X_PAYMENT_RESPONSE_HEADER in headers) sent[X_PAYMENT_RESPONSE_HEADER] = value;
+  }
+  return { receipt, headers: sent };
 }

@@ -19,11 +19,13 @@
  * of the payment's network) in the extension's signed-receipt shape (`{ format: 'eip712',
  * payload, signature }`, with the extension's field names where they mean the same), carried in
  * its own header, {@link RECEIPT_HEADER}, instead of the extension's place in `PAYMENT-RESPONSE`,
- * where an extension verifier would take it for its own type and refuse it.
+ * where an extension verifier would take it for its own type and refuse it. That place holds the
+ * extension's own receipt of the same payment, signed by the same key ({@link signOfferReceipt}):
+ * an extension-only client checks that one and recovers the same address.
  *
  * Web APIs and viem only.
  */
-import { hashTypedData, recoverTypedDataAddress, sha256, type Hex } from 'viem';
+import { hashTypedData, recoverTypedDataAddress, sha256, type Hex, type LocalAccount } from 'viem';
 import { decodeBase64Json, encodeBase64Json, MAX_HEADER_LENGTH } from './base64';
 import { parseCaip2 } from './networks';
 import { ADDRESS_PATTERN, BYTES32_PATTERN, sameAddress, type Address } from './patterns';
@@ -108,9 +110,65 @@ function typedData(payload: SkillReceiptPayload) {
 }
 
 /** Something that signs EIP-712 typed data with the receipt key (a viem local account). */
-export interface ReceiptSigningAccount {
-  address: Address;
-  signTypedData(data: ReturnType<typeof typedData>): Promise<Hex>;
+export type ReceiptSigningAccount = Pick<LocalAccount, 'address' | 'signTypedData'>;
+
+/**
+ * The x402 `offer-receipt` extension's name: where its receipt travels in `PAYMENT-RESPONSE`
+ * (`extensions['offer-receipt'].info.receipt`).
+ *
+ * @example const receipt = settleResponse.extensions?.[OFFER_RECEIPT_EXTENSION];
+ */
+export const OFFER_RECEIPT_EXTENSION = 'offer-receipt';
+
+/** The `offer-receipt` extension's receipt (its §5): the six fields it signs. */
+export interface OfferReceiptPayload {
+  version: 1;
+  network: string;
+  resourceUrl: string;
+  payer: string;
+  issuedAt: number;
+  transaction: string;
+}
+
+const OFFER_RECEIPT_TYPES = {
+  Receipt: [
+    { name: 'version', type: 'uint256' },
+    { name: 'network', type: 'string' },
+    { name: 'resourceUrl', type: 'string' },
+    { name: 'payer', type: 'string' },
+    { name: 'issuedAt', type: 'uint256' },
+    { name: 'transaction', type: 'string' },
+  ],
+} as const;
+
+/**
+ * The extension's own EIP-712 receipt of the same payment, signed by the same key: what an
+ * extension-only verifier checks (domain `x402 receipt`, its six fields, nothing more signed or
+ * claimed). It travels beside the skill-market receipt, in `PAYMENT-RESPONSE`'s extensions.
+ *
+ * @example
+ * const offerReceipt = await signOfferReceipt(account, signed.payload);
+ * settle.extensions = { [OFFER_RECEIPT_EXTENSION]: { info: { receipt: offerReceipt } } };
+ */
+export async function signOfferReceipt(
+  account: ReceiptSigningAccount,
+  receipt: SkillReceiptPayload,
+): Promise<{ format: 'eip712'; payload: OfferReceiptPayload; signature: Hex }> {
+  const payload: OfferReceiptPayload = {
+    version: 1,
+    network: receipt.network,
+    resourceUrl: receipt.resourceUrl,
+    payer: receipt.payer,
+    issuedAt: receipt.issuedAt,
+    transaction: receipt.transaction,
+  };
+  const signature = await account.signTypedData({
+    domain: { name: 'x402 receipt', version: '1', chainId: 1 },
+    types: OFFER_RECEIPT_TYPES,
+    primaryType: 'Receipt',
+    message: { ...payload, version: 1n, issuedAt: BigInt(payload.issuedAt) },
+  });
+  return { format: 'eip712', payload, signature };
 }
 
 /**

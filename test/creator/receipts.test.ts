@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { x402Client } from '@x402/core/client';
 import { UptoEvmScheme } from '@x402/evm/upto/client';
+import { extractReceiptFromResponse, isEIP712SignedReceipt, verifyReceiptSignatureEIP712 } from '@x402/extensions/offer-receipt';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { eq } from 'drizzle-orm';
 import type { Address } from 'viem';
@@ -92,7 +93,7 @@ afterAll(async () => {
 });
 
 /** Pays `units` of the metered skill at `url` with @x402/evm's upto client; the answer's receipt. */
-async function payMetered(url: string, units: number): Promise<{ receipt: SignedSkillReceipt; payer: Address }> {
+async function payMetered(url: string, units: number): Promise<{ receipt: SignedSkillReceipt; payer: Address; response: Response }> {
   const payer = await stack.chain.createAccount({ usdc: 100_000n });
   await approvePermit2(stack.chain, payer);
   const client = new x402Client().register(stack.chain.network, new UptoEvmScheme(payer));
@@ -101,7 +102,7 @@ async function payMetered(url: string, units: number): Promise<{ receipt: Signed
   expect(res.status).toBe(200);
   const read = readReceiptHeader(res.headers);
   if (read?.type !== 'receipt') throw new Error('the answer carries no receipt');
-  return { receipt: read.receipt, payer: payer.address };
+  return { receipt: read.receipt, payer: payer.address, response: res };
 }
 
 const revenue = async () => {
@@ -139,6 +140,22 @@ describe('receipts in the registry', () => {
     const res = await creator.register({ name: 'unsigned', paymentAddress: payee, receiptSigner: '0x1234' });
     expect(res.status).toBe(400);
     expect((await json<{ error: string }>(res)).error).toBe('Invalid request: field "receiptSigner": must be a 42-character 0x address');
+  });
+
+  it('puts the offer-receipt extension’s own receipt of the payment in PAYMENT-RESPONSE, which its verifier accepts', async () => {
+    const { receipt, payer, response } = await payMetered(quiet.url, 5);
+    const offered = extractReceiptFromResponse(response);
+    if (!offered || !isEIP712SignedReceipt(offered)) throw new Error('no EIP-712 offer-receipt in PAYMENT-RESPONSE');
+    const { signer, payload } = await verifyReceiptSignatureEIP712(offered);
+    expect(signer).toBe(privateKeyToAccount(receiptKey).address);
+    expect(payload).toEqual({
+      version: 1,
+      network: stack.chain.network,
+      resourceUrl: receipt.payload.resourceUrl,
+      payer,
+      issuedAt: receipt.payload.issuedAt,
+      transaction: receipt.payload.transaction,
+    });
   });
 
   it('counts a call whose receipt matches the chain: the charge, and the receipt marked as matching', async () => {
