@@ -54,6 +54,9 @@ export const chainAsset = (chain: LocalChain): AssetInfo => ({
   decimals: chain.token.decimals,
 });
 
+/** The receipt key test skill servers sign with unless a test gives another. */
+const TEST_RECEIPT_KEY = generatePrivateKey();
+
 /**
  * serve() options of a skill server on a free loopback port, paid in the chain's token through the
  * facilitator at `facilitatorUrl`, registering and tracking nothing, logging to a
@@ -75,8 +78,9 @@ export function loopbackServeOptions(
     trackCalls: false,
     logger: recordingLogger(),
     env: {},
-    // A key of its own: a server without one would keep a new one in .market/ of the working directory.
-    receiptKey: generatePrivateKey(),
+    // One receipt key for every test server, as a server's kept key outlives its restarts (and a
+    // server without one would keep a new one in .market/ of the working directory).
+    receiptKey: TEST_RECEIPT_KEY,
     ...extra,
   };
 }
