@@ -7,7 +7,7 @@
  * key is kept in the data folder: the same address after a restart, and in no log.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { x402Client } from '@x402/core/client';
@@ -259,6 +259,23 @@ describe('the receipt key', () => {
       expect((await stat(join(dir, 'receipt-key'))).mode & 0o777).toBe(0o600);
       expect(logger.lines.length).toBeGreaterThan(0);
       expect(logger.lines.some((line) => line.toLowerCase().includes(key.slice(2).toLowerCase()))).toBe(false);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a receipt key that is not a private key, given or kept, before listening', async () => {
+    await expect(serve(skills, loopbackServeOptions(stack.chain, stack.facilitatorUrl, payee, { receiptKey: '0x1234' }))).rejects.toThrow(
+      'receiptKey must be a private key (0x + 64 hex)',
+    );
+    const dir = await mkdtemp(join(tmpdir(), 'receipt-key-'));
+    try {
+      await writeFile(join(dir, 'receipt-key'), 'not a key\n');
+      const options = loopbackServeOptions(stack.chain, stack.facilitatorUrl, payee, {
+        receiptKey: undefined,
+        channels: { store: join(dir, 'channels') },
+      });
+      await expect(serve(skills, options)).rejects.toThrow(`${join(dir, 'receipt-key')} does not hold a private key`);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
