@@ -19,6 +19,7 @@ import { bodyDigest, encodeReceiptHeader, RECEIPT_HEADER, readReceiptHeader, sig
 import { approvePermit2 } from '../support/chain/upto';
 import { startBatchFacilitator } from '../support/chain/batch-facilitator';
 import { loopbackServeOptions, recordingLogger } from '../support/skill-server';
+import { type AnswerDroppingProxy, startAnswerDroppingProxy } from './support/answer-dropping-proxy';
 import { serveForecast } from './support/reference-server';
 import { useWorld } from './support/world';
 
@@ -30,6 +31,7 @@ let payee: `0x${string}`;
 let fixed: Skill;
 let measured: Skill;
 let channelled: Skill;
+let dropping: AnswerDroppingProxy;
 let folder: string;
 const stops: (() => unknown)[] = [];
 
@@ -107,7 +109,10 @@ beforeAll(async () => {
     () => channelServer.stop(true),
     () => app.close(),
   );
-  channelled = await register('tally', `http://127.0.0.1:${channelServer.port}/tally`, '$0.001', channelPayee);
+  // The same server behind a proxy that can lose an answer on its way back (listed as its own skill).
+  dropping = await startAnswerDroppingProxy(`http://127.0.0.1:${channelServer.port}`);
+  stops.push(() => dropping.close());
+  channelled = await register('tally', `${dropping.url}/tally`, '$0.001', channelPayee);
 }, 60_000);
 
 afterAll(async () => {
@@ -161,6 +166,16 @@ describe('signed receipts our client verifies', () => {
       cumulativeAmount: '2000',
       payer: payer.address,
     });
+  });
+
+  it('a channel answer lost on its way is sent again with its receipt, which still holds', async () => {
+    const market = world.market({ wallet: await world.payer(), payment: 'channel' });
+    await market.call(channelled.slug, { n: 1 });
+    dropping.drop(1);
+    const { result, receipt } = await market.callWithReceipt(channelled.slug, { n: 2 });
+    expect(result).toEqual({ n: 2 });
+    expect(dropping.requests.at(-2)?.status).toBe('dropped');
+    expect(receipt!.signed).toMatchObject({ valid: true, receipt: { payload: { amount: '1000', cumulativeAmount: '2000' } } });
   });
 });
 
