@@ -283,6 +283,7 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
       logger,
       chain: options.rpcUrl ? createAuthorizationStateReader(options.rpcUrl, options.fetch ? { fetch: options.fetch } : {}) : undefined,
       onSettled: kit.settled,
+      sign: kit.signBody,
       ...(options.now ? { now: options.now } : {}),
     }),
     logger,

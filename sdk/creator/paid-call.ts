@@ -119,20 +119,33 @@ export function schemeKit(deps: KitDeps): SchemeKit {
     unavailable: (message) => failure(503, message, {}, { 'Retry-After': '2' }),
     paidAnswer: async (route, settled, result, headers) => {
       const body = JSON.stringify(result);
-      let signed: Awaited<ReturnType<typeof signAnswer>>;
-      try {
-        signed = await signAnswer(deps.receipts, route, settled, body, deps.now, headers);
-      } catch (error) {
-        deps.logger.warn('receipt not signed; answer sent without one', { skill: route.name, error: errorText(error) });
-      }
+      const signed = await signBody(deps, route, settled, body, headers);
       return {
-        response: { status: 200, headers: { 'Content-Type': 'application/json', ...(signed?.headers ?? headers) }, body },
-        settled: signed ? { ...settled, receipt: signed.receipt } : settled,
+        response: { status: 200, headers: { 'Content-Type': 'application/json', ...signed.headers }, body },
+        settled: signed.settled,
       };
     },
+    signBody: (route, settled, body, headers) => signBody(deps, route, settled, body, headers),
     settled: (call) => callSafely(deps.logger, 'call tracking', () => deps.onSettled?.(call)),
     now: deps.now,
   };
+}
+
+/** The receipts of a paid answer's `body` added to `headers`, and the report carrying the receipt; unsigned when signing fails. */
+async function signBody(
+  deps: KitDeps,
+  route: SkillRoute,
+  settled: SettledCall,
+  body: string,
+  headers: Record<string, string>,
+): Promise<{ headers: Record<string, string>; settled: SettledCall }> {
+  try {
+    const signed = await signAnswer(deps.receipts, route, settled, body, deps.now, headers);
+    if (signed) return { headers: signed.headers, settled: { ...settled, receipt: signed.receipt } };
+  } catch (error) {
+    deps.logger.warn('receipt not signed; answer sent without one', { skill: route.name, error: errorText(error) });
+  }
+  return { headers, settled };
 }
 
 /** One handler run: onCall, the handler under its deadline, onError and the failure answers; nothing is charged on failure. */

@@ -6,10 +6,10 @@
  * is never logged or sent.
  *
  * Signed: every paid answer a scheme gives at once (exact, upto, channel calls; paid-call.ts
- * `paidAnswer`), and a resend of it (a replayed proof, a channel's lost answer: the receipt is kept
- * with the answer). Not signed: an `exact` result held while its settlement's outcome was unknown
- * and released later: a buyer's client takes an answer without a receipt as from a server that
- * signs none.
+ * `paidAnswer`), an `exact` result held while its settlement's outcome was unknown once it is
+ * released (`signBody`), and a resend of either (a replayed proof, a channel's lost answer: the
+ * receipt is kept with the answer). A buyer's client takes an answer without a receipt (a server
+ * that signs none, or one whose signing failed: logged) as unsigned.
  */
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';

@@ -121,6 +121,16 @@ export interface SchemeKit {
     result: unknown,
     headers: Record<string, string>,
   ): Promise<{ response: StoredResponse; settled: SettledCall }>;
+  /**
+   * {@link paidAnswer} for a body already written (a held result released later): the headers to
+   * send it with (the receipts added to `headers`) and the report carrying the receipt. Never throws.
+   */
+  signBody(
+    route: SkillRoute,
+    settled: SettledCall,
+    body: string,
+    headers: Record<string, string>,
+  ): Promise<{ headers: Record<string, string>; settled: SettledCall }>;
   /** Reports a paid call (call tracking, `onSettled`); never throws. */
   settled(call: SettledCall): void;
   now(): number;
