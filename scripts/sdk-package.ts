@@ -33,7 +33,8 @@ export const SDK_DIR = resolve(import.meta.dir, '../sdk');
 // packed, the skill server's side only; the Prometheus format itself stays in the CLI). Of the tarball, about half is
 // the declarations with their documentation, which editors show. 250 kB: signed receipts on every paid answer (the
 // EIP-712 receipt type, its signing, reading and checks in x402, the skill server's receipt key and signing, the
-// client's check and ReceiptError, the receipt in the call and usage records' contract: +7.9 kB packed).
+// client's check and ReceiptError, the receipt in the call and usage records' contract, the offer-receipt extension's
+// own receipt beside ours: +8.6 kB packed).
 export const TARBALL_BUDGET_BYTES = 250 * 1024;
 // 66 kB for a page's consumer entry: the registry contract's calendar days (a revenue export's bounds checked where they
 // are declared), the payment header read once for every scheme, and SkillMarket.refundChannel's door to the lazily
