@@ -34,6 +34,7 @@ import m31 from './0031_skills_endpoint_index.sql' with { type: 'text' };
 import m32 from './0032_moderation_report_index.sql' with { type: 'text' };
 import m33 from './0033_upto_authorizations.sql' with { type: 'text' };
 import m34 from './0034_payment_scheme.sql' with { type: 'text' };
+import m35 from './0035_skill_receipts.sql' with { type: 'text' };
 
 export interface MigrationSource {
   tag: string;
@@ -78,4 +79,5 @@ export const migrations: MigrationSource[] = [
   { tag: '0032_moderation_report_index', when: 1795923944434, breakpoints: true, sql: m32 },
   { tag: '0033_upto_authorizations', when: 1795926446689, breakpoints: true, sql: m33 },
   { tag: '0034_payment_scheme', when: 1795936741462, breakpoints: true, sql: m34 },
+  { tag: '0035_skill_receipts', when: 1795939225112, breakpoints: true, sql: m35 },
 ];

@@ -31,14 +31,18 @@ export const SDK_DIR = resolve(import.meta.dir, '../sdk');
 // prices (x402 `upto`: the Permit2 authorization's types and parser, the skill server's scheme and the client's, +4.1 kB).
 // 242 kB: the skill server's metrics (serve()'s `observe` and `routes` options and its channel backlog reading, +2.4 kB
 // packed, the skill server's side only; the Prometheus format itself stays in the CLI). Of the tarball, about half is
-// the declarations with their documentation, which editors show.
-export const TARBALL_BUDGET_BYTES = 242 * 1024;
+// the declarations with their documentation, which editors show. 250 kB: signed receipts on every paid answer (the
+// EIP-712 receipt type, its signing, reading and checks in x402, the skill server's receipt key and signing, the
+// client's check and ReceiptError, the receipt in the call and usage records' contract, the offer-receipt extension's
+// own receipt beside ours: +8.6 kB packed).
+export const TARBALL_BUDGET_BYTES = 250 * 1024;
 // 66 kB for a page's consumer entry: the registry contract's calendar days (a revenue export's bounds checked where they
 // are declared), the payment header read once for every scheme, and SkillMarket.refundChannel's door to the lazily
 // loaded refund (+1.6 kB). 68 kB: a channel call's usage record in its own form, and the deposit said before paying.
 // 69.5 kB: the client's `upto` scheme (SkillMarket's `payment: 'upto'`: its signing, receipt amount and the Permit2
-// hint, +1.2 kB).
-export const CONSUMER_BUDGET_BYTES = 69.5 * 1024;
+// hint, +1.2 kB). 71 kB: the buyer's check of a skill server's signed receipt (EIP-712 recovery of the receipt type, the
+// header's reader, ReceiptError, +1.7 kB).
+export const CONSUMER_BUDGET_BYTES = 71 * 1024;
 
 interface Manifest {
   name: string;

@@ -77,6 +77,8 @@ export class SkillMarket {
     } catch {
       throw new TypeError('SkillMarket: network must be a CAIP-2 id such as eip155:8453');
     }
+    if (options.receipts !== undefined && options.receipts !== 'strict' && options.receipts !== 'flag')
+      throw new TypeError("SkillMarket: receipts must be 'strict' or 'flag'");
     if (options.mode !== undefined && options.mode !== 'standard' && options.mode !== 'fast')
       throw new TypeError("SkillMarket: mode must be 'standard' or 'fast'");
     if (options.apiKey !== undefined && (typeof options.apiKey !== 'string' || options.apiKey.trim() === ''))
@@ -137,6 +139,7 @@ export class SkillMarket {
         this.inBackground(this.recordUsage(receipt, skill, options.apiKey !== undefined, scheme), onError);
       },
       mode: this.mode,
+      ...(options.receipts !== undefined ? { receipts: options.receipts } : {}),
     });
   }
 

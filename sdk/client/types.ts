@@ -6,6 +6,7 @@ import type { FetchLike } from '../http/exchange';
 import type { ChannelStore } from '../payment/schemes/channel/store';
 import type { ChannelConfig } from '../x402/index';
 import type { AllowedAsset, PaymentMode } from '../payment/types';
+import type { ReceiptMode } from '../payment/receipt-check';
 import type { PaymentQuote } from '../payment/call';
 import type { WalletInput } from '../payment/signer';
 import type { SearchQuery } from '../registry/contract/index';
@@ -104,6 +105,14 @@ export interface SkillMarketOptions {
   assets?: AllowedAsset[];
   /** Default payment mode; default `standard`. */
   mode?: PaymentMode;
+  /**
+   * What a paid answer whose signed receipt is refused does (another signer than the listing's
+   * `receiptSigner`, another amount, body, payer or payment): `strict` (default) throws
+   * `ReceiptError`, which keeps the result (`error.result`: the payment happened); `flag` returns
+   * the result with `receipt.signed = { valid: false, reason }`. A valid receipt is returned as
+   * `receipt.signed = { valid: true, receipt }` and sent with the usage record.
+   */
+  receipts?: ReceiptMode;
   /**
    * How calls pay when a server offers both: `exact` (one on-chain transfer per call), `channel`
    * (x402 `batch-settlement`: one deposit into a payment channel, then an off-chain voucher per

@@ -18,6 +18,7 @@ import {
   resolveAsset,
   type AssetInfo,
   type PaymentTerms,
+  type ReceiptSigningAccount,
 } from '../x402/index';
 import { ServeConfigError } from './errors';
 import { createFacilitatorClient } from './facilitator-client';
@@ -189,6 +190,8 @@ export interface SkillHandlerOptions {
    * (test/support/schemes/): not part of the published API.
    */
   extraSchemes?: readonly ServerSchemeFactory[];
+  /** Signs a receipt on every paid answer (a viem local account of the receipt key; see receipts.ts); default none. */
+  receiptSigner?: ReceiptSigningAccount;
 }
 
 /** The fetch-style skill server. */
@@ -259,6 +262,7 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
     onCall: options.onCall,
     onError: options.onError,
     onSettled: options.onSettled,
+    receipts: options.receiptSigner,
   });
   const ledger = createProofLedger({ ...options.replay, ...(options.now ? { now: options.now } : {}) });
   const exposure = createExposure({
@@ -279,6 +283,7 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
       logger,
       chain: options.rpcUrl ? createAuthorizationStateReader(options.rpcUrl, options.fetch ? { fetch: options.fetch } : {}) : undefined,
       onSettled: kit.settled,
+      sign: kit.signBody,
       ...(options.now ? { now: options.now } : {}),
     }),
     logger,

@@ -2,12 +2,12 @@
  * HTTP details of the skill server shared by every route: the headers every answer carries
  * (no caching, CORS that lets browsers read the payment headers), JSON answers, bounded body reads.
  */
-import { PAYMENT_REQUIRED_HEADER, PAYMENT_RESPONSE_HEADER, X_PAYMENT_RESPONSE_HEADER } from '../x402/index';
+import { PAYMENT_REQUIRED_HEADER, PAYMENT_RESPONSE_HEADER, RECEIPT_HEADER, X_PAYMENT_RESPONSE_HEADER } from '../x402/index';
 import { parseGuardedJson } from '../http/json-guard';
 import { readLimited } from '../http/read-limited';
 
 /**
- * Headers a web page may read (CORS exposes them): the payment terms, the receipt, replay and retry hints.
+ * Headers a web page may read (CORS exposes them): the payment terms, the settlement and the signed receipt, replay and retry hints.
  *
  * @example
  * // As `CORS_EXPOSED_HEADERS` of skill-market/creator, for a server that answers preflights itself:
@@ -17,6 +17,7 @@ export const EXPOSED_HEADERS = [
   PAYMENT_REQUIRED_HEADER,
   PAYMENT_RESPONSE_HEADER,
   X_PAYMENT_RESPONSE_HEADER,
+  RECEIPT_HEADER,
   'X-Payment-Replayed',
   'Retry-After',
   'X-Request-Id',

@@ -3,11 +3,19 @@
  * read once, the scheme chosen by what the payment names among what the route offers, and the
  * pieces every scheme answers with: one handler run, one success body, one 402, one 503.
  */
-import { encodeBase64Json, PAYMENT_REQUIRED_HEADER, parsePrice, readPaymentEnvelope, type PaymentRequired } from '../x402/index';
+import {
+  encodeBase64Json,
+  PAYMENT_REQUIRED_HEADER,
+  parsePrice,
+  readPaymentEnvelope,
+  type PaymentRequired,
+  type ReceiptSigningAccount,
+} from '../x402/index';
 import { SkillTimeoutError } from './errors';
 import { failure, toResponse, type StoredResponse } from './http';
 import { callSafely, errorText, type CreatorLogger } from './logger';
 import { outcomeOf, type RunMarks, type ServerObserver } from './observer';
+import { signAnswer } from './receipts';
 import { runHandler } from './run';
 import type { PaidRequest, RunOptions, SchemeKit, ServerScheme, SettledCall, SkillRoute, SkillRun } from './scheme';
 
@@ -28,6 +36,8 @@ export interface KitDeps {
   onSettled?: ((call: SettledCall) => void) | undefined;
   /** Where each handler run's end is marked by request, for an observer. */
   marks?: RunMarks | undefined;
+  /** Signs a receipt on every paid answer (receipts.ts); none without it. */
+  receipts?: ReceiptSigningAccount | undefined;
 }
 
 /** Handles `POST /<name>` once the input is known to be valid. */
@@ -107,9 +117,35 @@ export function schemeKit(deps: KitDeps): SchemeKit {
     run: (call, options) => runSkill(deps, call, options),
     required: paymentRequired,
     unavailable: (message) => failure(503, message, {}, { 'Retry-After': '2' }),
+    paidAnswer: async (route, settled, result, headers) => {
+      const body = JSON.stringify(result);
+      const signed = await signBody(deps, route, settled, body, headers);
+      return {
+        response: { status: 200, headers: { 'Content-Type': 'application/json', ...signed.headers }, body },
+        settled: signed.settled,
+      };
+    },
+    signBody: (route, settled, body, headers) => signBody(deps, route, settled, body, headers),
     settled: (call) => callSafely(deps.logger, 'call tracking', () => deps.onSettled?.(call)),
     now: deps.now,
   };
+}
+
+/** The receipts of a paid answer's `body` added to `headers`, and the report carrying the receipt; unsigned when signing fails. */
+async function signBody(
+  deps: KitDeps,
+  route: SkillRoute,
+  settled: SettledCall,
+  body: string,
+  headers: Record<string, string>,
+): Promise<{ headers: Record<string, string>; settled: SettledCall }> {
+  try {
+    const signed = await signAnswer(deps.receipts, route, settled, body, deps.now, headers);
+    if (signed) return { headers: signed.headers, settled: { ...settled, receipt: signed.receipt } };
+  } catch (error) {
+    deps.logger.warn('receipt not signed; answer sent without one', { skill: route.name, error: errorText(error) });
+  }
+  return { headers, settled };
 }
 
 /** One handler run: onCall, the handler under its deadline, onError and the failure answers; nothing is charged on failure. */

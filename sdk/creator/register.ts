@@ -41,6 +41,8 @@ export interface RegisterOptions {
   apiKey: string;
   /** Address that receives the payments. */
   paymentAddress: string;
+  /** Address of the key the skill server signs its receipts with (listed as `receiptSigner`); default none. */
+  receiptSigner?: string;
   /** Public base URL of the skill server; each skill is called at `{endpoint}/<name>`. */
   endpoint: string;
   /** Registry URL; default `http://localhost:3000`. */
@@ -116,6 +118,7 @@ interface RegisterSetup {
   apiUrl: string;
   endpoint: string;
   paymentAddress: string;
+  receiptSigner: string | undefined;
   network: string;
   groups: string[];
   concurrency: number;
@@ -135,6 +138,7 @@ function checkRegisterOptions(options: RegisterOptions): RegisterSetup | string 
       apiUrl: httpUrl(options.apiUrl ?? DEFAULT_API_URL, 'apiUrl'),
       endpoint,
       paymentAddress: walletAddress(String(options.paymentAddress ?? ''), 'paymentAddress'),
+      receiptSigner: options.receiptSigner === undefined ? undefined : walletAddress(String(options.receiptSigner), 'receiptSigner'),
       network: options.network ?? DEFAULT_NETWORK,
       // Blank names are dropped here (e.g. from splitting "a,,b"); skill() refuses them outright.
       groups: normalizeGroups(
@@ -156,6 +160,7 @@ function registrationBody(name: string, definition: Skill, groups: string[], set
     endpoint: `${setup.endpoint}/${name}`,
     price: definition.price,
     paymentAddress: setup.paymentAddress,
+    ...(setup.receiptSigner ? { receiptSigner: setup.receiptSigner } : {}),
     groups,
     network: setup.network,
     ...(definition.description !== undefined ? { description: definition.description } : {}),

@@ -19,7 +19,7 @@
  * Besides its own schemes, the skill handler sells through the ones its `extraSchemes` option
  * builds ({@link ServerSchemeFactory}): tests plug in a made-up scheme there (test/support/schemes/).
  */
-import type { Address, PaymentTerms } from '../x402/index';
+import type { Address, PaymentTerms, SignedSkillReceipt } from '../x402/index';
 import type { FacilitatorClient } from './facilitator-client';
 import type { StoredResponse } from './http';
 import type { CreatorLogger } from './logger';
@@ -70,6 +70,8 @@ export interface SettledCall {
   channelId?: string;
   /** Channel calls: the channel's cumulative charge after this call, atomic units. */
   chargedCumulativeAmount?: string;
+  /** The receipt the answer carried (receipts.ts), when the server signs them: call tracking sends it along. */
+  receipt?: SignedSkillReceipt;
 }
 
 /** A request that carries a payment of a scheme the route offers. */
@@ -108,6 +110,27 @@ export interface SchemeKit {
   required(route: SkillRoute, error?: string, amend?: { scheme: string; extra: Record<string, unknown> }): StoredResponse;
   /** 503 with Retry-After: nothing was charged (or, as the message says, it cannot be known yet). */
   unavailable(message: string): StoredResponse;
+  /**
+   * The 200 answer of a paid call: `result` as the body, `headers` (the scheme's PAYMENT-RESPONSE)
+   * and, when the server signs receipts, the receipt of `settled` over that exact body; with the
+   * report of the call carrying the receipt, for {@link settled}. Never throws.
+   */
+  paidAnswer(
+    route: SkillRoute,
+    settled: SettledCall,
+    result: unknown,
+    headers: Record<string, string>,
+  ): Promise<{ response: StoredResponse; settled: SettledCall }>;
+  /**
+   * {@link paidAnswer} for a body already written (a held result released later): the headers to
+   * send it with (the receipts added to `headers`) and the report carrying the receipt. Never throws.
+   */
+  signBody(
+    route: SkillRoute,
+    settled: SettledCall,
+    body: string,
+    headers: Record<string, string>,
+  ): Promise<{ headers: Record<string, string>; settled: SettledCall }>;
   /** Reports a paid call (call tracking, `onSettled`); never throws. */
   settled(call: SettledCall): void;
   now(): number;

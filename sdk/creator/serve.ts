@@ -44,6 +44,7 @@ import { MAX_FINAL_HOLD_MS } from './schemes/exact/index';
 import type { ClaimRound } from './schemes/channel/claims';
 import type { ChannelOption } from './schemes/channel/settings';
 import type { ServerSchemeFactory, SettledCall } from './scheme';
+import { loadReceiptSigner, receiptKeyFolder } from './receipts';
 import { createCallTracker, type CallTracker, type TrackerHooks, type TrackingOptions } from './tracker';
 
 /**
@@ -214,6 +215,14 @@ export interface ServeOptions {
    */
   channels?: ChannelOption;
   /**
+   * The key this server signs a receipt with on every paid answer (receipts.ts; `market serve`:
+   * MARKET_RECEIPT_KEY). Default: one made at the first start and kept in the data folder (the
+   * folder holding the channel store: `.market/receipt-key`), so its address outlives restarts.
+   * Only its address leaves the server: registration lists it as the skills' `receiptSigner`.
+   * @example serve(skills, { receiptKey: process.env.MY_RECEIPT_KEY })
+   */
+  receiptKey?: string | undefined;
+  /**
    * @internal Schemes sold besides `exact` and payment channels (see `SkillHandlerOptions`). For
    * schemes made up by tests (test/support/schemes/): not part of the published API.
    */
@@ -227,6 +236,8 @@ export interface SkillServer {
   port: number;
   /** Address the payments go to. */
   payTo: Address;
+  /** Address of the key the answers' receipts are signed with (the listings' `receiptSigner`). */
+  receiptSigner: Address;
   /** One result per skill when registration ran; empty otherwise. */
   registration: RegistrationResult[];
   /** The same handler in process, without the network. */
@@ -286,6 +297,9 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
   const fetchOption = options.fetch ? { fetch: options.fetch } : {};
   const registration = options.register && options.register.enabled !== false ? options.register : undefined;
 
+  const channelsFolder =
+    typeof options.channels === 'object' && typeof options.channels.store === 'string' ? options.channels.store : undefined;
+  const receipts = await loadReceiptSigner({ key: options.receiptKey, folder: receiptKeyFolder(channelsFolder) });
   let tracker: CallTracker | undefined;
   const handlerOptions = (publicUrl: string): SkillHandlerOptions => ({
     payTo: wallet.address,
@@ -316,6 +330,7 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
     ...(options.openapi !== undefined ? { openapi: options.openapi } : {}),
     ...(registration?.groups ? { groups: registration.groups } : {}),
     ...(options.now ? { now: options.now } : {}),
+    receiptSigner: receipts,
     onSettled: (call) => tracker?.track(call),
     ...(tracker ? { keepCallRecords: true } : {}),
     ...fetchOption,
@@ -392,7 +407,16 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
 
   const [results, kinds] = await Promise.all([
     registration
-      ? registerAtStart(skills, registration, { apiKey, apiUrl, payTo: wallet.address, network, appName, logger, fetchOption })
+      ? registerAtStart(skills, registration, {
+          apiKey,
+          apiUrl,
+          payTo: wallet.address,
+          receiptSigner: receipts.address,
+          network,
+          appName,
+          logger,
+          fetchOption,
+        })
       : [],
     probeFacilitator(facilitatorUrl, network, logger, fetchOption),
   ]);
@@ -453,6 +477,7 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
     url,
     port: listener.port,
     payTo: wallet.address,
+    receiptSigner: receipts.address,
     registration: results,
     fetch: (request) => app.fetch(request),
     pendingCalls: () => tracker?.pending() ?? 0,
@@ -493,6 +518,7 @@ async function registerAtStart(
     apiKey?: string | undefined;
     apiUrl: string;
     payTo: Address;
+    receiptSigner: Address;
     network: string;
     appName: string;
     logger: CreatorLogger;
@@ -502,6 +528,7 @@ async function registerAtStart(
   const results = await register(skills, {
     apiKey: context.apiKey ?? '',
     paymentAddress: context.payTo,
+    receiptSigner: context.receiptSigner,
     endpoint: registration.endpoint,
     apiUrl: registration.apiUrl ?? context.apiUrl,
     network: context.network,

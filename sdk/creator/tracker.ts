@@ -8,7 +8,8 @@
  * with a warning. The transaction hash is the paymentRef and the authorization nonce the paymentNonce
  * (one payment of a batch), so a repeated delivery counts once and each payment of a batch counts.
  * A call paid over a channel is named by its channel and the channel's cumulative charge after it
- * (`channelId`, `chargedCumulativeAmount`) instead: unique per call, like a paymentRef.
+ * (`channelId`, `chargedCumulativeAmount`) instead: unique per call, like a paymentRef. A call
+ * whose answer carried a signed receipt (receipts.ts) sends it with the record.
  *
  * A record kept durably elsewhere until the registry has it (a channel call's, kept with its channel:
  * `hooks.kept`) is never dropped here for its attempts or the queue's size: it is retried until the
@@ -159,12 +160,14 @@ export function createCallTracker(
       const skillId = await skillIdOf(call.skill);
       // Atomic units as signed; a record built by older code carries only the decimal amount.
       const amount = call.amountAtomic === undefined ? { amount: call.amount } : { amountAtomic: call.amountAtomic };
+      // The answer's signed receipt goes along: the registry checks it against the listing and the chain.
+      const receipt = call.receipt ? { receipt: call.receipt } : {};
       if (skillId)
         records.push({
           item,
           body: call.channelId
-            ? { skillId, ...amount, channelId: call.channelId, chargedCumulativeAmount: call.chargedCumulativeAmount ?? '0' }
-            : { skillId, ...amount, paymentRef: call.transaction, ...(call.nonce ? { paymentNonce: call.nonce } : {}) },
+            ? { skillId, ...amount, channelId: call.channelId, chargedCumulativeAmount: call.chargedCumulativeAmount ?? '0', ...receipt }
+            : { skillId, ...amount, paymentRef: call.transaction, ...(call.nonce ? { paymentNonce: call.nonce } : {}), ...receipt },
         });
       else {
         logger.warn('call not tracked: the skill is not registered under this API key', {

@@ -47,6 +47,11 @@ type CallErrorCode =
    * could not determine it: `charged` is `'unknown'` (or `'yes'` when the chain shows it spent).
    */
   | 'payment_pending'
+  /**
+   * The skill answered and was paid, but its signed receipt is refused (another signer, an amount
+   * or body it does not match): the result is kept on the error (`ReceiptError.result`), `charged` is `'yes'`.
+   */
+  | 'receipt_invalid'
   /** The skill's handler failed (HTTP 500 `{success:false, error}`); the message is the skill's. */
   | 'skill_failed'
   /** The skill server timed out (HTTP 504). */

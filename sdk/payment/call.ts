@@ -14,7 +14,8 @@ import { failureOf, paymentReceipt, reasonOf, resultOf } from './answer';
 import { Delivery } from './delivery';
 import { doubtOf, errorMayBePaid } from './doubt';
 import { echoDeclaredExtensions } from './extensions';
-import { PaidCallError, TermsMismatchError } from './errors';
+import { PaidCallError, ReceiptError, TermsMismatchError } from './errors';
+import { checkReceipt, type ReceiptMode } from './receipt-check';
 import { checkSkill } from './preflight';
 import type { ChosenTerms, PaymentScheme, SignedPayment, Terms, TermsPolicy } from './scheme';
 import type { PaymentSigner } from './signer';
@@ -42,6 +43,8 @@ export interface CallContext {
   /** Called once per paid call (usage records). */
   /** A paid call, with the scheme that paid it (`exact`, `batch-settlement`). */
   paid: ((receipt: PaymentReceipt, skill: Skill, scheme: string) => void) | undefined;
+  /** What a refused signed receipt does (receipt-check.ts). */
+  receipts: ReceiptMode;
 }
 
 /** The x402 extensions a 402 declared, echoed in its payment. */
@@ -402,11 +405,22 @@ export class PaidCall<T = unknown> {
           charged === 'no'
             ? undefined
             : paymentReceipt(this.skill, sent.payment, settlement.transaction, settlement.chargedCumulativeAmount, settlement.charged);
+        // Checked before the payment is accounted for: its usage record carries the receipt.
+        const signed =
+          ok && receipt ? await checkReceipt(answer, this.skill, receipt, BigInt(sent.payment.requirements.amount)) : undefined;
+        if (receipt && signed) receipt = { ...receipt, signed };
         this.account(reservation, charged, receipt, sent.payment.requirements.scheme);
       }
     }
     if (!ok) throw failureOf(answer, this.slug, charged, receipt, sent?.scheme.explain);
-    return { result: resultOf(answer, this.slug, charged, receipt) as T, receipt: receipt ?? null, skill: this.skill };
+    const result: CallResult<T> = {
+      result: resultOf(answer, this.slug, charged, receipt) as T,
+      receipt: receipt ?? null,
+      skill: this.skill,
+    };
+    if (receipt?.signed?.valid === false && this.ctx.receipts === 'strict')
+      throw new ReceiptError(this.slug, receipt.signed.reason, result, answer);
+    return result;
   }
 
   /** Terms this server asked for before, while they still match the listing. */

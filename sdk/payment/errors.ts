@@ -5,7 +5,7 @@
  */
 import type { ValueProblem } from '../json-schema/index';
 import { MarketError, type MarketErrorCode, type MarketErrorDetails } from '../http/errors';
-import type { PaymentReceipt } from './types';
+import type { CallResult, PaymentReceipt } from './types';
 
 /**
  * A paid call failed after its payment proof was sent: `charged` says whether money moved and
@@ -125,4 +125,37 @@ export class SpendingLimitError extends MarketError {
  */
 export class SkillCallError extends PaidCallError {
   override name = 'SkillCallError';
+}
+
+/**
+ * A paid answer whose signed receipt was refused (`receipt_invalid`): a receipt by another key
+ * than the listing's `receiptSigner`, for another amount, body, payer or payment. The payment
+ * happened (`charged: 'yes'`); the result is kept here, with `result.receipt.signed` saying why.
+ *
+ * @example
+ * try {
+ *   await market.call('translate', { text: 'hello' });
+ * } catch (error) {
+ *   if (error instanceof ReceiptError) console.log(error.reason, error.result.result); // the answer is not lost
+ *   else throw error;
+ * }
+ */
+export class ReceiptError extends PaidCallError {
+  override name = 'ReceiptError';
+  /** The call's result, with its payment and the refused receipt (`result.receipt.signed`). */
+  readonly result: CallResult;
+  /** Why the receipt was refused. */
+  readonly reason: string;
+
+  constructor(slug: string, reason: string, result: CallResult, answer: { status: number; text: string }) {
+    super('receipt_invalid', `${slug}: receipt refused: ${reason}`, {
+      slug,
+      status: answer.status,
+      body: answer.text,
+      charged: 'yes',
+      ...(result.receipt ? { receipt: result.receipt } : {}),
+    });
+    this.result = result;
+    this.reason = reason;
+  }
 }

@@ -46,6 +46,15 @@ export { checkInput } from './preflight';
 export { readAllowedAssets, type AcceptedAsset } from './assets';
 export { reasonOf, resultOf } from './answer';
 export { chooseTerms, readOfferedTerms, type OfferedTerms } from './terms';
-export { InputValidationError, TermsMismatchError, SpendingLimitError, SkillCallError, PaidCallError, type TermsField } from './errors';
+export {
+  InputValidationError,
+  TermsMismatchError,
+  SpendingLimitError,
+  SkillCallError,
+  PaidCallError,
+  ReceiptError,
+  type TermsField,
+} from './errors';
+export type { ReceiptCheck, ReceiptMode } from './receipt-check';
 export type { PaymentReceipt, CallResult, PaymentMode, AllowedAsset, SpendingSnapshot } from './types';
 export { refundChannel, type RefundOptions, type RefundOutcome } from './schemes/channel/refund-door';

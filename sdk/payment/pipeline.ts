@@ -11,6 +11,7 @@ import { exactScheme } from './schemes/exact';
 import type { ChosenTerms, PaymentScheme, Terms, TermsPolicy } from './scheme';
 import type { PaymentSigner } from './signer';
 import { SpendingLedger } from './spending';
+import type { ReceiptMode } from './receipt-check';
 import type { CallResult, PaymentMode, PaymentReceipt, SpendingSnapshot } from './types';
 
 /** The pipeline's defaults (SkillMarket's too). */
@@ -58,6 +59,8 @@ export interface PaymentPipelineOptions {
   paid?: (receipt: PaymentReceipt, skill: Skill, scheme: string) => void;
   /** Default payment mode; default `standard`. */
   mode?: PaymentMode;
+  /** A refused signed receipt: `strict` (default) throws ReceiptError carrying the result; `flag` returns the result flagged. */
+  receipts?: ReceiptMode;
 }
 
 /** Per-call options of {@link PaymentPipeline.start}. */
@@ -130,6 +133,7 @@ export class PaymentPipeline {
       },
       learned: new Map<string, ChosenTerms<Terms>>(),
       paid: options.paid,
+      receipts: options.receipts ?? 'strict',
     };
   }
 

@@ -2,6 +2,7 @@
  * The public data shapes of a paid call: what it returns, how it pays, the tokens it may pay in,
  * and what the budget holds.
  */
+import type { ReceiptCheck } from './receipt-check';
 import type { Address, Hex } from 'viem';
 import type { Skill } from '../registry/read';
 import type { Caip2Network } from '../x402/index';
@@ -33,6 +34,12 @@ export interface PaymentReceipt {
    * server confirmed it; what the voucher allowed when it sent no confirmation).
    */
   chargedCumulativeAmount?: string;
+  /**
+   * The skill server's signed receipt of this call (`X-Receipt`), as checked against the listing's
+   * `receiptSigner`, the body received and this payment; undefined when the server signs none (or
+   * the listing names no signer).
+   */
+  signed?: ReceiptCheck;
 }
 
 /** Result of {@link SkillMarket.callWithReceipt}. */

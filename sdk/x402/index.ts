@@ -226,3 +226,21 @@ export {
 } from './facilitator';
 /** The bazaar extension's service metadata rules (serviceName, tags, iconUrl), for catalogues and their sources alike. */
 export { catalogueIconUrl, catalogueTags, isCatalogueText, serviceMetadata, type ServiceMetadata } from './bazaar-metadata';
+export {
+  RECEIPT_HEADER,
+  bodyDigest,
+  signSkillReceipt,
+  receiptHash,
+  receiptSignerOf,
+  encodeReceiptHeader,
+  parseSkillReceipt,
+  readReceiptHeader,
+  receiptProblem,
+  signOfferReceipt,
+  OFFER_RECEIPT_EXTENSION,
+  type OfferReceiptPayload,
+  type SkillReceiptPayload,
+  type SignedSkillReceipt,
+  type ReceiptSigningAccount,
+  type ReceiptExpectations,
+} from './receipt';

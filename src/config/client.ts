@@ -137,6 +137,7 @@ export interface ServeEnv {
   channelsStore: string | undefined;
   /** Private key of the channels' receiver authorizer (MARKET_RECEIVER_AUTHORIZER_KEY); default the facilitator's. */
   receiverAuthorizerKey: string | undefined;
+  receiptKey: string | undefined;
   /** DATABASE_URL: channels in PostgreSQL, shared by every instance of the server. */
   databaseUrl: string | undefined;
 }
@@ -157,6 +158,7 @@ export function readServeEnv(env: Env): ServeEnv {
     channelsDir: read(env, 'MARKET_CHANNELS_DIR'),
     channelsStore: read(env, 'MARKET_CHANNELS_STORE'),
     receiverAuthorizerKey: read(env, 'MARKET_RECEIVER_AUTHORIZER_KEY'),
+    receiptKey: read(env, 'MARKET_RECEIPT_KEY'),
     databaseUrl: readPostgresUrl(env, 'DATABASE_URL'),
   };
 }

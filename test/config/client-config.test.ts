@@ -95,4 +95,10 @@ describe('the rest of a client', () => {
     expect(readServeEnv({}).logLevel).toBe('info');
     expect(() => readServeEnv({ LOG_LEVEL: 'loud' })).toThrow('LOG_LEVEL must be one of');
   });
+
+  it('reads the skill server’s receipt key from MARKET_RECEIPT_KEY, and none without it', () => {
+    const key = `0x${'11'.repeat(32)}`;
+    expect(readServeEnv({ MARKET_RECEIPT_KEY: key }).receiptKey).toBe(key);
+    expect(readServeEnv({}).receiptKey).toBeUndefined();
+  });
 });

@@ -69,6 +69,7 @@ describe('skill server CORS by default', () => {
       'PAYMENT-REQUIRED',
       'PAYMENT-RESPONSE',
       'X-PAYMENT-RESPONSE',
+      'X-Receipt',
       'X-Payment-Replayed',
       'Retry-After',
       'X-Request-Id',

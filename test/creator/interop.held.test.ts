@@ -9,7 +9,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'bun:test';
 import type { Address } from 'viem';
 import { serve, skill, type ServeOptions, type SkillServer } from 'skill-market/creator';
-import { decodeSettleResponse } from 'skill-market/x402';
+import { decodeSettleResponse, readReceiptHeader } from 'skill-market/x402';
 import { type LocalChain, startChain, type TestAccount } from '../support/chain';
 import { oneDatabase } from '../support/database';
 import { type FacilitatorFixture, startFacilitatorFixture } from '../support/facilitator';
@@ -96,6 +96,12 @@ for (const kind of oneDatabase) {
       expect(receipt).toMatchObject({ success: true, payer: payer.address, network: chain.network });
       const mined = await chain.publicClient.getTransactionReceipt({ hash: receipt.transaction as `0x${string}` });
       expect(mined.status).toBe('success');
+      // The released result carries its signed receipt, for that transaction.
+      const signed = readReceiptHeader(res.headers);
+      expect(signed?.type === 'receipt' && signed.receipt.payload).toMatchObject({
+        transaction: receipt.transaction,
+        amount: String(PRICE),
+      });
       expect(runs.shout - before).toBe(1);
       expect(await balances(chain, payer.address, payee)).toEqual([payerBefore - PRICE, payeeBefore + PRICE]);
     }, 60_000);

@@ -4,6 +4,7 @@
  * that records what the server says.
  */
 import type { Address, LocalAccount } from 'viem';
+import { generatePrivateKey } from 'viem/accounts';
 import type { CreatorLogger, ServeOptions } from 'skill-market/creator';
 import {
   decodePaymentRequired,
@@ -53,6 +54,9 @@ export const chainAsset = (chain: LocalChain): AssetInfo => ({
   decimals: chain.token.decimals,
 });
 
+/** The receipt key test skill servers sign with unless a test gives another. */
+const TEST_RECEIPT_KEY = generatePrivateKey();
+
 /**
  * serve() options of a skill server on a free loopback port, paid in the chain's token through the
  * facilitator at `facilitatorUrl`, registering and tracking nothing, logging to a
@@ -74,6 +78,9 @@ export function loopbackServeOptions(
     trackCalls: false,
     logger: recordingLogger(),
     env: {},
+    // One receipt key for every test server, as a server's kept key outlives its restarts (and a
+    // server without one would keep a new one in .market/ of the working directory).
+    receiptKey: TEST_RECEIPT_KEY,
     ...extra,
   };
 }

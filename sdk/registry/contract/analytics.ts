@@ -16,6 +16,30 @@ const ChargedCumulativeAmount = T.String({
   description: 'the channel’s cumulative charge after this call, in atomic token units (with channelId)',
 });
 
+const Uint = T.String({ pattern: '^(0|[1-9][0-9]{0,77})$' });
+/**
+ * A skill server's signed receipt of the call (x402/receipt.ts, the `X-Receipt` header): the
+ * registry checks it against the skill's `receiptSigner`, its price and the record, and its amount
+ * against what the chain shows for the payment.
+ */
+export const SignedReceiptBody = T.Object({
+  format: T.Literal('eip712'),
+  signature: T.String({ pattern: '^0x[0-9a-fA-F]{130}$' }),
+  payload: T.Object({
+    version: T.Literal(1),
+    resourceUrl: T.String({ maxLength: 2048 }),
+    skill: T.String({ maxLength: 200 }),
+    network: T.String({ pattern: '^eip155:[1-9][0-9]{0,15}$' }),
+    scheme: T.String({ maxLength: 64 }),
+    payer: T.String({ pattern: ADDRESS_PATTERN }),
+    amount: Uint,
+    transaction: T.String({ maxLength: 200 }),
+    cumulativeAmount: Uint,
+    issuedAt: T.Integer({ minimum: 0 }),
+    bodyDigest: T.String({ pattern: HASH_PATTERN }),
+  }),
+});
+
 /**
  * `POST /analytics/view` body: a page view of one skill. No credential; the registry counts it once
  * per client IP per skill within its window (an hour unless configured) and answers {@link Recorded}.
@@ -54,6 +78,7 @@ export const CallBody = T.Object({
   ),
   channelId: T.Optional(ChannelId),
   chargedCumulativeAmount: T.Optional(ChargedCumulativeAmount),
+  receipt: T.Optional(SignedReceiptBody),
 });
 /** The {@link CallBody} schema's type. */
 export type CallBody = Static<typeof CallBody>;
@@ -84,12 +109,21 @@ export type CallsBody = Static<typeof CallsBody>;
  * The outcome of one record of a {@link CallsBody}: `recorded`, `duplicate` (its `paymentRef` was
  * already recorded: not an error), or `refused` with a `reason` (`unknown-skill`, `not-yours`,
  * `invalid-amount`, `counted-elsewhere`: its payment already counts as a call of another skill) and
- * a readable `message`; a refused record will not be accepted if re-sent.
+ * a readable `message`; a refused record will not be accepted if re-sent. `invalid-receipt`: the
+ * record's signed receipt is not the skill's (another signer than its `receiptSigner`), is for more
+ * than its price, names another payment or amount than the record, or another amount than the
+ * chain shows the payment moved.
  */
 export const CallOutcome = T.Object({
   status: T.Union([T.Literal('recorded'), T.Literal('duplicate'), T.Literal('refused')]),
   reason: T.Optional(
-    T.Union([T.Literal('unknown-skill'), T.Literal('not-yours'), T.Literal('invalid-amount'), T.Literal('counted-elsewhere')]),
+    T.Union([
+      T.Literal('unknown-skill'),
+      T.Literal('not-yours'),
+      T.Literal('invalid-amount'),
+      T.Literal('counted-elsewhere'),
+      T.Literal('invalid-receipt'),
+    ]),
   ),
   message: T.Optional(T.String()),
 });
@@ -159,6 +193,7 @@ export const UsageBody = T.Object({
       description: 'what that deposit put in, atomic units',
     }),
   ),
+  receipt: T.Optional(SignedReceiptBody),
 });
 /** The {@link UsageBody} schema's type. */
 export type UsageBody = Static<typeof UsageBody>;
@@ -353,6 +388,7 @@ export const UsageRecordView = T.Object({
   verificationReason: Nullable(T.String(), 'why the check rejected the payment (or why it is still pending); null otherwise'),
   scheme: T.Union([T.Literal('exact'), T.Literal('upto'), T.Literal('batch-settlement')]),
   channel: Nullable(UsageChannelView),
+  receipt: T.Optional(SignedReceiptBody),
   createdAt: Timestamp(),
 });
 /** The {@link UsageRecordView} schema's type. */

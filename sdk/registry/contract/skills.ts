@@ -86,6 +86,9 @@ export const RegisterSkill = T.Object({
   endpoint: T.String({ minLength: 1, maxLength: 2048, description: 'the skill server base URL, or the full call URL ending in /<name>' }),
   price: Price,
   paymentAddress: T.String({ description: '0x address that receives payments' }),
+  receiptSigner: T.Optional(
+    T.String({ description: '0x address of the key the skill server signs its answers’ receipts with; omitted: the listed one is kept' }),
+  ),
   description: T.Optional(
     T.String({ maxLength: 500, description: DESCRIPTION_LIMIT, error: `Invalid request: field "description": ${DESCRIPTION_LIMIT}` }),
   ),
@@ -165,6 +168,10 @@ export const SkillView = T.Object({
   network: T.String({ pattern: '^eip155:[1-9][0-9]{0,15}$', description: 'CAIP-2 payment network' }),
   endpoint: T.String({ minLength: 1, maxLength: 2048, description: 'the full call URL: POST here' }),
   paymentAddress: T.String({ pattern: ADDRESS_PATTERN, description: 'who receives payments: the 402 payTo' }),
+  receiptSigner: Nullable(
+    T.String({ pattern: ADDRESS_PATTERN }),
+    'address that signs the skill server’s receipts (X-Receipt) on paid answers; null: it signs none',
+  ),
   inputSchema: Nullable(T.Record(T.String(), T.Unknown())),
   outputSchema: Nullable(T.Record(T.String(), T.Unknown())),
   category: Nullable(T.String()),

@@ -157,6 +157,7 @@ export async function serveCommand(args: string[]): Promise<void> {
       logger,
       ...(metrics ? { observe: metrics.observer, routes: skillServerMetricsRoutes(metrics, metricsConfig, logger) } : {}),
       channels: channels.option,
+      ...(env.receiptKey !== undefined ? { receiptKey: env.receiptKey } : {}),
       hostname: host,
       ...(port !== undefined ? { port } : {}),
       ...(wallet !== undefined ? { wallet } : {}),

@@ -1,4 +1,4 @@
-import { bigint, date, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, date, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
 import { atomicAmount } from './amounts';
 import { skills } from './catalogue';
@@ -92,6 +92,14 @@ export const skillCalls = pgTable(
     paymentNonce: text('payment_nonce'),
     /** The on-chain check of `paymentRef`; its status says whether this call was paid. */
     paymentId: uuid('payment_id').references(() => paymentVerifications.id, { onDelete: 'set null' }),
+    /** The amount the skill server's signed receipt of the call names (checked against the listing when recorded). */
+    receiptAmount: atomicAmount('receipt_amount'),
+    /**
+     * The receipt against the chain: `pending` until the payment is checked, then `matches` or
+     * `mismatch` (the receipt names another amount than the chain shows moved: flagged; revenue
+     * is what the chain shows either way). Null: the call came without a receipt.
+     */
+    receiptCheck: text('receipt_check', { enum: ['pending', 'matches', 'mismatch'] }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
   },
   (t) => [
@@ -127,6 +135,8 @@ export const usageRecords = pgTable(
     depositTransaction: text('deposit_transaction'),
     /** What that deposit put into the channel, when the client said. */
     depositAmount: atomicAmount('deposit_amount'),
+    /** The skill server's signed receipt of the call (x402/receipt.ts), as the buyer kept it; checked against the listing when recorded. */
+    receipt: jsonb('receipt'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
   },
   (t) => [

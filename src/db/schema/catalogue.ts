@@ -48,6 +48,8 @@ export const skills = pgTable(
     network: text('network').notNull(),
     endpoint: text('endpoint').notNull(),
     paymentAddress: text('payment_address').notNull(),
+    /** Address of the key the skill server signs its answers' receipts with (sent at registration); null: it signs none. */
+    receiptSigner: text('receipt_signer'),
     inputSchema: jsonb('input_schema'),
     outputSchema: jsonb('output_schema'),
     category: text('category'),

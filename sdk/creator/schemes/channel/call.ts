@@ -28,10 +28,12 @@ import {
   acceptedMatches,
   BATCH_SETTLEMENT_SCHEME,
   channelIdOf,
+  decodeBase64Json,
   encodeBase64Json,
   formatPrice,
   PAYMENT_RESPONSE_HEADER,
   type PaymentRequirements,
+  RECEIPT_HEADER,
   X_PAYMENT_RESPONSE_HEADER,
 } from '../../../x402/index';
 import { voucherSignedBy } from './voucher-check';
@@ -242,7 +244,12 @@ function resent(state: ChannelState, payment: ChannelPayment, call: PaidRequest)
   if (!last || payment.type === 'refund') return undefined;
   if (payment.signature.toLowerCase() !== state.signature.toLowerCase()) return undefined;
   if (payment.maxClaimableAmount !== BigInt(state.signedMaxClaimable) || last.call !== callDigest(call)) return undefined;
-  const headers = { 'Content-Type': 'application/json', ...paymentResponse(last.receipt), 'X-Payment-Replayed': 'true' };
+  const headers = {
+    'Content-Type': 'application/json',
+    ...paymentResponse(last.receipt),
+    ...(last.signed ? { [RECEIPT_HEADER]: last.signed } : {}),
+    'X-Payment-Replayed': 'true',
+  };
   return { status: 200, headers, body: last.body };
 }
 
@@ -343,10 +350,20 @@ async function paid(
     channelId: payment.channelId,
     chargedCumulativeAmount: next.chargedCumulativeAmount,
   };
-  const response = jsonAnswer(200, run.body, paymentResponse(receipt));
+  const answer = await deps.kit.paidAnswer(route, settled, run.body, paymentResponse(receipt));
+  const response = answer.response;
   // Kept for a resend of this voucher (a lost answer); an answer too large to keep is not.
-  if (response.body.length <= MAX_KEPT_ANSWER) next.lastAnswer = { call: callDigest(call), body: response.body, receipt };
-  return { next, value: { response, settled } };
+  // With the receipts as sent (the offer-receipt in PAYMENT-RESPONSE, the signed one), so a resend carries them too.
+  const sent = response.headers[PAYMENT_RESPONSE_HEADER];
+  const signed = response.headers[RECEIPT_HEADER];
+  if (response.body.length <= MAX_KEPT_ANSWER)
+    next.lastAnswer = {
+      call: callDigest(call),
+      body: response.body,
+      receipt: sent ? (decodeBase64Json(sent, 'malformed_settle_response', 'PAYMENT-RESPONSE') as Record<string, unknown>) : receipt,
+      ...(signed ? { signed } : {}),
+    };
+  return { next, value: { response, settled: answer.settled } };
 }
 
 async function refund(

@@ -60,6 +60,8 @@ export interface StoredAnswer {
   body: string;
   /** The `PAYMENT-RESPONSE` it carried, decoded. */
   receipt: Record<string, unknown>;
+  /** The signed receipt it carried (the `X-Receipt` header's value), when the server signs them; absent in states of older versions. */
+  signed?: string;
 }
 
 /** What {@link ChannelStore.update}'s work answers: the state to keep (`null` deletes it, absent keeps it as it was) and a value. */

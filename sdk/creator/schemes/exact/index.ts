@@ -141,8 +141,14 @@ export function createExactScheme(deps: ExactSchemeDeps): ServerScheme {
       return kit.required(route, receipt.errorReason ?? 'settlement_failed');
     }
     deps.payers.settled(payer);
-    kit.settled(settledCall(route, receipt, payment.authorization));
-    return jsonAnswer(200, run.body, settleResponseHeaders(receipt));
+    const answer = await kit.paidAnswer(
+      route,
+      settledCall(route, receipt, payment.authorization),
+      run.body,
+      settleResponseHeaders(receipt),
+    );
+    kit.settled(answer.settled);
+    return answer.response;
   };
 
   const pay = async (call: PaidRequest): Promise<StoredResponse> => {

@@ -24,7 +24,7 @@ import { failure } from '../../http';
 import type { ProofLedger } from './ledger';
 import { callSafely, errorText, type CreatorLogger } from '../../logger';
 import { paymentRequired } from '../../paid-call';
-import type { SettledCall, SkillRoute } from '../../scheme';
+import type { SchemeKit, SettledCall, SkillRoute } from '../../scheme';
 import { VALID_BEFORE_MARGIN_SECONDS } from './payers';
 
 /** A held call: what is needed to ask about its payment and to finish it. */
@@ -44,6 +44,8 @@ export interface SettlementWatcherOptions {
   /** The chain, when the skill server was given an RPC URL. */
   chain?: AuthorizationStateReader | undefined;
   onSettled?: ((call: SettledCall) => void) | undefined;
+  /** Adds the receipts to a released result's headers (the kit's `signBody`); none: released as held. */
+  sign?: SchemeKit['signBody'] | undefined;
   now?: () => number;
   /** First look after this many ms, doubling up to `maxDelayMs`; default 500. */
   firstDelayMs?: number;
@@ -162,7 +164,7 @@ export function createSettlementWatcher(options: SettlementWatcherOptions): Sett
     return WAIT;
   };
 
-  const finish = (call: HeldCall, verdict: Extract<Verdict, { type: 'confirmed' | 'failed' }>) => {
+  const finish = async (call: HeldCall, verdict: Extract<Verdict, { type: 'confirmed' | 'failed' }>) => {
     const { route, key } = call;
     const a = call.payment.authorization;
     if (verdict.type === 'failed') {
@@ -183,10 +185,13 @@ export function createSettlementWatcher(options: SettlementWatcherOptions): Sett
       network: route.terms.requirements.network,
       payer: a.from,
     };
-    ledger.complete(key, { ...held, headers: { ...held.headers, ...settleResponseHeaders(receipt) } });
+    const headers = { ...held.headers, ...settleResponseHeaders(receipt) };
+    const answer = options.sign
+      ? await options.sign(route, settledCall(route, receipt, a), held.body, headers)
+      : { headers, settled: settledCall(route, receipt, a) };
+    ledger.complete(key, { ...held, headers: answer.headers });
     logger.info('payment confirmed; held result released', { skill: route.name, payer: a.from, transaction: verdict.transaction });
-    const settled = settledCall(route, receipt, a);
-    callSafely(logger, 'call tracking', () => options.onSettled?.(settled));
+    callSafely(logger, 'call tracking', () => options.onSettled?.(answer.settled));
   };
 
   const giveUp = (call: HeldCall) => {
@@ -213,8 +218,8 @@ export function createSettlementWatcher(options: SettlementWatcherOptions): Sett
         })
         .then((verdict) => {
           if (verdict.type === 'confirmed' || verdict.type === 'failed') {
-            watching--;
-            return finish(call, verdict);
+            // Counted as watched until its answer is complete (a released result is signed first).
+            return finish(call, verdict).finally(() => watching--);
           }
           if (verdict.type === 'unresolved' || past(call, giveUpAfterMs)) {
             watching--;

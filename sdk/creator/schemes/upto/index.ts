@@ -112,21 +112,21 @@ export function createUptoScheme(deps: UptoSchemeDeps): UptoScheme {
       logger.warn('settlement refused; result withheld', { skill: route.name, reason: receipt.errorReason });
       return kit.required(route, receipt.errorReason ?? 'settlement_failed');
     }
-    if (run.charged > 0n) {
-      kit.settled({
-        skill: route.name,
-        scheme: UPTO_SCHEME,
-        amount: formatPrice(run.charged, route.terms.asset.decimals),
-        amountAtomic: run.charged.toString(),
-        payer: receipt.payer ?? a.from,
-        transaction: receipt.transaction,
-        nonce: '',
-        network: receipt.network,
-      });
-    }
+    const settled = {
+      skill: route.name,
+      scheme: UPTO_SCHEME,
+      amount: formatPrice(run.charged, route.terms.asset.decimals),
+      amountAtomic: run.charged.toString(),
+      payer: receipt.payer ?? a.from,
+      transaction: receipt.transaction,
+      nonce: '',
+      network: receipt.network,
+    };
     // The scheme's receipt names the amount charged (the upto SettlementResponse's `amount`).
     const value = encodeBase64Json({ ...receipt, amount: run.charged.toString() });
-    return jsonAnswer(200, run.body, { [PAYMENT_RESPONSE_HEADER]: value, [X_PAYMENT_RESPONSE_HEADER]: value });
+    const answer = await kit.paidAnswer(route, settled, run.body, { [PAYMENT_RESPONSE_HEADER]: value, [X_PAYMENT_RESPONSE_HEADER]: value });
+    if (run.charged > 0n) kit.settled(answer.settled);
+    return answer.response;
   };
 
   return {

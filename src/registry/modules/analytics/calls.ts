@@ -8,7 +8,7 @@
  * a call at once, a paid call and revenue once the chain shows it claimed (channel-revenue).
  */
 import type { CallBody, CallOutcome } from 'skill-market/registry';
-import { and, inArray, isNotNull } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull } from 'drizzle-orm';
 import { paymentVerifications, skillCalls } from '../../../db/schema';
 import { AppError } from '../../../http';
 import type { ServiceContext } from '../../context';
@@ -17,12 +17,21 @@ import { type ChannelCall, channelCallOf, recordChannelCalls } from '../channel-
 import { priceToAtomic } from '../skills';
 import { type SkillFacts, skillsByIds } from './skill-facts';
 import { countCalls } from '../stats';
+import { chainRefusal, receiptRefusal } from './receipts';
 import { tokenDecimals } from '../../../config/chain';
 
 /** Largest amount a call record stores (a uint256, as a token can hold). */
 const MAX_STORED_AMOUNT = 2n ** 256n - 1n;
 
-type Accepted = { index: number; skill: SkillFacts; amount: bigint | null; paymentRef: string | null; nonce: string | null };
+type Accepted = {
+  index: number;
+  skill: SkillFacts;
+  amount: bigint | null;
+  paymentRef: string | null;
+  nonce: string | null;
+  /** The amount the record's signed receipt names, and how it stands against the chain. */
+  receipt?: { amount: bigint; check: 'pending' | 'matches' };
+};
 
 const refused = (reason: NonNullable<CallOutcome['reason']>, message: string): CallOutcome => ({ status: 'refused', reason, message });
 
@@ -38,8 +47,12 @@ export async function recordCalls(ctx: ServiceContext, userId: string, calls: re
     if (!skill) outcomes[index] = refused('unknown-skill', 'Skill not found');
     else if (skill.creatorId !== userId) outcomes[index] = refused('not-yours', 'Only the skill’s creator can record its calls');
     else if (call.channelId !== undefined || call.chargedCumulativeAmount !== undefined) {
-      const channel = channelCallOf(call, skill, tokenDecimals(ctx.config.chain, skill.network), ctx.clock.now());
+      const decimals = tokenDecimals(ctx.config.chain, skill.network);
+      const channel = channelCallOf(call, skill, decimals, ctx.clock.now());
+      // A channel's receipt names the record's charge and cumulative charge; the chain's claims decide revenue as always.
+      const bad = typeof channel === 'string' ? undefined : await receiptRefusal(call, skill, channel.amount, decimals);
       if (typeof channel === 'string') outcomes[index] = refused('invalid-amount', channel);
+      else if (bad) outcomes[index] = refused('invalid-receipt', `Receipt refused: ${bad}`);
       else channelCalls.push({ index, call: channel });
     } else {
       try {
@@ -53,12 +66,20 @@ export async function recordCalls(ctx: ServiceContext, userId: string, calls: re
               : priceToAtomic(call.amount, 'amount', decimals);
         if (amount !== null && amount > MAX_STORED_AMOUNT)
           throw new AppError('VALIDATION', 'Invalid request: field "amountAtomic": too large');
+        const bad = await receiptRefusal(call, skill, amount, decimals);
+        if (bad) {
+          outcomes[index] = refused('invalid-receipt', `Receipt refused: ${bad}`);
+          continue;
+        }
         accepted.push({
           index,
           skill,
           amount,
           paymentRef: call.paymentRef ?? null,
           nonce: call.paymentRef && call.paymentNonce ? call.paymentNonce.toLowerCase() : null,
+          ...(call.receipt && skill.receiptSigner
+            ? { receipt: { amount: BigInt(call.receipt.payload.amount), check: 'pending' as const } }
+            : {}),
         });
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
@@ -74,6 +95,19 @@ export async function recordCalls(ctx: ServiceContext, userId: string, calls: re
     if (countsFor === undefined || countsFor === a.skill.id) continue;
     outcomes[a.index] = refused('counted-elsewhere', 'This payment already counts as a call of another skill');
     accepted.splice(i, 1);
+  }
+  // A receipt of a payment the chain check already decided is held against what the chain showed.
+  const shown = await chainAmounts(ctx, accepted);
+  for (let i = accepted.length - 1; i >= 0; i--) {
+    const a = accepted[i]!;
+    const onChain = a.receipt && shown.get(`${a.skill.id}\n${a.paymentRef?.toLowerCase()}\n${a.nonce ?? ''}`);
+    if (!a.receipt || onChain === undefined) continue;
+    const bad = chainRefusal(a.receipt.amount, onChain);
+    if (!bad) a.receipt.check = 'matches';
+    else {
+      outcomes[a.index] = refused('invalid-receipt', `Receipt refused: ${bad}`);
+      accepted.splice(i, 1);
+    }
   }
   if (accepted.length === 0 && channelCalls.length === 0) return outcomes;
 
@@ -115,6 +149,8 @@ export async function recordCalls(ctx: ServiceContext, userId: string, calls: re
                 paymentRef: a.paymentRef,
                 paymentNonce: a.nonce,
                 paymentId: paymentIds.get(key(a)) ?? null,
+                receiptAmount: a.receipt?.amount ?? null,
+                receiptCheck: a.receipt?.check ?? null,
                 createdAt: now,
               })),
             )
@@ -145,7 +181,7 @@ export async function recordCall(ctx: ServiceContext, userId: string, call: Call
       ? 'NOT_FOUND'
       : outcome!.reason === 'not-yours'
         ? 'FORBIDDEN'
-        : outcome!.reason === 'counted-elsewhere'
+        : outcome!.reason === 'counted-elsewhere' || outcome!.reason === 'invalid-receipt'
           ? 'CONFLICT'
           : 'VALIDATION';
   throw new AppError(code, outcome!.message!);
@@ -169,4 +205,29 @@ async function countedElsewhere(ctx: ServiceContext, accepted: readonly Accepted
       ),
     );
   return new Map(rows.map((r) => [`${r.txHash}\n${r.nonce}`, r.skillId]));
+}
+
+/** What the chain showed each already-verified payment among the receipted records moved, by skill, transaction and nonce. */
+async function chainAmounts(ctx: ServiceContext, accepted: readonly Accepted[]): Promise<Map<string, bigint>> {
+  const named = accepted.filter((a) => a.receipt && a.paymentRef !== null);
+  if (named.length === 0) return new Map();
+  const rows = await ctx.db
+    .select({
+      skillId: paymentVerifications.skillId,
+      txHash: paymentVerifications.txHash,
+      nonce: paymentVerifications.nonce,
+      amount: paymentVerifications.amount,
+    })
+    .from(paymentVerifications)
+    .where(
+      and(
+        inArray(
+          paymentVerifications.txHash,
+          named.map((a) => a.paymentRef!.toLowerCase()),
+        ),
+        eq(paymentVerifications.status, 'verified'),
+        isNotNull(paymentVerifications.amount),
+      ),
+    );
+  return new Map(rows.map((r) => [`${r.skillId}\n${r.txHash}\n${r.nonce ?? ''}`, r.amount!]));
 }

@@ -38,6 +38,7 @@ export async function listUsage(
       cumulative: usageRecords.cumulative,
       depositTransaction: usageRecords.depositTransaction,
       depositAmount: usageRecords.depositAmount,
+      receipt: usageRecords.receipt,
       network: skills.network,
       verification: paymentStatus(usageRecords.paymentId),
       verificationReason: paymentReason(usageRecords.paymentId),
@@ -53,7 +54,7 @@ export async function listUsage(
   const last = page[page.length - 1];
   const channels = await channelViewsOf(ctx.db, page);
   return {
-    records: page.map(({ channelId, cumulative, depositTransaction, depositAmount, paidBy, ...r }, i): UsageRecordView => {
+    records: page.map(({ channelId, cumulative, depositTransaction, depositAmount, paidBy, receipt, ...r }, i): UsageRecordView => {
       const amount = BigInt(r.amount);
       const channel = channels[i] ?? null;
       return {
@@ -66,6 +67,8 @@ export async function listUsage(
         // A transfer is `exact` until its check shows an `upto` settlement.
         scheme: channel ? 'batch-settlement' : (paidBy ?? 'exact'),
         channel,
+        // The signed receipt the buyer kept, when there is one.
+        ...(receipt ? { receipt: receipt as UsageRecordView['receipt'] } : {}),
         createdAt: r.createdAt.toISOString(),
       };
     }),

@@ -10,6 +10,7 @@ import { decodeCursor, isIsoInstant } from '../../lib/cursor';
 import { countRejectedPayments, listSkillPayments, nominatePayment } from '../payment-verification';
 import { DEFAULT_LIMIT } from '../skills';
 import { type ChannelRefresher, type ChannelTotals, channelTotals, channelUsageOf, listChannels } from '../channel-revenue';
+import { receiptRefusal } from './receipts';
 import { skillById } from './skill-facts';
 import { countFavorite, countView, dayOf } from '../stats';
 
@@ -49,12 +50,25 @@ export async function recordUsage(ctx: ServiceContext, userId: string, input: Us
   const decimals = tokenDecimals(ctx.config.chain, skill.network);
   const amount = usageAmount(input, decimals);
   const channel = channelUsageOf(input, amount);
+  // The buyer's kept receipt: checked like a creator's call record, against the listing and the record.
+  const refused = await receiptRefusal(input, skill, amount, decimals);
+  if (refused) throw new AppError('VALIDATION', `Invalid request: field "receipt": ${refused}`, [{ field: 'receipt', message: refused }]);
+  const receipt = input.receipt && skill.receiptSigner ? { receipt: input.receipt } : {};
   const now = ctx.clock.now();
   return ctx.db.transaction(async (tx) => {
     const paymentId = input.paymentRef ? (await nominatePayment(tx, ctx.config.chain, skill, input.paymentRef, now)).id : null;
     const inserted = await tx
       .insert(usageRecords)
-      .values({ skillId: skill.id, userId, amount, paymentRef: input.paymentRef ?? null, paymentId, ...channel, createdAt: now })
+      .values({
+        skillId: skill.id,
+        userId,
+        amount,
+        paymentRef: input.paymentRef ?? null,
+        paymentId,
+        ...channel,
+        ...receipt,
+        createdAt: now,
+      })
       .onConflictDoNothing()
       .returning({ id: usageRecords.id });
     return inserted.length > 0;

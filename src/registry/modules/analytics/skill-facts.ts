@@ -12,6 +12,7 @@ const facts = {
   countFloorUntil: skills.countFloorUntil,
   paymentAddress: skills.paymentAddress,
   network: skills.network,
+  receiptSigner: skills.receiptSigner,
 };
 
 export type SkillFacts = {
@@ -22,6 +23,7 @@ export type SkillFacts = {
   countFloorUntil: Date | null;
   paymentAddress: string;
   network: string;
+  receiptSigner: string | null;
 };
 
 /** @throws AppError NOT_FOUND */

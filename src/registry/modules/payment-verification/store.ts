@@ -1,10 +1,10 @@
-import { and, asc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, isNull, lte, sql } from 'drizzle-orm';
 import type { PaymentVerificationConfig } from '../../../config';
 import type { Database } from '../../../db';
 import { PAYMENT_REVERTED_REASON } from 'skill-market/registry';
 import { BYTES32_PATTERN, rescaleAtomic, USDC_DECIMALS } from 'skill-market/x402';
 import { type ChainConfig, tokenDecimals } from '../../../config/chain';
-import { paymentVerifications, skills, usageRecords } from '../../../db/schema';
+import { paymentVerifications, skillCalls, skills, usageRecords } from '../../../db/schema';
 import { countBuyer, countPaidCall } from '../stats';
 import { type CountFloor, countablePrice } from '../skills';
 import { provenAddresses } from '../wallets';
@@ -178,6 +178,17 @@ export async function claimPayment(db: Database, id: string, now: Date, leaseSec
   return claimed.length > 0;
 }
 
+/**
+ * The signed receipts of the calls paid by check `id`, held against what the chain shows it moved:
+ * `matches`, or `mismatch` (flagged; the revenue counted is the chain's amount either way).
+ */
+async function checkReceipts(tx: Tx, id: string, amount: bigint): Promise<void> {
+  await tx
+    .update(skillCalls)
+    .set({ receiptCheck: sql`case when ${skillCalls.receiptAmount} = ${amount.toString()}::numeric then 'matches' else 'mismatch' end` })
+    .where(and(eq(skillCalls.paymentId, id), isNotNull(skillCalls.receiptAmount)));
+}
+
 /** What the chain shows for a check: the transfers it may be counted as (see checkPaymentOnChain). */
 export interface FoundPayment {
   transfers: readonly { payer: string; logIndex: number }[];
@@ -248,6 +259,7 @@ export async function markVerified(
       });
       await countPaidCall(tx, check.skillId, found.amount, check.createdAt);
       await countBuyer(tx, check.skillId, transfer.payer, 1);
+      await checkReceipts(tx, id, found.amount);
       // The creator hears of it in the same transaction: an event exists exactly when the call counts.
       const [skill] = await tx.select({ creatorId: skills.creatorId, slug: skills.slug }).from(skills).where(eq(skills.id, check.skillId));
       if (skill) {
@@ -294,6 +306,7 @@ export async function markVerified(
         blockNumber: found.blockNumber,
         scheme: found.scheme ?? 'exact',
       });
+      await checkReceipts(tx, id, found.amount);
       return 'repeat';
     }
     await decide({ status: 'rejected', reason: COUNTED_ELSEWHERE_REASON, payer: paid[0]!.payer });

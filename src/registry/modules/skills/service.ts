@@ -36,6 +36,8 @@ export async function registerSkill(
     network: input.network ?? DEFAULT_NETWORK,
     endpoint: callUrlOf(input.endpoint, input.name, ctx.config),
     paymentAddress: paymentAddressOf(input.paymentAddress),
+    // A registration without one (an older skill server) leaves the listed receipt signer as it is.
+    ...(input.receiptSigner === undefined ? {} : { receiptSigner: paymentAddressOf(input.receiptSigner, 'receiptSigner') }),
     inputSchema: schemaOf('inputSchema', input.inputSchema),
     outputSchema: schemaOf('outputSchema', input.outputSchema),
     category: input.category ?? null,
@@ -174,6 +176,7 @@ function sameValues(
     row.network === values.network &&
     row.endpoint === values.endpoint &&
     row.paymentAddress === values.paymentAddress &&
+    (values.receiptSigner === undefined || row.receiptSigner === values.receiptSigner) &&
     row.category === values.category &&
     canonical(row.inputSchema) === canonical(values.inputSchema) &&
     canonical(row.outputSchema) === canonical(values.outputSchema)

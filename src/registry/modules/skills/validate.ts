@@ -20,10 +20,10 @@ export function priceToAtomic(price: string | number, field = 'price', decimals 
 }
 
 /** An EIP-55 checksummed address; a mixed-case address with a bad checksum is refused. */
-export function paymentAddressOf(address: string): string {
-  if (!ADDRESS_PATTERN.test(address)) throw invalid('paymentAddress', 'must be a 42-character 0x address');
+export function paymentAddressOf(address: string, field = 'paymentAddress'): string {
+  if (!ADDRESS_PATTERN.test(address)) throw invalid(field, 'must be a 42-character 0x address');
   const checksummed = checksumAddress(address);
-  if (!checksummed) throw invalid('paymentAddress', 'has an invalid EIP-55 checksum');
+  if (!checksummed) throw invalid(field, 'has an invalid EIP-55 checksum');
   return checksummed;
 }
 

@@ -76,6 +76,7 @@ export function toSkillView(
     network: skill.network,
     endpoint: skill.endpoint,
     paymentAddress: skill.paymentAddress,
+    receiptSigner: skill.receiptSigner,
     inputSchema: (skill.inputSchema as Record<string, unknown> | null) ?? null,
     outputSchema: (skill.outputSchema as Record<string, unknown> | null) ?? null,
     category: skill.category,
