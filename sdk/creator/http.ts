@@ -18,6 +18,7 @@ export const EXPOSED_HEADERS = [
   PAYMENT_RESPONSE_HEADER,
   X_PAYMENT_RESPONSE_HEADER,
   'X-Payment-Replayed',
+  'X-Trial-Calls-Left',
   'Retry-After',
   'X-Request-Id',
 ].join(', ');

@@ -31,6 +31,7 @@ export {
   type SkillOptions,
   type SkillHandler,
   type SkillContext,
+  type Trial,
 } from './skill';
 export { serve, DEFAULT_PORT, type ServeOptions, type RegistrationOptions, type SkillServer } from './serve';
 export {
@@ -41,7 +42,11 @@ export {
   DEFAULT_HOLD_MS,
   type SkillHandlerOptions,
   type SkillRequestHandler,
+  type Peer,
+  type TrialOptions,
 } from './handler';
+export type { TrialStore, TrialUse, TrialTake } from './trial/store';
+export type { Period } from './trial/period';
 export {
   register,
   mergeGroups,

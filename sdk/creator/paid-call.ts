@@ -10,13 +10,21 @@ import { callSafely, errorText, type CreatorLogger } from './logger';
 import { outcomeOf, type RunMarks, type ServerObserver } from './observer';
 import { runHandler } from './run';
 import type { PaidRequest, RunOptions, SchemeKit, ServerScheme, SettledCall, SkillRoute, SkillRun } from './scheme';
+import { SIWX_HEADER } from '../x402/siwx';
+import type { TrialGate } from './trial/index';
 
 export interface PaidCallDeps {
   /** The schemes the server sells through, by id. */
   schemes: ReadonlyMap<string, ServerScheme>;
   /** Told of each answer, with the handler runs' marks of {@link KitDeps.marks}. */
   observe?: { observer: ServerObserver; marks: RunMarks; network: string; logger: CreatorLogger } | undefined;
+  /** Free trials (skills defined with `trial`): their sign-in in the 402, and the free calls. */
+  trial?: TrialGate | undefined;
 }
+
+/** Whether a request asks for a free trial call: a sign-in and no payment, for a skill with a trial. */
+export const asksTrial = (route: SkillRoute, request: Request) =>
+  route.skill.trial !== undefined && request.headers.has(SIWX_HEADER) && readPaymentEnvelope(request.headers).type === 'none';
 
 /** What the shared pieces need. */
 export interface KitDeps {
@@ -31,13 +39,14 @@ export interface KitDeps {
 }
 
 /** Handles `POST /<name>` once the input is known to be valid. */
-export async function paidCall(deps: PaidCallDeps, route: SkillRoute, input: unknown, request: Request): Promise<Response> {
+export async function paidCall(deps: PaidCallDeps, route: SkillRoute, input: unknown, request: Request, ip = 'local'): Promise<Response> {
   const started = performance.now();
-  const chosen = choose(deps, route, input, request);
-  const answer = 'response' in chosen ? chosen.response : await chosen.scheme.pay(chosen.call);
+  const trial = deps.trial && asksTrial(route, request) ? deps.trial : undefined;
+  const chosen = trial ? { response: await trial.call(route, input, request, ip), call: undefined } : choose(deps, route, input, request);
+  const answer = 'response' in chosen ? withTrial(deps, route, chosen.response, trial !== undefined) : await chosen.scheme.pay(chosen.call);
   const seen = deps.observe;
   if (seen?.observer.call) {
-    const scheme = 'scheme' in chosen ? chosen.scheme.id : 'none';
+    const scheme = 'scheme' in chosen ? chosen.scheme.id : trial ? 'trial' : 'none';
     callSafely(seen.logger, 'observe', () =>
       seen.observer.call!({
         skill: route.name,
@@ -59,9 +68,14 @@ export async function paidCall(deps: PaidCallDeps, route: SkillRoute, input: unk
  */
 export async function paidGet(deps: PaidCallDeps, route: SkillRoute, request: Request): Promise<Response> {
   const chosen = choose(deps, route, {}, request);
-  if ('response' in chosen) return toResponse(chosen.response);
+  if ('response' in chosen) return toResponse(withTrial(deps, route, chosen.response, false));
   const answer = chosen.scheme.get ? await chosen.scheme.get(chosen.call) : undefined;
   return toResponse(answer ?? failure(405, 'Method not allowed: pay for a skill with POST', {}, { Allow: 'POST' }));
+}
+
+/** A trial skill's 402 declares the sign-in (once: the trial path's own 402s already do). */
+function withTrial(deps: PaidCallDeps, route: SkillRoute, answer: StoredResponse, declared: boolean): StoredResponse {
+  return deps.trial && route.skill.trial && answer.status === 402 && !declared ? deps.trial.challenge(route, answer) : answer;
 }
 
 /** The scheme and the call for a request's payment, or the 402 to answer. */

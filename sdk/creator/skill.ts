@@ -5,6 +5,7 @@
 import { schemaProblem, type JsonSchema } from '../json-schema/index';
 import { formatPriceUsd, isX402Error, parsePrice, type Address } from '../x402/index';
 import { SkillDefinitionError } from './errors';
+import { PERIODS, type Period } from './trial/period';
 
 /** Marks the objects `skill()` returns; `Symbol.for` so that two copies of the SDK recognise each other's skills. */
 const SKILL_BRAND: unique symbol = Symbol.for('skill-market.skill') as never;
@@ -29,7 +30,9 @@ export const MAX_SKILL_TIMEOUT_MS = 200_000;
 const MAX_DESCRIPTION = 500;
 const MAX_GROUPS = 20;
 const MAX_GROUP_LENGTH = 60;
-const OPTION_KEYS = new Set(['price', 'description', 'inputSchema', 'outputSchema', 'groups', 'timeout', 'channels', 'upto']);
+const OPTION_KEYS = new Set(['price', 'description', 'inputSchema', 'outputSchema', 'groups', 'timeout', 'channels', 'upto', 'trial']);
+/** Most free trial calls per wallet and period. */
+const MAX_TRIAL_CALLS = 1000;
 
 /** What one paid skill is: its price and how it describes itself to the registry. */
 export interface SkillOptions {
@@ -59,6 +62,22 @@ export interface SkillOptions {
    * @example skill({ price: '$0.01', upto: true }, (input, { charge }) => { const r = work(input); charge(r.cost); return r.body; })
    */
   upto?: boolean;
+  /**
+   * A free trial: `calls` free calls per payer wallet per `period` (`'day'`, `'week'` or `'month'`,
+   * UTC). The 402 offers the x402 `sign-in-with-x` extension; a payer who signs it with its wallet
+   * (no gas, no payment) gets the call free while it has calls left, then pays as usual. Shown on
+   * the skill's listing. Default none.
+   * @example skill({ price: '$0.01', trial: { calls: 3, period: 'day' } }, handler)
+   */
+  trial?: Trial;
+}
+
+/** A skill's free trial: calls per payer wallet per period. */
+export interface Trial {
+  /** Free calls per wallet in a period, 1 to 1000. */
+  calls: number;
+  /** The counting period, UTC. */
+  period: Period;
 }
 
 /** What a handler learns about the call besides its input. */
@@ -102,6 +121,8 @@ export interface Skill<I = any, O = any> {
   readonly channels?: boolean;
   /** Whether its price is a maximum, charged by use through the x402 `upto` scheme. */
   readonly upto?: boolean;
+  /** Its free trial, when it has one. */
+  readonly trial?: Readonly<Trial>;
   readonly handler: SkillHandler<I, O>;
 }
 
@@ -160,6 +181,13 @@ export function skill<I = any, O = any>(options: SkillOptions, handler: SkillHan
   const groups = normalizeGroups(options.groups, fail);
   if (options.channels !== undefined && typeof options.channels !== 'boolean') fail('channels must be true or false');
   if (options.upto !== undefined && typeof options.upto !== 'boolean') fail('upto must be true or false');
+  const trial = options.trial;
+  if (trial !== undefined) {
+    if (typeof trial !== 'object' || trial === null) fail("trial must be { calls, period: 'day' | 'week' | 'month' }");
+    if (!Number.isInteger(trial.calls) || trial.calls < 1 || trial.calls > MAX_TRIAL_CALLS)
+      fail(`trial.calls must be a whole number from 1 to ${MAX_TRIAL_CALLS}`);
+    if (!PERIODS.includes(trial.period)) fail(`trial.period must be one of ${PERIODS.join(', ')}`);
+  }
 
   const definition: Skill<I, O> = {
     [SKILL_BRAND]: true,
@@ -171,6 +199,7 @@ export function skill<I = any, O = any>(options: SkillOptions, handler: SkillHan
     timeout,
     ...(options.channels !== undefined ? { channels: options.channels } : {}),
     ...(options.upto ? { upto: true } : {}),
+    ...(trial ? { trial: Object.freeze({ calls: trial.calls, period: trial.period }) } : {}),
     handler,
   };
   return Object.freeze(definition);

@@ -1,0 +1,181 @@
+/**
+ * Where a skill server counts its free trial calls: per skill, payer wallet and period, and the
+ * wallets each client IP address brought per skill and period. A use is counted in memory at once
+ * (so concurrent calls of one wallet never take more than its calls) and answered only once its
+ * record is durable: the file store appends it to a checksummed journal with `fdatasync` (group
+ * commit, as the channel store does), so a restart never gives a wallet its calls again. At open
+ * the journal is read, the periods that ended are dropped, and the rest is written back compacted.
+ * One process owns the folder (a `.lock` naming its pid).
+ */
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fsyncPath, takeLock } from '../schemes/channel/file-store';
+import { decodeLines, encodeLine, journalWriter, type JournalWriter } from '../schemes/channel/journal';
+
+/** One trial call asked for. */
+export interface TrialUse {
+  skill: string;
+  /** The payer's wallet, lower case. */
+  wallet: string;
+  /** The client's IP address. */
+  ip: string;
+  /** When the period of the use ends, ms. */
+  until: number;
+  /** Free calls per wallet in the period. */
+  calls: number;
+  /** New wallets per IP address in the period. */
+  ipWallets: number;
+}
+
+/** What a request for a trial call got. */
+export type TrialTake = { type: 'taken'; left: number } | { type: 'used-up' } | { type: 'ip-limit' };
+
+/** Counts trial calls. */
+export interface TrialStore {
+  /** Takes one trial call, durably, when the wallet has one left and its IP address may bring it. */
+  take(use: TrialUse): Promise<TrialTake>;
+  /** Gives back a call taken for a run that failed (nothing was served). */
+  giveBack(use: TrialUse): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** One journal line: a call taken (`n: 1`) or given back (`n: -1`). */
+interface TrialRecord {
+  s: string;
+  w: string;
+  ip: string;
+  until: number;
+  n: 1 | -1;
+}
+
+const FILE = 'trials.log';
+
+/** The counts, in memory: what the store answers from. */
+function counts(now: () => number) {
+  const used = new Map<string, number>();
+  const walletsOf = new Map<string, Set<string>>();
+  const walletKey = (r: { s: string; w: string; until: number }) => `${r.s}\n${r.w}\n${r.until}`;
+  const ipKey = (r: { s: string; ip: string; until: number }) => `${r.s}\n${r.ip}\n${r.until}`;
+  return {
+    apply(r: TrialRecord) {
+      if (r.until <= now()) return;
+      used.set(walletKey(r), Math.max(0, (used.get(walletKey(r)) ?? 0) + r.n));
+      if (r.n === 1) {
+        const wallets = walletsOf.get(ipKey(r)) ?? new Set<string>();
+        wallets.add(r.w);
+        walletsOf.set(ipKey(r), wallets);
+      }
+    },
+    check(use: TrialUse): TrialTake {
+      const key = { s: use.skill, w: use.wallet, ip: use.ip, until: use.until };
+      const taken = used.get(walletKey(key)) ?? 0;
+      if (taken >= use.calls) return { type: 'used-up' };
+      const wallets = walletsOf.get(ipKey(key));
+      if (!wallets?.has(use.wallet) && (wallets?.size ?? 0) >= use.ipWallets) return { type: 'ip-limit' };
+      return { type: 'taken', left: use.calls - taken - 1 };
+    },
+    /** The records that rebuild what is counted now (for compaction). */
+    records(): TrialRecord[] {
+      const out: TrialRecord[] = [];
+      const ipOf = new Map<string, string>();
+      for (const [key, wallets] of walletsOf) {
+        const [s, ip, until] = key.split('\n') as [string, string, string];
+        for (const w of wallets) ipOf.set(`${s}\n${w}\n${until}`, ip);
+      }
+      for (const [key, n] of used) {
+        const [s, w, until] = key.split('\n') as [string, string, string];
+        if (Number(until) <= now()) continue;
+        for (let i = 0; i < n; i++) out.push({ s, w, ip: ipOf.get(key) ?? '', until: Number(until), n: 1 });
+      }
+      return out;
+    },
+  };
+}
+
+const recordOf = (use: TrialUse, n: 1 | -1): TrialRecord => ({ s: use.skill, w: use.wallet, ip: use.ip, until: use.until, n });
+
+function isRecord(value: unknown): value is TrialRecord {
+  const r = value as Partial<TrialRecord> | null;
+  return (
+    typeof r?.s === 'string' &&
+    typeof r.w === 'string' &&
+    typeof r.ip === 'string' &&
+    typeof r.until === 'number' &&
+    (r.n === 1 || r.n === -1)
+  );
+}
+
+/**
+ * A trial store in `folder` (created when missing), owned by this process.
+ *
+ * @throws ServeConfigError when another live process owns the folder
+ */
+export async function fileTrialStore(folder: string, options: { now?: () => number } = {}): Promise<TrialStore> {
+  const now = options.now ?? Date.now;
+  await mkdir(folder, { recursive: true });
+  const lockFile = join(folder, '.lock');
+  await takeLock(lockFile, folder, 'trial folder');
+  const path = join(folder, FILE);
+  const syncFolder = () => fsyncPath(folder);
+  const state = counts(now);
+  let journal: JournalWriter<TrialRecord>;
+  try {
+    const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) =>
+      error.code === 'ENOENT' ? '' : Promise.reject(error),
+    );
+    // Damaged lines are skipped: a trial record lost gives one wallet one call again, never more.
+    for (const { value } of decodeLines(text).values) if (isRecord(value)) state.apply(value);
+    const temporary = `${path}.tmp`;
+    const file = await open(temporary, 'w', 0o600);
+    await file.writeFile(state.records().map(encodeLine).join(''));
+    await file.sync();
+    await file.close();
+    await rename(temporary, path);
+    await syncFolder();
+    journal = await journalWriter<TrialRecord>(path, syncFolder);
+  } catch (error) {
+    await rm(lockFile, { force: true });
+    throw error;
+  }
+  return {
+    async take(use) {
+      const answer = state.check(use);
+      if (answer.type !== 'taken') return answer;
+      const record = recordOf(use, 1);
+      state.apply(record);
+      try {
+        await journal.append(record);
+      } catch (error) {
+        state.apply(recordOf(use, -1));
+        throw error;
+      }
+      return answer;
+    },
+    async giveBack(use) {
+      const record = recordOf(use, -1);
+      state.apply(record);
+      await journal.append(record);
+    },
+    async close() {
+      await journal.close();
+      await rm(lockFile, { force: true });
+    },
+  };
+}
+
+/** A trial store opened at its first use (a server whose skills have no trial takes no folder lock). */
+export function lazyTrialStore(folder: string, options: { now?: () => number } = {}): TrialStore {
+  let opened: Promise<TrialStore> | undefined;
+  const store = () =>
+    (opened ??= fileTrialStore(folder, options).catch((error: unknown) => {
+      opened = undefined;
+      throw error;
+    }));
+  return {
+    take: async (use) => (await store()).take(use),
+    giveBack: async (use) => (await store()).giveBack(use),
+    close: async () => {
+      if (opened) await (await opened.catch(() => undefined))?.close();
+    },
+  };
+}
