@@ -161,6 +161,7 @@ function registrationBody(name: string, definition: Skill, groups: string[], set
     ...(definition.description !== undefined ? { description: definition.description } : {}),
     ...(definition.inputSchema !== undefined ? { inputSchema: definition.inputSchema } : {}),
     ...(definition.outputSchema !== undefined ? { outputSchema: definition.outputSchema } : {}),
+    ...(definition.trial ? { trial: { calls: definition.trial.calls, period: definition.trial.period } } : {}),
   };
 }
 

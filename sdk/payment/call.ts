@@ -11,6 +11,7 @@ import type { Answer, FetchLike } from '../http/exchange';
 import type { Skill } from '../registry/read';
 import type { Address, Caip2Network, ResourceInfo } from '../x402/index';
 import { failureOf, paymentReceipt, reasonOf, resultOf } from './answer';
+import { readSiwxDeclaration, signSiwx } from '../x402/siwx';
 import { Delivery } from './delivery';
 import { doubtOf, errorMayBePaid } from './doubt';
 import { echoDeclaredExtensions } from './extensions';
@@ -42,6 +43,8 @@ export interface CallContext {
   /** Called once per paid call (usage records). */
   /** A paid call, with the scheme that paid it (`exact`, `batch-settlement`). */
   paid: ((receipt: PaymentReceipt, skill: Skill, scheme: string) => void) | undefined;
+  /** Skill endpoints and wallets whose free trial a server said is used up (`endpoint\naddress`): no sign-in is offered to them again. */
+  trialsUsed: Set<string>;
 }
 
 /** The x402 extensions a 402 declared, echoed in its payment. */
@@ -55,6 +58,8 @@ export interface CallSettings {
   signal?: AbortSignal | undefined;
   budgetLeft?: bigint | undefined;
   beforePay?: ((quote: PaymentQuote) => void | Promise<void>) | undefined;
+  /** Use a free trial the skill offers (x402 `sign-in-with-x`, signed by the wallet) before paying; default true. */
+  trial?: boolean | undefined;
 }
 
 /**
@@ -136,13 +141,19 @@ export class PaidCall<T = unknown> {
     if (this.sending) throw new TypeError('PaidCall.quote: a call is quoted once');
     const { skill, cached } = await this.lookup(false);
     await this.adopt(skill, cached);
-    if (this.settings.mode === 'fast') {
+    // A listed trial is tried before paying: fast mode's proof would pay for a call the trial gives free.
+    if (this.settings.mode === 'fast' && !(this.skill.trial && this.trialSigner())) {
       const choice = this.learnedChoice() ?? this.listingChoice();
       if (choice) return this.required(choice, { url: this.skill.endpoint }, undefined, true);
     }
-    const first = await this.delivery.post(undefined);
+    let first = await this.delivery.post(undefined);
     if (first.status !== 402) return { type: 'answered', result: await this.outcome(first, undefined, undefined) };
-    const offered = readOfferedTerms(first, this.skill);
+    let offered = readOfferedTerms(first, this.skill);
+    const trial = await this.tryTrial(offered.extensions);
+    if (trial?.status === 402) {
+      first = trial;
+      offered = readOfferedTerms(first, this.skill);
+    } else if (trial) return { type: 'answered', result: { ...(await this.outcome(trial, undefined, undefined)), ...trialOf(trial) } };
     const choice = await this.choose(offered.candidates, this.ctx.schemes);
     this.ctx.learned.set(this.slug, choice.terms);
     return this.required(choice, offered.resource, offered.extensions, false);
@@ -176,6 +187,37 @@ export class PaidCall<T = unknown> {
     this.quoted = { choice, resource, extensions };
     const deposit = this.ctx.signer && (await this.deposit(this.ctx.signer.address));
     return { type: 'payment-required', skill: this.skill, terms: choice.terms, resource, fast, deposit };
+  }
+
+  /** The signer that may sign a sign-in for a free trial here, when trials are wanted and not known to be used up. */
+  private trialSigner() {
+    const signer = this.ctx.signer;
+    if (this.settings.trial === false || !signer?.signMessage) return undefined;
+    return this.ctx.trialsUsed.has(`${this.skill.endpoint}\n${signer.address}`) ? undefined : signer;
+  }
+
+  /**
+   * Asks for a free trial call when the 402 offers one (`sign-in-with-x`) bound to the skill's own
+   * server: the answer, or undefined when none was asked. A 402 to the sign-in (the trial used up)
+   * carries fresh terms to pay, and no sign-in is offered to this skill again.
+   */
+  private async tryTrial(extensions: Extensions): Promise<Answer | undefined> {
+    const signer = this.trialSigner();
+    const declaration = signer && readSiwxDeclaration(extensions);
+    if (!signer?.signMessage || !declaration) return undefined;
+    const endpoint = new URL(this.skill.endpoint);
+    // Never sign a sign-in for another site than the one called (it could be used there).
+    if (
+      declaration.info.domain !== endpoint.host ||
+      !URL.canParse(declaration.info.uri) ||
+      new URL(declaration.info.uri).origin !== endpoint.origin
+    )
+      return undefined;
+    const signMessage = signer.signMessage;
+    const header = await signSiwx(declaration, { address: signer.address, signMessage: ({ message }) => signMessage(message) });
+    const answer = await this.delivery.post(undefined, header);
+    if (answer.status === 402) this.ctx.trialsUsed.add(`${this.skill.endpoint}\n${signer.address}`);
+    return answer;
   }
 
   /** What paying from `payer` deposits into a payment channel first (0n: none); nothing signed. */
@@ -428,6 +470,14 @@ export class PaidCall<T = unknown> {
     }
     return undefined;
   }
+}
+
+/** A free trial call's marks on its result: `trial` and the calls left, as the server said. */
+function trialOf(answer: Answer): { trial: true; trialCallsLeft?: number } {
+  const left = Number(answer.headers.get('X-Trial-Calls-Left'));
+  return answer.headers.has('X-Trial-Calls-Left') && Number.isInteger(left) && left >= 0
+    ? { trial: true, trialCallsLeft: left }
+    : { trial: true };
 }
 
 function walletRequired(slug: string): MarketError {

@@ -72,6 +72,8 @@ export interface PaymentCallOptions {
   budgetLeft?: bigint;
   /** For `run()`: given the quote before anything is signed; throwing stops the call. */
   beforePay?: (quote: PaymentQuote) => void | Promise<void>;
+  /** Use a free trial the skill offers before paying; default true. */
+  trial?: boolean;
 }
 
 /**
@@ -130,6 +132,7 @@ export class PaymentPipeline {
       },
       learned: new Map<string, ChosenTerms<Terms>>(),
       paid: options.paid,
+      trialsUsed: new Set<string>(),
     };
   }
 
