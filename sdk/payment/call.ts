@@ -192,7 +192,7 @@ export class PaidCall<T = unknown> {
   /** The signer that may sign a sign-in for a free trial here, when trials are wanted and not known to be used up. */
   private trialSigner() {
     const signer = this.ctx.signer;
-    if (this.settings.trial === false || !signer?.signMessage) return undefined;
+    if (this.settings.trial === false || !signer?.signText) return undefined;
     return this.ctx.trialsUsed.has(`${this.skill.endpoint}\n${signer.address}`) ? undefined : signer;
   }
 
@@ -204,7 +204,7 @@ export class PaidCall<T = unknown> {
   private async tryTrial(extensions: Extensions): Promise<Answer | undefined> {
     const signer = this.trialSigner();
     const declaration = signer && readSiwxDeclaration(extensions);
-    if (!signer?.signMessage || !declaration) return undefined;
+    if (!signer?.signText || !declaration) return undefined;
     const endpoint = new URL(this.skill.endpoint);
     // Never sign a sign-in for another site than the one called (it could be used there).
     if (
@@ -213,8 +213,8 @@ export class PaidCall<T = unknown> {
       new URL(declaration.info.uri).origin !== endpoint.origin
     )
       return undefined;
-    const signMessage = signer.signMessage;
-    const header = await signSiwx(declaration, { address: signer.address, signMessage: ({ message }) => signMessage(message) });
+    const signText = signer.signText;
+    const header = await signSiwx(declaration, { address: signer.address, signMessage: ({ message }) => signText(message) });
     const answer = await this.delivery.post(undefined, header);
     if (answer.status === 402) this.ctx.trialsUsed.add(`${this.skill.endpoint}\n${signer.address}`);
     return answer;

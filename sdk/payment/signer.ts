@@ -38,7 +38,7 @@ export interface PaymentSigner {
    */
   signDigest?(digest: Hex): Promise<Hex>;
   /** Signs a text message (EIP-191): an x402 sign-in for a free trial. Present for a key held in this process. */
-  signMessage?(message: string): Promise<Hex>;
+  signText?(message: string): Promise<Hex>;
 }
 
 /** A wallet that pays: a 0x private key, or a viem account (e.g. `loadSpendingWallet(...)`). */
@@ -81,7 +81,7 @@ function accountSigner(account: PaymentSigner | LocalAccount): PaymentSigner {
   };
   if ('signMessage' in account && typeof account.signMessage === 'function') {
     const signMessage = account.signMessage as (args: { message: string }) => Promise<Hex>;
-    signer.signMessage = (message) => signMessage.call(account, { message });
+    signer.signText = (message) => signMessage.call(account, { message });
   }
   if ('signDigest' in account && typeof account.signDigest === 'function') {
     const signDigest = account.signDigest;
