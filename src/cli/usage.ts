@@ -46,9 +46,10 @@ Usage:
   market search [query] [--group G] [--max-price P] [--sort S] [--limit N] [--cursor C] [--json]
                                             find skills (no wallet needed)
   market info <slug> [--json]               one skill's listing: price, endpoint, schemas
-  market call <slug> '<json>' [--max-price P] [--fast]
-                                            pay and call a skill: result as JSON on stdout, receipt
-                                            on stderr; wallet from MARKET_PRIVATE_KEY (--wallet-key)
+  market call <slug> '<json>' [--max-price P] [--fast] [--no-trial]
+                                            pay and call a skill (its free trial first, unless
+                                            --no-trial): result as JSON on stdout, receipt on stderr;
+                                            wallet from MARKET_PRIVATE_KEY (--wallet-key)
                                             or --keystore PATH + MARKET_KEYSTORE_PASSPHRASE; search,
                                             info and call take --api-url, --api-key, --network and
                                             --asset ADDRESS (a token allowed besides USDC); --dev [D]
