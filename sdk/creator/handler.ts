@@ -26,8 +26,9 @@ import { failure, jsonAnswer, parseJsonBody, readBodyText, toResponse } from './
 import { consoleLogger, errorText, type CreatorLogger } from './logger';
 import type { ChannelBacklog, RunMarks, ServerObserver } from './observer';
 import { asksTrial, paidCall, paidGet, schemeKit } from './paid-call';
-import { createTrialGate, type TrialGate } from './trial/index';
-import { lazyTrialStore, type TrialStore } from './trial/store';
+import { createTrialGate, type TrialGate } from './plans/trial';
+import { lazyTrialStore, type TrialStore } from './plans/store';
+import { createTiers } from './plans/tiers';
 import type { BaseRoute, Offer, ServerScheme, ServerSchemeFactory, SettledCall, SkillRoute } from './scheme';
 import { isProduction, processEnv } from './settings';
 import { isSkill, type Skill, type Skills } from './skill';
@@ -280,8 +281,20 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   const marks: RunMarks = new WeakMap();
+  const planned = [...plain.values()].some((route) => route.skill.trial || route.skill.tiers);
+  const plans: TrialStore | undefined = planned
+    ? typeof options.trials?.store === 'object'
+      ? options.trials.store
+      : lazyTrialStore(options.trials?.store ?? DEFAULT_TRIAL_FOLDER, { now })
+    : undefined;
+  const tiers =
+    plans && [...plain.values()].some((route) => route.skill.tiers)
+      ? createTiers({ store: plans, now, warn: (message) => logger.warn(message) })
+      : undefined;
   const kit = schemeKit({
     ...(options.observe ? { marks } : {}),
+    tiers,
+    route: (name) => plain.get(name),
     logger,
     exposeErrors: options.exposeErrors ?? !isProduction(processEnv()),
     now,
@@ -341,14 +354,11 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
   const twice = schemes.find((scheme, i) => schemes.findIndex((other) => other.id === scheme.id) !== i);
   if (twice) throw new ServeConfigError(`two schemes have the id ${JSON.stringify(twice.id)}`);
   const observe = options.observe && { observer: options.observe, marks, network: options.network ?? DEFAULT_NETWORK, logger };
-  const trial: TrialGate | undefined = [...plain.values()].some((route) => route.skill.trial)
+  const trial: TrialGate | undefined = plans
     ? createTrialGate({
         kit,
         now,
-        store:
-          typeof options.trials?.store === 'object'
-            ? options.trials.store
-            : lazyTrialStore(options.trials?.store ?? DEFAULT_TRIAL_FOLDER, { now }),
+        store: plans,
         ...(options.trials?.maxAgeSeconds !== undefined ? { maxAgeSeconds: options.trials.maxAgeSeconds } : {}),
         ...(options.trials?.ipWallets !== undefined ? { ipWallets: options.trials.ipWallets } : {}),
       })

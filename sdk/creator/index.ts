@@ -32,6 +32,7 @@ export {
   type SkillHandler,
   type SkillContext,
   type Trial,
+  type TierStep,
 } from './skill';
 export { serve, DEFAULT_PORT, type ServeOptions, type RegistrationOptions, type SkillServer } from './serve';
 export {
@@ -45,8 +46,8 @@ export {
   type Peer,
   type TrialOptions,
 } from './handler';
-export type { TrialStore, TrialUse, TrialTake } from './trial/store';
-export type { Period } from './trial/period';
+export type { TrialStore, TrialUse, TrialTake } from './plans/store';
+export type { Period } from './plans/period';
 export {
   register,
   mergeGroups,

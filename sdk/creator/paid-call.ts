@@ -9,9 +9,10 @@ import { failure, toResponse, type StoredResponse } from './http';
 import { callSafely, errorText, type CreatorLogger } from './logger';
 import { outcomeOf, type RunMarks, type ServerObserver } from './observer';
 import { runHandler } from './run';
-import type { PaidRequest, RunOptions, SchemeKit, ServerScheme, SettledCall, SkillRoute, SkillRun } from './scheme';
+import type { BaseRoute, PaidRequest, RunOptions, SchemeKit, ServerScheme, SettledCall, SkillRoute, SkillRun } from './scheme';
 import { SIWX_HEADER } from '../x402/siwx';
-import type { TrialGate } from './trial/index';
+import type { Tiers } from './plans/tiers';
+import type { TrialGate } from './plans/trial';
 
 export interface PaidCallDeps {
   /** The schemes the server sells through, by id. */
@@ -34,6 +35,10 @@ export interface KitDeps {
   onCall?: ((skillName: string, input: unknown) => unknown) | undefined;
   onError?: ((skillName: string, error: unknown) => unknown) | undefined;
   onSettled?: ((call: SettledCall) => void) | undefined;
+  /** Volume prices: a payer's charge, and its paid calls counted. */
+  tiers?: Tiers | undefined;
+  /** The route of a skill by name (what a settled call is counted against). */
+  route?: ((name: string) => BaseRoute | undefined) | undefined;
   /** Where each handler run's end is marked by request, for an observer. */
   marks?: RunMarks | undefined;
 }
@@ -121,7 +126,10 @@ export function schemeKit(deps: KitDeps): SchemeKit {
     run: (call, options) => runSkill(deps, call, options),
     required: paymentRequired,
     unavailable: (message) => failure(503, message, {}, { 'Retry-After': '2' }),
-    settled: (call) => callSafely(deps.logger, 'call tracking', () => deps.onSettled?.(call)),
+    settled: (call) => {
+      callSafely(deps.logger, 'volume prices', () => deps.tiers?.count(call, deps.route?.(call.skill)));
+      callSafely(deps.logger, 'call tracking', () => deps.onSettled?.(call));
+    },
     now: deps.now,
   };
 }
@@ -131,7 +139,8 @@ async function runSkill(deps: KitDeps, call: PaidRequest, options: RunOptions): 
   const { route, input, request } = call;
   const { name, skill } = route;
   const price = route.amount;
-  let charged = price;
+  // A metered scheme charges the payer's volume price unless the handler says less.
+  let charged = options.chargeable && deps.tiers ? await deps.tiers.amountFor(route, options.payer) : price;
   const context = {
     skill: name,
     payer: options.payer,

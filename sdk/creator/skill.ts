@@ -5,7 +5,7 @@
 import { schemaProblem, type JsonSchema } from '../json-schema/index';
 import { formatPriceUsd, isX402Error, parsePrice, type Address } from '../x402/index';
 import { SkillDefinitionError } from './errors';
-import { PERIODS, type Period } from './trial/period';
+import { PERIODS, type Period } from './plans/period';
 
 /** Marks the objects `skill()` returns; `Symbol.for` so that two copies of the SDK recognise each other's skills. */
 const SKILL_BRAND: unique symbol = Symbol.for('skill-market.skill') as never;
@@ -30,7 +30,21 @@ export const MAX_SKILL_TIMEOUT_MS = 200_000;
 const MAX_DESCRIPTION = 500;
 const MAX_GROUPS = 20;
 const MAX_GROUP_LENGTH = 60;
-const OPTION_KEYS = new Set(['price', 'description', 'inputSchema', 'outputSchema', 'groups', 'timeout', 'channels', 'upto', 'trial']);
+const OPTION_KEYS = new Set([
+  'price',
+  'description',
+  'inputSchema',
+  'outputSchema',
+  'groups',
+  'timeout',
+  'channels',
+  'upto',
+  'trial',
+  'tiers',
+  'tierPeriod',
+]);
+/** Most volume price steps. */
+const MAX_TIERS = 10;
 /** Most free trial calls per wallet and period. */
 const MAX_TRIAL_CALLS = 1000;
 
@@ -70,6 +84,23 @@ export interface SkillOptions {
    * @example skill({ price: '$0.01', trial: { calls: 3, period: 'day' } }, handler)
    */
   trial?: Trial;
+  /**
+   * Volume prices: after a payer's `after` paid calls in the `tierPeriod`, each call costs `price`
+   * (steps by growing `after`, each price lower than the one before). Charged exactly on payment
+   * channels and `upto` (the server counts each payer's calls); an `exact` payment pays what the
+   * 402 asked: the payer's tier price when the payer signed the 402's sign-in, else the base price.
+   * Shown on the listing. Default none.
+   * @example skill({ price: '$0.001', tiers: [{ after: 1000, price: '$0.0008' }], tierPeriod: 'month' }, handler)
+   */
+  tiers?: TierStep[];
+  /** The period volume prices count paid calls in: `'day'`, `'week'` or `'month'` (default), UTC. */
+  tierPeriod?: Period;
+}
+
+/** One volume price: after `after` paid calls of a payer in the period, `price`. */
+export interface TierStep {
+  after: number;
+  price: string;
 }
 
 /** A skill's free trial: calls per payer wallet per period. */
@@ -123,6 +154,8 @@ export interface Skill<I = any, O = any> {
   readonly upto?: boolean;
   /** Its free trial, when it has one. */
   readonly trial?: Readonly<Trial>;
+  /** Its volume prices (prices normalized, `"$0.0008"`), when it has them. */
+  readonly tiers?: { readonly period: Period; readonly steps: readonly Readonly<TierStep>[] };
   readonly handler: SkillHandler<I, O>;
 }
 
@@ -188,6 +221,7 @@ export function skill<I = any, O = any>(options: SkillOptions, handler: SkillHan
       fail(`trial.calls must be a whole number from 1 to ${MAX_TRIAL_CALLS}`);
     if (!PERIODS.includes(trial.period)) fail(`trial.period must be one of ${PERIODS.join(', ')}`);
   }
+  const tiers = tiersOf(options, atomic, fail);
 
   const definition: Skill<I, O> = {
     [SKILL_BRAND]: true,
@@ -200,9 +234,39 @@ export function skill<I = any, O = any>(options: SkillOptions, handler: SkillHan
     ...(options.channels !== undefined ? { channels: options.channels } : {}),
     ...(options.upto ? { upto: true } : {}),
     ...(trial ? { trial: Object.freeze({ calls: trial.calls, period: trial.period }) } : {}),
+    ...(tiers ? { tiers } : {}),
     handler,
   };
   return Object.freeze(definition);
+}
+
+/** The volume prices of `options`, checked: growing `after`, falling prices below the skill's. */
+function tiersOf(options: SkillOptions, price: bigint, fail: (message: string) => never): Skill['tiers'] {
+  if (options.tiers === undefined) {
+    if (options.tierPeriod !== undefined) fail('tierPeriod needs tiers');
+    return undefined;
+  }
+  const period = options.tierPeriod ?? 'month';
+  if (!PERIODS.includes(period)) fail(`tierPeriod must be one of ${PERIODS.join(', ')}`);
+  if (!Array.isArray(options.tiers) || options.tiers.length === 0 || options.tiers.length > MAX_TIERS)
+    fail(`tiers must be a list of 1 to ${MAX_TIERS} { after, price } steps`);
+  let after = 0;
+  let last = price;
+  const steps = options.tiers.map((step, i) => {
+    if (typeof step !== 'object' || step === null) fail(`tiers[${i}] must be { after, price }`);
+    if (!Number.isSafeInteger(step.after) || step.after <= after) fail(`tiers[${i}].after must be a whole number above the step before's`);
+    let amount = 0n;
+    try {
+      amount = parsePrice(step.price);
+    } catch (error) {
+      fail(`tiers[${i}].price: ${isX402Error(error) ? error.message : 'invalid'}`);
+    }
+    if (amount >= last) fail(`tiers[${i}].price must be lower than the price before it`);
+    after = step.after;
+    last = amount;
+    return Object.freeze({ after: step.after, price: formatPriceUsd(amount) });
+  });
+  return Object.freeze({ period, steps: Object.freeze(steps) });
 }
 
 /**

@@ -353,7 +353,14 @@ export function channelScheme(options: ChannelSchemeOptions): ChannelScheme {
         await store.set({ ...record, charged: cumulative, balance: balance.toString(), resync: false });
       }
       const transaction = deposit && typeof response.transaction === 'string' && BYTES32_PATTERN.test(response.transaction);
-      return { settled: true, transaction: transaction ? (response.transaction as Hex) : null, chargedCumulativeAmount: cumulative };
+      // What this call was charged (its receipt's amount): less than the price for a metered or volume-priced call.
+      const charged = String((response.extra as { chargedAmount: string }).chargedAmount);
+      return {
+        settled: true,
+        transaction: transaction ? (response.transaction as Hex) : null,
+        chargedCumulativeAmount: cumulative,
+        charged,
+      };
     },
 
     /** A voucher moves nothing until the server claims it: the chain cannot tell what this call was charged. */

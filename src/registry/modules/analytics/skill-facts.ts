@@ -12,6 +12,7 @@ const facts = {
   countFloorUntil: skills.countFloorUntil,
   paymentAddress: skills.paymentAddress,
   network: skills.network,
+  tiers: skills.tiers,
 };
 
 export type SkillFacts = {
@@ -22,6 +23,8 @@ export type SkillFacts = {
   countFloorUntil: Date | null;
   paymentAddress: string;
   network: string;
+  /** Volume prices: their lowest step is the least a channel call pays to count. */
+  tiers: { steps: { priceAtomic: string }[] } | null;
 };
 
 /** @throws AppError NOT_FOUND */

@@ -36,16 +36,21 @@ export interface TrialStore {
   take(use: TrialUse): Promise<TrialTake>;
   /** Gives back a call taken for a run that failed (nothing was served). */
   giveBack(use: TrialUse): Promise<void>;
+  /** Paid calls of `wallet` (lower case) of `skill` in the period ending at `until` (volume prices). */
+  paidCalls(skill: string, wallet: string, until: number): Promise<number>;
+  /** Counts one paid call (durably; the count in memory at once). */
+  countPaid(skill: string, wallet: string, until: number): Promise<void>;
   close(): Promise<void>;
 }
 
-/** One journal line: a call taken (`n: 1`) or given back (`n: -1`). */
+/** One journal line: a trial call taken (`n: 1`) or given back (`n: -1`); `k: 'paid'`: a paid call counted. */
 interface TrialRecord {
   s: string;
   w: string;
   ip: string;
   until: number;
   n: 1 | -1;
+  k?: 'paid';
 }
 
 const FILE = 'trials.log';
@@ -54,11 +59,17 @@ const FILE = 'trials.log';
 function counts(now: () => number) {
   const used = new Map<string, number>();
   const walletsOf = new Map<string, Set<string>>();
+  const paid = new Map<string, number>();
   const walletKey = (r: { s: string; w: string; until: number }) => `${r.s}\n${r.w}\n${r.until}`;
   const ipKey = (r: { s: string; ip: string; until: number }) => `${r.s}\n${r.ip}\n${r.until}`;
   return {
+    paid: (key: { s: string; w: string; until: number }) => (key.until <= now() ? 0 : (paid.get(walletKey(key)) ?? 0)),
     apply(r: TrialRecord) {
       if (r.until <= now()) return;
+      if (r.k === 'paid') {
+        paid.set(walletKey(r), (paid.get(walletKey(r)) ?? 0) + r.n);
+        return;
+      }
       used.set(walletKey(r), Math.max(0, (used.get(walletKey(r)) ?? 0) + r.n));
       if (r.n === 1) {
         const wallets = walletsOf.get(ipKey(r)) ?? new Set<string>();
@@ -87,6 +98,10 @@ function counts(now: () => number) {
         if (Number(until) <= now()) continue;
         for (let i = 0; i < n; i++) out.push({ s, w, ip: ipOf.get(key) ?? '', until: Number(until), n: 1 });
       }
+      for (const [key, n] of paid) {
+        const [s, w, until] = key.split('\n') as [string, string, string];
+        if (Number(until) > now()) for (let i = 0; i < n; i++) out.push({ s, w, ip: '', until: Number(until), n: 1, k: 'paid' });
+      }
       return out;
     },
   };
@@ -101,7 +116,8 @@ function isRecord(value: unknown): value is TrialRecord {
     typeof r.w === 'string' &&
     typeof r.ip === 'string' &&
     typeof r.until === 'number' &&
-    (r.n === 1 || r.n === -1)
+    (r.n === 1 || r.n === -1) &&
+    (r.k === undefined || r.k === 'paid')
   );
 }
 
@@ -156,6 +172,12 @@ export async function fileTrialStore(folder: string, options: { now?: () => numb
       state.apply(record);
       await journal.append(record);
     },
+    paidCalls: async (s, w, until) => state.paid({ s, w, until }),
+    async countPaid(s, w, until) {
+      const record: TrialRecord = { s, w, ip: '', until, n: 1, k: 'paid' };
+      state.apply(record);
+      await journal.append(record);
+    },
     async close() {
       await journal.close();
       await rm(lockFile, { force: true });
@@ -174,6 +196,8 @@ export function lazyTrialStore(folder: string, options: { now?: () => number } =
   return {
     take: async (use) => (await store()).take(use),
     giveBack: async (use) => (await store()).giveBack(use),
+    paidCalls: async (skill, wallet, until) => (await store()).paidCalls(skill, wallet, until),
+    countPaid: async (skill, wallet, until) => (await store()).countPaid(skill, wallet, until),
     close: async () => {
       if (opened) await (await opened.catch(() => undefined))?.close();
     },
