@@ -354,16 +354,30 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
   const twice = schemes.find((scheme, i) => schemes.findIndex((other) => other.id === scheme.id) !== i);
   if (twice) throw new ServeConfigError(`two schemes have the id ${JSON.stringify(twice.id)}`);
   const observe = options.observe && { observer: options.observe, marks, network: options.network ?? DEFAULT_NETWORK, logger };
+  /** Routes at volume prices, by skill and amount (built once each). */
+  const tierRoutes = new Map<string, SkillRoute>();
+  const priced = async (route: SkillRoute, payer: string): Promise<SkillRoute> => {
+    const amount = tiers ? await tiers.amountFor(route, payer) : route.amount;
+    if (amount === route.amount) return route;
+    const key = `${route.name}\n${amount}`;
+    let found = tierRoutes.get(key);
+    if (!found || found.skill !== route.skill) {
+      found = offer(routeOf(route.name, route.skill, amount, route.terms.asset, options));
+      tierRoutes.set(key, found);
+    }
+    return found;
+  };
   const trial: TrialGate | undefined = plans
     ? createTrialGate({
         kit,
         now,
         store: plans,
+        priced,
         ...(options.trials?.maxAgeSeconds !== undefined ? { maxAgeSeconds: options.trials.maxAgeSeconds } : {}),
         ...(options.trials?.ipWallets !== undefined ? { ipWallets: options.trials.ipWallets } : {}),
       })
     : undefined;
-  const deps = { schemes: new Map(schemes.map((scheme) => [scheme.id, scheme])), observe, trial };
+  const deps = { schemes: new Map(schemes.map((scheme) => [scheme.id, scheme])), observe, trial, ...(tiers ? { priced } : {}) };
   const offer = (route: BaseRoute): SkillRoute => {
     const offers = new Map<string, Offer>();
     for (const scheme of schemes) {

@@ -21,11 +21,16 @@ export interface PaidCallDeps {
   observe?: { observer: ServerObserver; marks: RunMarks; network: string; logger: CreatorLogger } | undefined;
   /** Free trials (skills defined with `trial`): their sign-in in the 402, and the free calls. */
   trial?: TrialGate | undefined;
+  /** The route as a payer buys it (its volume price): an `exact` payment of the payer's quoted tier price is taken at it. */
+  priced?: ((route: SkillRoute, payer: string) => Promise<SkillRoute>) | undefined;
 }
 
-/** Whether a request asks for a free trial call: a sign-in and no payment, for a skill with a trial. */
+/** Whether a skill's 402 declares the sign-in: it has a free trial or volume prices. */
+const signsIn = (route: SkillRoute) => route.skill.trial !== undefined || route.skill.tiers !== undefined;
+
+/** Whether a request signs in without a payment (a free trial call, or a quote of the payer's volume price). */
 export const asksTrial = (route: SkillRoute, request: Request) =>
-  route.skill.trial !== undefined && request.headers.has(SIWX_HEADER) && readPaymentEnvelope(request.headers).type === 'none';
+  signsIn(route) && request.headers.has(SIWX_HEADER) && readPaymentEnvelope(request.headers).type === 'none';
 
 /** What the shared pieces need. */
 export interface KitDeps {
@@ -47,7 +52,7 @@ export interface KitDeps {
 export async function paidCall(deps: PaidCallDeps, route: SkillRoute, input: unknown, request: Request, ip = 'local'): Promise<Response> {
   const started = performance.now();
   const trial = deps.trial && asksTrial(route, request) ? deps.trial : undefined;
-  const chosen = trial ? { response: await trial.call(route, input, request, ip), call: undefined } : choose(deps, route, input, request);
+  const chosen = trial ? { response: await trial.call(route, input, request, ip), call: undefined } : await choose(deps, route, input, request);
   const answer = 'response' in chosen ? withTrial(deps, route, chosen.response, trial !== undefined) : await chosen.scheme.pay(chosen.call);
   const seen = deps.observe;
   if (seen?.observer.call) {
@@ -72,27 +77,41 @@ export async function paidCall(deps: PaidCallDeps, route: SkillRoute, input: unk
  * charged (a paid call is a POST with its input).
  */
 export async function paidGet(deps: PaidCallDeps, route: SkillRoute, request: Request): Promise<Response> {
-  const chosen = choose(deps, route, {}, request);
+  const chosen = await choose(deps, route, {}, request);
   if ('response' in chosen) return toResponse(withTrial(deps, route, chosen.response, false));
   const answer = chosen.scheme.get ? await chosen.scheme.get(chosen.call) : undefined;
   return toResponse(answer ?? failure(405, 'Method not allowed: pay for a skill with POST', {}, { Allow: 'POST' }));
 }
 
+/**
+ * The route an `exact` payment of a skill with volume prices is taken at: the payer's tier route
+ * when the payment is for the payer's tier price (what its identified 402 quoted), else the base.
+ */
+async function tierRoute(deps: PaidCallDeps, route: SkillRoute, scheme: string, payload: Record<string, unknown>): Promise<SkillRoute> {
+  if (!deps.priced || !route.skill.tiers || scheme !== 'exact') return route;
+  const accepted = payload.accepted as { amount?: unknown } | undefined;
+  const from = ((payload.payload as { authorization?: { from?: unknown } } | undefined)?.authorization?.from ?? '') as string;
+  if (typeof accepted?.amount !== 'string' || accepted.amount === route.amount.toString() || !/^0x[0-9a-fA-F]{40}$/.test(from)) return route;
+  const priced = await deps.priced(route, from);
+  return priced.amount.toString() === accepted.amount ? priced : route;
+}
+
 /** A trial skill's 402 declares the sign-in (once: the trial path's own 402s already do). */
 function withTrial(deps: PaidCallDeps, route: SkillRoute, answer: StoredResponse, declared: boolean): StoredResponse {
-  return deps.trial && route.skill.trial && answer.status === 402 && !declared ? deps.trial.challenge(route, answer) : answer;
+  return deps.trial && signsIn(route) && answer.status === 402 && !declared ? deps.trial.challenge(route, answer) : answer;
 }
 
 /** The scheme and the call for a request's payment, or the 402 to answer. */
-function choose(
+async function choose(
   deps: PaidCallDeps,
-  route: SkillRoute,
+  base: SkillRoute,
   input: unknown,
   request: Request,
-): { scheme: ServerScheme; call: PaidRequest } | { response: StoredResponse; call?: undefined } {
+): Promise<{ scheme: ServerScheme; call: PaidRequest } | { response: StoredResponse; call?: undefined }> {
   const read = readPaymentEnvelope(request.headers);
-  if (read.type === 'none') return { response: paymentRequired(route) };
-  if (read.type === 'error') return { response: paymentRequired(route, read.error.message) };
+  if (read.type === 'none') return { response: paymentRequired(base) };
+  if (read.type === 'error') return { response: paymentRequired(base, read.error.message) };
+  const route = await tierRoute(deps, base, read.scheme, read.payload);
   const offer = route.offers.get(read.scheme);
   const scheme = offer && deps.schemes.get(read.scheme);
   if (!offer || !scheme) return { response: paymentRequired(route, `Unsupported scheme ${JSON.stringify(read.scheme.slice(0, 32))}`) };

@@ -21,7 +21,9 @@ import { bearer, jsonPost } from '../support/auth';
 import { json, newCreator, type Creator } from '../support/catalogue';
 import { approvePermit2 } from '../support/chain/upto';
 import { chainVerifier, registryFixture } from '../support/registry';
-import { loopbackServeOptions, startPaymentStack, type PaymentStack } from '../support/skill-server';
+import { loopbackServeOptions, paidPost, postJson, startPaymentStack, type PaymentStack } from '../support/skill-server';
+import { trialHeader } from '../support/trial';
+import { decodePaymentRequired, encodePaymentPayload, parsePaymentRequirements, signAuthorization } from 'skill-market/x402';
 
 const fx = registryFixture('embedded', { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600, newSkillsPerHour: 30 } });
 let stack: PaymentStack;
@@ -38,6 +40,7 @@ const tiers = [{ after: 3, price: '$0.0006' }];
 const skills = {
   metered: skill({ price: '$0.001', upto: true, tiers, tierPeriod: 'day', groups: ['tools'] }, (input: { i: number }) => input),
   stream: skill({ price: '$0.001', channels: true, tiers, tierPeriod: 'day', groups: ['tools'] }, (input: { i: number }) => input),
+  single: skill({ price: '$0.001', channels: false, tiers, tierPeriod: 'day', groups: ['tools'] }, (input: { i: number }) => input),
 };
 /** What 5 calls of one payer cost: 3 at the price, then 2 at the tier price. */
 const FIVE_CALLS = 3n * 1_000n + 2n * 600n;
@@ -137,5 +140,29 @@ describe('volume prices', () => {
     fx.clock.advance(3601);
     await verifier.verifyNow();
     expect(await revenue('stream')).toMatchObject({ paidCallCount: 5, totalRevenueAtomic: FIVE_CALLS.toString() });
+  });
+
+  it('quotes a signed-in payer its tier price in the 402, and takes an exact payment of it; unsigned, the base price', async () => {
+    const payer = await stack.chain.createAccount({ usdc: 100_000n });
+    const url = `${server.url}/single`;
+    for (let i = 1; i <= 3; i++) expect((await paidPost(url, { i }, payer)).status).toBe(200);
+    const unsigned = decodePaymentRequired((await postJson(url, { i: 4 })).headers.get('PAYMENT-REQUIRED')!);
+    expect(unsigned.accepts.map((a) => a.amount)).toEqual(['1000']);
+
+    const signed = await postJson(url, { i: 4 }, { 'SIGN-IN-WITH-X': await trialHeader(url, payer) });
+    expect(signed.status).toBe(402);
+    const quote = decodePaymentRequired(signed.headers.get('PAYMENT-REQUIRED')!);
+    expect(quote.accepts.map((a) => a.amount)).toEqual(['600']);
+    const payment = await signAuthorization(payer, parsePaymentRequirements(quote.accepts[0]), { resource: quote.resource });
+    const before = await stack.chain.balanceOf(payer.address);
+    const paid = await postJson(url, { i: 4 }, { 'X-Payment': encodePaymentPayload(payment) });
+    expect(paid.status).toBe(200);
+    expect(before - (await stack.chain.balanceOf(payer.address))).toBe(600n);
+
+    // Another payer cannot pay the tier price it was not quoted.
+    const stranger = await stack.chain.createAccount({ usdc: 100_000n });
+    const forged = await signAuthorization(stranger, parsePaymentRequirements(quote.accepts[0]), { resource: quote.resource });
+    expect((await postJson(url, { i: 5 }, { 'X-Payment': encodePaymentPayload(forged) })).status).toBe(402);
+    expect(await stack.chain.balanceOf(stranger.address)).toBe(100_000n);
   });
 });

@@ -9,7 +9,7 @@
  * wallets, the handler runs free and the answer says `X-Trial-Calls-Left`. Otherwise the answer is
  * the skill's 402, whose `error` says why: the payer pays as usual.
  */
-import { encodeBase64Json, decodeBase64Json, PAYMENT_REQUIRED_HEADER } from '../../x402/index';
+import { type Address, encodeBase64Json, decodeBase64Json, PAYMENT_REQUIRED_HEADER } from '../../x402/index';
 import { parseSiwxHeader, SIWX_EXTENSION, SIWX_HEADER, siwxDeclaration, verifySiwxSignature } from '../../x402/siwx';
 import { jsonAnswer, type StoredResponse } from '../http';
 import type { SchemeKit, SkillRoute } from '../scheme';
@@ -34,12 +34,18 @@ export interface TrialGateOptions {
   now: () => number;
   maxAgeSeconds?: number;
   ipWallets?: number;
+  /** The route as `payer` buys it: at its volume price (skills with tiers). */
+  priced?: (route: SkillRoute, payer: Address) => Promise<SkillRoute>;
 }
 
 export interface TrialGate {
   /** A trial skill's 402 with the sign-in declared (a fresh nonce). */
   challenge(route: SkillRoute, answer: StoredResponse): StoredResponse;
-  /** A call carrying `SIGN-IN-WITH-X` of a trial skill: the free run, or the 402 saying why not. */
+  /**
+   * A call carrying `SIGN-IN-WITH-X` (no payment) of a skill with a trial or volume prices: the free
+   * run, or the 402 saying why not; a skill without a trial answers the 402 quoting the signed-in
+   * payer its volume price.
+   */
   call(route: SkillRoute, input: unknown, request: Request, ip: string): Promise<StoredResponse>;
   close(): Promise<void>;
 }
@@ -66,8 +72,8 @@ export function createTrialGate(options: TrialGateOptions): TrialGate {
 
   const challenge = (route: SkillRoute, answer: StoredResponse): StoredResponse => {
     const header = answer.headers[PAYMENT_REQUIRED_HEADER];
-    const trial = route.skill.trial;
-    if (!header || !trial) return answer;
+    const { trial, tiers } = route.skill;
+    if (!header || !(trial || tiers)) return answer;
     const required = decodeBase64Json(header, 'malformed_payment_required', 'PAYMENT-REQUIRED') as Record<string, unknown>;
     const resource = route.terms.paymentRequired.resource.url;
     const at = now();
@@ -78,7 +84,9 @@ export function createTrialGate(options: TrialGateOptions): TrialGate {
       nonce: issue(resource),
       issuedAt: new Date(at).toISOString(),
       expirationTime: new Date(at + maxAgeMs).toISOString(),
-      statement: `Free trial of ${route.name}: ${trial.calls} call${trial.calls === 1 ? '' : 's'} a ${trial.period} per wallet`,
+      statement: trial
+        ? `Free trial of ${route.name}: ${trial.calls} call${trial.calls === 1 ? '' : 's'} a ${trial.period} per wallet`
+        : `Sign in to be quoted your volume price of ${route.name}`,
       resources: [resource],
     };
     const extensions = {
@@ -91,41 +99,56 @@ export function createTrialGate(options: TrialGateOptions): TrialGate {
   /** The 402 with a reason, and a fresh sign-in. */
   const refuse = (route: SkillRoute, error: string) => challenge(route, kit.required(route, error));
 
+  /** The wallet that signed a request's sign-in for `route` (its nonce taken), or the 402 saying why not. */
+  const signedIn = async (route: SkillRoute, request: Request): Promise<{ payer: Address; nonce: string } | { refused: StoredResponse }> => {
+    let payload: ReturnType<typeof parseSiwxHeader>;
+    try {
+      payload = parseSiwxHeader(request.headers.get(SIWX_HEADER) ?? '');
+    } catch (error) {
+      return { refused: refuse(route, (error as Error).message) };
+    }
+    const resource = route.terms.paymentRequired.resource.url;
+    const at = now();
+    const issued = Date.parse(payload.issuedAt);
+    const problem =
+      payload.domain !== new URL(resource).host
+        ? 'Sign-in refused: its domain is not this server'
+        : payload.uri !== resource
+          ? 'Sign-in refused: its uri is not this skill'
+          : payload.chainId !== route.terms.requirements.network
+            ? 'Sign-in refused: its chain is not the skill’s network'
+            : !Number.isFinite(issued) || issued > at + CLOCK_SKEW_MS || at - issued > maxAgeMs
+              ? 'Sign-in refused: it expired (sign the fresh one of this 402)'
+              : payload.expirationTime !== undefined && !(Date.parse(payload.expirationTime) > at)
+                ? 'Sign-in refused: it expired (sign the fresh one of this 402)'
+                : payload.notBefore !== undefined && !(Date.parse(payload.notBefore) <= at + CLOCK_SKEW_MS)
+                  ? 'Sign-in refused: it is not valid yet'
+                  : undefined;
+    if (problem) return { refused: refuse(route, problem) };
+    if (!(await verifySiwxSignature(payload))) return { refused: refuse(route, 'Sign-in refused: the signature is not the wallet’s') };
+    const opened = open.get(payload.nonce);
+    // Taken once, whatever happens next: a sign-in is never good twice.
+    if (!opened || opened.resource !== resource || opened.expires <= now())
+      return { refused: refuse(route, 'Sign-in refused: its nonce is unknown or already used (sign the fresh one of this 402)') };
+    open.delete(payload.nonce);
+    return { payer: payload.address, nonce: payload.nonce };
+  };
+
+  /** The 402 quoting `payer` its own price (its volume price), with `error`. */
+  const quoted = async (route: SkillRoute, payer: Address, error?: string) => {
+    const priced = options.priced ? await options.priced(route, payer) : route;
+    return challenge(priced, kit.required(priced, error));
+  };
+
   return {
     challenge,
     async call(route, input, request, ip) {
       const trial = route.skill.trial;
-      if (!trial) return refuse(route, 'This skill has no free trial');
-      let payload: ReturnType<typeof parseSiwxHeader>;
-      try {
-        payload = parseSiwxHeader(request.headers.get(SIWX_HEADER) ?? '');
-      } catch (error) {
-        return refuse(route, (error as Error).message);
-      }
-      const resource = route.terms.paymentRequired.resource.url;
+      const who = await signedIn(route, request);
+      if ('refused' in who) return who.refused;
+      if (!trial) return quoted(route, who.payer);
       const at = now();
-      const issued = Date.parse(payload.issuedAt);
-      const problem =
-        payload.domain !== new URL(resource).host
-          ? 'Sign-in refused: its domain is not this server'
-          : payload.uri !== resource
-            ? 'Sign-in refused: its uri is not this skill'
-            : payload.chainId !== route.terms.requirements.network
-              ? 'Sign-in refused: its chain is not the skill’s network'
-              : !Number.isFinite(issued) || issued > at + CLOCK_SKEW_MS || at - issued > maxAgeMs
-                ? 'Sign-in refused: it expired (sign the fresh one of this 402)'
-                : payload.expirationTime !== undefined && !(Date.parse(payload.expirationTime) > at)
-                  ? 'Sign-in refused: it expired (sign the fresh one of this 402)'
-                  : payload.notBefore !== undefined && !(Date.parse(payload.notBefore) <= at + CLOCK_SKEW_MS)
-                    ? 'Sign-in refused: it is not valid yet'
-                    : undefined;
-      if (problem) return refuse(route, problem);
-      if (!(await verifySiwxSignature(payload))) return refuse(route, 'Sign-in refused: the signature is not the wallet’s');
-      const opened = open.get(payload.nonce);
-      // Taken once, whatever happens next: a sign-in is never good twice.
-      if (!opened || opened.resource !== resource || opened.expires <= now())
-        return refuse(route, 'Sign-in refused: its nonce is unknown or already used (sign the fresh one of this 402)');
-      open.delete(payload.nonce);
+      const payload = { address: who.payer, nonce: who.nonce };
 
       const use: TrialUse = {
         skill: route.name,
@@ -138,12 +161,13 @@ export function createTrialGate(options: TrialGateOptions): TrialGate {
       const taken = await store.take(use).catch((error: unknown) => error as Error);
       if (taken instanceof Error) return kit.unavailable(`Trial calls cannot be counted now: ${taken.message}`);
       if (taken.type === 'used-up')
-        return refuse(
+        return quoted(
           route,
+          who.payer,
           `Free trial used: ${trial.calls} call${trial.calls === 1 ? '' : 's'} a ${trial.period} per wallet. Pay to call again`,
         );
       if (taken.type === 'ip-limit')
-        return refuse(route, 'Free trial refused: too many trial wallets from this address in this period. Pay to call');
+        return quoted(route, who.payer, 'Free trial refused: too many trial wallets from this address in this period. Pay to call');
 
       const run = await kit.run(
         { route, offer: [...route.offers.values()][0]!, input, request, payload: {} },
