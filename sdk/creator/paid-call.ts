@@ -52,7 +52,9 @@ export interface KitDeps {
 export async function paidCall(deps: PaidCallDeps, route: SkillRoute, input: unknown, request: Request, ip = 'local'): Promise<Response> {
   const started = performance.now();
   const trial = deps.trial && asksTrial(route, request) ? deps.trial : undefined;
-  const chosen = trial ? { response: await trial.call(route, input, request, ip), call: undefined } : await choose(deps, route, input, request);
+  const chosen = trial
+    ? { response: await trial.call(route, input, request, ip), call: undefined }
+    : await choose(deps, route, input, request);
   const answer = 'response' in chosen ? withTrial(deps, route, chosen.response, trial !== undefined) : await chosen.scheme.pay(chosen.call);
   const seen = deps.observe;
   if (seen?.observer.call) {
@@ -91,7 +93,8 @@ async function tierRoute(deps: PaidCallDeps, route: SkillRoute, scheme: string, 
   if (!deps.priced || !route.skill.tiers || scheme !== 'exact') return route;
   const accepted = payload.accepted as { amount?: unknown } | undefined;
   const from = ((payload.payload as { authorization?: { from?: unknown } } | undefined)?.authorization?.from ?? '') as string;
-  if (typeof accepted?.amount !== 'string' || accepted.amount === route.amount.toString() || !/^0x[0-9a-fA-F]{40}$/.test(from)) return route;
+  if (typeof accepted?.amount !== 'string' || accepted.amount === route.amount.toString() || !/^0x[0-9a-fA-F]{40}$/.test(from))
+    return route;
   const priced = await deps.priced(route, from);
   return priced.amount.toString() === accepted.amount ? priced : route;
 }

@@ -11,7 +11,6 @@ import type { Answer, FetchLike } from '../http/exchange';
 import type { Skill } from '../registry/read';
 import type { Address, Caip2Network, ResourceInfo } from '../x402/index';
 import { failureOf, paymentReceipt, reasonOf, resultOf } from './answer';
-import { readSiwxDeclaration, signSiwx } from '../x402/siwx';
 import { Delivery } from './delivery';
 import { doubtOf, errorMayBePaid } from './doubt';
 import { echoDeclaredExtensions } from './extensions';
@@ -203,8 +202,11 @@ export class PaidCall<T = unknown> {
    */
   private async tryTrial(extensions: Extensions): Promise<Answer | undefined> {
     const signer = this.trialSigner();
-    const declaration = signer && readSiwxDeclaration(extensions);
-    if (!signer?.signText || !declaration) return undefined;
+    if (!signer?.signText || !extensions?.['sign-in-with-x']) return undefined;
+    // Loaded at the first sign-in: a page that never meets a free trial does not carry it.
+    const { readSiwxDeclaration, signSiwx } = await import('../x402/siwx');
+    const declaration = readSiwxDeclaration(extensions);
+    if (!declaration) return undefined;
     const endpoint = new URL(this.skill.endpoint);
     // Never sign a sign-in for another site than the one called (it could be used there).
     if (

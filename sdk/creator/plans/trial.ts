@@ -100,7 +100,10 @@ export function createTrialGate(options: TrialGateOptions): TrialGate {
   const refuse = (route: SkillRoute, error: string) => challenge(route, kit.required(route, error));
 
   /** The wallet that signed a request's sign-in for `route` (its nonce taken), or the 402 saying why not. */
-  const signedIn = async (route: SkillRoute, request: Request): Promise<{ payer: Address; nonce: string } | { refused: StoredResponse }> => {
+  const signedIn = async (
+    route: SkillRoute,
+    request: Request,
+  ): Promise<{ payer: Address; nonce: string } | { refused: StoredResponse }> => {
     let payload: ReturnType<typeof parseSiwxHeader>;
     try {
       payload = parseSiwxHeader(request.headers.get(SIWX_HEADER) ?? '');
