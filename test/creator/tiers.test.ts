@@ -142,7 +142,7 @@ describe('volume prices', () => {
     expect(await revenue('stream')).toMatchObject({ paidCallCount: 5, totalRevenueAtomic: FIVE_CALLS.toString() });
   });
 
-  it('quotes a signed-in payer its tier price in the 402, and takes an exact payment of it; unsigned, the base price', async () => {
+  it('quotes a signed-in payer its tier price in the 402 and takes an exact payment of it (unsigned: the base price); the registry counts it', async () => {
     const payer = await stack.chain.createAccount({ usdc: 100_000n });
     const url = `${server.url}/single`;
     for (let i = 1; i <= 3; i++) expect((await paidPost(url, { i }, payer)).status).toBe(200);
@@ -164,5 +164,8 @@ describe('volume prices', () => {
     const forged = await signAuthorization(stranger, parsePaymentRequirements(quote.accepts[0]), { resource: quote.resource });
     expect((await postJson(url, { i: 5 }, { 'X-Payment': encodePaymentPayload(forged) })).status).toBe(402);
     expect(await stack.chain.balanceOf(stranger.address)).toBe(100_000n);
+    expect(await server.flushCalls()).toBe(true);
+    await verifier.verifyNow();
+    expect(await revenue('single')).toMatchObject({ paidCallCount: 4, totalRevenueAtomic: (3n * 1_000n + 600n).toString() });
   });
 });

@@ -104,7 +104,7 @@ export async function recordCalls(ctx: ServiceContext, userId: string, calls: re
     const nominated = await nominatePayments(
       tx,
       ctx.config.chain,
-      paid.map((a) => ({ skill: a.skill, reference: a.paymentRef!, nonce: a.nonce })),
+      paid.map((a) => ({ skill: a.skill, reference: a.paymentRef!, nonce: a.nonce, amount: a.amount })),
       now,
     );
     const paymentIds = new Map(paid.map((a, i) => [key(a), nominated[i]!.id]));
