@@ -126,7 +126,7 @@ function isRecord(value: unknown): value is TrialRecord {
  *
  * @throws ServeConfigError when another live process owns the folder
  */
-export async function fileTrialStore(folder: string, options: { now?: () => number } = {}): Promise<TrialStore> {
+async function fileTrialStore(folder: string, options: { now?: () => number } = {}): Promise<TrialStore> {
   const now = options.now ?? Date.now;
   await mkdir(folder, { recursive: true });
   const lockFile = join(folder, '.lock');

@@ -17,16 +17,16 @@ import { periodEnd } from './period';
 import type { TrialStore, TrialUse } from './store';
 
 /** How long a signed sign-in is good for by default: 5 minutes. */
-export const DEFAULT_TRIAL_MAX_AGE_SECONDS = 300;
+const DEFAULT_TRIAL_MAX_AGE_SECONDS = 300;
 /** New trial wallets one client IP address may bring per skill and period by default. */
-export const DEFAULT_TRIAL_IP_WALLETS = 3;
+const DEFAULT_TRIAL_IP_WALLETS = 3;
 /** Nonces waiting for their sign-in at most; beyond it the oldest is forgotten. */
 const MAX_OPEN_NONCES = 10_000;
 /** Leeway for a client clock a little ahead of ours, ms. */
 const CLOCK_SKEW_MS = 60_000;
 
 /** The trial answer header: free calls the wallet has left in the period. */
-export const TRIAL_CALLS_LEFT_HEADER = 'X-Trial-Calls-Left';
+const TRIAL_CALLS_LEFT_HEADER = 'X-Trial-Calls-Left';
 
 export interface TrialGateOptions {
   store: TrialStore;
