@@ -30,6 +30,10 @@ const skills = {
     payer,
   })),
   plain: skill({ price: '$0.001' }, () => ({ ok: true })),
+  flaky: skill({ price: '$0.001', trial: { calls: 1, period: 'month' } }, (input: { fail: boolean }) => {
+    if (input.fail) throw new Error('not today');
+    return { ok: true };
+  }),
 };
 
 const start = (extra: Partial<ServeOptions> = {}) =>
@@ -160,5 +164,17 @@ describe('free trials', () => {
     await server.stop();
     server = await start();
     expect((await trialPost(url(), { text: 'r' }, await trialHeader(url(), payer))).status).toBe(402);
+  });
+
+  it('gives the trial call back when the handler fails, and answers a malformed sign-in 402 saying why', async () => {
+    const payer = await stack.chain.createAccount();
+    const url = `${server.url}/flaky`;
+    expect((await trialPost(url, { fail: true }, await trialHeader(url, payer))).status).toBe(500);
+    const ok = await trialPost(url, { fail: false }, await trialHeader(url, payer));
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('X-Trial-Calls-Left')).toBe('0');
+    const malformed = await trialPost(url, { fail: false }, 'not base64 at all');
+    expect(malformed.status).toBe(402);
+    expect((await answer(malformed)).error).toContain('SIGN-IN-WITH-X');
   });
 });
