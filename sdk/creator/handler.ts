@@ -362,7 +362,14 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
     const key = `${route.name}\n${amount}`;
     let found = tierRoutes.get(key);
     if (!found || found.skill !== route.skill) {
-      found = offer(routeOf(route.name, route.skill, amount, route.terms.asset, options));
+      // Only `exact` is offered at the tier price: channels and `upto` sign the price as a maximum
+      // and are charged the tier price per call anyway.
+      const tier = offer(routeOf(route.name, route.skill, amount, route.terms.asset, options));
+      const offers = new Map(route.offers);
+      const exactOffer = tier.offers.get('exact');
+      if (exactOffer) offers.set('exact', exactOffer);
+      const accepts = [...offers.values()] as unknown as PaymentTerms['paymentRequired']['accepts'];
+      found = { ...tier, offers, terms: { ...tier.terms, paymentRequired: { ...tier.terms.paymentRequired, accepts } } };
       tierRoutes.set(key, found);
     }
     return found;

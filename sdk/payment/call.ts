@@ -148,12 +148,18 @@ export class PaidCall<T = unknown> {
     let first = await this.delivery.post(undefined);
     if (first.status !== 402) return { type: 'answered', result: await this.outcome(first, undefined, undefined) };
     let offered = readOfferedTerms(first, this.skill);
-    const trial = await this.tryTrial(offered.extensions);
+    let choice = await this.choose(offered.candidates, this.ctx.schemes);
+    // A free trial call, or (paying exact) the payer's volume price: both are asked by signing in.
+    // (Not when trials are refused for a skill that has one: its server would answer a sign-in with the free call.)
+    const tierQuote = this.skill.tiers && choice.scheme.id === 'exact' && !(this.skill.trial && this.settings.trial === false);
+    // A listing that says it has no trial (null) is not asked for one (a listing that does not say may have one).
+    const signIn = (this.skill.trial !== null && this.trialSigner() !== undefined) || tierQuote;
+    const trial = signIn ? await this.tryTrial(offered.extensions) : undefined;
     if (trial?.status === 402) {
       first = trial;
       offered = readOfferedTerms(first, this.skill);
+      choice = await this.choose(offered.candidates, this.ctx.schemes);
     } else if (trial) return { type: 'answered', result: { ...(await this.outcome(trial, undefined, undefined)), ...trialOf(trial) } };
-    const choice = await this.choose(offered.candidates, this.ctx.schemes);
     this.ctx.learned.set(this.slug, choice.terms);
     return this.required(choice, offered.resource, offered.extensions, false);
   }
@@ -201,7 +207,7 @@ export class PaidCall<T = unknown> {
    * carries fresh terms to pay, and no sign-in is offered to this skill again.
    */
   private async tryTrial(extensions: Extensions): Promise<Answer | undefined> {
-    const signer = this.trialSigner();
+    const signer = this.ctx.signer;
     if (!signer?.signText || !extensions?.['sign-in-with-x']) return undefined;
     // Loaded at the first sign-in: a page that never meets a free trial does not carry it.
     const { readSiwxDeclaration, signSiwx } = await import('../x402/siwx');
@@ -218,7 +224,7 @@ export class PaidCall<T = unknown> {
     const signText = signer.signText;
     const header = await signSiwx(declaration, { address: signer.address, signMessage: ({ message }) => signText(message) });
     const answer = await this.delivery.post(undefined, header);
-    if (answer.status === 402) this.ctx.trialsUsed.add(`${this.skill.endpoint}\n${signer.address}`);
+    if (answer.status === 402 && this.skill.trial) this.ctx.trialsUsed.add(`${this.skill.endpoint}\n${signer.address}`);
     return answer;
   }
 

@@ -168,4 +168,19 @@ describe('volume prices', () => {
     await verifier.verifyNow();
     expect(await revenue('single')).toMatchObject({ paidCallCount: 4, totalRevenueAtomic: (3n * 1_000n + 600n).toString() });
   });
+
+  it('lets SkillMarket paying exact sign in for its quote and pay its tier price after the threshold', async () => {
+    const payer = await stack.chain.createAccount({ usdc: 100_000n });
+    const market = new SkillMarket({
+      apiUrl,
+      wallet: payer.privateKey,
+      network: stack.chain.network,
+      assets: [{ network: stack.chain.network, address: stack.chain.token.address }],
+      payment: 'exact',
+    });
+    const charges: string[] = [];
+    for (let i = 1; i <= 5; i++) charges.push((await market.callWithReceipt(ids.single!.slug, { i })).receipt!.amount);
+    expect(charges).toEqual(['1000', '1000', '1000', '600', '600']);
+    expect(await stack.chain.balanceOf(payer.address)).toBe(100_000n - FIVE_CALLS);
+  });
 });
