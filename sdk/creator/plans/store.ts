@@ -43,17 +43,28 @@ export interface TrialStore {
   close(): Promise<void>;
 }
 
-/** One journal line: a trial call taken (`n: 1`) or given back (`n: -1`); `k: 'paid'`: a paid call counted. */
+/**
+ * One journal line: `n` trial calls taken (negative: given back; 0: the wallet came from `ip`), or
+ * with `k: 'paid'`, `n` paid calls counted.
+ */
 interface TrialRecord {
   s: string;
   w: string;
   ip: string;
   until: number;
-  n: 1 | -1;
+  n: number;
   k?: 'paid';
 }
 
 const FILE = 'trials.log';
+
+/** Options of the file store: its clock, and the journal size that starts a compaction (bytes). */
+interface StoreOptions {
+  now?: () => number;
+  journalLimit?: number;
+}
+/** A journal this large is written again compacted (one line per wallet and period). */
+const JOURNAL_LIMIT = 4 * 1024 * 1024;
 
 /** The counts, in memory: what the store answers from. */
 function counts(now: () => number) {
@@ -71,7 +82,7 @@ function counts(now: () => number) {
         return;
       }
       used.set(walletKey(r), Math.max(0, (used.get(walletKey(r)) ?? 0) + r.n));
-      if (r.n === 1) {
+      if (r.n >= 0) {
         const wallets = walletsOf.get(ipKey(r)) ?? new Set<string>();
         wallets.add(r.w);
         walletsOf.set(ipKey(r), wallets);
@@ -85,29 +96,30 @@ function counts(now: () => number) {
       if (!wallets?.has(use.wallet) && (wallets?.size ?? 0) >= use.ipWallets) return { type: 'ip-limit' };
       return { type: 'taken', left: use.calls - taken - 1 };
     },
-    /** The records that rebuild what is counted now (for compaction). */
+    /** The records that rebuild what is counted now, one per wallet and period (for compaction). */
     records(): TrialRecord[] {
       const out: TrialRecord[] = [];
-      const ipOf = new Map<string, string>();
+      const written = new Set<string>();
       for (const [key, wallets] of walletsOf) {
         const [s, ip, until] = key.split('\n') as [string, string, string];
-        for (const w of wallets) ipOf.set(`${s}\n${w}\n${until}`, ip);
-      }
-      for (const [key, n] of used) {
-        const [s, w, until] = key.split('\n') as [string, string, string];
         if (Number(until) <= now()) continue;
-        for (let i = 0; i < n; i++) out.push({ s, w, ip: ipOf.get(key) ?? '', until: Number(until), n: 1 });
+        for (const w of wallets) {
+          const own = walletKey({ s, w, until: Number(until) });
+          // The calls once, with the wallet's first address; its other addresses as members only.
+          out.push({ s, w, ip, until: Number(until), n: written.has(own) ? 0 : (used.get(own) ?? 0) });
+          written.add(own);
+        }
       }
       for (const [key, n] of paid) {
         const [s, w, until] = key.split('\n') as [string, string, string];
-        if (Number(until) > now()) for (let i = 0; i < n; i++) out.push({ s, w, ip: '', until: Number(until), n: 1, k: 'paid' });
+        if (Number(until) > now() && n > 0) out.push({ s, w, ip: '', until: Number(until), n, k: 'paid' });
       }
       return out;
     },
   };
 }
 
-const recordOf = (use: TrialUse, n: 1 | -1): TrialRecord => ({ s: use.skill, w: use.wallet, ip: use.ip, until: use.until, n });
+const recordOf = (use: TrialUse, n: number): TrialRecord => ({ s: use.skill, w: use.wallet, ip: use.ip, until: use.until, n });
 
 function isRecord(value: unknown): value is TrialRecord {
   const r = value as Partial<TrialRecord> | null;
@@ -116,7 +128,7 @@ function isRecord(value: unknown): value is TrialRecord {
     typeof r.w === 'string' &&
     typeof r.ip === 'string' &&
     typeof r.until === 'number' &&
-    (r.n === 1 || r.n === -1) &&
+    Number.isSafeInteger(r.n) &&
     (r.k === undefined || r.k === 'paid')
   );
 }
@@ -126,7 +138,8 @@ function isRecord(value: unknown): value is TrialRecord {
  *
  * @throws ServeConfigError when another live process owns the folder
  */
-async function fileTrialStore(folder: string, options: { now?: () => number } = {}): Promise<TrialStore> {
+async function fileTrialStore(folder: string, options: StoreOptions = {}): Promise<TrialStore> {
+  const journalLimit = options.journalLimit ?? JOURNAL_LIMIT;
   const now = options.now ?? Date.now;
   await mkdir(folder, { recursive: true });
   const lockFile = join(folder, '.lock');
@@ -135,12 +148,8 @@ async function fileTrialStore(folder: string, options: { now?: () => number } = 
   const syncFolder = () => fsyncPath(folder);
   const state = counts(now);
   let journal: JournalWriter<TrialRecord>;
-  try {
-    const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) =>
-      error.code === 'ENOENT' ? '' : Promise.reject(error),
-    );
-    // Damaged lines are skipped: a trial record lost gives one wallet one call again, never more.
-    for (const { value } of decodeLines(text).values) if (isRecord(value)) state.apply(value);
+  /** The journal written again from what is counted: to a temporary file, synced, renamed over it. */
+  const rewrite = async () => {
     const temporary = `${path}.tmp`;
     const file = await open(temporary, 'w', 0o600);
     await file.writeFile(state.records().map(encodeLine).join(''));
@@ -148,6 +157,36 @@ async function fileTrialStore(folder: string, options: { now?: () => number } = 
     await file.close();
     await rename(temporary, path);
     await syncFolder();
+  };
+  /** A compaction under way: changes wait for it (counted after it, they are appended to the new journal). */
+  let compacting: Promise<void> | undefined;
+  const compactIfLarge = () => {
+    if (compacting || journal.size() < journalLimit) return;
+    compacting = (async () => {
+      // Every change so far is counted and its write finished once the old journal closes.
+      await journal.close();
+      await rewrite();
+      journal = await journalWriter<TrialRecord>(path, syncFolder);
+    })().finally(() => (compacting = undefined));
+  };
+  /** Counts `record` and appends it; undoes the count when the write fails. */
+  const write = async (record: TrialRecord) => {
+    state.apply(record);
+    try {
+      await journal.append(record);
+    } catch (error) {
+      state.apply({ ...record, n: -record.n });
+      throw error;
+    }
+    compactIfLarge();
+  };
+  try {
+    const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) =>
+      error.code === 'ENOENT' ? '' : Promise.reject(error),
+    );
+    // Damaged lines are skipped: a trial record lost gives one wallet one call again, never more.
+    for (const { value } of decodeLines(text).values) if (isRecord(value)) state.apply(value);
+    await rewrite();
     journal = await journalWriter<TrialRecord>(path, syncFolder);
   } catch (error) {
     await rm(lockFile, { force: true });
@@ -155,30 +194,24 @@ async function fileTrialStore(folder: string, options: { now?: () => number } = 
   }
   return {
     async take(use) {
+      while (compacting) await compacting;
+      // No await between the check and the count: concurrent calls of one wallet take its calls once.
       const answer = state.check(use);
       if (answer.type !== 'taken') return answer;
-      const record = recordOf(use, 1);
-      state.apply(record);
-      try {
-        await journal.append(record);
-      } catch (error) {
-        state.apply(recordOf(use, -1));
-        throw error;
-      }
+      await write(recordOf(use, 1));
       return answer;
     },
     async giveBack(use) {
-      const record = recordOf(use, -1);
-      state.apply(record);
-      await journal.append(record);
+      while (compacting) await compacting;
+      await write(recordOf(use, -1));
     },
     paidCalls: async (s, w, until) => state.paid({ s, w, until }),
     async countPaid(s, w, until) {
-      const record: TrialRecord = { s, w, ip: '', until, n: 1, k: 'paid' };
-      state.apply(record);
-      await journal.append(record);
+      while (compacting) await compacting;
+      await write({ s, w, ip: '', until, n: 1, k: 'paid' });
     },
     async close() {
+      while (compacting) await compacting;
       await journal.close();
       await rm(lockFile, { force: true });
     },
@@ -186,7 +219,7 @@ async function fileTrialStore(folder: string, options: { now?: () => number } = 
 }
 
 /** A trial store opened at its first use (a server whose skills have no trial takes no folder lock). */
-export function lazyTrialStore(folder: string, options: { now?: () => number } = {}): TrialStore {
+export function lazyTrialStore(folder: string, options: StoreOptions = {}): TrialStore {
   let opened: Promise<TrialStore> | undefined;
   const store = () =>
     (opened ??= fileTrialStore(folder, options).catch((error: unknown) => {
