@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createSIWxPayload, encodeSIWxHeader } from '@x402/extensions/sign-in-with-x';
+import { createSIWxPayload, encodeSIWxHeader, wrapFetchWithSIWx } from '@x402/extensions/sign-in-with-x';
 import type { Address } from 'viem';
 import { serve, skill, type SkillServer, type ServeOptions } from 'skill-market/creator';
 import { decodePaymentRequired } from 'skill-market/x402';
@@ -89,6 +89,19 @@ describe('free trials', () => {
     const payload = await createSIWxPayload({ ...declaration.info, chainId: stack.chain.network, type: 'eip191' }, payer, url);
     const res = await trialPost(url, { text: 'ref' }, encodeSIWxHeader(payload));
     expect(res.status).toBe(200);
+  });
+
+  it('serves the free call to the reference client wrapper (wrapFetchWithSIWx), which signs the 402 and retries', async () => {
+    const payer = await stack.chain.createAccount();
+    const signedFetch = wrapFetchWithSIWx(fetch, payer);
+    const res = await signedFetch(`${server.url}/echo`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ text: 'wrapped' }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('X-Trial-Calls-Left')).toBe('1');
+    expect((await answer(res)).result).toEqual({ text: 'wrapped', payer: payer.address });
   });
 
   it('refuses a replayed sign-in, one for another domain or skill, one signed by another wallet, and an expired one', async () => {
