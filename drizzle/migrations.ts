@@ -33,7 +33,8 @@ import m30 from './0030_moderation.sql' with { type: 'text' };
 import m31 from './0031_skills_endpoint_index.sql' with { type: 'text' };
 import m32 from './0032_moderation_report_index.sql' with { type: 'text' };
 import m33 from './0033_upto_authorizations.sql' with { type: 'text' };
-import m34 from './0034_trials_and_tiers.sql' with { type: 'text' };
+import m34 from './0034_payment_scheme.sql' with { type: 'text' };
+import m35 from './0035_trials_and_tiers.sql' with { type: 'text' };
 
 export interface MigrationSource {
   tag: string;
@@ -77,5 +78,6 @@ export const migrations: MigrationSource[] = [
   { tag: '0031_skills_endpoint_index', when: 1795921405124, breakpoints: true, sql: m31 },
   { tag: '0032_moderation_report_index', when: 1795923944434, breakpoints: true, sql: m32 },
   { tag: '0033_upto_authorizations', when: 1795926446689, breakpoints: true, sql: m33 },
-  { tag: '0034_trials_and_tiers', when: 1795936348425, breakpoints: true, sql: m34 },
+  { tag: '0034_payment_scheme', when: 1795936741462, breakpoints: true, sql: m34 },
+  { tag: '0035_trials_and_tiers', when: 1795938932634, breakpoints: true, sql: m35 },
 ];

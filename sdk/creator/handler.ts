@@ -388,6 +388,8 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
   const offer = (route: BaseRoute): SkillRoute => {
     const offers = new Map<string, Offer>();
     for (const scheme of schemes) {
+      // A skill its creator does not sell at the full price up front (`exact: false`).
+      if (scheme.id === 'exact' && route.skill.exact === false) continue;
       const made = scheme.offer(route);
       if (made) offers.set(scheme.id, made);
     }

@@ -419,7 +419,9 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
       uptoFacilitator = address;
       app.useUptoFacilitator(address);
     } else if (wantsUpto && known && !uptoFacilitator) {
-      logger.warn(`the facilitator does not list upto on ${network}: skills defined with upto are sold by exact alone, at their price`);
+      logger.warn(
+        `the facilitator does not list upto on ${network}: skills defined with upto are sold by exact alone, at their price (those with exact: false only by channel, if at all)`,
+      );
     }
     const found = known?.find((k) => k.scheme === 'batch-settlement' && k.network === network)?.extra?.receiverAuthorizer;
     if (wantsAuthorizer && typeof found === 'string') {

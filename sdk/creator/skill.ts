@@ -42,6 +42,7 @@ const OPTION_KEYS = new Set([
   'trial',
   'tiers',
   'tierPeriod',
+  'exact',
 ]);
 /** Most volume price steps. */
 const MAX_TIERS = 10;
@@ -76,6 +77,14 @@ export interface SkillOptions {
    * @example skill({ price: '$0.01', upto: true }, (input, { charge }) => { const r = work(input); charge(r.cost); return r.body; })
    */
   upto?: boolean;
+  /**
+   * Sell by `exact` as well, a payment of the full price up front. Default true. With `false` the
+   * skill is sold only where the call pays what it used: `upto` (with `upto: true`) and payment
+   * channels (with `channels: true`); a payer whose client offers only `exact` gets the 402 without
+   * an `exact` offer and pays nothing. Needs `upto: true` or `channels: true`.
+   * @example skill({ price: '$0.05', upto: true, exact: false }, (input, { charge }) => { const r = work(input); charge(r.cost); return r.body; })
+   */
+  exact?: boolean;
   /**
    * A free trial: `calls` free calls per payer wallet per `period` (`'day'`, `'week'` or `'month'`,
    * UTC). The 402 offers the x402 `sign-in-with-x` extension; a payer who signs it with its wallet
@@ -156,6 +165,8 @@ export interface Skill<I = any, O = any> {
   readonly trial?: Readonly<Trial>;
   /** Its volume prices (prices normalized, `"$0.0008"`), when it has them. */
   readonly tiers?: { readonly period: Period; readonly steps: readonly Readonly<TierStep>[] };
+  /** False when the skill is not sold by `exact` (the full price up front). */
+  readonly exact?: false;
   readonly handler: SkillHandler<I, O>;
 }
 
@@ -222,6 +233,10 @@ export function skill<I = any, O = any>(options: SkillOptions, handler: SkillHan
     if (!PERIODS.includes(trial.period)) fail(`trial.period must be one of ${PERIODS.join(', ')}`);
   }
   const tiers = tiersOf(options, atomic, fail);
+  if (options.exact !== undefined && typeof options.exact !== 'boolean') fail('exact must be true or false');
+  if (options.exact === false && options.upto !== true && options.channels !== true) {
+    fail('exact: false needs upto: true or channels: true, or nothing would pay for the skill');
+  }
 
   const definition: Skill<I, O> = {
     [SKILL_BRAND]: true,
@@ -235,6 +250,7 @@ export function skill<I = any, O = any>(options: SkillOptions, handler: SkillHan
     ...(options.upto ? { upto: true } : {}),
     ...(trial ? { trial: Object.freeze({ calls: trial.calls, period: trial.period }) } : {}),
     ...(tiers ? { tiers } : {}),
+    ...(options.exact === false ? { exact: false as const } : {}),
     handler,
   };
   return Object.freeze(definition);

@@ -362,7 +362,8 @@ export class PaidCall<T = unknown> {
   /** Ends the call's hold on the budget (released only when certainly not charged) and records a paid call. */
   private account(reservation: Reservation | undefined, charged: ChargeState, receipt: PaymentReceipt | undefined, scheme = ''): void {
     if (charged === 'no') reservation?.release();
-    else reservation?.commit();
+    // A confirmed charge below the price (upto, a channel's charge) spends only that much of the budget.
+    else reservation?.commit(charged === 'yes' && receipt ? BigInt(receipt.amount) : undefined);
     if (reservation && this.last) this.last.charged = charged;
     if (receipt && charged !== 'no') this.ctx.paid?.(receipt, this.skill, scheme);
   }

@@ -140,7 +140,7 @@ export interface Settlement {
   transaction: Hex | null;
   /** The channel's cumulative charge after the call, as the server confirmed it (`batch-settlement`). */
   chargedCumulativeAmount?: string;
-  /** What the server settled when it may be less than the terms' amount (`upto`), atomic units. */
+  /** What the server charged when it may be less than the terms' amount (`upto`'s settlement, a channel's `chargedAmount`), atomic units. */
   charged?: string;
   /**
    * The answer breaks the scheme's rules (e.g. a channel server charging more than it asked):

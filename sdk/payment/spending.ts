@@ -20,7 +20,8 @@ export function readAmount(value: string | number, what: string): bigint {
 /** One call's hold on the budget; exactly one of commit/release takes effect. */
 export interface Reservation {
   readonly amount: bigint;
-  commit(): void;
+  /** Spends the amount held, or `charged` when the server confirmed a smaller charge (never more than held). */
+  commit(charged?: bigint): void;
   release(): void;
 }
 
@@ -59,13 +60,17 @@ export class SpendingLedger {
     this.check(amount, slug);
     this.reserved += amount;
     let open = true;
-    const settle = (spend: boolean) => {
+    const settle = (spend: bigint) => {
       if (!open) return;
       open = false;
       this.reserved -= amount;
-      if (spend) this.spent += amount;
+      this.spent += spend;
     };
-    return { amount, commit: () => settle(true), release: () => settle(false) };
+    return {
+      amount,
+      commit: (charged) => settle(charged !== undefined && charged >= 0n && charged < amount ? charged : amount),
+      release: () => settle(0n),
+    };
   }
 
   snapshot(): SpendingSnapshot {

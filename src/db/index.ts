@@ -1,4 +1,5 @@
-export { openDatabase, openEmbedded } from './open';
+export { embeddedHandle, openDatabase, openEmbedded } from './open';
+export { openPGlite } from './embedded';
 export { migrate } from './migrate';
 export { DataDirectoryLockedError } from './lock';
 export type { Database, DatabaseHandle, DatabaseKind } from './types';

@@ -3,6 +3,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import type { DatabaseConfig } from '../config';
+import type { PGlite } from '@electric-sql/pglite';
 import { openPGlite } from './embedded';
 import { DATABASE_DEADLINE_MS, type DatabaseStats, withDeadline } from './deadline';
 import { migrate } from './migrate';
@@ -78,6 +79,17 @@ function openPostgres(url: string, poolSize: number, readUrl?: string, deadlineM
 /** Opens PGlite in `dataDir`, or in memory when undefined; `loadDataDir` starts from a dump. */
 export async function openEmbedded(dataDir: string | undefined, loadDataDir?: Blob): Promise<DatabaseHandle> {
   const { client, release } = await openPGlite(dataDir, loadDataDir);
+  return embeddedHandle(client, async () => {
+    try {
+      await client.close();
+    } finally {
+      release();
+    }
+  });
+}
+
+/** The handle of an open PGlite `client`; `close` runs once, however often the handle is closed. */
+export function embeddedHandle(client: PGlite, close: () => Promise<void>): DatabaseHandle {
   const db = drizzlePglite(client, { schema }) as unknown as Database;
   return {
     db,
@@ -92,13 +104,7 @@ export async function openEmbedded(dataDir: string | undefined, loadDataDir?: Bl
     // PGlite runs in this process, one statement at a time on this thread: it answers, or fails at
     // once when closed (503 then); a deadline could not fire while a statement holds the thread.
     ping: async () => void (await client.query('select 1')),
-    close: once(async () => {
-      try {
-        await client.close();
-      } finally {
-        release();
-      }
-    }),
+    close: once(close),
   };
 }
 

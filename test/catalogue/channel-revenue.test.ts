@@ -360,9 +360,9 @@ for (const kind of databaseKinds) {
       const csv = await (await fx.request('/analytics/revenue.csv', { headers: bearer(fresh.key) })).text();
       const claimed = (await channelState(chain, channel.config)).totalClaimed;
       expect(csv.trimEnd().split('\r\n')).toEqual([
-        'date,skill,paid_calls,revenue_usdc,revenue_atomic,exact_atomic,channel_claimed_atomic,channel_settled_atomic,channel_unclaimed_atomic',
-        `${day},${skill.slug},3,0.003000,3000,0,3000,3000,1000`,
-        `total,,3,0.003000,${claimed},0,${claimed},3000,1000`,
+        'date,skill,paid_calls,revenue_usdc,revenue_atomic,exact_atomic,upto_atomic,channel_claimed_atomic,channel_settled_atomic,channel_unclaimed_atomic',
+        `${day},${skill.slug},3,0.003000,3000,0,0,3000,3000,1000`,
+        `total,,3,0.003000,${claimed},0,0,${claimed},3000,1000`,
       ]);
       expect(await chain.balanceOf(channel.receiver.address)).toBe(claimed);
     }, 60_000);

@@ -75,9 +75,9 @@ for (const kind of databaseKinds) {
 
       const lines = await csv();
       const row = (day: string, slug: string, calls: number, usdc: string, atomic: number) =>
-        `${day},${slug},${calls},${usdc},${atomic},${atomic},0,0,0`;
+        `${day},${slug},${calls},${usdc},${atomic},${atomic},0,0,0,0`;
       const expected = [
-        'date,skill,paid_calls,revenue_usdc,revenue_atomic,exact_atomic,channel_claimed_atomic,channel_settled_atomic,channel_unclaimed_atomic',
+        'date,skill,paid_calls,revenue_usdc,revenue_atomic,exact_atomic,upto_atomic,channel_claimed_atomic,channel_settled_atomic,channel_unclaimed_atomic',
         ...[
           [day1, a.slug, 2, '0.002000', 2000],
           [day1, b.slug, 1, '0.250000', 250000],
@@ -85,7 +85,7 @@ for (const kind of databaseKinds) {
           .sort((x, y) => String(x[1]).localeCompare(String(y[1])))
           .map(([d, s, c, u, n]) => row(d as string, s as string, c as number, u as string, n as number)),
         row(day2, a.slug, 1, '0.001000', 1000),
-        'total,,4,0.253000,253000,253000,0,0,0',
+        'total,,4,0.253000,253000,253000,0,0,0,0',
       ];
       expect(lines).toEqual(expected);
       // The chain agrees: what reached the two payout addresses is the total.
@@ -95,9 +95,9 @@ for (const kind of databaseKinds) {
       expect(await csv(`?from=${day2}`)).toEqual([
         expected[0]!,
         row(day2, a.slug, 1, '0.001000', 1000),
-        'total,,1,0.001000,1000,1000,0,0,0',
+        'total,,1,0.001000,1000,1000,0,0,0,0',
       ]);
-      expect((await csv(`?to=${day1}`)).at(-1)).toBe('total,,3,0.252000,252000,252000,0,0,0');
+      expect((await csv(`?to=${day1}`)).at(-1)).toBe('total,,3,0.252000,252000,252000,0,0,0,0');
     }, 60_000);
 
     it('asks for a creator credential and refuses a malformed day', async () => {
@@ -130,7 +130,7 @@ for (const kind of databaseKinds) {
       }
       const all = await csv('');
       expect(await csv('?from=1970-01-01&to=9999-12-31')).toEqual(all);
-      expect((await csv('?from=2024-02-29&to=2024-02-29')).at(-1)).toBe('total,,0,0.000000,0,0,0,0,0'); // a leap day
+      expect((await csv('?from=2024-02-29&to=2024-02-29')).at(-1)).toBe('total,,0,0.000000,0,0,0,0,0,0'); // a leap day
     });
   });
 }

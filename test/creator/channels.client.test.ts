@@ -128,12 +128,14 @@ describe('vouchers signed ahead', () => {
     const tick = await channelSkill({ minDeposit: '$0.01' });
     const wallet = countingAccount(await world.payer(1_000_000n));
     const seen = watching(tick.server.url);
-    const market = world.market({ wallet, mode: 'fast', payment: 'channel', maxDeposit: '$0.01', fetch: seen.fetch });
+    const market = world.market({ wallet, mode: 'fast', payment: 'channel', maxDeposit: '$0.01', fetch: seen.fetch, budget: '$1' });
 
     await market.call(tick.slug, { i: 1 });
     await market.call(tick.slug, { i: 2 });
-    // Signed ahead for 3 × price; the server charges half of it.
-    await market.call(tick.slug, { i: 3, half: true });
+    // Signed ahead for 3 × price; the server charges half of it: the receipt and the budget say so.
+    const { receipt } = await market.callWithReceipt(tick.slug, { i: 3, half: true });
+    expect(receipt).toMatchObject({ amount: `${PRICE / 2n}`, price: '$0.001', chargedCumulativeAmount: `${2n * PRICE + PRICE / 2n}` });
+    expect(market.spending).toMatchObject({ spent: 2n * PRICE + PRICE / 2n, reserved: 0n });
     // 2.5 × price so far: this voucher is for 3.5 × price, not the 3 × price signed ahead (a 402 would show it).
     await market.call(tick.slug, { i: 4 });
     await market.call(tick.slug, { i: 5 });

@@ -59,4 +59,16 @@ describe('skill()', () => {
     expect(thrown(() => skill({ price: '$0.01' }, undefined as never)).message).toContain('handler');
     expect(thrown(() => skill(undefined as never, handler)).message).toContain('options must be an object');
   });
+
+  it('sells without exact only where the call pays what it used: upto or channels', () => {
+    expect(thrown(() => skill({ price: '$0.01', exact: false }, handler)).message).toContain(
+      'exact: false needs upto: true or channels: true',
+    );
+    expect(thrown(() => skill({ price: '$0.01', upto: true, exact: 'no' as never }, handler)).message).toContain(
+      'exact must be true or false',
+    );
+    expect(skill({ price: '$0.01', upto: true, exact: false }, handler).exact).toBe(false);
+    expect(skill({ price: '$0.01', channels: true, exact: false }, handler).exact).toBe(false);
+    expect('exact' in skill({ price: '$0.01', upto: true, exact: true }, handler)).toBe(false);
+  });
 });

@@ -2,7 +2,8 @@
  * Usage-based payments counted by the registry: a skill server's `upto` call reaches the registry
  * like any paid call, and the payment check reads what the chain moved through the upto proxy (the
  * handler's charge, less than the listed maximum) as the call's revenue. A plain transfer of less
- * than the price, not settled through the proxy, counts for nothing.
+ * than the price, not settled through the proxy, counts for nothing. The payer's own history shows
+ * the call as `upto` once its check found the settlement.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { x402Client } from '@x402/core/client';
@@ -14,7 +15,8 @@ import { register, serve, skill, type SkillServer } from 'skill-market/creator';
 import { PAYMENT_VERIFICATION_DEFAULTS } from '../../src/config';
 import { paymentVerifications, webhookDeliveries } from '../../src/db/schema';
 import type { PaymentVerifier } from '../../src/registry/modules/payment-verification';
-import { bearer, jsonPost } from '../support/auth';
+import { privateKeyToAccount } from 'viem/accounts';
+import { bearer, createKey, jsonPost, walletSignIn } from '../support/auth';
 import { json, newCreator, type Creator } from '../support/catalogue';
 import type { TestAccount } from '../support/chain';
 import { usdCoinAbi } from '../support/chain/abi';
@@ -97,6 +99,15 @@ describe('usage-based calls in the registry', () => {
     const { payer, pay } = await uptoPayer();
     const res = await pay(`${server.url}/metered`, jsonPost({ units: 37 }));
     expect(res.status).toBe(200);
+    // The payer keeps a usage record of the call, naming its settlement.
+    const { transaction } = JSON.parse(atob(res.headers.get('payment-response')!)) as { transaction: string };
+    const buyer = await walletSignIn(fx.request, privateKeyToAccount(payer.privateKey));
+    const { key: buyerKey } = await createKey(fx.request, buyer.token, 'consumer');
+    const usage = await fx.request(
+      '/analytics/usage',
+      jsonPost({ skillId, paymentRef: transaction, amountAtomic: '3700' }, bearer(buyerKey)),
+    );
+    expect(usage.status).toBeLessThan(300);
     expect(await stack.chain.balanceOf(payer.address)).toBe(100_000n - 3_700n);
     expect(await server.flushCalls()).toBe(true);
     await verifier.verifyNow();
@@ -109,6 +120,15 @@ describe('usage-based calls in the registry', () => {
     expect(checks.map((c) => ({ status: c.status, amount: c.amount, payer: c.payer }))).toEqual([
       { status: 'verified', amount: 3_700n, payer: payer.address },
     ]);
+    const history = await json<{ scheme: string; amountAtomic: string; verification: string }[]>(
+      await fx.request('/analytics/usage', { headers: bearer(buyerKey) }),
+    );
+    expect(history).toEqual([expect.objectContaining({ scheme: 'upto', amountAtomic: '3700', verification: 'verified' })]);
+    // The creator's books keep the usage-based settlements apart from exact payments.
+    const csv = await (await fx.request('/analytics/revenue.csv', { headers: bearer(creator.key) })).text();
+    const [header, line] = csv.trimEnd().split('\r\n');
+    const columns = Object.fromEntries(header!.split(',').map((name, i) => [name, line!.split(',')[i]]));
+    expect(columns).toMatchObject({ skill: 'metered', paid_calls: '1', revenue_atomic: '3700', exact_atomic: '0', upto_atomic: '3700' });
     // The creator's call.paid says how it was paid and what it moved.
     const deliveries = await fx.database.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.type, 'call.paid'));
     expect(deliveries.map((d) => (d.payload as { data: { scheme: string; amount: string } }).data)).toEqual([

@@ -3,7 +3,8 @@
  * folder next to a fresh `market dev` whose directory is that folder's .market/dev (what a bare
  * `--dev` reads). `npx market` runs this checkout's CLI. A block ending in `&` starts a server
  * kept until the end; the block after it is retried until it succeeds (the server is starting),
- * every other block must succeed at once. It ends with a paid call at the edited price. The Quick
+ * every other block must succeed at once. It ends with a paid call at the edited price and one
+ * charged by use (less than the usage-based skill's listed most). The Quick
  * start's paid call runs before the section and again after it: the example skills and the
  * section's skill are two skill servers of one creator, and a payer's one channel to that creator
  * pays both, in either order. Then the rest of dev mode on the same marketplace: `wallet new`, `fund`, `wallet balance`, `mcp --print-config`
@@ -87,6 +88,7 @@ describe('README: Your first skill', () => {
 
       let afterServer = false;
       let last = { code: 0, stdout: '', stderr: '' };
+      const outputs = new Map<string, { stdout: string; stderr: string }>();
       const log: string[] = [];
       for (const block of blocks) {
         if (block.endsWith('&')) {
@@ -109,17 +111,24 @@ describe('README: Your first skill', () => {
           : await run(block, folder);
         afterServer = false;
         log.push(`$ ${block}\n${last.stdout}${last.stderr}`);
+        outputs.set(block, last);
         if (last.code !== 0) throw new Error(`a README command failed (exit ${last.code}):\n${log.join('\n')}\n${dev.output()}`);
       }
 
-      // The last block is the paid call: its result on stdout, its receipt (at the edited price) on stderr.
-      expect(blocks.at(-1)).toContain('market call');
-      expect(JSON.parse(last.stdout)).toEqual({ city: 'Lyon', forecast: 'sunny' });
-      const receipt = receiptOf(last.stderr);
+      // The paid call at the edited price: its result on stdout, its receipt on stderr.
+      const calls = blocks.filter((b) => b.includes('market call'));
+      expect(calls).toHaveLength(2);
+      const priced = outputs.get(calls[0]!)!;
+      expect(JSON.parse(priced.stdout)).toEqual({ city: 'Lyon', forecast: 'sunny' });
+      const receipt = receiptOf(priced.stderr);
       expect(receipt).toMatchObject({ slug: 'forecast', price: '$0.005', amount: '5000', scheme: 'batch-settlement' });
       // The channel the Quick start call opened pays the section's skill too: a voucher, no new deposit.
       expect(receipt.channelId).toBe(first.channelId);
       expect(receipt.transaction).toBeNull();
+      // The last block, the usage-based skill: charged what the call used (3 days), less than its listed most.
+      expect(blocks.at(-1)).toBe(calls[1]);
+      expect(JSON.parse(last.stdout)).toEqual({ city: 'Lyon', days: ['sunny', 'sunny', 'sunny'] });
+      expect(receiptOf(last.stderr)).toMatchObject({ slug: 'week', price: '$0.007', amount: '3000', channelId: first.channelId });
       const again = await quickStart();
       expect(again).toMatchObject({ slug: 'word-count', scheme: 'batch-settlement', channelId: first.channelId, transaction: null });
     },

@@ -301,8 +301,20 @@ describe.skipIf(!TEST_DATABASE_URL)('two registries, two facilitators and two sk
     // The creator's revenue, as their ledger totals it, on either registry.
     for (const registry of registries) {
       const csv = await (await on(registry, '/analytics/revenue.csv', { headers: bearer(creator.key) })).text();
-      const total = csv.trimEnd().split('\r\n').at(-1)!.split(',');
-      expect({ paidCalls: total[2], revenue: total[4], exact: total[5], claimed: total[6] }).toEqual({
+      const lines = csv.trimEnd().split('\r\n');
+      const names = lines[0]!.split(',');
+      const total = Object.fromEntries(
+        lines
+          .at(-1)!
+          .split(',')
+          .map((value, i) => [names[i], value]),
+      );
+      expect({
+        paidCalls: total.paid_calls,
+        revenue: total.revenue_atomic,
+        exact: total.exact_atomic,
+        claimed: total.channel_claimed_atomic,
+      }).toEqual({
         paidCalls: `${2 * CALLS}`,
         revenue: `${exactOnChain + claimedOnChain}`,
         exact: `${exactOnChain}`,

@@ -191,7 +191,7 @@ describe('my skills', () => {
     ]);
     expect(download.suggestedFilename()).toBe('revenue.csv');
     expect(readFileSync((await download.path())!, 'utf8')).toBe(
-      'date,skill,paid_calls,revenue_usdc,revenue_atomic,exact_atomic,channel_claimed_atomic,channel_settled_atomic,channel_unclaimed_atomic\r\ntotal,,0,0.000000,0,0,0,0,0\r\n',
+      'date,skill,paid_calls,revenue_usdc,revenue_atomic,exact_atomic,upto_atomic,channel_claimed_atomic,channel_settled_atomic,channel_unclaimed_atomic\r\ntotal,,0,0.000000,0,0,0,0,0,0\r\n',
     );
   });
 

@@ -6,6 +6,8 @@
  * chain sees one deposit and no transfer per call. The deposit is the SDK's one policy: SkillMarket
  * paying the same skill deposits the same, and the receipt names the deposit apart from the charge.
  * Signed in, a channel call joins the visitor's history as a channel call, never as a transfer to check.
+ * A usage-based skill of the same server (`upto: true`) is confirmed at its most and its receipt says
+ * what the call was charged, less than that.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -51,6 +53,7 @@ let page: Page;
 let wallet: TestWallet;
 let errors: string[];
 let skill: Skill;
+let meteredSlug: string;
 
 beforeAll(async () => {
   web = await startPaidWeb();
@@ -61,12 +64,21 @@ beforeAll(async () => {
     echo: input,
     n: ++handled,
   }));
+  // Priced by use: at most $0.005, charged $0.002 a call.
+  const metered = paidSkill({ price: '$0.005', upto: true, groups: ['tools'], description: 'Charged by use.' }, (input, { charge }) => {
+    charge(2_000n);
+    return { metered: input };
+  });
   server = await serve(
-    { echo },
+    { echo, metered },
     selfRegisteringServeOptions(web, payee, await freePort(), { channels: { store: folder } }), // offered by default below $0.01
   );
-  const listed = ((await (await registry.request(`/creators/${web.creator.address}`)).json()) as { skills: { slug: string }[] }).skills;
-  skill = (await (await registry.request(`/skills/${listed[0]!.slug}`)).json()) as Skill;
+  const listed = (
+    (await (await registry.request(`/creators/${web.creator.address}`)).json()) as { skills: { slug: string; name: string }[] }
+  ).skills;
+  const slugOf = (name: string) => listed.find((s) => s.name === name)!.slug;
+  skill = (await (await registry.request(`/skills/${slugOf('echo')}`)).json()) as Skill;
+  meteredSlug = slugOf('metered');
   payer = await stack.chain.createAccount({ usdc: 1_000_000n });
   ({ wallet, page, errors } = await walletPage(web.browser, registry.url, payer, stack.chain.chainId));
 }, 90_000);
@@ -239,5 +251,29 @@ describe('Try it with a payment channel', () => {
     const { receipt } = await market.callWithReceipt(skill.slug, { i: 'sdk' });
     expect(receipt).toMatchObject({ amount: `${PRICE}`, deposit: `${DEPOSIT}` });
     expect(await stack.chain.balanceOf(other.address)).toBe(before - DEPOSIT);
+  });
+
+  it('a usage-based skill is confirmed at its most, and its receipt says the charge: less, from the open channel', async () => {
+    await page.goto(`/skill/${meteredSlug}`);
+    await page.getByLabel('Input (JSON)').fill('{"n":1}');
+    await page.getByRole('button', { name: 'Call this skill' }).click();
+    await page.getByRole('heading', { name: 'Confirm the payment' }).waitFor();
+    // Opted in before: the open channel (same server) pays it without a wallet prompt.
+    await page.locator('.channel-plan', { hasText: 'No wallet prompt' }).waitFor();
+    expect(await page.locator('.confirm').textContent()).toContain('Pay at most $0.005 USDC');
+    expect(await page.locator('.usage-based').textContent()).toBe(
+      'This skill is priced by use: the call is charged what it used, at most its price.',
+    );
+    await screenshot(page, 'try-it-usage-based');
+    const [payerBefore] = await balances();
+    await page.getByRole('button', { name: 'Pay at most $0.005 and call' }).click();
+    await page.getByRole('heading', { name: 'Result' }).waitFor();
+    expect(JSON.parse((await page.locator('.result').textContent())!)).toEqual({ metered: { n: 1 } });
+    const left = DEPOSIT - 4n * PRICE - 2_000n;
+    expect(await page.locator('.receipt').textContent()).toContain(`charged $0.002, channel balance left ${usdc(left)}`);
+    await screenshot(page, 'try-it-usage-based-receipt');
+    // A voucher: nothing moved on chain.
+    expect((await balances())[0]).toBe(payerBefore);
+    expect(errors).toEqual([]);
   });
 });

@@ -342,8 +342,9 @@ export type UsageChannelView = Static<typeof UsageChannelView>;
  * `paymentRef` is null when none was sent; `verification` is one of {@link VERIFICATION_STATES};
  * `verificationReason` says why a payment was rejected ({@link PAYMENT_REVERTED_REASON} when its
  * transfer reverted: the payer was not charged) or why its check is still pending. `scheme` says
- * how the call was paid: `exact` (a transfer, checked on chain) or `batch-settlement` (over a
- * payment channel: `channel` holds its state, `verification` is `none`).
+ * how the call was paid: `exact` (a transfer, checked on chain), `upto` (a usage-based settlement of
+ * at most the price, once its check found it on chain; `exact` until then) or `batch-settlement`
+ * (over a payment channel: `channel` holds its state, `verification` is `none`).
  */
 export const UsageRecordView = T.Object({
   id: Uuid(),
@@ -358,7 +359,7 @@ export const UsageRecordView = T.Object({
     description: 'the payment’s on-chain check: none (no reference), pending, verified (counts as revenue) or rejected',
   }),
   verificationReason: Nullable(T.String(), 'why the check rejected the payment (or why it is still pending); null otherwise'),
-  scheme: T.Union([T.Literal('exact'), T.Literal('batch-settlement')]),
+  scheme: T.Union([T.Literal('exact'), T.Literal('upto'), T.Literal('batch-settlement')]),
   channel: Nullable(UsageChannelView),
   createdAt: Timestamp(),
 });

@@ -10,6 +10,7 @@ import { terminalJson } from '../terminal';
  * `market call <slug> '<json>' [--max-price P] [--fast] [--timeout MS] [--no-trial] [--json]`: pays and calls
  * a skill. The handler's result is printed as JSON on stdout, the receipt as one JSON line on
  * stderr (`amount` charged, and `deposit` apart from it when the call filled a payment channel).
+ * A usage-based (`upto`) payment says the most it authorizes before signing and the charge after.
  * A call that deposits into a channel says so on stderr first, before anything is signed. The
  * input is `-` to read it from stdin, or omitted for `{}`. Nothing is paid when the input fails
  * the skill's schema, the price is above --max-price, or the server's terms differ from the
@@ -38,6 +39,12 @@ export async function callCommand(args: string[]): Promise<void> {
     mode: values.fast ? 'fast' : 'standard',
     trial: !values['no-trial'],
     beforePayment: ({ deposit, terms }) => {
+      if (terms.requirements.scheme === 'upto') {
+        process.stderr.write(
+          `Authorizing at most ${formatPriceUsd(BigInt(terms.requirements.amount))} (a usage-based price: the call is charged what it used, at most that).\n`,
+        );
+        return;
+      }
       if (!deposit) return;
       const { payTo, amount } = terms.requirements;
       process.stderr.write(
@@ -57,6 +64,8 @@ export async function callCommand(args: string[]): Promise<void> {
     try {
       const { result, receipt, trial, trialCallsLeft } = await market.callWithReceipt(slug, input, options);
       printJson(result, values.json);
+      if (receipt?.scheme === 'upto')
+        process.stderr.write(`Charged ${formatPriceUsd(BigInt(receipt.amount))} of at most ${receipt.price}.\n`);
       process.stderr.write(`${terminalJson(trial ? { trial, trialCallsLeft } : { receipt }, true)}\n`);
     } finally {
       await market.flush();

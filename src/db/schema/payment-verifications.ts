@@ -38,6 +38,8 @@ export const paymentVerifications = pgTable(
     payer: text('payer'),
     amount: atomicAmount('amount'),
     blockNumber: bigint('block_number', { mode: 'bigint' }),
+    /** How the chain shows it was paid once verified: `exact` (a transfer of the price) or `upto` (a settlement of at most it). */
+    scheme: text('scheme', { enum: ['exact', 'upto'] }),
     /** The counted transfer's log index in the transaction; null until counted, or for a repeat of a counted payment. */
     logIndex: integer('log_index'),
     attempts: integer('attempts').notNull().default(0),

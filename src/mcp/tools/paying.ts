@@ -25,6 +25,8 @@ export interface PayingDeps {
 /** What a call paid, in words: the charge, and for a channel the deposit apart from it. */
 function paidText(receipt: NonNullable<PaidResult['receipt']>): string {
   const charged = formatPriceUsd(BigInt(receipt.amount));
+  if (receipt.scheme === 'upto')
+    return `Charged ${charged} of at most ${receipt.price} (a usage-based price) on ${receipt.network}, transaction ${receipt.transaction ?? 'not reported'}.`;
   if (!receipt.channelId) return `Paid ${charged} on ${receipt.network}, transaction ${receipt.transaction ?? 'not reported'}.`;
   const deposit = receipt.deposit
     ? `this call first deposited ${formatPriceUsd(BigInt(receipt.deposit))} into it (refundable; each call is charged from it), transaction ${receipt.transaction ?? 'not reported'}`

@@ -347,19 +347,22 @@ export function channelScheme(options: ChannelSchemeOptions): ChannelScheme {
       }
       const { voucher, deposit } = payment.payload.payload;
       const record = await store.get(voucher.channelId);
-      const cumulative = (response.extra as { channelState: { chargedCumulativeAmount: string } }).channelState.chargedCumulativeAmount;
+      const { chargedAmount, channelState } = response.extra as {
+        chargedAmount: string;
+        channelState: { chargedCumulativeAmount: string };
+      };
+      const cumulative = channelState.chargedCumulativeAmount;
       if (record) {
         const balance = BigInt(record.balance) + (deposit ? BigInt(deposit.amount) : 0n);
         await store.set({ ...record, charged: cumulative, balance: balance.toString(), resync: false });
       }
       const transaction = deposit && typeof response.transaction === 'string' && BYTES32_PATTERN.test(response.transaction);
-      // What this call was charged (its receipt's amount): less than the price for a metered or volume-priced call.
-      const charged = String((response.extra as { chargedAmount: string }).chargedAmount);
+      // What this call was charged (checked above against the voucher): the handler's `charge`, at most the price.
       return {
         settled: true,
         transaction: transaction ? (response.transaction as Hex) : null,
         chargedCumulativeAmount: cumulative,
-        charged,
+        charged: chargedAmount,
       };
     },
 

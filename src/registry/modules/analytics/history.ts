@@ -4,7 +4,7 @@ import { favorites, skills, usageRecords } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
 import { decodeCursor, encodeCursor, isIsoInstant } from '../../lib/cursor';
 import { channelViewsOf } from '../channel-revenue';
-import { paymentReason, paymentStatus } from '../payment-verification';
+import { paymentReason, paymentScheme, paymentStatus } from '../payment-verification';
 import type { SkillView, UsageQuery, UsageRecordView } from 'skill-market/registry';
 import { DEFAULT_LIMIT, notModerated, selectSkills, toSkillView } from '../skills';
 import { tokenDecimals } from '../../../config/chain';
@@ -41,6 +41,7 @@ export async function listUsage(
       network: skills.network,
       verification: paymentStatus(usageRecords.paymentId),
       verificationReason: paymentReason(usageRecords.paymentId),
+      paidBy: paymentScheme(usageRecords.paymentId),
       createdAt: usageRecords.createdAt,
     })
     .from(usageRecords)
@@ -52,7 +53,7 @@ export async function listUsage(
   const last = page[page.length - 1];
   const channels = await channelViewsOf(ctx.db, page);
   return {
-    records: page.map(({ channelId, cumulative, depositTransaction, depositAmount, ...r }, i): UsageRecordView => {
+    records: page.map(({ channelId, cumulative, depositTransaction, depositAmount, paidBy, ...r }, i): UsageRecordView => {
       const amount = BigInt(r.amount);
       const channel = channels[i] ?? null;
       return {
@@ -62,7 +63,8 @@ export async function listUsage(
         // A channel call is no transfer: nothing of it is checked as one.
         verification: channel ? 'none' : r.verification,
         verificationReason: channel ? null : r.verificationReason,
-        scheme: channel ? 'batch-settlement' : 'exact',
+        // A transfer is `exact` until its check shows an `upto` settlement.
+        scheme: channel ? 'batch-settlement' : (paidBy ?? 'exact'),
         channel,
         createdAt: r.createdAt.toISOString(),
       };

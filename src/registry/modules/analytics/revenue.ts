@@ -2,7 +2,7 @@
  * A creator's payout ledger: per skill and day (UTC, the day a payment was first reported), the
  * paid calls and the revenue verified on chain — the same verified payments and claimed channel
  * calls the counters add up, so its totals equal what the chain shows paid to (or claimed for) the
- * creator's skills. Beside the total: the exact payments, the channel calls claimed, the part of
+ * creator's skills. Beside the total: the exact payments, the usage-based (`upto`) settlements, the channel calls claimed, the part of
  * those settled to the payment address, and channel calls earned but not yet claimed (not
  * revenue). As CSV for their books.
  */
@@ -15,10 +15,12 @@ import { fixedDecimals } from '../../lib/amounts';
 export interface RevenueRow {
   day: string;
   skill: string;
-  /** Exact payments verified plus channel calls claimed. */
+  /** Exact and upto payments verified plus channel calls claimed. */
   paidCalls: number;
   revenueAtomic: bigint;
   exactAtomic: bigint;
+  /** Usage-based settlements (`upto`): what each call was charged, at most its price. */
+  uptoAtomic: bigint;
   channelClaimedAtomic: bigint;
   channelSettledAtomic: bigint;
   channelUnclaimedAtomic: bigint;
@@ -44,6 +46,7 @@ export async function revenueLedger(ctx: ServiceContext, creatorId: string, rang
     .select({
       day,
       skill: skills.slug,
+      scheme: paymentVerifications.scheme,
       paidCalls: sql<number>`count(*)::int`,
       revenueAtomic: sql<string>`coalesce(sum(${paymentVerifications.amount}), 0)::text`,
     })
@@ -59,7 +62,7 @@ export async function revenueLedger(ctx: ServiceContext, creatorId: string, rang
         range.to ? lt(paymentVerifications.createdAt, range.to) : undefined,
       ),
     )
-    .groupBy(day, skills.slug);
+    .groupBy(day, skills.slug, paymentVerifications.scheme);
   const ledger = new Map<string, RevenueRow>();
   const rowOf = (day: string, skill: string) => {
     const key = `${day}\n${skill}`;
@@ -71,6 +74,7 @@ export async function revenueLedger(ctx: ServiceContext, creatorId: string, rang
         paidCalls: 0,
         revenueAtomic: 0n,
         exactAtomic: 0n,
+        uptoAtomic: 0n,
         channelClaimedAtomic: 0n,
         channelSettledAtomic: 0n,
         channelUnclaimedAtomic: 0n,
@@ -83,7 +87,9 @@ export async function revenueLedger(ctx: ServiceContext, creatorId: string, rang
     const row = rowOf(r.day, r.skill);
     row.paidCalls += Number(r.paidCalls);
     row.revenueAtomic += BigInt(r.revenueAtomic);
-    row.exactAtomic += BigInt(r.revenueAtomic);
+    // Checks decided before the scheme was kept are transfers of the price: exact.
+    if (r.scheme === 'upto') row.uptoAtomic += BigInt(r.revenueAtomic);
+    else row.exactAtomic += BigInt(r.revenueAtomic);
   }
   for (const c of await channelLedger(ctx.db, creatorId, range)) {
     const row = rowOf(c.day, c.skill);
@@ -105,13 +111,14 @@ export async function revenueLedger(ctx: ServiceContext, creatorId: string, rang
 export function revenueCsv(rows: readonly RevenueRow[], decimals: number): string {
   const quote = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value);
   const lines = [
-    'date,skill,paid_calls,revenue_usdc,revenue_atomic,exact_atomic,channel_claimed_atomic,channel_settled_atomic,channel_unclaimed_atomic',
+    'date,skill,paid_calls,revenue_usdc,revenue_atomic,exact_atomic,upto_atomic,channel_claimed_atomic,channel_settled_atomic,channel_unclaimed_atomic',
   ];
   const figures = (r: Omit<RevenueRow, 'day' | 'skill'>) => [
     r.paidCalls,
     fixedDecimals(r.revenueAtomic, decimals),
     r.revenueAtomic,
     r.exactAtomic,
+    r.uptoAtomic,
     r.channelClaimedAtomic,
     r.channelSettledAtomic,
     r.channelUnclaimedAtomic,
@@ -122,11 +129,20 @@ export function revenueCsv(rows: readonly RevenueRow[], decimals: number): strin
       paidCalls: t.paidCalls + r.paidCalls,
       revenueAtomic: t.revenueAtomic + r.revenueAtomic,
       exactAtomic: t.exactAtomic + r.exactAtomic,
+      uptoAtomic: t.uptoAtomic + r.uptoAtomic,
       channelClaimedAtomic: t.channelClaimedAtomic + r.channelClaimedAtomic,
       channelSettledAtomic: t.channelSettledAtomic + r.channelSettledAtomic,
       channelUnclaimedAtomic: t.channelUnclaimedAtomic + r.channelUnclaimedAtomic,
     }),
-    { paidCalls: 0, revenueAtomic: 0n, exactAtomic: 0n, channelClaimedAtomic: 0n, channelSettledAtomic: 0n, channelUnclaimedAtomic: 0n },
+    {
+      paidCalls: 0,
+      revenueAtomic: 0n,
+      exactAtomic: 0n,
+      uptoAtomic: 0n,
+      channelClaimedAtomic: 0n,
+      channelSettledAtomic: 0n,
+      channelUnclaimedAtomic: 0n,
+    },
   );
   lines.push(['total', '', ...figures(total)].join(','));
   return `${lines.join('\r\n')}\r\n`;

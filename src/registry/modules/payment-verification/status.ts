@@ -18,3 +18,10 @@ export function paymentReason(paymentId: AnyColumn): SQL<string | null> {
     string | null
   >`(select ${paymentVerifications.reason} from ${paymentVerifications} where ${paymentVerifications.id} = ${paymentId} and ${paymentVerifications.status} <> 'verified')`;
 }
+
+/** How a record's payment was paid, as its check found on chain: null before it is verified (or without one). */
+export function paymentScheme(paymentId: AnyColumn): SQL<'exact' | 'upto' | null> {
+  return sql<
+    'exact' | 'upto' | null
+  >`(select ${paymentVerifications.scheme} from ${paymentVerifications} where ${paymentVerifications.id} = ${paymentId} and ${paymentVerifications.status} = 'verified')`;
+}

@@ -252,6 +252,7 @@ export async function markVerified(
         amount: found.amount,
         blockNumber: found.blockNumber,
         logIndex: transfer.logIndex,
+        scheme: found.scheme ?? 'exact',
       });
       await countPaidCall(tx, check.skillId, found.amount, check.createdAt);
       await countBuyer(tx, check.skillId, transfer.payer, 1);
@@ -293,7 +294,14 @@ export async function markVerified(
     }
     const same = paid.find((t) => heldBy.get(t.logIndex)!.skillId === check.skillId);
     if (same) {
-      await decide({ status: 'verified', reason: null, payer: same.payer, amount: found.amount, blockNumber: found.blockNumber });
+      await decide({
+        status: 'verified',
+        reason: null,
+        payer: same.payer,
+        amount: found.amount,
+        blockNumber: found.blockNumber,
+        scheme: found.scheme ?? 'exact',
+      });
       return 'repeat';
     }
     await decide({ status: 'rejected', reason: COUNTED_ELSEWHERE_REASON, payer: paid[0]!.payer });

@@ -35,7 +35,7 @@ function Receipt({ outcome }: { outcome: PaidOutcome }) {
       <h4>Receipt</h4>
       {outcome.charged === 'yes' && tx ? (
         <p>
-          Paid on chain. Transaction{' '}
+          Paid <strong class="receipt-amount">{usdc(BigInt(outcome.receipt!.amount))} USDC</strong> on chain. Transaction{' '}
           {explorer ? (
             <a class="mono tx-hash" href={`${explorer.url}/tx/${tx}`} target="_blank" rel="noopener noreferrer">
               {tx}
@@ -161,6 +161,8 @@ export function TryIt({ skill }: { skill: Skill }) {
   /** The open channel when it holds this call's price: no deposit, no wallet prompt. */
   const open = byChannel ? openChannel(channelRecords.value, skill.paymentAddress, wallet?.address) : undefined;
   const funded = open && channelLeft(open) >= BigInt(skill.priceAtomic) ? open : undefined;
+  /** A usage-based skill paid from a channel is charged what the call used: its price is only the most. */
+  const atMost = byChannel && step.quote.usageBased ? 'at most ' : '';
 
   return (
     <div class="try-it">
@@ -190,10 +192,18 @@ export function TryIt({ skill }: { skill: Skill }) {
           <div class="notice confirm" role="group" aria-labelledby="confirm-title">
             <h4 id="confirm-title">Confirm the payment</h4>
             <p>
-              Pay <strong class="confirm-price">{usdc(skill.price)} USDC</strong> to{' '}
+              Pay {atMost}
+              <strong class="confirm-price">{usdc(skill.price)} USDC</strong> to{' '}
               <code title={step.quote.terms.requirements.payTo}>{shortAddress(step.quote.terms.requirements.payTo)}</code> on{' '}
               {networkName(skill.network)} for this call{byChannel ? ', from your payment channel' : ''}. The terms match the listing.
             </p>
+            {step.quote.usageBased && (
+              <p class="usage-based small">
+                {byChannel
+                  ? 'This skill is priced by use: the call is charged what it used, at most its price.'
+                  : 'This skill is priced by use; one payment per call pays its most. A payment channel is charged only what each call used.'}
+              </p>
+            )}
             {byChannel && (
               <p class="channel-plan small">
                 {deposit === 'pending' ? (
@@ -243,8 +253,8 @@ export function TryIt({ skill }: { skill: Skill }) {
                 onClick={() => confirm(step.quote)}
               >
                 {byChannel && typeof deposit === 'bigint' && deposit > 0n
-                  ? `Deposit ${usdc(deposit)}, pay ${usdc(skill.price)} and call`
-                  : `Pay ${usdc(skill.price)} and call`}
+                  ? `Deposit ${usdc(deposit)}, pay ${atMost}${usdc(skill.price)} and call`
+                  : `Pay ${atMost}${usdc(skill.price)} and call`}
               </button>
               <button type="button" class="button" onClick={() => setStep({ name: 'input' })}>
                 Cancel

@@ -41,6 +41,8 @@ export type Quoted =
       call: PaidCall;
       /** The 402 offers `batch-settlement` as well as `exact`: the visitor may pay through a channel. */
       offersChannel: boolean;
+      /** The 402 offers `upto`: the price is the most a call costs, and the skill charges what it used. */
+      usageBased: boolean;
       /** The server's announced least deposit for a channel (`extra.minDeposit`), atomic units. */
       minDeposit: bigint | undefined;
     }
@@ -127,7 +129,7 @@ export async function quote(skill: Skill, input: unknown, config: PageConfig, ch
       const offersChannel = offered.has('batch-settlement') && offered.has('exact');
       const announced = (offered.get('batch-settlement')?.extra as { minDeposit?: unknown } | undefined)?.minDeposit;
       const minDeposit = typeof announced === 'string' && /^\d{1,30}$/.test(announced) ? BigInt(announced) : undefined;
-      return { type: 'payment-required', terms: quoted.terms, call, offersChannel, minDeposit };
+      return { type: 'payment-required', terms: quoted.terms, call, offersChannel, minDeposit, usageBased: offered.has('upto') };
     }
     return { type: 'answered', answer: { status: 200, ok: true, result: quoted.result.result } };
   } catch (error) {
