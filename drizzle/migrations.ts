@@ -35,6 +35,7 @@ import m32 from './0032_moderation_report_index.sql' with { type: 'text' };
 import m33 from './0033_upto_authorizations.sql' with { type: 'text' };
 import m34 from './0034_payment_scheme.sql' with { type: 'text' };
 import m35 from './0035_skill_receipts.sql' with { type: 'text' };
+import m36 from './0036_trials_and_tiers.sql' with { type: 'text' };
 
 export interface MigrationSource {
   tag: string;
@@ -80,4 +81,5 @@ export const migrations: MigrationSource[] = [
   { tag: '0033_upto_authorizations', when: 1795926446689, breakpoints: true, sql: m33 },
   { tag: '0034_payment_scheme', when: 1795936741462, breakpoints: true, sql: m34 },
   { tag: '0035_skill_receipts', when: 1795939225112, breakpoints: true, sql: m35 },
+  { tag: '0036_trials_and_tiers', when: 1795939622422, breakpoints: true, sql: m36 },
 ];

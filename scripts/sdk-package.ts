@@ -34,15 +34,18 @@ export const SDK_DIR = resolve(import.meta.dir, '../sdk');
 // the declarations with their documentation, which editors show. 250 kB: signed receipts on every paid answer (the
 // EIP-712 receipt type, its signing, reading and checks in x402, the skill server's receipt key and signing, the
 // client's check and ReceiptError, the receipt in the call and usage records' contract, the offer-receipt extension's
-// own receipt beside ours: +8.6 kB packed).
-export const TARBALL_BUDGET_BYTES = 250 * 1024;
+// own receipt beside ours: +8.6 kB packed). 262 kB: free trials and volume prices (x402 `sign-in-with-x`: the
+// EIP-4361 message, its header and check; the skill server's trial gate, its durable plans store and tier pricing;
+// the client's sign-in before paying; the listing's trial and tiers in the contract, +10.8 kB packed).
+export const TARBALL_BUDGET_BYTES = 262 * 1024;
 // 66 kB for a page's consumer entry: the registry contract's calendar days (a revenue export's bounds checked where they
 // are declared), the payment header read once for every scheme, and SkillMarket.refundChannel's door to the lazily
 // loaded refund (+1.6 kB). 68 kB: a channel call's usage record in its own form, and the deposit said before paying.
 // 69.5 kB: the client's `upto` scheme (SkillMarket's `payment: 'upto'`: its signing, receipt amount and the Permit2
 // hint, +1.2 kB). 71 kB: the buyer's check of a skill server's signed receipt (EIP-712 recovery of the receipt type, the
-// header's reader, ReceiptError, +1.7 kB).
-export const CONSUMER_BUDGET_BYTES = 71 * 1024;
+// header's reader, ReceiptError, +1.7 kB). 72 kB: the client takes a skill's free trial before paying (the sign-in
+// itself is loaded at first use; the trial's result marks and the listing's trial and tiers, +0.7 kB).
+export const CONSUMER_BUDGET_BYTES = 72 * 1024;
 
 interface Manifest {
   name: string;

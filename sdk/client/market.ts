@@ -250,6 +250,7 @@ export class SkillMarket {
       signal: options.signal,
       budgetLeft: atomic(options.budgetLeft, 'call: budgetLeft'),
       beforePay: options.beforePayment,
+      trial: options.trial ?? true,
     });
   }
 

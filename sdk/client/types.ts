@@ -85,6 +85,12 @@ export interface CallOptions {
   budgetLeft?: string | number;
   /** Given the checked quote (its channel `deposit` too) before anything is signed; throwing stops the call. */
   beforePayment?: (quote: PaymentQuote) => void | Promise<void>;
+  /**
+   * Use a free trial the skill offers (its 402's x402 `sign-in-with-x`, signed by the wallet: no
+   * gas, no payment) while the wallet has trial calls left; the result says `trial: true` and
+   * `trialCallsLeft`. Default true; false always pays.
+   */
+  trial?: boolean;
 }
 
 /** Options of {@link SkillMarket}. */

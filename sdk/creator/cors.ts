@@ -21,7 +21,7 @@ export { EXPOSED_HEADERS };
 /** What a preflight allows: a JSON body and either x402 proof header. */
 const PREFLIGHT_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'Access-Control-Allow-Methods': 'POST, GET, OPTIONS',
-  'Access-Control-Allow-Headers': 'Content-Type, X-Payment, PAYMENT-SIGNATURE',
+  'Access-Control-Allow-Headers': 'Content-Type, X-Payment, PAYMENT-SIGNATURE, SIGN-IN-WITH-X',
   'Access-Control-Max-Age': '600',
 });
 

@@ -26,7 +26,10 @@ import { corsPolicy, type CorsOption } from './cors';
 import { failure, jsonAnswer, parseJsonBody, readBodyText, toResponse } from './http';
 import { consoleLogger, errorText, type CreatorLogger } from './logger';
 import type { ChannelBacklog, RunMarks, ServerObserver } from './observer';
-import { paidCall, paidGet, schemeKit } from './paid-call';
+import { asksTrial, paidCall, paidGet, schemeKit } from './paid-call';
+import { createTrialGate, type TrialGate } from './plans/trial';
+import { lazyTrialStore, type TrialStore } from './plans/store';
+import { createTiers } from './plans/tiers';
 import type { BaseRoute, Offer, ServerScheme, ServerSchemeFactory, SettledCall, SkillRoute } from './scheme';
 import { isProduction, processEnv } from './settings';
 import { isSkill, type Skill, type Skills } from './skill';
@@ -118,6 +121,8 @@ export interface SkillHandlerOptions {
   maxBodyBytes?: number;
   /** Used for facilitator calls; default the global fetch. */
   fetch?: typeof fetch;
+  /** Free trials: where they are counted and their bounds; see {@link TrialOptions}. */
+  trials?: TrialOptions;
   logger?: CreatorLogger;
   /** Bounds of the single-use and replay memory. */
   replay?: LedgerOptions;
@@ -194,10 +199,35 @@ export interface SkillHandlerOptions {
   receiptSigner?: ReceiptSigningAccount;
 }
 
+/** A client's IP address, or a server that tells it by request (Bun's). */
+export type Peer = string | { requestIP(request: Request): { address: string } | null };
+
+const peerIp = (request: Request, peer: Peer | undefined): string =>
+  typeof peer === 'string'
+    ? peer
+    : ((peer && typeof peer.requestIP === 'function' ? peer.requestIP(request)?.address : undefined) ?? 'local');
+
+/** Where the free trial calls are counted by default, relative to the working directory. */
+const DEFAULT_TRIAL_FOLDER = '.market/trials';
+
+/** Free trials of a skill server (`serve({ trials })`). */
+export interface TrialOptions {
+  /** Where trial calls are counted: a folder (default `.market/trials`) or a store. */
+  store?: string | TrialStore;
+  /** How long a signed sign-in is good for, seconds; default 300. */
+  maxAgeSeconds?: number;
+  /** New trial wallets one client IP address may bring per skill and period; default 3. */
+  ipWallets?: number;
+}
+
 /** The fetch-style skill server. */
 export interface SkillRequestHandler {
-  /** Answers one request; never throws. */
-  fetch(request: Request): Promise<Response>;
+  /**
+   * Answers one request; never throws. `peer` is the client's IP address, or a server that knows it
+   * (Bun's, as `Bun.serve({ fetch: app.fetch })` passes it): what bounds the free trial wallets per
+   * address. Default `local`.
+   */
+  fetch(request: Request, peer?: Peer): Promise<Response>;
   /** Skill names, in definition order. */
   readonly names: readonly string[];
   /** The payment terms of a skill (what its 402 offers). */
@@ -254,8 +284,20 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   const marks: RunMarks = new WeakMap();
+  const planned = [...plain.values()].some((route) => route.skill.trial || route.skill.tiers);
+  const plans: TrialStore | undefined = planned
+    ? typeof options.trials?.store === 'object'
+      ? options.trials.store
+      : lazyTrialStore(options.trials?.store ?? DEFAULT_TRIAL_FOLDER, { now })
+    : undefined;
+  const tiers =
+    plans && [...plain.values()].some((route) => route.skill.tiers)
+      ? createTiers({ store: plans, now, warn: (message) => logger.warn(message) })
+      : undefined;
   const kit = schemeKit({
     ...(options.observe ? { marks } : {}),
+    tiers,
+    route: (name) => plain.get(name),
     logger,
     exposeErrors: options.exposeErrors ?? !isProduction(processEnv()),
     now,
@@ -317,7 +359,37 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
   const twice = schemes.find((scheme, i) => schemes.findIndex((other) => other.id === scheme.id) !== i);
   if (twice) throw new ServeConfigError(`two schemes have the id ${JSON.stringify(twice.id)}`);
   const observe = options.observe && { observer: options.observe, marks, network: options.network ?? DEFAULT_NETWORK, logger };
-  const deps = { schemes: new Map(schemes.map((scheme) => [scheme.id, scheme])), observe };
+  /** Routes at volume prices, by skill and amount (built once each). */
+  const tierRoutes = new Map<string, SkillRoute>();
+  const priced = async (route: SkillRoute, payer: string): Promise<SkillRoute> => {
+    const amount = tiers ? await tiers.amountFor(route, payer) : route.amount;
+    if (amount === route.amount) return route;
+    const key = `${route.name}\n${amount}`;
+    let found = tierRoutes.get(key);
+    if (!found || found.skill !== route.skill) {
+      // Only `exact` is offered at the tier price: channels and `upto` sign the price as a maximum
+      // and are charged the tier price per call anyway.
+      const tier = offer(routeOf(route.name, route.skill, amount, route.terms.asset, options));
+      const offers = new Map(route.offers);
+      const exactOffer = tier.offers.get('exact');
+      if (exactOffer) offers.set('exact', exactOffer);
+      const accepts = [...offers.values()] as unknown as PaymentTerms['paymentRequired']['accepts'];
+      found = { ...tier, offers, terms: { ...tier.terms, paymentRequired: { ...tier.terms.paymentRequired, accepts } } };
+      tierRoutes.set(key, found);
+    }
+    return found;
+  };
+  const trial: TrialGate | undefined = plans
+    ? createTrialGate({
+        kit,
+        now,
+        store: plans,
+        priced,
+        ...(options.trials?.maxAgeSeconds !== undefined ? { maxAgeSeconds: options.trials.maxAgeSeconds } : {}),
+        ...(options.trials?.ipWallets !== undefined ? { ipWallets: options.trials.ipWallets } : {}),
+      })
+    : undefined;
+  const deps = { schemes: new Map(schemes.map((scheme) => [scheme.id, scheme])), observe, trial, ...(tiers ? { priced } : {}) };
   const offer = (route: BaseRoute): SkillRoute => {
     const offers = new Map<string, Offer>();
     for (const scheme of schemes) {
@@ -344,7 +416,7 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
   const allowed = (path: string) =>
     routes.has(path.slice(1)) ? SKILL_METHODS : path === '/health' || isPublished(path) ? DOCUMENT_METHODS : undefined;
 
-  const handle = async (request: Request): Promise<Response> => {
+  const handle = async (request: Request, ip: string): Promise<Response> => {
     const path = pathOf(request);
     if (path === '/health') {
       if (request.method !== 'GET' && request.method !== 'HEAD')
@@ -365,7 +437,7 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
       return toResponse(failure(405, 'Method not allowed: call a skill with POST', {}, { Allow: SKILL_METHODS }));
     // Without a payment the answer is the 402, whatever the body: crawlers probe a paid route with an
     // empty POST and list only what answers 402. The input is checked before any payment is taken.
-    if (!paymentHeader(request.headers)) return paidCall(deps, route, {}, request);
+    if (!paymentHeader(request.headers) && !asksTrial(route, request)) return paidCall(deps, route, {}, request);
 
     const body = await readBodyText(request, maxBodyBytes);
     if (body.type === 'too-large') return toResponse(failure(413, `Request body larger than ${maxBodyBytes} bytes`));
@@ -375,7 +447,7 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
       const problems = validateAgainst(route.skill.inputSchema, parsed.value);
       if (problems.length > 0) return toResponse(failure(400, 'Invalid input', { details: problems }));
     }
-    return paidCall(deps, route, parsed.value, request);
+    return paidCall(deps, route, parsed.value, request, ip);
   };
 
   return {
@@ -406,8 +478,9 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
     async close() {
       exposure.stop();
       for (const scheme of schemes) await scheme.close?.();
+      await trial?.close();
     },
-    async fetch(request) {
+    async fetch(request, peer) {
       if (request.method === 'OPTIONS') {
         const preflight = cors.preflight(request);
         const allow = allowed(pathOf(request));
@@ -416,7 +489,7 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
       }
       let response: Response;
       try {
-        response = await handle(request);
+        response = await handle(request, peerIp(request, peer));
       } catch (error) {
         logger.error('request failed', { error: errorText(error) });
         response = toResponse(failure(500, 'Internal server error'));

@@ -19,6 +19,7 @@ export const EXPOSED_HEADERS = [
   X_PAYMENT_RESPONSE_HEADER,
   RECEIPT_HEADER,
   'X-Payment-Replayed',
+  'X-Trial-Calls-Left',
   'Retry-After',
   'X-Request-Id',
 ].join(', ');

@@ -31,6 +31,8 @@ export {
   type SkillOptions,
   type SkillHandler,
   type SkillContext,
+  type Trial,
+  type TierStep,
 } from './skill';
 export { serve, DEFAULT_PORT, type ServeOptions, type RegistrationOptions, type SkillServer } from './serve';
 export {
@@ -41,7 +43,11 @@ export {
   DEFAULT_HOLD_MS,
   type SkillHandlerOptions,
   type SkillRequestHandler,
+  type Peer,
+  type TrialOptions,
 } from './handler';
+export type { TrialStore, TrialUse, TrialTake } from './plans/store';
+export type { Period } from './plans/period';
 export {
   register,
   mergeGroups,

@@ -21,7 +21,7 @@ export interface ListenOptions {
   idleTimeoutSeconds: number;
 }
 
-type FetchHandler = (request: Request) => Promise<Response>;
+type FetchHandler = (request: Request, peer?: string) => Promise<Response>;
 
 interface BunLike {
   serve(options: Record<string, unknown>): { port: number; stop(force?: boolean): Promise<void> | void };
@@ -37,7 +37,8 @@ async function listenBun(bun: BunLike, handler: FetchHandler, options: ListenOpt
   const server = bun.serve({
     port: options.port,
     hostname: options.hostname,
-    fetch: handler,
+    fetch: (request: Request, server: { requestIP(request: Request): { address: string } | null }) =>
+      handler(request, server.requestIP(request)?.address),
     // The handler refuses bodies over maxBodyBytes itself (by Content-Length, then while reading)
     // with the skill server's JSON error; Bun's own 413 for them would be an empty answer.
     maxRequestBodySize: Number.MAX_SAFE_INTEGER,
@@ -114,7 +115,7 @@ async function answer(handler: FetchHandler, req: IncomingMessage, res: ServerRe
       headers,
       ...(method === 'GET' || method === 'HEAD' || body.length === 0 ? {} : { body }),
     });
-    const response = await handler(request);
+    const response = await handler(request, req.socket.remoteAddress);
     const out: Record<string, string | string[]> = {};
     response.headers.forEach((value, name) => {
       out[name] = name === 'set-cookie' ? response.headers.getSetCookie() : value;

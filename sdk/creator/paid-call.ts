@@ -17,14 +17,28 @@ import { callSafely, errorText, type CreatorLogger } from './logger';
 import { outcomeOf, type RunMarks, type ServerObserver } from './observer';
 import { signAnswer } from './receipts';
 import { runHandler } from './run';
-import type { PaidRequest, RunOptions, SchemeKit, ServerScheme, SettledCall, SkillRoute, SkillRun } from './scheme';
+import type { BaseRoute, PaidRequest, RunOptions, SchemeKit, ServerScheme, SettledCall, SkillRoute, SkillRun } from './scheme';
+import { SIWX_HEADER } from '../x402/siwx';
+import type { Tiers } from './plans/tiers';
+import type { TrialGate } from './plans/trial';
 
 export interface PaidCallDeps {
   /** The schemes the server sells through, by id. */
   schemes: ReadonlyMap<string, ServerScheme>;
   /** Told of each answer, with the handler runs' marks of {@link KitDeps.marks}. */
   observe?: { observer: ServerObserver; marks: RunMarks; network: string; logger: CreatorLogger } | undefined;
+  /** Free trials (skills defined with `trial`): their sign-in in the 402, and the free calls. */
+  trial?: TrialGate | undefined;
+  /** The route as a payer buys it (its volume price): an `exact` payment of the payer's quoted tier price is taken at it. */
+  priced?: ((route: SkillRoute, payer: string) => Promise<SkillRoute>) | undefined;
 }
+
+/** Whether a skill's 402 declares the sign-in: it has a free trial or volume prices. */
+const signsIn = (route: SkillRoute) => route.skill.trial !== undefined || route.skill.tiers !== undefined;
+
+/** Whether a request signs in without a payment (a free trial call, or a quote of the payer's volume price). */
+export const asksTrial = (route: SkillRoute, request: Request) =>
+  signsIn(route) && request.headers.has(SIWX_HEADER) && readPaymentEnvelope(request.headers).type === 'none';
 
 /** What the shared pieces need. */
 export interface KitDeps {
@@ -34,6 +48,10 @@ export interface KitDeps {
   onCall?: ((skillName: string, input: unknown) => unknown) | undefined;
   onError?: ((skillName: string, error: unknown) => unknown) | undefined;
   onSettled?: ((call: SettledCall) => void) | undefined;
+  /** Volume prices: a payer's charge, and its paid calls counted. */
+  tiers?: Tiers | undefined;
+  /** The route of a skill by name (what a settled call is counted against). */
+  route?: ((name: string) => BaseRoute | undefined) | undefined;
   /** Where each handler run's end is marked by request, for an observer. */
   marks?: RunMarks | undefined;
   /** Signs a receipt on every paid answer (receipts.ts); none without it. */
@@ -41,13 +59,16 @@ export interface KitDeps {
 }
 
 /** Handles `POST /<name>` once the input is known to be valid. */
-export async function paidCall(deps: PaidCallDeps, route: SkillRoute, input: unknown, request: Request): Promise<Response> {
+export async function paidCall(deps: PaidCallDeps, route: SkillRoute, input: unknown, request: Request, ip = 'local'): Promise<Response> {
   const started = performance.now();
-  const chosen = choose(deps, route, input, request);
-  const answer = 'response' in chosen ? chosen.response : await chosen.scheme.pay(chosen.call);
+  const trial = deps.trial && asksTrial(route, request) ? deps.trial : undefined;
+  const chosen = trial
+    ? { response: await trial.call(route, input, request, ip), call: undefined }
+    : await choose(deps, route, input, request);
+  const answer = 'response' in chosen ? withTrial(deps, route, chosen.response, trial !== undefined) : await chosen.scheme.pay(chosen.call);
   const seen = deps.observe;
   if (seen?.observer.call) {
-    const scheme = 'scheme' in chosen ? chosen.scheme.id : 'none';
+    const scheme = 'scheme' in chosen ? chosen.scheme.id : trial ? 'trial' : 'none';
     callSafely(seen.logger, 'observe', () =>
       seen.observer.call!({
         skill: route.name,
@@ -68,22 +89,42 @@ export async function paidCall(deps: PaidCallDeps, route: SkillRoute, input: unk
  * charged (a paid call is a POST with its input).
  */
 export async function paidGet(deps: PaidCallDeps, route: SkillRoute, request: Request): Promise<Response> {
-  const chosen = choose(deps, route, {}, request);
-  if ('response' in chosen) return toResponse(chosen.response);
+  const chosen = await choose(deps, route, {}, request);
+  if ('response' in chosen) return toResponse(withTrial(deps, route, chosen.response, false));
   const answer = chosen.scheme.get ? await chosen.scheme.get(chosen.call) : undefined;
   return toResponse(answer ?? failure(405, 'Method not allowed: pay for a skill with POST', {}, { Allow: 'POST' }));
 }
 
+/**
+ * The route an `exact` payment of a skill with volume prices is taken at: the payer's tier route
+ * when the payment is for the payer's tier price (what its identified 402 quoted), else the base.
+ */
+async function tierRoute(deps: PaidCallDeps, route: SkillRoute, scheme: string, payload: Record<string, unknown>): Promise<SkillRoute> {
+  if (!deps.priced || !route.skill.tiers || scheme !== 'exact') return route;
+  const accepted = payload.accepted as { amount?: unknown } | undefined;
+  const from = ((payload.payload as { authorization?: { from?: unknown } } | undefined)?.authorization?.from ?? '') as string;
+  if (typeof accepted?.amount !== 'string' || accepted.amount === route.amount.toString() || !/^0x[0-9a-fA-F]{40}$/.test(from))
+    return route;
+  const priced = await deps.priced(route, from);
+  return priced.amount.toString() === accepted.amount ? priced : route;
+}
+
+/** A trial skill's 402 declares the sign-in (once: the trial path's own 402s already do). */
+function withTrial(deps: PaidCallDeps, route: SkillRoute, answer: StoredResponse, declared: boolean): StoredResponse {
+  return deps.trial && signsIn(route) && answer.status === 402 && !declared ? deps.trial.challenge(route, answer) : answer;
+}
+
 /** The scheme and the call for a request's payment, or the 402 to answer. */
-function choose(
+async function choose(
   deps: PaidCallDeps,
-  route: SkillRoute,
+  base: SkillRoute,
   input: unknown,
   request: Request,
-): { scheme: ServerScheme; call: PaidRequest } | { response: StoredResponse; call?: undefined } {
+): Promise<{ scheme: ServerScheme; call: PaidRequest } | { response: StoredResponse; call?: undefined }> {
   const read = readPaymentEnvelope(request.headers);
-  if (read.type === 'none') return { response: paymentRequired(route) };
-  if (read.type === 'error') return { response: paymentRequired(route, read.error.message) };
+  if (read.type === 'none') return { response: paymentRequired(base) };
+  if (read.type === 'error') return { response: paymentRequired(base, read.error.message) };
+  const route = await tierRoute(deps, base, read.scheme, read.payload);
   const offer = route.offers.get(read.scheme);
   const scheme = offer && deps.schemes.get(read.scheme);
   if (!offer || !scheme) return { response: paymentRequired(route, `Unsupported scheme ${JSON.stringify(read.scheme.slice(0, 32))}`) };
@@ -126,7 +167,10 @@ export function schemeKit(deps: KitDeps): SchemeKit {
       };
     },
     signBody: (route, settled, body, headers) => signBody(deps, route, settled, body, headers),
-    settled: (call) => callSafely(deps.logger, 'call tracking', () => deps.onSettled?.(call)),
+    settled: (call) => {
+      callSafely(deps.logger, 'volume prices', () => deps.tiers?.count(call, deps.route?.(call.skill)));
+      callSafely(deps.logger, 'call tracking', () => deps.onSettled?.(call));
+    },
     now: deps.now,
   };
 }
@@ -153,7 +197,8 @@ async function runSkill(deps: KitDeps, call: PaidRequest, options: RunOptions): 
   const { route, input, request } = call;
   const { name, skill } = route;
   const price = route.amount;
-  let charged = price;
+  // A metered scheme charges the payer's volume price unless the handler says less.
+  let charged = options.chargeable && deps.tiers ? await deps.tiers.amountFor(route, options.payer) : price;
   const context = {
     skill: name,
     payer: options.payer,

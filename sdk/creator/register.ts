@@ -166,6 +166,10 @@ function registrationBody(name: string, definition: Skill, groups: string[], set
     ...(definition.description !== undefined ? { description: definition.description } : {}),
     ...(definition.inputSchema !== undefined ? { inputSchema: definition.inputSchema } : {}),
     ...(definition.outputSchema !== undefined ? { outputSchema: definition.outputSchema } : {}),
+    ...(definition.trial ? { trial: { calls: definition.trial.calls, period: definition.trial.period } } : {}),
+    ...(definition.tiers
+      ? { tiers: { period: definition.tiers.period, steps: definition.tiers.steps.map((s) => ({ after: s.after, price: s.price })) } }
+      : {}),
   };
 }
 

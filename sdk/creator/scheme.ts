@@ -54,7 +54,7 @@ export interface SkillRoute extends BaseRoute {
 /** A paid call as call tracking and `onSettled` see it, whatever the scheme. */
 export interface SettledCall {
   skill: string;
-  /** The scheme that paid it: `exact` or `batch-settlement`. */
+  /** The scheme that paid it: `exact`, `batch-settlement` or `upto`; `trial` for a free trial call (amount 0, `nonce` the sign-in's). */
   scheme: string;
   /** The amount in whole tokens, e.g. `"0.001"`, for people (logs, `onSettled`). */
   amount: string;

@@ -27,6 +27,8 @@ import {
   DEFAULT_MAX_BODY_BYTES,
   holdOption,
   type SkillHandlerOptions,
+  type Peer,
+  type TrialOptions,
 } from './handler';
 import type { LedgerOptions } from './schemes/exact/ledger';
 import { applyListingPrice, DEFAULT_LISTING_REFRESH_MS, followListingPrices } from './listing-price';
@@ -223,6 +225,14 @@ export interface ServeOptions {
    */
   receiptKey?: string | undefined;
   /**
+   * Free trials of skills defined with `trial`: `store` (a folder, default `.market/trials`, where
+   * each wallet's trial calls are counted durably), `maxAgeSeconds` (how long a signed sign-in is
+   * good for, default 300) and `ipWallets` (new trial wallets one client IP address may bring per
+   * skill and period, default 3).
+   * @example serve(skills, { trials: { store: '/var/lib/skills/trials', ipWallets: 5 } })
+   */
+  trials?: TrialOptions;
+  /**
    * @internal Schemes sold besides `exact` and payment channels (see `SkillHandlerOptions`). For
    * schemes made up by tests (test/support/schemes/): not part of the published API.
    */
@@ -241,7 +251,7 @@ export interface SkillServer {
   /** One result per skill when registration ran; empty otherwise. */
   registration: RegistrationResult[];
   /** The same handler in process, without the network. */
-  fetch(request: Request): Promise<Response>;
+  fetch(request: Request, peer?: Peer): Promise<Response>;
   /** Call records not yet delivered to the registry: queued, in flight or waiting to retry (0 without tracking). */
   pendingCalls(): number;
   /**
@@ -322,6 +332,7 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
     ...(options.verify !== undefined ? { verify: options.verify } : {}),
     ...(options.rpcUrl ? { rpcUrl: httpUrl(options.rpcUrl, 'rpcUrl') } : {}),
     ...(options.channels !== undefined ? { channels: options.channels } : {}),
+    ...(options.trials !== undefined ? { trials: options.trials } : {}),
     ...(options.extraSchemes ? { extraSchemes: options.extraSchemes } : {}),
     ...(receiverAuthorizer ? { receiverAuthorizer } : {}),
     ...(uptoFacilitator ? { uptoFacilitator } : {}),
@@ -344,7 +355,7 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
   });
   let app = createSkillHandler(skills, handlerOptions(fixedUrl ?? `http://localhost:${port}`));
   const longest = Math.max(...Object.values(skills).map((s) => s.timeout));
-  const listener = await listen(async (request) => (routes.get(requestPath(request.url)) ?? app.fetch)(request), {
+  const listener = await listen(async (request, peer) => (routes.get(requestPath(request.url)) ?? app.fetch)(request, peer), {
     port,
     hostname,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
@@ -479,7 +490,7 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
     payTo: wallet.address,
     receiptSigner: receipts.address,
     registration: results,
-    fetch: (request) => app.fetch(request),
+    fetch: (request, peer) => app.fetch(request, peer),
     pendingCalls: () => tracker?.pending() ?? 0,
     flushCalls: async (timeoutMs = 10_000) => (tracker ? tracker.flush(timeoutMs) : true),
     claimChannels: (all = true) => app.claimChannels(all),

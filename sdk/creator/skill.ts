@@ -5,6 +5,7 @@
 import { schemaProblem, type JsonSchema } from '../json-schema/index';
 import { formatPriceUsd, isX402Error, parsePrice, type Address } from '../x402/index';
 import { SkillDefinitionError } from './errors';
+import { PERIODS, type Period } from './plans/period';
 
 /** Marks the objects `skill()` returns; `Symbol.for` so that two copies of the SDK recognise each other's skills. */
 const SKILL_BRAND: unique symbol = Symbol.for('skill-market.skill') as never;
@@ -29,7 +30,24 @@ export const MAX_SKILL_TIMEOUT_MS = 200_000;
 const MAX_DESCRIPTION = 500;
 const MAX_GROUPS = 20;
 const MAX_GROUP_LENGTH = 60;
-const OPTION_KEYS = new Set(['price', 'description', 'inputSchema', 'outputSchema', 'groups', 'timeout', 'channels', 'upto', 'exact']);
+const OPTION_KEYS = new Set([
+  'price',
+  'description',
+  'inputSchema',
+  'outputSchema',
+  'groups',
+  'timeout',
+  'channels',
+  'upto',
+  'trial',
+  'tiers',
+  'tierPeriod',
+  'exact',
+]);
+/** Most volume price steps. */
+const MAX_TIERS = 10;
+/** Most free trial calls per wallet and period. */
+const MAX_TRIAL_CALLS = 1000;
 
 /** What one paid skill is: its price and how it describes itself to the registry. */
 export interface SkillOptions {
@@ -67,6 +85,39 @@ export interface SkillOptions {
    * @example skill({ price: '$0.05', upto: true, exact: false }, (input, { charge }) => { const r = work(input); charge(r.cost); return r.body; })
    */
   exact?: boolean;
+  /**
+   * A free trial: `calls` free calls per payer wallet per `period` (`'day'`, `'week'` or `'month'`,
+   * UTC). The 402 offers the x402 `sign-in-with-x` extension; a payer who signs it with its wallet
+   * (no gas, no payment) gets the call free while it has calls left, then pays as usual. Shown on
+   * the skill's listing. Default none.
+   * @example skill({ price: '$0.01', trial: { calls: 3, period: 'day' } }, handler)
+   */
+  trial?: Trial;
+  /**
+   * Volume prices: after a payer's `after` paid calls in the `tierPeriod`, each call costs `price`
+   * (steps by growing `after`, each price lower than the one before). Charged exactly on payment
+   * channels and `upto` (the server counts each payer's calls); an `exact` payment pays what the
+   * 402 asked: the payer's tier price when the payer signed the 402's sign-in, else the base price.
+   * Shown on the listing. Default none.
+   * @example skill({ price: '$0.001', tiers: [{ after: 1000, price: '$0.0008' }], tierPeriod: 'month' }, handler)
+   */
+  tiers?: TierStep[];
+  /** The period volume prices count paid calls in: `'day'`, `'week'` or `'month'` (default), UTC. */
+  tierPeriod?: Period;
+}
+
+/** One volume price: after `after` paid calls of a payer in the period, `price`. */
+export interface TierStep {
+  after: number;
+  price: string;
+}
+
+/** A skill's free trial: calls per payer wallet per period. */
+export interface Trial {
+  /** Free calls per wallet in a period, 1 to 1000. */
+  calls: number;
+  /** The counting period, UTC. */
+  period: Period;
 }
 
 /** What a handler learns about the call besides its input. */
@@ -110,6 +161,10 @@ export interface Skill<I = any, O = any> {
   readonly channels?: boolean;
   /** Whether its price is a maximum, charged by use through the x402 `upto` scheme. */
   readonly upto?: boolean;
+  /** Its free trial, when it has one. */
+  readonly trial?: Readonly<Trial>;
+  /** Its volume prices (prices normalized, `"$0.0008"`), when it has them. */
+  readonly tiers?: { readonly period: Period; readonly steps: readonly Readonly<TierStep>[] };
   /** False when the skill is not sold by `exact` (the full price up front). */
   readonly exact?: false;
   readonly handler: SkillHandler<I, O>;
@@ -170,6 +225,14 @@ export function skill<I = any, O = any>(options: SkillOptions, handler: SkillHan
   const groups = normalizeGroups(options.groups, fail);
   if (options.channels !== undefined && typeof options.channels !== 'boolean') fail('channels must be true or false');
   if (options.upto !== undefined && typeof options.upto !== 'boolean') fail('upto must be true or false');
+  const trial = options.trial;
+  if (trial !== undefined) {
+    if (typeof trial !== 'object' || trial === null) fail("trial must be { calls, period: 'day' | 'week' | 'month' }");
+    if (!Number.isInteger(trial.calls) || trial.calls < 1 || trial.calls > MAX_TRIAL_CALLS)
+      fail(`trial.calls must be a whole number from 1 to ${MAX_TRIAL_CALLS}`);
+    if (!PERIODS.includes(trial.period)) fail(`trial.period must be one of ${PERIODS.join(', ')}`);
+  }
+  const tiers = tiersOf(options, atomic, fail);
   if (options.exact !== undefined && typeof options.exact !== 'boolean') fail('exact must be true or false');
   if (options.exact === false && options.upto !== true && options.channels !== true) {
     fail('exact: false needs upto: true or channels: true, or nothing would pay for the skill');
@@ -185,10 +248,41 @@ export function skill<I = any, O = any>(options: SkillOptions, handler: SkillHan
     timeout,
     ...(options.channels !== undefined ? { channels: options.channels } : {}),
     ...(options.upto ? { upto: true } : {}),
+    ...(trial ? { trial: Object.freeze({ calls: trial.calls, period: trial.period }) } : {}),
+    ...(tiers ? { tiers } : {}),
     ...(options.exact === false ? { exact: false as const } : {}),
     handler,
   };
   return Object.freeze(definition);
+}
+
+/** The volume prices of `options`, checked: growing `after`, falling prices below the skill's. */
+function tiersOf(options: SkillOptions, price: bigint, fail: (message: string) => never): Skill['tiers'] {
+  if (options.tiers === undefined) {
+    if (options.tierPeriod !== undefined) fail('tierPeriod needs tiers');
+    return undefined;
+  }
+  const period = options.tierPeriod ?? 'month';
+  if (!PERIODS.includes(period)) fail(`tierPeriod must be one of ${PERIODS.join(', ')}`);
+  if (!Array.isArray(options.tiers) || options.tiers.length === 0 || options.tiers.length > MAX_TIERS)
+    fail(`tiers must be a list of 1 to ${MAX_TIERS} { after, price } steps`);
+  let after = 0;
+  let last = price;
+  const steps = options.tiers.map((step, i) => {
+    if (typeof step !== 'object' || step === null) fail(`tiers[${i}] must be { after, price }`);
+    if (!Number.isSafeInteger(step.after) || step.after <= after) fail(`tiers[${i}].after must be a whole number above the step before's`);
+    let amount = 0n;
+    try {
+      amount = parsePrice(step.price);
+    } catch (error) {
+      fail(`tiers[${i}].price: ${isX402Error(error) ? error.message : 'invalid'}`);
+    }
+    if (amount >= last) fail(`tiers[${i}].price must be lower than the price before it`);
+    after = step.after;
+    last = amount;
+    return Object.freeze({ after: step.after, price: formatPriceUsd(amount) });
+  });
+  return Object.freeze({ period, steps: Object.freeze(steps) });
 }
 
 /**

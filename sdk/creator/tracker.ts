@@ -9,7 +9,8 @@
  * (one payment of a batch), so a repeated delivery counts once and each payment of a batch counts.
  * A call paid over a channel is named by its channel and the channel's cumulative charge after it
  * (`channelId`, `chargedCumulativeAmount`) instead: unique per call, like a paymentRef. A call
- * whose answer carried a signed receipt (receipts.ts) sends it with the record.
+ * whose answer carried a signed receipt (receipts.ts) sends it with the record. A free trial call is
+ * `kind: 'trial'` with amount 0, named by its sign-in nonce.
  *
  * A record kept durably elsewhere until the registry has it (a channel call's, kept with its channel:
  * `hooks.kept`) is never dropped here for its attempts or the queue's size: it is retried until the
@@ -165,9 +166,12 @@ export function createCallTracker(
       if (skillId)
         records.push({
           item,
-          body: call.channelId
-            ? { skillId, ...amount, channelId: call.channelId, chargedCumulativeAmount: call.chargedCumulativeAmount ?? '0', ...receipt }
-            : { skillId, ...amount, paymentRef: call.transaction, ...(call.nonce ? { paymentNonce: call.nonce } : {}), ...receipt },
+          body:
+            call.scheme === 'trial'
+              ? { skillId, amountAtomic: '0', kind: 'trial', paymentRef: call.nonce }
+              : call.channelId
+                ? { skillId, ...amount, channelId: call.channelId, chargedCumulativeAmount: call.chargedCumulativeAmount ?? '0', ...receipt }
+                : { skillId, ...amount, paymentRef: call.transaction, ...(call.nonce ? { paymentNonce: call.nonce } : {}), ...receipt },
         });
       else {
         logger.warn('call not tracked: the skill is not registered under this API key', {

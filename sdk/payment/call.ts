@@ -45,6 +45,8 @@ export interface CallContext {
   paid: ((receipt: PaymentReceipt, skill: Skill, scheme: string) => void) | undefined;
   /** What a refused signed receipt does (receipt-check.ts). */
   receipts: ReceiptMode;
+  /** Skill endpoints and wallets whose free trial a server said is used up (`endpoint\naddress`): no sign-in is offered to them again. */
+  trialsUsed: Set<string>;
 }
 
 /** The x402 extensions a 402 declared, echoed in its payment. */
@@ -58,6 +60,8 @@ export interface CallSettings {
   signal?: AbortSignal | undefined;
   budgetLeft?: bigint | undefined;
   beforePay?: ((quote: PaymentQuote) => void | Promise<void>) | undefined;
+  /** Use a free trial the skill offers (x402 `sign-in-with-x`, signed by the wallet) before paying; default true. */
+  trial?: boolean | undefined;
 }
 
 /**
@@ -139,14 +143,26 @@ export class PaidCall<T = unknown> {
     if (this.sending) throw new TypeError('PaidCall.quote: a call is quoted once');
     const { skill, cached } = await this.lookup(false);
     await this.adopt(skill, cached);
-    if (this.settings.mode === 'fast') {
+    // A listed trial is tried before paying: fast mode's proof would pay for a call the trial gives free.
+    if (this.settings.mode === 'fast' && !(this.skill.trial && this.trialSigner())) {
       const choice = this.learnedChoice() ?? this.listingChoice();
       if (choice) return this.required(choice, { url: this.skill.endpoint }, undefined, true);
     }
-    const first = await this.delivery.post(undefined);
+    let first = await this.delivery.post(undefined);
     if (first.status !== 402) return { type: 'answered', result: await this.outcome(first, undefined, undefined) };
-    const offered = readOfferedTerms(first, this.skill);
-    const choice = await this.choose(offered.candidates, this.ctx.schemes);
+    let offered = readOfferedTerms(first, this.skill);
+    let choice = await this.choose(offered.candidates, this.ctx.schemes);
+    // A free trial call, or (paying exact) the payer's volume price: both are asked by signing in.
+    // (Not when trials are refused for a skill that has one: its server would answer a sign-in with the free call.)
+    const tierQuote = this.skill.tiers && choice.scheme.id === 'exact' && !(this.skill.trial && this.settings.trial === false);
+    // A listing that says it has no trial (null) is not asked for one (a listing that does not say may have one).
+    const signIn = (this.skill.trial !== null && this.trialSigner() !== undefined) || tierQuote;
+    const trial = signIn ? await this.tryTrial(offered.extensions) : undefined;
+    if (trial?.status === 402) {
+      first = trial;
+      offered = readOfferedTerms(first, this.skill);
+      choice = await this.choose(offered.candidates, this.ctx.schemes);
+    } else if (trial) return { type: 'answered', result: { ...(await this.outcome(trial, undefined, undefined)), ...trialOf(trial) } };
     this.ctx.learned.set(this.slug, choice.terms);
     return this.required(choice, offered.resource, offered.extensions, false);
   }
@@ -179,6 +195,40 @@ export class PaidCall<T = unknown> {
     this.quoted = { choice, resource, extensions };
     const deposit = this.ctx.signer && (await this.deposit(this.ctx.signer.address));
     return { type: 'payment-required', skill: this.skill, terms: choice.terms, resource, fast, deposit };
+  }
+
+  /** The signer that may sign a sign-in for a free trial here, when trials are wanted and not known to be used up. */
+  private trialSigner() {
+    const signer = this.ctx.signer;
+    if (this.settings.trial === false || !signer?.signText) return undefined;
+    return this.ctx.trialsUsed.has(`${this.skill.endpoint}\n${signer.address}`) ? undefined : signer;
+  }
+
+  /**
+   * Asks for a free trial call when the 402 offers one (`sign-in-with-x`) bound to the skill's own
+   * server: the answer, or undefined when none was asked. A 402 to the sign-in (the trial used up)
+   * carries fresh terms to pay, and no sign-in is offered to this skill again.
+   */
+  private async tryTrial(extensions: Extensions): Promise<Answer | undefined> {
+    const signer = this.ctx.signer;
+    if (!signer?.signText || !extensions?.['sign-in-with-x']) return undefined;
+    // Loaded at the first sign-in: a page that never meets a free trial does not carry it.
+    const { readSiwxDeclaration, signSiwx } = await import('../x402/siwx');
+    const declaration = readSiwxDeclaration(extensions);
+    if (!declaration) return undefined;
+    const endpoint = new URL(this.skill.endpoint);
+    // Never sign a sign-in for another site than the one called (it could be used there).
+    if (
+      declaration.info.domain !== endpoint.host ||
+      !URL.canParse(declaration.info.uri) ||
+      new URL(declaration.info.uri).origin !== endpoint.origin
+    )
+      return undefined;
+    const signText = signer.signText;
+    const header = await signSiwx(declaration, { address: signer.address, signMessage: ({ message }) => signText(message) });
+    const answer = await this.delivery.post(undefined, header);
+    if (answer.status === 402 && this.skill.trial) this.ctx.trialsUsed.add(`${this.skill.endpoint}\n${signer.address}`);
+    return answer;
   }
 
   /** What paying from `payer` deposits into a payment channel first (0n: none); nothing signed. */
@@ -443,6 +493,14 @@ export class PaidCall<T = unknown> {
     }
     return undefined;
   }
+}
+
+/** A free trial call's marks on its result: `trial` and the calls left, as the server said. */
+function trialOf(answer: Answer): { trial: true; trialCallsLeft?: number } {
+  const left = Number(answer.headers.get('X-Trial-Calls-Left'));
+  return answer.headers.has('X-Trial-Calls-Left') && Number.isInteger(left) && left >= 0
+    ? { trial: true, trialCallsLeft: left }
+    : { trial: true };
 }
 
 function walletRequired(slug: string): MarketError {

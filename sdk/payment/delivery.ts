@@ -6,7 +6,7 @@
 import { MarketError } from '../http/errors';
 import { exchange, type Answer, type FetchLike } from '../http/exchange';
 import { sleep } from '../http/wait';
-import { PAYMENT_SIGNATURE_HEADER, X_PAYMENT_HEADER } from '../x402/index';
+import { PAYMENT_SIGNATURE_HEADER, SIWX_HEADER, X_PAYMENT_HEADER } from '../x402/index';
 import { isPending, pendingWaitMs, unavailableWaitMs } from './doubt';
 
 /** Where and how a call's requests go. */
@@ -36,10 +36,10 @@ export class Delivery {
    * One POST (with `proof`, the same one every time), sent again after a 503 with Retry-After,
    * at most `unavailable.retries` times and `unavailable.maxWaitMs` in all.
    */
-  async post(proof: string | undefined): Promise<Answer> {
+  async post(proof: string | undefined, signIn?: string): Promise<Answer> {
     let waited = 0;
     for (let retry = 0; ; retry++) {
-      const answer = await this.send(proof);
+      const answer = await this.send(proof, signIn);
       const wait = unavailableWaitMs(answer);
       const { retries, maxWaitMs } = this.options.unavailable;
       if (wait === undefined || retry >= retries || waited + wait > maxWaitMs) return answer;
@@ -67,11 +67,13 @@ export class Delivery {
     if (signal?.aborted) throw new MarketError('aborted', `${slug}: aborted by the caller ${why}`, { slug });
   }
 
-  private async send(proof: string | undefined): Promise<Answer> {
+  /** `signIn`: a signed x402 sign-in (`SIGN-IN-WITH-X`) asking for a free trial call instead of a payment. */
+  private async send(proof: string | undefined, signIn?: string): Promise<Answer> {
     const { endpoint, body, fetch, timeoutMs, retries, signal, slug } = this.options;
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
     // Both names: the marketplace's first clients send X-Payment, x402 v2 servers read PAYMENT-SIGNATURE.
     if (proof !== undefined) headers[X_PAYMENT_HEADER] = headers[PAYMENT_SIGNATURE_HEADER] = proof;
+    if (signIn !== undefined) headers[SIWX_HEADER] = signIn;
     let sends = 0;
     const answer = await exchange(
       endpoint,

@@ -75,6 +75,8 @@ export interface PaymentCallOptions {
   budgetLeft?: bigint;
   /** For `run()`: given the quote before anything is signed; throwing stops the call. */
   beforePay?: (quote: PaymentQuote) => void | Promise<void>;
+  /** Use a free trial the skill offers before paying; default true. */
+  trial?: boolean;
 }
 
 /**
@@ -134,6 +136,7 @@ export class PaymentPipeline {
       learned: new Map<string, ChosenTerms<Terms>>(),
       paid: options.paid,
       receipts: options.receipts ?? 'strict',
+      trialsUsed: new Set<string>(),
     };
   }
 

@@ -37,6 +37,8 @@ export interface PaymentSigner {
    * they sign has none.
    */
   signDigest?(digest: Hex): Promise<Hex>;
+  /** Signs a text message (EIP-191): an x402 sign-in for a free trial. Present for a key held in this process. */
+  signText?(message: string): Promise<Hex>;
 }
 
 /** A wallet that pays: a 0x private key, or a viem account (e.g. `loadSpendingWallet(...)`). */
@@ -77,6 +79,10 @@ function accountSigner(account: PaymentSigner | LocalAccount): PaymentSigner {
     address: getAddress(account.address.toLowerCase()),
     signTypedData: (typedData) => sign.call(account, typedData),
   };
+  if ('signMessage' in account && typeof account.signMessage === 'function') {
+    const signMessage = account.signMessage as (args: { message: string }) => Promise<Hex>;
+    signer.signText = (message) => signMessage.call(account, { message });
+  }
   if ('signDigest' in account && typeof account.signDigest === 'function') {
     const signDigest = account.signDigest;
     return { ...signer, signDigest: (digest) => signDigest.call(account, digest) };

@@ -186,6 +186,9 @@ function checkCandidate(
     () => {
       const due = amountIn(asset!, BigInt(skill.priceAtomic));
       if (due !== undefined && c.amount === due.toString()) return undefined;
+      // A listed volume price: the server quotes it to a payer that signed in and reached it.
+      for (const step of skill.tiers?.steps ?? [])
+        if (c.amount === amountIn(asset!, BigInt(step.priceAtomic))?.toString()) return undefined;
       const actual =
         typeof c.amount === 'string' && /^\d{1,78}$/.test(c.amount)
           ? `${formatPrice(BigInt(c.amount), asset!.decimals)} (${c.amount} atomic)`

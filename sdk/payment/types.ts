@@ -50,6 +50,10 @@ export interface CallResult<T = unknown> {
   receipt: PaymentReceipt | null;
   /** The listing the call was checked against. */
   skill: Skill;
+  /** True for a free trial call (the wallet signed the skill's sign-in; nothing was paid). */
+  trial?: true;
+  /** After a free trial call: the free calls the wallet has left in the period, as the server said. */
+  trialCallsLeft?: number;
 }
 
 /**

@@ -100,6 +100,19 @@ export {
 } from './terms';
 export { requirementsFromBody } from './body';
 export {
+  SIWX_EXTENSION,
+  SIWX_HEADER,
+  siwxDeclaration,
+  siwxMessage,
+  signSiwx,
+  readSiwxDeclaration,
+  parseSiwxHeader,
+  verifySiwxSignature,
+  type SiwxInfo,
+  type SiwxPayload,
+  type SiwxDeclaration,
+} from './siwx';
+export {
   VALID_AFTER_SKEW_SECONDS,
   TRANSFER_WITH_AUTHORIZATION_TYPES,
   randomNonce,

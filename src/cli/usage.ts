@@ -9,6 +9,7 @@ Usage:
                [--settlement broadcast|confirmed] [--verify at-settlement|first] [--no-register]
                [--channels on|off] [--channels-dir DIR] [--channels-store facilitator] [--repair-channels]
                [--claim-above PRICE] [--claim-within SECONDS] [--settle-within SECONDS]
+               [--trials-dir DIR] [--trial-ip-wallets N]
                [--service-name NAME] [--icon-url URL] [--contact EMAIL|URL]
                                             run a creator's paid skill server (default port 3002)
                                             from a module exporting skill(...)s; the SDK is built in.
@@ -46,9 +47,10 @@ Usage:
   market search [query] [--group G] [--max-price P] [--sort S] [--limit N] [--cursor C] [--json]
                                             find skills (no wallet needed)
   market info <slug> [--json]               one skill's listing: price, endpoint, schemas
-  market call <slug> '<json>' [--max-price P] [--fast]
-                                            pay and call a skill: result as JSON on stdout, receipt
-                                            on stderr; wallet from MARKET_PRIVATE_KEY (--wallet-key)
+  market call <slug> '<json>' [--max-price P] [--fast] [--no-trial]
+                                            pay and call a skill (its free trial first, unless
+                                            --no-trial): result as JSON on stdout, receipt on stderr;
+                                            wallet from MARKET_PRIVATE_KEY (--wallet-key)
                                             or --keystore PATH + MARKET_KEYSTORE_PASSPHRASE; search,
                                             info and call take --api-url, --api-key, --network and
                                             --asset ADDRESS (a token allowed besides USDC); --dev [D]

@@ -54,7 +54,7 @@ describe('skill server CORS by default', () => {
     expect(accessControl(res)).toEqual({
       'access-control-allow-origin': '*',
       'access-control-allow-methods': 'POST, GET, OPTIONS',
-      'access-control-allow-headers': 'Content-Type, X-Payment, PAYMENT-SIGNATURE',
+      'access-control-allow-headers': 'Content-Type, X-Payment, PAYMENT-SIGNATURE, SIGN-IN-WITH-X',
       'access-control-max-age': '600',
     });
     expect(await res.text()).toBe('');
@@ -71,6 +71,7 @@ describe('skill server CORS by default', () => {
       'X-PAYMENT-RESPONSE',
       'X-Receipt',
       'X-Payment-Replayed',
+      'X-Trial-Calls-Left',
       'Retry-After',
       'X-Request-Id',
     ]);
@@ -101,7 +102,7 @@ describe('skill server CORS restricted to listed origins', () => {
     expect(accessControl(pre)).toMatchObject({
       'access-control-allow-origin': 'http://localhost:5173',
       vary: 'Origin',
-      'access-control-allow-headers': 'Content-Type, X-Payment, PAYMENT-SIGNATURE',
+      'access-control-allow-headers': 'Content-Type, X-Payment, PAYMENT-SIGNATURE, SIGN-IN-WITH-X',
     });
     const res = await post(app, '/echo', '{"text":"hi"}', PAGE);
     expect(res.status).toBe(402);

@@ -35,6 +35,7 @@ function setup() {
 const fields: ObservedFields = {
   callCount: 0,
   paidCallCount: 0,
+  trialCallCount: 0,
   buyerCount: 0,
   repeatBuyerCount: 0,
   viewCount: 0,

@@ -58,7 +58,8 @@ export type ViewBody = Static<typeof ViewBody>;
  * (a batch): each counts. One transfer counts for one skill only: the one whose call names it.
  * A call paid over a payment channel sends `channelId` and `chargedCumulativeAmount` instead of a
  * `paymentRef` (and its own charge in `amount`): it counts once the chain shows the channel claimed
- * at least that far for the skill's payment address.
+ * at least that far for the skill's payment address. A free trial call sends `kind: 'trial'`, an
+ * `amountAtomic` of 0 and its sign-in nonce as `paymentRef`: it counts once, as a trial call only.
  */
 export const CallBody = T.Object({
   skillId: SkillId,
@@ -79,6 +80,12 @@ export const CallBody = T.Object({
   channelId: T.Optional(ChannelId),
   chargedCumulativeAmount: T.Optional(ChargedCumulativeAmount),
   receipt: T.Optional(SignedReceiptBody),
+  kind: T.Optional(
+    T.Literal('trial', {
+      description:
+        'a free trial call (amount 0, paymentRef the sign-in nonce): counted apart, as trialCallCount, never as revenue or a paid call',
+    }),
+  ),
 });
 /** The {@link CallBody} schema's type. */
 export type CallBody = Static<typeof CallBody>;
@@ -290,6 +297,7 @@ export const Analytics = T.Object({
   skillId: Uuid(),
   callCount: T.Number(),
   paidCallCount: T.Number({ description: 'calls whose payment is verified on chain' }),
+  trialCallCount: T.Optional(T.Number({ description: 'free trial calls (no revenue; not in callCount or paidCallCount)' })),
   viewCount: T.Number(),
   favoriteCount: T.Number(),
   totalRevenue: T.String({ description: 'whole tokens (USDC), exact decimal' }),

@@ -46,6 +46,42 @@ const GroupNames = T.Array(T.String({ minLength: 1, maxLength: 60 }), {
   description: 'names (or slugs) of your groups',
 });
 
+const Period = T.Union([T.Literal('day'), T.Literal('week'), T.Literal('month')], { description: 'a UTC calendar period' });
+/**
+ * A skill's free trial: `calls` free calls per payer wallet per `period` (the skill server counts
+ * them; a payer proves its wallet with the 402's x402 `sign-in-with-x`).
+ *
+ * @example
+ * const trial: TrialTerms = { calls: 3, period: 'day' }; // RegisterSkill.trial, SkillView.trial
+ */
+export const TrialTerms = T.Object({
+  calls: T.Integer({ minimum: 1, maximum: 1000, description: 'free calls per payer wallet per period' }),
+  period: Period,
+});
+/** The {@link TrialTerms} schema's type. */
+export type TrialTerms = Static<typeof TrialTerms>;
+const TierStep = T.Object({
+  after: T.Integer({
+    minimum: 1,
+    maximum: 1_000_000_000,
+    description: 'paid calls of one payer in the period after which this price applies',
+  }),
+  price: Price,
+});
+/**
+ * Volume prices: after `after` paid calls of one payer in `period`, each call costs `price` (lower
+ * than the skill's price; steps by growing `after` and falling price).
+ *
+ * @example
+ * const tiers: VolumeTiers = { period: 'month', steps: [{ after: 1000, price: '$0.0008' }] }; // RegisterSkill.tiers
+ */
+export const VolumeTiers = T.Object({
+  period: Period,
+  steps: T.Array(TierStep, { minItems: 1, maxItems: 10 }),
+});
+/** The {@link VolumeTiers} schema's type. */
+export type VolumeTiers = Static<typeof VolumeTiers>;
+
 /** Why a description is at most 500 characters. */
 const DESCRIPTION_LIMIT =
   'at most 500 characters: CDP’s facilitator refuses a longer resource.description, so the Bazaar would never index the skill';
@@ -97,6 +133,8 @@ export const RegisterSkill = T.Object({
   groups: GroupNames,
   network: T.Optional(T.String({ pattern: '^eip155:[0-9]{1,12}$', description: 'CAIP-2 payment network, default eip155:8453' })),
   category: T.Optional(T.String({ minLength: 1, maxLength: 40 })),
+  trial: T.Optional(Nullable(TrialTerms)),
+  tiers: T.Optional(Nullable(VolumeTiers)),
 });
 /** The {@link RegisterSkill} schema's type. */
 export type RegisterSkill = Static<typeof RegisterSkill>;
@@ -165,6 +203,20 @@ export const SkillView = T.Object({
   priceUsdc: T.String({ description: 'plain decimal USDC, e.g. "0.001"' }),
   priceAtomic: T.String({ pattern: '^[1-9][0-9]{0,20}$', description: 'integer micro-USDC' }),
   currency: T.Literal('USDC'),
+  trial: Nullable(TrialTerms, 'free calls per payer wallet per period; null without a trial'),
+  tiers: Nullable(
+    T.Object({
+      period: Period,
+      steps: T.Array(
+        T.Object({
+          after: T.Integer({ minimum: 1 }),
+          price: T.String({ description: 'dollar-prefixed USDC, e.g. "$0.0008"' }),
+          priceAtomic: T.String({ pattern: '^[1-9][0-9]{0,20}$', description: 'integer micro-USDC' }),
+        }),
+      ),
+    }),
+    'volume prices: after `after` paid calls of one payer in the period, `price`; null without',
+  ),
   network: T.String({ pattern: '^eip155:[1-9][0-9]{0,15}$', description: 'CAIP-2 payment network' }),
   endpoint: T.String({ minLength: 1, maxLength: 2048, description: 'the full call URL: POST here' }),
   paymentAddress: T.String({ pattern: ADDRESS_PATTERN, description: 'who receives payments: the 402 payTo' }),
@@ -182,6 +234,7 @@ export const SkillView = T.Object({
   creatorAddress: T.String(),
   callCount: T.Number({ description: 'verified paid calls plus unpaid calls the creator reported' }),
   paidCallCount: T.Number({ description: 'calls whose payment is verified on chain (one per transaction)' }),
+  trialCallCount: T.Number({ description: 'free trial calls the creator reported: no revenue, not in callCount or paidCallCount' }),
   buyerCount: T.Number({ description: 'distinct wallets with a paid call verified on chain' }),
   repeatBuyerCount: T.Number({ description: 'of those, the wallets that paid more than once' }),
   viewCount: T.Number(),

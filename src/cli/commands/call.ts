@@ -7,27 +7,37 @@ import { CLIENT_FLAGS, clientFrom, printJson, reportClientFailures, WALLET_FLAGS
 import { terminalJson } from '../terminal';
 
 /**
- * `market call <slug> '<json>' [--max-price P] [--fast] [--timeout MS] [--json]`: pays and calls
+ * `market call <slug> '<json>' [--max-price P] [--fast] [--timeout MS] [--no-trial] [--json]`: pays and calls
  * a skill. The handler's result is printed as JSON on stdout, the receipt as one JSON line on
  * stderr (`amount` charged, and `deposit` apart from it when the call filled a payment channel).
  * A usage-based (`upto`) payment says the most it authorizes before signing and the charge after.
  * A call that deposits into a channel says so on stderr first, before anything is signed. The
  * input is `-` to read it from stdin, or omitted for `{}`. Nothing is paid when the input fails
  * the skill's schema, the price is above --max-price, or the server's terms differ from the
- * listing (exit code 1).
+ * listing (exit code 1). A skill's free trial is used while the wallet has calls left (the wallet
+ * signs the skill's sign-in; nothing is paid): stderr then says `{"trial":true,"trialCallsLeft":n}`.
+ * `--no-trial` always pays.
  */
 export async function callCommand(args: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
     strict: true,
-    options: { ...CLIENT_FLAGS, ...WALLET_FLAGS, 'max-price': { type: 'string' }, fast: { type: 'boolean' }, timeout: { type: 'string' } },
+    options: {
+      ...CLIENT_FLAGS,
+      ...WALLET_FLAGS,
+      'max-price': { type: 'string' },
+      fast: { type: 'boolean' },
+      timeout: { type: 'string' },
+      'no-trial': { type: 'boolean' },
+    },
   });
   const [slug, text, ...extra] = positionals;
   if (!slug) throw new UsageError("call needs a skill slug: market call <slug> '<json>'");
   if (extra.length > 0) throw new UsageError(`call takes a slug and one JSON input, got also "${extra[0]}" (quote the JSON)`);
   const options: CallOptions = {
     mode: values.fast ? 'fast' : 'standard',
+    trial: !values['no-trial'],
     beforePayment: ({ deposit, terms }) => {
       if (terms.requirements.scheme === 'upto') {
         process.stderr.write(
@@ -52,11 +62,11 @@ export async function callCommand(args: string[]): Promise<void> {
     const input = parseInput(text === '-' ? await readStdin() : (text ?? '{}'));
     const market = await clientFrom(values, process.env, true);
     try {
-      const { result, receipt } = await market.callWithReceipt(slug, input, options);
+      const { result, receipt, trial, trialCallsLeft } = await market.callWithReceipt(slug, input, options);
       printJson(result, values.json);
       if (receipt?.scheme === 'upto')
         process.stderr.write(`Charged ${formatPriceUsd(BigInt(receipt.amount))} of at most ${receipt.price}.\n`);
-      process.stderr.write(`${terminalJson({ receipt }, true)}\n`);
+      process.stderr.write(`${terminalJson(trial ? { trial, trialCallsLeft } : { receipt }, true)}\n`);
     } finally {
       await market.flush();
     }

@@ -39,7 +39,10 @@ import { SkillModuleError, loadSkillModule } from '../../runtime/skill-module';
  * [--facilitator URL] [--api-url URL] [--network eip155:ID] [--asset 0x… [--asset-name N] [--asset-version V] [--asset-decimals D]]
  * [--rpc-url URL] [--settlement broadcast|confirmed] [--verify first|at-settlement] [--no-register]
  * [--channels on|off] [--channels-dir DIR] [--channels-store facilitator] [--repair-channels] [--claim-above PRICE] [--claim-within SECONDS] [--settle-within SECONDS]
- * [--service-name NAME] [--icon-url URL] [--contact EMAIL|URL] [--metrics on|off] [--metrics-port N]`: `--metrics` serves Prometheus
+ * [--trials-dir DIR] [--trial-ip-wallets N]
+ * [--service-name NAME] [--icon-url URL] [--contact EMAIL|URL] [--metrics on|off] [--metrics-port N]`: `--trials-dir` is where free trial
+ * calls and volume-price counts are kept (default .market/trials), `--trial-ip-wallets` the new trial wallets one client address
+ * may bring per skill and period (default 3); `--metrics` serves Prometheus
  * metrics at GET /metrics (MARKET_METRICS; on with --dev, else off unless configured), `--metrics-port` on a port of their own
  * (MARKET_METRICS_PORT), MARKET_METRICS_TOKEN asks scrapes for a bearer token (never a flag); `--service-name` and `--icon-url` are what x402 catalogues
  * show for the server (the 402's `resource.serviceName` and `iconUrl`), `--contact` how its /openapi.json
@@ -82,6 +85,8 @@ export async function serveCommand(args: string[]): Promise<void> {
       'claim-above': { type: 'string' },
       'claim-within': { type: 'string' },
       'settle-within': { type: 'string' },
+      'trials-dir': { type: 'string' },
+      'trial-ip-wallets': { type: 'string' },
       dev: { type: 'string' },
       'api-key': { type: 'string' },
       'service-name': { type: 'string' },
@@ -137,6 +142,9 @@ export async function serveCommand(args: string[]): Promise<void> {
       logger,
       { url: facilitatorUrl, apiKey: facilitatorApiKey },
     );
+    const ipWallets = values['trial-ip-wallets'];
+    if (ipWallets !== undefined && !(/^\d{1,6}$/.test(ipWallets) && Number(ipWallets) >= 1))
+      throw new UsageError('--trial-ip-wallets must be a whole number of wallets, at least 1');
     const metricsSetting = values.metrics;
     if (metricsSetting !== undefined && metricsSetting !== 'on' && metricsSetting !== 'off')
       throw new UsageError('--metrics must be on or off');
@@ -158,6 +166,14 @@ export async function serveCommand(args: string[]): Promise<void> {
       ...(metrics ? { observe: metrics.observer, routes: skillServerMetricsRoutes(metrics, metricsConfig, logger) } : {}),
       channels: channels.option,
       ...(env.receiptKey !== undefined ? { receiptKey: env.receiptKey } : {}),
+      ...(values['trials-dir'] !== undefined || ipWallets !== undefined
+        ? {
+            trials: {
+              ...(values['trials-dir'] !== undefined ? { store: values['trials-dir'] } : {}),
+              ...(ipWallets !== undefined ? { ipWallets: Number(ipWallets) } : {}),
+            },
+          }
+        : {}),
       hostname: host,
       ...(port !== undefined ? { port } : {}),
       ...(wallet !== undefined ? { wallet } : {}),

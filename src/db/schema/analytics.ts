@@ -17,6 +17,8 @@ export const skillStats = pgTable(
     callCount: integer('call_count').notNull().default(0),
     /** Verified payments only (one per transaction); what `sort=popular` ranks by. */
     paidCallCount: integer('paid_call_count').notNull().default(0),
+    /** Free trial calls reported by the skill server: apart from calls, paid calls and revenue. */
+    trialCallCount: integer('trial_call_count').notNull().default(0),
     favoriteCount: integer('favorite_count').notNull().default(0),
     /** Sum of verified payments, in the atomic units of the token the skill is paid in. */
     totalRevenue: atomicAmount('total_revenue').notNull().default(sql`0`),

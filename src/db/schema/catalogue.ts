@@ -53,6 +53,10 @@ export const skills = pgTable(
     inputSchema: jsonb('input_schema'),
     outputSchema: jsonb('output_schema'),
     category: text('category'),
+    /** The free trial the skill server gives (`{ calls, period }`), as registered; null without. */
+    trial: jsonb('trial').$type<{ calls: number; period: 'day' | 'week' | 'month' }>(),
+    /** Volume prices (`{ period, steps: [{ after, priceAtomic }] }`, priceAtomic as decimal text), as registered; null without. */
+    tiers: jsonb('tiers').$type<{ period: 'day' | 'week' | 'month'; steps: { after: number; priceAtomic: string }[] }>(),
     isActive: boolean('is_active').notNull().default(true),
     verified: boolean('verified').notNull().default(false),
     /** Set while the operators hide the listing: gone from discovery; its creator sees why. Counts and revenue stay. */

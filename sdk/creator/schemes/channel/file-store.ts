@@ -199,7 +199,8 @@ async function recover(folder: string, options: FileStoreOptions, syncFolder: ()
   return { states, sequence };
 }
 
-async function fsyncPath(path: string): Promise<void> {
+/** fsync of a file or folder (a folder: the names in it are durable). */
+export async function fsyncPath(path: string): Promise<void> {
   const handle = await open(path, 'r');
   try {
     await handle.sync();
@@ -208,7 +209,8 @@ async function fsyncPath(path: string): Promise<void> {
   }
 }
 
-async function takeLock(lockFile: string, folder: string): Promise<void> {
+/** Takes `lockFile` for this process (one owner per folder; a lock left by a dead process is taken over). */
+export async function takeLock(lockFile: string, folder: string, what = 'channel folder'): Promise<void> {
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const file = await open(lockFile, 'wx', 0o600);
@@ -222,12 +224,12 @@ async function takeLock(lockFile: string, folder: string): Promise<void> {
     const owner = Number((await readFile(lockFile, 'utf8').catch(() => '')).trim());
     if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && alive(owner)) {
       throw new ServeConfigError(
-        `the channel folder ${folder} is in use by process ${owner}; one server per folder (share channels between instances with DATABASE_URL)`,
+        `the ${what} ${folder} is in use by process ${owner}; one server per folder${what === 'channel folder' ? ' (share channels between instances with DATABASE_URL)' : ''}`,
       );
     }
     await rm(lockFile, { force: true }); // left by a process that is gone
   }
-  throw new ServeConfigError(`cannot lock the channel folder ${folder}`);
+  throw new ServeConfigError(`cannot lock the ${what} ${folder}`);
 }
 
 function alive(pid: number): boolean {

@@ -99,10 +99,10 @@ export async function readJournal(path: string): Promise<{ records: JournalRecor
   return { records, damaged: damaged.sort((a, b) => a.line - b.line), torn };
 }
 
-export interface JournalWriter {
+export interface JournalWriter<R = JournalRecord> {
   readonly path: string;
   /** Resolves once the record is on disk (fdatasync'd); rejects when the write or the sync fails. */
-  append(record: JournalRecord): Promise<void>;
+  append(record: R): Promise<void>;
   /** Bytes written so far. */
   size(): number;
   /** Waits for the writes in progress, then closes the file. */
@@ -115,7 +115,7 @@ interface Waiter {
 }
 
 /** Opens (creates) the journal at `path` for appending; `syncFolder` makes its name durable. */
-export async function journalWriter(path: string, syncFolder: () => Promise<void>): Promise<JournalWriter> {
+export async function journalWriter<R = JournalRecord>(path: string, syncFolder: () => Promise<void>): Promise<JournalWriter<R>> {
   const file = await open(path, 'a', 0o600);
   await file.sync();
   await syncFolder();
@@ -152,7 +152,7 @@ export async function journalWriter(path: string, syncFolder: () => Promise<void
   return {
     path,
     append(record) {
-      if (broken !== undefined) return Promise.reject(new Error(`the channel journal ${path} failed: ${String(broken)}`));
+      if (broken !== undefined) return Promise.reject(new Error(`the journal ${path} failed: ${String(broken)}`));
       return new Promise<void>((resolve, reject) => {
         lines.push(encodeLine(record));
         waiters.push({ resolve, reject });

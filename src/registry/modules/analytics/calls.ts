@@ -16,7 +16,7 @@ import { nominatePayments } from '../payment-verification';
 import { type ChannelCall, channelCallOf, recordChannelCalls } from '../channel-revenue';
 import { priceToAtomic } from '../skills';
 import { type SkillFacts, skillsByIds } from './skill-facts';
-import { countCalls } from '../stats';
+import { countCalls, countTrialCalls } from '../stats';
 import { chainRefusal, receiptRefusal } from './receipts';
 import { tokenDecimals } from '../../../config/chain';
 
@@ -42,11 +42,16 @@ export async function recordCalls(ctx: ServiceContext, userId: string, calls: re
   const outcomes: CallOutcome[] = new Array(calls.length);
   const accepted: Accepted[] = [];
   const channelCalls: { index: number; call: ChannelCall }[] = [];
+  const trials: { index: number; skillId: string; ref: string }[] = [];
   for (const [index, call] of calls.entries()) {
     const skill = byId.get(call.skillId);
     if (!skill) outcomes[index] = refused('unknown-skill', 'Skill not found');
     else if (skill.creatorId !== userId) outcomes[index] = refused('not-yours', 'Only the skill’s creator can record its calls');
-    else if (call.channelId !== undefined || call.chargedCumulativeAmount !== undefined) {
+    else if (call.kind === 'trial') {
+      const why = trialProblem(call);
+      if (why) outcomes[index] = refused('invalid-amount', why);
+      else trials.push({ index, skillId: skill.id, ref: `trial:${call.paymentRef}` });
+    } else if (call.channelId !== undefined || call.chargedCumulativeAmount !== undefined) {
       const decimals = tokenDecimals(ctx.config.chain, skill.network);
       const channel = channelCallOf(call, skill, decimals, ctx.clock.now());
       // A channel's receipt names the record's charge and cumulative charge; the chain's claims decide revenue as always.
@@ -109,7 +114,7 @@ export async function recordCalls(ctx: ServiceContext, userId: string, calls: re
       accepted.splice(i, 1);
     }
   }
-  if (accepted.length === 0 && channelCalls.length === 0) return outcomes;
+  if (accepted.length === 0 && channelCalls.length === 0 && trials.length === 0) return outcomes;
 
   const now = ctx.clock.now();
   /** Skills whose public counters changed (the read cache is told). */
@@ -133,7 +138,7 @@ export async function recordCalls(ctx: ServiceContext, userId: string, calls: re
     const nominated = await nominatePayments(
       tx,
       ctx.config.chain,
-      paid.map((a) => ({ skill: a.skill, reference: a.paymentRef!, nonce: a.nonce })),
+      paid.map((a) => ({ skill: a.skill, reference: a.paymentRef!, nonce: a.nonce, amount: a.amount })),
       now,
     );
     const paymentIds = new Map(paid.map((a, i) => [key(a), nominated[i]!.id]));
@@ -159,6 +164,7 @@ export async function recordCalls(ctx: ServiceContext, userId: string, calls: re
     const unpaid = new Map<string, number>();
     for (const row of rows) if (row.paymentRef === null) unpaid.set(row.skillId, (unpaid.get(row.skillId) ?? 0) + 1);
     await countCalls(tx, unpaid, now);
+    await recordTrialCalls(tx, trials, outcomes, changed, now);
     return rows;
   });
   // A reference inserted now is recorded for its first record in the batch; the rest are duplicates.
@@ -170,6 +176,41 @@ export async function recordCalls(ctx: ServiceContext, userId: string, calls: re
   }
   for (const skillId of changed) ctx.reads?.skillChanged(skillId);
   return outcomes;
+}
+
+/** Why a trial call record cannot be taken: it moves nothing and is named by its sign-in nonce. */
+function trialProblem(call: CallBody): string | undefined {
+  if (!call.paymentRef) return 'A trial call names its sign-in nonce as paymentRef';
+  if (call.channelId !== undefined || call.paymentNonce !== undefined) return 'A trial call has no payment';
+  const amount = call.amountAtomic ?? (call.amount === undefined ? '0' : String(call.amount));
+  return /^0*(\.0*)?$/.test(amount) ? undefined : 'A trial call’s amount is 0';
+}
+
+/** Trial calls: one row each (amount 0), once per nonce; counted as trial calls only (never calls, paid calls or revenue). */
+async function recordTrialCalls(
+  tx: Parameters<Parameters<ServiceContext['db']['transaction']>[0]>[0],
+  trials: readonly { index: number; skillId: string; ref: string }[],
+  outcomes: CallOutcome[],
+  changed: Set<string>,
+  now: Date,
+): Promise<void> {
+  if (trials.length === 0) return;
+  const rows = await tx
+    .insert(skillCalls)
+    .values(trials.map((t) => ({ skillId: t.skillId, amount: 0n, paymentRef: t.ref, createdAt: now })))
+    .onConflictDoNothing()
+    .returning({ skillId: skillCalls.skillId, paymentRef: skillCalls.paymentRef });
+  const fresh = new Set(rows.map((r) => `${r.skillId}\n${r.paymentRef}`));
+  const added = new Map<string, number>();
+  for (const t of trials) {
+    const recorded = fresh.delete(`${t.skillId}\n${t.ref}`);
+    outcomes[t.index] = { status: recorded ? 'recorded' : 'duplicate' };
+    if (recorded) {
+      added.set(t.skillId, (added.get(t.skillId) ?? 0) + 1);
+      changed.add(t.skillId);
+    }
+  }
+  await countTrialCalls(tx, added);
 }
 
 /** One call record, as `POST /analytics/call` takes it: a refusal is an error; false when already recorded. */

@@ -143,6 +143,7 @@ export async function getAnalytics(ctx: ServiceContext, skillId: string, length 
     skillId,
     callCount: stats?.callCount ?? 0,
     paidCallCount: stats?.paidCallCount ?? 0,
+    trialCallCount: stats?.trialCallCount ?? 0,
     viewCount: stats?.viewCount ?? 0,
     favoriteCount: stats?.favoriteCount ?? 0,
     totalRevenue: formatPrice(revenue, decimals),

@@ -13,6 +13,7 @@ const facts = {
   paymentAddress: skills.paymentAddress,
   network: skills.network,
   receiptSigner: skills.receiptSigner,
+  tiers: skills.tiers,
 };
 
 export type SkillFacts = {
@@ -24,6 +25,8 @@ export type SkillFacts = {
   paymentAddress: string;
   network: string;
   receiptSigner: string | null;
+  /** Volume prices: their lowest step is the least a channel call pays to count. */
+  tiers: { steps: { priceAtomic: string }[] } | null;
 };
 
 /** @throws AppError NOT_FOUND */

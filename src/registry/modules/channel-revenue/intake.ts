@@ -30,12 +30,12 @@ function channelCharge(record: ChannelFields, amount: bigint, field: string): { 
  * A call record paid over a channel, checked on its own (see {@link channelCharge}); its own charge
  * is `amountAtomic`, or the older `amount` in whole tokens, converted with the token's `decimals`,
  * and must be at least what a call of the skill pays to count now (its price, or the price before a
- * recent cut: skills/count-floor.ts). Answers the call (with the digest of the payer's voucher for
+ * recent cut: skills/count-floor.ts; with volume prices, its lowest step). Answers the call (with the digest of the payer's voucher for
  * that cumulative charge, which older consumer clients named the call by), or why it is refused.
  */
 export function channelCallOf(
   call: CallBody,
-  skill: { id: string; network: string } & CountFloor,
+  skill: { id: string; network: string; tiers?: { steps: { priceAtomic: string }[] } | null } & CountFloor,
   decimals: number,
   now: Date,
 ): ChannelCall | string {
@@ -51,7 +51,12 @@ export function channelCallOf(
   }
   const charge = channelCharge(call, amount, field);
   if (typeof charge === 'string') return charge;
-  const least = rescaleAtomic(countablePrice(skill, now), USDC_DECIMALS, decimals);
+  // A skill with volume prices charges its steady payers its lowest listed step: that counts too.
+  const lowest = skill.tiers?.steps.reduce(
+    (low, step) => (BigInt(step.priceAtomic) < low ? BigInt(step.priceAtomic) : low),
+    countablePrice(skill, now),
+  );
+  const least = rescaleAtomic(lowest ?? countablePrice(skill, now), USDC_DECIMALS, decimals);
   if (least !== undefined && amount < least) {
     return `Invalid request: field "${field}": a charge of ${amount} atomic units is under the ${least} a call of this skill pays to count (its price, or for a day after a price cut the price before it)`;
   }

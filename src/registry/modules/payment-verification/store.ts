@@ -20,6 +20,14 @@ export interface ListedSkill extends CountFloor {
   priceAtomic: bigint;
   paymentAddress: string;
   network: string;
+  /** Volume prices: a payment of one of their steps is checked for that amount. */
+  tiers?: { steps: { priceAtomic: string }[] } | null;
+}
+
+/** What a payment of `skill` is checked for: a listed volume price when the call names one, else the listed price. */
+function listedAmount(skill: ListedSkill, reported: bigint | null | undefined): bigint {
+  if (reported == null || !skill.tiers) return skill.priceAtomic;
+  return skill.tiers.steps.some((step) => BigInt(step.priceAtomic) === reported) ? reported : skill.priceAtomic;
 }
 
 const TX_HASH = /^0x[0-9a-f]{64}$/;
@@ -68,13 +76,13 @@ export async function nominatePayment(
 export async function nominatePayments(
   db: Database | Tx,
   chain: TokenOf,
-  payments: readonly { skill: ListedSkill; reference: string; nonce: string | null }[],
+  payments: readonly { skill: ListedSkill; reference: string; nonce: string | null; amount?: bigint | null }[],
   now: Date,
 ): Promise<{ id: string; created: boolean }[]> {
   if (payments.length === 0) return [];
-  const rows = payments.map(({ skill, reference, nonce }) => {
+  const rows = payments.map(({ skill, reference, nonce, amount }) => {
     const txHash = BYTES32_PATTERN.test(reference) ? reference.toLowerCase() : reference;
-    const expectedAmount = rescaleAtomic(skill.priceAtomic, USDC_DECIMALS, tokenDecimals(chain, skill.network));
+    const expectedAmount = rescaleAtomic(listedAmount(skill, amount), USDC_DECIMALS, tokenDecimals(chain, skill.network));
     const reason = !TX_HASH.test(txHash)
       ? 'not a transaction hash'
       : expectedAmount === undefined

@@ -11,7 +11,7 @@ import { resolveOwnedGroups } from './filing';
 import { checkSkillNetwork } from './networks';
 import { floorAfterPriceChange } from './count-floor';
 import { hasProven } from '../wallets';
-import { callUrlOf, paymentAddressOf, priceToAtomic, schemaOf } from './validate';
+import { callUrlOf, paymentAddressOf, priceToAtomic, schemaOf, tiersOf } from './validate';
 import { findSkillRowBySlug, selectSkills, toSkillView } from './view';
 import { hiddenSkill, isHidden } from './visibility';
 import { lockCreator, lockEndpoint, refuseOverHourlyLimit, refuseTakenEndpoint } from './intake';
@@ -41,7 +41,10 @@ export async function registerSkill(
     inputSchema: schemaOf('inputSchema', input.inputSchema),
     outputSchema: schemaOf('outputSchema', input.outputSchema),
     category: input.category ?? null,
+    trial: input.trial ?? null,
+    tiers: null as ReturnType<typeof tiersOf>,
   };
+  values.tiers = tiersOf(input.tiers, values.priceAtomic);
   await checkSkillNetwork(ctx, values.network);
   if (!(await hasProven(ctx.db, creatorId, values.paymentAddress))) throw payeeNotProven(values.paymentAddress);
   const groups = await resolveOwnedGroups(ctx, creatorId, input.groups);
@@ -179,7 +182,9 @@ function sameValues(
     (values.receiptSigner === undefined || row.receiptSigner === values.receiptSigner) &&
     row.category === values.category &&
     canonical(row.inputSchema) === canonical(values.inputSchema) &&
-    canonical(row.outputSchema) === canonical(values.outputSchema)
+    canonical(row.outputSchema) === canonical(values.outputSchema) &&
+    canonical(row.trial) === canonical(values.trial) &&
+    canonical(row.tiers) === canonical(values.tiers)
   );
 }
 

@@ -49,3 +49,25 @@ export function schemaOf(field: 'inputSchema' | 'outputSchema', schema: unknown)
   if (problem) throw invalid(field, `is not a valid JSON Schema (${problem})`);
   return schema as Record<string, unknown>;
 }
+
+/**
+ * Registered volume prices, checked: steps by growing `after`, each price below the one before
+ * (the skill's price first). Stored with atomic prices.
+ */
+export function tiersOf(
+  tiers: { period: 'day' | 'week' | 'month'; steps: { after: number; price: string | number }[] } | null | undefined,
+  priceAtomic: bigint,
+): { period: 'day' | 'week' | 'month'; steps: { after: number; priceAtomic: string }[] } | null {
+  if (!tiers) return null;
+  let after = 0;
+  let price = priceAtomic;
+  const steps = tiers.steps.map((step, i) => {
+    const atomic = priceToAtomic(step.price, `tiers.steps.${i}.price`);
+    if (step.after <= after) throw invalid(`tiers.steps.${i}.after`, 'must be larger than the step before');
+    if (atomic >= price) throw invalid(`tiers.steps.${i}.price`, 'must be lower than the price before it');
+    after = step.after;
+    price = atomic;
+    return { after: step.after, priceAtomic: atomic.toString() };
+  });
+  return { period: tiers.period, steps };
+}

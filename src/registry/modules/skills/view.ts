@@ -73,6 +73,17 @@ export function toSkillView(
     priceUsdc: formatPrice(skill.priceAtomic),
     priceAtomic: skill.priceAtomic.toString(),
     currency: 'USDC',
+    trial: skill.trial ?? null,
+    tiers: skill.tiers
+      ? {
+          period: skill.tiers.period,
+          steps: skill.tiers.steps.map((step) => ({
+            after: step.after,
+            price: formatPriceUsd(BigInt(step.priceAtomic)),
+            priceAtomic: step.priceAtomic,
+          })),
+        }
+      : null,
     network: skill.network,
     endpoint: skill.endpoint,
     paymentAddress: skill.paymentAddress,
@@ -96,6 +107,7 @@ export type ObservedFields = Pick<
   SkillView,
   | 'callCount'
   | 'paidCallCount'
+  | 'trialCallCount'
   | 'buyerCount'
   | 'repeatBuyerCount'
   | 'viewCount'
@@ -118,6 +130,7 @@ function observedFields(stats: StatsRow, health: HealthRow, decimals: number): O
   return {
     callCount: stats.callCount,
     paidCallCount: stats.paidCallCount,
+    trialCallCount: stats.trialCallCount,
     buyerCount: stats.buyerCount,
     repeatBuyerCount: stats.repeatBuyerCount,
     viewCount: stats.viewCount,

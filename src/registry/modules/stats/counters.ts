@@ -74,6 +74,17 @@ export async function countCalls(tx: Tx, calls: ReadonlyMap<string, number>, at:
     });
 }
 
+/** Free trial calls of skills, by skill: their own counter, apart from calls, paid calls and revenue. */
+export async function countTrialCalls(tx: Tx, calls: ReadonlyMap<string, number>): Promise<void> {
+  for (const [skillId, n] of calls) {
+    if (n > 0)
+      await tx
+        .update(skillStats)
+        .set({ trialCallCount: sql`${skillStats.trialCallCount} + ${n}` })
+        .where(eq(skillStats.skillId, skillId));
+  }
+}
+
 /**
  * One paid call whose payment (`amount`, the token's atomic units) is verified, counted on the day it was made;
  * `uncount` takes back one counted before (its payment turned out to be another skill's).

@@ -10,6 +10,7 @@ export {
   countFavorite,
   countPaidCall,
   countReview,
+  countTrialCalls,
   countView,
   createSkillStats,
   dayOf,

@@ -1,9 +1,9 @@
-import { count, shortAddress, stars, uptime, usdc } from '../lib/format';
+import { count, priceWithTiers, shortAddress, stars, trialText, uptime } from '../lib/format';
 import type { Skill, SkillView } from 'skill-market/registry';
 
 /** What a card shows: a search result, or a skill of a creator's or group's page. */
 type CardSkill = Pick<Skill, 'slug' | 'name' | 'description' | 'price' | 'groups'> &
-  Partial<Pick<SkillView, 'callCount' | 'buyerCount' | 'creatorAddress' | 'rating' | 'reviewCount' | 'uptime'>>;
+  Partial<Pick<SkillView, 'callCount' | 'buyerCount' | 'creatorAddress' | 'rating' | 'reviewCount' | 'uptime' | 'trial' | 'tiers'>>;
 
 export function SkillCard({ skill }: { skill: CardSkill }) {
   return (
@@ -15,8 +15,14 @@ export function SkillCard({ skill }: { skill: CardSkill }) {
       <dl class="card-facts">
         <div>
           <dt>Price</dt>
-          <dd class="price">{usdc(skill.price)} USDC</dd>
+          <dd class="price">{priceWithTiers(skill.price, skill.tiers)} USDC</dd>
         </div>
+        {skill.trial && (
+          <div>
+            <dt>Free trial</dt>
+            <dd class="trial">{trialText(skill.trial)}</dd>
+          </div>
+        )}
         <div>
           <dt>Calls</dt>
           <dd>{count(skill.callCount ?? 0)}</dd>

@@ -50,3 +50,19 @@ export function uptime(share: number | null | undefined): string {
   const tenths = Math.floor(share * 1000) / 10;
   return `${tenths.toFixed(1)} %`;
 }
+
+/** A listing's free trial for people: "2 free calls a day per wallet". */
+export function trialText(trial: { calls: number; period: string } | null | undefined): string | undefined {
+  if (!trial) return undefined;
+  return `${integer.format(trial.calls)} free call${trial.calls === 1 ? '' : 's'} a ${trial.period} per wallet`;
+}
+
+/** A listing's price with its volume prices: "$0.001, $0.0008 after 1,000 calls a month". */
+export function priceWithTiers(
+  price: string,
+  tiers: { period: string; steps: { after: number; price: string }[] } | null | undefined,
+): string {
+  if (!tiers || tiers.steps.length === 0) return usdc(price);
+  const steps = tiers.steps.map((step) => `${usdc(step.price)} after ${integer.format(step.after)} calls a ${tiers.period}`);
+  return [usdc(price), ...steps].join(', ');
+}

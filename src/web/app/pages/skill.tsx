@@ -13,7 +13,7 @@ import { Byline } from '../components/skill-card';
 import { ReportButton } from '../components/report-button';
 import { asApiError, registry, type ApiError } from '../lib/api';
 import { networkName } from '../lib/config';
-import { count, uptime, usdc } from '../lib/format';
+import { count, priceWithTiers, trialText, uptime, usdc } from '../lib/format';
 import { account } from '../lib/session';
 import type { Analytics, Skill } from 'skill-market/registry';
 import { useResource } from '../lib/use-resource';
@@ -112,6 +112,7 @@ export function SkillPage({ params }: { params: Record<string, string> }) {
         </div>
         <div class="price-box">
           <span class="price-big">{usdc(s.price)}</span> <span class="muted">USDC per call</span>
+          {s.trial && <span class="badge">{trialText(s.trial)}</span>}
           <FavouriteButton skill={s} onCount={setFavourites} />
           <ReportButton slug={s.slug} creatorAddress={s.creatorAddress} name={s.name} />
         </div>
@@ -156,6 +157,20 @@ export function SkillPage({ params }: { params: Record<string, string> }) {
             <dd>
               {usdc(s.price)} USDC <span class="muted small">({s.priceAtomic} micro-USDC)</span>
             </dd>
+            {s.tiers && (
+              <>
+                <dt>Volume prices</dt>
+                <dd class="tiers">{priceWithTiers(s.price, s.tiers)} USDC</dd>
+              </>
+            )}
+            {s.trial && (
+              <>
+                <dt>Free trial</dt>
+                <dd class="trial">
+                  {trialText(s.trial)} <span class="muted small">({count(s.trialCallCount ?? 0)} trial calls so far)</span>
+                </dd>
+              </>
+            )}
           </dl>
           <h3>Input</h3>
           <SchemaView schema={s.inputSchema} title="Input schema" />
