@@ -29,7 +29,7 @@ export interface PaidCallDeps {
   observe?: { observer: ServerObserver; marks: RunMarks; network: string; logger: CreatorLogger } | undefined;
   /** Free trials (skills defined with `trial`): their sign-in in the 402, and the free calls. */
   trial?: TrialGate | undefined;
-  /** The route as a payer buys it (its volume price): an `exact` payment of the payer's quoted tier price is taken at it. */
+  /** The route as a payer buys it (its volume price): a payment of the payer's quoted tier price is taken at it. */
   priced?: ((route: SkillRoute, payer: string) => Promise<SkillRoute>) | undefined;
 }
 
@@ -96,13 +96,14 @@ export async function paidGet(deps: PaidCallDeps, route: SkillRoute, request: Re
 }
 
 /**
- * The route an `exact` payment of a skill with volume prices is taken at: the payer's tier route
- * when the payment is for the payer's tier price (what its identified 402 quoted), else the base.
+ * The route a payment of a skill with volume prices is taken at: the payer's tier route when the
+ * scheme names the payer it quoted (`quotedPayer`) and the payment is for that payer's tier price,
+ * else the base.
  */
-async function tierRoute(deps: PaidCallDeps, route: SkillRoute, scheme: string, payload: Record<string, unknown>): Promise<SkillRoute> {
-  if (!deps.priced || !route.skill.tiers || scheme !== 'exact') return route;
+async function tierRoute(deps: PaidCallDeps, route: SkillRoute, scheme: ServerScheme | undefined, payload: Record<string, unknown>) {
+  if (!deps.priced || !route.skill.tiers || !scheme?.quotedPayer) return route;
   const accepted = payload.accepted as { amount?: unknown } | undefined;
-  const from = ((payload.payload as { authorization?: { from?: unknown } } | undefined)?.authorization?.from ?? '') as string;
+  const from = scheme.quotedPayer(payload) ?? '';
   if (typeof accepted?.amount !== 'string' || accepted.amount === route.amount.toString() || !/^0x[0-9a-fA-F]{40}$/.test(from))
     return route;
   const priced = await deps.priced(route, from);
@@ -124,7 +125,7 @@ async function choose(
   const read = readPaymentEnvelope(request.headers);
   if (read.type === 'none') return { response: paymentRequired(base) };
   if (read.type === 'error') return { response: paymentRequired(base, read.error.message) };
-  const route = await tierRoute(deps, base, read.scheme, read.payload);
+  const route = await tierRoute(deps, base, deps.schemes.get(read.scheme), read.payload);
   const offer = route.offers.get(read.scheme);
   const scheme = offer && deps.schemes.get(read.scheme);
   if (!offer || !scheme) return { response: paymentRequired(route, `Unsupported scheme ${JSON.stringify(read.scheme.slice(0, 32))}`) };

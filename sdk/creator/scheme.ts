@@ -144,6 +144,12 @@ export interface ServerScheme {
   offer(route: BaseRoute): Offer | undefined;
   /** Handles a paid `POST /<name>` (the input is valid). */
   pay(call: PaidRequest): Promise<StoredResponse>;
+  /**
+   * The payer a payment names before it is taken, for a scheme that takes exactly the amount it
+   * offered (not a charge decided after the run): a skill with volume prices takes it at that
+   * payer's quoted tier price. Undefined (or no `quotedPayer`): the route's own price.
+   */
+  quotedPayer?(payload: Record<string, unknown>): string | undefined;
   /** Handles a `GET /<name>` that carries its payment (e.g. a channel's refund); undefined (or no `get`): 405. */
   get?(call: PaidRequest): Promise<StoredResponse | undefined>;
   /** Stops its background work and releases what it holds. */

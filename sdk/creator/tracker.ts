@@ -170,7 +170,13 @@ export function createCallTracker(
             call.scheme === 'trial'
               ? { skillId, amountAtomic: '0', kind: 'trial', paymentRef: call.nonce }
               : call.channelId
-                ? { skillId, ...amount, channelId: call.channelId, chargedCumulativeAmount: call.chargedCumulativeAmount ?? '0', ...receipt }
+                ? {
+                    skillId,
+                    ...amount,
+                    channelId: call.channelId,
+                    chargedCumulativeAmount: call.chargedCumulativeAmount ?? '0',
+                    ...receipt,
+                  }
                 : { skillId, ...amount, paymentRef: call.transaction, ...(call.nonce ? { paymentNonce: call.nonce } : {}), ...receipt },
         });
       else {

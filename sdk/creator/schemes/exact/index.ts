@@ -232,6 +232,11 @@ export function createExactScheme(deps: ExactSchemeDeps): ServerScheme {
   return {
     id: EXACT_SCHEME,
     offer: (route: BaseRoute) => route.terms.requirements,
+    // The EIP-3009 authorization's signer: the wallet a volume price was quoted to.
+    quotedPayer: (payload) => {
+      const from = (payload.payload as { authorization?: { from?: unknown } } | undefined)?.authorization?.from;
+      return typeof from === 'string' ? from : undefined;
+    },
     pay,
   };
 }
