@@ -7,7 +7,7 @@
  * SDK says about the money: spent when it moved or may have, released when it certainly did not.
  */
 import type { Address } from 'viem';
-import { MarketError, PaidCallError, type PaymentReceipt, type Skill, type SkillMarket } from 'skill-market/client';
+import { MarketError, PaidCallError, type PaymentReceipt, ReceiptError, type Skill, type SkillMarket } from 'skill-market/client';
 import { checkInput } from 'skill-market/client';
 import { formatPriceUsd } from 'skill-market/x402';
 import type { BudgetPeriod, Limits } from './config';
@@ -94,7 +94,14 @@ export class Payments {
             : charged === 'yes'
               ? 'The payment went through.'
               : 'The payment may have gone through; it counts against the budget.';
-        throw new ToolFailure(error.code, `${error.message}. ${money}`, { charged, ...(receipt ? { receipt: short(receipt) } : {}) });
+        // Paid, but its signed receipt was refused: the result still goes to the agent, flagged.
+        const kept = error instanceof ReceiptError ? { result: error.result.result } : {};
+        const told = error instanceof ReceiptError ? ' The skill’s result is in `error.result`; its receipt did not check out.' : '';
+        throw new ToolFailure(error.code, `${error.message}. ${money}${told}`, {
+          charged,
+          ...(receipt ? { receipt: short(receipt) } : {}),
+          ...kept,
+        });
       }
       throw error;
     }

@@ -16,7 +16,11 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { ReceiptError, type Skill } from 'skill-market/client';
 import { createSkillHandler, serve, skill, type SkillServer } from 'skill-market/creator';
 import { bodyDigest, encodeReceiptHeader, RECEIPT_HEADER, readReceiptHeader, signSkillReceipt } from 'skill-market/x402';
+import { PersistentBudget } from '../../src/mcp/ledger';
+import { createMcpServer } from '../../src/mcp/server';
+import { inProcessClient, tool } from '../mcp/support';
 import { approvePermit2 } from '../support/chain/upto';
+import { spawnMarket } from '../support/process';
 import { startBatchFacilitator } from '../support/chain/batch-facilitator';
 import { loopbackServeOptions, recordingLogger } from '../support/skill-server';
 import { type AnswerDroppingProxy, startAnswerDroppingProxy } from './support/answer-dropping-proxy';
@@ -246,6 +250,54 @@ describe('receipts our client refuses, keeping the paid result', () => {
       expect((result.receipt!.signed as { reason: string }).reason).toContain('not the listed receipt signer');
     } finally {
       tamper = undefined;
+    }
+  });
+
+  it('market call prints the paid result, then the refused receipt, and exits 1', async () => {
+    tamper = resign({ key: generatePrivateKey() });
+    try {
+      const payer = await world.payer();
+      const env = {
+        XDG_CONFIG_HOME: join(folder, `cli-${payer.address}`),
+        MARKET_API_URL: world.registryUrl,
+        MARKET_PRIVATE_KEY: payer.privateKey,
+      };
+      const args = ['call', fixed.slug, '{"text":"cli"}', '--payment', 'exact', '--network', world.chain.network];
+      const child = spawnMarket([...args, '--asset', world.chain.token.address], env, folder);
+      const [code, stdout, stderr] = await Promise.all([
+        child.exited,
+        new Response(child.stdout).text(),
+        new Response(child.stderr).text(),
+      ]);
+      expect(code).toBe(1);
+      expect(JSON.parse(stdout)).toEqual({ echo: 'cli' });
+      expect(stderr).toContain('receipt refused: ');
+      expect(stderr).toContain('(charged: yes)');
+    } finally {
+      tamper = undefined;
+    }
+  });
+
+  it('the MCP tool gives the agent the paid result with the refusal', async () => {
+    tamper = resign({ key: generatePrivateKey() });
+    const agent = await world.payer();
+    const dataDir = join(folder, `mcp-${agent.address}`);
+    const limits = { maxPrice: 100_000n, budget: 1_000_000n, period: 'day' as const, confirmAbove: undefined, allow: undefined };
+    const client = await inProcessClient(
+      createMcpServer({
+        market: world.market({ wallet: agent, payment: 'exact' }),
+        budget: new PersistentBudget(dataDir, limits.budget, limits.period),
+        config: { apiUrl: world.registryUrl, network: world.chain.network, assets: [world.chain.token.address], rpcUrl: undefined, limits },
+        noWallet: undefined,
+      }),
+    );
+    try {
+      const answer = await tool(client, 'call_skill', { slug: fixed.slug, input: { text: 'agent' } });
+      expect(answer.isError).toBe(true);
+      expect(answer.structuredContent).toMatchObject({ error: { code: 'receipt_invalid', charged: 'yes', result: { echo: 'agent' } } });
+    } finally {
+      tamper = undefined;
+      await client.close();
     }
   });
 

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { CallOptions } from 'skill-market';
+import { ReceiptError } from 'skill-market/client';
 import { formatPriceUsd } from 'skill-market/x402';
 import { CommandFailure } from '../consumer';
 import { UsageError } from '../errors';
@@ -11,6 +12,7 @@ import { terminalJson } from '../terminal';
  * a skill. The handler's result is printed as JSON on stdout, the receipt as one JSON line on
  * stderr (`amount` charged, and `deposit` apart from it when the call filled a payment channel).
  * A usage-based (`upto`) payment says the most it authorizes before signing and the charge after.
+ * An answer whose signed receipt is refused is still printed (it was paid), and the command exits 1.
  * A call that deposits into a channel says so on stderr first, before anything is signed. The
  * input is `-` to read it from stdin, or omitted for `{}`. Nothing is paid when the input fails
  * the skill's schema, the price is above --max-price, or the server's terms differ from the
@@ -62,7 +64,12 @@ export async function callCommand(args: string[]): Promise<void> {
     const input = parseInput(text === '-' ? await readStdin() : (text ?? '{}'));
     const market = await clientFrom(values, process.env, true);
     try {
-      const { result, receipt, trial, trialCallsLeft } = await market.callWithReceipt(slug, input, options);
+      const { result, receipt, trial, trialCallsLeft } = await market.callWithReceipt(slug, input, options).catch((error: unknown) => {
+        // Paid, but the answer's signed receipt was refused: the result is still the payer's (shown),
+        // and the refusal, with the receipt, follows on stderr with exit code 1.
+        if (error instanceof ReceiptError) printJson(error.result.result, values.json);
+        throw error;
+      });
       printJson(result, values.json);
       if (receipt?.scheme === 'upto')
         process.stderr.write(`Charged ${formatPriceUsd(BigInt(receipt.amount))} of at most ${receipt.price}.\n`);
