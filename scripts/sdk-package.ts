@@ -36,16 +36,19 @@ export const SDK_DIR = resolve(import.meta.dir, '../sdk');
 // client's check and ReceiptError, the receipt in the call and usage records' contract, the offer-receipt extension's
 // own receipt beside ours: +8.6 kB packed). 262 kB: free trials and volume prices (x402 `sign-in-with-x`: the
 // EIP-4361 message, its header and check; the skill server's trial gate, its durable plans store and tier pricing;
-// the client's sign-in before paying; the listing's trial and tiers in the contract, +10.8 kB packed).
-export const TARBALL_BUDGET_BYTES = 262 * 1024;
+// the client's sign-in before paying; the listing's trial and tiers in the contract, +10.8 kB packed). 264 kB: the
+// three merged together with `skill({ exact: false })`, a scheme's `quotedPayer` and a channel's confirmed charge in
+// the receipt and the budget (262.5 kB).
+export const TARBALL_BUDGET_BYTES = 264 * 1024;
 // 66 kB for a page's consumer entry: the registry contract's calendar days (a revenue export's bounds checked where they
 // are declared), the payment header read once for every scheme, and SkillMarket.refundChannel's door to the lazily
 // loaded refund (+1.6 kB). 68 kB: a channel call's usage record in its own form, and the deposit said before paying.
 // 69.5 kB: the client's `upto` scheme (SkillMarket's `payment: 'upto'`: its signing, receipt amount and the Permit2
 // hint, +1.2 kB). 71 kB: the buyer's check of a skill server's signed receipt (EIP-712 recovery of the receipt type, the
 // header's reader, ReceiptError, +1.7 kB). 72 kB: the client takes a skill's free trial before paying (the sign-in
-// itself is loaded at first use; the trial's result marks and the listing's trial and tiers, +0.7 kB).
-export const CONSUMER_BUDGET_BYTES = 72 * 1024;
+// itself is loaded at first use; the trial's result marks and the listing's trial and tiers, +0.7 kB). 72.5 kB: a
+// confirmed charge below the price spends only that much of the budget (72.0 kB with the three merged).
+export const CONSUMER_BUDGET_BYTES = 72.5 * 1024;
 
 interface Manifest {
   name: string;
