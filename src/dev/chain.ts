@@ -1,7 +1,7 @@
 /**
  * The dev chain: anvil on a loopback port with its state in the data directory, our test USDC
  * deployed at a fixed address, the x402 batch-settlement contracts at their canonical addresses,
- * and the demo wallet funded.
+ * and the demo wallet funded, with Permit2 approved on the test USDC (so `upto` payments work at once).
  */
 import {
   createPublicClient,
@@ -12,12 +12,13 @@ import {
   type Address,
   type Chain,
   type LocalAccount,
+  maxUint256,
   type PublicClient,
   type Transport,
 } from 'viem';
 import { spawnAnvil, type AnvilProcess } from '../chain/anvil';
 import { installBatchSettlement } from '../chain/batch-settlement';
-import { installUpto } from '../chain/upto';
+import { installUpto, PERMIT2_ADDRESS } from '../chain/upto';
 import { deployToken, tokenAddressOf, usdCoinAbi } from '../chain/token';
 import { readTokenBalance } from '../chain/token/balance';
 import { devAccounts } from './accounts';
@@ -92,13 +93,39 @@ export async function mintTestUsdc(rpcUrl: string, token: Address, to: Address, 
   return readTokenBalance(client, token, to);
 }
 
-/** Tops the wallet up to DEMO_FUNDING when it runs low, and its gas; its USDC balance after. */
-export async function fundDemoWallet(chain: DevChain, address: Address): Promise<bigint> {
+/**
+ * Tops the wallet up to DEMO_FUNDING when it runs low, and its gas, and approves Permit2 on the test
+ * USDC once (the one-time approval `upto` payments need, sent from the wallet itself); its USDC
+ * balance after.
+ */
+export async function fundDemoWallet(chain: DevChain, account: LocalAccount): Promise<bigint> {
+  const address = account.address;
   await giveTestGas(chain.rpcUrl, address);
+  await approvePermit2Once(chain, account);
   const balance = await chain.balanceOf(address);
   if (balance >= DEMO_FUNDING / 10n) return balance;
   await chain.mint(address, DEMO_FUNDING - balance);
   return DEMO_FUNDING;
+}
+
+/** Approves Permit2 to move the wallet's test USDC, unless it already may. */
+async function approvePermit2Once(chain: DevChain, account: LocalAccount): Promise<void> {
+  const allowance = await chain.client.readContract({
+    address: chain.token,
+    abi: usdCoinAbi,
+    functionName: 'allowance',
+    args: [account.address, PERMIT2_ADDRESS],
+  });
+  if (allowance >= maxUint256 / 2n) return;
+  const wallet = createWalletClient({ chain: chain.client.chain, transport: http(chain.rpcUrl), account });
+  const hash = await wallet.writeContract({
+    address: chain.token,
+    abi: usdCoinAbi,
+    functionName: 'approve',
+    args: [PERMIT2_ADDRESS, maxUint256],
+  });
+  const receipt = await chain.client.waitForTransactionReceipt({ hash, pollingInterval: 20 });
+  if (receipt.status !== 'success') throw new Error(`approving Permit2 reverted (${hash})`);
 }
 
 /** Test ETH a dev wallet holds for the transactions it sends itself (a channel's timed withdrawal): 0.01 ETH. */

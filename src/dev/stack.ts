@@ -147,7 +147,7 @@ export async function startDev(options: DevOptions): Promise<DevStack> {
       }),
     ]);
 
-    const balance = await step('test USDC deployed, demo wallet funded', () => fundDemoWallet(chain, demo.address));
+    const balance = await step('test USDC deployed, demo wallet funded', () => fundDemoWallet(chain, demo));
     // The creator's key to the facilitator: its consent to the channel refunds the facilitator's authorizer signs.
     const receiverKey = randomBytes(24).toString('hex');
     const facilitatorUrl = await step('facilitator (relayer: a local chain account)', () =>

@@ -129,6 +129,11 @@ describe('README: Your first skill', () => {
       expect(blocks.at(-1)).toBe(calls[1]);
       expect(JSON.parse(last.stdout)).toEqual({ city: 'Lyon', days: ['sunny', 'sunny', 'sunny'] });
       expect(receiptOf(last.stderr)).toMatchObject({ slug: 'week', price: '$0.007', amount: '3000', channelId: first.channelId });
+      // A single usage-based payment (x402 upto) from the demo wallet, which market dev approved Permit2 for: two days' charge moves.
+      const upto = await run(`npx market call --dev week '{"city":"Lyon","days":2}' --payment upto`, folder);
+      expect({ code: upto.code, stderr: upto.stderr }).toMatchObject({ code: 0 });
+      expect(upto.stderr).toContain('Charged $0.002 of at most $0.007.');
+      expect(receiptOf(upto.stderr)).toMatchObject({ slug: 'week', scheme: 'upto', amount: '2000' });
       const again = await quickStart();
       expect(again).toMatchObject({ slug: 'word-count', scheme: 'batch-settlement', channelId: first.channelId, transaction: null });
     },
