@@ -17,7 +17,7 @@ describe('trial and volume price wording', () => {
         { after: 10_000, price: '$0.0005' },
       ],
     };
-    expect(priceWithTiers('$0.001', tiers)).toBe('$0.001, $0.0008 after 1,000 calls a month, $0.0005 after 10,000 calls a month');
-    expect(priceWithTiers('$0.001', null)).toBe('$0.001');
+    expect(priceWithTiers('$0.001', tiers)).toBe('$0.001 USDC, $0.0008 after 1,000 calls a month, $0.0005 after 10,000 calls a month');
+    expect(priceWithTiers('$0.001', null)).toBe('$0.001 USDC');
   });
 });

@@ -15,7 +15,7 @@ export function SkillCard({ skill }: { skill: CardSkill }) {
       <dl class="card-facts">
         <div>
           <dt>Price</dt>
-          <dd class="price">{priceWithTiers(skill.price, skill.tiers)} USDC</dd>
+          <dd class="price">{priceWithTiers(skill.price, skill.tiers)}</dd>
         </div>
         {skill.trial && (
           <div>

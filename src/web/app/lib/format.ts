@@ -57,12 +57,13 @@ export function trialText(trial: { calls: number; period: string } | null | unde
   return `${integer.format(trial.calls)} free call${trial.calls === 1 ? '' : 's'} a ${trial.period} per wallet`;
 }
 
-/** A listing's price with its volume prices: "$0.001, $0.0008 after 1,000 calls a month". */
+/** A listing's price in USDC with its volume prices: "$0.001 USDC, $0.0008 after 1,000 calls a month". */
 export function priceWithTiers(
   price: string,
   tiers: { period: string; steps: { after: number; price: string }[] } | null | undefined,
 ): string {
-  if (!tiers || tiers.steps.length === 0) return usdc(price);
+  const base = `${usdc(price)} USDC`;
+  if (!tiers || tiers.steps.length === 0) return base;
   const steps = tiers.steps.map((step) => `${usdc(step.price)} after ${integer.format(step.after)} calls a ${tiers.period}`);
-  return [usdc(price), ...steps].join(', ');
+  return [base, ...steps].join(', ');
 }

@@ -160,7 +160,7 @@ export function SkillPage({ params }: { params: Record<string, string> }) {
             {s.tiers && (
               <>
                 <dt>Volume prices</dt>
-                <dd class="tiers">{priceWithTiers(s.price, s.tiers)} USDC</dd>
+                <dd class="tiers">{priceWithTiers(s.price, s.tiers)}</dd>
               </>
             )}
             {s.trial && (
