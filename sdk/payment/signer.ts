@@ -6,7 +6,7 @@
  * channel voucher or deposit tomorrow) through the same signer. Keys never leave where they are;
  * errors never echo them.
  */
-import { getAddress, getTypesForEIP712Domain, serializeTypedData, type LocalAccount } from 'viem';
+import { getAddress, getTypesForEIP712Domain, serializeTypedData, stringToHex, type LocalAccount } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Address, Hex, TypedDataSigner } from '../x402/index';
 import { ADDRESS_PATTERN } from '../x402/patterns';
@@ -118,6 +118,12 @@ export function eip1193Signer(provider: Eip1193Requester, address: Address): Pay
       // eth_signTypedData_v4 wants the domain's own type listed and numbers as strings.
       const full = { ...typedData, types: { EIP712Domain: getTypesForEIP712Domain({ domain: typedData.domain }), ...typedData.types } };
       const signature = await provider.request({ method: 'eth_signTypedData_v4', params: [address, serializeTypedData(full as never)] });
+      if (typeof signature !== 'string' || !HEX_SIGNATURE.test(signature)) throw new Error('The wallet returned no signature.');
+      return signature as Hex;
+    },
+    // A sign-in (a free trial's): the wallet's personal_sign of the message.
+    async signText(message) {
+      const signature = await provider.request({ method: 'personal_sign', params: [stringToHex(message), address] });
       if (typeof signature !== 'string' || !HEX_SIGNATURE.test(signature)) throw new Error('The wallet returned no signature.');
       return signature as Hex;
     },

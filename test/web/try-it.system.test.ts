@@ -4,9 +4,13 @@
  * injected wallet, fills the form generated from the input schema, sees the price checked against
  * the listing, confirms, signs the transfer authorization in the wallet, and gets the result and
  * the receipt; the tokens move on chain and the usage is recorded. Declining, and terms that differ
- * from the listing, move nothing.
+ * from the listing, move nothing. A skill with a free trial is tried free: the wallet signs its
+ * sign-in, nothing moves, and once the free call is used the visitor confirms a payment.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import type { Page } from 'playwright-core';
 import type { Address, Hex } from 'viem';
@@ -43,6 +47,8 @@ let wallet: TestWallet;
 let errors: string[];
 let slug: string;
 let closedSlug: string;
+let sampleSlug: string;
+let trials: string;
 let skillId: string;
 
 const skills = {
@@ -61,6 +67,16 @@ const skills = {
     },
     (input) => ({ shouted: `${(input as { text: string }).text.toUpperCase()}!` }),
   ),
+  sample: skill(
+    {
+      price: '$0.01',
+      groups: ['tools'],
+      description: 'Free to try once a day.',
+      trial: { calls: 1, period: 'day' },
+      inputSchema: { type: 'object', required: ['text'], properties: { text: { type: 'string' } } },
+    },
+    (input) => ({ sampled: (input as { text: string }).text }),
+  ),
   closed: skill({ price: '$0.01', groups: ['tools'], description: 'Always fails.' }, () => {
     throw new Error('the oracle is closed today');
   }),
@@ -68,25 +84,28 @@ const skills = {
 
 beforeAll(async () => {
   web = await startPaidWeb();
+  trials = await mkdtemp(join(tmpdir(), 'try-it-trials-'));
   ({ stack, registry, creator } = web);
   payee = await web.payee();
   payer = await stack.chain.createAccount({ usdc: 1_000_000n });
   server = await serve(
     skills,
     // its listing read at start only: a later edit makes the terms differ
-    selfRegisteringServeOptions(web, payee, await freePort(), { listingRefreshMs: 0 }),
+    selfRegisteringServeOptions(web, payee, await freePort(), { listingRefreshMs: 0, trials: { store: trials } }),
   );
   skillId = server.registration.find((r) => r.name === 'shout')!.skillId!;
   const listed = ((await (await registry.request(`/creators/${creator.address}`)).json()) as { skills: { slug: string; name: string }[] })
     .skills;
   slug = listed.find((s) => s.name === 'shout')!.slug;
   closedSlug = listed.find((s) => s.name === 'closed')!.slug;
+  sampleSlug = listed.find((s) => s.name === 'sample')!.slug;
   ({ wallet, page, errors } = await walletPage(web.browser, registry.url, payer, stack.chain.chainId));
 }, 90_000);
 
 afterAll(async () => {
   await server?.stop();
   await web?.close();
+  if (trials) await rm(trials, { recursive: true, force: true });
 });
 
 const balances = () => Promise.all([stack.chain.balanceOf(payer.address), stack.chain.balanceOf(payee)]);
@@ -209,5 +228,28 @@ describe('Try it', () => {
     expect(await alert.textContent()).toContain('price');
     expect(wallet.requests.slice(signed).filter((r) => r.method === 'eth_signTypedData_v4')).toHaveLength(0);
     expect(await balances()).toEqual(before);
+  });
+
+  it('tries a skill free: the wallet signs the sign-in, nothing moves; the next call asks for a payment', async () => {
+    const before = await balances();
+    await page.goto(`/skill/${sampleSlug}`);
+    expect(await page.locator('.trial-offer').textContent()).toContain('1 free call a day per wallet. Try it free');
+    await page.getByLabel('text').fill('free');
+    const signed = wallet.requests.length;
+    await page.getByRole('button', { name: 'Try free' }).click();
+    await page.getByRole('heading', { name: 'Result' }).waitFor();
+    expect(JSON.parse((await page.locator('.result').textContent())!)).toEqual({ sampled: 'free' });
+    expect(await page.locator('.trial-done').textContent()).toBe('A free trial call: nothing was paid. 0 free calls left.');
+    const asked = wallet.requests.slice(signed).map((r) => r.method);
+    expect(asked).toContain('personal_sign');
+    expect(asked).not.toContain('eth_signTypedData_v4');
+    expect(await balances()).toEqual(before);
+    await screenshot(page, 'try-it-trial');
+    // Used up: trying again leads to the payment's confirmation, nothing signed for money yet.
+    await page.getByRole('button', { name: 'Try free' }).click();
+    await page.getByRole('heading', { name: 'Confirm the payment' }).waitFor();
+    expect(wallet.requests.slice(signed).filter((r) => r.method === 'eth_signTypedData_v4')).toHaveLength(0);
+    expect(await balances()).toEqual(before);
+    expect(errors).toEqual([]);
   });
 });

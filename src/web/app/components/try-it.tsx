@@ -2,12 +2,14 @@
  * Try it: fill the form, see the price the skill asks (checked against the listing), confirm,
  * sign in the wallet, get the result and the receipt. The usage is recorded for a signed-in user.
  * Where the skill offers a payment channel, the visitor may opt into it (channel.tsx); a call that
- * deposits into the channel shows the deposit beside the price before the wallet is asked.
+ * deposits into the channel shows the deposit beside the price before the wallet is asked. A skill
+ * with a free trial can be tried free: the wallet signs the skill's sign-in (no payment), and once
+ * its free calls are used up the visitor confirms a payment as for any call.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { pageJson, registry } from '../lib/api';
 import { loadPageConfig, networkName, pageConfig } from '../lib/config';
-import { shortAddress, usdc } from '../lib/format';
+import { shortAddress, trialText, usdc } from '../lib/format';
 import { channelChoice, channelLeft, channelRecords, chooseChannel, openChannel } from '../lib/channels';
 import { depositOf, pay, quote, type PaidOutcome, type Quoted, type SkillAnswer } from '../lib/pay';
 import { account, connect, connected } from '../lib/session';
@@ -23,7 +25,7 @@ type Step =
   | { name: 'quoting' }
   | { name: 'confirm'; quote: Extract<Quoted, { type: 'payment-required' }>; input: unknown }
   | { name: 'paying'; channel: boolean }
-  | { name: 'done'; outcome: PaidOutcome | { answer: SkillAnswer; receipt: undefined } }
+  | { name: 'done'; outcome: PaidOutcome | { answer: SkillAnswer; receipt: undefined; trial?: { callsLeft: number | undefined } } }
   | { name: 'failed'; message: string };
 
 function Receipt({ outcome }: { outcome: PaidOutcome }) {
@@ -115,12 +117,17 @@ export function TryIt({ skill }: { skill: Skill }) {
     if (step.name === 'confirm' && wallet && document.activeElement === document.body) payButton.current?.focus();
   }, [wallet, step.name, deposit]);
 
-  const ask = async (input: unknown) => {
+  /** Asks the skill's terms; with `trial`, the connected wallet first signs the skill's sign-in for a free call. */
+  const ask = async (input: unknown, trial = false) => {
     setStep({ name: 'quoting' });
     try {
-      const q = await quote(skill, input, await loadPageConfig(), channelChoice.value);
+      const w = connected.value;
+      const trialWallet = trial && w ? { provider: w.wallet.provider, address: w.address } : undefined;
+      const q = await quote(skill, input, await loadPageConfig(), channelChoice.value, trialWallet);
       setStep(
-        q.type === 'answered' ? { name: 'done', outcome: { answer: q.answer, receipt: undefined } } : { name: 'confirm', quote: q, input },
+        q.type === 'answered'
+          ? { name: 'done', outcome: { answer: q.answer, receipt: undefined, ...(q.trial ? { trial: q.trial } : {}) } }
+          : { name: 'confirm', quote: q, input },
       );
     } catch (error) {
       setStep({ name: 'failed', message: (error as Error).message });
@@ -134,6 +141,16 @@ export function TryIt({ skill }: { skill: Skill }) {
     setProblem(undefined);
     await ask(read.value);
   };
+
+  /** Tries the skill free (its trial), connecting a wallet first when none is. */
+  const tryFree = async (pick?: Parameters<typeof connect>[0]) => {
+    const read = form.read();
+    if (!read.ok) return setProblem(read.problem);
+    setProblem(undefined);
+    if (pick) await connect(pick);
+    await ask(read.value, true);
+  };
+  const freeCalls = trialText(skill.trial);
 
   /** The visitor turns the channel on or off: remembered, and the terms asked for again with the new choice. */
   const toggleChannel = async (on: boolean, input: unknown) => {
@@ -177,6 +194,20 @@ export function TryIt({ skill }: { skill: Skill }) {
           You see the price and confirm it before anything is signed.
         </p>
         <ChannelsLine payTo={skill.paymentAddress} payer={wallet?.address} />
+        {freeCalls && step.name !== 'confirm' && (
+          <div class="trial-offer small">
+            <p>
+              <strong>{freeCalls}.</strong> Try it free: your wallet signs a sign-in, nothing is paid.
+            </p>
+            {wallet ? (
+              <button type="button" class="button" disabled={step.name === 'quoting'} onClick={() => tryFree()}>
+                Try free
+              </button>
+            ) : (
+              <WalletPicker action="Try free with" onPick={(pick) => tryFree(pick)} />
+            )}
+          </div>
+        )}
         {/* While a payment waits for confirmation, Pay is the one primary action. */}
         <button
           type="submit"
@@ -286,6 +317,13 @@ export function TryIt({ skill }: { skill: Skill }) {
               </pre>
             ) : (
               <p class="error-message">{step.outcome.answer.error}</p>
+            )}
+            {'trial' in step.outcome && step.outcome.trial && (
+              <p class="trial-done">
+                A free trial call: nothing was paid.
+                {step.outcome.trial.callsLeft !== undefined &&
+                  ` ${step.outcome.trial.callsLeft} free call${step.outcome.trial.callsLeft === 1 ? '' : 's'} left.`}
+              </p>
             )}
             {'charged' in step.outcome && <Receipt outcome={step.outcome} />}
             {'charged' in step.outcome &&

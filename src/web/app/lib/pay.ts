@@ -22,6 +22,7 @@ import {
   type ChargeState,
   type PaidCall,
   type PaymentReceipt,
+  type PaymentSigner,
   type Quote,
 } from 'skill-market/client';
 import type { Skill } from 'skill-market/registry';
@@ -46,7 +47,12 @@ export type Quoted =
       /** The server's announced least deposit for a channel (`extra.minDeposit`), atomic units. */
       minDeposit: bigint | undefined;
     }
-  | { type: 'answered'; answer: SkillAnswer };
+  | {
+      type: 'answered';
+      answer: SkillAnswer;
+      /** A free trial call (the wallet signed a sign-in, nothing was paid): the free calls left, when the server said. */
+      trial?: { callsLeft: number | undefined };
+    };
 
 /** A call paid from a channel: its deposit and transaction (when it made one), its charge, and what the channel holds after it. */
 export interface ChannelPaid {
@@ -72,9 +78,16 @@ export interface PaidOutcome {
  * policy, vouchers signed by the session key) and `exact` where none is offered. `offered` learns
  * the offers of each 402, by scheme.
  */
-function pipeline(config: PageConfig, channel: boolean, offered: Map<string, Record<string, unknown>>): PaymentPipeline {
+function pipeline(
+  config: PageConfig,
+  channel: boolean,
+  offered: Map<string, Record<string, unknown>>,
+  signer?: PaymentSigner,
+): PaymentPipeline {
   return new PaymentPipeline({
     network: config.network.id,
+    // Given only to try a skill free: the SDK then signs the skill's sign-in before any payment.
+    ...(signer ? { signer } : {}),
     schemes: channel
       ? [
           channelScheme({
@@ -119,10 +132,21 @@ function failure(error: unknown): PaidOutcome | undefined {
   };
 }
 
-/** Sends the input unpaid: a 402 gives terms checked against the listing; any other answer is returned as is. */
-export async function quote(skill: Skill, input: unknown, config: PageConfig, channel = false): Promise<Quoted> {
+/**
+ * Sends the input unpaid: a 402 gives terms checked against the listing; any other answer is
+ * returned as is. With `trialWallet`, a skill's free trial is asked first: the wallet signs its
+ * sign-in (no payment), and a free call comes back answered; once none is left, the terms to pay.
+ */
+export async function quote(
+  skill: Skill,
+  input: unknown,
+  config: PageConfig,
+  channel = false,
+  trialWallet?: { provider: Eip1193Provider; address: `0x${string}` },
+): Promise<Quoted> {
   const offered = new Map<string, Record<string, unknown>>();
-  const call = pipeline(config, channel, offered).start(skill, input);
+  const signer = trialWallet ? eip1193Signer(trialWallet.provider, trialWallet.address) : undefined;
+  const call = pipeline(config, channel, offered, signer).start(skill, input);
   try {
     const quoted = await call.quote();
     if (quoted.type === 'payment-required') {
@@ -131,7 +155,10 @@ export async function quote(skill: Skill, input: unknown, config: PageConfig, ch
       const minDeposit = typeof announced === 'string' && /^\d{1,30}$/.test(announced) ? BigInt(announced) : undefined;
       return { type: 'payment-required', terms: quoted.terms, call, offersChannel, minDeposit, usageBased: offered.has('upto') };
     }
-    return { type: 'answered', answer: { status: 200, ok: true, result: quoted.result.result } };
+    const answer: SkillAnswer = { status: 200, ok: true, result: quoted.result.result };
+    return quoted.result.trial
+      ? { type: 'answered', answer, trial: { callsLeft: quoted.result.trialCallsLeft } }
+      : { type: 'answered', answer };
   } catch (error) {
     if (error instanceof MarketError && error.code === 'network_error') {
       throw new Error(
