@@ -13,13 +13,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { depositFor, type PaymentQuote } from 'skill-market/client';
 import { createSkillHandler, skill, type SkillRequestHandler } from 'skill-market/creator';
-import { PersistentBudget } from '../../src/mcp/ledger';
-import { createMcpServer } from '../../src/mcp/server';
-import { inProcessClient, textOf, tool } from '../mcp/support';
+import { textOf, tool } from '../mcp/support';
 import { startBatchFacilitator } from '../support/chain/batch-facilitator';
 import { eventually } from '../support/eventually';
 import { spawnMarket } from '../support/process';
 import { recordingLogger } from '../support/skill-server';
+import { mcpClient } from './support/mcp';
 import { countingAccount, useWorld } from './support/world';
 
 const world = useWorld({ chain: true });
@@ -87,16 +86,9 @@ afterAll(async () => {
 });
 
 /** An MCP client of `market mcp`'s tools paying from `agent` within `budget` a day. */
-async function mcp(agent: Awaited<ReturnType<typeof world.payer>>, budget: bigint) {
+function mcp(agent: Awaited<ReturnType<typeof world.payer>>, budget: bigint) {
   const dataDir = join(folder, `mcp-${agent.address}`);
-  const limits = { maxPrice: 100_000n, budget, period: 'day' as const, confirmAbove: undefined, allow: undefined };
-  const server = createMcpServer({
-    market: world.market({ wallet: agent, channels: join(dataDir, 'channels.json') }),
-    budget: new PersistentBudget(dataDir, limits.budget, limits.period),
-    config: { apiUrl: world.registryUrl, network: world.chain.network, assets: [world.chain.token.address], rpcUrl: undefined, limits },
-    noWallet: undefined,
-  });
-  return inProcessClient(server);
+  return mcpClient(world, dataDir, budget, { wallet: agent, channels: join(dataDir, 'channels.json') });
 }
 
 describe('one deposit policy, shown before the first payment', () => {

@@ -16,15 +16,14 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { ReceiptError, type Skill } from 'skill-market/client';
 import { createSkillHandler, serve, skill, type SkillServer } from 'skill-market/creator';
 import { bodyDigest, encodeReceiptHeader, RECEIPT_HEADER, readReceiptHeader, signSkillReceipt } from 'skill-market/x402';
-import { PersistentBudget } from '../../src/mcp/ledger';
-import { createMcpServer } from '../../src/mcp/server';
-import { inProcessClient, tool } from '../mcp/support';
+import { tool } from '../mcp/support';
 import { approvePermit2 } from '../support/chain/upto';
 import { spawnMarket } from '../support/process';
 import { startBatchFacilitator } from '../support/chain/batch-facilitator';
 import { loopbackServeOptions, recordingLogger } from '../support/skill-server';
 import { type AnswerDroppingProxy, startAnswerDroppingProxy } from './support/answer-dropping-proxy';
 import { serveForecast } from './support/reference-server';
+import { mcpClient } from './support/mcp';
 import { useWorld } from './support/world';
 
 const world = useWorld({ chain: true });
@@ -281,16 +280,7 @@ describe('receipts our client refuses, keeping the paid result', () => {
   it('the MCP tool gives the agent the paid result with the refusal', async () => {
     tamper = resign({ key: generatePrivateKey() });
     const agent = await world.payer();
-    const dataDir = join(folder, `mcp-${agent.address}`);
-    const limits = { maxPrice: 100_000n, budget: 1_000_000n, period: 'day' as const, confirmAbove: undefined, allow: undefined };
-    const client = await inProcessClient(
-      createMcpServer({
-        market: world.market({ wallet: agent, payment: 'exact' }),
-        budget: new PersistentBudget(dataDir, limits.budget, limits.period),
-        config: { apiUrl: world.registryUrl, network: world.chain.network, assets: [world.chain.token.address], rpcUrl: undefined, limits },
-        noWallet: undefined,
-      }),
-    );
+    const client = await mcpClient(world, join(folder, `mcp-${agent.address}`), 1_000_000n, { wallet: agent, payment: 'exact' });
     try {
       const answer = await tool(client, 'call_skill', { slug: fixed.slug, input: { text: 'agent' } });
       expect(answer.isError).toBe(true);

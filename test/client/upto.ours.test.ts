@@ -15,11 +15,11 @@ import type { Skill } from 'skill-market';
 import { serve, skill, type SkillServer } from 'skill-market/creator';
 import { PERMIT2_ADDRESS } from '../../src/chain/upto';
 import { PersistentBudget } from '../../src/mcp/ledger';
-import { createMcpServer } from '../../src/mcp/server';
-import { inProcessClient, textOf, tool } from '../mcp/support';
+import { textOf, tool } from '../mcp/support';
 import { approvePermit2 } from '../support/chain/upto';
 import { spawnMarket } from '../support/process';
 import { loopbackServeOptions } from '../support/skill-server';
+import { mcpClient } from './support/mcp';
 import { useWorld } from './support/world';
 
 const world = useWorld({ chain: true });
@@ -140,21 +140,13 @@ describe('our client paying our skill server by upto', () => {
     const agent = await world.payer(100_000n);
     await approvePermit2(world.chain, agent);
     const dataDir = join(folder, `mcp-${agent.address}`);
-    const limits = { maxPrice: 100_000n, budget: 50_000n, period: 'day' as const, confirmAbove: undefined, allow: undefined };
-    const client = await inProcessClient(
-      createMcpServer({
-        market: world.market({ wallet: agent, payment: 'upto' }),
-        budget: new PersistentBudget(dataDir, limits.budget, limits.period),
-        config: { apiUrl: world.registryUrl, network: world.chain.network, assets: [world.chain.token.address], rpcUrl: undefined, limits },
-        noWallet: undefined,
-      }),
-    );
+    const client = await mcpClient(world, dataDir, 50_000n, { wallet: agent, payment: 'upto' });
     try {
       const paid = await tool(client, 'call_skill', { slug: meteredOnly.slug, input: { units: 12 } });
       expect(paid.isError).toBeFalsy();
       expect(paid.structuredContent.receipt).toMatchObject({ scheme: 'upto', amount: '1200', price: '$0.01' });
       expect(textOf(paid)).toContain('Charged $0.0012 of at most $0.01 (a usage-based price)');
-      const budget = await new PersistentBudget(dataDir, limits.budget, limits.period).snapshot();
+      const budget = await new PersistentBudget(dataDir, 50_000n, 'day').snapshot();
       expect({ spent: budget.spent, reserved: budget.reserved }).toEqual({ spent: 1_200n, reserved: 0n });
     } finally {
       await client.close();
