@@ -19,14 +19,14 @@ import type { Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { serve, skill, type SkillServer } from 'skill-market/creator';
 import { bodyDigest, readReceiptHeader, signSkillReceipt, type SignedSkillReceipt } from 'skill-market/x402';
-import { PAYMENT_VERIFICATION_DEFAULTS } from '../../src/config';
 import { skillCalls } from '../../src/db/schema';
 import type { PaymentVerifier } from '../../src/registry/modules/payment-verification';
 import { bearer, jsonPost } from '../support/auth';
-import { json, newCreator, type Creator } from '../support/catalogue';
+import { json, type Creator } from '../support/catalogue';
 import { approvePermit2 } from '../support/chain/upto';
-import { chainVerifier, registryFixture } from '../support/registry';
-import { loopbackServeOptions, recordingLogger, startPaymentStack, type PaymentStack } from '../support/skill-server';
+import { registryFixture } from '../support/registry';
+import { type CreatorStack, startCreatorStack } from '../support/creator-stack';
+import { loopbackServeOptions, recordingLogger, type PaymentStack } from '../support/skill-server';
 
 const fx = registryFixture('embedded', { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600, newSkillsPerHour: 30 } });
 const receiptKey = generatePrivateKey();
@@ -38,7 +38,7 @@ let server: SkillServer;
 /** The same skill served again with the same key, reporting nothing: its answers' records are posted by the tests. */
 let quiet: SkillServer;
 let skillId: string;
-let front: ReturnType<typeof Bun.serve>;
+let world: CreatorStack;
 let apiUrl: string;
 /** Every request body the registry got. */
 const sent: string[] = [];
@@ -51,25 +51,12 @@ const skills = {
 };
 
 beforeAll(async () => {
-  stack = await startPaymentStack();
-  const payeeAccount = await stack.chain.createAccount();
-  payee = payeeAccount.address;
-  creator = await newCreator(fx.request);
-  await creator.prove(payeeAccount);
-  await creator.group('tools');
-  front = Bun.serve({
-    hostname: '127.0.0.1',
-    port: 0,
-    fetch: async (request) => {
-      const body = request.method === 'GET' ? '' : await request.text();
-      sent.push(body);
-      return fx.registry.app.handle(
-        new Request(request.url, { method: request.method, headers: request.headers, body: body || undefined }),
-      );
-    },
+  world = await startCreatorStack(fx, async (request, registry) => {
+    const body = request.method === 'GET' ? '' : await request.text();
+    sent.push(body);
+    return registry(new Request(request.url, { method: request.method, headers: request.headers, body: body || undefined }));
   });
-  apiUrl = `http://127.0.0.1:${front.port}`;
-  verifier = chainVerifier(fx, stack.chain, { ...PAYMENT_VERIFICATION_DEFAULTS, enabled: true });
+  ({ stack, creator, payee, verifier, apiUrl } = world);
   server = await serve(
     skills,
     loopbackServeOptions(stack.chain, stack.facilitatorUrl, payee, {
@@ -88,8 +75,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop();
   await quiet?.stop();
-  await front?.stop(true);
-  await stack?.close();
+  await world?.close();
 });
 
 /** Pays `units` of the metered skill at `url` with @x402/evm's upto client; the answer's receipt. */

@@ -15,13 +15,13 @@ import type { Address } from 'viem';
 import { SkillMarket } from 'skill-market';
 import { register, serve, skill, type SkillServer } from 'skill-market/creator';
 import type { SkillView } from 'skill-market/registry';
-import { PAYMENT_VERIFICATION_DEFAULTS } from '../../src/config';
 import type { PaymentVerifier } from '../../src/registry/modules/payment-verification';
 import { bearer, jsonPost } from '../support/auth';
-import { json, newCreator, type Creator } from '../support/catalogue';
+import { json, type Creator } from '../support/catalogue';
 import { approvePermit2 } from '../support/chain/upto';
-import { chainVerifier, registryFixture } from '../support/registry';
-import { loopbackServeOptions, paidPost, postJson, startPaymentStack, type PaymentStack } from '../support/skill-server';
+import { registryFixture } from '../support/registry';
+import { type CreatorStack, startCreatorStack } from '../support/creator-stack';
+import { loopbackServeOptions, paidPost, postJson, type PaymentStack } from '../support/skill-server';
 import { trialHeader } from '../support/trial';
 import { decodePaymentRequired, encodePaymentPayload, parsePaymentRequirements, signAuthorization } from 'skill-market/x402';
 
@@ -31,7 +31,7 @@ let creator: Creator;
 let payee: Address;
 let verifier: PaymentVerifier;
 let server: SkillServer;
-let front: ReturnType<typeof Bun.serve>;
+let world: CreatorStack;
 let apiUrl: string;
 let folder: string;
 const ids: Record<string, { id: string; slug: string }> = {};
@@ -46,15 +46,8 @@ const skills = {
 const FIVE_CALLS = 3n * 1_000n + 2n * 600n;
 
 beforeAll(async () => {
-  stack = await startPaymentStack();
-  const payeeAccount = await stack.chain.createAccount();
-  payee = payeeAccount.address;
-  creator = await newCreator(fx.request);
-  await creator.prove(payeeAccount);
-  await creator.group('tools');
-  front = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: (request) => fx.registry.app.handle(request) });
-  apiUrl = `http://127.0.0.1:${front.port}`;
-  verifier = chainVerifier(fx, stack.chain, { ...PAYMENT_VERIFICATION_DEFAULTS, enabled: true });
+  world = await startCreatorStack(fx);
+  ({ stack, creator, payee, verifier, apiUrl } = world);
   folder = await mkdtemp(join(tmpdir(), 'tiers-'));
   server = await serve(
     skills,
@@ -81,8 +74,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.stop();
-  await front?.stop(true);
-  await stack?.close();
+  await world?.close();
   if (folder) await rm(folder, { recursive: true, force: true });
 });
 

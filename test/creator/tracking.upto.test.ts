@@ -12,17 +12,17 @@ import { wrapFetchWithPayment } from '@x402/fetch';
 import { eq } from 'drizzle-orm';
 import type { Address, Hex } from 'viem';
 import { register, serve, skill, type SkillServer } from 'skill-market/creator';
-import { PAYMENT_VERIFICATION_DEFAULTS } from '../../src/config';
 import { paymentVerifications, webhookDeliveries } from '../../src/db/schema';
 import type { PaymentVerifier } from '../../src/registry/modules/payment-verification';
 import { privateKeyToAccount } from 'viem/accounts';
 import { bearer, createKey, jsonPost, walletSignIn } from '../support/auth';
-import { json, newCreator, type Creator } from '../support/catalogue';
+import { json, type Creator } from '../support/catalogue';
 import type { TestAccount } from '../support/chain';
 import { usdCoinAbi } from '../support/chain/abi';
 import { approvePermit2 } from '../support/chain/upto';
-import { chainVerifier, registryFixture } from '../support/registry';
-import { loopbackServeOptions, startPaymentStack, type PaymentStack } from '../support/skill-server';
+import { registryFixture } from '../support/registry';
+import { type CreatorStack, startCreatorStack } from '../support/creator-stack';
+import { loopbackServeOptions, type PaymentStack } from '../support/skill-server';
 import { addEndpoint } from '../support/webhooks';
 
 const fx = registryFixture('embedded', { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600, newSkillsPerHour: 30 } });
@@ -32,18 +32,12 @@ let payee: Address;
 let verifier: PaymentVerifier;
 let server: SkillServer;
 let skillId: string;
-let front: ReturnType<typeof Bun.serve>;
+let world: CreatorStack;
 
 beforeAll(async () => {
-  stack = await startPaymentStack();
-  const payeeAccount = await stack.chain.createAccount();
-  payee = payeeAccount.address;
-  creator = await newCreator(fx.request);
-  await creator.prove(payeeAccount);
-  await creator.group('tools');
-  front = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: (request) => fx.registry.app.handle(request) });
-  const apiUrl = `http://127.0.0.1:${front.port}`;
-  verifier = chainVerifier(fx, stack.chain, { ...PAYMENT_VERIFICATION_DEFAULTS, enabled: true });
+  world = await startCreatorStack(fx);
+  ({ stack, creator, payee, verifier } = world);
+  const apiUrl = world.apiUrl;
   const skills = {
     metered: skill({ price: '$0.01', upto: true, groups: ['tools'] }, (input: { units: number }, { charge }) => {
       charge(BigInt(input.units) * 100n);
@@ -72,8 +66,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.stop();
-  await front?.stop(true);
-  await stack?.close();
+  await world?.close();
 });
 
 /** A payer holding 100,000 atomic units who approved Permit2, paying with @x402/evm's upto client. */

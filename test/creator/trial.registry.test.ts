@@ -11,12 +11,12 @@ import type { Address } from 'viem';
 import { SkillMarket } from 'skill-market';
 import type { SkillView } from 'skill-market/registry';
 import { register, serve, skill, type SkillServer } from 'skill-market/creator';
-import { PAYMENT_VERIFICATION_DEFAULTS } from '../../src/config';
 import type { PaymentVerifier } from '../../src/registry/modules/payment-verification';
 import { bearer } from '../support/auth';
-import { json, newCreator, type Creator } from '../support/catalogue';
-import { chainVerifier, registryFixture } from '../support/registry';
-import { loopbackServeOptions, startPaymentStack, type PaymentStack } from '../support/skill-server';
+import { json, type Creator } from '../support/catalogue';
+import { registryFixture } from '../support/registry';
+import { type CreatorStack, startCreatorStack } from '../support/creator-stack';
+import { loopbackServeOptions, type PaymentStack } from '../support/skill-server';
 
 const fx = registryFixture('embedded', { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600, newSkillsPerHour: 30 } });
 let stack: PaymentStack;
@@ -24,7 +24,7 @@ let creator: Creator;
 let payee: Address;
 let verifier: PaymentVerifier;
 let server: SkillServer;
-let front: ReturnType<typeof Bun.serve>;
+let world: CreatorStack;
 let apiUrl: string;
 let folder: string;
 let slug: string;
@@ -37,15 +37,8 @@ const skills = {
 };
 
 beforeAll(async () => {
-  stack = await startPaymentStack();
-  const payeeAccount = await stack.chain.createAccount();
-  payee = payeeAccount.address;
-  creator = await newCreator(fx.request);
-  await creator.prove(payeeAccount);
-  await creator.group('tools');
-  front = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: (request) => fx.registry.app.handle(request) });
-  apiUrl = `http://127.0.0.1:${front.port}`;
-  verifier = chainVerifier(fx, stack.chain, { ...PAYMENT_VERIFICATION_DEFAULTS, enabled: true });
+  world = await startCreatorStack(fx);
+  ({ stack, creator, payee, verifier, apiUrl } = world);
   folder = await mkdtemp(join(tmpdir(), 'trials-registry-'));
   server = await serve(
     skills,
@@ -71,8 +64,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.stop();
-  await front?.stop(true);
-  await stack?.close();
+  await world?.close();
   if (folder) await rm(folder, { recursive: true, force: true });
 });
 
