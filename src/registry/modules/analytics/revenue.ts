@@ -26,6 +26,17 @@ export interface RevenueRow {
   channelUnclaimedAtomic: bigint;
 }
 
+/** A ledger line's figures before anything is counted. */
+const noFigures = (): Omit<RevenueRow, 'day' | 'skill'> => ({
+  paidCalls: 0,
+  revenueAtomic: 0n,
+  exactAtomic: 0n,
+  uptoAtomic: 0n,
+  channelClaimedAtomic: 0n,
+  channelSettledAtomic: 0n,
+  channelUnclaimedAtomic: 0n,
+});
+
 /**
  * The instants [from, to) of the inclusive days `from`–`to` (YYYY-MM-DD, UTC, as the contract's
  * query admits them); the last day a timestamp can name (9999-12-31) has no end bound.
@@ -68,17 +79,7 @@ export async function revenueLedger(ctx: ServiceContext, creatorId: string, rang
     const key = `${day}\n${skill}`;
     let row = ledger.get(key);
     if (!row) {
-      row = {
-        day,
-        skill,
-        paidCalls: 0,
-        revenueAtomic: 0n,
-        exactAtomic: 0n,
-        uptoAtomic: 0n,
-        channelClaimedAtomic: 0n,
-        channelSettledAtomic: 0n,
-        channelUnclaimedAtomic: 0n,
-      };
+      row = { day, skill, ...noFigures() };
       ledger.set(key, row);
     }
     return row;
@@ -134,15 +135,7 @@ export function revenueCsv(rows: readonly RevenueRow[], decimals: number): strin
       channelSettledAtomic: t.channelSettledAtomic + r.channelSettledAtomic,
       channelUnclaimedAtomic: t.channelUnclaimedAtomic + r.channelUnclaimedAtomic,
     }),
-    {
-      paidCalls: 0,
-      revenueAtomic: 0n,
-      exactAtomic: 0n,
-      uptoAtomic: 0n,
-      channelClaimedAtomic: 0n,
-      channelSettledAtomic: 0n,
-      channelUnclaimedAtomic: 0n,
-    },
+    noFigures(),
   );
   lines.push(['total', '', ...figures(total)].join(','));
   return `${lines.join('\r\n')}\r\n`;
