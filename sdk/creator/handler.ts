@@ -427,7 +427,11 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
       const prices = Object.fromEntries([...routes.values()].map((r) => [r.name, formatPriceUsd(r.amount, r.terms.asset.decimals)]));
       // What each 402 asks now: a registry lists these offers (the channel's included) as the skill's terms.
       const accepts = Object.fromEntries([...routes.values()].map((r) => [r.name, r.terms.paymentRequired.accepts]));
-      return toResponse(jsonAnswer(200, { status: 'ok', skills: names, app: appName, prices, accepts }));
+      // Each skill's free trial and volume prices now (null: none): what `market skill trial|tiers` waits for.
+      const plans = Object.fromEntries(
+        [...routes.values()].map((r) => [r.name, { trial: r.skill.trial ?? null, tiers: r.skill.tiers ?? null }]),
+      );
+      return toResponse(jsonAnswer(200, { status: 'ok', skills: names, app: appName, prices, accepts, plans }));
     }
     const published = publishedAnswer(path, request.method, site);
     if (published) return toResponse(published);

@@ -3,7 +3,7 @@
  * trial PATCHed onto a running skill that had none makes its 402 declare the sign-in within the
  * listing refresh and gives a payer the free call; volume prices PATCHed on charge the tier price
  * after the threshold (on anvil); a re-registration keeps the edited values; bad values are a 400
- * naming the field.
+ * naming the field; `market skill trial|tiers` edit them and wait until the server follows.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -17,7 +17,7 @@ import { decodePaymentRequired } from 'skill-market/x402';
 import { bearer } from '../support/auth';
 import { json, newCreator, type Creator } from '../support/catalogue';
 import { eventually } from '../support/eventually';
-import { freePort } from '../support/process';
+import { freePort, spawnMarket } from '../support/process';
 import { registryFixture } from '../support/registry';
 import { loopbackServeOptions, recordingLogger, startPaymentStack, type PaymentStack } from '../support/skill-server';
 
@@ -131,6 +131,42 @@ describe('editing the free trial and volume prices of a listing', () => {
     expect(listing.trial).toEqual({ calls: 4, period: 'week' });
     expect(listing.tiers?.steps).toEqual([{ after: 2, price: '$0.0006', priceAtomic: '600' }]);
   });
+
+  it('market skill trial and tiers edit the listing and wait until the skill server gives them', async () => {
+    const market = async (...args: string[]) => {
+      const env = { XDG_CONFIG_HOME: join(folder, 'cli'), MARKET_API_URL: apiUrl, MARKET_API_KEY: creator.key };
+      const child = spawnMarket(['skill', ...args], env, folder);
+      const [code, stdout, stderr] = await Promise.all([
+        child.exited,
+        new Response(child.stdout).text(),
+        new Response(child.stderr).text(),
+      ]);
+      return { code, stdout, stderr };
+    };
+    const trial = await market('trial', slug(), '2/week');
+    expect(trial).toMatchObject({ code: 0, stderr: '' });
+    expect(trial.stdout).toContain(`${slug()} now has 2 free calls per wallet a week (its listing).`);
+    expect(trial.stdout).toContain('gives them now.');
+    expect(await declared()).toContain('sign-in-with-x');
+
+    const tiers = await market('tiers', slug(), '10:$0.0008,100:0.0005', '--period', 'week');
+    expect(tiers).toMatchObject({ code: 0, stderr: '' });
+    expect(tiers.stdout).toContain('volume prices $0.0008 after 10 calls, $0.0005 after 100 calls (counted per week)');
+    expect(tiers.stdout).toContain('gives them now.');
+
+    expect((await market('trial', slug(), 'off')).stdout).toContain('now has no free trial');
+    const off = await market('tiers', slug(), 'off');
+    expect(off.stdout).toContain('now has no volume prices');
+    expect(off.stdout).toContain('gives them now.');
+    expect(await declared()).not.toContain('sign-in-with-x');
+
+    const bad = await market('trial', slug(), '3/year');
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('must be <calls>/<period>');
+    const refused = await market('tiers', slug(), '10:$0.5');
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('tiers.steps.0.price');
+  }, 60_000);
 
   it('refuses bad values with a 400 naming the field', async () => {
     const cases: [unknown, string][] = [
