@@ -122,7 +122,7 @@ export function usePlansEditor(skill: Skill, price: string): { fields: preact.JS
                 />
                 <Field
                   id={`edit-step-${i}-price`}
-                  label="Price per call (USDC)"
+                  label={`Step ${i + 1}: price (USDC)`}
                   inputMode="decimal"
                   value={step.price}
                   onValue={(price) => setStep(i, { price })}
