@@ -475,7 +475,8 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
       if (!route) return false;
       let skill: Skill;
       try {
-        skill = withPlans(route.skill, next);
+        // Below what the skill asks now: its listing's price, which its owner may have edited.
+        skill = withPlans(route.skill, next, route.terms.asset.decimals === 6 ? route.amount : undefined);
       } catch (error) {
         throw new ServeConfigError(`skill "${name}": ${errorText(error)}`);
       }

@@ -253,7 +253,7 @@ export function skill<I = any, O = any>(options: SkillOptions, handler: SkillHan
 
 /**
  * `definition` with another free trial and volume prices (its listing's), checked as `skill()`
- * checks them; undefined removes one. Throws a {@link SkillDefinitionError} naming the field.
+ * checks them (each step below `price`, micro-USDC: default the skill's); undefined removes one. Throws a {@link SkillDefinitionError} naming the field.
  *
  * @example
  * const edited = withPlans(echo, { trial: { calls: 5, period: 'day' } }); // what serve() does when the listing's trial changes
@@ -261,17 +261,14 @@ export function skill<I = any, O = any>(options: SkillOptions, handler: SkillHan
 export function withPlans(
   definition: Skill,
   plans: { trial?: Trial | undefined; tiers?: { period: Period; steps: readonly TierStep[] } | undefined },
+  price: bigint = parsePrice(definition.price),
 ): Skill {
   const fail = (message: string): never => {
     throw new SkillDefinitionError(message);
   };
   checkTrial(plans.trial, fail);
   const tiers = plans.tiers
-    ? tiersOf(
-        { price: definition.price, tiers: [...plans.tiers.steps], tierPeriod: plans.tiers.period },
-        parsePrice(definition.price),
-        fail,
-      )
+    ? tiersOf({ price: definition.price, tiers: [...plans.tiers.steps], tierPeriod: plans.tiers.period }, price, fail)
     : undefined;
   const { trial: _trial, tiers: _tiers, ...rest } = definition;
   return Object.freeze({

@@ -168,7 +168,19 @@ describe('editing the free trial and volume prices of a listing', () => {
     expect(refused.stderr).toContain('tiers.steps.0.price');
   }, 60_000);
 
+  it("follows volume prices below the listing's edited price though above the module's", async () => {
+    const edit = await patch({ price: '$0.002', tiers: { period: 'day', steps: [{ after: 2, price: '$0.0015' }] } });
+    expect(edit.status).toBe(200);
+    await eventually(
+      async () => logger.lines.join('\n'),
+      (text) => text.includes('volume prices $0.0015 after 2 per day'),
+      'the server gives the tiers',
+    );
+    expect(logger.lines.join('\n')).not.toContain('cannot give');
+  });
+
   it('refuses bad values with a 400 naming the field', async () => {
+    expect((await patch({ tiers: { period: 'day', steps: [{ after: 2, price: '$0.0006' }] } })).status).toBe(200);
     const cases: [unknown, string][] = [
       [{ trial: { calls: 0, period: 'day' } }, 'trial'],
       [{ trial: { calls: 2, period: 'year' } }, 'trial'],
@@ -186,6 +198,8 @@ describe('editing the free trial and volume prices of a listing', () => {
         'tiers.steps.1.after',
       ],
       [{ tiers: { period: 'day', steps: [] } }, 'tiers'],
+      // The listing has a step at $0.0006 again: a price at or below it would make the step a rise.
+      [{ price: '$0.0006' }, 'price'],
     ];
     for (const [body, field] of cases) {
       const res = await patch(body);

@@ -129,6 +129,11 @@ export async function updateSkill(ctx: ServiceContext, creatorId: string, slug: 
   if (input.tiers !== undefined) {
     set.tiers = tiersOf(input.tiers, set.priceAtomic ?? existing.priceAtomic);
     set.tiersEditedAt = ctx.clock.now();
+  } else if (set.priceAtomic !== undefined && existing.tiers && BigInt(existing.tiers.steps[0]!.priceAtomic) >= set.priceAtomic) {
+    throw new AppError(
+      'VALIDATION',
+      'Invalid request: field "price": must be above the first volume price (change or remove the volume prices with it)',
+    );
   }
   if (input.inputSchema !== undefined) set.inputSchema = schemaOf('inputSchema', input.inputSchema);
   if (input.outputSchema !== undefined) set.outputSchema = schemaOf('outputSchema', input.outputSchema);
