@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { Address } from 'viem';
 import { SkillMarket } from 'skill-market';
 import type { SkillView } from 'skill-market/registry';
-import { register, serve, skill, type SkillServer } from 'skill-market/creator';
+import { register, serve, skill, updateSkill, type SkillServer } from 'skill-market/creator';
 import { decodePaymentRequired } from 'skill-market/x402';
 import { bearer } from '../support/auth';
 import { json, newCreator, type Creator } from '../support/catalogue';
@@ -177,6 +177,23 @@ describe('editing the free trial and volume prices of a listing', () => {
       'the server gives the tiers',
     );
     expect(logger.lines.join('\n')).not.toContain('cannot give');
+  });
+
+  it('updateSkill edits the trial and the tiers, and says why the registry refused a bad one', async () => {
+    const options = { apiKey: creator.key, apiUrl };
+    expect(await updateSkill(slug(), { trial: { calls: 7, period: 'month' }, tiers: null }, options)).toEqual({ success: true });
+    expect(await json<SkillView>(await fx.request(`/skills/${slug()}`))).toMatchObject({
+      trial: { calls: 7, period: 'month' },
+      tiers: null,
+    });
+    await eventually(
+      async () => logger.lines.join('\n'),
+      (text) => text.includes('"plain" now gives 7 free call(s) per month and no volume prices'),
+      'the server follows',
+    );
+    const refused = await updateSkill(slug(), { tiers: { period: 'day', steps: [{ after: 1, price: '$5' }] } }, options);
+    expect(refused.success).toBe(false);
+    expect(refused.error).toContain('tiers.steps.0.price');
   });
 
   it('refuses bad values with a 400 naming the field', async () => {
