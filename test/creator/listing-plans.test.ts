@@ -34,6 +34,7 @@ const logger = recordingLogger();
 
 const skills = {
   plain: skill({ price: '$0.001', channels: false, groups: ['tools'] }, (input: { i: number }) => input),
+  stream: skill({ price: '$0.001', channels: true, groups: ['tools'] }, (input: { i: number }) => input),
 };
 
 beforeAll(async () => {
@@ -57,6 +58,7 @@ beforeAll(async () => {
       logger,
       listingRefreshMs: 50,
       trials: { store: join(folder, 'plans') },
+      channels: { store: join(folder, 'channels'), claimAbove: '$100', claimWithinMs: 600_000 },
       register: { endpoint, onError: 'throw' },
     }),
   );
@@ -69,9 +71,9 @@ afterAll(async () => {
   if (folder) await rm(folder, { recursive: true, force: true });
 });
 
-const slug = () => server.registration[0]!.slug!;
-const patch = (body: unknown) =>
-  fx.request(`/skills/${slug()}`, {
+const slug = (name = 'plain') => server.registration.find((r) => r.name === name)!.slug!;
+const patch = (body: unknown, name = 'plain') =>
+  fx.request(`/skills/${slug(name)}`, {
     method: 'PATCH',
     headers: { 'content-type': 'application/json', ...bearer(creator.token) },
     body: JSON.stringify(body),
@@ -123,9 +125,36 @@ describe('editing the free trial and volume prices of a listing', () => {
     expect(await stack.chain.balanceOf(payer.address)).toBe(100_000n - 3_200n);
   });
 
+  it('charges the tier price PATCHed on in a payment channel after the threshold; the claim pays exactly the charges', async () => {
+    expect((await patch({ tiers: { period: 'day', steps: [{ after: 2, price: '$0.0006' }] } }, 'stream')).status).toBe(200);
+    await eventually(
+      async () => logger.lines.join('\n'),
+      (text) => text.includes('"stream" now gives no free trial and volume prices $0.0006 after 2 per day'),
+      'the server follows the tiers',
+    );
+    const payer = await stack.chain.createAccount({ usdc: 1_000_000n });
+    const buyer = new SkillMarket({
+      apiUrl,
+      wallet: payer.privateKey,
+      network: stack.chain.network,
+      assets: [{ network: stack.chain.network, address: stack.chain.token.address }],
+      payment: 'channel',
+      maxDeposit: '$0.1',
+    });
+    const charges: string[] = [];
+    for (let i = 1; i <= 4; i++) charges.push((await buyer.callWithReceipt(slug('stream'), { i })).receipt!.amount);
+    expect(charges).toEqual(['1000', '1000', '600', '600']);
+    const [channel] = await buyer.channels();
+    expect(channel?.charged).toBe('3200');
+    const before = await stack.chain.balanceOf(payee);
+    expect(await server.claimChannels(true)).toMatchObject({ channels: 1 });
+    expect((await stack.chain.balanceOf(payee)) - before).toBe(3_200n);
+  });
+
   it('keeps the edited trial and tiers when the module registers again', async () => {
     expect((await patch({ trial: { calls: 4, period: 'week' } })).status).toBe(200);
-    const [again] = await register(skills, { apiKey: creator.key, apiUrl, paymentAddress: payee, endpoint, network: stack.chain.network });
+    const results = await register(skills, { apiKey: creator.key, apiUrl, paymentAddress: payee, endpoint, network: stack.chain.network });
+    const again = results.find((r) => r.name === 'plain');
     expect(again).toMatchObject({ success: true, trial: { calls: 4, period: 'week' }, tiers: { period: 'day' } });
     const listing = await json<SkillView>(await fx.request(`/skills/${slug()}`));
     expect(listing.trial).toEqual({ calls: 4, period: 'week' });
