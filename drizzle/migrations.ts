@@ -36,6 +36,7 @@ import m33 from './0033_upto_authorizations.sql' with { type: 'text' };
 import m34 from './0034_payment_scheme.sql' with { type: 'text' };
 import m35 from './0035_skill_receipts.sql' with { type: 'text' };
 import m36 from './0036_trials_and_tiers.sql' with { type: 'text' };
+import m37 from './0037_listing_plans_edited.sql' with { type: 'text' };
 
 export interface MigrationSource {
   tag: string;
@@ -82,4 +83,5 @@ export const migrations: MigrationSource[] = [
   { tag: '0034_payment_scheme', when: 1795936741462, breakpoints: true, sql: m34 },
   { tag: '0035_skill_receipts', when: 1795939225112, breakpoints: true, sql: m35 },
   { tag: '0036_trials_and_tiers', when: 1795939622422, breakpoints: true, sql: m36 },
+  { tag: '0037_listing_plans_edited', when: 1795940090944, breakpoints: true, sql: m37 },
 ];

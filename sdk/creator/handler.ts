@@ -32,7 +32,8 @@ import { lazyTrialStore, type TrialStore } from './plans/store';
 import { createTiers } from './plans/tiers';
 import type { BaseRoute, Offer, ServerScheme, ServerSchemeFactory, SettledCall, SkillRoute } from './scheme';
 import { isProduction, processEnv } from './settings';
-import { isSkill, type Skill, type Skills } from './skill';
+import { isSkill, withPlans, type Skill, type Skills, type TierStep, type Trial } from './skill';
+import type { Period } from './plans/period';
 import { declarationOf } from './discovery/bazaar';
 import { openApiSettings, type OpenApiOptions } from './discovery/publish';
 import { DOCUMENT_METHODS, isPublished, publishedAnswer, type PublishedSite } from './discovery/routes';
@@ -240,6 +241,14 @@ export interface SkillRequestHandler {
    * @throws ServeConfigError when the price cannot be parsed
    */
   setPrice(name: string, price: string): boolean;
+  /**
+   * Changes a skill's free trial and volume prices from the next request on (undefined removes
+   * one), its 402's sign-in declaration included: how `serve()` follows its listing's. Answers
+   * whether they changed (false for the same ones or an unknown name).
+   *
+   * @throws ServeConfigError when a value is invalid
+   */
+  setPlans(name: string, plans: { trial?: Trial | undefined; tiers?: { period: Period; steps: readonly TierStep[] } | undefined }): boolean;
   /** Offers channels with this receiver authorizer from now on (serve() passes the facilitator's once known). */
   useReceiverAuthorizer(address: string): void;
   /** Offers `upto` (to skills defined with it) naming this facilitator address from now on (serve() passes the facilitator's once known). */
@@ -284,16 +293,12 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   const marks: RunMarks = new WeakMap();
-  const planned = [...plain.values()].some((route) => route.skill.trial || route.skill.tiers);
-  const plans: TrialStore | undefined = planned
-    ? typeof options.trials?.store === 'object'
+  // Always there (opened at first use): a listing may give any skill a trial or volume prices later.
+  const plans: TrialStore =
+    typeof options.trials?.store === 'object'
       ? options.trials.store
-      : lazyTrialStore(options.trials?.store ?? DEFAULT_TRIAL_FOLDER, { now })
-    : undefined;
-  const tiers =
-    plans && [...plain.values()].some((route) => route.skill.tiers)
-      ? createTiers({ store: plans, now, warn: (message) => logger.warn(message) })
-      : undefined;
+      : lazyTrialStore(options.trials?.store ?? DEFAULT_TRIAL_FOLDER, { now });
+  const tiers = createTiers({ store: plans, now, warn: (message) => logger.warn(message) });
   const kit = schemeKit({
     ...(options.observe ? { marks } : {}),
     tiers,
@@ -362,7 +367,7 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
   /** Routes at volume prices, by skill and amount (built once each). */
   const tierRoutes = new Map<string, SkillRoute>();
   const priced = async (route: SkillRoute, payer: string): Promise<SkillRoute> => {
-    const amount = tiers ? await tiers.amountFor(route, payer) : route.amount;
+    const amount = await tiers.amountFor(route, payer);
     if (amount === route.amount) return route;
     const key = `${route.name}\n${amount}`;
     let found = tierRoutes.get(key);
@@ -379,17 +384,15 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
     }
     return found;
   };
-  const trial: TrialGate | undefined = plans
-    ? createTrialGate({
-        kit,
-        now,
-        store: plans,
-        priced,
-        ...(options.trials?.maxAgeSeconds !== undefined ? { maxAgeSeconds: options.trials.maxAgeSeconds } : {}),
-        ...(options.trials?.ipWallets !== undefined ? { ipWallets: options.trials.ipWallets } : {}),
-      })
-    : undefined;
-  const deps = { schemes: new Map(schemes.map((scheme) => [scheme.id, scheme])), observe, trial, ...(tiers ? { priced } : {}) };
+  const trial: TrialGate = createTrialGate({
+    kit,
+    now,
+    store: plans,
+    priced,
+    ...(options.trials?.maxAgeSeconds !== undefined ? { maxAgeSeconds: options.trials.maxAgeSeconds } : {}),
+    ...(options.trials?.ipWallets !== undefined ? { ipWallets: options.trials.ipWallets } : {}),
+  });
+  const deps = { schemes: new Map(schemes.map((scheme) => [scheme.id, scheme])), observe, trial, priced };
   const offer = (route: BaseRoute): SkillRoute => {
     const offers = new Map<string, Offer>();
     for (const scheme of schemes) {
@@ -424,7 +427,11 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
       const prices = Object.fromEntries([...routes.values()].map((r) => [r.name, formatPriceUsd(r.amount, r.terms.asset.decimals)]));
       // What each 402 asks now: a registry lists these offers (the channel's included) as the skill's terms.
       const accepts = Object.fromEntries([...routes.values()].map((r) => [r.name, r.terms.paymentRequired.accepts]));
-      return toResponse(jsonAnswer(200, { status: 'ok', skills: names, app: appName, prices, accepts }));
+      // Each skill's free trial and volume prices now (null: none): what `market skill trial|tiers` waits for.
+      const plans = Object.fromEntries(
+        [...routes.values()].map((r) => [r.name, { trial: r.skill.trial ?? null, tiers: r.skill.tiers ?? null }]),
+      );
+      return toResponse(jsonAnswer(200, { status: 'ok', skills: names, app: appName, prices, accepts, plans }));
     }
     const published = publishedAnswer(path, request.method, site);
     if (published) return toResponse(published);
@@ -463,6 +470,22 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
       routes.set(name, offer(updated));
       return true;
     },
+    setPlans(name, next) {
+      const route = plain.get(name);
+      if (!route) return false;
+      let skill: Skill;
+      try {
+        // Below what the skill asks now: its listing's price, which its owner may have edited.
+        skill = withPlans(route.skill, next, route.terms.asset.decimals === 6 ? route.amount : undefined);
+      } catch (error) {
+        throw new ServeConfigError(`skill "${name}": ${errorText(error)}`);
+      }
+      if (samePlans(skill, route.skill)) return false;
+      const updated = routeOf(name, skill, route.amount, route.terms.asset, options);
+      plain.set(name, updated);
+      routes.set(name, offer(updated));
+      return true;
+    },
     useReceiverAuthorizer(address) {
       if (!channel?.useReceiverAuthorizer(address)) return;
       for (const [name, route] of plain) routes.set(name, offer(route));
@@ -478,7 +501,7 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
     async close() {
       exposure.stop();
       for (const scheme of schemes) await scheme.close?.();
-      await trial?.close();
+      await trial.close();
     },
     async fetch(request, peer) {
       if (request.method === 'OPTIONS') {
@@ -563,3 +586,7 @@ function routeOf(name: string, definition: Skill, amount: bigint, asset: AssetIn
     throw new ServeConfigError(`skill "${name}": ${errorText(error)}`);
   }
 }
+
+/** Whether two definitions of a skill have the same free trial and volume prices. */
+const samePlans = (a: Skill, b: Skill) =>
+  JSON.stringify([a.trial?.calls, a.trial?.period, a.tiers]) === JSON.stringify([b.trial?.calls, b.trial?.period, b.tiers]);

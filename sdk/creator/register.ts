@@ -2,6 +2,7 @@
  * Registering skills with the registry: one upsert per skill (`POST /skills`), at most
  * `batch.concurrency` in flight. Returns one `{ name, success, slug?, error? }` per skill; never throws.
  */
+import type { ListingPlans } from './listing-price';
 import { endpointProblem, type RegisterSkill } from '../registry/contract/index';
 import { DEFAULT_API_URL, RegistryClient, type RetryOptions } from '../registry/client';
 import { DEFAULT_NETWORK } from '../x402/index';
@@ -31,6 +32,10 @@ export interface RegistrationResult {
    * from the skill's own when the owner edited the price (dashboard, `updateSkill`): the edit is kept.
    */
   price?: string;
+  /** Present on success when the registry tells it: the listing's free trial (null: none); an owner's edit is kept. */
+  trial?: ListingPlans['trial'];
+  /** Present on success when the registry tells it: the listing's volume prices (null: none); an owner's edit is kept. */
+  tiers?: ListingPlans['tiers'];
   /** Present on failure: why. */
   error?: string;
 }
@@ -91,6 +96,8 @@ export async function register(skills: Skills, options: RegisterOptions): Promis
         slug: skill.slug,
         ...(skill.id ? { skillId: skill.id } : {}),
         ...(skill.price ? { price: skill.price } : {}),
+        ...(skill.trial !== undefined ? { trial: skill.trial } : {}),
+        ...(skill.tiers !== undefined ? { tiers: skill.tiers } : {}),
       };
     } catch (error) {
       return { name, success: false, error: errorText(error) };

@@ -31,7 +31,7 @@ import {
   type TrialOptions,
 } from './handler';
 import type { LedgerOptions } from './schemes/exact/ledger';
-import { applyListingPrice, DEFAULT_LISTING_REFRESH_MS, followListingPrices } from './listing-price';
+import { applyListingPlans, applyListingPrice, DEFAULT_LISTING_REFRESH_MS, followListingPrices } from './listing-price';
 import { listen } from './listen';
 import type { VerifyMode } from './schemes/exact/payers';
 import { consoleLogger, errorText, type CreatorLogger } from './logger';
@@ -463,6 +463,8 @@ export async function serve(skills: Skills, options: ServeOptions = {}): Promise
   for (const r of results) {
     if (r.success && r.skillId) tracker?.remember(r.name, r.skillId);
     if (r.success && r.price) applyListingPrice(app, r.name, r.price, logger);
+    if (r.success && r.trial !== undefined && r.tiers !== undefined)
+      applyListingPlans(app, r.name, { trial: r.trial, tiers: r.tiers }, logger);
   }
   const sendKept = (calls: SettledCall[] | undefined) => {
     if (stopped || !tracker) return;

@@ -226,12 +226,7 @@ export function skill<I = any, O = any>(options: SkillOptions, handler: SkillHan
   if (options.channels !== undefined && typeof options.channels !== 'boolean') fail('channels must be true or false');
   if (options.upto !== undefined && typeof options.upto !== 'boolean') fail('upto must be true or false');
   const trial = options.trial;
-  if (trial !== undefined) {
-    if (typeof trial !== 'object' || trial === null) fail("trial must be { calls, period: 'day' | 'week' | 'month' }");
-    if (!Number.isInteger(trial.calls) || trial.calls < 1 || trial.calls > MAX_TRIAL_CALLS)
-      fail(`trial.calls must be a whole number from 1 to ${MAX_TRIAL_CALLS}`);
-    if (!PERIODS.includes(trial.period)) fail(`trial.period must be one of ${PERIODS.join(', ')}`);
-  }
+  checkTrial(trial, fail);
   const tiers = tiersOf(options, atomic, fail);
   if (options.exact !== undefined && typeof options.exact !== 'boolean') fail('exact must be true or false');
   if (options.exact === false && options.upto !== true && options.channels !== true) {
@@ -254,6 +249,41 @@ export function skill<I = any, O = any>(options: SkillOptions, handler: SkillHan
     handler,
   };
   return Object.freeze(definition);
+}
+
+/**
+ * `definition` with another free trial and volume prices (its listing's), checked as `skill()`
+ * checks them (each step below `price`, micro-USDC: default the skill's); undefined removes one. Throws a {@link SkillDefinitionError} naming the field.
+ *
+ * @example
+ * const edited = withPlans(echo, { trial: { calls: 5, period: 'day' } }); // what serve() does when the listing's trial changes
+ */
+export function withPlans(
+  definition: Skill,
+  plans: { trial?: Trial | undefined; tiers?: { period: Period; steps: readonly TierStep[] } | undefined },
+  price: bigint = parsePrice(definition.price),
+): Skill {
+  const fail = (message: string): never => {
+    throw new SkillDefinitionError(message);
+  };
+  checkTrial(plans.trial, fail);
+  const tiers = plans.tiers
+    ? tiersOf({ price: definition.price, tiers: [...plans.tiers.steps], tierPeriod: plans.tiers.period }, price, fail)
+    : undefined;
+  const { trial: _trial, tiers: _tiers, ...rest } = definition;
+  return Object.freeze({
+    ...rest,
+    ...(plans.trial ? { trial: Object.freeze({ calls: plans.trial.calls, period: plans.trial.period }) } : {}),
+    ...(tiers ? { tiers } : {}),
+  });
+}
+
+function checkTrial(trial: Trial | undefined, fail: (message: string) => never): void {
+  if (trial === undefined) return;
+  if (typeof trial !== 'object' || trial === null) fail("trial must be { calls, period: 'day' | 'week' | 'month' }");
+  if (!Number.isInteger(trial.calls) || trial.calls < 1 || trial.calls > MAX_TRIAL_CALLS)
+    fail(`trial.calls must be a whole number from 1 to ${MAX_TRIAL_CALLS}`);
+  if (!PERIODS.includes(trial.period)) fail(`trial.period must be one of ${PERIODS.join(', ')}`);
 }
 
 /** The volume prices of `options`, checked: growing `after`, falling prices below the skill's. */

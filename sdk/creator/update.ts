@@ -8,6 +8,7 @@ import { errorText } from './logger';
 import { DEFAULT_API_URL, RegistryClient, type RetryOptions } from '../registry/client';
 import { httpUrl } from './settings';
 import { normalizeGroups } from './skill';
+import type { TrialTerms, VolumeTiers } from '../registry/contract/skills';
 
 /** Fields `updateSkill` may change. */
 export interface SkillUpdate {
@@ -19,6 +20,10 @@ export interface SkillUpdate {
   inputSchema?: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
   isActive?: boolean;
+  /** The free trial (`{ calls, period }`), or null to remove it; kept over the module's on re-registration. */
+  trial?: TrialTerms | null;
+  /** The volume prices (`{ period, steps: [{ after, price }] }`), or null to remove them; kept over the module's on re-registration. */
+  tiers?: VolumeTiers | null;
 }
 
 /** Options of {@link updateSkill}. */
@@ -30,7 +35,7 @@ export interface UpdateOptions {
   retry?: RetryOptions;
 }
 
-const UPDATE_KEYS = new Set(['description', 'price', 'groups', 'inputSchema', 'outputSchema', 'isActive']);
+const UPDATE_KEYS = new Set(['description', 'price', 'groups', 'inputSchema', 'outputSchema', 'isActive', 'trial', 'tiers']);
 
 /**
  * Updates a registered skill. `groups` replaces all of its groups. Values are checked before
@@ -38,6 +43,7 @@ const UPDATE_KEYS = new Set(['description', 'price', 'groups', 'inputSchema', 'o
  *
  * @example
  * const { success, error } = await updateSkill('echo', { price: '$0.002', isActive: true }, { apiKey });
+ * await updateSkill('echo', { trial: { calls: 3, period: 'day' }, tiers: null }, { apiKey }); // a running serve() follows within seconds
  */
 export async function updateSkill(slug: string, data: SkillUpdate, options: UpdateOptions): Promise<{ success: boolean; error?: string }> {
   const body = checkUpdate(slug, data, options);

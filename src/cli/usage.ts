@@ -21,6 +21,10 @@ Usage:
   market group new <name> [--description D] | list
                                             a creator's groups (skills name at least one)
   market skill list | price <slug> <price>  a creator's listings; the price a skill server asks
+  market skill trial <slug> <calls>/<period>|off
+                                            its free trial (e.g. 3/day)
+  market skill tiers <slug> <after>:<price>,…|off [--period month]
+                                            its volume prices (e.g. 1000:$0.0008)
                                             (it follows its listing within seconds)
                                             group and skill take --dev [D] or --api-url / --api-key
   market fund <address> [amount] --dev [D]  mint test USDC (default $10) on the chain of market dev

@@ -195,6 +195,51 @@ describe('my skills', () => {
     );
   });
 
+  it('edits the free trial and the volume steps with errors shown inline, saved with the same PATCH', async () => {
+    await open('skills', 'word-count');
+    await page.getByRole('button', { name: 'Edit word-count' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Edit word-count' });
+    await dialog.getByLabel('Free calls for each new wallet').check();
+    await dialog.getByLabel('Free calls', { exact: true }).fill('0');
+    await dialog.getByText('A whole number from 1 to 1000').waitFor();
+    expect(await dialog.getByRole('button', { name: 'Save' }).isDisabled()).toBe(true);
+    await dialog.getByLabel('Free calls', { exact: true }).fill('5');
+    await dialog.getByLabel('Per wallet each').selectOption('week');
+    await dialog.getByLabel("Lower prices for a payer's many calls").check();
+    await dialog.getByLabel('Step 1: after paid calls').fill('100');
+    await dialog.getByLabel('Step 1: price (USDC)').fill('0.01');
+    await dialog.getByText('Lower than the price before it').waitFor();
+    await dialog.getByLabel('Step 1: price (USDC)').fill('0.002');
+    await dialog.getByRole('button', { name: 'Add a step' }).click();
+    await dialog.getByLabel('Step 2: after paid calls').fill('50');
+    await dialog.getByLabel('Step 2: price (USDC)').fill('0.001');
+    await dialog.getByText('More calls than the step before').waitFor();
+    await dialog.getByLabel('Step 2: after paid calls').fill('1000');
+    await dialog.getByRole('button', { name: 'Add a step' }).click();
+    await dialog.getByRole('button', { name: 'Remove step 3' }).click();
+    await screenshot(page, 'dashboard-skill-plans');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    const skill = await (await registry.request('/skills/word-count')).json();
+    expect(skill).toMatchObject({
+      trial: { calls: 5, period: 'week' },
+      tiers: {
+        period: 'month',
+        steps: [
+          { after: 100, price: '$0.002' },
+          { after: 1000, price: '$0.001' },
+        ],
+      },
+    });
+    // Off again: both removed.
+    await page.getByRole('button', { name: 'Edit word-count' }).click();
+    await dialog.getByLabel('Free calls for each new wallet').uncheck();
+    await dialog.getByLabel("Lower prices for a payer's many calls").uncheck();
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    expect(await (await registry.request('/skills/word-count')).json()).toMatchObject({ trial: null, tiers: null });
+  });
+
   it('pauses a skill after confirmation and lists it again with the switch', async () => {
     await open('skills', 'word-count');
     const toggle = page.getByRole('switch', { name: 'word-count listed' });

@@ -143,7 +143,10 @@ export type RegisterSkill = Static<typeof RegisterSkill>;
  * `PATCH /skills/:slug` body (the skill's creator): any of the fields; one left out is kept. `groups`
  * replaces the whole set (1–20 of the caller's groups); `null` clears `description`, `category`
  * or a schema; `isActive: false` hides the skill from discovery (its detail stays readable).
- * `price` is USDC as in {@link RegisterSkill}. Answered with the {@link SkillView}.
+ * `price` is USDC as in {@link RegisterSkill}. `trial` and `tiers` set the free trial and the
+ * volume prices (checked as at registration; each step's price below the price before it), `null`
+ * removes them. An edited price, trial or tiers is kept over the module's on re-registration, and a
+ * running skill server follows it within its listing refresh. Answered with the {@link SkillView}.
  */
 export const UpdateSkill = T.Object({
   description: T.Optional(
@@ -157,6 +160,8 @@ export const UpdateSkill = T.Object({
   outputSchema: T.Optional(Schema),
   isActive: T.Optional(T.Boolean()),
   category: T.Optional(Nullable(T.String({ minLength: 1, maxLength: 40 }))),
+  trial: T.Optional(Nullable(TrialTerms)),
+  tiers: T.Optional(Nullable(VolumeTiers)),
 });
 /** The {@link UpdateSkill} schema's type. */
 export type UpdateSkill = Static<typeof UpdateSkill>;

@@ -57,6 +57,10 @@ export const skills = pgTable(
     trial: jsonb('trial').$type<{ calls: number; period: 'day' | 'week' | 'month' }>(),
     /** Volume prices (`{ period, steps: [{ after, priceAtomic }] }`, priceAtomic as decimal text), as registered; null without. */
     tiers: jsonb('tiers').$type<{ period: 'day' | 'week' | 'month'; steps: { after: number; priceAtomic: string }[] }>(),
+    /** When the owner last set the trial by an edit (PATCH, the dashboard): re-registration then keeps it. */
+    trialEditedAt: timestamp('trial_edited_at', { withTimezone: true }),
+    /** When the owner last set the volume prices by an edit: re-registration then keeps them. */
+    tiersEditedAt: timestamp('tiers_edited_at', { withTimezone: true }),
     isActive: boolean('is_active').notNull().default(true),
     verified: boolean('verified').notNull().default(false),
     /** Set while the operators hide the listing: gone from discovery; its creator sees why. Counts and revenue stay. */

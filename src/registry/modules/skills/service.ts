@@ -22,8 +22,8 @@ type Tx = Parameters<Parameters<ServiceContext['db']['transaction']>[0]>[0];
 /**
  * Registers a skill, or updates the caller's skill of that name: `created` tells which. A
  * re-registration that changes nothing writes nothing (updatedAt stays); `isActive` is never
- * changed by registration, nor a price the owner edited (PATCH, the dashboard): the listing's
- * price is then the one the skill server follows, so a restart never undoes an edit.
+ * changed by registration, nor a price, free trial or volume prices the owner edited (PATCH, the
+ * dashboard): the listing's are then the ones the skill server follows, so a restart never undoes an edit.
  */
 export async function registerSkill(
   ctx: ServiceContext,
@@ -90,6 +90,8 @@ export async function registerSkill(
     }
     const current = existing!;
     if (current.priceEditedAt !== null) values.priceAtomic = current.priceAtomic;
+    if (current.trialEditedAt !== null) values.trial = current.trial;
+    if (current.tiersEditedAt !== null) values.tiers = current.tiers;
     const currentGroups = (
       await tx.select({ id: skillGroupMembers.groupId }).from(skillGroupMembers).where(eq(skillGroupMembers.skillId, current.id))
     ).map((g) => g.id);
@@ -107,7 +109,10 @@ export async function registerSkill(
   return { created: outcome.created, skill: await getSkillById(ctx, outcome.id) };
 }
 
-/** Owner-only partial update; groups replace the whole set and may not be empty. */
+/**
+ * Owner-only partial update; groups replace the whole set and may not be empty. A price, trial or
+ * tiers set here is marked edited: re-registration keeps it.
+ */
 export async function updateSkill(ctx: ServiceContext, creatorId: string, slug: string, input: UpdateSkill): Promise<SkillView> {
   const existing = await ownedSkill(ctx, creatorId, slug);
   const set: Partial<typeof skills.$inferInsert> = {};
@@ -116,6 +121,19 @@ export async function updateSkill(ctx: ServiceContext, creatorId: string, slug: 
     set.priceAtomic = priceToAtomic(input.price);
     set.priceEditedAt = ctx.clock.now();
     Object.assign(set, floorAfterPriceChange(existing, set.priceAtomic, set.priceEditedAt));
+  }
+  if (input.trial !== undefined) {
+    set.trial = input.trial;
+    set.trialEditedAt = ctx.clock.now();
+  }
+  if (input.tiers !== undefined) {
+    set.tiers = tiersOf(input.tiers, set.priceAtomic ?? existing.priceAtomic);
+    set.tiersEditedAt = ctx.clock.now();
+  } else if (set.priceAtomic !== undefined && existing.tiers && BigInt(existing.tiers.steps[0]!.priceAtomic) >= set.priceAtomic) {
+    throw new AppError(
+      'VALIDATION',
+      'Invalid request: field "price": must be above the first volume price (change or remove the volume prices with it)',
+    );
   }
   if (input.inputSchema !== undefined) set.inputSchema = schemaOf('inputSchema', input.inputSchema);
   if (input.outputSchema !== undefined) set.outputSchema = schemaOf('outputSchema', input.outputSchema);

@@ -1,6 +1,6 @@
 /**
  * My skills: every skill of mine (inactive ones too) with its counters, an active switch, and an
- * editor for description, price, groups and schemas. A skill's name opens its analytics.
+ * editor for description, price, free trial, volume prices, groups and schemas. A skill's name opens its analytics.
  */
 import { useState } from 'preact/hooks';
 import { Field } from '../../components/field';
@@ -16,6 +16,7 @@ import type { GroupView as Group, SkillView as Skill } from 'skill-market/regist
 import { useAction } from '../../lib/use-action';
 import { useResource } from '../../lib/use-resource';
 import { SkillAnalytics } from './skill-analytics';
+import { usePlansEditor } from './skill-plans';
 
 const pretty = (schema: Record<string, unknown> | null) => (schema ? JSON.stringify(schema, null, 2) : '');
 
@@ -27,6 +28,7 @@ function EditSkill({ skill, groups, onClose, onSaved }: { skill: Skill; groups: 
   );
   const [input, setInput] = useState(pretty(skill.inputSchema));
   const [output, setOutput] = useState(pretty(skill.outputSchema));
+  const plans = usePlansEditor(skill, price);
   const save = useAction();
   const inputRead = readJson(input);
   const outputRead = readJson(output);
@@ -35,7 +37,7 @@ function EditSkill({ skill, groups, onClose, onSaved }: { skill: Skill; groups: 
       ? 'Fix the schema marked above before saving.'
       : chosen.size === 0
         ? 'Choose at least one group.'
-        : undefined;
+        : plans.edit.problem;
   const submit = async (event: Event) => {
     event.preventDefault();
     if (problem || !inputRead.ok || !outputRead.ok) return;
@@ -45,6 +47,7 @@ function EditSkill({ skill, groups, onClose, onSaved }: { skill: Skill; groups: 
       groups: [...chosen],
       inputSchema: inputRead.value,
       outputSchema: outputRead.value,
+      ...plans.edit.body,
     };
     if ((await save.run(() => registry.updateSkill(skill.slug, body))) !== undefined) onSaved();
   };
@@ -62,6 +65,7 @@ function EditSkill({ skill, groups, onClose, onSaved }: { skill: Skill; groups: 
           onValue={setPrice}
           hint="Up to 6 decimals, e.g. 0.001"
         />
+        {plans.fields}
         <fieldset class="field">
           <legend>Groups</legend>
           {groups.length === 0 && <p class="muted small">You have no groups yet: create one under Groups.</p>}
