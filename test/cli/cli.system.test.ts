@@ -62,17 +62,14 @@ describe('market registry process', () => {
     try {
       expect(await waitForJson(`http://127.0.0.1:${port}/health`)).toMatchObject({ status: 'ok', database: 'embedded' });
 
-      const began = performance.now();
+      // Refused at once: it exits while the first still holds the directory (a wait for the lock would last until the test's timeout).
       const second = await run(['registry', '--port', String(await freePort())], { MARKET_DATA_DIR: dataDir });
       expect(second.code).toBe(1);
       expect(second.stderr).toContain(`the embedded database in ${dataDir} is already in use by another process`);
-      expect(performance.now() - began).toBeLessThan(10_000);
       expect(await waitForJson(`http://127.0.0.1:${port}/health`)).toMatchObject({ status: 'ok' });
 
-      const stopping = performance.now();
       first.kill('SIGTERM');
       expect(await first.exited).toBe(0);
-      expect(performance.now() - stopping).toBeLessThan(2000);
     } finally {
       first.kill('SIGKILL');
     }
