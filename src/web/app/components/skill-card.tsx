@@ -3,7 +3,7 @@ import type { Skill, SkillView } from 'skill-market/registry';
 
 /** What a card shows: a search result, or a skill of a creator's or group's page. */
 type CardSkill = Pick<Skill, 'slug' | 'name' | 'description' | 'price' | 'groups'> &
-  Partial<Pick<SkillView, 'callCount' | 'buyerCount' | 'creatorAddress' | 'rating' | 'reviewCount' | 'uptime' | 'trial' | 'tiers'>>;
+  Partial<Pick<SkillView, 'callCount' | 'buyerCount' | 'creatorAddress' | 'rating' | 'reviewCount' | 'uptime' | 'trial' | 'tiers' | 'usageBased'>>;
 
 export function SkillCard({ skill }: { skill: CardSkill }) {
   return (
@@ -15,7 +15,7 @@ export function SkillCard({ skill }: { skill: CardSkill }) {
       <dl class="card-facts">
         <div>
           <dt>Price</dt>
-          <dd class="price">{priceWithTiers(skill.price, skill.tiers)}</dd>
+          <dd class="price">{priceWithTiers(skill)}</dd>
         </div>
         {skill.trial && (
           <div>

@@ -237,6 +237,7 @@ export function SkillsView({ rest }: { rest: string[] }) {
                   <FirstCheckNote skill={s} />
                 </th>
                 <td class="num" data-label="Price">
+                  {s.usageBased && <span class="muted small">up to </span>}
                   {usdc(s.price)}
                 </td>
                 <td class="num" data-label="Calls">
