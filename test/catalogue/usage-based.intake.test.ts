@@ -8,7 +8,7 @@ import { bearer } from '../support/auth';
 import { json, newCreator, type Creator } from '../support/catalogue';
 import { registryFixture } from '../support/registry';
 
-const fx = registryFixture('embedded', { catalogue: { allowHttpEndpoints: true, newSkillsPerHour: 30 } });
+const fx = registryFixture('embedded', { catalogue: { allowHttpEndpoints: true, viewWindowSeconds: 3600, newSkillsPerHour: 30 } });
 let creator: Creator;
 let group: string;
 

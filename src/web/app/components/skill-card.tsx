@@ -14,7 +14,11 @@ export function SkillCard({ skill }: { skill: CardSkill }) {
       <p class="description">{skill.description ?? <span class="muted">No description</span>}</p>
       <dl class="card-facts">
         <div>
-          <dt>Price</dt>
+          {skill.usageBased ? (
+            <dt title="Each call is charged what it used, at most this price">Price by use</dt>
+          ) : (
+            <dt>Price</dt>
+          )}
           <dd class="price">{priceWithTiers(skill)}</dd>
         </div>
         {skill.trial && (

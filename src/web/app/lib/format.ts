@@ -45,6 +45,18 @@ export function dateTime(iso: string): string {
   });
 }
 
+/** A moment to the minute with its time zone, e.g. `Nov 30, 01:00 GMT+1`: when something comes back. */
+export function moment(ms: number): string {
+  return new Date(ms).toLocaleString('en-US', {
+    month: 'short',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    hour12: false,
+    timeZoneName: 'short',
+  });
+}
+
 /** A share 0–1 as "99.9 %" (one decimal, never rounded up to 100 unless it is), or "—" when not known yet. */
 export function uptime(share: number | null | undefined): string {
   if (share == null) return '—';
@@ -61,7 +73,7 @@ export function trialText(trial: { calls: number; period: string } | null | unde
 /**
  * A listing's price in USDC with its volume prices: "$0.001 USDC, $0.0008 after 1,000 calls a
  * month"; a usage-based one's prices are the most a call costs: "up to $0.01 USDC, $0.008 after
- * 100 calls a month, charged by use".
+ * 100 calls a month" (where it is shown says "by use").
  */
 export function priceWithTiers(listing: {
   price: string;
@@ -71,5 +83,5 @@ export function priceWithTiers(listing: {
   const { tiers } = listing;
   const base = `${priceLabel({ price: usdc(listing.price), usageBased: listing.usageBased })} USDC`;
   const steps = (tiers?.steps ?? []).map((step) => `${usdc(step.price)} after ${integer.format(step.after)} calls a ${tiers!.period}`);
-  return [base, ...steps, ...(listing.usageBased ? ['charged by use'] : [])].join(', ');
+  return [base, ...steps].join(', ');
 }

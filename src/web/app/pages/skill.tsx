@@ -111,9 +111,11 @@ export function SkillPage({ params }: { params: Record<string, string> }) {
           </p>
         </div>
         <div class="price-box">
-          {s.usageBased && <span class="muted">up to </span>}
-          <span class="price-big">{usdc(s.price)}</span>{' '}
-          <span class="muted">USDC per call{s.usageBased ? ', charged by use' : ''}</span>
+          <span class="price-line">
+            {s.usageBased && <span class="muted">up to </span>}
+            <span class="price-big">{usdc(s.price)}</span>{' '}
+            <span class="muted">USDC per call{s.usageBased ? ', charged by use' : ''}</span>
+          </span>
           {s.trial && <span class="badge">{trialText(s.trial)}</span>}
           <FavouriteButton skill={s} onCount={setFavourites} />
           <ReportButton slug={s.slug} creatorAddress={s.creatorAddress} name={s.name} />
@@ -159,7 +161,7 @@ export function SkillPage({ params }: { params: Record<string, string> }) {
             <dd>
               {s.usageBased ? 'up to ' : ''}
               {usdc(s.price)} USDC <span class="muted small">({s.priceAtomic} micro-USDC)</span>
-              {s.usageBased && <span class="muted small by-use"> each call is charged what it used, at most this</span>}
+              {s.usageBased && ', charged by use'}
             </dd>
             {s.tiers && (
               <>
