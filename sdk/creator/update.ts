@@ -24,10 +24,7 @@ export interface SkillUpdate {
   trial?: TrialTerms | null;
   /** The volume prices (`{ period, steps: [{ after, price }] }`), or null to remove them; kept over the module's on re-registration. */
   tiers?: VolumeTiers | null;
-  /**
-   * Whether the price is the most a call costs, charged by use (listed "up to"). `serve()` sends its
-   * skill's `upto` at each registration, which replaces this; for a server that does not send it.
-   */
+  /** The price is the most a call costs (listed "up to"); a registration sending `upto` replaces it. */
   usageBased?: boolean;
 }
 

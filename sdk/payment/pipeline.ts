@@ -62,7 +62,7 @@ export interface PaymentPipelineOptions {
   mode?: PaymentMode;
   /** A refused signed receipt: `strict` (default) throws ReceiptError carrying the result; `flag` returns the result flagged. */
   receipts?: ReceiptMode;
-  /** Where it remembers the free trials servers said are used up; default its own. Give one to share it between pipelines. */
+  /** The used-up free trials it remembers; default its own. */
   usedTrials?: UsedTrials;
 }
 

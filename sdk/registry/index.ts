@@ -15,5 +15,4 @@ export {
   type RetryOptions,
 } from './client';
 export { ListedSkillSchema, RegisteredSkillSchema, readAnswer, readSkill, readSkills, type RegisteredSkill, type Skill } from './read';
-export { priceLabel } from './price-label';
 export { MarketError, RegistryError } from '../http/errors';

@@ -7,9 +7,8 @@
  * recent (issued at most `maxAgeSeconds` ago, not expired) and that the wallet signed it; then,
  * when the wallet has a call left in the period and its IP address has not brought too many new
  * wallets, the handler runs free and the answer says `X-Trial-Calls-Left`. Otherwise the answer is
- * the skill's 402, whose `error` says why: the payer pays as usual; when the wallet's free calls
- * are used up, `X-Trial-Resets-At` says when the period ends and they come back (a client asks no
- * sign-in before then).
+ * the skill's 402, whose `error` says why (used up: with `X-Trial-Resets-At`, the period's end): the
+ * payer pays as usual.
  */
 import { type Address, encodeBase64Json, decodeBase64Json, PAYMENT_REQUIRED_HEADER } from '../../x402/index';
 import { parseSiwxHeader, SIWX_EXTENSION, SIWX_HEADER, siwxDeclaration, verifySiwxSignature } from '../../x402/siwx';

@@ -82,9 +82,7 @@ export const VolumeTiers = T.Object({
 /** The {@link VolumeTiers} schema's type. */
 export type VolumeTiers = Static<typeof VolumeTiers>;
 
-/** What `usageBased` means, at registration, on update and in a listing. */
-const USAGE_BASED =
-  'the price is the most a call costs: the skill charges what each call used (x402 upto, or less on a payment channel); false: a flat price per call';
+const USAGE_BASED = 'the price is the most a call costs, charged by use; false: a flat price';
 
 /** Why a description is at most 500 characters. */
 const DESCRIPTION_LIMIT =
@@ -104,9 +102,7 @@ const DESCRIPTION_LIMIT =
  * - `groups`: 1–20 names or slugs of the caller's existing groups (an unknown one gives 400).
  * - `inputSchema`, `outputSchema`: JSON Schema objects, or null; `description` at most 500
  *   characters (CDP's facilitator refuses a longer `resource.description`); `category` at most 40; `network` a CAIP-2 id, default `eip155:8453` (Base).
- * - `usageBased`: true when `price` is the most a call costs and the skill charges by use (the
- *   SDK sends its `skill({ upto: true })`); left out, the listed value is kept (a new skill: false,
- *   a flat price).
+ * - `usageBased`: `price` is the most a call costs (the SDK sends `skill({ upto })`); omitted: kept.
  *
  * @example
  * import { type RegisterSkill, RegistryClient } from 'skill-market/registry';
@@ -142,7 +138,7 @@ export const RegisterSkill = T.Object({
   category: T.Optional(T.String({ minLength: 1, maxLength: 40 })),
   trial: T.Optional(Nullable(TrialTerms)),
   tiers: T.Optional(Nullable(VolumeTiers)),
-  usageBased: T.Optional(T.Boolean({ description: `${USAGE_BASED}; omitted: the listed value is kept (false for a new skill)` })),
+  usageBased: T.Optional(T.Boolean({ description: `${USAGE_BASED}; omitted: kept` })),
 });
 /** The {@link RegisterSkill} schema's type. */
 export type RegisterSkill = Static<typeof RegisterSkill>;
@@ -154,9 +150,8 @@ export type RegisterSkill = Static<typeof RegisterSkill>;
  * `price` is USDC as in {@link RegisterSkill}. `trial` and `tiers` set the free trial and the
  * volume prices (checked as at registration; each step's price below the price before it), `null`
  * removes them. An edited price, trial or tiers is kept over the module's on re-registration, and a
- * running skill server follows it within its listing refresh. `usageBased` says how the server
- * charges (for a server that does not send it at registration); a registration that sends it
- * replaces it, since the server's code decides. Answered with the {@link SkillView}.
+ * running skill server follows it within its listing refresh. A registration sending `usageBased`
+ * replaces it. Answered with the {@link SkillView}.
  */
 export const UpdateSkill = T.Object({
   description: T.Optional(
@@ -185,8 +180,7 @@ export type UpdateSkill = Static<typeof UpdateSkill>;
  * - Money: `price` (`"$0.001"`) and `priceUsdc` (`"0.001"`) are for people; `priceAtomic` is the
  *   exact integer micro-USDC (1 = $0.000001) to pay per call, to `paymentAddress` on `network`.
  *   It is the listing's price: a payment in a token of other decimals is that price in the token's
- *   atomic units. With `usageBased` the price is the most a call costs ("up to $0.01 per call"):
- *   the skill charges what each call used, at most that. Revenue is the sum of payments verified on chain: `totalRevenue` in whole tokens,
+ *   atomic units; with `usageBased`, the most a call costs. Revenue is the sum of payments verified on chain: `totalRevenue` in whole tokens,
  *   `totalRevenueAtomic` in the token's atomic units (use it for sums). All are strings, never floats.
  * - Calling: `POST` the input as JSON to `endpoint` (the full call URL); unpaid, it answers 402.
  * - Counters: `paidCallCount` counts calls whose payment is verified on chain, `callCount` adds the
@@ -276,6 +270,14 @@ export const SkillView = T.Object({
 });
 /** The {@link SkillView} schema's type. */
 export type SkillView = Static<typeof SkillView>;
+
+/**
+ * A listing's price for people: `"up to $0.01"` when `usageBased`, else `"$0.01"`.
+ *
+ * @example console.log(`${skill.slug} ${priceLabel(skill)} a call`);
+ */
+export const priceLabel = (skill: Pick<SkillView, 'price'> & { usageBased?: boolean | undefined }): string =>
+  skill.usageBased ? `up to ${skill.price}` : skill.price;
 /**
  * A list of {@link SkillView}: the answer of `GET /skills` (one page; the next page's cursor is in
  * the `X-Next-Cursor` header), `GET /creators/me/skills` and `GET /analytics/favorites`.

@@ -16,7 +16,7 @@ export function registerDiscoveryTools(server: McpServer, market: SkillMarket): 
     {
       title: 'Search skills',
       description:
-        "Find paid skills in the marketplace by words, group and price, and in the other catalogues this server reads (x402 Bazaar discovery APIs; those results say where they came from and are called by their URL). Returns each skill's slug (use it with get_skill and call_skill), name, price per call in USDC (\"up to $0.01\" for a usage-based skill: charged what each call used, at most that) and a short description. Use an empty query to browse.",
+        'Find paid skills in the marketplace by words, group and price, and in the other catalogues this server reads (x402 Bazaar discovery APIs; those results say where they came from and are called by their URL). Returns each skill\'s slug (use it with get_skill and call_skill), name, price per call in USDC ("up to $0.01" for a usage-based skill: charged what each call used, at most that) and a short description. Use an empty query to browse.',
       inputSchema: {
         query: z
           .string()

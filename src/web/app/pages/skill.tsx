@@ -113,8 +113,7 @@ export function SkillPage({ params }: { params: Record<string, string> }) {
         <div class="price-box">
           <span class="price-line">
             {s.usageBased && <span class="muted">up to </span>}
-            <span class="price-big">{usdc(s.price)}</span>{' '}
-            <span class="muted">USDC per call{s.usageBased ? ', charged by use' : ''}</span>
+            <span class="price-big">{usdc(s.price)}</span> <span class="muted">USDC per call{s.usageBased ? ', charged by use' : ''}</span>
           </span>
           {s.trial && <span class="badge">{trialText(s.trial)}</span>}
           <FavouriteButton skill={s} onCount={setFavourites} />
