@@ -37,6 +37,7 @@ import type { Period } from './plans/period';
 import { declarationOf } from './discovery/bazaar';
 import { openApiSettings, type OpenApiOptions } from './discovery/publish';
 import { DOCUMENT_METHODS, isPublished, publishedAnswer, type PublishedSite } from './discovery/routes';
+import { clientAddress } from '../http/client-address';
 import { requestPath } from '../http/request-path';
 import { createChannelReader } from '../x402/channel-reader';
 import { createExactScheme } from './schemes/exact/index';
@@ -219,6 +220,12 @@ export interface TrialOptions {
   maxAgeSeconds?: number;
   /** New trial wallets one client IP address may bring per skill and period; default 3. */
   ipWallets?: number;
+  /**
+   * Addresses of the proxies in front of the server (a load balancer, a CDN): a request from one of
+   * them counts for the client its `X-Forwarded-For` names (the rightmost entry that is not itself a
+   * trusted proxy). Default none: the socket peer is the client, and `X-Forwarded-For` is ignored.
+   */
+  trustedProxies?: readonly string[];
 }
 
 /** The fetch-style skill server. */
@@ -392,6 +399,7 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
     ...(options.trials?.maxAgeSeconds !== undefined ? { maxAgeSeconds: options.trials.maxAgeSeconds } : {}),
     ...(options.trials?.ipWallets !== undefined ? { ipWallets: options.trials.ipWallets } : {}),
   });
+  const trustedProxies = options.trials?.trustedProxies ?? [];
   const deps = { schemes: new Map(schemes.map((scheme) => [scheme.id, scheme])), observe, trial, priced };
   const offer = (route: BaseRoute): SkillRoute => {
     const offers = new Map<string, Offer>();
@@ -512,7 +520,7 @@ export function createSkillHandler(skills: Skills, options: SkillHandlerOptions)
       }
       let response: Response;
       try {
-        response = await handle(request, peerIp(request, peer));
+        response = await handle(request, clientAddress(peerIp(request, peer), request.headers.get('x-forwarded-for'), trustedProxies));
       } catch (error) {
         logger.error('request failed', { error: errorText(error) });
         response = toResponse(failure(500, 'Internal server error'));

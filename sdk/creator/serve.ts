@@ -227,9 +227,10 @@ export interface ServeOptions {
   /**
    * Free trials of skills defined with `trial`: `store` (a folder, default `.market/trials`, where
    * each wallet's trial calls are counted durably), `maxAgeSeconds` (how long a signed sign-in is
-   * good for, default 300) and `ipWallets` (new trial wallets one client IP address may bring per
-   * skill and period, default 3).
-   * @example serve(skills, { trials: { store: '/var/lib/skills/trials', ipWallets: 5 } })
+   * good for, default 300), `ipWallets` (new trial wallets one client IP address may bring per
+   * skill and period, default 3) and `trustedProxies` (the proxies in front of the server, whose
+   * `X-Forwarded-For` names the client's address; default none).
+   * @example serve(skills, { trials: { store: '/var/lib/skills/trials', ipWallets: 5, trustedProxies: ['10.0.0.2'] } })
    */
   trials?: TrialOptions;
   /**

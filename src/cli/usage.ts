@@ -9,7 +9,7 @@ Usage:
                [--settlement broadcast|confirmed] [--verify at-settlement|first] [--no-register]
                [--channels on|off] [--channels-dir DIR] [--channels-store facilitator] [--repair-channels]
                [--claim-above PRICE] [--claim-within SECONDS] [--settle-within SECONDS]
-               [--trials-dir DIR] [--trial-ip-wallets N]
+               [--trials-dir DIR] [--trial-ip-wallets N] [--trusted-proxies IP,IP]
                [--service-name NAME] [--icon-url URL] [--contact EMAIL|URL]
                                             run a creator's paid skill server (default port 3002)
                                             from a module exporting skill(...)s; the SDK is built in.

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { DEFAULT_API_URL } from 'skill-market/registry';
 import { DEFAULT_NETWORK } from 'skill-market/x402';
 import { ConfigError, type Env, read, readChoice, readPostgresUrl } from './env';
+import { readTrustedProxies } from './limits';
 import { LOG_LEVELS, type LogLevel } from './modes';
 
 /** `$XDG_CONFIG_HOME/skill-market`, else `~/.config/skill-market`: the stored login and the wallets. */
@@ -138,11 +139,13 @@ export interface ServeEnv {
   /** Private key of the channels' receiver authorizer (MARKET_RECEIVER_AUTHORIZER_KEY); default the facilitator's. */
   receiverAuthorizerKey: string | undefined;
   receiptKey: string | undefined;
+  /** TRUSTED_PROXIES: the proxies whose X-Forwarded-For names the client (the free trial wallets per address). */
+  trustedProxies: string[];
   /** DATABASE_URL: channels in PostgreSQL, shared by every instance of the server. */
   databaseUrl: string | undefined;
 }
 
-/** LOG_LEVEL, MARKET_NETWORK, MARKET_ENDPOINT, MARKET_FACILITATOR_URL, MARKET_FACILITATOR_API_KEY, MARKET_RPC_URL, MARKET_SETTLEMENT, MARKET_VERIFY, MARKET_SERVE_STOP_WITH_STDIN, MARKET_CHANNELS, MARKET_CHANNELS_DIR, MARKET_CHANNELS_STORE, MARKET_RECEIVER_AUTHORIZER_KEY, DATABASE_URL. */
+/** LOG_LEVEL, MARKET_NETWORK, MARKET_ENDPOINT, MARKET_FACILITATOR_URL, MARKET_FACILITATOR_API_KEY, MARKET_RPC_URL, MARKET_SETTLEMENT, MARKET_VERIFY, MARKET_SERVE_STOP_WITH_STDIN, MARKET_CHANNELS, MARKET_CHANNELS_DIR, MARKET_CHANNELS_STORE, MARKET_RECEIVER_AUTHORIZER_KEY, MARKET_RECEIPT_KEY, TRUSTED_PROXIES, DATABASE_URL. */
 export function readServeEnv(env: Env): ServeEnv {
   return {
     logLevel: readChoice(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
@@ -159,6 +162,7 @@ export function readServeEnv(env: Env): ServeEnv {
     channelsStore: read(env, 'MARKET_CHANNELS_STORE'),
     receiverAuthorizerKey: read(env, 'MARKET_RECEIVER_AUTHORIZER_KEY'),
     receiptKey: read(env, 'MARKET_RECEIPT_KEY'),
+    trustedProxies: readTrustedProxies(env),
     databaseUrl: readPostgresUrl(env, 'DATABASE_URL'),
   };
 }

@@ -4,6 +4,7 @@ export type { AuthConfig } from './auth';
 export { readPaymentVerificationConfig, PAYMENT_VERIFICATION_DEFAULTS, type PaymentVerificationConfig } from './payments';
 export { readHealthConfig, HEALTH_DEFAULTS, type HealthConfig } from './health';
 export type { RateLimitConfig, RateRule } from './limits';
+export { readTrustedProxies } from './limits';
 export { loadRegistryConfig, REGISTRY_DEFAULTS, type RegistryConfig, WEBHOOK_DEFAULTS } from './registry';
 export { readChannelsFromBlock } from './chain';
 export type { LogLevel } from './modes';

@@ -101,4 +101,10 @@ describe('the rest of a client', () => {
     expect(readServeEnv({ MARKET_RECEIPT_KEY: key }).receiptKey).toBe(key);
     expect(readServeEnv({}).receiptKey).toBeUndefined();
   });
+
+  it('reads the proxies whose X-Forwarded-For names a trial client from TRUSTED_PROXIES, none without it', () => {
+    expect(readServeEnv({ TRUSTED_PROXIES: '10.0.0.2, ::1' }).trustedProxies).toEqual(['10.0.0.2', '::1']);
+    expect(readServeEnv({}).trustedProxies).toEqual([]);
+    expect(() => readServeEnv({ TRUSTED_PROXIES: 'proxy.example' })).toThrow('TRUSTED_PROXIES must list IP addresses');
+  });
 });

@@ -174,7 +174,7 @@ describe('market serve (compiled binary)', () => {
     }
   });
 
-  it('exits 1 with a clear message for a missing module, a module without skills, a bad skill, no wallet, a chain without USDC, no dev marketplace or a metrics port taken; 2 without a module or with a bad --settlement, --verify or --metrics', async () => {
+  it('exits 1 with a clear message for a missing module, a module without skills, a bad skill, no wallet, a chain without USDC, no dev marketplace or a metrics port taken; 2 without a module or with a bad --settlement, --verify, --metrics or --trusted-proxies', async () => {
     const dir = folder('mistakes', {
       'none.ts': 'export const answer = 42;\n',
       'bad.ts': `import { skill } from 'skill-market/creator';\nexport const s = skill({ price: '$1,000' }, () => 1);\n`,
@@ -200,6 +200,7 @@ describe('market serve (compiled binary)', () => {
       [['serve', 'ok.ts', '--verify', 'never'], {}, 2, '--verify (MARKET_VERIFY) must be first or at-settlement'],
       [['serve', 'ok.ts'], { MARKET_VERIFY: 'later' }, 2, '--verify (MARKET_VERIFY) must be first or at-settlement'],
       [['serve', 'ok.ts', '--metrics', 'maybe'], {}, 2, '--metrics must be on or off'],
+      [['serve', 'ok.ts', '--trusted-proxies', 'proxy.example'], {}, 2, '--trusted-proxies must list IP addresses, got "proxy.example"'],
       [['serve', 'ok.ts'], { MARKET_METRICS_TOKEN: 'short' }, 1, 'MARKET_METRICS_TOKEN must be at least 16 characters without spaces'],
       [['serve', 'ok.ts', '--metrics-port', 'http'], {}, 2, '--metrics-port must be a port number'],
       [['serve', 'ok.ts'], { MARKET_METRICS_PORT: 'http' }, 1, 'MARKET_METRICS_PORT must be a port number'],

@@ -170,6 +170,29 @@ describe('free trials', () => {
     await bounded.stop();
   });
 
+  it('counts the wallets a trusted proxy forwards by the address it names, and ignores that header from anyone else', async () => {
+    const proxied = await start({ trials: { store: join(folder, 'proxied'), ipWallets: 1, trustedProxies: ['10.0.0.2'] } });
+    const url = `${proxied.url}/echo`;
+    // Requests as they arrive: from a socket peer, with what the client (or a proxy) wrote in X-Forwarded-For.
+    const from = (peer: string, forwardedFor: string) => (request: Request) => {
+      const headers = new Headers(request.headers);
+      headers.set('x-forwarded-for', forwardedFor);
+      return proxied.fetch(new Request(request, { headers }), peer);
+    };
+    const tryFree = async (send: (request: Request) => Promise<Response>) => {
+      const payer = await stack.chain.createAccount();
+      return (await trialPost(url, { text: 'proxy' }, await trialHeader(url, payer, { send }), send)).status;
+    };
+    // Behind the proxy: two clients, one new wallet each; the first client's second wallet is refused.
+    expect(await tryFree(from('10.0.0.2', '198.51.100.1'))).toBe(200);
+    expect(await tryFree(from('10.0.0.2', '203.0.113.5, 198.51.100.2'))).toBe(200);
+    expect(await tryFree(from('::ffff:10.0.0.2', '198.51.100.1'))).toBe(402);
+    // A client that is no trusted proxy writes what it likes: its own address counts.
+    expect(await tryFree(from('192.0.2.44', '198.51.100.3'))).toBe(200);
+    expect(await tryFree(from('192.0.2.44', '198.51.100.4'))).toBe(402);
+    await proxied.stop();
+  });
+
   it('keeps the count across a restart of the server', async () => {
     const payer = await stack.chain.createAccount();
     const url = () => `${server.url}/echo`;

@@ -18,7 +18,7 @@ import {
 } from 'skill-market/creator';
 import { normalizeNetwork, resolveAsset, USDC_DECIMALS, type AssetInfo } from 'skill-market/x402';
 import { MarketError } from 'skill-market/registry';
-import { type MetricsConfig, readServeEnv, readSkillServerMetricsConfig } from '../../config';
+import { type MetricsConfig, readServeEnv, readSkillServerMetricsConfig, readTrustedProxies } from '../../config';
 import { createSkillServerMetrics, type SkillServerMetrics, skillServerMetricsRoutes } from '../../creator-metrics';
 import { listenMetrics } from '../../metrics';
 import { databaseChannelStore } from '../../creator-store';
@@ -39,10 +39,11 @@ import { SkillModuleError, loadSkillModule } from '../../runtime/skill-module';
  * [--facilitator URL] [--api-url URL] [--network eip155:ID] [--asset 0x… [--asset-name N] [--asset-version V] [--asset-decimals D]]
  * [--rpc-url URL] [--settlement broadcast|confirmed] [--verify first|at-settlement] [--no-register]
  * [--channels on|off] [--channels-dir DIR] [--channels-store facilitator] [--repair-channels] [--claim-above PRICE] [--claim-within SECONDS] [--settle-within SECONDS]
- * [--trials-dir DIR] [--trial-ip-wallets N]
+ * [--trials-dir DIR] [--trial-ip-wallets N] [--trusted-proxies IP,IP]
  * [--service-name NAME] [--icon-url URL] [--contact EMAIL|URL] [--metrics on|off] [--metrics-port N]`: `--trials-dir` is where free trial
  * calls and volume-price counts are kept (default .market/trials), `--trial-ip-wallets` the new trial wallets one client address
- * may bring per skill and period (default 3); `--metrics` serves Prometheus
+ * may bring per skill and period (default 3), counted for the address `X-Forwarded-For` names when the request comes from one of
+ * `--trusted-proxies` (TRUSTED_PROXIES; default none: the socket peer); `--metrics` serves Prometheus
  * metrics at GET /metrics (MARKET_METRICS; on with --dev, else off unless configured), `--metrics-port` on a port of their own
  * (MARKET_METRICS_PORT), MARKET_METRICS_TOKEN asks scrapes for a bearer token (never a flag); `--service-name` and `--icon-url` are what x402 catalogues
  * show for the server (the 402's `resource.serviceName` and `iconUrl`), `--contact` how its /openapi.json
@@ -87,6 +88,7 @@ export async function serveCommand(args: string[]): Promise<void> {
       'settle-within': { type: 'string' },
       'trials-dir': { type: 'string' },
       'trial-ip-wallets': { type: 'string' },
+      'trusted-proxies': { type: 'string' },
       dev: { type: 'string' },
       'api-key': { type: 'string' },
       'service-name': { type: 'string' },
@@ -145,6 +147,7 @@ export async function serveCommand(args: string[]): Promise<void> {
     const ipWallets = values['trial-ip-wallets'];
     if (ipWallets !== undefined && !(/^\d{1,6}$/.test(ipWallets) && Number(ipWallets) >= 1))
       throw new UsageError('--trial-ip-wallets must be a whole number of wallets, at least 1');
+    const trustedProxies = values['trusted-proxies'] !== undefined ? proxiesFlag(values['trusted-proxies']) : env.trustedProxies;
     const metricsSetting = values.metrics;
     if (metricsSetting !== undefined && metricsSetting !== 'on' && metricsSetting !== 'off')
       throw new UsageError('--metrics must be on or off');
@@ -166,11 +169,12 @@ export async function serveCommand(args: string[]): Promise<void> {
       ...(metrics ? { observe: metrics.observer, routes: skillServerMetricsRoutes(metrics, metricsConfig, logger) } : {}),
       channels: channels.option,
       ...(env.receiptKey !== undefined ? { receiptKey: env.receiptKey } : {}),
-      ...(values['trials-dir'] !== undefined || ipWallets !== undefined
+      ...(values['trials-dir'] !== undefined || ipWallets !== undefined || trustedProxies.length > 0
         ? {
             trials: {
               ...(values['trials-dir'] !== undefined ? { store: values['trials-dir'] } : {}),
               ...(ipWallets !== undefined ? { ipWallets: Number(ipWallets) } : {}),
+              ...(trustedProxies.length > 0 ? { trustedProxies } : {}),
             },
           }
         : {}),
@@ -378,4 +382,13 @@ function assetDecimals(text: string | undefined): number {
 /** `--contact`: an http(s) URL, else an email address (serve() checks either). */
 function contactOption(text: string): { email: string } | { url: string } {
   return /^https?:\/\//i.test(text.trim()) ? { url: text } : { email: text };
+}
+
+/** `--trusted-proxies IP,IP`, read as TRUSTED_PROXIES is, refused as a flag. */
+function proxiesFlag(raw: string): string[] {
+  try {
+    return readTrustedProxies({ TRUSTED_PROXIES: raw });
+  } catch (error) {
+    throw new UsageError(`--trusted-proxies ${(error as Error).message.replace(/^TRUSTED_PROXIES:?\s*/, '')}`);
+  }
 }
