@@ -41,8 +41,9 @@ export const SDK_DIR = resolve(import.meta.dir, '../sdk');
 // the receipt and the budget (262.5 kB). 265 kB: editing a listing's trial and tiers (the skill server's `setPlans`
 // and its following of the listing's, `updateSkill`'s trial and tiers; 264.0 kB with them, the skill server's side only).
 // 266 kB: the client's address behind trusted proxies, one function for the registry and the skill server's trial bound
-// (265.0 kB with it).
-export const TARBALL_BUDGET_BYTES = 266 * 1024;
+// (265.0 kB with it). 267 kB: a listing's `usageBased` (contract, `priceLabel`, `updateSkill`) and the pipeline's memory
+// of used-up free trials (`UsedTrials`, `X-Trial-Resets-At`), their doc comments cut to the essentials.
+export const TARBALL_BUDGET_BYTES = 267 * 1024;
 // 66 kB for a page's consumer entry: the registry contract's calendar days (a revenue export's bounds checked where they
 // are declared), the payment header read once for every scheme, and SkillMarket.refundChannel's door to the lazily
 // loaded refund (+1.6 kB). 68 kB: a channel call's usage record in its own form, and the deposit said before paying.

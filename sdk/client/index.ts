@@ -25,6 +25,7 @@ export type { DiscoveredSkill, CatalogueProblem } from './catalogues';
 // building blocks of reading a 402's terms, checking them against the listing, and reading the answer.
 export {
   PaymentPipeline,
+  UsedTrials,
   exactScheme,
   channelScheme,
   createChannelReader,

@@ -20,6 +20,7 @@ export const EXPOSED_HEADERS = [
   RECEIPT_HEADER,
   'X-Payment-Replayed',
   'X-Trial-Calls-Left',
+  'X-Trial-Resets-At',
   'Retry-After',
   'X-Request-Id',
 ].join(', ');

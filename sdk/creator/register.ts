@@ -173,6 +173,8 @@ function registrationBody(name: string, definition: Skill, groups: string[], set
     ...(definition.description !== undefined ? { description: definition.description } : {}),
     ...(definition.inputSchema !== undefined ? { inputSchema: definition.inputSchema } : {}),
     ...(definition.outputSchema !== undefined ? { outputSchema: definition.outputSchema } : {}),
+    // Always sent, so that a skill whose definition drops `upto` is listed at a flat price again.
+    usageBased: definition.upto === true,
     ...(definition.trial ? { trial: { calls: definition.trial.calls, period: definition.trial.period } } : {}),
     ...(definition.tiers
       ? { tiers: { period: definition.tiers.period, steps: definition.tiers.steps.map((s) => ({ after: s.after, price: s.price })) } }

@@ -24,6 +24,8 @@ export interface SkillUpdate {
   trial?: TrialTerms | null;
   /** The volume prices (`{ period, steps: [{ after, price }] }`), or null to remove them; kept over the module's on re-registration. */
   tiers?: VolumeTiers | null;
+  /** The price is the most a call costs (listed "up to"); a registration sending `upto` replaces it. */
+  usageBased?: boolean;
 }
 
 /** Options of {@link updateSkill}. */
@@ -35,7 +37,7 @@ export interface UpdateOptions {
   retry?: RetryOptions;
 }
 
-const UPDATE_KEYS = new Set(['description', 'price', 'groups', 'inputSchema', 'outputSchema', 'isActive', 'trial', 'tiers']);
+const UPDATE_KEYS = new Set(['description', 'price', 'groups', 'inputSchema', 'outputSchema', 'isActive', 'trial', 'tiers', 'usageBased']);
 
 /**
  * Updates a registered skill. `groups` replaces all of its groups. Values are checked before
@@ -75,6 +77,7 @@ function checkUpdate(slug: string, data: SkillUpdate, options: UpdateOptions): R
   if (Object.keys(body).length === 0) return 'nothing to update';
   if (body.description !== undefined && typeof body.description !== 'string') return 'description must be a string';
   if (body.isActive !== undefined && typeof body.isActive !== 'boolean') return 'isActive must be true or false';
+  if (body.usageBased !== undefined && typeof body.usageBased !== 'boolean') return 'usageBased must be true or false';
   if (body.price !== undefined) {
     if (typeof body.price !== 'string') return 'price must be a dollar-prefixed decimal string such as "$0.001"';
     try {

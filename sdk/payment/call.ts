@@ -17,6 +17,7 @@ import { echoDeclaredExtensions } from './extensions';
 import { PaidCallError, ReceiptError, TermsMismatchError } from './errors';
 import { checkReceipt, type ReceiptMode } from './receipt-check';
 import { checkSkill } from './preflight';
+import type { UsedTrials } from './used-trials';
 import type { ChosenTerms, PaymentScheme, SignedPayment, Terms, TermsPolicy } from './scheme';
 import type { PaymentSigner } from './signer';
 import { checkMaxPrice, type Reservation, type SpendingLedger } from './spending';
@@ -45,8 +46,8 @@ export interface CallContext {
   paid: ((receipt: PaymentReceipt, skill: Skill, scheme: string) => void) | undefined;
   /** What a refused signed receipt does (receipt-check.ts). */
   receipts: ReceiptMode;
-  /** Skill endpoints and wallets whose free trial a server said is used up (`endpoint\naddress`): no sign-in is offered to them again. */
-  trialsUsed: Set<string>;
+  /** Skill endpoints and wallets whose free trial a server said is used up: no sign-in is offered to them again before it comes back. */
+  usedTrials: UsedTrials;
 }
 
 /** The x402 extensions a 402 declared, echoed in its payment. */
@@ -201,13 +202,13 @@ export class PaidCall<T = unknown> {
   private trialSigner() {
     const signer = this.ctx.signer;
     if (this.settings.trial === false || !signer?.signText) return undefined;
-    return this.ctx.trialsUsed.has(`${this.skill.endpoint}\n${signer.address}`) ? undefined : signer;
+    return this.ctx.usedTrials.until(this.skill.endpoint, signer.address) === undefined ? signer : undefined;
   }
 
   /**
    * Asks for a free trial call when the 402 offers one (`sign-in-with-x`) bound to the skill's own
    * server: the answer, or undefined when none was asked. A 402 to the sign-in (the trial used up)
-   * carries fresh terms to pay, and no sign-in is offered to this skill again.
+   * carries fresh terms to pay, and no sign-in is offered to this skill again before the trial comes back.
    */
   private async tryTrial(extensions: Extensions): Promise<Answer | undefined> {
     const signer = this.ctx.signer;
@@ -227,7 +228,7 @@ export class PaidCall<T = unknown> {
     const signText = signer.signText;
     const header = await signSiwx(declaration, { address: signer.address, signMessage: ({ message }) => signText(message) });
     const answer = await this.delivery.post(undefined, header);
-    if (answer.status === 402 && this.skill.trial) this.ctx.trialsUsed.add(`${this.skill.endpoint}\n${signer.address}`);
+    if (answer.status === 402 && this.skill.trial) this.ctx.usedTrials.add(this.skill.endpoint, signer.address, answer.headers);
     return answer;
   }
 

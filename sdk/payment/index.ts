@@ -4,6 +4,7 @@
  * is the scheme implemented. Published through `skill-market/client`.
  */
 export { PaymentPipeline, type PaymentPipelineOptions, type PaymentCallOptions } from './pipeline';
+export { UsedTrials } from './used-trials';
 export type { PaidCall, PaymentQuote, Quote } from './call';
 export { depositFor, type DepositInput } from './schemes/channel/deposit';
 export { exactScheme, type ExactSchemeOptions } from './schemes/exact';

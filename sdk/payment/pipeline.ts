@@ -12,6 +12,7 @@ import type { ChosenTerms, PaymentScheme, Terms, TermsPolicy } from './scheme';
 import type { PaymentSigner } from './signer';
 import { SpendingLedger } from './spending';
 import type { ReceiptMode } from './receipt-check';
+import { UsedTrials } from './used-trials';
 import type { CallResult, PaymentMode, PaymentReceipt, SpendingSnapshot } from './types';
 
 /** The pipeline's defaults (SkillMarket's too). */
@@ -61,6 +62,8 @@ export interface PaymentPipelineOptions {
   mode?: PaymentMode;
   /** A refused signed receipt: `strict` (default) throws ReceiptError carrying the result; `flag` returns the result flagged. */
   receipts?: ReceiptMode;
+  /** The used-up free trials it remembers; default its own. */
+  usedTrials?: UsedTrials;
 }
 
 /** Per-call options of {@link PaymentPipeline.start}. */
@@ -136,7 +139,7 @@ export class PaymentPipeline {
       learned: new Map<string, ChosenTerms<Terms>>(),
       paid: options.paid,
       receipts: options.receipts ?? 'strict',
-      trialsUsed: new Set<string>(),
+      usedTrials: options.usedTrials ?? new UsedTrials(),
     };
   }
 

@@ -72,6 +72,7 @@ describe('skill server CORS by default', () => {
       'X-Receipt',
       'X-Payment-Replayed',
       'X-Trial-Calls-Left',
+      'X-Trial-Resets-At',
       'Retry-After',
       'X-Request-Id',
     ]);

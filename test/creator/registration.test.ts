@@ -131,6 +131,25 @@ for (const kind of oneDatabase) {
       });
     });
 
+    it('lists a skill defined with upto as usage-based, and at a flat price again once its definition drops it', async () => {
+      const [byUse] = await register(
+        { metered: skill({ price: '$0.01', upto: true, groups: ['tools'] }, () => 1) },
+        { apiKey: creator.key, apiUrl, paymentAddress: wallet, endpoint: 'http://skills.test' },
+      );
+      expect(await skillAt(byUse!.slug!)).toMatchObject({ price: '$0.01', usageBased: true });
+      const [flat] = await register(
+        { metered: skill({ price: '$0.01', groups: ['tools'] }, () => 1) },
+        { apiKey: creator.key, apiUrl, paymentAddress: wallet, endpoint: 'http://skills.test' },
+      );
+      expect(flat!.slug).toBe(byUse!.slug!);
+      expect(await skillAt(flat!.slug!)).toMatchObject({ usageBased: false });
+      expect(await updateSkill(flat!.slug!, { usageBased: true }, { apiKey: creator.key, apiUrl })).toEqual({ success: true });
+      expect(await skillAt(flat!.slug!)).toMatchObject({ usageBased: true });
+      expect((await updateSkill(flat!.slug!, { usageBased: 'yes' } as never, { apiKey: creator.key, apiUrl })).error).toBe(
+        'usageBased must be true or false',
+      );
+    });
+
     it('gives a skill without any group a failure without asking the registry, and reports the registry’s refusal', async () => {
       const { meter, fetch } = concurrencyMeter();
       const results = await register(

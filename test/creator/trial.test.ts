@@ -76,6 +76,10 @@ describe('free trials', () => {
     const third = await trialPost(url, { text: 'hi' }, await trialHeader(url, payer));
     expect(third.status).toBe(402);
     expect((await answer(third)).error).toContain('Free trial used');
+    // The period is a UTC day (echo's trial): the free calls come back at the next midnight.
+    const resets = third.headers.get('X-Trial-Resets-At')!;
+    expect(resets).toEndWith('T00:00:00.000Z');
+    expect(Date.parse(resets) - Date.now()).toBeWithin(0, 86_400_001);
     expect(await stack.chain.balanceOf(payer.address)).toBe(10_000n);
     const paid = await paidPost(url, { text: 'paid' }, payer);
     expect(paid.status).toBe(200);

@@ -100,6 +100,20 @@ describe('market mcp over stdio', () => {
     expect(byName.search_skills!.outputSchema?.properties).toMatchObject({ skills: { type: 'array' } });
   });
 
+  it('says a usage-based skill costs "up to" its price, charged by use, in search and details', async () => {
+    const metered = await world.addSkill({ name: `metered-${crypto.randomUUID().slice(0, 6)}`, usageBased: true });
+    const found = await tool(discovery, 'search_skills', { query: 'metered' });
+    expect(textOf(found)).toContain(`${metered.slug}: ${metered.name}, up to $0.01/call`);
+    expect(found.structuredContent.skills.find((s: { slug: string }) => s.slug === metered.slug)).toMatchObject({
+      price: '$0.01',
+      usageBased: true,
+    });
+    const details = await tool(discovery, 'get_skill', { slug: metered.slug });
+    expect(textOf(details)).toContain(`${metered.slug}: ${metered.name} — up to $0.01 per call, charged by use on `);
+    expect(details.structuredContent).toMatchObject({ usageBased: true });
+    expect((await tool(discovery, 'get_skill', { slug: weather.slug })).structuredContent).toMatchObject({ usageBased: false });
+  });
+
   it('answers arguments outside a tool schema with a tool error, and keeps serving', async () => {
     const wrong = await tool(discovery, 'search_skills', { limit: 500 });
     expect(wrong.isError).toBe(true);

@@ -5,7 +5,9 @@
  * the listing, confirms, signs the transfer authorization in the wallet, and gets the result and
  * the receipt; the tokens move on chain and the usage is recorded. Declining, and terms that differ
  * from the listing, move nothing. A skill with a free trial is tried free: the wallet signs its
- * sign-in, nothing moves, and once the free call is used the visitor confirms a payment.
+ * sign-in, nothing moves, and once the free call is used the visitor confirms a payment; the page
+ * then says the trial is used up and asks that wallet no sign-in again. A usage-based skill is
+ * listed "up to" its price, charged by use, on its card and its page.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -48,6 +50,7 @@ let errors: string[];
 let slug: string;
 let closedSlug: string;
 let sampleSlug: string;
+let meteredSlug: string;
 let trials: string;
 let skillId: string;
 
@@ -77,6 +80,23 @@ const skills = {
     },
     (input) => ({ sampled: (input as { text: string }).text }),
   ),
+  metered: skill(
+    {
+      price: '$0.003',
+      upto: true,
+      groups: ['tools'],
+      description: 'Counts your words, $0.001 a word up to three.',
+      trial: { calls: 2, period: 'month' },
+      tiers: [{ after: 2, price: '$0.001' }],
+      tierPeriod: 'month',
+      inputSchema: { type: 'object', required: ['text'], properties: { text: { type: 'string' } } },
+    },
+    (input, { charge }) => {
+      const words = (input as { text: string }).text.split(/\s+/).filter(Boolean).length;
+      charge(BigInt(Math.min(words, 3)) * 1000n);
+      return { words };
+    },
+  ),
   closed: skill({ price: '$0.01', groups: ['tools'], description: 'Always fails.' }, () => {
     throw new Error('the oracle is closed today');
   }),
@@ -99,6 +119,7 @@ beforeAll(async () => {
   slug = listed.find((s) => s.name === 'shout')!.slug;
   closedSlug = listed.find((s) => s.name === 'closed')!.slug;
   sampleSlug = listed.find((s) => s.name === 'sample')!.slug;
+  meteredSlug = listed.find((s) => s.name === 'metered')!.slug;
   ({ wallet, page, errors } = await walletPage(web.browser, registry.url, payer, stack.chain.chainId));
 }, 90_000);
 
@@ -250,6 +271,57 @@ describe('Try it', () => {
     await page.getByRole('heading', { name: 'Confirm the payment' }).waitFor();
     expect(wallet.requests.slice(signed).filter((r) => r.method === 'eth_signTypedData_v4')).toHaveLength(0);
     expect(await balances()).toEqual(before);
+    // The server said when the day's free call comes back: the page says the trial is used up until then.
+    const usedUp = await page.locator('.confirm .trial-used').textContent();
+    expect(usedUp).toStartWith(`Free trial used up for ${payer.address.slice(0, 6)}`);
+    expect(usedUp).toContain(' until ');
+    expect(usedUp).toEndWith(': calls are paid.');
+    await screenshot(page, 'try-it-trial-used-up');
+
+    // From now on no sign-in: the offer says the trial is used up, and a call goes straight to the payment.
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    expect(await page.locator('.trial-offer').textContent()).toContain('Free trial used up');
+    await screenshot(page, 'try-it-trial-offer-used-up');
+    expect(await page.getByRole('button', { name: 'Try free' }).count()).toBe(0);
+    const sentBefore = wallet.requests.length;
+    await page.getByRole('button', { name: 'Call this skill' }).click();
+    await page.getByRole('heading', { name: 'Confirm the payment' }).waitFor();
+    expect(await page.locator('.confirm .trial-used').textContent()).toContain('Free trial used up');
+    expect(wallet.requests.slice(sentBefore).map((r) => r.method)).not.toContain('personal_sign');
+    expect(await balances()).toEqual(before);
+    await page.setViewportSize(VIEWPORTS.phone);
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(VIEWPORTS.phone.width);
+    await screenshot(page, 'try-it-trial-used-up');
+    await page.setViewportSize(VIEWPORTS.desktop);
+    expect(errors).toEqual([]);
+  });
+
+  it('lists a usage-based skill "up to" its price, charged by use, with its trial and volume prices, on its card and its page', async () => {
+    await page.goto(`/creator/${creator.address}`);
+    const card = page.locator('.skill-card', { has: page.getByRole('link', { name: 'metered' }) });
+    await card.waitFor();
+    expect(await card.locator('.price').textContent()).toBe('up to $0.003 USDC, $0.001 after 2 calls a month');
+    expect(await card.locator('dt').first().textContent()).toBe('Price by use');
+    expect(await card.locator('.trial').textContent()).toBe('2 free calls a month per wallet');
+    // A flat price reads as before.
+    const flat = page.locator('.skill-card', { has: page.getByRole('link', { name: 'sample' }) });
+    expect(await flat.locator('.price').textContent()).toBe('$0.01 USDC');
+    expect(await flat.locator('dt').first().textContent()).toBe('Price');
+    await screenshot(page, 'skill-card-usage-based');
+
+    await page.goto(`/skill/${meteredSlug}`);
+    await page.getByRole('heading', { name: 'metered' }).waitFor();
+    expect((await page.locator('.price-line').textContent())?.replace(/\s+/g, ' ')).toBe('up to $0.003 USDC per call, charged by use');
+    expect(await page.locator('.details .tiers').textContent()).toBe('up to $0.003 USDC, $0.001 after 2 calls a month');
+    await screenshot(page, 'skill-usage-based');
+    await page.setViewportSize(VIEWPORTS.phone);
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(VIEWPORTS.phone.width);
+    await screenshot(page, 'skill-usage-based');
+    await page.goto(`/creator/${creator.address}`);
+    await card.waitFor();
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(VIEWPORTS.phone.width);
+    await screenshot(page, 'skill-card-usage-based');
+    await page.setViewportSize(VIEWPORTS.desktop);
     expect(errors).toEqual([]);
   });
 });

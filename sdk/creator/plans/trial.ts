@@ -7,7 +7,8 @@
  * recent (issued at most `maxAgeSeconds` ago, not expired) and that the wallet signed it; then,
  * when the wallet has a call left in the period and its IP address has not brought too many new
  * wallets, the handler runs free and the answer says `X-Trial-Calls-Left`. Otherwise the answer is
- * the skill's 402, whose `error` says why: the payer pays as usual.
+ * the skill's 402, whose `error` says why (used up: with `X-Trial-Resets-At`, the period's end): the
+ * payer pays as usual.
  */
 import { type Address, encodeBase64Json, decodeBase64Json, PAYMENT_REQUIRED_HEADER } from '../../x402/index';
 import { parseSiwxHeader, SIWX_EXTENSION, SIWX_HEADER, siwxDeclaration, verifySiwxSignature } from '../../x402/siwx';
@@ -27,6 +28,8 @@ const CLOCK_SKEW_MS = 60_000;
 
 /** The trial answer header: free calls the wallet has left in the period. */
 const TRIAL_CALLS_LEFT_HEADER = 'X-Trial-Calls-Left';
+/** On the 402 of a wallet whose free calls are used up: when the period ends (ISO 8601), and they come back. */
+const TRIAL_RESETS_AT_HEADER = 'X-Trial-Resets-At';
 
 export interface TrialGateOptions {
   store: TrialStore;
@@ -163,12 +166,14 @@ export function createTrialGate(options: TrialGateOptions): TrialGate {
       };
       const taken = await store.take(use).catch((error: unknown) => error as Error);
       if (taken instanceof Error) return kit.unavailable(`Trial calls cannot be counted now: ${taken.message}`);
-      if (taken.type === 'used-up')
-        return quoted(
+      if (taken.type === 'used-up') {
+        const answer = await quoted(
           route,
           who.payer,
           `Free trial used: ${trial.calls} call${trial.calls === 1 ? '' : 's'} a ${trial.period} per wallet. Pay to call again`,
         );
+        return { ...answer, headers: { ...answer.headers, [TRIAL_RESETS_AT_HEADER]: new Date(use.until).toISOString() } };
+      }
       if (taken.type === 'ip-limit')
         return quoted(route, who.payer, 'Free trial refused: too many trial wallets from this address in this period. Pay to call');
 

@@ -82,6 +82,8 @@ export const VolumeTiers = T.Object({
 /** The {@link VolumeTiers} schema's type. */
 export type VolumeTiers = Static<typeof VolumeTiers>;
 
+const USAGE_BASED = 'the price is the most a call costs, charged by use; false: a flat price';
+
 /** Why a description is at most 500 characters. */
 const DESCRIPTION_LIMIT =
   'at most 500 characters: CDP’s facilitator refuses a longer resource.description, so the Bazaar would never index the skill';
@@ -100,6 +102,7 @@ const DESCRIPTION_LIMIT =
  * - `groups`: 1–20 names or slugs of the caller's existing groups (an unknown one gives 400).
  * - `inputSchema`, `outputSchema`: JSON Schema objects, or null; `description` at most 500
  *   characters (CDP's facilitator refuses a longer `resource.description`); `category` at most 40; `network` a CAIP-2 id, default `eip155:8453` (Base).
+ * - `usageBased`: `price` is the most a call costs (the SDK sends `skill({ upto })`); omitted: kept.
  *
  * @example
  * import { type RegisterSkill, RegistryClient } from 'skill-market/registry';
@@ -135,6 +138,7 @@ export const RegisterSkill = T.Object({
   category: T.Optional(T.String({ minLength: 1, maxLength: 40 })),
   trial: T.Optional(Nullable(TrialTerms)),
   tiers: T.Optional(Nullable(VolumeTiers)),
+  usageBased: T.Optional(T.Boolean({ description: `${USAGE_BASED}; omitted: kept` })),
 });
 /** The {@link RegisterSkill} schema's type. */
 export type RegisterSkill = Static<typeof RegisterSkill>;
@@ -146,7 +150,8 @@ export type RegisterSkill = Static<typeof RegisterSkill>;
  * `price` is USDC as in {@link RegisterSkill}. `trial` and `tiers` set the free trial and the
  * volume prices (checked as at registration; each step's price below the price before it), `null`
  * removes them. An edited price, trial or tiers is kept over the module's on re-registration, and a
- * running skill server follows it within its listing refresh. Answered with the {@link SkillView}.
+ * running skill server follows it within its listing refresh. A registration sending `usageBased`
+ * replaces it. Answered with the {@link SkillView}.
  */
 export const UpdateSkill = T.Object({
   description: T.Optional(
@@ -162,6 +167,7 @@ export const UpdateSkill = T.Object({
   category: T.Optional(Nullable(T.String({ minLength: 1, maxLength: 40 }))),
   trial: T.Optional(Nullable(TrialTerms)),
   tiers: T.Optional(Nullable(VolumeTiers)),
+  usageBased: T.Optional(T.Boolean({ description: USAGE_BASED })),
 });
 /** The {@link UpdateSkill} schema's type. */
 export type UpdateSkill = Static<typeof UpdateSkill>;
@@ -174,7 +180,7 @@ export type UpdateSkill = Static<typeof UpdateSkill>;
  * - Money: `price` (`"$0.001"`) and `priceUsdc` (`"0.001"`) are for people; `priceAtomic` is the
  *   exact integer micro-USDC (1 = $0.000001) to pay per call, to `paymentAddress` on `network`.
  *   It is the listing's price: a payment in a token of other decimals is that price in the token's
- *   atomic units. Revenue is the sum of payments verified on chain: `totalRevenue` in whole tokens,
+ *   atomic units; with `usageBased`, the most a call costs. Revenue is the sum of payments verified on chain: `totalRevenue` in whole tokens,
  *   `totalRevenueAtomic` in the token's atomic units (use it for sums). All are strings, never floats.
  * - Calling: `POST` the input as JSON to `endpoint` (the full call URL); unpaid, it answers 402.
  * - Counters: `paidCallCount` counts calls whose payment is verified on chain, `callCount` adds the
@@ -208,6 +214,7 @@ export const SkillView = T.Object({
   priceUsdc: T.String({ description: 'plain decimal USDC, e.g. "0.001"' }),
   priceAtomic: T.String({ pattern: '^[1-9][0-9]{0,20}$', description: 'integer micro-USDC' }),
   currency: T.Literal('USDC'),
+  usageBased: T.Boolean({ description: USAGE_BASED }),
   trial: Nullable(TrialTerms, 'free calls per payer wallet per period; null without a trial'),
   tiers: Nullable(
     T.Object({
@@ -263,6 +270,14 @@ export const SkillView = T.Object({
 });
 /** The {@link SkillView} schema's type. */
 export type SkillView = Static<typeof SkillView>;
+
+/**
+ * A listing's price for people: `"up to $0.01"` when `usageBased`, else `"$0.01"`.
+ *
+ * @example console.log(`${skill.slug} ${priceLabel(skill)} a call`);
+ */
+export const priceLabel = (skill: Pick<SkillView, 'price'> & { usageBased?: boolean | undefined }): string =>
+  skill.usageBased ? `up to ${skill.price}` : skill.price;
 /**
  * A list of {@link SkillView}: the answer of `GET /skills` (one page; the next page's cursor is in
  * the `X-Next-Cursor` header), `GET /creators/me/skills` and `GET /analytics/favorites`.

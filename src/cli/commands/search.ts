@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import type { SearchFilters } from 'skill-market';
 import { UsageError } from '../errors';
 import { CLIENT_FLAGS, clientFrom, printJson, reportClientFailures } from '../market-client';
+import { priceLabel } from 'skill-market/registry';
 import { terminalText } from '../terminal';
 
 const SORTS = ['relevance', 'popular', 'newest', 'price', 'revenue', 'rating'] as const;
@@ -9,7 +10,7 @@ const SORTS = ['relevance', 'popular', 'newest', 'price', 'revenue', 'rating'] a
 /**
  * `market search [query] [--group G] [--category C] [--min-price P] [--max-price P] [--sort S]
  * [--limit N] [--cursor C] [--discovery URL]... [--json]`: one line per skill (slug, price, name,
- * description); the next page's `--cursor` on stderr; then what the other catalogues (--discovery,
+ * description; a usage-based skill's price reads "up to $0.01"); the next page's `--cursor` on stderr; then what the other catalogues (--discovery,
  * MARKET_DISCOVERY) list, one line each (URL, price, name, `from <catalogue>`): `market call <URL>`
  * pays one. `--json` prints `{skills, nextCursor, discovered, catalogueProblems}` instead. No wallet needed.
  */
@@ -54,7 +55,7 @@ export async function searchCommand(args: string[]): Promise<void> {
     for (const skill of page.skills) {
       // Listings are the creators' text: escape sequences in them never reach the terminal.
       const description = skill.description ? ` — ${terminalText(skill.description).replace(/\s+/g, ' ').slice(0, 80)}` : '';
-      process.stdout.write(`${terminalText(`${skill.slug}\t${skill.price}\t${skill.name}`)}${description}\n`);
+      process.stdout.write(`${terminalText(`${skill.slug}\t${priceLabel(skill)}\t${skill.name}`)}${description}\n`);
     }
     if (page.nextCursor) process.stderr.write(`more: --cursor ${terminalText(page.nextCursor)}\n`);
     // Other catalogues' finds (--discovery), called by URL: each says where it came from.

@@ -3,6 +3,7 @@ import { CommandFailure, reportFailures } from '../consumer';
 import { creatorConnection, registryClient } from '../creator';
 import { UsageError } from '../errors';
 import { updateSkill } from 'skill-market/creator';
+import { priceLabel } from 'skill-market/registry';
 import { terminalText } from '../terminal';
 import { parseTiers, parseTrial, samePlans, tiersText, trialText } from './skill-plans';
 
@@ -40,7 +41,7 @@ export async function skillCommand(args: string[]): Promise<void> {
       const done = await updateSkill(slug, { price }, connection);
       if (!done.success) throw new CommandFailure(`the price of ${slug} was not changed: ${done.error}`);
       const listing = await registryClient(connection).skill(slug);
-      print(`${slug} now costs ${listing.price} a call (its listing).`);
+      print(`${slug} now costs ${priceLabel(listing)} a call (its listing).`);
       print(await serverFollows(listing.endpoint, (health) => health.prices?.[listing.name] === listing.price, 'asks it'));
       return;
     }
@@ -57,7 +58,7 @@ export async function skillCommand(args: string[]): Promise<void> {
     const skills = await registryClient(connection).ownSkills();
     if (values.json) return print(JSON.stringify(skills));
     if (skills.length === 0) return print('No skills yet: serve a module with market serve <module.ts> --endpoint <URL> (or --dev).');
-    for (const s of skills) print(`${s.slug}  ${s.price}  ${s.isActive ? 'listed' : 'inactive'}  ${s.endpoint}`);
+    for (const s of skills) print(`${s.slug}  ${priceLabel(s)}  ${s.isActive ? 'listed' : 'inactive'}  ${s.endpoint}`);
   });
 }
 

@@ -57,6 +57,12 @@ export const skills = pgTable(
     trial: jsonb('trial').$type<{ calls: number; period: 'day' | 'week' | 'month' }>(),
     /** Volume prices (`{ period, steps: [{ after, priceAtomic }] }`, priceAtomic as decimal text), as registered; null without. */
     tiers: jsonb('tiers').$type<{ period: 'day' | 'week' | 'month'; steps: { after: number; priceAtomic: string }[] }>(),
+    /**
+     * Whether `priceAtomic` is the most a call costs, the skill charging what each call used (x402
+     * `upto`, or less on a payment channel); false: a flat price per call. From the skill's
+     * definition, sent at registration.
+     */
+    usageBased: boolean('usage_based').notNull().default(false),
     /** When the owner last set the trial by an edit (PATCH, the dashboard): re-registration then keeps it. */
     trialEditedAt: timestamp('trial_edited_at', { withTimezone: true }),
     /** When the owner last set the volume prices by an edit: re-registration then keeps them. */

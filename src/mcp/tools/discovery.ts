@@ -5,7 +5,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { SkillMarket } from 'skill-market/client';
-import type { ReviewView } from 'skill-market/registry';
+import { priceLabel, type ReviewView } from 'skill-market/registry';
 import { readReviews } from '../reviews';
 import { answer, summary } from './result';
 import { groupsOutput, reviewsOutput, searchOutput, skillOutput } from './schemas';
@@ -16,7 +16,7 @@ export function registerDiscoveryTools(server: McpServer, market: SkillMarket): 
     {
       title: 'Search skills',
       description:
-        "Find paid skills in the marketplace by words, group and price, and in the other catalogues this server reads (x402 Bazaar discovery APIs; those results say where they came from and are called by their URL). Returns each skill's slug (use it with get_skill and call_skill), name, price per call in USDC and a short description. Use an empty query to browse.",
+        'Find paid skills in the marketplace by words, group and price, and in the other catalogues this server reads (x402 Bazaar discovery APIs; those results say where they came from and are called by their URL). Returns each skill\'s slug (use it with get_skill and call_skill), name, price per call in USDC ("up to $0.01" for a usage-based skill: charged what each call used, at most that) and a short description. Use an empty query to browse.',
       inputSchema: {
         query: z
           .string()
@@ -44,7 +44,7 @@ export function registerDiscoveryTools(server: McpServer, market: SkillMarket): 
         const skills = page.skills.map(summary);
         const discovered = page.discovered.map((s) => ({ ...summary(s), source: s.source }));
         const line = (s: ReturnType<typeof summary>) =>
-          `- ${s.slug}: ${s.name}, ${s.price}/call${s.description ? ` — ${s.description.slice(0, 120)}` : ''}`;
+          `- ${s.slug}: ${s.name}, ${priceLabel(s)}/call${s.description ? ` — ${s.description.slice(0, 120)}` : ''}`;
         const text = [
           skills.length === 0
             ? 'No skill matches in the registry.'
@@ -65,7 +65,7 @@ export function registerDiscoveryTools(server: McpServer, market: SkillMarket): 
     {
       title: 'Skill details',
       description:
-        'Everything about one skill before calling it: price per call, status, counters, and its inputSchema (JSON Schema the input of call_skill must satisfy) and outputSchema. Read this before call_skill to build valid input.',
+        'Everything about one skill before calling it: price per call (the most a call costs when usageBased), status, counters, and its inputSchema (JSON Schema the input of call_skill must satisfy) and outputSchema. Read this before call_skill to build valid input.',
       inputSchema: {
         slug: z
           .string()
@@ -92,7 +92,7 @@ export function registerDiscoveryTools(server: McpServer, market: SkillMarket): 
           latencyMs: skill.latencyMs ?? null,
         };
         const text = [
-          `${skill.slug}: ${skill.name} — ${skill.price} per call on ${skill.network}${skill.isActive ? '' : ' (INACTIVE: cannot be called)'}`,
+          `${skill.slug}: ${skill.name} — ${priceLabel(skill)} per call${skill.usageBased ? ', charged by use' : ''} on ${skill.network}${skill.isActive ? '' : ' (INACTIVE: cannot be called)'}`,
           skill.description ?? '',
           `Calls: ${skill.callCount ?? 0}, favorites: ${skill.favoriteCount ?? 0}. ${skill.reviewCount ? `Rated ${skill.rating}/5 by ${skill.reviewCount} verified buyer(s).` : 'No reviews yet.'} Server: ${skill.status ?? 'unknown'}${skill.latencyMs != null ? ` (${skill.latencyMs} ms)` : ''}.`,
           `Input schema: ${skill.inputSchema ? JSON.stringify(skill.inputSchema) : 'none (any JSON object)'}`,

@@ -41,7 +41,7 @@ export function registerPayingTools(server: McpServer, deps: PayingDeps): void {
     {
       title: 'Pay and call a skill',
       description:
-        "Calls a skill and pays its listed price in USDC from the owner's wallet. The input is checked against the skill's inputSchema first (see get_skill) and the owner's limits are checked before anything is signed; a refused call costs nothing and says why. A cheap skill is paid over a payment channel: the first call to its server deposits about ten calls' worth (refundable escrow, never above $1 nor what the budget leaves; see wallet_status and get_money_back). Returns the skill's result and a receipt (amount charged, any deposit apart from it, transaction hash, network).",
+        "Calls a skill and pays its listed price in USDC from the owner's wallet (a usage-based skill, listed \"up to\" its price, is charged what the call used, at most that price). The input is checked against the skill's inputSchema first (see get_skill) and the owner's limits are checked before anything is signed; a refused call costs nothing and says why. A cheap skill is paid over a payment channel: the first call to its server deposits about ten calls' worth (refundable escrow, never above $1 nor what the budget leaves; see wallet_status and get_money_back). Returns the skill's result and a receipt (amount charged, any deposit apart from it, transaction hash, network).",
       inputSchema: {
         slug: z.string().min(1).max(2048).describe('The skill slug, or the URL of a resource search_skills found in another catalogue.'),
         input: z

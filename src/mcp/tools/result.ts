@@ -15,6 +15,7 @@ export function summary(skill: Skill) {
     description: skill.description,
     price: skill.price,
     priceAtomic: skill.priceAtomic,
+    usageBased: skill.usageBased ?? false,
     network: skill.network,
     groups: skill.groups,
     isActive: skill.isActive,

@@ -21,6 +21,7 @@ const SkillSummary = z.looseObject({
   description: z.string().nullable().optional(),
   price: z.string().describe('Price per call in USD, e.g. "$0.001".'),
   priceAtomic: z.string().describe('The same in micro-USDC.'),
+  usageBased: z.boolean().describe('True when price is the most a call costs: the skill charges what each call used.'),
   network: z.string().describe('CAIP-2 payment network.'),
   groups: z.array(z.string()),
   isActive: z.boolean(),

@@ -31,7 +31,7 @@ export interface World {
   asset: AssetInfo;
   /** Lists a skill served by the test server; returns the registry listing. */
   addSkill(
-    overrides?: Partial<TestSkill> & { name?: string; inputSchema?: Record<string, unknown>; listedNetwork?: string },
+    overrides?: Partial<TestSkill> & { name?: string; inputSchema?: Record<string, unknown>; listedNetwork?: string; usageBased?: boolean },
   ): Promise<Skill & { payTo: `0x${string}` }>;
   /** A client paying from `wallet` (default a fresh funded payer) on the test network with the test token allowed. */
   market(options?: Partial<SkillMarketOptions>): SkillMarket;
@@ -132,6 +132,7 @@ export function useWorld(options: { chain: boolean }): World {
       network: overrides.listedNetwork ?? skill.network,
       groups: [world.group],
       ...(overrides.inputSchema ? { inputSchema: overrides.inputSchema } : {}),
+      ...(overrides.usageBased !== undefined ? { usageBased: overrides.usageBased } : {}),
     });
     if (res.status !== 201) throw new Error(`register: ${res.status} ${await res.text()}`);
     return { ...((await res.json()) as Skill), payTo: skill.payTo as `0x${string}` };

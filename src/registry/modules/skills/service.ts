@@ -43,6 +43,13 @@ export async function registerSkill(
     category: input.category ?? null,
     trial: input.trial ?? null,
     tiers: null as ReturnType<typeof tiersOf>,
+    // How the skill charges is a fact of the skill server's code, so its home is the registration
+    // the server sends from the skill's definition: known before any call, even while the server
+    // is down or behind an address the health probe may not reach (its live offers are a snapshot
+    // of what the facilitator allows at the moment, not the skill's terms). A registration without
+    // it (an older server, another SDK) keeps what is listed: false for a new skill, or what the
+    // owner set with PATCH.
+    ...(input.usageBased === undefined ? {} : { usageBased: input.usageBased }),
   };
   values.tiers = tiersOf(input.tiers, values.priceAtomic);
   await checkSkillNetwork(ctx, values.network);
@@ -138,6 +145,7 @@ export async function updateSkill(ctx: ServiceContext, creatorId: string, slug: 
   if (input.inputSchema !== undefined) set.inputSchema = schemaOf('inputSchema', input.inputSchema);
   if (input.outputSchema !== undefined) set.outputSchema = schemaOf('outputSchema', input.outputSchema);
   if (input.isActive !== undefined) set.isActive = input.isActive;
+  if (input.usageBased !== undefined) set.usageBased = input.usageBased;
   if (input.category !== undefined) set.category = input.category;
   const groupIds = input.groups ? (await resolveOwnedGroups(ctx, creatorId, input.groups)).map((g) => g.id) : undefined;
   await ctx.db.transaction(async (tx) => {
@@ -198,6 +206,7 @@ function sameValues(
     row.endpoint === values.endpoint &&
     row.paymentAddress === values.paymentAddress &&
     (values.receiptSigner === undefined || row.receiptSigner === values.receiptSigner) &&
+    (values.usageBased === undefined || row.usageBased === values.usageBased) &&
     row.category === values.category &&
     canonical(row.inputSchema) === canonical(values.inputSchema) &&
     canonical(row.outputSchema) === canonical(values.outputSchema) &&

@@ -73,6 +73,7 @@ export function toSkillView(
     priceUsdc: formatPrice(skill.priceAtomic),
     priceAtomic: skill.priceAtomic.toString(),
     currency: 'USDC',
+    usageBased: skill.usageBased,
     trial: skill.trial ?? null,
     tiers: skill.tiers
       ? {

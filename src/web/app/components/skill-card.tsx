@@ -3,7 +3,9 @@ import type { Skill, SkillView } from 'skill-market/registry';
 
 /** What a card shows: a search result, or a skill of a creator's or group's page. */
 type CardSkill = Pick<Skill, 'slug' | 'name' | 'description' | 'price' | 'groups'> &
-  Partial<Pick<SkillView, 'callCount' | 'buyerCount' | 'creatorAddress' | 'rating' | 'reviewCount' | 'uptime' | 'trial' | 'tiers'>>;
+  Partial<
+    Pick<SkillView, 'callCount' | 'buyerCount' | 'creatorAddress' | 'rating' | 'reviewCount' | 'uptime' | 'trial' | 'tiers' | 'usageBased'>
+  >;
 
 export function SkillCard({ skill }: { skill: CardSkill }) {
   return (
@@ -14,8 +16,8 @@ export function SkillCard({ skill }: { skill: CardSkill }) {
       <p class="description">{skill.description ?? <span class="muted">No description</span>}</p>
       <dl class="card-facts">
         <div>
-          <dt>Price</dt>
-          <dd class="price">{priceWithTiers(skill.price, skill.tiers)}</dd>
+          {skill.usageBased ? <dt title="Each call is charged what it used, at most this price">Price by use</dt> : <dt>Price</dt>}
+          <dd class="price">{priceWithTiers(skill)}</dd>
         </div>
         {skill.trial && (
           <div>

@@ -4,14 +4,15 @@
  * Where the skill offers a payment channel, the visitor may opt into it (channel.tsx); a call that
  * deposits into the channel shows the deposit beside the price before the wallet is asked. A skill
  * with a free trial can be tried free: the wallet signs the skill's sign-in (no payment), and once
- * its free calls are used up the visitor confirms a payment as for any call.
+ * its free calls are used up the visitor confirms a payment as for any call; the page then says the
+ * trial is used up for that wallet and asks no sign-in again until it comes back.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { pageJson, registry } from '../lib/api';
 import { loadPageConfig, networkName, pageConfig } from '../lib/config';
-import { shortAddress, trialText, usdc } from '../lib/format';
+import { moment, shortAddress, trialText, usdc } from '../lib/format';
 import { channelChoice, channelLeft, channelRecords, chooseChannel, openChannel } from '../lib/channels';
-import { depositOf, pay, quote, type PaidOutcome, type Quoted, type SkillAnswer } from '../lib/pay';
+import { depositOf, pay, quote, usedTrials, type PaidOutcome, type Quoted, type SkillAnswer } from '../lib/pay';
 import { account, connect, connected } from '../lib/session';
 import type { AddressBalance, Skill } from 'skill-market/registry';
 import { usageRecordOf } from 'skill-market/client';
@@ -62,6 +63,16 @@ function Receipt({ outcome }: { outcome: PaidOutcome }) {
         </p>
       )}
     </section>
+  );
+}
+
+/** "Free trial used up" for the connected wallet, and until when when the skill server said. */
+function TrialUsedUp({ until, address }: { until: number; address: string }) {
+  return (
+    <p class="trial-used">
+      <strong>Free trial used up</strong> for <code title={address}>{shortAddress(address)}</code>
+      {Number.isFinite(until) ? ` until ${moment(until)}` : ''}: calls are paid.
+    </p>
   );
 }
 
@@ -151,6 +162,8 @@ export function TryIt({ skill }: { skill: Skill }) {
     await ask(read.value, true);
   };
   const freeCalls = trialText(skill.trial);
+  /** When the connected wallet's free trial of this skill comes back, while it is used up. */
+  const trialUntil = skill.trial && wallet ? usedTrials.until(skill.endpoint, wallet.address) : undefined;
 
   /** The visitor turns the channel on or off: remembered, and the terms asked for again with the new choice. */
   const toggleChannel = async (on: boolean, input: unknown) => {
@@ -196,10 +209,14 @@ export function TryIt({ skill }: { skill: Skill }) {
         <ChannelsLine payTo={skill.paymentAddress} payer={wallet?.address} />
         {freeCalls && step.name !== 'confirm' && (
           <div class="trial-offer small">
-            <p>
-              <strong>{freeCalls}.</strong> Try it free: your wallet signs a sign-in, nothing is paid.
-            </p>
-            {wallet ? (
+            {wallet && trialUntil !== undefined ? (
+              <TrialUsedUp until={trialUntil} address={wallet.address} />
+            ) : (
+              <p>
+                <strong>{freeCalls}.</strong> Try it free: your wallet signs a sign-in, nothing is paid.
+              </p>
+            )}
+            {trialUntil !== undefined ? null : wallet ? (
               <button type="button" class="button" disabled={step.name === 'quoting'} onClick={() => tryFree()}>
                 Try free
               </button>
@@ -222,6 +239,7 @@ export function TryIt({ skill }: { skill: Skill }) {
           // biome-ignore lint/a11y/useSemanticElements: a notice holding text and two buttons, not a form control group
           <div class="notice confirm" role="group" aria-labelledby="confirm-title">
             <h4 id="confirm-title">Confirm the payment</h4>
+            {wallet && trialUntil !== undefined && <TrialUsedUp until={trialUntil} address={wallet.address} />}
             <p>
               Pay {atMost}
               <strong class="confirm-price">{usdc(skill.price)} USDC</strong> to{' '}

@@ -1,4 +1,5 @@
 /** Display helpers. Money stays exact: amounts are decimal strings or bigint atomic units. */
+import { priceLabel } from 'skill-market/registry';
 import { pageConfig } from './config';
 
 /** USDC's decimals: the token's until the registry's page settings say otherwise. */
@@ -44,6 +45,18 @@ export function dateTime(iso: string): string {
   });
 }
 
+/** A moment to the minute with its time zone, e.g. `Nov 30, 01:00 GMT+1`: when something comes back. */
+export function moment(ms: number): string {
+  return new Date(ms).toLocaleString('en-US', {
+    month: 'short',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    hour12: false,
+    timeZoneName: 'short',
+  });
+}
+
 /** A share 0–1 as "99.9 %" (one decimal, never rounded up to 100 unless it is), or "—" when not known yet. */
 export function uptime(share: number | null | undefined): string {
   if (share == null) return '—';
@@ -57,13 +70,18 @@ export function trialText(trial: { calls: number; period: string } | null | unde
   return `${integer.format(trial.calls)} free call${trial.calls === 1 ? '' : 's'} a ${trial.period} per wallet`;
 }
 
-/** A listing's price in USDC with its volume prices: "$0.001 USDC, $0.0008 after 1,000 calls a month". */
-export function priceWithTiers(
-  price: string,
-  tiers: { period: string; steps: { after: number; price: string }[] } | null | undefined,
-): string {
-  const base = `${usdc(price)} USDC`;
-  if (!tiers || tiers.steps.length === 0) return base;
-  const steps = tiers.steps.map((step) => `${usdc(step.price)} after ${integer.format(step.after)} calls a ${tiers.period}`);
+/**
+ * A listing's price in USDC with its volume prices: "$0.001 USDC, $0.0008 after 1,000 calls a
+ * month"; a usage-based one's prices are the most a call costs: "up to $0.01 USDC, $0.008 after
+ * 100 calls a month" (where it is shown says "by use").
+ */
+export function priceWithTiers(listing: {
+  price: string;
+  usageBased?: boolean | undefined;
+  tiers?: { period: string; steps: { after: number; price: string }[] } | null | undefined;
+}): string {
+  const { tiers } = listing;
+  const base = `${priceLabel({ price: usdc(listing.price), usageBased: listing.usageBased })} USDC`;
+  const steps = (tiers?.steps ?? []).map((step) => `${usdc(step.price)} after ${integer.format(step.after)} calls a ${tiers!.period}`);
   return [base, ...steps].join(', ');
 }

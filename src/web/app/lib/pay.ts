@@ -12,6 +12,7 @@
 import {
   channelScheme,
   depositFor,
+  UsedTrials,
   eip1193Signer,
   exactScheme,
   MarketError,
@@ -30,6 +31,13 @@ import { decodePaymentRequired, PAYMENT_REQUIRED_HEADER } from 'skill-market/x40
 import { browserChannelStore, channelLeft, openChannel, sessionKey } from './channels';
 import type { PageConfig } from './config';
 import type { Eip1193Provider } from './wallet/provider';
+
+/**
+ * The free trials this page found used up, by skill and wallet: shared by every call's pipeline,
+ * so a wallet whose trial is used up signs no sign-in again until it comes back (the server's
+ * `X-Trial-Resets-At`, else for the rest of the page session), and Try it says so.
+ */
+export const usedTrials = new UsedTrials();
 
 /** The skill's answer: the handler's result, or the reason it failed. */
 export type SkillAnswer = { status: number; ok: true; result: unknown } | { status: number; ok: false; error: string };
@@ -88,6 +96,7 @@ function pipeline(
     network: config.network.id,
     // Given only to try a skill free: the SDK then signs the skill's sign-in before any payment.
     ...(signer ? { signer } : {}),
+    usedTrials,
     schemes: channel
       ? [
           channelScheme({
@@ -135,7 +144,8 @@ function failure(error: unknown): PaidOutcome | undefined {
 /**
  * Sends the input unpaid: a 402 gives terms checked against the listing; any other answer is
  * returned as is. With `trialWallet`, a skill's free trial is asked first: the wallet signs its
- * sign-in (no payment), and a free call comes back answered; once none is left, the terms to pay.
+ * sign-in (no payment), and a free call comes back answered; once none is left, the terms to pay,
+ * and that wallet is asked no sign-in for the skill again while its trial is used up ({@link usedTrials}).
  */
 export async function quote(
   skill: Skill,
@@ -145,7 +155,9 @@ export async function quote(
   trialWallet?: { provider: Eip1193Provider; address: `0x${string}` },
 ): Promise<Quoted> {
   const offered = new Map<string, Record<string, unknown>>();
-  const signer = trialWallet ? eip1193Signer(trialWallet.provider, trialWallet.address) : undefined;
+  // A trial known to be used up is not asked again: no sign-in, not even for a volume price quote.
+  const trying = trialWallet && usedTrials.until(skill.endpoint, trialWallet.address) === undefined;
+  const signer = trying ? eip1193Signer(trialWallet.provider, trialWallet.address) : undefined;
   const call = pipeline(config, channel, offered, signer).start(skill, input);
   try {
     const quoted = await call.quote();

@@ -111,7 +111,10 @@ export function SkillPage({ params }: { params: Record<string, string> }) {
           </p>
         </div>
         <div class="price-box">
-          <span class="price-big">{usdc(s.price)}</span> <span class="muted">USDC per call</span>
+          <span class="price-line">
+            {s.usageBased && <span class="muted">up to </span>}
+            <span class="price-big">{usdc(s.price)}</span> <span class="muted">USDC per call{s.usageBased ? ', charged by use' : ''}</span>
+          </span>
           {s.trial && <span class="badge">{trialText(s.trial)}</span>}
           <FavouriteButton skill={s} onCount={setFavourites} />
           <ReportButton slug={s.slug} creatorAddress={s.creatorAddress} name={s.name} />
@@ -155,12 +158,14 @@ export function SkillPage({ params }: { params: Record<string, string> }) {
             <dd class="mono break">{s.paymentAddress}</dd>
             <dt>Price</dt>
             <dd>
+              {s.usageBased ? 'up to ' : ''}
               {usdc(s.price)} USDC <span class="muted small">({s.priceAtomic} micro-USDC)</span>
+              {s.usageBased && ', charged by use'}
             </dd>
             {s.tiers && (
               <>
                 <dt>Volume prices</dt>
-                <dd class="tiers">{priceWithTiers(s.price, s.tiers)}</dd>
+                <dd class="tiers">{priceWithTiers(s)}</dd>
               </>
             )}
             {s.trial && (

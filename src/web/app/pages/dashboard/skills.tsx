@@ -57,7 +57,7 @@ function EditSkill({ skill, groups, onClose, onSaved }: { skill: Skill; groups: 
         <Field id="edit-description" label="Description" rows={3} maxLength={2000} value={description} onValue={setDescription} />
         <Field
           id="edit-price"
-          label="Price per call (USDC)"
+          label={skill.usageBased ? 'Most per call (USDC), charged by use' : 'Price per call (USDC)'}
           inputMode="decimal"
           required
           pattern="\$?[0-9]+(\.[0-9]{1,6})?"
@@ -237,6 +237,7 @@ export function SkillsView({ rest }: { rest: string[] }) {
                   <FirstCheckNote skill={s} />
                 </th>
                 <td class="num" data-label="Price">
+                  {s.usageBased && <span class="muted small">up to </span>}
                   {usdc(s.price)}
                 </td>
                 <td class="num" data-label="Calls">

@@ -1,0 +1,1 @@
+ALTER TABLE "skills" ADD COLUMN "usage_based" boolean DEFAULT false NOT NULL;
