@@ -37,6 +37,7 @@ import m34 from './0034_payment_scheme.sql' with { type: 'text' };
 import m35 from './0035_skill_receipts.sql' with { type: 'text' };
 import m36 from './0036_trials_and_tiers.sql' with { type: 'text' };
 import m37 from './0037_listing_plans_edited.sql' with { type: 'text' };
+import m38 from './0038_call_price_tier.sql' with { type: 'text' };
 
 export interface MigrationSource {
   tag: string;
@@ -84,4 +85,5 @@ export const migrations: MigrationSource[] = [
   { tag: '0035_skill_receipts', when: 1795939225112, breakpoints: true, sql: m35 },
   { tag: '0036_trials_and_tiers', when: 1795939622422, breakpoints: true, sql: m36 },
   { tag: '0037_listing_plans_edited', when: 1795940090944, breakpoints: true, sql: m37 },
+  { tag: '0038_call_price_tier', when: 1795945229739, breakpoints: true, sql: m38 },
 ];

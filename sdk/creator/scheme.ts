@@ -72,6 +72,11 @@ export interface SettledCall {
   chargedCumulativeAmount?: string;
   /** The receipt the answer carried (receipts.ts), when the server signs them: call tracking sends it along. */
   receipt?: SignedSkillReceipt;
+  /**
+   * A skill with volume prices: the tier that priced the call for its payer, as the `after` of
+   * its step (0: the base price). Absent for a skill without volume prices.
+   */
+  tier?: number;
 }
 
 /** A request that carries a payment of a scheme the route offers. */
@@ -88,8 +93,11 @@ export interface PaidRequest {
 
 /** How a handler run ended, as a scheme decides on it. */
 export type SkillRun =
-  /** A good result: the body to answer and what the handler charged (the price unless it said less). */
-  | { type: 'ok'; body: { success: true; result: unknown; timestamp: string }; charged: bigint }
+  /**
+   * A good result: the body to answer, what the handler charged (the price unless it said less)
+   * and, for a skill with volume prices, the tier the payer was priced at (`SettledCall.tier`).
+   */
+  | { type: 'ok'; body: { success: true; result: unknown; timestamp: string }; charged: bigint; tier?: number }
   /** The handler failed, timed out or broke its outputSchema: the answer, and nothing is charged. */
   | { type: 'failed'; response: StoredResponse };
 

@@ -18,6 +18,17 @@ export interface Tiers {
   count(call: SettledCall, route: BaseRoute | undefined): void;
 }
 
+/**
+ * The volume price step a charge of `amount` is the price of: the `after` of the step listed at
+ * that price, or 0 for the skill's base price (any other amount). Undefined for a skill without
+ * volume prices. What a paid call reports as its tier (`SettledCall.tier`).
+ */
+export function tierOf(skill: BaseRoute['skill'], amount: bigint, decimals: number): number | undefined {
+  const tiers = skill.tiers;
+  if (!tiers) return undefined;
+  return tiers.steps.find((step) => parsePrice(step.price, decimals) === amount)?.after ?? 0;
+}
+
 export function createTiers(options: { store: TrialStore; now: () => number; warn: (message: string) => void }): Tiers {
   const { store, now } = options;
   return {

@@ -60,6 +60,9 @@ export type ViewBody = Static<typeof ViewBody>;
  * `paymentRef` (and its own charge in `amount`): it counts once the chain shows the channel claimed
  * at least that far for the skill's payment address. A free trial call sends `kind: 'trial'`, an
  * `amountAtomic` of 0 and its sign-in nonce as `paymentRef`: it counts once, as a trial call only.
+ * A call of a skill with volume prices names the `tier` that priced it (its step's `after`, 0 for
+ * the base price): the registry keeps it where the listing's price of that tier allows the amount
+ * (`GET /analytics/:skillId`'s `tiers`); a tier it cannot believe is dropped, never the call.
  */
 export const CallBody = T.Object({
   skillId: SkillId,
@@ -80,6 +83,14 @@ export const CallBody = T.Object({
   channelId: T.Optional(ChannelId),
   chargedCumulativeAmount: T.Optional(ChargedCumulativeAmount),
   receipt: T.Optional(SignedReceiptBody),
+  tier: T.Optional(
+    T.Integer({
+      minimum: 0,
+      maximum: Number.MAX_SAFE_INTEGER,
+      description:
+        'a skill with volume prices: the tier that priced the call, as its step’s `after` (0: the base price); kept only where the listing agrees',
+    }),
+  ),
   kind: T.Optional(
     T.Literal('trial', {
       description:
@@ -282,6 +293,27 @@ export const ChannelRevenue = T.Object({
 export type ChannelRevenue = Static<typeof ChannelRevenue>;
 
 /**
+ * One volume price tier of a skill in `GET /analytics/:skillId`: the paid calls its skill server
+ * reported at that tier (and the registry believed: the amount fits that tier's listed price) and
+ * their revenue on chain. `after` is the step's `after` (0: the base price; null: calls whose tier
+ * is not known, from an older skill server or not believed); `priceAtomic` the tier's listed price now
+ * (null for a step no longer listed, or the unknown row).
+ */
+export const TierRevenue = T.Object({
+  after: Nullable(T.Integer({ minimum: 0 })),
+  priceAtomic: Nullable(T.String({ description: 'the tier’s listed price now, the token’s atomic units' })),
+  calls: T.Number({ description: 'paid calls (verified transfers, channel calls claimed)' }),
+  revenueAtomic: T.String({ description: 'the token’s atomic units, as the chain shows them paid' }),
+});
+/** The {@link TierRevenue} schema's type. */
+export type TierRevenue = Static<typeof TierRevenue>;
+
+/** Paid calls and revenue of one way of paying, in `GET /analytics/:skillId`'s `schemes`. */
+export const SchemeRevenue = T.Object({ calls: T.Number(), revenueAtomic: T.String({ description: 'the token’s atomic units' }) });
+/** The {@link SchemeRevenue} schema's type. */
+export type SchemeRevenue = Static<typeof SchemeRevenue>;
+
+/**
  * Answer of `GET /analytics/:skillId` (public): a skill's counters and a daily series of the last
  * `days` UTC days. Revenue is the sum of payments verified on chain, twice: `totalRevenue` in whole
  * tokens as an exact decimal string and `totalRevenueAtomic` in the token's atomic units (micro-USDC
@@ -291,7 +323,11 @@ export type ChannelRevenue = Static<typeof ChannelRevenue>;
  * as a `broadcast` settlement whose transfer later reverted; its creator lists them with
  * `GET /analytics/:skillId/payments?state=rejected` ({@link SkillPaymentView}). `channels` adds up
  * the calls paid over payment channels ({@link ChannelRevenue}): the claimed ones are already in
- * the paid calls and revenue; the earned ones are not, until claimed on chain.
+ * the paid calls and revenue; the earned ones are not, until claimed on chain. `schemes` splits
+ * the paid calls and revenue by how they were paid, `tiers` by volume price tier
+ * ({@link TierRevenue}; null without volume prices), and `receipts` counts the calls' signed
+ * receipts by their check against the chain (a `mismatch` is listed by
+ * `GET /analytics/:skillId/payments?receipt=mismatch`).
  */
 export const Analytics = T.Object({
   skillId: Uuid(),
@@ -308,6 +344,25 @@ export const Analytics = T.Object({
     description: 'reported payments the on-chain check rejected (a reverted transfer among them); they count in no other figure',
   }),
   channels: ChannelRevenue,
+  schemes: T.Optional(
+    T.Object(
+      { exact: SchemeRevenue, upto: SchemeRevenue, batchSettlement: SchemeRevenue },
+      { description: 'the paid calls and revenue by how they were paid; together the paidCallCount and totalRevenueAtomic' },
+    ),
+  ),
+  tiers: T.Optional(
+    Nullable(T.Array(TierRevenue), 'null for a skill without volume prices; else the base first, then each step, unknown last'),
+  ),
+  receipts: T.Optional(
+    T.Object(
+      {
+        matches: T.Number({ description: 'calls whose signed receipt names what the chain shows paid' }),
+        mismatch: T.Number({ description: 'calls whose signed receipt names another amount than the chain shows paid' }),
+        pending: T.Number({ description: 'calls whose payment is not checked on chain yet' }),
+      },
+      { description: 'the calls reported with a signed receipt, by its check against the chain' },
+    ),
+  ),
   daily: T.Array(
     T.Object({
       date: T.String({ description: 'UTC day, YYYY-MM-DD' }),
@@ -430,12 +485,25 @@ export const PAYMENT_REVERTED_REASON = 'payment reverted on chain: the payer was
 export const PAYMENT_STATES = ['pending', 'verified', 'rejected'] as const;
 
 /**
+ * How a call's signed receipt stands against the chain (a {@link SkillPaymentView}'s `receiptCheck`):
+ * `pending` until its payment is checked, then `matches` or `mismatch` (the receipt names another
+ * amount than the chain shows moved; revenue is what the chain shows either way).
+ *
+ * @example
+ * const { items } = await registry.skillPayments(skillId, { receipt: 'mismatch' }); // one of RECEIPT_CHECKS
+ */
+export const RECEIPT_CHECKS = ['pending', 'matches', 'mismatch'] as const;
+const ReceiptCheck = T.Union([T.Literal('pending'), T.Literal('matches'), T.Literal('mismatch')]);
+
+/**
  * Query of `GET /analytics/:skillId/payments` (the skill's creator only): `state` filters by one of
- * {@link PAYMENT_STATES} (default all), `limit` is 1–100 (default 20) and `cursor` the
- * `X-Next-Cursor` header of the previous page.
+ * {@link PAYMENT_STATES} (default all), `receipt` by the receipt's check (one of
+ * {@link RECEIPT_CHECKS}; default all, with a receipt or not), `limit` is 1–100 (default 20) and
+ * `cursor` the `X-Next-Cursor` header of the previous page.
  */
 export const SkillPaymentsQuery = T.Object({
   state: T.Optional(T.Union([T.Literal('pending'), T.Literal('verified'), T.Literal('rejected')], { description: 'default: every state' })),
+  receipt: T.Optional(T.Union([T.Literal('pending'), T.Literal('matches'), T.Literal('mismatch')], { description: 'default: any' })),
   limit: T.Optional(PageLimit('payments per page, 1–100, default 20')),
   cursor: T.Optional(Cursor),
 });
@@ -446,7 +514,8 @@ export type SkillPaymentsQuery = Static<typeof SkillPaymentsQuery>;
  * One payment reported for a skill, as its creator sees it in `GET /analytics/:skillId/payments`:
  * the transaction, the amount the listing asked for (whole tokens as an exact decimal, and the token's atomic units), the
  * check's `state` and `reason` ({@link PAYMENT_REVERTED_REASON} for a reverted transfer), the payer
- * once verified, when it was first reported and when the check decided.
+ * once verified, when it was first reported and when the check decided, and, when the call came
+ * with the skill server's signed receipt, what it names and how it stands against the chain.
  */
 export const SkillPaymentView = T.Object({
   id: Uuid(),
@@ -459,6 +528,10 @@ export const SkillPaymentView = T.Object({
   payer: Nullable(T.String(), 'who paid, from the chain, once verified'),
   reportedAt: Timestamp('when the payment was first reported'),
   decidedAt: Nullable(Timestamp(), 'when the check verified or rejected it'),
+  receiptCheck: T.Optional(
+    Nullable(ReceiptCheck, 'the skill server’s signed receipt of the call against the chain (RECEIPT_CHECKS); null: no receipt'),
+  ),
+  receiptAmountAtomic: T.Optional(Nullable(T.String(), 'the amount the receipt names, the token’s atomic units; null: no receipt')),
 });
 /** The {@link SkillPaymentView} schema's type. */
 export type SkillPaymentView = Static<typeof SkillPaymentView>;

@@ -57,6 +57,18 @@ export const WEBHOOK_EVENT_DATA = {
     network: T.String(),
     reason: T.String(),
   }),
+  'receipt.mismatch': T.Object(
+    {
+      version: Version,
+      skill: Slug,
+      transaction: Hash('the payment the call was paid with'),
+      network: T.String(),
+      receiptAmount: Atomic('what the skill server’s signed receipt of the call names'),
+      chainAmount: Atomic('what the chain shows the payment moved (what counts as revenue)'),
+      reportedAt: Timestamp('when the skill server reported the call'),
+    },
+    { description: 'a paid call whose signed receipt names another amount than the chain shows paid, sent when its payment is checked' },
+  ),
   'channel.claimed': T.Object({
     version: Version,
     skill: Slug,
