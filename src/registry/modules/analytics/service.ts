@@ -58,7 +58,7 @@ export async function recordUsage(ctx: ServiceContext, userId: string, input: Us
   const receipt = input.receipt && skill.receiptSigner ? { receipt: input.receipt } : {};
   const now = ctx.clock.now();
   return ctx.db.transaction(async (tx) => {
-    const paymentId = input.paymentRef ? (await nominatePayment(tx, ctx.config.chain, skill, input.paymentRef, now)).id : null;
+    const paymentId = input.paymentRef ? (await nominatePayment(tx, ctx.config.chain, skill, input.paymentRef, now, amount)).id : null;
     const inserted = await tx
       .insert(usageRecords)
       .values({

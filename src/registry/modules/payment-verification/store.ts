@@ -59,8 +59,9 @@ export async function nominatePayment(
   skill: ListedSkill,
   reference: string,
   now: Date,
+  amount?: bigint | null,
 ): Promise<{ id: string; created: boolean }> {
-  const [nominated] = await nominatePayments(db, chain, [{ skill, reference, nonce: null }], now);
+  const [nominated] = await nominatePayments(db, chain, [{ skill, reference, nonce: null, amount }], now);
   return nominated!;
 }
 
@@ -127,6 +128,7 @@ export async function nominatePayments(
             db,
             existing.find((e) => e.nonce === null && (e.status === 'pending' || e.reason === PAYMENT_REVERTED_REASON)),
             row.nonce,
+            'status' in row ? undefined : row.expectedAmount,
           )));
     if (joined) {
       ids.set(key(row), joined.id);
@@ -155,12 +157,20 @@ export async function nominatePayments(
   return rows.map((r) => ({ id: ids.get(key(r))!, created: created.delete(key(r)) }));
 }
 
-/** Names a bare report's check by the nonce of the payment it turned out to be. */
-async function takeOver(db: Database | Tx, check: { id: string } | undefined, nonce: string): Promise<{ id: string } | undefined> {
+/**
+ * Names a bare report's check by the nonce of the payment it turned out to be, checked for the
+ * amount that report lists (a volume price the bare report could not know).
+ */
+async function takeOver(
+  db: Database | Tx,
+  check: { id: string } | undefined,
+  nonce: string,
+  expectedAmount: bigint | undefined,
+): Promise<{ id: string } | undefined> {
   if (!check) return undefined;
   const [taken] = await db
     .update(paymentVerifications)
-    .set({ nonce })
+    .set(expectedAmount === undefined ? { nonce } : { nonce, expectedAmount })
     .where(and(eq(paymentVerifications.id, check.id), isNull(paymentVerifications.nonce)))
     .returning({ id: paymentVerifications.id });
   return taken;
