@@ -190,7 +190,12 @@ describe('receipts in the registry', () => {
       await fx.request(`/analytics/${skillId}/payments?receipt=mismatch`, { headers: bearer(creator.key) }),
     );
     expect(listed).toEqual([
-      expect.objectContaining({ txHash: receipt.payload.transaction.toLowerCase(), receiptCheck: 'mismatch', receiptAmountAtomic: '5000' }),
+      expect.objectContaining({
+        txHash: receipt.payload.transaction.toLowerCase(),
+        receiptCheck: 'mismatch',
+        receiptAmountAtomic: '5000',
+        paidAtomic: '2500',
+      }),
     ]);
     const matching = await json<{ receiptCheck: string }[]>(
       await fx.request(`/analytics/${skillId}/payments?receipt=matches`, { headers: bearer(creator.key) }),

@@ -532,6 +532,7 @@ export const SkillPaymentView = T.Object({
     Nullable(ReceiptCheck, 'the skill server’s signed receipt of the call against the chain (RECEIPT_CHECKS); null: no receipt'),
   ),
   receiptAmountAtomic: T.Optional(Nullable(T.String(), 'the amount the receipt names, the token’s atomic units; null: no receipt')),
+  paidAtomic: T.Optional(Nullable(T.String(), 'what the chain shows the payment moved, the token’s atomic units, once verified')),
 });
 /** The {@link SkillPaymentView} schema's type. */
 export type SkillPaymentView = Static<typeof SkillPaymentView>;

@@ -72,6 +72,7 @@ export async function listSkillPayments(
       decidedAt: r.decidedAt?.toISOString() ?? null,
       receiptCheck: receiptCheck ?? null,
       receiptAmountAtomic: receiptAmount ?? null,
+      paidAtomic: r.status === 'verified' ? (r.amount?.toString() ?? null) : null,
     })),
     nextCursor: rows.length > limit && last ? encodeCursor(last.createdAt.toISOString(), last.id) : undefined,
   };
