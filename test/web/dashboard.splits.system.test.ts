@@ -1,8 +1,9 @@
 /**
  * A skill's analytics page in a real Chromium, for its creator: its paid calls and revenue by how
  * they were paid (with its free trial calls) and by volume price ("Base price", "After 100 calls"),
- * and the calls whose signed receipt disagrees with the chain, marked and counted; a skill without
- * volume prices shows no price table. Desktop and phone width, without sideways scrolling.
+ * and the calls whose signed receipt disagrees with the chain, marked and counted, there and in the
+ * payer's own paid calls (a match or a pending check shown quietly); a skill without volume prices
+ * shows no price table. Desktop and phone width, without sideways scrolling.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { eq } from 'drizzle-orm';
@@ -76,6 +77,7 @@ describe('a skill’s analytics by price, by scheme and by receipt', () => {
       { tier: 0, amount: 1000n, chain: 1000n },
       { tier: 100, amount: 800n, chain: 800n },
       { tier: 100, amount: 800n, chain: 600n },
+      { tier: 0, amount: 1000n, chain: null },
     ];
     for (const call of calls) {
       const transaction = hash();
@@ -97,8 +99,16 @@ describe('a skill’s analytics by price, by scheme and by receipt', () => {
       expect(((await res.json()) as { recorded: number }).recorded).toBe(1);
       // What the chain check stores (the check itself runs on anvil in test/creator/receipts.test.ts).
       const [check] = await registry.database.db.select().from(paymentVerifications).where(eq(paymentVerifications.txHash, transaction));
-      const found = { transfers: [{ payer: receipt.payload.payer, logIndex: 1 }], amount: call.chain, blockNumber: 7n, scheme: 'exact' as const };
-      expect(await markVerified(registry.database.db, check!.id, found, new Date())).toBe('counted');
+      if (call.chain !== null) {
+        const found = { transfers: [{ payer: receipt.payload.payer, logIndex: 1 }], amount: call.chain, blockNumber: 7n, scheme: 'exact' as const };
+        expect(await markVerified(registry.database.db, check!.id, found, new Date())).toBe('counted');
+      }
+      // The same signed-in user paid the call: its own history keeps the receipt.
+      const usage = await registry.request(
+        '/analytics/usage',
+        jsonPost({ skillId: skill.id, amountAtomic: call.amount.toString(), paymentRef: transaction, receipt }, { ...bearer(token), origin: registry.url }),
+      );
+      expect(usage.status).toBe(200);
     }
     const trial = await registry.request('/analytics/calls', jsonPost({ calls: [{ skillId: skill.id, amountAtomic: '0', kind: 'trial', paymentRef: 'nonce-1' }] }, bearer(key)));
     expect(trial.status).toBe(200);
@@ -111,12 +121,24 @@ describe('a skill’s analytics by price, by scheme and by receipt', () => {
     expect(await rows(byPrice)).toEqual(['Base price$0.0011$0.001', 'After 100 calls$0.00082$0.0014']);
     expect(await rows(page.getByTestId('paid-by'))).toEqual(['Single payments (exact)3$0.0024', 'Free trial1none']);
     expect(await page.getByTestId('stat-receipt-mismatch').textContent()).toBe('1 receipt disagrees with the chain');
+    expect(await page.getByTestId('stat-calls').textContent()).toBe('3');
     const mismatches = page.getByRole('region', { name: /Receipts that disagree with the chain/ });
     const marked = mismatches.getByTestId('receipt-mismatch');
     expect(await marked.count()).toBe(1);
     expect((await marked.textContent())?.replace(/\s+/g, ' ')).toContain('$0.0008');
     expect((await marked.textContent())?.replace(/\s+/g, ' ')).toContain('$0.0006');
     await screenshot(page, 'dashboard-analytics-splits');
+
+    // The payer's own calls: the receipt that disagrees is marked plainly, the others quietly.
+    await page.goto('/dashboard/calls');
+    await page.getByText('receipt disagrees with the chain').waitFor();
+    const callRows = (await page.getByRole('row').allTextContents()).slice(1).map((text) => text.replace(/\s+/g, ' '));
+    expect(callRows.filter((text) => text.includes('receipt disagrees with the chain'))).toEqual([
+      expect.stringContaining('it says $0.0008; the payment moved another amount'),
+    ]);
+    expect(callRows.filter((text) => text.includes('receipt matches'))).toHaveLength(2);
+    expect(callRows.filter((text) => text.includes('receipt not checked yet'))).toHaveLength(1);
+    await screenshot(page, 'dashboard-calls-receipts');
 
     // A skill without volume prices: no price table, and no receipt section without a mismatch.
     await page.goto('/dashboard/skills/plain-count');
@@ -132,6 +154,10 @@ describe('a skill’s analytics by price, by scheme and by receipt', () => {
     await small.getByTestId('receipt-mismatch').waitFor();
     expect(await small.evaluate('document.documentElement.scrollWidth')).toBe(390);
     await screenshot(small, 'dashboard-analytics-splits');
+    await small.goto('/dashboard/calls');
+    await small.getByText('receipt disagrees with the chain').waitFor();
+    expect(await small.evaluate('document.documentElement.scrollWidth')).toBe(390);
+    await screenshot(small, 'dashboard-calls-receipts');
     await phone.close();
     expect(errors).toEqual([]);
   });

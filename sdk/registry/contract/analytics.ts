@@ -427,6 +427,18 @@ export const UsageChannelView = T.Object({
 export type UsageChannelView = Static<typeof UsageChannelView>;
 
 /**
+ * How a call's signed receipt stands against the chain (the `receiptCheck` of a {@link SkillPaymentView},
+ * and of a {@link UsageRecordView} for the receipt its buyer kept):
+ * `pending` until its payment is checked, then `matches` or `mismatch` (the receipt names another
+ * amount than the chain shows moved; revenue is what the chain shows either way).
+ *
+ * @example
+ * const { items } = await registry.skillPayments(skillId, { receipt: 'mismatch' }); // one of RECEIPT_CHECKS
+ */
+export const RECEIPT_CHECKS = ['pending', 'matches', 'mismatch'] as const;
+const ReceiptCheck = T.Union([T.Literal('pending'), T.Literal('matches'), T.Literal('mismatch')]);
+
+/**
  * One record of `GET /analytics/usage`: a paid call of the caller's, with the skill it was for.
  * `amount` is whole tokens (USDC) as an exact decimal string, `amountAtomic` the token's atomic units as an integer string;
  * `paymentRef` is null when none was sent; `verification` is one of {@link VERIFICATION_STATES};
@@ -452,6 +464,9 @@ export const UsageRecordView = T.Object({
   scheme: T.Union([T.Literal('exact'), T.Literal('upto'), T.Literal('batch-settlement')]),
   channel: Nullable(UsageChannelView),
   receipt: T.Optional(SignedReceiptBody),
+  receiptCheck: T.Optional(
+    Nullable(ReceiptCheck, 'the kept receipt against what the chain shows the payment moved (RECEIPT_CHECKS); null: no receipt, or a channel call'),
+  ),
   createdAt: Timestamp(),
 });
 /** The {@link UsageRecordView} schema's type. */
@@ -483,17 +498,6 @@ export const PAYMENT_REVERTED_REASON = 'payment reverted on chain: the payer was
  * const { items } = await registry.skillPayments(skillId, { state: 'rejected' }); // one of PAYMENT_STATES
  */
 export const PAYMENT_STATES = ['pending', 'verified', 'rejected'] as const;
-
-/**
- * How a call's signed receipt stands against the chain (a {@link SkillPaymentView}'s `receiptCheck`):
- * `pending` until its payment is checked, then `matches` or `mismatch` (the receipt names another
- * amount than the chain shows moved; revenue is what the chain shows either way).
- *
- * @example
- * const { items } = await registry.skillPayments(skillId, { receipt: 'mismatch' }); // one of RECEIPT_CHECKS
- */
-export const RECEIPT_CHECKS = ['pending', 'matches', 'mismatch'] as const;
-const ReceiptCheck = T.Union([T.Literal('pending'), T.Literal('matches'), T.Literal('mismatch')]);
 
 /**
  * Query of `GET /analytics/:skillId/payments` (the skill's creator only): `state` filters by one of
