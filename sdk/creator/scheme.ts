@@ -72,10 +72,7 @@ export interface SettledCall {
   chargedCumulativeAmount?: string;
   /** The receipt the answer carried (receipts.ts), when the server signs them: call tracking sends it along. */
   receipt?: SignedSkillReceipt;
-  /**
-   * A skill with volume prices: the tier that priced the call for its payer, as the `after` of
-   * its step (0: the base price). Absent for a skill without volume prices.
-   */
+  /** Volume prices: the tier that priced the call (its step's `after`; 0 the base price). */
   tier?: number;
 }
 
@@ -93,10 +90,7 @@ export interface PaidRequest {
 
 /** How a handler run ended, as a scheme decides on it. */
 export type SkillRun =
-  /**
-   * A good result: the body to answer, what the handler charged (the price unless it said less)
-   * and, for a skill with volume prices, the tier the payer was priced at (`SettledCall.tier`).
-   */
+  /** A good result: the body to answer, what the handler charged (the price unless it said less), the tier (`SettledCall.tier`). */
   | { type: 'ok'; body: { success: true; result: unknown; timestamp: string }; charged: bigint; tier?: number }
   /** The handler failed, timed out or broke its outputSchema: the answer, and nothing is charged. */
   | { type: 'failed'; response: StoredResponse };

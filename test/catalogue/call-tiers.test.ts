@@ -25,7 +25,15 @@ beforeAll(async () => {
     expect(res.status).toBe(201);
     return (await json<{ id: string }>(res)).id;
   };
-  tiered = await register({ tiers: { period: 'month', steps: [{ after: 100, price: '$0.0008' }, { after: 1000, price: '$0.0005' }] } });
+  tiered = await register({
+    tiers: {
+      period: 'month',
+      steps: [
+        { after: 100, price: '$0.0008' },
+        { after: 1000, price: '$0.0005' },
+      ],
+    },
+  });
   plain = await register({});
 });
 

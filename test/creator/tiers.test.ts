@@ -95,7 +95,8 @@ const byTier = async (name: string) =>
 
 /** The skill's paid calls and revenue by how they were paid. */
 const bySchemes = async (name: string) =>
-  (await json<{ schemes: Record<string, { calls: number; revenueAtomic: string }> }>(await fx.request(`/analytics/${ids[name]!.id}`))).schemes;
+  (await json<{ schemes: Record<string, { calls: number; revenueAtomic: string }> }>(await fx.request(`/analytics/${ids[name]!.id}`)))
+    .schemes;
 const none = { calls: 0, revenueAtomic: '0' };
 const five = { calls: 5, revenueAtomic: FIVE_CALLS.toString() };
 

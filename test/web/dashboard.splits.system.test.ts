@@ -94,23 +94,41 @@ describe('a skill’s analytics by price, by scheme and by receipt', () => {
         issuedAt: Math.floor(Date.now() / 1000),
         bodyDigest: hash() as `0x${string}`,
       });
-      const record = { skillId: skill.id, amountAtomic: call.amount.toString(), paymentRef: transaction, paymentNonce: hash(), receipt, tier: call.tier };
+      const record = {
+        skillId: skill.id,
+        amountAtomic: call.amount.toString(),
+        paymentRef: transaction,
+        paymentNonce: hash(),
+        receipt,
+        tier: call.tier,
+      };
       const res = await registry.request('/analytics/calls', jsonPost({ calls: [record] }, bearer(key)));
       expect(((await res.json()) as { recorded: number }).recorded).toBe(1);
       // What the chain check stores (the check itself runs on anvil in test/creator/receipts.test.ts).
       const [check] = await registry.database.db.select().from(paymentVerifications).where(eq(paymentVerifications.txHash, transaction));
       if (call.chain !== null) {
-        const found = { transfers: [{ payer: receipt.payload.payer, logIndex: 1 }], amount: call.chain, blockNumber: 7n, scheme: 'exact' as const };
+        const found = {
+          transfers: [{ payer: receipt.payload.payer, logIndex: 1 }],
+          amount: call.chain,
+          blockNumber: 7n,
+          scheme: 'exact' as const,
+        };
         expect(await markVerified(registry.database.db, check!.id, found, new Date())).toBe('counted');
       }
       // The same signed-in user paid the call: its own history keeps the receipt.
       const usage = await registry.request(
         '/analytics/usage',
-        jsonPost({ skillId: skill.id, amountAtomic: call.amount.toString(), paymentRef: transaction, receipt }, { ...bearer(token), origin: registry.url }),
+        jsonPost(
+          { skillId: skill.id, amountAtomic: call.amount.toString(), paymentRef: transaction, receipt },
+          { ...bearer(token), origin: registry.url },
+        ),
       );
       expect(usage.status).toBe(200);
     }
-    const trial = await registry.request('/analytics/calls', jsonPost({ calls: [{ skillId: skill.id, amountAtomic: '0', kind: 'trial', paymentRef: 'nonce-1' }] }, bearer(key)));
+    const trial = await registry.request(
+      '/analytics/calls',
+      jsonPost({ calls: [{ skillId: skill.id, amountAtomic: '0', kind: 'trial', paymentRef: 'nonce-1' }] }, bearer(key)),
+    );
     expect(trial.status).toBe(200);
 
     await page.goto('/dashboard/skills/bulk-count');

@@ -18,11 +18,7 @@ export interface Tiers {
   count(call: SettledCall, route: BaseRoute | undefined): void;
 }
 
-/**
- * The volume price step a charge of `amount` is the price of: the `after` of the step listed at
- * that price, or 0 for the skill's base price (any other amount). Undefined for a skill without
- * volume prices. What a paid call reports as its tier (`SettledCall.tier`).
- */
+/** The tier `amount` is the price of (`SettledCall.tier`): its step's `after`, else 0; undefined without volume prices. */
 export function tierOf(skill: BaseRoute['skill'], amount: bigint, decimals: number): number | undefined {
   const tiers = skill.tiers;
   if (!tiers) return undefined;

@@ -60,9 +60,8 @@ export type ViewBody = Static<typeof ViewBody>;
  * `paymentRef` (and its own charge in `amount`): it counts once the chain shows the channel claimed
  * at least that far for the skill's payment address. A free trial call sends `kind: 'trial'`, an
  * `amountAtomic` of 0 and its sign-in nonce as `paymentRef`: it counts once, as a trial call only.
- * A call of a skill with volume prices names the `tier` that priced it (its step's `after`, 0 for
- * the base price): the registry keeps it where the listing's price of that tier allows the amount
- * (`GET /analytics/:skillId`'s `tiers`); a tier it cannot believe is dropped, never the call.
+ * A call of a skill with volume prices names its `tier` (its step's `after`, 0 the base price): kept
+ * where the listing allows the amount at that tier, else dropped (never the call).
  */
 export const CallBody = T.Object({
   skillId: SkillId,
@@ -84,12 +83,7 @@ export const CallBody = T.Object({
   chargedCumulativeAmount: T.Optional(ChargedCumulativeAmount),
   receipt: T.Optional(SignedReceiptBody),
   tier: T.Optional(
-    T.Integer({
-      minimum: 0,
-      maximum: Number.MAX_SAFE_INTEGER,
-      description:
-        'a skill with volume prices: the tier that priced the call, as its step’s `after` (0: the base price); kept only where the listing agrees',
-    }),
+    T.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'the volume price tier: its step’s `after`, 0 the base' }),
   ),
   kind: T.Optional(
     T.Literal('trial', {
@@ -293,25 +287,16 @@ export const ChannelRevenue = T.Object({
 export type ChannelRevenue = Static<typeof ChannelRevenue>;
 
 /**
- * One volume price tier of a skill in `GET /analytics/:skillId`: the paid calls its skill server
- * reported at that tier (and the registry believed: the amount fits that tier's listed price) and
- * their revenue on chain. `after` is the step's `after` (0: the base price; null: calls whose tier
- * is not known, from an older skill server or not believed); `priceAtomic` the tier's listed price now
- * (null for a step no longer listed, or the unknown row).
+ * One volume price tier in `GET /analytics/:skillId`: its paid calls and revenue. `after`: the
+ * step's `after` (0 the base price; null: tier not known); `priceAtomic`: its listed price now.
  */
-export const TierRevenue = T.Object({
-  after: Nullable(T.Integer({ minimum: 0 })),
-  priceAtomic: Nullable(T.String({ description: 'the tier’s listed price now, the token’s atomic units' })),
-  calls: T.Number({ description: 'paid calls (verified transfers, channel calls claimed)' }),
-  revenueAtomic: T.String({ description: 'the token’s atomic units, as the chain shows them paid' }),
+const TierRevenue = T.Object({
+  after: Nullable(T.Integer()),
+  priceAtomic: Nullable(T.String()),
+  calls: T.Number(),
+  revenueAtomic: T.String(),
 });
-/** The {@link TierRevenue} schema's type. */
-export type TierRevenue = Static<typeof TierRevenue>;
-
-/** Paid calls and revenue of one way of paying, in `GET /analytics/:skillId`'s `schemes`. */
-export const SchemeRevenue = T.Object({ calls: T.Number(), revenueAtomic: T.String({ description: 'the token’s atomic units' }) });
-/** The {@link SchemeRevenue} schema's type. */
-export type SchemeRevenue = Static<typeof SchemeRevenue>;
+const SchemeRevenue = T.Object({ calls: T.Number(), revenueAtomic: T.String() });
 
 /**
  * Answer of `GET /analytics/:skillId` (public): a skill's counters and a daily series of the last
@@ -323,11 +308,9 @@ export type SchemeRevenue = Static<typeof SchemeRevenue>;
  * as a `broadcast` settlement whose transfer later reverted; its creator lists them with
  * `GET /analytics/:skillId/payments?state=rejected` ({@link SkillPaymentView}). `channels` adds up
  * the calls paid over payment channels ({@link ChannelRevenue}): the claimed ones are already in
- * the paid calls and revenue; the earned ones are not, until claimed on chain. `schemes` splits
- * the paid calls and revenue by how they were paid, `tiers` by volume price tier
- * ({@link TierRevenue}; null without volume prices), and `receipts` counts the calls' signed
- * receipts by their check against the chain (a `mismatch` is listed by
- * `GET /analytics/:skillId/payments?receipt=mismatch`).
+ * the paid calls and revenue; the earned ones are not, until claimed on chain. `schemes` and
+ * `tiers` (null without volume prices) split the paid calls and revenue; `receiptMismatchCount`
+ * counts the calls whose signed receipt names another amount than the chain shows moved.
  */
 export const Analytics = T.Object({
   skillId: Uuid(),
@@ -344,25 +327,9 @@ export const Analytics = T.Object({
     description: 'reported payments the on-chain check rejected (a reverted transfer among them); they count in no other figure',
   }),
   channels: ChannelRevenue,
-  schemes: T.Optional(
-    T.Object(
-      { exact: SchemeRevenue, upto: SchemeRevenue, batchSettlement: SchemeRevenue },
-      { description: 'the paid calls and revenue by how they were paid; together the paidCallCount and totalRevenueAtomic' },
-    ),
-  ),
-  tiers: T.Optional(
-    Nullable(T.Array(TierRevenue), 'null for a skill without volume prices; else the base first, then each step, unknown last'),
-  ),
-  receipts: T.Optional(
-    T.Object(
-      {
-        matches: T.Number({ description: 'calls whose signed receipt names what the chain shows paid' }),
-        mismatch: T.Number({ description: 'calls whose signed receipt names another amount than the chain shows paid' }),
-        pending: T.Number({ description: 'calls whose payment is not checked on chain yet' }),
-      },
-      { description: 'the calls reported with a signed receipt, by its check against the chain' },
-    ),
-  ),
+  schemes: T.Optional(T.Object({ exact: SchemeRevenue, upto: SchemeRevenue, batchSettlement: SchemeRevenue })),
+  tiers: T.Optional(Nullable(T.Array(TierRevenue), 'the base first, then each step, unknown last')),
+  receiptMismatchCount: T.Optional(T.Number()),
   daily: T.Array(
     T.Object({
       date: T.String({ description: 'UTC day, YYYY-MM-DD' }),
@@ -427,10 +394,8 @@ export const UsageChannelView = T.Object({
 export type UsageChannelView = Static<typeof UsageChannelView>;
 
 /**
- * How a call's signed receipt stands against the chain (the `receiptCheck` of a {@link SkillPaymentView},
- * and of a {@link UsageRecordView} for the receipt its buyer kept):
- * `pending` until its payment is checked, then `matches` or `mismatch` (the receipt names another
- * amount than the chain shows moved; revenue is what the chain shows either way).
+ * A signed receipt against the chain (`receiptCheck`): `pending` until its payment is checked, then
+ * `matches` or `mismatch` (another amount than the chain shows moved; revenue is the chain's).
  *
  * @example
  * const { items } = await registry.skillPayments(skillId, { receipt: 'mismatch' }); // one of RECEIPT_CHECKS
@@ -464,9 +429,7 @@ export const UsageRecordView = T.Object({
   scheme: T.Union([T.Literal('exact'), T.Literal('upto'), T.Literal('batch-settlement')]),
   channel: Nullable(UsageChannelView),
   receipt: T.Optional(SignedReceiptBody),
-  receiptCheck: T.Optional(
-    Nullable(ReceiptCheck, 'the kept receipt against what the chain shows the payment moved (RECEIPT_CHECKS); null: no receipt, or a channel call'),
-  ),
+  receiptCheck: T.Optional(Nullable(ReceiptCheck)),
   createdAt: Timestamp(),
 });
 /** The {@link UsageRecordView} schema's type. */
@@ -507,7 +470,7 @@ export const PAYMENT_STATES = ['pending', 'verified', 'rejected'] as const;
  */
 export const SkillPaymentsQuery = T.Object({
   state: T.Optional(T.Union([T.Literal('pending'), T.Literal('verified'), T.Literal('rejected')], { description: 'default: every state' })),
-  receipt: T.Optional(T.Union([T.Literal('pending'), T.Literal('matches'), T.Literal('mismatch')], { description: 'default: any' })),
+  receipt: T.Optional(ReceiptCheck),
   limit: T.Optional(PageLimit('payments per page, 1–100, default 20')),
   cursor: T.Optional(Cursor),
 });
@@ -532,11 +495,9 @@ export const SkillPaymentView = T.Object({
   payer: Nullable(T.String(), 'who paid, from the chain, once verified'),
   reportedAt: Timestamp('when the payment was first reported'),
   decidedAt: Nullable(Timestamp(), 'when the check verified or rejected it'),
-  receiptCheck: T.Optional(
-    Nullable(ReceiptCheck, 'the skill server’s signed receipt of the call against the chain (RECEIPT_CHECKS); null: no receipt'),
-  ),
-  receiptAmountAtomic: T.Optional(Nullable(T.String(), 'the amount the receipt names, the token’s atomic units; null: no receipt')),
-  paidAtomic: T.Optional(Nullable(T.String(), 'what the chain shows the payment moved, the token’s atomic units, once verified')),
+  receiptCheck: T.Optional(Nullable(ReceiptCheck)),
+  receiptAmountAtomic: T.Optional(Nullable(T.String())),
+  paidAtomic: T.Optional(Nullable(T.String())),
 });
 /** The {@link SkillPaymentView} schema's type. */
 export type SkillPaymentView = Static<typeof SkillPaymentView>;

@@ -57,18 +57,15 @@ export const WEBHOOK_EVENT_DATA = {
     network: T.String(),
     reason: T.String(),
   }),
-  'receipt.mismatch': T.Object(
-    {
-      version: Version,
-      skill: Slug,
-      transaction: Hash('the payment the call was paid with'),
-      network: T.String(),
-      receiptAmount: Atomic('what the skill server’s signed receipt of the call names'),
-      chainAmount: Atomic('what the chain shows the payment moved (what counts as revenue)'),
-      reportedAt: Timestamp('when the skill server reported the call'),
-    },
-    { description: 'a paid call whose signed receipt names another amount than the chain shows paid, sent when its payment is checked' },
-  ),
+  'receipt.mismatch': T.Object({
+    version: Version,
+    skill: Slug,
+    transaction: Hash('the payment'),
+    network: T.String(),
+    receiptAmount: Atomic('what the signed receipt names'),
+    chainAmount: Atomic('what the chain shows moved'),
+    reportedAt: Timestamp(),
+  }),
   'channel.claimed': T.Object({
     version: Version,
     skill: Slug,

@@ -56,25 +56,29 @@ export async function listUsage(
   const last = page[page.length - 1];
   const channels = await channelViewsOf(ctx.db, page);
   return {
-    records: page.map(({ channelId, cumulative, depositTransaction, depositAmount, paidBy, receipt, chainAmount, ...r }, i): UsageRecordView => {
-      const amount = BigInt(r.amount);
-      const channel = channels[i] ?? null;
-      const kept = receipt as UsageRecordView['receipt'] | null;
-      return {
-        ...r,
-        amount: formatPrice(amount, tokenDecimals(ctx.config.chain, r.network)),
-        amountAtomic: amount.toString(),
-        // A channel call is no transfer: nothing of it is checked as one.
-        verification: channel ? 'none' : r.verification,
-        verificationReason: channel ? null : r.verificationReason,
-        // A transfer is `exact` until its check shows an `upto` settlement.
-        scheme: channel ? 'batch-settlement' : (paidBy ?? 'exact'),
-        channel,
-        // The signed receipt the buyer kept, when there is one, and how it stands against the chain (a transfer's).
-        ...(kept ? { receipt: kept, receiptCheck: channel ? null : receiptCheckOf(kept.payload.amount, r.verification, chainAmount) } : {}),
-        createdAt: r.createdAt.toISOString(),
-      };
-    }),
+    records: page.map(
+      ({ channelId, cumulative, depositTransaction, depositAmount, paidBy, receipt, chainAmount, ...r }, i): UsageRecordView => {
+        const amount = BigInt(r.amount);
+        const channel = channels[i] ?? null;
+        const kept = receipt as UsageRecordView['receipt'] | null;
+        return {
+          ...r,
+          amount: formatPrice(amount, tokenDecimals(ctx.config.chain, r.network)),
+          amountAtomic: amount.toString(),
+          // A channel call is no transfer: nothing of it is checked as one.
+          verification: channel ? 'none' : r.verification,
+          verificationReason: channel ? null : r.verificationReason,
+          // A transfer is `exact` until its check shows an `upto` settlement.
+          scheme: channel ? 'batch-settlement' : (paidBy ?? 'exact'),
+          channel,
+          // The signed receipt the buyer kept, when there is one, and how it stands against the chain (a transfer's).
+          ...(kept
+            ? { receipt: kept, receiptCheck: channel ? null : receiptCheckOf(kept.payload.amount, r.verification, chainAmount) }
+            : {}),
+          createdAt: r.createdAt.toISOString(),
+        };
+      },
+    ),
     nextCursor: rows.length > limit && last ? encodeCursor(last.createdAt.toISOString(), last.id) : undefined,
   };
 }

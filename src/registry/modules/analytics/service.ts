@@ -12,7 +12,7 @@ import { DEFAULT_LIMIT } from '../skills';
 import { type ChannelRefresher, type ChannelTotals, channelTotals, channelUsageOf, listChannels } from '../channel-revenue';
 import { receiptRefusal } from './receipts';
 import { type SkillFacts, skillById } from './skill-facts';
-import { receiptChecks, schemeSplit } from './splits';
+import { countReceiptMismatches, schemeSplit } from './splits';
 import { type TierFigures, tierSplit } from './tiers';
 import { countFavorite, countView, dayOf } from '../stats';
 
@@ -159,7 +159,7 @@ export async function getAnalytics(ctx: ServiceContext, skillId: string, length 
     channels: channelRevenueView(channels),
     schemes: { exact: atomic(schemes.exact), upto: atomic(schemes.upto), batchSettlement: atomic(schemes.batchSettlement) },
     tiers: skill.tiers ? tierView(skill.priceAtomic, skill.tiers, await tierSplit(ctx.db, skillId), decimals) : null,
-    receipts: await receiptChecks(ctx.db, skillId),
+    receiptMismatchCount: await countReceiptMismatches(ctx.db, skillId),
     daily: days.map((date) => {
       const r = byDay.get(date);
       const revenue = BigInt(r?.revenue ?? 0);
@@ -180,19 +180,20 @@ export async function skillPayments(ctx: ServiceContext, userId: string, skillId
   const after = query.cursor ? decodeCursor(query.cursor, isIsoInstant) : undefined;
   const skill = await skillById(ctx, skillId);
   if (skill.creatorId !== userId) throw new AppError('FORBIDDEN', 'Only the skill’s creator can read its payments');
-  return listSkillPayments(ctx.db, ctx.config.chain, skill.id, { state: query.state, receipt: query.receipt, after }, query.limit ?? DEFAULT_LIMIT);
+  return listSkillPayments(
+    ctx.db,
+    ctx.config.chain,
+    skill.id,
+    { state: query.state, receipt: query.receipt, after },
+    query.limit ?? DEFAULT_LIMIT,
+  );
 }
 
 /**
  * The tiers of a skill with volume prices: the base and each listed step (with their prices now,
  * zero calls included), then steps no longer listed that priced calls, then the unknown tier.
  */
-function tierView(
-  price: bigint,
-  tiers: NonNullable<SkillFacts['tiers']>,
-  split: readonly TierFigures[],
-  decimals: number,
-) {
+function tierView(price: bigint, tiers: NonNullable<SkillFacts['tiers']>, split: readonly TierFigures[], decimals: number) {
   const inToken = (micro: bigint) => rescaleAtomic(micro, USDC_DECIMALS, decimals)?.toString() ?? null;
   const listed = [
     { after: 0, priceAtomic: inToken(price) },

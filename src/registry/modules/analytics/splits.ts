@@ -1,7 +1,7 @@
 /**
  * A skill's paid calls and revenue split by how they were paid (exact transfers, usage-based
  * `upto` settlements, payment channels claimed on chain: the same figures the totals add up), and
- * its calls' signed receipts by how they stand against the chain.
+ * its calls whose signed receipt disagrees with the chain.
  */
 import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import type { Database } from '../../../db';
@@ -47,14 +47,11 @@ export async function schemeSplit(
   return { exact, upto, batchSettlement: { calls: channels.claimedCalls, revenueAtomic: channels.claimedAtomic } };
 }
 
-/** A skill's calls that came with a signed receipt, by its check against the chain. */
-export async function receiptChecks(db: Database, skillId: string): Promise<{ matches: number; mismatch: number; pending: number }> {
-  const rows = await db
-    .select({ check: skillCalls.receiptCheck, n: sql<number>`count(*)::int` })
+/** A skill's calls whose signed receipt names another amount than the chain shows their payment moved. */
+export async function countReceiptMismatches(db: Database, skillId: string): Promise<number> {
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int` })
     .from(skillCalls)
-    .where(and(eq(skillCalls.skillId, skillId), isNotNull(skillCalls.receiptCheck)))
-    .groupBy(skillCalls.receiptCheck);
-  const counts = { matches: 0, mismatch: 0, pending: 0 };
-  for (const r of rows) if (r.check) counts[r.check] = Number(r.n);
-  return counts;
+    .where(and(eq(skillCalls.skillId, skillId), eq(skillCalls.receiptCheck, 'mismatch')));
+  return Number(row?.n ?? 0);
 }

@@ -134,12 +134,14 @@ export function ReceiptMismatches({ skillId, total }: { skillId: string; total: 
         Receipts that disagree with the chain <span class="badge badge-warn">{count(total)}</span>
       </h3>
       <p class="muted small">
-        Calls whose signed receipt names another amount than the payment moved on chain. Revenue counts what the chain shows; the payer holds
-        a receipt that says otherwise, so look at the skill server that signed it.
+        Calls whose signed receipt names another amount than the payment moved on chain. Revenue counts what the chain shows; the payer
+        holds a receipt that says otherwise, so look at the skill server that signed it.
       </p>
       {list.state === 'loading' && <Skeleton lines={2} label="Loading the receipt mismatches" />}
       {list.state === 'error' && <ErrorBox error={list.error} title="Could not load the receipt mismatches" retry={retry} />}
-      {list.state === 'ready' && list.data.items.length === 0 && <Empty title="No receipt mismatches">Every receipt checked so far matches.</Empty>}
+      {list.state === 'ready' && list.data.items.length === 0 && (
+        <Empty title="No receipt mismatches">Every receipt checked so far matches.</Empty>
+      )}
       {list.state === 'ready' && list.data.items.length > 0 && (
         <div class="table-wrap">
           <table class="data-table cards">
@@ -168,7 +170,9 @@ export function ReceiptMismatches({ skillId, total }: { skillId: string; total: 
                   <td class="receipt-cell" data-label="Transaction">
                     <TxLink reference={p.txHash} network={p.network} />
                   </td>
-                  <td class="num" data-label="Chain shows">{p.paidAtomic ? usdc(BigInt(p.paidAtomic)) : '—'}</td>
+                  <td class="num" data-label="Chain shows">
+                    {p.paidAtomic ? usdc(BigInt(p.paidAtomic)) : '—'}
+                  </td>
                 </tr>
               ))}
             </tbody>

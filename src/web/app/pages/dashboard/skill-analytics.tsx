@@ -143,9 +143,10 @@ export function SkillAnalytics({ slug }: { slug: string }) {
             <div>
               <dt>Rejected payments</dt>
               <dd data-testid="stat-rejected">{count(data.data.analytics.rejectedPaymentCount)}</dd>
-              {(data.data.analytics.receipts?.mismatch ?? 0) > 0 && (
+              {(data.data.analytics.receiptMismatchCount ?? 0) > 0 && (
                 <dd class="stat-note stat-warn" data-testid="stat-receipt-mismatch">
-                  {receipts(data.data.analytics.receipts!.mismatch)} {data.data.analytics.receipts!.mismatch === 1 ? 'disagrees' : 'disagree'} with the chain
+                  {receipts(data.data.analytics.receiptMismatchCount!)}{' '}
+                  {data.data.analytics.receiptMismatchCount! === 1 ? 'disagrees' : 'disagree'} with the chain
                 </dd>
               )}
             </div>
@@ -181,8 +182,8 @@ export function SkillAnalytics({ slug }: { slug: string }) {
             <PaidBy analytics={data.data.analytics} />
             <ByPrice analytics={data.data.analytics} skill={data.data.skill} />
           </div>
-          {(data.data.analytics.receipts?.mismatch ?? 0) > 0 && (
-            <ReceiptMismatches skillId={data.data.skill.id} total={data.data.analytics.receipts!.mismatch} />
+          {(data.data.analytics.receiptMismatchCount ?? 0) > 0 && (
+            <ReceiptMismatches skillId={data.data.skill.id} total={data.data.analytics.receiptMismatchCount!} />
           )}
           <RejectedPayments skillId={data.data.skill.id} total={data.data.analytics.rejectedPaymentCount} />
           <p class="small">
