@@ -38,6 +38,7 @@ import m35 from './0035_skill_receipts.sql' with { type: 'text' };
 import m36 from './0036_trials_and_tiers.sql' with { type: 'text' };
 import m37 from './0037_listing_plans_edited.sql' with { type: 'text' };
 import m38 from './0038_usage_based.sql' with { type: 'text' };
+import m39 from './0039_call_price_tier.sql' with { type: 'text' };
 
 export interface MigrationSource {
   tag: string;
@@ -86,4 +87,5 @@ export const migrations: MigrationSource[] = [
   { tag: '0036_trials_and_tiers', when: 1795939622422, breakpoints: true, sql: m36 },
   { tag: '0037_listing_plans_edited', when: 1795940090944, breakpoints: true, sql: m37 },
   { tag: '0038_usage_based', when: 1795945166406, breakpoints: true, sql: m38 },
+  { tag: '0039_call_price_tier', when: 1795948035852, breakpoints: true, sql: m39 },
 ];

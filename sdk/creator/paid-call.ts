@@ -19,7 +19,7 @@ import { signAnswer } from './receipts';
 import { runHandler } from './run';
 import type { BaseRoute, PaidRequest, RunOptions, SchemeKit, ServerScheme, SettledCall, SkillRoute, SkillRun } from './scheme';
 import { SIWX_HEADER } from '../x402/siwx';
-import type { Tiers } from './plans/tiers';
+import { tierOf, type Tiers } from './plans/tiers';
 import type { TrialGate } from './plans/trial';
 
 export interface PaidCallDeps {
@@ -200,6 +200,8 @@ async function runSkill(deps: KitDeps, call: PaidRequest, options: RunOptions): 
   const price = route.amount;
   // A metered scheme charges the payer's volume price unless the handler says less.
   let charged = options.chargeable && deps.tiers ? await deps.tiers.amountFor(route, options.payer) : price;
+  // The tier that priced the call: what it was offered at before the handler said less.
+  const tier = tierOf(skill, charged, route.terms.asset.decimals);
   const context = {
     skill: name,
     payer: options.payer,
@@ -222,7 +224,12 @@ async function runSkill(deps: KitDeps, call: PaidRequest, options: RunOptions): 
   switch (outcome.type) {
     case 'ok':
       deps.marks?.set(request, { charged });
-      return { type: 'ok', body: { success: true, result: outcome.result, timestamp: new Date(deps.now()).toISOString() }, charged };
+      return {
+        type: 'ok',
+        body: { success: true, result: outcome.result, timestamp: new Date(deps.now()).toISOString() },
+        charged,
+        ...(tier === undefined ? {} : { tier }),
+      };
     case 'error':
       return failed(
         outcome.error,

@@ -72,6 +72,8 @@ export interface SettledCall {
   chargedCumulativeAmount?: string;
   /** The receipt the answer carried (receipts.ts), when the server signs them: call tracking sends it along. */
   receipt?: SignedSkillReceipt;
+  /** Volume prices: the tier that priced the call (its step's `after`; 0 the base price). */
+  tier?: number;
 }
 
 /** A request that carries a payment of a scheme the route offers. */
@@ -88,8 +90,8 @@ export interface PaidRequest {
 
 /** How a handler run ended, as a scheme decides on it. */
 export type SkillRun =
-  /** A good result: the body to answer and what the handler charged (the price unless it said less). */
-  | { type: 'ok'; body: { success: true; result: unknown; timestamp: string }; charged: bigint }
+  /** A good result: the body to answer, what the handler charged (the price unless it said less), the tier (`SettledCall.tier`). */
+  | { type: 'ok'; body: { success: true; result: unknown; timestamp: string }; charged: bigint; tier?: number }
   /** The handler failed, timed out or broke its outputSchema: the answer, and nothing is charged. */
   | { type: 'failed'; response: StoredResponse };
 

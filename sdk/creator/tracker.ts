@@ -10,7 +10,7 @@
  * A call paid over a channel is named by its channel and the channel's cumulative charge after it
  * (`channelId`, `chargedCumulativeAmount`) instead: unique per call, like a paymentRef. A call
  * whose answer carried a signed receipt (receipts.ts) sends it with the record. A free trial call is
- * `kind: 'trial'` with amount 0, named by its sign-in nonce.
+ * `kind: 'trial'` with amount 0, named by its sign-in nonce. A tiered call names its `tier`.
  *
  * A record kept durably elsewhere until the registry has it (a channel call's, kept with its channel:
  * `hooks.kept`) is never dropped here for its attempts or the queue's size: it is retried until the
@@ -163,6 +163,7 @@ export function createCallTracker(
       const amount = call.amountAtomic === undefined ? { amount: call.amount } : { amountAtomic: call.amountAtomic };
       // The answer's signed receipt goes along: the registry checks it against the listing and the chain.
       const receipt = call.receipt ? { receipt: call.receipt } : {};
+      const tier = call.tier === undefined ? {} : { tier: call.tier };
       if (skillId)
         records.push({
           item,
@@ -176,8 +177,16 @@ export function createCallTracker(
                     channelId: call.channelId,
                     chargedCumulativeAmount: call.chargedCumulativeAmount ?? '0',
                     ...receipt,
+                    ...tier,
                   }
-                : { skillId, ...amount, paymentRef: call.transaction, ...(call.nonce ? { paymentNonce: call.nonce } : {}), ...receipt },
+                : {
+                    skillId,
+                    ...amount,
+                    paymentRef: call.transaction,
+                    ...(call.nonce ? { paymentNonce: call.nonce } : {}),
+                    ...receipt,
+                    ...tier,
+                  },
         });
       else {
         logger.warn('call not tracked: the skill is not registered under this API key', {

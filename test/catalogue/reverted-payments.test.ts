@@ -147,6 +147,10 @@ for (const kind of oneDatabase) {
           payer: null,
           reportedAt: expect.any(String),
           decidedAt: expect.any(String),
+          // No receipt came with it; nothing moved on chain.
+          receiptCheck: null,
+          receiptAmountAtomic: null,
+          paidAtomic: null,
         },
       ]);
       expect(rejected.nextCursor).toBeUndefined();

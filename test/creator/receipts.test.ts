@@ -3,7 +3,8 @@
  * signer (the key's address, never the key), call tracking sends each call's signed receipt with
  * its record, and the registry checks it against the listing (signer, price, the record's payment)
  * and against the chain (the amount the payment moved): a mismatch is refused when the chain's
- * amount is known, flagged once it is, and revenue is what the chain shows. A generated receipt
+ * amount is known, flagged once it is (counted in the skill's analytics, listed among its payments,
+ * and told by a `receipt.mismatch` webhook), and revenue is what the chain shows. A generated receipt
  * key is kept in the data folder: the same address after a restart, and in no log.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
@@ -14,12 +15,14 @@ import { x402Client } from '@x402/core/client';
 import { UptoEvmScheme } from '@x402/evm/upto/client';
 import { extractReceiptFromResponse, isEIP712SignedReceipt, verifyReceiptSignatureEIP712 } from '@x402/extensions/offer-receipt';
 import { wrapFetchWithPayment } from '@x402/fetch';
-import { eq } from 'drizzle-orm';
+import { Value } from '@sinclair/typebox/value';
+import { and, eq } from 'drizzle-orm';
 import type { Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { serve, skill, type SkillServer } from 'skill-market/creator';
 import { bodyDigest, readReceiptHeader, signSkillReceipt, type SignedSkillReceipt } from 'skill-market/x402';
-import { skillCalls } from '../../src/db/schema';
+import { webhookDelivery } from 'skill-market/registry';
+import { skillCalls, webhookDeliveries } from '../../src/db/schema';
 import type { PaymentVerifier } from '../../src/registry/modules/payment-verification';
 import { bearer, jsonPost } from '../support/auth';
 import { json, type Creator } from '../support/catalogue';
@@ -40,6 +43,8 @@ let quiet: SkillServer;
 let skillId: string;
 let world: CreatorStack;
 let apiUrl: string;
+/** The creator's webhook endpoint for `receipt.mismatch`. */
+let endpointId: string;
 /** Every request body the registry got. */
 const sent: string[] = [];
 
@@ -70,6 +75,12 @@ beforeAll(async () => {
   if (!server.registration[0]?.skillId) throw new Error(`register: ${JSON.stringify(server.registration)}`);
   skillId = server.registration[0]!.skillId!;
   quiet = await serve(skills, loopbackServeOptions(stack.chain, stack.facilitatorUrl, payee, { receiptKey }));
+  const hook = await fx.request(
+    '/webhooks',
+    jsonPost({ url: 'https://hooks.example.com/market', events: ['receipt.mismatch'] }, bearer(creator.token)),
+  );
+  if (hook.status !== 201) throw new Error(`webhook: ${hook.status} ${await hook.text()}`);
+  endpointId = (await json<{ id: string }>(hook)).id;
 }, 60_000);
 
 afterAll(async () => {
@@ -113,6 +124,15 @@ const callsOf = (transaction: string) =>
     .select({ amount: skillCalls.amount, receiptAmount: skillCalls.receiptAmount, receiptCheck: skillCalls.receiptCheck })
     .from(skillCalls)
     .where(eq(skillCalls.paymentRef, transaction));
+
+/** The `receipt.mismatch` events stored for the creator's webhook endpoint. */
+const mismatchEvents = async () =>
+  (
+    await fx.database.db
+      .select({ payload: webhookDeliveries.payload })
+      .from(webhookDeliveries)
+      .where(and(eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.type, 'receipt.mismatch')))
+  ).map((row) => row.payload as Record<string, unknown>);
 
 describe('receipts in the registry', () => {
   it('lists the server’s receipt signer with the skill; the key itself never reaches the registry', async () => {
@@ -164,6 +184,41 @@ describe('receipts in the registry', () => {
     await verifier.verifyNow();
     expect(await callsOf(receipt.payload.transaction)).toEqual([{ amount: 5_000n, receiptAmount: 5_000n, receiptCheck: 'mismatch' }]);
     expect((await revenue()) - before).toBe(2_500n);
+    // Its creator sees it: counted in the skill's analytics, listed among its payments with the receipt's amount.
+    const analytics = await json<{ receiptMismatchCount: number }>(
+      await fx.request(`/analytics/${skillId}`, { headers: bearer(creator.key) }),
+    );
+    expect(analytics.receiptMismatchCount).toBe(1);
+    const listed = await json<{ txHash: string; receiptCheck: string; receiptAmountAtomic: string; amountAtomic: string }[]>(
+      await fx.request(`/analytics/${skillId}/payments?receipt=mismatch`, { headers: bearer(creator.key) }),
+    );
+    expect(listed).toEqual([
+      expect.objectContaining({
+        txHash: receipt.payload.transaction.toLowerCase(),
+        receiptCheck: 'mismatch',
+        receiptAmountAtomic: '5000',
+        paidAtomic: '2500',
+      }),
+    ]);
+    const matching = await json<{ receiptCheck: string }[]>(
+      await fx.request(`/analytics/${skillId}/payments?receipt=matches`, { headers: bearer(creator.key) }),
+    );
+    expect(matching.map((p) => p.receiptCheck)).toEqual(['matches']);
+    // And hears of it by webhook, once, in the event's documented shape.
+    const [event] = await mismatchEvents();
+    expect(event).toMatchObject({
+      type: 'receipt.mismatch',
+      data: {
+        version: 1,
+        skill: server.registration[0]!.slug,
+        transaction: receipt.payload.transaction.toLowerCase(),
+        network: stack.chain.network,
+        receiptAmount: '5000',
+        chainAmount: '2500',
+      },
+    });
+    expect([...Value.Errors(webhookDelivery('receipt.mismatch'), event)]).toEqual([]);
+    expect(await mismatchEvents()).toHaveLength(1);
     // Sent again now that the chain is known: refused with the reason.
     expect(await record(inflated)).toEqual({
       status: 'refused',

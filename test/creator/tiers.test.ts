@@ -2,7 +2,7 @@
  * Volume prices on anvil: a skill with `tiers` (3 paid calls, then $0.0006 instead of $0.001)
  * charges a payer its tier price once it paid for 3 calls, over a payment channel (the voucher's
  * charge) and over `upto` (the settlement); balances move by exactly the charges, and the
- * registry's revenue equals what the chain moved.
+ * registry's revenue equals what the chain moved, split by the tier that priced each call.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -85,6 +85,27 @@ const revenue = async (name: string) => {
   return body;
 };
 
+/** The skill's paid calls and revenue per tier, as its analytics split them. */
+const byTier = async (name: string) =>
+  (
+    await json<{ tiers: { after: number | null; priceAtomic: string | null; calls: number; revenueAtomic: string }[] | null }>(
+      await fx.request(`/analytics/${ids[name]!.id}`),
+    )
+  ).tiers;
+
+/** The skill's paid calls and revenue by how they were paid. */
+const bySchemes = async (name: string) =>
+  (await json<{ schemes: Record<string, { calls: number; revenueAtomic: string }> }>(await fx.request(`/analytics/${ids[name]!.id}`)))
+    .schemes;
+const none = { calls: 0, revenueAtomic: '0' };
+const five = { calls: 5, revenueAtomic: FIVE_CALLS.toString() };
+
+/** Three calls at the price, then two at the tier price: what 5 calls of one payer split into. */
+const FIVE_BY_TIER = [
+  { after: 0, priceAtomic: '1000', calls: 3, revenueAtomic: '3000' },
+  { after: 3, priceAtomic: '600', calls: 2, revenueAtomic: '1200' },
+];
+
 describe('volume prices', () => {
   it('lists the volume prices with the skill', async () => {
     const listing = await json<SkillView>(await fx.request(`/skills/${ids.stream!.slug}`));
@@ -104,6 +125,8 @@ describe('volume prices', () => {
     expect(await server.flushCalls()).toBe(true);
     await verifier.verifyNow();
     expect(await revenue('metered')).toMatchObject({ paidCallCount: 5, totalRevenueAtomic: FIVE_CALLS.toString() });
+    expect(await byTier('metered')).toEqual(FIVE_BY_TIER);
+    expect(await bySchemes('metered')).toEqual({ exact: none, upto: five, batchSettlement: none });
   });
 
   it('charges the tier price in the channel voucher after the threshold; the claim pays exactly the charges', async () => {
@@ -132,6 +155,8 @@ describe('volume prices', () => {
     fx.clock.advance(3601);
     await verifier.verifyNow();
     expect(await revenue('stream')).toMatchObject({ paidCallCount: 5, totalRevenueAtomic: FIVE_CALLS.toString() });
+    expect(await byTier('stream')).toEqual(FIVE_BY_TIER);
+    expect(await bySchemes('stream')).toEqual({ exact: none, upto: none, batchSettlement: five });
   });
 
   it('quotes a signed-in payer its tier price in the 402 and takes an exact payment of it (unsigned: the base price); the registry counts it', async () => {
@@ -159,9 +184,13 @@ describe('volume prices', () => {
     expect(await server.flushCalls()).toBe(true);
     await verifier.verifyNow();
     expect(await revenue('single')).toMatchObject({ paidCallCount: 4, totalRevenueAtomic: (3n * 1_000n + 600n).toString() });
+    expect(await byTier('single')).toEqual([
+      { after: 0, priceAtomic: '1000', calls: 3, revenueAtomic: '3000' },
+      { after: 3, priceAtomic: '600', calls: 1, revenueAtomic: '600' },
+    ]);
   });
 
-  it('lets SkillMarket paying exact sign in for its quote and pay its tier price after the threshold', async () => {
+  it('lets SkillMarket paying exact sign in for its quote and pay its tier price after the threshold; the registry counts each call at its tier', async () => {
     const payer = await stack.chain.createAccount({ usdc: 100_000n });
     const market = new SkillMarket({
       apiUrl,
@@ -174,5 +203,12 @@ describe('volume prices', () => {
     for (let i = 1; i <= 5; i++) charges.push((await market.callWithReceipt(ids.single!.slug, { i })).receipt!.amount);
     expect(charges).toEqual(['1000', '1000', '1000', '600', '600']);
     expect(await stack.chain.balanceOf(payer.address)).toBe(100_000n - FIVE_CALLS);
+    expect(await server.flushCalls()).toBe(true);
+    await verifier.verifyNow();
+    expect(await byTier('single')).toEqual([
+      { after: 0, priceAtomic: '1000', calls: 6, revenueAtomic: '6000' },
+      { after: 3, priceAtomic: '600', calls: 3, revenueAtomic: '1800' },
+    ]);
+    expect(await bySchemes('single')).toEqual({ exact: { calls: 9, revenueAtomic: '7800' }, upto: none, batchSettlement: none });
   });
 });

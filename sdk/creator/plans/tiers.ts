@@ -18,6 +18,13 @@ export interface Tiers {
   count(call: SettledCall, route: BaseRoute | undefined): void;
 }
 
+/** The tier `amount` is the price of (`SettledCall.tier`): its step's `after`, else 0; undefined without volume prices. */
+export function tierOf(skill: BaseRoute['skill'], amount: bigint, decimals: number): number | undefined {
+  const tiers = skill.tiers;
+  if (!tiers) return undefined;
+  return tiers.steps.find((step) => parsePrice(step.price, decimals) === amount)?.after ?? 0;
+}
+
 export function createTiers(options: { store: TrialStore; now: () => number; warn: (message: string) => void }): Tiers {
   const { store, now } = options;
   return {

@@ -60,6 +60,8 @@ export type ViewBody = Static<typeof ViewBody>;
  * `paymentRef` (and its own charge in `amount`): it counts once the chain shows the channel claimed
  * at least that far for the skill's payment address. A free trial call sends `kind: 'trial'`, an
  * `amountAtomic` of 0 and its sign-in nonce as `paymentRef`: it counts once, as a trial call only.
+ * A call of a skill with volume prices names its `tier` (its step's `after`, 0 the base price): kept
+ * where the listing allows the amount at that tier, else dropped (never the call).
  */
 export const CallBody = T.Object({
   skillId: SkillId,
@@ -80,6 +82,9 @@ export const CallBody = T.Object({
   channelId: T.Optional(ChannelId),
   chargedCumulativeAmount: T.Optional(ChargedCumulativeAmount),
   receipt: T.Optional(SignedReceiptBody),
+  tier: T.Optional(
+    T.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'the volume price tier: its step’s `after`, 0 the base' }),
+  ),
   kind: T.Optional(
     T.Literal('trial', {
       description:
@@ -282,6 +287,18 @@ export const ChannelRevenue = T.Object({
 export type ChannelRevenue = Static<typeof ChannelRevenue>;
 
 /**
+ * One volume price tier in `GET /analytics/:skillId`: its paid calls and revenue. `after`: the
+ * step's `after` (0 the base price; null: tier not known); `priceAtomic`: its listed price now.
+ */
+const TierRevenue = T.Object({
+  after: Nullable(T.Integer()),
+  priceAtomic: Nullable(T.String()),
+  calls: T.Number(),
+  revenueAtomic: T.String(),
+});
+const SchemeRevenue = T.Object({ calls: T.Number(), revenueAtomic: T.String() });
+
+/**
  * Answer of `GET /analytics/:skillId` (public): a skill's counters and a daily series of the last
  * `days` UTC days. Revenue is the sum of payments verified on chain, twice: `totalRevenue` in whole
  * tokens as an exact decimal string and `totalRevenueAtomic` in the token's atomic units (micro-USDC
@@ -291,7 +308,9 @@ export type ChannelRevenue = Static<typeof ChannelRevenue>;
  * as a `broadcast` settlement whose transfer later reverted; its creator lists them with
  * `GET /analytics/:skillId/payments?state=rejected` ({@link SkillPaymentView}). `channels` adds up
  * the calls paid over payment channels ({@link ChannelRevenue}): the claimed ones are already in
- * the paid calls and revenue; the earned ones are not, until claimed on chain.
+ * the paid calls and revenue; the earned ones are not, until claimed on chain. `schemes` and
+ * `tiers` (null without volume prices) split the paid calls and revenue; `receiptMismatchCount`
+ * counts the calls whose signed receipt names another amount than the chain shows moved.
  */
 export const Analytics = T.Object({
   skillId: Uuid(),
@@ -308,6 +327,9 @@ export const Analytics = T.Object({
     description: 'reported payments the on-chain check rejected (a reverted transfer among them); they count in no other figure',
   }),
   channels: ChannelRevenue,
+  schemes: T.Optional(T.Object({ exact: SchemeRevenue, upto: SchemeRevenue, batchSettlement: SchemeRevenue })),
+  tiers: T.Optional(Nullable(T.Array(TierRevenue), 'the base first, then each step, unknown last')),
+  receiptMismatchCount: T.Optional(T.Number()),
   daily: T.Array(
     T.Object({
       date: T.String({ description: 'UTC day, YYYY-MM-DD' }),
@@ -372,6 +394,16 @@ export const UsageChannelView = T.Object({
 export type UsageChannelView = Static<typeof UsageChannelView>;
 
 /**
+ * A signed receipt against the chain (`receiptCheck`): `pending` until its payment is checked, then
+ * `matches` or `mismatch` (another amount than the chain shows moved; revenue is the chain's).
+ *
+ * @example
+ * const { items } = await registry.skillPayments(skillId, { receipt: 'mismatch' }); // one of RECEIPT_CHECKS
+ */
+export const RECEIPT_CHECKS = ['pending', 'matches', 'mismatch'] as const;
+const ReceiptCheck = T.Union([T.Literal('pending'), T.Literal('matches'), T.Literal('mismatch')]);
+
+/**
  * One record of `GET /analytics/usage`: a paid call of the caller's, with the skill it was for.
  * `amount` is whole tokens (USDC) as an exact decimal string, `amountAtomic` the token's atomic units as an integer string;
  * `paymentRef` is null when none was sent; `verification` is one of {@link VERIFICATION_STATES};
@@ -397,6 +429,7 @@ export const UsageRecordView = T.Object({
   scheme: T.Union([T.Literal('exact'), T.Literal('upto'), T.Literal('batch-settlement')]),
   channel: Nullable(UsageChannelView),
   receipt: T.Optional(SignedReceiptBody),
+  receiptCheck: T.Optional(Nullable(ReceiptCheck)),
   createdAt: Timestamp(),
 });
 /** The {@link UsageRecordView} schema's type. */
@@ -431,11 +464,13 @@ export const PAYMENT_STATES = ['pending', 'verified', 'rejected'] as const;
 
 /**
  * Query of `GET /analytics/:skillId/payments` (the skill's creator only): `state` filters by one of
- * {@link PAYMENT_STATES} (default all), `limit` is 1–100 (default 20) and `cursor` the
- * `X-Next-Cursor` header of the previous page.
+ * {@link PAYMENT_STATES} (default all), `receipt` by the receipt's check (one of
+ * {@link RECEIPT_CHECKS}; default all, with a receipt or not), `limit` is 1–100 (default 20) and
+ * `cursor` the `X-Next-Cursor` header of the previous page.
  */
 export const SkillPaymentsQuery = T.Object({
   state: T.Optional(T.Union([T.Literal('pending'), T.Literal('verified'), T.Literal('rejected')], { description: 'default: every state' })),
+  receipt: T.Optional(ReceiptCheck),
   limit: T.Optional(PageLimit('payments per page, 1–100, default 20')),
   cursor: T.Optional(Cursor),
 });
@@ -446,7 +481,8 @@ export type SkillPaymentsQuery = Static<typeof SkillPaymentsQuery>;
  * One payment reported for a skill, as its creator sees it in `GET /analytics/:skillId/payments`:
  * the transaction, the amount the listing asked for (whole tokens as an exact decimal, and the token's atomic units), the
  * check's `state` and `reason` ({@link PAYMENT_REVERTED_REASON} for a reverted transfer), the payer
- * once verified, when it was first reported and when the check decided.
+ * once verified, when it was first reported and when the check decided, and, when the call came
+ * with the skill server's signed receipt, what it names and how it stands against the chain.
  */
 export const SkillPaymentView = T.Object({
   id: Uuid(),
@@ -459,6 +495,9 @@ export const SkillPaymentView = T.Object({
   payer: Nullable(T.String(), 'who paid, from the chain, once verified'),
   reportedAt: Timestamp('when the payment was first reported'),
   decidedAt: Nullable(Timestamp(), 'when the check verified or rejected it'),
+  receiptCheck: T.Optional(Nullable(ReceiptCheck)),
+  receiptAmountAtomic: T.Optional(Nullable(T.String())),
+  paidAtomic: T.Optional(Nullable(T.String())),
 });
 /** The {@link SkillPaymentView} schema's type. */
 export type SkillPaymentView = Static<typeof SkillPaymentView>;

@@ -57,6 +57,15 @@ export const WEBHOOK_EVENT_DATA = {
     network: T.String(),
     reason: T.String(),
   }),
+  'receipt.mismatch': T.Object({
+    version: Version,
+    skill: Slug,
+    transaction: Hash('the payment'),
+    network: T.String(),
+    receiptAmount: Atomic('what the signed receipt names'),
+    chainAmount: Atomic('what the chain shows moved'),
+    reportedAt: Timestamp(),
+  }),
   'channel.claimed': T.Object({
     version: Version,
     skill: Slug,

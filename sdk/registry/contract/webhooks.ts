@@ -11,6 +11,7 @@ import { Nullable, Timestamp, Uuid } from './common';
 export const WEBHOOK_EVENTS = [
   'call.paid',
   'payment.reverted',
+  'receipt.mismatch',
   'channel.claimed',
   'channel.settled',
   'review.created',

@@ -102,6 +102,11 @@ export const skillCalls = pgTable(
      * is what the chain shows either way). Null: the call came without a receipt.
      */
     receiptCheck: text('receipt_check', { enum: ['pending', 'matches', 'mismatch'] }),
+    /**
+     * Volume prices: the tier that priced the call, as its step's `after` (0: the base price), as
+     * the skill server reported it and the listing allowed (analytics/tiers.ts); null: not said or not believed.
+     */
+    tierAfter: integer('tier_after'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
   },
   (t) => [

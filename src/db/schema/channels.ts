@@ -68,6 +68,8 @@ export const channelCalls = pgTable(
      * transaction), so that record can be told for what it is.
      */
     voucherDigest: text('voucher_digest'),
+    /** Volume prices: the tier that priced the call (its step's `after`, 0: base), as for skill_calls; null: not said or not believed. */
+    tierAfter: integer('tier_after'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
     decidedAt: timestamp('decided_at', { withTimezone: true }),
   },

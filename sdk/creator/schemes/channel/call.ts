@@ -349,6 +349,7 @@ async function paid(
     network: offer.network,
     channelId: payment.channelId,
     chargedCumulativeAmount: next.chargedCumulativeAmount,
+    ...(run.tier === undefined ? {} : { tier: run.tier }),
   };
   const answer = await deps.kit.paidAnswer(route, settled, run.body, paymentResponse(receipt));
   const response = answer.response;

@@ -26,6 +26,7 @@ import { callSafely, errorText, type CreatorLogger } from '../../logger';
 import { paymentRequired } from '../../paid-call';
 import type { SchemeKit, SettledCall, SkillRoute } from '../../scheme';
 import { VALID_BEFORE_MARGIN_SECONDS } from './payers';
+import { tierOf } from '../../plans/tiers';
 
 /** A held call: what is needed to ask about its payment and to finish it. */
 export interface HeldCall {
@@ -253,5 +254,9 @@ export function settledCall(route: SkillRoute, receipt: SettleResponse, authoriz
     transaction: receipt.transaction,
     nonce: authorization.nonce,
     network: receipt.network,
+    // The route is the payer's tier route when its payment was for the tier price.
+    ...tierField(tierOf(route.skill, route.amount, route.terms.asset.decimals)),
   };
 }
+
+const tierField = (tier: number | undefined) => (tier === undefined ? {} : { tier });

@@ -121,6 +121,7 @@ export function createUptoScheme(deps: UptoSchemeDeps): UptoScheme {
       transaction: receipt.transaction,
       nonce: '',
       network: receipt.network,
+      ...(run.tier === undefined ? {} : { tier: run.tier }),
     };
     // The scheme's receipt names the amount charged (the upto SettlementResponse's `amount`).
     const value = encodeBase64Json({ ...receipt, amount: run.charged.toString() });

@@ -19,6 +19,7 @@ import { type SkillFacts, skillsByIds } from './skill-facts';
 import { countCalls, countTrialCalls } from '../stats';
 import { chainRefusal, receiptRefusal } from './receipts';
 import { tokenDecimals } from '../../../config/chain';
+import { believedTier } from './tiers';
 
 /** Largest amount a call record stores (a uint256, as a token can hold). */
 const MAX_STORED_AMOUNT = 2n ** 256n - 1n;
@@ -31,6 +32,8 @@ type Accepted = {
   nonce: string | null;
   /** The amount the record's signed receipt names, and how it stands against the chain. */
   receipt?: { amount: bigint; check: 'pending' | 'matches' };
+  /** The volume price tier that priced it, where the listing allows it (tiers.ts). */
+  tier: number | null;
 };
 
 const refused = (reason: NonNullable<CallOutcome['reason']>, message: string): CallOutcome => ({ status: 'refused', reason, message });
@@ -58,7 +61,8 @@ export async function recordCalls(ctx: ServiceContext, userId: string, calls: re
       const bad = typeof channel === 'string' ? undefined : await receiptRefusal(call, skill, channel.amount, decimals);
       if (typeof channel === 'string') outcomes[index] = refused('invalid-amount', channel);
       else if (bad) outcomes[index] = refused('invalid-receipt', `Receipt refused: ${bad}`);
-      else channelCalls.push({ index, call: channel });
+      else
+        channelCalls.push({ index, call: { ...channel, tierAfter: believedTier(call, skill, channel.amount, decimals, ctx.clock.now()) } });
     } else {
       try {
         // Atomic units as sent; the older decimal form (whole tokens) is converted here, once.
@@ -82,6 +86,7 @@ export async function recordCalls(ctx: ServiceContext, userId: string, calls: re
           amount,
           paymentRef: call.paymentRef ?? null,
           nonce: call.paymentRef && call.paymentNonce ? call.paymentNonce.toLowerCase() : null,
+          tier: believedTier(call, skill, amount, decimals, ctx.clock.now()),
           ...(call.receipt && skill.receiptSigner
             ? { receipt: { amount: BigInt(call.receipt.payload.amount), check: 'pending' as const } }
             : {}),
@@ -156,6 +161,7 @@ export async function recordCalls(ctx: ServiceContext, userId: string, calls: re
                 paymentId: paymentIds.get(key(a)) ?? null,
                 receiptAmount: a.receipt?.amount ?? null,
                 receiptCheck: a.receipt?.check ?? null,
+                tierAfter: a.tier,
                 createdAt: now,
               })),
             )

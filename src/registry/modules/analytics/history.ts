@@ -4,7 +4,8 @@ import { favorites, skills, usageRecords } from '../../../db/schema';
 import type { ServiceContext } from '../../context';
 import { decodeCursor, encodeCursor, isIsoInstant } from '../../lib/cursor';
 import { channelViewsOf } from '../channel-revenue';
-import { paymentReason, paymentScheme, paymentStatus } from '../payment-verification';
+import { paymentAmount, paymentReason, paymentScheme, paymentStatus } from '../payment-verification';
+import { receiptCheckOf } from './receipts';
 import type { SkillView, UsageQuery, UsageRecordView } from 'skill-market/registry';
 import { DEFAULT_LIMIT, notModerated, selectSkills, toSkillView } from '../skills';
 import { tokenDecimals } from '../../../config/chain';
@@ -13,7 +14,7 @@ import { tokenDecimals } from '../../../config/chain';
  * The caller's own paid calls, newest first, one page at a time: a keyset cursor over
  * (createdAt, id) like skill search, so pages neither repeat nor skip records added meanwhile.
  * A call paid over a payment channel shows as one, with its state (channel-revenue), never as a
- * transfer check.
+ * transfer check. A kept receipt of a transfer says whether it names what the chain shows paid.
  */
 export async function listUsage(
   ctx: ServiceContext,
@@ -43,6 +44,7 @@ export async function listUsage(
       verification: paymentStatus(usageRecords.paymentId),
       verificationReason: paymentReason(usageRecords.paymentId),
       paidBy: paymentScheme(usageRecords.paymentId),
+      chainAmount: paymentAmount(usageRecords.paymentId),
       createdAt: usageRecords.createdAt,
     })
     .from(usageRecords)
@@ -54,24 +56,29 @@ export async function listUsage(
   const last = page[page.length - 1];
   const channels = await channelViewsOf(ctx.db, page);
   return {
-    records: page.map(({ channelId, cumulative, depositTransaction, depositAmount, paidBy, receipt, ...r }, i): UsageRecordView => {
-      const amount = BigInt(r.amount);
-      const channel = channels[i] ?? null;
-      return {
-        ...r,
-        amount: formatPrice(amount, tokenDecimals(ctx.config.chain, r.network)),
-        amountAtomic: amount.toString(),
-        // A channel call is no transfer: nothing of it is checked as one.
-        verification: channel ? 'none' : r.verification,
-        verificationReason: channel ? null : r.verificationReason,
-        // A transfer is `exact` until its check shows an `upto` settlement.
-        scheme: channel ? 'batch-settlement' : (paidBy ?? 'exact'),
-        channel,
-        // The signed receipt the buyer kept, when there is one.
-        ...(receipt ? { receipt: receipt as UsageRecordView['receipt'] } : {}),
-        createdAt: r.createdAt.toISOString(),
-      };
-    }),
+    records: page.map(
+      ({ channelId, cumulative, depositTransaction, depositAmount, paidBy, receipt, chainAmount, ...r }, i): UsageRecordView => {
+        const amount = BigInt(r.amount);
+        const channel = channels[i] ?? null;
+        const kept = receipt as UsageRecordView['receipt'] | null;
+        return {
+          ...r,
+          amount: formatPrice(amount, tokenDecimals(ctx.config.chain, r.network)),
+          amountAtomic: amount.toString(),
+          // A channel call is no transfer: nothing of it is checked as one.
+          verification: channel ? 'none' : r.verification,
+          verificationReason: channel ? null : r.verificationReason,
+          // A transfer is `exact` until its check shows an `upto` settlement.
+          scheme: channel ? 'batch-settlement' : (paidBy ?? 'exact'),
+          channel,
+          // The signed receipt the buyer kept, when there is one, and how it stands against the chain (a transfer's).
+          ...(kept
+            ? { receipt: kept, receiptCheck: channel ? null : receiptCheckOf(kept.payload.amount, r.verification, chainAmount) }
+            : {}),
+          createdAt: r.createdAt.toISOString(),
+        };
+      },
+    ),
     nextCursor: rows.length > limit && last ? encodeCursor(last.createdAt.toISOString(), last.id) : undefined,
   };
 }

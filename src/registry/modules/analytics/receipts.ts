@@ -50,3 +50,18 @@ export function chainRefusal(receiptAmount: bigint, chainAmount: bigint): string
     ? undefined
     : `the receipt amount ${receiptAmount} differs from what the chain shows paid, ${chainAmount}`;
 }
+
+/**
+ * How a kept receipt stands against its payment's check: `pending` until the check decides,
+ * `matches` or `mismatch` once the chain showed what the payment moved (`chainAmount`); null when
+ * the check rejected the payment (nothing counts) or there is none.
+ */
+export function receiptCheckOf(
+  receiptAmount: string,
+  verification: 'none' | 'pending' | 'verified' | 'rejected',
+  chainAmount: string | null,
+): 'pending' | 'matches' | 'mismatch' | null {
+  if (verification === 'pending') return 'pending';
+  if (verification !== 'verified' || chainAmount === null) return null;
+  return chainRefusal(BigInt(receiptAmount), BigInt(chainAmount)) === undefined ? 'matches' : 'mismatch';
+}

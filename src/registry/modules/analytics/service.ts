@@ -11,7 +11,9 @@ import { countRejectedPayments, listSkillPayments, nominatePayment } from '../pa
 import { DEFAULT_LIMIT } from '../skills';
 import { type ChannelRefresher, type ChannelTotals, channelTotals, channelUsageOf, listChannels } from '../channel-revenue';
 import { receiptRefusal } from './receipts';
-import { skillById } from './skill-facts';
+import { type SkillFacts, skillById } from './skill-facts';
+import { countReceiptMismatches, schemeSplit } from './splits';
+import { type TierFigures, tierSplit } from './tiers';
 import { countFavorite, countView, dayOf } from '../stats';
 
 /** Counts a view once per client IP per skill within the configured window. */
@@ -56,7 +58,7 @@ export async function recordUsage(ctx: ServiceContext, userId: string, input: Us
   const receipt = input.receipt && skill.receiptSigner ? { receipt: input.receipt } : {};
   const now = ctx.clock.now();
   return ctx.db.transaction(async (tx) => {
-    const paymentId = input.paymentRef ? (await nominatePayment(tx, ctx.config.chain, skill, input.paymentRef, now)).id : null;
+    const paymentId = input.paymentRef ? (await nominatePayment(tx, ctx.config.chain, skill, input.paymentRef, now, amount)).id : null;
     const inserted = await tx
       .insert(usageRecords)
       .values({
@@ -139,6 +141,9 @@ export async function getAnalytics(ctx: ServiceContext, skillId: string, length 
     .where(and(eq(skillDaily.skillId, skillId), gte(skillDaily.day, days[0]!)));
   const byDay = new Map(rows.map((r) => [r.day, r]));
   const revenue = BigInt(stats?.totalRevenue ?? 0);
+  const channels = await channelTotals(ctx.db, skillId);
+  const schemes = await schemeSplit(ctx.db, skillId, channels);
+  const atomic = (f: { calls: number; revenueAtomic: bigint }) => ({ calls: f.calls, revenueAtomic: f.revenueAtomic.toString() });
   return {
     skillId,
     callCount: stats?.callCount ?? 0,
@@ -151,7 +156,10 @@ export async function getAnalytics(ctx: ServiceContext, skillId: string, length 
     lastCalledAt: stats?.lastCalledAt?.toISOString() ?? null,
     lastViewedAt: stats?.lastViewedAt?.toISOString() ?? null,
     rejectedPaymentCount: await countRejectedPayments(ctx.db, skillId),
-    channels: channelRevenueView(await channelTotals(ctx.db, skillId)),
+    channels: channelRevenueView(channels),
+    schemes: { exact: atomic(schemes.exact), upto: atomic(schemes.upto), batchSettlement: atomic(schemes.batchSettlement) },
+    tiers: skill.tiers ? tierView(skill.priceAtomic, skill.tiers, await tierSplit(ctx.db, skillId), decimals) : null,
+    receiptMismatchCount: await countReceiptMismatches(ctx.db, skillId),
     daily: days.map((date) => {
       const r = byDay.get(date);
       const revenue = BigInt(r?.revenue ?? 0);
@@ -172,7 +180,38 @@ export async function skillPayments(ctx: ServiceContext, userId: string, skillId
   const after = query.cursor ? decodeCursor(query.cursor, isIsoInstant) : undefined;
   const skill = await skillById(ctx, skillId);
   if (skill.creatorId !== userId) throw new AppError('FORBIDDEN', 'Only the skill’s creator can read its payments');
-  return listSkillPayments(ctx.db, ctx.config.chain, skill.id, { state: query.state, after }, query.limit ?? DEFAULT_LIMIT);
+  return listSkillPayments(
+    ctx.db,
+    ctx.config.chain,
+    skill.id,
+    { state: query.state, receipt: query.receipt, after },
+    query.limit ?? DEFAULT_LIMIT,
+  );
+}
+
+/**
+ * The tiers of a skill with volume prices: the base and each listed step (with their prices now,
+ * zero calls included), then steps no longer listed that priced calls, then the unknown tier.
+ */
+function tierView(price: bigint, tiers: NonNullable<SkillFacts['tiers']>, split: readonly TierFigures[], decimals: number) {
+  const inToken = (micro: bigint) => rescaleAtomic(micro, USDC_DECIMALS, decimals)?.toString() ?? null;
+  const listed = [
+    { after: 0, priceAtomic: inToken(price) },
+    ...tiers.steps.map((s) => ({ after: s.after, priceAtomic: inToken(BigInt(s.priceAtomic)) })),
+  ];
+  const figures = new Map(split.map((f) => [f.after, f]));
+  const row = (after: number | null, priceAtomic: string | null) => {
+    const f = figures.get(after);
+    figures.delete(after);
+    return { after, priceAtomic, calls: f?.calls ?? 0, revenueAtomic: (f?.revenueAtomic ?? 0n).toString() };
+  };
+  const rows = listed.map((t) => row(t.after, t.priceAtomic));
+  const unknown = figures.get(null);
+  figures.delete(null);
+  for (const f of figures.values()) rows.push(row(f.after, null));
+  rows.sort((a, b) => (a.after ?? 0) - (b.after ?? 0));
+  if (unknown) rows.push(row(null, null));
+  return rows;
 }
 
 function channelRevenueView(t: ChannelTotals) {

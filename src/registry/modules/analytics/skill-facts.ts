@@ -26,7 +26,7 @@ export type SkillFacts = {
   network: string;
   receiptSigner: string | null;
   /** Volume prices: their lowest step is the least a channel call pays to count. */
-  tiers: { steps: { priceAtomic: string }[] } | null;
+  tiers: { steps: { after: number; priceAtomic: string }[] } | null;
 };
 
 /** @throws AppError NOT_FOUND */

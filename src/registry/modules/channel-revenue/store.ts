@@ -56,6 +56,8 @@ export interface ChannelCall {
   amount: bigint;
   /** The EIP-712 digest of the payer's voucher for `cumulative` (null off eip155 networks). */
   voucherDigest: string | null;
+  /** The volume price tier that priced it, where the listing allows it (analytics/tiers.ts); null: unknown. */
+  tierAfter?: number | null;
 }
 
 /**
@@ -105,6 +107,7 @@ export async function recordChannelCalls(tx: Tx, calls: readonly ChannelCall[], 
         cumulative: c.cumulative,
         amount: c.amount,
         voucherDigest: c.voucherDigest,
+        tierAfter: c.tierAfter ?? null,
         createdAt: now,
       })),
     )

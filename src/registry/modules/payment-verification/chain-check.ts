@@ -84,6 +84,16 @@ export async function checkPaymentOnChain(client: PublicClient, expected: Expect
     return { type: 'channel-deposit', ...depositOf(receipt.logs) };
   if (toPayee.length === 0)
     return { type: 'rejected', reason: `the transfer goes to ${candidates[0]!.to}, not the skill's payment address ${expected.payTo}` };
+  // An upto settlement first: one that charged the whole price is still upto (its scheme split says so).
+  const charged = expected.nonce ? undefined : uptoCharge(receipt.logs, transfers, expected);
+  if (charged)
+    return {
+      type: 'verified',
+      transfers: [{ payer: charged.from, logIndex: charged.logIndex }],
+      amount: charged.value,
+      blockNumber: receipt.blockNumber,
+      scheme: 'upto',
+    };
   const exact = toPayee.filter((t) => t.value === expected.amount);
   if (exact.length > 0)
     return {
@@ -92,15 +102,6 @@ export async function checkPaymentOnChain(client: PublicClient, expected: Expect
       amount: expected.amount,
       blockNumber: receipt.blockNumber,
       scheme: 'exact',
-    };
-  const charged = uptoCharge(receipt.logs, transfers, expected);
-  if (charged)
-    return {
-      type: 'verified',
-      transfers: [{ payer: charged.from, logIndex: charged.logIndex }],
-      amount: charged.value,
-      blockNumber: receipt.blockNumber,
-      scheme: 'upto',
     };
   return { type: 'rejected', reason: `the transfer is ${toPayee[0]!.value} atomic units, the listed price is ${expected.amount}` };
 }

@@ -4,6 +4,6 @@
  */
 export { createPaymentVerifier, type PaymentVerifier, type VerificationRound } from './verifier';
 export { recordReportedPayment } from './report';
-export { paymentReason, paymentScheme, paymentStatus } from './status';
+export { paymentAmount, paymentReason, paymentScheme, paymentStatus } from './status';
 export { countRejectedPayments, listSkillPayments } from './listing';
 export { nominatePayment, nominatePayments } from './store';

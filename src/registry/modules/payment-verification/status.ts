@@ -25,3 +25,10 @@ export function paymentScheme(paymentId: AnyColumn): SQL<'exact' | 'upto' | null
     'exact' | 'upto' | null
   >`(select ${paymentVerifications.scheme} from ${paymentVerifications} where ${paymentVerifications.id} = ${paymentId} and ${paymentVerifications.status} = 'verified')`;
 }
+
+/** What the chain shows a record's payment moved (atomic units, as text): null before it is verified (or without one). */
+export function paymentAmount(paymentId: AnyColumn): SQL<string | null> {
+  return sql<
+    string | null
+  >`(select ${paymentVerifications.amount}::text from ${paymentVerifications} where ${paymentVerifications.id} = ${paymentId} and ${paymentVerifications.status} = 'verified')`;
+}

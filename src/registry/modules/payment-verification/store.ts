@@ -59,8 +59,9 @@ export async function nominatePayment(
   skill: ListedSkill,
   reference: string,
   now: Date,
+  amount?: bigint | null,
 ): Promise<{ id: string; created: boolean }> {
-  const [nominated] = await nominatePayments(db, chain, [{ skill, reference, nonce: null }], now);
+  const [nominated] = await nominatePayments(db, chain, [{ skill, reference, nonce: null, amount }], now);
   return nominated!;
 }
 
@@ -127,6 +128,7 @@ export async function nominatePayments(
             db,
             existing.find((e) => e.nonce === null && (e.status === 'pending' || e.reason === PAYMENT_REVERTED_REASON)),
             row.nonce,
+            'status' in row ? undefined : row.expectedAmount,
           )));
     if (joined) {
       ids.set(key(row), joined.id);
@@ -155,12 +157,20 @@ export async function nominatePayments(
   return rows.map((r) => ({ id: ids.get(key(r))!, created: created.delete(key(r)) }));
 }
 
-/** Names a bare report's check by the nonce of the payment it turned out to be. */
-async function takeOver(db: Database | Tx, check: { id: string } | undefined, nonce: string): Promise<{ id: string } | undefined> {
+/**
+ * Names a bare report's check by the nonce of the payment it turned out to be, checked for the
+ * amount that report lists (a volume price the bare report could not know).
+ */
+async function takeOver(
+  db: Database | Tx,
+  check: { id: string } | undefined,
+  nonce: string,
+  expectedAmount: bigint | undefined,
+): Promise<{ id: string } | undefined> {
   if (!check) return undefined;
   const [taken] = await db
     .update(paymentVerifications)
-    .set({ nonce })
+    .set(expectedAmount === undefined ? { nonce } : { nonce, expectedAmount })
     .where(and(eq(paymentVerifications.id, check.id), isNull(paymentVerifications.nonce)))
     .returning({ id: paymentVerifications.id });
   return taken;
@@ -190,11 +200,39 @@ export async function claimPayment(db: Database, id: string, now: Date, leaseSec
  * The signed receipts of the calls paid by check `id`, held against what the chain shows it moved:
  * `matches`, or `mismatch` (flagged; the revenue counted is the chain's amount either way).
  */
-async function checkReceipts(tx: Tx, id: string, amount: bigint): Promise<void> {
-  await tx
+async function checkReceipts(tx: Tx, id: string, amount: bigint): Promise<{ receiptAmount: bigint; createdAt: Date }[]> {
+  const checked = await tx
     .update(skillCalls)
     .set({ receiptCheck: sql`case when ${skillCalls.receiptAmount} = ${amount.toString()}::numeric then 'matches' else 'mismatch' end` })
-    .where(and(eq(skillCalls.paymentId, id), isNotNull(skillCalls.receiptAmount)));
+    .where(and(eq(skillCalls.paymentId, id), isNotNull(skillCalls.receiptAmount)))
+    .returning({ check: skillCalls.receiptCheck, receiptAmount: skillCalls.receiptAmount, createdAt: skillCalls.createdAt });
+  return checked.filter((c) => c.check === 'mismatch' && c.receiptAmount !== null) as { receiptAmount: bigint; createdAt: Date }[];
+}
+
+/** `receipt.mismatch` for each call of check `check` whose receipt names another amount than the chain's `amount`. */
+async function tellMismatches(
+  tx: Tx,
+  skill: { creatorId: string; slug: string },
+  check: Pick<Verification, 'txHash' | 'network'>,
+  mismatches: readonly { receiptAmount: bigint; createdAt: Date }[],
+  amount: bigint,
+  now: Date,
+): Promise<void> {
+  for (const m of mismatches) {
+    await emitEvent(tx, {
+      userId: skill.creatorId,
+      type: 'receipt.mismatch',
+      at: now,
+      data: {
+        skill: skill.slug,
+        transaction: check.txHash,
+        network: check.network,
+        receiptAmount: m.receiptAmount.toString(),
+        chainAmount: amount.toString(),
+        reportedAt: m.createdAt.toISOString(),
+      },
+    });
+  }
 }
 
 /** What the chain shows for a check: the transfers it may be counted as (see checkPaymentOnChain). */
@@ -267,7 +305,7 @@ export async function markVerified(
       });
       await countPaidCall(tx, check.skillId, found.amount, check.createdAt);
       await countBuyer(tx, check.skillId, transfer.payer, 1);
-      await checkReceipts(tx, id, found.amount);
+      const mismatches = await checkReceipts(tx, id, found.amount);
       // The creator hears of it in the same transaction: an event exists exactly when the call counts.
       const [skill] = await tx.select({ creatorId: skills.creatorId, slug: skills.slug }).from(skills).where(eq(skills.id, check.skillId));
       if (skill) {
@@ -287,6 +325,8 @@ export async function markVerified(
           },
         });
       }
+      // After its call.paid (one ordering key): the creator hears of a receipt that disagrees with the chain.
+      if (skill) await tellMismatches(tx, skill, check, mismatches, found.amount, now);
       return 'counted' as const;
     };
     const free = paid.find((t) => !heldBy.has(t.logIndex));
@@ -314,7 +354,9 @@ export async function markVerified(
         blockNumber: found.blockNumber,
         scheme: found.scheme ?? 'exact',
       });
-      await checkReceipts(tx, id, found.amount);
+      const mismatches = await checkReceipts(tx, id, found.amount);
+      const [skill] = await tx.select({ creatorId: skills.creatorId, slug: skills.slug }).from(skills).where(eq(skills.id, check.skillId));
+      if (skill) await tellMismatches(tx, skill, check, mismatches, found.amount, now);
       return 'repeat';
     }
     await decide({ status: 'rejected', reason: COUNTED_ELSEWHERE_REASON, payer: paid[0]!.payer });

@@ -28,7 +28,8 @@ type Writer = Pick<Database, 'select' | 'insert'>;
 function orderingKey(type: WebhookEvent, data: Record<string, unknown>): string | null {
   if (type === 'skill.down' || type === 'skill.up') return `server:${data.server}`;
   if (type === 'call.paid' && 'channelId' in data) return null;
-  if (type === 'call.paid' || type === 'payment.reverted') return `payment:${data.network}:${data.transaction}`;
+  if (type === 'call.paid' || type === 'payment.reverted' || type === 'receipt.mismatch')
+    return `payment:${data.network}:${data.transaction}`;
   if (type === 'channel.claimed' || type === 'channel.settled') return `channel:${data.network}:${data.channelId}`;
   return null;
 }

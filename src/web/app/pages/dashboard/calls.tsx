@@ -1,7 +1,8 @@
 /**
  * My paid calls: newest first, paged by the registry's cursor, each with its receipt: a transfer
- * with its check on chain, a call paid over a payment channel with its state (and the channel's
- * deposit, escrow not payment, when the call made one).
+ * with its check on chain (and the skill server's signed receipt against it: a mismatch marked), a
+ * call paid over a payment channel with its state (and the channel's deposit, escrow not payment,
+ * when the call made one).
  */
 import { useState } from 'preact/hooks';
 import { Empty, ErrorBox, Skeleton } from '../../components/states';
@@ -52,6 +53,28 @@ function checkText(record: UsageRecord): string {
   if (record.verification === 'rejected' && record.verificationReason === PAYMENT_REVERTED_REASON) return 'payment reverted: not charged';
   if (record.verification === 'rejected' && record.verificationReason) return `payment rejected: ${record.verificationReason}`;
   return CHECK_TEXT[record.verification] ?? record.verification;
+}
+
+/**
+ * How the skill server's signed receipt of a call stands against the chain: a mismatch plainly
+ * (the receipt names another amount than the payment moved), a match or a pending check quietly.
+ */
+function ReceiptMark({ record }: { record: UsageRecord }) {
+  const signed = record.receipt?.payload.amount;
+  if (!signed || !record.receiptCheck) return null;
+  if (record.receiptCheck === 'mismatch')
+    return (
+      <span class="receipt-mark">
+        <span class="badge badge-warn">receipt disagrees with the chain</span>{' '}
+        <span class="small">it says {usdc(BigInt(signed))}; the payment moved another amount</span>
+      </span>
+    );
+  return (
+    <span class={`muted small receipt-${record.receiptCheck}`}>
+      {' '}
+      · {record.receiptCheck === 'matches' ? 'receipt matches' : 'receipt not checked yet'}
+    </span>
+  );
 }
 
 export function CallsView() {
@@ -109,13 +132,15 @@ export function CallsView() {
                   {r.channel ? (
                     <ChannelReceipt channel={r.channel} network={r.network} />
                   ) : (
-                    <>
+                    // One block, so a phone's card keeps it together beside its label.
+                    <span class="transfer-receipt">
                       <TxLink reference={r.paymentRef} network={r.network} />
                       <span class={`muted check-${r.verification}`} title={r.verificationReason ?? undefined}>
                         {' '}
                         · {checkText(r)}
                       </span>
-                    </>
+                      <ReceiptMark record={r} />
+                    </span>
                   )}
                 </td>
               </tr>

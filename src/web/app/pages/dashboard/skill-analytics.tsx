@@ -1,4 +1,8 @@
-/** One skill's analytics: counters and daily views, calls and revenue over 7 or 30 days (uPlot). */
+/**
+ * One skill's analytics: counters and daily views, calls and revenue over 7 or 30 days (uPlot),
+ * the paid calls split by how they were paid and by volume price, and the calls whose receipt
+ * disagrees with the chain.
+ */
 import { useState } from 'preact/hooks';
 import { PAYMENT_REVERTED_REASON } from 'skill-market/registry';
 import { SeriesChart } from '../../components/series-chart';
@@ -7,6 +11,7 @@ import { TxLink } from '../../components/tx-link';
 import { registry } from '../../lib/api';
 import { count, usdc } from '../../lib/format';
 import { useResource } from '../../lib/use-resource';
+import { ByPrice, PaidBy, ReceiptMismatches } from './skill-analytics-splits';
 
 /** How many rejected payments the analytics page lists (the newest). */
 const REJECTED_SHOWN = 10;
@@ -80,6 +85,7 @@ function RejectedPayments({ skillId, total }: { skillId: string; total: number }
 }
 
 const calls = (n: number) => `${count(n)} ${n === 1 ? 'call' : 'calls'}`;
+const receipts = (n: number) => `${count(n)} ${n === 1 ? 'receipt' : 'receipts'}`;
 const money = (n: number) => `$${Number(n.toFixed(6))}`;
 
 export function SkillAnalytics({ slug }: { slug: string }) {
@@ -137,6 +143,12 @@ export function SkillAnalytics({ slug }: { slug: string }) {
             <div>
               <dt>Rejected payments</dt>
               <dd data-testid="stat-rejected">{count(data.data.analytics.rejectedPaymentCount)}</dd>
+              {(data.data.analytics.receiptMismatchCount ?? 0) > 0 && (
+                <dd class="stat-note stat-warn" data-testid="stat-receipt-mismatch">
+                  {receipts(data.data.analytics.receiptMismatchCount!)}{' '}
+                  {data.data.analytics.receiptMismatchCount! === 1 ? 'disagrees' : 'disagree'} with the chain
+                </dd>
+              )}
             </div>
           </dl>
           <div class="chart-grid">
@@ -165,6 +177,13 @@ export function SkillAnalytics({ slug }: { slug: string }) {
               <strong>{usdc(BigInt(data.data.analytics.channels.earnedAtomic))}</strong> earned but not yet claimed (
               {calls(data.data.analytics.channels.earnedCalls)}). <a href="/dashboard/channels">See the channels</a>
             </p>
+          )}
+          <div class="split-grid">
+            <PaidBy analytics={data.data.analytics} />
+            <ByPrice analytics={data.data.analytics} skill={data.data.skill} />
+          </div>
+          {(data.data.analytics.receiptMismatchCount ?? 0) > 0 && (
+            <ReceiptMismatches skillId={data.data.skill.id} total={data.data.analytics.receiptMismatchCount!} />
           )}
           <RejectedPayments skillId={data.data.skill.id} total={data.data.analytics.rejectedPaymentCount} />
           <p class="small">

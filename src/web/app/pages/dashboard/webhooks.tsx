@@ -17,6 +17,7 @@ import { useResource } from '../../lib/use-resource';
 const EVENTS = [
   { name: 'call.paid', label: 'A paid call (once its payment is verified on chain)' },
   { name: 'payment.reverted', label: 'A payment reported for your skill reverted on chain' },
+  { name: 'receipt.mismatch', label: 'A call’s signed receipt names another amount than the chain shows paid' },
   { name: 'channel.claimed', label: 'Calls paid over a payment channel were claimed on chain' },
   { name: 'channel.settled', label: 'Claimed channel payments were settled to your address' },
   { name: 'review.created', label: 'A new review of one of your skills' },
