@@ -60,7 +60,7 @@ describe('API documentation', () => {
       'createdAt',
     ]);
     const payments = paths['/analytics/{skillId}/payments'].get;
-    expect(payments.parameters.map((p: any) => p.name)).toEqual(['skillId', 'state', 'limit', 'cursor']);
+    expect(payments.parameters.map((p: any) => p.name)).toEqual(['skillId', 'state', 'receipt', 'limit', 'cursor']);
     expect(payments.responses['200'].content['application/json'].schema.items.required).toEqual([
       'id',
       'txHash',
