@@ -23,22 +23,12 @@
  * extension's own receipt of the same payment, signed by the same key ({@link signOfferReceipt}):
  * an extension-only client checks that one and recovers the same address.
  *
- * Web APIs and viem only. The digests are computed directly (receipt-digest.ts), and a key that
- * signs digests (a viem local account) signs them as they are.
+ * viem; receipt-digest.ts and signer-keys.ts (@noble/curves) are loaded at first use.
  */
-import { hexToBytes, recoverAddress, sha256, type Hex, type LocalAccount } from 'viem';
+import { hashTypedData, hexToBytes, recoverAddress, sha256, type Hex, type LocalAccount } from 'viem';
 import { decodeBase64Json, encodeBase64Json, MAX_HEADER_LENGTH } from './base64';
 import { parseCaip2 } from './networks';
-import {
-  OFFER_RECEIPT_CHAIN_ID,
-  OFFER_RECEIPT_DOMAIN,
-  OFFER_RECEIPT_FIELDS,
-  offerReceiptDigest,
-  SKILL_RECEIPT_DOMAIN,
-  SKILL_RECEIPT_FIELDS,
-  skillReceiptDigest,
-} from './receipt-digest';
-import { SignerKeys } from './signer-keys';
+import type { SignerKeys } from './signer-keys';
 import { ADDRESS_PATTERN, BYTES32_PATTERN, sameAddress, type Address } from './patterns';
 
 /**
@@ -82,11 +72,36 @@ export interface SignedSkillReceipt {
   signature: Hex;
 }
 
-/** The EIP-712 typed data of a receipt payload, for a signer that signs typed data only. */
+const RECEIPT_FIELDS = [
+  { name: 'version', type: 'uint256' },
+  { name: 'resourceUrl', type: 'string' },
+  { name: 'skill', type: 'string' },
+  { name: 'network', type: 'string' },
+  { name: 'scheme', type: 'string' },
+  { name: 'payer', type: 'address' },
+  { name: 'amount', type: 'uint256' },
+  { name: 'transaction', type: 'string' },
+  { name: 'cumulativeAmount', type: 'uint256' },
+  { name: 'issuedAt', type: 'uint256' },
+  { name: 'bodyDigest', type: 'bytes32' },
+] as const;
+
+/** The direct digest (receipt-digest.ts), loaded at the first receipt signed or checked. */
+let digests: Promise<typeof import('./receipt-digest')> | undefined;
+const receiptDigest = async (...args: Parameters<typeof import('./receipt-digest').receiptDigest>) => {
+  digests ??= import('./receipt-digest');
+  return (await digests).receiptDigest(...args);
+};
+
+/** The digest our receipt's signature is over (what receiptHash gives), computed directly. */
+const skillReceiptDigest = (payload: SkillReceiptPayload) =>
+  receiptDigest('skill-market receipt', parseCaip2(payload.network), RECEIPT_FIELDS, payload);
+
+/** The EIP-712 typed data of a receipt payload (what a typed-data-only signer signs; receiptHash). */
 function typedData(payload: SkillReceiptPayload) {
   return {
-    domain: { name: SKILL_RECEIPT_DOMAIN, version: '1', chainId: parseCaip2(payload.network) },
-    types: { Receipt: SKILL_RECEIPT_FIELDS },
+    domain: { name: 'skill-market receipt', version: '1', chainId: parseCaip2(payload.network) },
+    types: { Receipt: RECEIPT_FIELDS },
     primaryType: 'Receipt' as const,
     message: {
       version: BigInt(payload.version),
@@ -104,11 +119,7 @@ function typedData(payload: SkillReceiptPayload) {
   };
 }
 
-/**
- * Something that signs with the receipt key (a viem local account). With `sign` (every local
- * account made from a private key has it) the receipt's digest is signed as computed here; without
- * it, `signTypedData` signs the same typed data (the same signature, more slowly).
- */
+/** Something that signs with the receipt key (a viem local account). */
 export type ReceiptSigningAccount = Pick<LocalAccount, 'address' | 'signTypedData'> & { sign?: LocalAccount['sign'] };
 
 /**
@@ -128,6 +139,15 @@ export interface OfferReceiptPayload {
   issuedAt: number;
   transaction: string;
 }
+
+const OFFER_RECEIPT_FIELDS = [
+  { name: 'version', type: 'uint256' },
+  { name: 'network', type: 'string' },
+  { name: 'resourceUrl', type: 'string' },
+  { name: 'payer', type: 'string' },
+  { name: 'issuedAt', type: 'uint256' },
+  { name: 'transaction', type: 'string' },
+] as const;
 
 /**
  * The extension's own EIP-712 receipt of the same payment, signed by the same key: what an
@@ -151,9 +171,9 @@ export async function signOfferReceipt(
     transaction: receipt.transaction,
   };
   const signature = account.sign
-    ? await account.sign({ hash: offerReceiptDigest(payload) })
+    ? await account.sign({ hash: await receiptDigest('x402 receipt', 1, OFFER_RECEIPT_FIELDS, payload) })
     : await account.signTypedData({
-        domain: { name: OFFER_RECEIPT_DOMAIN, version: '1', chainId: OFFER_RECEIPT_CHAIN_ID },
+        domain: { name: 'x402 receipt', version: '1', chainId: 1 },
         types: { Receipt: OFFER_RECEIPT_FIELDS },
         primaryType: 'Receipt',
         message: { ...payload, version: 1n, issuedAt: BigInt(payload.issuedAt) },
@@ -180,7 +200,7 @@ export function bodyDigest(body: string | Uint8Array): Hex {
  */
 export async function signSkillReceipt(account: ReceiptSigningAccount, payload: SkillReceiptPayload): Promise<SignedSkillReceipt> {
   const signature = account.sign
-    ? await account.sign({ hash: skillReceiptDigest(payload) })
+    ? await account.sign({ hash: await skillReceiptDigest(payload) })
     : await account.signTypedData(typedData(payload));
   return { format: 'eip712', payload, signature };
 }
@@ -191,7 +211,7 @@ export async function signSkillReceipt(account: ReceiptSigningAccount, payload: 
  * @example const digest = receiptHash(signed.payload);
  */
 export function receiptHash(payload: SkillReceiptPayload): Hex {
-  return skillReceiptDigest(payload);
+  return hashTypedData(typedData(payload));
 }
 
 /**
@@ -202,7 +222,7 @@ export function receiptHash(payload: SkillReceiptPayload): Hex {
  */
 export async function receiptSignerOf(signed: SignedSkillReceipt): Promise<Address | undefined> {
   try {
-    return await recoverAddress({ hash: skillReceiptDigest(signed.payload), signature: signed.signature });
+    return await recoverAddress({ hash: await skillReceiptDigest(signed.payload), signature: signed.signature });
   } catch {
     return undefined;
   }
@@ -213,12 +233,17 @@ export async function receiptSignerOf(signed: SignedSkillReceipt): Promise<Addre
  * of one server, each then a check against its kept key instead of a recovery (signer-keys.ts).
  * Multiples of a key are made once it signed 32 receipts here, not for a one-off call.
  */
-const receiptSigners = new SignerKeys({ keys: 64, multiplesAfter: 32, lowS: false });
+let receiptSigners: Promise<SignerKeys> | undefined;
 
-/** Whether `signer` signed the receipt: recovery's verdict, computed faster for a signer seen before. */
-function signedByListed(signed: SignedSkillReceipt, signer: string): boolean {
+/**
+ * Whether `signer` signed the receipt: recovery's verdict, computed faster for a signer seen before.
+ * The curve arithmetic is loaded at the first check (a page that pays loads it only then).
+ */
+async function signedByListed(signed: SignedSkillReceipt, signer: string): Promise<boolean> {
+  receiptSigners ??= import('./signer-keys').then(({ SignerKeys }) => new SignerKeys({ keys: 64, multiplesAfter: 32, lowS: false }));
+  const keys = await receiptSigners;
   try {
-    return receiptSigners.signedBy(hexToBytes(skillReceiptDigest(signed.payload)), signed.signature, signer);
+    return keys.signedBy(hexToBytes(await skillReceiptDigest(signed.payload)), signed.signature, signer);
   } catch {
     return false;
   }
@@ -328,7 +353,7 @@ export interface ReceiptExpectations {
  */
 export async function receiptProblem(signed: SignedSkillReceipt, expect: ReceiptExpectations): Promise<string | undefined> {
   const p = signed.payload;
-  if (!signedByListed(signed, expect.signer)) {
+  if (!(await signedByListed(signed, expect.signer))) {
     // Recovered to name the signer in the refusal: the verdict is recovery's either way.
     const signer = await receiptSignerOf(signed);
     if (!signer) return 'the receipt signature cannot be read';

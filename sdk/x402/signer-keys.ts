@@ -98,6 +98,7 @@ interface KeptKey {
  * @example
  * const vouchers = new SignerKeys({ keys: 1024, multiplesAfter: 1, lowS: true });
  * vouchers.signedBy(digest, signature, payerAuthorizer); // true or false
+ * @internal
  */
 export class SignerKeys {
   private readonly kept = new Map<string, KeptKey>();

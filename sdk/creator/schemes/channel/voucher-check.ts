@@ -1,8 +1,6 @@
 /**
- * The skill server's check of a voucher's signature (x402/signer-keys.ts): the first voucher of a
- * signer is recovered, later ones are checked against its kept public key with precomputed
- * multiples. On the path of every channel call. A high s is refused, as the contract's ECDSA
- * check refuses it.
+ * The skill server's check of a voucher's signature, on every channel call: x402/signer-keys.ts,
+ * refusing a high s as the contract's ECDSA check does.
  */
 import type { Address, Hex } from 'viem';
 import { SignerKeys } from '../../../x402/signer-keys';
