@@ -7,6 +7,10 @@
  * recovery. CPU time (process.cpuUsage) per operation over many runs, best of five rounds: steady
  * on a loaded machine, unlike wall-clock time. Prints only; writes nothing.
  *   npx bun bench/receipt-costs.ts [runs=400]
+ * Instruction counts, steadier still: one operation (`sign`: an exact answer's signing, `check`:
+ * the buyer's check, `none`: only the setup) run `runs` times under callgrind; the difference of
+ * two operations' counts over runs is the count per run.
+ *   valgrind --tool=callgrind --smc-check=all-non-file node_modules/bun/bin/bun.exe bench/receipt-costs.ts sign 40
  */
 import { hashTypedData, recoverTypedDataAddress, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -26,7 +30,8 @@ import {
 } from 'skill-market/x402';
 import { fmt, printTable } from './lib/results';
 
-const RUNS = Number(process.argv[2] ?? 400);
+const OPERATION = ['sign', 'check', 'none'].includes(process.argv[2] ?? '') ? process.argv[2] : undefined;
+const RUNS = Number(process.argv[OPERATION ? 3 : 2] ?? 400);
 const ROUNDS = 5;
 
 /** CPU µs per run of `op`, the best of ROUNDS rounds of RUNS runs (after one warm-up round). */
@@ -103,6 +108,14 @@ const typed = {
 } as const;
 const digest = receiptHash(signed.payload);
 if (digest !== hashTypedData(typed)) throw new Error('receiptHash is not the EIP-712 digest');
+
+if (OPERATION) {
+  for (let i = 0; i < RUNS; i++) {
+    if (OPERATION === 'sign') await signAnswer(body);
+    if (OPERATION === 'check') await checkReceipt(headers, body);
+  }
+  process.exit(0);
+}
 
 const rows: [string, number][] = [
   ['server: body SHA-256 (bodyDigest)', await cpuMicros(() => bodyDigest(body))],

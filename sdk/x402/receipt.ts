@@ -231,7 +231,8 @@ export async function receiptSignerOf(signed: SignedSkillReceipt): Promise<Addre
 /**
  * The receipt signers of the listings checked last: a buyer or the registry checks many receipts
  * of one server, each then a check against its kept key instead of a recovery (signer-keys.ts).
- * Multiples of a key are made once it signed 32 receipts here, not for a one-off call.
+ * A key's multiples (some 10 ms of CPU, 25 more for the first key; each later check then costs a
+ * third of a recovery) are made at its 64th check: a few calls do not pay for them.
  */
 let receiptSigners: Promise<SignerKeys> | undefined;
 
@@ -240,7 +241,7 @@ let receiptSigners: Promise<SignerKeys> | undefined;
  * The curve arithmetic is loaded at the first check (a page that pays loads it only then).
  */
 async function signedByListed(signed: SignedSkillReceipt, signer: string): Promise<boolean> {
-  receiptSigners ??= import('./signer-keys').then(({ SignerKeys }) => new SignerKeys({ keys: 64, multiplesAfter: 32, lowS: false }));
+  receiptSigners ??= import('./signer-keys').then(({ SignerKeys }) => new SignerKeys({ keys: 64, multiplesAfter: 64, lowS: false }));
   const keys = await receiptSigners;
   try {
     return keys.signedBy(hexToBytes(await skillReceiptDigest(signed.payload)), signed.signature, signer);

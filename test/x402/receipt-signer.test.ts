@@ -1,6 +1,6 @@
 /**
  * The check of a receipt's signer (receiptProblem) gives recovery's verdict whether the listed
- * signer is new, kept, or kept with its key's multiples (after 32 receipts): valid for the key's
+ * signer is new, kept, or kept with its key's multiples (from its 64th check): valid for the key's
  * receipts (a high-s signature too, which recovery accepts), refused naming the recovered signer
  * for another key, the other recovery bit, or an altered receipt.
  */
