@@ -23,11 +23,12 @@
  * extension's own receipt of the same payment, signed by the same key ({@link signOfferReceipt}):
  * an extension-only client checks that one and recovers the same address.
  *
- * Web APIs and viem only.
+ * viem; receipt-digest.ts and signer-keys.ts (@noble/curves) are loaded at first use.
  */
-import { hashTypedData, recoverTypedDataAddress, sha256, type Hex, type LocalAccount } from 'viem';
+import { hashTypedData, hexToBytes, recoverAddress, sha256, type Hex, type LocalAccount } from 'viem';
 import { decodeBase64Json, encodeBase64Json, MAX_HEADER_LENGTH } from './base64';
 import { parseCaip2 } from './networks';
+import type { SignerKeys } from './signer-keys';
 import { ADDRESS_PATTERN, BYTES32_PATTERN, sameAddress, type Address } from './patterns';
 
 /**
@@ -71,27 +72,36 @@ export interface SignedSkillReceipt {
   signature: Hex;
 }
 
-const RECEIPT_TYPES = {
-  Receipt: [
-    { name: 'version', type: 'uint256' },
-    { name: 'resourceUrl', type: 'string' },
-    { name: 'skill', type: 'string' },
-    { name: 'network', type: 'string' },
-    { name: 'scheme', type: 'string' },
-    { name: 'payer', type: 'address' },
-    { name: 'amount', type: 'uint256' },
-    { name: 'transaction', type: 'string' },
-    { name: 'cumulativeAmount', type: 'uint256' },
-    { name: 'issuedAt', type: 'uint256' },
-    { name: 'bodyDigest', type: 'bytes32' },
-  ],
-} as const;
+const RECEIPT_FIELDS = [
+  { name: 'version', type: 'uint256' },
+  { name: 'resourceUrl', type: 'string' },
+  { name: 'skill', type: 'string' },
+  { name: 'network', type: 'string' },
+  { name: 'scheme', type: 'string' },
+  { name: 'payer', type: 'address' },
+  { name: 'amount', type: 'uint256' },
+  { name: 'transaction', type: 'string' },
+  { name: 'cumulativeAmount', type: 'uint256' },
+  { name: 'issuedAt', type: 'uint256' },
+  { name: 'bodyDigest', type: 'bytes32' },
+] as const;
 
-/** The EIP-712 typed data of a receipt payload. */
+/** The direct digest (receipt-digest.ts), loaded at the first receipt signed or checked. */
+let digests: Promise<typeof import('./receipt-digest')> | undefined;
+const receiptDigest = async (...args: Parameters<typeof import('./receipt-digest').receiptDigest>) => {
+  digests ??= import('./receipt-digest');
+  return (await digests).receiptDigest(...args);
+};
+
+/** The digest our receipt's signature is over (what receiptHash gives), computed directly. */
+const skillReceiptDigest = (payload: SkillReceiptPayload) =>
+  receiptDigest('skill-market receipt', parseCaip2(payload.network), RECEIPT_FIELDS, payload);
+
+/** The EIP-712 typed data of a receipt payload (what a typed-data-only signer signs; receiptHash). */
 function typedData(payload: SkillReceiptPayload) {
   return {
     domain: { name: 'skill-market receipt', version: '1', chainId: parseCaip2(payload.network) },
-    types: RECEIPT_TYPES,
+    types: { Receipt: RECEIPT_FIELDS },
     primaryType: 'Receipt' as const,
     message: {
       version: BigInt(payload.version),
@@ -109,8 +119,8 @@ function typedData(payload: SkillReceiptPayload) {
   };
 }
 
-/** Something that signs EIP-712 typed data with the receipt key (a viem local account). */
-export type ReceiptSigningAccount = Pick<LocalAccount, 'address' | 'signTypedData'>;
+/** Something that signs with the receipt key (a viem local account). */
+export type ReceiptSigningAccount = Pick<LocalAccount, 'address' | 'signTypedData'> & { sign?: LocalAccount['sign'] };
 
 /**
  * The x402 `offer-receipt` extension's name: where its receipt travels in `PAYMENT-RESPONSE`
@@ -130,16 +140,14 @@ export interface OfferReceiptPayload {
   transaction: string;
 }
 
-const OFFER_RECEIPT_TYPES = {
-  Receipt: [
-    { name: 'version', type: 'uint256' },
-    { name: 'network', type: 'string' },
-    { name: 'resourceUrl', type: 'string' },
-    { name: 'payer', type: 'string' },
-    { name: 'issuedAt', type: 'uint256' },
-    { name: 'transaction', type: 'string' },
-  ],
-} as const;
+const OFFER_RECEIPT_FIELDS = [
+  { name: 'version', type: 'uint256' },
+  { name: 'network', type: 'string' },
+  { name: 'resourceUrl', type: 'string' },
+  { name: 'payer', type: 'string' },
+  { name: 'issuedAt', type: 'uint256' },
+  { name: 'transaction', type: 'string' },
+] as const;
 
 /**
  * The extension's own EIP-712 receipt of the same payment, signed by the same key: what an
@@ -162,12 +170,14 @@ export async function signOfferReceipt(
     issuedAt: receipt.issuedAt,
     transaction: receipt.transaction,
   };
-  const signature = await account.signTypedData({
-    domain: { name: 'x402 receipt', version: '1', chainId: 1 },
-    types: OFFER_RECEIPT_TYPES,
-    primaryType: 'Receipt',
-    message: { ...payload, version: 1n, issuedAt: BigInt(payload.issuedAt) },
-  });
+  const signature = account.sign
+    ? await account.sign({ hash: await receiptDigest('x402 receipt', 1, OFFER_RECEIPT_FIELDS, payload) })
+    : await account.signTypedData({
+        domain: { name: 'x402 receipt', version: '1', chainId: 1 },
+        types: { Receipt: OFFER_RECEIPT_FIELDS },
+        primaryType: 'Receipt',
+        message: { ...payload, version: 1n, issuedAt: BigInt(payload.issuedAt) },
+      });
   return { format: 'eip712', payload, signature };
 }
 
@@ -189,7 +199,10 @@ export function bodyDigest(body: string | Uint8Array): Hex {
  * headers[RECEIPT_HEADER] = encodeReceiptHeader(signed);
  */
 export async function signSkillReceipt(account: ReceiptSigningAccount, payload: SkillReceiptPayload): Promise<SignedSkillReceipt> {
-  return { format: 'eip712', payload, signature: await account.signTypedData(typedData(payload)) };
+  const signature = account.sign
+    ? await account.sign({ hash: await skillReceiptDigest(payload) })
+    : await account.signTypedData(typedData(payload));
+  return { format: 'eip712', payload, signature };
 }
 
 /**
@@ -209,9 +222,31 @@ export function receiptHash(payload: SkillReceiptPayload): Hex {
  */
 export async function receiptSignerOf(signed: SignedSkillReceipt): Promise<Address | undefined> {
   try {
-    return await recoverTypedDataAddress({ ...typedData(signed.payload), signature: signed.signature });
+    return await recoverAddress({ hash: await skillReceiptDigest(signed.payload), signature: signed.signature });
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * The receipt signers of the listings checked last: a buyer or the registry checks many receipts
+ * of one server, each then a check against its kept key instead of a recovery (signer-keys.ts).
+ * A key's multiples (some 10 ms of CPU, 25 more for the first key; each later check then costs a
+ * third of a recovery) are made at its 64th check: a few calls do not pay for them.
+ */
+let receiptSigners: Promise<SignerKeys> | undefined;
+
+/**
+ * Whether `signer` signed the receipt: recovery's verdict, computed faster for a signer seen before.
+ * The curve arithmetic is loaded at the first check (a page that pays loads it only then).
+ */
+async function signedByListed(signed: SignedSkillReceipt, signer: string): Promise<boolean> {
+  receiptSigners ??= import('./signer-keys').then(({ SignerKeys }) => new SignerKeys({ keys: 64, multiplesAfter: 64, lowS: false }));
+  const keys = await receiptSigners;
+  try {
+    return keys.signedBy(hexToBytes(await skillReceiptDigest(signed.payload)), signed.signature, signer);
+  } catch {
+    return false;
   }
 }
 
@@ -319,9 +354,12 @@ export interface ReceiptExpectations {
  */
 export async function receiptProblem(signed: SignedSkillReceipt, expect: ReceiptExpectations): Promise<string | undefined> {
   const p = signed.payload;
-  const signer = await receiptSignerOf(signed);
-  if (!signer) return 'the receipt signature cannot be read';
-  if (!sameAddress(signer, expect.signer)) return `the receipt is signed by ${signer}, not the listed receipt signer ${expect.signer}`;
+  if (!(await signedByListed(signed, expect.signer))) {
+    // Recovered to name the signer in the refusal: the verdict is recovery's either way.
+    const signer = await receiptSignerOf(signed);
+    if (!signer) return 'the receipt signature cannot be read';
+    if (!sameAddress(signer, expect.signer)) return `the receipt is signed by ${signer}, not the listed receipt signer ${expect.signer}`;
+  }
   if (expect.body !== undefined && bodyDigest(expect.body) !== p.bodyDigest.toLowerCase())
     return 'the receipt bodyDigest does not match the answer body';
   const amount = BigInt(p.amount);
