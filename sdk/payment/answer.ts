@@ -27,6 +27,7 @@ export function paymentReceipt(
     transaction,
     amount: charged ?? requirements.amount,
     price: skill.price,
+    ...(skill.usageBased ? { usageBased: true as const } : {}),
     payTo: requirements.payTo,
     network: requirements.network,
     asset: requirements.asset,

@@ -19,6 +19,8 @@ export interface PaymentReceipt {
   deposit?: string;
   /** The listed price, e.g. `"$0.001"`. */
   price: string;
+  /** Present when the listing prices by use: `price` is the most a call costs, `amount` what this one used. */
+  usageBased?: true;
   payTo: Address;
   network: Caip2Network;
   asset: Address;

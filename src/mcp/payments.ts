@@ -31,7 +31,7 @@ export interface PaidResult {
   result: unknown;
   receipt: Pick<
     PaymentReceipt,
-    'transaction' | 'amount' | 'deposit' | 'price' | 'network' | 'payTo' | 'payer' | 'scheme' | 'channelId'
+    'transaction' | 'amount' | 'deposit' | 'price' | 'usageBased' | 'network' | 'payTo' | 'payer' | 'scheme' | 'channelId'
   > | null;
   skill: Skill;
 }
@@ -142,6 +142,7 @@ function short(receipt: PaymentReceipt): NonNullable<PaidResult['receipt']> {
     amount: receipt.amount,
     ...(receipt.deposit ? { deposit: receipt.deposit } : {}),
     price: receipt.price,
+    ...(receipt.usageBased ? { usageBased: true as const } : {}),
     network: receipt.network,
     payTo: receipt.payTo,
     payer: receipt.payer,

@@ -58,6 +58,7 @@ beforeAll(async () => {
     name: 'metered',
     endpoint: `${server.url}/metered`,
     price: '$0.01',
+    usageBased: true,
     paymentAddress: payee,
     network: world.chain.network,
   });
@@ -132,7 +133,7 @@ describe('our client paying our skill server by upto', () => {
     const lines = stderr.trim().split('\n');
     expect(lines[0]).toBe('Authorizing at most $0.01 (a usage-based price: the call is charged what it used, at most that).');
     expect(lines[1]).toBe('Charged $0.0007 of at most $0.01.');
-    expect(JSON.parse(lines[2]!).receipt).toMatchObject({ scheme: 'upto', amount: '700', price: '$0.01' });
+    expect(JSON.parse(lines[2]!).receipt).toMatchObject({ scheme: 'upto', amount: '700', price: '$0.01', usageBased: true });
     expect(await world.chain.balanceOf(payer.address)).toBe(99_300n);
   });
 

@@ -128,7 +128,15 @@ describe('README: Your first skill', () => {
       // The last block, the usage-based skill: charged what the call used (3 days), less than its listed most.
       expect(blocks.at(-1)).toBe(calls[1]);
       expect(JSON.parse(last.stdout)).toEqual({ city: 'Lyon', days: ['sunny', 'sunny', 'sunny'] });
-      expect(receiptOf(last.stderr)).toMatchObject({ slug: 'week', price: '$0.007', amount: '3000', channelId: first.channelId });
+      expect(receiptOf(last.stderr)).toMatchObject({
+        slug: 'week',
+        price: '$0.007',
+        usageBased: true,
+        amount: '3000',
+        channelId: first.channelId,
+      });
+      expect(last.stderr).toContain('Charged $0.003 of at most $0.007.');
+      expect(priced.stderr).not.toContain('of at most');
       // A single usage-based payment (x402 upto) from the demo wallet, which market dev approved Permit2 for: two days' charge moves.
       const upto = await run(`npx market call --dev week '{"city":"Lyon","days":2}' --payment upto`, folder);
       expect({ code: upto.code, stderr: upto.stderr }).toMatchObject({ code: 0 });

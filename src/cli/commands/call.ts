@@ -71,7 +71,8 @@ export async function callCommand(args: string[]): Promise<void> {
         throw error;
       });
       printJson(result, values.json);
-      if (receipt?.scheme === 'upto')
+      // A usage-based charge (upto, or a channel call to a skill listed as priced by use) says what it was charged of its most.
+      if (receipt && (receipt.scheme === 'upto' || receipt.usageBased))
         process.stderr.write(`Charged ${formatPriceUsd(BigInt(receipt.amount))} of at most ${receipt.price}.\n`);
       process.stderr.write(`${terminalJson(trial ? { trial, trialCallsLeft } : { receipt }, true)}\n`);
     } finally {

@@ -31,7 +31,9 @@ function paidText(receipt: NonNullable<PaidResult['receipt']>): string {
   const deposit = receipt.deposit
     ? `this call first deposited ${formatPriceUsd(BigInt(receipt.deposit))} into it (refundable; each call is charged from it), transaction ${receipt.transaction ?? 'not reported'}`
     : 'a signed voucher, no transaction';
-  return `Charged ${charged} on ${receipt.network} over payment channel ${receipt.channelId} (${deposit}).`;
+  // A channel call to a skill priced by use: what it was charged of its most.
+  const most = receipt.usageBased ? ` of at most ${receipt.price} (a usage-based price)` : '';
+  return `Charged ${charged}${most} on ${receipt.network} over payment channel ${receipt.channelId} (${deposit}).`;
 }
 
 export function registerPayingTools(server: McpServer, deps: PayingDeps): void {
