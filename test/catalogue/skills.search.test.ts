@@ -188,7 +188,9 @@ for (const kind of databaseKinds) {
       const creator = await newCreator(fx.request);
       const group = await creator.group();
       // Alone, "9e9e9e9e" parses as the number 9e9 followed by the word e9e9e; inside the name it stays whole.
-      for (const name of ['tick-9e9e9e9e', 'tick-8e012345', 'tock-abc123'])
+      // After a hyphen, digits alone are a negative number: "tick-12345678" is `tick` and `-12345678`.
+      // And "w-12-6ba1f5" is `w`, `-12`, `-6` and `ba1f5`: the whole name, read as the name is, finds it.
+      for (const name of ['tick-9e9e9e9e', 'tick-8e012345', 'tock-abc123', 'tack-12345678', 'w-12-6ba1f5'])
         expect(
           (
             await fx.request(
@@ -202,6 +204,9 @@ for (const kind of databaseKinds) {
       expect(await found('9e9e9e9e')).toEqual(['tick-9e9e9e9e']);
       expect(await found('tick-8e012345')).toEqual(['tick-8e012345']);
       expect((await found('tick')).sort()).toEqual(['tick-8e012345', 'tick-9e9e9e9e']);
+      expect(await found('tack-12345678')).toEqual(['tack-12345678']);
+      expect(await found('1234567')).toEqual(['tack-12345678']);
+      expect(await found('w-12-6ba1f5')).toEqual(['w-12-6ba1f5']);
       // A stop word is still dropped, not required.
       expect(await found('the%20tock')).toEqual(['tock-abc123']);
     });

@@ -212,10 +212,12 @@ function sortKey(sort: Sort, match: SQL | undefined): SortKey {
 
 /**
  * "weather fore" → every word a prefix: `weather:* & fore:*`, each word stemmed as the English
- * configuration parses it (and a word with a digit also as it is). Only letters and digits reach
- * the query. As it is, because the parser reads some words differently alone than inside a
- * hyphenated name: "9e9e9e9e" alone is the number 9e9 and the word e9e9e, while "tick-9e9e9e9e"
- * keeps it whole.
+ * configuration parses it (and a word with a digit also as it is, and signed). Only letters and
+ * digits reach the query. As it is, because the parser reads some words differently alone than
+ * inside a hyphenated name: "9e9e9e9e" alone is the number 9e9 and the word e9e9e, while
+ * "tick-9e9e9e9e" keeps it whole; signed, because after a hyphen digits are a negative number:
+ * "tick-12345678" is the words `tick` and `-12345678`. Or, when the words do not match, the query
+ * as the document's parser reads it.
  */
 function toTsQuery(q: string): SQL | undefined {
   const words = (q.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, 8);
@@ -223,9 +225,16 @@ function toTsQuery(q: string): SQL | undefined {
   // Only a word with a digit can be read as a number; one without may be a stop word, which the
   // stemmed form drops and the word as it is would then require.
   const each = words.map((w) =>
-    /\p{N}/u.test(w) ? sql`(to_tsquery('english', ${`${w}:*`}) || ${`'${w}':*`}::tsquery)` : sql`to_tsquery('english', ${`${w}:*`})`,
+    /\p{N}/u.test(w)
+      ? sql`(to_tsquery('english', ${`${w}:*`}) || ${`'${w}':*`}::tsquery || ${`'-${w}':*`}::tsquery)`
+      : sql`to_tsquery('english', ${`${w}:*`})`,
   );
-  return sql`(${sql.join(each, sql` && `)})`;
+  // Or the query parsed as a name is: its words as the document holds them ("w-12-6ba1f5" is `w`,
+  // `-12`, `-6` and `ba1f5` there), each a prefix, so a whole name always finds itself.
+  // Control characters (NUL above all) never reach the database; nor does a lone surrogate.
+  const text = q.replace(/[\p{Cc}\p{Cs}]/gu, ' ');
+  const asParsed = sql`(select coalesce(string_agg(quote_literal(lexeme) || ':*', ' & '), '') from unnest(to_tsvector('english', ${text})))::tsquery`;
+  return sql`((${sql.join(each, sql` && `)}) || ${asParsed})`;
 }
 
 /** A number PostgreSQL's `real` holds (no overflow, no underflow error). */
