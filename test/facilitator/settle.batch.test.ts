@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'bun:test';
 import { eq, isNotNull } from 'drizzle-orm';
 import { getAddress, parseEventLogs, type Address, type Hex } from 'viem';
 import { paymentAuthorizations, paymentBatches } from '../../src/db/schema';
+import { createMulticallStore } from '../../src/facilitator/schemes/exact/multicall-store';
 import { MULTICALL3_ADDRESS, type LocalChain, type TestAccount, startChain, usdCoinAbi } from '../support/chain';
 import { databaseKinds, openTestDatabase } from '../support/database';
 import { drainFirst, eventually } from '../support/eventually';
@@ -304,6 +305,58 @@ for (const kind of databaseKinds) {
         const answers = await answering;
         expect(answers.map((r) => r.errorReason)).toEqual(['settlement_pending', 'settlement_pending', 'settlement_pending']);
         expect(await sentBy(relayer().address)).toBe(stalledSent);
+        expect(await chain.balanceOf(payee)).toBe(3n * PRICE);
+      } finally {
+        await stalled.close();
+        await other.close();
+        await database.close();
+      }
+    });
+
+    it('a batch recorded and never broadcast (its process stopped in between): another instance sends its members once', async () => {
+      const database = await openTestDatabase(kind);
+      const stalled = await startFacilitatorFixture(chain, kind, {
+        relayers: [relayer()],
+        database,
+        config: { batchMaxSize: 10, batchWaitMs: 600_000 },
+      });
+      const clock = manualClock();
+      const other = await startFacilitatorFixture(chain, kind, { relayers: [chain.accounts.relayers[1] as TestAccount], database, clock });
+      try {
+        const { payee, bodies } = await verifiedPayments(stalled, 3, 3600);
+        const otherSent = await sentBy(other.facilitator.relayers[0] as Address);
+        const answering = Promise.all(bodies.map((b) => stalled.facilitator.settle(b)));
+        const queued = await eventually(
+          () => database.db.select().from(paymentAuthorizations).where(isNotNull(paymentAuthorizations.batchCall)),
+          (rows) => rows.length === 3,
+          'the three queued',
+        );
+        // What a process does right before its broadcast: the batch and its members recorded under the
+        // transaction's hash. The process stops there: the node never gets the transaction.
+        const never = `0x${'ab'.repeat(32)}` as Hex;
+        await createMulticallStore(database.db).record(
+          {
+            txHash: never,
+            network: chain.network,
+            relayer: relayer().address,
+            relayerNonce: 1_000_000,
+            memberIds: queued.map((r) => r.id),
+          },
+          new Date(),
+        );
+        expect(await other.facilitator.reconcile()).toMatchObject({ resumed: 0, stillPending: 1 }); // recorded moments ago: may be on its way
+        clock.advance(31);
+        expect(await other.facilitator.reconcile()).toMatchObject({ resumed: 3 });
+        const statuses = await Promise.all(bodies.map((b) => other.facilitator.settlement(keyOf(b))));
+        expect(statuses.map((s) => s?.status)).toEqual(['settled', 'settled', 'settled']);
+        expect(await chain.balanceOf(payee)).toBe(3n * PRICE);
+        expect(await sentBy(other.facilitator.relayers[0] as Address)).toBe(otherSent + 1);
+        const [batch] = await database.db.select().from(paymentBatches).where(eq(paymentBatches.txHash, never));
+        expect(batch).toMatchObject({ status: 'dropped' });
+        expect(await other.facilitator.reconcile()).toMatchObject({ resumed: 0 });
+
+        await stalled.close(); // its queue flushes now: the members are taken, nothing is sent again
+        await answering;
         expect(await chain.balanceOf(payee)).toBe(3n * PRICE);
       } finally {
         await stalled.close();

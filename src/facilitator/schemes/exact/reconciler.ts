@@ -120,25 +120,42 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
         };
   }
 
-  /** The outcome of a pending batch transaction, member by member; undefined while it may still be mined. */
+  /**
+   * The outcome of a pending batch transaction, member by member; undefined while it may still be
+   * mined; 'unsent' for a batch its process recorded and stopped before broadcasting (the rule of
+   * {@link neverBroadcast}, for the batch), with a member still valid to send again.
+   */
   async function inspectMulticall(batch: MulticallRow, now: number) {
     const hash = batch.txHash as Hex;
     const receipt = await findReceipt(client, hash);
     const members = await deps.multicalls.members(hash);
     if (receipt) return multicallOutcome(chain, receipt, members);
     if (await isKnownTransaction(client, hash)) return undefined;
+    const age = clock.now().getTime() - batch.submittedAt.getTime();
+    const gone = (batch.submittedAt < startedAt && age > RESTART_SEND_MS) || age > SEND_WINDOW_MS;
+    if (gone && members.some((m) => BigInt(m.validBefore) > BigInt(now + RESEND_MARGIN_SECONDS))) return 'unsent' as const;
     const lastValid = members.reduce((latest, m) => (BigInt(m.validBefore) > latest ? BigInt(m.validBefore) : latest), 0n);
     if (BigInt(now) <= lastValid + BigInt(grace)) return undefined;
     return droppedMulticallOutcome(chain, members);
   }
 
-  async function multicallPass(report: ReconcileReport, now: number): Promise<void> {
+  async function multicallPass(report: ReconcileReport, now: number, unsent: (AuthorizationRow & { batchCall: string })[]): Promise<void> {
     for (const batch of await deps.multicalls.pending(perPass)) {
       report.checked++;
       try {
         const outcome = await inspectMulticall(batch, now);
         if (!outcome) {
           report.stillPending++;
+          continue;
+        }
+        if (outcome === 'unsent') {
+          // Its members are free again (an expired one the next pass abandons) and sent at once.
+          const members = await deps.multicalls.members(batch.txHash);
+          await deps.multicalls.release(batch.txHash as Hex, 'The node never got this batch; its members are sent again', clock.now());
+          deps.relayers.byAddress(batch.relayer)?.resync();
+          for (const m of members)
+            if (m.batchCall && BigInt(m.validBefore) > BigInt(now + RESEND_MARGIN_SECONDS))
+              unsent.push({ ...m, txHash: null, batchCall: m.batchCall });
           continue;
         }
         if (await deps.multicalls.finalize(batch.txHash as Hex, outcome, clock.now())) {
@@ -188,7 +205,7 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
         logger.warn('reconcile failed for a receipt', { tx: row.txHash, error: safeError(error) });
       }
     }
-    await multicallPass(report, now);
+    await multicallPass(report, now, unsent);
     const orphans = [...unsent, ...(await deps.multicalls.orphans(clock.now(), startedAt, perPass))];
     if (orphans.length > 0) {
       report.resumed = orphans.length;
