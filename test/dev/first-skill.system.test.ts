@@ -135,8 +135,9 @@ describe('README: Your first skill', () => {
         amount: '3000',
         channelId: first.channelId,
       });
+      expect(last.stderr).toContain('Authorizing at most $0.007 (a usage-based price');
       expect(last.stderr).toContain('Charged $0.003 of at most $0.007.');
-      expect(priced.stderr).not.toContain('of at most');
+      expect(priced.stderr).not.toContain('at most');
       // A single usage-based payment (x402 upto) from the demo wallet, which market dev approved Permit2 for: two days' charge moves.
       const upto = await run(`npx market call --dev week '{"city":"Lyon","days":2}' --payment upto`, folder);
       expect({ code: upto.code, stderr: upto.stderr }).toMatchObject({ code: 0 });

@@ -40,17 +40,17 @@ export async function callCommand(args: string[]): Promise<void> {
   const options: CallOptions = {
     mode: values.fast ? 'fast' : 'standard',
     trial: !values['no-trial'],
-    beforePayment: ({ deposit, terms }) => {
-      if (terms.requirements.scheme === 'upto') {
+    beforePayment: ({ deposit, terms, skill }) => {
+      // A usage-based price (upto, or a listing priced by use paid from a channel): the most, before paying.
+      const byUse = terms.requirements.scheme === 'upto' || skill.usageBased === true;
+      if (byUse)
         process.stderr.write(
           `Authorizing at most ${formatPriceUsd(BigInt(terms.requirements.amount))} (a usage-based price: the call is charged what it used, at most that).\n`,
         );
-        return;
-      }
       if (!deposit) return;
       const { payTo, amount } = terms.requirements;
       process.stderr.write(
-        `Depositing ${formatPriceUsd(deposit)} into a payment channel with ${payTo} (refundable; each call is charged from it); this call is charged ${formatPriceUsd(BigInt(amount))}.\n`,
+        `Depositing ${formatPriceUsd(deposit)} into a payment channel with ${payTo} (refundable; each call is charged from it); this call is charged ${byUse ? 'at most ' : ''}${formatPriceUsd(BigInt(amount))}.\n`,
       );
     },
   };
