@@ -274,7 +274,8 @@ for (const kind of databaseKinds) {
       }
     });
 
-    it('a process that stopped before sending its queue: another instance sends it once, and the stopped one sends nothing after', async () => {
+    /** Two instances on one database: one whose batch waits ten minutes (it stalls), another on a clock the test moves. */
+    const stalledAndOther = async () => {
       const database = await openTestDatabase(kind);
       const stalled = await startFacilitatorFixture(chain, kind, {
         relayers: [relayer()],
@@ -283,6 +284,11 @@ for (const kind of databaseKinds) {
       });
       const clock = manualClock();
       const other = await startFacilitatorFixture(chain, kind, { relayers: [chain.accounts.relayers[1] as TestAccount], database, clock });
+      return { database, stalled, clock, other };
+    };
+
+    it('a process that stopped before sending its queue: another instance sends it once, and the stopped one sends nothing after', async () => {
+      const { database, stalled, clock, other } = await stalledAndOther();
       try {
         const { payee, bodies } = await verifiedPayments(stalled, 3, 3600);
         const [stalledSent, otherSent] = [await sentBy(relayer().address), await sentBy(other.facilitator.relayers[0] as Address)];
@@ -314,14 +320,7 @@ for (const kind of databaseKinds) {
     });
 
     it('a batch recorded and never broadcast (its process stopped in between): another instance sends its members once', async () => {
-      const database = await openTestDatabase(kind);
-      const stalled = await startFacilitatorFixture(chain, kind, {
-        relayers: [relayer()],
-        database,
-        config: { batchMaxSize: 10, batchWaitMs: 600_000 },
-      });
-      const clock = manualClock();
-      const other = await startFacilitatorFixture(chain, kind, { relayers: [chain.accounts.relayers[1] as TestAccount], database, clock });
+      const { database, stalled, clock, other } = await stalledAndOther();
       try {
         const { payee, bodies } = await verifiedPayments(stalled, 3, 3600);
         const otherSent = await sentBy(other.facilitator.relayers[0] as Address);
