@@ -1,4 +1,5 @@
-import { resolve } from 'node:path';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { ConfigError, type Env, readInteger, readPostgresUrl, read } from './env';
 
 /** Where the data lives: a PostgreSQL server, or the embedded database in a directory. */
@@ -12,7 +13,12 @@ export type DatabaseConfig =
       /** How long one statement may take before the database counts as unavailable; default DATABASE_DEADLINE_MS (src/db/deadline.ts). */
       deadlineMs?: number;
     }
-  | { kind: 'embedded'; dataDir: string };
+  | {
+      kind: 'embedded';
+      dataDir: string;
+      /** Where a migrated empty database is kept for new data directories (src/db/template.ts); unset: none. */
+      cacheDir?: string;
+    };
 
 const DEFAULT_DATA_DIR = './.market/data';
 
@@ -26,5 +32,12 @@ export function readDatabaseConfig(env: Env, cwd: string): DatabaseConfig {
   if (read(env, 'DATABASE_READ_URL') !== undefined) {
     throw new ConfigError('DATABASE_READ_URL', 'needs DATABASE_URL: a read replica is of a PostgreSQL primary');
   }
-  return { kind: 'embedded', dataDir: resolve(cwd, read(env, 'MARKET_DATA_DIR') ?? DEFAULT_DATA_DIR) };
+  return { kind: 'embedded', dataDir: resolve(cwd, read(env, 'MARKET_DATA_DIR') ?? DEFAULT_DATA_DIR), cacheDir: readCacheDir(env) };
+}
+
+/** `$XDG_CACHE_HOME/skill-market`, else `~/.cache/skill-market`: what can be made again, kept to save time. */
+export function readCacheDir(env: Env): string {
+  const xdg = read(env, 'XDG_CACHE_HOME');
+  const base = xdg?.startsWith('/') ? xdg : join(read(env, 'HOME') ?? homedir(), '.cache');
+  return join(base, 'skill-market');
 }

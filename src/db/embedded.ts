@@ -43,21 +43,32 @@ function trigramBundle(): URL {
   return pathToFileURL(copy);
 }
 
+export interface OpenPGliteOptions {
+  /** A dump to start from (PGlite writes it into an empty `dataDir`, or into memory). */
+  loadDataDir?: Blob;
+  /** Run on `dataDir` under its lock, before PGlite starts on it (template.ts fills a new one). */
+  prepare?: (dataDir: string) => Promise<void>;
+}
+
 /**
  * Opens PGlite on `dataDir` (created with its parents) under an exclusive directory lock, or
- * in memory when `dataDir` is undefined. `loadDataDir` starts from a dump (used by tests).
+ * in memory when `dataDir` is undefined.
  */
-export async function openPGlite(dataDir: string | undefined, loadDataDir?: Blob): Promise<{ client: PGlite; release(): void }> {
+export async function openPGlite(
+  dataDir: string | undefined,
+  options: OpenPGliteOptions = {},
+): Promise<{ client: PGlite; release(): void }> {
   let release = () => {};
   if (dataDir !== undefined) {
     await mkdir(dataDir, { recursive: true });
     release = lockDataDirectory(dataDir).release;
   }
   try {
+    if (dataDir !== undefined) await options.prepare?.(dataDir);
     const client = await PGlite.create(dataDir, {
       ...(await loadAssets()),
       extensions: { pg_trgm: { name: 'pg_trgm', setup: async () => ({ bundlePath: trigramBundle() }) } },
-      ...(loadDataDir ? { loadDataDir } : {}),
+      ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
     });
     return { client, release };
   } catch (error) {

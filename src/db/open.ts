@@ -4,9 +4,10 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import type { DatabaseConfig } from '../config';
 import type { PGlite } from '@electric-sql/pglite';
-import { openPGlite } from './embedded';
+import { openPGlite, type OpenPGliteOptions } from './embedded';
 import { DATABASE_DEADLINE_MS, type DatabaseStats, withDeadline } from './deadline';
 import { migrate } from './migrate';
+import { dropTemplate, dumpOf, emptyNewDataDir, extractTemplate, isNewDataDir, readTemplate, saveTemplate } from './template';
 import { connectGuarded } from './socket';
 import * as schema from './schema';
 import type { Database, DatabaseHandle } from './types';
@@ -18,6 +19,9 @@ export interface OpenOptions {
 
 /** Opens the configured database and brings its schema up to date. */
 export async function openDatabase(config: DatabaseConfig, options: OpenOptions = {}): Promise<DatabaseHandle> {
+  if (config.kind === 'embedded' && config.cacheDir !== undefined && options.migrate !== false && isNewDataDir(config.dataDir)) {
+    return openNewEmbedded(config.dataDir, config.cacheDir);
+  }
   const handle =
     config.kind === 'postgres'
       ? openPostgres(config.url, config.poolSize, config.readUrl, config.deadlineMs)
@@ -30,6 +34,36 @@ export async function openDatabase(config: DatabaseConfig, options: OpenOptions 
     await handle.close();
     throw error;
   }
+}
+
+/**
+ * A new embedded database in `dataDir`: written from the migrated template kept in `cacheDir` when
+ * there is one (template.ts), else made by initdb and the migrations, after which its dump becomes
+ * the template. A template PGlite cannot start from is dropped, and the directory made without it.
+ */
+async function openNewEmbedded(dataDir: string, cacheDir: string, useTemplate = true): Promise<DatabaseHandle> {
+  const template = useTemplate ? await readTemplate(cacheDir) : undefined;
+  let wasNew = false;
+  let filled = false;
+  // Under the directory's lock: another opener may have made the database since it was looked at.
+  const prepare = async (dir: string) => {
+    wasNew = isNewDataDir(dir);
+    if (wasNew && template !== undefined) filled = await extractTemplate(template, dir);
+  };
+  let handle: EmbeddedHandle | undefined;
+  try {
+    handle = await openEmbedded(dataDir, { prepare });
+    await migrate(handle.db);
+  } catch (error) {
+    await handle?.close().catch(() => {});
+    if (!filled) throw error;
+    await dropTemplate(cacheDir);
+    await emptyNewDataDir(dataDir);
+    return openNewEmbedded(dataDir, cacheDir, false);
+  }
+  // Nothing but the migrations ran on it yet: its dump is the schema alone.
+  if (wasNew && !filled) await saveTemplate(cacheDir, await handle.dump());
+  return handle;
 }
 
 type PostgresHandle = DatabaseHandle & { unbounded: Database };
@@ -76,17 +110,21 @@ function openPostgres(url: string, poolSize: number, readUrl?: string, deadlineM
   };
 }
 
-/** Opens PGlite in `dataDir`, or in memory when undefined; `loadDataDir` starts from a dump. */
-export async function openEmbedded(dataDir: string | undefined, loadDataDir?: Blob): Promise<DatabaseHandle> {
-  const { client, release } = await openPGlite(dataDir, loadDataDir);
-  return embeddedHandle(client, async () => {
+/** Opens PGlite in `dataDir`, or in memory when undefined (see {@link OpenPGliteOptions}). */
+export async function openEmbedded(dataDir: string | undefined, options: OpenPGliteOptions = {}): Promise<EmbeddedHandle> {
+  const { client, release } = await openPGlite(dataDir, options);
+  const handle = embeddedHandle(client, async () => {
     try {
       await client.close();
     } finally {
       release();
     }
   });
+  return { ...handle, dump: () => dumpOf(client) };
 }
+
+/** An embedded database's handle, and the dump of its data directory. */
+export type EmbeddedHandle = DatabaseHandle & { dump(): Promise<Blob> };
 
 /** The handle of an open PGlite `client`; `close` runs once, however often the handle is closed. */
 export function embeddedHandle(client: PGlite, close: () => Promise<void>): DatabaseHandle {

@@ -291,6 +291,9 @@ function devRegistryConfig(paths: DevPaths, port: number, chainPort: number, jwt
       MARKET_RPC_URL: `http://127.0.0.1:${chainPort}`,
       MARKET_BALANCE_CACHE_MS: '0',
       OPERATOR_ADDRESSES: operators,
+      // Where a migrated empty database is kept for the next new data directory (--fresh, another --dir).
+      HOME: process.env.HOME,
+      XDG_CACHE_HOME: process.env.XDG_CACHE_HOME,
     },
     process.cwd(),
     { devTools: true },

@@ -54,7 +54,11 @@ describe('registry configuration', () => {
   });
 
   it('resolves MARKET_DATA_DIR against the working directory', () => {
-    expect(loadRegistryConfig({ MARKET_DATA_DIR: 'var/db' }, '/srv').database).toEqual({ kind: 'embedded', dataDir: '/srv/var/db' });
+    expect(loadRegistryConfig({ MARKET_DATA_DIR: 'var/db', HOME: '/home/a' }, '/srv').database).toEqual({
+      kind: 'embedded',
+      dataDir: '/srv/var/db',
+      cacheDir: '/home/a/.cache/skill-market',
+    });
   });
 
   const bad: [string, string, RegExp][] = [

@@ -18,6 +18,7 @@ import { spawnDev, ROOT, type DevProcess } from '../support/dev';
 import { stdioClient, tool } from '../mcp/support';
 import { lastReading } from '../support/eventually';
 import { CLI_ENTRY } from '../support/process';
+import { TEST_CACHE_HOME } from '../support/cache';
 
 /** The fenced `sh` blocks of one README section, dedented. */
 function sectionBlocks(readme: string, heading: string): string[] {
@@ -46,7 +47,7 @@ async function run(script: string, cwd: string): Promise<{ code: number; stdout:
   // A subshell per block, so that `exec` in npx replaces the subshell, not the script.
   const child = Bun.spawn(['sh', '-c', `${PRELUDE}(\n${script}\n)`], {
     cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: cwd },
+    env: { PATH: process.env.PATH ?? '', HOME: cwd, XDG_CACHE_HOME: TEST_CACHE_HOME },
     stdout: 'pipe',
     stderr: 'pipe',
   });
@@ -94,7 +95,7 @@ describe('README: Your first skill', () => {
         if (block.endsWith('&')) {
           server = Bun.spawn(['sh', '-c', `${PRELUDE}${block.slice(0, -1)}`], {
             cwd: folder,
-            env: { PATH: process.env.PATH ?? '', HOME: folder },
+            env: { PATH: process.env.PATH ?? '', HOME: folder, XDG_CACHE_HOME: TEST_CACHE_HOME },
             stdout: 'ignore',
             stderr: 'ignore',
           });

@@ -1,13 +1,9 @@
-import { createHash } from 'node:crypto';
-import { mkdir, rename } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
-import { migrations } from '../../drizzle/migrations';
 import type { PGlite } from '@electric-sql/pglite';
 import { embeddedHandle, migrate, openDatabase, openEmbedded, openPGlite, type DatabaseHandle, type DatabaseKind } from '../../src/db';
+import { extractTemplate, migrationsHash, readTemplate, saveTemplate } from '../../src/db/template';
+import { TEST_CACHE_DIR } from './cache';
 
 /**
  * Which databases a test file runs on; each file gets a fresh, migrated database of each kind.
@@ -34,42 +30,25 @@ export const databaseKinds: DatabaseKind[] = TEST_DATABASE_URL ? ['embedded', 'p
 /** The embedded database alone: for a file whose checks cannot differ between the two (see above). */
 export const oneDatabase: DatabaseKind[] = ['embedded'];
 
-/** A hash of every migration's SQL: names the migrated templates of both databases. */
-function migrationsHash(): string {
-  const hash = createHash('sha256');
-  for (const m of migrations) hash.update(m.sql);
-  return hash.digest('hex').slice(0, 20);
-}
-
-const DUMP_CACHE_DIR = fileURLToPath(new URL('../../node_modules/.cache/skill-market-pglite/', import.meta.url));
-const pgliteVersion = () => (createRequire(import.meta.url)('@electric-sql/pglite/package.json') as { version: string }).version;
-
 let embeddedTemplate: Promise<Blob> | undefined;
 
 /**
- * A dump of a migrated embedded database. initdb and the migrations take seconds, so the dump is
- * kept on disk under node_modules/.cache, named by PGlite's version and the migrations' hash (a
- * change to either makes a new one), and once in memory per process.
+ * A dump of a migrated embedded database: the kept template, or one made in memory (initdb and the
+ * migrations take seconds) and kept for the next process. Once in memory per process.
  */
-function migratedDump(): Promise<Blob> {
+export function migratedDump(): Promise<Blob> {
   embeddedTemplate ??= (async () => {
-    const file = join(DUMP_CACHE_DIR, `${pgliteVersion()}-${migrationsHash()}.tar`);
-    const cached = Bun.file(file);
-    if (await cached.exists()) return new Blob([await cached.arrayBuffer()]);
+    const kept = await readTemplate(TEST_CACHE_DIR);
+    if (kept !== undefined) return kept;
     const first = await openEmbedded(undefined);
-    await migrate(first.db);
-    const dump = await (first.db as unknown as { $client: { dumpDataDir(c: 'none'): Promise<Blob> } }).$client.dumpDataDir('none');
-    await first.close();
     try {
-      // Written whole under another name, then renamed: a reader never sees half a dump.
-      await mkdir(DUMP_CACHE_DIR, { recursive: true });
-      const partial = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}`;
-      await Bun.write(partial, dump);
-      await rename(partial, file);
-    } catch {
-      // A read-only checkout still works; each process makes its own dump.
+      await migrate(first.db);
+      const dump = await first.dump();
+      await saveTemplate(TEST_CACHE_DIR, dump);
+      return dump;
+    } finally {
+      await first.close();
     }
-    return dump;
   })();
   return embeddedTemplate;
 }
@@ -108,7 +87,7 @@ end $$;`);
  * closed, so work a test left running cannot touch the next test's rows; its listeners stop then too.
  */
 async function freshEmbedded(): Promise<DatabaseHandle> {
-  const client = idleEmbedded.pop() ?? (await openPGlite(undefined, await migratedDump())).client;
+  const client = idleEmbedded.pop() ?? (await openPGlite(undefined, { loadDataDir: await migratedDump() })).client;
   let open = true;
   const view = new Proxy(client, {
     get(target, key) {
@@ -144,7 +123,8 @@ async function freshEmbedded(): Promise<DatabaseHandle> {
 
 /** Fills the folder `dataDir` with a migrated embedded database, so a server process started on it skips initdb. */
 export async function seedEmbeddedDataDir(dataDir: string): Promise<void> {
-  const seeded = await openEmbedded(dataDir, await migratedDump());
+  const dump = await migratedDump();
+  const seeded = await openEmbedded(dataDir, { prepare: async (dir) => void (await extractTemplate(dump, dir)) });
   await seeded.close();
 }
 

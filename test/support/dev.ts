@@ -4,6 +4,7 @@
  */
 import { join } from 'node:path';
 import { CLI_ENTRY, freePort } from './process';
+import { TEST_CACHE_HOME } from './cache';
 
 export const ROOT = join(import.meta.dir, '../..');
 
@@ -56,7 +57,13 @@ export async function spawnDev(dir: string, extra: string[] = [], ports?: DevPro
       `${p.chain}`,
       ...extra,
     ],
-    { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' }, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' },
+    {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', XDG_CACHE_HOME: TEST_CACHE_HOME },
+      stdin: 'ignore',
+      stdout: 'pipe',
+      stderr: 'pipe',
+    },
   );
   const chunks: string[] = [];
   const output = () => chunks.join('');

@@ -1,6 +1,7 @@
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { eventually } from './eventually';
+import { TEST_CACHE_HOME } from './cache';
 
 export const CLI_ENTRY = join(import.meta.dir, '../../src/cli/main.ts');
 
@@ -37,6 +38,7 @@ export function spawnMarket(args: string[], env: Record<string, string>, cwd?: s
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '/tmp',
       LOG_LEVEL: 'warn',
+      XDG_CACHE_HOME: TEST_CACHE_HOME,
       MARKET_RPC_URL: 'http://127.0.0.1:9',
       ...env,
     },

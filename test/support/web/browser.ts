@@ -14,13 +14,20 @@ export const VIEWPORTS = {
   phone: { width: 390, height: 844 },
 } as const;
 
+let shared: Promise<Browser> | undefined;
+
+/**
+ * A lease on this process's Chromium, started at the first call: test files that run one after
+ * another in a worker share it (a start is about a second of both cores). `close()` on the lease
+ * closes the contexts and pages it opened, not the browser, which ends with the process.
+ */
 export async function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(
       `Chromium not found at ${CHROMIUM}: install it (apt-get install -y chromium) or set CHROMIUM_PATH. Page tests need a real browser.`,
     );
   }
-  return chromium.launch({
+  shared ??= chromium.launch({
     executablePath: CHROMIUM,
     args: [
       '--no-sandbox',
@@ -31,6 +38,40 @@ export async function launchBrowser(): Promise<Browser> {
       '--no-first-run',
     ],
   });
+  let browser: Browser;
+  try {
+    browser = await shared;
+  } catch (error) {
+    shared = undefined;
+    throw error;
+  }
+  if (!browser.isConnected()) {
+    shared = undefined;
+    return launchBrowser();
+  }
+  const opened = new Set<BrowserContext>();
+  const lease: Browser = new Proxy(browser, {
+    get(target, key) {
+      if (key === 'newContext') {
+        return async (...args: Parameters<Browser['newContext']>) => {
+          const context = await target.newContext(...args);
+          opened.add(context);
+          return context;
+        };
+      }
+      if (key === 'newPage') {
+        return async (...args: Parameters<Browser['newPage']>) => {
+          const page = await target.newPage(...args);
+          opened.add(page.context());
+          return page;
+        };
+      }
+      if (key === 'close') return async () => void (await Promise.all([...opened].map((c) => c.close().catch(() => {}))));
+      const value = Reflect.get(target, key, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return lease;
 }
 
 /** Console errors and failed page scripts, so a test can require a clean page. */
@@ -44,8 +85,10 @@ export function pageErrors(page: Page): string[] {
   return errors;
 }
 
-/** Writes `<name>-<viewport>.png` into test/web/screenshots (full page). */
+/** Writes `<name>-<viewport>.png` into test/web/screenshots (full page), unless SCREENSHOTS=0. */
 export async function screenshot(page: Page, name: string): Promise<string> {
+  // CI sets SCREENSHOTS=0: nobody looks at them there, and each full page costs both cores a moment.
+  if (process.env.SCREENSHOTS === '0') return '';
   mkdirSync(SCREENSHOTS, { recursive: true });
   const size = page.viewportSize();
   const kind = size && size.width <= VIEWPORTS.phone.width ? 'phone' : 'desktop';
