@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from 'bun:test';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataDirectoryLockedError, openDatabase, type DatabaseHandle } from '../../src/db';
+import { readTemplate } from '../../src/db/template';
 import { seedEmbeddedDataDir } from '../support/database';
 
 const dirs: string[] = [];
@@ -26,9 +27,13 @@ async function seededDataDir(): Promise<string> {
 }
 
 describe('embedded database directory', () => {
-  it('creates missing parent directories and keeps data across reopen', async () => {
+  it('creates missing parent directories and keeps data across reopen; a cache folder that cannot be written keeps no template', async () => {
     const dataDir = join(tempDir(), 'nested', 'deeper', 'data');
-    const first = await openDatabase({ kind: 'embedded', dataDir });
+    const cacheDir = join(tempDir(), 'a-file');
+    writeFileSync(cacheDir, 'not a folder');
+    const first = await openDatabase({ kind: 'embedded', dataDir, cacheDir });
+    expect(await readTemplate(cacheDir)).toBeUndefined();
+    expect(readFileSync(cacheDir, 'utf8')).toBe('not a folder');
     await first.db.execute(`insert into users (wallet_address) values ('0x00000000000000000000000000000000000000aa')` as never);
     await first.close();
     expect(existsSync(join(dataDir, 'PG_VERSION'))).toBe(true);
