@@ -67,7 +67,12 @@ const MAX_IDLE_EMBEDDED = 2;
  * no rows, so empty tables are the migrated state.
  */
 async function emptyEmbedded(client: PGlite): Promise<void> {
-  await client.exec(`set session_replication_role = replica;
+  await client.exec(EMPTY_PUBLIC_SCHEMA);
+  await client.exec('discard all');
+}
+
+/** Deletes every public table's rows (triggers off) and restarts its sequences: both databases. */
+const EMPTY_PUBLIC_SCHEMA = `set session_replication_role = replica;
 do $$
 declare name text;
 begin
@@ -77,9 +82,8 @@ begin
   for name in select quote_ident(sequencename) from pg_sequences where schemaname = 'public' loop
     execute 'alter sequence ' || name || ' restart';
   end loop;
-end $$;`);
-  await client.exec('discard all');
-}
+end $$;
+set session_replication_role = origin;`;
 
 /**
  * A migrated in-memory PGlite: one a closed test left (emptied), or one loaded from the dump. The
@@ -240,15 +244,131 @@ export async function processDatabase(
  */
 const TEST_STATEMENT_DEADLINE_MS = 15_000;
 
-/** A new database on the TEST_DATABASE_URL server, dropped again on close. */
+/**
+ * PostgreSQL test databases closed by their tests, emptied and kept for the next test of this
+ * process: a copy of the template costs the server about 0.3 s, emptying one a few tens of ms.
+ * A kept one is renamed (`market_idle_<pid>_…`) once every connection to it is ended, so work a
+ * test left running (a second pool, a server process) cannot reach the next test's rows, and is
+ * kept only while its schema is still the template's. Kept ones a finished process left behind
+ * are dropped by the next process that starts a PostgreSQL test.
+ */
+const idlePostgres: string[] = [];
+const MAX_IDLE_POSTGRES = 2;
+let templateShape: Promise<string> | undefined;
+let leftoversDropped: Promise<void> | undefined;
+
+/** A digest of the public schema: relations and their columns, constraints, triggers and functions. */
+async function shapeOf(client: postgres.Sql): Promise<string> {
+  const [row] = await client<{ shape: string }[]>`select md5(concat_ws('|',
+    (select string_agg(relname::text || ':' || relkind::text || ':' || relnatts::text, ',' order by relname) from pg_class where relnamespace = 'public'::regnamespace),
+    (select string_agg(conname::text, ',' order by conname) from pg_constraint where connamespace = 'public'::regnamespace),
+    (select string_agg(t.tgname::text, ',' order by t.tgname) from pg_trigger t join pg_class c on c.oid = t.tgrelid where c.relnamespace = 'public'::regnamespace),
+    (select string_agg(proname::text, ',' order by proname) from pg_proc where pronamespace = 'public'::regnamespace))) as shape`;
+  return row!.shape;
+}
+
+/** Renames database `from` to `to` once no session is on it; false when `from` is gone. */
+async function renameDatabase(admin: postgres.Sql, from: string, to: string): Promise<boolean> {
+  for (let attempt = 0; ; attempt++) {
+    await admin`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${from} and pid <> pg_backend_pid()`;
+    try {
+      await admin.unsafe(`alter database ${from} rename to ${to}`);
+      return true;
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code === '3D000') return false; // does not exist
+      if (code !== '55006' || attempt >= 100) throw error; // 55006: a session is still ending
+      await Bun.sleep(20);
+    }
+  }
+}
+
+/** Kept databases of processes that are gone (this machine's process ids). */
+async function dropLeftovers(): Promise<void> {
+  const admin = adminClient();
+  try {
+    const kept = await admin<{ datname: string }[]>`select datname from pg_database where datname like 'market\_idle\_%'`;
+    for (const { datname } of kept) {
+      const pid = Number(datname.split('_')[2]);
+      let alive = pid === process.pid;
+      try {
+        if (!alive) process.kill(pid, 0);
+        alive = true;
+      } catch {}
+      if (!alive) await admin.unsafe(`drop database if exists ${datname} with (force)`).catch(() => {});
+    }
+  } finally {
+    await admin.end();
+  }
+}
+
+/** A kept database renamed for a test, or a new copy of the template; its name. */
+async function takePostgres(): Promise<string> {
+  leftoversDropped ??= dropLeftovers().catch(() => {});
+  await leftoversDropped;
+  for (let kept = idlePostgres.pop(); kept !== undefined; kept = idlePostgres.pop()) {
+    const name = randomName('market_test');
+    const admin = adminClient();
+    try {
+      if (await renameDatabase(admin, kept, name)) return name;
+    } catch {
+      // taken by something else: make a new one
+    } finally {
+      await admin.end();
+    }
+  }
+  const { url } = await createMigratedPostgresDatabase();
+  const name = new URL(url).pathname.slice(1);
+  if (templateShape === undefined) {
+    // Read from the first copy before any test has it.
+    const client = postgres(url, { max: 1, onnotice: () => {} });
+    templateShape = shapeOf(client)
+      .catch(() => 'unknown: nothing is kept')
+      .finally(() => client.end());
+    await templateShape;
+  }
+  return name;
+}
+
+/** Empties and keeps `name` for the next test, or drops it (enough kept, schema changed, any failure). */
+async function givePostgresBack(name: string): Promise<void> {
+  const idle = `market_idle_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  let keep = idlePostgres.length < MAX_IDLE_POSTGRES;
+  const admin = adminClient();
+  try {
+    if (keep) keep = await renameDatabase(admin, name, idle);
+    if (keep) {
+      const client = postgres(urlOf(idle), { max: 1, onnotice: () => {} });
+      try {
+        keep = (await shapeOf(client)) === (await templateShape);
+        if (keep) await client.unsafe(EMPTY_PUBLIC_SCHEMA);
+      } finally {
+        await client.end();
+      }
+    }
+  } catch {
+    keep = false;
+  }
+  try {
+    if (keep) idlePostgres.push(idle);
+    else {
+      await admin.unsafe(`drop database if exists ${name} with (force)`);
+      await admin.unsafe(`drop database if exists ${idle} with (force)`);
+    }
+  } finally {
+    await admin.end();
+  }
+}
+
+/** A migrated, empty database on the TEST_DATABASE_URL server, kept for the next test or dropped on close. */
 async function freshPostgres(): Promise<DatabaseHandle> {
-  const created = await createMigratedPostgresDatabase();
-  const handle = await openDatabase({ kind: 'postgres', url: created.url, poolSize: 5, deadlineMs: TEST_STATEMENT_DEADLINE_MS });
+  const name = await takePostgres();
+  const handle = await openDatabase({ kind: 'postgres', url: urlOf(name), poolSize: 5, deadlineMs: TEST_STATEMENT_DEADLINE_MS });
   return {
     ...handle,
     close: async () => {
       await handle.close();
-      await created.drop();
+      await givePostgresBack(name);
     },
   };
 }
