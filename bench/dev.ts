@@ -1,8 +1,10 @@
 /**
  * Time to first paid call with `market dev`, as a newcomer meets it: `npm start` (the dev command
- * from source) on a new data directory, then the `market call` command its banner prints, until the
- * skill's result is back; then the same on the existing directory (a later start). Also the whole
- * process tree's memory once running (RSS from ps). Writes the "dev" section of bench/results.json.
+ * from source) on a new data directory of a machine that never ran it (an empty cache folder), then
+ * the `market call` command its banner prints, until the skill's result is back; then the same on
+ * the existing directory (a later start), and on another new directory once the first kept its
+ * migrated database as the template (`--fresh`, another `--dir`). Also the whole process tree's
+ * memory once running (RSS from ps). Writes the "dev" section of bench/results.json.
  *
  *   bun bench/dev.ts
  */
@@ -14,7 +16,10 @@ import { benchGate } from './lib/quiet';
 import { fmt, printTable, saveSection } from './lib/results';
 
 const gate = await benchGate('bench/dev.ts', 'dev');
-const dir = join(mkdtempSync(join(tmpdir(), 'market-dev-bench-')), 'data');
+const work = mkdtempSync(join(tmpdir(), 'market-dev-bench-'));
+const dir = join(work, 'data');
+/** The cache folder of a machine that never ran market dev: the first start keeps its template there. */
+const cacheEnv = { XDG_CACHE_HOME: join(work, 'cache') };
 
 /** RSS in MiB of `pid` and all its descendants. */
 async function treeRssMiB(pid: number): Promise<number> {
@@ -36,9 +41,9 @@ async function treeRssMiB(pid: number): Promise<number> {
   return rows.filter(([p]) => inTree.has(p)).reduce((sum, [, , rss]) => sum + rss, 0) / 1024;
 }
 
-async function run(label: string) {
+async function run(label: string, dataDir = dir) {
   const t0 = performance.now();
-  const dev: DevProcess = await spawnDev(dir);
+  const dev: DevProcess = await spawnDev(dataDir, [], undefined, cacheEnv);
   try {
     const banner = await dev.banner;
     const bannerMs = performance.now() - t0;
@@ -66,13 +71,14 @@ async function run(label: string) {
 try {
   const first = await run('first start (new data directory)');
   const later = await run('later start (existing data directory)');
-  const rows = [first, later];
+  const templated = await run('new data directory, template kept', join(work, 'other'));
+  const rows = [first, later, templated];
   printTable(
     'market dev: time to first paid call (npm start, then the printed market call)',
     ['start', 'banner ms', 'market call ms', 'first paid call ms', 'tree RSS MiB'],
     rows.map((r) => [r.label, fmt(r.bannerMs), fmt(r.callMs), fmt(r.firstPaidCallMs), fmt(r.rssMiB)]),
   );
-  saveSection('dev', { timeToFirstPaidCall: { first, later } }, gate);
+  saveSection('dev', { timeToFirstPaidCall: { first, later, templated } }, gate);
 } finally {
-  rmSync(join(dir, '..'), { recursive: true, force: true });
+  rmSync(work, { recursive: true, force: true });
 }

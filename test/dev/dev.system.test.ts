@@ -1,16 +1,18 @@
 /**
  * `market dev` as `npm start` runs it (from source, here on a temp data directory and free ports):
- * the printed `market call` pays on the local chain; the demo wallet API signs for the page; state
+ * the printed `market call` pays on the local chain; the first start keeps its migrated database as
+ * the template of new directories; the demo wallet API signs for the page; state
  * survives a restart; a second instance, a busy port and a dead child are reported clearly; SIGTERM
  * and Ctrl-C leave no process behind, nor does SIGKILL; --fresh starts over; a module of one's own replaces the
  * example skills on the listing. Outside dev mode the demo wallet API does not exist.
  */
 import { afterAll, describe, expect, it } from 'bun:test';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPublicClient, http, parseEventLogs, verifyMessage, verifyTypedData, type Address, type Hex } from 'viem';
 import { batchSettlementAbi } from '../../src/chain/batch-settlement';
+import { templatePath } from '../../src/db/template';
 import { openTestDatabase } from '../support/database';
 import { eventually, lastReading } from '../support/eventually';
 import { type DevBanner, type DevProcess, processesMentioning, runPrinted, spawnDev } from '../support/dev';
@@ -24,8 +26,11 @@ const running: DevProcess[] = [];
 // Generous: the first start creates the database (initdb), which is slow on a busy machine.
 const STEP_MS = 90_000;
 
+/** This file's own cache folder: the first start finds no template there and keeps one. */
+const cacheEnv = { XDG_CACHE_HOME: join(work, 'cache') };
+
 async function start(extra: string[] = [], ports?: DevProcess['ports']): Promise<{ dev: DevProcess; banner: DevBanner }> {
-  const dev = await spawnDev(dir, extra, ports);
+  const dev = await spawnDev(dir, extra, ports, cacheEnv);
   running.push(dev);
   return { dev, banner: await dev.banner };
 }
@@ -68,6 +73,8 @@ describe('market dev', () => {
         balance: '100',
       });
       expect(banner.call).toContain(` call --dev ${dir} word-count '{"text":`);
+      // The new database's migrated schema is kept for the next new directory (--fresh, another --dir).
+      expect(existsSync(templatePath(join(cacheEnv.XDG_CACHE_HOME, 'skill-market')))).toBe(true);
 
       const { code, stdout, stderr } = await runPrinted(banner.call);
       expect({ code, stderr: code === 0 ? '' : stderr }).toEqual({ code: 0, stderr: '' });

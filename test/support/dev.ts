@@ -37,8 +37,13 @@ export async function freeDevPorts() {
   return { registry: await freePort(), facilitator: await freePort(), skills: await freePort(), chain: await freePort() };
 }
 
-/** Runs `bun src/cli/main.ts dev --dir <dir> <ports> …extra` from the repository root. */
-export async function spawnDev(dir: string, extra: string[] = [], ports?: DevProcess['ports']): Promise<DevProcess> {
+/** Runs `bun src/cli/main.ts dev --dir <dir> <ports> …extra` from the repository root (the tests' cache folder, unless `env` says). */
+export async function spawnDev(
+  dir: string,
+  extra: string[] = [],
+  ports?: DevProcess['ports'],
+  env: Record<string, string> = {},
+): Promise<DevProcess> {
   const p = ports ?? (await freeDevPorts());
   const child = Bun.spawn(
     [
@@ -59,7 +64,7 @@ export async function spawnDev(dir: string, extra: string[] = [], ports?: DevPro
     ],
     {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', XDG_CACHE_HOME: TEST_CACHE_HOME },
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', XDG_CACHE_HOME: TEST_CACHE_HOME, ...env },
       stdin: 'ignore',
       stdout: 'pipe',
       stderr: 'pipe',
