@@ -16,6 +16,7 @@ import {
   signAuthorization,
 } from 'skill-market/x402';
 import { balances, startPaymentStack, type PaymentStack, loopbackServeOptions } from '../support/skill-server';
+import { CHROMIUM } from '../support/web';
 
 const PRICE = 10_000n;
 const echo = skill(
@@ -75,7 +76,7 @@ beforeAll(async () => {
     fetch: () => new Response('<!doctype html><title>page</title><p>a page', { headers: { 'content-type': 'text/html' } }),
   });
   pageOrigin = `http://localhost:${site.port}`;
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: ['--no-sandbox'] });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
   page = await browser.newPage();
   await page.goto(`${pageOrigin}/`);
 }, 60_000);

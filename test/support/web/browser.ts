@@ -1,12 +1,17 @@
 /**
- * Real Chromium for page tests: Debian's `chromium` driven by playwright-core. A missing browser
- * fails the test with the command that installs it (never a skip).
+ * Real Chromium for page tests: Debian's `chromium-headless-shell` (the same Blink and V8 without the
+ * browser's window and GPU layers: about a third less CPU per page test here), or its `chromium` where
+ * only that is installed, driven by playwright-core. A missing browser fails the test with the
+ * command that installs it (never a skip).
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const CHROMIUM =
+  process.env.CHROMIUM_PATH ||
+  ['/usr/bin/chromium-headless-shell', '/usr/bin/chromium'].find((path) => existsSync(path)) ||
+  '/usr/bin/chromium';
 export const SCREENSHOTS = join(import.meta.dir, '../../web/screenshots');
 
 export const VIEWPORTS = {
@@ -24,7 +29,7 @@ let shared: Promise<Browser> | undefined;
 export async function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(
-      `Chromium not found at ${CHROMIUM}: install it (apt-get install -y chromium) or set CHROMIUM_PATH. Page tests need a real browser.`,
+      `Chromium not found at ${CHROMIUM}: install it (apt-get install -y chromium-headless-shell) or set CHROMIUM_PATH. Page tests need a real browser.`,
     );
   }
   shared ??= chromium.launch({
