@@ -5,6 +5,7 @@ import postgres from 'postgres';
 import type { DatabaseConfig } from '../config';
 import type { PGlite } from '@electric-sql/pglite';
 import { openPGlite, type OpenPGliteOptions } from './embedded';
+import { drizzleClient } from './pglite-driver';
 import { DATABASE_DEADLINE_MS, type DatabaseStats, withDeadline } from './deadline';
 import { migrate } from './migrate';
 import { dropTemplate, dumpOf, emptyNewDataDir, extractTemplate, isNewDataDir, readTemplate, saveTemplate } from './template';
@@ -128,7 +129,7 @@ export type EmbeddedHandle = DatabaseHandle & { dump(): Promise<Blob> };
 
 /** The handle of an open PGlite `client`; `close` runs once, however often the handle is closed. */
 export function embeddedHandle(client: PGlite, close: () => Promise<void>): DatabaseHandle {
-  const db = drizzlePglite(client, { schema }) as unknown as Database;
+  const db = drizzlePglite(drizzleClient(client), { schema }) as unknown as Database;
   return {
     db,
     read: db,
