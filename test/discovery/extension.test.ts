@@ -96,6 +96,19 @@ describe('service metadata under the Bazaar’s rules', () => {
     for (const name of candidates.filter(isCatalogueText)) expect(isValidServiceName(name)).toBe(true);
   });
 
+  it('answers the same schemas with an equal copy each time: changing one answer leaves the next intact', () => {
+    const input = { type: 'object', properties: { city: { type: 'string', examples: ['Lyon'] } }, required: ['city'] };
+    const first = bazaarExtension(input, null);
+    const expected = structuredClone(first);
+    (first.info.input as { body: unknown }).body = { city: 'changed' };
+    bodySchemaOf(first.schema).required = [];
+    const again = bazaarExtension({ ...input }, null);
+    expect(again).toEqual(expected);
+    expect(again.info.input.body).toEqual({ city: 'Lyon' });
+    // Other schemas, another answer.
+    expect(bazaarExtension({ ...input, properties: { town: { type: 'string' } } }, null).info.input.body).not.toEqual({ city: 'Lyon' });
+  });
+
   it('shows an icon only over https at a named host, never an address, loopback or credentials', () => {
     const urls = [
       'https://cdn.example.com/a.png',

@@ -48,7 +48,7 @@ function typeCheck(files: Record<string, string>): { code: number; output: strin
   try {
     for (const [name, source] of Object.entries(files)) writeFileSync(join(dir, name), source);
     writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ extends: '../tsconfig.json', include: ['*.ts'] }));
-    const tsc = Bun.spawnSync([join(ROOT, 'node_modules/.bin/tsc'), '-p', dir], { stdout: 'pipe', stderr: 'pipe' });
+    const tsc = Bun.spawnSync([join(ROOT, 'node_modules/.bin/tsc'), '-p', dir, '--checkers', '1'], { stdout: 'pipe', stderr: 'pipe' });
     return { code: tsc.exitCode, output: `${tsc.stdout.toString()}${tsc.stderr.toString()}`.replaceAll(`${basename(dir)}/`, '') };
   } finally {
     rmSync(dir, { recursive: true, force: true });

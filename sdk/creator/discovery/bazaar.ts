@@ -38,6 +38,24 @@ export interface BazaarExtension {
  * bazaarExtension(input, null).info.input; // { type: 'http', method: 'POST', bodyType: 'json', body: { city: 'example' } }
  */
 export function bazaarExtension(inputSchema: JsonSchema | null, outputSchema: JsonSchema | null): BazaarExtension {
+  const key = JSON.stringify([inputSchema, outputSchema]);
+  let extension = built.get(key);
+  if (!extension) {
+    extension = buildExtension(inputSchema, outputSchema);
+    if (built.size >= BUILT_MAX) built.delete(built.keys().next().value!);
+    built.set(key, extension);
+  }
+  return structuredClone(extension);
+}
+
+/**
+ * Extensions built, by their schemas' JSON (the oldest dropped past BUILT_MAX): serve() asks for a
+ * skill's several times, and each build compiles a JSON Schema checker, a few milliseconds.
+ */
+const built = new Map<string, BazaarExtension>();
+const BUILT_MAX = 256;
+
+function buildExtension(inputSchema: JsonSchema | null, outputSchema: JsonSchema | null): BazaarExtension {
   const full = schemaOf(inputSchema ? embedded(inputSchema, BODY_AT) : {}, outputSchema ? embedded(outputSchema, RESULT_AT) : {});
   // A schema only an older draft can read (e.g. `items` as an array) is described as any JSON.
   const chosen = withSchemaOnce(full, (valid) => pick(valid, inputSchema, outputSchema));
