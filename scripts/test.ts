@@ -1,32 +1,78 @@
 /**
- * `npm test`: the type check and the in-process tests at once. The tests keep both cores busy only
- * part of the time (they wait on the chain, the database and sockets), so the type checker runs in
- * their gaps (at a lower priority) instead of before them, with one checker (`--checkers 1` in the
- * `typecheck` script: tsc's default of four checkers types the shared modules, the registry's route
- * chain first, once in each, about twice the CPU for a second less). The tests' output streams as they run; the type checker's is
- * printed after it. Exits non-zero when either fails. Arguments go to `bun test` (a file, a filter).
+ * The two test tiers. `npm test` (`bun scripts/test.ts`): the type check and the in-process tests at
+ * once. The tests keep both cores busy only part of the time (they wait on the chain, the database
+ * and sockets), so the type checker runs in their gaps (at a lower priority) instead of before them,
+ * with one checker (`--checkers 1` in the `typecheck` script: tsc's default of four checkers types
+ * the shared modules, the registry's route chain first, once in each, about twice the CPU for a
+ * second less). The tests' output streams as they run; the type checker's is printed after it.
+ * `npm run test:system` (`bun scripts/test.ts --system`): builds what the system tests run when stale
+ * (scripts/build-for-tests.ts), then runs them. Exits non-zero when anything fails. Further
+ * arguments go to `bun test` (a file, a filter).
+ *
+ * Both give the tests a temporary folder in memory (`TMPDIR` in /dev/shm, removed at the end) where
+ * the machine has one and TMPDIR is not set: the tests write thousands of small files (database
+ * directories, projects, browser profiles), which cost about a tenth of the system tier's CPU on a disk.
  */
-const typecheck = Bun.spawn(['nice', '-n', '10', 'npm', 'run', '--silent', 'typecheck'], { stdout: 'pipe', stderr: 'pipe' });
-const tests = Bun.spawn(
-  [
-    process.execPath,
-    'test',
-    '--timeout',
-    '60000',
-    '--parallel=2',
-    '--no-isolate',
-    '--timings=test/timings.json',
-    '--path-ignore-patterns=**/*.system.test.ts',
-    ...process.argv.slice(2),
-  ],
-  { stdout: 'inherit', stderr: 'inherit', stdin: 'inherit' },
-);
+import { mkdtempSync, rmSync, statfsSync } from 'node:fs';
+import { join } from 'node:path';
+
+const system = process.argv[2] === '--system';
+const passed = process.argv.slice(system ? 3 : 2);
+
+/** Least free space in /dev/shm to use it: the tests' files at their peak are a few hundred MB. */
+const MEMORY_TMP_MIN_BYTES = 2 * 1024 ** 3;
+
+function memoryTmpdir(): string | undefined {
+  if (process.env.TMPDIR) return undefined;
+  try {
+    const fs = statfsSync('/dev/shm');
+    if (fs.bavail * fs.bsize < MEMORY_TMP_MIN_BYTES) return undefined;
+    return mkdtempSync('/dev/shm/market-tests-');
+  } catch {
+    return undefined;
+  }
+}
+
+const tmp = memoryTmpdir();
+const env = tmp ? { ...process.env, TMPDIR: tmp } : process.env;
+const children = new Set<ReturnType<typeof Bun.spawn>>();
+
+function spawn(argv: string[], piped = false) {
+  const child = Bun.spawn(argv, { env, stdin: 'inherit', stdout: piped ? 'pipe' : 'inherit', stderr: piped ? 'pipe' : 'inherit' });
+  children.add(child);
+  return child;
+}
+
+function finish(code: number): never {
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
+  process.exit(code);
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    for (const child of children) child.kill(signal);
+    void Promise.all([...children].map((c) => c.exited)).then(() => finish(130));
+  });
+}
+
+const BUN_TEST = [process.execPath, 'test', '--timeout', '60000', '--parallel=2', '--no-isolate', '--timings=test/timings.json'];
+
+if (system) {
+  const built = await spawn([process.execPath, join(import.meta.dir, 'build-for-tests.ts')]).exited;
+  if (built !== 0) finish(built);
+  // Every system test, unless the arguments name some.
+  const files = passed.some((a) => a.includes('.system.test')) ? [] : ['.system.test.ts'];
+  finish(await spawn([...BUN_TEST, ...passed, ...files]).exited);
+}
+
+const typecheck = spawn(['nice', '-n', '10', 'npm', 'run', '--silent', 'typecheck'], true);
+const tests = spawn([...BUN_TEST, '--path-ignore-patterns=**/*.system.test.ts', ...passed]);
 
 const [testsCode, typecheckCode, typecheckOut, typecheckErr] = await Promise.all([
   tests.exited,
   typecheck.exited,
-  new Response(typecheck.stdout).text(),
-  new Response(typecheck.stderr).text(),
+  new Response(typecheck.stdout as ReadableStream).text(),
+  new Response(typecheck.stderr as ReadableStream).text(),
 ]);
 if (typecheckCode === 0) console.log('type check: no errors (tsc -p . && tsc -p src/web/app)');
 else {
@@ -34,4 +80,4 @@ else {
   process.stderr.write(typecheckErr);
   console.error(`type check failed (exit ${typecheckCode})`);
 }
-process.exit(testsCode !== 0 ? testsCode : typecheckCode);
+finish(testsCode !== 0 ? testsCode : typecheckCode);
