@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { eventually } from './eventually';
@@ -5,11 +6,43 @@ import { TEST_CACHE_HOME } from './cache';
 
 export const CLI_ENTRY = join(import.meta.dir, '../../src/cli/main.ts');
 
+/**
+ * Ports for the servers the tests start. Where the kernel's ephemeral range (the local ports of
+ * outgoing connections, /proc/sys/net/ipv4/ip_local_port_range) leaves room below it, each test
+ * worker hands out ports from a slice of its own there (by BUN_TEST_WORKER_ID): no connection takes
+ * one between its choice and the server's bind, nor does the other worker. Each is checked free
+ * before it is handed out, and none twice until the slice has gone round. Elsewhere, a port the
+ * kernel gave a moment ago.
+ */
+const SLICE = 1500;
+const FIRST_SLICE_PORT = 12_000;
+const slice = (() => {
+  let ephemeralFirst = 32_768;
+  try {
+    ephemeralFirst = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+  } catch {
+    // not Linux: its usual range
+  }
+  const worker = Number(process.env.BUN_TEST_WORKER_ID ?? 0) || 0;
+  const start = FIRST_SLICE_PORT + (worker % 8) * SLICE;
+  return start + SLICE <= ephemeralFirst ? { start, next: 0 } : undefined;
+})();
+
 /** Ports this process handed out: never twice, so ports asked for one after another differ. */
 const handedOut = new Set<number>();
 
-/** A port that was free a moment ago on 127.0.0.1, and not handed out before by this process. */
+/** A port free on 127.0.0.1 a moment ago, not handed out before by this process (see above). */
 export async function freePort(): Promise<number> {
+  if (slice) {
+    for (let attempt = 0; attempt < SLICE; attempt++) {
+      const port = slice.start + (slice.next++ % SLICE);
+      if (slice.next % SLICE === 0) handedOut.clear(); // round again: the first ones are long closed
+      if (handedOut.has(port) || !(await isFree(port))) continue;
+      handedOut.add(port);
+      return port;
+    }
+    throw new Error(`no free port in ${slice.start}-${slice.start + SLICE - 1}`);
+  }
   for (let attempt = 0; attempt < 50; attempt++) {
     const port = await anyFreePort();
     if (handedOut.has(port)) continue;
@@ -17,6 +50,14 @@ export async function freePort(): Promise<number> {
     return port;
   }
   throw new Error('no free port that was not handed out before');
+}
+
+function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
 }
 
 function anyFreePort(): Promise<number> {
