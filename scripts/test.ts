@@ -6,8 +6,10 @@
  * the shared modules, the registry's route chain first, once in each, about twice the CPU for a
  * second less). The tests' output streams as they run; the type checker's is printed after it.
  * `npm run test:system` (`bun scripts/test.ts --system`): builds what the system tests run when stale
- * (scripts/build-for-tests.ts), then runs them. Exits non-zero when anything fails. Further
- * arguments go to `bun test` (a file, a filter).
+ * (scripts/build-for-tests.ts), then runs them. Both fill the caches every test process reads
+ * first (scripts/prepare-tests.ts: the compiled test contracts, the migrated embedded database),
+ * which on a fresh checkout each worker would otherwise make at once. Exits non-zero when anything
+ * fails. Further arguments go to `bun test` (a file, a filter).
  *
  * Both give the tests a temporary folder in memory (`TMPDIR` in /dev/shm, removed at the end) where
  * the machine has one and TMPDIR is not set: the tests write thousands of small files (database
@@ -55,17 +57,26 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
+/** The caches every test process reads, filled once before the workers start (scripts/prepare-tests.ts). */
+async function prepare(): Promise<void> {
+  const steps = ['contracts', 'database'].map((what) => spawn([process.execPath, join(import.meta.dir, 'prepare-tests.ts'), what]).exited);
+  const failed = (await Promise.all(steps)).find((code) => code !== 0);
+  if (failed !== undefined) finish(failed);
+}
+
 const BUN_TEST = [process.execPath, 'test', '--timeout', '60000', '--parallel=2', '--no-isolate', '--timings=test/timings.json'];
 
 if (system) {
   const built = await spawn([process.execPath, join(import.meta.dir, 'build-for-tests.ts')]).exited;
   if (built !== 0) finish(built);
+  await prepare();
   // Every system test, unless the arguments name some.
   const files = passed.some((a) => a.includes('.system.test')) ? [] : ['.system.test.ts'];
   finish(await spawn([...BUN_TEST, ...passed, ...files]).exited);
 }
 
 const typecheck = spawn(['nice', '-n', '10', 'npm', 'run', '--silent', 'typecheck'], true);
+await prepare();
 const tests = spawn([...BUN_TEST, '--path-ignore-patterns=**/*.system.test.ts', ...passed]);
 
 const [testsCode, typecheckCode, typecheckOut, typecheckErr] = await Promise.all([
