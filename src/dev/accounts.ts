@@ -9,7 +9,15 @@ const ANVIL_MNEMONIC = 'test test test test test test test test test test test j
 
 const account = (addressIndex: number) => mnemonicToAccount(ANVIL_MNEMONIC, { addressIndex });
 
+/** Derived once per process: each derivation runs the mnemonic's key stretching (PBKDF2, 2,048 rounds). */
+let derived: ReturnType<typeof derive> | undefined;
+
 export function devAccounts() {
+  derived ??= derive();
+  return derived;
+}
+
+function derive() {
   return {
     /** Deploys the test USDC (its first transaction, so the token's address never changes) and mints. */
     deployer: account(0),
