@@ -26,7 +26,8 @@ export async function checkPortsFree(claims: readonly PortClaim[]): Promise<void
   }
 }
 
-function isFree(port: number): Promise<boolean> {
+/** Whether nothing listens on `port` of 127.0.0.1 now (bound alone, then let go). */
+export function isFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const server = createServer();
     server.once('error', () => resolve(false));

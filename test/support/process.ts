@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { isFree, pickFreePort } from '../../src/dev/ports';
 import { eventually } from './eventually';
 import { TEST_CACHE_HOME } from './cache';
 
@@ -44,31 +44,12 @@ export async function freePort(): Promise<number> {
     throw new Error(`no free port in ${slice.start}-${slice.start + SLICE - 1}`);
   }
   for (let attempt = 0; attempt < 50; attempt++) {
-    const port = await anyFreePort();
+    const port = await pickFreePort();
     if (handedOut.has(port)) continue;
     handedOut.add(port);
     return port;
   }
   throw new Error('no free port that was not handed out before');
-}
-
-function isFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-}
-
-function anyFreePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 /** Runs `market <args>` from source under this Bun, with a controlled environment. */
