@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'bun:test';
 import { join } from 'node:path';
 import { NETWORK, useWorld } from './support/world';
+import { inheritedEnv } from '../support/process';
 
 const world = useWorld({ chain: true });
 const SCRIPT = join(import.meta.dir, 'fixtures/node-pay.ts');
@@ -13,7 +14,7 @@ async function payOnNode(slug: string, privateKey: string) {
   const child = Bun.spawn(['node', '--import', 'tsx', SCRIPT], {
     cwd: join(import.meta.dir, '../..'),
     env: {
-      PATH: process.env.PATH ?? '',
+      ...inheritedEnv(),
       HOME: process.env.HOME ?? '/tmp',
       MARKET_API_URL: world.registryUrl,
       MARKET_API_KEY: world.consumerKey,

@@ -11,7 +11,7 @@ import { registryFixture } from '../support/registry';
 import { json, newCreator } from '../support/catalogue';
 import { lastReading } from '../support/eventually';
 import { sampleValue, scrape } from '../support/metrics';
-import { freePort, waitForJson } from '../support/process';
+import { freePort, waitForJson, inheritedEnv } from '../support/process';
 import { paidPost, postJson, startPaymentStack, type PaymentStack } from '../support/skill-server';
 
 const work = mkdtempSync(join(tmpdir(), 'market-serve-'));
@@ -44,7 +44,7 @@ function folder(name: string, files: Record<string, string>): string {
 }
 
 function market(args: string[], env: Record<string, string>, cwd: string) {
-  return Bun.spawn([binary, ...args], { cwd, env: { PATH: process.env.PATH ?? '', HOME: work, ...env }, stdout: 'pipe', stderr: 'pipe' });
+  return Bun.spawn([binary, ...args], { cwd, env: { ...inheritedEnv(), HOME: work, ...env }, stdout: 'pipe', stderr: 'pipe' });
 }
 
 async function finished(child: ReturnType<typeof market>) {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { join } from 'node:path';
 import { decodeSettleResponse } from 'skill-market/x402';
 import { paidPost, postJson, startPaymentStack, type PaymentStack } from '../support/skill-server';
+import { inheritedEnv } from '../support/process';
 
 let stack: PaymentStack;
 beforeAll(async () => {
@@ -16,7 +17,7 @@ describe('serve() on Node', () => {
     const child = Bun.spawn(['node', '--import', 'tsx', join(import.meta.dir, 'fixtures/node-skill-server.ts')], {
       cwd: join(import.meta.dir, '../..'),
       env: {
-        PATH: process.env.PATH ?? '',
+        ...inheritedEnv(),
         HOME: process.env.HOME ?? '/tmp',
         MARKET_WALLET_ADDRESS: payee.address,
         SKILL_TEST_FACILITATOR: stack.facilitatorUrl,

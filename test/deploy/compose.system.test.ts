@@ -14,7 +14,7 @@ import { ensureBinary } from '../support/binary';
 import { type LocalChain, startChain } from '../support/chain';
 import { createPostgresDatabase, TEST_DATABASE_URL } from '../support/database';
 import { lastReading } from '../support/eventually';
-import { freePort } from '../support/process';
+import { freePort, inheritedEnv } from '../support/process';
 
 interface Service {
   image?: string;
@@ -146,7 +146,7 @@ describe.skipIf(!TEST_DATABASE_URL)('the services compose.yaml builds, started f
       const command = (service.command ?? []).map((arg) => portOf(arg));
       running.push(
         Bun.spawn([path, ...command], {
-          env: { PATH: process.env.PATH ?? '', HOME: '/tmp', ...environment, HOST: '127.0.0.1' },
+          env: { ...inheritedEnv(), HOME: '/tmp', ...environment, HOST: '127.0.0.1' },
           stdout: 'ignore',
           stderr: 'pipe',
         }),

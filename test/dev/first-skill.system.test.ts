@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { spawnDev, ROOT, type DevProcess } from '../support/dev';
 import { stdioClient, tool } from '../mcp/support';
 import { lastReading } from '../support/eventually';
-import { CLI_ENTRY } from '../support/process';
+import { CLI_ENTRY, inheritedEnv } from '../support/process';
 import { TEST_CACHE_HOME } from '../support/cache';
 
 /** The fenced `sh` blocks of one README section, dedented. */
@@ -47,7 +47,7 @@ async function run(script: string, cwd: string): Promise<{ code: number; stdout:
   // A subshell per block, so that `exec` in npx replaces the subshell, not the script.
   const child = Bun.spawn(['sh', '-c', `${PRELUDE}(\n${script}\n)`], {
     cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: cwd, XDG_CACHE_HOME: TEST_CACHE_HOME },
+    env: { ...inheritedEnv(), HOME: cwd, XDG_CACHE_HOME: TEST_CACHE_HOME },
     stdout: 'pipe',
     stderr: 'pipe',
   });
@@ -95,7 +95,7 @@ describe('README: Your first skill', () => {
         if (block.endsWith('&')) {
           server = Bun.spawn(['sh', '-c', `${PRELUDE}${block.slice(0, -1)}`], {
             cwd: folder,
-            env: { PATH: process.env.PATH ?? '', HOME: folder, XDG_CACHE_HOME: TEST_CACHE_HOME },
+            env: { ...inheritedEnv(), HOME: folder, XDG_CACHE_HOME: TEST_CACHE_HOME },
             stdout: 'ignore',
             stderr: 'ignore',
           });
@@ -198,7 +198,7 @@ describe('README: Your first skill', () => {
     'market mcp --dev pays for the skill from the demo wallet, at the listing price',
     async () => {
       expect(dev).toBeDefined(); // started by the first test
-      const client = await stdioClient({ PATH: process.env.PATH ?? '', HOME: folder }, ['--dev', join(folder, '.market/dev')]);
+      const client = await stdioClient({ ...inheritedEnv(), HOME: folder }, ['--dev', join(folder, '.market/dev')]);
       try {
         const paid = await tool(client, 'call_skill', { slug: 'forecast', input: { city: 'Lyon' } });
         expect(paid.isError).toBeFalsy();

@@ -34,7 +34,7 @@ import { bearer, createKey, jsonPost, newWallet, walletSignIn } from '../support
 import { type LocalChain, startChain, usdCoinAbi } from '../support/chain';
 import { TEST_DATABASE_URL } from '../support/database';
 import { eventually, lastReading } from '../support/eventually';
-import { freePort } from '../support/process';
+import { freePort, inheritedEnv } from '../support/process';
 import { TEST_CACHE_HOME } from '../support/cache';
 
 const ROOT = join(import.meta.dir, '../..');
@@ -72,7 +72,7 @@ function drain(stream: ReadableStream<Uint8Array>, into: string[]): Promise<void
 function market(name: string, args: string[], env: Record<string, string>, cwd = work): Proc {
   const child = Bun.spawn([binary, ...args], {
     cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: work, XDG_CACHE_HOME: TEST_CACHE_HOME, LOG_LEVEL: 'info', ...env },
+    env: { ...inheritedEnv(), HOME: work, XDG_CACHE_HOME: TEST_CACHE_HOME, LOG_LEVEL: 'info', ...env },
     stdin: 'ignore',
     stdout: 'pipe',
     stderr: 'pipe',

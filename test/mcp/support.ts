@@ -13,7 +13,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Hex } from 'viem';
 import { encryptKeystore, writeKeystoreFile } from 'skill-market/wallet';
-import { CLI_ENTRY } from '../support/process';
+import { CLI_ENTRY, inheritedEnv } from '../support/process';
 import { NETWORK, type World } from '../client/support/world';
 
 export const PASSPHRASE = 'correct horse battery staple';
@@ -33,7 +33,7 @@ export async function keystoreFor(privateKey: Hex, dir: string): Promise<string>
 /** The environment `market mcp` needs to reach the world and pay in its token. */
 export function worldEnv(world: World, home: string, extra: Record<string, string> = {}): Record<string, string> {
   return {
-    PATH: process.env.PATH ?? '',
+    ...inheritedEnv(),
     HOME: home,
     XDG_CONFIG_HOME: join(home, 'config'),
     MARKET_API_URL: world.registryUrl,

@@ -5,7 +5,7 @@
  */
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { waitForJson } from './process';
+import { waitForJson, inheritedEnv } from './process';
 import { TEST_CACHE_HOME } from './cache';
 
 const ROOT = join(import.meta.dir, '../..');
@@ -53,7 +53,7 @@ export interface BinaryProcess {
 export async function startBinary(args: string[], env: Record<string, string>, health?: string): Promise<BinaryProcess> {
   const child = Bun.spawn([BINARY, ...args], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', XDG_CACHE_HOME: TEST_CACHE_HOME, LOG_LEVEL: 'warn', ...env },
+    env: { ...inheritedEnv(), HOME: process.env.HOME ?? '/tmp', XDG_CACHE_HOME: TEST_CACHE_HOME, LOG_LEVEL: 'warn', ...env },
     stdin: 'ignore',
     stdout: 'pipe',
     stderr: 'pipe',

@@ -3,7 +3,7 @@
  * used by test/dev and bench/dev.ts. Ports are free ones so that runs never clash.
  */
 import { join } from 'node:path';
-import { CLI_ENTRY, freePort } from './process';
+import { CLI_ENTRY, freePort, inheritedEnv } from './process';
 import { TEST_CACHE_HOME } from './cache';
 
 export const ROOT = join(import.meta.dir, '../..');
@@ -64,7 +64,7 @@ export async function spawnDev(
     ],
     {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', XDG_CACHE_HOME: TEST_CACHE_HOME, ...env },
+      env: { ...inheritedEnv(), HOME: process.env.HOME ?? '/tmp', XDG_CACHE_HOME: TEST_CACHE_HOME, ...env },
       stdin: 'ignore',
       stdout: 'pipe',
       stderr: 'pipe',
@@ -124,7 +124,7 @@ function parseBanner(text: string): DevBanner | undefined {
 export async function runPrinted(command: string): Promise<{ code: number; stdout: string; stderr: string }> {
   const child = Bun.spawn(['sh', '-c', command], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
+    env: { ...inheritedEnv(), HOME: process.env.HOME ?? '/tmp' },
     stdout: 'pipe',
     stderr: 'pipe',
   });

@@ -52,12 +52,25 @@ export async function freePort(): Promise<number> {
   throw new Error('no free port that was not handed out before');
 }
 
+/**
+ * What every process a test starts takes from the test run's environment, whatever else the test
+ * controls: PATH, and the run's temporary folder and allocator setting (scripts/test.ts).
+ */
+export function inheritedEnv(): Record<string, string> {
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '' };
+  for (const name of ['TMPDIR', 'MIMALLOC_PURGE_DELAY']) {
+    const value = process.env[name];
+    if (value) env[name] = value;
+  }
+  return env;
+}
+
 /** Runs `market <args>` from source under this Bun, with a controlled environment. */
 export function spawnMarket(args: string[], env: Record<string, string>, cwd?: string) {
   return Bun.spawn([process.execPath, CLI_ENTRY, ...args], {
     cwd,
     env: {
-      PATH: process.env.PATH ?? '',
+      ...inheritedEnv(),
       HOME: process.env.HOME ?? '/tmp',
       LOG_LEVEL: 'warn',
       XDG_CACHE_HOME: TEST_CACHE_HOME,
