@@ -169,6 +169,13 @@ describe('Try it with a payment channel', () => {
       expect(await page.getByLabel(/Pay through a payment channel/).isChecked()).toBe(true);
       await page.locator('.channel-plan', { hasText: 'No wallet prompt' }).waitFor();
       expect(await page.locator('.channels').textContent()).toContain(`${usdc(DEPOSIT - BigInt(i - 1) * PRICE)} USDC left`);
+      // Shown below the call button: the wallet comes back a moment after the page shows, and what it
+      // brings never moves the button under a pointer about to press it.
+      const [button, line] = await Promise.all([
+        page.getByRole('button', { name: 'Call this skill' }).boundingBox(),
+        page.locator('.channels').boundingBox(),
+      ]);
+      expect(line!.y).toBeGreaterThan(button!.y + button!.height);
       await payAndRead(i);
       expect(await receipt.textContent()).toContain(`charged $0.001, channel balance left ${usdc(DEPOSIT - BigInt(i) * PRICE)}`);
       expect(await receipt.locator('.tx-hash').count()).toBe(0);

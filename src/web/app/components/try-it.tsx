@@ -206,6 +206,16 @@ export function TryIt({ skill }: { skill: Skill }) {
         <p id="try-it-note" class="muted small">
           You see the price and confirm it before anything is signed.
         </p>
+        {/* While a payment waits for confirmation, Pay is the one primary action. What depends on the
+            wallet (restored a moment after the page shows: the open channel, the free trial) comes
+            after this button, so it never moves under a pointer about to press it. */}
+        <button
+          type="submit"
+          class={step.name === 'confirm' || step.name === 'paying' ? 'button' : 'button button-primary'}
+          disabled={step.name === 'quoting' || step.name === 'paying'}
+        >
+          {step.name === 'quoting' ? 'Asking for the price…' : 'Call this skill'}
+        </button>
         <ChannelsLine payTo={skill.paymentAddress} payer={wallet?.address} />
         {freeCalls && step.name !== 'confirm' && (
           <div class="trial-offer small">
@@ -225,14 +235,6 @@ export function TryIt({ skill }: { skill: Skill }) {
             )}
           </div>
         )}
-        {/* While a payment waits for confirmation, Pay is the one primary action. */}
-        <button
-          type="submit"
-          class={step.name === 'confirm' || step.name === 'paying' ? 'button' : 'button button-primary'}
-          disabled={step.name === 'quoting' || step.name === 'paying'}
-        >
-          {step.name === 'quoting' ? 'Asking for the price…' : 'Call this skill'}
-        </button>
       </form>
       <div aria-live="polite">
         {step.name === 'confirm' && (
